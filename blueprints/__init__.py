@@ -1,0 +1,1 @@
+"""Blueprint models and the hardware catalogue."""

@@ -1,0 +1,166 @@
+"""Typed entries of the hardware catalogue (the data lives in ``data/*.yaml``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NvlinkSpec(Entry):
+    generation: int
+    links: int
+
+
+class Gpu(Entry):
+    name: str
+    vendor: Literal["nvidia", "amd"]
+    memory_gb: float
+    tdp_w: float
+    bf16_tflops: float
+    form_factor: str
+    nvlink: NvlinkSpec | None = None
+    nvlink_bridge_gpus: int = 0
+    infinity_fabric_gbps: float | None = None
+    pcie_gen: int
+    sm_arch: int
+    nvls: bool = False
+
+
+class NvlinkGeneration(Entry):
+    link_gbytes_bidir: float
+    article_per_gpu_gbytes: float
+    latency_class: str
+    gpus: tuple[str, ...]
+
+
+class PcieGeneration(Entry):
+    x16_gbytes_per_dir: float
+    gt_per_s: float
+    article_x16_gbytes: float | None = None
+
+    def gbytes_per_dir(self, lanes: int) -> float:
+        return self.x16_gbytes_per_dir * lanes / 16
+
+
+class Interconnects(Entry):
+    nvlink: dict[int, NvlinkGeneration]
+    pcie: dict[int, PcieGeneration]
+
+
+class FabricTech(Entry):
+    kind: Literal["infiniband", "roce", "ethernet"]
+    speed_gbps: float
+    latency_us: float
+    width: str | None = None
+    speed_token: str | None = None
+    lane_gbps: float | None = None
+    article_row: str | None = None
+
+
+class PcieLink(Entry):
+    gen: int = Field(ge=3, le=6)
+    lanes: int = Field(default=16, ge=1, le=32)
+
+
+class Nic(Entry):
+    name: str
+    speeds_gbps: tuple[float, ...]
+    protocols: tuple[Literal["infiniband", "ethernet", "roce"], ...]
+    pcie: PcieLink
+    ports: int
+    form_factor: str
+    power_w: float
+
+
+class SwitchUplinks(Entry):
+    count: int
+    speed_gbps: float
+
+
+class Switch(Entry):
+    name: str
+    technology: Literal["infiniband", "ethernet"]
+    speed_gbps: float
+    ports: int
+    cages: int
+    ports_per_cage: int
+    splits: dict[float, int] = {}
+    form_factor: str
+    rack_units: int
+    power_w: float
+    latency_ns: float
+    sharp: bool = False
+    managed: bool = False
+    sharp_port: int | None = None
+    uplinks: SwitchUplinks | None = None
+
+    def ports_at(self, speed_gbps: float) -> int:
+        """Logical ports available at ``speed_gbps`` (native or a supported split), 0 if none."""
+        if speed_gbps == self.speed_gbps:
+            return self.ports
+        return self.splits.get(speed_gbps, 0)
+
+
+class Medium(Entry):
+    name: str
+    kind: Literal["dac", "acc", "aoc", "mmf", "smf", "utp"]
+    preference: int
+    netbox_type: str
+    reach_by_speed_m: dict[float, float]
+    lengths_m: tuple[float, ...]
+    part_numbers: dict[float, str] = {}
+    needs_transceivers: bool
+
+
+class Transceiver(Entry):
+    name: str
+    part_number: str | None
+    medium: Literal["mmf", "smf"]
+    speed_gbps: float
+    form_factor: str
+    ports: int
+    reach_m: float
+    power_w: float
+
+
+class ServerNic(Entry):
+    purpose: Literal["compute", "storage", "management"]
+    model: str
+    count: int = Field(ge=1)
+    ports: int = Field(default=1, ge=1, le=2)
+    speed_gbps: float
+    cage_ports: int = Field(default=1, ge=1, le=2)
+
+
+class Server(Entry):
+    name: str
+    gpu: str | None
+    gpus: int
+    gpu_interconnect: str
+    nvswitches: int
+    nvlink_domain_gpus: int
+    pcie_gen: int
+    power_kw: float
+    rack_units: int
+    nics: tuple[ServerNic, ...]
+
+
+class CloudInstance(Entry):
+    gpu: str
+    gpus: int
+    gpu_interconnect: str
+    fabric: str
+    network_cards: int
+    nic_gbps: float
+    total_gbps: float
+
+
+class PerfConstant(Entry):
+    value: float
+    unit: str
+    source: str

@@ -1,0 +1,35 @@
+"""Shared storage the cluster mounts."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from blueprints.models.base import HostStr, Model, PathStr, SafeName
+
+
+class SharedStorage(Model):
+    name: SafeName
+    kind: Literal["nfs", "lustre", "beegfs", "weka", "gpfs", "vast", "managed"] = Field(
+        description="`managed` = the cloud's own (FSx for Lustre, Azure Managed Lustre, Filestore, OCI FSS)"
+    )
+    mount: PathStr
+    server: HostStr | None = Field(default=None, description="NFS server, Lustre MGS NID host, BeeGFS mgmtd")
+    export: PathStr | None = Field(default=None, description="NFS export path")
+    filesystem: SafeName | None = Field(default=None, description="Lustre fsname / BeeGFS instance")
+    options: list[str] = Field(default_factory=list, max_length=32)
+    capacity_tib: float | None = Field(default=None, gt=0, le=1_000_000)
+    throughput_gbytes: float | None = Field(default=None, gt=0, le=100_000)
+    pool: SafeName | None = Field(default=None, description="storage node pool that serves it (on-prem)")
+
+    @model_validator(mode="after")
+    def _needs(self) -> SharedStorage:
+        if self.kind == "nfs" and self.export is None:
+            raise ValueError("an nfs storage needs `export` (the exported path)")
+        if self.kind in ("nfs", "lustre", "beegfs") and self.server is None and self.pool is None:
+            raise ValueError(f"a {self.kind} storage needs `server` or `pool`")
+        for opt in self.options:
+            if not opt or any(c in opt for c in " \t\n,'\"{}%;$`"):
+                raise ValueError(f"mount option `{opt}` may not contain spaces, quotes, commas or templating")
+        return self

@@ -1,0 +1,1 @@
+"""One module per `blueprint` sub-command; each defines register(subparsers)."""

@@ -1,0 +1,290 @@
+"""YAML → blueprint models, keeping every key's position so errors say file:line:col."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path as FsPath
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from blueprints.models import Blueprint
+from generator.findings import BlueprintError, Finding, Location, Path, Severity, dotted
+
+MAX_BYTES = 4 * 1024 * 1024
+MAX_NODES = 200_000  # bounds alias expansion ("billion laughs") and absurd documents
+MAX_DEPTH = 40
+UNION_TAGS = ("fat-tree", "dragonfly", "torus", "hypercube", "leaf-spine")
+
+
+@dataclass(frozen=True)
+class SourceMap:
+    """Positions (1-based) of every key and sequence item in one YAML file."""
+
+    file: str
+    positions: Mapping[Path, tuple[int, int]]
+    data: Any
+
+    def locate(self, path: Path) -> Location:
+        """The position of ``path`` or of its deepest existing ancestor (skipping union tags)."""
+        node = self.data
+        found: Path = ()
+        for part in path:
+            if (isinstance(node, Mapping) and part in node) or (isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)):
+                node = node[part]
+                found = (*found, part)
+            # else: a segment the data does not have (a union tag, a missing key): skip it
+        line, col = self.positions.get(found, (1, 1))
+        return Location(self.file, line, col)
+
+    def path_exists(self, path: Path) -> bool:
+        return tuple(path) in self.positions
+
+
+@dataclass(frozen=True)
+class LoadedBlueprint:
+    blueprint: Blueprint
+    source: SourceMap
+    path: FsPath
+    sha256: str
+
+    def locate(self, finding: Finding) -> Finding:
+        return finding.located(self.source.locate(finding.path))
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.n = 0
+
+
+def _plain(node: Any, path: Path, positions: dict[Path, tuple[int, int]], counter: _Counter, depth: int, file: str) -> Any:
+    """Copy ruamel's tree into plain dict/list, recording positions; bounded in size and depth."""
+    counter.n += 1
+    if counter.n > MAX_NODES:
+        raise BlueprintError([Finding("LOAD002", Severity.ERROR,
+                                      f"document too large: more than {MAX_NODES} values (alias expansion?)",
+                                      path, "blueprints are small; remove anchors that multiply data",
+                                      Location(file, *positions.get(path, (1, 1))))])
+    if depth > MAX_DEPTH:
+        raise BlueprintError([Finding("LOAD002", Severity.ERROR, f"nesting deeper than {MAX_DEPTH} levels",
+                                      path, None, Location(file, *positions.get(path, (1, 1))))])
+    if isinstance(node, CommentedMap):
+        out: dict[Any, Any] = {}
+        for key, value in node.items():
+            if not isinstance(key, str | int | float | bool) or key is None:
+                raise BlueprintError([Finding("LOAD001", Severity.ERROR, "mapping keys must be plain scalars", path,
+                                              None, Location(file, *positions.get(path, (1, 1))))])
+            skey = str(key)
+            try:
+                line, col = node.lc.key(key)
+                positions[(*path, skey)] = (line + 1, col + 1)
+            except (KeyError, TypeError, AttributeError):
+                positions[(*path, skey)] = positions.get(path, (1, 1))
+            out[skey] = _plain(value, (*path, skey), positions, counter, depth + 1, file)
+        return out
+    if isinstance(node, CommentedSeq):
+        items = []
+        for i, value in enumerate(node):
+            try:
+                line, col = node.lc.item(i)
+                positions[(*path, i)] = (line + 1, col + 1)
+            except (KeyError, TypeError, AttributeError):
+                positions[(*path, i)] = positions.get(path, (1, 1))
+            items.append(_plain(value, (*path, i), positions, counter, depth + 1, file))
+        return items
+    if isinstance(node, str):
+        return str(node)
+    if isinstance(node, bool):
+        return bool(node)
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    return node
+
+
+def parse_yaml(text: str, file: str) -> SourceMap:
+    yaml = YAML(typ="rt", pure=True)
+    yaml.allow_duplicate_keys = False
+    try:
+        doc = yaml.load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = (exc.problem or exc.context or "invalid YAML").strip()
+        hint = None
+        if "duplicate key" in str(exc):
+            problem = str(exc).split("\n")[0].strip() or problem
+            hint = "each key may appear once in a mapping"
+        raise BlueprintError([Finding("LOAD001", Severity.ERROR, f"YAML syntax error: {problem}", (), hint,
+                                      Location(file, line, col))]) from None
+    except (YAMLError, RecursionError, ValueError, TypeError) as exc:
+        raise BlueprintError([Finding("LOAD001", Severity.ERROR, f"YAML error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+                                      (), None, Location(file, 1, 1))]) from None
+    positions: dict[Path, tuple[int, int]] = {(): (1, 1)}
+    data = _plain(doc, (), positions, _Counter(), 0, file)
+    return SourceMap(file, positions, data)
+
+
+# ---- hints -------------------------------------------------------------------------------------
+
+
+def _unwrap(tp: Any) -> list[Any]:
+    """The concrete types inside Optional/Union/Annotated/list."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        return _unwrap(typing.get_args(tp)[0])
+    if origin in (typing.Union, types.UnionType):
+        out: list[Any] = []
+        for arg in typing.get_args(tp):
+            out.extend(_unwrap(arg))
+        return out
+    if origin in (list, tuple):
+        args = [a for a in typing.get_args(tp) if a is not Ellipsis]
+        return _unwrap(args[0]) if args else []
+    return [tp]
+
+
+def _model_at(path: Path, data: Any) -> type[BaseModel] | None:
+    """Which model class validates the mapping at ``path`` (following the data for unions)."""
+    model: type[BaseModel] = Blueprint
+    node = data
+    for part in path:
+        if isinstance(part, int):
+            node = node[part] if isinstance(node, list) and 0 <= part < len(node) else None
+            continue
+        field = next((f for n, f in model.model_fields.items() if (f.alias or n) == part or n == part), None)
+        if field is None:
+            return None
+        node = node.get(part) if isinstance(node, Mapping) else None
+        candidates = [t for t in _unwrap(field.annotation) if isinstance(t, type) and issubclass(t, BaseModel)]
+        if not candidates:
+            return None
+        chosen = candidates[0]
+        if len(candidates) > 1 and isinstance(node, Mapping):
+            for cand in candidates:
+                kind = cand.model_fields.get("kind")
+                if kind is not None and node.get("kind") in typing.get_args(kind.annotation):
+                    chosen = cand
+        model = chosen
+    return model
+
+
+def _field_names(model: type[BaseModel]) -> list[str]:
+    return [f.alias or n for n, f in model.model_fields.items()]
+
+
+def _hint(err: dict[str, Any], path: Path, data: Any) -> str | None:
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        model = _model_at(path[:-1], data)
+        if model is not None:
+            names = _field_names(model)
+            close = difflib.get_close_matches(str(path[-1]), names, n=1, cutoff=0.5)
+            if close:
+                return f"did you mean `{close[0]}`?"
+            return "allowed keys: " + ", ".join(names)
+    if kind in ("literal_error", "enum"):
+        expected = re.findall(r"'([^']*)'", err.get("ctx", {}).get("expected", ""))
+        close = difflib.get_close_matches(str(err.get("input")), expected, n=1, cutoff=0.4)
+        if close:
+            return f"did you mean `{close[0]}`?"
+        if expected:
+            return "expected one of: " + ", ".join(expected)
+    if kind == "union_tag_invalid":
+        expected = re.findall(r"'([^']*)'", err.get("ctx", {}).get("expected_tags", ""))
+        close = difflib.get_close_matches(str(err.get("ctx", {}).get("tag")), expected, n=1, cutoff=0.4)
+        if close:
+            return f"did you mean `{close[0]}`?"
+        return "expected one of: " + ", ".join(expected)
+    if kind == "string_pattern_mismatch":
+        return "names are lower-case letters, digits and '-', starting with a letter (at most 40)"
+    if kind == "missing":
+        return f"add `{path[-1]}`" if path else None
+    return None
+
+
+def _clean_path(loc: tuple[Any, ...], data: Any) -> Path:
+    """Pydantic locations include union tags (``fat-tree``) and function names; keep data keys."""
+    out: list[str | int] = []
+    node = data
+    for part in loc:
+        if isinstance(node, Mapping) and part in node:
+            out.append(part)
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int):
+            out.append(part)
+            node = node[part] if 0 <= part < len(node) else None
+        elif isinstance(part, str) and (part.startswith(("function-", "tagged-union")) or "[" in part):
+            continue
+        elif (isinstance(node, Mapping) or node is None) and isinstance(part, str) and part not in UNION_TAGS:
+            # a key the data lacks (missing field) or an extra key already consumed
+            out.append(part)
+            node = None
+    return tuple(out)
+
+
+def validation_findings(exc: ValidationError, source: SourceMap) -> list[Finding]:
+    findings = []
+    for err in exc.errors(include_url=False):
+        path = _clean_path(tuple(err["loc"]), source.data)
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = f"unknown key `{path[-1]}`"
+        elif err["type"] == "missing":
+            msg = f"missing required key `{path[-1]}`" if path else "missing required key"
+        elif "input" in err and not isinstance(err["input"], dict | list):
+            shown = repr(err["input"])
+            msg = f"{msg} (got {shown[:60]})"
+        findings.append(Finding("SCHEMA", Severity.ERROR, f"{dotted(path) or '<document>'}: {msg}", path,
+                                _hint(err, path, source.data), source.locate(path)))
+    return findings
+
+
+def load_text(text: str, file: str = "<blueprint>") -> tuple[Blueprint, SourceMap]:
+    source = parse_yaml(text, file)
+    if source.data is None:
+        raise BlueprintError([Finding("LOAD003", Severity.ERROR, "the file is empty", (),
+                                      "start from an example in examples/", Location(file, 1, 1))])
+    if not isinstance(source.data, Mapping):
+        raise BlueprintError([Finding("LOAD003", Severity.ERROR,
+                                      f"a blueprint is a mapping of keys, got a {type(source.data).__name__}",
+                                      (), "start from an example in examples/", Location(file, 1, 1))])
+    try:
+        blueprint = Blueprint.model_validate(source.data)
+    except ValidationError as exc:
+        raise BlueprintError(validation_findings(exc, source)) from None
+    return blueprint, source
+
+
+def load_file(path: str | FsPath) -> LoadedBlueprint:
+    fs = FsPath(path)
+    file = str(path)
+    try:
+        raw = fs.read_bytes() if fs.stat().st_size <= MAX_BYTES else None
+    except OSError as exc:
+        raise BlueprintError([Finding("LOAD000", Severity.ERROR, f"cannot read {file}: {exc.strerror or exc}", (),
+                                      None, Location(file, 1, 1))]) from None
+    if raw is None:
+        raise BlueprintError([Finding("LOAD002", Severity.ERROR, f"file larger than {MAX_BYTES} bytes", (), None,
+                                      Location(file, 1, 1))])
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise BlueprintError([Finding("LOAD001", Severity.ERROR, "not UTF-8 text (binary file?)", (),
+                                      "a blueprint is a UTF-8 YAML file", Location(file, line, 1))]) from None
+    if "\x00" in text:
+        raise BlueprintError([Finding("LOAD001", Severity.ERROR, "not a text file (NUL byte)", (), None,
+                                      Location(file, text[: text.index("\x00")].count("\n") + 1, 1))])
+    blueprint, source = load_text(text, file)
+    return LoadedBlueprint(blueprint, source, fs, hashlib.sha256(raw).hexdigest())

@@ -1,0 +1,56 @@
+"""The compiler stages wired together: load → resolve → check (→ build → emit in later stages)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path as FsPath
+
+from generator.findings import BlueprintError, Finding, Severity
+from generator.load import LoadedBlueprint, load_file
+from generator.resolve import ResolvedCluster, resolve
+from generator.rules.base import RuleContext
+from generator.rules.registry import all_rules, run_rules
+
+
+@dataclass
+class Checked:
+    """A blueprint that loaded and resolved, with its located findings and (cached) plan."""
+
+    loaded: LoadedBlueprint
+    cluster: ResolvedCluster
+    findings: list[Finding]
+    context: RuleContext = field(repr=False)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == Severity.ERROR]
+
+    def worst(self) -> Severity | None:
+        return max((f.severity for f in self.findings), default=None)
+
+
+def load_and_resolve(path: str | FsPath) -> tuple[LoadedBlueprint, ResolvedCluster]:
+    loaded = load_file(path)
+    return loaded, resolve(loaded)
+
+
+def check(path: str | FsPath) -> Checked:
+    """Load, resolve and run every rule. Raises BlueprintError when the input cannot be used."""
+    loaded, cluster = load_and_resolve(path)
+    ctx = RuleContext(cluster)
+    findings = run_rules(ctx)
+    known = {r.id for r in all_rules()}
+    for i, sup in enumerate(loaded.blueprint.suppress):
+        if sup.rule not in known:
+            findings.append(Finding("SUP001", Severity.WARNING, f"suppression of unknown rule {sup.rule}",
+                                    ("suppress", i, "rule"), "see `blueprint explain --list` for rule ids"))
+    located = sorted((loaded.locate(f) for f in findings), key=Finding.sort_key)
+    return Checked(loaded, cluster, located, ctx)
+
+
+def check_or_raise(path: str | FsPath) -> Checked:
+    """Like check(), but rule errors also raise (for commands that build outputs)."""
+    checked = check(path)
+    if checked.errors:
+        raise BlueprintError(checked.errors)
+    return checked

@@ -1,0 +1,1 @@
+"""Physical plan: placement in racks, cable lengths and media, bill of materials."""

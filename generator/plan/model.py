@@ -1,0 +1,233 @@
+"""The physical plan: every device, port-to-port link and rack. Everything downstream reads this.
+
+A ``Plan`` is immutable and deterministic: devices and links are sorted, link ids are stable for a
+given blueprint (``<fabric letter>-<layer>-<n>``), so two builds of one blueprint are identical.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from generator.resolve import ResolvedCluster
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    name: str  # hostname for nodes; e.g. "c-leaf-su1-r3", "c-spine-07" for switches
+    kind: str  # "node" | "switch"
+    role: str  # node: pool role (gpu/storage/login/management); switch: tier (leaf/spine/core/router)
+    model: str  # catalogue id (server, switch) or "custom"
+    fabric: str | None  # switches: the fabric they serve; nodes: None
+    pool: str | None = None  # nodes: pool name
+    su: int | None = None  # fat-tree scalable unit (1-based); dragonfly group (1-based); torus: None
+    pod: int | None = None  # 3-tier fat-tree pod (1-based)
+    rail: int | None = None  # rail-optimised leaves: the rail they carry (0-based)
+    index: int = 0  # ordinal inside its role (1-based)
+    rack: str | None = None  # Rack.id
+    u: int | None = None  # lowest occupied rack unit, 1 = bottom
+    height_u: int = 1
+    power_kw: float = 0.0
+    ports: int = 0  # switches: logical ports; nodes: cabled NIC ports
+    ports_per_cage: int = 1  # switches: 2 for twin-port OSFP cages
+    planned: bool = True  # False for growth-only capacity (none today; kept for diffs)
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    device: str
+    port: str  # switch: "17" (logical port number); node: "mlx5_0/1" (RDMA device / port)
+    port_number: int  # switch logical port number; node: NIC port number on that adapter
+    cage: int | None = None  # twin-port cage number (switch cages = (port+1)//2), or server cage
+    cage_port: int | None = None  # 1 or 2 inside the cage
+    netdev: str | None = None  # node ports: ib0 / eth1 ...
+
+    @property
+    def label_port(self) -> str:
+        """Port as printed on labels: cage/sub-port for twin cages (``P09/2``), else the port."""
+        if self.cage is not None and self.cage_port is not None:
+            return f"P{self.cage:02d}/{self.cage_port}"
+        return f"P{self.port}" if self.port.isdigit() else self.port
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    id: str  # stable cable id, e.g. "C-NL-000001" (compute, node_leaf)
+    fabric: str  # compute | storage | management
+    layer: str  # node_leaf, leaf_spine, spine_core, local, global, torus, hypercube, node_node
+    a: Endpoint
+    b: Endpoint
+    speed_gbps: float
+    medium: str = ""  # media catalogue id (dac, acc, aoc, mmf, smf, smf-fr4, cat6)
+    length_m: float = 0.0  # orderable length (rounded up)
+    run_m: float = 0.0  # estimated run before rounding
+    rail: int | None = None
+    part_number: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Rack:
+    id: str  # "r01-05" = row 1, position 5 (both 1-based)
+    row: int  # 1-based
+    position: int  # 1-based within the row
+    x_m: float
+    y_m: float
+    units: int
+    power_budget_kw: float
+    purpose: str  # "compute" | "network" | "storage" | "mixed"
+    devices: tuple[str, ...] = ()  # device names, bottom to top
+    power_kw: float = 0.0
+    used_units: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class BomLine:
+    item: str  # switch | server | cable | transceiver | rack
+    model: str  # catalogue id or part description
+    count: int
+    detail: str = ""  # e.g. "3 m", "twin-port OSFP"
+    part_number: str | None = None
+
+
+@dataclass(frozen=True)
+class FabricMetrics:
+    fabric: str
+    topology: str  # fat-tree | dragonfly | torus | hypercube | leaf-spine | none
+    switches: dict[str, int]  # tier → count
+    ports_used: dict[str, int]  # tier → used logical ports
+    ports_free: dict[str, int]  # tier → free logical ports
+    cables: dict[str, int]  # layer → count
+    endpoints: int  # node ports attached
+    injection_gbps: float  # sum of node port speeds
+    bisection_gbps: float  # analytic
+    oversubscription: dict[str, float]  # tier → down:up ratio as a number (1.0 = non-blocking)
+    diameter_hops: int  # switch-to-switch hops on the longest shortest node-node path (links)
+    mean_hops: float
+    ecmp_paths: int  # equal-cost paths between two leaves in different SUs/groups
+    spof: tuple[str, ...]  # devices whose loss cuts GPUs off (articulation points)
+    bandwidth_after_spine_loss: float  # fraction of bisection left after one spine/core/router fails
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Plan:
+    cluster: ResolvedCluster = field(repr=False, compare=False)
+    devices: tuple[Device, ...]
+    links: tuple[Link, ...]
+    racks: tuple[Rack, ...]
+    metrics: dict[str, FabricMetrics]
+    bom: tuple[BomLine, ...]
+    transceivers: dict[str, int]  # transceiver catalogue id → count
+
+    @cached_property
+    def device_by_name(self) -> dict[str, Device]:
+        return {d.name: d for d in self.devices}
+
+    @cached_property
+    def rack_by_id(self) -> dict[str, Rack]:
+        return {r.id: r for r in self.racks}
+
+    def links_of(self, fabric: str) -> tuple[Link, ...]:
+        return tuple(link for link in self.links if link.fabric == fabric)
+
+    def switches(self, fabric: str | None = None) -> tuple[Device, ...]:
+        return tuple(d for d in self.devices if d.kind == "switch" and (fabric is None or d.fabric == fabric))
+
+    def nodes(self) -> tuple[Device, ...]:
+        return tuple(d for d in self.devices if d.kind == "node")
+
+    def device_graph(self, fabric: str | None = None) -> nx.MultiGraph:
+        """Devices as vertices, one edge per link (keyed by link id). Cheap enough at 100k GPUs."""
+        import networkx as nx
+
+        g = nx.MultiGraph()
+        for d in self.devices:
+            if fabric is None or d.fabric in (None, fabric):
+                g.add_node(d.name, kind=d.kind, role=d.role, model=d.model, rack=d.rack or "")
+        for link in self.links:
+            if fabric is None or link.fabric == fabric:
+                g.add_edge(link.a.device, link.b.device, key=link.id, layer=link.layer, speed_gbps=link.speed_gbps)
+        if fabric is not None:
+            g.remove_nodes_from([n for n, deg in list(g.degree()) if deg == 0 and g.nodes[n]["kind"] == "node"])
+        return g
+
+    def port_graph(self, fabric: str | None = None) -> nx.Graph:
+        """Every device and port as a vertex: device—port edges plus one edge per cable (small fabrics)."""
+        import networkx as nx
+
+        g = nx.Graph()
+        for d in self.devices:
+            if fabric is None or d.fabric in (None, fabric):
+                g.add_node(d.name, kind=d.kind, role=d.role, model=d.model, rack=d.rack or "")
+        for link in self.links:
+            if fabric is not None and link.fabric != fabric:
+                continue
+            ends = []
+            for ep in (link.a, link.b):
+                pid = f"{ep.device}:{ep.port}"
+                g.add_node(pid, kind="port", device=ep.device, port=ep.port)
+                g.add_edge(ep.device, pid, kind="member")
+                ends.append(pid)
+            g.add_edge(ends[0], ends[1], kind="cable", id=link.id, layer=link.layer, speed_gbps=link.speed_gbps,
+                       medium=link.medium, length_m=link.length_m)
+        return g
+
+    def summary(self) -> dict[str, Any]:
+        """The `plan --format json` contract (stable keys; see README)."""
+        compute = self.metrics.get("compute")
+        switches: dict[str, int] = {}
+        cables: dict[str, int] = {}
+        for m in self.metrics.values():
+            prefix = "" if m.fabric == "compute" else f"{m.fabric}_"
+            for tier, n in m.switches.items():
+                switches[prefix + tier] = switches.get(prefix + tier, 0) + n
+            for layer, n in m.cables.items():
+                cables[prefix + layer] = cables.get(prefix + layer, 0) + n
+        return {
+            "name": self.cluster.name,
+            "nodes": self.cluster.node_count,
+            "gpu_nodes": self.cluster.gpu_node_count,
+            "gpus": self.cluster.gpu_count,
+            "switches": switches,
+            "cables": cables,
+            "cables_total": len(self.links),
+            "transceivers": sum(self.transceivers.values()),
+            "transceivers_by_model": dict(sorted(self.transceivers.items())),
+            "racks": len(self.racks),
+            "power_kw": round(sum(r.power_kw for r in self.racks), 2),
+            "bisection_gbps": compute.bisection_gbps if compute else 0.0,
+            "oversubscription": compute.oversubscription if compute else {},
+            "diameter_hops": compute.diameter_hops if compute else 0,
+            "mean_hops": compute.mean_hops if compute else 0.0,
+            "ecmp_paths": compute.ecmp_paths if compute else 0,
+            "spof": list(compute.spof) if compute else [],
+            "bandwidth_after_spine_loss": compute.bandwidth_after_spine_loss if compute else 1.0,
+            "fabrics": {
+                name: {
+                    "topology": m.topology,
+                    "switches": m.switches,
+                    "ports_used": m.ports_used,
+                    "ports_free": m.ports_free,
+                    "cables": m.cables,
+                    "endpoints": m.endpoints,
+                    "injection_gbps": m.injection_gbps,
+                    "bisection_gbps": m.bisection_gbps,
+                    "oversubscription": m.oversubscription,
+                    "diameter_hops": m.diameter_hops,
+                    "mean_hops": m.mean_hops,
+                    "ecmp_paths": m.ecmp_paths,
+                    "spof": list(m.spof),
+                    "bandwidth_after_spine_loss": m.bandwidth_after_spine_loss,
+                    "notes": list(m.notes),
+                }
+                for name, m in sorted(self.metrics.items())
+            },
+            "bom": [
+                {"item": b.item, "model": b.model, "count": b.count, "detail": b.detail, "part_number": b.part_number}
+                for b in self.bom
+            ],
+        }

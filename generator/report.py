@@ -1,0 +1,73 @@
+"""Renders findings as text (Rich), JSON or SARIF."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from generator.findings import Finding, Severity
+
+STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+
+
+def text_report(findings: Iterable[Finding], console: Console) -> None:
+    for f in findings:
+        loc = f"{f.location}: " if f.location else ""
+        console.print(f"{escape(loc)}[{STYLE[f.severity]}]{f.severity}[/] [bold]{f.rule}[/] {escape(f.message)}",
+                      highlight=False, soft_wrap=True)
+        if f.hint:
+            console.print(f"    [dim]hint:[/] {escape(f.hint)}", highlight=False, soft_wrap=True)
+
+
+def summary_line(findings: list[Finding]) -> str:
+    counts = {s: sum(1 for f in findings if f.severity == s) for s in Severity}
+    return f"{counts[Severity.ERROR]} error(s), {counts[Severity.WARNING]} warning(s), {counts[Severity.INFO]} info"
+
+
+def sarif(results: dict[str, list[Finding]], version: str) -> dict[str, Any]:
+    from generator.rules.registry import all_rules
+
+    rules = [
+        {
+            "id": r.id,
+            "name": r.title,
+            "shortDescription": {"text": r.title},
+            "fullDescription": {"text": r.rationale},
+            "help": {"text": f"{r.doc()}\n\nFix: {r.fix}"},
+            "defaultConfiguration": {"level": _level(r.severity)},
+        }
+        for r in all_rules()
+    ]
+    out_results = []
+    for file, findings in results.items():
+        for f in findings:
+            loc = f.location
+            out_results.append({
+                "ruleId": f.rule,
+                "level": _level(f.severity),
+                "message": {"text": f.message + (f" (hint: {f.hint})" if f.hint else "")},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": loc.file if loc else file},
+                        "region": {"startLine": loc.line if loc else 1, "startColumn": loc.column if loc else 1},
+                    }
+                }],
+            })
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "cluster-blueprint", "version": version, "rules": rules}},
+                  "results": out_results}],
+    }
+
+
+def _level(sev: Severity) -> str:
+    return {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}[sev]
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"

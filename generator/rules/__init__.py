@@ -1,0 +1,1 @@
+"""Performance and design rules: one module per rule, grouped by category."""
