@@ -1,0 +1,360 @@
+"""ResolvedCluster → Plan: run the topology builders, place racks, size cables, count the BOM."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from blueprints.catalog.schema import Switch
+from blueprints.models import Dragonfly, FatTree, Hypercube, LeafSpine, Torus, parse_ratio
+from generator.findings import BlueprintError, Finding, Severity
+from generator.plan.media import MediaChooser, Position, rack_xy, run_length
+from generator.plan.model import BomLine, Device, Endpoint, FabricMetrics, Link, Plan, Rack
+from generator.plan.placement import Placed, PlacementError, RackAllocator
+from generator.resolve import ResolvedCluster, ResolvedFabric, ResolvedPool
+from generator.topology.base import BuiltFabric, SwitchSpec, Terminal, TopologyError
+from generator.topology.cube import cube
+from generator.topology.dragonfly import dragonfly
+from generator.topology.fat_tree import fat_tree
+from generator.topology.leaf_spine import leaf_spine
+from generator.topology.metrics import compute_metrics
+
+FABRIC_LETTER = {"compute": "C", "storage": "S", "management": "M"}
+LAYER_CODE = {
+    "node_leaf": "NL", "leaf_spine": "LS", "spine_core": "SC", "node_router": "NR", "local": "LO",
+    "global": "GL", "node_switch": "NS", "torus": "TO", "hypercube": "HC",
+}
+
+
+class PlanError(ValueError):
+    """The blueprint cannot be turned into a physical plan; ``path`` says which part of it."""
+
+    def __init__(self, message: str, path: tuple[str | int, ...] = ()) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+@dataclass
+class _Built:
+    fabric: ResolvedFabric
+    built: BuiltFabric
+    switch_models: dict[str, tuple[str, Switch]]  # switch name → (catalogue id, entry)
+
+
+def terminals_for(cluster: ResolvedCluster, fabric: str) -> list[list[Terminal]]:
+    """Node ports on ``fabric``, node by node in blueprint order, ports in rail order."""
+    out: list[list[Terminal]] = []
+    for pool in cluster.pools:
+        ports = pool.ports_for(fabric)
+        if not ports:
+            continue
+        for host in pool.hostnames:
+            out.append([Terminal(host, f"{p.rdma_dev}/{p.port}", p.port, p.index, p.cage, p.cage_port, p.netdev)
+                        for p in ports])
+    return out
+
+
+def _radix(switch: Switch, speed: float, path: tuple[str | int, ...], sid: str) -> int:
+    k = switch.ports_at(speed)
+    if k <= 0:
+        raise PlanError(f"switch {sid} has no ports at {speed:g} Gb/s (native {switch.speed_gbps:g}, "
+                        f"splits {sorted(switch.splits)})", (*path, "topology", "switch"))
+    return k
+
+
+def _cage_factor(switch: Switch, radix: int) -> int:
+    """Logical ports per physical cage at the fabric speed (QM9700 at NDR200: 2 × 2 = 4)."""
+    return max(1, switch.ports_per_cage * radix // switch.ports)
+
+
+def build_fabric(cluster: ResolvedCluster, rf: ResolvedFabric) -> _Built | None:
+    topo = rf.spec.topology
+    if topo is None or cluster.is_cloud:
+        return None
+    nodes = terminals_for(cluster, rf.name)
+    if not nodes:
+        return None
+    letter = FABRIC_LETTER[rf.name].lower()
+    path = rf.source_path
+    speed = rf.speed_gbps
+    sw = rf.switch
+    models: dict[str, tuple[str, Switch]] = {}
+    try:
+        if isinstance(topo, FatTree):
+            assert sw is not None and rf.switch_id is not None
+            k = _radix(sw, speed, path, rf.switch_id)
+            built = fat_tree(nodes, radix=k, tiers=topo.tiers, ratio=parse_ratio(topo.oversubscription),
+                             rail_optimized=topo.rail_optimized, su_size=topo.scalable_unit,
+                             growth_nodes=topo.growth_nodes, ports_per_cage=_cage_factor(sw, k), prefix=letter)
+        elif isinstance(topo, Dragonfly):
+            assert sw is not None and rf.switch_id is not None
+            k = _radix(sw, speed, path, rf.switch_id)
+            built = dragonfly(nodes, p=topo.p, a=topo.a, h=topo.h, groups=topo.groups, radix=k,
+                              arrangement=topo.global_arrangement, prefix=letter)
+        elif isinstance(topo, Torus | Hypercube):
+            dims = list(topo.dimensions) if isinstance(topo, Torus) else [2] * topo.dimension
+            k = _radix(sw, speed, path, rf.switch_id or "") if (sw and topo.attach == "switch") else None
+            if topo.attach == "switch" and k is None:
+                raise PlanError(f"a switched {topo.kind} needs `switch`", (*path, "topology"))
+            built = cube(nodes, dims=dims, kind=topo.kind, attach=topo.attach, nodes_per_switch=topo.nodes_per_switch,
+                         radix=k, prefix=letter)
+        elif isinstance(topo, LeafSpine):
+            assert sw is not None and rf.switch_id is not None
+            k = _radix(sw, speed, path, rf.switch_id)
+            spine = rf.spine_switch or sw
+            up_speed = sw.uplinks.speed_gbps if sw.uplinks else speed
+            built = leaf_spine(nodes, radix=k, ratio=parse_ratio(topo.oversubscription),
+                               uplink_ports=sw.uplinks.count if sw.uplinks else 0,
+                               uplink_speed_gbps=up_speed if sw.uplinks else None,
+                               spine_radix=spine.ports_at(up_speed) or None, ports_per_cage=_cage_factor(sw, k),
+                               prefix=letter)
+            for s in built.switches:
+                if s.tier == "spine":
+                    models[s.name] = (rf.spine_switch_id or rf.switch_id, spine)
+        else:  # pragma: no cover - the models admit no other kind
+            raise PlanError(f"unknown topology {topo.kind}", (*path, "topology"))
+    except TopologyError as exc:
+        raise PlanError(str(exc), (*path, "topology")) from None
+    for s in built.switches:
+        if s.name not in models:
+            assert sw is not None and rf.switch_id is not None
+            models[s.name] = (rf.switch_id, sw)
+    return _Built(rf, built, models)
+
+
+def _placement_units(cluster: ResolvedCluster, compute: _Built | None) -> list[tuple[list[str], list[SwitchSpec]]]:
+    """Groups of compute nodes placed together, with the switches that sit next to them."""
+    compute_hosts = [t[0].host for t in terminals_for(cluster, "compute") if t]
+    if compute is None:
+        return [(compute_hosts, [])] if compute_hosts else []
+    built = compute.built
+    p = built.params
+    units: list[tuple[list[str], list[SwitchSpec]]] = []
+    if built.kind == "fat-tree":
+        size = int(p["su_nodes"]) if p.get("rail_optimized") else max(1, int(p["down"]) // max(1, int(p["rails"])))
+        leaves = [s for s in built.switches if s.tier == "leaf"]
+        if p.get("rail_optimized"):
+            by_su: dict[int, list[SwitchSpec]] = defaultdict(list)
+            for s in leaves:
+                by_su[s.su or 0].append(s)
+            for i in range(0, len(compute_hosts), size):
+                units.append((compute_hosts[i:i + size], by_su.get(i // size + 1, [])))
+        else:
+            for i, leaf in enumerate(leaves):
+                units.append((compute_hosts[i * size:(i + 1) * size], [leaf]))
+            rest = compute_hosts[len(leaves) * size:]
+            if rest:
+                units.append((rest, []))
+    elif built.kind == "dragonfly":
+        a = int(p["a"])
+        routers = [s for s in built.switches if s.tier == "router"]
+        host_router: dict[str, str] = {}
+        for link in built.links:
+            if isinstance(link.a.port, Terminal):
+                host_router.setdefault(link.a.device, link.b.device)
+        group_of = {s.name: s.su for s in routers}
+        by_group: dict[int, list[str]] = defaultdict(list)
+        for h in compute_hosts:
+            by_group[group_of.get(host_router.get(h, ""), 0) or 0].append(h)
+        for g in range(1, int(p["groups"]) + 1):
+            units.append((by_group.get(g, []), routers[(g - 1) * a:g * a]))
+    else:
+        units.append((compute_hosts, [s for s in built.switches]))
+    return units
+
+
+def build_plan(cluster: ResolvedCluster) -> Plan:
+    """The physical plan. Raises PlanError (with a blueprint path) when the design cannot be built."""
+    site = cluster.blueprint.site
+    builts: dict[str, _Built] = {}
+    for name, rf in cluster.fabrics.items():
+        b = build_fabric(cluster, rf)
+        if b is not None:
+            builts[name] = b
+    pool_of: dict[str, ResolvedPool] = {h: pool for pool in cluster.pools for h in pool.hostnames}
+    placed: dict[str, Placed] = {}
+    su_of_host: dict[str, int] = {}
+    spec_of: dict[str, tuple[SwitchSpec, str, Switch, str]] = {}  # name → (spec, model id, entry, fabric)
+    for fname, b in builts.items():
+        for s in b.built.switches:
+            mid, entry = b.switch_models[s.name]
+            spec_of[s.name] = (s, mid, entry, fname)
+
+    if not cluster.is_cloud:
+        alloc = RackAllocator(site)
+        try:
+            units = _placement_units(cluster, builts.get("compute"))
+            for u_index, (hosts, switches) in enumerate(units, start=1):
+                by_pool: dict[str, list[str]] = defaultdict(list)
+                for h in hosts:
+                    by_pool[pool_of[h].name].append(h)
+                    su_of_host[h] = u_index
+                for names in by_pool.values():
+                    pool = pool_of[names[0]]
+                    alloc.place_nodes(names, pool.server.rack_units, pool.server.power_kw, pool.nodes_per_rack, placed)
+                if switches:
+                    alloc.place_switches([(s.name, spec_of[s.name][2].rack_units, spec_of[s.name][2].power_w / 1000)
+                                          for s in switches], placed)
+            for pool in cluster.pools:
+                rest = [h for h in pool.hostnames if h not in placed]
+                if rest:
+                    alloc.place_nodes(rest, pool.server.rack_units, pool.server.power_kw, pool.nodes_per_rack, placed)
+            central = [(n, spec_of[n][2].rack_units, spec_of[n][2].power_w / 1000) for n in spec_of if n not in placed]
+            if central:
+                alloc.place_switches(central, placed)
+        except PlacementError as exc:
+            raise PlanError(str(exc), ("site",)) from None
+        racks_raw = alloc.racks
+    else:
+        racks_raw = []
+
+    # ---- devices ---------------------------------------------------------------------------------
+    devices: list[Device] = []
+    for pool in cluster.pools:
+        for i, h in enumerate(pool.hostnames, start=1):
+            pl = placed.get(h)
+            devices.append(Device(
+                name=h, kind="node", role=pool.role, model=pool.server_id, fabric=None, pool=pool.name,
+                su=su_of_host.get(h), index=i, rack=pl.rack if pl else None, u=pl.u if pl else None,
+                height_u=pool.server.rack_units, power_kw=pool.server.power_kw, ports=len(pool.ports),
+            ))
+    for name, (s, mid, entry, fname) in spec_of.items():
+        pl = placed.get(name)
+        devices.append(Device(
+            name=name, kind="switch", role=s.tier, model=mid, fabric=fname, su=s.su, pod=s.pod, rail=s.rail,
+            index=s.index, rack=pl.rack if pl else None, u=pl.u if pl else None, height_u=entry.rack_units,
+            power_kw=entry.power_w / 1000, ports=s.ports + s.uplink_ports, ports_per_cage=s.ports_per_cage,
+        ))
+    device_by = {d.name: d for d in devices}
+
+    # ---- racks -----------------------------------------------------------------------------------
+    racks: list[Rack] = []
+    pos_of_rack: dict[str, tuple[float, float]] = {}
+    for r in racks_raw:
+        x, y = rack_xy(site, r.row, r.position)
+        pos_of_rack[r.id] = (x, y)
+        racks.append(Rack(r.id, r.row, r.position, x, y, r.units, r.budget_kw, r.purpose,
+                          tuple(n for n, _, _ in r.devices), round(r.power, 3), r.used))
+
+    # ---- links, lengths, media --------------------------------------------------------------------
+    chooser = MediaChooser(cluster.catalog)
+    links: list[Link] = []
+    notes: dict[str, list[str]] = defaultdict(list)
+    for fname, b in builts.items():
+        letter = FABRIC_LETTER[fname]
+        speed = b.fabric.speed_gbps
+        counters: Counter[str] = Counter()
+        unreachable = 0
+        for raw in b.built.links:
+            code = LAYER_CODE.get(raw.layer, raw.layer[:2].upper())
+            counters[code] += 1
+            ends = []
+            for ref in (raw.a, raw.b):
+                if isinstance(ref.port, Terminal):
+                    t = ref.port
+                    ends.append(Endpoint(t.host, t.port, t.port_number, t.cage, t.cage_port, t.netdev))
+                else:
+                    n = int(ref.port)
+                    ppc = spec_of[ref.device][0].ports_per_cage
+                    in_cages = n <= spec_of[ref.device][0].ports
+                    cage = (n - 1) // ppc + 1 if ppc > 1 and in_cages else None
+                    cport = (n - 1) % ppc + 1 if ppc > 1 and in_cages else None
+                    ends.append(Endpoint(ref.device, str(n), n, cage, cport, None))
+            lspeed = raw.speed_gbps or speed
+            medium_id, length, run, part = "", 0.0, 0.0, None
+            pa, pb = placed.get(ends[0].device), placed.get(ends[1].device)
+            if pa and pb:
+                xa, ya = pos_of_rack[pa.rack]
+                xb, yb = pos_of_rack[pb.rack]
+                run = round(run_length(site, Position(xa, ya, pa.u, pa.rack), Position(xb, yb, pb.u, pb.rack)), 3)
+                choice = chooser.choose(lspeed, run)
+                if choice is None:
+                    unreachable += 1
+                else:
+                    medium_id, medium, length = choice
+                    part = medium.part_numbers.get(lspeed)
+            links.append(Link(f"{letter}-{code}-{counters[code]:06d}", fname, raw.layer, ends[0], ends[1], lspeed,
+                              medium_id, length, run, raw.rail, part))
+        if unreachable:
+            notes[fname].append(f"{unreachable} cables exceed every catalogue medium's reach")
+
+    metrics: dict[str, FabricMetrics] = {}
+    for fname, b in builts.items():
+        m = compute_metrics(fname, b.built, b.fabric.speed_gbps)
+        if notes.get(fname):
+            m = FabricMetrics(**{**m.__dict__, "notes": (*m.notes, *notes[fname])})
+        metrics[fname] = m
+
+    transceivers, bom = _bill_of_materials(cluster, devices, links, racks, chooser, device_by, spec_of)
+    return Plan(cluster=cluster, devices=tuple(devices), links=tuple(links), racks=tuple(racks),
+                metrics=metrics, bom=tuple(bom), transceivers=transceivers)
+
+
+def _bill_of_materials(cluster: ResolvedCluster, devices: list[Device], links: list[Link], racks: list[Rack],
+                       chooser: MediaChooser, device_by: dict[str, Device],
+                       spec_of: dict[str, tuple[SwitchSpec, str, Switch, str]]) -> tuple[dict[str, int], list[BomLine]]:
+    cat = cluster.catalog
+    nic_ff: dict[tuple[str, str], str] = {}
+    for pool in cluster.pools:
+        for p in pool.ports:
+            entry = cat.nics.get(p.model)
+            nic_ff[(pool.name, f"{p.rdma_dev}/{p.port}")] = entry.form_factor if entry else "unknown"
+    modules: dict[tuple[str, object], str] = {}  # (device, cage-or-port key) → transceiver id
+    cable_keys: dict[tuple[str, float, float], set[object]] = defaultdict(set)
+    for link in links:
+        if not link.medium:
+            continue
+        medium = cat.media[link.medium]
+        twin_twin = (link.a.cage is not None and link.b.cage is not None
+                     and device_by[link.a.device].kind == "switch" and device_by[link.b.device].kind == "switch")
+        if medium.kind in ("dac", "acc") and twin_twin:
+            cable_keys[(link.medium, link.length_m, link.speed_gbps)].add(
+                (link.a.device, link.a.cage, link.b.device, link.b.cage))
+        else:
+            cable_keys[(link.medium, link.length_m, link.speed_gbps)].add(link.id)
+        if not medium.needs_transceivers:
+            continue
+        for ep in (link.a, link.b):
+            dev = device_by[ep.device]
+            if dev.kind == "switch":
+                entry = spec_of[dev.name][2]
+                key: object = ("cage", ep.cage) if ep.cage is not None else ("port", ep.port)
+                ff = entry.form_factor
+                speed = entry.speed_gbps if ep.cage is not None else link.speed_gbps
+                if ep.cage is None and entry.uplinks and ep.port_number > entry.ports:
+                    ff = "qsfp28" if entry.uplinks.speed_gbps == 100 else ff
+            else:
+                if ep.cage is not None:
+                    key, ff, speed = ("cage", ep.cage), "osfp-twin", link.speed_gbps
+                else:
+                    key, ff, speed = ("port", ep.port), nic_ff.get((dev.pool or "", ep.port), "unknown"), link.speed_gbps
+            if (ep.device, key) not in modules:
+                modules[(ep.device, key)] = chooser.transceiver(medium.kind, speed, ff, link.run_m)
+    transceivers = dict(sorted(Counter(modules.values()).items()))
+    bom: list[BomLine] = []
+    for model, n in sorted(Counter(d.model for d in devices if d.kind == "switch").items()):
+        sw = cat.switches.get(model)
+        bom.append(BomLine("switch", model, n, sw.name if sw else ""))
+    for model, n in sorted(Counter(d.model for d in devices if d.kind == "node").items()):
+        srv = cat.servers.get(model)
+        bom.append(BomLine("server", model, n, srv.name if srv else model))
+    for (mid, length, speed), keys in sorted(cable_keys.items()):
+        medium = cat.media[mid]
+        bom.append(BomLine("cable", mid, len(keys), f"{speed:g}G {length:g} m {medium.name}", medium.part_numbers.get(speed)))
+    for tid, n in transceivers.items():
+        t = cat.transceivers.get(tid)
+        bom.append(BomLine("transceiver", tid, n, t.name if t else "no catalogue match", t.part_number if t else None))
+    if racks:
+        bom.append(BomLine("rack", f"{cluster.blueprint.site.rack.units}U", len(racks),
+                           f"{cluster.blueprint.site.rack.power_kw:g} kW budget each"))
+    return transceivers, bom
+
+
+def plan_or_raise(cluster: ResolvedCluster, locate=None) -> Plan:  # type: ignore[no-untyped-def]
+    """build_plan for commands: a PlanError becomes a located BlueprintError (exit 2)."""
+    try:
+        return build_plan(cluster)
+    except PlanError as exc:
+        f = Finding("PLAN001", Severity.ERROR, f"cannot build the physical plan: {exc}", exc.path,
+                    "fix the topology parameters or the site size (see `blueprint validate`)")
+        raise BlueprintError([locate(f) if locate else f]) from None

@@ -1,0 +1,72 @@
+"""Cable length estimates and the choice of medium and transceivers from the catalogue."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from blueprints.catalog import Catalog
+from blueprints.catalog.schema import Medium, Transceiver
+from blueprints.models.site import Site
+
+
+@dataclass(frozen=True)
+class Position:
+    x_m: float
+    y_m: float
+    u: int
+    rack: str
+
+
+def rack_xy(site: Site, row: int, position: int) -> tuple[float, float]:
+    return (position - 1) * site.rack.width_m, (row - 1) * (site.rack.depth_m + site.cabling.aisle_m)
+
+
+def run_length(site: Site, a: Position, b: Position) -> float:
+    """Manhattan run through the overhead tray (vertical rise at both ends) plus the service loop."""
+    geo = site.cabling
+    units = site.rack.units
+    if a.rack == b.rack:
+        return abs(a.u - b.u) * geo.unit_height_m + site.rack.width_m + geo.slack_m
+    rise_a = (units - a.u) * geo.unit_height_m + geo.tray_height_m
+    rise_b = (units - b.u) * geo.unit_height_m + geo.tray_height_m
+    return rise_a + rise_b + abs(a.x_m - b.x_m) + abs(a.y_m - b.y_m) + geo.slack_m
+
+
+class MediaChooser:
+    def __init__(self, catalog: Catalog) -> None:
+        self.media = sorted(catalog.media.items(), key=lambda kv: (kv[1].preference, kv[0]))
+        self.transceivers = sorted(catalog.transceivers.items())
+        self._cache: dict[tuple[float, float], tuple[str, Medium, float] | None] = {}
+
+    def choose(self, speed_gbps: float, run_m: float) -> tuple[str, Medium, float] | None:
+        """(medium id, medium, orderable length) — the most preferred medium that reaches."""
+        key = (speed_gbps, round(run_m, 3))
+        if key in self._cache:
+            return self._cache[key]
+        found = None
+        for mid, medium in self.media:
+            reach = medium.reach_by_speed_m.get(speed_gbps)
+            if reach is None or reach < run_m:
+                continue
+            length = next((L for L in medium.lengths_m if run_m - 1e-9 <= L), None)
+            if length is None or length > reach:
+                continue
+            found = (mid, medium, float(length))
+            break
+        self._cache[key] = found
+        return found
+
+    def transceiver(self, medium_kind: str, speed_gbps: float, form_factor: str, run_m: float) -> str:
+        """The smallest matching module (speed at least the link's, same medium and cage), or a generic key."""
+        best: tuple[float, str] | None = None
+        for tid, t in self.transceivers:
+            if t.medium == medium_kind and t.form_factor == form_factor and t.speed_gbps >= speed_gbps and t.reach_m >= run_m:
+                cand = (t.speed_gbps, tid)
+                if best is None or cand < best:
+                    best = cand
+        if best is not None:
+            return best[1]
+        return f"generic-{medium_kind}-{speed_gbps:g}g-{form_factor}"
+
+    def transceiver_entry(self, tid: str, catalog: Catalog) -> Transceiver | None:
+        return catalog.transceivers.get(tid)

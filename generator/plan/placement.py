@@ -1,0 +1,101 @@
+"""Racks in rows, devices in rack units, under each rack's power and space budget.
+
+Racks are filled in row-major order. A placement *unit* (a scalable unit, a dragonfly group, a block of
+nodes) starts a fresh rack and keeps its switches in a network rack right after its compute racks, so
+node-leaf runs stay short; upper-tier switches and the storage/management fabrics go in network racks
+after all units.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from blueprints.models.site import Site
+
+
+class PlacementError(ValueError):
+    pass
+
+
+@dataclass
+class _Rack:
+    row: int
+    position: int
+    units: int
+    usable: int
+    budget_kw: float
+    purpose: str
+    devices: list[tuple[str, int, int]] = field(default_factory=list)  # (name, u, height)
+    used: int = 0
+    power: float = 0.0
+
+    @property
+    def id(self) -> str:
+        return f"r{self.row:02d}-{self.position:02d}"
+
+    def fits(self, height: int, power_kw: float) -> bool:
+        return self.used + height <= self.usable and self.power + power_kw <= self.budget_kw + 1e-9
+
+    def put(self, name: str, height: int, power_kw: float) -> int:
+        u = self.used + 1
+        self.devices.append((name, u, height))
+        self.used += height
+        self.power += power_kw
+        return u
+
+
+@dataclass(frozen=True)
+class Placed:
+    rack: str
+    u: int
+
+
+class RackAllocator:
+    def __init__(self, site: Site) -> None:
+        self.site = site
+        self.racks: list[_Rack] = []
+        self.capacity = site.rows * site.racks_per_row
+
+    def new_rack(self, purpose: str) -> _Rack:
+        n = len(self.racks)
+        if n >= self.capacity:
+            raise PlacementError(
+                f"the design needs more than the site's {self.site.rows} rows x {self.site.racks_per_row} racks = "
+                f"{self.capacity} racks"
+            )
+        row, pos = divmod(n, self.site.racks_per_row)
+        spec = self.site.rack
+        rack = _Rack(row + 1, pos + 1, spec.units, spec.units - spec.reserved_units, spec.power_kw, purpose)
+        self.racks.append(rack)
+        return rack
+
+    def place_nodes(self, names: list[str], height: int, power_kw: float, per_rack: int | None,
+                    placed: dict[str, Placed]) -> None:
+        """Nodes of one unit: fresh racks, at most ``per_rack`` each (default: as many as fit)."""
+        spec = self.site.rack
+        if height > spec.units - spec.reserved_units:
+            raise PlacementError(f"a {height}U server does not fit a {spec.units}U rack with {spec.reserved_units}U reserved")
+        if power_kw > spec.power_kw:
+            raise PlacementError(f"one server draws {power_kw:g} kW, more than the rack budget of {spec.power_kw:g} kW")
+        rack: _Rack | None = None
+        in_rack = 0
+        for name in names:
+            if rack is None or (per_rack is not None and in_rack >= per_rack) or not rack.fits(height, power_kw):
+                if rack is not None and per_rack is not None and in_rack < per_rack and not rack.fits(height, power_kw):
+                    raise PlacementError(
+                        f"{per_rack} servers of {height}U / {power_kw:g} kW do not fit one rack "
+                        f"({spec.units - spec.reserved_units}U usable, {spec.power_kw:g} kW budget)"
+                    )
+                rack = self.new_rack("compute")
+                in_rack = 0
+            placed[name] = Placed(rack.id, rack.put(name, height, power_kw))
+            in_rack += 1
+
+    def place_switches(self, items: list[tuple[str, int, float]], placed: dict[str, Placed], purpose: str = "network") -> None:
+        rack: _Rack | None = None
+        for name, height, power_kw in items:
+            if rack is None or not rack.fits(height, power_kw):
+                rack = self.new_rack(purpose)
+                if not rack.fits(height, power_kw):
+                    raise PlacementError(f"switch {name} ({height}U, {power_kw:g} kW) does not fit an empty rack")
+            placed[name] = Placed(rack.id, rack.put(name, height, power_kw))

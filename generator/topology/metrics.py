@@ -1,0 +1,278 @@
+"""Fabric metrics: analytic (linear in cables) for every size, exact graph algorithms for checking.
+
+Bisection is the capacity, in one direction, across the worst cut that splits the node ports in half
+(min of half the injection and the tier capacities that such a cut crosses). Hop counts are links on the
+shortest path between two node ports. SPOFs are switches whose loss cuts a node off the fabric entirely.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+
+import networkx as nx
+
+from generator.plan.model import FabricMetrics
+from generator.topology.base import BuiltFabric, RawLink, SwitchSpec, Terminal
+
+
+def _is_node(ref_port: object) -> bool:
+    return isinstance(ref_port, Terminal)
+
+
+def _port_usage(fabric: BuiltFabric) -> tuple[dict[str, int], dict[str, int]]:
+    used: Counter[str] = Counter()
+    for link in fabric.links:
+        for end in (link.a, link.b):
+            if not _is_node(end.port):
+                used[end.device] += 1
+    per_tier_used: dict[str, int] = defaultdict(int)
+    per_tier_free: dict[str, int] = defaultdict(int)
+    for sw in fabric.switches:
+        cap = sw.ports + sw.uplink_ports
+        per_tier_used[sw.tier] += used[sw.name]
+        per_tier_free[sw.tier] += max(0, cap - used[sw.name])
+    return dict(per_tier_used), dict(per_tier_free)
+
+
+def terminal_spofs(fabric: BuiltFabric) -> list[str]:
+    """Switches that carry every port of at least one node (their loss cuts that node off)."""
+    homes: dict[str, set[str]] = defaultdict(set)
+    for link in fabric.links:
+        if _is_node(link.a.port) and not _is_node(link.b.port):
+            homes[link.a.device].add(link.b.device)
+    return sorted({next(iter(s)) for s in homes.values() if len(s) == 1})
+
+
+def _hop_stats_clos(fabric: BuiltFabric) -> tuple[int, float]:
+    """Diameter and mean hops between node ports of a 2/3-tier Clos from leaf/pod occupancy."""
+    leaf_count: Counter[str] = Counter()
+    pod_of = {s.name: s.pod for s in fabric.switches}
+    for link in fabric.links:
+        if _is_node(link.a.port):
+            leaf_count[link.b.device] += 1
+    total = sum(leaf_count.values())
+    if total < 2:
+        return 0, 0.0
+    pairs = total * (total - 1)
+    same_leaf = sum(c * (c - 1) for c in leaf_count.values())
+    pods: Counter[object] = Counter()
+    for leaf, c in leaf_count.items():
+        pods[pod_of.get(leaf)] += c
+    tiers = int(fabric.params.get("tiers", 2))
+    multi_pod = tiers == 3 and len(pods) > 1
+    same_pod = sum(c * (c - 1) for c in pods.values()) if multi_pod else pairs
+    mean = (2 * same_leaf + 4 * (same_pod - same_leaf) + 6 * (pairs - same_pod)) / pairs
+    diameter = 2 if len(leaf_count) == 1 else (6 if multi_pod else 4)
+    return diameter, round(mean, 4)
+
+
+def _switch_graph(fabric: BuiltFabric) -> nx.Graph:
+    g = nx.Graph()
+    g.add_nodes_from(s.name for s in fabric.switches)
+    for link in fabric.links:
+        if not _is_node(link.a.port) and not _is_node(link.b.port):
+            g.add_edge(link.a.device, link.b.device)
+    return g
+
+
+def _sampled_hops(fabric: BuiltFabric, sample: int = 48) -> tuple[int, float]:
+    """Router-level BFS from a deterministic sample of switches hosting nodes, plus 2 terminal links."""
+    g = _switch_graph(fabric)
+    hosts = sorted({link.b.device for link in fabric.links if _is_node(link.a.port)})
+    if not hosts:
+        return 0, 0.0
+    step = max(1, len(hosts) // sample)
+    sources = hosts[::step][:sample]
+    host_set = set(hosts)
+    diameter, total, count = 0, 0, 0
+    for s in sources:
+        dist = nx.single_source_shortest_path_length(g, s)
+        for t, d in dist.items():
+            if t in host_set and t != s:
+                diameter = max(diameter, d)
+                total += d
+                count += 1
+    if count == 0:
+        return 2, 2.0
+    return diameter + 2, round(total / count + 2, 4)
+
+
+def _crossing(links: Iterable[RawLink], side: dict[str, int]) -> tuple[int, Counter[str]]:
+    n = 0
+    per_device: Counter[str] = Counter()
+    for link in links:
+        sa, sb = side.get(link.a.device), side.get(link.b.device)
+        if sa is not None and sb is not None and sa != sb:
+            n += 1
+            per_device[link.a.device] += 1
+            per_device[link.b.device] += 1
+    return n, per_device
+
+
+def _cube_hops(dims: list[int]) -> tuple[int, float, int]:
+    diameter = sum(k // 2 for k in dims)
+    n = math.prod(dims)
+
+    def ring_mean(k: int) -> float:
+        return sum(min(i, k - i) for i in range(k)) / k
+
+    mean = sum(ring_mean(k) for k in dims) * n / max(1, n - 1)
+    dist = [k // 2 for k in dims]
+    paths = math.factorial(sum(dist))
+    for d in dist:
+        paths //= math.factorial(d)
+    paths *= 2 ** sum(1 for k in dims if k % 2 == 0 and k > 2)
+    return diameter, mean, paths
+
+
+def compute_metrics(name: str, fabric: BuiltFabric, speed_gbps: float) -> FabricMetrics:
+    used, free = _port_usage(fabric)
+    switches = dict(Counter(s.tier for s in fabric.switches))
+    cables = dict(Counter(link.layer for link in fabric.links))
+    node_links = [lk for lk in fabric.links if _is_node(lk.a.port)]
+    endpoints = len(node_links)
+    injection = sum((lk.speed_gbps or speed_gbps) for lk in node_links)
+    p = fabric.params
+    notes: list[str] = []
+    spof = terminal_spofs(fabric)
+    over: dict[str, float] = {}
+    ecmp = 1
+    after = 1.0
+
+    if fabric.kind in ("fat-tree", "leaf-spine"):
+        up_speed = float(p.get("uplink_speed_gbps") or speed_gbps)
+        ls = [lk for lk in fabric.links if lk.layer == "leaf_spine"]
+        sc = [lk for lk in fabric.links if lk.layer == "spine_core"]
+        up_total = len(ls) * up_speed
+        sc_total = len(sc) * speed_gbps
+        caps = [injection]
+        if p.get("single_switch"):
+            bisection = injection / 2
+            after = 0.0
+            spof = sorted({s.name for s in fabric.switches})
+            notes.append("single switch: its loss stops the fabric")
+            over["leaf"] = 1.0
+        else:
+            caps.append(up_total)
+            if sc and int(p.get("pods", 1)) > 1:
+                caps.append(sc_total)
+            bisection = min(caps) / 2
+            down, up = int(p["down"]), int(p["up"])
+            over["leaf"] = round(down * speed_gbps / (up * up_speed), 4)
+            if sc:
+                over["spine"] = round(int(p["spine_down"]) / int(p["spine_up"]), 4)
+            spines = int(p.get("spines", 0))
+            if int(p.get("tiers", 2)) == 3 and sc:
+                ecmp = int(p["spines_per_pod"]) * int(p["cores_per_group"])
+                lost_up = up_total - int(p["leaves_per_pod"]) * up_speed
+                lost_sc = sc_total - int(p["spine_up"]) * speed_gbps
+                caps2 = [injection, lost_up] + ([lost_sc] if int(p.get("pods", 1)) > 1 else [])
+                after = min(caps2) / 2 / bisection if bisection else 0.0
+            else:
+                ecmp = spines
+                per_pair = int(p.get("per_pair", 1))
+                lost = up_total - int(p["leaves"]) * per_pair * up_speed
+                after = min(injection, lost) / 2 / bisection if bisection else 0.0
+                if spines == 1:
+                    spof = sorted({*spof, *(s.name for s in fabric.switches if s.tier == "spine")})
+            if int(p.get("cores", 0)) == 1 and int(p.get("pods", 1)) > 1:
+                spof = sorted({*spof, *(s.name for s in fabric.switches if s.tier == "core")})
+        diameter, mean = _hop_stats_clos(fabric)
+    elif fabric.kind == "dragonfly":
+        groups = int(p["groups"])
+        group_of = {s.name: (s.su or 1) - 1 for s in fabric.switches}
+        side = {n: (0 if grp < groups // 2 else 1) for n, grp in group_of.items()}
+        crossing, per_dev = _crossing((lk for lk in fabric.links if lk.layer == "global"), side)
+        bisection = min(injection / 2, crossing * speed_gbps) if groups > 1 else injection / 2
+        worst = max(per_dev.values(), default=0)
+        after = (min(injection / 2, (crossing - worst) * speed_gbps) / bisection) if bisection else 0.0
+        over["router"] = round(int(p["p"]) / int(p["h"]), 4)
+        pair = Counter()
+        for lk in fabric.links:
+            if lk.layer == "global":
+                pair[frozenset((group_of[lk.a.device], group_of[lk.b.device]))] += 1
+        ecmp = min(pair.values(), default=0)
+        diameter, mean = _sampled_hops(fabric)
+        if len(pair) < groups * (groups - 1) // 2:
+            notes.append(f"{groups * (groups - 1) // 2 - len(pair)} group pairs have no direct global link")
+    else:  # torus / hypercube
+        dims = list(p["dims"])
+        diameter, mean, ecmp = _cube_hops(dims)
+        vertices = int(p["vertices"])
+        cut_dim = max(range(len(dims)), key=lambda i: dims[i])
+        k = dims[cut_dim]
+        stride = math.prod(dims[:cut_dim])
+        crossing_links = (vertices // k) * (2 if k > 2 else 1)
+        bisection = min(injection / 2, crossing_links * speed_gbps)
+        after = (min(injection / 2, (crossing_links - 1) * speed_gbps) / bisection) if bisection else 0.0
+        if p["attach"] == "switch":
+            diameter, mean = diameter + 2, round(mean + 2, 4)
+            per_node_ports = max(1, endpoints // max(1, vertices))
+            over["switch"] = round(per_node_ports / int(p["degree"]), 4)
+        else:
+            over["node"] = 1.0
+        notes.append(f"bisection cut across dimension {cut_dim} (size {k}, stride {stride})")
+        mean = round(mean, 4)
+    return FabricMetrics(
+        fabric=name, topology=fabric.kind, switches=switches, ports_used=used, ports_free=free, cables=cables,
+        endpoints=endpoints, injection_gbps=injection, bisection_gbps=round(bisection, 3),
+        oversubscription=over, diameter_hops=int(diameter), mean_hops=float(mean), ecmp_paths=int(ecmp),
+        spof=tuple(spof), bandwidth_after_spine_loss=round(after, 4), notes=tuple(notes),
+    )
+
+
+# ---- exact algorithms, for tests and small fabrics --------------------------------------------------
+
+
+def flow_graph(fabric: BuiltFabric, speed_gbps: float) -> nx.DiGraph:
+    """Devices as vertices, both directions of every cable as capacity (parallel cables add up)."""
+    g = nx.DiGraph()
+    for link in fabric.links:
+        cap = link.speed_gbps or speed_gbps
+        for u, v in ((link.a.device, link.b.device), (link.b.device, link.a.device)):
+            if g.has_edge(u, v):
+                g[u][v]["capacity"] += cap
+            else:
+                g.add_edge(u, v, capacity=cap)
+    return g
+
+
+def exact_bisection(fabric: BuiltFabric, speed_gbps: float, first_half: set[str]) -> float:
+    """Max-flow from the node ports in ``first_half`` (host names) to all other hosts."""
+    g = flow_graph(fabric, speed_gbps)
+    hosts = sorted({lk.a.device for lk in fabric.links if _is_node(lk.a.port)}
+                   | {lk.b.device for lk in fabric.links if _is_node(lk.b.port)})
+    for h in hosts:
+        if h in first_half:
+            g.add_edge("__src__", h, capacity=float("inf"))
+        else:
+            g.add_edge(h, "__dst__", capacity=float("inf"))
+    value, _ = nx.maximum_flow(g, "__src__", "__dst__")
+    return float(value)
+
+
+def exact_spofs(fabric: BuiltFabric) -> list[str]:
+    """Switches whose removal disconnects some host from the others (checked by graph search)."""
+    g = nx.Graph()
+    for link in fabric.links:
+        g.add_edge(link.a.device, link.b.device)
+    hosts = {lk.a.device for lk in fabric.links if _is_node(lk.a.port)}
+    switch_names = {s.name for s in fabric.switches}
+    out = []
+    for ap in nx.articulation_points(g):
+        if ap not in switch_names:
+            continue
+        h = g.copy()
+        h.remove_node(ap)
+        comps = [c & hosts for c in nx.connected_components(h)]
+        if sum(1 for c in comps if c) > 1:
+            out.append(ap)
+    if len(switch_names) == 1 and len(hosts) > 1:
+        out = sorted(switch_names)
+    return sorted(out)
+
+
+def switch_spec_by_name(fabric: BuiltFabric) -> dict[str, SwitchSpec]:
+    return {s.name: s for s in fabric.switches}
