@@ -21,6 +21,7 @@ class RuleContext:
     cluster: ResolvedCluster
     _plan: Any = field(default=None, repr=False)
     plan_error: str | None = None
+    plan_error_path: tuple[str | int, ...] = ()
 
     @cached_property
     def plan(self) -> Plan | None:
@@ -31,8 +32,9 @@ class RuleContext:
 
         try:
             return build_plan(self.cluster)
-        except Exception as exc:  # a builder refusing the design is reported by TOP rules, not here
+        except Exception as exc:  # reported as a finding by rule PLN001, not raised here
             self.plan_error = str(exc)
+            self.plan_error_path = tuple(getattr(exc, "path", ()))
             return None
 
 

@@ -1,4 +1,4 @@
-"""A plain leaf/spine for storage and management networks: nodes fill leaves in order.
+"""A plain leaf/spine for storage and management networks: node ports fill leaves in order.
 
 Leaves with dedicated uplink ports (SN2201: 48 x 1G down, 4 x 100G up) use those for the spines.
 """
@@ -30,7 +30,10 @@ def leaf_spine(
     ports_per_cage: int = 1,
     prefix: str = "s",
 ) -> BuiltFabric:
-    flat = [t for terms in nodes for t in terms]
+    # A node's ports go to different leaves where it has several (port 0 of every node first, then
+    # port 1 ...), so one leaf failure does not cut a dual-homed storage client off.
+    width = max((len(t) for t in nodes), default=0)
+    flat = [terms[i] for i in range(width) for terms in nodes if i < len(terms)]
     if not flat:
         raise TopologyError("no node has a port on this fabric")
     d, u = ratio

@@ -1,0 +1,61 @@
+"""`blueprint plan FILE`: switches, ports, cables, bisection, hops, SPOFs, BOM."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.table import Table
+
+from generator.commands._common import console, write_text
+from generator.pipeline import load_and_resolve
+from generator.plan.build import plan_or_raise
+from generator.report import dumps
+
+ORDER = 15
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("plan", help="build the fabric and physical plan and summarise it")
+    p.add_argument("file")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("-o", "--output")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    loaded, cluster = load_and_resolve(args.file)
+    plan = plan_or_raise(cluster, loaded.locate)
+    summary = plan.summary()
+    if args.format == "json":
+        write_text(dumps(summary), args.output)
+        return 0
+    console.print(f"[bold]{summary['name']}[/]: {summary['nodes']} nodes ({summary['gpu_nodes']} with GPUs), "
+                  f"{summary['gpus']} GPUs, {summary['racks']} racks, {summary['power_kw']:g} kW")
+    for name, m in summary["fabrics"].items():
+        t = Table(title=f"{name} fabric — {m['topology']}", show_header=True)
+        t.add_column("tier / layer")
+        t.add_column("switches", justify="right")
+        t.add_column("ports used", justify="right")
+        t.add_column("ports free", justify="right")
+        for tier, n in m["switches"].items():
+            t.add_row(tier, str(n), str(m["ports_used"].get(tier, 0)), str(m["ports_free"].get(tier, 0)))
+        for layer, n in m["cables"].items():
+            t.add_row(f"cables {layer}", str(n), "", "")
+        console.print(t)
+        over = ", ".join(f"{k} {v:g}:1" for k, v in m["oversubscription"].items()) or "n/a"
+        console.print(
+            f"  endpoints {m['endpoints']}, injection {m['injection_gbps']:g} Gb/s, bisection {m['bisection_gbps']:g} Gb/s, "
+            f"oversubscription {over}\n  diameter {m['diameter_hops']} hops, mean {m['mean_hops']:g} hops, "
+            f"equal-cost paths {m['ecmp_paths']}, bandwidth after losing one spine "
+            f"{m['bandwidth_after_spine_loss'] * 100:.1f}%\n  single points of failure: "
+            f"{', '.join(m['spof'][:8]) + (' …' if len(m['spof']) > 8 else '') if m['spof'] else 'none'}"
+        )
+        for note in m["notes"]:
+            console.print(f"  note: {note}")
+    bom = Table(title="bill of materials")
+    for col in ("item", "model", "count", "detail", "part number"):
+        bom.add_column(col)
+    for line in summary["bom"]:
+        bom.add_row(line["item"], line["model"], str(line["count"]), line["detail"], line["part_number"] or "")
+    console.print(bom)
+    return 0

@@ -1,0 +1,83 @@
+"""`blueprint topology FILE --format graphml|json|dot|svg`: the fabric as a graph for other tools."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+
+import networkx as nx
+
+from generator.commands._common import err_console, write_text
+from generator.pipeline import load_and_resolve
+from generator.plan.build import plan_or_raise
+from generator.plan.model import Plan
+
+ORDER = 16
+PORT_LEVEL_MAX_LINKS = 50_000  # above this, export the device-level graph (a port graph would be huge)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("topology", help="export the fabric graph (graphml, json, dot, svg)")
+    p.add_argument("file")
+    p.add_argument("--format", choices=["graphml", "json", "dot", "svg"], default="json")
+    p.add_argument("--fabric", default="compute", help="compute, storage, management or all")
+    p.add_argument("--level", choices=["port", "device"], default=None,
+                   help="port: every NIC/switch port is a vertex (default for small fabrics); device: devices only")
+    p.add_argument("-o", "--output")
+    p.set_defaults(func=run)
+
+
+def graph_for(plan: Plan, fabric: str | None, level: str | None) -> nx.Graph:
+    n_links = len(plan.links if fabric is None else plan.links_of(fabric))
+    if level == "port" or (level is None and n_links <= PORT_LEVEL_MAX_LINKS):
+        return plan.port_graph(fabric)
+    g = nx.Graph()
+    mg = plan.device_graph(fabric)
+    g.add_nodes_from(mg.nodes(data=True))
+    for u, v, data in mg.edges(data=True):
+        if g.has_edge(u, v):
+            g[u][v]["cables"] += 1
+        else:
+            g.add_edge(u, v, cables=1, layer=data["layer"], speed_gbps=data["speed_gbps"])
+    return g
+
+
+def _dot(g: nx.Graph) -> str:
+    def q(s: object) -> str:
+        return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    lines = ["graph fabric {", "  node [shape=box, fontsize=9];"]
+    for n, d in sorted(g.nodes(data=True), key=lambda t: str(t[0])):
+        attrs = ", ".join(f"{k}={q(v)}" for k, v in sorted(d.items()))
+        lines.append(f"  {q(n)} [{attrs}];")
+    for u, v, d in sorted(g.edges(data=True), key=lambda t: (str(t[0]), str(t[1]))):
+        attrs = ", ".join(f"{k}={q(val)}" for k, val in sorted(d.items()))
+        lines.append(f"  {q(u)} -- {q(v)} [{attrs}];")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    loaded, cluster = load_and_resolve(args.file)
+    plan = plan_or_raise(cluster, loaded.locate)
+    fabric = None if args.fabric == "all" else args.fabric
+    if fabric is not None and fabric not in plan.metrics:
+        err_console.print(f"this blueprint has no built `{fabric}` fabric (has: {', '.join(sorted(plan.metrics)) or 'none'})")
+        return 2
+    if args.format == "svg":
+        from generator.emit.diagrams import topology_svg
+
+        write_text(topology_svg(plan, fabric or "compute"), args.output)
+        return 0
+    g = graph_for(plan, fabric, args.level)
+    if args.format == "graphml":
+        buf = io.BytesIO()
+        nx.write_graphml(g, buf)
+        write_text(buf.getvalue().decode("utf-8"), args.output)
+    elif args.format == "json":
+        data = nx.node_link_data(g, edges="links")
+        write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", args.output)
+    else:
+        write_text(_dot(g), args.output)
+    return 0

@@ -1,0 +1,48 @@
+"""build/report/: the plan summary, validation findings and a short human summary (Markdown)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from generator.plan.model import Plan
+from generator.resolve import ResolvedCluster
+
+NAME = "report"
+
+
+def applies(cluster: ResolvedCluster) -> bool:
+    return True
+
+
+def _dump(data: Any) -> str:
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def emit(cluster: ResolvedCluster, plan: Plan, out: Path, findings: list[dict[str, Any]] | None = None) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    summary = plan.summary()
+    (out / "plan.json").write_text(_dump(summary), encoding="utf-8")
+    (out / "findings.json").write_text(_dump(findings or []), encoding="utf-8")
+    lines = [
+        f"# {cluster.name}",
+        "",
+        cluster.blueprint.description or "",
+        "",
+        f"- nodes: {summary['nodes']} ({summary['gpu_nodes']} GPU nodes, {summary['gpus']} GPUs)",
+        f"- racks: {summary['racks']}, power {summary['power_kw']:g} kW",
+        f"- cables: {summary['cables_total']}, transceivers: {summary['transceivers']}",
+        f"- compute bisection: {summary['bisection_gbps']:g} Gb/s, diameter {summary['diameter_hops']} hops",
+        "",
+        "## Switches",
+        "",
+        *(f"- {tier}: {n}" for tier, n in summary["switches"].items()),
+        "",
+        "## Findings",
+        "",
+        *(f"- {f['severity']} {f['rule']} {f['file']}:{f['line']}: {f['message']}" for f in (findings or [])),
+    ]
+    if not findings:
+        lines.append("- none")
+    (out / "SUMMARY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")

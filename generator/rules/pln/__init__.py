@@ -1,0 +1,1 @@
+"""PLN rules: the physical plan can be built."""
