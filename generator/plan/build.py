@@ -240,6 +240,11 @@ def build_plan(cluster: ResolvedCluster) -> Plan:
     chooser = MediaChooser(cluster.catalog)
     links: list[Link] = []
     notes: dict[str, list[str]] = defaultdict(list)
+    where: dict[str, Position] = {}
+    for name, pl in placed.items():
+        x, y = pos_of_rack[pl.rack]
+        where[name] = Position(x, y, pl.u, pl.rack)
+    cage_of = {name: (spec.ports_per_cage, spec.ports) for name, (spec, _, _, _) in spec_of.items()}
     for fname, b in builts.items():
         letter = FABRIC_LETTER[fname]
         speed = b.fabric.speed_gbps
@@ -250,23 +255,20 @@ def build_plan(cluster: ResolvedCluster) -> Plan:
             counters[code] += 1
             ends = []
             for ref in (raw.a, raw.b):
-                if isinstance(ref.port, Terminal):
-                    t = ref.port
-                    ends.append(Endpoint(t.host, t.port, t.port_number, t.cage, t.cage_port, t.netdev))
+                port = ref.port
+                if isinstance(port, Terminal):
+                    ends.append(Endpoint(port.host, port.port, port.port_number, port.cage, port.cage_port, port.netdev))
                 else:
-                    n = int(ref.port)
-                    ppc = spec_of[ref.device][0].ports_per_cage
-                    in_cages = n <= spec_of[ref.device][0].ports
-                    cage = (n - 1) // ppc + 1 if ppc > 1 and in_cages else None
-                    cport = (n - 1) % ppc + 1 if ppc > 1 and in_cages else None
-                    ends.append(Endpoint(ref.device, str(n), n, cage, cport, None))
+                    ppc, nports = cage_of[ref.device]
+                    if ppc > 1 and port <= nports:
+                        ends.append(Endpoint(ref.device, str(port), port, (port - 1) // ppc + 1, (port - 1) % ppc + 1))
+                    else:
+                        ends.append(Endpoint(ref.device, str(port), port))
             lspeed = raw.speed_gbps or speed
             medium_id, length, run, part = "", 0.0, 0.0, None
-            pa, pb = placed.get(ends[0].device), placed.get(ends[1].device)
-            if pa and pb:
-                xa, ya = pos_of_rack[pa.rack]
-                xb, yb = pos_of_rack[pb.rack]
-                run = round(run_length(site, Position(xa, ya, pa.u, pa.rack), Position(xb, yb, pb.u, pb.rack)), 3)
+            pa, pb = where.get(ends[0].device), where.get(ends[1].device)
+            if pa is not None and pb is not None:
+                run = round(run_length(site, pa, pb), 3)
                 choice = chooser.choose(lspeed, run)
                 if choice is None:
                     unreachable += 1

@@ -37,6 +37,7 @@ class MediaChooser:
         self.media = sorted(catalog.media.items(), key=lambda kv: (kv[1].preference, kv[0]))
         self.transceivers = sorted(catalog.transceivers.items())
         self._cache: dict[tuple[float, float], tuple[str, Medium, float] | None] = {}
+        self._modules: dict[tuple[str, float, str, float], str] = {}
 
     def choose(self, speed_gbps: float, run_m: float) -> tuple[str, Medium, float] | None:
         """(medium id, medium, orderable length) — the most preferred medium that reaches."""
@@ -58,6 +59,13 @@ class MediaChooser:
 
     def transceiver(self, medium_kind: str, speed_gbps: float, form_factor: str, run_m: float) -> str:
         """The smallest matching module (speed at least the link's, same medium and cage), or a generic key."""
+        key = (medium_kind, speed_gbps, form_factor, run_m)
+        hit = self._modules.get(key)
+        if hit is None:
+            hit = self._modules[key] = self._transceiver(medium_kind, speed_gbps, form_factor, run_m)
+        return hit
+
+    def _transceiver(self, medium_kind: str, speed_gbps: float, form_factor: str, run_m: float) -> str:
         best: tuple[float, str] | None = None
         for tid, t in self.transceivers:
             if t.medium == medium_kind and t.form_factor == form_factor and t.speed_gbps >= speed_gbps and t.reach_m >= run_m:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -16,8 +16,7 @@ if TYPE_CHECKING:
     from generator.resolve import ResolvedCluster
 
 
-@dataclass(frozen=True, slots=True)
-class Device:
+class Device(NamedTuple):  # NamedTuple, not a frozen dataclass: 10x cheaper to create at 100k GPUs
     name: str  # hostname for nodes; e.g. "c-leaf-su1-r3", "c-spine-07" for switches
     kind: str  # "node" | "switch"
     role: str  # node: pool role (gpu/storage/login/management); switch: tier (leaf/spine/core/router)
@@ -37,8 +36,7 @@ class Device:
     planned: bool = True  # False for growth-only capacity (none today; kept for diffs)
 
 
-@dataclass(frozen=True, slots=True)
-class Endpoint:
+class Endpoint(NamedTuple):
     device: str
     port: str  # switch: "17" (logical port number); node: "mlx5_0/1" (RDMA device / port)
     port_number: int  # switch logical port number; node: NIC port number on that adapter
@@ -54,8 +52,7 @@ class Endpoint:
         return f"P{self.port}" if self.port.isdigit() else self.port
 
 
-@dataclass(frozen=True, slots=True)
-class Link:
+class Link(NamedTuple):
     id: str  # stable cable id, e.g. "C-NL-000001" (compute, node_leaf)
     fabric: str  # compute | storage | management
     layer: str  # node_leaf, leaf_spine, spine_core, local, global, torus, hypercube, node_node

@@ -1,0 +1,51 @@
+"""Synthetic large blueprints for the benchmarks (and the scale tests of the diagrams)."""
+
+from __future__ import annotations
+
+
+def fat_tree_blueprint(gpus: int) -> str:
+    """A 3-tier rail-optimised NDR fat-tree of DGX H100 (8 GPUs, 8 rails per node).
+
+    QM9700 (radix 64) carries at most 64^3/4 = 65,536 NDR ports in 3 tiers; beyond that the switch is a
+    Quantum-X800 Q3400 split to 288 NDR ports.
+    """
+    nodes = gpus // 8
+    switch = "qm9700" if gpus <= 65536 else "q3400"
+    su = 32 if switch == "qm9700" else 128
+    racks = nodes // 4 + nodes // 32 + 200
+    rows = max(1, -(-racks // 100))
+    return f"""apiVersion: cluster-blueprint/v1
+name: bench-ft-{gpus}
+site: {{rows: {rows}, racks_per_row: 100, rack: {{units: 48, power_kw: 44}}}}
+pools:
+  - {{name: dgx, role: gpu, count: {nodes}, server: dgx-h100, placement: {{nodes_per_rack: 4}}}}
+fabrics:
+  compute:
+    technology: infiniband-ndr
+    topology: {{kind: fat-tree, tiers: 3, switch: {switch}, rail_optimized: true, scalable_unit: {su}}}
+    subnet_manager: {{kind: ufm, ha: true}}
+"""
+
+
+def dragonfly_blueprint(gpus: int) -> str:
+    """A RoCE v2 dragonfly: one 8-NIC node per router, balanced a = 2p = 2h with p = 8 terminals."""
+    nodes = gpus // 8
+    a = 16
+    groups = max(2, -(-nodes // a))
+    racks = nodes // 4 + groups + 50
+    rows = max(1, -(-racks // 100))
+    return f"""apiVersion: cluster-blueprint/v1
+name: bench-df-{gpus}
+site: {{rows: {rows}, racks_per_row: 100, rack: {{units: 48, power_kw: 44}}}}
+pools:
+  - name: hgx
+    role: gpu
+    count: {nodes}
+    server: hgx-h200
+    placement: {{nodes_per_rack: 4}}
+fabrics:
+  compute:
+    technology: roce-v2-400
+    topology: {{kind: dragonfly, switch: sn5600, p: 8, a: {a}, h: 8, groups: {groups}, global_arrangement: relative}}
+    lossless: {{pfc: true, ecn: true, dscp: 26}}
+"""
