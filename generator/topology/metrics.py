@@ -10,11 +10,13 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from generator.plan.model import FabricMetrics
 from generator.topology.base import BuiltFabric, RawLink, SwitchSpec, Terminal
+
+if TYPE_CHECKING:  # networkx costs a quarter second to import; only the exact algorithms need it
+    import networkx as nx
 
 
 def _is_node(ref_port: object) -> bool:
@@ -69,6 +71,8 @@ def _hop_stats_clos(fabric: BuiltFabric) -> tuple[int, float]:
 
 
 def _switch_graph(fabric: BuiltFabric) -> nx.Graph:
+    import networkx as nx
+
     g = nx.Graph()
     g.add_nodes_from(s.name for s in fabric.switches)
     for link in fabric.links:
@@ -79,6 +83,8 @@ def _switch_graph(fabric: BuiltFabric) -> nx.Graph:
 
 def _sampled_hops(fabric: BuiltFabric, sample: int = 48) -> tuple[int, float]:
     """Router-level BFS from a deterministic sample of switches hosting nodes, plus 2 terminal links."""
+    import networkx as nx
+
     g = _switch_graph(fabric)
     hosts = sorted({link.b.device for link in fabric.links if _is_node(link.a.port)})
     if not hosts:
@@ -228,6 +234,8 @@ def compute_metrics(name: str, fabric: BuiltFabric, speed_gbps: float) -> Fabric
 
 def flow_graph(fabric: BuiltFabric, speed_gbps: float) -> nx.DiGraph:
     """Devices as vertices, both directions of every cable as capacity (parallel cables add up)."""
+    import networkx as nx
+
     g = nx.DiGraph()
     for link in fabric.links:
         cap = link.speed_gbps or speed_gbps
@@ -241,6 +249,8 @@ def flow_graph(fabric: BuiltFabric, speed_gbps: float) -> nx.DiGraph:
 
 def exact_bisection(fabric: BuiltFabric, speed_gbps: float, first_half: set[str]) -> float:
     """Max-flow from the node ports in ``first_half`` (host names) to all other hosts."""
+    import networkx as nx
+
     g = flow_graph(fabric, speed_gbps)
     hosts = sorted({lk.a.device for lk in fabric.links if _is_node(lk.a.port)}
                    | {lk.b.device for lk in fabric.links if _is_node(lk.b.port)})
@@ -255,6 +265,8 @@ def exact_bisection(fabric: BuiltFabric, speed_gbps: float, first_half: set[str]
 
 def exact_spofs(fabric: BuiltFabric) -> list[str]:
     """Switches whose removal disconnects some host from the others (checked by graph search)."""
+    import networkx as nx
+
     g = nx.Graph()
     for link in fabric.links:
         g.add_edge(link.a.device, link.b.device)
