@@ -1,0 +1,237 @@
+"""The expected InfiniBand fabric as an ibnetdiscover / ibsim net file.
+
+The file is what ``ibnetdiscover`` should print for the fabric as planned, in the subset of the
+grammar that ibsim's parser also reads (formats.md §2.1, §2.6), so one file serves three uses:
+a human diff against the real dump, ``blueprint verify-cabling --discovered`` round-trips, and
+``ibsim -s -n FILE`` simulates the fabric for OpenSM.
+
+* Node descriptions are the plan's device names: a switch is described by its device name, an
+  HCA by ``<hostname> <mlx5_N>`` (what rdma-core's ``rdma-ndd`` sets on real hosts).
+* Every RDMA device (``mlx5_N``) is its own ``Ca`` record with its adapter's port count; a switch
+  record declares the switch's logical ports (plus separate uplink ports when the plan uses them).
+* Every link is written on both ends with the same width/speed comment (ibsim aborts on a link
+  declared on one end only, and takes the enabled width/speed from the comment).
+* ibsim 0.10 models speeds only up to HDR (a ``4xNDR`` link comes up as ``4xSDR``); pass
+  ``sim_speed="HDR"`` to write that token instead, which the file then says in a comment line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.findings import BlueprintError, Finding, Severity
+from generator.fsutil import atomic_write_text
+from generator.plan.model import Endpoint, Plan
+from generator.resolve import ResolvedCluster
+
+NAME = "ibnetdiscover"
+
+MAX_LINE = 255  # ibsim's parser reads lines into a 256-byte buffer (sim_net.c MAXLINE)
+MAX_NODE_ID = 64  # ibsim node ids (sim_net.c NODEIDBASE); longer names get a numbered id
+MAX_DESC = 63  # NodeDescription is 64 bytes on the wire; ibsim keeps 63 characters
+_UNSAFE_ID = re.compile(r'[^A-Za-z0-9._:+=/-]')
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedLink:
+    """A planned cable as both ends should report it, with the rate ibnetdiscover should print."""
+
+    id: str
+    layer: str
+    a: Endpoint
+    b: Endpoint
+    width: str | None  # "4x", "2x"; None when the plan gives no InfiniBand rate for the link
+    speed: str | None  # "NDR", "HDR", ...
+
+    @property
+    def rate(self) -> str | None:
+        return f"{self.width}{self.speed}" if self.width and self.speed else None
+
+
+def applies(cluster: ResolvedCluster) -> bool:
+    return any(f.kind == "infiniband" for f in cluster.fabrics.values())
+
+
+def emit(cluster: ResolvedCluster, plan: Plan, out: Path) -> None:
+    """Write ``<fabric>.net`` for every InfiniBand fabric that has cables."""
+    for name, fabric in sorted(cluster.fabrics.items()):
+        if fabric.kind == "infiniband" and plan.links_of(name):
+            atomic_write_text(out / f"{name}.net", render_netfile(plan, name))
+
+
+def _fabric_or_error(plan: Plan, fabric: str) -> None:
+    fabrics = plan.cluster.fabrics
+    if fabric not in fabrics:
+        known = ", ".join(sorted(fabrics)) or "none"
+        raise BlueprintError([Finding("VER001", Severity.ERROR, f"the blueprint has no `{fabric}` fabric (it has: {known})",
+                                      ("fabrics",))])
+    if fabrics[fabric].kind != "infiniband":
+        raise BlueprintError([Finding(
+            "VER002", Severity.ERROR,
+            f"the `{fabric}` fabric is {fabrics[fabric].technology}, not InfiniBand: there is no ibnetdiscover view of it",
+            ("fabrics", fabric, "technology"), "verify Ethernet/RoCE fabrics with LLDP (`lldpcli show neighbors -f json`)")])
+
+
+def link_rate(plan: Plan, fabric: str, speed_gbps: float) -> tuple[str, str] | None:
+    """Width and speed token ibnetdiscover prints for a link of ``speed_gbps`` on ``fabric``.
+
+    The fabric's own technology when the speeds agree; otherwise another InfiniBand technology of
+    the catalogue with that speed, preferring the fabric's speed token (an NDR fabric's 200 Gb/s
+    links are 2xNDR, not 4xHDR). None when the catalogue has no such rate.
+    """
+    tech = plan.cluster.fabrics[fabric].tech
+    if tech.width is None or tech.speed_token is None:
+        return None
+    if not speed_gbps or speed_gbps == tech.speed_gbps:
+        return tech.width, tech.speed_token
+    same_speed = [(key, t) for key, t in sorted(plan.cluster.catalog.fabrics.items())
+                  if t.kind == "infiniband" and t.speed_gbps == speed_gbps and t.width and t.speed_token]
+    if not same_speed:
+        return None
+    same_speed.sort(key=lambda kt: kt[1].speed_token != tech.speed_token)
+    best = same_speed[0][1]
+    assert best.width is not None and best.speed_token is not None
+    return best.width, best.speed_token
+
+
+def expected_links(plan: Plan, fabric: str = "compute") -> list[ExpectedLink]:
+    """The fabric's planned cables with the width/speed each should come up at (plan order)."""
+    _fabric_or_error(plan, fabric)
+    out: list[ExpectedLink] = []
+    rates: dict[float, tuple[str, str] | None] = {}
+    for link in plan.links_of(fabric):
+        if link.speed_gbps not in rates:
+            rates[link.speed_gbps] = link_rate(plan, fabric, link.speed_gbps)
+        rate = rates[link.speed_gbps]
+        out.append(ExpectedLink(link.id, link.layer, link.a, link.b, rate[0] if rate else None, rate[1] if rate else None))
+    return out
+
+
+def rdma_device(ep: Endpoint) -> str:
+    """``mlx5_3`` for a node endpoint ``mlx5_3/1``."""
+    return ep.port.split("/", 1)[0]
+
+
+def ca_description(host: str, rdma: str) -> str:
+    return f"{host} {rdma}"
+
+
+class _Ids:
+    """Node ids for the net file: readable (``S-c-leaf-su1-r1``, ``H-dgx001-mlx5_0``) and unique."""
+
+    def __init__(self) -> None:
+        self._ids: dict[tuple[str, str], str] = {}
+        self._used: set[str] = set()
+
+    def get(self, kind: str, key: str) -> str:
+        k = (kind, key)
+        if k not in self._ids:
+            base = f"{kind}-{_UNSAFE_ID.sub('_', key)}"
+            if len(base) > MAX_NODE_ID or base in self._used:
+                base = f"{kind}-n{len(self._ids) + 1:06d}"
+            self._ids[k] = base
+            self._used.add(base)
+        return self._ids[k]
+
+
+def _ca_ports(plan: Plan) -> dict[tuple[str, str], int]:
+    """Port count of every RDMA device of every host (from the resolved pools' NIC ports)."""
+    ports: dict[tuple[str, str], int] = {}
+    for pool in plan.cluster.pools:
+        per_dev: dict[str, int] = {}
+        for p in pool.ports:
+            per_dev[p.rdma_dev] = max(per_dev.get(p.rdma_dev, 0), p.port)
+        for host in pool.hostnames:
+            for dev, n in per_dev.items():
+                ports[(host, dev)] = n
+    return ports
+
+
+def _rdma_key(dev: str) -> tuple[int, str]:
+    m = re.search(r"(\d+)$", dev)
+    return (int(m.group(1)) if m else 1 << 30, dev)
+
+
+def render_netfile(plan: Plan, fabric: str = "compute", *, sim_speed: str | None = None) -> str:
+    """The expected fabric in ibnetdiscover / ibsim net-file form (see the module docstring)."""
+    _fabric_or_error(plan, fabric)
+    rf = plan.cluster.fabrics[fabric]
+    links = expected_links(plan, fabric)
+    devices = plan.device_by_name
+    ids = _Ids()
+
+    # switch name -> {port: line}; (host, rdma device) -> {port: line}
+    switch_ports: dict[str, dict[int, str]] = defaultdict(dict)
+    ca_lines: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
+
+    def is_switch(ep: Endpoint, cable: str) -> bool:
+        dev = devices.get(ep.device)
+        if dev is None:
+            raise BlueprintError([Finding("VER003", Severity.ERROR,
+                                          f"cable {cable} ends on `{ep.device}`, which is not a device of the plan")])
+        return dev.kind == "switch"
+
+    def add(local: Endpoint, remote: Endpoint, rate: str, cable: str) -> None:
+        if is_switch(remote, cable):
+            rid, rdesc = ids.get("S", remote.device), remote.device
+        else:
+            rdma = rdma_device(remote)
+            rid, rdesc = ids.get("H", f"{remote.device}-{rdma}"), ca_description(remote.device, rdma)
+        lport, rport = local.port_number, remote.port_number
+        if is_switch(local, cable):
+            table = switch_ports[local.device]
+            line = f'[{lport}]\t"{rid}"[{rport}]\t\t# "{rdesc}" lid 0 {rate}'
+        else:
+            table = ca_lines[(local.device, rdma_device(local))]
+            line = f'[{lport}]\t"{rid}"[{rport}]\t\t# lid 0 lmc 0 "{rdesc}" lid 0 {rate}'
+        if lport in table:
+            raise BlueprintError([Finding("VER004", Severity.ERROR,
+                                          f"two cables use {local.device} port {local.port} (one is {cable})")])
+        table[lport] = line
+
+    for el in links:
+        width = el.width or rf.tech.width or "4x"
+        speed = sim_speed or el.speed or rf.tech.speed_token or "SDR"
+        add(el.a, el.b, f"{width}{speed}", el.id)
+        add(el.b, el.a, f"{width}{speed}", el.id)
+
+    ca_ports = _ca_ports(plan)
+    header = [
+        "#",
+        f"# Expected fabric: {plan.cluster.name} / {fabric} ({rf.technology}"
+        + (f", {rf.tech.width}{rf.tech.speed_token}" if rf.tech.width and rf.tech.speed_token else "") + ")",
+        "# Written by cluster-blueprint in ibnetdiscover / ibsim net-file form; node descriptions are plan device names.",
+        f"# {len(switch_ports)} switches, {len(ca_lines)} CAs, {len(links)} links",
+    ]
+    long_descs = sorted({d for d in (*switch_ports, *(ca_description(h, r) for h, r in ca_lines)) if len(d) > MAX_DESC})
+    if long_descs:
+        header.append(f"# Warning: {len(long_descs)} node description(s) exceed {MAX_DESC} characters and will be cut "
+                      f"short by the fabric (first: {long_descs[0][:80]})")
+    if sim_speed:
+        header.append(f"# Simulated at {sim_speed}: ibsim 0.10 models link speeds only up to HDR; "
+                      f"the planned fabric runs {rf.tech.width}{rf.tech.speed_token}.")
+    header.append("#")
+    out: list[str] = [*header]
+
+    order = {d.name: i for i, d in enumerate(plan.devices)}
+    for name in sorted(switch_ports, key=lambda n: (order.get(n, 1 << 30), n)):
+        ports = switch_ports[name]
+        dev = devices[name]
+        nports = max(dev.ports, max(ports))
+        out.append("")
+        out.append(f'Switch\t{nports} "{ids.get("S", name)}"\t\t# "{name}" enhanced port 0 lid 0 lmc 0')
+        out.extend(ports[p] for p in sorted(ports))
+    for host, rdma in sorted(ca_lines, key=lambda k: (order.get(k[0], 1 << 30), k[0], _rdma_key(k[1]))):
+        ports = ca_lines[(host, rdma)]
+        nports = max(ca_ports.get((host, rdma), 1), max(ports))
+        out.append("")
+        out.append(f'Ca\t{nports} "{ids.get("H", f"{host}-{rdma}")}"\t\t# "{ca_description(host, rdma)}"')
+        out.extend(ports[p] for p in sorted(ports))
+    for line in out:
+        if len(line) > MAX_LINE:
+            raise BlueprintError([Finding("VER005", Severity.ERROR,
+                                          f"net-file line longer than {MAX_LINE} characters (device names too long): {line[:80]}…")])
+    return "\n".join(out) + "\n"

@@ -1,0 +1,42 @@
+"""One call for the command and for tests: read what was discovered, compare it with the plan."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generator.plan.model import Plan
+from generator.verify.diff import Verification, compare, expected_cables
+from generator.verify.identify import PlanIndex, ib_found_links, lldp_found_links, read_node_name_map
+from generator.verify.model import DiscoveryError
+
+
+def verify(plan: Plan, fabric: str, discovered: str | Path, *, node_name_map: str | Path | None = None,
+           sim_speed: str | None = None) -> Verification:
+    """Raises DiscoveryError when ``discovered`` cannot be read or does not fit the fabric."""
+    path = Path(discovered)
+    rf = plan.cluster.fabrics[fabric]
+    index = PlanIndex(plan, fabric)
+    expected = expected_cables(plan, fabric, sim_speed=sim_speed)
+    if rf.kind == "infiniband":
+        if path.is_dir():
+            raise DiscoveryError(f"{path} is a directory; the {fabric} fabric is InfiniBand: give one "
+                                 "`ibnetdiscover` output file")
+        from generator.verify.ibnetdiscover import read_ibnetdiscover
+
+        disc = read_ibnetdiscover(path)
+        names = read_node_name_map(node_name_map) if node_name_map else {}
+        found, unidentified = ib_found_links(disc, index, names)
+        result = compare(expected, found, fabric=fabric, source=str(path))
+        result.unidentified = unidentified
+        result.excluded = disc.excluded
+        result.warnings = disc.warnings
+        return result
+    if sim_speed:
+        raise DiscoveryError(f"--sim-speed applies to InfiniBand fabrics; {fabric} is {rf.technology}")
+    from generator.verify.lldp import read_lldp
+
+    neighbors = read_lldp(path)
+    found, unidentified = lldp_found_links(neighbors, index)
+    result = compare(expected, found, fabric=fabric, source=str(path))
+    result.unidentified = unidentified
+    return result

@@ -1,0 +1,183 @@
+"""Plan vs discovered, per cable and from both ends.
+
+Each planned cable is looked up at *both* of its ends: what is port A connected to, what is port
+B connected to. This catches what a GUID-level comparison (``ibnetdiscover --diff``) cannot: two
+parallel leaf–spine cables crossed between ports of the same pair of switches still connect the
+same two GUIDs, but port 63 now reaches the spine's port 2 instead of port 1.
+
+Statuses: ``ok``; ``missing`` (neither end connected to anything); ``miswired`` (at least one
+end connected elsewhere or dangling — both ends are described); ``rate`` (right ports, wrong
+width/speed); ``unexpected`` (a discovered link neither of whose ends is a planned port).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from generator.plan.model import Plan
+from generator.verify.model import End, ExpectedCable, FoundLink
+
+STATUSES = ("miswired", "missing", "rate", "unexpected", "ok")
+
+
+@dataclass(frozen=True)
+class CableResult:
+    status: str
+    cable: str | None  # plan cable id; None for unexpected links
+    a: End
+    b: End
+    message: str
+    found_a: End | None = None  # what plan end a is connected to (miswired), None = nothing
+    found_b: End | None = None
+    expected_rate: str | None = None
+    found_rate: str | None = None
+    where: tuple[str, ...] = ()  # source locations of the discovered links involved
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "status": self.status,
+            "cable": self.cable,
+            "a": self.a.as_dict(),
+            "b": self.b.as_dict(),
+            "a_connected_to": self.found_a.as_dict() if self.found_a else None,
+            "b_connected_to": self.found_b.as_dict() if self.found_b else None,
+            "expected_rate": self.expected_rate,
+            "found_rate": self.found_rate,
+            "message": self.message,
+            "source": list(self.where),
+        }
+
+
+@dataclass
+class Verification:
+    fabric: str
+    source: str
+    results: list[CableResult]
+    planned: int
+    discovered: int
+    unidentified: list[str] = field(default_factory=list)
+    excluded: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    rate_unchecked: int = 0  # matched cables whose dump printed no width/speed
+
+    @property
+    def counts(self) -> dict[str, int]:
+        c = Counter(r.status for r in self.results)
+        return {s: c.get(s, 0) for s in STATUSES}
+
+    @property
+    def clean(self) -> bool:
+        return all(r.status == "ok" for r in self.results)
+
+    @property
+    def discrepancies(self) -> list[CableResult]:
+        return [r for r in self.results if r.status != "ok"]
+
+
+def _norm_rate(rate: str | None) -> str | None:
+    if rate is None:
+        return None
+    i = rate.lower().find("x")
+    return rate[: i + 1].lower() + rate[i + 1:].upper() if i >= 0 else rate.upper()
+
+
+def _dedupe(found: list[FoundLink]) -> list[FoundLink]:
+    """One link per pair of ends (LLDP sees a switch–switch cable from both switches)."""
+    seen: dict[frozenset[End], int] = {}
+    out: list[FoundLink] = []
+    for fl in found:
+        key = frozenset((fl.a, fl.b))
+        if key in seen:
+            i = seen[key]
+            if out[i].rate is None and fl.rate is not None:
+                out[i] = FoundLink(out[i].a, out[i].b, fl.rate, out[i].where)
+            continue
+        seen[key] = len(out)
+        out.append(fl)
+    return out
+
+
+def _other(fl: FoundLink, end: End) -> End:
+    return fl.b if fl.a == end else fl.a
+
+
+def compare(expected: list[ExpectedCable], found: list[FoundLink], *, fabric: str = "", source: str = "",
+            ) -> Verification:
+    found = _dedupe(found)
+    at: dict[End, list[int]] = {}
+    for i, fl in enumerate(found):
+        at.setdefault(fl.a, []).append(i)
+        if fl.b != fl.a:
+            at.setdefault(fl.b, []).append(i)
+    explained: set[int] = set()
+    results: list[CableResult] = []
+    rate_unchecked = 0
+    for cab in expected:
+        la, lb = at.get(cab.a, []), at.get(cab.b, [])
+        exact = [i for i in la if {found[i].a, found[i].b} == {cab.a, cab.b}]
+        if exact:
+            fl = found[exact[0]]
+            explained.add(exact[0])
+            want, got = _norm_rate(cab.rate), _norm_rate(fl.rate)
+            if want and got and want != got:
+                unknown = " (this infiniband-diags cannot name the speed: XDR needs a newer rdma-core)" \
+                    if got.endswith("???") else ""
+                results.append(CableResult(
+                    "rate", cab.id, cab.a, cab.b,
+                    f"{cab.a.text()} — {cab.b.text()} came up {got}, plan says {want}{unknown}",
+                    expected_rate=want, found_rate=got, where=(fl.where,)))
+            else:
+                if want and not got:
+                    rate_unchecked += 1
+                results.append(CableResult("ok", cab.id, cab.a, cab.b, "ok", expected_rate=want, found_rate=got,
+                                           where=(fl.where,)))
+            continue
+        if not la and not lb:
+            results.append(CableResult("missing", cab.id, cab.a, cab.b,
+                                       f"{cab.a.text()} — {cab.b.text()}: no link at either end",
+                                       expected_rate=_norm_rate(cab.rate)))
+            continue
+        explained.update(la)
+        explained.update(lb)
+        peer_a = _other(found[la[0]], cab.a) if la else None
+        peer_b = _other(found[lb[0]], cab.b) if lb else None
+        parts = []
+        for end, peer, want in ((cab.a, peer_a, cab.b), (cab.b, peer_b, cab.a)):
+            if peer is None:
+                parts.append(f"{end.text()} is not connected, plan says {want.text()}")
+            else:
+                parts.append(f"{end.text()} goes to {peer.text()}, plan says {want.text()}")
+        where = tuple(sorted({found[i].where for i in (*la, *lb)}))
+        results.append(CableResult("miswired", cab.id, cab.a, cab.b, "; ".join(parts), peer_a, peer_b,
+                                   _norm_rate(cab.rate), None, where))
+    for i, fl in enumerate(found):
+        if i not in explained:
+            a, b = sorted((fl.a, fl.b), key=lambda e: (not e.known, e.device, e.port))
+            results.append(CableResult("unexpected", None, a, b,
+                                       f"{a.text()} — {b.text()}: link not in the plan",
+                                       found_rate=_norm_rate(fl.rate), where=(fl.where,)))
+    order = {s: i for i, s in enumerate(STATUSES)}
+    results.sort(key=lambda r: (order[r.status], r.cable or "", r.a.device, r.a.port, r.b.device, r.b.port))
+    return Verification(fabric, source, results, len(expected), len(found), rate_unchecked=rate_unchecked)
+
+
+def expected_cables(plan: Plan, fabric: str, *, sim_speed: str | None = None) -> list[ExpectedCable]:
+    """The fabric's planned cables as ends, with the InfiniBand rate each should report."""
+    devices = plan.device_by_name
+
+    def end(device: str, port: str) -> End:
+        d = devices.get(device)
+        return End(device, port, d.kind if d else "")
+
+    rf = plan.cluster.fabrics[fabric]
+    if rf.kind == "infiniband":
+        from generator.emit.ibnetdiscover import expected_links
+
+        out = []
+        for el in expected_links(plan, fabric):
+            rate = f"{el.width}{sim_speed or el.speed}" if el.width and el.speed else None
+            out.append(ExpectedCable(el.id, end(el.a.device, el.a.port), end(el.b.device, el.b.port), rate, el.layer))
+        return out
+    return [ExpectedCable(link.id, end(link.a.device, link.a.port), end(link.b.device, link.b.port), None, link.layer)
+            for link in plan.links_of(fabric)]

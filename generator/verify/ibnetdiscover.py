@@ -1,0 +1,192 @@
+"""Parse what ``ibnetdiscover`` prints: the default topology format and the ``-p`` ports report.
+
+Grammar and quirks: formats.md §2.1/§2.2. The parser is line-based and tolerant: it skips every
+line it does not recognise (stderr noise, comments, ``-g`` chassis lines), accepts tabs or single
+spaces, records with or without blank lines between them, node descriptions that contain quotes,
+``#`` or runs of spaces, GUIDs with or without leading zeros, port lines with or without the
+width/speed comment, and ibsim's shorthand (no descriptions, ``[rp]`` omitted = port 1). The
+SHARP aggregation node (devid 0xcf09, "Mellanox Technologies Aggregation Node", hanging off a
+switch's last port) is not a cable and is left out.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from generator.verify.model import DiscoveryError, IbDiscovery, SeenLink, SeenNode
+
+_SW = re.compile(r'^Switch\s+(\d+)\s+"([SHR?])-([^"]*)"(?:\s*#\s*"(.*)"(.*))?\s*$')
+_CA = re.compile(r'^(Ca|Hca|Rt)\s+(\d+)\s+"([SHR?])-([^"]*)"(?:\s*#\s*"(.*)"(.*))?\s*$')
+_PORT = re.compile(
+    r'^\[(\d+)\](?:\[ext \d+\])?\s*(?:\(([0-9a-fA-F]+)\))?\s*'  # local port, CA port GUID
+    r'"([SHR?])-([^"]*)"(?:\[(\d+)\])?(?:\[ext \d+\])?\s*'  # remote node id and port
+    r'(?:\(([0-9a-fA-F]+)\))?\s*(.*)$'  # remote port GUID (peer not a switch), rest
+)
+_COMMENT = re.compile(
+    r'#\s*(?:lid\s+\d+\s+lmc\s+\d+\s+)?"(.*)"\s+lid\s+(\d+)'
+    r'(?:\s+(\d+[xX]|\?\?)\s*([A-Za-z][A-Za-z0-9]*|\?\?\?))?'
+)
+_GUID = re.compile(r'^(switchguid|caguid|rtguid|sysimgguid)=0x([0-9a-fA-F]+)')
+_DEVID = re.compile(r'^devid=0x([0-9a-fA-F]+)')
+_P_LINK = re.compile(
+    r"^(SW|CA|RT)\s+(\d+)\s+(\d+)\s+0x([0-9a-fA-F]+)\s+(\d+[xX]|\?\?)\s+(\S+)\s+-\s+"
+    r"(SW|CA|RT)\s+(\d+)\s+(\d+)\s+0x([0-9a-fA-F]+)\s+\(\s*'(.*)'\s+-\s+'(.*)'\s*\)\s*$"
+)
+_P_FREE = re.compile(r"^(SW|CA|RT)\s+\d+\s+\d+\s+0x[0-9a-fA-F]+\s+\S+\s+\S+\s+'.*'\s*$")
+
+_KIND_BY_LETTER = {"S": "switch", "H": "ca", "R": "router", "?": "unknown"}
+_KIND_BY_P = {"SW": "switch", "CA": "ca", "RT": "router"}
+SHARP_DEVID = 0xCF09  # formats.md §2.1: SHARP Aggregation Node NodeInfo device id
+SHARP_DESC = "aggregation node"
+
+
+def _node_key(node_id: str) -> tuple[str, int | None]:
+    """``"0x0002c903008f8700"`` for a GUID-based id (any number of digits), else the raw id."""
+    if 0 < len(node_id) <= 16 and all(c in "0123456789abcdefABCDEF" for c in node_id):
+        guid = int(node_id, 16)
+        return f"0x{guid:016x}", guid
+    return f"id:{node_id}", None
+
+
+def _width(w: str | None) -> str | None:
+    return w.lower() if w else None
+
+
+def is_sharp_node(node: SeenNode) -> bool:
+    return node.kind == "ca" and (node.devid == SHARP_DEVID or SHARP_DESC in node.desc.lower())
+
+
+class _Builder:
+    def __init__(self, source: str, fmt: str) -> None:
+        self.source = source
+        self.fmt = fmt
+        self.nodes: dict[str, SeenNode] = {}
+        self.links: dict[frozenset[tuple[str, int]], SeenLink] = {}
+        self.peer: dict[tuple[str, int], tuple[str, int]] = {}
+        self.warnings: list[str] = []
+
+    def node(self, key: str, kind: str, desc: str, guid: int | None, nports: int = 0, devid: int | None = None,
+             header: bool = False) -> None:
+        old = self.nodes.get(key)
+        if old is None or header:
+            if old is not None and header:
+                desc = desc if desc or not old.desc else old.desc
+            self.nodes[key] = SeenNode(key, kind, desc, guid, nports, devid)
+
+    def link(self, a: tuple[str, int], b: tuple[str, int], width: str | None, speed: str | None, line: int) -> None:
+        for x, y in ((a, b), (b, a)):
+            known = self.peer.get(x)
+            if known is not None and known != y:
+                self.warnings.append(f"{self.source}:{line}: port {x[1]} of {x[0]} is reported connected to "
+                                     f"{y[0]}[{y[1]}] here and to {known[0]}[{known[1]}] elsewhere")
+            self.peer.setdefault(x, y)
+        key = frozenset((a, b))
+        old = self.links.get(key)
+        if old is None:
+            self.links[key] = SeenLink(a[0], a[1], b[0], b[1], _width(width), speed, line)
+        elif old.width is None and width is not None:
+            self.links[key] = SeenLink(old.a_node, old.a_port, old.b_node, old.b_port, _width(width), speed, old.line)
+
+    def result(self) -> IbDiscovery:
+        excluded = sorted(k for k, n in self.nodes.items() if is_sharp_node(n))
+        drop = set(excluded)
+        links = [ln for ln in self.links.values() if ln.a_node not in drop and ln.b_node not in drop]
+        links.sort(key=lambda ln: ln.line)
+        nodes = {k: n for k, n in self.nodes.items() if k not in drop}
+        return IbDiscovery(self.source, self.fmt, nodes, links, self.warnings, excluded)
+
+
+def _parse_default(lines: list[str], source: str) -> IbDiscovery:
+    b = _Builder(source, "ibnetdiscover")
+    current: str | None = None
+    current_kind = ""
+    pending_guid: int | None = None
+    pending_devid: int | None = None
+    for no, raw in enumerate(lines, 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if m := _GUID.match(line):
+            if m.group(1) != "sysimgguid":
+                pending_guid = int(m.group(2), 16)
+            continue
+        if m := _DEVID.match(line):
+            pending_devid = int(m.group(1), 16)
+            continue
+        if (m := _SW.match(line)) or (m := _CA.match(line)):
+            if line.startswith("Switch"):
+                nports, letter, nid, desc = m.group(1), m.group(2), m.group(3), m.group(4)
+                kind = "switch"
+            else:
+                nports, letter, nid, desc = m.group(2), m.group(3), m.group(4), m.group(5)
+                kind = "router" if m.group(1) == "Rt" else "ca"
+            key, guid = _node_key(nid)
+            b.node(key, kind, desc or "", guid if guid is not None else pending_guid, int(nports), pending_devid,
+                   header=True)
+            current, current_kind = key, kind
+            pending_guid = pending_devid = None
+            continue
+        if line.startswith(("[", "@")):
+            m = _PORT.match(line)
+            if m is None or current is None:
+                if line.startswith("[") and current is None:
+                    b.warnings.append(f"{source}:{no}: port line outside a node record ignored")
+                continue
+            lport = int(m.group(1))
+            letter, rid, rport = m.group(3), m.group(4), int(m.group(5) or 1)
+            rkey, rguid = _node_key(rid)
+            width = speed = rdesc = None
+            if c := _COMMENT.search(m.group(7)):
+                rdesc, width, speed = c.group(1), c.group(3), c.group(4)
+            b.node(rkey, _KIND_BY_LETTER[letter], rdesc or "", rguid)
+            if (current, lport) == (rkey, rport):
+                b.warnings.append(f"{source}:{no}: port {lport} of {current} is connected to itself")
+                continue
+            b.link((current, lport), (rkey, rport), width, speed, no)
+            continue
+        if current_kind and not line.startswith("#"):
+            current = None  # any other line ends a record (ibsim does the same)
+            current_kind = ""
+    return b.result()
+
+
+def _parse_ports(lines: list[str], source: str) -> IbDiscovery:
+    b = _Builder(source, "ibnetdiscover -p")
+    for no, raw in enumerate(lines, 1):
+        m = _P_LINK.match(raw.strip())
+        if not m:
+            continue
+        ltype, lport, lguid, width, speed = m.group(1), int(m.group(3)), int(m.group(4), 16), m.group(5), m.group(6)
+        rtype, rport, rguid = m.group(7), int(m.group(9)), int(m.group(10), 16)
+        ldesc, rdesc = m.group(11), m.group(12)
+        lkey, rkey = f"0x{lguid:016x}", f"0x{rguid:016x}"
+        b.node(lkey, _KIND_BY_P[ltype], ldesc, lguid, header=True)
+        b.node(rkey, _KIND_BY_P[rtype], rdesc, rguid)
+        b.link((lkey, lport), (rkey, rport), width, speed, no)
+    return b.result()
+
+
+def parse_ibnetdiscover(text: str, source: str = "<ibnetdiscover>") -> IbDiscovery:
+    """Parse a dump in the default or the ``-p`` format (detected from its lines)."""
+    lines = text.splitlines()
+    default_hits = sum(1 for ln in lines if _SW.match(ln.strip()) or _CA.match(ln.strip()))
+    port_hits = sum(1 for ln in lines if _P_LINK.match(ln.strip()) or _P_FREE.match(ln.strip()))
+    if not default_hits and not port_hits:
+        raise DiscoveryError(f"{source}: no ibnetdiscover records found (expected `Switch`/`Ca` records or "
+                             "`ibnetdiscover -p` port lines)")
+    if port_hits > default_hits:
+        return _parse_ports(lines, source)
+    return _parse_default(lines, source)
+
+
+def read_ibnetdiscover(path: str | Path) -> IbDiscovery:
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise DiscoveryError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    if b"\0" in data[:4096]:
+        raise DiscoveryError(f"{p}: binary file (an `ibnetdiscover --cache` file? print it with "
+                             "`ibnetdiscover --load-cache FILE`)")
+    return parse_ibnetdiscover(data.decode("utf-8", errors="replace"), str(p))

@@ -1,0 +1,177 @@
+"""Tie discovered nodes and ports to plan devices and ports.
+
+InfiniBand: by NodeDescription. Switches are found by their description (or the hostname inside
+NVIDIA's ``MF0;<hostname>:<part>/U1`` convention), HCAs by ``<hostname> <rdma device>`` (what
+``rdma-ndd`` sets), hostnames matched exactly, then case-insensitively, then by their short
+name (before the first dot). A GUID → name map (``ibnetdiscover --node-name-map`` format) can
+name nodes whose descriptions were never set. Anything else — firmware-default descriptions such
+as ``MT4129 ConnectX7   Mellanox Technologies`` — stays *unidentified*, labelled by GUID.
+
+LLDP: the local device is the file's name, the remote device is the chassis SysName; switch
+interfaces are tied to the plan's logical ports by their number (``swp17``, ``Ethernet17``,
+``Eth1/17`` → 17; Cumulus breakouts ``swp9s1`` → cage 9 sub-port 2), host interfaces by netdev.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from generator.plan.model import Plan
+from generator.verify.model import DiscoveryError, End, FoundLink, IbDiscovery, LldpNeighbor, SeenNode
+
+_MF0 = re.compile(r"^[^;]*;([^:;]+):")  # "MF0;A09-P1-IBLEAF-04-04:MQM9701/U1"
+_NAME_MAP_LINE = re.compile(r'^\s*(0x[0-9a-fA-F]+)\s+"(.*)"')
+_BREAKOUT = re.compile(r"^swp(\d+)s(\d+)$")
+_TRAILING_NUMBER = re.compile(r"(\d+)$")
+
+
+class PlanIndex:
+    """Look-ups from discovered names to the plan, for one fabric."""
+
+    def __init__(self, plan: Plan, fabric: str) -> None:
+        self.plan = plan
+        self.fabric = fabric
+        self.devices = plan.device_by_name
+        self._lower = {name.lower(): name for name in self.devices}
+        self.netdev: dict[tuple[str, str], str] = {}  # (host, netdev) → plan port
+        self.cage: dict[tuple[str, int, int], str] = {}  # (switch, cage, sub-port) → plan port
+        self.ports: dict[str, set[str]] = {}
+        for link in plan.links_of(fabric):
+            for ep in (link.a, link.b):
+                self.ports.setdefault(ep.device, set()).add(ep.port)
+                if ep.netdev:
+                    self.netdev[(ep.device, ep.netdev)] = ep.port
+                if ep.cage is not None and ep.cage_port is not None:
+                    self.cage[(ep.device, ep.cage, ep.cage_port)] = ep.port
+
+    def device(self, text: str | None) -> str | None:
+        if not text:
+            return None
+        text = text.strip()
+        for candidate in (text, text.split(".", 1)[0]):
+            if candidate in self.devices:
+                return candidate
+            if (hit := self._lower.get(candidate.lower())) is not None:
+                return hit
+        return None
+
+    def kind(self, device: str) -> str:
+        d = self.devices.get(device)
+        return d.kind if d else ""
+
+    # -- Ethernet interface names ------------------------------------------------------------
+
+    def switch_port(self, device: str, ifname: str) -> str | None:
+        if m := _BREAKOUT.match(ifname):
+            return self.cage.get((device, int(m.group(1)), int(m.group(2)) + 1))
+        if m := _TRAILING_NUMBER.search(ifname):
+            return str(int(m.group(1)))
+        return None
+
+    def node_port(self, device: str, name: str) -> str | None:
+        if (hit := self.netdev.get((device, name))) is not None:
+            return hit
+        if name in self.ports.get(device, ()):
+            return name  # already the plan's form (mlx5_0/1)
+        return None
+
+    def port(self, device: str, *names: str | None) -> str | None:
+        for name in names:
+            if not name:
+                continue
+            hit = self.switch_port(device, name) if self.kind(device) == "switch" else self.node_port(device, name)
+            if hit is not None:
+                return hit
+        return None
+
+
+def read_node_name_map(path: str | Path) -> dict[int, str]:
+    """``0x<guid> "name"`` lines (the ``ibnetdiscover --node-name-map`` format)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise DiscoveryError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    out: dict[int, str] = {}
+    for line in text.splitlines():
+        if m := _NAME_MAP_LINE.match(line):
+            out[int(m.group(1), 16)] = m.group(2)
+    return out
+
+
+def _ib_identity(node: SeenNode, index: PlanIndex, names: dict[int, str]) -> tuple[str | None, str | None]:
+    """(plan device, rdma device for CAs) or (None, None)."""
+    desc = names.get(node.guid, node.desc) if node.guid is not None else node.desc
+    desc = desc.strip()
+    if not desc:
+        return None, None
+    if node.kind == "switch":
+        candidates = [desc]
+        if m := _MF0.match(desc):
+            candidates.append(m.group(1))
+        candidates.append(desc.split()[0])
+        for c in candidates:
+            if (dev := index.device(c)) is not None:
+                return dev, None
+        return None, None
+    tokens = desc.split()
+    dev = index.device(tokens[0])
+    if dev is None:
+        return None, None
+    return dev, tokens[1] if len(tokens) > 1 else None
+
+
+def _unidentified(node: SeenNode) -> str:
+    kind = {"switch": "switch", "ca": "CA", "router": "router"}.get(node.kind, "node")
+    ident = node.key if node.guid is None else f"0x{node.guid:016x}"
+    return f'unidentified {kind} {ident}' + (f' "{node.desc}"' if node.desc.strip() else "")
+
+
+def ib_found_links(disc: IbDiscovery, index: PlanIndex, names: dict[int, str] | None = None,
+                   ) -> tuple[list[FoundLink], list[str]]:
+    """Discovered links as plan ends, and the labels of nodes that matched no plan device."""
+    names = names or {}
+    ident: dict[str, tuple[str | None, str | None]] = {k: _ib_identity(n, index, names) for k, n in disc.nodes.items()}
+    unidentified: set[str] = set()
+
+    def end(key: str, port: int) -> End:
+        node = disc.nodes[key]
+        dev, rdma = ident[key]
+        if dev is None:
+            unidentified.add(key)
+            return End(_unidentified(node), str(port), "switch" if node.kind == "switch" else "", known=False)
+        if index.kind(dev) == "switch":
+            return End(dev, str(port), "switch")
+        return End(dev, f"{rdma or '?'}/{port}", "node")
+
+    found = [FoundLink(end(ln.a_node, ln.a_port), end(ln.b_node, ln.b_port), ln.rate, f"{disc.source}:{ln.line}")
+             for ln in disc.links]
+    return found, sorted(_unidentified(disc.nodes[k]) for k in unidentified)
+
+
+def lldp_found_links(neighbors: list[LldpNeighbor], index: PlanIndex) -> tuple[list[FoundLink], list[str]]:
+    """LLDP neighbour entries as plan ends (one link per entry; the diff merges both ends' views)."""
+    unidentified: set[str] = set()
+    found: list[FoundLink] = []
+    for n in neighbors:
+        local_dev = index.device(n.local_device)
+        if local_dev is None:
+            unidentified.add(f"unidentified device {n.local_device!r} (file name)")
+            local = End(f"unidentified device {n.local_device!r}", n.local_port, known=False)
+        else:
+            lp = index.port(local_dev, n.local_port)
+            local = End(local_dev, lp if lp is not None else n.local_port, index.kind(local_dev))
+        remote_dev = index.device(n.chassis_name)
+        id_port = n.port_id if n.port_id_type in ("ifname", "local", "ifalias", None) else None
+        raw_port = id_port or n.port_descr or n.port_id or "?"
+        if remote_dev is None:
+            label = (f"unidentified LLDP chassis {n.chassis_name!r}" if n.chassis_name
+                     else f"unidentified LLDP chassis id {n.chassis_id or '?'}")
+            unidentified.add(label)
+            remote = End(label, raw_port, known=False)
+        else:
+            rp = index.port(remote_dev, id_port, n.port_descr)
+            remote = End(remote_dev, rp if rp is not None else raw_port, index.kind(remote_dev))
+        found.append(FoundLink(local, remote, None, n.where))
+    return found, sorted(unidentified)

@@ -1,0 +1,137 @@
+"""Parse ``lldpcli show neighbors -f json`` / ``-f json0`` output (formats.md §9).
+
+``-f json`` changes shape with the data: one interface is an object keyed by interface name,
+several are a list of one-key objects; a chassis with a SysName is ``{"<name>": {...}}``, one
+without is the bare object; single values may or may not be wrapped. ``-f json0`` wraps every
+element in a list and every scalar in ``{"value": ...}``. Both are normalised here into
+``LldpNeighbor`` entries. One file per device; the file name (without extension) names the
+device lldpcli ran on, since ``show neighbors`` never prints the local system's name.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from generator.verify.model import DiscoveryError, LldpNeighbor
+
+SUFFIXES = (".json", ".json0", ".lldp")
+
+
+def _unwrap(x: Any) -> Any:
+    """json0 → plain: one-element lists and ``{"value": v}`` objects collapse to their content."""
+    while True:
+        if isinstance(x, list) and len(x) == 1:
+            x = x[0]
+        elif isinstance(x, dict) and set(x) == {"value"}:
+            x = x["value"]
+        else:
+            return x
+
+
+def _text(x: Any) -> str | None:
+    x = _unwrap(x)
+    if x is None or isinstance(x, (dict, list)):
+        return None
+    return str(x)
+
+
+def _id(x: Any) -> tuple[str | None, str | None]:
+    x = _unwrap(x)
+    if isinstance(x, dict):
+        return _text(x.get("type")), _text(x.get("value"))
+    return None, _text(x)
+
+
+def _chassis(raw: Any) -> tuple[str | None, dict[str, Any]]:
+    """(SysName, chassis body) for either shape."""
+    c = _unwrap(raw)
+    if not isinstance(c, dict):
+        return None, {}
+    if "name" in c or "id" in c or "descr" in c:  # json0, or json without a SysName
+        return _text(c.get("name")), c
+    if len(c) == 1:
+        name, body = next(iter(c.items()))
+        return name, _unwrap(body) if isinstance(_unwrap(body), dict) else {}
+    return None, c
+
+
+def _interfaces(lldp: Any) -> list[tuple[str, dict[str, Any]]]:
+    if isinstance(lldp, list):  # json0: [{"interface": [...]}]
+        out: list[tuple[str, dict[str, Any]]] = []
+        for block in lldp:
+            if isinstance(block, dict):
+                out.extend(_interfaces_of(block.get("interface"), json0=True))
+        return out
+    if isinstance(lldp, dict):
+        return _interfaces_of(lldp.get("interface"), json0=False)
+    return []
+
+
+def _interfaces_of(itfs: Any, json0: bool) -> list[tuple[str, dict[str, Any]]]:
+    if itfs is None:
+        return []
+    items = itfs if isinstance(itfs, list) else [itfs]
+    out: list[tuple[str, dict[str, Any]]] = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        if "name" in item and ("chassis" in item or "port" in item or json0):
+            name = _text(item["name"])
+            if name:
+                out.append((name, item))
+            continue
+        for name, body in item.items():  # json: {"eth0": {...}} or several such keys
+            if isinstance(body, dict):
+                out.append((name, body))
+            elif isinstance(body, list):  # several neighbours on one interface
+                out.extend((name, b) for b in body if isinstance(b, dict))
+    return out
+
+
+def parse_lldp_json(text: str, local_device: str, source: str = "<lldp>") -> list[LldpNeighbor]:
+    try:
+        data = json.loads(text) if text.strip() else {"lldp": {}}
+    except json.JSONDecodeError as exc:
+        raise DiscoveryError(f"{source}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); expected "
+                             "`lldpcli show neighbors -f json` output") from None
+    if not isinstance(data, dict) or "lldp" not in data:
+        raise DiscoveryError(f"{source}: no top-level `lldp` key; expected `lldpcli show neighbors -f json` output")
+    out: list[LldpNeighbor] = []
+    for ifname, body in _interfaces(data["lldp"]):
+        name, chassis = _chassis(body.get("chassis"))
+        _ctype, cid = _id(chassis.get("id"))
+        port = _unwrap(body.get("port"))
+        port = port if isinstance(port, dict) else {}
+        ptype, pid = _id(port.get("id"))
+        out.append(LldpNeighbor(local_device, ifname, name, cid, ptype, pid, _text(port.get("descr")),
+                                f"{source} interface {ifname}"))
+    return out
+
+
+def device_name_of(path: Path) -> str:
+    name = path.name
+    for suffix in SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+def read_lldp(path: str | Path) -> list[LldpNeighbor]:
+    """A directory of per-device files (``<device>.json``), or one such file."""
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith(SUFFIXES))
+        if not files:
+            raise DiscoveryError(f"{p}: no *.json files (one `lldpcli show neighbors -f json` output per device)")
+    else:
+        files = [p]
+    out: list[LldpNeighbor] = []
+    for f in files:
+        try:
+            text = f.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise DiscoveryError(f"{f}: cannot read: {exc.strerror or exc}") from None
+        out.extend(parse_lldp_json(text, device_name_of(f), str(f)))
+    return out

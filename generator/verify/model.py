@@ -1,0 +1,102 @@
+"""What the verifier compares: planned cables and discovered links, both as pairs of ``End``s.
+
+An ``End`` names a port the way the plan does: a switch's logical port number (``"17"``) or a node's
+``<rdma device>/<port>`` (``"mlx5_3/1"``). Discovered ports that cannot be tied to a plan device
+(firmware-default node descriptions, foreign hosts) keep a descriptive label and ``known=False``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class End:
+    device: str
+    port: str
+    kind: str = field(default="", compare=False)  # switch | node | "" (unknown)
+    known: bool = field(default=True, compare=False)
+
+    def text(self) -> str:
+        if self.kind == "node" and self.known:
+            return f"{self.device} {self.port}"
+        return f"{self.device} port {self.port}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"device": self.device, "port": self.port, "identified": self.known}
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedCable:
+    id: str
+    a: End
+    b: End
+    rate: str | None = None  # "4xNDR"; None = not checked (Ethernet, or no catalogue rate)
+    layer: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FoundLink:
+    a: End
+    b: End
+    rate: str | None = None  # as reported ("4xHDR", "2xNDR", "4x???"); None = not reported
+    where: str = ""  # source location, e.g. "ibnetdiscover.out:123"
+
+
+@dataclass(frozen=True, slots=True)
+class SeenNode:
+    """A node record of an ibnetdiscover dump."""
+
+    key: str  # normalised node id: "0x<guid>" or the raw id for GUID-less (ibsim-style) files
+    kind: str  # switch | ca | router
+    desc: str  # NodeDescription as printed ("" when the dump has none)
+    guid: int | None
+    nports: int = 0
+    devid: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeenLink:
+    """One port-to-port connection of an ibnetdiscover dump (deduplicated over both ends)."""
+
+    a_node: str
+    a_port: int
+    b_node: str
+    b_port: int
+    width: str | None
+    speed: str | None
+    line: int
+
+    @property
+    def rate(self) -> str | None:
+        if self.width is None and self.speed is None:
+            return None
+        return f"{self.width or '??'}{self.speed or '???'}"
+
+
+@dataclass
+class IbDiscovery:
+    source: str
+    format: str  # "ibnetdiscover" | "ibnetdiscover -p"
+    nodes: dict[str, SeenNode]
+    links: list[SeenLink]
+    warnings: list[str] = field(default_factory=list)
+    excluded: list[str] = field(default_factory=list)  # node keys left out (SHARP aggregation nodes)
+
+
+@dataclass(frozen=True, slots=True)
+class LldpNeighbor:
+    """One neighbour entry of ``lldpcli show neighbors`` on a device."""
+
+    local_device: str  # from the file name (the device lldpcli ran on)
+    local_port: str  # interface name
+    chassis_name: str | None
+    chassis_id: str | None
+    port_id_type: str | None
+    port_id: str | None
+    port_descr: str | None
+    where: str
+
+
+class DiscoveryError(ValueError):
+    """The discovered input cannot be used (unreadable, not a known format, empty)."""
