@@ -70,10 +70,13 @@ def _plain(node: Any, path: Path, positions: dict[Path, tuple[int, int]], counte
     """Copy ruamel's tree into plain dict/list, recording positions; bounded in size and depth."""
     counter.n += 1
     if counter.n > MAX_NODES:
+        # aliases share their anchor's nodes (and positions): point at the top-level key being expanded
+        top = path[:1]
         raise BlueprintError([Finding("LOAD002", Severity.ERROR,
-                                      f"document too large: more than {MAX_NODES} values (alias expansion?)",
-                                      path, "blueprints are small; remove anchors that multiply data",
-                                      Location(file, *positions.get(path, (1, 1))))])
+                                      f"document too large: more than {MAX_NODES:,} values"
+                                      + (f" under `{top[0]}` (alias expansion?)" if top else ""),
+                                      top, "blueprints are small; remove anchors that multiply data",
+                                      Location(file, *positions.get(top, (1, 1))))])
     if depth > MAX_DEPTH:
         raise BlueprintError([Finding("LOAD002", Severity.ERROR, f"nesting deeper than {MAX_DEPTH} levels",
                                       path, None, Location(file, *positions.get(path, (1, 1))))])
@@ -112,6 +115,17 @@ def _plain(node: Any, path: Path, positions: dict[Path, tuple[int, int]], counte
     return node
 
 
+def _first_key_line(text: str, key: str, mapping_mark: Any, dup_line: int, dup_col: int) -> int | None:
+    """The line of the first ``key:`` at the duplicate's column inside the mapping that repeats it."""
+    lines = text.splitlines()
+    start = mapping_mark.line if mapping_mark is not None else 0
+    for i in range(start, min(dup_line - 1, len(lines))):
+        rest = lines[i][dup_col - 1:]
+        if rest.startswith((f"{key}:", f'"{key}":', f"'{key}':")) and (lines[i][:dup_col - 1].strip() in ("", "-")):
+            return i + 1
+    return None
+
+
 def parse_yaml(text: str, file: str) -> SourceMap:
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
@@ -123,7 +137,12 @@ def parse_yaml(text: str, file: str) -> SourceMap:
         problem = (exc.problem or exc.context or "invalid YAML").strip()
         hint = None
         if "duplicate key" in str(exc):
-            problem = str(exc).split("\n")[0].strip() or problem
+            # ruamel: problem = 'found duplicate key "count" with value "8" (original value: "4")'
+            dup = re.search(r'duplicate key "([^"]*)"', str(exc.problem or exc))
+            problem = f"duplicate key `{dup.group(1)}`" if dup else "duplicate key"
+            first = _first_key_line(text, dup.group(1), exc.context_mark, line, col) if dup else None
+            if first:
+                problem += f" (first at line {first})"
             hint = "each key may appear once in a mapping"
         raise BlueprintError([Finding("LOAD001", Severity.ERROR, f"YAML syntax error: {problem}", (), hint,
                                       Location(file, line, col))]) from None

@@ -18,6 +18,7 @@ from blueprints.catalog.schema import (
     FabricTech,
     Gpu,
     Interconnects,
+    ManagedStorage,
     Medium,
     Nic,
     Server,
@@ -40,6 +41,10 @@ SECTIONS: dict[str, type[BaseModel]] = {
 }
 
 
+SINGULAR = {"gpus": "GPU", "fabrics": "fabric technology", "nics": "NIC", "switches": "switch", "media": "medium",
+             "transceivers": "transceiver", "servers": "server"}
+
+
 class CatalogError(Exception):
     """A catalogue entry is missing or malformed; ``hint`` suggests the nearest known name."""
 
@@ -51,8 +56,12 @@ class CatalogError(Exception):
 
 
 def did_you_mean(name: str, choices: list[str] | tuple[str, ...] | Any) -> str | None:
-    close = difflib.get_close_matches(str(name), [str(c) for c in choices], n=1, cutoff=0.5)
-    return f"did you mean `{close[0]}`?" if close else None
+    close = difflib.get_close_matches(str(name), [str(c) for c in choices], n=3, cutoff=0.5)
+    if not close:
+        return None
+    # equally close names (qm9700 / qm9790 for "qm970"): a name the typo starts is the likelier one
+    best = max(close, key=lambda c: (difflib.SequenceMatcher(None, str(name), c).ratio(), c.startswith(str(name))))
+    return f"did you mean `{best}`?"
 
 
 def _read_yaml(path: Path) -> Any:
@@ -91,13 +100,14 @@ class Catalog:
     servers: Mapping[str, Server]
     cloud: Mapping[str, Mapping[str, CloudInstance]]
     sources: tuple[str, ...] = field(default=())
+    managed_storage: Mapping[str, Mapping[str, ManagedStorage]] = field(default_factory=dict)
 
     def _get(self, section: str, key: str) -> Any:
         table = getattr(self, section)
         if key in table:
             return table[key]
         raise CatalogError(
-            f"unknown {section[:-1] if section.endswith('s') else section} `{key}`",
+            f"unknown {SINGULAR.get(section, section)} `{key}`",
             hint=did_you_mean(key, sorted(table)),
         )
 
@@ -168,9 +178,15 @@ class Catalog:
 def default_catalog() -> Catalog:
     sections = {s: _parse_section(s, _read_yaml(DATA_DIR / f"{s}.yaml"), s) for s in SECTIONS}
     inter = Interconnects.model_validate(_read_yaml(DATA_DIR / "interconnects.yaml"))
-    cloud_raw = _read_yaml(DATA_DIR / "cloud.yaml")
+    cloud_raw = dict(_read_yaml(DATA_DIR / "cloud.yaml"))
+    storage_raw = cloud_raw.pop("managed_storage", None) or {}  # not a provider: the clouds' file systems
     cloud = {
         provider: {k: CloudInstance.model_validate(v) for k, v in table.items()}
         for provider, table in cloud_raw.items()
     }
-    return Catalog(interconnects=inter, cloud=cloud, sources=("builtin",), **sections)  # type: ignore[arg-type]
+    managed = {
+        provider: {k: ManagedStorage.model_validate(v) for k, v in table.items()}
+        for provider, table in storage_raw.items()
+    }
+    return Catalog(interconnects=inter, cloud=cloud, sources=("builtin",), managed_storage=managed,  # type: ignore[arg-type]
+                   **sections)

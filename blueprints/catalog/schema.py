@@ -84,6 +84,7 @@ class SwitchUplinks(Entry):
 
 class Switch(Entry):
     name: str
+    manufacturer: str | None = None  # vendor as NetBox names it (device-type manufacturer); None = unknown
     technology: Literal["infiniband", "ethernet"]
     speed_gbps: float
     ports: int
@@ -139,6 +140,7 @@ class ServerNic(Entry):
 
 class Server(Entry):
     name: str
+    manufacturer: str | None = None  # vendor for DGX-class systems; None for OEM / generic boxes
     gpu: str | None
     gpus: int
     gpu_interconnect: str
@@ -158,6 +160,35 @@ class CloudInstance(Entry):
     network_cards: int
     nic_gbps: float
     total_gbps: float
+    # Provider layout details (see the field notes in data/cloud.yaml); defaults suit a plain instance.
+    efa_interfaces: int = 0
+    fsx_efa: bool = False
+    capacity_blocks: bool = False
+    host_nics: int = 1
+    gpu_nic_type: str | None = None
+    gpu_nic_mtu: int | None = None
+    rdma_domain_max_vms: int | None = None
+    bare_metal: bool = False
+    boot_disk_type: str | None = None
+
+
+class StorageTier(Entry):
+    """Capacity rules of one throughput tier of a managed file system (sizes in the service's unit)."""
+
+    min: int
+    step: int
+    max: int | None = None
+    efa_step: int | None = None
+    big_from: int | None = None
+    step_big: int | None = None
+
+
+class ManagedStorage(Entry):
+    service: str
+    protocol: Literal["lustre", "nfs"]
+    sku: str | None = None
+    unit: Literal["GiB", "GB"] = "GiB"
+    tiers: dict[int, StorageTier]
 
 
 class PerfConstant(Entry):

@@ -1,0 +1,195 @@
+"""Constants of the performance model (``data/perf.yaml``), typed; each entry keeps its ``source``.
+
+The model in ``generator/perf`` reads numbers only through :func:`perf_data`, so every figure it uses can
+be traced back to the line of the YAML that says where it comes from.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from ruamel.yaml import YAML
+
+from blueprints.catalog.load import DATA_DIR, CatalogError
+from blueprints.catalog.schema import PerfConstant
+
+PERF_FILE = DATA_DIR / "perf.yaml"
+ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet")
+PROTOCOLS = ("ll", "ll128", "simple")
+LINK_CLASSES = ("nvlink", "pci", "net")
+NET_KINDS = ("infiniband", "roce", "ethernet")
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ByProtocol(_Entry):
+    ll: float
+    ll128: float
+    simple: float
+
+    def get(self, protocol: str) -> float:
+        return float(getattr(self, protocol))
+
+
+class ByAlgorithm(_Entry):
+    ring: ByProtocol
+    tree: ByProtocol
+    nvls: ByProtocol
+    nvls_tree: ByProtocol
+    collnet: ByProtocol
+
+    def get(self, algorithm: str, protocol: str) -> float:
+        return getattr(self, algorithm).get(protocol)
+
+
+class LatencyTable(ByAlgorithm):
+    source: str
+
+
+class HwLatencyTable(_Entry):
+    source: str
+    nvlink: ByAlgorithm
+    pci: ByAlgorithm
+    net: ByAlgorithm
+
+    def get(self, link: str, algorithm: str, protocol: str) -> float:
+        return getattr(self, link).get(algorithm, protocol)
+
+
+class ByKind(_Entry):
+    infiniband: PerfConstant
+    roce: PerfConstant
+    ethernet: PerfConstant
+
+    def get(self, kind: str) -> float:
+        return getattr(self, kind).value
+
+
+class Nvlink(_Entry):
+    gbytes_per_link: dict[int, PerfConstant]
+    xgmi_efficiency: PerfConstant
+
+
+class Pcie(_Entry):
+    gbits_per_lane: dict[int, PerfConstant]
+
+
+class Payloads(_Entry):
+    source: str
+    values: tuple[int, ...]
+
+
+class Network(_Entry):
+    in_mtu_bytes: ByKind
+    framing_bytes: ByKind
+    default_mtu: ByKind
+    rdma_payloads: Payloads
+
+
+class Calibration(_Entry):
+    ndr_nic_busbw: PerfConstant
+    hdr_nic_busbw: PerfConstant
+    h100_ring_busbw: PerfConstant
+    h100_nvls_busbw: PerfConstant
+    h100_nvlink_gbytes_dir: PerfConstant
+    h100_gpus: PerfConstant
+
+
+class Nccl(_Entry):
+    base_latency_us: LatencyTable
+    hw_latency_us: HwLatencyTable
+    net_overhead_us: PerfConstant
+    net_overhead_simple_factor: PerfConstant
+    collnet_arity_latency_us: PerfConstant
+    ring_ll_factor_multi: PerfConstant
+    ring_ll_factor_single: PerfConstant
+    ring_ll128_factor: PerfConstant
+    ring_ll128_factor_ppn1: PerfConstant
+    tree_factor: PerfConstant
+    tree_ll_factor: PerfConstant
+    tree_ll128_factor_multi: PerfConstant
+    tree_ll128_factor_single: PerfConstant
+    collnet_factor: PerfConstant
+    ll_max_gbytes_single: dict[int, PerfConstant]
+    ll_max_gbytes_two_nodes: PerfConstant
+    ll_max_gbytes_many_nodes: PerfConstant
+
+
+class Training(_Entry):
+    flops_per_param_token: PerfConstant
+    frozen_flops_per_param_token: PerfConstant
+    forward_flops_per_param_token: PerfConstant
+    model_flops_utilization: PerfConstant
+    default_global_batch_tokens: PerfConstant
+    ddp_bucket_bytes: PerfConstant
+    grad_reduce_bytes: dict[str, PerfConstant]
+
+
+class Policy(_Entry):
+    exposed_sync_share: PerfConstant
+    busbw_shortfall: PerfConstant
+    latency_bound_share: PerfConstant
+
+
+class BudgetFabric(_Entry):
+    technology: str
+    nodes_max: int | None = None
+
+
+class AdvisorFabrics(_Entry):
+    source: str
+    high: BudgetFabric
+    medium: BudgetFabric
+    low: BudgetFabric
+    minimal: BudgetFabric
+
+    def for_budget(self, budget: str) -> BudgetFabric:
+        return getattr(self, budget)
+
+
+class Advisor(_Entry):
+    rack_power_kw: PerfConstant
+    rack_units: PerfConstant
+    single_gpu_server_units: PerfConstant
+    probe_size_bytes: PerfConstant
+    fabrics: AdvisorFabrics
+    switches: dict[str, str] = Field(description="fabric technology → switch catalogue id")
+
+
+class PerfData(_Entry):
+    nvlink: Nvlink
+    pcie: Pcie
+    network: Network
+    calibration: Calibration
+    nccl: Nccl
+    training: Training
+    policy: Policy
+    advisor: Advisor
+
+
+def by_capability(table: dict[int, PerfConstant], sm_arch: int) -> PerfConstant | None:
+    """The entry NCCL would use: the highest key not above ``sm_arch`` (None below the lowest)."""
+    keys = [k for k in sorted(table) if k <= sm_arch]
+    return table[keys[-1]] if keys else None
+
+
+def load_perf(path: Path = PERF_FILE) -> PerfData:
+    try:
+        with path.open("rb") as fh:
+            raw = YAML(typ="safe", pure=True).load(fh)
+        return PerfData.model_validate(raw)
+    except OSError as exc:
+        raise CatalogError(f"cannot read {path}: {exc}", source=str(path)) from exc
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise CatalogError(f"{path.name}: {loc}: {first['msg']}", source=str(path)) from exc
+
+
+@cache
+def perf_data() -> PerfData:
+    return load_perf()

@@ -1,0 +1,101 @@
+"""`blueprint cabling BLUEPRINT [-o DIR] [--format F]`: the cable plan technicians pull from."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from generator.commands._common import err_console
+from generator.pipeline import check_or_raise
+
+ORDER = 40
+FORMATS = ("csv", "xlsx", "netbox", "ibnetdiscover", "lldp")
+FABRICS = ("compute", "storage", "management")
+STDOUT_FORMATS = ("csv", "ibnetdiscover")  # single text files; the rest need -o DIR
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "cabling", help="write the cabling plan: CSV, printable XLSX, NetBox import, expected ibnetdiscover/LLDP",
+        description="Write the cable plan (one row per cable, labels for both ends, medium, length, part "
+                    "number; sorted to work one rack at a time). Without --format every format is written "
+                    "into -o DIR. See docs/cabling.md.")
+    p.add_argument("blueprint", help="blueprint YAML file")
+    p.add_argument("-o", "--output", metavar="DIR",
+                   help="output directory (required except for --format csv / ibnetdiscover, which can print "
+                        "to stdout)")
+    p.add_argument("--format", choices=FORMATS, help="write only this format (default: all)")
+    p.add_argument("--fabric", choices=FABRICS,
+                   help="with --format ibnetdiscover or lldp: only this fabric "
+                        "(default: every InfiniBand resp. Ethernet/RoCE fabric)")
+    p.set_defaults(func=run)
+
+
+def _fail(message: str) -> int:
+    err_console.print(f"[bold red]cabling[/]: {message}", highlight=False)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    from generator.emit.cabling import FORMATS as ALL_FORMATS
+    from generator.emit.cabling import CablingError, render, write_files
+    from generator.fsutil import atomic_dir
+    from generator.plan.build import plan_or_raise
+
+    to_stdout = args.output in (None, "-")
+    if to_stdout and args.format not in STDOUT_FORMATS:
+        what = f"--format {args.format}" if args.format else "all formats"
+        return _fail(f"{what} writes several files (or a binary workbook): give -o DIR")
+    if args.fabric and args.format not in ("ibnetdiscover", "lldp"):
+        return _fail("--fabric applies to --format ibnetdiscover or lldp only")
+    if not Path(args.blueprint).is_file():
+        return _fail(f"{args.blueprint}: no such file")
+    checked = check_or_raise(args.blueprint)
+    cluster = checked.cluster
+    # the rules already built the plan (and PLN001 reported it if that failed); reuse it
+    plan = checked.context.plan or plan_or_raise(cluster, checked.loaded.locate)
+    if not plan.links:
+        where = f"deployment target {cluster.target}" if cluster.is_cloud else "no fabric connects its nodes"
+        return _fail(f"{cluster.name} has no physical cables to plan ({where})")
+    formats = (args.format,) if args.format else ALL_FORMATS
+    try:
+        files = render(cluster, plan, formats, fabric=args.fabric)
+    except CablingError as exc:
+        return _fail(str(exc))
+    if not files:
+        return _fail(f"{cluster.name} has no fabric that --format {args.format} applies to")
+
+    if to_stdout:
+        return _to_stdout(args, files)
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        return _fail(f"{out} exists and is not a directory")
+    if out.exists():
+        write_files(out, files)  # each file whole or not at all; other files in DIR are left alone
+    else:
+        atomic_dir(out, lambda tmp: write_files(tmp, files))  # the directory appears complete or not at all
+    n_cables = len(plan.links)
+    err_console.print(f"cabling: wrote {len(files)} file(s) to {out} ({n_cables} cables, {len(plan.racks)} racks)",
+                      highlight=False)
+    return 0
+
+
+def _to_stdout(args: argparse.Namespace, files: dict[str, bytes]) -> int:
+    if args.format == "csv":
+        sys.stdout.write(files["cables.csv"].decode("utf-8"))
+        err_console.print("cabling: printed cables.csv; bom.csv and labels.csv are written with -o DIR",
+                          highlight=False)
+        return 0
+    # ibnetdiscover: one net file per InfiniBand fabric
+    if len(files) > 1 and "compute.net" in files:  # the GPU fabric is what `verify-cabling` checks first
+        others = ", ".join(n.removesuffix(".net") for n in files if n != "compute.net")
+        sys.stdout.write(files["compute.net"].decode("utf-8"))
+        err_console.print(f"cabling: printed the compute fabric; --fabric for the others ({others})",
+                          highlight=False)
+        return 0
+    if len(files) != 1:
+        return _fail(f"{len(files)} InfiniBand fabrics ({', '.join(n.removesuffix('.net') for n in files)}): "
+                     "choose one with --fabric, or give -o DIR")
+    sys.stdout.write(next(iter(files.values())).decode("utf-8"))
+    return 0

@@ -1,0 +1,244 @@
+"""NetBox bulk-import CSVs: the site, its racks, devices, interfaces and planned cables.
+
+Import the files in the order of ``IMPORT_ORDER`` (each refers to objects the earlier ones create).
+Field names and choice slugs follow NetBox's ``dcim/forms/bulk_import.py`` and ``dcim/choices.py``
+(shared/reference/formats.md §7); related objects are referenced by name, as the import forms expect.
+Only cabled ports become interfaces: the import creates them, so the device types carry no interface
+templates (which would otherwise create clashing duplicates).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from generator.emit.cabling.rows import CableEnd, CableRow, fmt_num, natural_key, rack_code
+from generator.emit.cabling.tables import to_csv
+from generator.emit.lldp import interface_name as ethernet_interface_name
+from generator.plan.model import Device, Plan
+from generator.resolve import ResolvedCluster
+
+IMPORT_ORDER: tuple[str, ...] = (
+    "sites.csv", "locations.csv", "manufacturers.csv", "device-roles.csv", "device-types.csv", "racks.csv",
+    "devices.csv", "interfaces.csv", "cables.csv",
+)
+CABLE_COLUMNS: tuple[str, ...] = (
+    "side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
+    "type", "status", "label", "length", "length_unit",
+)
+# NetBox's devicetype-library files vendor-neutral items under this manufacturer; used when the
+# catalogue does not name one.
+GENERIC_MANUFACTURER = "Generic"
+# Every switch and server in the catalogue mounts on 19-inch (EIA-310) rails; NetBox requires a width.
+RAIL_WIDTH_IN = 19
+STATUS = "planned"
+
+# NetBox InterfaceTypeChoices slugs for Ethernet by (Gb/s, cage form factor), then by speed alone where
+# one form factor is near-universal. InfiniBand uses infiniband-<speed token> (all NetBox versions; newer
+# releases also offer infiniband-<token>-4x).
+_ETH_BY_FORM: dict[tuple[float, str], str] = {
+    (1, "rj45"): "1000base-t", (1, "sfp"): "1000base-x-sfp", (1, "sfp28"): "1000base-x-sfp",
+    (10, "rj45"): "10gbase-t", (10, "sfp28"): "10gbase-x-sfpp", (10, "sfp+"): "10gbase-x-sfpp",
+    (25, "sfp28"): "25gbase-x-sfp28",
+    (100, "qsfp28"): "100gbase-x-qsfp28", (100, "qsfp-dd"): "100gbase-x-qsfpdd",
+    (200, "qsfp56"): "200gbase-x-qsfp56", (200, "qsfp-dd"): "200gbase-x-qsfpdd",
+    (400, "osfp"): "400gbase-x-osfp", (400, "qsfp112"): "400gbase-x-qsfp112", (400, "qsfp-dd"): "400gbase-x-qsfpdd",
+    (800, "osfp"): "800gbase-x-osfp", (800, "qsfp-dd"): "800gbase-x-qsfpdd",
+}
+_ETH_BY_SPEED: dict[float, str] = {
+    1: "1000base-t", 10: "10gbase-x-sfpp", 25: "25gbase-x-sfp28", 100: "100gbase-x-qsfp28", 200: "200gbase-x-qsfp56",
+}
+# Twisted-pair links (the plan's medium says utp) end in RJ45 ports whatever cage the NIC family has.
+_BASE_T: dict[float, str] = {1: "1000base-t", 2.5: "2.5gbase-t", 5: "5gbase-t", 10: "10gbase-t", 25: "25gbase-t"}
+_IB_TOKENS = ("sdr", "ddr", "qdr", "fdr10", "fdr", "edr", "hdr", "ndr", "xdr")
+_ROLE_COLORS = {
+    "compute": "2196f3", "storage": "4caf50", "management": "ff9800",
+    "gpu": "9c27b0", "login": "607d8b",
+}
+_SLUG_BAD = re.compile(r"[^a-z0-9_-]+")
+
+
+def slugify(text: str) -> str:
+    return _SLUG_BAD.sub("-", text.lower()).strip("-") or "x"
+
+
+@dataclass(frozen=True, slots=True)
+class _Iface:
+    device: str
+    name: str
+    label: str
+    type: str
+    speed_kbps: int
+    mgmt_only: bool
+    description: str
+
+
+def _role_name(device: Device) -> str:
+    if device.kind == "switch":
+        return f"{device.fabric}-{device.role}" if device.fabric else f"switch-{device.role}"
+    return f"{device.role}-node"
+
+
+def _role_color(device: Device) -> str:
+    key = (device.fabric or device.role) if device.kind == "switch" else device.role
+    return _ROLE_COLORS.get(key, "9e9e9e")
+
+
+def _device_type(cluster: ResolvedCluster, device: Device) -> tuple[str, str, str, str]:
+    """(manufacturer, model, slug, description) of the NetBox device type for ``device``."""
+    cat = cluster.catalog
+    entry = (cat.switches if device.kind == "switch" else cat.servers).get(device.model)
+    if entry is None:
+        owner = device.pool or device.fabric or device.role
+        return GENERIC_MANUFACTURER, f"{device.model} {device.kind} ({owner})", slugify(f"{device.model}-{owner}"), ""
+    manufacturer = entry.manufacturer or GENERIC_MANUFACTURER
+    return manufacturer, entry.name, slugify(device.model), f"catalogue id {device.model}"
+
+
+def _form_factor(cluster: ResolvedCluster, plan: Plan, end: CableEnd) -> str | None:
+    cat = cluster.catalog
+    device = plan.device_by_name[end.device]
+    if device.kind == "switch":
+        sw = cat.switches.get(device.model)
+        return sw.form_factor.removesuffix("-twin") if sw else None
+    pool = next((p for p in cluster.pools if p.name == device.pool), None)
+    if pool is None:
+        return None
+    nic_port = next((p for p in pool.ports if f"{p.rdma_dev}/{p.port}" == end.port), None)
+    nic = cat.nics.get(nic_port.model) if nic_port else None
+    return nic.form_factor.removesuffix("-twin") if nic else None
+
+
+def interface_type(cluster: ResolvedCluster, plan: Plan, row: CableRow, end: CableEnd) -> str:
+    fabric = cluster.fabrics.get(row.fabric)
+    if fabric is not None and fabric.kind == "infiniband":
+        token = (fabric.tech.speed_token or "").lower()
+        return f"infiniband-{token}" if token in _IB_TOKENS else "other"
+    speed = row.speed_gbps
+    if row.medium_kind == "utp" and speed in _BASE_T:
+        return _BASE_T[speed]
+    form = _form_factor(cluster, plan, end)
+    return _ETH_BY_FORM.get((speed, form or ""), _ETH_BY_SPEED.get(speed, "other"))
+
+
+def _interface_names(cluster: ResolvedCluster, plan: Plan, rows: Iterable[CableRow]) -> dict[tuple[str, str], str]:
+    """(device, plan port) → NetBox interface name.
+
+    Ethernet/RoCE switch ports use the switch OS names the expected-LLDP files use (``swp17``); InfiniBand
+    switch ports keep the plan's logical port number (the number ibnetdiscover and the SM report). Node
+    ports take the OS interface name (ib0, eth1) when it is unique on that node, else the RDMA port.
+    """
+    by_device: dict[str, list[tuple[CableEnd, str]]] = {}
+    for r in rows:
+        for end in (r.a, r.b):
+            by_device.setdefault(end.device, []).append((end, r.fabric))
+    names: dict[tuple[str, str], str] = {}
+    for device, ends in by_device.items():
+        netdevs = [e.netdev for e, _ in ends]
+        use_netdev = ends[0][0].kind == "node" and all(netdevs) and len(set(netdevs)) == len(netdevs)
+        for e, fabric_name in ends:
+            if e.kind == "switch":
+                fabric = cluster.fabrics.get(fabric_name)
+                ethernet = fabric is not None and fabric.kind in ("ethernet", "roce")
+                name = ethernet_interface_name(plan.device_by_name[device], e.endpoint) if ethernet else e.port
+            else:
+                name = e.netdev if use_netdev and e.netdev else e.port
+            names[(device, e.port)] = name
+    return names
+
+
+def render_netbox(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow]) -> dict[str, str]:
+    """File name → CSV text for every file in IMPORT_ORDER."""
+    site = cluster.blueprint.site
+    files: dict[str, str] = {}
+    files["sites.csv"] = to_csv(("name", "slug", "status", "description"),
+                                [[site.name, slugify(site.name), STATUS, f"cluster {cluster.name}"]])
+
+    rows_used = sorted({r.row for r in plan.racks})
+    files["locations.csv"] = to_csv(
+        ("site", "name", "slug", "status", "description"),
+        [[site.name, f"row-{n:02d}", f"{slugify(site.name)}-row-{n:02d}", STATUS, f"rack row {n}"] for n in rows_used])
+
+    types: dict[str, tuple[str, str, str, int, str]] = {}
+    roles: dict[str, tuple[str, str]] = {}
+    for d in plan.devices:
+        manufacturer, model, slug, desc = _device_type(cluster, d)
+        known = types.get(slug)
+        if known is not None and known[3] != d.height_u:
+            raise ValueError(f"device type {slug}: devices of {d.height_u}U and {known[3]}U")
+        types[slug] = (manufacturer, model, slug, d.height_u, desc)
+        roles.setdefault(_role_name(d), (_role_color(d), d.kind))
+    files["manufacturers.csv"] = to_csv(("name", "slug"),
+                                        [[m, slugify(m)] for m in sorted({t[0] for t in types.values()})])
+    files["device-roles.csv"] = to_csv(("name", "slug", "color", "description"),
+                                       [[name, slugify(name), color, f"{kind} role {name}"]
+                                        for name, (color, kind) in sorted(roles.items())])
+    files["device-types.csv"] = to_csv(
+        ("manufacturer", "model", "slug", "u_height", "is_full_depth", "description"),
+        [[m, model, slug, h, "true", desc] for slug, (m, model, _, h, desc) in sorted(types.items())])
+
+    geo = site.rack
+    files["racks.csv"] = to_csv(
+        ("site", "location", "name", "facility_id", "status", "width", "u_height", "outer_width", "outer_depth",
+         "outer_unit", "description"),
+        [[site.name, f"row-{r.row:02d}", r.id, rack_code(r), STATUS, RAIL_WIDTH_IN, r.units,
+          round(geo.width_m * 1000), round(geo.depth_m * 1000), "mm",
+          f"{r.purpose} rack, {fmt_num(r.power_budget_kw)} kW budget"]
+         for r in sorted(plan.racks, key=lambda x: (x.row, x.position, x.id))])
+
+    dev_rows = []
+    for d in plan.devices:
+        manufacturer, model, _, _ = _device_type(cluster, d)
+        rack = plan.rack_by_id.get(d.rack) if d.rack else None
+        placed = rack is not None and d.u is not None
+        dev_rows.append([
+            d.name, _role_name(d), manufacturer, model, site.name, f"row-{rack.row:02d}" if rack else "",
+            rack.id if rack else "", d.u if placed else "", "front" if placed else "", STATUS, _describe(d),
+        ])
+    files["devices.csv"] = to_csv(("name", "role", "manufacturer", "device_type", "site", "location", "rack",
+                                   "position", "face", "status", "description"), dev_rows)
+
+    names = _interface_names(cluster, plan, rows)
+    ifaces: list[_Iface] = []
+    for r in rows:
+        for end in (r.a, r.b):
+            ifaces.append(_Iface(
+                device=end.device, name=names[(end.device, end.port)], label=end.label_port,
+                type=interface_type(cluster, plan, r, end), speed_kbps=round(r.speed_gbps * 1_000_000),
+                mgmt_only=end.kind == "node" and r.fabric == "management",
+                description=_port_description(r, end),
+            ))
+    ifaces.sort(key=lambda i: (i.device, natural_key(i.name)))
+    files["interfaces.csv"] = to_csv(
+        ("device", "name", "label", "type", "speed", "enabled", "mgmt_only", "description"),
+        [[i.device, i.name, i.label, i.type, i.speed_kbps, "true", "true" if i.mgmt_only else "false", i.description]
+         for i in ifaces])
+
+    files["cables.csv"] = to_csv(CABLE_COLUMNS, [
+        [r.a.device, "dcim.interface", names[(r.a.device, r.a.port)],
+         r.b.device, "dcim.interface", names[(r.b.device, r.b.port)],
+         r.netbox_type, STATUS, r.id, fmt_num(r.length_m) if r.length_m > 0 else "", "m" if r.length_m > 0 else ""]
+        for r in rows])
+    return {name: files[name] for name in IMPORT_ORDER}
+
+
+def _describe(d: Device) -> str:
+    bits = []
+    if d.kind == "switch":
+        bits.append(f"{d.fabric} fabric {d.role}")
+    else:
+        bits.append(f"pool {d.pool}" if d.pool else d.role)
+    for key, value in (("SU", d.su), ("pod", d.pod), ("rail", d.rail)):
+        if value is not None:
+            bits.append(f"{key} {value}")
+    return ", ".join(bits)
+
+
+def _port_description(r: CableRow, end: CableEnd) -> str:
+    text = f"{r.fabric} {r.layer}, cable {r.id}"
+    if end.kind == "node":
+        text = f"{end.port}; " + text
+    elif end.label_port != f"P{end.port}":
+        text = f"cage {end.label_port}; " + text
+    return text

@@ -1,0 +1,520 @@
+"""`blueprint advise`: the article's selection rules with numbers, and a starter blueprint that validates.
+
+1. Model size → one GPU / one multi-GPU node / several nodes (< 7B, 7–70B, > 70B; ``workload.yaml``
+   size classes), refined by memory: the larger of the article's class and what the mode's memory needs.
+2. GPU count: ``--gpus``, else the memory minimum (whole nodes), raised to what ``--tokens`` in
+   ``--target-days`` needs at the model's FLOPs and utilisation.
+3. Node count → topology (``advice.yaml``): below 100 nodes a fat-tree; 100–1000 fat-tree or dragonfly,
+   both built with the topology builders and compared (switches, cables, predicted busbw); above 1000 a
+   dragonfly, or a 3-tier fat-tree with ``--prefer non-blocking``.
+4. Fabric by budget and scale (``perf.yaml`` advisor.fabrics, from the article's fabric table).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from blueprints.catalog import Catalog, default_catalog
+from blueprints.catalog.advice import advice as article_advice
+from blueprints.catalog.perf import perf_data
+from blueprints.catalog.schema import Gpu, Server
+from blueprints.catalog.workload import memory_need, workload_factors
+from blueprints.models import Blueprint
+from generator.perf.predict import predict_on
+from generator.perf.system import PerfError, system_for
+from generator.perf.training import StepEstimate, training_step
+
+SCOPES = ("gpu", "node", "nodes")
+BUDGETS = ("high", "medium", "low", "minimal")
+PREFERENCES = ("cost", "non-blocking")
+MODES = ("pretrain", "full-finetune", "lora", "qlora", "inference")
+
+
+@dataclass(frozen=True)
+class Request:
+    params: float
+    mode: str = "pretrain"
+    gpus: int | None = None
+    gpu: str = "h100-sxm"
+    budget: str | None = None
+    prefer: str = "cost"
+    precision: str | None = None
+    tokens: float | None = None
+    target_days: float | None = None
+    sequence_length: int = 4096
+    name: str = "starter"
+
+
+@dataclass
+class Option:
+    """One buildable design (a topology for the chosen nodes), with what it costs and what it delivers."""
+
+    label: str
+    blueprint: dict[str, Any]
+    switches: int = 0
+    cables: int = 0
+    transceivers: int = 0
+    bisection_gbps: float = 0.0
+    allreduce_busbw: float = 0.0
+    allreduce_scattered_busbw: float = 0.0
+    alltoall_busbw: float = 0.0
+    bottleneck: str = ""
+    error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "label": self.label, "switches": self.switches, "cables": self.cables, "transceivers": self.transceivers,
+            "bisection_gbps": self.bisection_gbps, "all_reduce_busbw_gbytes": round(self.allreduce_busbw, 2),
+            "all_reduce_scattered_busbw_gbytes": round(self.allreduce_scattered_busbw, 2),
+            "alltoall_busbw_gbytes": round(self.alltoall_busbw, 2), "bottleneck": self.bottleneck, "error": self.error,
+        }
+
+
+@dataclass
+class Advice:
+    request: Request
+    article_scope: str
+    memory_scope: str
+    scope: str
+    memory_gb: float
+    memory_gpus: int
+    gpus: int
+    nodes: int
+    gpu_id: str
+    server_id: str
+    budget: str
+    technology: str | None
+    topology_rule: str
+    options: list[Option] = field(default_factory=list)
+    chosen: int = 0
+    reasons: list[str] = field(default_factory=list)
+    training: StepEstimate | None = None
+
+    @property
+    def starter(self) -> dict[str, Any]:
+        return self.options[self.chosen].blueprint
+
+    def as_dict(self) -> dict[str, Any]:
+        r = self.request
+        return {
+            "request": {"params": r.params, "mode": r.mode, "gpus": r.gpus, "gpu": r.gpu, "budget": r.budget,
+                        "prefer": r.prefer, "tokens": r.tokens, "target_days": r.target_days},
+            "article_scope": self.article_scope, "memory_scope": self.memory_scope, "scope": self.scope,
+            "memory_gb": round(self.memory_gb, 1), "memory_min_gpus": self.memory_gpus, "gpus": self.gpus,
+            "nodes": self.nodes, "gpu": self.gpu_id, "server": self.server_id, "budget": self.budget,
+            "technology": self.technology, "topology_rule": self.topology_rule,
+            "options": [o.as_dict() for o in self.options], "chosen": self.options[self.chosen].label,
+            "reasons": self.reasons, "training": self.training.as_dict() if self.training else None,
+        }
+
+
+class AdviceError(ValueError):
+    pass
+
+
+# ---- hardware choice ----------------------------------------------------------------------------
+
+
+def server_for(cat: Catalog, gpu_id: str) -> tuple[str, Server]:
+    """The catalogue server carrying ``gpu_id`` with the most GPUs per node (first id on a tie)."""
+    if gpu_id not in cat.gpus:
+        from blueprints.catalog.load import did_you_mean
+
+        hint = did_you_mean(gpu_id, sorted(cat.gpus)) or f"known: {', '.join(sorted(cat.gpus))}"
+        raise AdviceError(f"unknown GPU `{gpu_id}`; {hint}")
+    servers = sorted((sid, s) for sid, s in cat.servers.items() if s.gpu == gpu_id)
+    if not servers:
+        raise AdviceError(f"no catalogue server carries `{gpu_id}`")
+    return max(servers, key=lambda t: (t[1].gpus, [-ord(c) for c in t[0]]))
+
+
+def _scope_index(scope: str) -> int:
+    return SCOPES.index(scope)
+
+
+def memory_minimum(params: float, mode: str, precision: str, seq: int, gpu: Gpu) -> tuple[float, int]:
+    """(GB the workload needs on one GPU's worth of sharding, fewest GPUs that hold it perfectly sharded)."""
+    need = memory_need(params, mode, precision, seq)
+    per_gpu = gpu.memory_gb * 1e9
+    room = per_gpu - need.activations_per_gpu
+    if room <= 0:
+        raise AdviceError(f"one sequence of {seq} tokens needs {need.activations_per_gpu / 1e9:.0f} GB of activations, "
+                          f"more than a {gpu.name} holds")
+    return need.total(1) / 1e9, max(1, math.ceil(need.shared / room))
+
+
+def _default_precision(mode: str) -> str:
+    return "int4" if mode == "qlora" else "bf16"
+
+
+def _budget(req: Request, nodes: int) -> str:
+    if req.budget:
+        return req.budget
+    art = article_advice()
+    large = nodes > art.small_cluster_nodes or req.params > art.large_model_params
+    return "high" if large else "medium"
+
+
+def _fabric(budget: str, nodes: int, reasons: list[str]) -> str:
+    table = perf_data().advisor.fabrics
+    row = table.for_budget(budget)
+    if row.nodes_max is not None and nodes > row.nodes_max:
+        reasons.append(f"budget `{budget}` ({row.technology}) suits at most {row.nodes_max} nodes (the article: "
+                       f"\"small clusters\"); {nodes} nodes get the `low` row instead")
+        row = table.low
+    return row.technology
+
+
+def _nic_model(cat: Catalog, preferred: str, speed: float, kind: str) -> str:
+    protocol = "infiniband" if kind == "infiniband" else "roce" if kind == "roce" else "ethernet"
+    def ok(nid: str) -> bool:
+        n = cat.nics.get(nid)
+        return n is not None and speed in n.speeds_gbps and protocol in n.protocols
+    if ok(preferred):
+        return preferred
+    for nid in sorted(cat.nics):
+        if ok(nid):
+            return nid
+    raise AdviceError(f"no catalogue NIC runs {kind} at {speed:g} Gb/s")
+
+
+def _pool(cat: Catalog, server_id: str, server: Server, nodes: int, technology: str | None, scope: str,
+          gpu_id: str) -> dict[str, Any]:
+    pool: dict[str, Any] = {"name": "gpu", "role": "gpu", "count": nodes}
+    gpu = cat.gpu(gpu_id)
+    if scope == "gpu":
+        units = int(perf_data().advisor.single_gpu_server_units.value)
+        ic = f"nvlink{gpu.nvlink.generation}" if gpu.nvlink else f"pcie{gpu.pcie_gen}"
+        pool["spec"] = {
+            "gpu": gpu_id, "gpus": 1, "gpu_interconnect": ic, "nvlink_domain_gpus": 1, "nvswitches": 0,
+            "pcie_gen": max(gpu.pcie_gen, 4),
+            "nics": [{"purpose": n.purpose, "model": n.model, "count": 1, "ports": 1, "speed_gbps": n.speed_gbps}
+                     for n in server.nics if n.purpose == "management"],
+            "power_kw": round(math.ceil(server.power_kw / server.gpus * 10) / 10, 1), "rack_units": units,
+        }
+        return pool
+    if technology is None:
+        pool["server"] = server_id
+        return pool
+    tech = cat.fabric(technology)
+    nics = []
+    changed = False
+    for n in server.nics:
+        entry = {"purpose": n.purpose, "model": n.model, "count": n.count, "ports": n.ports, "speed_gbps": n.speed_gbps}
+        if n.cage_ports != 1:
+            entry["cage_ports"] = n.cage_ports
+        if n.purpose == "compute" and n.speed_gbps != tech.speed_gbps:
+            entry["model"] = _nic_model(cat, n.model, tech.speed_gbps, tech.kind)
+            entry["speed_gbps"] = tech.speed_gbps
+            changed = True
+        nics.append(entry)
+    if not changed:
+        pool["server"] = server_id
+        return pool
+    pool["spec"] = {
+        "gpu": server.gpu, "gpus": server.gpus, "gpu_interconnect": server.gpu_interconnect,
+        "nvlink_domain_gpus": server.nvlink_domain_gpus, "nvswitches": server.nvswitches, "pcie_gen": server.pcie_gen,
+        "nics": nics, "power_kw": server.power_kw, "rack_units": server.rack_units,
+    }
+    return pool
+
+
+# ---- topologies ---------------------------------------------------------------------------------
+
+
+def dragonfly_shape(radix: int, ports_per_node: int, nodes: int) -> dict[str, int] | None:
+    """Balanced (a = 2p = 2h) dragonfly with whole nodes per router, the largest h the radix allows."""
+    for h in range((radix + 1) // 4, 0, -1):
+        p, a = h, 2 * h
+        if p + a - 1 + h > radix or p < ports_per_node or p % ports_per_node:
+            continue
+        per_group = a * (p // ports_per_node)
+        groups = max(2, math.ceil(nodes / per_group))
+        if groups > a * h + 1:
+            return None
+        return {"p": p, "a": a, "h": h, "groups": groups}
+    return None
+
+
+def _fabric_section(cat: Catalog, technology: str, topology: dict[str, Any]) -> dict[str, Any]:
+    tech = cat.fabric(technology)
+    out: dict[str, Any] = {"technology": technology, "topology": topology}
+    if tech.kind == "infiniband":
+        switch = cat.switch(topology["switch"])
+        engine = "ftree" if topology["kind"] == "fat-tree" else "dfsssp"
+        out["subnet_manager"] = {"kind": "opensm", "ha": True, "routing_engine": engine, "sharp": bool(switch.sharp)}
+    elif tech.kind == "roce":
+        out["lossless"] = {"pfc": True, "pfc_priority": 3, "ecn": True, "dscp": 26, "trust": "dscp"}
+        out["mtu"] = 4200
+    return out
+
+
+def _topologies(cat: Catalog, technology: str, nodes: int, ports: int, prefer: str,
+                reasons: list[str]) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
+    art = article_advice()
+    switch_id = perf_data().advisor.switches.get(technology)
+    if switch_id is None:
+        raise AdviceError(f"no starter switch for {technology} in perf.yaml advisor.switches")
+    switch = cat.switch(switch_id)
+    radix = switch.ports_at(cat.fabric(technology).speed_gbps)
+    fat2 = {"kind": "fat-tree", "tiers": 2, "switch": switch_id, "rail_optimized": ports > 1, "oversubscription": "1:1"}
+    fat3 = {**fat2, "tiers": 3}
+    # a rail-optimised 2-tier tree has at most radix leaves: radix / rails scalable units of radix/2 nodes
+    two_tier_nodes = (radix // max(1, ports)) * (radix // 2) if ports > 1 else radix * radix // 2 // max(1, ports)
+    fat = fat2 if nodes <= two_tier_nodes else fat3
+    fat_label = f"fat-tree {fat['tiers']}-tier {switch_id}"
+    df = dragonfly_shape(radix, ports, nodes)
+    df_topo = {"kind": "dragonfly", "switch": switch_id, **df} if df else None
+    df_label = f"dragonfly {df['groups']}×(p{df['p']} a{df['a']} h{df['h']}) {switch_id}" if df else ""
+    small, large = art.small_cluster_nodes, art.dragonfly_above_nodes
+    if nodes < small:
+        rule = f"{nodes} nodes < {small}: fat-tree (the article: small clusters, non-blocking, easy to grow)"
+        return rule, [(fat_label, fat)]
+    if nodes <= large:
+        rule = (f"{small} ≤ {nodes} nodes ≤ {large}: fat-tree or dragonfly — both built and compared "
+                f"(prefer {prefer})")
+        out = [(fat_label, fat)]
+        if df_topo:
+            out.append((df_label, df_topo))
+        return rule, out
+    if prefer == "non-blocking":
+        rule = f"{nodes} nodes > {large}: 3-tier fat-tree, as non-blocking is preferred (the article: dragonfly)"
+        return rule, [(f"fat-tree 3-tier {switch_id}", fat3)] + ([(df_label, df_topo)] if df_topo else [])
+    rule = f"{nodes} nodes > {large}: dragonfly (the article: very large scale, low cost)"
+    if not df_topo:
+        reasons.append(f"no balanced dragonfly of {switch_id} holds {nodes} nodes; falling back to a 3-tier fat-tree")
+        return rule, [(f"fat-tree 3-tier {switch_id}", fat3)]
+    return rule, [(df_label, df_topo), (f"fat-tree 3-tier {switch_id}", fat3)]
+
+
+# ---- starter blueprints -------------------------------------------------------------------------
+
+
+def _safe_name(text: str) -> str:
+    name = re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")
+    if not name or not name[0].isalpha():
+        name = f"bp-{name}".strip("-")
+    return name[:40].rstrip("-") or "starter"
+
+
+def _site(racks: int) -> dict[str, Any]:
+    adv = perf_data().advisor
+    per_row = 16 if racks > 16 else max(1, racks)
+    rows = max(1, math.ceil(racks / per_row))
+    return {"name": "dc1", "rows": rows, "racks_per_row": per_row,
+            "rack": {"units": int(adv.rack_units.value), "power_kw": adv.rack_power_kw.value}}
+
+
+def _rack_estimate(server: Server, nodes: int, scope: str) -> int:
+    adv = perf_data().advisor
+    units = adv.rack_units.value - 2
+    ru = adv.single_gpu_server_units.value if scope == "gpu" else server.rack_units
+    power = server.power_kw / server.gpus if scope == "gpu" else server.power_kw
+    per_rack = max(1, int(min(adv.rack_power_kw.value // max(power, 0.1), units // ru)))
+    return math.ceil(nodes / per_rack)
+
+
+def starter_blueprint(req: Request, pool: dict[str, Any], fabric: dict[str, Any] | None, racks: int,
+                      precision: str) -> dict[str, Any]:
+    bp: dict[str, Any] = {
+        "apiVersion": "cluster-blueprint/v1",
+        "name": _safe_name(req.name),
+        "description": f"starter from blueprint advise: {req.params:.3g} parameters, {req.mode}",
+        "site": _site(racks),
+        "pools": [pool],
+    }
+    if fabric is not None:
+        bp["fabrics"] = {
+            "compute": fabric,
+            "management": {"technology": "ethernet-1",
+                           "topology": {"kind": "leaf-spine", "switch": "sn2201", "spine_switch": "sn4600c"}},
+        }
+    wl: dict[str, Any] = {"params": req.params, "mode": req.mode, "precision": precision,
+                          "sequence_length": req.sequence_length}
+    if req.tokens:
+        wl["tokens"] = req.tokens
+    if req.target_days:
+        wl["target_days"] = req.target_days
+    bp["workload"] = wl
+    Blueprint.model_validate(bp)  # the schema must accept what we write
+    return bp
+
+
+def _evaluate(option: Option) -> None:
+    """Resolve and plan the option's blueprint; fill counts and predicted busbw (error text on failure)."""
+    from generator.findings import BlueprintError
+    from generator.plan.build import PlanError, build_plan
+    from generator.resolve import resolve
+
+    probe = int(perf_data().advisor.probe_size_bytes.value)
+    bp = option.blueprint
+    for _ in range(6):
+        try:
+            cluster = resolve(Blueprint.model_validate(bp))
+            plan = build_plan(cluster)
+        except PlanError as exc:
+            if exc.path[:1] == ("site",):  # the racks did not hold it: a bigger site
+                site = bp["site"]
+                site["rows"] = site["rows"] * 2
+                continue
+            option.error = str(exc)
+            return
+        except BlueprintError as exc:
+            option.error = "; ".join(f.message for f in exc.findings)
+            return
+        break
+    else:
+        option.error = "the site could not be sized"
+        return
+    m = plan.metrics.get("compute")
+    if m is not None:
+        option.switches = sum(m.switches.values())
+        option.cables = sum(m.cables.values())
+        option.bisection_gbps = m.bisection_gbps
+    option.transceivers = sum(plan.transceivers.values())
+    try:
+        system = system_for(cluster, plan)
+        ar = predict_on(system, "all_reduce", probe)
+        option.allreduce_busbw = ar.busbw_gbytes
+        option.bottleneck = ar.bottleneck
+        option.allreduce_scattered_busbw = predict_on(system, "all_reduce", probe, placement="scattered").busbw_gbytes
+        option.alltoall_busbw = predict_on(system, "alltoall", probe).busbw_gbytes
+    except PerfError as exc:
+        option.error = str(exc)
+
+
+def advise(req: Request) -> Advice:
+    if req.params <= 0:
+        raise AdviceError("--params must be positive")
+    if req.mode not in MODES:
+        raise AdviceError(f"unknown mode `{req.mode}` (known: {', '.join(MODES)})")
+    if req.budget is not None and req.budget not in BUDGETS:
+        raise AdviceError(f"unknown budget `{req.budget}` (known: {', '.join(BUDGETS)})")
+    if req.prefer not in PREFERENCES:
+        raise AdviceError(f"unknown preference `{req.prefer}` (known: {', '.join(PREFERENCES)})")
+    cat = default_catalog()
+    server_id, server = server_for(cat, req.gpu)
+    gpu = cat.gpu(req.gpu)
+    precision = req.precision or _default_precision(req.mode)
+    if precision not in workload_factors().precision_bytes:
+        raise AdviceError(f"unknown precision `{precision}`")
+    reasons: list[str] = []
+    art_scope = workload_factors().size_class(req.params).scope
+    mem_gb, mem_gpus = memory_minimum(req.params, req.mode, precision, req.sequence_length, gpu)
+    g = server.gpus
+    mem_scope = "gpu" if mem_gpus <= 1 else "node" if mem_gpus <= g else "nodes"
+    scope = SCOPES[max(_scope_index(art_scope), _scope_index(mem_scope))]
+    reasons.append(f"the article puts {req.params / 1e9:.3g}B parameters on {'one GPU' if art_scope == 'gpu' else 'one multi-GPU node' if art_scope == 'node' else 'several nodes'}")
+    reasons.append(f"{req.mode} in {precision} needs {mem_gb:,.0f} GB ({mem_gpus} × {gpu.memory_gb:g} GB {gpu.name} at "
+                   "best, perfectly sharded)")
+    if req.gpus is not None:
+        if req.gpus < 1:
+            raise AdviceError("--gpus must be at least 1")
+        gpus = req.gpus
+        if gpus < mem_gpus:
+            reasons.append(f"--gpus {gpus} is below the {mem_gpus} GPUs the memory needs: the model will not fit")
+        scope = "gpu" if gpus == 1 else "node" if gpus <= g else "nodes"
+    else:
+        gpus = 1 if scope == "gpu" else g if scope == "node" else max(mem_gpus, 2 * g)
+        if req.tokens and req.target_days and req.mode != "inference":
+            tr = perf_data().training
+            flops = (tr.frozen_flops_per_param_token if req.mode in ("lora", "qlora") else tr.flops_per_param_token).value
+            rate = gpu.bf16_tflops * 1e12 * tr.model_flops_utilization.value
+            for_time = math.ceil(flops * req.params * req.tokens / (rate * req.target_days * 86400))
+            if for_time > gpus:
+                reasons.append(f"{req.tokens:.3g} tokens in {req.target_days:g} days need {for_time:,} GPUs at "
+                               f"{tr.model_flops_utilization.value:.0%} MFU")
+                gpus = for_time
+                scope = "gpu" if gpus == 1 else "node" if gpus <= g else "nodes"
+    nodes = 1 if scope == "gpu" else math.ceil(gpus / g)
+    if scope != "gpu" and gpus != nodes * g:
+        reasons.append(f"{gpus} GPUs rounded up to {nodes} whole {server_id} node(s) of {g}")
+        gpus = nodes * g
+    budget = _budget(req, nodes)
+    technology = None
+    topo_rule = "one node: no compute fabric" if nodes == 1 else ""
+    options: list[Option] = []
+    racks = _rack_estimate(server, nodes, scope)
+    if nodes > 1:
+        technology = _fabric(budget, nodes, reasons)
+        pool = _pool(cat, server_id, server, nodes, technology, scope, req.gpu)
+        ports = sum(n.count * n.ports for n in server.nics if n.purpose == "compute")
+        topo_rule, topos = _topologies(cat, technology, nodes, ports, req.prefer, reasons)
+        switch_racks = math.ceil(racks / 4) + 2
+        for label, topo in topos:
+            fabric = _fabric_section(cat, technology, topo)
+            options.append(Option(label, starter_blueprint(req, pool, fabric, racks + switch_racks, precision)))
+    else:
+        pool = _pool(cat, server_id, server, 1, None, scope, req.gpu)
+        options.append(Option("single server", starter_blueprint(req, pool, None, racks + 1, precision)))
+    for opt in options:
+        _evaluate(opt)
+    usable = [i for i, o in enumerate(options) if o.error is None]
+    if not usable:
+        raise AdviceError("no design could be built: " + "; ".join(f"{o.label}: {o.error}" for o in options))
+    chosen = usable[0]
+    if len(usable) > 1 and req.prefer == "cost":
+        chosen = min(usable, key=lambda i: (options[i].switches + options[i].cables / 64, i))
+    elif len(usable) > 1:
+        chosen = min(usable, key=lambda i: (-options[i].bisection_gbps, -options[i].alltoall_busbw, i))
+    if len(usable) > 1:
+        o = options[chosen]
+        why = "fewest switches and cables" if req.prefer == "cost" else "the most bisection bandwidth"
+        reasons.append(f"chose {o.label}: {why}")
+    result = Advice(req, art_scope, mem_scope, scope, mem_gb, mem_gpus, gpus, nodes, req.gpu, server_id, budget,
+                    technology, topo_rule, options, chosen, reasons)
+    try:
+        from generator.plan.build import build_plan
+        from generator.resolve import resolve
+
+        cluster = resolve(Blueprint.model_validate(result.starter))
+        result.training = training_step(cluster.blueprint.workload, system_for(cluster, build_plan(cluster)))  # type: ignore[arg-type]
+    except (PerfError, ValueError):
+        result.training = None
+    return result
+
+
+def starter_yaml(adv: Advice) -> str:
+    import io
+
+    from ruamel.yaml import YAML
+
+    yaml = YAML()
+    yaml.default_flow_style = False
+    yaml.width = 120
+    buf = io.StringIO()
+    yaml.dump(adv.starter, buf)
+    head = [
+        "# Starter blueprint written by `blueprint advise`.",
+        f"# {adv.request.params:.3g} parameters, {adv.request.mode}: {adv.gpus} × {adv.gpu_id} on {adv.nodes} node(s)"
+        + (f", {adv.technology}, {adv.options[adv.chosen].label}" if adv.technology else ""),
+        *(f"# - {r}" for r in adv.reasons),
+        "# Review site, racks, storage and software before building; `blueprint validate` checks it.",
+    ]
+    return "\n".join(head) + "\n" + buf.getvalue()
+
+
+def write_starter(adv: Advice, path: str | Path) -> list[str]:
+    """Write the chosen starter atomically after checking it validates; returns error messages (none = written)."""
+    import tempfile
+
+    from generator.findings import BlueprintError
+    from generator.fsutil import atomic_write_text
+    from generator.pipeline import check
+
+    text = starter_yaml(adv)
+    target = Path(path)
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = Path(tmp) / (target.name or "starter.yaml")
+        probe.write_text(text)
+        try:
+            errors = [f"{f.rule}: {f.message}" for f in check(probe).errors]
+        except BlueprintError as exc:
+            errors = [f"{f.rule}: {f.message}" for f in exc.findings]
+    if not errors:
+        atomic_write_text(target, text)
+    return errors

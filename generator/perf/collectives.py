@@ -1,0 +1,285 @@
+"""Alpha-beta cost of NCCL collectives: ring, tree, NVLS, NVLS-tree and CollNet (IB SHARP).
+
+Time of one collective of S bytes with algorithm a and protocol p:
+
+    t = latency(a, p) + S / algbw(a, p)
+
+``latency`` follows NCCL's tuner (``data/perf.yaml`` nccl.*: base latency plus a per-step latency for NVLink,
+PCIe or network steps, plus the fabric's own hop latency), ``algbw`` is the bandwidth the data movement of
+the algorithm allows over the tightest link. Bus bandwidth is what nccl-tests prints: ``busbw = algbw ·
+factor`` with factor 2(n−1)/n for all_reduce, (n−1)/n for all_gather, reduce_scatter and alltoall, 1 for
+broadcast — so a ring all_reduce of n ranks over links of B GB/s takes 2(n−1)/n · S / B and shows busbw B.
+
+Data movement per algorithm (per rank, one direction), which fixes each ``algbw``:
+
+* ring: every rank sends factor·S; the ring's slowest edge sets B: NVLink/PCIe inside a node, and the
+  node's NICs between nodes (one ring per NIC, so the whole node's network bandwidth).
+* tree (NCCL double binary tree, all_reduce across nodes): S up and S down, algbw = 0.92·B/2.
+* NVLS (NVSwitch multimem): S·(n+1)/n each way per GPU → algbw = e·B_nvlink·n/(n+1); across nodes it
+  needs IB SHARP (each node sends and receives S once).
+* NVLS-tree: NVLS inside the node, a tree of nodes outside (S each way for ≤ 2 nodes, 2S beyond).
+* CollNet (IB SHARP): reduce-scatter inside the node, S per node to and from the switches.
+* alltoall: (k−1)/n·S over NVLink per rank, k·(n−k)/n·S through each node's NICs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from blueprints.catalog.perf import PerfData, by_capability, perf_data
+from generator.perf.system import Limit, PerfError, tighter
+
+COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast")
+ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet", "p2p")
+
+
+def bus_factor(collective: str, n: int) -> float:
+    """nccl-tests' busbw / algbw for ``n`` ranks."""
+    if n < 1:
+        raise PerfError("a collective needs at least one rank")
+    if collective == "all_reduce":
+        return 2 * (n - 1) / n
+    if collective in ("all_gather", "reduce_scatter", "alltoall"):
+        return (n - 1) / n
+    if collective == "broadcast":
+        return 1.0
+    raise PerfError(f"unknown collective `{collective}` (known: {', '.join(COLLECTIVES)})")
+
+
+def ring_time_s(collective: str, n: int, size_bytes: float, bus_gbytes: float, latency_us: float) -> float:
+    """Closed form of a ring: latency + S · factor / B (broadcast pipelines S once through the chain)."""
+    return latency_us * 1e-6 + size_bytes * bus_factor(collective, n) / (bus_gbytes * 1e9)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One collective's view of the machine: how many NCCL 'nodes' (NVLink domains) and ranks in each."""
+
+    units: int
+    ranks_per_unit: int
+    intra: Limit | None  # per-rank bandwidth inside a unit
+    intra_class: str  # nvlink | pci
+    net: Limit | None  # per-unit network bandwidth for neighbour traffic (rings/trees in rank order)
+    spread_net: Limit | None  # per-unit network bandwidth for traffic spread over the fabric
+    net_latency_us: float
+    nvls: Limit | None  # NVLS algbw inside a unit (None: no NVLink SHARP)
+    sharp: bool
+    ll128: bool
+    sm_arch: int
+    scattered: bool = False  # ranks placed without regard to leaves: rings and trees see spread_net
+
+    @property
+    def ranks(self) -> int:
+        return self.units * self.ranks_per_unit
+
+
+@dataclass(frozen=True)
+class Candidate:
+    algorithm: str
+    protocol: str
+    algbw: Limit
+    latency_us: float
+
+    def time_s(self, size_bytes: float) -> float:
+        return self.latency_us * 1e-6 + size_bytes / (self.algbw.gbytes * 1e9)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    collective: str
+    size_bytes: int
+    ranks: int
+    time_s: float
+    algbw_gbytes: float
+    busbw_gbytes: float
+    algorithm: str
+    protocol: str
+    latency_us: float
+    limit: str  # the bandwidth limit of the chosen algorithm
+    bottleneck: str  # limit, or latency when that dominates
+
+
+def _log2i(x: int) -> int:
+    return math.floor(math.log2(x)) if x > 1 else 0
+
+
+def _ll_max(job: Job, perf: PerfData) -> float:
+    nc = perf.nccl
+    if job.units == 1:
+        entry = by_capability(nc.ll_max_gbytes_single, job.sm_arch) or nc.ll_max_gbytes_single[min(nc.ll_max_gbytes_single)]
+        return entry.value
+    return nc.ll_max_gbytes_two_nodes.value if job.units == 2 else nc.ll_max_gbytes_many_nodes.value
+
+
+def _protocols(job: Job) -> tuple[str, ...]:
+    return ("ll", "ll128", "simple") if job.ll128 else ("ll", "simple")
+
+
+def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
+    nc = perf.nccl
+    n, k, u = job.ranks, job.ranks_per_unit, job.units
+    net = job.spread_net if job.scattered else job.net
+    base = tighter(job.intra if k > 1 else None, net if u > 1 else None)
+    if base is None:
+        return []
+    out: list[Candidate] = []
+    factor = bus_factor(collective, n)
+    hw = nc.hw_latency_us
+    for p in _protocols(job):
+        if p == "simple":
+            bw = base
+        elif p == "ll128":
+            bw = base.scaled(nc.ring_ll128_factor.value if k >= 2 else nc.ring_ll128_factor_ppn1.value)
+        else:
+            f = nc.ring_ll_factor_multi.value if (u > 1 or collective == "all_reduce") else nc.ring_ll_factor_single.value
+            bw = base.scaled(f)
+            cap = _ll_max(job, perf)
+            if bw.gbytes > cap:
+                bw = Limit(cap, "LL protocol ceiling", f"NCCL's LL ceiling {cap:g} GB/s")
+        lat = nc.base_latency_us.get("ring", p)
+        if collective == "broadcast":
+            link = job.intra_class if u == 1 else "net"
+            lat += n * hw.get(link, "tree" if p == "simple" else "ring", p)
+        else:
+            if collective == "all_reduce":
+                nsteps, ninter = 2 * (n - 1), (2 * u if u > 1 else 0)
+            else:
+                nsteps, ninter = n - 1, u - 1
+            ninter = min(ninter, nsteps)
+            intra_lat = hw.get(job.intra_class, "ring", p)
+            if u > 1:
+                overhead = nc.net_overhead_us.value * (nc.net_overhead_simple_factor.value if p == "simple" else 1)
+                intra_lat = max(intra_lat, overhead)
+            inter_lat = hw.get("net", "ring", p) + job.net_latency_us * (2 if p == "simple" else 1)
+            lat += (nsteps - ninter) * intra_lat + ninter * inter_lat
+        out.append(Candidate("ring", p, bw.scaled(1 / factor), lat))
+    return out
+
+
+def _tree(job: Job, perf: PerfData) -> list[Candidate]:
+    nc = perf.nccl
+    k, u = job.ranks_per_unit, job.units
+    if u < 2:
+        return []
+    net = job.spread_net if job.scattered else job.net
+    base = tighter(job.intra if k > 1 else None, net)
+    if base is None:
+        return []
+    base = base.scaled(nc.tree_factor.value)
+    hw = nc.hw_latency_us
+    out = []
+    for p in _protocols(job):
+        if p == "simple":
+            bw = base
+        elif p == "ll128":
+            bw = base.scaled(nc.tree_ll128_factor_multi.value)
+        else:
+            bw = base.scaled(nc.tree_ll_factor.value)
+            cap = _ll_max(job, perf)
+            if bw.gbytes > cap:
+                bw = Limit(cap, "LL protocol ceiling", f"NCCL's LL ceiling {cap:g} GB/s")
+        inter = hw.get("net", "tree", p) + job.net_latency_us * (2 if p == "simple" else 1)
+        lat = nc.base_latency_us.get("tree", p) + 2 * ((k - 1) * hw.get(job.intra_class, "tree", p) + _log2i(u) * inter)
+        out.append(Candidate("tree", p, bw.scaled(0.5), lat))
+    return out
+
+
+def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
+    nc = perf.nccl
+    hw = nc.hw_latency_us
+    k, u = job.ranks_per_unit, job.units
+    if job.nvls is None or k < 2:
+        return []
+    out = []
+    if u == 1 or job.sharp:
+        bw = job.nvls
+        lat = hw.get("nvlink", "nvls", "simple")
+        if u > 1:
+            assert job.net is not None
+            bw = tighter(bw, job.net.scaled(nc.collnet_factor.value, f"IB SHARP, {job.net.name}")) or bw
+            lat += hw.get("net", "nvls", "simple") + 2 * job.net_latency_us
+        out.append(Candidate("nvls", "simple", bw, lat))
+    if u > 1:
+        net = job.spread_net if job.scattered else job.net
+        assert net is not None
+        tree_net = net.scaled(1.0 if u <= 2 else 0.5)
+        bw = tighter(job.nvls, tree_net) or job.nvls
+        lat = (hw.get("nvlink", "nvls_tree", "simple")
+               + 2 * _log2i(u) * (hw.get("net", "nvls_tree", "simple") + 2 * job.net_latency_us))
+        out.append(Candidate("nvls_tree", "simple", bw, lat))
+    return out
+
+
+def _collnet(job: Job, perf: PerfData) -> list[Candidate]:
+    nc = perf.nccl
+    hw = nc.hw_latency_us
+    k, u = job.ranks_per_unit, job.units
+    if not job.sharp or u < 2 or job.net is None:
+        return []
+    # SHARP reduces inside every switch, so uplinks carry one stream per rail: placement does not matter.
+    net = job.net.scaled(nc.collnet_factor.value, f"IB SHARP, {job.net.name}")
+    intra = job.intra.scaled(k / (2 * (k - 1))) if (k > 1 and job.intra is not None) else None
+    bw = tighter(intra, net) or net
+    lat = (2 * (min(1, k - 1) * hw.get(job.intra_class, "collnet", "simple") + (k - 1) * nc.collnet_arity_latency_us.value)
+           + hw.get("net", "collnet", "simple") + 2 * job.net_latency_us)
+    return [Candidate("collnet", "simple", bw, lat)]
+
+
+def _alltoall(job: Job, perf: PerfData) -> list[Candidate]:
+    nc = perf.nccl
+    hw = nc.hw_latency_us
+    n, k, u = job.ranks, job.ranks_per_unit, job.units
+    intra = job.intra.scaled(n / (k - 1)) if (k > 1 and job.intra is not None) else None
+    net = job.spread_net.scaled(n / (k * (n - k))) if (u > 1 and job.spread_net is not None) else None
+    bw = tighter(intra, net)
+    if bw is None:
+        return []
+    lat = nc.base_latency_us.get("ring", "simple")
+    if k > 1:
+        lat += hw.get(job.intra_class, "ring", "simple")
+    if u > 1:
+        lat += (n - k) * nc.net_overhead_us.value + hw.get("net", "ring", "simple") + 2 * job.net_latency_us
+    return [Candidate("p2p", "simple", bw, lat)]
+
+
+def candidates(collective: str, job: Job, perf: PerfData | None = None) -> list[Candidate]:
+    """Every algorithm/protocol NCCL could run for ``collective`` on ``job``, in NCCL's preference order."""
+    perf = perf or perf_data()
+    bus_factor(collective, max(job.ranks, 1))  # validates the name
+    if collective == "alltoall":
+        return _alltoall(job, perf)
+    out = _ring(collective, job, perf)
+    if collective == "all_reduce":
+        out += _tree(job, perf) + _nvls(job, perf) + _collnet(job, perf)
+    return out
+
+
+def estimate(collective: str, size_bytes: int, job: Job, perf: PerfData | None = None,
+             algorithms: tuple[str, ...] | None = None) -> Estimate:
+    """The fastest candidate for one message size (among ``algorithms``, like NCCL_ALGO), with busbw as
+    nccl-tests reports it."""
+    perf = perf or perf_data()
+    n = job.ranks
+    if algorithms:
+        unknown = sorted(set(algorithms) - set(ALGORITHMS))
+        if unknown:
+            raise PerfError(f"unknown algorithm `{unknown[0]}` (known: {', '.join(ALGORITHMS)})")
+    if n <= 1:
+        bus_factor(collective, 1)
+        return Estimate(collective, size_bytes, n, 0.0, 0.0, 0.0, "none", "none", 0.0,
+                        "one rank: no communication", "one rank: no communication")
+    cands = candidates(collective, job, perf)
+    if algorithms:
+        cands = [c for c in cands if c.algorithm in algorithms]
+    if not cands:
+        only = f" with {', '.join(algorithms)}" if algorithms else ""
+        raise PerfError(f"no algorithm can run {collective} on {n} ranks{only}")
+    best = min(cands, key=lambda c: c.time_s(size_bytes))
+    t = best.time_s(size_bytes)
+    algbw = size_bytes / t / 1e9 if t > 0 else 0.0
+    share = perf.policy.latency_bound_share.value
+    lat_s = best.latency_us * 1e-6
+    bottleneck = f"latency {best.latency_us:.1f} µs" if lat_s >= share * t else best.algbw.name
+    return Estimate(collective, int(size_bytes), n, t, algbw, algbw * bus_factor(collective, n), best.algorithm,
+                    best.protocol, best.latency_us, best.algbw.name, bottleneck)

@@ -1,0 +1,98 @@
+"""busbw-versus-message-size plots (matplotlib, Agg, no pyplot state); SVG or PNG, byte-stable."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from generator.fsutil import atomic_write_bytes
+from generator.perf.predict import Prediction
+from generator.perf.sizes import format_size
+
+FORMATS = ("svg", "png")
+
+
+class PlotError(ValueError):
+    pass
+
+
+def _figure(panels: int):  # type: ignore[no-untyped-def]
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    from matplotlib.figure import Figure
+
+    matplotlib.rcParams["svg.hashsalt"] = "cluster-blueprint"  # stable ids inside the SVG
+    cols = min(panels, 2)
+    rows = (panels + cols - 1) // cols
+    fig = Figure(figsize=(7.5 * cols, 4.6 * rows), dpi=100)
+    axes = [fig.add_subplot(rows, cols, i + 1) for i in range(panels)]
+    return fig, axes
+
+
+def _axes_style(ax, title: str, sizes: Sequence[int]) -> None:  # type: ignore[no-untyped-def]
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("message size (bytes)")
+    ax.set_ylabel("busbw (GB/s)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="major", alpha=0.3)
+    ticks = list(sizes)
+    if len(ticks) > 12:
+        step = (len(ticks) + 11) // 12
+        ticks = ticks[::step]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([format_size(s) for s in ticks], rotation=45, fontsize=8)
+    ax.legend(fontsize=8, loc="upper left")
+
+
+def _save(fig, path: Path) -> None:  # type: ignore[no-untyped-def]
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in FORMATS:
+        raise PlotError(f"plot file `{path}` must end in .svg or .png")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    metadata = {"Date": None} if fmt == "svg" else {"Software": None}
+    fig.savefig(buf, format=fmt, metadata=metadata)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def check_plot_path(path: str | Path) -> Path:
+    p = Path(path)
+    if p.suffix.lower().lstrip(".") not in FORMATS:
+        raise PlotError(f"plot file `{path}` must end in .svg or .png")
+    return p
+
+
+def plot_collectives(series: Mapping[str, Sequence[Prediction]], title: str, path: str | Path) -> None:
+    """One blueprint: a line per collective."""
+    p = check_plot_path(path)
+    fig, (ax,) = _figure(1)
+    sizes: list[int] = []
+    for coll, rows in series.items():
+        xs = [r.size_bytes for r in rows]
+        sizes = sorted(set(sizes) | set(xs))
+        ax.plot(xs, [r.busbw_gbytes for r in rows], marker="o", markersize=3, label=coll)
+    _axes_style(ax, title, sizes)
+    _save(fig, p)
+
+
+def plot_comparison(data: Mapping[str, Mapping[str, Sequence[Prediction]]], path: str | Path) -> None:
+    """Several blueprints: a panel per collective, a line per blueprint."""
+    p = check_plot_path(path)
+    colls: list[str] = []
+    for per in data.values():
+        colls.extend(c for c in per if c not in colls)
+    fig, axes = _figure(len(colls))
+    for ax, coll in zip(axes, colls, strict=True):
+        sizes: list[int] = []
+        for name, per in data.items():
+            rows = per.get(coll, ())
+            if not rows:
+                continue
+            xs = [r.size_bytes for r in rows]
+            sizes = sorted(set(sizes) | set(xs))
+            ax.plot(xs, [r.busbw_gbytes for r in rows], marker="o", markersize=3,
+                    label=f"{name} ({rows[0].ranks} GPUs)")
+        _axes_style(ax, f"{coll}: fabric comparison", sizes)
+    _save(fig, p)

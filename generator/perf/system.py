@@ -1,0 +1,341 @@
+"""What the collective model needs to know about a cluster: bandwidth limits with their names.
+
+``system_for(cluster, plan)`` reads the resolved cluster (GPU, NVLink, NIC ports and their PCIe slots,
+fabric technology) and the plan (hops, oversubscription, bisection) once and turns them into a
+``System``: the per-GPU bandwidth inside an NVLink domain, the per-node network bandwidth after protocol
+efficiency and PCIe, the latency of one network hop, and the bound the fabric puts on traffic that leaves
+a leaf or group. Every number comes from the catalogue or ``data/perf.yaml``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from blueprints.catalog.perf import PerfData, by_capability, perf_data
+from blueprints.catalog.schema import FabricTech, Gpu, Switch
+
+if TYPE_CHECKING:
+    from generator.plan.model import Plan
+    from generator.resolve import NicPort, ResolvedCluster, ResolvedPool
+
+
+class PerfError(ValueError):
+    """The cluster has nothing the model can predict for (no GPU pool, a job larger than the pool)."""
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A bandwidth ceiling (GB/s, one direction), what imposes it (short, for table rows) and how."""
+
+    gbytes: float
+    name: str
+    detail: str = ""
+
+    def scaled(self, factor: float, name: str | None = None) -> Limit:
+        return Limit(self.gbytes * factor, name or self.name, self.detail)
+
+    def describe(self) -> str:
+        return f"{self.name}: {self.detail}" if self.detail else self.name
+
+
+def tighter(*limits: Limit | None) -> Limit | None:
+    """The smallest of the given limits (first wins a tie); None when none is given."""
+    out: Limit | None = None
+    for lim in limits:
+        if lim is not None and (out is None or lim.gbytes < out.gbytes - 1e-12):
+            out = lim
+    return out
+
+
+@dataclass(frozen=True)
+class FabricBound:
+    """What the fabric allows a node for traffic spread over the whole fabric (scattered ranks, alltoall)."""
+
+    limit: Limit
+    oversubscription: float
+    bisection_gbps: float
+    fabric_nodes: int
+    domain_nodes: float  # nodes per leaf group / SU / dragonfly group (traffic inside stays local)
+
+
+@dataclass(frozen=True)
+class System:
+    name: str
+    pool: str
+    gpu_id: str
+    gpu: Gpu
+    gpus_per_node: int
+    pool_nodes: int
+    sm_arch: int
+    unit_nodes: int  # nodes per NVLink domain (1 unless the NVLink domain spans nodes, e.g. NVL72)
+    intra: Limit | None  # per-GPU bandwidth inside an NVLink domain / node (None: one GPU per node)
+    intra_class: str  # "nvlink" or "pci": which NCCL latency row applies inside a node
+    nvlink_raw_gbytes: float  # NVLink per GPU per direction, before NCCL's efficiency (NVLS uses it)
+    nvls: bool
+    ll128: bool
+    net: Limit | None  # per-node network bandwidth (all compute NICs); None: no compute network
+    net_kind: str | None  # infiniband | roce | ethernet
+    net_ports: int
+    net_line_gbps: float  # per node, line rate
+    net_latency_us: float  # one network traversal: adapter to adapter across the mean hop count
+    sharp: bool
+    fabric: FabricBound | None
+    technology: str | None = None
+    topology: str | None = None
+    mean_hops: float = 0.0
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def gpus(self) -> int:
+        return self.pool_nodes * self.gpus_per_node
+
+
+# ---- efficiencies -------------------------------------------------------------------------------
+
+
+def wire_efficiency(kind: str, mtu: int | None, perf: PerfData | None = None) -> float:
+    """Payload share of the bytes on the wire for ``kind`` at link MTU ``mtu`` (default: perf.yaml's)."""
+    perf = perf or perf_data()
+    net = perf.network
+    link_mtu = int(mtu if mtu is not None else net.default_mtu.get(kind))
+    inner = net.in_mtu_bytes.get(kind)
+    if kind in ("infiniband", "roce"):
+        fitting = [p for p in net.rdma_payloads.values if p + inner <= link_mtu]
+        payload = float(max(fitting) if fitting else min(net.rdma_payloads.values))
+    else:
+        payload = float(link_mtu - inner)
+    return payload / (payload + inner + net.framing_bytes.get(kind))
+
+
+def transport_efficiency(perf: PerfData | None = None) -> float:
+    """NCCL's share of the payload rate, from the NDR calibration fact: busbw / (line rate × wire share)."""
+    perf = perf or perf_data()
+    ndr_line_gbytes = 400 / 8
+    return perf.calibration.ndr_nic_busbw.value / (ndr_line_gbytes * wire_efficiency("infiniband", None, perf))
+
+
+def nvls_efficiency(perf: PerfData | None = None) -> float:
+    """Share of NVLink NVLS reaches, from the H100 fact: NVLS moves S·(n+1)/n per GPU each way for an
+    all_reduce of S, so its ideal busbw is B·2(n−1)/(n+1)."""
+    perf = perf or perf_data()
+    c = perf.calibration
+    n = c.h100_gpus.value
+    ideal = c.h100_nvlink_gbytes_dir.value * 2 * (n - 1) / (n + 1)
+    return c.h100_nvls_busbw.value / ideal
+
+
+def pcie_gbytes(gen: int, lanes: int, perf: PerfData | None = None) -> float:
+    """What NCCL counts for a PCIe link (GB/s per direction)."""
+    perf = perf or perf_data()
+    table = perf.pcie.gbits_per_lane
+    rate = table.get(gen) or table[max(k for k in table if k <= max(gen, min(table)))]
+    return lanes * rate.value / 8
+
+
+# ---- intra-node ---------------------------------------------------------------------------------
+
+
+def _intra(pool: ResolvedPool, cluster: ResolvedCluster, perf: PerfData) -> tuple[Limit | None, str, float, list[str]]:
+    gpu = pool.gpu
+    assert gpu is not None
+    server = pool.server
+    notes: list[str] = []
+    g = server.gpus
+    nv_dir = pool.nvlink_gbytes_per_gpu_dir
+    domain = server.nvlink_domain_gpus
+    if g < 2 and domain <= g:
+        return None, "nvlink" if nv_dir > 0 else "pci", nv_dir, notes
+    if nv_dir > 0 and domain >= g and pool.nvlink_generation is not None and gpu.nvlink is not None:
+        gen = cluster.catalog.interconnects.nvlink[pool.nvlink_generation]
+        per_link = by_capability(perf.nvlink.gbytes_per_link, gpu.sm_arch)
+        if per_link is None:  # older than any NCCL figure: the oldest one
+            per_link = perf.nvlink.gbytes_per_link[min(perf.nvlink.gbytes_per_link)]
+        eff = per_link.value / (gen.link_gbytes_bidir / 2)
+        bw = nv_dir * eff
+        name = f"NVLink {pool.nvlink_generation}"
+        detail = (f"{gpu.nvlink.links} links × {per_link.value:g} GB/s per GPU, what NCCL counts of "
+                  f"{gen.link_gbytes_bidir / 2:g} GB/s per link and direction")
+        if server.nvswitches == 0 and domain <= g:
+            notes.append(f"{server.gpus} GPUs on NVLink without NVSwitch: rings use the direct links")
+        return Limit(bw, name, detail), "nvlink", nv_dir, notes
+    if server.gpu_interconnect == "infinity-fabric" and gpu.infinity_fabric_gbps:
+        raw = gpu.infinity_fabric_gbps / 2
+        eff = perf.nvlink.xgmi_efficiency.value
+        return (Limit(raw * eff, "Infinity Fabric", f"{raw:g} GB/s per GPU × {eff:g} (assumed efficiency)"),
+                "nvlink", raw, notes)
+    gen = min(gpu.pcie_gen, server.pcie_gen)
+    bw = pcie_gbytes(gen, 16, perf)
+    if nv_dir > 0 or gpu.nvlink_bridge_gpus:
+        notes.append(f"NVLink joins only {max(domain, gpu.nvlink_bridge_gpus)} GPUs; rings cross PCIe")
+    return Limit(bw, f"PCIe Gen{gen} GPU-GPU", f"x16 per GPU, {bw:g} GB/s as NCCL counts it"), "pci", nv_dir, notes
+
+
+# ---- network ------------------------------------------------------------------------------------
+
+
+def _net_technology(cluster: ResolvedCluster, pool: ResolvedPool) -> tuple[str | None, FabricTech | None, list[str]]:
+    notes: list[str] = []
+    fab = cluster.fabrics.get("compute")
+    if fab is not None:
+        return fab.technology, fab.tech, notes
+    if pool.cloud is not None:
+        tech = cluster.catalog.fabrics.get(pool.cloud.fabric)
+        if tech is not None:
+            return pool.cloud.fabric, tech, notes
+        roce = cluster.catalog.fabrics.get("roce-v2-400") or cluster.catalog.fabrics.get("roce-v2-200")
+        notes.append(f"cloud fabric `{pool.cloud.fabric}` is not in the catalogue: modelled as RoCE v2 "
+                     "(its own transport efficiency is not modelled)")
+        return pool.cloud.fabric, roce, notes
+    return None, None, notes
+
+
+def _node_network(pool: ResolvedPool, tech: FabricTech, mtu: int | None,
+                  perf: PerfData) -> tuple[Limit | None, int, float]:
+    ports: tuple[NicPort, ...] = pool.ports_for("compute")
+    if not ports:
+        return None, 0, 0.0
+    eff = wire_efficiency(tech.kind, mtu, perf) * transport_efficiency(perf)
+    adapters: dict[str, list[NicPort]] = {}
+    for p in ports:
+        adapters.setdefault(p.rdma_dev, []).append(p)
+    total = 0.0
+    pcie_bound = 0
+    pcie_text = ""
+    for dev_ports in adapters.values():
+        line = sum(p.speed_gbps for p in dev_ports) / 8 * eff
+        first = dev_ports[0]
+        slot = pcie_gbytes(first.pcie_gen, first.pcie_lanes, perf) if first.model != "cloud" else math.inf
+        if slot < line:
+            pcie_bound += 1
+            pcie_text = f"PCIe Gen{first.pcie_gen} x{first.pcie_lanes} = {slot:g} GB/s"
+        total += min(line, slot)
+    line_gbps = sum(p.speed_gbps for p in ports)
+    speeds = sorted({p.speed_gbps for p in ports})
+    speed = "/".join(f"{s:g}" for s in speeds)
+    kind = {"infiniband": "InfiniBand", "roce": "RoCE v2", "ethernet": "Ethernet (TCP)"}[tech.kind]
+    nics = f"{len(ports)} × {speed} Gb/s {kind} × {eff:.1%} protocol efficiency"
+    if pcie_bound:
+        return (Limit(total, "PCIe GPU-NIC", f"{pcie_bound} of {len(adapters)} adapters capped at {pcie_text}; {nics}"),
+                len(ports), line_gbps)
+    return Limit(total, "NIC line rate", nics), len(ports), line_gbps
+
+
+def _sharp(cluster: ResolvedCluster) -> bool:
+    fab = cluster.fabrics.get("compute")
+    if fab is None or fab.kind != "infiniband" or fab.switch is None:
+        return False
+    sm = fab.spec.subnet_manager
+    return bool(fab.switch.sharp and sm is not None and sm.sharp)
+
+
+def _hop_latency_us(tech: FabricTech, switch: Switch | None, mean_hops: float) -> float:
+    """Adapter to adapter: the article's fabric latency covers one switch; further switches add theirs."""
+    switches = max(1.0, mean_hops - 1) if mean_hops else 1.0
+    extra = switches - 1
+    per = switch.latency_ns / 1000 if switch is not None else tech.latency_us
+    return tech.latency_us + extra * per
+
+
+def _fabric_bound(plan: Plan | None, net: Limit, pool: ResolvedPool, eff: float) -> FabricBound | None:
+    if plan is None:
+        return None
+    m = plan.metrics.get("compute")
+    if m is None:
+        return None
+    devices = plan.device_by_name
+    home: dict[str, str] = {}
+    for link in plan.links_of("compute"):
+        for node_end, other in ((link.a, link.b), (link.b, link.a)):
+            node = devices.get(node_end.device)
+            peer = devices.get(other.device)
+            if node is None or peer is None or node.kind != "node" or node_end.device in home:
+                continue
+            if peer.kind == "switch":
+                home[node_end.device] = f"su{peer.su}" if peer.su is not None else peer.name
+            else:  # direct topologies: each node is its own domain
+                home[node_end.device] = node_end.device
+    fabric_nodes = len(home)
+    domains = len(set(home.values()))
+    if fabric_nodes < 2 or domains < 2:
+        return None  # every node on the same leaves: spread traffic never leaves them
+    domain_nodes = fabric_nodes / domains
+    over = max(m.oversubscription.values(), default=1.0)
+    # share of a node's uniformly spread traffic whose peer sits outside its leaf group / SU / group
+    cross = max(0.0, (fabric_nodes - domain_nodes) / (fabric_nodes - 1))
+    limits: list[Limit] = []
+    if over > 1.0:
+        limits.append(Limit(net.gbytes / (over * cross), f"uplinks {over:g}:1",
+                            f"{over:g}:1 oversubscription, {cross:.0%} of peers outside the {domain_nodes:g}-node "
+                            "leaf group"))
+    if m.bisection_gbps > 0:
+        # uniform traffic sends half its cross-domain bytes over the bisection: 2·B_bis / (N · cross) per node
+        per_node = 2 * m.bisection_gbps / 8 * eff / (fabric_nodes * cross)
+        limits.append(Limit(per_node, "fabric bisection", f"{m.bisection_gbps:g} Gb/s across {fabric_nodes} nodes"))
+    lim = tighter(*limits)
+    if lim is None or lim.gbytes >= net.gbytes:
+        lim = net
+    return FabricBound(lim, over, m.bisection_gbps, fabric_nodes, domain_nodes)
+
+
+# ---- the system ---------------------------------------------------------------------------------
+
+
+def job_pool(cluster: ResolvedCluster, pool: str | None = None) -> ResolvedPool:
+    """The GPU pool a job runs on: ``pool`` by name, else the one with the most GPUs (first on a tie)."""
+    gpu_pools = [p for p in cluster.gpu_pools if p.gpu is not None]
+    if not gpu_pools:
+        raise PerfError(f"`{cluster.name}` has no GPU pool: nothing to predict")
+    if pool is not None:
+        for p in gpu_pools:
+            if p.name == pool:
+                return p
+        raise PerfError(f"no GPU pool named `{pool}` (GPU pools: {', '.join(p.name for p in gpu_pools)})")
+    return max(gpu_pools, key=lambda p: (p.count * p.server.gpus, -gpu_pools.index(p)))
+
+
+def system_for(cluster: ResolvedCluster, plan: Plan | None = None, pool: str | None = None) -> System:
+    perf = perf_data()
+    rp = job_pool(cluster, pool)
+    gpu = rp.gpu
+    assert gpu is not None
+    intra, intra_class, nv_raw, notes = _intra(rp, cluster, perf)
+    server = rp.server
+    g = server.gpus
+    unit_nodes = max(1, server.nvlink_domain_gpus // g) if (nv_raw > 0 and server.nvlink_domain_gpus > g) else 1
+    nvls = bool(gpu.nvls and nv_raw > 0 and (server.nvswitches > 0 or server.nvlink_domain_gpus > g))
+    ll128 = gpu.vendor == "nvidia" and intra_class == "nvlink" and gpu.sm_arch >= 70
+    technology, tech, net_notes = _net_technology(cluster, rp)
+    notes.extend(net_notes)
+    net = None
+    ports = 0
+    line = 0.0
+    latency = 0.0
+    fabric = None
+    mean_hops = 0.0
+    topology = None
+    if tech is not None:
+        fab = cluster.fabrics.get("compute")
+        mtu = fab.spec.mtu if fab is not None else None
+        net, ports, line = _node_network(rp, tech, mtu, perf)
+        m = plan.metrics.get("compute") if plan is not None else None
+        mean_hops = m.mean_hops if m is not None else 0.0
+        topology = m.topology if m is not None else (fab.topology_kind if fab is not None else None)
+        latency = _hop_latency_us(tech, fab.switch if fab is not None else None, mean_hops)
+        if net is not None:
+            eff = wire_efficiency(tech.kind, mtu, perf) * transport_efficiency(perf)
+            fabric = _fabric_bound(plan, net, rp, eff)
+            if tech.kind == "ethernet":
+                notes.append("Ethernet without RDMA: NCCL's socket transport; its CPU cost is not modelled")
+        if plan is None or m is None:
+            notes.append("no fabric plan: the network is taken as non-blocking")
+    if net is None and rp.count > 1:
+        notes.append("no compute network: only one node can take part in a collective")
+    return System(
+        name=cluster.name, pool=rp.name, gpu_id=rp.gpu_id or "", gpu=gpu, gpus_per_node=g, pool_nodes=rp.count,
+        sm_arch=gpu.sm_arch, unit_nodes=unit_nodes, intra=intra, intra_class=intra_class, nvlink_raw_gbytes=nv_raw,
+        nvls=nvls, ll128=ll128, net=net, net_kind=tech.kind if tech is not None else None, net_ports=ports,
+        net_line_gbps=line, net_latency_us=latency, sharp=_sharp(cluster), fabric=fabric, technology=technology,
+        topology=topology, mean_hops=mean_hops, notes=tuple(notes),
+    )

@@ -1,0 +1,1 @@
+"""PRF: performance rules from the collective and training-step model (generator/perf)."""

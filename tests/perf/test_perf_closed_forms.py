@@ -1,0 +1,78 @@
+"""The closed forms the model is built on, checked exactly."""
+
+from __future__ import annotations
+
+import pytest
+
+from blueprints.catalog.perf import perf_data
+from generator.perf.collectives import Job, bus_factor, estimate, ring_time_s
+from generator.perf.system import Limit, wire_efficiency
+
+
+@pytest.mark.parametrize(("collective", "n", "factor"), [
+    ("all_reduce", 2, 1.0), ("all_reduce", 8, 1.75), ("all_reduce", 1024, 2 * 1023 / 1024),
+    ("all_gather", 8, 0.875), ("reduce_scatter", 16, 15 / 16), ("alltoall", 4, 0.75),
+    ("broadcast", 8, 1.0), ("broadcast", 1000, 1.0), ("all_reduce", 1, 0.0),
+])
+def test_bus_factors(collective: str, n: int, factor: float) -> None:
+    assert bus_factor(collective, n) == pytest.approx(factor, rel=0, abs=1e-15)
+
+
+def _one_node(gbytes: float, k: int = 8) -> Job:
+    return Job(units=1, ranks_per_unit=k, intra=Limit(gbytes, "link"), intra_class="nvlink", net=None,
+               spread_net=None, net_latency_us=0.0, nvls=None, sharp=False, ll128=True, sm_arch=90)
+
+
+@pytest.mark.parametrize("size", [1 << 20, 1 << 27, 1 << 33])
+@pytest.mark.parametrize(("collective", "steps"), [("all_reduce", 14), ("all_gather", 7), ("reduce_scatter", 7)])
+def test_ring_simple_time_matches_closed_form(size: int, collective: str, steps: int) -> None:
+    nc = perf_data().nccl
+    lat = nc.base_latency_us.get("ring", "simple") + steps * nc.hw_latency_us.get("nvlink", "ring", "simple")
+    assert lat == pytest.approx({14: 8.4 + 14 * 3.4, 7: 8.4 + 7 * 3.4}[steps])
+    est = estimate(collective, size, _one_node(370.8), algorithms=("ring",))
+    if size < 1 << 27:  # small messages pick LL/LL128 (lower latency); the Simple closed form is for large ones
+        assert est.protocol in ("ll", "ll128")
+        return
+    assert est.protocol == "simple"
+    expect = lat * 1e-6 + size * bus_factor(collective, 8) / 370.8e9
+    assert est.time_s == pytest.approx(expect, rel=1e-12)
+    assert ring_time_s(collective, 8, size, 370.8, lat) == pytest.approx(expect, rel=1e-12)
+    assert est.busbw_gbytes == pytest.approx(size / expect / 1e9 * bus_factor(collective, 8), rel=1e-12)
+
+
+def test_large_ring_busbw_tends_to_link_bandwidth() -> None:
+    est = estimate("all_reduce", 1 << 40, _one_node(100.0), algorithms=("ring",))
+    assert est.protocol == "simple"
+    assert est.busbw_gbytes == pytest.approx(100.0, rel=1e-5)
+    assert est.bottleneck == "link"
+
+
+def test_multi_node_ring_latency_counts_network_steps() -> None:
+    """NCCL: (nsteps − nInter)·max(intra, 3·net overhead) + nInter·(net + 2·hop) for Simple."""
+    nc = perf_data().nccl
+    job = Job(units=4, ranks_per_unit=8, intra=Limit(370.8, "nvl"), intra_class="nvlink", net=Limit(376.0, "nic"),
+              spread_net=Limit(376.0, "nic"), net_latency_us=0.5, nvls=None, sharp=False, ll128=True, sm_arch=90)
+    n = 32
+    nsteps, ninter = 2 * (n - 1), 8
+    intra = max(nc.hw_latency_us.get("nvlink", "ring", "simple"), 3 * nc.net_overhead_us.value)
+    inter = nc.hw_latency_us.get("net", "ring", "simple") + 2 * 0.5
+    lat = nc.base_latency_us.get("ring", "simple") + (nsteps - ninter) * intra + ninter * inter
+    size = 1 << 36
+    est = estimate("all_reduce", size, job, algorithms=("ring",))
+    assert est.protocol == "simple"
+    assert est.latency_us == pytest.approx(lat)
+    assert est.time_s == pytest.approx(lat * 1e-6 + size * bus_factor("all_reduce", n) / 370.8e9, rel=1e-12)
+    assert est.limit == "nvl"
+
+
+def test_latency_bound_rows_name_latency() -> None:
+    est = estimate("all_reduce", 8, _one_node(370.8))
+    assert est.bottleneck.startswith("latency")
+
+
+def test_wire_efficiency_from_header_bytes() -> None:
+    assert wire_efficiency("infiniband", None) == pytest.approx(4096 / (4096 + 26))
+    assert wire_efficiency("roce", None) == pytest.approx(4096 / (4096 + 44 + 38))
+    assert wire_efficiency("roce", 9000) == pytest.approx(4096 / (4096 + 82))  # RDMA payload stops at 4096
+    assert wire_efficiency("roce", 1500) == pytest.approx(1024 / (1024 + 82))
+    assert wire_efficiency("ethernet", None) == pytest.approx(1448 / 1538)
