@@ -1,0 +1,68 @@
+"""`blueprint diff OLD NEW`: what a change of blueprint means on the floor (day 2).
+
+Exit codes: 0 no physical difference, 1 differences, 2 unusable input (either blueprint).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from generator.commands._common import console, write_text
+from generator.findings import BlueprintError
+from generator.pipeline import load_and_resolve
+from generator.plan.build import plan_or_raise
+from generator.plan.model import Plan
+from generator.report import dumps
+
+ORDER = 40
+FABRICS = ("compute", "storage", "management")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("diff", help="compare two blueprints' physical plans (devices, cables, moves, live or not)")
+    p.add_argument("old", help="the blueprint as built")
+    p.add_argument("new", help="the blueprint to build")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--fabric", action="append", choices=FABRICS,
+                   help="compare only this fabric (repeatable; default: every fabric and device)")
+    p.add_argument("--work-order", metavar="DIR", help="write the change's cabling work order (CSV, XLSX) to DIR")
+    p.add_argument("-o", "--output", help="write the report here instead of stdout")
+    p.set_defaults(func=run)
+
+
+def _plan(path: str) -> Plan:
+    loaded, cluster = load_and_resolve(path)
+    return plan_or_raise(cluster, loaded.locate)
+
+
+def run(args: argparse.Namespace) -> int:
+    from generator.diff import compare
+    from generator.diff.report import to_json, to_text
+
+    errors = []
+    plans: list[Plan] = []
+    for path in (args.old, args.new):
+        try:
+            plans.append(_plan(path))
+        except BlueprintError as exc:  # report both files' problems at once
+            errors.extend(exc.findings)
+    if errors:
+        raise BlueprintError(errors)
+    diff = compare(plans[0], plans[1], args.fabric)
+    if args.format == "json":
+        write_text(dumps(to_json(diff)), args.output)
+    else:
+        write_text(to_text(diff), args.output)
+    if args.work_order:
+        from generator.diff.workorder import write_work_order
+
+        names = write_work_order(diff, args.work_order)
+        (console.print if args.output or args.format == "text" else _stderr)(
+            f"work order: {args.work_order}/ ({', '.join(names)})")
+    return 0 if diff.identical else 1
+
+
+def _stderr(text: str) -> None:
+    from generator.commands._common import err_console
+
+    err_console.print(text)

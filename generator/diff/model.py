@@ -1,0 +1,95 @@
+"""What changes between two physical plans, in the terms a data-centre team works in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from generator.plan.model import Device, Link, Plan
+
+
+@dataclass(frozen=True)
+class Relocation:
+    """A device that stays in the design but sits somewhere else (it must be unplugged and moved)."""
+
+    name: str
+    old_rack: str | None
+    old_u: int | None
+    new_rack: str | None
+    new_u: int | None
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """Same name, different hardware (e.g. a QM8700 leaf becomes a QM9700 for HDR → NDR)."""
+
+    name: str
+    old_model: str
+    new_model: str
+
+
+@dataclass(frozen=True)
+class CableMove:
+    """Same cable id, a different port at one or both ends."""
+
+    old: Link
+    new: Link
+    ends: tuple[str, ...]  # "a", "b"
+
+    @property
+    def id(self) -> str:
+        return self.new.id
+
+
+@dataclass(frozen=True)
+class CableChange:
+    """Same cable id and ports, but the cable itself changes (speed, medium, orderable length)."""
+
+    old: Link
+    new: Link
+    fields: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return self.new.id
+
+
+@dataclass(frozen=True)
+class PortSpeed:
+    device: str
+    port: str
+    old_gbps: float
+    new_gbps: float
+
+
+@dataclass(frozen=True)
+class PlanDiff:
+    old: Plan = field(repr=False, compare=False)
+    new: Plan = field(repr=False, compare=False)
+    fabrics: tuple[str, ...] | None  # None = every fabric
+    devices_added: tuple[Device, ...]
+    devices_removed: tuple[Device, ...]
+    devices_replaced: tuple[Replacement, ...]
+    devices_relocated: tuple[Relocation, ...]
+    cables_added: tuple[Link, ...]
+    cables_removed: tuple[Link, ...]
+    cables_moved: tuple[CableMove, ...]
+    cables_changed: tuple[CableChange, ...]
+    port_speeds: tuple[PortSpeed, ...]
+    racks_added: tuple[str, ...]
+    racks_removed: tuple[str, ...]
+    racks_affected: tuple[str, ...]
+    links_down: tuple[str, ...]  # old cable ids whose link goes down during the change
+    devices_down: tuple[str, ...]  # devices that are powered off / unplugged (removed, replaced, relocated)
+    disruptions: tuple[str, ...]  # why the change is not live, in words
+    conflicts: tuple[str, ...] = ()  # inconsistencies between the plans (a new cable on a port still in use)
+
+    @property
+    def identical(self) -> bool:
+        return not (self.devices_added or self.devices_removed or self.devices_replaced or self.devices_relocated
+                    or self.cables_added or self.cables_removed or self.cables_moved or self.cables_changed
+                    or self.port_speeds or self.racks_added or self.racks_removed)
+
+    @property
+    def live(self) -> bool:
+        """True when the change only adds: no running link goes down and no device is unplugged."""
+        return not self.links_down and not self.devices_down and not self.conflicts

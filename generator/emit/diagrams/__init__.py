@@ -1,0 +1,92 @@
+"""Diagrams (``build/diagrams/``): a topology overview per fabric and a rack elevation per row, as SVG.
+
+``topology_svg(plan, fabric)`` draws tiers as rows (rails coloured, dragonfly groups framed, tori as
+grids) and switches to a summarised drawing past a few hundred switches (see ``tiered.py`` and
+``cube.py``); ``rack_elevation_svgs(plan)`` draws the racks of each row (``racks.py``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generator.emit.diagrams.cube import cube_svg
+from generator.emit.diagrams.layout import render
+from generator.emit.diagrams.racks import rack_elevation_svgs
+from generator.emit.diagrams.svg import Svg
+from generator.emit.diagrams.tiered import (
+    DETAIL_MAX_NODE_GROUPS,
+    DETAIL_MAX_SWITCHES,
+    FabricView,
+    detail_layout,
+    node_groups,
+    summary_layout,
+)
+from generator.fsutil import atomic_write_text
+from generator.plan.model import Plan
+from generator.resolve import ResolvedCluster
+
+NAME = "diagrams"
+
+__all__ = ["NAME", "applies", "emit", "rack_elevation_svgs", "render_all", "topology_svg"]
+
+
+def applies(cluster: ResolvedCluster) -> bool:
+    """On-prem clusters with at least one fabric topology (cloud plans have no racks or cabled fabric)."""
+    return not cluster.is_cloud and any(f.spec.topology is not None for f in cluster.fabrics.values())
+
+
+def _subtitle(plan: Plan, fabric: str) -> str:
+    m = plan.metrics[fabric]
+    rf = plan.cluster.fabrics[fabric]
+    tiers = " · ".join(f"{n:,} {t}" for t, n in m.switches.items())
+    cables = " · ".join(f"{n:,} {layer.replace('_', '–')}" for layer, n in m.cables.items())
+    return (f"{m.topology} · {rf.technology} ({rf.speed_gbps:g} Gb/s) · {m.endpoints:,} node ports · "
+            f"switches: {tiers or 'none'} · cables: {cables}")
+
+
+def _empty(plan: Plan, fabric: str) -> str:
+    title = f"{plan.cluster.name}: no {fabric} fabric in the plan"
+    svg = Svg(640, 80, title, "text{font-size:14px}")
+    svg.text(20, 40, title, "", anchor="start")
+    return svg.render()
+
+
+def topology_svg(plan: Plan, fabric: str = "compute") -> str:
+    """The fabric overview as one SVG document (deterministic text)."""
+    if fabric not in plan.metrics:
+        return _empty(plan, fabric)
+    title = f"{plan.cluster.name}: {fabric} fabric"
+    kind = plan.metrics[fabric].topology
+    if kind in ("torus", "hypercube"):
+        return cube_svg(plan, fabric, title, _subtitle(plan, fabric))
+    view = FabricView.of(plan, fabric)
+    detailed = len(view.switches) <= DETAIL_MAX_SWITCHES and len(node_groups(view)) <= DETAIL_MAX_NODE_GROUPS
+    lay = detail_layout(view, title) if detailed else summary_layout(view, title)
+    lay.subtitle = _subtitle(plan, fabric) + ("" if detailed else " · summarised")
+    if detailed and view.switches:
+        pairs = [b for b in lay.bundles if lay.boxes[b.a].row != "nodes" and lay.boxes[b.b].row != "nodes"]
+        per = sorted({b.cables for b in pairs})
+        if per:
+            lay.legend.append("each switch-to-switch line is one switch pair; " + (
+                f"{per[0]} cable(s) per pair" if len(per) == 1 else f"{per[0]}–{per[-1]} cables per pair (wider = more)"))
+        lay.legend.append("node boxes group the nodes that share the same switches; lines to them are coloured by rail"
+                          if view.is_rail else "node boxes group the nodes that share the same switches")
+    if kind == "dragonfly":
+        lay.legend.append("orange arcs: local links inside a group (frames); dark gold arcs: global links between groups")
+    elif not detailed:
+        lay.legend.insert(0, f"summarised: {len(view.switches):,} switches in at most 12 boxes per tier; bundle labels "
+                             "are cable counts (hover a line for its ends)")
+    return render(lay)
+
+
+def render_all(cluster: ResolvedCluster, plan: Plan) -> dict[str, str]:
+    files = {f"topology-{fabric}.svg": topology_svg(plan, fabric) for fabric in sorted(plan.metrics)}
+    files.update(rack_elevation_svgs(plan))
+    return files
+
+
+def emit(cluster: ResolvedCluster, plan: Plan, out: Path) -> None:
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in render_all(cluster, plan).items():
+        atomic_write_text(out / name, text)

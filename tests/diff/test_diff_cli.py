@@ -1,0 +1,96 @@
+"""`blueprint diff`: exit codes, text and JSON reports, and the change-only work order."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import Counter
+from pathlib import Path
+
+from conftest import run_cli  # tests/conftest.py
+from diff_blueprints import variant
+from openpyxl import load_workbook
+
+
+def test_same_blueprint_exits_0() -> None:
+    path = variant("cli-same", dgx=64, growth=128)
+    code, out, err = run_cli("diff", str(path), str(path))
+    assert code == 0, err
+    assert "no physical change" in out
+
+
+def test_differences_exit_1_with_json() -> None:
+    old, new = variant("cli-su2", dgx=64, growth=128), variant("cli-su3", dgx=96, growth=128)
+    code, out, err = run_cli("diff", str(old), str(new), "--format", "json", "--fabric", "compute")
+    assert code == 1, err
+    data = json.loads(out)
+    assert data["identical"] is False and data["fabrics"] == ["compute"]
+    s = data["summary"]
+    assert s["cables_added"] == 512 and s["cables_removed"] == 0 and s["cables_moved"] == 0
+    assert s["cables_added_by_layer"] == {"compute/leaf_spine": 256, "compute/node_leaf": 256}
+    assert sorted(d["name"] for d in data["devices"]["added"] if d["kind"] == "switch") == [
+        f"c-leaf-su3-r{r}" for r in range(8)]
+    code, text, _ = run_cli("diff", str(old), str(new), "--fabric", "compute")
+    assert code == 1
+    assert "+ 32 node(s) of pool dgx (dgx-h100): dgx[065-096] at r" in text
+    assert "cables: +512 added, -0 removed, 0 moved" in text
+    assert "+ switch c-leaf-su3-r0 (qm9700, compute leaf) at r" in text
+
+
+def test_unusable_input_exits_2(tmp_path: Path) -> None:
+    good = variant("cli-good", dgx=64, growth=128)
+    code, _, err = run_cli("diff", str(good), str(tmp_path / "missing.yaml"))
+    assert code == 2 and "missing.yaml" in err
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(good.read_text().replace("count: 64", "count: -4"))
+    code, _, err = run_cli("diff", str(bad), str(good))
+    assert code == 2 and "bad.yaml:" in err and "Traceback" not in err
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(path.read_text())))
+
+
+def test_work_order_lists_only_the_changes(tmp_path: Path) -> None:
+    old, new = variant("wo-su2", dgx=64, growth=128), variant("wo-su3", dgx=96, growth=128)
+    out = tmp_path / "wo"
+    code, _, err = run_cli("diff", str(old), str(new), "--fabric", "compute", "--work-order", str(out),
+                           "--format", "json")
+    assert code == 1, err
+    assert sorted(p.name for p in out.iterdir()) == ["devices.csv", "summary.txt", "work-order.csv", "work-order.xlsx"]
+    rows = _csv(out / "work-order.csv")
+    actions = Counter(r["action"] for r in rows)
+    assert actions["add"] == 512
+    assert not {"remove", "move-from", "move-to"} & set(actions)
+    added = [r for r in rows if r["action"] == "add"]
+    assert all(r["step"] == "3" for r in added)
+    assert {r["cable_id"] for r in added if r["layer"] == "node_leaf"} == {f"C-NL-{i:06d}" for i in range(513, 769)}
+    # labels come from the cabling emitter's row builder: site-rack-unit-device-port
+    assert all((r["a_label"].startswith("dc1-R") and r["a_label"].endswith(r["a_port"])) or "/" in r["a_label"]
+               for r in added)
+    assert [int(r["seq"]) for r in rows] == list(range(1, len(rows) + 1))
+    devices = _csv(out / "devices.csv")
+    installs = sorted(r["name"] for r in devices if r["action"] == "install")
+    assert [n for n in installs if n.startswith("c-")] == [f"c-leaf-su3-r{r}" for r in range(8)]
+    wb = load_workbook(out / "work-order.xlsx", read_only=True)
+    assert wb.sheetnames == ["Summary", "Devices", "Cables"]
+    assert wb["Cables"].max_row == len(rows) + 1 and wb["Devices"].max_row == len(devices) + 1
+    # byte-identical on a second run (the folder is replaced whole)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert run_cli("diff", str(old), str(new), "--fabric", "compute", "--work-order", str(out))[0] == 1
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_work_order_for_moves(tmp_path: Path) -> None:
+    old, new = variant("wom-su2", dgx=64), variant("wom-su3", dgx=96)
+    out = tmp_path / "wo"
+    code, text, _ = run_cli("diff", str(old), str(new), "--fabric", "compute", "--work-order", str(out))
+    assert code == 1 and "live: no" in text
+    rows = _csv(out / "work-order.csv")
+    frm = {r["cable_id"]: r for r in rows if r["action"] == "move-from"}
+    to = {r["cable_id"]: r for r in rows if r["action"] == "move-to"}
+    assert frm and set(frm) == set(to)
+    for cid, r in frm.items():
+        assert r["step"] == "1" and to[cid]["step"] == "3"
+        assert (r["b_device"], r["b_port"]) != (to[cid]["b_device"], to[cid]["b_port"])

@@ -1,0 +1,260 @@
+"""Slurm topology files, parsed back: every compute node under exactly one leaf, one connected tree with a
+single top, blocks that partition the nodes, BlockSizes that follow the man page rules."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+from slurm_blueprints import planned
+
+from generator.emit.slurm import emit, render
+from generator.emit.slurm.hostlist import expand
+from generator.emit.slurm.topology import block_sizes, slurm_pools
+
+_KV = re.compile(r"(\w+)=(\S+)")
+
+
+def parse_conf(text: str) -> list[dict[str, str]]:
+    """topology.conf lines as key → value dicts (keys lower-cased, as Slurm treats them)."""
+    out = []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line:
+            out.append({k.lower(): v for k, v in _KV.findall(line)})
+    return out
+
+
+def tree_of(text: str) -> dict[str, tuple[str, list[str]]]:
+    tree: dict[str, tuple[str, list[str]]] = {}
+    for rec in parse_conf(text):
+        assert "switchname" in rec, rec
+        name = rec["switchname"]
+        assert name not in tree, f"switch {name} defined twice"
+        assert len(name) <= 64
+        assert ("nodes" in rec) != ("switches" in rec), rec
+        tree[name] = ("nodes", expand(rec["nodes"])) if "nodes" in rec else ("switches", expand(rec["switches"]))
+    return tree
+
+
+def check_tree(tree: dict[str, tuple[str, list[str]]], nodes: list[str]) -> str:
+    """Every node under exactly one leaf, every child defined, one top, everything reachable. Returns the top."""
+    under: Counter[str] = Counter()
+    parents: Counter[str] = Counter()
+    for kind, children in tree.values():
+        if kind == "nodes":
+            under.update(children)
+        else:
+            for c in children:
+                assert c in tree, f"switch {c} is referenced but not defined"
+                parents[c] += 1
+    assert set(under) == set(nodes), set(under) ^ set(nodes)
+    assert all(n == 1 for n in under.values()), [k for k, n in under.items() if n > 1]
+    tops = [s for s in tree if parents[s] == 0]
+    assert len(tops) == 1, tops
+    seen: set[str] = set()
+    stack = [tops[0]]
+    while stack:
+        s = stack.pop()
+        assert s not in seen, f"cycle or shared child at {s}"
+        seen.add(s)
+        kind, children = tree[s]
+        if kind == "switches":
+            stack.extend(children)
+    assert seen == set(tree)
+    return tops[0]
+
+
+def blocks_of(text: str) -> tuple[dict[str, list[str]], list[int]]:
+    blocks: dict[str, list[str]] = {}
+    sizes: list[int] = []
+    for rec in parse_conf(text):
+        if "blockname" in rec:
+            blocks[rec["blockname"]] = expand(rec["nodes"])
+        elif "blocksizes" in rec:
+            sizes = [int(x) for x in rec["blocksizes"].split(",")]
+        else:
+            raise AssertionError(rec)
+    return blocks, sizes
+
+
+def check_blocks(blocks: dict[str, list[str]], sizes: list[int], nodes: list[str]) -> None:
+    members = [n for b in blocks.values() for n in b]
+    assert len(members) == len(set(members)), "a node is in two blocks"
+    assert set(members) <= set(nodes)
+    base = sizes[0]
+    assert all(len(b) >= base for b in blocks.values()), "Slurm rejects blocks below the base size"
+    for prev, nxt in itertools.pairwise(sizes):
+        ratio = nxt // prev
+        assert nxt % prev == 0 and ratio >= 2 and ratio & (ratio - 1) == 0, sizes
+    assert 2 ** (len(sizes) - 1) <= len(blocks), "no BlockSizes level beyond the number of blocks"
+
+
+def compute_nodes(cluster) -> list[str]:  # type: ignore[no-untyped-def]
+    return [h for p in slurm_pools(cluster) for h in p.hostnames]
+
+
+def yaml_topologies(text: str) -> dict[str, dict]:
+    doc = yaml.safe_load(text)
+    assert isinstance(doc, list)
+    names = [t["topology"] for t in doc]
+    assert len(names) == len(set(names))
+    for t in doc:
+        assert next(iter(t)) == "topology"  # must be the first attribute
+        assert sum(k in t for k in ("tree", "block", "flat")) == 1
+    assert sum(1 for t in doc if t["cluster_default"]) == 1
+    return {t["topology"]: t for t in doc}
+
+
+ALL = ["superpod", "partial", "tier3", "dragonfly", "torus", "torus-switched", "nvl72", "non-rail", "cloud"]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_files_parse_back_consistently(name: str) -> None:
+    cluster, plan = planned(name)
+    files = render(cluster, plan)
+    nodes = compute_nodes(cluster)
+    tree = tree_of(files["topology.conf"])
+    check_tree(tree, nodes)
+    topos = yaml_topologies(files["topology.yaml"])
+    if "tree" in topos:
+        ytree = {s["switch"]: ("nodes", expand(s["nodes"])) if "nodes" in s else ("switches", expand(s["children"]))
+                 for s in topos["tree"]["tree"]["switches"]}
+        assert ytree == tree
+    else:
+        assert topos["flat"]["flat"] is True
+    if "topology-block.conf" in files:
+        blocks, sizes = blocks_of(files["topology-block.conf"])
+        check_blocks(blocks, sizes, nodes)
+        yblock = topos["block"]["block"]
+        assert yblock["block_sizes"] == sizes
+        assert {b["block"]: expand(b["nodes"]) for b in yblock["blocks"]} == blocks
+    else:
+        assert "block" not in topos
+    # slurm.conf: every compute node on exactly one NodeName line, none of the other pools
+    named: Counter[str] = Counter()
+    for rec in parse_conf(files["slurm.conf.fragment"]):
+        if "nodename" in rec:
+            named.update(expand(rec["nodename"]))
+    assert set(named) == set(nodes) and all(v == 1 for v in named.values())
+    assert render(cluster, plan) == files  # deterministic
+
+
+def test_superpod(tmp_path: Path) -> None:
+    cluster, plan = planned("superpod")
+    files = render(cluster, plan)
+    tree = tree_of(files["topology.conf"])
+    assert check_tree(tree, compute_nodes(cluster)) == "spines"
+    assert tree["spines"] == ("switches", ["su1", "su2", "su3", "su4"])
+    for s in range(4):
+        assert tree[f"su{s + 1}"] == ("nodes", [f"dgx{i:03d}" for i in range(32 * s + 1, 32 * s + 33)])
+    assert "# su1 = rail leaves c-leaf-su1-r[0-7]" in files["topology.conf"]
+    assert "c-spine-[001-016]" in files["topology.conf"]
+    blocks, sizes = blocks_of(files["topology-block.conf"])
+    assert sizes == [32, 64, 128]
+    assert sorted(blocks) == ["su1", "su2", "su3", "su4"]
+    # storage and management pools are not Slurm nodes
+    assert "oss" not in files["slurm.conf.fragment"] and "mgmt" not in files["slurm.conf.fragment"]
+    assert "NodeName=dgx[001-032] Gres=gpu:8 Features=dgx,su1 State=UNKNOWN" in files["slurm.conf.fragment"]
+    assert "TopologyPlugin=topology/tree" in files["slurm.conf.fragment"]
+    assert "cluster_default: true" in files["topology.yaml"].split("- topology: block")[0]
+    emit(cluster, plan, tmp_path / "slurm")
+    assert sorted(p.name for p in (tmp_path / "slurm").iterdir()) == sorted(files)
+    assert all((tmp_path / "slurm" / n).read_text() == t for n, t in files.items())
+
+
+def test_partial_scalable_unit_stays_in_the_tree_but_not_in_blocks() -> None:
+    cluster, plan = planned("partial")
+    files = render(cluster, plan)
+    tree = tree_of(files["topology.conf"])
+    assert tree["su4"] == ("nodes", ["dgx097", "dgx098", "dgx099", "dgx100"])
+    blocks, sizes = blocks_of(files["topology-block.conf"])
+    assert sorted(blocks) == ["su1", "su2", "su3"] and sizes == [32, 64]
+    assert "dgx[097-100]" in files["topology-block.conf"].split("BlockName")[0]  # said why, in a comment
+
+
+def test_three_tiers_group_scalable_units_by_pod() -> None:
+    cluster, plan = planned("tier3")
+    tree = tree_of(render(cluster, plan)["topology.conf"])
+    assert check_tree(tree, compute_nodes(cluster)) == "cores"
+    assert tree["pod1"] == ("switches", ["su1", "su2", "su3", "su4"])
+    assert tree["pod2"] == ("switches", ["su5"])
+    pods = {d.name: d.pod for d in plan.switches("compute") if d.role == "leaf"}
+    assert {pods[f"c-leaf-su{s}-r0"] for s in (1, 2, 3, 4)} == {1} and pods["c-leaf-su5-r0"] == 2
+
+
+def test_dragonfly() -> None:
+    cluster, plan = planned("dragonfly")
+    files = render(cluster, plan)
+    tree = tree_of(files["topology.conf"])
+    assert check_tree(tree, compute_nodes(cluster)) == "global"
+    assert tree["global"] == ("switches", [f"group{g}" for g in range(1, 6)])
+    assert tree["group1"] == ("switches", [f"c-router-g1-{r:02d}" for r in range(1, 5)])
+    # a node's ports all sit on one router: the router is the node's leaf
+    router_of = {}
+    for link in plan.links_of("compute"):
+        if link.layer == "node_router":
+            router_of.setdefault(link.a.device, set()).add(link.b.device)
+    for name, (kind, children) in tree.items():
+        if kind == "nodes":
+            assert all(router_of[n] == {name} for n in children)
+    assert "TopologyParam=dragonfly" in files["slurm.conf.fragment"]
+    assert "TopologyParam=dragonfly" in files["topology.conf"]  # the comment suggesting it
+    blocks, sizes = blocks_of(files["topology-block.conf"])
+    assert sorted(blocks) == ["group1", "group2", "group3", "group4"] and sizes == [16, 32, 64]
+
+
+def test_direct_torus_is_flat() -> None:
+    cluster, plan = planned("torus")
+    files = render(cluster, plan)
+    assert tree_of(files["topology.conf"]) == {"fabric": ("nodes", [f"dgx{i:03d}" for i in range(1, 17)])}
+    assert yaml_topologies(files["topology.yaml"])["flat"]["cluster_default"] is True
+    assert "topology-block.conf" not in files
+    settings = [line for line in files["slurm.conf.fragment"].splitlines() if not line.startswith("#")]
+    assert not [line for line in settings if line.startswith("TopologyPlugin")]
+
+
+def test_switched_torus_has_one_leaf_per_vertex() -> None:
+    cluster, plan = planned("torus-switched")
+    tree = tree_of(render(cluster, plan)["topology.conf"])
+    assert check_tree(tree, compute_nodes(cluster)) == "torus"
+    assert tree["c-sw-001"] == ("nodes", ["dgx001", "dgx002"])
+
+
+def test_nvl72_blocks_are_nvlink_domains() -> None:
+    cluster, plan = planned("nvl72")
+    files = render(cluster, plan)
+    blocks, sizes = blocks_of(files["topology-block.conf"])
+    assert sizes == [18, 36, 72]
+    assert blocks == {f"nvl{i:02d}": [f"gb{n:03d}" for n in range(18 * (i - 1) + 1, 18 * i + 1)] for i in range(1, 5)}
+    assert "TopologyPlugin=topology/block" in files["slurm.conf.fragment"]
+    topos = yaml_topologies(files["topology.yaml"])
+    assert topos["block"]["cluster_default"] is True and topos["tree"]["cluster_default"] is False
+    assert "Gres=gpu:4" in files["slurm.conf.fragment"] and "Features=gb,su1,nvl01" in files["slurm.conf.fragment"]
+
+
+def test_nodes_split_across_leaves_go_under_the_majority_leaf() -> None:
+    cluster, plan = planned("non-rail")
+    files = render(cluster, plan)
+    tree = tree_of(files["topology.conf"])
+    ports: dict[str, Counter[str]] = {}
+    for link in plan.links_of("compute"):
+        if link.layer == "node_leaf":
+            ports.setdefault(link.a.device, Counter())[link.b.device] += 1
+    split = sorted(n for n, c in ports.items() if len(c) > 1)
+    assert split == ["n006", "n011"]
+    for n in split:
+        leaf = next(s for s, (k, ch) in tree.items() if k == "nodes" and n in ch)
+        assert ports[n][leaf] == max(ports[n].values())
+    assert "n[006,011]" in files["topology.conf"]
+
+
+@pytest.mark.parametrize(("base", "blocks", "expected"), [
+    (32, 4, (32, 64, 128)), (32, 3, (32, 64)), (18, 1, (18,)), (8, 5, (8, 16, 32)), (1, 1 << 20, tuple(1 << k for k in range(16))),
+])
+def test_block_sizes(base: int, blocks: int, expected: tuple[int, ...]) -> None:
+    assert block_sizes(base, blocks) == expected
