@@ -67,7 +67,8 @@ def _cage_factor(switch: Switch, radix: int) -> int:
     return max(1, switch.ports_per_cage * radix // switch.ports)
 
 
-def build_fabric(cluster: ResolvedCluster, rf: ResolvedFabric) -> _Built | None:
+def build_fabric(cluster: ResolvedCluster, rf: ResolvedFabric, units: list[_Unit] | None = None,
+                 growth: float = 1.0) -> _Built | None:
     topo = rf.spec.topology
     if topo is None or cluster.is_cloud:
         return None
@@ -103,7 +104,9 @@ def build_fabric(cluster: ResolvedCluster, rf: ResolvedFabric) -> _Built | None:
             k = _radix(sw, speed, path, rf.switch_id)
             spine = rf.spine_switch or sw
             up_speed = sw.uplinks.speed_gbps if sw.uplinks else speed
-            built = leaf_spine(nodes, radix=k, ratio=parse_ratio(topo.oversubscription),
+            by_host = {t[0].host: t for t in nodes}
+            groups = [(u.label, [by_host[h] for h in u.hosts if h in by_host]) for u in (units or [])]
+            built = leaf_spine(groups, radix=k, ratio=parse_ratio(topo.oversubscription), growth=growth,
                                uplink_ports=sw.uplinks.count if sw.uplinks else 0,
                                uplink_speed_gbps=up_speed if sw.uplinks else None,
                                spine_radix=spine.ports_at(up_speed) or None, ports_per_cage=_cage_factor(sw, k),
@@ -122,44 +125,64 @@ def build_fabric(cluster: ResolvedCluster, rf: ResolvedFabric) -> _Built | None:
     return _Built(rf, built, models)
 
 
-def _placement_units(cluster: ResolvedCluster, compute: _Built | None) -> list[tuple[list[str], list[SwitchSpec]]]:
-    """Groups of compute nodes placed together, with the switches that sit next to them."""
+@dataclass
+class _Unit:
+    """Nodes placed together with the switches that sit in their network rack."""
+
+    label: str
+    hosts: list[str]
+    forward: bool  # compute units fill the site from the front, the rest from the back
+    switches: list[str]
+
+
+def _units(cluster: ResolvedCluster, compute: _Built | None) -> list[_Unit]:
+    """Placement units: scalable units / dragonfly groups / leaves of the compute fabric first (in
+    order, so growth appends), then one unit per pool without compute ports."""
     compute_hosts = [t[0].host for t in terminals_for(cluster, "compute") if t]
+    units: list[_Unit] = []
     if compute is None:
-        return [(compute_hosts, [])] if compute_hosts else []
-    built = compute.built
-    p = built.params
-    units: list[tuple[list[str], list[SwitchSpec]]] = []
-    if built.kind == "fat-tree":
-        size = int(p["su_nodes"]) if p.get("rail_optimized") else max(1, int(p["down"]) // max(1, int(p["rails"])))
-        leaves = [s for s in built.switches if s.tier == "leaf"]
-        if p.get("rail_optimized"):
-            by_su: dict[int, list[SwitchSpec]] = defaultdict(list)
-            for s in leaves:
-                by_su[s.su or 0].append(s)
-            for i in range(0, len(compute_hosts), size):
-                units.append((compute_hosts[i:i + size], by_su.get(i // size + 1, [])))
-        else:
-            for i, leaf in enumerate(leaves):
-                units.append((compute_hosts[i * size:(i + 1) * size], [leaf]))
-            rest = compute_hosts[len(leaves) * size:]
-            if rest:
-                units.append((rest, []))
-    elif built.kind == "dragonfly":
-        a = int(p["a"])
-        routers = [s for s in built.switches if s.tier == "router"]
-        host_router: dict[str, str] = {}
-        for link in built.links:
-            if isinstance(link.a.port, Terminal):
-                host_router.setdefault(link.a.device, link.b.device)
-        group_of = {s.name: s.su for s in routers}
-        by_group: dict[int, list[str]] = defaultdict(list)
-        for h in compute_hosts:
-            by_group[group_of.get(host_router.get(h, ""), 0) or 0].append(h)
-        for g in range(1, int(p["groups"]) + 1):
-            units.append((by_group.get(g, []), routers[(g - 1) * a:g * a]))
+        for pool in cluster.pools:
+            if pool.ports_for("compute") or pool.role == "gpu":
+                units.append(_Unit(pool.name, list(pool.hostnames), True, []))
     else:
-        units.append((compute_hosts, [s for s in built.switches]))
+        built = compute.built
+        p = built.params
+        if built.kind == "fat-tree":
+            leaves = [s for s in built.switches if s.tier == "leaf"]
+            if p.get("rail_optimized"):
+                size = int(p["su_nodes"])
+                by_su: dict[int, list[str]] = defaultdict(list)
+                for s in leaves:
+                    by_su[s.su or 0].append(s.name)
+                for i in range(0, len(compute_hosts), size):
+                    su = i // size + 1
+                    units.append(_Unit(f"su{su}", compute_hosts[i:i + size], True, by_su.get(su, [])))
+            else:
+                size = max(1, int(p["down"]) // max(1, int(p["rails"])))
+                for i, leaf in enumerate(leaves):
+                    units.append(_Unit(f"u{i + 1}", compute_hosts[i * size:(i + 1) * size], True, [leaf.name]))
+                rest = compute_hosts[len(leaves) * size:]
+                if rest:
+                    units.append(_Unit(f"u{len(leaves) + 1}", rest, True, []))
+        elif built.kind == "dragonfly":
+            routers = [s for s in built.switches if s.tier == "router"]
+            host_router: dict[str, str] = {}
+            for link in built.links:
+                if isinstance(link.a.port, Terminal):
+                    host_router.setdefault(link.a.device, link.b.device)
+            group_of = {s.name: s.su for s in routers}
+            by_group: dict[int, list[str]] = defaultdict(list)
+            for h in compute_hosts:
+                by_group[group_of.get(host_router.get(h, ""), 0) or 0].append(h)
+            for g in range(1, int(p["groups"]) + 1):
+                units.append(_Unit(f"g{g}", by_group.get(g, []), True, [s.name for s in routers if s.su == g]))
+        else:
+            units.append(_Unit("u1", compute_hosts, True, [s.name for s in built.switches]))
+    taken = {h for u in units for h in u.hosts}
+    for pool in cluster.pools:
+        rest = [h for h in pool.hostnames if h not in taken]
+        if rest:
+            units.append(_Unit(pool.name, rest, False, []))
     return units
 
 
@@ -167,10 +190,26 @@ def build_plan(cluster: ResolvedCluster) -> Plan:
     """The physical plan. Raises PlanError (with a blueprint path) when the design cannot be built."""
     site = cluster.blueprint.site
     builts: dict[str, _Built] = {}
+    if "compute" in cluster.fabrics:
+        b = build_fabric(cluster, cluster.fabrics["compute"])
+        if b is not None:
+            builts["compute"] = b
+    units = _units(cluster, builts.get("compute"))
+    growth = 1.0
+    topo = cluster.fabrics["compute"].spec.topology if "compute" in cluster.fabrics else None
+    if isinstance(topo, FatTree) and topo.growth_nodes and builts.get("compute"):
+        growth = max(1.0, topo.growth_nodes / max(1, len(terminals_for(cluster, "compute"))))
+    # leaf-spine fabrics: units without compute ports first, so adding compute units only appends
+    ls_order = [u for u in units if not u.forward] + [u for u in units if u.forward]
+    unit_by_label = {u.label: u for u in units}
     for name, rf in cluster.fabrics.items():
-        b = build_fabric(cluster, rf)
+        if name == "compute":
+            continue
+        b = build_fabric(cluster, rf, ls_order, growth)
         if b is not None:
             builts[name] = b
+            for leaf, label in dict(b.built.params.get("leaf_unit", {})).items():  # type: ignore[call-overload]
+                unit_by_label[label].switches.append(leaf)
     pool_of: dict[str, ResolvedPool] = {h: pool for pool in cluster.pools for h in pool.hostnames}
     placed: dict[str, Placed] = {}
     su_of_host: dict[str, int] = {}
@@ -180,31 +219,37 @@ def build_plan(cluster: ResolvedCluster) -> Plan:
             mid, entry = b.switch_models[s.name]
             spec_of[s.name] = (s, mid, entry, fname)
 
+    def switch_items(names: list[str]) -> list[tuple[str, int, float]]:
+        return [(n, spec_of[n][2].rack_units, spec_of[n][2].power_w / 1000) for n in names]
+
+    def place_unit(unit: _Unit, alloc: RackAllocator, from_end: bool) -> None:
+        by_pool: dict[str, list[str]] = defaultdict(list)
+        for h in unit.hosts:
+            by_pool[pool_of[h].name].append(h)
+        for names in by_pool.values():
+            pool = pool_of[names[0]]
+            alloc.place_nodes(names, pool.server.rack_units, pool.server.power_kw, pool.nodes_per_rack, placed,
+                              from_end=from_end)
+        if unit.switches:
+            alloc.place_switches(switch_items(unit.switches), placed, from_end=from_end)
+
     if not cluster.is_cloud:
         alloc = RackAllocator(site)
         try:
-            units = _placement_units(cluster, builts.get("compute"))
-            for u_index, (hosts, switches) in enumerate(units, start=1):
-                by_pool: dict[str, list[str]] = defaultdict(list)
-                for h in hosts:
-                    by_pool[pool_of[h].name].append(h)
-                    su_of_host[h] = u_index
-                for names in by_pool.values():
-                    pool = pool_of[names[0]]
-                    alloc.place_nodes(names, pool.server.rack_units, pool.server.power_kw, pool.nodes_per_rack, placed)
-                if switches:
-                    alloc.place_switches([(s.name, spec_of[s.name][2].rack_units, spec_of[s.name][2].power_w / 1000)
-                                          for s in switches], placed)
-            for pool in cluster.pools:
-                rest = [h for h in pool.hostnames if h not in placed]
-                if rest:
-                    alloc.place_nodes(rest, pool.server.rack_units, pool.server.power_kw, pool.nodes_per_rack, placed)
-            central = [(n, spec_of[n][2].rack_units, spec_of[n][2].power_w / 1000) for n in spec_of if n not in placed]
-            if central:
-                alloc.place_switches(central, placed)
+            for i, unit in enumerate(u for u in units if u.forward):
+                for h in unit.hosts:
+                    su_of_host[h] = i + 1
+                place_unit(unit, alloc, from_end=False)
+            in_units = {n for u in units for n in u.switches}
+            central = [n for n in spec_of if n not in in_units]
+            if central:  # at the far end of the site: their racks do not move when units are added
+                alloc.place_switches(switch_items(central), placed, from_end=True)
+            for unit in units:
+                if not unit.forward:
+                    place_unit(unit, alloc, from_end=True)
         except PlacementError as exc:
             raise PlanError(str(exc), ("site",)) from None
-        racks_raw = alloc.racks
+        racks_raw = sorted(alloc.racks, key=lambda r: (r.row, r.position))
     else:
         racks_raw = []
 
@@ -252,6 +297,8 @@ def build_plan(cluster: ResolvedCluster) -> Plan:
         unreachable = 0
         for raw in b.built.links:
             code = LAYER_CODE.get(raw.layer, raw.layer[:2].upper())
+            if raw.group is not None:
+                code = f"{code}-{raw.group}"
             counters[code] += 1
             ends = []
             for ref in (raw.a, raw.b):
@@ -275,7 +322,7 @@ def build_plan(cluster: ResolvedCluster) -> Plan:
                 else:
                     medium_id, medium, length = choice
                     part = medium.part_numbers.get(lspeed)
-            links.append(Link(f"{letter}-{code}-{counters[code]:06d}", fname, raw.layer, ends[0], ends[1], lspeed,
+            links.append(Link(f"{letter}-{code}-{counters[code]:0{4 if raw.group else 6}d}", fname, raw.layer, ends[0], ends[1], lspeed,
                               medium_id, length, run, raw.rail, part))
         if unreachable:
             notes[fname].append(f"{unreachable} cables exceed every catalogue medium's reach")

@@ -1,9 +1,9 @@
 """Racks in rows, devices in rack units, under each rack's power and space budget.
 
-Racks are filled in row-major order. A placement *unit* (a scalable unit, a dragonfly group, a block of
-nodes) starts a fresh rack and keeps its switches in a network rack right after its compute racks, so
-node-leaf runs stay short; upper-tier switches and the storage/management fabrics go in network racks
-after all units.
+Compute units (a scalable unit, a dragonfly group, a leaf's nodes) fill the site from the front in
+row-major order: each starts a fresh rack and keeps its leaves in a network rack right after its compute
+racks, so node-leaf runs stay short. Spines, cores and the pools without compute ports fill the site from
+the back. Adding a unit therefore appends racks at the front block and moves nothing already placed.
 """
 
 from __future__ import annotations
@@ -55,14 +55,21 @@ class RackAllocator:
         self.site = site
         self.racks: list[_Rack] = []
         self.capacity = site.rows * site.racks_per_row
+        self.front = 0
+        self.back = 0
 
-    def new_rack(self, purpose: str) -> _Rack:
-        n = len(self.racks)
-        if n >= self.capacity:
+    def new_rack(self, purpose: str, from_end: bool = False) -> _Rack:
+        if self.front + self.back >= self.capacity:
             raise PlacementError(
                 f"the design needs more than the site's {self.site.rows} rows x {self.site.racks_per_row} racks = "
                 f"{self.capacity} racks"
             )
+        if from_end:
+            n = self.capacity - 1 - self.back
+            self.back += 1
+        else:
+            n = self.front
+            self.front += 1
         row, pos = divmod(n, self.site.racks_per_row)
         spec = self.site.rack
         rack = _Rack(row + 1, pos + 1, spec.units, spec.units - spec.reserved_units, spec.power_kw, purpose)
@@ -70,7 +77,7 @@ class RackAllocator:
         return rack
 
     def place_nodes(self, names: list[str], height: int, power_kw: float, per_rack: int | None,
-                    placed: dict[str, Placed]) -> None:
+                    placed: dict[str, Placed], from_end: bool = False) -> None:
         """Nodes of one unit: fresh racks, at most ``per_rack`` each (default: as many as fit)."""
         spec = self.site.rack
         if height > spec.units - spec.reserved_units:
@@ -86,16 +93,17 @@ class RackAllocator:
                         f"{per_rack} servers of {height}U / {power_kw:g} kW do not fit one rack "
                         f"({spec.units - spec.reserved_units}U usable, {spec.power_kw:g} kW budget)"
                     )
-                rack = self.new_rack("compute")
+                rack = self.new_rack("compute", from_end)
                 in_rack = 0
             placed[name] = Placed(rack.id, rack.put(name, height, power_kw))
             in_rack += 1
 
-    def place_switches(self, items: list[tuple[str, int, float]], placed: dict[str, Placed], purpose: str = "network") -> None:
+    def place_switches(self, items: list[tuple[str, int, float]], placed: dict[str, Placed],
+                       purpose: str = "network", from_end: bool = False) -> None:
         rack: _Rack | None = None
         for name, height, power_kw in items:
             if rack is None or not rack.fits(height, power_kw):
-                rack = self.new_rack(purpose)
+                rack = self.new_rack(purpose, from_end)
                 if not rack.fits(height, power_kw):
                     raise PlacementError(f"switch {name} ({height}U, {power_kw:g} kW) does not fit an empty rack")
             placed[name] = Placed(rack.id, rack.put(name, height, power_kw))

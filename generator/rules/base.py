@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -58,4 +59,4 @@ class Rule:
 
     @classmethod
     def doc(cls) -> str:
-        return (cls.__doc__ or "").strip()
+        return inspect.cleandoc(cls.__doc__ or "")

@@ -49,6 +49,7 @@ class RawLink:
     layer: str
     rail: int | None = None
     speed_gbps: float | None = None  # None = the fabric speed
+    group: str | None = None  # numbering group for stable cable ids (leaf-spine: the placement unit)
 
 
 @dataclass

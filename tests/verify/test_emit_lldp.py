@@ -18,7 +18,7 @@ def test_one_file_per_switch_with_lldpcli_shape() -> None:
     plan = plan_of(SUPERPOD)
     files = emitter.render_lldp(plan, "management")
     assert sorted(files) == sorted(f"{d.name}.json" for d in plan.switches("management"))
-    leaf = json.loads(files["m-leaf-001.json"])
+    leaf = json.loads(files["m-leaf-su1-01.json"])
     first = leaf["lldp"]["interface"][0]
     assert first == {"swp1": {"via": "LLDP", "chassis": {"dgx001": {"capability": {"type": "Station", "enabled": True}}},
                               "port": {"id": {"type": "ifname", "value": "eth0"}, "descr": "eth0"}}}
@@ -31,7 +31,7 @@ def test_one_file_per_switch_with_lldpcli_shape() -> None:
 def test_single_interface_is_an_object_like_lldpcli_prints_it() -> None:
     plan = plan_of(TINY)
     one = dataclasses.replace(plan, links=plan.links_of("management")[:1])
-    doc = json.loads(emitter.render_lldp(one, "management")["m-leaf-001.json"])
+    doc = json.loads(emitter.render_lldp(one, "management")["m-leaf-su1-01.json"])
     assert list(doc["lldp"]["interface"]) == ["swp1"]
 
 
@@ -53,7 +53,7 @@ def test_round_trip_verifies_clean(tmp_path) -> None:
 def test_lldp_faults_reported(tmp_path) -> None:
     plan = plan_of(SUPERPOD)
     files = {k: json.loads(v) for k, v in emitter.render_lldp(plan, "management").items()}
-    leaf = files["m-leaf-001.json"]["lldp"]["interface"]
+    leaf = files["m-leaf-su1-01.json"]["lldp"]["interface"]
     swp1, swp2 = leaf[0]["swp1"], leaf[1]["swp2"]
     swp1["chassis"], swp2["chassis"] = swp2["chassis"], swp1["chassis"]  # two host cables swapped
     del leaf[2]  # swp3's cable missing
@@ -76,4 +76,4 @@ def test_lldp_faults_reported(tmp_path) -> None:
                         "ok": len(plan.links_of("management")) - 3}
     assert {b[:2] for b in bad} == {("miswired", "dgx001"), ("miswired", "dgx002"), ("missing", "dgx003")}
     msg = {r.a.device: r.message for r in v.discrepancies}
-    assert "m-leaf-001 port 1 goes to dgx002 mlx5_10/1, plan says dgx001 mlx5_10/1" in msg["dgx001"]
+    assert "m-leaf-su1-01 port 1 goes to dgx002 mlx5_10/1, plan says dgx001 mlx5_10/1" in msg["dgx001"]
