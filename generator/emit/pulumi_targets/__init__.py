@@ -1,0 +1,1 @@
+"""Per-target data for the Pulumi emitter: ``<target>.project(cluster, plan) -> Project``."""

@@ -1,0 +1,80 @@
+"""AWS: EFA instances in a cluster placement group, capacity reservation/block, FSx for Lustre."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import TYPE_CHECKING
+
+from generator.emit.pulumi_targets.common import (
+    ConfigKey,
+    Project,
+    base_data,
+    external_storage,
+    managed_storage,
+    pool_data,
+)
+from generator.rules.dep._cloud import address_plan, efa_layout, image_for
+
+if TYPE_CHECKING:
+    from generator.plan.model import Plan
+    from generator.resolve import ResolvedCluster
+
+PACKAGES = ("pulumi-aws",)
+
+
+def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
+    cloud = cluster.blueprint.deployment.cloud
+    assert cloud is not None
+    addresses = address_plan(cluster)
+    data = base_data(cluster)
+    data["network"] = {"cidr": cloud.network_cidr, "private": addresses.cidr("private"),
+                       "public": addresses.cidr("public")}
+    data["image"] = image_for(cluster)
+    pools = []
+    for pool in cluster.pools:
+        if pool.cloud is None:
+            continue
+        row = pool_data(cluster, plan, pool)
+        row["efa"] = [asdict(i) for i in efa_layout(pool.cloud, cloud.efa_only_cards)]
+        pools.append(row)
+    data["pools"] = pools
+    data["storage"] = managed_storage(cluster)
+    data["external_storage"] = external_storage(cluster)
+    config: dict[str, object] = {
+        "aws:region": cloud.region,
+        "availabilityZone": cloud.zone,
+        "capacity": cloud.capacity,
+        "rootVolumeGiB": cloud.boot_disk_gb,
+        "sshKeyConfig": cloud.ssh_key_config,
+    }
+    if cloud.reservation_id:
+        config["reservationId"] = cloud.reservation_id
+    if cloud.capacity_hours:
+        config["capacityBlockHours"] = cloud.capacity_hours
+    user = [ConfigKey(cloud.ssh_key_config, False, "SSH public key installed for the default user",
+                      '"$(cat ~/.ssh/id_ed25519.pub)"')]
+    if cloud.capacity == "capacity-block" and not cloud.reservation_id:
+        user.append(ConfigKey("capacityBlockStart", False,
+                              "earliest start of the Capacity Block to buy (RFC 3339); the program purchases "
+                              "the first offering from then on", "2026-03-01T11:30:00Z"))
+    notes = [
+        "Instances get one EFA per network card: card 0 device 0 is the primary `efa` interface (with "
+        "ENA, the instance's IP address); the other cards use device index 1 as `efa-only` "
+        "(`efa_only_cards: true`, no IP address) or `efa`.",
+        "The private subnet reaches the internet through a NAT gateway; nodes have no public address. "
+        "Run Ansible from a host inside the VPC (bastion, SSM port forwarding or a VPN).",
+    ]
+    if cloud.capacity == "capacity-block":
+        notes.append("Instances can only run inside the Capacity Block's time window: if `pulumi up` runs before "
+                     "the block starts, the instance launches fail; run it again once the block is active.")
+    return Project(
+        data=data, config=config, packages=PACKAGES, user_config=user,
+        credentials=(
+            "AWS credentials as for the AWS CLI: `aws configure sso` / `AWS_PROFILE`, or "
+            "`AWS_ACCESS_KEY_ID` + `AWS_SECRET_ACCESS_KEY` (+ `AWS_SESSION_TOKEN`) in the environment.",
+            "Permissions: EC2 (VPC, subnets, NAT, security groups, launch templates, placement groups, "
+            "instances, capacity reservations / capacity blocks), FSx or EFS.",
+            "Quota: enough On-Demand P-instance vCPUs (or the reservation / Capacity Block) in the region.",
+        ),
+        notes=tuple(notes),
+    )

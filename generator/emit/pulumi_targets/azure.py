@@ -1,0 +1,81 @@
+"""Azure: ND-series uniform scale sets (one InfiniBand placement group each), HPC image, AMLFS or Azure Files NFS."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from generator.emit.pulumi_targets.common import (
+    ConfigKey,
+    Project,
+    base_data,
+    external_storage,
+    managed_storage,
+    pool_data,
+)
+from generator.rules.dep._cloud import address_plan, image_for, rdma_domains
+
+if TYPE_CHECKING:
+    from generator.plan.model import Plan
+    from generator.resolve import ResolvedCluster
+
+PACKAGES = ("pulumi-azure-native",)
+
+
+def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
+    cloud = cluster.blueprint.deployment.cloud
+    assert cloud is not None
+    addresses = address_plan(cluster)
+    data = base_data(cluster)
+    data["network"] = {"cidr": cloud.network_cidr, "compute": addresses.cidr("compute"),
+                       "storage": addresses.cidr("storage")}
+    data["image"] = image_for(cluster)
+    pools = []
+    for pool in cluster.pools:
+        if pool.cloud is None:
+            continue
+        row = pool_data(cluster, plan, pool)
+        # Each scale set is one InfiniBand domain (single placement group); big pools become several,
+        # and their index is the node's scalable unit.
+        sets = []
+        start = 0
+        for k, size in enumerate(rdma_domains(pool.count, pool.cloud.rdma_domain_max_vms), start=1):
+            members = row["nodes"][start:start + size]
+            for i, node in enumerate(members):
+                node["su"] = k
+                node["instance_id"] = i
+            sets.append({"su": k, "size": size, "hostnames": [n["hostname"] for n in members]})
+            start += size
+        row["scale_sets"] = sets
+        pools.append(row)
+    data["pools"] = pools
+    data["storage"] = managed_storage(cluster)
+    data["external_storage"] = external_storage(cluster)
+    config: dict[str, object] = {
+        "azure-native:location": cloud.region,
+        "zone": cloud.zone,
+        "capacity": cloud.capacity,
+        "osDiskGiB": cloud.boot_disk_gb,
+        "sshKeyConfig": cloud.ssh_key_config,
+        "adminUsername": "azureuser",
+    }
+    if cloud.reservation_id:
+        config["capacityReservationGroupId"] = cloud.reservation_id
+    return Project(
+        data=data, config=config, packages=PACKAGES,
+        user_config=[ConfigKey(cloud.ssh_key_config, False, "SSH public key for the admin user",
+                               '"$(cat ~/.ssh/id_ed25519.pub)"')],
+        credentials=(
+            "Azure CLI login (`az login`, `az account set --subscription <id>`) or a service principal in "
+            "`ARM_CLIENT_ID`, `ARM_CLIENT_SECRET` (secret), `ARM_TENANT_ID`, `ARM_SUBSCRIPTION_ID`.",
+            "Role: Contributor on the subscription or the target resource group; ND-series vCPU quota in the region.",
+        ),
+        notes=(
+            "Each scale set is Uniform with a single placement group: its VMs share one InfiniBand fabric. "
+            "A pool larger than one placement group is split into several scale sets (scalable units); "
+            "InfiniBand does not connect VMs of different scale sets.",
+            "VM names come from the scale set (`<prefix><6-character instance id>`); the `nodes` export maps "
+            "each blueprint hostname to that name, which Azure DNS resolves inside the VNet. The mapping "
+            "assumes instance ids 0..n-1 (overprovisioning is off); check with `az vmss list-instances`.",
+            "Outbound internet goes through a NAT gateway; VMs get no public address.",
+        ),
+    )

@@ -1,0 +1,127 @@
+"""MAAS (on-prem bare metal): fabrics/VLANs/subnets, tags per pool/SU/rack/rail, machine deployment."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from generator.emit.pulumi_targets.common import ConfigKey, Project, base_data, external_storage, pool_data
+from generator.rules.dep._cloud import MAAS_STATIC_OFFSET, address_plan, maas_series
+
+if TYPE_CHECKING:
+    from generator.plan.model import Plan
+    from generator.resolve import ResolvedCluster
+
+PACKAGES = ("pulumi-maas",)
+
+
+def _tag(cluster: ResolvedCluster, *parts: object) -> str:
+    return "-".join([cluster.name, *(str(p) for p in parts)])
+
+
+def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
+    dep = cluster.blueprint.deployment
+    maas = dep.maas
+    vlan_base = maas.vlan_base if maas else 100
+    addresses = address_plan(cluster)
+    data = base_data(cluster)
+
+    # Fabric subnets: one VLAN + subnet per compute rail, one for storage. Static addresses are handed
+    # out in blueprint order from MAAS_STATIC_OFFSET and reserved in MAAS so it never assigns them.
+    fabrics: list[dict[str, Any]] = []
+    next_host: dict[str, int] = {}
+    for fname in ("compute", "storage"):
+        rf = cluster.fabrics.get(fname)
+        if rf is None:
+            continue
+        subnets = [s for s in addresses.subnets if s.name.startswith(f"{fname}-") or s.name == fname]
+        rows = []
+        for s in subnets:
+            rail = int(s.name.removeprefix("compute-rail")) if s.name.startswith("compute-rail") else None
+            vid = vlan_base + rail if rail is not None else vlan_base + 100
+            rows.append({"name": s.name, "cidr": s.cidr, "vid": vid, "rail": rail})
+            next_host[s.name] = 0
+        fabrics.append({"name": fname, "technology": rf.technology, "kind": rf.kind, "mtu": rf.spec.mtu,
+                        "subnets": rows})
+    subnet_cidr = {row["name"]: row["cidr"] for f in fabrics for row in f["subnets"]}
+
+    tags: dict[str, list[str]] = defaultdict(list)
+    pools = []
+    for pool in cluster.pools:
+        row = pool_data(cluster, plan, pool)
+        row["server"] = pool.server_id
+        for node in row["nodes"]:
+            host = node["hostname"]
+            node_tags = [_tag(cluster, "pool", pool.name)]
+            if node["su"] is not None:
+                node_tags.append(_tag(cluster, f"su{node['su']}"))
+            if node["rack"] is not None:
+                node_tags.append(_tag(cluster, "rack", node["rack"]))
+            interfaces = []
+            for port in pool.ports:
+                if port.purpose == "management" or port.purpose not in cluster.fabrics:
+                    continue
+                name = f"compute-rail{port.index}" if port.purpose == "compute" else "storage"
+                if name not in subnet_cidr:
+                    continue
+                net = ipaddress.ip_network(subnet_cidr[name])
+                address = net.network_address + MAAS_STATIC_OFFSET + next_host[name]
+                next_host[name] += 1
+                interfaces.append({"netdev": port.netdev, "rdma_dev": port.rdma_dev, "subnet": name,
+                                   "address": f"{address}/{net.prefixlen}"})
+                if port.purpose == "compute":
+                    node_tags.append(_tag(cluster, f"rail{port.index}"))
+            node["interfaces"] = interfaces
+            node["tags"] = sorted(set(node_tags))
+            for t in node["tags"]:
+                tags[t].append(host)
+        pools.append(row)
+    for f in fabrics:
+        for row in f["subnets"]:
+            n = next_host[row["name"]]
+            net = ipaddress.ip_network(row["cidr"])
+            row["reserved"] = ([str(net.network_address + MAAS_STATIC_OFFSET),
+                                str(net.network_address + MAAS_STATIC_OFFSET + n - 1)] if n else None)
+
+    data["maas"] = {
+        "management_cidr": maas.management_cidr if maas else "10.0.0.0/16",
+        "zone": maas.zone if maas else None,
+        "resource_pool": maas.resource_pool if maas else None,
+        "distro_series": maas_series(cluster),
+    }
+    data["fabrics"] = fabrics
+    data["pools"] = pools
+    data["tags"] = {name: sorted(set(hosts)) for name, hosts in sorted(tags.items())}
+    data["external_storage"] = external_storage(cluster)
+    api_url_key = maas.api_url_config if maas else "maas:apiUrl"
+    config: dict[str, object] = {
+        "maas:apiVersion": "2.0",
+        "apiUrlConfig": api_url_key,
+        "distroSeries": maas_series(cluster),
+    }
+    return Project(
+        data=data, config=config, packages=PACKAGES,
+        user_config=[
+            ConfigKey(api_url_key, False, "MAAS region API URL",
+                      "http://maas.example.net:5240/MAAS"),
+            ConfigKey("maas:apiKey", True, "MAAS API key of the deploying user (`maas apikey --username=...`)",
+                      "<consumer:token:secret>"),
+        ],
+        credentials=(
+            "A MAAS API key (`maas apikey --username <user>`), stored as the secret `maas:apiKey`; the user "
+            "needs permission to allocate and deploy machines and to create fabrics, VLANs, subnets and tags.",
+            "pulumi-maas is a community provider (github.com/juhnny5/pulumi-maas, a bridge of the "
+            "canonical/maas Terraform provider), not a Pulumi-maintained package: pin it and review upgrades.",
+        ),
+        notes=(
+            "Machines must already be commissioned in MAAS under the blueprint's hostnames (enlist them with "
+            "their BMC and rename them, e.g. `maas admin machine update <system_id> hostname=<name>`); the "
+            "program tags, allocates (by hostname) and deploys them with the blueprint's OS.",
+            f"The management network {data['maas']['management_cidr']} must already be a MAAS subnet (the "
+            "rack controller's PXE network); it is looked up, not created.",
+            "Compute/storage fabric subnets are created for address management only: the per-node static "
+            "addresses in cluster.json (also exported as `nodes`) are reserved in MAAS and configured on "
+            "the IPoIB/RoCE interfaces by the Ansible roles, because MAAS does not configure InfiniBand.",
+        ),
+    )

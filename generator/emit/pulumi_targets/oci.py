@@ -1,0 +1,67 @@
+"""OCI: bare-metal GPU shapes in a cluster network (RoCE v2), instance configuration, FSS or Lustre."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from generator.emit.pulumi_targets.common import (
+    ConfigKey,
+    Project,
+    base_data,
+    external_storage,
+    managed_storage,
+    pool_data,
+)
+from generator.rules.dep._cloud import address_plan, image_for
+
+if TYPE_CHECKING:
+    from generator.plan.model import Plan
+    from generator.resolve import ResolvedCluster
+
+PACKAGES = ("pulumi-oci",)
+
+
+def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
+    cloud = cluster.blueprint.deployment.cloud
+    assert cloud is not None
+    addresses = address_plan(cluster)
+    data = base_data(cluster)
+    data["network"] = {"cidr": cloud.network_cidr, "compute": addresses.cidr("compute")}
+    data["image"] = image_for(cluster)
+    data["pools"] = [pool_data(cluster, plan, p) for p in cluster.pools if p.cloud is not None]
+    data["storage"] = managed_storage(cluster)
+    data["external_storage"] = external_storage(cluster)
+    zone = (cloud.zone or "AD-1").upper()
+    config: dict[str, object] = {
+        "oci:region": cloud.region,
+        "availabilityDomain": zone if zone.startswith("AD-") else f"AD-{zone}",
+        "capacity": cloud.capacity,
+        "bootVolumeGB": cloud.boot_disk_gb,
+        "sshKeyConfig": cloud.ssh_key_config,
+    }
+    if cloud.reservation_id:
+        config["capacityReservationId"] = cloud.reservation_id
+    return Project(
+        data=data, config=config, packages=PACKAGES,
+        user_config=[
+            ConfigKey("compartmentId", False, "OCID of the compartment to deploy into", "ocid1.compartment.oc1..xxxx"),
+            ConfigKey(cloud.ssh_key_config, False, "SSH public key for the `ubuntu`/`opc` user",
+                      '"$(cat ~/.ssh/id_ed25519.pub)"'),
+        ],
+        credentials=(
+            "An OCI API signing key: `oci setup config` writes ~/.oci/config (tenancy, user, fingerprint, key "
+            "file, region), which the provider reads; or set `oci:tenancyOcid`, `oci:userOcid`, "
+            "`oci:fingerprint` and the secret `oci:privateKey` (`pulumi config set --secret oci:privateKey "
+            "< key.pem`).",
+            "Policies: manage instance-family, cluster-family (cluster networks), virtual-network-family and "
+            "file-family / lustre-file-family in the compartment; GPU bare-metal service limits in the AD.",
+        ),
+        notes=(
+            "The cluster network places every instance of a pool on the same RoCE v2 RDMA network; the RDMA "
+            "interfaces are configured on the hosts by the Oracle Cloud Agent HPC plugins enabled here "
+            "(images without the agent need the OCI HPC RDMA packages).",
+            "Instances are created by the cluster network's instance pool; `nodes` maps the blueprint "
+            "hostnames to them in launch order (Ansible sets the hostnames).",
+            "The availability domain is given as AD-1..AD-3 and resolved to the tenancy's AD name.",
+        ),
+    )

@@ -1,0 +1,346 @@
+"""Deployment facts shared by the DEP rules and the Pulumi emitter (no Rule classes here).
+
+Everything is a pure function of the ResolvedCluster: which pools a target provisions, the address plan,
+the managed-storage sizing and the OS images. The rules report what these functions find wrong; the
+emitter writes what they decide, so the two never disagree.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from dataclasses import dataclass, field
+
+from blueprints.catalog.schema import CloudInstance, ManagedStorage
+from generator.resolve import CLOUD_PROVIDERS, ResolvedCluster, ResolvedPool
+
+DEPLOY_TARGETS = ("maas", *CLOUD_PROVIDERS)
+
+# Addresses a provider keeps for itself in every subnet. Sources: AWS VPC user guide "Subnet CIDR
+# blocks" (first four and last one), Azure VNet FAQ (five per subnet), GCP "Subnets" (four per primary
+# range), OCI "VCNs and subnets" (first two and last one). MAAS/plain IPv4: network + broadcast.
+SUBNET_RESERVED = {"aws": 5, "azure": 5, "gcp": 4, "oci": 3, "maas": 2}
+# First host offset for static addresses handed out by the MAAS program (leaves .1-.9 for gateways/SM).
+MAAS_STATIC_OFFSET = 10
+# AWS FSx for Lustre / EFS and Azure Managed Lustre take addresses from the cluster subnet; keep headroom.
+STORAGE_ADDRESS_HEADROOM = 64
+
+# MAAS image names for software.os (Ubuntu series ship with MAAS; others need a custom image name).
+MAAS_SERIES = {"ubuntu-22.04": "jammy", "ubuntu-24.04": "noble"}
+
+# Default GPU images per cloud and OS. Sources: AWS Deep Learning Base OSS Nvidia Driver GPU AMI release
+# notes (owner "amazon", name prefix), Azure HPC images (publisher microsoft-dsvm, offer ubuntu-hpc),
+# Google "ubuntu-accelerator" image families with the NVIDIA driver branch in the name
+# (project ubuntu-os-accelerator-images), OCI platform images filtered by OS name/version and shape.
+CLOUD_IMAGES: dict[str, dict[str, dict[str, str]]] = {
+    "aws": {
+        "ubuntu-22.04": {"owner": "amazon", "name": "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 22.04) *"},
+        "ubuntu-24.04": {"owner": "amazon", "name": "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) *"},
+    },
+    "azure": {
+        "ubuntu-22.04": {"publisher": "microsoft-dsvm", "offer": "ubuntu-hpc", "sku": "2204", "version": "latest"},
+        "ubuntu-24.04": {"publisher": "microsoft-dsvm", "offer": "ubuntu-hpc", "sku": "2404", "version": "latest"},
+    },
+    "gcp": {
+        "ubuntu-22.04": {"family": "projects/ubuntu-os-accelerator-images/global/images/family/"
+                                   "ubuntu-accelerator-2204-amd64-with-nvidia-{driver_branch}"},
+        "ubuntu-24.04": {"family": "projects/ubuntu-os-accelerator-images/global/images/family/"
+                                   "ubuntu-accelerator-2404-amd64-with-nvidia-{driver_branch}"},
+    },
+    "oci": {
+        "ubuntu-22.04": {"operating_system": "Canonical Ubuntu", "operating_system_version": "22.04"},
+        "ubuntu-24.04": {"operating_system": "Canonical Ubuntu", "operating_system_version": "24.04"},
+    },
+}
+
+
+def pool_provider(pool: ResolvedPool) -> str | None:
+    """The cloud a pool's server names (``aws/p5.48xlarge`` → ``aws``), None for catalogue servers."""
+    if pool.cloud is None:
+        return None
+    return pool.server_id.partition("/")[0]
+
+
+def instance_type(pool: ResolvedPool) -> str:
+    return pool.server_id.partition("/")[2]
+
+
+def image_for(cluster: ResolvedCluster) -> dict[str, str] | None:
+    """The image the cloud target boots: the blueprint's `cloud.image`, else the default for software.os."""
+    cloud = cluster.blueprint.deployment.cloud
+    target = cluster.target
+    if cloud is not None and cloud.image:
+        return {"id": cloud.image}
+    default = CLOUD_IMAGES.get(target, {}).get(cluster.blueprint.software.os)
+    if default is None:
+        return None
+    branch = cluster.blueprint.software.driver_branch
+    return {k: v.format(driver_branch=branch) for k, v in default.items()}
+
+
+def maas_series(cluster: ResolvedCluster) -> str | None:
+    maas = cluster.blueprint.deployment.maas
+    if maas is not None and maas.distro_series:
+        return maas.distro_series
+    return MAAS_SERIES.get(cluster.blueprint.software.os)
+
+
+# ----------------------------------------------------------------------------------------- address plan
+
+@dataclass(frozen=True)
+class Subnet:
+    name: str  # stable key, e.g. "compute-rail3", "gpu-nic2", "host0"
+    cidr: str
+    hosts: int  # addresses this plan needs in it (nodes or interfaces)
+
+
+@dataclass
+class AddressPlan:
+    subnets: list[Subnet] = field(default_factory=list)
+    problems: list[tuple[tuple[str | int, ...], str]] = field(default_factory=list)  # (blueprint path, message)
+
+    def cidr(self, name: str) -> str:
+        return next(s.cidr for s in self.subnets if s.name == name)
+
+
+def _split(base: str, parts: int) -> list[ipaddress.IPv4Network] | None:
+    net = ipaddress.ip_network(base, strict=False)
+    bits = math.ceil(math.log2(parts)) if parts > 1 else 0
+    if net.prefixlen + bits > 30:
+        return None
+    return list(net.subnets(prefixlen_diff=bits))[:parts]
+
+
+def _usable(net: ipaddress.IPv4Network, reserved: int) -> int:
+    return max(0, net.num_addresses - reserved)
+
+
+def _check_cidr(text: str, path: tuple[str | int, ...], plan: AddressPlan) -> bool:
+    try:
+        net = ipaddress.ip_network(text, strict=False)
+    except ValueError as exc:
+        plan.problems.append((path, f"`{text}` is not an IPv4 network: {exc}"))
+        return False
+    if str(net) != text:
+        plan.problems.append((path, f"`{text}` has host bits set; the network is {net}"))
+        return False
+    return True
+
+
+def _carve(plan: AddressPlan, base: str, path: tuple[str | int, ...], names: list[str], hosts: int,
+           reserved: int, what: str) -> None:
+    if not names or not _check_cidr(base, path, plan):
+        return
+    nets = _split(base, len(names))
+    if nets is None:
+        plan.problems.append((path, f"{base} cannot be split into {len(names)} subnets for {what}"))
+        return
+    for name, net in zip(names, nets, strict=True):
+        if _usable(net, reserved) < hosts:
+            plan.problems.append((path, f"{what}: subnet {net} ({name}) holds {_usable(net, reserved)} addresses, "
+                                        f"{hosts} are needed"))
+        plan.subnets.append(Subnet(name, str(net), hosts))
+
+
+def rails(cluster: ResolvedCluster) -> int:
+    return max((len(p.ports_for("compute")) for p in cluster.pools), default=0)
+
+
+def address_plan(cluster: ResolvedCluster) -> AddressPlan:
+    """Subnets the target's program creates, with the reasons they do not fit (if any)."""
+    plan = AddressPlan()
+    target = cluster.target
+    dep = cluster.blueprint.deployment
+    if target == "maas":
+        maas = dep.maas
+        mgmt = maas.management_cidr if maas else "10.0.0.0/16"
+        base: tuple[str | int, ...] = ("deployment", "maas")
+        if _check_cidr(mgmt, (*base, "management_cidr"), plan):
+            net = ipaddress.ip_network(mgmt)
+            need = cluster.node_count + MAAS_STATIC_OFFSET
+            if _usable(net, SUBNET_RESERVED["maas"]) < need:
+                plan.problems.append(((*base, "management_cidr"),
+                                      f"management network {mgmt} holds {_usable(net, 2)} addresses, "
+                                      f"{need} are needed for {cluster.node_count} nodes"))
+            plan.subnets.append(Subnet("management", mgmt, cluster.node_count))
+        if "compute" in cluster.fabrics:
+            n = rails(cluster)
+            nodes = sum(p.count for p in cluster.pools_on("compute"))
+            _carve(plan, maas.compute_cidr if maas else "10.100.0.0/16", (*base, "compute_cidr"),
+                   [f"compute-rail{r}" for r in range(n)], nodes + MAAS_STATIC_OFFSET, 2, "the compute rails")
+        if "storage" in cluster.fabrics:
+            nodes = sum(p.count for p in cluster.pools_on("storage"))
+            _carve(plan, maas.storage_cidr if maas else "10.200.0.0/16", (*base, "storage_cidr"),
+                   ["storage"], nodes + MAAS_STATIC_OFFSET, 2, "the storage network")
+        return plan
+    if target not in CLOUD_PROVIDERS or dep.cloud is None:
+        return plan
+    cloud = dep.cloud
+    base = ("deployment", "cloud")
+    reserved = SUBNET_RESERVED[target]
+    pools = [p for p in cluster.pools if p.cloud is not None]
+    nodes = sum(p.count for p in pools)
+    if not _check_cidr(cloud.network_cidr, (*base, "network_cidr"), plan):
+        return plan
+    net = ipaddress.ip_network(cloud.network_cidr)
+    if net.prefixlen > 26:
+        plan.problems.append(((*base, "network_cidr"), f"{net} is too small: use a /26 or larger network"))
+        return plan
+    # Cluster subnet = first half; the second half holds the small public / storage subnets.
+    first, rest = net.subnets(prefixlen_diff=1)
+    small = next(rest.subnets(new_prefix=max(rest.prefixlen, 24)))
+    if target == "aws":
+        # efa-only interfaces take no address; `efa` interfaces take one each (plus the primary).
+        per_node = {p.name: (1 if cloud.efa_only_cards else max(1, p.cloud.efa_interfaces)) for p in pools if p.cloud}
+        need = sum(per_node[p.name] * p.count for p in pools) + STORAGE_ADDRESS_HEADROOM
+        private, public = first, small
+        public = next(rest.subnets(new_prefix=max(rest.prefixlen, 24)))
+        if _usable(private, reserved) < need:
+            what = "one address per instance" if cloud.efa_only_cards else "one address per EFA interface (efa_only_cards: false)"
+            plan.problems.append(((*base, "network_cidr"),
+                                  f"private subnet {private} holds {_usable(private, reserved)} addresses; "
+                                  f"{need} are needed ({what} plus storage headroom)"))
+        plan.subnets += [Subnet("private", str(private), need), Subnet("public", str(public), 1)]
+    elif target == "azure":
+        compute, storage = first, small
+        if _usable(compute, reserved) < nodes:
+            plan.problems.append(((*base, "network_cidr"), f"compute subnet {compute} holds "
+                                  f"{_usable(compute, reserved)} addresses, {nodes} VMs need one each"))
+        plan.subnets += [Subnet("compute", str(compute), nodes), Subnet("storage", str(storage), STORAGE_ADDRESS_HEADROOM)]
+    elif target == "oci":
+        compute = first
+        if _usable(compute, reserved) < nodes + STORAGE_ADDRESS_HEADROOM:
+            plan.problems.append(((*base, "network_cidr"), f"compute subnet {compute} holds "
+                                  f"{_usable(compute, reserved)} addresses, {nodes + STORAGE_ADDRESS_HEADROOM} are needed"))
+        plan.subnets.append(Subnet("compute", str(compute), nodes))
+    elif target == "gcp":
+        host_nics = max((p.cloud.host_nics for p in pools if p.cloud), default=1)
+        _carve(plan, cloud.network_cidr, (*base, "network_cidr"), [f"host{i}" for i in range(host_nics)],
+               nodes + STORAGE_ADDRESS_HEADROOM, reserved, "the host networks")
+        gpu_nics = max((p.cloud.network_cards for p in pools if p.cloud), default=0)
+        _carve(plan, cloud.gpu_network_cidr, (*base, "gpu_network_cidr"), [f"gpu{i}" for i in range(gpu_nics)],
+               nodes, reserved, "the GPU NIC networks")
+    return plan
+
+
+# ----------------------------------------------------------------------------------- managed storage
+
+@dataclass(frozen=True)
+class StorageSizing:
+    service: str
+    protocol: str
+    tier: int  # MB/s per TiB (0 = not provisioned per TiB)
+    size: int  # in `unit`
+    unit: str
+    sku: str | None
+    efa: bool
+    throughput_gbytes: float  # what the chosen tier delivers at `size` (0 when not provisioned)
+    notes: tuple[str, ...]
+
+
+def _round_up(size: int, tier_min: int, step: int, big_from: int | None, step_big: int | None) -> int:
+    """Valid sizes are the minimum, then multiples of the step (of the big step above `big_from`)."""
+    if size <= tier_min:
+        return tier_min
+    if big_from is not None and step_big and size > big_from:
+        return math.ceil(size / step_big) * step_big
+    return math.ceil(size / max(step, 1)) * max(step, 1)
+
+
+def _tib_in(unit: str) -> float:
+    return 1024.0 if unit == "GiB" else 1099.511627776  # 1 TiB in GiB / in GB
+
+
+def size_managed(spec: ManagedStorage, capacity_tib: float | None, throughput_gbytes: float | None,
+                 efa: bool) -> StorageSizing:
+    """The smallest valid size and tier giving the requested capacity and throughput (both optional)."""
+    notes: list[str] = []
+    per_tib = _tib_in(spec.unit)
+    want = math.ceil((capacity_tib or 0) * per_tib)
+    tiers = sorted(spec.tiers)
+    chosen = None
+    for t in tiers:
+        tier = spec.tiers[t]
+        step = tier.efa_step if efa and tier.efa_step else tier.step
+        size = _round_up(want, tier.min, step, tier.big_from, tier.step_big)
+        if tier.max is not None and size > tier.max:
+            continue
+        if throughput_gbytes and t > 0 and t * (size / per_tib) / 1000 < throughput_gbytes:
+            continue
+        chosen = (t, size)
+        break
+    if chosen is None:
+        # No tier both holds the capacity and delivers the throughput. If throughput is the problem, grow
+        # the capacity of the fastest tier until it delivers; otherwise take the tier that holds the most.
+        fits = [t for t in tiers if spec.tiers[t].max is None or
+                _round_up(want, spec.tiers[t].min, spec.tiers[t].step, spec.tiers[t].big_from,
+                          spec.tiers[t].step_big) <= spec.tiers[t].max]
+        if fits and throughput_gbytes:
+            t = fits[-1]
+            tier = spec.tiers[t]
+            need = math.ceil(throughput_gbytes * 1000 / t * per_tib) if t else 0
+            step = tier.efa_step if efa and tier.efa_step else tier.step
+            size = _round_up(max(want, need), tier.min, step, tier.big_from, tier.step_big)
+            notes.append(f"capacity raised to {size} {spec.unit} so the {t} MB/s/TiB tier delivers "
+                         f"{throughput_gbytes:g} GB/s")
+        else:
+            t = max(tiers, key=lambda k: spec.tiers[k].max or 0)
+            tier = spec.tiers[t]
+            step = tier.efa_step if efa and tier.efa_step else tier.step
+            size = _round_up(want, tier.min, step, tier.big_from, tier.step_big)
+        chosen = (t, size)
+    t, size = chosen
+    tier = spec.tiers[t]
+    if tier.max is not None and size > tier.max:
+        notes.append(f"{size} {spec.unit} exceeds the {spec.service} maximum of {tier.max} {spec.unit}")
+    if want and size != want:
+        notes.append(f"{capacity_tib:g} TiB rounded up to {size} {spec.unit} ({spec.service} sizes)")
+    delivered = t * (size / per_tib) / 1000 if t else 0.0
+    if throughput_gbytes and t:
+        notes.append(f"{spec.service} {t} MB/s/TiB tier at {size} {spec.unit} delivers {delivered:.1f} GB/s "
+                     f"(asked {throughput_gbytes:g})")
+    if throughput_gbytes and t == 0:
+        notes.append(f"{spec.service} does not provision throughput per TiB; {throughput_gbytes:g} GB/s is not guaranteed")
+    sku = spec.sku.format(tier=t) if spec.sku else None
+    return StorageSizing(spec.service, spec.protocol, t, size, spec.unit, sku, efa, round(delivered, 3), tuple(notes))
+
+
+def managed_storage_spec(cluster: ResolvedCluster) -> ManagedStorage | None:
+    cloud = cluster.blueprint.deployment.cloud
+    if cloud is None:
+        return None
+    return cluster.catalog.managed_storage.get(cluster.target, {}).get(cloud.managed_storage)
+
+
+def storage_efa(cluster: ResolvedCluster, spec: ManagedStorage) -> bool:
+    """AWS: serve FSx for Lustre over EFA when every GPU instance type can use it."""
+    gpu_insts = [p.cloud for p in cluster.pools if p.cloud is not None]
+    return (cluster.target == "aws" and spec.protocol == "lustre" and bool(gpu_insts)
+            and all(i.fsx_efa for i in gpu_insts))
+
+
+# --------------------------------------------------------------------------------------- AWS EFA layout
+
+@dataclass(frozen=True)
+class EfaInterface:
+    network_card_index: int
+    device_index: int
+    interface_type: str  # "efa" (EFA with ENA, takes an IP address) or "efa-only"
+
+
+def efa_layout(inst: CloudInstance, efa_only_cards: bool) -> list[EfaInterface]:
+    """One EFA per network card: card 0 / device 0 carries the ENA (primary, `efa`); every other card uses
+    device index 1 as `efa-only` (no IP address) or `efa` (with ENA) — AWS's layout for multi-card types."""
+    out = [EfaInterface(0, 0, "efa")]
+    for card in range(1, inst.efa_interfaces):
+        out.append(EfaInterface(card, 1, "efa-only" if efa_only_cards else "efa"))
+    return out
+
+
+def rdma_domains(count: int, max_vms: int | None) -> list[int]:
+    """Split ``count`` VMs into the fewest RDMA domains of at most ``max_vms``, sizes as even as possible."""
+    if not max_vms or count <= max_vms:
+        return [count]
+    n = math.ceil(count / max_vms)
+    base, extra = divmod(count, n)
+    return [base + (1 if i < extra else 0) for i in range(n)]

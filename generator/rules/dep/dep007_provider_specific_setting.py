@@ -1,0 +1,41 @@
+"""DEP007: AWS-only settings on another target."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from generator.findings import Finding, Severity
+from generator.rules.base import Rule, RuleContext
+
+AWS_ONLY = {
+    "efa_only_cards": "EFA network cards exist only on AWS",
+    "capacity_hours": "capacity blocks exist only on AWS",
+}
+GCP_ONLY = {"gpu_network_cidr": "only GCP gives every GPU NIC its own subnet"}
+
+
+class ProviderSpecificSetting(Rule):
+    """Some `deployment.cloud` settings only mean something on one provider: `efa_only_cards` and
+    `capacity_hours` (AWS), `gpu_network_cidr` (GCP's per-GPU-NIC networks). Set explicitly on another
+    target they are ignored — usually a sign the blueprint was copied from another cloud."""
+
+    id = "DEP007"
+    severity = Severity.WARNING
+    title = "provider-specific deployment setting on another provider"
+    rationale = "the setting is ignored on this target"
+    fix = "remove the setting"
+    tags = ("deployment", "cloud")
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        cluster = ctx.cluster
+        cloud = cluster.blueprint.deployment.cloud
+        if cloud is None:
+            return
+        target = cluster.target
+        for provider, table in (("aws", AWS_ONLY), ("gcp", GCP_ONLY)):
+            if target == provider:
+                continue
+            for key, why in table.items():
+                if key in cloud.model_fields_set:
+                    yield self.finding(f"deployment.cloud.{key} is ignored on target {target}: {why}",
+                                       ("deployment", "cloud", key))

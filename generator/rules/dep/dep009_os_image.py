@@ -1,0 +1,36 @@
+"""DEP009: there is an image to deploy for software.os on the target."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from generator.findings import Finding, Severity
+from generator.resolve import CLOUD_PROVIDERS
+from generator.rules.base import Rule, RuleContext
+from generator.rules.dep._cloud import CLOUD_IMAGES, MAAS_SERIES, image_for, maas_series
+
+
+class OsImage(Rule):
+    """The program boots `software.os`: on MAAS as a distro series (Ubuntu ships with MAAS; RHEL, Rocky
+    or Debian need a custom image uploaded to MAAS and named in `deployment.maas.distro_series`); on a
+    cloud as the provider's GPU image for that OS (AWS Deep Learning Base AMI, Azure Ubuntu-HPC, Google
+    Ubuntu accelerator image, OCI platform image) unless `deployment.cloud.image` names one."""
+
+    id = "DEP009"
+    severity = Severity.ERROR
+    title = "no image for software.os on the deployment target"
+    rationale = "the program has nothing to boot"
+    fix = "set deployment.cloud.image (an image id) or deployment.maas.distro_series, or pick a supported OS"
+    tags = ("deployment",)
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        cluster = ctx.cluster
+        target = cluster.target
+        os_ = cluster.blueprint.software.os
+        if target == "maas" and maas_series(cluster) is None:
+            yield self.finding(f"MAAS has no built-in image for {os_} (built in: {', '.join(sorted(MAAS_SERIES))})",
+                               ("software", "os"), hint="upload a custom image to MAAS and set deployment.maas.distro_series")
+        elif target in CLOUD_PROVIDERS and image_for(cluster) is None:
+            known = ", ".join(sorted(CLOUD_IMAGES.get(target, {}))) or "none"
+            yield self.finding(f"no default {target} GPU image for {os_} (defaults exist for: {known})",
+                               ("software", "os"), hint="set deployment.cloud.image to an image id for this OS")

@@ -1,0 +1,28 @@
+"""DEP010: the deployment's networks hold every node and interface."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from generator.findings import Finding, Severity
+from generator.rules.base import Rule, RuleContext
+from generator.rules.dep._cloud import address_plan
+
+
+class AddressPlanFits(Rule):
+    """The program carves its subnets from the blueprint's CIDRs: on MAAS one subnet per compute rail
+    (`compute_cidr`), one for storage, and the management network; on AWS a private subnet holding one
+    address per instance (or one per EFA interface with `efa_only_cards: false`) and a small public subnet
+    for the NAT gateway; on GCP one subnet per host NIC and per GPU NIC network; on Azure and OCI a cluster
+    subnet. Each must hold its nodes plus the addresses the provider reserves."""
+
+    id = "DEP010"
+    severity = Severity.ERROR
+    title = "address plan does not fit the nodes"
+    rationale = "instances fail to launch (or MAAS cannot assign addresses) when a subnet is full"
+    fix = "use a larger CIDR"
+    tags = ("deployment", "network")
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        for path, message in address_plan(ctx.cluster).problems:
+            yield self.finding(message, path)
