@@ -1,0 +1,209 @@
+"""`blueprint configure BUILD_DIR`: run the generated playbooks through ansible-runner, report per host.
+
+Every host's outcome is reported (ok / changed / failed / unreachable); a failed host never hides the
+others, and each failure is shown with the task and the module's message. Exit code 0 when every host
+succeeded, 1 when any host failed or was unreachable, 2 when the build directory is unusable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from generator.commands._common import console, err_console
+
+ORDER = 60
+STATUSES = ("ok", "changed", "failed", "unreachable")
+
+
+@dataclass
+class HostResult:
+    host: str
+    ok: int = 0
+    changed: int = 0
+    failed: int = 0
+    unreachable: int = 0
+    skipped: int = 0
+    rescued: int = 0
+    failures: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        if self.unreachable:
+            return "unreachable"
+        if self.failed:
+            return "failed"
+        return "changed" if self.changed else "ok"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("configure", help="run the generated Ansible playbooks (ansible-runner) and report per host")
+    p.add_argument("build_dir", help="the `blueprint generate` output directory (or its ansible/ folder)")
+    p.add_argument("--playbook", default="site.yml", help="playbook in ansible/ (default: site.yml)")
+    p.add_argument("--limit", help="Ansible host pattern, e.g. rail0, pool_dgx, su1:&rack_r01_01")
+    p.add_argument("--tags", help="comma list of tags (base, fabric, drivers, nccl, storage, acceptance)")
+    p.add_argument("--skip-tags", help="comma list of tags to skip")
+    p.add_argument("--check", action="store_true", help="dry run: report what would change")
+    p.add_argument("--diff", action="store_true", help="show file differences")
+    p.add_argument("-i", "--inventory", help="use this inventory instead of ansible/inventory.yml")
+    p.add_argument("-e", "--extra-vars", action="append", default=[], metavar="KEY=VALUE",
+                   help="extra variable (repeatable), e.g. -e cb_hardware_present=false")
+    p.add_argument("--artifacts", help="keep ansible-runner's artifacts (events, stdout) in this directory")
+    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument("--verbose", "-v", action="store_true", help="stream Ansible's own output")
+    p.set_defaults(func=run)
+
+
+def find_ansible_dir(build_dir: str) -> Path | None:
+    base = Path(build_dir)
+    for cand in (base / "ansible", base):
+        if (cand / "site.yml").is_file() and (cand / "inventory.yml").is_file():
+            return cand
+    return None
+
+
+def _extra_vars(items: list[str]) -> dict[str, Any] | None:
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            return None
+        low = value.strip().lower()
+        out[key.strip()] = {"true": True, "false": False}.get(low, value)
+    return out
+
+
+def collect(stats: dict[str, dict[str, int]] | None, events: list[dict[str, Any]]) -> dict[str, HostResult]:
+    """Per-host results from ansible-runner's final stats and its events (failure messages)."""
+    hosts: dict[str, HostResult] = {}
+
+    def get(h: str) -> HostResult:
+        return hosts.setdefault(h, HostResult(h))
+
+    mapping = {"ok": "ok", "changed": "changed", "failures": "failed", "dark": "unreachable", "skipped": "skipped",
+               "rescued": "rescued"}
+    for key, attr in mapping.items():
+        for host, n in ((stats or {}).get(key) or {}).items():
+            setattr(get(host), attr, int(n))
+    for host in ((stats or {}).get("processed") or {}):
+        get(host)
+    for ev in events:
+        kind = ev.get("event")
+        if kind not in ("runner_on_failed", "runner_on_unreachable"):
+            continue
+        data = ev.get("event_data") or {}
+        if data.get("ignore_errors"):
+            continue
+        host = str(data.get("host") or data.get("remote_addr") or "?")
+        res = data.get("res") or {}
+        msg = str(res.get("msg") or res.get("stderr") or res.get("reason") or "failed").strip()
+        r = get(host)
+        r.failures.append({"task": str(data.get("task") or ""), "message": msg.splitlines()[0][:500] if msg else ""})
+        if kind == "runner_on_unreachable" and not r.unreachable:
+            r.unreachable = 1
+        if kind == "runner_on_failed" and not r.failed:
+            r.failed = 1
+    return dict(sorted(hosts.items()))
+
+
+def run(args: argparse.Namespace) -> int:
+    ansible_dir = find_ansible_dir(args.build_dir)
+    if ansible_dir is None:
+        err_console.print(f"[bold red]error[/]: {args.build_dir} has no ansible/site.yml and inventory.yml; "
+                          "run `blueprint generate` first")
+        return 2
+    playbook = ansible_dir / args.playbook
+    if not playbook.is_file():
+        err_console.print(f"[bold red]error[/]: no playbook {playbook}")
+        return 2
+    inventory = Path(args.inventory).resolve() if args.inventory else ansible_dir / "inventory.yml"
+    if not inventory.exists():
+        err_console.print(f"[bold red]error[/]: no inventory {inventory}")
+        return 2
+    extravars = _extra_vars(args.extra_vars)
+    if extravars is None:
+        err_console.print("[bold red]error[/]: -e takes KEY=VALUE")
+        return 2
+    try:
+        import ansible_runner
+    except ImportError:
+        err_console.print("[bold red]error[/]: ansible-runner is not installed (pip install 'cluster-blueprint[ansible]')")
+        return 2
+
+    cmdline = []
+    if args.check:
+        cmdline.append("--check")
+    if args.diff:
+        cmdline.append("--diff")
+    private = Path(args.artifacts).resolve() if args.artifacts else Path(tempfile.mkdtemp(prefix="blueprint-configure-"))
+    private.mkdir(parents=True, exist_ok=True)
+    bindir = str(Path(sys.executable).parent)
+    envvars = {
+        "ANSIBLE_CONFIG": str(ansible_dir / "ansible.cfg"),
+        "PATH": bindir + os.pathsep + os.environ.get("PATH", ""),
+        "ANSIBLE_NOCOLOR": "1",
+    }
+    try:
+        runner = ansible_runner.run(
+            private_data_dir=str(private),
+            project_dir=str(ansible_dir.resolve()),
+            playbook=str(playbook.resolve()),
+            inventory=str(inventory),
+            limit=args.limit,
+            tags=args.tags,
+            skip_tags=args.skip_tags,
+            extravars=extravars or None,
+            cmdline=" ".join(cmdline) or None,
+            envvars=envvars,
+            quiet=not args.verbose,
+            suppress_env_files=True,
+        )
+        results = collect(runner.stats, list(runner.events))
+        rc, status = runner.rc, runner.status
+        tail = ""
+        if rc != 0 and not any(r.status in ("failed", "unreachable") for r in results.values()):
+            try:
+                lines = [ln for ln in runner.stdout.read().splitlines() if ln.strip()]
+                tail = "\n".join(lines[-8:])
+            except (OSError, AttributeError):
+                tail = ""
+    finally:
+        if not args.artifacts:
+            shutil.rmtree(private, ignore_errors=True)
+    return _report(args, results, rc, status, tail)
+
+
+def _report(args: argparse.Namespace, results: dict[str, HostResult], rc: int, status: str, tail: str = "") -> int:
+    bad = [r for r in results.values() if r.status in ("failed", "unreachable")]
+    code = 1 if bad or rc != 0 else 0
+    if args.format == "json":
+        payload = {"ok": code == 0, "rc": rc, "status": status, "check": bool(args.check), "error": tail,
+                   "hosts": {h: {**asdict(r), "status": r.status} for h, r in results.items()}}
+        sys.stdout.write(json.dumps(payload, indent=2, sort_keys=True) + "\n")
+        return code
+    from rich.table import Table
+
+    table = Table(title=f"blueprint configure{' --check' if args.check else ''}: {len(results)} hosts")
+    for col in ("host", "status", "ok", "changed", "failed", "unreachable", "skipped"):
+        table.add_column(col, justify="left" if col in ("host", "status") else "right")
+    colour = {"ok": "green", "changed": "yellow", "failed": "red", "unreachable": "magenta"}
+    for r in results.values():
+        table.add_row(r.host, f"[{colour[r.status]}]{r.status}[/]", str(r.ok), str(r.changed), str(r.failed),
+                      str(r.unreachable), str(r.skipped))
+    console.print(table)
+    for r in bad:
+        for f in r.failures or [{"task": "?", "message": r.status}]:
+            console.print(f"[red]{r.status}[/] {r.host}: {f['task']}: {f['message']}", markup=True)
+    if tail:
+        err_console.print(tail, markup=False, highlight=False)
+    counts = {s: sum(1 for r in results.values() if r.status == s) for s in STATUSES}
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no hosts matched"
+    (err_console if code else console).print(f"{'FAILED' if code else 'done'}: {summary} (ansible rc {rc}, {status})")
+    return code

@@ -1,0 +1,366 @@
+"""The ``ansible/`` output: inventory, group_vars and ansible.cfg for one cluster, plus the shipped roles.
+
+Groups (names are Ansible-safe: letters, digits, underscores):
+
+* ``pool_<pool>`` — every host of a pool (host variables live here, once);
+* ``role_<role>`` — pools by role (gpu, storage, login, management);
+* ``su<N>`` — fat-tree scalable unit / dragonfly group of the host (from the plan);
+* ``rack_<rack>`` — the rack the host sits in (``rack_r01_05``);
+* ``rail<i>`` — hosts with a compute port on rail *i* (``--limit rail0``);
+* ``rdma`` — hosts with a port on an InfiniBand or RoCE fabric (they get the OFED/rdma-core stack).
+
+Management addresses (on-prem targets ``maas`` and ``none``): the first 256 addresses of
+``deployment.maas.management_cidr`` (default 10.0.0.0/16) are left for gateways, DNS, MAAS and switch
+management; pool *k* (blueprint order) then gets the next block of ``256 × ceil(count / 256)``
+addresses and host *i* of the pool (1-based) is block start + *i*. With 10.10.0.0/16 the first pool's
+hosts are 10.10.1.1, 10.10.1.2, ...; the second pool starts at 10.10.2.1 (if the first has ≤ 256
+hosts). Cloud targets get their addresses from the provider: the inventory names hosts only.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import math
+import re
+import shutil
+import textwrap
+from collections import defaultdict
+from pathlib import Path as FsPath
+from typing import TYPE_CHECKING, Any
+
+from generator.emit import nccl as nccl_emit
+from generator.findings import BlueprintError, Finding, Severity
+
+if TYPE_CHECKING:
+    from generator.plan.model import Plan
+    from generator.resolve import ResolvedCluster, ResolvedPool
+
+NAME = "ansible"
+PLAYBOOKS = ("site.yml", "base.yml", "fabric.yml", "drivers.yml", "nccl.yml", "storage.yml", "acceptance.yml")
+DEFAULT_CIDR = "10.0.0.0/16"
+RESERVED_BLOCK = 256
+# nccl-tests sweep the acceptance role runs (-b .. -e, factor 2); the predictions average the same sizes.
+ACCEPTANCE_SIZES = (1 << 30, 2 << 30, 4 << 30, 8 << 30)
+ACCEPTANCE_COLLECTIVES = ("all_reduce", "all_gather", "alltoall")
+WRAP = 130
+
+
+def applies(cluster: ResolvedCluster) -> bool:
+    return bool(cluster.pools)
+
+
+def group_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_]", "_", text)
+
+
+# --------------------------------------------------------------------------- addresses
+def management_addresses(cluster: ResolvedCluster) -> dict[str, str]:
+    """Host → management address by the scheme in the module docstring ({} for cloud targets)."""
+    if cluster.is_cloud:
+        return {}
+    maas = cluster.blueprint.deployment.maas
+    cidr = maas.management_cidr if maas is not None else DEFAULT_CIDR
+    path = ("deployment", "maas", "management_cidr")
+    try:
+        net = ipaddress.IPv4Network(cidr, strict=False)
+    except ValueError as exc:
+        raise BlueprintError([Finding("ANS001", Severity.ERROR, f"management_cidr `{cidr}` is not a network: {exc}",
+                                      path)]) from exc
+    out: dict[str, str] = {}
+    offset = RESERVED_BLOCK
+    for pool in cluster.pools:
+        for i, host in enumerate(pool.hostnames, start=1):
+            if offset + i >= net.num_addresses - 1:
+                need = offset + pool.count + 2
+                raise BlueprintError([Finding(
+                    "ANS001", Severity.ERROR,
+                    f"management_cidr {cidr} has {net.num_addresses} addresses; {cluster.node_count} hosts in "
+                    f"256-address pool blocks after a reserved block need at least {need}", path,
+                    f"use a larger network, e.g. /{max(8, 32 - math.ceil(math.log2(need)))}")])
+            out[host] = str(net.network_address + offset + i)
+        offset += RESERVED_BLOCK * math.ceil(pool.count / RESERVED_BLOCK)
+    return out
+
+
+# --------------------------------------------------------------------------- YAML text
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int | float):
+        return repr(value)
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def _long_string(value: str, indent: int) -> str:
+    """A double-quoted scalar folded over lines ≤ WRAP (YAML folds each line break into one space)."""
+    text = json.dumps(value, ensure_ascii=False)
+    lines = textwrap.wrap(text, width=max(40, WRAP - indent), break_long_words=False, break_on_hyphens=False)
+    return ("\n" + " " * (indent + 2)).join(lines) if lines else text
+
+
+def _yaml(obj: Any, indent: int = 0) -> str:
+    """Block-style YAML for plain data (dicts keep their order; strings are JSON-quoted)."""
+    pad = " " * indent
+    if isinstance(obj, dict):
+        if not obj:
+            return "{}"
+        parts = []
+        for k, v in obj.items():
+            if isinstance(v, dict | list) and v:
+                parts.append(f"{pad}{k}:\n{_yaml(v, indent + 2)}")
+            else:
+                val = _long_string(v, indent + len(str(k)) + 2) if isinstance(v, str) else _yaml_inline(v)
+                parts.append(f"{pad}{k}: {val}")
+        return "\n".join(parts)
+    if isinstance(obj, list):
+        if not obj:
+            return "[]"
+        parts = []
+        for item in obj:
+            if isinstance(item, dict | list) and item:
+                body = _yaml(item, indent + 2)
+                parts.append(f"{pad}- {body[indent + 2:]}")
+            else:
+                parts.append(f"{pad}- {_yaml_inline(item)}")
+        return "\n".join(parts)
+    return _scalar(obj)
+
+
+def _yaml_inline(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{}" if not v else json.dumps(v)
+    if isinstance(v, list):
+        return "[]" if not v else json.dumps(v)
+    return _scalar(v)
+
+
+def _comment(text: str, indent: int = 0) -> str:
+    pad = " " * indent
+    return "\n".join(f"{pad}# {line}" for line in textwrap.wrap(text, width=WRAP - indent - 2,
+                                                                   break_long_words=False, break_on_hyphens=False))
+
+
+def _header(cluster: ResolvedCluster, what: str) -> str:
+    src = FsPath(cluster.source_file).name
+    sha = f" (sha256 {cluster.sha256[:16]})" if cluster.sha256 else ""
+    return ("---\n" + _comment(f"{what} for cluster `{cluster.name}`, generated by cluster-blueprint from {src}{sha}.")
+            + "\n# Regenerate instead of editing: `blueprint generate` refuses to overwrite hand edits.\n")
+
+
+# --------------------------------------------------------------------------- inventory
+def inventory(cluster: ResolvedCluster, plan: Plan) -> str:
+    addresses = management_addresses(cluster)
+    devices = plan.device_by_name
+    rdma_kinds = {n for n, f in cluster.fabrics.items() if f.kind in ("infiniband", "roce")}
+    groups: dict[str, set[str]] = defaultdict(set)
+    children: dict[str, list[str]] = defaultdict(list)
+    pools_block: dict[str, Any] = {}
+    for pool in cluster.pools:
+        pg = f"pool_{group_name(pool.name)}"
+        hosts: dict[str, Any] = {}
+        for host in pool.hostnames:
+            hv: dict[str, Any] = {}
+            if host in addresses:
+                hv["ansible_host"] = addresses[host]
+                hv["cb_mgmt_address"] = addresses[host]
+            dev = devices.get(host)
+            if dev is not None:
+                if dev.rack:
+                    hv["cb_rack"] = dev.rack
+                    groups[f"rack_{group_name(dev.rack)}"].add(host)
+                if dev.su is not None:
+                    hv["cb_su"] = dev.su
+                    groups[f"su{dev.su}"].add(host)
+            for port in pool.ports_for("compute"):
+                groups[f"rail{port.index}"].add(host)
+            hosts[host] = hv
+        pools_block[pg] = {"hosts": hosts}
+        children[f"role_{group_name(pool.role)}"].append(pg)
+        if any(pool.ports_for(f) for f in rdma_kinds) or (pool.cloud is not None and pool.cloud.fabric in
+                                                           cluster.catalog.fabrics):
+            children["rdma"].append(pg)
+
+    def order(name: str) -> tuple[str, int, str]:
+        m = re.match(r"^([a-z_]+?)(\d+)$", name)
+        return (m.group(1), int(m.group(2)), name) if m else (name, -1, name)
+
+    all_children: dict[str, Any] = dict(pools_block)
+    for g in sorted(children):
+        all_children[g] = {"children": {c: {} for c in children[g]}}
+    for g in sorted(groups, key=order):
+        all_children[g] = {"hosts": {h: {} for h in sorted(groups[g])}}
+    note = ("Management addresses: the first 256 of the management CIDR are reserved (gateways, DNS, MAAS, "
+            "switch management); pool k gets the next 256-address block(s) and host i of the pool is block + i."
+            if addresses else f"Cloud target `{cluster.target}`: hosts are reached by name; the provider assigns "
+            "the addresses (see the pulumi/ output).")
+    return (_header(cluster, "Inventory") + _comment(note) + "\n" + _yaml({"all": {"children": all_children}}) + "\n")
+
+
+# --------------------------------------------------------------------------- group_vars
+def _storage_mounts(cluster: ResolvedCluster) -> tuple[list[dict[str, Any]], list[str]]:
+    mounts: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    pools = {p.name: p for p in cluster.pools}
+    fab = cluster.fabrics.get("storage") or cluster.fabrics.get("compute")
+    lnet = "o2ib" if fab is not None and fab.kind == "infiniband" else "tcp"
+    for s in cluster.blueprint.storage:
+        server = s.server or (pools[s.pool].hostnames[0] if s.pool in pools else None)
+        opts = list(s.options)
+        if s.kind == "nfs" and server:
+            src, fstype, base = f"{server}:{s.export}", "nfs", ["hard", "_netdev"]
+        elif s.kind == "lustre" and server:
+            src, fstype, base = f"{server}@{lnet}:/{s.filesystem or s.name}", "lustre", ["flock", "_netdev"]
+        elif s.kind == "beegfs" and server:
+            src, fstype = "beegfs_nodev", "beegfs"
+            base = ["rw", "relatime", f"cfgFile=/etc/beegfs/beegfs-client-{s.name}.conf", "_netdev"]
+        else:
+            skipped.append(f"{s.name} ({s.kind}): mounted by its own client or the cloud provider, not by fstab")
+            continue
+        merged = base + [o for o in opts if o not in base]
+        mounts.append({"name": s.name, "kind": s.kind, "src": src, "path": s.mount, "fstype": fstype,
+                       "opts": ",".join(merged), "server": server})
+    return mounts, skipped
+
+
+def all_vars(cluster: ResolvedCluster) -> str:
+    sw = cluster.blueprint.software
+    mounts, skipped = _storage_mounts(cluster)
+    out = [_header(cluster, "Variables for every host")]
+    out.append("# Hosts without GPUs/HCAs (image staging, tests) set this false: services, modules and\n"
+               "# hardware checks are skipped; files and packages are still installed.")
+    out.append(_yaml({"cb_hardware_present": True, "cb_cluster_name": cluster.name, "cb_os": sw.os}))
+    out.append("\n# Pinned versions [software.*]")
+    out.append(_yaml({
+        "nvidia_driver_branch": sw.driver_branch,
+        "nvidia_driver_version": sw.driver_version or "",
+        "nccl_version": sw.nccl,
+        "nccl_cuda": sw.cuda,
+        "nccl_tests_version": sw.nccl_tests,
+        "doca_ofed_kind": sw.ofed.kind,
+        "doca_ofed_version": sw.ofed.version,
+    }))
+    out.append("\n# Shared storage [storage]: written to fstab by the shared_storage role")
+    for note in skipped:
+        out.append(_comment("not in fstab: " + note))
+    out.append(_yaml({"shared_storage_mounts": mounts}))
+    return "\n".join(out) + "\n"
+
+
+def _acceptance(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> tuple[dict[str, Any], list[str]]:
+    compute = pool.ports_for("compute")
+    gpus = max(1, pool.server.gpus)
+    link = round(sum(p.speed_gbps for p in compute) / gpus / 8, 3) if compute else 0.0
+    fabric = cluster.fabrics.get("compute")
+    layer = "InfiniBand" if fabric is not None and fabric.kind == "infiniband" else "Ethernet"
+    hcas = [{"dev": p.rdma_dev, "port": p.port, "rate_gbps": p.speed_gbps, "link_layer": layer}
+            for p in compute if pool.cloud is None]
+    nvlink = ""
+    if pool.gpu is not None and pool.gpu.nvlink is not None and pool.server.nvswitches > 0:
+        nvlink = f"NV{pool.gpu.nvlink.links}"
+    notes = [f"acceptance_link_gbytes: the node's compute line rate per GPU ({len(compute)} ports, {gpus} GPUs) "
+             "in GB/s; the role's fall-back threshold is this × acceptance_efficiency"]
+    predicted: dict[str, dict[int, float]] = {}
+    try:
+        from generator.perf.predict import predict_busbw
+
+        counts = sorted({n for n in (2 ** k for k in range(1, 20)) if n <= pool.count} | {pool.count} - {1})
+        for coll in ACCEPTANCE_COLLECTIVES:
+            row: dict[int, float] = {}
+            for n in counts:
+                vals = [predict_busbw(cluster, plan, coll, size, nodes=n, pool=pool.name).busbw_gbytes
+                        for size in ACCEPTANCE_SIZES]
+                row[n] = round(sum(vals) / len(vals), 2)
+            if row:
+                predicted[coll] = row
+        if predicted:
+            notes.append("acceptance_predicted_busbw: generator.perf's predicted nccl-tests bus bandwidth (GB/s, "
+                         "mean over 1-8 GiB) by node count; the role requires prediction × "
+                         "acceptance_prediction_margin for the largest count not above the hosts in the play")
+    except Exception as exc:  # the model refusing a design leaves the line-rate threshold in force
+        notes.append(f"no performance-model prediction ({type(exc).__name__}: {exc}); threshold = line rate × "
+                     "efficiency")
+        predicted = {}
+    return {
+        "acceptance_link_gbytes": link,
+        "acceptance_gpus_per_node": pool.server.gpus,
+        "acceptance_min_bytes": "1G",
+        "acceptance_max_bytes": "8G",
+        "acceptance_expected_hcas": hcas,
+        "acceptance_expected_nvlink": nvlink,
+        "acceptance_predicted_busbw": predicted,
+    }, notes
+
+
+def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
+    out = [_header(cluster, f"Variables for pool `{pool.name}` ({pool.count} × {pool.server_id})")]
+    compute_fabric = cluster.fabrics.get("compute")
+    if pool.server.gpus == 0 or pool.gpu is None:
+        transport = {"infiniband": "ib", "roce": "roce"}.get(compute_fabric.kind, "socket") \
+            if compute_fabric is not None and pool.ports_for("compute") else "none"
+        out.append(_yaml({"cb_compute_transport": transport}))
+        return "\n".join(out) + "\n"
+    profile = nccl_emit.derive(cluster, pool, plan)
+    out.append(_yaml({"cb_compute_transport": profile.transport, "cb_gpu_vendor": pool.gpu.vendor,
+                      "nvidia_driver_nvswitch": pool.server.nvswitches > 0}))
+    out.append("\n# NCCL settings derived from the resolved fabric (generator/emit/nccl.py); the reason and the\n"
+               "# blueprint fact [source] of each are kept with it and land in /etc/nccl.conf.")
+    out.append(_yaml({"nccl_pool": pool.name, "nccl_transport": profile.transport, "nccl_plugin": profile.plugin}))
+    out.append("nccl_settings:")
+    for s in profile.settings:
+        out.append(_comment(f"{s.name}={s.value}: {s.reason} [{s.source}]", 2))
+        out.append(_yaml([{"name": s.name, "value": s.value, "reason": s.reason, "source": s.source}], 2))
+    topo = nccl_emit.topology_vars(profile)
+    if topo is not None:
+        out.append(_comment("NCCL_TOPO_FILE layout: " + str(topo["reason"])))
+    out.append(_yaml({"nccl_topology": topo}))
+    if profile.transport == "roce" and compute_fabric is not None:
+        from blueprints.models.fabric import Lossless
+
+        ll = compute_fabric.spec.lossless or Lossless()
+        ports = pool.ports_for("compute")
+        out.append("\n# RoCE lossless class [fabrics.compute.lossless]")
+        out.append(_yaml({
+            "roce_qos_interfaces": [p.netdev for p in ports],
+            "roce_qos_rdma_devices": [p.rdma_dev for p in ports],
+            "roce_qos_pfc": ll.pfc, "roce_qos_pfc_priority": ll.pfc_priority, "roce_qos_ecn": ll.ecn,
+            "roce_qos_dscp": ll.dscp, "roce_qos_trust": ll.trust,
+        }))
+    acc, notes = _acceptance(cluster, plan, pool)
+    out.append("\n# Acceptance thresholds and expectations from the plan")
+    out.extend(_comment(n) for n in notes)
+    out.append(_yaml(acc))
+    return "\n".join(out) + "\n"
+
+
+ANSIBLE_CFG = """\
+# Generated by cluster-blueprint. Paths are relative to this directory.
+[defaults]
+inventory = inventory.yml
+roles_path = roles
+forks = 50
+gathering = smart
+interpreter_python = auto_silent
+callback_result_format = yaml
+retry_files_enabled = False
+
+[ssh_connection]
+pipelining = True
+"""
+
+
+def emit(cluster: ResolvedCluster, plan: Plan, out: FsPath) -> None:
+    from generator.fsutil import atomic_write_text
+    from generator.resources import playbooks_dir
+
+    src = playbooks_dir()
+    for name in PLAYBOOKS:
+        atomic_write_text(out / name, (src / name).read_text(encoding="utf-8"))
+    shutil.copytree(src / "roles", out / "roles", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    atomic_write_text(out / "ansible.cfg", ANSIBLE_CFG)
+    atomic_write_text(out / "inventory.yml", inventory(cluster, plan))
+    atomic_write_text(out / "group_vars" / "all.yml", all_vars(cluster))
+    for pool in cluster.pools:
+        atomic_write_text(out / "group_vars" / f"pool_{group_name(pool.name)}.yml", pool_vars(cluster, plan, pool))

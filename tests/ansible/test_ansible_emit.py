@@ -1,0 +1,256 @@
+"""The ansible/ output: inventory groups and addresses, group_vars, determinism, lint, syntax."""
+
+from __future__ import annotations
+
+import filecmp
+import importlib.util
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from ansible_helpers import DATA, EXAMPLES, ansible_bin, build
+from ruamel.yaml import YAML
+
+from generator.emit import ansible as ansible_emit
+from generator.emit import nccl
+from generator.findings import BlueprintError
+from generator.pipeline import load_and_resolve
+from generator.resources import playbooks_dir
+
+LINT_TIMEOUT = 600
+
+
+@pytest.fixture(scope="module")
+def superpod_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build(EXAMPLES / "superpod-h100-4su.yaml", tmp_path_factory.mktemp("superpod"))
+
+
+def _yaml(path: Path):  # type: ignore[no-untyped-def]
+    return YAML(typ="safe", pure=True).load(path.read_text())
+
+
+def _inventory_json(inv: Path) -> dict:  # type: ignore[type-arg]
+    proc = subprocess.run([ansible_bin("ansible-inventory"), "-i", str(inv), "--list"], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_inventory_groups_and_addresses_as_ansible_reads_them(superpod_build: Path) -> None:
+    data = _inventory_json(superpod_build / "ansible" / "inventory.yml")
+    hostvars = data["_meta"]["hostvars"]
+    assert len(hostvars) == 128 + 8 + 3
+    assert len(data["pool_dgx"]["hosts"]) == 128
+    assert data["role_gpu"]["children"] == ["pool_dgx"]
+    # cpu-1u management nodes have an NDR200 port on the storage fabric: they need the RDMA stack too
+    assert sorted(data["rdma"]["children"]) == ["pool_dgx", "pool_mgmt", "pool_oss"]
+    for rail in range(8):  # every DGX has a port on each of the 8 rails
+        assert len(data[f"rail{rail}"]["hosts"]) == 128
+    assert "rail8" not in data
+    for su in range(1, 5):  # 32 nodes per scalable unit
+        assert len(data[f"su{su}"]["hosts"]) == 32
+    assert sum(len(v.get("hosts", [])) for k, v in data.items() if k.startswith("rack_")) == 139
+    # management addresses: 10.10.0.0/16, first 256 reserved, one block per pool
+    assert hostvars["dgx001"]["ansible_host"] == "10.10.1.1"
+    assert hostvars["dgx128"]["ansible_host"] == "10.10.1.128"
+    assert hostvars["oss001"]["ansible_host"] == "10.10.2.1"
+    assert hostvars["mgmt003"]["ansible_host"] == "10.10.3.3"
+    addrs = [v["ansible_host"] for v in hostvars.values()]
+    assert len(set(addrs)) == len(addrs)
+    assert hostvars["dgx001"]["cb_rack"] == "r01-01" and hostvars["dgx001"]["cb_su"] == 1
+
+
+def test_rack_groups_match_the_plan(superpod_build: Path) -> None:
+    from generator.plan.build import build_plan
+
+    cluster = load_and_resolve(EXAMPLES / "superpod-h100-4su.yaml")[1]
+    plan = build_plan(cluster)
+    inv = _yaml(superpod_build / "ansible" / "inventory.yml")["all"]["children"]
+    for node in plan.nodes():
+        group = "rack_" + node.rack.replace("-", "_")
+        assert node.name in inv[group]["hosts"], node
+
+
+def test_management_cidr_too_small_is_a_located_error(tmp_path: Path) -> None:
+    text = (EXAMPLES / "superpod-h100-4su.yaml").read_text().replace("10.10.0.0/16", "10.10.0.0/24")
+    bp = tmp_path / "small.yaml"
+    bp.write_text(text)
+    cluster = load_and_resolve(bp)[1]
+    with pytest.raises(BlueprintError) as exc:
+        ansible_emit.management_addresses(cluster)
+    finding = exc.value.findings[0]
+    assert finding.path == ("deployment", "maas", "management_cidr")
+    assert "256 addresses" in finding.message and finding.hint
+
+
+def test_group_vars_carry_the_pins_mounts_and_derived_nccl(superpod_build: Path) -> None:
+    gv = superpod_build / "ansible" / "group_vars"
+    all_vars = _yaml(gv / "all.yml")
+    assert all_vars["nvidia_driver_branch"] == "550" and all_vars["nvidia_driver_version"] == "550.127.08"
+    assert all_vars["nccl_version"] == "2.21.5" and all_vars["nccl_cuda"] == "12.4"
+    assert all_vars["doca_ofed_kind"] == "doca" and all_vars["doca_ofed_version"] == "2.9.1"
+    assert all_vars["shared_storage_mounts"] == [{
+        "name": "scratch", "kind": "lustre", "src": "mgs01@o2ib:/scratch", "path": "/lustre/scratch",
+        "fstype": "lustre", "opts": "flock,_netdev", "server": "mgs01"}]
+    dgx = _yaml(gv / "pool_dgx.yml")
+    cluster = load_and_resolve(EXAMPLES / "superpod-h100-4su.yaml")[1]
+    from generator.plan.build import build_plan
+
+    prof = nccl.derive(cluster, cluster.pools[0], build_plan(cluster))
+    assert dgx["nccl_settings"] == nccl.settings_vars(prof)  # folded long strings read back whole
+    assert dgx["nvidia_driver_nvswitch"] is True and dgx["cb_compute_transport"] == "ib"
+    assert dgx["acceptance_link_gbytes"] == 50.0  # 8 x 400 Gb/s for 8 GPUs
+    assert dgx["acceptance_expected_nvlink"] == "NV18"
+    assert [h["dev"] for h in dgx["acceptance_expected_hcas"]] == [f"mlx5_{i}" for i in range(8)]
+    assert set(dgx["acceptance_predicted_busbw"]) <= {"all_reduce", "all_gather", "alltoall"}
+    # the comment above each setting names the blueprint fact
+    text = (gv / "pool_dgx.yml").read_text()
+    assert "# NCCL_CROSS_NIC=0: rail-optimised fat-tree" in text
+    assert all(len(line) <= 160 for line in text.splitlines())
+
+
+def test_nfs_and_roce_vars(tmp_path: Path) -> None:
+    out = build(DATA / "roce-pcie.yaml", tmp_path / "b")
+    all_vars = _yaml(out / "ansible" / "group_vars" / "all.yml")
+    mounts = {m["name"]: m for m in all_vars["shared_storage_mounts"]}
+    assert mounts["home"]["src"] == "filer:/vol/home" and mounts["home"]["fstype"] == "nfs"
+    assert mounts["data"]["src"] == "beegfs_nodev"
+    assert "cfgFile=/etc/beegfs/beegfs-client-data.conf" in mounts["data"]["opts"]
+    pool = _yaml(out / "ansible" / "group_vars" / "pool_l40s.yml")
+    assert pool["roce_qos_pfc_priority"] == 4 and pool["roce_qos_dscp"] == 24
+    assert pool["roce_qos_interfaces"] == ["eth1", "eth2"]
+    assert pool["nccl_topology"]["numa_nodes"][1][0]["gpus"] == [2, 3]
+
+
+def test_output_is_deterministic(superpod_build: Path, tmp_path: Path) -> None:
+    again = build(EXAMPLES / "superpod-h100-4su.yaml", tmp_path / "again")
+    cmp = filecmp.dircmp(superpod_build, again)
+
+    def diffs(c: filecmp.dircmp) -> list[str]:  # type: ignore[type-arg]
+        out = list(c.diff_files) + list(c.left_only) + list(c.right_only)
+        for sub in c.subdirs.values():
+            out.extend(diffs(sub))
+        return out
+
+    assert diffs(cmp) == []
+    # shallow=False: compare bytes, not stat signatures
+    for f in ("ansible/inventory.yml", "ansible/group_vars/pool_dgx.yml", "nccl/dgx/nccl.conf"):
+        assert filecmp.cmp(superpod_build / f, again / f, shallow=False)
+
+
+def test_site_yml_syntax(superpod_build: Path) -> None:
+    a = superpod_build / "ansible"
+    proc = subprocess.run([ansible_bin("ansible-playbook"), "-i", "inventory.yml", "--syntax-check", "site.yml"],
+                          cwd=a, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _lint(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([ansible_bin("ansible-lint"), "--offline", "--profile", "production", "--nocolor", "."],
+                          cwd=path, capture_output=True, text=True, timeout=LINT_TIMEOUT)
+
+
+def test_ansible_lint_production_on_shipped_playbooks() -> None:
+    proc = _lint(playbooks_dir())
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "Profile 'production' was required, and it passed" in proc.stdout + proc.stderr
+
+
+def test_ansible_lint_production_on_generated_output(superpod_build: Path) -> None:
+    proc = _lint(superpod_build / "ansible")
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "Profile 'production' was required, and it passed" in proc.stdout + proc.stderr
+
+
+# ----------------------------------------------------------------- acceptance parsers (the role's filters)
+def _parsers():  # type: ignore[no-untyped-def]
+    path = playbooks_dir() / "roles" / "acceptance" / "filter_plugins" / "acceptance_parsers.py"
+    spec = importlib.util.spec_from_file_location("acceptance_parsers", path)
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+NCCL_TESTS_OUT = """\
+# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+  1073741824     268435456     float     sum      -1   5321.2  201.78  378.34      0   5310.9  202.17  379.07      0
+  8589934592    2147483648     float     sum      -1    40212  213.61  400.52      0    40190  213.73  400.74      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 389.672
+"""
+IBSTAT = """\
+CA 'mlx5_0'
+\tPort 1:
+\t\tState: Active
+\t\tPhysical state: LinkUp
+\t\tRate: 400
+\t\tBase lid: 12
+\t\tLink layer: InfiniBand
+"""
+TOPO = """\
+\tGPU0\tGPU1\tGPU2\tNIC0\tCPU Affinity\tNUMA Affinity
+GPU0\t X \tNV18\tNV18\tPXB\t0-55\t0
+GPU1\tNV18\t X \tNV18\tSYS\t0-55\t0
+GPU2\tNV18\tPIX\t X \tSYS\t56-111\t1
+NIC0\tPXB\tSYS\tSYS\t X
+"""
+
+
+def test_acceptance_parsers() -> None:
+    p = _parsers()
+    assert p.nccl_busbw(NCCL_TESTS_OUT) == pytest.approx(389.672)
+    assert p.nccl_errors(NCCL_TESTS_OUT) == 0
+    with pytest.raises(ValueError):
+        p.nccl_busbw("mpirun: error")
+    port = p.ibstat_port(IBSTAT)
+    assert port == {"state": "Active", "physical_state": "LinkUp", "rate": 400.0, "link_layer": "InfiniBand"}
+    m = p.nvidia_topo_matrix(TOPO)
+    assert m["GPU0"] == {"GPU1": "NV18", "GPU2": "NV18"}
+    assert m["GPU2"]["GPU1"] == "PIX"  # a broken NVLink shows up as a PCIe path
+    assert "NIC0" not in m
+
+
+def test_topology_template_renders_valid_nccl_xml() -> None:
+    """The nccl role's topo.xml.j2 with the generated layout and bus ids as the role reads them."""
+    import xml.etree.ElementTree as ET
+
+    import jinja2
+
+    from generator.plan.build import build_plan
+
+    cluster = load_and_resolve(DATA / "roce-pcie.yaml")[1]
+    prof = nccl.derive(cluster, cluster.pools[0], build_plan(cluster))
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(playbooks_dir() / "roles" / "nccl" / "templates")),
+                             undefined=jinja2.StrictUndefined, trim_blocks=True)
+    xml = env.get_template("topo.xml.j2").render(
+        nccl_pool="l40s", nccl_transport=prof.transport, nccl_topology=nccl.topology_vars(prof),
+        ansible_architecture="x86_64", _nccl_cpumaps=["0000ffff", "ffff0000"],
+        _nccl_gpu_busids=["0000:17:00.0", "0000:31:00.0", "0000:b1:00.0", "0000:ca:00.0"],
+        _nccl_nic_busids={"mlx5_0": "0000:18:00.0", "mlx5_1": "0000:b2:00.0"})
+    system = ET.fromstring(xml)
+    cpus = system.findall("cpu")
+    assert [c.get("affinity") for c in cpus] == ["0000ffff", "ffff0000"]
+    second = cpus[1].find("pci")
+    assert second is not None and second.get("busid") == "ffff:ff:02.0"
+    kids = [(p.get("busid"), p.get("class")) for p in second.findall("pci")]
+    assert kids == [("0000:b1:00.0", "0x030200"), ("0000:ca:00.0", "0x030200"), ("0000:b2:00.0", "0x020000")]
+    assert second.get("link_speed") == "16.0 GT/s PCIe" and second.get("link_width") == "16"
+
+
+def test_cloud_inventory_has_no_invented_addresses(tmp_path: Path) -> None:
+    bp = tmp_path / "aws.yaml"
+    bp.write_text("apiVersion: cluster-blueprint/v1\nname: c-aws\npools:\n  - {name: gpu, count: 2, server: aws/p5.48xlarge}\n"
+                  "storage:\n  - {name: fsx, kind: managed, mount: /fsx}\n"
+                  "deployment:\n  target: aws\n  cloud: {region: us-east-1}\n")
+    out = build(bp, tmp_path / "b")
+    data = _inventory_json(out / "ansible" / "inventory.yml")
+    assert data["_meta"]["hostvars"].get("gpu001", {}).get("ansible_host") is None
+    assert "rdma" not in data  # EFA is not a verbs fabric: no OFED stack
+    pool = _yaml(out / "ansible" / "group_vars" / "pool_gpu.yml")
+    assert pool["cb_compute_transport"] == "efa" and pool["nccl_plugin"] == "aws-ofi-nccl"
+    assert {s["name"] for s in pool["nccl_settings"]} >= {"FI_PROVIDER", "FI_EFA_USE_DEVICE_RDMA"}
+    all_vars = (out / "ansible" / "group_vars" / "all.yml").read_text()
+    assert "not in fstab: fsx (managed)" in all_vars

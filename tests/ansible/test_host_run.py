@@ -1,0 +1,170 @@
+"""Real playbook runs against a Debian root through community.general.chroot, via `blueprint configure`.
+
+The first run applies the base, fabric (inbox rdma-core), nvidia_peermem, NCCL, storage and
+acceptance roles for real; the second must change nothing. The driver/DOCA/NCCL-package paths, which
+need NVIDIA's repositories, run in check mode. A failing host must not hide a healthy one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from ansible_helpers import DATA, build, chroot_root_fixture, root_tarball_fixture  # noqa: F401  (fixtures)
+from conftest import run_cli
+
+pytestmark = pytest.mark.ansible_host
+
+REAL_TAGS = "base,fabric,nvidia_peermem,nccl,storage,acceptance"
+NO_HARDWARE = ("-e", "cb_hardware_present=false", "-e", "nccl_install_packages=false")
+# Stands in for NVIDIA's repository signing key in check mode (deb822_repository takes a path on the
+# host as is; check mode never hands it to apt).
+KEY_IN_ROOT = "/root/cb-test-repo-key.asc"
+
+
+@pytest.fixture(scope="module")
+def host_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build(DATA / "ib-hgx-nfs.yaml", tmp_path_factory.mktemp("hostbuild"))
+
+
+def _inventory(path: Path, hosts: dict[str, str], pool: str = "pool_gpu") -> Path:
+    """One pool (named as generated) whose hosts are chroot directories."""
+    lines = ["all:", "  vars:", "    ansible_connection: community.general.chroot", "    ansible_become: false",
+             "    ansible_python_interpreter: /usr/bin/python3", "  children:", f"    {pool}:", "      hosts:"]
+    for i, (name, root) in enumerate(sorted(hosts.items()), start=1):
+        lines += [f"        {name}:", f"          ansible_host: {root}", f"          cb_mgmt_address: 10.20.1.{i}"]
+    lines += ["    role_gpu:", "      children:", f"        {pool}: {{}}", "    rdma:", "      children:",
+              f"        {pool}: {{}}", ""]
+    path.write_text("\n".join(lines))
+    return path
+
+
+def _configure(build_dir: Path, inventory: Path, *args: str) -> tuple[int, dict, str]:  # type: ignore[type-arg]
+    code, out, err = run_cli("configure", str(build_dir), "-i", str(inventory), "--format", "json", *args)
+    try:
+        return code, json.loads(out), err
+    except ValueError:
+        pytest.fail(f"configure printed no JSON (exit {code}): {out}\n{err}")
+
+
+@pytest.fixture(scope="module")
+def runs(host_build: Path, chroot_root: Path, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    inv = _inventory(tmp_path_factory.mktemp("inv") / "hosts.yml", {"gpu001": str(chroot_root)})
+    first = _configure(host_build, inv, "--tags", REAL_TAGS, *NO_HARDWARE)
+    second = _configure(host_build, inv, "--tags", REAL_TAGS, *NO_HARDWARE)
+    return inv, first, second
+
+
+def _installed(root: Path) -> set[str]:
+    status = (root / "var" / "lib" / "dpkg" / "status").read_text()
+    out = set()
+    for block in status.split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(" "))
+        if fields.get("Status") == "install ok installed":
+            out.add(fields["Package"])
+    return out
+
+
+def test_first_run_applies_the_roles(runs) -> None:  # type: ignore[no-untyped-def]
+    _, (code, result, err), _ = runs
+    host = result["hosts"]["gpu001"]
+    assert code == 0, json.dumps(result, indent=1) + err
+    assert host["failed"] == 0 and host["unreachable"] == 0
+    assert host["changed"] >= 10, host
+
+
+def test_files_packages_and_fstab_are_real(runs, chroot_root: Path, host_build: Path) -> None:  # type: ignore[no-untyped-def]
+    r = chroot_root
+    # NCCL: what lands on the host is byte-identical to the generator's nccl/ output
+    assert (r / "etc/nccl.conf").read_bytes() == (host_build / "nccl/gpu/nccl.conf").read_bytes()
+    assert (r / "etc/nccl/nccl.env").read_bytes() == (host_build / "nccl/gpu/nccl.env").read_bytes()
+    conf = (r / "etc/nccl.conf").read_text()
+    assert "NCCL_IB_HCA==" + ",".join(f"mlx5_{i}:1" for i in range(8)) in conf
+    assert "NCCL_IB_SL=1" in conf and "NCCL_COLLNET_ENABLE=0" in conf
+    # inbox RDMA stack and the NFS client, installed by apt for real
+    pkgs = _installed(r)
+    for pkg in ("rdma-core", "ibverbs-utils", "infiniband-diags", "perftest", "nfs-common", "pciutils"):
+        assert pkg in pkgs, pkg
+    assert (r / "usr/sbin/ibstat").exists()
+    # mounts written to fstab (not mounted), mount points made
+    fstab = (r / "etc/fstab").read_text()
+    assert "nfs01:/export/home /home nfs hard,_netdev,vers=4.2,nconnect=8 0 0" in fstab
+    assert "mds01@o2ib:/scratch /lustre/scratch lustre flock,_netdev 0 0" in fstab
+    assert (r / "home").is_dir() and (r / "lustre/scratch").is_dir()
+    # configuration files of the other roles
+    assert "nvidia_peermem" in (r / "etc/modules-load.d/nvidia-peermem.conf").read_text()
+    assert (r / "etc/modules-load.d/cluster-blueprint-rdma.conf").read_text().split()[-3:] == [
+        "ib_umad", "ib_ipoib", "rdma_ucm"]
+    assert "* hard memlock unlimited" in (r / "etc/security/limits.d/90-cluster-blueprint-rdma.conf").read_text()
+    assert "10.20.1.1 gpu001" in (r / "etc/hosts").read_text()
+
+
+def test_second_run_changes_nothing(runs) -> None:  # type: ignore[no-untyped-def]
+    _, _, (code, result, err) = runs
+    host = result["hosts"]["gpu001"]
+    assert code == 0, err
+    assert host["changed"] == 0, host
+    assert host["ok"] > 10
+
+
+def test_driver_ofed_and_nccl_packages_in_check_mode(runs, chroot_root: Path, host_build: Path) -> None:  # type: ignore[no-untyped-def]
+    inv = runs[0]
+    (chroot_root / KEY_IN_ROOT.lstrip("/")).write_text("test stand-in for a repository signing key\n")
+    code, result, err = _configure(
+        host_build, inv, "--check", "--tags", "drivers,fabric,nccl",
+        "-e", "cb_hardware_present=false", "-e", "doca_ofed_kind=doca", "-e", "nvidia_driver_version=570.124.06",
+        "-e", f"nvidia_driver_repo_key_url={KEY_IN_ROOT}", "-e", f"doca_ofed_repo_key_url={KEY_IN_ROOT}",
+        "-e", f"nccl_repo_key_url={KEY_IN_ROOT}")
+    host = result["hosts"]["gpu001"]
+    assert code == 0 and host["failed"] == 0, json.dumps(result, indent=1) + err
+    assert host["changed"] >= 3  # repositories, pin file, nouveau blacklist would change
+    # check mode wrote nothing
+    assert not (chroot_root / "etc/apt/sources.list.d/cuda.sources").exists()
+    assert not (chroot_root / "etc/apt/sources.list.d/doca.sources").exists()
+    assert not (chroot_root / "etc/modprobe.d/blacklist-nouveau.conf").exists()
+    assert not (chroot_root / "etc/apt/preferences.d/cluster-blueprint-nvidia.pref").exists()
+
+
+def test_acceptance_fails_without_a_threshold(runs, host_build: Path) -> None:  # type: ignore[no-untyped-def]
+    inv = runs[0]
+    code, result, _ = _configure(host_build, inv, "--tags", "acceptance", "-e", "cb_hardware_present=false",
+                                 "-e", "acceptance_link_gbytes=0")
+    host = result["hosts"]["gpu001"]
+    assert code == 1 and host["status"] == "failed"
+    assert any("no bus bandwidth threshold" in f["message"] for f in host["failures"]), host
+
+
+def test_a_failed_host_does_not_hide_the_others(host_build: Path, chroot_root: Path, tmp_path: Path) -> None:
+    inv = _inventory(tmp_path / "two.yml", {"gpu001": str(chroot_root), "gpu002": str(tmp_path / "no-such-root")})
+    code, result, _ = _configure(host_build, inv, "--tags", "base", "-e", "cb_hardware_present=false")
+    assert code == 1
+    # gpu001 still runs to the end (its /etc/hosts block gains gpu002's address)
+    assert result["hosts"]["gpu001"]["status"] in ("ok", "changed") and result["hosts"]["gpu001"]["failed"] == 0
+    assert result["hosts"]["gpu001"]["ok"] > 0
+    assert result["hosts"]["gpu002"]["status"] in ("unreachable", "failed")
+    assert result["hosts"]["gpu002"]["failures"][0]["message"]
+    # the text report lists both hosts and the failure
+    code, out, err = run_cli("configure", str(host_build), "-i", str(inv), "--tags", "base",
+                             "-e", "cb_hardware_present=false")
+    assert code == 1
+    assert "gpu001" in out and "gpu002" in out and "FAILED" in err
+
+
+def test_roce_lossless_class_is_rendered_and_idempotent(chroot_root: Path, tmp_path: Path) -> None:
+    out = build(DATA / "roce-pcie.yaml", tmp_path / "roce")
+    inv = _inventory(tmp_path / "roce.yml", {"l40s001": str(chroot_root)}, pool="pool_l40s")
+    args = ("--tags", "roce_qos,nccl", "-e", "cb_hardware_present=false", "-e", "nccl_install_packages=false")
+    code, result, err = _configure(out, inv, *args)
+    assert code == 0 and result["hosts"]["l40s001"]["changed"] >= 2, json.dumps(result, indent=1) + err
+    script = (chroot_root / "usr/local/sbin/cluster-blueprint-roce-qos").read_text()
+    # fabrics.compute.lossless: pfc_priority 4, dscp 24 -> TOS 96; the two compute ports of the pool
+    assert 'mlnx_qos -i "$ifc" --trust dscp --pfc 0,0,0,0,1,0,0,0' in script
+    assert "for ifc in eth1 eth2; do" in script and "for dev in mlx5_0 mlx5_1; do" in script
+    assert 'cma_roce_tos -d "$dev" -t 96' in script and "/ecn/roce_np/enable/4" in script
+    assert "ExecStart=/usr/local/sbin/cluster-blueprint-roce-qos" in (
+        chroot_root / "etc/systemd/system/cluster-blueprint-roce-qos.service").read_text()
+    conf = (chroot_root / "etc/nccl.conf").read_text()
+    assert "NCCL_IB_TC=96" in conf and "NCCL_IB_GID_INDEX=3" in conf
+    code, result, err = _configure(out, inv, *args)
+    assert code == 0 and result["hosts"]["l40s001"]["changed"] == 0, json.dumps(result, indent=1) + err
