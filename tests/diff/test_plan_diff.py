@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-import pytest
 from diff_blueprints import plan_of, variant
 
 from generator.diff import compare
