@@ -137,6 +137,12 @@ def run(args: argparse.Namespace) -> int:
         err_console.print("[bold red]error[/]: ansible-runner is not installed (pip install 'cluster-blueprint[ansible]')")
         return 2
 
+    bindir = str(Path(sys.executable).parent)
+    if shutil.which("ansible-playbook", path=bindir + os.pathsep + os.environ.get("PATH", "")) is None:
+        err_console.print("[bold red]error[/]: ansible-playbook is not installed "
+                          "(pip install 'cluster-blueprint[ansible]', or ansible-core on the PATH)")
+        return 2
+
     cmdline = []
     if args.check:
         cmdline.append("--check")
@@ -144,7 +150,6 @@ def run(args: argparse.Namespace) -> int:
         cmdline.append("--diff")
     private = Path(args.artifacts).resolve() if args.artifacts else Path(tempfile.mkdtemp(prefix="blueprint-configure-"))
     private.mkdir(parents=True, exist_ok=True)
-    bindir = str(Path(sys.executable).parent)
     envvars = {
         "ANSIBLE_CONFIG": str(ansible_dir / "ansible.cfg"),
         "PATH": bindir + os.pathsep + os.environ.get("PATH", ""),
