@@ -10,6 +10,7 @@ a leaf or group. Every number comes from the catalogue or ``data/perf.yaml``.
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -238,12 +239,14 @@ def _hop_latency_us(tech: FabricTech, switch: Switch | None, mean_hops: float) -
     return tech.latency_us + extra * per
 
 
-def _fabric_bound(plan: Plan | None, net: Limit, pool: ResolvedPool, eff: float) -> FabricBound | None:
-    if plan is None:
-        return None
-    m = plan.metrics.get("compute")
-    if m is None:
-        return None
+_HOMES: dict[int, tuple[weakref.ref[Plan], dict[str, str]]] = {}
+
+
+def _homes(plan: Plan) -> dict[str, str]:
+    """Each node's leaf group / SU on the compute fabric (cached per plan: a pass over every cable)."""
+    hit = _HOMES.get(id(plan))
+    if hit is not None and hit[0]() is plan:
+        return hit[1]
     devices = plan.device_by_name
     home: dict[str, str] = {}
     for link in plan.links_of("compute"):
@@ -256,6 +259,19 @@ def _fabric_bound(plan: Plan | None, net: Limit, pool: ResolvedPool, eff: float)
                 home[node_end.device] = f"su{peer.su}" if peer.su is not None else peer.name
             else:  # direct topologies: each node is its own domain
                 home[node_end.device] = node_end.device
+    for key in [k for k, (ref, _) in _HOMES.items() if ref() is None]:
+        del _HOMES[key]
+    _HOMES[id(plan)] = (weakref.ref(plan), home)
+    return home
+
+
+def _fabric_bound(plan: Plan | None, net: Limit, pool: ResolvedPool, eff: float) -> FabricBound | None:
+    if plan is None:
+        return None
+    m = plan.metrics.get("compute")
+    if m is None:
+        return None
+    home = _homes(plan)
     fabric_nodes = len(home)
     domains = len(set(home.values()))
     if fabric_nodes < 2 or domains < 2:

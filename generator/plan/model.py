@@ -128,8 +128,15 @@ class Plan:
     def rack_by_id(self) -> dict[str, Rack]:
         return {r.id: r for r in self.racks}
 
+    @cached_property
+    def _links_by_fabric(self) -> dict[str, tuple[Link, ...]]:
+        out: dict[str, list[Link]] = {}
+        for link in self.links:
+            out.setdefault(link.fabric, []).append(link)
+        return {k: tuple(v) for k, v in out.items()}
+
     def links_of(self, fabric: str) -> tuple[Link, ...]:
-        return tuple(link for link in self.links if link.fabric == fabric)
+        return self._links_by_fabric.get(fabric, ())
 
     def switches(self, fabric: str | None = None) -> tuple[Device, ...]:
         return tuple(d for d in self.devices if d.kind == "switch" and (fabric is None or d.fabric == fabric))
