@@ -43,3 +43,11 @@ def test_catalog_sections(section: str) -> None:
     code, out, _ = run_cli("catalog", section, "--format", "json")
     assert code == 0
     assert json.loads(out)
+
+
+def test_committed_schema_is_current() -> None:
+    """examples/ point editors at ../blueprint.schema.json; regenerate it with `blueprint schema -o blueprint.schema.json`."""
+    code, out, _ = run_cli("schema")
+    assert code == 0
+    committed = (EXAMPLES.parent / "blueprint.schema.json").read_text()
+    assert json.loads(committed) == json.loads(out)
