@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import io
 import json
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from generator.commands._common import err_console, write_text
 from generator.pipeline import load_and_resolve
 from generator.plan.build import plan_or_raise
 from generator.plan.model import Plan
+
+if TYPE_CHECKING:  # networkx takes a quarter second to import; only this command's run needs it
+    import networkx as nx
 
 ORDER = 16
 PORT_LEVEL_MAX_LINKS = 50_000  # above this, export the device-level graph (a port graph would be huge)
@@ -29,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def graph_for(plan: Plan, fabric: str | None, level: str | None) -> nx.Graph:
+    import networkx as nx
+
     n_links = len(plan.links if fabric is None else plan.links_of(fabric))
     if level == "port" or (level is None and n_links <= PORT_LEVEL_MAX_LINKS):
         return plan.port_graph(fabric)
@@ -70,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
 
         write_text(topology_svg(plan, fabric or "compute"), args.output)
         return 0
+    import networkx as nx
+
     g = graph_for(plan, fabric, args.level)
     if args.format == "graphml":
         buf = io.BytesIO()
