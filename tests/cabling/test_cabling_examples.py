@@ -119,3 +119,14 @@ def test_fabric_views_are_the_shared_renderers(path) -> None:
     expected = {f"{f}/{n}": t for f in fabrics_of_kind(cluster, plan, infiniband=False)
                 for n, t in render_lldp(plan, f).items()}
     assert {k: v.decode() for k, v in eth.items()} == expected
+
+
+@pytest.mark.parametrize("path", CABLED, ids=lambda p: p.stem)
+def test_netbox_interfaces_in_device_then_natural_port_order(path) -> None:
+    cluster, plan = _cabled(path)
+    t = netbox_checks.read(render_format(cluster, plan, "netbox"))
+    keys = [(r["device"], natural_key(r["name"])) for r in t["interfaces.csv"]]
+    assert keys == sorted(keys)
+    ends = {(r["side_a_device"], r["side_a_name"]) for r in t["cables.csv"]} | {
+        (r["side_b_device"], r["side_b_name"]) for r in t["cables.csv"]}
+    assert ends == {(r["device"], r["name"]) for r in t["interfaces.csv"]}

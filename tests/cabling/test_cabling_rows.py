@@ -105,3 +105,27 @@ def test_csv_files() -> None:
     assert [b for b in bom if b["item"] == "transceiver"] == [
         {"item": "transceiver", "model": "mma4z00-ns", "detail": "800G twin-port OSFP 2xSR4 multimode",
          "part_number": "MMA4Z00-NS", "count": "4"}]
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["listed-in-order", "listed-reversed"])
+def test_cables_sharing_an_a_port_are_ordered_by_natural_cable_id(reverse: bool) -> None:
+    """Equal A ends (a plan bug) tie in pull order; the cable id decides, naturally (9 before 10), so the
+    clash is reported the same way whatever order the plan lists the links in."""
+    plan = small_plan()
+    twins = [Link(f"X-{n}", "compute", "node_leaf", node_ep("dgx001", 0, "ib0", 1, 1), switch_ep("c-leaf-001", 40 + n),
+                  400.0, "mmf", 5.0, 4.0, 0, None) for n in (10, 9)]
+    others = tuple(link for link in plan.links if link.id != "C-NL-000001")
+    links = (*others, *(reversed(twins) if reverse else twins))
+    bad = replace(plan, links=links)
+    with pytest.raises(CablingError, match=r"dgx001-P01/1 is used by cables X-9 and X-10"):
+        cable_rows(bad.cluster, bad)
+
+
+def test_an_unprintable_name_is_refused() -> None:
+    plan = small_plan()
+    devices = tuple(d._replace(name="dgx 001") if d.name == "dgx001" else d for d in plan.devices)
+    links = tuple(link._replace(a=link.a._replace(device="dgx 001")) if link.a.device == "dgx001" else link
+                  for link in plan.links)
+    bad = replace(plan, devices=devices, links=links)
+    with pytest.raises(CablingError, match=r"label 'dc1-R01-01-U01-dgx 001-P01/1' is not printable"):
+        cable_rows(bad.cluster, bad)

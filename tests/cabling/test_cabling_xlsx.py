@@ -18,13 +18,22 @@ def _xlsx(plan=None) -> bytes:
 
 
 def check_printable(ws, header_rows: int = 2) -> None:
-    """Frozen header, header repeated on every printed page, autofilter, landscape one page wide."""
+    """Frozen header, header repeated on every printed page, autofilter, landscape one page wide, printed
+    gridlines, narrow margins, cluster/sheet name in the header and page numbers in the footer."""
     assert ws.freeze_panes == f"A{header_rows + 1}"
     assert ws.print_title_rows == f"$1:${header_rows}"
     assert ws.auto_filter.ref and ws.auto_filter.ref.startswith(f"A{header_rows}:")
+    assert ws.auto_filter.ref.endswith(str(max(ws.max_row, header_rows)))
     assert ws.page_setup.orientation == "landscape"
     assert ws.page_setup.fitToWidth == 1 and ws.page_setup.fitToHeight == 0
     assert ws.sheet_properties.pageSetUpPr.fitToPage
+    assert ws.print_options.gridLines
+    m = ws.page_margins
+    assert (m.left, m.right, m.top, m.bottom, m.header, m.footer) == (0.3, 0.3, 0.6, 0.6, 0.3, 0.3)
+    assert (ws.oddHeader.left.text, ws.oddHeader.center.text) == ("superpod-h100-4su", "&A")
+    assert (ws.oddFooter.left.text, ws.oddFooter.right.text) == ("cluster-blueprint cabling plan", "Page &P of &N")
+    for cell in ws[header_rows]:  # the header row: bold on grey with a thin border
+        assert cell.font.b and cell.fill.fgColor.rgb.endswith("D9D9D9") and cell.border.top.style == "thin"
     for col in "ABCDEFGH":
         assert ws.column_dimensions[col].width and ws.column_dimensions[col].width > 3
 
@@ -58,6 +67,22 @@ def test_sheets_and_rack_pulls() -> None:
     assert first["To label"] == "dc1-R01-02-U01-c-leaf-001-P01/1"
     assert (first["Medium"], first["Length m"], first["Part number"], first["Optics"]) == ("MMF", 5, "MFP7E10-N0xx", "yes")
     assert first["Pulled"] is None and first["Tested"] is None
+    # numbers are numbers (sortable, summable), text is text
+    assert type(first["#"]) is int and type(first["From U"]) is int and isinstance(first["Length m"], int | float)
+    assert all(isinstance(first[k], str) for k in ("Cable", "Fabric", "Layer", "From label", "To label", "Medium"))
+    mgmt = dict(zip(PULL_HEADER, r1[2], strict=True))
+    assert (mgmt["Medium"], mgmt["Part number"], mgmt["Optics"]) == ("CAT6", None, None)  # copper: no optics
+    # the fabric cell is tinted so management pulls stand out among compute ones; tick columns are sized
+    ws = wb["r01-01"]
+    fabric_col = PULL_HEADER.index("Fabric") + 1
+    assert ws.cell(row=3, column=fabric_col).fill.fgColor.rgb.endswith("DDEBF7")  # compute
+    assert ws.cell(row=5, column=fabric_col).fill.fgColor.rgb.endswith("FCE4D6")  # management
+    assert ws.cell(row=3, column=1).fill.fill_type is None
+    assert [ws.column_dimensions[c].width for c in "LMN"] == [9, 9, 9]
+    label_col = PULL_HEADER.index("From label") + 1
+    longest = max(len(str(c.value)) for c in ws[chr(64 + label_col)][1:])
+    assert ws.column_dimensions[chr(64 + label_col)].width == min(longest + 2, 44)
+    assert ws["A1"].value.startswith("superpod-h100-4su · rack r01-01") and ws["A1"].font.b and ws["A1"].font.sz == 13
 
 
 def test_summary_and_bom() -> None:
@@ -71,6 +96,9 @@ def test_summary_and_bom() -> None:
     assert summary["Power kW (planned)"] == 23.9
     ws = wb["Summary"]
     assert ws.freeze_panes == "A2" and ws.print_title_rows == "$1:$1"
+    assert ws.page_setup.orientation == "landscape" and ws.sheet_properties.pageSetUpPr.fitToPage
+    assert type(summary["Cables"]) is int and isinstance(summary["Power kW (planned)"], float)
+    assert ws["A3"].font.b and ws["A1"].font.sz == 13
     values = [r for r in ws.iter_rows(values_only=True)]
     assert ("compute", "node_leaf", 3) in [tuple(v[:3]) for v in values]
     assert ("compute", "leaf_spine", 1) in [tuple(v[:3]) for v in values]
@@ -79,6 +107,25 @@ def test_summary_and_bom() -> None:
     counts = {(r[0], r[1]): r[4] for r in bom.iter_rows(min_row=3, values_only=True)}
     assert counts[("transceiver", "mma4z00-ns")] == 4
     assert counts[("server", "dgx-h100")] == 2
+    assert all(type(n) is int for n in counts.values())
+    assert [c.value for c in bom[2]] == ["Item", "Model", "Detail", "Part number", "Count"]
+    assert bom["A1"].value == "superpod-h100-4su: bill of materials"
+    assert bom.cell(row=3, column=4).value is None  # an empty part number is an empty cell, not ""
+
+
+def test_package_is_well_formed_office_open_xml() -> None:
+    import xml.etree.ElementTree as ET
+
+    with zipfile.ZipFile(io.BytesIO(_xlsx())) as z:
+        names = z.namelist()
+        assert names[0] == "[Content_Types].xml"
+        assert {"_rels/.rels", "docProps/app.xml", "docProps/core.xml", "xl/workbook.xml",
+                "xl/_rels/workbook.xml.rels", "xl/styles.xml"} <= set(names)
+        assert sum(n.startswith("xl/worksheets/sheet") for n in names) == 4
+        for name in names:
+            ET.fromstring(z.read(name))  # every part is well-formed XML
+        types = z.read("[Content_Types].xml").decode()
+        assert all(f'PartName="/{n}"' in types for n in names if n.startswith("xl/") and n.endswith(".xml"))
 
 
 def test_bytes_are_reproducible_and_carry_no_clock() -> None:

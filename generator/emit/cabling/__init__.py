@@ -11,9 +11,16 @@ Output tree (``emit`` writes all of it; ``blueprint cabling --format F`` one par
 
 from __future__ import annotations
 
+import gc
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from generator.emit.cabling.fabric_views import ibnetdiscover_files, lldp_files
+from generator.emit.cabling.forked import FORK_MIN_CABLES, Child, can_fork
 from generator.emit.cabling.netbox import render_netbox
 from generator.emit.cabling.rows import CableRow, CablingError, cable_rows
 from generator.emit.cabling.tables import (
@@ -22,8 +29,9 @@ from generator.emit.cabling.tables import (
     LABEL_COLUMNS,
     bom_rows,
     bom_table,
-    cable_table,
-    label_table,
+    cable_columns,
+    columns_to_csv,
+    label_columns,
     to_csv,
 )
 from generator.emit.cabling.xlsx import render_xlsx
@@ -56,9 +64,9 @@ def render_format(cluster: ResolvedCluster, plan: Plan, fmt: str, rows: list[Cab
     rows = cable_rows(cluster, plan) if rows is None else rows
     if fmt == "csv":
         return {
-            "cables.csv": to_csv(CABLE_COLUMNS, cable_table(rows)).encode("utf-8"),
+            "cables.csv": columns_to_csv(CABLE_COLUMNS, cable_columns(rows)).encode("utf-8"),
             "bom.csv": to_csv(BOM_COLUMNS, bom_table(bom_rows(cluster, plan))).encode("utf-8"),
-            "labels.csv": to_csv(LABEL_COLUMNS, label_table(rows)).encode("utf-8"),
+            "labels.csv": columns_to_csv(LABEL_COLUMNS, label_columns(rows)).encode("utf-8"),
         }
     if fmt == "xlsx":
         return {XLSX_NAME: render_xlsx(cluster, plan, rows, bom_rows(cluster, plan))}
@@ -69,13 +77,35 @@ def render(cluster: ResolvedCluster, plan: Plan, formats: tuple[str, ...] = FORM
            fabric: str | None = None) -> dict[str, bytes]:
     """Every file of ``formats`` laid out as in one output directory (path → bytes), rendered in memory so
     nothing is written unless all of it could be made."""
-    rows = cable_rows(cluster, plan)
+    with gc_paused():
+        return _render(cluster, plan, formats, cable_rows(cluster, plan), fabric, len(formats) > 1)
+
+
+def _render(cluster: ResolvedCluster, plan: Plan, formats: tuple[str, ...], rows: list[CableRow],
+            fabric: str | None, subdirs: bool) -> dict[str, bytes]:
     out: dict[str, bytes] = {}
     for fmt in formats:
-        sub = SUBDIR[fmt] if len(formats) > 1 else ""
+        sub = SUBDIR[fmt] if subdirs else ""
         for name, data in render_format(cluster, plan, fmt, rows, fabric).items():
             out[f"{sub}/{name}" if sub else name] = data
     return dict(sorted(out.items()))
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Run the block with the cyclic garbage collector off (and back on after, if it was on).
+
+    Rendering a 100k-GPU plan allocates millions of tuples and strings, none in reference cycles, so
+    the collector finds nothing; but each of its full passes walks every live object (the plan too),
+    which made up ~40% of the cabling time. Reference counting still frees everything as usual.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def write_files(out: Path, files: dict[str, bytes]) -> None:
@@ -83,6 +113,40 @@ def write_files(out: Path, files: dict[str, bytes]) -> None:
         atomic_write_bytes(out / rel, data)
 
 
+# How ``emit`` shares the work between two processes: ~4.3 s and ~3.7 s of a 100k-GPU plan's ~8 s.
+CHILD_FORMATS: tuple[str, ...] = ("csv", "xlsx")
+
+
 def emit(cluster: ResolvedCluster, plan: Plan, out: Path) -> None:
-    """Write every cabling format under ``out`` (a fresh directory for this output)."""
-    write_files(Path(out), render(cluster, plan))
+    """Write every cabling format under ``out`` (a fresh directory for this output).
+
+    Nothing is written unless every format could be rendered. Large plans render on two cores: a forked
+    child makes the CHILD_FORMATS (see forked.py) while this process makes the rest.
+    """
+    out = Path(out)
+    with gc_paused():
+        rows = cable_rows(cluster, plan)
+        if len(rows) < FORK_MIN_CABLES or not can_fork():
+            write_files(out, _render(cluster, plan, FORMATS, rows, None, True))
+            return
+        theirs = tuple(f for f in FORMATS if f in CHILD_FORMATS)
+        mine = tuple(f for f in FORMATS if f not in CHILD_FORMATS)
+        out.mkdir(parents=True, exist_ok=True)
+        # Both processes write into a staging directory, moved into ``out`` once everything is made.
+        stage = Path(tempfile.mkdtemp(prefix=".cabling-part-", dir=out))
+        try:
+            child = Child(lambda: write_files(stage, _render(cluster, plan, theirs, rows, None, True)))
+            try:
+                write_files(stage, _render(cluster, plan, mine, rows, None, True))
+                done = child.wait()
+            except BaseException:  # an error here, or Ctrl-C: the child's work is not wanted
+                child.cancel()
+                raise
+            if not done:  # do the child's part here, raising its error if it has one
+                write_files(stage, _render(cluster, plan, theirs, rows, None, True))
+            for path in sorted(p for p in stage.rglob("*") if p.is_file()):
+                target = out / path.relative_to(stage)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(path, target)
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)

@@ -10,11 +10,13 @@ templates (which would otherwise create clashing duplicates).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from itertools import chain
+from operator import attrgetter, itemgetter
+from typing import Any
 
 from generator.emit.cabling.rows import CableEnd, CableRow, fmt_num, natural_key, rack_code
-from generator.emit.cabling.tables import to_csv
+from generator.emit.cabling.tables import columns_to_csv, to_csv
 from generator.emit.lldp import interface_name as ethernet_interface_name
 from generator.plan.model import Device, Plan
 from generator.resolve import ResolvedCluster
@@ -61,17 +63,6 @@ _SLUG_BAD = re.compile(r"[^a-z0-9_-]+")
 
 def slugify(text: str) -> str:
     return _SLUG_BAD.sub("-", text.lower()).strip("-") or "x"
-
-
-@dataclass(frozen=True, slots=True)
-class _Iface:
-    device: str
-    name: str
-    label: str
-    type: str
-    speed_kbps: int
-    mgmt_only: bool
-    description: str
 
 
 def _role_name(device: Device) -> str:
@@ -122,29 +113,33 @@ def interface_type(cluster: ResolvedCluster, plan: Plan, row: CableRow, end: Cab
     return _ETH_BY_FORM.get((speed, form or ""), _ETH_BY_SPEED.get(speed, "other"))
 
 
-def _interface_names(cluster: ResolvedCluster, plan: Plan, rows: Iterable[CableRow]) -> dict[tuple[str, str], str]:
-    """(device, plan port) → NetBox interface name.
+def _ends(rows: Sequence[CableRow]) -> list[CableEnd]:
+    """Every cable end: the A end, then the B end, of each row in turn."""
+    return list(chain.from_iterable(zip(map(attrgetter("a"), rows), map(attrgetter("b"), rows), strict=True)))
+
+
+def _interface_names(cluster: ResolvedCluster, plan: Plan, rows: Sequence[CableRow],
+                     ends: list[CableEnd]) -> list[str]:
+    """The NetBox interface name of each of ``ends`` (``_ends(rows)``).
 
     Ethernet/RoCE switch ports use the switch OS names the expected-LLDP files use (``swp17``); InfiniBand
     switch ports keep the plan's logical port number (the number ibnetdiscover and the SM report). Node
     ports take the OS interface name (ib0, eth1) when it is unique on that node, else the RDMA port.
     """
-    by_device: dict[str, list[tuple[CableEnd, str]]] = {}
-    for r in rows:
-        for end in (r.a, r.b):
-            by_device.setdefault(end.device, []).append((end, r.fabric))
-    names: dict[tuple[str, str], str] = {}
-    for device, ends in by_device.items():
-        netdevs = [e.netdev for e, _ in ends]
-        use_netdev = ends[0][0].kind == "node" and all(netdevs) and len(set(netdevs)) == len(netdevs)
-        for e, fabric_name in ends:
-            if e.kind == "switch":
-                fabric = cluster.fabrics.get(fabric_name)
-                ethernet = fabric is not None and fabric.kind in ("ethernet", "roce")
-                name = ethernet_interface_name(plan.device_by_name[device], e.endpoint) if ethernet else e.port
-            else:
-                name = e.netdev if use_netdev and e.netdev else e.port
-            names[(device, e.port)] = name
+    ethernet = {name for name, f in cluster.fabrics.items() if f.kind in ("ethernet", "roce")}
+    devices = plan.device_by_name
+    names: list[str] = [e.port for e in ends]
+    node_ends: dict[str, list[int]] = {}
+    for i, e in enumerate(ends):
+        if e.kind != "switch":
+            node_ends.setdefault(e.device, []).append(i)
+        elif rows[i >> 1].fabric in ethernet:
+            names[i] = ethernet_interface_name(devices[e.device], e.endpoint)
+    for indices in node_ends.values():
+        netdevs = [ends[i].netdev for i in indices]
+        if all(netdevs) and len(set(netdevs)) == len(netdevs):
+            for i, netdev in zip(indices, netdevs, strict=True):
+                names[i] = str(netdev)
     return names
 
 
@@ -199,27 +194,21 @@ def render_netbox(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow]) ->
     files["devices.csv"] = to_csv(("name", "role", "manufacturer", "device_type", "site", "location", "rack",
                                    "position", "face", "status", "description"), dev_rows)
 
-    names = _interface_names(cluster, plan, rows)
-    ifaces: list[_Iface] = []
-    for r in rows:
-        for end in (r.a, r.b):
-            ifaces.append(_Iface(
-                device=end.device, name=names[(end.device, end.port)], label=end.label_port,
-                type=interface_type(cluster, plan, r, end), speed_kbps=round(r.speed_gbps * 1_000_000),
-                mgmt_only=end.kind == "node" and r.fabric == "management",
-                description=_port_description(r, end),
-            ))
-    ifaces.sort(key=lambda i: (i.device, natural_key(i.name)))
-    files["interfaces.csv"] = to_csv(
+    ends = _ends(rows)
+    names = _interface_names(cluster, plan, rows, ends)
+    files["interfaces.csv"] = columns_to_csv(
         ("device", "name", "label", "type", "speed", "enabled", "mgmt_only", "description"),
-        [[i.device, i.name, i.label, i.type, i.speed_kbps, "true", "true" if i.mgmt_only else "false", i.description]
-         for i in ifaces])
+        _interface_columns(cluster, plan, rows, ends, names))
 
-    files["cables.csv"] = to_csv(CABLE_COLUMNS, [
-        [r.a.device, "dcim.interface", names[(r.a.device, r.a.port)],
-         r.b.device, "dcim.interface", names[(r.b.device, r.b.port)],
-         r.netbox_type, STATUS, r.id, fmt_num(r.length_m) if r.length_m > 0 else "", "m" if r.length_m > 0 else ""]
-        for r in rows])
+    lengths = {v: (fmt_num(v) if v > 0 else "", "m" if v > 0 else "") for v in {r.length_m for r in rows}}
+    length_cells = [lengths[r.length_m] for r in rows]
+    n = len(rows)
+    files["cables.csv"] = columns_to_csv(CABLE_COLUMNS, [
+        [r.a.device for r in rows], ["dcim.interface"] * n, names[0::2],
+        [r.b.device for r in rows], ["dcim.interface"] * n, names[1::2],
+        [r.netbox_type for r in rows], [STATUS] * n, [r.id for r in rows],
+        [c[0] for c in length_cells], [c[1] for c in length_cells],
+    ])
     return {name: files[name] for name in IMPORT_ORDER}
 
 
@@ -235,10 +224,64 @@ def _describe(d: Device) -> str:
     return ", ".join(bits)
 
 
-def _port_description(r: CableRow, end: CableEnd) -> str:
-    text = f"{r.fabric} {r.layer}, cable {r.id}"
-    if end.kind == "node":
-        text = f"{end.port}; " + text
-    elif end.label_port != f"P{end.port}":
-        text = f"cage {end.label_port}; " + text
-    return text
+def _interface_columns(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow], ends: list[CableEnd],
+                       names: list[str]) -> list[list[str | int]]:
+    """interfaces.csv as columns: one interface per cable end, sorted by device then natural port order.
+
+    Built for 630k ends at 100k GPUs: interface types, speeds and name sort keys repeat per model and
+    port, so each is computed once and looked up after; the sort runs on one int per end.
+    """
+    devices = plan.device_by_name
+    types: dict[tuple, str] = {}
+    speeds = {v: round(v * 1_000_000) for v in {r.speed_gbps for r in rows}}
+    kinds: list[str] = []
+    descriptions: list[str] = []
+    management: list[str] = []
+    for i, end in enumerate(ends):
+        r = rows[i >> 1]
+        node = end.kind == "node"
+        # interface_type depends on the fabric, speed and medium, and on the cage form factor: the
+        # switch model's, or (nodes) the NIC behind that port of the device's pool.
+        key = (r.fabric, r.speed_gbps, r.medium_kind, end.kind, devices[end.device].pool if node else end.model,
+               end.port)
+        kind = types.get(key)
+        if kind is None:
+            kind = types[key] = interface_type(cluster, plan, r, end)
+        kinds.append(kind)
+        text = f"{r.fabric} {r.layer}, cable {r.id}"
+        if node:
+            descriptions.append(f"{end.port}; {text}")
+        elif end.label_port != f"P{end.port}":
+            descriptions.append(f"cage {end.label_port}; {text}")
+        else:
+            descriptions.append(text)
+        management.append("true" if node and r.fabric == "management" else "false")
+    device = [e.device for e in ends]
+    # Sort key: (device, natural order of the interface name), as one int: device rank x name rank.
+    name_rank = _ranks(names, natural_key)
+    device_rank = _ranks(device, None)
+    width = max(name_rank.values(), default=0) + 1
+    keys = [device_rank[d] * width + name_rank[n] for d, n in zip(device, names, strict=True)]
+    order = sorted(range(len(ends)), key=keys.__getitem__)
+
+    def sorted_column(values: list) -> list:
+        return list(itemgetter(*order)(values)) if len(order) > 1 else [values[i] for i in order]
+
+    return [
+        sorted_column(device), sorted_column(names), sorted_column([e.label_port for e in ends]),
+        sorted_column(kinds), sorted_column([speeds[rows[i >> 1].speed_gbps] for i in range(len(ends))]),
+        ["true"] * len(ends), sorted_column(management), sorted_column(descriptions),
+    ]
+
+
+def _ranks(values: list[str], key: Callable[[str], Any] | None) -> dict[str, int]:
+    """Each distinct value's rank in sorted order (by ``key``); values whose keys are equal share a rank."""
+    ordered = sorted(set(values), key=key)
+    ranks: dict[str, int] = {}
+    rank, previous = -1, object()
+    for v in ordered:
+        k = key(v) if key else v
+        if k != previous:
+            rank, previous = rank + 1, k
+        ranks[v] = rank
+    return ranks

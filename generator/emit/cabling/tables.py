@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import csv
 import io
+import operator
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain, repeat
+from operator import attrgetter
+from typing import cast
 
 from generator.emit.cabling.rows import CableEnd, CableRow, fmt_num
 from generator.plan.model import Plan
@@ -27,28 +31,51 @@ BOM_COLUMNS: tuple[str, ...] = ("item", "model", "detail", "part_number", "count
 LABEL_COLUMNS: tuple[str, ...] = ("cable_id", "end", "label", "line1", "line2", "far_end")
 
 
-def _end_cells(end: CableEnd) -> list[Cell]:
-    return [end.label, end.rack, end.row, end.position, end.u, end.device, end.port, end.cage, end.cage_port,
-            end.netdev]
+_END_FIELDS = ("label", "rack", "row", "position", "u", "device", "port", "cage", "cage_port", "netdev")
+_YES_NO = {True: "yes", False: "no"}
+
+
+def cable_columns(rows: Sequence[CableRow]) -> list[Sequence[Cell]]:
+    """The CABLE_COLUMNS of ``rows`` as columns, by transposing the row tuples (one C-level pass) rather
+    than a Python step per cell: 315k rows x 31 columns at 100k GPUs."""
+    if not rows:
+        return [[] for _ in CABLE_COLUMNS]
+    f = dict(zip(CableRow._fields, zip(*rows, strict=True), strict=True))
+    a = dict(zip(CableEnd._fields, zip(*f["a"], strict=True), strict=True))
+    b = dict(zip(CableEnd._fields, zip(*f["b"], strict=True), strict=True))
+    return [
+        f["seq"], f["id"], f["fabric"], f["layer"], f["speed_gbps"], *(a[k] for k in _END_FIELDS),
+        *(b[k] for k in _END_FIELDS), f["medium"], f["medium_kind"], f["length_m"], f["part_number"],
+        list(map(_YES_NO.__getitem__, map(bool, f["needs_transceivers"]))), f["rail"],
+    ]
 
 
 def cable_table(rows: Iterable[CableRow]) -> list[list[Cell]]:
-    out: list[list[Cell]] = []
-    for r in rows:
-        out.append([
-            r.seq, r.id, r.fabric, r.layer, r.speed_gbps, *_end_cells(r.a), *_end_cells(r.b),
-            r.medium, r.medium_kind, r.length_m, r.part_number, "yes" if r.needs_transceivers else "no", r.rail,
-        ])
-    return out
+    """CABLE_COLUMNS, one list per cable."""
+    return [list(cells) for cells in zip(*cable_columns(list(rows)), strict=True)]
+
+
+def _interleave(first: Iterable[Cell], second: Iterable[Cell]) -> list[Cell]:
+    return list(chain.from_iterable(zip(first, second, strict=True)))
+
+
+def label_columns(rows: Sequence[CableRow]) -> list[list[Cell]]:
+    """LABEL_COLUMNS as columns: two labels per cable (A end, then B end)."""
+    a_label, b_label = [r.a.label for r in rows], [r.b.label for r in rows]
+    ids = [r.id for r in rows]
+    return [
+        _interleave(ids, ids),
+        ["A", "B"] * len(rows),
+        _interleave(a_label, b_label),
+        _interleave((r.a.location for r in rows), (r.b.location for r in rows)),
+        _interleave((f"{r.a.device}-{r.a.label_port}" for r in rows), (f"{r.b.device}-{r.b.label_port}" for r in rows)),
+        _interleave(b_label, a_label),
+    ]
 
 
 def label_table(rows: Iterable[CableRow]) -> list[list[Cell]]:
     """Two labels per cable, one for each end; line1/line2 split the label for two-line printers."""
-    out: list[list[Cell]] = []
-    for r in rows:
-        for name, here, there in (("A", r.a, r.b), ("B", r.b, r.a)):
-            out.append([r.id, name, here.label, here.location, f"{here.device}-{here.label_port}", there.label])
-    return out
+    return [list(cells) for cells in zip(*label_columns(list(rows)), strict=True)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,16 +104,88 @@ def bom_table(rows: Iterable[BomRow]) -> list[list[Cell]]:
     return [[b.item, b.model, b.detail, b.part_number, b.count] for b in rows]
 
 
-def to_csv(header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
+def _csv_cell(v: Cell) -> str:
+    return "" if v is None else fmt_num(v) if isinstance(v, float) else str(v)
+
+
+def _csv_quoted(field: str) -> str:
+    return '"' + field.replace('"', '""') + '"' if ("," in field or '"' in field or "\n" in field) else field
+
+
+def _csv_column(column: tuple[Cell, ...]) -> Sequence[str]:
+    """One column as the csv module writes it (QUOTE_MINIMAL), converted a column at a time."""
+    kinds = set(map(type, column))
+    out: Sequence[str]
+    if kinds <= {str}:
+        out = cast(Sequence[str], column)
+    elif (len(kinds - {type(None)}) <= 1 and len(distinct := set(column)) * 4 < len(column)
+          and not (float in kinds and 0.0 in distinct)):
+        # One value type (no 1 == 1.0 == True clashes among the memo's keys; nor 0.0 == -0.0, which
+        # print differently) and few values: units, cages, lengths — converted once each, then looked up.
+        memo = {v: _csv_cell(v) for v in distinct}
+        out = list(map(memo.__getitem__, column))
+    elif kinds <= {str, int}:
+        out = list(map(str, column))
+    else:
+        out = list(map(_csv_cell, column))
+    text = "".join(out)
+    if "," in text or '"' in text or "\n" in text:
+        if ('"' not in text and "\n" not in text and "\x00" not in text
+                and all(map(operator.contains, out, repeat(",")))):
+            # Every field has a comma (NetBox descriptions): quote them all with one join and one split.
+            out = ('"' + '"\x00"'.join(out) + '"').split("\x00")
+        else:
+            out = list(map(_csv_quoted, out))
+    return out
+
+
+def _joined(header: Sequence[str], columns: Sequence[Sequence[Cell]]) -> str | None:
+    """The CSV text by column-wise conversion and plain joins, or None to leave it to csv.writer.
+
+    ~5x faster than csv.writer on 600k-row tables and the same bytes: fields are quoted as QUOTE_MINIMAL
+    does (a comma, quote or LF inside); the rare shapes whose quoting differs between Python versions (a
+    CR inside a field, a row of one empty field) go to csv.writer.
+    """
+    if len(header) < 2 or len(columns) != len(header):
+        return None
+    converted = [_csv_column(c) for c in columns]
+    text = "\n".join([",".join(map(_csv_quoted, header)), *map(",".join, zip(*converted, strict=True))])
+    return None if "\r" in text else text + "\n"
+
+
+def _written(header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(header)
-    for row in rows:
-        writer.writerow(["" if v is None else fmt_num(v) if isinstance(v, float) else v for v in row])
+    writer.writerows([_csv_cell(v) for v in row] for row in rows)
     return buf.getvalue()
+
+
+def to_csv(header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
+    """RFC 4180-style CSV (csv.writer, minimal quoting, LF line ends); floats as people write them (3, 0.5)."""
+    rows = rows if isinstance(rows, list) else list(rows)
+    if not rows:
+        return _written(header, rows)
+    if set(map(len, rows)) == {len(header)}:
+        fast = _joined(header, list(zip(*rows, strict=True)))
+        if fast is not None:
+            return fast
+    return _written(header, rows)
+
+
+def columns_to_csv(header: Sequence[str], columns: Sequence[Sequence[Cell]]) -> str:
+    """to_csv of a table given as columns (one sequence per header field, all the same length)."""
+    if len({len(c) for c in columns}) > 1:
+        raise ValueError(f"columns of different lengths: {sorted({len(c) for c in columns})}")
+    if columns and len(columns[0]):
+        fast = _joined(header, columns)
+        if fast is not None:
+            return fast
+    return _written(header, zip(*columns, strict=True))
 
 
 def counts(rows: Iterable[CableRow], *keys: str) -> list[tuple[tuple[Cell, ...], int]]:
     """Cable counts grouped by row attributes, sorted by key (e.g. counts(rows, "fabric", "layer"))."""
-    c: Counter[tuple[Cell, ...]] = Counter(tuple(getattr(r, k) for k in keys) for r in rows)
+    get = attrgetter(*keys)
+    c: Counter[tuple[Cell, ...]] = Counter(map(get, rows) if len(keys) > 1 else ((v,) for v in map(get, rows)))
     return sorted(c.items(), key=lambda kv: tuple((v is None, 0 if v is None else v) for v in kv[0]))

@@ -1,0 +1,70 @@
+"""Run part of the cabling output in a forked child process, so a 100k-GPU plan uses two cores.
+
+The cabling formats are independent once the cable rows exist, and pure Python (the GIL keeps threads
+from helping). A forked child inherits the rows for free (copy-on-write) and writes its files into a
+staging directory; the parent renders the other formats meanwhile, then moves the child's files into
+place. If the child fails for any reason, the parent renders its part itself, so errors surface in the
+parent exactly as without the fork and the output is the same either way.
+
+The child does nothing but compute and write files, and leaves with ``os._exit`` (no atexit handlers,
+no flushing of stdio buffers inherited from the parent); it never touches the console, so a progress-bar
+thread in the parent (whose locks the child inherits) cannot deadlock it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import warnings
+from collections.abc import Callable
+
+# Below this many cables the whole cabling output takes well under a second: not worth a fork.
+FORK_MIN_CABLES = 20_000
+
+
+def usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    return hasattr(os, "fork") and usable_cpus() > 1
+
+
+class Child:
+    """``work()`` running in a forked child process."""
+
+    def __init__(self, work: Callable[[], None]) -> None:
+        with warnings.catch_warnings():
+            # Python 3.12+ warns that forking a multi-threaded process may deadlock the child; this child
+            # takes no lock another thread could hold (see the module docstring).
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:  # the child
+            code = 1
+            try:
+                work()
+                code = 0
+            except BaseException:  # whatever it was, the parent redoes the work and reports it itself
+                code = 1
+            finally:
+                os._exit(code)
+        self.pid = pid
+        self._status: int | None = None
+
+    def wait(self) -> bool:
+        """Wait for the child; True when ``work()`` returned normally."""
+        if self._status is None:
+            _, status = os.waitpid(self.pid, 0)
+            self._status = status
+        return os.WIFEXITED(self._status) and os.WEXITSTATUS(self._status) == 0
+
+    def cancel(self) -> None:
+        """Stop the child (the parent failed, so its work is not wanted) and reap it."""
+        if self._status is None:
+            with contextlib.suppress(ProcessLookupError):  # already gone
+                os.kill(self.pid, signal.SIGTERM)
+            self.wait()
