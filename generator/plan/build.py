@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from blueprints.catalog.schema import Switch
 from blueprints.models import Dragonfly, FatTree, Hypercube, LeafSpine, Torus, parse_ratio
 from generator.findings import BlueprintError, Finding, Severity
+from generator.gcpause import gc_paused
 from generator.plan.media import MediaChooser, Position, rack_xy, run_length
 from generator.plan.model import BomLine, Device, Endpoint, FabricMetrics, Link, Plan, Rack
 from generator.plan.placement import Placed, PlacementError, RackAllocator
@@ -188,6 +189,11 @@ def _units(cluster: ResolvedCluster, compute: _Built | None) -> list[_Unit]:
 
 def build_plan(cluster: ResolvedCluster) -> Plan:
     """The physical plan. Raises PlanError (with a blueprint path) when the design cannot be built."""
+    with gc_paused():
+        return _build_plan(cluster)
+
+
+def _build_plan(cluster: ResolvedCluster) -> Plan:
     site = cluster.blueprint.site
     builts: dict[str, _Built] = {}
     if "compute" in cluster.fabrics:

@@ -11,12 +11,9 @@ Output tree (``emit`` writes all of it; ``blueprint cabling --format F`` one par
 
 from __future__ import annotations
 
-import gc
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from generator.emit.cabling.fabric_views import ibnetdiscover_files, lldp_files
@@ -36,6 +33,7 @@ from generator.emit.cabling.tables import (
 )
 from generator.emit.cabling.xlsx import render_xlsx
 from generator.fsutil import atomic_write_bytes
+from generator.gcpause import gc_paused
 from generator.plan.model import Plan
 from generator.resolve import ResolvedCluster
 
@@ -89,23 +87,6 @@ def _render(cluster: ResolvedCluster, plan: Plan, formats: tuple[str, ...], rows
         for name, data in render_format(cluster, plan, fmt, rows, fabric).items():
             out[f"{sub}/{name}" if sub else name] = data
     return dict(sorted(out.items()))
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Run the block with the cyclic garbage collector off (and back on after, if it was on).
-
-    Rendering a 100k-GPU plan allocates millions of tuples and strings, none in reference cycles, so
-    the collector finds nothing; but each of its full passes walks every live object (the plan too),
-    which made up ~40% of the cabling time. Reference counting still frees everything as usual.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def write_files(out: Path, files: dict[str, bytes]) -> None:
