@@ -164,10 +164,10 @@ def _server_from_cloud(inst: CloudInstance) -> Server:
         gpu=inst.gpu,
         gpus=inst.gpus,
         gpu_interconnect=inst.gpu_interconnect,
-        nvswitches=4 if inst.gpu_interconnect in ("nvlink4", "nvlink5") else 0,
+        nvswitches=inst.nvswitches,
         nvlink_domain_gpus=inst.gpus,
         pcie_gen=5,
-        power_kw=0.0 + 10.0,  # not used for cloud placement; kept positive for the model
+        power_kw=0.0,  # the provider's racks, not the blueprint's: nothing to place or budget
         rack_units=1,
         nics=(ServerNic(purpose="compute", model="cloud", count=inst.network_cards, speed_gbps=inst.nic_gbps),),
     )

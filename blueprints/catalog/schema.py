@@ -156,6 +156,7 @@ class CloudInstance(Entry):
     gpu: str
     gpus: int
     gpu_interconnect: str
+    nvswitches: int = 0
     fabric: str
     network_cards: int
     nic_gbps: float
