@@ -8,12 +8,10 @@ from typing import TYPE_CHECKING
 from generator.emit.pulumi_targets.common import (
     ConfigKey,
     Project,
-    base_data,
-    external_storage,
-    managed_storage,
+    cloud_data,
     pool_data,
 )
-from generator.rules.dep._cloud import address_plan, efa_layout, image_for
+from generator.rules.dep._cloud import address_plan, efa_layout
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -26,10 +24,9 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
     cloud = cluster.blueprint.deployment.cloud
     assert cloud is not None
     addresses = address_plan(cluster)
-    data = base_data(cluster)
+    data = cloud_data(cluster)
     data["network"] = {"cidr": cloud.network_cidr, "private": addresses.cidr("private"),
                        "public": addresses.cidr("public")}
-    data["image"] = image_for(cluster)
     pools = []
     for pool in cluster.pools:
         if pool.cloud is None:
@@ -38,8 +35,6 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         row["efa"] = [asdict(i) for i in efa_layout(pool.cloud, cloud.efa_only_cards)]
         pools.append(row)
     data["pools"] = pools
-    data["storage"] = managed_storage(cluster)
-    data["external_storage"] = external_storage(cluster)
     config: dict[str, object] = {
         "aws:region": cloud.region,
         "availabilityZone": cloud.zone,

@@ -7,12 +7,10 @@ from typing import TYPE_CHECKING
 from generator.emit.pulumi_targets.common import (
     ConfigKey,
     Project,
-    base_data,
-    external_storage,
-    managed_storage,
+    cloud_data,
     pool_data,
 )
-from generator.rules.dep._cloud import address_plan, image_for, rdma_domains
+from generator.rules.dep._cloud import address_plan, rdma_domains
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -25,10 +23,9 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
     cloud = cluster.blueprint.deployment.cloud
     assert cloud is not None
     addresses = address_plan(cluster)
-    data = base_data(cluster)
+    data = cloud_data(cluster)
     data["network"] = {"cidr": cloud.network_cidr, "compute": addresses.cidr("compute"),
                        "storage": addresses.cidr("storage")}
-    data["image"] = image_for(cluster)
     pools = []
     for pool in cluster.pools:
         if pool.cloud is None:
@@ -48,8 +45,6 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         row["scale_sets"] = sets
         pools.append(row)
     data["pools"] = pools
-    data["storage"] = managed_storage(cluster)
-    data["external_storage"] = external_storage(cluster)
     config: dict[str, object] = {
         "azure-native:location": cloud.region,
         "zone": cloud.zone,

@@ -63,6 +63,17 @@ def base_data(cluster: ResolvedCluster) -> dict[str, Any]:
     }
 
 
+def cloud_data(cluster: ResolvedCluster) -> dict[str, Any]:
+    """base_data plus what every cloud program reads: the OS image and the file systems to create/mount."""
+    from generator.rules.dep._cloud import image_for
+
+    data = base_data(cluster)
+    data["image"] = image_for(cluster)
+    data["storage"] = managed_storage(cluster)
+    data["external_storage"] = external_storage(cluster)
+    return data
+
+
 def pool_data(cluster: ResolvedCluster, plan: Plan | None, pool: ResolvedPool) -> dict[str, Any]:
     out: dict[str, Any] = {
         "name": pool.name,

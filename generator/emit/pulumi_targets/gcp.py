@@ -7,12 +7,10 @@ from typing import TYPE_CHECKING
 from generator.emit.pulumi_targets.common import (
     ConfigKey,
     Project,
-    base_data,
-    external_storage,
-    managed_storage,
+    cloud_data,
     pool_data,
 )
-from generator.rules.dep._cloud import address_plan, image_for
+from generator.rules.dep._cloud import address_plan
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -26,7 +24,7 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
     assert cloud is not None
     addresses = address_plan(cluster)
     insts = [p.cloud for p in cluster.pools if p.cloud is not None]
-    data = base_data(cluster)
+    data = cloud_data(cluster)
     host = [{"name": s.name, "cidr": s.cidr} for s in addresses.subnets if s.name.startswith("host")]
     gpu = [{"name": s.name, "cidr": s.cidr} for s in addresses.subnets if s.name.startswith("gpu")]
     data["network"] = {
@@ -38,7 +36,6 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         "mtu": max((i.gpu_nic_mtu or 1460 for i in insts), default=1460),
         "internal": [cloud.network_cidr, cloud.gpu_network_cidr],
     }
-    data["image"] = image_for(cluster)
     pools = []
     for pool in cluster.pools:
         if pool.cloud is None:
@@ -49,8 +46,6 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         row["boot_disk_type"] = pool.cloud.boot_disk_type
         pools.append(row)
     data["pools"] = pools
-    data["storage"] = managed_storage(cluster)
-    data["external_storage"] = external_storage(cluster)
     config: dict[str, object] = {
         "gcp:region": cloud.region,
         "gcp:zone": cloud.zone,

@@ -7,12 +7,10 @@ from typing import TYPE_CHECKING
 from generator.emit.pulumi_targets.common import (
     ConfigKey,
     Project,
-    base_data,
-    external_storage,
-    managed_storage,
+    cloud_data,
     pool_data,
 )
-from generator.rules.dep._cloud import address_plan, image_for
+from generator.rules.dep._cloud import address_plan
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -25,12 +23,9 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
     cloud = cluster.blueprint.deployment.cloud
     assert cloud is not None
     addresses = address_plan(cluster)
-    data = base_data(cluster)
+    data = cloud_data(cluster)
     data["network"] = {"cidr": cloud.network_cidr, "compute": addresses.cidr("compute")}
-    data["image"] = image_for(cluster)
     data["pools"] = [pool_data(cluster, plan, p) for p in cluster.pools if p.cloud is not None]
-    data["storage"] = managed_storage(cluster)
-    data["external_storage"] = external_storage(cluster)
     zone = (cloud.zone or "AD-1").upper()
     config: dict[str, object] = {
         "oci:region": cloud.region,
