@@ -52,8 +52,12 @@ print(json.dumps({"seconds": secs, "peak_mb": resource.getrusage(resource.RUSAGE
 
 
 def run_stage(stage: str, blueprint: Path, out: Path) -> dict:
-    proc = subprocess.run([sys.executable, "-c", STAGE, stage, str(blueprint), str(out)], capture_output=True, text=True,
-                          timeout=1800)
+    proc = subprocess.run(
+        [sys.executable, "-c", STAGE, stage, str(blueprint), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     if proc.returncode != 0:
         return {"error": (proc.stderr or proc.stdout).strip().splitlines()[-1:]}
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -64,8 +68,25 @@ def csv_floor(rows: int) -> float:
     buf = io.StringIO()
     w = csv.writer(buf)
     for i in range(rows):
-        w.writerow([f"C-NL-{i:06d}", "dc1-R01-05-U12-dgx00001-mlx5_0/1", "dc1-R01-09-U3-c-leaf-su1-r0-P01/1", "r01-05", 12,
-                    "dgx00001", "mlx5_0/1", "r01-09", 3, "c-leaf-su1-r0", "1", "compute", "mmf", 7.0, "MFP7E10-N0xx"])
+        w.writerow(
+            [
+                f"C-NL-{i:06d}",
+                "dc1-R01-05-U12-dgx00001-mlx5_0/1",
+                "dc1-R01-09-U3-c-leaf-su1-r0-P01/1",
+                "r01-05",
+                12,
+                "dgx00001",
+                "mlx5_0/1",
+                "r01-09",
+                3,
+                "c-leaf-su1-r0",
+                "1",
+                "compute",
+                "mmf",
+                7.0,
+                "MFP7E10-N0xx",
+            ]
+        )
     return time.perf_counter() - t0
 
 
@@ -98,7 +119,10 @@ def main() -> None:
                     if stage == "generate" and cables:
                         floor = csv_floor(cables)
                         note = f"{r['files']} files; csv floor {floor:.2f} s ({r['seconds'] / floor:.1f}x)"
-                    print(f"{kind:10} {gpus:>7} {stage:9} {r['seconds']:8.2f} {r['peak_mb']:8.0f}  {note}", flush=True)
+                    print(
+                        f"{kind:10} {gpus:>7} {stage:9} {r['seconds']:8.2f} {r['peak_mb']:8.0f}  {note}",
+                        flush=True,
+                    )
     _ = resource  # imported for parity with the stage script
 
 

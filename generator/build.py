@@ -54,14 +54,23 @@ def edited_files(out: Path) -> list[str]:
         recorded: dict[str, str] = json.loads(manifest.read_text(encoding="utf-8"))["files"]
     except (OSError, ValueError, KeyError, TypeError):
         return [MANIFEST]
-    changed = [rel for rel, digest in recorded.items() if not (out / rel).is_file() or sha256_file(out / rel) != digest]
+    changed = [
+        rel
+        for rel, digest in recorded.items()
+        if not (out / rel).is_file() or sha256_file(out / rel) != digest
+    ]
     present = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()} - {MANIFEST}
     changed.extend(sorted(present - set(recorded)))
     return sorted(set(changed))
 
 
-def generate(checked: Checked, out: Path, only: list[str] | None = None, overwrite_edited: bool = False,
-             progress: Callable[[str], None] | None = None) -> BuildResult:
+def generate(
+    checked: Checked,
+    out: Path,
+    only: list[str] | None = None,
+    overwrite_edited: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> BuildResult:
     cluster = checked.cluster
     available = emitters()
     wanted = list(only) if only else list(OUTPUTS)
@@ -71,9 +80,15 @@ def generate(checked: Checked, out: Path, only: list[str] | None = None, overwri
     edited = edited_files(out)
     if edited and not overwrite_edited:
         shown = ", ".join(edited[:10]) + (f" and {len(edited) - 10} more" if len(edited) > 10 else "")
-        raise BuildRefused(f"{out} has files changed by hand since the last generate: {shown}; "
-                           "keep a copy and rerun with --overwrite-edited")
-    plan = checked.context.plan if checked.context.plan is not None else plan_or_raise(cluster, checked.loaded.locate)
+        raise BuildRefused(
+            f"{out} has files changed by hand since the last generate: {shown}; "
+            "keep a copy and rerun with --overwrite-edited"
+        )
+    plan = (
+        checked.context.plan
+        if checked.context.plan is not None
+        else plan_or_raise(cluster, checked.loaded.locate)
+    )
     findings = [f.as_dict() for f in checked.findings]
     result = BuildResult(out, [], {})
 
@@ -103,7 +118,11 @@ def generate(checked: Checked, out: Path, only: list[str] | None = None, overwri
         manifest = {
             "tool": "cluster-blueprint",
             "version": __version__,
-            "blueprint": {"name": cluster.name, "file": Path(checked.loaded.path).name, "sha256": checked.loaded.sha256},
+            "blueprint": {
+                "name": cluster.name,
+                "file": Path(checked.loaded.path).name,
+                "sha256": checked.loaded.sha256,
+            },
             "outputs": sorted(d.name for d in tmp.iterdir() if d.is_dir()),
             "files": files,
         }

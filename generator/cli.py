@@ -44,7 +44,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except Exception as exc:  # never a traceback for a user; say what broke in one line
         err_console.print(f"[bold red]internal error[/]: {type(exc).__name__}: {exc}", highlight=False)
-        err_console.print("please report this with the blueprint that caused it (set BLUEPRINT_DEBUG=1 for a traceback)")
+        err_console.print(
+            "please report this with the blueprint that caused it (set BLUEPRINT_DEBUG=1 for a traceback)"
+        )
         import os
 
         if os.environ.get("BLUEPRINT_DEBUG"):

@@ -39,7 +39,9 @@ class SourceMap:
         node = self.data
         found: Path = ()
         for part in path:
-            if (isinstance(node, Mapping) and part in node) or (isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)):
+            if (isinstance(node, Mapping) and part in node) or (
+                isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+            ):
                 node = node[part]
                 found = (*found, part)
             # else: a segment the data does not have (a union tag, a missing key): skip it
@@ -66,26 +68,56 @@ class _Counter:
         self.n = 0
 
 
-def _plain(node: Any, path: Path, positions: dict[Path, tuple[int, int]], counter: _Counter, depth: int, file: str) -> Any:
+def _plain(
+    node: Any, path: Path, positions: dict[Path, tuple[int, int]], counter: _Counter, depth: int, file: str
+) -> Any:
     """Copy ruamel's tree into plain dict/list, recording positions; bounded in size and depth."""
     counter.n += 1
     if counter.n > MAX_NODES:
         # aliases share their anchor's nodes (and positions): point at the top-level key being expanded
         top = path[:1]
-        raise BlueprintError([Finding("LOAD002", Severity.ERROR,
-                                      f"document too large: more than {MAX_NODES:,} values"
-                                      + (f" under `{top[0]}` (alias expansion?)" if top else ""),
-                                      top, "blueprints are small; remove anchors that multiply data",
-                                      Location(file, *positions.get(top, (1, 1))))])
+        raise BlueprintError(
+            [
+                Finding(
+                    "LOAD002",
+                    Severity.ERROR,
+                    f"document too large: more than {MAX_NODES:,} values"
+                    + (f" under `{top[0]}` (alias expansion?)" if top else ""),
+                    top,
+                    "blueprints are small; remove anchors that multiply data",
+                    Location(file, *positions.get(top, (1, 1))),
+                )
+            ]
+        )
     if depth > MAX_DEPTH:
-        raise BlueprintError([Finding("LOAD002", Severity.ERROR, f"nesting deeper than {MAX_DEPTH} levels",
-                                      path, None, Location(file, *positions.get(path, (1, 1))))])
+        raise BlueprintError(
+            [
+                Finding(
+                    "LOAD002",
+                    Severity.ERROR,
+                    f"nesting deeper than {MAX_DEPTH} levels",
+                    path,
+                    None,
+                    Location(file, *positions.get(path, (1, 1))),
+                )
+            ]
+        )
     if isinstance(node, CommentedMap):
         out: dict[Any, Any] = {}
         for key, value in node.items():
             if not isinstance(key, str | int | float | bool) or key is None:
-                raise BlueprintError([Finding("LOAD001", Severity.ERROR, "mapping keys must be plain scalars", path,
-                                              None, Location(file, *positions.get(path, (1, 1))))])
+                raise BlueprintError(
+                    [
+                        Finding(
+                            "LOAD001",
+                            Severity.ERROR,
+                            "mapping keys must be plain scalars",
+                            path,
+                            None,
+                            Location(file, *positions.get(path, (1, 1))),
+                        )
+                    ]
+                )
             skey = str(key)
             try:
                 line, col = node.lc.key(key)
@@ -120,8 +152,10 @@ def _first_key_line(text: str, key: str, mapping_mark: Any, dup_line: int, dup_c
     lines = text.splitlines()
     start = mapping_mark.line if mapping_mark is not None else 0
     for i in range(start, min(dup_line - 1, len(lines))):
-        rest = lines[i][dup_col - 1:]
-        if rest.startswith((f"{key}:", f'"{key}":', f"'{key}':")) and (lines[i][:dup_col - 1].strip() in ("", "-")):
+        rest = lines[i][dup_col - 1 :]
+        if rest.startswith((f"{key}:", f'"{key}":', f"'{key}':")) and (
+            lines[i][: dup_col - 1].strip() in ("", "-")
+        ):
             return i + 1
     return None
 
@@ -144,11 +178,31 @@ def parse_yaml(text: str, file: str) -> SourceMap:
             if first:
                 problem += f" (first at line {first})"
             hint = "each key may appear once in a mapping"
-        raise BlueprintError([Finding("LOAD001", Severity.ERROR, f"YAML syntax error: {problem}", (), hint,
-                                      Location(file, line, col))]) from None
+        raise BlueprintError(
+            [
+                Finding(
+                    "LOAD001",
+                    Severity.ERROR,
+                    f"YAML syntax error: {problem}",
+                    (),
+                    hint,
+                    Location(file, line, col),
+                )
+            ]
+        ) from None
     except (YAMLError, RecursionError, ValueError, TypeError) as exc:
-        raise BlueprintError([Finding("LOAD001", Severity.ERROR, f"YAML error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
-                                      (), None, Location(file, 1, 1))]) from None
+        raise BlueprintError(
+            [
+                Finding(
+                    "LOAD001",
+                    Severity.ERROR,
+                    f"YAML error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+                    (),
+                    None,
+                    Location(file, 1, 1),
+                )
+            ]
+        ) from None
     positions: dict[Path, tuple[int, int]] = {(): (1, 1)}
     data = _plain(doc, (), positions, _Counter(), 0, file)
     return SourceMap(file, positions, data)
@@ -185,7 +239,9 @@ def _model_at(path: Path, data: Any) -> type[BaseModel] | None:
         if field is None:
             return None
         node = node.get(part) if isinstance(node, Mapping) else None
-        candidates = [t for t in _unwrap(field.annotation) if isinstance(t, type) and issubclass(t, BaseModel)]
+        candidates = [
+            t for t in _unwrap(field.annotation) if isinstance(t, type) and issubclass(t, BaseModel)
+        ]
         if not candidates:
             return None
         chosen = candidates[0]
@@ -264,20 +320,47 @@ def validation_findings(exc: ValidationError, source: SourceMap) -> list[Finding
         elif "input" in err and not isinstance(err["input"], dict | list):
             shown = repr(err["input"])
             msg = f"{msg} (got {shown[:60]})"
-        findings.append(Finding("SCHEMA", Severity.ERROR, f"{dotted(path) or '<document>'}: {msg}", path,
-                                _hint(err, path, source.data), source.locate(path)))
+        findings.append(
+            Finding(
+                "SCHEMA",
+                Severity.ERROR,
+                f"{dotted(path) or '<document>'}: {msg}",
+                path,
+                _hint(err, path, source.data),
+                source.locate(path),
+            )
+        )
     return findings
 
 
 def load_text(text: str, file: str = "<blueprint>") -> tuple[Blueprint, SourceMap]:
     source = parse_yaml(text, file)
     if source.data is None:
-        raise BlueprintError([Finding("LOAD003", Severity.ERROR, "the file is empty", (),
-                                      "start from an example in examples/", Location(file, 1, 1))])
+        raise BlueprintError(
+            [
+                Finding(
+                    "LOAD003",
+                    Severity.ERROR,
+                    "the file is empty",
+                    (),
+                    "start from an example in examples/",
+                    Location(file, 1, 1),
+                )
+            ]
+        )
     if not isinstance(source.data, Mapping):
-        raise BlueprintError([Finding("LOAD003", Severity.ERROR,
-                                      f"a blueprint is a mapping of keys, got a {type(source.data).__name__}",
-                                      (), "start from an example in examples/", Location(file, 1, 1))])
+        raise BlueprintError(
+            [
+                Finding(
+                    "LOAD003",
+                    Severity.ERROR,
+                    f"a blueprint is a mapping of keys, got a {type(source.data).__name__}",
+                    (),
+                    "start from an example in examples/",
+                    Location(file, 1, 1),
+                )
+            ]
+        )
     try:
         blueprint = Blueprint.model_validate(source.data)
     except ValidationError as exc:
@@ -291,19 +374,59 @@ def load_file(path: str | FsPath) -> LoadedBlueprint:
     try:
         raw = fs.read_bytes() if fs.stat().st_size <= MAX_BYTES else None
     except OSError as exc:
-        raise BlueprintError([Finding("LOAD000", Severity.ERROR, f"cannot read {file}: {exc.strerror or exc}", (),
-                                      None, Location(file, 1, 1))]) from None
+        raise BlueprintError(
+            [
+                Finding(
+                    "LOAD000",
+                    Severity.ERROR,
+                    f"cannot read {file}: {exc.strerror or exc}",
+                    (),
+                    None,
+                    Location(file, 1, 1),
+                )
+            ]
+        ) from None
     if raw is None:
-        raise BlueprintError([Finding("LOAD002", Severity.ERROR, f"file larger than {MAX_BYTES} bytes", (), None,
-                                      Location(file, 1, 1))])
+        raise BlueprintError(
+            [
+                Finding(
+                    "LOAD002",
+                    Severity.ERROR,
+                    f"file larger than {MAX_BYTES} bytes",
+                    (),
+                    None,
+                    Location(file, 1, 1),
+                )
+            ]
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise BlueprintError([Finding("LOAD001", Severity.ERROR, "not UTF-8 text (binary file?)", (),
-                                      "a blueprint is a UTF-8 YAML file", Location(file, line, 1))]) from None
+        raise BlueprintError(
+            [
+                Finding(
+                    "LOAD001",
+                    Severity.ERROR,
+                    "not UTF-8 text (binary file?)",
+                    (),
+                    "a blueprint is a UTF-8 YAML file",
+                    Location(file, line, 1),
+                )
+            ]
+        ) from None
     if "\x00" in text:
-        raise BlueprintError([Finding("LOAD001", Severity.ERROR, "not a text file (NUL byte)", (), None,
-                                      Location(file, text[: text.index("\x00")].count("\n") + 1, 1))])
+        raise BlueprintError(
+            [
+                Finding(
+                    "LOAD001",
+                    Severity.ERROR,
+                    "not a text file (NUL byte)",
+                    (),
+                    None,
+                    Location(file, text[: text.index("\x00")].count("\n") + 1, 1),
+                )
+            ]
+        )
     blueprint, source = load_text(text, file)
     return LoadedBlueprint(blueprint, source, fs, hashlib.sha256(raw).hexdigest())

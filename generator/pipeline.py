@@ -42,8 +42,15 @@ def check(path: str | FsPath) -> Checked:
     known = {r.id for r in all_rules()}
     for i, sup in enumerate(loaded.blueprint.suppress):
         if sup.rule not in known:
-            findings.append(Finding("SUP001", Severity.WARNING, f"suppression of unknown rule {sup.rule}",
-                                    ("suppress", i, "rule"), "see `blueprint explain --list` for rule ids"))
+            findings.append(
+                Finding(
+                    "SUP001",
+                    Severity.WARNING,
+                    f"suppression of unknown rule {sup.rule}",
+                    ("suppress", i, "rule"),
+                    "see `blueprint explain --list` for rule ids",
+                )
+            )
     located = sorted((loaded.locate(f) for f in findings), key=Finding.sort_key)
     return Checked(loaded, cluster, located, ctx)
 

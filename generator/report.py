@@ -17,8 +17,11 @@ STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: 
 def text_report(findings: Iterable[Finding], console: Console) -> None:
     for f in findings:
         loc = f"{f.location}: " if f.location else ""
-        console.print(f"{escape(loc)}[{STYLE[f.severity]}]{f.severity}[/] [bold]{f.rule}[/] {escape(f.message)}",
-                      highlight=False, soft_wrap=True)
+        console.print(
+            f"{escape(loc)}[{STYLE[f.severity]}]{f.severity}[/] [bold]{f.rule}[/] {escape(f.message)}",
+            highlight=False,
+            soft_wrap=True,
+        )
         if f.hint:
             console.print(f"    [dim]hint:[/] {escape(f.hint)}", highlight=False, soft_wrap=True)
 
@@ -46,22 +49,33 @@ def sarif(results: dict[str, list[Finding]], version: str) -> dict[str, Any]:
     for file, findings in results.items():
         for f in findings:
             loc = f.location
-            out_results.append({
-                "ruleId": f.rule,
-                "level": _level(f.severity),
-                "message": {"text": f.message + (f" (hint: {f.hint})" if f.hint else "")},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": loc.file if loc else file},
-                        "region": {"startLine": loc.line if loc else 1, "startColumn": loc.column if loc else 1},
-                    }
-                }],
-            })
+            out_results.append(
+                {
+                    "ruleId": f.rule,
+                    "level": _level(f.severity),
+                    "message": {"text": f.message + (f" (hint: {f.hint})" if f.hint else "")},
+                    "locations": [
+                        {
+                            "physicalLocation": {
+                                "artifactLocation": {"uri": loc.file if loc else file},
+                                "region": {
+                                    "startLine": loc.line if loc else 1,
+                                    "startColumn": loc.column if loc else 1,
+                                },
+                            }
+                        }
+                    ],
+                }
+            )
     return {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [{"tool": {"driver": {"name": "cluster-blueprint", "version": version, "rules": rules}},
-                  "results": out_results}],
+        "runs": [
+            {
+                "tool": {"driver": {"name": "cluster-blueprint", "version": version, "rules": rules}},
+                "results": out_results,
+            }
+        ],
     }
 
 

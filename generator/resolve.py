@@ -146,13 +146,21 @@ def _server_from_spec(spec: ServerSpec) -> Server:
         gpus=spec.gpus,
         gpu_interconnect=spec.gpu_interconnect,
         nvswitches=spec.nvswitches,
-        nvlink_domain_gpus=spec.nvlink_domain_gpus if spec.nvlink_domain_gpus is not None else (spec.gpus if spec.gpu_interconnect.startswith("nvlink") else 1),
+        nvlink_domain_gpus=spec.nvlink_domain_gpus
+        if spec.nvlink_domain_gpus is not None
+        else (spec.gpus if spec.gpu_interconnect.startswith("nvlink") else 1),
         pcie_gen=spec.pcie_gen,
         power_kw=spec.power_kw,
         rack_units=spec.rack_units,
         nics=tuple(
-            ServerNic(purpose=n.purpose, model=n.model, count=n.count, ports=n.ports, speed_gbps=n.speed_gbps,
-                      cage_ports=n.cage_ports)
+            ServerNic(
+                purpose=n.purpose,
+                model=n.model,
+                count=n.count,
+                ports=n.ports,
+                speed_gbps=n.speed_gbps,
+                cage_ports=n.cage_ports,
+            )
             for n in spec.nics
         ),
     )
@@ -169,7 +177,9 @@ def _server_from_cloud(inst: CloudInstance) -> Server:
         pcie_gen=5,
         power_kw=0.0,  # the provider's racks, not the blueprint's: nothing to place or budget
         rack_units=1,
-        nics=(ServerNic(purpose="compute", model="cloud", count=inst.network_cards, speed_gbps=inst.nic_gbps),),
+        nics=(
+            ServerNic(purpose="compute", model="cloud", count=inst.network_cards, speed_gbps=inst.nic_gbps),
+        ),
     )
 
 
@@ -179,8 +189,14 @@ def _hostnames(pool: NodePool) -> tuple[str, ...]:
     return tuple(f"{prefix}{i:0{width}d}" for i in range(1, pool.count + 1))
 
 
-def _ports(server: Server, pool_spec: NodePool, catalog: Catalog, fabric_kinds: Mapping[str, str],
-           errors: list[Finding], base: Path) -> tuple[NicPort, ...]:
+def _ports(
+    server: Server,
+    pool_spec: NodePool,
+    catalog: Catalog,
+    fabric_kinds: Mapping[str, str],
+    errors: list[Finding],
+    base: Path,
+) -> tuple[NicPort, ...]:
     ports: list[NicPort] = []
     rdma = 0
     net_counters = {"ib": 0, "eth": 1}
@@ -196,7 +212,11 @@ def _ports(server: Server, pool_spec: NodePool, catalog: Catalog, fabric_kinds: 
             try:
                 nic = catalog.nic(snic.model)
             except CatalogError as exc:
-                errors.append(Finding("CAT001", Severity.ERROR, exc.message, (*base, "nics", nic_index, "model"), exc.hint))
+                errors.append(
+                    Finding(
+                        "CAT001", Severity.ERROR, exc.message, (*base, "nics", nic_index, "model"), exc.hint
+                    )
+                )
                 continue
         slot = spec_nics[nic_index].pcie if spec_nics and spec_nics[nic_index].pcie else None
         gen = slot.gen if slot else (min(nic.pcie.gen, server.pcie_gen) if nic else server.pcie_gen)
@@ -224,8 +244,22 @@ def _ports(server: Server, pool_spec: NodePool, catalog: Catalog, fabric_kinds: 
                     cage = cage_counter // 2 + 1
                     cage_port = cage_counter % 2 + 1
                     cage_counter += 1
-                ports.append(NicPort(snic.purpose, idx, dev, port_no, netdev, snic.model, snic.speed_gbps, gen,
-                                     lanes, gbytes, cage, cage_port))
+                ports.append(
+                    NicPort(
+                        snic.purpose,
+                        idx,
+                        dev,
+                        port_no,
+                        netdev,
+                        snic.model,
+                        snic.speed_gbps,
+                        gen,
+                        lanes,
+                        gbytes,
+                        cage,
+                        cage_port,
+                    )
+                )
     return tuple(ports)
 
 
@@ -252,8 +286,14 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
         path: Path = ("fabrics", fname)
         tech = cat.fabrics.get(spec.technology)
         if tech is None:
-            errors.append(Finding("CAT001", Severity.ERROR, f"fabric technology `{spec.technology}` is not in the catalogue",
-                                  (*path, "technology")))
+            errors.append(
+                Finding(
+                    "CAT001",
+                    Severity.ERROR,
+                    f"fabric technology `{spec.technology}` is not in the catalogue",
+                    (*path, "technology"),
+                )
+            )
             continue
         switch_id = getattr(spec.topology, "switch", None) if spec.topology else None
         spine_id = getattr(spec.topology, "spine_switch", None) if spec.topology else None
@@ -264,14 +304,25 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
             try:
                 sw = cat.switch(sid)
             except CatalogError as exc:
-                errors.append(Finding("CAT001", Severity.ERROR, exc.message, (*path, "topology", tpath), exc.hint))
+                errors.append(
+                    Finding("CAT001", Severity.ERROR, exc.message, (*path, "topology", tpath), exc.hint)
+                )
                 continue
             if attr == "switch":
                 switch = sw
             else:
                 spine = sw
-        fabrics[fname] = ResolvedFabric(fname, spec.technology, tech, spec, switch_id, switch, spine_id or switch_id,
-                                        spine or switch, path)
+        fabrics[fname] = ResolvedFabric(
+            fname,
+            spec.technology,
+            tech,
+            spec,
+            switch_id,
+            switch,
+            spine_id or switch_id,
+            spine or switch,
+            path,
+        )
     fabric_kinds = {n: f.kind for n, f in fabrics.items()}
 
     pools: list[ResolvedPool] = []
@@ -292,12 +343,16 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
                     cloud_inst = cat.cloud_instance(provider, itype)
                     server = _server_from_cloud(cloud_inst)
                 except CatalogError as exc:
-                    errors.append(Finding("CAT001", Severity.ERROR, exc.message, (*ppath, "server"), exc.hint))
+                    errors.append(
+                        Finding("CAT001", Severity.ERROR, exc.message, (*ppath, "server"), exc.hint)
+                    )
             else:
                 try:
                     server = cat.server(pool.server)
                 except CatalogError as exc:
-                    errors.append(Finding("CAT001", Severity.ERROR, exc.message, (*ppath, "server"), exc.hint))
+                    errors.append(
+                        Finding("CAT001", Severity.ERROR, exc.message, (*ppath, "server"), exc.hint)
+                    )
         if server is None:
             continue
         gpu = None
@@ -312,28 +367,52 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
         if nv_gen is not None and gpu is not None:
             gen = cat.interconnects.nvlink.get(nv_gen)
             if gen is None:
-                errors.append(Finding("CAT001", Severity.ERROR, f"NVLink generation {nv_gen} is not in the catalogue",
-                                      (*nic_base, "gpu_interconnect")))
+                errors.append(
+                    Finding(
+                        "CAT001",
+                        Severity.ERROR,
+                        f"NVLink generation {nv_gen} is not in the catalogue",
+                        (*nic_base, "gpu_interconnect"),
+                    )
+                )
                 continue
             links = gpu.nvlink.links if gpu.nvlink else 0
             nv_bidir = links * gen.link_gbytes_bidir
             nv_dir = nv_bidir / 2
         ports = _ports(server, pool, cat, fabric_kinds, errors, nic_base)
-        pools.append(ResolvedPool(
-            name=pool.name, role=pool.role, count=pool.count, server_id=server_id, server=server,
-            gpu_id=server.gpu, gpu=gpu, nvlink_generation=nv_gen, nvlink_gbytes_per_gpu_bidir=nv_bidir,
-            nvlink_gbytes_per_gpu_dir=nv_dir, ports=ports, hostnames=_hostnames(pool),
-            nodes_per_rack=pool.placement.nodes_per_rack,
-            rows=tuple(pool.placement.rows) if pool.placement.rows is not None else None,
-            cloud=cloud_inst, source_path=ppath,
-        ))
+        pools.append(
+            ResolvedPool(
+                name=pool.name,
+                role=pool.role,
+                count=pool.count,
+                server_id=server_id,
+                server=server,
+                gpu_id=server.gpu,
+                gpu=gpu,
+                nvlink_generation=nv_gen,
+                nvlink_gbytes_per_gpu_bidir=nv_bidir,
+                nvlink_gbytes_per_gpu_dir=nv_dir,
+                ports=ports,
+                hostnames=_hostnames(pool),
+                nodes_per_rack=pool.placement.nodes_per_rack,
+                rows=tuple(pool.placement.rows) if pool.placement.rows is not None else None,
+                cloud=cloud_inst,
+                source_path=ppath,
+            )
+        )
     hostnames: dict[str, str] = {}
     for pool in pools:
         for h in pool.hostnames:
             if h in hostnames:
-                errors.append(Finding("CAT003", Severity.ERROR,
-                                      f"hostname `{h}` of pool `{pool.name}` is also produced by pool `{hostnames[h]}`",
-                                      (*pool.source_path, "hostname_prefix"), "give the pools distinct hostname_prefix values"))
+                errors.append(
+                    Finding(
+                        "CAT003",
+                        Severity.ERROR,
+                        f"hostname `{h}` of pool `{pool.name}` is also produced by pool `{hostnames[h]}`",
+                        (*pool.source_path, "hostname_prefix"),
+                        "give the pools distinct hostname_prefix values",
+                    )
+                )
                 break
             hostnames[h] = pool.name
     if errors:

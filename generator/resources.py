@@ -14,7 +14,9 @@ def _find(name: str) -> Path:
     source = _HERE.parent / name
     if source.is_dir():
         return source
-    raise FileNotFoundError(f"cannot find the shipped `{name}` directory (looked in {installed} and {source})")
+    raise FileNotFoundError(
+        f"cannot find the shipped `{name}` directory (looked in {installed} and {source})"
+    )
 
 
 def templates_dir() -> Path:

@@ -41,8 +41,15 @@ SECTIONS: dict[str, type[BaseModel]] = {
 }
 
 
-SINGULAR = {"gpus": "GPU", "fabrics": "fabric technology", "nics": "NIC", "switches": "switch", "media": "medium",
-             "transceivers": "transceiver", "servers": "server"}
+SINGULAR = {
+    "gpus": "GPU",
+    "fabrics": "fabric technology",
+    "nics": "NIC",
+    "switches": "switch",
+    "media": "medium",
+    "transceivers": "transceiver",
+    "servers": "server",
+}
 
 
 class CatalogError(Exception):
@@ -60,7 +67,9 @@ def did_you_mean(name: str, choices: list[str] | tuple[str, ...] | Any) -> str |
     if not close:
         return None
     # equally close names (qm9700 / qm9790 for "qm970"): a name the typo starts is the likelier one
-    best = max(close, key=lambda c: (difflib.SequenceMatcher(None, str(name), c).ratio(), c.startswith(str(name))))
+    best = max(
+        close, key=lambda c: (difflib.SequenceMatcher(None, str(name), c).ratio(), c.startswith(str(name)))
+    )
     return f"did you mean `{best}`?"
 
 
@@ -82,9 +91,7 @@ def _parse_section(section: str, raw: Mapping[str, Any], source: str) -> dict[st
         except ValidationError as exc:
             first = exc.errors()[0]
             loc = ".".join(str(p) for p in first["loc"])
-            raise CatalogError(
-                f"catalogue {section}.{key}.{loc}: {first['msg']}", source=source
-            ) from exc
+            raise CatalogError(f"catalogue {section}.{key}.{loc}: {first['msg']}", source=source) from exc
     return out
 
 
@@ -166,7 +173,9 @@ class Catalog:
                     try:
                         cloud.setdefault(provider, {})[key] = CloudInstance.model_validate(value)
                     except ValidationError as exc:
-                        raise CatalogError(f"{path}: cloud.{provider}.{key}: {exc.errors()[0]['msg']}") from exc
+                        raise CatalogError(
+                            f"{path}: cloud.{provider}.{key}: {exc.errors()[0]['msg']}"
+                        ) from exc
             updates["cloud"] = cloud
         fields = {f: getattr(self, f) for f in self.__dataclass_fields__}
         fields.update(updates)
@@ -188,5 +197,10 @@ def default_catalog() -> Catalog:
         provider: {k: ManagedStorage.model_validate(v) for k, v in table.items()}
         for provider, table in storage_raw.items()
     }
-    return Catalog(interconnects=inter, cloud=cloud, sources=("builtin",), managed_storage=managed,  # type: ignore[arg-type]
-                   **sections)
+    return Catalog(
+        interconnects=inter,
+        cloud=cloud,
+        sources=("builtin",),
+        managed_storage=managed,  # type: ignore[arg-type]
+        **sections,
+    )

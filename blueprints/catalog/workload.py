@@ -89,9 +89,17 @@ def workload_factors() -> WorkloadFactors:
 def memory_need(params: float, mode: str, precision: str, sequence_length: int, batch: int = 1) -> MemoryNeed:
     f = workload_factors()
     m = f.modes[mode]
-    per_param = m.weight_bytes_per_param if m.weight_bytes_per_param is not None else f.precision_bytes[precision]
+    per_param = (
+        m.weight_bytes_per_param if m.weight_bytes_per_param is not None else f.precision_bytes[precision]
+    )
     hidden, layers = f.shape(params)
     adapters = params * m.adapter_fraction * f.adapter_bytes_per_param
-    act = f.activation_bytes_per_layer_token_hidden * sequence_length * hidden * layers if m.activations else 0.0
-    kv = f.kv_tensors * layers * hidden * f.kv_bytes_per_value * sequence_length * batch if m.kv_cache else 0.0
+    act = (
+        f.activation_bytes_per_layer_token_hidden * sequence_length * hidden * layers
+        if m.activations
+        else 0.0
+    )
+    kv = (
+        f.kv_tensors * layers * hidden * f.kv_bytes_per_value * sequence_length * batch if m.kv_cache else 0.0
+    )
     return MemoryNeed(params * per_param, adapters, kv, act, per_param)

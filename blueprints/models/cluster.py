@@ -28,7 +28,9 @@ class Blueprint(Model):
     name: SafeName
     description: SafeText = ""
     catalog: str | None = Field(
-        default=None, pattern=r"^[A-Za-z0-9._/-]{1,200}$", description="extra catalogue YAML, relative to this file"
+        default=None,
+        pattern=r"^[A-Za-z0-9._/-]{1,200}$",
+        description="extra catalogue YAML, relative to this file",
     )
     site: Site = Field(default_factory=Site)
     pools: list[NodePool] = Field(min_length=1, max_length=64)
@@ -41,7 +43,10 @@ class Blueprint(Model):
 
     @model_validator(mode="after")
     def _unique_names(self) -> Blueprint:
-        for label, names in (("pool", [p.name for p in self.pools]), ("storage", [s.name for s in self.storage])):
+        for label, names in (
+            ("pool", [p.name for p in self.pools]),
+            ("storage", [s.name for s in self.storage]),
+        ):
             seen: set[str] = set()
             for n in names:
                 if n in seen:

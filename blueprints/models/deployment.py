@@ -15,16 +15,30 @@ class MaasSettings(Model):
     api_url_config: str = Field(default="maas:apiUrl", pattern=r"^[a-zA-Z][a-zA-Z0-9:_-]{0,63}$")
     management_cidr: str = Field(default="10.0.0.0/16", pattern=CIDR_PATTERN)
     zone: SafeName | None = None
-    compute_cidr: str = Field(default="10.100.0.0/16", pattern=CIDR_PATTERN,
-                              description="IPoIB/RoCE addresses of the compute fabric, split into one subnet per rail")
-    storage_cidr: str = Field(default="10.200.0.0/16", pattern=CIDR_PATTERN,
-                              description="addresses of the storage fabric")
-    resource_pool: SafeName | None = Field(default=None, description="MAAS resource pool the machines are allocated from")
-    vlan_base: int = Field(default=100, ge=1, le=3900, description=(
-        "MAAS VLAN ids: compute rail r = vlan_base + r, storage = vlan_base + 100 (bookkeeping only on "
-        "InfiniBand, where IPoIB carries no 802.1Q tag)"))
+    compute_cidr: str = Field(
+        default="10.100.0.0/16",
+        pattern=CIDR_PATTERN,
+        description="IPoIB/RoCE addresses of the compute fabric, split into one subnet per rail",
+    )
+    storage_cidr: str = Field(
+        default="10.200.0.0/16", pattern=CIDR_PATTERN, description="addresses of the storage fabric"
+    )
+    resource_pool: SafeName | None = Field(
+        default=None, description="MAAS resource pool the machines are allocated from"
+    )
+    vlan_base: int = Field(
+        default=100,
+        ge=1,
+        le=3900,
+        description=(
+            "MAAS VLAN ids: compute rail r = vlan_base + r, storage = vlan_base + 100 (bookkeeping only on "
+            "InfiniBand, where IPoIB carries no 802.1Q tag)"
+        ),
+    )
     distro_series: VersionStr | None = Field(
-        default=None, description="MAAS image to deploy (jammy, noble, or a custom image name); default from software.os")
+        default=None,
+        description="MAAS image to deploy (jammy, noble, or a custom image name); default from software.os",
+    )
 
 
 class CloudSettings(Model):
@@ -35,14 +49,26 @@ class CloudSettings(Model):
     efa_only_cards: bool = Field(default=True, description="AWS: secondary cards as efa-only interfaces")
     image: HostStr | None = None
     ssh_key_config: str = Field(default="sshPublicKey", pattern=r"^[a-zA-Z][a-zA-Z0-9_-]{0,63}$")
-    network_cidr: str = Field(default="10.0.0.0/16", pattern=CIDR_PATTERN,
-                              description="VPC / VNet / VCN address space for host (TCP) networking")
-    gpu_network_cidr: str = Field(default="192.168.0.0/16", pattern=CIDR_PATTERN,
-                                  description="GCP: carved into one subnet per GPU NIC network")
+    network_cidr: str = Field(
+        default="10.0.0.0/16",
+        pattern=CIDR_PATTERN,
+        description="VPC / VNet / VCN address space for host (TCP) networking",
+    )
+    gpu_network_cidr: str = Field(
+        default="192.168.0.0/16",
+        pattern=CIDR_PATTERN,
+        description="GCP: carved into one subnet per GPU NIC network",
+    )
     managed_storage: Literal["lustre", "nfs"] = Field(
-        default="lustre", description="what `kind: managed` storage becomes: the cloud's managed Lustre or its NFS service")
-    capacity_hours: int | None = Field(default=None, ge=24, le=4368,
-                                       description="AWS capacity-block length to purchase when no reservation_id is given")
+        default="lustre",
+        description="what `kind: managed` storage becomes: the cloud's managed Lustre or its NFS service",
+    )
+    capacity_hours: int | None = Field(
+        default=None,
+        ge=24,
+        le=4368,
+        description="AWS capacity-block length to purchase when no reservation_id is given",
+    )
     boot_disk_gb: int = Field(default=512, ge=64, le=16384, description="boot / root volume per instance")
 
     @model_validator(mode="after")

@@ -27,8 +27,12 @@ Technology = Literal[
 class SubnetManager(Model):
     kind: Literal["opensm", "ufm", "switch"] = "opensm"
     ha: bool = Field(default=False, description="a standby SM on a second host/switch")
-    routing_engine: Literal["ftree", "updn", "dfsssp", "sssp", "nue", "minhop", "torus-2QoS", "ar_updn"] | None = None
-    sharp: bool = Field(default=False, description="run the SHARP aggregation manager (IB in-network reductions)")
+    routing_engine: (
+        Literal["ftree", "updn", "dfsssp", "sssp", "nue", "minhop", "torus-2QoS", "ar_updn"] | None
+    ) = None
+    sharp: bool = Field(
+        default=False, description="run the SHARP aggregation manager (IB in-network reductions)"
+    )
     service_level: int = Field(default=0, ge=0, le=15)
 
 

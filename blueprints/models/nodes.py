@@ -43,7 +43,9 @@ class ServerSpec(Model):
 
 
 class PoolPlacement(Model):
-    nodes_per_rack: int | None = Field(default=None, ge=1, le=96, description="default: fill by power and space")
+    nodes_per_rack: int | None = Field(
+        default=None, ge=1, le=96, description="default: fill by power and space"
+    )
     rows: list[int] | None = Field(default=None, description="rows (0-based) this pool may use")
 
 

@@ -29,7 +29,9 @@ class FatTree(Model):
     rail_optimized: bool = True
     oversubscription: str = Field(default="1:1", description="leaf downlinks:uplinks, e.g. 1:1 or 2:1")
     scalable_unit: int | None = Field(default=None, ge=1, le=4096, description="nodes per scalable unit")
-    growth_nodes: int | None = Field(default=None, ge=1, le=1_000_000, description="size spines/cores for this many nodes")
+    growth_nodes: int | None = Field(
+        default=None, ge=1, le=1_000_000, description="size spines/cores for this many nodes"
+    )
 
     @field_validator("oversubscription")
     @classmethod
@@ -51,7 +53,9 @@ class Dragonfly(Model):
 class Torus(Model):
     kind: Literal["torus"]
     dimensions: list[Annotated[int, Field(ge=2, le=1024)]] = Field(min_length=1, max_length=6)
-    attach: Literal["direct", "switch"] = Field(default="direct", description="nodes are the vertices, or hang off switches")
+    attach: Literal["direct", "switch"] = Field(
+        default="direct", description="nodes are the vertices, or hang off switches"
+    )
     switch: str | None = None
     nodes_per_switch: int = Field(default=1, ge=1, le=512)
 

@@ -36,16 +36,26 @@ def _positive_float(text: str) -> float:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("advise", help="recommend GPUs, nodes, topology and fabric for a model (the article's rules)")
+    p = sub.add_parser(
+        "advise", help="recommend GPUs, nodes, topology and fabric for a model (the article's rules)"
+    )
     p.add_argument("--params", type=_positive_float, required=True, help="model parameters, e.g. 70e9")
     p.add_argument("--mode", choices=MODES, default="pretrain")
     p.add_argument("--gpus", type=int, help="GPUs you plan to use (default: what memory and time need)")
     p.add_argument("--gpu", default="h100-sxm", help="GPU catalogue id (default h100-sxm)")
-    p.add_argument("--budget", choices=BUDGETS, help="fabric budget (default: high for large scale, else medium)")
-    p.add_argument("--prefer", choices=PREFERENCES, default="cost",
-                   help="between comparable topologies: fewest switches and cables, or most bandwidth")
+    p.add_argument(
+        "--budget", choices=BUDGETS, help="fabric budget (default: high for large scale, else medium)"
+    )
+    p.add_argument(
+        "--prefer",
+        choices=PREFERENCES,
+        default="cost",
+        help="between comparable topologies: fewest switches and cables, or most bandwidth",
+    )
     p.add_argument("--precision", choices=["fp32", "bf16", "fp16", "fp8", "int8", "int4"])
-    p.add_argument("--tokens", type=_positive_float, help="training tokens (with --target-days sizes for time)")
+    p.add_argument(
+        "--tokens", type=_positive_float, help="training tokens (with --target-days sizes for time)"
+    )
     p.add_argument("--target-days", type=_positive_float, help="wanted training time in days")
     p.add_argument("--sequence-length", type=int, default=4096)
     p.add_argument("--name", help="name of the starter blueprint (default: from --write, else `starter`)")
@@ -61,9 +71,19 @@ def run(args: argparse.Namespace) -> int:
         err_console.print("[bold red]error[/]: --gpus must be at least 1")
         return 2
     name = args.name or (Path(args.write).stem if args.write else "starter")
-    req = Request(params=args.params, mode=args.mode, gpus=args.gpus, gpu=args.gpu, budget=args.budget,
-                  prefer=args.prefer, precision=args.precision, tokens=args.tokens, target_days=args.target_days,
-                  sequence_length=args.sequence_length, name=name)
+    req = Request(
+        params=args.params,
+        mode=args.mode,
+        gpus=args.gpus,
+        gpu=args.gpu,
+        budget=args.budget,
+        prefer=args.prefer,
+        precision=args.precision,
+        tokens=args.tokens,
+        target_days=args.target_days,
+        sequence_length=args.sequence_length,
+        name=name,
+    )
     try:
         adv = advise(req)
     except (AdviceError, PerfError) as exc:
@@ -76,7 +96,9 @@ def run(args: argparse.Namespace) -> int:
     if args.write:
         errors = write_starter(adv, args.write)
         if errors:
-            err_console.print(f"[bold red]starter blueprint does not validate[/] (not written): {escape('; '.join(errors))}")
+            err_console.print(
+                f"[bold red]starter blueprint does not validate[/] (not written): {escape('; '.join(errors))}"
+            )
             return 1
         err_console.print(f"starter blueprint written to {args.write}")
     return 0
@@ -84,30 +106,56 @@ def run(args: argparse.Namespace) -> int:
 
 def _render(adv: Advice) -> None:
     r = adv.request
-    console.print(f"[bold]{r.params / 1e9:.3g}B parameters, {r.mode}[/]: {adv.gpus} × {adv.gpu_id} on "
-                  f"{adv.nodes} node(s) of {adv.server_id}" + (f", {adv.technology}" if adv.technology else ""))
+    console.print(
+        f"[bold]{r.params / 1e9:.3g}B parameters, {r.mode}[/]: {adv.gpus} × {adv.gpu_id} on "
+        f"{adv.nodes} node(s) of {adv.server_id}" + (f", {adv.technology}" if adv.technology else "")
+    )
     scopes = {"gpu": "one GPU", "node": "one multi-GPU node", "nodes": "several nodes"}
-    console.print(f"  model size → {scopes[adv.article_scope]} (article); memory → {scopes[adv.memory_scope]} "
-                  f"({adv.memory_gb:,.0f} GB, at least {adv.memory_gpus} GPUs); so {scopes[adv.scope]}")
+    console.print(
+        f"  model size → {scopes[adv.article_scope]} (article); memory → {scopes[adv.memory_scope]} "
+        f"({adv.memory_gb:,.0f} GB, at least {adv.memory_gpus} GPUs); so {scopes[adv.scope]}"
+    )
     console.print(f"  topology: {escape(adv.topology_rule)}")
     if adv.technology:
         console.print(f"  fabric: budget `{adv.budget}` → {adv.technology}")
     for reason in adv.reasons:
         console.print(f"  - {escape(reason)}")
     if len(adv.options) > 1 or adv.nodes > 1:
-        t = Table(title="compute fabric designs: counts, and busbw (GB/s) of 1 GiB collectives; spread = ranks "
-                  "scattered over the fabric", title_justify="left")
-        for col in ("design", "switches", "cables", "bisection (Gb/s)", "all_reduce", "spread", "alltoall", ""):
+        t = Table(
+            title="compute fabric designs: counts, and busbw (GB/s) of 1 GiB collectives; spread = ranks "
+            "scattered over the fabric",
+            title_justify="left",
+        )
+        for col in (
+            "design",
+            "switches",
+            "cables",
+            "bisection (Gb/s)",
+            "all_reduce",
+            "spread",
+            "alltoall",
+            "",
+        ):
             t.add_column(col, justify="left" if col in ("design", "") else "right")
         for i, o in enumerate(adv.options):
             mark = "← chosen" if i == adv.chosen else (escape(o.error or ""))
-            t.add_row(escape(o.label), str(o.switches), str(o.cables), f"{o.bisection_gbps:,.0f}",
-                      f"{o.allreduce_busbw:.1f}", f"{o.allreduce_scattered_busbw:.1f}", f"{o.alltoall_busbw:.1f}", mark)
+            t.add_row(
+                escape(o.label),
+                str(o.switches),
+                str(o.cables),
+                f"{o.bisection_gbps:,.0f}",
+                f"{o.allreduce_busbw:.1f}",
+                f"{o.allreduce_scattered_busbw:.1f}",
+                f"{o.alltoall_busbw:.1f}",
+                mark,
+            )
         console.print(t)
     st = adv.training
     if st is not None and st.mode != "inference":
         lay = st.layout
-        console.print(f"  training step: TP {lay.tp} × PP {lay.pp} × DP {lay.dp}, {lay.memory_per_gpu_gb:.1f} of "
-                      f"{lay.gpu_memory_gb:g} GB per GPU; compute {st.compute_s:.2f} s, gradient sync "
-                      f"{st.sync_s:.3f} s ({st.overlapped_fraction:.0%} hidden, {st.exposed_share:.1%} of the step)"
-                      + (f"; whole run {st.train_days:.1f} days" if st.train_days is not None else ""))
+        console.print(
+            f"  training step: TP {lay.tp} × PP {lay.pp} × DP {lay.dp}, {lay.memory_per_gpu_gb:.1f} of "
+            f"{lay.gpu_memory_gb:g} GB per GPU; compute {st.compute_s:.2f} s, gradient sync "
+            f"{st.sync_s:.3f} s ({st.overlapped_fraction:.0%} hidden, {st.exposed_share:.1%} of the step)"
+            + (f"; whole run {st.train_days:.1f} days" if st.train_days is not None else "")
+        )

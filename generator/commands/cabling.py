@@ -17,18 +17,26 @@ STDOUT_FORMATS = ("csv", "ibnetdiscover")  # single text files; the rest need -o
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "cabling", help="write the cabling plan: CSV, printable XLSX, NetBox import, expected ibnetdiscover/LLDP",
+        "cabling",
+        help="write the cabling plan: CSV, printable XLSX, NetBox import, expected ibnetdiscover/LLDP",
         description="Write the cable plan (one row per cable, labels for both ends, medium, length, part "
-                    "number; sorted to work one rack at a time). Without --format every format is written "
-                    "into -o DIR. See docs/cabling.md.")
+        "number; sorted to work one rack at a time). Without --format every format is written "
+        "into -o DIR. See docs/cabling.md.",
+    )
     p.add_argument("blueprint", help="blueprint YAML file")
-    p.add_argument("-o", "--output", metavar="DIR",
-                   help="output directory (required except for --format csv / ibnetdiscover, which can print "
-                        "to stdout)")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="DIR",
+        help="output directory (required except for --format csv / ibnetdiscover, which can print to stdout)",
+    )
     p.add_argument("--format", choices=FORMATS, help="write only this format (default: all)")
-    p.add_argument("--fabric", choices=FABRICS,
-                   help="with --format ibnetdiscover or lldp: only this fabric "
-                        "(default: every InfiniBand resp. Ethernet/RoCE fabric)")
+    p.add_argument(
+        "--fabric",
+        choices=FABRICS,
+        help="with --format ibnetdiscover or lldp: only this fabric "
+        "(default: every InfiniBand resp. Ethernet/RoCE fabric)",
+    )
     p.set_defaults(func=run)
 
 
@@ -76,26 +84,32 @@ def run(args: argparse.Namespace) -> int:
     else:
         atomic_dir(out, lambda tmp: write_files(tmp, files))  # the directory appears complete or not at all
     n_cables = len(plan.links)
-    err_console.print(f"cabling: wrote {len(files)} file(s) to {out} ({n_cables} cables, {len(plan.racks)} racks)",
-                      highlight=False)
+    err_console.print(
+        f"cabling: wrote {len(files)} file(s) to {out} ({n_cables} cables, {len(plan.racks)} racks)",
+        highlight=False,
+    )
     return 0
 
 
 def _to_stdout(args: argparse.Namespace, files: dict[str, bytes]) -> int:
     if args.format == "csv":
         sys.stdout.write(files["cables.csv"].decode("utf-8"))
-        err_console.print("cabling: printed cables.csv; bom.csv and labels.csv are written with -o DIR",
-                          highlight=False)
+        err_console.print(
+            "cabling: printed cables.csv; bom.csv and labels.csv are written with -o DIR", highlight=False
+        )
         return 0
     # ibnetdiscover: one net file per InfiniBand fabric
     if len(files) > 1 and "compute.net" in files:  # the GPU fabric is what `verify-cabling` checks first
         others = ", ".join(n.removesuffix(".net") for n in files if n != "compute.net")
         sys.stdout.write(files["compute.net"].decode("utf-8"))
-        err_console.print(f"cabling: printed the compute fabric; --fabric for the others ({others})",
-                          highlight=False)
+        err_console.print(
+            f"cabling: printed the compute fabric; --fabric for the others ({others})", highlight=False
+        )
         return 0
     if len(files) != 1:
-        return _fail(f"{len(files)} InfiniBand fabrics ({', '.join(n.removesuffix('.net') for n in files)}): "
-                     "choose one with --fabric, or give -o DIR")
+        return _fail(
+            f"{len(files)} InfiniBand fabrics ({', '.join(n.removesuffix('.net') for n in files)}): "
+            "choose one with --fabric, or give -o DIR"
+        )
     sys.stdout.write(next(iter(files.values())).decode("utf-8"))
     return 0

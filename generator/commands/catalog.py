@@ -15,10 +15,28 @@ ORDER = 40
 
 COLUMNS: dict[str, list[str]] = {
     "gpus": ["name", "memory_gb", "tdp_w", "bf16_tflops", "nvlink", "pcie_gen"],
-    "switches": ["name", "technology", "speed_gbps", "ports", "cages", "ports_per_cage", "rack_units", "power_w"],
+    "switches": [
+        "name",
+        "technology",
+        "speed_gbps",
+        "ports",
+        "cages",
+        "ports_per_cage",
+        "rack_units",
+        "power_w",
+    ],
     "nics": ["name", "speeds_gbps", "protocols", "pcie", "ports"],
     "cables": ["name", "kind", "reach_by_speed_m", "lengths_m", "netbox_type"],
-    "transceivers": ["name", "part_number", "medium", "speed_gbps", "form_factor", "ports", "reach_m", "power_w"],
+    "transceivers": [
+        "name",
+        "part_number",
+        "medium",
+        "speed_gbps",
+        "form_factor",
+        "ports",
+        "reach_m",
+        "power_w",
+    ],
     "fabrics": ["kind", "speed_gbps", "latency_us", "article_row"],
     "servers": ["name", "gpu", "gpus", "gpu_interconnect", "power_kw", "rack_units"],
     "interconnects": [],
@@ -49,7 +67,8 @@ def _rows(section: str) -> dict[str, Any]:
         return dict(cat.media)
     if section == "interconnects":
         return {f"nvlink{k}": v for k, v in cat.interconnects.nvlink.items()} | {
-            f"pcie{k}": v for k, v in cat.interconnects.pcie.items()}
+            f"pcie{k}": v for k, v in cat.interconnects.pcie.items()
+        }
     if section == "cloud":
         return {f"{p}/{k}": v for p, t in cat.cloud.items() for k, v in t.items()}
     return dict(getattr(cat, section))

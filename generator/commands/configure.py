@@ -44,7 +44,9 @@ class HostResult:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("configure", help="run the generated Ansible playbooks (ansible-runner) and report per host")
+    p = sub.add_parser(
+        "configure", help="run the generated Ansible playbooks (ansible-runner) and report per host"
+    )
     p.add_argument("build_dir", help="the `blueprint generate` output directory (or its ansible/ folder)")
     p.add_argument("--playbook", default="site.yml", help="playbook in ansible/ (default: site.yml)")
     p.add_argument("--limit", help="Ansible host pattern, e.g. rail0, pool_dgx, su1:&rack_r01_01")
@@ -53,8 +55,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--check", action="store_true", help="dry run: report what would change")
     p.add_argument("--diff", action="store_true", help="show file differences")
     p.add_argument("-i", "--inventory", help="use this inventory instead of ansible/inventory.yml")
-    p.add_argument("-e", "--extra-vars", action="append", default=[], metavar="KEY=VALUE",
-                   help="extra variable (repeatable), e.g. -e cb_hardware_present=false")
+    p.add_argument(
+        "-e",
+        "--extra-vars",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="extra variable (repeatable), e.g. -e cb_hardware_present=false",
+    )
     p.add_argument("--artifacts", help="keep ansible-runner's artifacts (events, stdout) in this directory")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--verbose", "-v", action="store_true", help="stream Ansible's own output")
@@ -87,12 +95,18 @@ def collect(stats: dict[str, dict[str, int]] | None, events: list[dict[str, Any]
     def get(h: str) -> HostResult:
         return hosts.setdefault(h, HostResult(h))
 
-    mapping = {"ok": "ok", "changed": "changed", "failures": "failed", "dark": "unreachable", "skipped": "skipped",
-               "rescued": "rescued"}
+    mapping = {
+        "ok": "ok",
+        "changed": "changed",
+        "failures": "failed",
+        "dark": "unreachable",
+        "skipped": "skipped",
+        "rescued": "rescued",
+    }
     for key, attr in mapping.items():
         for host, n in ((stats or {}).get(key) or {}).items():
             setattr(get(host), attr, int(n))
-    for host in ((stats or {}).get("processed") or {}):
+    for host in (stats or {}).get("processed") or {}:
         get(host)
     for ev in events:
         kind = ev.get("event")
@@ -105,7 +119,9 @@ def collect(stats: dict[str, dict[str, int]] | None, events: list[dict[str, Any]
         res = data.get("res") or {}
         msg = str(res.get("msg") or res.get("stderr") or res.get("reason") or "failed").strip()
         r = get(host)
-        r.failures.append({"task": str(data.get("task") or ""), "message": msg.splitlines()[0][:500] if msg else ""})
+        r.failures.append(
+            {"task": str(data.get("task") or ""), "message": msg.splitlines()[0][:500] if msg else ""}
+        )
         if kind == "runner_on_unreachable" and not r.unreachable:
             r.unreachable = 1
         if kind == "runner_on_failed" and not r.failed:
@@ -116,8 +132,10 @@ def collect(stats: dict[str, dict[str, int]] | None, events: list[dict[str, Any]
 def run(args: argparse.Namespace) -> int:
     ansible_dir = find_ansible_dir(args.build_dir)
     if ansible_dir is None:
-        err_console.print(f"[bold red]error[/]: {args.build_dir} has no ansible/site.yml and inventory.yml; "
-                          "run `blueprint generate` first")
+        err_console.print(
+            f"[bold red]error[/]: {args.build_dir} has no ansible/site.yml and inventory.yml; "
+            "run `blueprint generate` first"
+        )
         return 2
     playbook = ansible_dir / args.playbook
     if not playbook.is_file():
@@ -134,13 +152,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         import ansible_runner
     except ImportError:
-        err_console.print("[bold red]error[/]: ansible-runner is not installed (pip install 'cluster-blueprint[ansible]')")
+        err_console.print(
+            "[bold red]error[/]: ansible-runner is not installed (pip install 'cluster-blueprint[ansible]')"
+        )
         return 2
 
     bindir = str(Path(sys.executable).parent)
     if shutil.which("ansible-playbook", path=bindir + os.pathsep + os.environ.get("PATH", "")) is None:
-        err_console.print("[bold red]error[/]: ansible-playbook is not installed "
-                          "(pip install 'cluster-blueprint[ansible]', or ansible-core on the PATH)")
+        err_console.print(
+            "[bold red]error[/]: ansible-playbook is not installed "
+            "(pip install 'cluster-blueprint[ansible]', or ansible-core on the PATH)"
+        )
         return 2
 
     cmdline = []
@@ -148,7 +170,11 @@ def run(args: argparse.Namespace) -> int:
         cmdline.append("--check")
     if args.diff:
         cmdline.append("--diff")
-    private = Path(args.artifacts).resolve() if args.artifacts else Path(tempfile.mkdtemp(prefix="blueprint-configure-"))
+    private = (
+        Path(args.artifacts).resolve()
+        if args.artifacts
+        else Path(tempfile.mkdtemp(prefix="blueprint-configure-"))
+    )
     private.mkdir(parents=True, exist_ok=True)
     envvars = {
         "ANSIBLE_CONFIG": str(ansible_dir / "ansible.cfg"),
@@ -185,12 +211,20 @@ def run(args: argparse.Namespace) -> int:
     return _report(args, results, rc, status, tail)
 
 
-def _report(args: argparse.Namespace, results: dict[str, HostResult], rc: int, status: str, tail: str = "") -> int:
+def _report(
+    args: argparse.Namespace, results: dict[str, HostResult], rc: int, status: str, tail: str = ""
+) -> int:
     bad = [r for r in results.values() if r.status in ("failed", "unreachable")]
     code = 1 if bad or rc != 0 else 0
     if args.format == "json":
-        payload = {"ok": code == 0, "rc": rc, "status": status, "check": bool(args.check), "error": tail,
-                   "hosts": {h: {**asdict(r), "status": r.status} for h, r in results.items()}}
+        payload = {
+            "ok": code == 0,
+            "rc": rc,
+            "status": status,
+            "check": bool(args.check),
+            "error": tail,
+            "hosts": {h: {**asdict(r), "status": r.status} for h, r in results.items()},
+        }
         sys.stdout.write(json.dumps(payload, indent=2, sort_keys=True) + "\n")
         return code
     from rich.table import Table
@@ -200,8 +234,15 @@ def _report(args: argparse.Namespace, results: dict[str, HostResult], rc: int, s
         table.add_column(col, justify="left" if col in ("host", "status") else "right")
     colour = {"ok": "green", "changed": "yellow", "failed": "red", "unreachable": "magenta"}
     for r in results.values():
-        table.add_row(r.host, f"[{colour[r.status]}]{r.status}[/]", str(r.ok), str(r.changed), str(r.failed),
-                      str(r.unreachable), str(r.skipped))
+        table.add_row(
+            r.host,
+            f"[{colour[r.status]}]{r.status}[/]",
+            str(r.ok),
+            str(r.changed),
+            str(r.failed),
+            str(r.unreachable),
+            str(r.skipped),
+        )
     console.print(table)
     for r in bad:
         for f in r.failures or [{"task": "?", "message": r.status}]:
@@ -210,5 +251,7 @@ def _report(args: argparse.Namespace, results: dict[str, HostResult], rc: int, s
         err_console.print(tail, markup=False, highlight=False)
     counts = {s: sum(1 for r in results.values() if r.status == s) for s in STATUSES}
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no hosts matched"
-    (err_console if code else console).print(f"{'FAILED' if code else 'done'}: {summary} (ansible rc {rc}, {status})")
+    (err_console if code else console).print(
+        f"{'FAILED' if code else 'done'}: {summary} (ansible rc {rc}, {status})"
+    )
     return code

@@ -19,13 +19,21 @@ FABRICS = ("compute", "storage", "management")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("diff", help="compare two blueprints' physical plans (devices, cables, moves, live or not)")
+    p = sub.add_parser(
+        "diff", help="compare two blueprints' physical plans (devices, cables, moves, live or not)"
+    )
     p.add_argument("old", help="the blueprint as built")
     p.add_argument("new", help="the blueprint to build")
     p.add_argument("--format", choices=["text", "json"], default="text")
-    p.add_argument("--fabric", action="append", choices=FABRICS,
-                   help="compare only this fabric (repeatable; default: every fabric and device)")
-    p.add_argument("--work-order", metavar="DIR", help="write the change's cabling work order (CSV, XLSX) to DIR")
+    p.add_argument(
+        "--fabric",
+        action="append",
+        choices=FABRICS,
+        help="compare only this fabric (repeatable; default: every fabric and device)",
+    )
+    p.add_argument(
+        "--work-order", metavar="DIR", help="write the change's cabling work order (CSV, XLSX) to DIR"
+    )
     p.add_argument("-o", "--output", help="write the report here instead of stdout")
     p.set_defaults(func=run)
 
@@ -58,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
 
         names = write_work_order(diff, args.work_order)
         (console.print if args.output or args.format == "text" else _stderr)(
-            f"work order: {args.work_order}/ ({', '.join(names)})")
+            f"work order: {args.work_order}/ ({', '.join(names)})"
+        )
     return 0 if diff.identical else 1
 
 

@@ -25,17 +25,31 @@ DEFAULT_SIZES = "8..8G:8"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("estimate", help="predicted collective bandwidth (nccl-tests busbw) and training sync time")
+    p = sub.add_parser(
+        "estimate", help="predicted collective bandwidth (nccl-tests busbw) and training sync time"
+    )
     p.add_argument("files", nargs="+", help="blueprint YAML files; several are compared")
-    p.add_argument("--collective", default="all_reduce",
-                   help=f"comma list of {', '.join(COLLECTIVES)}, or `all` (default all_reduce)")
-    p.add_argument("--sizes", default=DEFAULT_SIZES,
-                   help="message sizes: 1M..8G (doubling), 8..8G:8 (factor 8) or 1M,64M,1G (default %(default)s)")
+    p.add_argument(
+        "--collective",
+        default="all_reduce",
+        help=f"comma list of {', '.join(COLLECTIVES)}, or `all` (default all_reduce)",
+    )
+    p.add_argument(
+        "--sizes",
+        default=DEFAULT_SIZES,
+        help="message sizes: 1M..8G (doubling), 8..8G:8 (factor 8) or 1M,64M,1G (default %(default)s)",
+    )
     p.add_argument("--nodes", type=int, help="nodes taking part (default: every node of the GPU pool)")
     p.add_argument("--pool", help="GPU pool to run on (default: the one with the most GPUs)")
-    p.add_argument("--placement", choices=PLACEMENTS, default="packed",
-                   help="packed: ranks in leaf order (topology-aware scheduler); scattered: spread over the fabric")
-    p.add_argument("--algo", help=f"restrict algorithms like NCCL_ALGO: comma list of {', '.join(ALGORITHMS)}")
+    p.add_argument(
+        "--placement",
+        choices=PLACEMENTS,
+        default="packed",
+        help="packed: ranks in leaf order (topology-aware scheduler); scattered: spread over the fabric",
+    )
+    p.add_argument(
+        "--algo", help=f"restrict algorithms like NCCL_ALGO: comma list of {', '.join(ALGORITHMS)}"
+    )
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--plot", help="write busbw vs message size to this .svg or .png")
     p.add_argument("-o", "--output", help="write the table or JSON to a file")
@@ -51,8 +65,11 @@ def _collectives(text: str) -> list[str]:
             import difflib
 
             close = difflib.get_close_matches(c, COLLECTIVES, n=1)
-            raise PerfError(f"unknown collective `{c}`" + (f"; did you mean `{close[0]}`?" if close else "")
-                            + f" (known: {', '.join(COLLECTIVES)}, all)")
+            raise PerfError(
+                f"unknown collective `{c}`"
+                + (f"; did you mean `{close[0]}`?" if close else "")
+                + f" (known: {', '.join(COLLECTIVES)}, all)"
+            )
     if not out:
         raise PerfError("no collective given")
     return list(dict.fromkeys(out))
@@ -69,13 +86,25 @@ def run(args: argparse.Namespace) -> int:
         for file in args.files:
             loaded, cluster = load_and_resolve(file)
             plan = plan_or_raise(cluster, loaded.locate)
-            reports.append(build_report(file, cluster, plan, collectives, sizes, nodes=args.nodes, pool=args.pool,
-                                        placement=args.placement, algorithms=algorithms))
+            reports.append(
+                build_report(
+                    file,
+                    cluster,
+                    plan,
+                    collectives,
+                    sizes,
+                    nodes=args.nodes,
+                    pool=args.pool,
+                    placement=args.placement,
+                    algorithms=algorithms,
+                )
+            )
         if args.plot:
             if len(reports) == 1:
                 r = reports[0]
-                plot_collectives(r.series, f"{r.system.name}: {r.ranks} GPUs on {r.nodes} nodes ({r.placement})",
-                                 args.plot)
+                plot_collectives(
+                    r.series, f"{r.system.name}: {r.ranks} GPUs on {r.nodes} nodes ({r.placement})", args.plot
+                )
             else:
                 plot_comparison({f"{r.system.name}": r.series for r in reports}, args.plot)
     except (PerfError, SizeError, PlotError) as exc:
@@ -108,29 +137,49 @@ def _render(reports: list[EstimateReport], out) -> None:  # type: ignore[no-unty
 
 def _render_one(r: EstimateReport, out) -> None:  # type: ignore[no-untyped-def]
     s = r.system
-    out.print(f"[bold]{escape(s.name)}[/] ({escape(r.file)}): pool `{s.pool}`, {s.pool_nodes} × {s.gpus_per_node} "
-              f"{escape(s.gpu.name)}; collectives over {r.nodes} nodes = {r.ranks} GPUs, placement {r.placement}")
+    out.print(
+        f"[bold]{escape(s.name)}[/] ({escape(r.file)}): pool `{s.pool}`, {s.pool_nodes} × {s.gpus_per_node} "
+        f"{escape(s.gpu.name)}; collectives over {r.nodes} nodes = {r.ranks} GPUs, placement {r.placement}"
+    )
     if s.intra:
-        out.print(f"  inside a node : {s.intra.gbytes:.1f} GB/s per GPU — {escape(s.intra.describe())}"
-                  + ("; NVLS" if s.nvls else ""))
+        out.print(
+            f"  inside a node : {s.intra.gbytes:.1f} GB/s per GPU — {escape(s.intra.describe())}"
+            + ("; NVLS" if s.nvls else "")
+        )
     if s.net:
         fabric = f"{s.technology}" + (f" {s.topology}" if s.topology else "")
-        out.print(f"  network       : {s.net.gbytes:.1f} GB/s per node — {escape(s.net.describe())} on {escape(fabric)}; "
-                  f"{s.net_latency_us:.2f} µs per traversal" + ("; IB SHARP" if s.sharp else ""))
+        out.print(
+            f"  network       : {s.net.gbytes:.1f} GB/s per node — {escape(s.net.describe())} on {escape(fabric)}; "
+            f"{s.net_latency_us:.2f} µs per traversal" + ("; IB SHARP" if s.sharp else "")
+        )
     if r.bisection_gbps is not None:
         over = ", ".join(f"{k} {v:g}:1" for k, v in r.oversubscription.items()) or "n/a"
-        spread = (f"; traffic spread over the fabric: {s.fabric.limit.gbytes:.1f} GB/s per node "
-                  f"({escape(s.fabric.limit.describe())})") if s.fabric else ""
+        spread = (
+            (
+                f"; traffic spread over the fabric: {s.fabric.limit.gbytes:.1f} GB/s per node "
+                f"({escape(s.fabric.limit.describe())})"
+            )
+            if s.fabric
+            else ""
+        )
         out.print(f"  fabric        : bisection {r.bisection_gbps:g} Gb/s, oversubscription {over}{spread}")
     for note in s.notes:
         out.print(f"  note: {escape(note)}")
     for coll, rows in r.series.items():
         t = Table(title=f"{coll} — {r.ranks} GPUs", title_justify="left")
         for col in ("size", "time (µs)", "algbw (GB/s)", "busbw (GB/s)", "algorithm", "bottleneck"):
-            t.add_column(col, justify="right" if col not in ("algorithm", "bottleneck") else "left", no_wrap=True)
+            t.add_column(
+                col, justify="right" if col not in ("algorithm", "bottleneck") else "left", no_wrap=True
+            )
         for row in rows:
-            t.add_row(format_size(row.size_bytes), f"{row.time_s * 1e6:.1f}", f"{row.algbw_gbytes:.2f}",
-                      f"{row.busbw_gbytes:.2f}", f"{row.algorithm}/{row.protocol}", escape(row.bottleneck))
+            t.add_row(
+                format_size(row.size_bytes),
+                f"{row.time_s * 1e6:.1f}",
+                f"{row.algbw_gbytes:.2f}",
+                f"{row.busbw_gbytes:.2f}",
+                f"{row.algorithm}/{row.protocol}",
+                escape(row.bottleneck),
+            )
         out.print(t)
     if r.training_error:
         out.print(f"  training step: {escape(r.training_error)}")
@@ -146,21 +195,29 @@ def _render_training(r: EstimateReport, out) -> None:  # type: ignore[no-untyped
     lay = st.layout
     fit = "fits" if lay.fits else "[red]does not fit[/]"
     src = "given" if lay.given else "chosen"
-    out.print(f"[bold]{wl_line}[/]: TP {lay.tp} × PP {lay.pp} × DP {lay.dp} ({src}); "
-              f"{lay.memory_per_gpu_gb:.1f} of {lay.gpu_memory_gb:g} GB per GPU — {fit}")
+    out.print(
+        f"[bold]{wl_line}[/]: TP {lay.tp} × PP {lay.pp} × DP {lay.dp} ({src}); "
+        f"{lay.memory_per_gpu_gb:.1f} of {lay.gpu_memory_gb:g} GB per GPU — {fit}"
+    )
     if st.mode == "inference":
         return
-    out.print(f"  compute {st.compute_s:.3f} s per step of {st.tokens_per_step:,.0f} tokens "
-              f"({st.micro_batches} micro-batches per DP rank)")
+    out.print(
+        f"  compute {st.compute_s:.3f} s per step of {st.tokens_per_step:,.0f} tokens "
+        f"({st.micro_batches} micro-batches per DP rank)"
+    )
     if st.sync is None:
         out.print("  one data-parallel rank: no gradient all_reduce")
     else:
         sy = st.sync
-        out.print(f"  gradient all_reduce of {st.grad_bytes / 1e9:.2f} GB per rank over {lay.dp} ranks: "
-                  f"{sy.time_s:.3f} s ({sy.algorithm}, busbw {sy.busbw_gbytes:.1f} GB/s; {escape(sy.bottleneck)})")
-        out.print(f"  {st.overlapped_fraction:.0%} hidden behind the last micro-batch's backward "
-                  f"({st.window_s:.3f} s); {st.exposed_s:.3f} s exposed = {st.exposed_share:.1%} of the "
-                  f"{st.step_s:.3f} s step")
+        out.print(
+            f"  gradient all_reduce of {st.grad_bytes / 1e9:.2f} GB per rank over {lay.dp} ranks: "
+            f"{sy.time_s:.3f} s ({sy.algorithm}, busbw {sy.busbw_gbytes:.1f} GB/s; {escape(sy.bottleneck)})"
+        )
+        out.print(
+            f"  {st.overlapped_fraction:.0%} hidden behind the last micro-batch's backward "
+            f"({st.window_s:.3f} s); {st.exposed_s:.3f} s exposed = {st.exposed_share:.1%} of the "
+            f"{st.step_s:.3f} s step"
+        )
     if st.train_days is not None:
         target = f" (target {st.target_days:g})" if st.target_days else ""
         out.print(f"  whole run: {st.train_days:.1f} days{target}")
@@ -176,6 +233,10 @@ def _render_comparison(reports: list[EstimateReport], out) -> None:  # type: ign
     t.add_column("bottleneck (first collective)")
     for r in reports:
         last = {c: rows[-1] for c, rows in r.series.items()}
-        t.add_row(escape(r.system.name), str(r.ranks), *(f"{last[c].busbw_gbytes:.1f}" for c in colls),
-                  escape(last[colls[0]].bottleneck))
+        t.add_row(
+            escape(r.system.name),
+            str(r.ranks),
+            *(f"{last[c].busbw_gbytes:.1f}" for c in colls),
+            escape(last[colls[0]].bottleneck),
+        )
     out.print(t)

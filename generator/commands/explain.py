@@ -32,7 +32,9 @@ def run(args: argparse.Namespace) -> int:
         import difflib
 
         close = difflib.get_close_matches(args.rule.upper(), [r.id for r in all_rules()], n=1)
-        err_console.print(f"unknown rule `{escape(args.rule)}`" + (f"; did you mean `{close[0]}`?" if close else ""))
+        err_console.print(
+            f"unknown rule `{escape(args.rule)}`" + (f"; did you mean `{close[0]}`?" if close else "")
+        )
         return 2
     console.print(f"[bold]{rule.id}[/] ({rule.severity}) — {escape(rule.title)}\n")
     console.print(escape(rule.doc()) + "\n")

@@ -18,11 +18,15 @@ ORDER = 5
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("generate", help="validate, then write every output (cabling, ansible, pulumi, slurm, ...)")
+    p = sub.add_parser(
+        "generate", help="validate, then write every output (cabling, ansible, pulumi, slurm, ...)"
+    )
     p.add_argument("file")
     p.add_argument("-o", "--output", default="build", help="build directory (default: build/)")
     p.add_argument("--only", help=f"comma list of outputs: {','.join(OUTPUTS)}")
-    p.add_argument("--overwrite-edited", action="store_true", help="replace files changed by hand since the last build")
+    p.add_argument(
+        "--overwrite-edited", action="store_true", help="replace files changed by hand since the last build"
+    )
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.set_defaults(func=run)
@@ -41,19 +45,39 @@ def run(args: argparse.Namespace) -> int:
     show = not args.quiet and args.format == "text"
     try:
         if show:
-            with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                          console=err_console, transient=True) as bar:
+            with Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                TimeElapsedColumn(),
+                console=err_console,
+                transient=True,
+            ) as bar:
                 task = bar.add_task("planning", total=None)
-                result = generate(checked, out, only, args.overwrite_edited,
-                                  progress=lambda name: bar.update(task, description=f"writing {name}/"))
+                result = generate(
+                    checked,
+                    out,
+                    only,
+                    args.overwrite_edited,
+                    progress=lambda name: bar.update(task, description=f"writing {name}/"),
+                )
         else:
             result = generate(checked, out, only, args.overwrite_edited)
     except BuildRefused as exc:
         err_console.print(f"[bold red]refused[/]: {exc}")
         return 1
     if args.format == "json":
-        print(json.dumps({"ok": True, "output": str(out), "outputs": result.outputs, "skipped": result.skipped,
-                          "files": len(result.files)}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "ok": True,
+                    "output": str(out),
+                    "outputs": result.outputs,
+                    "skipped": result.skipped,
+                    "files": len(result.files),
+                },
+                indent=2,
+            )
+        )
     elif not args.quiet:
         if checked.findings:
             text_report(checked.findings, err_console)

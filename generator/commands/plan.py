@@ -29,8 +29,10 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         write_text(dumps(summary), args.output)
         return 0
-    console.print(f"[bold]{summary['name']}[/]: {summary['nodes']} nodes ({summary['gpu_nodes']} with GPUs), "
-                  f"{summary['gpus']} GPUs, {summary['racks']} racks, {summary['power_kw']:g} kW")
+    console.print(
+        f"[bold]{summary['name']}[/]: {summary['nodes']} nodes ({summary['gpu_nodes']} with GPUs), "
+        f"{summary['gpus']} GPUs, {summary['racks']} racks, {summary['power_kw']:g} kW"
+    )
     for name, m in summary["fabrics"].items():
         t = Table(title=f"{name} fabric — {m['topology']}", show_header=True)
         t.add_column("tier / layer")
@@ -56,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
     for col in ("item", "model", "count", "detail", "part number"):
         bom.add_column(col)
     for line in summary["bom"]:
-        bom.add_row(line["item"], line["model"], str(line["count"]), line["detail"], line["part_number"] or "")
+        bom.add_row(
+            line["item"], line["model"], str(line["count"]), line["detail"], line["part_number"] or ""
+        )
     console.print(bom)
     return 0

@@ -24,8 +24,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file")
     p.add_argument("--format", choices=["graphml", "json", "dot", "svg"], default="json")
     p.add_argument("--fabric", default="compute", help="compute, storage, management or all")
-    p.add_argument("--level", choices=["port", "device"], default=None,
-                   help="port: every NIC/switch port is a vertex (default for small fabrics); device: devices only")
+    p.add_argument(
+        "--level",
+        choices=["port", "device"],
+        default=None,
+        help="port: every NIC/switch port is a vertex (default for small fabrics); device: devices only",
+    )
     p.add_argument("-o", "--output")
     p.set_defaults(func=run)
 
@@ -67,7 +71,9 @@ def run(args: argparse.Namespace) -> int:
     plan = plan_or_raise(cluster, loaded.locate)
     fabric = None if args.fabric == "all" else args.fabric
     if fabric is not None and fabric not in plan.metrics:
-        err_console.print(f"this blueprint has no built `{fabric}` fabric (has: {', '.join(sorted(plan.metrics)) or 'none'})")
+        err_console.print(
+            f"this blueprint has no built `{fabric}` fabric (has: {', '.join(sorted(plan.metrics)) or 'none'})"
+        )
         return 2
     if args.format == "svg":
         from generator.emit.diagrams import topology_svg

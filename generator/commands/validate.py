@@ -19,8 +19,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="check blueprints against the schema and the performance rules")
     p.add_argument("files", nargs="+", help="blueprint YAML files (or directories of them)")
     p.add_argument("--format", choices=["text", "json", "sarif"], default="text")
-    p.add_argument("--fail-on", choices=["error", "warning", "info"], default="error",
-                   help="lowest severity that makes the exit code 1 (default: error)")
+    p.add_argument(
+        "--fail-on",
+        choices=["error", "warning", "info"],
+        default="error",
+        help="lowest severity that makes the exit code 1 (default: error)",
+    )
     p.add_argument("-o", "--output", help="write the report to a file")
     p.set_defaults(func=run)
 
@@ -48,14 +52,21 @@ def run(args: argparse.Namespace) -> int:
             findings = exc.findings
             unusable = True
         results[str(path)] = findings
-        if any(f.severity >= fail_on for f in findings if f.rule not in ("SCHEMA",) and not f.rule.startswith(("LOAD", "CAT"))):
+        if any(
+            f.severity >= fail_on
+            for f in findings
+            if f.rule not in ("SCHEMA",) and not f.rule.startswith(("LOAD", "CAT"))
+        ):
             rule_failure = True
     if args.format == "json":
         payload = {
             "version": __version__,
             "files": [
-                {"file": file, "valid": not any(f.severity == Severity.ERROR for f in fs),
-                 "findings": [f.as_dict() for f in fs]}
+                {
+                    "file": file,
+                    "valid": not any(f.severity == Severity.ERROR for f in fs),
+                    "findings": [f.as_dict() for f in fs],
+                }
                 for file, fs in results.items()
             ],
         }

@@ -22,22 +22,34 @@ SPEED_TOKENS = ("SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR")
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "verify-cabling", help="compare the fabric as built (ibnetdiscover / LLDP) with the cabling plan",
+        "verify-cabling",
+        help="compare the fabric as built (ibnetdiscover / LLDP) with the cabling plan",
         description="Compare what the fabric reports with the plan, per cable and from both ends: ok, missing, "
-                    "miswired (both ends named), unexpected links, wrong width/speed. Exit 0 = matches, "
-                    "1 = discrepancies, 2 = unusable input.")
+        "miswired (both ends named), unexpected links, wrong width/speed. Exit 0 = matches, "
+        "1 = discrepancies, 2 = unusable input.",
+    )
     p.add_argument("blueprint", help="blueprint YAML file")
-    p.add_argument("--discovered", required=True, metavar="FILE_OR_DIR",
-                   help="`ibnetdiscover` output (InfiniBand), or a directory of `lldpcli show neighbors -f json` "
-                        "files named <device>.json (Ethernet/RoCE)")
+    p.add_argument(
+        "--discovered",
+        required=True,
+        metavar="FILE_OR_DIR",
+        help="`ibnetdiscover` output (InfiniBand), or a directory of `lldpcli show neighbors -f json` "
+        "files named <device>.json (Ethernet/RoCE)",
+    )
     p.add_argument("--fabric", choices=FABRICS, default="compute", help="fabric to verify (default: compute)")
     p.add_argument("--format", choices=["text", "json"], default="text")
-    p.add_argument("--node-name-map", metavar="FILE",
-                   help="`0x<guid> \"name\"` lines (ibnetdiscover's --node-name-map) for nodes whose descriptions "
-                        "are not set")
-    p.add_argument("--sim-speed", metavar="TOKEN",
-                   help="the dump comes from ibsim on a net file written with this speed (e.g. HDR: ibsim 0.10 "
-                        "models nothing faster); expect it instead of the fabric's speed")
+    p.add_argument(
+        "--node-name-map",
+        metavar="FILE",
+        help='`0x<guid> "name"` lines (ibnetdiscover\'s --node-name-map) for nodes whose descriptions '
+        "are not set",
+    )
+    p.add_argument(
+        "--sim-speed",
+        metavar="TOKEN",
+        help="the dump comes from ibsim on a net file written with this speed (e.g. HDR: ibsim 0.10 "
+        "models nothing faster); expect it instead of the fabric's speed",
+    )
     p.add_argument("--all", action="store_true", help="also list the cables that match")
     p.add_argument("-o", "--output", help="write the report to a file")
     p.set_defaults(func=run)
@@ -61,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{args.discovered}: no such file or directory")
     loaded, cluster = load_and_resolve(args.blueprint)
     if args.fabric not in cluster.fabrics:
-        return _fail(f"{cluster.name} has no {args.fabric} fabric (it has: {', '.join(sorted(cluster.fabrics)) or 'none'})")
+        return _fail(
+            f"{cluster.name} has no {args.fabric} fabric (it has: {', '.join(sorted(cluster.fabrics)) or 'none'})"
+        )
     plan = plan_or_raise(cluster, loaded.locate)
     if not plan.links_of(args.fabric):
         return _fail(f"the {args.fabric} fabric of {cluster.name} has no planned cables to verify")
@@ -69,7 +83,9 @@ def run(args: argparse.Namespace) -> int:
     if sim_speed is not None and sim_speed not in SPEED_TOKENS:
         return _fail(f"--sim-speed {args.sim_speed}: not an InfiniBand speed ({', '.join(SPEED_TOKENS)})")
     try:
-        result = verify(plan, args.fabric, args.discovered, node_name_map=args.node_name_map, sim_speed=sim_speed)
+        result = verify(
+            plan, args.fabric, args.discovered, node_name_map=args.node_name_map, sim_speed=sim_speed
+        )
     except DiscoveryError as exc:
         return _fail(str(exc))
     if args.format == "json":

@@ -21,12 +21,17 @@ def _ends(link: Link) -> tuple[tuple[str, str], tuple[str, str]]:
     return (link.a.device, link.a.port), (link.b.device, link.b.port)
 
 
-def _devices_in_scope(plan: Plan, links: Iterable[Link], fabrics: tuple[str, ...] | None) -> dict[str, Device]:
+def _devices_in_scope(
+    plan: Plan, links: Iterable[Link], fabrics: tuple[str, ...] | None
+) -> dict[str, Device]:
     if fabrics is None:
         return dict(plan.device_by_name)
     on_links = {ep.device for link in links for ep in (link.a, link.b)}
-    return {d.name: d for d in plan.devices if (d.kind == "switch" and d.fabric in fabrics) or
-            (d.kind == "node" and d.name in on_links)}
+    return {
+        d.name: d
+        for d in plan.devices
+        if (d.kind == "switch" and d.fabric in fabrics) or (d.kind == "node" and d.name in on_links)
+    }
 
 
 def _port_speeds(links: Iterable[Link]) -> dict[tuple[str, str], float]:
@@ -86,8 +91,11 @@ def compare(old: Plan, new: Plan, fabrics: Iterable[str] | None = None) -> PlanD
             changed.append(CableChange(o, x, fields))
 
     old_speed, new_speed = _port_speeds(old_links), _port_speeds(new_links)
-    speeds = tuple(PortSpeed(dev, port, old_speed[(dev, port)], s) for (dev, port), s in sorted(new_speed.items())
-                   if (dev, port) in old_speed and old_speed[(dev, port)] != s)
+    speeds = tuple(
+        PortSpeed(dev, port, old_speed[(dev, port)], s)
+        for (dev, port), s in sorted(new_speed.items())
+        if (dev, port) in old_speed and old_speed[(dev, port)] != s
+    )
 
     old_racks = {r.id for r in old.racks}
     new_racks = {r.id for r in new.racks}
@@ -96,7 +104,9 @@ def compare(old: Plan, new: Plan, fabrics: Iterable[str] | None = None) -> PlanD
 
     # what goes down: every old cable that is removed, moved or re-pulled, and every cable of a device
     # that is removed, replaced or moved to another rack
-    down_devices = sorted({d.name for d in removed_d} | {r.name for r in replaced} | {r.name for r in relocated})
+    down_devices = sorted(
+        {d.name for d in removed_d} | {r.name for r in replaced} | {r.name for r in relocated}
+    )
     down_set = set(down_devices)
     down: set[str] = {x.id for x in removed_c} | {m.id for m in moved} | {c.id for c in changed}
     by_device: dict[str, list[str]] = defaultdict(list)
@@ -146,13 +156,19 @@ def compare(old: Plan, new: Plan, fabrics: Iterable[str] | None = None) -> PlanD
 
     reasons: list[str] = []
     if removed_d:
-        reasons.append(f"{_plural(len(removed_d), 'device')} removed ({_sample([d.name for d in removed_d])})")
+        reasons.append(
+            f"{_plural(len(removed_d), 'device')} removed ({_sample([d.name for d in removed_d])})"
+        )
     if replaced:
-        reasons.append(f"{_plural(len(replaced), 'device')} replaced by another model "
-                       f"({_sample([r.name for r in replaced])})")
+        reasons.append(
+            f"{_plural(len(replaced), 'device')} replaced by another model "
+            f"({_sample([r.name for r in replaced])})"
+        )
     if relocated:
-        reasons.append(f"{_plural(len(relocated), 'device')} move to another rack or unit "
-                       f"({_sample([r.name for r in relocated])})")
+        reasons.append(
+            f"{_plural(len(relocated), 'device')} move to another rack or unit "
+            f"({_sample([r.name for r in relocated])})"
+        )
     if removed_c:
         reasons.append(f"{_plural(len(removed_c), 'cable')} removed")
     if moved:
@@ -163,10 +179,23 @@ def compare(old: Plan, new: Plan, fabrics: Iterable[str] | None = None) -> PlanD
         reasons.append(f"{_plural(len(speeds), 'port')} change speed")
     reasons.extend(conflicts[:5])
     return PlanDiff(
-        old=old, new=new, fabrics=scope, devices_added=added_d, devices_removed=removed_d,
-        devices_replaced=tuple(replaced), devices_relocated=tuple(relocated), cables_added=added_c,
-        cables_removed=removed_c, cables_moved=tuple(moved), cables_changed=tuple(changed), port_speeds=speeds,
-        racks_added=racks_added, racks_removed=racks_removed, racks_affected=tuple(sorted(affected)),
-        links_down=tuple(sorted(down)), devices_down=tuple(down_devices),
-        disruptions=tuple(reasons) if (down or down_devices or conflicts) else (), conflicts=tuple(conflicts),
+        old=old,
+        new=new,
+        fabrics=scope,
+        devices_added=added_d,
+        devices_removed=removed_d,
+        devices_replaced=tuple(replaced),
+        devices_relocated=tuple(relocated),
+        cables_added=added_c,
+        cables_removed=removed_c,
+        cables_moved=tuple(moved),
+        cables_changed=tuple(changed),
+        port_speeds=speeds,
+        racks_added=racks_added,
+        racks_removed=racks_removed,
+        racks_affected=tuple(sorted(affected)),
+        links_down=tuple(sorted(down)),
+        devices_down=tuple(down_devices),
+        disruptions=tuple(reasons) if (down or down_devices or conflicts) else (),
+        conflicts=tuple(conflicts),
     )

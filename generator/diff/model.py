@@ -85,9 +85,19 @@ class PlanDiff:
 
     @property
     def identical(self) -> bool:
-        return not (self.devices_added or self.devices_removed or self.devices_replaced or self.devices_relocated
-                    or self.cables_added or self.cables_removed or self.cables_moved or self.cables_changed
-                    or self.port_speeds or self.racks_added or self.racks_removed)
+        return not (
+            self.devices_added
+            or self.devices_removed
+            or self.devices_replaced
+            or self.devices_relocated
+            or self.cables_added
+            or self.cables_removed
+            or self.cables_moved
+            or self.cables_changed
+            or self.port_speeds
+            or self.racks_added
+            or self.racks_removed
+        )
 
     @property
     def live(self) -> bool:

@@ -21,13 +21,29 @@ def _end(ep: Endpoint) -> dict[str, Any]:
 
 
 def _cable(link: Link) -> dict[str, Any]:
-    return {"id": link.id, "fabric": link.fabric, "layer": link.layer, "speed_gbps": link.speed_gbps,
-            "a": _end(link.a), "b": _end(link.b), "medium": link.medium, "length_m": link.length_m}
+    return {
+        "id": link.id,
+        "fabric": link.fabric,
+        "layer": link.layer,
+        "speed_gbps": link.speed_gbps,
+        "a": _end(link.a),
+        "b": _end(link.b),
+        "medium": link.medium,
+        "length_m": link.length_m,
+    }
 
 
 def _device(d: Device) -> dict[str, Any]:
-    return {"name": d.name, "kind": d.kind, "role": d.role, "model": d.model, "fabric": d.fabric, "pool": d.pool,
-            "rack": d.rack, "u": d.u}
+    return {
+        "name": d.name,
+        "kind": d.kind,
+        "role": d.role,
+        "model": d.model,
+        "fabric": d.fabric,
+        "pool": d.pool,
+        "rack": d.rack,
+        "u": d.u,
+    }
 
 
 def _by_layer(links: list[Link] | tuple[Link, ...]) -> dict[str, int]:
@@ -37,18 +53,32 @@ def _by_layer(links: list[Link] | tuple[Link, ...]) -> dict[str, int]:
 
 def to_json(diff: PlanDiff) -> dict[str, Any]:
     return {
-        "old": {"name": diff.old.cluster.name, "file": diff.old.cluster.source_file, "sha256": diff.old.cluster.sha256},
-        "new": {"name": diff.new.cluster.name, "file": diff.new.cluster.source_file, "sha256": diff.new.cluster.sha256},
+        "old": {
+            "name": diff.old.cluster.name,
+            "file": diff.old.cluster.source_file,
+            "sha256": diff.old.cluster.sha256,
+        },
+        "new": {
+            "name": diff.new.cluster.name,
+            "file": diff.new.cluster.source_file,
+            "sha256": diff.new.cluster.sha256,
+        },
         "fabrics": list(diff.fabrics) if diff.fabrics is not None else "all",
         "identical": diff.identical,
         "live": diff.live,
         "summary": {
-            "devices_added": len(diff.devices_added), "devices_removed": len(diff.devices_removed),
-            "devices_replaced": len(diff.devices_replaced), "devices_relocated": len(diff.devices_relocated),
-            "cables_added": len(diff.cables_added), "cables_removed": len(diff.cables_removed),
-            "cables_moved": len(diff.cables_moved), "cables_changed": len(diff.cables_changed),
-            "ports_speed_changed": len(diff.port_speeds), "racks_added": len(diff.racks_added),
-            "racks_removed": len(diff.racks_removed), "racks_affected": len(diff.racks_affected),
+            "devices_added": len(diff.devices_added),
+            "devices_removed": len(diff.devices_removed),
+            "devices_replaced": len(diff.devices_replaced),
+            "devices_relocated": len(diff.devices_relocated),
+            "cables_added": len(diff.cables_added),
+            "cables_removed": len(diff.cables_removed),
+            "cables_moved": len(diff.cables_moved),
+            "cables_changed": len(diff.cables_changed),
+            "ports_speed_changed": len(diff.port_speeds),
+            "racks_added": len(diff.racks_added),
+            "racks_removed": len(diff.racks_removed),
+            "racks_affected": len(diff.racks_affected),
             "links_down": len(diff.links_down),
             "cables_added_by_layer": _by_layer(diff.cables_added),
             "cables_removed_by_layer": _by_layer(diff.cables_removed),
@@ -58,32 +88,70 @@ def to_json(diff: PlanDiff) -> dict[str, Any]:
         "devices": {
             "added": [_device(d) for d in diff.devices_added],
             "removed": [_device(d) for d in diff.devices_removed],
-            "replaced": [{"name": r.name, "old_model": r.old_model, "new_model": r.new_model}
-                         for r in diff.devices_replaced],
-            "relocated": [{"name": r.name, "old_rack": r.old_rack, "old_u": r.old_u, "new_rack": r.new_rack,
-                           "new_u": r.new_u} for r in diff.devices_relocated],
+            "replaced": [
+                {"name": r.name, "old_model": r.old_model, "new_model": r.new_model}
+                for r in diff.devices_replaced
+            ],
+            "relocated": [
+                {
+                    "name": r.name,
+                    "old_rack": r.old_rack,
+                    "old_u": r.old_u,
+                    "new_rack": r.new_rack,
+                    "new_u": r.new_u,
+                }
+                for r in diff.devices_relocated
+            ],
         },
         "cables": {
             "added": [_cable(x) for x in diff.cables_added],
             "removed": [_cable(x) for x in diff.cables_removed],
-            "moved": [{"id": m.id, "fabric": m.new.fabric, "layer": m.new.layer, "ends": list(m.ends),
-                       "old": {"a": _end(m.old.a), "b": _end(m.old.b)},
-                       "new": {"a": _end(m.new.a), "b": _end(m.new.b)}} for m in diff.cables_moved],
-            "changed": [{"id": c.id, "fabric": c.new.fabric, "layer": c.new.layer,
-                         "fields": {f: [getattr(c.old, f), getattr(c.new, f)] for f in c.fields}}
-                        for c in diff.cables_changed],
+            "moved": [
+                {
+                    "id": m.id,
+                    "fabric": m.new.fabric,
+                    "layer": m.new.layer,
+                    "ends": list(m.ends),
+                    "old": {"a": _end(m.old.a), "b": _end(m.old.b)},
+                    "new": {"a": _end(m.new.a), "b": _end(m.new.b)},
+                }
+                for m in diff.cables_moved
+            ],
+            "changed": [
+                {
+                    "id": c.id,
+                    "fabric": c.new.fabric,
+                    "layer": c.new.layer,
+                    "fields": {f: [getattr(c.old, f), getattr(c.new, f)] for f in c.fields},
+                }
+                for c in diff.cables_changed
+            ],
         },
-        "ports_speed_changed": [{"device": p.device, "port": p.port, "old_gbps": p.old_gbps, "new_gbps": p.new_gbps}
-                                for p in diff.port_speeds],
-        "racks": {"added": list(diff.racks_added), "removed": list(diff.racks_removed),
-                  "affected": list(diff.racks_affected)},
-        "disruption": {"live": diff.live, "reasons": list(diff.disruptions), "devices_down": list(diff.devices_down),
-                       "links_down": list(diff.links_down), "conflicts": list(diff.conflicts)},
+        "ports_speed_changed": [
+            {"device": p.device, "port": p.port, "old_gbps": p.old_gbps, "new_gbps": p.new_gbps}
+            for p in diff.port_speeds
+        ],
+        "racks": {
+            "added": list(diff.racks_added),
+            "removed": list(diff.racks_removed),
+            "affected": list(diff.racks_affected),
+        },
+        "disruption": {
+            "live": diff.live,
+            "reasons": list(diff.disruptions),
+            "devices_down": list(diff.devices_down),
+            "links_down": list(diff.links_down),
+            "conflicts": list(diff.conflicts),
+        },
     }
 
 
 def _more(n: int) -> list[str]:
-    return [f"    … and {n - TEXT_LIMIT:,} more (--format json or --work-order lists all)"] if n > TEXT_LIMIT else []
+    return (
+        [f"    … and {n - TEXT_LIMIT:,} more (--format json or --work-order lists all)"]
+        if n > TEXT_LIMIT
+        else []
+    )
 
 
 def _layers(links: list[Link] | tuple[Link, ...]) -> str:
@@ -94,15 +162,21 @@ def to_text(diff: PlanDiff) -> str:
     o, n = diff.old.cluster, diff.new.cluster
     out = [f"blueprint diff: {o.name} ({o.source_file}) → {n.name} ({n.source_file})"]
     if diff.fabrics is not None:
-        out.append(f"fabrics compared: {', '.join(diff.fabrics)} (devices: their switches and the nodes on them)")
+        out.append(
+            f"fabrics compared: {', '.join(diff.fabrics)} (devices: their switches and the nodes on them)"
+        )
     if diff.identical:
         same = o.sha256 == n.sha256
-        out.append("no physical change" + ("" if same else
-                                          " (the blueprints differ, but not in anything the physical plan holds)"))
+        out.append(
+            "no physical change"
+            + ("" if same else " (the blueprints differ, but not in anything the physical plan holds)")
+        )
         return "\n".join(out) + "\n"
     out.append("")
-    out.append(f"devices: +{len(diff.devices_added):,} added, -{len(diff.devices_removed):,} removed, "
-               f"{len(diff.devices_replaced):,} replaced, {len(diff.devices_relocated):,} relocated")
+    out.append(
+        f"devices: +{len(diff.devices_added):,} added, -{len(diff.devices_removed):,} removed, "
+        f"{len(diff.devices_replaced):,} replaced, {len(diff.devices_relocated):,} relocated"
+    )
     out += _devices("+", "at", diff.devices_added)
     out += _devices("-", "from", diff.devices_removed)
     for r in diff.devices_replaced[:TEXT_LIMIT]:
@@ -112,8 +186,10 @@ def to_text(diff: PlanDiff) -> str:
         out.append(f"  > {r.name}: {r.old_rack} U{r.old_u} → {r.new_rack} U{r.new_u}")
     out += _more(len(diff.devices_relocated))
     out.append("")
-    out.append(f"cables: +{len(diff.cables_added):,} added, -{len(diff.cables_removed):,} removed, "
-               f"{len(diff.cables_moved):,} moved, {len(diff.cables_changed):,} re-pulled")
+    out.append(
+        f"cables: +{len(diff.cables_added):,} added, -{len(diff.cables_removed):,} removed, "
+        f"{len(diff.cables_moved):,} moved, {len(diff.cables_changed):,} re-pulled"
+    )
     if diff.cables_added:
         out.append(f"  added by layer: {_layers(diff.cables_added)}")
     if diff.cables_removed:
@@ -132,11 +208,16 @@ def to_text(diff: PlanDiff) -> str:
     if diff.port_speeds:
         pairs = Counter((p.old_gbps, p.new_gbps) for p in diff.port_speeds)
         out.append("")
-        out.append(f"ports changing speed: {len(diff.port_speeds):,} (" + ", ".join(
-            f"{a:g} → {b:g} Gb/s: {k:,}" for (a, b), k in sorted(pairs.items())) + ")")
+        out.append(
+            f"ports changing speed: {len(diff.port_speeds):,} ("
+            + ", ".join(f"{a:g} → {b:g} Gb/s: {k:,}" for (a, b), k in sorted(pairs.items()))
+            + ")"
+        )
     out.append("")
-    out.append(f"racks: {len(diff.racks_added):,} new, {len(diff.racks_removed):,} emptied, "
-               f"{len(diff.racks_affected):,} affected")
+    out.append(
+        f"racks: {len(diff.racks_added):,} new, {len(diff.racks_removed):,} emptied, "
+        f"{len(diff.racks_affected):,} affected"
+    )
     if diff.racks_added:
         out.append(f"  new: {_list(diff.racks_added)}")
     if diff.racks_removed:
@@ -146,8 +227,10 @@ def to_text(diff: PlanDiff) -> str:
     if diff.live:
         out.append("live: yes — only additions on free ports; no running link goes down")
     else:
-        out.append(f"live: no — {len(diff.links_down):,} running link(s) go down, "
-                   f"{len(diff.devices_down):,} device(s) unplugged")
+        out.append(
+            f"live: no — {len(diff.links_down):,} running link(s) go down, "
+            f"{len(diff.devices_down):,} device(s) unplugged"
+        )
         for r in diff.disruptions:
             out.append(f"  - {r}")
     return "\n".join(out) + "\n"
@@ -166,8 +249,14 @@ def _devices(sign: str, prep: str, devices: tuple[Device, ...]) -> list[str]:
             groups.setdefault((d.pool or "", d.model), []).append(d)
     for (pool, model), nodes in groups.items():
         racks = sorted({d.rack for d in nodes if d.rack})
-        where = f" {prep} {racks[0]}" + (f" … {racks[-1]} ({len(racks)} racks)" if len(racks) > 1 else "") if racks else ""
-        lines.append(f"  {sign} {len(nodes):,} node(s) of pool {pool} ({model}): {compress([d.name for d in nodes])}{where}")
+        where = (
+            f" {prep} {racks[0]}" + (f" … {racks[-1]} ({len(racks)} racks)" if len(racks) > 1 else "")
+            if racks
+            else ""
+        )
+        lines.append(
+            f"  {sign} {len(nodes):,} node(s) of pool {pool} ({model}): {compress([d.name for d in nodes])}{where}"
+        )
     return lines
 
 

@@ -28,8 +28,22 @@ from generator.fsutil import atomic_dir
 from generator.plan.model import Link
 
 CABLE_HEADER: tuple[str, ...] = ("seq", "step", "action", *CABLE_COLUMNS[1:])
-DEVICE_HEADER: tuple[str, ...] = ("seq", "action", "name", "kind", "role", "old_model", "new_model", "fabric",
-                                  "old_rack", "old_u", "new_rack", "new_u", "height_u", "power_kw")
+DEVICE_HEADER: tuple[str, ...] = (
+    "seq",
+    "action",
+    "name",
+    "kind",
+    "role",
+    "old_model",
+    "new_model",
+    "fabric",
+    "old_rack",
+    "old_u",
+    "new_rack",
+    "new_u",
+    "height_u",
+    "power_kw",
+)
 _HEAD_FONT = Font(bold=True)
 _HEAD_FILL = PatternFill("solid", fgColor="D9D9D9")
 
@@ -82,22 +96,82 @@ def device_table_rows(diff: PlanDiff) -> list[list[Cell]]:
     out: list[list[Cell]] = []
     new_dev, old_dev = diff.new.device_by_name, diff.old.device_by_name
     for d in diff.devices_removed:
-        out.append(["remove", d.name, d.kind, d.role, d.model, "", d.fabric, d.rack, d.u, "", "", d.height_u,
-                    d.power_kw])
+        out.append(
+            [
+                "remove",
+                d.name,
+                d.kind,
+                d.role,
+                d.model,
+                "",
+                d.fabric,
+                d.rack,
+                d.u,
+                "",
+                "",
+                d.height_u,
+                d.power_kw,
+            ]
+        )
     for r in diff.devices_replaced:
         o, n = old_dev[r.name], new_dev[r.name]
-        out.append(["replace", r.name, n.kind, n.role, r.old_model, r.new_model, n.fabric, o.rack, o.u, n.rack, n.u,
-                    n.height_u, n.power_kw])
+        out.append(
+            [
+                "replace",
+                r.name,
+                n.kind,
+                n.role,
+                r.old_model,
+                r.new_model,
+                n.fabric,
+                o.rack,
+                o.u,
+                n.rack,
+                n.u,
+                n.height_u,
+                n.power_kw,
+            ]
+        )
     replaced = {r.name for r in diff.devices_replaced}
     for r in diff.devices_relocated:
         if r.name in replaced:
             continue
         n = new_dev[r.name]
-        out.append(["relocate", r.name, n.kind, n.role, n.model, n.model, n.fabric, r.old_rack, r.old_u, r.new_rack,
-                    r.new_u, n.height_u, n.power_kw])
+        out.append(
+            [
+                "relocate",
+                r.name,
+                n.kind,
+                n.role,
+                n.model,
+                n.model,
+                n.fabric,
+                r.old_rack,
+                r.old_u,
+                r.new_rack,
+                r.new_u,
+                n.height_u,
+                n.power_kw,
+            ]
+        )
     for d in diff.devices_added:
-        out.append(["install", d.name, d.kind, d.role, "", d.model, d.fabric, "", "", d.rack, d.u, d.height_u,
-                    d.power_kw])
+        out.append(
+            [
+                "install",
+                d.name,
+                d.kind,
+                d.role,
+                "",
+                d.model,
+                d.fabric,
+                "",
+                "",
+                d.rack,
+                d.u,
+                d.height_u,
+                d.power_kw,
+            ]
+        )
     return [[i, *row] for i, row in enumerate(out, start=1)]
 
 

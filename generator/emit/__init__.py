@@ -22,6 +22,10 @@ def emitters() -> dict[str, ModuleType]:
             continue
         module = importlib.import_module(f"{__name__}.{info.name}")
         name = getattr(module, "NAME", None)
-        if name in OUTPUTS and callable(getattr(module, "emit", None)) and callable(getattr(module, "applies", None)):
+        if (
+            name in OUTPUTS
+            and callable(getattr(module, "emit", None))
+            and callable(getattr(module, "applies", None))
+        ):
             found[name] = module
     return {n: found[n] for n in OUTPUTS if n in found}

@@ -32,7 +32,7 @@ NAME = "ibnetdiscover"
 MAX_LINE = 255  # ibsim's parser reads lines into a 256-byte buffer (sim_net.c MAXLINE)
 MAX_NODE_ID = 64  # ibsim node ids (sim_net.c NODEIDBASE); longer names get a numbered id
 MAX_DESC = 63  # NodeDescription is 64 bytes on the wire; ibsim keeps 63 characters
-_UNSAFE_ID = re.compile(r'[^A-Za-z0-9._:+=/-]')
+_UNSAFE_ID = re.compile(r"[^A-Za-z0-9._:+=/-]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,13 +66,28 @@ def _fabric_or_error(plan: Plan, fabric: str) -> None:
     fabrics = plan.cluster.fabrics
     if fabric not in fabrics:
         known = ", ".join(sorted(fabrics)) or "none"
-        raise BlueprintError([Finding("VER001", Severity.ERROR, f"the blueprint has no `{fabric}` fabric (it has: {known})",
-                                      ("fabrics",))])
+        raise BlueprintError(
+            [
+                Finding(
+                    "VER001",
+                    Severity.ERROR,
+                    f"the blueprint has no `{fabric}` fabric (it has: {known})",
+                    ("fabrics",),
+                )
+            ]
+        )
     if fabrics[fabric].kind != "infiniband":
-        raise BlueprintError([Finding(
-            "VER002", Severity.ERROR,
-            f"the `{fabric}` fabric is {fabrics[fabric].technology}, not InfiniBand: there is no ibnetdiscover view of it",
-            ("fabrics", fabric, "technology"), "verify Ethernet/RoCE fabrics with LLDP (`lldpcli show neighbors -f json`)")])
+        raise BlueprintError(
+            [
+                Finding(
+                    "VER002",
+                    Severity.ERROR,
+                    f"the `{fabric}` fabric is {fabrics[fabric].technology}, not InfiniBand: there is no ibnetdiscover view of it",
+                    ("fabrics", fabric, "technology"),
+                    "verify Ethernet/RoCE fabrics with LLDP (`lldpcli show neighbors -f json`)",
+                )
+            ]
+        )
 
 
 def link_rate(plan: Plan, fabric: str, speed_gbps: float) -> tuple[str, str] | None:
@@ -87,8 +102,11 @@ def link_rate(plan: Plan, fabric: str, speed_gbps: float) -> tuple[str, str] | N
         return None
     if not speed_gbps or speed_gbps == tech.speed_gbps:
         return tech.width, tech.speed_token
-    same_speed = [(key, t) for key, t in sorted(plan.cluster.catalog.fabrics.items())
-                  if t.kind == "infiniband" and t.speed_gbps == speed_gbps and t.width and t.speed_token]
+    same_speed = [
+        (key, t)
+        for key, t in sorted(plan.cluster.catalog.fabrics.items())
+        if t.kind == "infiniband" and t.speed_gbps == speed_gbps and t.width and t.speed_token
+    ]
     if not same_speed:
         return None
     same_speed.sort(key=lambda kt: kt[1].speed_token != tech.speed_token)
@@ -106,7 +124,11 @@ def expected_links(plan: Plan, fabric: str = "compute") -> list[ExpectedLink]:
         if link.speed_gbps not in rates:
             rates[link.speed_gbps] = link_rate(plan, fabric, link.speed_gbps)
         rate = rates[link.speed_gbps]
-        out.append(ExpectedLink(link.id, link.layer, link.a, link.b, rate[0] if rate else None, rate[1] if rate else None))
+        out.append(
+            ExpectedLink(
+                link.id, link.layer, link.a, link.b, rate[0] if rate else None, rate[1] if rate else None
+            )
+        )
     return out
 
 
@@ -170,8 +192,15 @@ def render_netfile(plan: Plan, fabric: str = "compute", *, sim_speed: str | None
     def is_switch(ep: Endpoint, cable: str) -> bool:
         dev = devices.get(ep.device)
         if dev is None:
-            raise BlueprintError([Finding("VER003", Severity.ERROR,
-                                          f"cable {cable} ends on `{ep.device}`, which is not a device of the plan")])
+            raise BlueprintError(
+                [
+                    Finding(
+                        "VER003",
+                        Severity.ERROR,
+                        f"cable {cable} ends on `{ep.device}`, which is not a device of the plan",
+                    )
+                ]
+            )
         return dev.kind == "switch"
 
     def add(local: Endpoint, remote: Endpoint, rate: str, cable: str) -> None:
@@ -188,8 +217,15 @@ def render_netfile(plan: Plan, fabric: str = "compute", *, sim_speed: str | None
             table = ca_lines[(local.device, rdma_device(local))]
             line = f'[{lport}]\t"{rid}"[{rport}]\t\t# lid 0 lmc 0 "{rdesc}" lid 0 {rate}'
         if lport in table:
-            raise BlueprintError([Finding("VER004", Severity.ERROR,
-                                          f"two cables use {local.device} port {local.port} (one is {cable})")])
+            raise BlueprintError(
+                [
+                    Finding(
+                        "VER004",
+                        Severity.ERROR,
+                        f"two cables use {local.device} port {local.port} (one is {cable})",
+                    )
+                ]
+            )
         table[lport] = line
 
     for el in links:
@@ -202,17 +238,24 @@ def render_netfile(plan: Plan, fabric: str = "compute", *, sim_speed: str | None
     header = [
         "#",
         f"# Expected fabric: {plan.cluster.name} / {fabric} ({rf.technology}"
-        + (f", {rf.tech.width}{rf.tech.speed_token}" if rf.tech.width and rf.tech.speed_token else "") + ")",
+        + (f", {rf.tech.width}{rf.tech.speed_token}" if rf.tech.width and rf.tech.speed_token else "")
+        + ")",
         "# Written by cluster-blueprint in ibnetdiscover / ibsim net-file form; node descriptions are plan device names.",
         f"# {len(switch_ports)} switches, {len(ca_lines)} CAs, {len(links)} links",
     ]
-    long_descs = sorted({d for d in (*switch_ports, *(ca_description(h, r) for h, r in ca_lines)) if len(d) > MAX_DESC})
+    long_descs = sorted(
+        {d for d in (*switch_ports, *(ca_description(h, r) for h, r in ca_lines)) if len(d) > MAX_DESC}
+    )
     if long_descs:
-        header.append(f"# Warning: {len(long_descs)} node description(s) exceed {MAX_DESC} characters and will be cut "
-                      f"short by the fabric (first: {long_descs[0][:80]})")
+        header.append(
+            f"# Warning: {len(long_descs)} node description(s) exceed {MAX_DESC} characters and will be cut "
+            f"short by the fabric (first: {long_descs[0][:80]})"
+        )
     if sim_speed:
-        header.append(f"# Simulated at {sim_speed}: ibsim 0.10 models link speeds only up to HDR; "
-                      f"the planned fabric runs {rf.tech.width}{rf.tech.speed_token}.")
+        header.append(
+            f"# Simulated at {sim_speed}: ibsim 0.10 models link speeds only up to HDR; "
+            f"the planned fabric runs {rf.tech.width}{rf.tech.speed_token}."
+        )
     header.append("#")
     out: list[str] = [*header]
 
@@ -232,6 +275,13 @@ def render_netfile(plan: Plan, fabric: str = "compute", *, sim_speed: str | None
         out.extend(ports[p] for p in sorted(ports))
     for line in out:
         if len(line) > MAX_LINE:
-            raise BlueprintError([Finding("VER005", Severity.ERROR,
-                                          f"net-file line longer than {MAX_LINE} characters (device names too long): {line[:80]}…")])
+            raise BlueprintError(
+                [
+                    Finding(
+                        "VER005",
+                        Severity.ERROR,
+                        f"net-file line longer than {MAX_LINE} characters (device names too long): {line[:80]}…",
+                    )
+                ]
+            )
     return "\n".join(out) + "\n"

@@ -50,8 +50,11 @@ def _neighbour(device: Device, ep: Endpoint) -> dict[str, Any]:
     ifname = interface_name(device, ep)
     return {
         "via": "LLDP",
-        "chassis": {device.name: {"capability": {"type": "Bridge" if device.kind == "switch" else "Station",
-                                                 "enabled": True}}},
+        "chassis": {
+            device.name: {
+                "capability": {"type": "Bridge" if device.kind == "switch" else "Station", "enabled": True}
+            }
+        },
         "port": {"id": {"type": "ifname", "value": ifname}, "descr": ifname},
     }
 
@@ -60,8 +63,9 @@ def render_lldp(plan: Plan, fabric: str) -> dict[str, str]:
     """File name → JSON text for every switch of an Ethernet/RoCE fabric ({} for other fabrics)."""
     fabrics = plan.cluster.fabrics
     if fabric not in fabrics:
-        raise BlueprintError([Finding("VER001", Severity.ERROR, f"the blueprint has no `{fabric}` fabric",
-                                      ("fabrics",))])
+        raise BlueprintError(
+            [Finding("VER001", Severity.ERROR, f"the blueprint has no `{fabric}` fabric", ("fabrics",))]
+        )
     if fabrics[fabric].kind not in ("ethernet", "roce"):
         return {}
     devices = plan.device_by_name
@@ -72,12 +76,16 @@ def render_lldp(plan: Plan, fabric: str) -> dict[str, str]:
             if ldev is None or rdev is None or ldev.kind != "switch":
                 continue
             per_switch.setdefault(ldev.name, []).append(
-                (local.port_number, interface_name(ldev, local), _neighbour(rdev, remote)))
+                (local.port_number, interface_name(ldev, local), _neighbour(rdev, remote))
+            )
     out: dict[str, str] = {}
     for name in sorted(per_switch):
         entries = sorted(per_switch[name], key=lambda t: (t[0], t[1]))
         # lldpcli's own shape rule: one interface is an object, several are a list of one-key objects
-        interfaces: Any = ({entries[0][1]: entries[0][2]} if len(entries) == 1
-                           else [{ifname: body} for _n, ifname, body in entries])
+        interfaces: Any = (
+            {entries[0][1]: entries[0][2]}
+            if len(entries) == 1
+            else [{ifname: body} for _n, ifname, body in entries]
+        )
         out[f"{name}.json"] = json.dumps({"lldp": {"interface": interfaces}}, indent=2) + "\n"
     return out

@@ -32,7 +32,11 @@ TOPO_PATH = "/etc/nccl/topo.xml"
 # on ConnectX with default GID table)").
 ROCE_V2_IPV4_GID_INDEX = 3
 # Cloud fabrics that are not verbs devices (catalogue cloud.*.fabric values).
-CLOUD_PLUGIN_FABRICS = {"efa": "aws-ofi-nccl", "gpudirect-tcpx": "gpudirect-tcpx", "gpudirect-tcpxo": "gpudirect-tcpxo"}
+CLOUD_PLUGIN_FABRICS = {
+    "efa": "aws-ofi-nccl",
+    "gpudirect-tcpx": "gpudirect-tcpx",
+    "gpudirect-tcpxo": "gpudirect-tcpxo",
+}
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,9 @@ def _pool_path(cluster: ResolvedCluster, pool: ResolvedPool, *rest: str | int) -
     return _path(*pool.source_path, *rest) if pool.source_path else _path("pools", pool.name, *rest)
 
 
-def _rail_order(pool: ResolvedPool, ports: tuple[NicPort, ...], plan: Plan | None) -> tuple[tuple[NicPort, ...], str]:
+def _rail_order(
+    pool: ResolvedPool, ports: tuple[NicPort, ...], plan: Plan | None
+) -> tuple[tuple[NicPort, ...], str]:
     """Compute ports sorted by the rail the plan cabled them to (falls back to the NIC index)."""
     if plan is None or not pool.hostnames:
         return ports, "rail i = compute NIC i (architecture naming)"
@@ -106,42 +112,70 @@ def _nvls(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting:
     gpu = pool.gpu
     src = f"catalog:gpus.{pool.gpu_id}.nvls"
     if gpu is not None and gpu.nvls and pool.server.nvswitches > 0:
-        return NcclSetting("NCCL_NVLS_ENABLE", "1",
-                           f"{gpu.name} supports NVLink SHARP and server `{pool.server_id}` has "
-                           f"{pool.server.nvswitches} NVSwitches", src)
-    why = (f"{gpu.name if gpu else 'this GPU'} has no NVLink SHARP" if not (gpu and gpu.nvls)
-           else f"server `{pool.server_id}` has no NVSwitch")
+        return NcclSetting(
+            "NCCL_NVLS_ENABLE",
+            "1",
+            f"{gpu.name} supports NVLink SHARP and server `{pool.server_id}` has "
+            f"{pool.server.nvswitches} NVSwitches",
+            src,
+        )
+    why = (
+        f"{gpu.name if gpu else 'this GPU'} has no NVLink SHARP"
+        if not (gpu and gpu.nvls)
+        else f"server `{pool.server_id}` has no NVSwitch"
+    )
     return NcclSetting("NCCL_NVLS_ENABLE", "0", f"{why}; NVLS would only reserve memory", src)
 
 
 def _gdr_level(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting:
     if pool.cloud is not None:
-        return NcclSetting("NCCL_NET_GDR_LEVEL", "SYS",
-                           f"cloud instance `{pool.server_id}`: the VM's PCI tree is flat/virtual, so GPUDirect "
-                           "RDMA must be allowed at any distance (formats.md §8)", _pool_path(cluster, pool, "server"))
+        return NcclSetting(
+            "NCCL_NET_GDR_LEVEL",
+            "SYS",
+            f"cloud instance `{pool.server_id}`: the VM's PCI tree is flat/virtual, so GPUDirect "
+            "RDMA must be allowed at any distance (formats.md §8)",
+            _pool_path(cluster, pool, "server"),
+        )
     if pool.server.gpu_interconnect.startswith("nvlink") and pool.server.nvswitches > 0:
-        return NcclSetting("NCCL_NET_GDR_LEVEL", "PXB",
-                           f"server `{pool.server_id}` ({pool.server.gpu_interconnect}, NVSwitch baseboard) "
-                           "pairs each GPU with a NIC behind the same PCIe switch", _pool_path(cluster, pool, "server"))
-    return NcclSetting("NCCL_NET_GDR_LEVEL", "PHB",
-                       f"server `{pool.server_id}` ({pool.server.gpu_interconnect}): GPUs and NICs may meet only "
-                       "at the CPU host bridge", _pool_path(cluster, pool, "server"))
+        return NcclSetting(
+            "NCCL_NET_GDR_LEVEL",
+            "PXB",
+            f"server `{pool.server_id}` ({pool.server.gpu_interconnect}, NVSwitch baseboard) "
+            "pairs each GPU with a NIC behind the same PCIe switch",
+            _pool_path(cluster, pool, "server"),
+        )
+    return NcclSetting(
+        "NCCL_NET_GDR_LEVEL",
+        "PHB",
+        f"server `{pool.server_id}` ({pool.server.gpu_interconnect}): GPUs and NICs may meet only "
+        "at the CPU host bridge",
+        _pool_path(cluster, pool, "server"),
+    )
 
 
 def _socket_ifname(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting | None:
     mgmt = pool.ports_for("management")
     if mgmt:
-        return NcclSetting("NCCL_SOCKET_IFNAME", f"={mgmt[0].netdev}",
-                           f"bootstrap over the management port ({mgmt[0].netdev}, {mgmt[0].model}) so it never "
-                           "lands on a compute rail", _pool_path(cluster, pool, "server"))
+        return NcclSetting(
+            "NCCL_SOCKET_IFNAME",
+            f"={mgmt[0].netdev}",
+            f"bootstrap over the management port ({mgmt[0].netdev}, {mgmt[0].model}) so it never "
+            "lands on a compute rail",
+            _pool_path(cluster, pool, "server"),
+        )
     if pool.cloud is not None:
-        return NcclSetting("NCCL_SOCKET_IFNAME", "=eth0",
-                           f"cloud instance `{pool.server_id}`: eth0 is the primary (front-end) interface",
-                           _pool_path(cluster, pool, "server"))
+        return NcclSetting(
+            "NCCL_SOCKET_IFNAME",
+            "=eth0",
+            f"cloud instance `{pool.server_id}`: eth0 is the primary (front-end) interface",
+            _pool_path(cluster, pool, "server"),
+        )
     return None
 
 
-def _topology(cluster: ResolvedCluster, pool: ResolvedPool, compute: tuple[NicPort, ...]) -> NcclTopology | None:
+def _topology(
+    cluster: ResolvedCluster, pool: ResolvedPool, compute: tuple[NicPort, ...]
+) -> NcclTopology | None:
     """A topology file is useful where sysfs does not show GPU↔NIC affinity: VMs and PCIe boxes."""
     gpus = pool.server.gpus
     if gpus == 0 or not compute or pool.gpu is None or pool.gpu.vendor != "nvidia":
@@ -165,8 +199,11 @@ def _topology(cluster: ResolvedCluster, pool: ResolvedPool, compute: tuple[NicPo
     gen = compute[0].pcie_gen
     pcie = cluster.catalog.interconnects.pcie.get(gen)
     speed = f"{pcie.gt_per_s:.1f} GT/s PCIe" if pcie else "16.0 GT/s PCIe"
-    why = (f"cloud instance `{pool.server_id}`: a VM's virtual PCI tree hides GPU↔NIC affinity" if is_vm else
-           f"server `{pool.server_id}` is a PCIe box ({pool.server.gpu_interconnect}): pin each GPU to its NIC")
+    why = (
+        f"cloud instance `{pool.server_id}`: a VM's virtual PCI tree hides GPU↔NIC affinity"
+        if is_vm
+        else f"server `{pool.server_id}` is a PCIe box ({pool.server.gpu_interconnect}): pin each GPU to its NIC"
+    )
     return NcclTopology(numa, speed, compute[0].pcie_lanes, pool.gpu.sm_arch, why)
 
 
@@ -199,25 +236,48 @@ def derive(cluster: ResolvedCluster, pool: ResolvedPool, plan: Plan | None = Non
         if transport in ("ib", "roce") and ordered:
             if pool.cloud is not None and cluster.target == "azure":
                 # Azure HPC images rename the IB devices mlx5_ib0..N (formats.md §8).
-                out.append(NcclSetting("NCCL_IB_HCA", "mlx5_ib",
-                                       f"Azure `{pool.server_id}`: the image names the {len(ordered)} IB devices "
-                                       "mlx5_ib*; the prefix selects them and not the accelerated-networking NIC",
-                                       f"catalog:cloud.{pool.server_id}.network_cards"))
+                out.append(
+                    NcclSetting(
+                        "NCCL_IB_HCA",
+                        "mlx5_ib",
+                        f"Azure `{pool.server_id}`: the image names the {len(ordered)} IB devices "
+                        "mlx5_ib*; the prefix selects them and not the accelerated-networking NIC",
+                        f"catalog:cloud.{pool.server_id}.network_cards",
+                    )
+                )
             else:
                 hcas = ",".join(f"{p.rdma_dev}:{p.port}" for p in ordered)
                 others = [p.rdma_dev for p in pool.ports if p.purpose != "compute"]
                 names = sorted(set(others), key=lambda d: (len(d), d))
                 excl = f"; `=` (exact match) keeps {', '.join(names)} out" if others else ""
-                out.append(NcclSetting("NCCL_IB_HCA", f"={hcas}",
-                                       f"the {len(ordered)} compute ports of `{pool.server_id}` in rail order "
-                                       f"({order_why}){excl}", _pool_path(cluster, pool, "server")))
+                out.append(
+                    NcclSetting(
+                        "NCCL_IB_HCA",
+                        f"={hcas}",
+                        f"the {len(ordered)} compute ports of `{pool.server_id}` in rail order "
+                        f"({order_why}){excl}",
+                        _pool_path(cluster, pool, "server"),
+                    )
+                )
         elif transport == "socket":
-            out.append(NcclSetting("NCCL_IB_DISABLE", "1",
-                                   f"compute fabric `{tech_name}` is plain Ethernet without RDMA", tech_src))
+            out.append(
+                NcclSetting(
+                    "NCCL_IB_DISABLE",
+                    "1",
+                    f"compute fabric `{tech_name}` is plain Ethernet without RDMA",
+                    tech_src,
+                )
+            )
             if compute_ports:
                 names = ",".join(sorted({p.netdev for p in compute_ports}))
-                out.append(NcclSetting("NCCL_SOCKET_IFNAME", f"={names}",
-                                       "socket transport over the compute ports", _pool_path(cluster, pool, "server")))
+                out.append(
+                    NcclSetting(
+                        "NCCL_SOCKET_IFNAME",
+                        f"={names}",
+                        "socket transport over the compute ports",
+                        _pool_path(cluster, pool, "server"),
+                    )
+                )
         sock = _socket_ifname(cluster, pool)
         if sock is not None and transport != "socket":
             out.append(sock)
@@ -228,19 +288,35 @@ def derive(cluster: ResolvedCluster, pool: ResolvedPool, plan: Plan | None = Non
             lossless = ll or Lossless()
             ll_src = _path("fabrics", "compute", "lossless", "dscp")
             given = "" if ll else " (fabrics.compute.lossless not given: model default)"
-            out.append(NcclSetting("NCCL_IB_GID_INDEX", str(ROCE_V2_IPV4_GID_INDEX),
-                                   f"RoCE v2 over IPv4 on `{tech_name}`: GID 3 in the default ConnectX GID table",
-                                   tech_src))
-            out.append(NcclSetting("NCCL_IB_TC", str(lossless.dscp << 2),
-                                   f"traffic class = DSCP {lossless.dscp} << 2 so RDMA traffic lands in the lossless "
-                                   f"class (PFC priority {lossless.pfc_priority}){given}", ll_src))
+            out.append(
+                NcclSetting(
+                    "NCCL_IB_GID_INDEX",
+                    str(ROCE_V2_IPV4_GID_INDEX),
+                    f"RoCE v2 over IPv4 on `{tech_name}`: GID 3 in the default ConnectX GID table",
+                    tech_src,
+                )
+            )
+            out.append(
+                NcclSetting(
+                    "NCCL_IB_TC",
+                    str(lossless.dscp << 2),
+                    f"traffic class = DSCP {lossless.dscp} << 2 so RDMA traffic lands in the lossless "
+                    f"class (PFC priority {lossless.pfc_priority}){given}",
+                    ll_src,
+                )
+            )
         if transport == "ib":
             sm = compute_fabric.spec.subnet_manager if compute_fabric is not None else None
             sl = sm.service_level if sm else 0
-            out.append(NcclSetting("NCCL_IB_SL", str(sl),
-                                   f"InfiniBand service level {sl} of the subnet manager's QoS"
-                                   + ("" if sm else " (no subnet_manager given: SL 0)"),
-                                   _path("fabrics", "compute", "subnet_manager", "service_level")))
+            out.append(
+                NcclSetting(
+                    "NCCL_IB_SL",
+                    str(sl),
+                    f"InfiniBand service level {sl} of the subnet manager's QoS"
+                    + ("" if sm else " (no subnet_manager given: SL 0)"),
+                    _path("fabrics", "compute", "subnet_manager", "service_level"),
+                )
+            )
         if transport in ("ib", "roce"):
             out.append(_gdr_level(cluster, pool))
             out.append(_cross_nic(cluster, compute_fabric))
@@ -262,14 +338,26 @@ def _cross_nic(cluster: ResolvedCluster, fabric: object | None) -> NcclSetting:
 
     topo = fabric.spec.topology if isinstance(fabric, ResolvedFabric) else None
     src = _path("fabrics", "compute", "topology", "rail_optimized")
-    if topo is not None and getattr(topo, "kind", None) == "fat-tree" and getattr(topo, "rail_optimized", False):
-        return NcclSetting("NCCL_CROSS_NIC", "0",
-                           "rail-optimised fat-tree: rail i of every node meets on the same leaves, so rings must "
-                           "stay on the same NIC index across nodes", src)
+    if (
+        topo is not None
+        and getattr(topo, "kind", None) == "fat-tree"
+        and getattr(topo, "rail_optimized", False)
+    ):
+        return NcclSetting(
+            "NCCL_CROSS_NIC",
+            "0",
+            "rail-optimised fat-tree: rail i of every node meets on the same leaves, so rings must "
+            "stay on the same NIC index across nodes",
+            src,
+        )
     kind = getattr(topo, "kind", "none") if topo is not None else "none"
-    return NcclSetting("NCCL_CROSS_NIC", "1",
-                       f"compute topology `{kind}` is not rail-optimised: every NIC reaches every other through "
-                       "one fabric, so NCCL may pair different NIC indices", _path("fabrics", "compute", "topology"))
+    return NcclSetting(
+        "NCCL_CROSS_NIC",
+        "1",
+        f"compute topology `{kind}` is not rail-optimised: every NIC reaches every other through "
+        "one fabric, so NCCL may pair different NIC indices",
+        _path("fabrics", "compute", "topology"),
+    )
 
 
 def _sharp(cluster: ResolvedCluster, fabric: object) -> list[NcclSetting]:
@@ -280,12 +368,18 @@ def _sharp(cluster: ResolvedCluster, fabric: object) -> list[NcclSetting]:
     switch = fabric.switch
     src = _path("fabrics", "compute", "subnet_manager", "sharp")
     if switch is not None and switch.sharp and sm is not None and sm.sharp:
-        why = (f"switch `{fabric.switch_id}` ({switch.name}) supports SHARP and subnet_manager.sharp runs the "
-               "aggregation manager")
+        why = (
+            f"switch `{fabric.switch_id}` ({switch.name}) supports SHARP and subnet_manager.sharp runs the "
+            "aggregation manager"
+        )
         return [
             NcclSetting("NCCL_COLLNET_ENABLE", "1", why + "; CollNet needs the nccl-rdma-sharp-plugins", src),
-            NcclSetting("SHARP_COLL_ENABLE_SAT", "1", "streaming aggregation (SAT) for large all-reduce on the "
-                        "same SHARP-capable switches", src),
+            NcclSetting(
+                "SHARP_COLL_ENABLE_SAT",
+                "1",
+                "streaming aggregation (SAT) for large all-reduce on the same SHARP-capable switches",
+                src,
+            ),
         ]
     if switch is not None and switch.sharp:
         why = f"switch `{fabric.switch_id}` supports SHARP but subnet_manager.sharp is off"
@@ -303,30 +397,63 @@ def _cloud_plugin_settings(cluster: ResolvedCluster, pool: ResolvedPool, transpo
     cards = inst.network_cards
     if transport == "efa":
         return [
-            NcclSetting("FI_PROVIDER", "efa", f"`{pool.server_id}` attaches {cards} EFA devices; libfabric must use "
-                        "the efa provider (aws-ofi-nccl plug-in)", f"{src}.fabric"),
-            NcclSetting("FI_EFA_USE_DEVICE_RDMA", "1", f"{inst.gpu} instance: EFA supports RDMA read, so GPUDirect "
-                        "RDMA is used", f"{src}.gpu"),
-            NcclSetting("FI_EFA_FORK_SAFE", "1", "python data loaders fork; libfabric must register memory "
-                        "fork-safely", f"{src}.fabric"),
-            NcclSetting("NCCL_SOCKET_IFNAME", "^lo,docker", "bootstrap over the primary ENI, never loopback or "
-                        "container bridges", f"{src}.fabric"),
+            NcclSetting(
+                "FI_PROVIDER",
+                "efa",
+                f"`{pool.server_id}` attaches {cards} EFA devices; libfabric must use "
+                "the efa provider (aws-ofi-nccl plug-in)",
+                f"{src}.fabric",
+            ),
+            NcclSetting(
+                "FI_EFA_USE_DEVICE_RDMA",
+                "1",
+                f"{inst.gpu} instance: EFA supports RDMA read, so GPUDirect RDMA is used",
+                f"{src}.gpu",
+            ),
+            NcclSetting(
+                "FI_EFA_FORK_SAFE",
+                "1",
+                "python data loaders fork; libfabric must register memory fork-safely",
+                f"{src}.fabric",
+            ),
+            NcclSetting(
+                "NCCL_SOCKET_IFNAME",
+                "^lo,docker",
+                "bootstrap over the primary ENI, never loopback or container bridges",
+                f"{src}.fabric",
+            ),
             NcclSetting("NCCL_NET_GDR_LEVEL", "SYS", "VM with a flat virtual PCI tree", f"{src}.fabric"),
         ]
     data_ifs = ",".join(f"eth{i}" for i in range(1, cards + 1))
     if transport == "tcpx":
         return [
-            NcclSetting("NCCL_NET", "GPUDirectTCPX_v7", f"`{pool.server_id}` uses GPUDirect-TCPX", f"{src}.fabric"),
-            NcclSetting("NCCL_GPUDIRECTTCPX_SOCKET_IFNAME", data_ifs,
-                        f"the {cards} data NICs of `{pool.server_id}` (eth0 is the control NIC)", f"{src}.network_cards"),
-            NcclSetting("NCCL_GPUDIRECTTCPX_CTRL_DEV", "eth0", "control traffic on the primary NIC", f"{src}.fabric"),
+            NcclSetting(
+                "NCCL_NET", "GPUDirectTCPX_v7", f"`{pool.server_id}` uses GPUDirect-TCPX", f"{src}.fabric"
+            ),
+            NcclSetting(
+                "NCCL_GPUDIRECTTCPX_SOCKET_IFNAME",
+                data_ifs,
+                f"the {cards} data NICs of `{pool.server_id}` (eth0 is the control NIC)",
+                f"{src}.network_cards",
+            ),
+            NcclSetting(
+                "NCCL_GPUDIRECTTCPX_CTRL_DEV", "eth0", "control traffic on the primary NIC", f"{src}.fabric"
+            ),
             NcclSetting("NCCL_SOCKET_IFNAME", "=eth0", "bootstrap on the primary NIC", f"{src}.fabric"),
-            NcclSetting("NCCL_CROSS_NIC", "0", "each GPU pair is bound to its own data NIC", f"{src}.network_cards"),
+            NcclSetting(
+                "NCCL_CROSS_NIC", "0", "each GPU pair is bound to its own data NIC", f"{src}.network_cards"
+            ),
         ]
     return [
-        NcclSetting("NCCL_NET", "FasTrak", f"`{pool.server_id}` uses GPUDirect-TCPXO (FasTrak)", f"{src}.fabric"),
-        NcclSetting("NCCL_FASTRAK_IFNAME", data_ifs, f"the {cards} data NICs of `{pool.server_id}`",
-                    f"{src}.network_cards"),
+        NcclSetting(
+            "NCCL_NET", "FasTrak", f"`{pool.server_id}` uses GPUDirect-TCPXO (FasTrak)", f"{src}.fabric"
+        ),
+        NcclSetting(
+            "NCCL_FASTRAK_IFNAME",
+            data_ifs,
+            f"the {cards} data NICs of `{pool.server_id}`",
+            f"{src}.network_cards",
+        ),
         NcclSetting("NCCL_FASTRAK_CTRL_DEV", "eth0", "control traffic on the primary NIC", f"{src}.fabric"),
         NcclSetting("NCCL_SOCKET_IFNAME", "=eth0", "bootstrap on the primary NIC", f"{src}.fabric"),
         NcclSetting("NCCL_CROSS_NIC", "0", "each GPU is bound to its own data NIC", f"{src}.network_cards"),
@@ -343,7 +470,9 @@ def applies(cluster: ResolvedCluster) -> bool:
 
 def settings_vars(profile: NcclProfile) -> list[dict[str, str]]:
     """The settings as the nccl role's `nccl_settings` variable (same order)."""
-    return [{"name": s.name, "value": s.value, "reason": s.reason, "source": s.source} for s in profile.settings]
+    return [
+        {"name": s.name, "value": s.value, "reason": s.reason, "source": s.source} for s in profile.settings
+    ]
 
 
 def topology_vars(profile: NcclProfile) -> dict[str, object] | None:
@@ -371,11 +500,14 @@ def render(profile: NcclProfile, template: str) -> str:
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(playbooks_dir() / "roles" / "nccl" / "templates")),
-        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
         trim_blocks=True,  # what Ansible's template module uses, so both renderings are byte-identical
     )
-    return env.get_template(template).render(nccl_settings=settings_vars(profile), nccl_pool=profile.pool,
-                                             nccl_transport=profile.transport)
+    return env.get_template(template).render(
+        nccl_settings=settings_vars(profile), nccl_pool=profile.pool, nccl_transport=profile.transport
+    )
 
 
 def emit(cluster: ResolvedCluster, plan: Plan, out: FsPath) -> None:

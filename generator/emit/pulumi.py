@@ -53,14 +53,21 @@ def target_project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
 
 
 def pinned_versions() -> dict[str, str]:
-    data = YAML(typ="safe", pure=True).load((templates_dir() / "pulumi" / "versions.yaml").read_text(encoding="utf-8"))
+    data = YAML(typ="safe", pure=True).load(
+        (templates_dir() / "pulumi" / "versions.yaml").read_text(encoding="utf-8")
+    )
     return {str(k): str(v) for k, v in data.items()}
 
 
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates_dir() / "pulumi")),
-                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                              trim_blocks=True, lstrip_blocks=True, autoescape=False)
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir() / "pulumi")),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
 
 
 def qualified(project: str, key: str) -> str:
@@ -78,11 +85,19 @@ def render(cluster: ResolvedCluster, plan: Plan | None) -> dict[str, str]:
     config = sorted((qualified(name, k), v) for k, v in proj.config.items() if v is not None)
     description = f"{TITLES[cluster.target]}: {cluster.gpu_count} GPUs on {cluster.node_count} nodes ({name})"
     ctx: dict[str, Any] = {
-        "project": name, "stack": STACK, "target": cluster.target, "target_title": TITLES[cluster.target],
-        "description": description, "summary": description[0].upper() + description[1:] + ".",
+        "project": name,
+        "stack": STACK,
+        "target": cluster.target,
+        "target_title": TITLES[cluster.target],
+        "description": description,
+        "summary": description[0].upper() + description[1:] + ".",
         "sha": cluster.sha256 or "n/a",
-        "components": COMPONENTS[cluster.target], "config": config, "packages": packages,
-        "user_config": list(proj.user_config), "credentials": proj.credentials, "notes": proj.notes,
+        "components": COMPONENTS[cluster.target],
+        "config": config,
+        "packages": packages,
+        "user_config": list(proj.user_config),
+        "credentials": proj.credentials,
+        "notes": proj.notes,
         "out_hint": "build/pulumi",
     }
     files = {
@@ -90,7 +105,9 @@ def render(cluster: ResolvedCluster, plan: Plan | None) -> dict[str, str]:
         f"Pulumi.{STACK}.yaml": env.get_template("Pulumi.stack.yaml.j2").render(ctx),
         "requirements.txt": env.get_template("requirements.txt.j2").render(ctx),
         "README.md": env.get_template("README.md.j2").render(ctx),
-        "__main__.py": (templates_dir() / "pulumi" / cluster.target / "__main__.py").read_text(encoding="utf-8"),
+        "__main__.py": (templates_dir() / "pulumi" / cluster.target / "__main__.py").read_text(
+            encoding="utf-8"
+        ),
         "cluster.json": json.dumps(proj.data, indent=2, sort_keys=True) + "\n",
         ".gitignore": "venv/\n__pycache__/\n",
     }

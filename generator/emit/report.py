@@ -20,7 +20,9 @@ def _dump(data: Any) -> str:
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def emit(cluster: ResolvedCluster, plan: Plan, out: Path, findings: list[dict[str, Any]] | None = None) -> None:
+def emit(
+    cluster: ResolvedCluster, plan: Plan, out: Path, findings: list[dict[str, Any]] | None = None
+) -> None:
     out.mkdir(parents=True, exist_ok=True)
     summary = plan.summary()
     (out / "plan.json").write_text(_dump(summary), encoding="utf-8")

@@ -10,6 +10,17 @@ from generator.perf.predict import Prediction, job_for, predict_busbw, predict_o
 from generator.perf.system import Limit, PerfError, System, system_for
 
 __all__ = [
-    "ALGORITHMS", "COLLECTIVES", "Limit", "PerfError", "Prediction", "System", "bus_factor", "job_for",
-    "predict_busbw", "predict_on", "ring_time_s", "sweep", "system_for",
+    "ALGORITHMS",
+    "COLLECTIVES",
+    "Limit",
+    "PerfError",
+    "Prediction",
+    "System",
+    "bus_factor",
+    "job_for",
+    "predict_busbw",
+    "predict_on",
+    "ring_time_s",
+    "sweep",
+    "system_for",
 ]

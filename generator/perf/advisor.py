@@ -67,10 +67,16 @@ class Option:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "label": self.label, "switches": self.switches, "cables": self.cables, "transceivers": self.transceivers,
-            "bisection_gbps": self.bisection_gbps, "all_reduce_busbw_gbytes": round(self.allreduce_busbw, 2),
+            "label": self.label,
+            "switches": self.switches,
+            "cables": self.cables,
+            "transceivers": self.transceivers,
+            "bisection_gbps": self.bisection_gbps,
+            "all_reduce_busbw_gbytes": round(self.allreduce_busbw, 2),
             "all_reduce_scattered_busbw_gbytes": round(self.allreduce_scattered_busbw, 2),
-            "alltoall_busbw_gbytes": round(self.alltoall_busbw, 2), "bottleneck": self.bottleneck, "error": self.error,
+            "alltoall_busbw_gbytes": round(self.alltoall_busbw, 2),
+            "bottleneck": self.bottleneck,
+            "error": self.error,
         }
 
 
@@ -101,14 +107,32 @@ class Advice:
     def as_dict(self) -> dict[str, Any]:
         r = self.request
         return {
-            "request": {"params": r.params, "mode": r.mode, "gpus": r.gpus, "gpu": r.gpu, "budget": r.budget,
-                        "prefer": r.prefer, "tokens": r.tokens, "target_days": r.target_days},
-            "article_scope": self.article_scope, "memory_scope": self.memory_scope, "scope": self.scope,
-            "memory_gb": round(self.memory_gb, 1), "memory_min_gpus": self.memory_gpus, "gpus": self.gpus,
-            "nodes": self.nodes, "gpu": self.gpu_id, "server": self.server_id, "budget": self.budget,
-            "technology": self.technology, "topology_rule": self.topology_rule,
-            "options": [o.as_dict() for o in self.options], "chosen": self.options[self.chosen].label,
-            "reasons": self.reasons, "training": self.training.as_dict() if self.training else None,
+            "request": {
+                "params": r.params,
+                "mode": r.mode,
+                "gpus": r.gpus,
+                "gpu": r.gpu,
+                "budget": r.budget,
+                "prefer": r.prefer,
+                "tokens": r.tokens,
+                "target_days": r.target_days,
+            },
+            "article_scope": self.article_scope,
+            "memory_scope": self.memory_scope,
+            "scope": self.scope,
+            "memory_gb": round(self.memory_gb, 1),
+            "memory_min_gpus": self.memory_gpus,
+            "gpus": self.gpus,
+            "nodes": self.nodes,
+            "gpu": self.gpu_id,
+            "server": self.server_id,
+            "budget": self.budget,
+            "technology": self.technology,
+            "topology_rule": self.topology_rule,
+            "options": [o.as_dict() for o in self.options],
+            "chosen": self.options[self.chosen].label,
+            "reasons": self.reasons,
+            "training": self.training.as_dict() if self.training else None,
         }
 
 
@@ -142,8 +166,10 @@ def memory_minimum(params: float, mode: str, precision: str, seq: int, gpu: Gpu)
     per_gpu = gpu.memory_gb * 1e9
     room = per_gpu - need.activations_per_gpu
     if room <= 0:
-        raise AdviceError(f"one sequence of {seq} tokens needs {need.activations_per_gpu / 1e9:.0f} GB of activations, "
-                          f"more than a {gpu.name} holds")
+        raise AdviceError(
+            f"one sequence of {seq} tokens needs {need.activations_per_gpu / 1e9:.0f} GB of activations, "
+            f"more than a {gpu.name} holds"
+        )
     return need.total(1) / 1e9, max(1, math.ceil(need.shared / room))
 
 
@@ -163,17 +189,21 @@ def _fabric(budget: str, nodes: int, reasons: list[str]) -> str:
     table = perf_data().advisor.fabrics
     row = table.for_budget(budget)
     if row.nodes_max is not None and nodes > row.nodes_max:
-        reasons.append(f"budget `{budget}` ({row.technology}) suits at most {row.nodes_max} nodes (the article: "
-                       f"\"small clusters\"); {nodes} nodes get the `low` row instead")
+        reasons.append(
+            f"budget `{budget}` ({row.technology}) suits at most {row.nodes_max} nodes (the article: "
+            f'"small clusters"); {nodes} nodes get the `low` row instead'
+        )
         row = table.low
     return row.technology
 
 
 def _nic_model(cat: Catalog, preferred: str, speed: float, kind: str) -> str:
     protocol = "infiniband" if kind == "infiniband" else "roce" if kind == "roce" else "ethernet"
+
     def ok(nid: str) -> bool:
         n = cat.nics.get(nid)
         return n is not None and speed in n.speeds_gbps and protocol in n.protocols
+
     if ok(preferred):
         return preferred
     for nid in sorted(cat.nics):
@@ -182,19 +212,28 @@ def _nic_model(cat: Catalog, preferred: str, speed: float, kind: str) -> str:
     raise AdviceError(f"no catalogue NIC runs {kind} at {speed:g} Gb/s")
 
 
-def _pool(cat: Catalog, server_id: str, server: Server, nodes: int, technology: str | None, scope: str,
-          gpu_id: str) -> dict[str, Any]:
+def _pool(
+    cat: Catalog, server_id: str, server: Server, nodes: int, technology: str | None, scope: str, gpu_id: str
+) -> dict[str, Any]:
     pool: dict[str, Any] = {"name": "gpu", "role": "gpu", "count": nodes}
     gpu = cat.gpu(gpu_id)
     if scope == "gpu":
         units = int(perf_data().advisor.single_gpu_server_units.value)
         ic = f"nvlink{gpu.nvlink.generation}" if gpu.nvlink else f"pcie{gpu.pcie_gen}"
         pool["spec"] = {
-            "gpu": gpu_id, "gpus": 1, "gpu_interconnect": ic, "nvlink_domain_gpus": 1, "nvswitches": 0,
+            "gpu": gpu_id,
+            "gpus": 1,
+            "gpu_interconnect": ic,
+            "nvlink_domain_gpus": 1,
+            "nvswitches": 0,
             "pcie_gen": max(gpu.pcie_gen, 4),
-            "nics": [{"purpose": n.purpose, "model": n.model, "count": 1, "ports": 1, "speed_gbps": n.speed_gbps}
-                     for n in server.nics if n.purpose == "management"],
-            "power_kw": round(math.ceil(server.power_kw / server.gpus * 10) / 10, 1), "rack_units": units,
+            "nics": [
+                {"purpose": n.purpose, "model": n.model, "count": 1, "ports": 1, "speed_gbps": n.speed_gbps}
+                for n in server.nics
+                if n.purpose == "management"
+            ],
+            "power_kw": round(math.ceil(server.power_kw / server.gpus * 10) / 10, 1),
+            "rack_units": units,
         }
         return pool
     if technology is None:
@@ -204,7 +243,13 @@ def _pool(cat: Catalog, server_id: str, server: Server, nodes: int, technology: 
     nics = []
     changed = False
     for n in server.nics:
-        entry = {"purpose": n.purpose, "model": n.model, "count": n.count, "ports": n.ports, "speed_gbps": n.speed_gbps}
+        entry = {
+            "purpose": n.purpose,
+            "model": n.model,
+            "count": n.count,
+            "ports": n.ports,
+            "speed_gbps": n.speed_gbps,
+        }
         if n.cage_ports != 1:
             entry["cage_ports"] = n.cage_ports
         if n.purpose == "compute" and n.speed_gbps != tech.speed_gbps:
@@ -216,9 +261,15 @@ def _pool(cat: Catalog, server_id: str, server: Server, nodes: int, technology: 
         pool["server"] = server_id
         return pool
     pool["spec"] = {
-        "gpu": server.gpu, "gpus": server.gpus, "gpu_interconnect": server.gpu_interconnect,
-        "nvlink_domain_gpus": server.nvlink_domain_gpus, "nvswitches": server.nvswitches, "pcie_gen": server.pcie_gen,
-        "nics": nics, "power_kw": server.power_kw, "rack_units": server.rack_units,
+        "gpu": server.gpu,
+        "gpus": server.gpus,
+        "gpu_interconnect": server.gpu_interconnect,
+        "nvlink_domain_gpus": server.nvlink_domain_gpus,
+        "nvswitches": server.nvswitches,
+        "pcie_gen": server.pcie_gen,
+        "nics": nics,
+        "power_kw": server.power_kw,
+        "rack_units": server.rack_units,
     }
     return pool
 
@@ -246,25 +297,39 @@ def _fabric_section(cat: Catalog, technology: str, topology: dict[str, Any]) -> 
     if tech.kind == "infiniband":
         switch = cat.switch(topology["switch"])
         engine = "ftree" if topology["kind"] == "fat-tree" else "dfsssp"
-        out["subnet_manager"] = {"kind": "opensm", "ha": True, "routing_engine": engine, "sharp": bool(switch.sharp)}
+        out["subnet_manager"] = {
+            "kind": "opensm",
+            "ha": True,
+            "routing_engine": engine,
+            "sharp": bool(switch.sharp),
+        }
     elif tech.kind == "roce":
         out["lossless"] = {"pfc": True, "pfc_priority": 3, "ecn": True, "dscp": 26, "trust": "dscp"}
         out["mtu"] = 4200
     return out
 
 
-def _topologies(cat: Catalog, technology: str, nodes: int, ports: int, prefer: str,
-                reasons: list[str]) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
+def _topologies(
+    cat: Catalog, technology: str, nodes: int, ports: int, prefer: str, reasons: list[str]
+) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
     art = article_advice()
     switch_id = perf_data().advisor.switches.get(technology)
     if switch_id is None:
         raise AdviceError(f"no starter switch for {technology} in perf.yaml advisor.switches")
     switch = cat.switch(switch_id)
     radix = switch.ports_at(cat.fabric(technology).speed_gbps)
-    fat2 = {"kind": "fat-tree", "tiers": 2, "switch": switch_id, "rail_optimized": ports > 1, "oversubscription": "1:1"}
+    fat2 = {
+        "kind": "fat-tree",
+        "tiers": 2,
+        "switch": switch_id,
+        "rail_optimized": ports > 1,
+        "oversubscription": "1:1",
+    }
     fat3 = {**fat2, "tiers": 3}
     # a rail-optimised 2-tier tree has at most radix leaves: radix / rails scalable units of radix/2 nodes
-    two_tier_nodes = (radix // max(1, ports)) * (radix // 2) if ports > 1 else radix * radix // 2 // max(1, ports)
+    two_tier_nodes = (
+        (radix // max(1, ports)) * (radix // 2) if ports > 1 else radix * radix // 2 // max(1, ports)
+    )
     fat = fat2 if nodes <= two_tier_nodes else fat3
     fat_label = f"fat-tree {fat['tiers']}-tier {switch_id}"
     df = dragonfly_shape(radix, ports, nodes)
@@ -275,18 +340,24 @@ def _topologies(cat: Catalog, technology: str, nodes: int, ports: int, prefer: s
         rule = f"{nodes} nodes < {small}: fat-tree (the article: small clusters, non-blocking, easy to grow)"
         return rule, [(fat_label, fat)]
     if nodes <= large:
-        rule = (f"{small} ≤ {nodes} nodes ≤ {large}: fat-tree or dragonfly — both built and compared "
-                f"(prefer {prefer})")
+        rule = (
+            f"{small} ≤ {nodes} nodes ≤ {large}: fat-tree or dragonfly — both built and compared "
+            f"(prefer {prefer})"
+        )
         out = [(fat_label, fat)]
         if df_topo:
             out.append((df_label, df_topo))
         return rule, out
     if prefer == "non-blocking":
-        rule = f"{nodes} nodes > {large}: 3-tier fat-tree, as non-blocking is preferred (the article: dragonfly)"
+        rule = (
+            f"{nodes} nodes > {large}: 3-tier fat-tree, as non-blocking is preferred (the article: dragonfly)"
+        )
         return rule, [(f"fat-tree 3-tier {switch_id}", fat3)] + ([(df_label, df_topo)] if df_topo else [])
     rule = f"{nodes} nodes > {large}: dragonfly (the article: very large scale, low cost)"
     if not df_topo:
-        reasons.append(f"no balanced dragonfly of {switch_id} holds {nodes} nodes; falling back to a 3-tier fat-tree")
+        reasons.append(
+            f"no balanced dragonfly of {switch_id} holds {nodes} nodes; falling back to a 3-tier fat-tree"
+        )
         return rule, [(f"fat-tree 3-tier {switch_id}", fat3)]
     return rule, [(df_label, df_topo), (f"fat-tree 3-tier {switch_id}", fat3)]
 
@@ -305,8 +376,12 @@ def _site(racks: int) -> dict[str, Any]:
     adv = perf_data().advisor
     per_row = 16 if racks > 16 else max(1, racks)
     rows = max(1, math.ceil(racks / per_row))
-    return {"name": "dc1", "rows": rows, "racks_per_row": per_row,
-            "rack": {"units": int(adv.rack_units.value), "power_kw": adv.rack_power_kw.value}}
+    return {
+        "name": "dc1",
+        "rows": rows,
+        "racks_per_row": per_row,
+        "rack": {"units": int(adv.rack_units.value), "power_kw": adv.rack_power_kw.value},
+    }
 
 
 def _rack_estimate(server: Server, nodes: int, scope: str) -> int:
@@ -318,8 +393,9 @@ def _rack_estimate(server: Server, nodes: int, scope: str) -> int:
     return math.ceil(nodes / per_rack)
 
 
-def starter_blueprint(req: Request, pool: dict[str, Any], fabric: dict[str, Any] | None, racks: int,
-                      precision: str) -> dict[str, Any]:
+def starter_blueprint(
+    req: Request, pool: dict[str, Any], fabric: dict[str, Any] | None, racks: int, precision: str
+) -> dict[str, Any]:
     bp: dict[str, Any] = {
         "apiVersion": "cluster-blueprint/v1",
         "name": _safe_name(req.name),
@@ -330,11 +406,17 @@ def starter_blueprint(req: Request, pool: dict[str, Any], fabric: dict[str, Any]
     if fabric is not None:
         bp["fabrics"] = {
             "compute": fabric,
-            "management": {"technology": "ethernet-1",
-                           "topology": {"kind": "leaf-spine", "switch": "sn2201", "spine_switch": "sn4600c"}},
+            "management": {
+                "technology": "ethernet-1",
+                "topology": {"kind": "leaf-spine", "switch": "sn2201", "spine_switch": "sn4600c"},
+            },
         }
-    wl: dict[str, Any] = {"params": req.params, "mode": req.mode, "precision": precision,
-                          "sequence_length": req.sequence_length}
+    wl: dict[str, Any] = {
+        "params": req.params,
+        "mode": req.mode,
+        "precision": precision,
+        "sequence_length": req.sequence_length,
+    }
     if req.tokens:
         wl["tokens"] = req.tokens
     if req.target_days:
@@ -381,7 +463,9 @@ def _evaluate(option: Option) -> None:
         ar = predict_on(system, "all_reduce", probe)
         option.allreduce_busbw = ar.busbw_gbytes
         option.bottleneck = ar.bottleneck
-        option.allreduce_scattered_busbw = predict_on(system, "all_reduce", probe, placement="scattered").busbw_gbytes
+        option.allreduce_scattered_busbw = predict_on(
+            system, "all_reduce", probe, placement="scattered"
+        ).busbw_gbytes
         option.alltoall_busbw = predict_on(system, "alltoall", probe).busbw_gbytes
     except PerfError as exc:
         option.error = str(exc)
@@ -408,26 +492,36 @@ def advise(req: Request) -> Advice:
     g = server.gpus
     mem_scope = "gpu" if mem_gpus <= 1 else "node" if mem_gpus <= g else "nodes"
     scope = SCOPES[max(_scope_index(art_scope), _scope_index(mem_scope))]
-    reasons.append(f"the article puts {req.params / 1e9:.3g}B parameters on {'one GPU' if art_scope == 'gpu' else 'one multi-GPU node' if art_scope == 'node' else 'several nodes'}")
-    reasons.append(f"{req.mode} in {precision} needs {mem_gb:,.0f} GB ({mem_gpus} × {gpu.memory_gb:g} GB {gpu.name} at "
-                   "best, perfectly sharded)")
+    reasons.append(
+        f"the article puts {req.params / 1e9:.3g}B parameters on {'one GPU' if art_scope == 'gpu' else 'one multi-GPU node' if art_scope == 'node' else 'several nodes'}"
+    )
+    reasons.append(
+        f"{req.mode} in {precision} needs {mem_gb:,.0f} GB ({mem_gpus} × {gpu.memory_gb:g} GB {gpu.name} at "
+        "best, perfectly sharded)"
+    )
     if req.gpus is not None:
         if req.gpus < 1:
             raise AdviceError("--gpus must be at least 1")
         gpus = req.gpus
         if gpus < mem_gpus:
-            reasons.append(f"--gpus {gpus} is below the {mem_gpus} GPUs the memory needs: the model will not fit")
+            reasons.append(
+                f"--gpus {gpus} is below the {mem_gpus} GPUs the memory needs: the model will not fit"
+            )
         scope = "gpu" if gpus == 1 else "node" if gpus <= g else "nodes"
     else:
         gpus = 1 if scope == "gpu" else g if scope == "node" else max(mem_gpus, 2 * g)
         if req.tokens and req.target_days and req.mode != "inference":
             tr = perf_data().training
-            flops = (tr.frozen_flops_per_param_token if req.mode in ("lora", "qlora") else tr.flops_per_param_token).value
+            flops = (
+                tr.frozen_flops_per_param_token if req.mode in ("lora", "qlora") else tr.flops_per_param_token
+            ).value
             rate = gpu.bf16_tflops * 1e12 * tr.model_flops_utilization.value
             for_time = math.ceil(flops * req.params * req.tokens / (rate * req.target_days * 86400))
             if for_time > gpus:
-                reasons.append(f"{req.tokens:.3g} tokens in {req.target_days:g} days need {for_time:,} GPUs at "
-                               f"{tr.model_flops_utilization.value:.0%} MFU")
+                reasons.append(
+                    f"{req.tokens:.3g} tokens in {req.target_days:g} days need {for_time:,} GPUs at "
+                    f"{tr.model_flops_utilization.value:.0%} MFU"
+                )
                 gpus = for_time
                 scope = "gpu" if gpus == 1 else "node" if gpus <= g else "nodes"
     nodes = 1 if scope == "gpu" else math.ceil(gpus / g)
@@ -447,7 +541,9 @@ def advise(req: Request) -> Advice:
         switch_racks = math.ceil(racks / 4) + 2
         for label, topo in topos:
             fabric = _fabric_section(cat, technology, topo)
-            options.append(Option(label, starter_blueprint(req, pool, fabric, racks + switch_racks, precision)))
+            options.append(
+                Option(label, starter_blueprint(req, pool, fabric, racks + switch_racks, precision))
+            )
     else:
         pool = _pool(cat, server_id, server, 1, None, scope, req.gpu)
         options.append(Option("single server", starter_blueprint(req, pool, None, racks + 1, precision)))
@@ -465,8 +561,24 @@ def advise(req: Request) -> Advice:
         o = options[chosen]
         why = "fewest switches and cables" if req.prefer == "cost" else "the most bisection bandwidth"
         reasons.append(f"chose {o.label}: {why}")
-    result = Advice(req, art_scope, mem_scope, scope, mem_gb, mem_gpus, gpus, nodes, req.gpu, server_id, budget,
-                    technology, topo_rule, options, chosen, reasons)
+    result = Advice(
+        req,
+        art_scope,
+        mem_scope,
+        scope,
+        mem_gb,
+        mem_gpus,
+        gpus,
+        nodes,
+        req.gpu,
+        server_id,
+        budget,
+        technology,
+        topo_rule,
+        options,
+        chosen,
+        reasons,
+    )
     try:
         from generator.plan.build import build_plan
         from generator.resolve import resolve

@@ -107,7 +107,10 @@ def _log2i(x: int) -> int:
 def _ll_max(job: Job, perf: PerfData) -> float:
     nc = perf.nccl
     if job.units == 1:
-        entry = by_capability(nc.ll_max_gbytes_single, job.sm_arch) or nc.ll_max_gbytes_single[min(nc.ll_max_gbytes_single)]
+        entry = (
+            by_capability(nc.ll_max_gbytes_single, job.sm_arch)
+            or nc.ll_max_gbytes_single[min(nc.ll_max_gbytes_single)]
+        )
         return entry.value
     return nc.ll_max_gbytes_two_nodes.value if job.units == 2 else nc.ll_max_gbytes_many_nodes.value
 
@@ -132,7 +135,11 @@ def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
         elif p == "ll128":
             bw = base.scaled(nc.ring_ll128_factor.value if k >= 2 else nc.ring_ll128_factor_ppn1.value)
         else:
-            f = nc.ring_ll_factor_multi.value if (u > 1 or collective == "all_reduce") else nc.ring_ll_factor_single.value
+            f = (
+                nc.ring_ll_factor_multi.value
+                if (u > 1 or collective == "all_reduce")
+                else nc.ring_ll_factor_single.value
+            )
             bw = base.scaled(f)
             cap = _ll_max(job, perf)
             if bw.gbytes > cap:
@@ -149,7 +156,9 @@ def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
             ninter = min(ninter, nsteps)
             intra_lat = hw.get(job.intra_class, "ring", p)
             if u > 1:
-                overhead = nc.net_overhead_us.value * (nc.net_overhead_simple_factor.value if p == "simple" else 1)
+                overhead = nc.net_overhead_us.value * (
+                    nc.net_overhead_simple_factor.value if p == "simple" else 1
+                )
                 intra_lat = max(intra_lat, overhead)
             inter_lat = hw.get("net", "ring", p) + job.net_latency_us * (2 if p == "simple" else 1)
             lat += (nsteps - ninter) * intra_lat + ninter * inter_lat
@@ -180,7 +189,9 @@ def _tree(job: Job, perf: PerfData) -> list[Candidate]:
             if bw.gbytes > cap:
                 bw = Limit(cap, "LL protocol ceiling", f"NCCL's LL ceiling {cap:g} GB/s")
         inter = hw.get("net", "tree", p) + job.net_latency_us * (2 if p == "simple" else 1)
-        lat = nc.base_latency_us.get("tree", p) + 2 * ((k - 1) * hw.get(job.intra_class, "tree", p) + _log2i(u) * inter)
+        lat = nc.base_latency_us.get("tree", p) + 2 * (
+            (k - 1) * hw.get(job.intra_class, "tree", p) + _log2i(u) * inter
+        )
         out.append(Candidate("tree", p, bw.scaled(0.5), lat))
     return out
 
@@ -205,8 +216,9 @@ def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
         assert net is not None
         tree_net = net.scaled(1.0 if u <= 2 else 0.5)
         bw = tighter(job.nvls, tree_net) or job.nvls
-        lat = (hw.get("nvlink", "nvls_tree", "simple")
-               + 2 * _log2i(u) * (hw.get("net", "nvls_tree", "simple") + 2 * job.net_latency_us))
+        lat = hw.get("nvlink", "nvls_tree", "simple") + 2 * _log2i(u) * (
+            hw.get("net", "nvls_tree", "simple") + 2 * job.net_latency_us
+        )
         out.append(Candidate("nvls_tree", "simple", bw, lat))
     return out
 
@@ -221,8 +233,15 @@ def _collnet(job: Job, perf: PerfData) -> list[Candidate]:
     net = job.net.scaled(nc.collnet_factor.value, f"IB SHARP, {job.net.name}")
     intra = job.intra.scaled(k / (2 * (k - 1))) if (k > 1 and job.intra is not None) else None
     bw = tighter(intra, net) or net
-    lat = (2 * (min(1, k - 1) * hw.get(job.intra_class, "collnet", "simple") + (k - 1) * nc.collnet_arity_latency_us.value)
-           + hw.get("net", "collnet", "simple") + 2 * job.net_latency_us)
+    lat = (
+        2
+        * (
+            min(1, k - 1) * hw.get(job.intra_class, "collnet", "simple")
+            + (k - 1) * nc.collnet_arity_latency_us.value
+        )
+        + hw.get("net", "collnet", "simple")
+        + 2 * job.net_latency_us
+    )
     return [Candidate("collnet", "simple", bw, lat)]
 
 
@@ -255,8 +274,13 @@ def candidates(collective: str, job: Job, perf: PerfData | None = None) -> list[
     return out
 
 
-def estimate(collective: str, size_bytes: int, job: Job, perf: PerfData | None = None,
-             algorithms: tuple[str, ...] | None = None) -> Estimate:
+def estimate(
+    collective: str,
+    size_bytes: int,
+    job: Job,
+    perf: PerfData | None = None,
+    algorithms: tuple[str, ...] | None = None,
+) -> Estimate:
     """The fastest candidate for one message size (among ``algorithms``, like NCCL_ALGO), with busbw as
     nccl-tests reports it."""
     perf = perf or perf_data()
@@ -267,8 +291,19 @@ def estimate(collective: str, size_bytes: int, job: Job, perf: PerfData | None =
             raise PerfError(f"unknown algorithm `{unknown[0]}` (known: {', '.join(ALGORITHMS)})")
     if n <= 1:
         bus_factor(collective, 1)
-        return Estimate(collective, size_bytes, n, 0.0, 0.0, 0.0, "none", "none", 0.0,
-                        "one rank: no communication", "one rank: no communication")
+        return Estimate(
+            collective,
+            size_bytes,
+            n,
+            0.0,
+            0.0,
+            0.0,
+            "none",
+            "none",
+            0.0,
+            "one rank: no communication",
+            "one rank: no communication",
+        )
     cands = candidates(collective, job, perf)
     if algorithms:
         cands = [c for c in cands if c.algorithm in algorithms]
@@ -281,5 +316,16 @@ def estimate(collective: str, size_bytes: int, job: Job, perf: PerfData | None =
     share = perf.policy.latency_bound_share.value
     lat_s = best.latency_us * 1e-6
     bottleneck = f"latency {best.latency_us:.1f} µs" if lat_s >= share * t else best.algbw.name
-    return Estimate(collective, int(size_bytes), n, t, algbw, algbw * bus_factor(collective, n), best.algorithm,
-                    best.protocol, best.latency_us, best.algbw.name, bottleneck)
+    return Estimate(
+        collective,
+        int(size_bytes),
+        n,
+        t,
+        algbw,
+        algbw * bus_factor(collective, n),
+        best.algorithm,
+        best.protocol,
+        best.latency_us,
+        best.algbw.name,
+        bottleneck,
+    )

@@ -92,7 +92,12 @@ def plot_comparison(data: Mapping[str, Mapping[str, Sequence[Prediction]]], path
                 continue
             xs = [r.size_bytes for r in rows]
             sizes = sorted(set(sizes) | set(xs))
-            ax.plot(xs, [r.busbw_gbytes for r in rows], marker="o", markersize=3,
-                    label=f"{name} ({rows[0].ranks} GPUs)")
+            ax.plot(
+                xs,
+                [r.busbw_gbytes for r in rows],
+                marker="o",
+                markersize=3,
+                label=f"{name} ({rows[0].ranks} GPUs)",
+            )
         _axes_style(ax, f"{coll}: fabric comparison", sizes)
     _save(fig, p)

@@ -41,14 +41,24 @@ class Prediction:
 
     def as_dict(self) -> dict[str, object]:
         return {
-            "size_bytes": self.size_bytes, "time_us": round(self.time_s * 1e6, 3),
-            "algbw_gbytes": round(self.algbw_gbytes, 3), "busbw_gbytes": round(self.busbw_gbytes, 3),
-            "algorithm": self.algorithm, "protocol": self.protocol, "bottleneck": self.bottleneck,
+            "size_bytes": self.size_bytes,
+            "time_us": round(self.time_s * 1e6, 3),
+            "algbw_gbytes": round(self.algbw_gbytes, 3),
+            "busbw_gbytes": round(self.busbw_gbytes, 3),
+            "algorithm": self.algorithm,
+            "protocol": self.protocol,
+            "bottleneck": self.bottleneck,
         }
 
 
-def job_for(system: System, nodes: int | None = None, *, ranks_per_node: int | None = None, net_share: float = 1.0,
-            placement: str = "packed") -> Job:
+def job_for(
+    system: System,
+    nodes: int | None = None,
+    *,
+    ranks_per_node: int | None = None,
+    net_share: float = 1.0,
+    placement: str = "packed",
+) -> Job:
     """The collective's view of ``nodes`` nodes of the system's pool (default: all of them)."""
     if placement not in PLACEMENTS:
         raise PerfError(f"placement must be one of {', '.join(PLACEMENTS)}, not `{placement}`")
@@ -74,35 +84,90 @@ def job_for(system: System, nodes: int | None = None, *, ranks_per_node: int | N
     nvls = None
     if system.nvls and k > 1:
         e = nvls_efficiency()
-        nvls = Limit(e * system.nvlink_raw_gbytes * k / (k + 1), "NVLS",
-                     f"NVSwitch multimem: {system.nvlink_raw_gbytes:g} GB/s NVLink per GPU × {e:.1%} NVLS efficiency")
-    return Job(units=units, ranks_per_unit=k, intra=system.intra, intra_class=system.intra_class, net=net,
-               spread_net=spread, net_latency_us=system.net_latency_us, nvls=nvls, sharp=system.sharp,
-               ll128=system.ll128, sm_arch=system.sm_arch, scattered=placement == "scattered")
+        nvls = Limit(
+            e * system.nvlink_raw_gbytes * k / (k + 1),
+            "NVLS",
+            f"NVSwitch multimem: {system.nvlink_raw_gbytes:g} GB/s NVLink per GPU × {e:.1%} NVLS efficiency",
+        )
+    return Job(
+        units=units,
+        ranks_per_unit=k,
+        intra=system.intra,
+        intra_class=system.intra_class,
+        net=net,
+        spread_net=spread,
+        net_latency_us=system.net_latency_us,
+        nvls=nvls,
+        sharp=system.sharp,
+        ll128=system.ll128,
+        sm_arch=system.sm_arch,
+        scattered=placement == "scattered",
+    )
 
 
 def _prediction(est: Estimate, nodes: int) -> Prediction:
-    return Prediction(est.collective, est.size_bytes, est.ranks, nodes, est.busbw_gbytes, est.algbw_gbytes,
-                      est.time_s, est.algorithm, est.protocol, est.bottleneck, est.limit)
+    return Prediction(
+        est.collective,
+        est.size_bytes,
+        est.ranks,
+        nodes,
+        est.busbw_gbytes,
+        est.algbw_gbytes,
+        est.time_s,
+        est.algorithm,
+        est.protocol,
+        est.bottleneck,
+        est.limit,
+    )
 
 
-def predict_on(system: System, collective: str, size_bytes: int, nodes: int | None = None, *,
-               placement: str = "packed", algorithms: tuple[str, ...] | None = None) -> Prediction:
+def predict_on(
+    system: System,
+    collective: str,
+    size_bytes: int,
+    nodes: int | None = None,
+    *,
+    placement: str = "packed",
+    algorithms: tuple[str, ...] | None = None,
+) -> Prediction:
     job = job_for(system, nodes, placement=placement)
-    return _prediction(estimate(collective, int(size_bytes), job, algorithms=algorithms), nodes or system.pool_nodes)
+    return _prediction(
+        estimate(collective, int(size_bytes), job, algorithms=algorithms), nodes or system.pool_nodes
+    )
 
 
-def predict_busbw(cluster: ResolvedCluster, plan: Plan | None, collective: str, size_bytes: int,
-                  nodes: int | None = None, *, pool: str | None = None, placement: str = "packed",
-                  algorithms: tuple[str, ...] | None = None) -> Prediction:
+def predict_busbw(
+    cluster: ResolvedCluster,
+    plan: Plan | None,
+    collective: str,
+    size_bytes: int,
+    nodes: int | None = None,
+    *,
+    pool: str | None = None,
+    placement: str = "packed",
+    algorithms: tuple[str, ...] | None = None,
+) -> Prediction:
     """Predicted nccl-tests result for ``collective`` of ``size_bytes`` over ``nodes`` nodes of the
     largest GPU pool (or ``pool``), all GPUs of each node taking part."""
-    return predict_on(system_for(cluster, plan, pool), collective, size_bytes, nodes, placement=placement,
-                      algorithms=algorithms)
+    return predict_on(
+        system_for(cluster, plan, pool),
+        collective,
+        size_bytes,
+        nodes,
+        placement=placement,
+        algorithms=algorithms,
+    )
 
 
-def sweep(system: System, collective: str, sizes: Iterable[int], nodes: int | None = None, *,
-          placement: str = "packed", algorithms: tuple[str, ...] | None = None) -> list[Prediction]:
+def sweep(
+    system: System,
+    collective: str,
+    sizes: Iterable[int],
+    nodes: int | None = None,
+    *,
+    placement: str = "packed",
+    algorithms: tuple[str, ...] | None = None,
+) -> list[Prediction]:
     job = job_for(system, nodes, placement=placement)
     n = nodes or system.pool_nodes
     return [_prediction(estimate(collective, int(s), job, algorithms=algorithms), n) for s in sizes]

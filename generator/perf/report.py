@@ -33,15 +33,26 @@ class EstimateReport:
     def system_dict(self) -> dict[str, Any]:
         s = self.system
         return {
-            "pool": s.pool, "gpu": s.gpu_id, "gpus_per_node": s.gpus_per_node, "pool_nodes": s.pool_nodes,
+            "pool": s.pool,
+            "gpu": s.gpu_id,
+            "gpus_per_node": s.gpus_per_node,
+            "pool_nodes": s.pool_nodes,
             "nvlink_domain_nodes": s.unit_nodes,
             "intra_node_gbytes": round(s.intra.gbytes, 3) if s.intra else None,
-            "intra_node_limit": s.intra.describe() if s.intra else None, "nvls": s.nvls, "ll128": s.ll128,
+            "intra_node_limit": s.intra.describe() if s.intra else None,
+            "nvls": s.nvls,
+            "ll128": s.ll128,
             "network_gbytes_per_node": round(s.net.gbytes, 3) if s.net else None,
-            "network_limit": s.net.describe() if s.net else None, "network_line_gbps_per_node": s.net_line_gbps,
-            "compute_ports_per_node": s.net_ports, "technology": s.technology, "topology": s.topology,
-            "hop_latency_us": round(s.net_latency_us, 4), "mean_hops": s.mean_hops, "ib_sharp": s.sharp,
-            "bisection_gbps": self.bisection_gbps, "oversubscription": self.oversubscription,
+            "network_limit": s.net.describe() if s.net else None,
+            "network_line_gbps_per_node": s.net_line_gbps,
+            "compute_ports_per_node": s.net_ports,
+            "technology": s.technology,
+            "topology": s.topology,
+            "hop_latency_us": round(s.net_latency_us, 4),
+            "mean_hops": s.mean_hops,
+            "ib_sharp": s.sharp,
+            "bisection_gbps": self.bisection_gbps,
+            "oversubscription": self.oversubscription,
             "spread_traffic_gbytes_per_node": round(s.fabric.limit.gbytes, 3) if s.fabric else None,
             "spread_traffic_limit": s.fabric.limit.describe() if s.fabric else None,
             "notes": list(s.notes),
@@ -49,17 +60,30 @@ class EstimateReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "name": self.system.name, "file": self.file, "nodes": self.nodes, "ranks": self.ranks,
-            "placement": self.placement, "system": self.system_dict(),
+            "name": self.system.name,
+            "file": self.file,
+            "nodes": self.nodes,
+            "ranks": self.ranks,
+            "placement": self.placement,
+            "system": self.system_dict(),
             "collectives": {c: [r.as_dict() for r in rows] for c, rows in self.series.items()},
             "training": self.training.as_dict() if self.training else None,
             "training_error": self.training_error,
         }
 
 
-def build_report(file: str, cluster: ResolvedCluster, plan: Plan | None, collectives: list[str], sizes: list[int], *,
-                 nodes: int | None = None, pool: str | None = None, placement: str = "packed",
-                 algorithms: tuple[str, ...] | None = None) -> EstimateReport:
+def build_report(
+    file: str,
+    cluster: ResolvedCluster,
+    plan: Plan | None,
+    collectives: list[str],
+    sizes: list[int],
+    *,
+    nodes: int | None = None,
+    pool: str | None = None,
+    placement: str = "packed",
+    algorithms: tuple[str, ...] | None = None,
+) -> EstimateReport:
     from generator.perf.system import PerfError
 
     system = system_for(cluster, plan, pool)
@@ -74,6 +98,14 @@ def build_report(file: str, cluster: ResolvedCluster, plan: Plan | None, collect
         except PerfError as exc:
             error = str(exc)
     metrics = plan.metrics.get("compute") if plan is not None else None
-    return EstimateReport(file, system, n, placement, series, training,
-                          metrics.bisection_gbps if metrics else None,
-                          dict(metrics.oversubscription) if metrics else {}, error)
+    return EstimateReport(
+        file,
+        system,
+        n,
+        placement,
+        series,
+        training,
+        metrics.bisection_gbps if metrics else None,
+        dict(metrics.oversubscription) if metrics else {},
+        error,
+    )

@@ -34,7 +34,9 @@ def parse_sizes(text: str) -> list[int]:
             lo_text, _, rest = part.partition("..")
             hi_text, _, factor_text = rest.partition(":")
             lo, hi = parse_size(lo_text), parse_size(hi_text)
-            factor = int(factor_text) if factor_text.strip().isdigit() else (2 if not factor_text.strip() else 0)
+            factor = (
+                int(factor_text) if factor_text.strip().isdigit() else (2 if not factor_text.strip() else 0)
+            )
             if factor < 2:
                 raise SizeError(f"`{part}`: the step after `:` is a whole factor of at least 2")
             if lo > hi:

@@ -114,7 +114,9 @@ def transport_efficiency(perf: PerfData | None = None) -> float:
     """NCCL's share of the payload rate, from the NDR calibration fact: busbw / (line rate × wire share)."""
     perf = perf or perf_data()
     ndr_line_gbytes = 400 / 8
-    return perf.calibration.ndr_nic_busbw.value / (ndr_line_gbytes * wire_efficiency("infiniband", None, perf))
+    return perf.calibration.ndr_nic_busbw.value / (
+        ndr_line_gbytes * wire_efficiency("infiniband", None, perf)
+    )
 
 
 def nvls_efficiency(perf: PerfData | None = None) -> float:
@@ -138,7 +140,9 @@ def pcie_gbytes(gen: int, lanes: int, perf: PerfData | None = None) -> float:
 # ---- intra-node ---------------------------------------------------------------------------------
 
 
-def _intra(pool: ResolvedPool, cluster: ResolvedCluster, perf: PerfData) -> tuple[Limit | None, str, float, list[str]]:
+def _intra(
+    pool: ResolvedPool, cluster: ResolvedCluster, perf: PerfData
+) -> tuple[Limit | None, str, float, list[str]]:
     gpu = pool.gpu
     assert gpu is not None
     server = pool.server
@@ -156,27 +160,40 @@ def _intra(pool: ResolvedPool, cluster: ResolvedCluster, perf: PerfData) -> tupl
         eff = per_link.value / (gen.link_gbytes_bidir / 2)
         bw = nv_dir * eff
         name = f"NVLink {pool.nvlink_generation}"
-        detail = (f"{gpu.nvlink.links} links × {per_link.value:g} GB/s per GPU, what NCCL counts of "
-                  f"{gen.link_gbytes_bidir / 2:g} GB/s per link and direction")
+        detail = (
+            f"{gpu.nvlink.links} links × {per_link.value:g} GB/s per GPU, what NCCL counts of "
+            f"{gen.link_gbytes_bidir / 2:g} GB/s per link and direction"
+        )
         if server.nvswitches == 0 and domain <= g:
             notes.append(f"{server.gpus} GPUs on NVLink without NVSwitch: rings use the direct links")
         return Limit(bw, name, detail), "nvlink", nv_dir, notes
     if server.gpu_interconnect == "infinity-fabric" and gpu.infinity_fabric_gbps:
         raw = gpu.infinity_fabric_gbps / 2
         eff = perf.nvlink.xgmi_efficiency.value
-        return (Limit(raw * eff, "Infinity Fabric", f"{raw:g} GB/s per GPU × {eff:g} (assumed efficiency)"),
-                "nvlink", raw, notes)
+        return (
+            Limit(raw * eff, "Infinity Fabric", f"{raw:g} GB/s per GPU × {eff:g} (assumed efficiency)"),
+            "nvlink",
+            raw,
+            notes,
+        )
     gen = min(gpu.pcie_gen, server.pcie_gen)
     bw = pcie_gbytes(gen, 16, perf)
     if nv_dir > 0 or gpu.nvlink_bridge_gpus:
         notes.append(f"NVLink joins only {max(domain, gpu.nvlink_bridge_gpus)} GPUs; rings cross PCIe")
-    return Limit(bw, f"PCIe Gen{gen} GPU-GPU", f"x16 per GPU, {bw:g} GB/s as NCCL counts it"), "pci", nv_dir, notes
+    return (
+        Limit(bw, f"PCIe Gen{gen} GPU-GPU", f"x16 per GPU, {bw:g} GB/s as NCCL counts it"),
+        "pci",
+        nv_dir,
+        notes,
+    )
 
 
 # ---- network ------------------------------------------------------------------------------------
 
 
-def _net_technology(cluster: ResolvedCluster, pool: ResolvedPool) -> tuple[str | None, FabricTech | None, list[str]]:
+def _net_technology(
+    cluster: ResolvedCluster, pool: ResolvedPool
+) -> tuple[str | None, FabricTech | None, list[str]]:
     notes: list[str] = []
     fab = cluster.fabrics.get("compute")
     if fab is not None:
@@ -186,14 +203,17 @@ def _net_technology(cluster: ResolvedCluster, pool: ResolvedPool) -> tuple[str |
         if tech is not None:
             return pool.cloud.fabric, tech, notes
         roce = cluster.catalog.fabrics.get("roce-v2-400") or cluster.catalog.fabrics.get("roce-v2-200")
-        notes.append(f"cloud fabric `{pool.cloud.fabric}` is not in the catalogue: modelled as RoCE v2 "
-                     "(its own transport efficiency is not modelled)")
+        notes.append(
+            f"cloud fabric `{pool.cloud.fabric}` is not in the catalogue: modelled as RoCE v2 "
+            "(its own transport efficiency is not modelled)"
+        )
         return pool.cloud.fabric, roce, notes
     return None, None, notes
 
 
-def _node_network(pool: ResolvedPool, tech: FabricTech, mtu: int | None,
-                  perf: PerfData) -> tuple[Limit | None, int, float]:
+def _node_network(
+    pool: ResolvedPool, tech: FabricTech, mtu: int | None, perf: PerfData
+) -> tuple[Limit | None, int, float]:
     ports: tuple[NicPort, ...] = pool.ports_for("compute")
     if not ports:
         return None, 0, 0.0
@@ -218,8 +238,15 @@ def _node_network(pool: ResolvedPool, tech: FabricTech, mtu: int | None,
     kind = {"infiniband": "InfiniBand", "roce": "RoCE v2", "ethernet": "Ethernet (TCP)"}[tech.kind]
     nics = f"{len(ports)} × {speed} Gb/s {kind} × {eff:.1%} protocol efficiency"
     if pcie_bound:
-        return (Limit(total, "PCIe GPU-NIC", f"{pcie_bound} of {len(adapters)} adapters capped at {pcie_text}; {nics}"),
-                len(ports), line_gbps)
+        return (
+            Limit(
+                total,
+                "PCIe GPU-NIC",
+                f"{pcie_bound} of {len(adapters)} adapters capped at {pcie_text}; {nics}",
+            ),
+            len(ports),
+            line_gbps,
+        )
     return Limit(total, "NIC line rate", nics), len(ports), line_gbps
 
 
@@ -282,13 +309,20 @@ def _fabric_bound(plan: Plan | None, net: Limit, pool: ResolvedPool, eff: float)
     cross = max(0.0, (fabric_nodes - domain_nodes) / (fabric_nodes - 1))
     limits: list[Limit] = []
     if over > 1.0:
-        limits.append(Limit(net.gbytes / (over * cross), f"uplinks {over:g}:1",
-                            f"{over:g}:1 oversubscription, {cross:.0%} of peers outside the {domain_nodes:g}-node "
-                            "leaf group"))
+        limits.append(
+            Limit(
+                net.gbytes / (over * cross),
+                f"uplinks {over:g}:1",
+                f"{over:g}:1 oversubscription, {cross:.0%} of peers outside the {domain_nodes:g}-node "
+                "leaf group",
+            )
+        )
     if m.bisection_gbps > 0:
         # uniform traffic sends half its cross-domain bytes over the bisection: 2·B_bis / (N · cross) per node
         per_node = 2 * m.bisection_gbps / 8 * eff / (fabric_nodes * cross)
-        limits.append(Limit(per_node, "fabric bisection", f"{m.bisection_gbps:g} Gb/s across {fabric_nodes} nodes"))
+        limits.append(
+            Limit(per_node, "fabric bisection", f"{m.bisection_gbps:g} Gb/s across {fabric_nodes} nodes")
+        )
     lim = tighter(*limits)
     if lim is None or lim.gbytes >= net.gbytes:
         lim = net
@@ -319,7 +353,9 @@ def system_for(cluster: ResolvedCluster, plan: Plan | None = None, pool: str | N
     intra, intra_class, nv_raw, notes = _intra(rp, cluster, perf)
     server = rp.server
     g = server.gpus
-    unit_nodes = max(1, server.nvlink_domain_gpus // g) if (nv_raw > 0 and server.nvlink_domain_gpus > g) else 1
+    unit_nodes = (
+        max(1, server.nvlink_domain_gpus // g) if (nv_raw > 0 and server.nvlink_domain_gpus > g) else 1
+    )
     nvls = bool(gpu.nvls and nv_raw > 0 and (server.nvswitches > 0 or server.nvlink_domain_gpus > g))
     ll128 = gpu.vendor == "nvidia" and intra_class == "nvlink" and gpu.sm_arch >= 70
     technology, tech, net_notes = _net_technology(cluster, rp)
@@ -349,9 +385,28 @@ def system_for(cluster: ResolvedCluster, plan: Plan | None = None, pool: str | N
     if net is None and rp.count > 1:
         notes.append("no compute network: only one node can take part in a collective")
     return System(
-        name=cluster.name, pool=rp.name, gpu_id=rp.gpu_id or "", gpu=gpu, gpus_per_node=g, pool_nodes=rp.count,
-        sm_arch=gpu.sm_arch, unit_nodes=unit_nodes, intra=intra, intra_class=intra_class, nvlink_raw_gbytes=nv_raw,
-        nvls=nvls, ll128=ll128, net=net, net_kind=tech.kind if tech is not None else None, net_ports=ports,
-        net_line_gbps=line, net_latency_us=latency, sharp=_sharp(cluster), fabric=fabric, technology=technology,
-        topology=topology, mean_hops=mean_hops, notes=tuple(notes),
+        name=cluster.name,
+        pool=rp.name,
+        gpu_id=rp.gpu_id or "",
+        gpu=gpu,
+        gpus_per_node=g,
+        pool_nodes=rp.count,
+        sm_arch=gpu.sm_arch,
+        unit_nodes=unit_nodes,
+        intra=intra,
+        intra_class=intra_class,
+        nvlink_raw_gbytes=nv_raw,
+        nvls=nvls,
+        ll128=ll128,
+        net=net,
+        net_kind=tech.kind if tech is not None else None,
+        net_ports=ports,
+        net_line_gbps=line,
+        net_latency_us=latency,
+        sharp=_sharp(cluster),
+        fabric=fabric,
+        technology=technology,
+        topology=topology,
+        mean_hops=mean_hops,
+        notes=tuple(notes),
     )

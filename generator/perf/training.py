@@ -80,14 +80,27 @@ class StepEstimate:
         lay = self.layout
         return {
             "mode": self.mode,
-            "layout": {"tensor": lay.tp, "pipeline": lay.pp, "data": lay.dp, "gpus": lay.gpus, "given": lay.given},
-            "memory_per_gpu_gb": round(lay.memory_per_gpu_gb, 2), "gpu_memory_gb": lay.gpu_memory_gb,
-            "fits": lay.fits, "tokens_per_step": self.tokens_per_step, "micro_batches": self.micro_batches,
-            "compute_s": round(self.compute_s, 6), "gradient_bytes_per_rank": round(self.grad_bytes),
+            "layout": {
+                "tensor": lay.tp,
+                "pipeline": lay.pp,
+                "data": lay.dp,
+                "gpus": lay.gpus,
+                "given": lay.given,
+            },
+            "memory_per_gpu_gb": round(lay.memory_per_gpu_gb, 2),
+            "gpu_memory_gb": lay.gpu_memory_gb,
+            "fits": lay.fits,
+            "tokens_per_step": self.tokens_per_step,
+            "micro_batches": self.micro_batches,
+            "compute_s": round(self.compute_s, 6),
+            "gradient_bytes_per_rank": round(self.grad_bytes),
             "gradient_sync": self.sync.as_dict() if self.sync else None,
-            "sync_s": round(self.sync_s, 6), "overlap_window_s": round(self.window_s, 6),
-            "exposed_s": round(self.exposed_s, 6), "overlapped_fraction": round(self.overlapped_fraction, 4),
-            "step_s": round(self.step_s, 6), "exposed_share": round(self.exposed_share, 4),
+            "sync_s": round(self.sync_s, 6),
+            "overlap_window_s": round(self.window_s, 6),
+            "exposed_s": round(self.exposed_s, 6),
+            "overlapped_fraction": round(self.overlapped_fraction, 4),
+            "step_s": round(self.step_s, 6),
+            "exposed_share": round(self.exposed_share, 4),
             "train_days": round(self.train_days, 3) if self.train_days is not None else None,
             "target_days": self.target_days,
         }
@@ -151,8 +164,10 @@ def training_step(wl: Workload, system: System, *, placement: str = "packed") ->
     perf = perf_data().training
     lay = choose_layout(wl, system)
     if lay.gpus > system.gpus:
-        raise PerfError(f"layout TP {lay.tp} × PP {lay.pp} × DP {lay.dp} = {lay.gpus} GPUs; "
-                        f"pool `{system.pool}` has {system.gpus}")
+        raise PerfError(
+            f"layout TP {lay.tp} × PP {lay.pp} × DP {lay.dp} = {lay.gpus} GPUs; "
+            f"pool `{system.pool}` has {system.gpus}"
+        )
     if wl.mode == "inference":
         return StepEstimate(lay, wl.mode, 0.0, 0, 0.0, 0.0, None, 0.0, 0.0, 0.0, None, wl.target_days)
     frozen = wl.mode in ("lora", "qlora")
@@ -170,11 +185,23 @@ def training_step(wl: Workload, system: System, *, placement: str = "packed") ->
         nodes, k, share = _sync_job_shape(system, lay)
         job = job_for(system, nodes, ranks_per_node=k, net_share=share, placement=placement)
         est = estimate("all_reduce", max(1, int(grad_bytes)), job)
-        sync = Prediction(est.collective, est.size_bytes, est.ranks, nodes, est.busbw_gbytes, est.algbw_gbytes,
-                          est.time_s, est.algorithm, est.protocol, est.bottleneck, est.limit)
+        sync = Prediction(
+            est.collective,
+            est.size_bytes,
+            est.ranks,
+            nodes,
+            est.busbw_gbytes,
+            est.algbw_gbytes,
+            est.time_s,
+            est.algorithm,
+            est.protocol,
+            est.bottleneck,
+            est.limit,
+        )
         bucket = estimate("all_reduce", max(1, int(min(grad_bytes, perf.ddp_bucket_bytes.value))), job).time_s
         exposed = min(sync.time_s, max(sync.time_s - window, bucket))
     step = compute + exposed
     days = (wl.tokens / tokens) * step / 86400 if wl.tokens else None
-    return StepEstimate(lay, wl.mode, tokens, micro, compute, grad_bytes, sync, window, exposed, step, days,
-                        wl.target_days)
+    return StepEstimate(
+        lay, wl.mode, tokens, micro, compute, grad_bytes, sync, window, exposed, step, days, wl.target_days
+    )

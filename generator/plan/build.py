@@ -22,8 +22,15 @@ from generator.topology.metrics import compute_metrics
 
 FABRIC_LETTER = {"compute": "C", "storage": "S", "management": "M"}
 LAYER_CODE = {
-    "node_leaf": "NL", "leaf_spine": "LS", "spine_core": "SC", "node_router": "NR", "local": "LO",
-    "global": "GL", "node_switch": "NS", "torus": "TO", "hypercube": "HC",
+    "node_leaf": "NL",
+    "leaf_spine": "LS",
+    "spine_core": "SC",
+    "node_router": "NR",
+    "local": "LO",
+    "global": "GL",
+    "node_switch": "NS",
+    "torus": "TO",
+    "hypercube": "HC",
 }
 
 
@@ -50,16 +57,23 @@ def terminals_for(cluster: ResolvedCluster, fabric: str) -> list[list[Terminal]]
         if not ports:
             continue
         for host in pool.hostnames:
-            out.append([Terminal(host, f"{p.rdma_dev}/{p.port}", p.port, p.index, p.cage, p.cage_port, p.netdev)
-                        for p in ports])
+            out.append(
+                [
+                    Terminal(host, f"{p.rdma_dev}/{p.port}", p.port, p.index, p.cage, p.cage_port, p.netdev)
+                    for p in ports
+                ]
+            )
     return out
 
 
 def _radix(switch: Switch, speed: float, path: tuple[str | int, ...], sid: str) -> int:
     k = switch.ports_at(speed)
     if k <= 0:
-        raise PlanError(f"switch {sid} has no ports at {speed:g} Gb/s (native {switch.speed_gbps:g}, "
-                        f"splits {sorted(switch.splits)})", (*path, "topology", "switch"))
+        raise PlanError(
+            f"switch {sid} has no ports at {speed:g} Gb/s (native {switch.speed_gbps:g}, "
+            f"splits {sorted(switch.splits)})",
+            (*path, "topology", "switch"),
+        )
     return k
 
 
@@ -68,8 +82,9 @@ def _cage_factor(switch: Switch, radix: int) -> int:
     return max(1, switch.ports_per_cage * radix // switch.ports)
 
 
-def build_fabric(cluster: ResolvedCluster, rf: ResolvedFabric, units: list[_Unit] | None = None,
-                 growth: float = 1.0) -> _Built | None:
+def build_fabric(
+    cluster: ResolvedCluster, rf: ResolvedFabric, units: list[_Unit] | None = None, growth: float = 1.0
+) -> _Built | None:
     topo = rf.spec.topology
     if topo is None or cluster.is_cloud:
         return None
@@ -85,21 +100,44 @@ def build_fabric(cluster: ResolvedCluster, rf: ResolvedFabric, units: list[_Unit
         if isinstance(topo, FatTree):
             assert sw is not None and rf.switch_id is not None
             k = _radix(sw, speed, path, rf.switch_id)
-            built = fat_tree(nodes, radix=k, tiers=topo.tiers, ratio=parse_ratio(topo.oversubscription),
-                             rail_optimized=topo.rail_optimized, su_size=topo.scalable_unit,
-                             growth_nodes=topo.growth_nodes, ports_per_cage=_cage_factor(sw, k), prefix=letter)
+            built = fat_tree(
+                nodes,
+                radix=k,
+                tiers=topo.tiers,
+                ratio=parse_ratio(topo.oversubscription),
+                rail_optimized=topo.rail_optimized,
+                su_size=topo.scalable_unit,
+                growth_nodes=topo.growth_nodes,
+                ports_per_cage=_cage_factor(sw, k),
+                prefix=letter,
+            )
         elif isinstance(topo, Dragonfly):
             assert sw is not None and rf.switch_id is not None
             k = _radix(sw, speed, path, rf.switch_id)
-            built = dragonfly(nodes, p=topo.p, a=topo.a, h=topo.h, groups=topo.groups, radix=k,
-                              arrangement=topo.global_arrangement, prefix=letter)
+            built = dragonfly(
+                nodes,
+                p=topo.p,
+                a=topo.a,
+                h=topo.h,
+                groups=topo.groups,
+                radix=k,
+                arrangement=topo.global_arrangement,
+                prefix=letter,
+            )
         elif isinstance(topo, Torus | Hypercube):
             dims = list(topo.dimensions) if isinstance(topo, Torus) else [2] * topo.dimension
             k = _radix(sw, speed, path, rf.switch_id or "") if (sw and topo.attach == "switch") else None
             if topo.attach == "switch" and k is None:
                 raise PlanError(f"a switched {topo.kind} needs `switch`", (*path, "topology"))
-            built = cube(nodes, dims=dims, kind=topo.kind, attach=topo.attach, nodes_per_switch=topo.nodes_per_switch,
-                         radix=k, prefix=letter)
+            built = cube(
+                nodes,
+                dims=dims,
+                kind=topo.kind,
+                attach=topo.attach,
+                nodes_per_switch=topo.nodes_per_switch,
+                radix=k,
+                prefix=letter,
+            )
         elif isinstance(topo, LeafSpine):
             assert sw is not None and rf.switch_id is not None
             k = _radix(sw, speed, path, rf.switch_id)
@@ -107,11 +145,17 @@ def build_fabric(cluster: ResolvedCluster, rf: ResolvedFabric, units: list[_Unit
             up_speed = sw.uplinks.speed_gbps if sw.uplinks else speed
             by_host = {t[0].host: t for t in nodes}
             groups = [(u.label, [by_host[h] for h in u.hosts if h in by_host]) for u in (units or [])]
-            built = leaf_spine(groups, radix=k, ratio=parse_ratio(topo.oversubscription), growth=growth,
-                               uplink_ports=sw.uplinks.count if sw.uplinks else 0,
-                               uplink_speed_gbps=up_speed if sw.uplinks else None,
-                               spine_radix=spine.ports_at(up_speed) or None, ports_per_cage=_cage_factor(sw, k),
-                               prefix=letter)
+            built = leaf_spine(
+                groups,
+                radix=k,
+                ratio=parse_ratio(topo.oversubscription),
+                growth=growth,
+                uplink_ports=sw.uplinks.count if sw.uplinks else 0,
+                uplink_speed_gbps=up_speed if sw.uplinks else None,
+                spine_radix=spine.ports_at(up_speed) or None,
+                ports_per_cage=_cage_factor(sw, k),
+                prefix=letter,
+            )
             for s in built.switches:
                 if s.tier == "spine":
                     models[s.name] = (rf.spine_switch_id or rf.switch_id, spine)
@@ -157,12 +201,14 @@ def _units(cluster: ResolvedCluster, compute: _Built | None) -> list[_Unit]:
                     by_su[s.su or 0].append(s.name)
                 for i in range(0, len(compute_hosts), size):
                     su = i // size + 1
-                    units.append(_Unit(f"su{su}", compute_hosts[i:i + size], True, by_su.get(su, [])))
+                    units.append(_Unit(f"su{su}", compute_hosts[i : i + size], True, by_su.get(su, [])))
             else:
                 size = max(1, int(p["down"]) // max(1, int(p["rails"])))
                 for i, leaf in enumerate(leaves):
-                    units.append(_Unit(f"u{i + 1}", compute_hosts[i * size:(i + 1) * size], True, [leaf.name]))
-                rest = compute_hosts[len(leaves) * size:]
+                    units.append(
+                        _Unit(f"u{i + 1}", compute_hosts[i * size : (i + 1) * size], True, [leaf.name])
+                    )
+                rest = compute_hosts[len(leaves) * size :]
                 if rest:
                     units.append(_Unit(f"u{len(leaves) + 1}", rest, True, []))
         elif built.kind == "dragonfly":
@@ -176,7 +222,9 @@ def _units(cluster: ResolvedCluster, compute: _Built | None) -> list[_Unit]:
             for h in compute_hosts:
                 by_group[group_of.get(host_router.get(h, ""), 0) or 0].append(h)
             for g in range(1, int(p["groups"]) + 1):
-                units.append(_Unit(f"g{g}", by_group.get(g, []), True, [s.name for s in routers if s.su == g]))
+                units.append(
+                    _Unit(f"g{g}", by_group.get(g, []), True, [s.name for s in routers if s.su == g])
+                )
         else:
             units.append(_Unit("u1", compute_hosts, True, [s.name for s in built.switches]))
     taken = {h for u in units for h in u.hosts}
@@ -234,8 +282,14 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
             by_pool[pool_of[h].name].append(h)
         for names in by_pool.values():
             pool = pool_of[names[0]]
-            alloc.place_nodes(names, pool.server.rack_units, pool.server.power_kw, pool.nodes_per_rack, placed,
-                              from_end=from_end)
+            alloc.place_nodes(
+                names,
+                pool.server.rack_units,
+                pool.server.power_kw,
+                pool.nodes_per_rack,
+                placed,
+                from_end=from_end,
+            )
         if unit.switches:
             alloc.place_switches(switch_items(unit.switches), placed, from_end=from_end)
 
@@ -264,18 +318,44 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
     for pool in cluster.pools:
         for i, h in enumerate(pool.hostnames, start=1):
             pl = placed.get(h)
-            devices.append(Device(
-                name=h, kind="node", role=pool.role, model=pool.server_id, fabric=None, pool=pool.name,
-                su=su_of_host.get(h), index=i, rack=pl.rack if pl else None, u=pl.u if pl else None,
-                height_u=pool.server.rack_units, power_kw=pool.server.power_kw, ports=len(pool.ports),
-            ))
+            devices.append(
+                Device(
+                    name=h,
+                    kind="node",
+                    role=pool.role,
+                    model=pool.server_id,
+                    fabric=None,
+                    pool=pool.name,
+                    su=su_of_host.get(h),
+                    index=i,
+                    rack=pl.rack if pl else None,
+                    u=pl.u if pl else None,
+                    height_u=pool.server.rack_units,
+                    power_kw=pool.server.power_kw,
+                    ports=len(pool.ports),
+                )
+            )
     for name, (s, mid, entry, fname) in spec_of.items():
         pl = placed.get(name)
-        devices.append(Device(
-            name=name, kind="switch", role=s.tier, model=mid, fabric=fname, su=s.su, pod=s.pod, rail=s.rail,
-            index=s.index, rack=pl.rack if pl else None, u=pl.u if pl else None, height_u=entry.rack_units,
-            power_kw=entry.power_w / 1000, ports=s.ports + s.uplink_ports, ports_per_cage=s.ports_per_cage,
-        ))
+        devices.append(
+            Device(
+                name=name,
+                kind="switch",
+                role=s.tier,
+                model=mid,
+                fabric=fname,
+                su=s.su,
+                pod=s.pod,
+                rail=s.rail,
+                index=s.index,
+                rack=pl.rack if pl else None,
+                u=pl.u if pl else None,
+                height_u=entry.rack_units,
+                power_kw=entry.power_w / 1000,
+                ports=s.ports + s.uplink_ports,
+                ports_per_cage=s.ports_per_cage,
+            )
+        )
     device_by = {d.name: d for d in devices}
 
     # ---- racks -----------------------------------------------------------------------------------
@@ -284,8 +364,21 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
     for r in racks_raw:
         x, y = rack_xy(site, r.row, r.position)
         pos_of_rack[r.id] = (x, y)
-        racks.append(Rack(r.id, r.row, r.position, x, y, r.units, r.budget_kw, r.purpose,
-                          tuple(n for n, _, _ in r.devices), round(r.power, 3), r.used))
+        racks.append(
+            Rack(
+                r.id,
+                r.row,
+                r.position,
+                x,
+                y,
+                r.units,
+                r.budget_kw,
+                r.purpose,
+                tuple(n for n, _, _ in r.devices),
+                round(r.power, 3),
+                r.used,
+            )
+        )
 
     # ---- links, lengths, media --------------------------------------------------------------------
     chooser = MediaChooser(cluster.catalog)
@@ -310,11 +403,17 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
             for ref in (raw.a, raw.b):
                 port = ref.port
                 if isinstance(port, Terminal):
-                    ends.append(Endpoint(port.host, port.port, port.port_number, port.cage, port.cage_port, port.netdev))
+                    ends.append(
+                        Endpoint(
+                            port.host, port.port, port.port_number, port.cage, port.cage_port, port.netdev
+                        )
+                    )
                 else:
                     ppc, nports = cage_of[ref.device]
                     if ppc > 1 and port <= nports:
-                        ends.append(Endpoint(ref.device, str(port), port, (port - 1) // ppc + 1, (port - 1) % ppc + 1))
+                        ends.append(
+                            Endpoint(ref.device, str(port), port, (port - 1) // ppc + 1, (port - 1) % ppc + 1)
+                        )
                     else:
                         ends.append(Endpoint(ref.device, str(port), port))
             lspeed = raw.speed_gbps or speed
@@ -328,8 +427,21 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
                 else:
                     medium_id, medium, length = choice
                     part = medium.part_numbers.get(lspeed)
-            links.append(Link(f"{letter}-{code}-{counters[code]:0{4 if raw.group else 6}d}", fname, raw.layer, ends[0], ends[1], lspeed,
-                              medium_id, length, run, raw.rail, part))
+            links.append(
+                Link(
+                    f"{letter}-{code}-{counters[code]:0{4 if raw.group else 6}d}",
+                    fname,
+                    raw.layer,
+                    ends[0],
+                    ends[1],
+                    lspeed,
+                    medium_id,
+                    length,
+                    run,
+                    raw.rail,
+                    part,
+                )
+            )
         if unreachable:
             notes[fname].append(f"{unreachable} cables exceed every catalogue medium's reach")
 
@@ -341,13 +453,26 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
         metrics[fname] = m
 
     transceivers, bom = _bill_of_materials(cluster, devices, links, racks, chooser, device_by, spec_of)
-    return Plan(cluster=cluster, devices=tuple(devices), links=tuple(links), racks=tuple(racks),
-                metrics=metrics, bom=tuple(bom), transceivers=transceivers)
+    return Plan(
+        cluster=cluster,
+        devices=tuple(devices),
+        links=tuple(links),
+        racks=tuple(racks),
+        metrics=metrics,
+        bom=tuple(bom),
+        transceivers=transceivers,
+    )
 
 
-def _bill_of_materials(cluster: ResolvedCluster, devices: list[Device], links: list[Link], racks: list[Rack],
-                       chooser: MediaChooser, device_by: dict[str, Device],
-                       spec_of: dict[str, tuple[SwitchSpec, str, Switch, str]]) -> tuple[dict[str, int], list[BomLine]]:
+def _bill_of_materials(
+    cluster: ResolvedCluster,
+    devices: list[Device],
+    links: list[Link],
+    racks: list[Rack],
+    chooser: MediaChooser,
+    device_by: dict[str, Device],
+    spec_of: dict[str, tuple[SwitchSpec, str, Switch, str]],
+) -> tuple[dict[str, int], list[BomLine]]:
     cat = cluster.catalog
     nic_ff: dict[tuple[str, str], str] = {}
     for pool in cluster.pools:
@@ -360,11 +485,16 @@ def _bill_of_materials(cluster: ResolvedCluster, devices: list[Device], links: l
         if not link.medium:
             continue
         medium = cat.media[link.medium]
-        twin_twin = (link.a.cage is not None and link.b.cage is not None
-                     and device_by[link.a.device].kind == "switch" and device_by[link.b.device].kind == "switch")
+        twin_twin = (
+            link.a.cage is not None
+            and link.b.cage is not None
+            and device_by[link.a.device].kind == "switch"
+            and device_by[link.b.device].kind == "switch"
+        )
         if medium.kind in ("dac", "acc") and twin_twin:
             cable_keys[(link.medium, link.length_m, link.speed_gbps)].add(
-                (link.a.device, link.a.cage, link.b.device, link.b.cage))
+                (link.a.device, link.a.cage, link.b.device, link.b.cage)
+            )
         else:
             cable_keys[(link.medium, link.length_m, link.speed_gbps)].add(link.id)
         if not medium.needs_transceivers:
@@ -382,7 +512,11 @@ def _bill_of_materials(cluster: ResolvedCluster, devices: list[Device], links: l
                 if ep.cage is not None:
                     key, ff, speed = ("cage", ep.cage), "osfp-twin", link.speed_gbps
                 else:
-                    key, ff, speed = ("port", ep.port), nic_ff.get((dev.pool or "", ep.port), "unknown"), link.speed_gbps
+                    key, ff, speed = (
+                        ("port", ep.port),
+                        nic_ff.get((dev.pool or "", ep.port), "unknown"),
+                        link.speed_gbps,
+                    )
             if (ep.device, key) not in modules:
                 modules[(ep.device, key)] = chooser.transceiver(medium.kind, speed, ff, link.run_m)
     transceivers = dict(sorted(Counter(modules.values()).items()))
@@ -395,13 +529,31 @@ def _bill_of_materials(cluster: ResolvedCluster, devices: list[Device], links: l
         bom.append(BomLine("server", model, n, srv.name if srv else model))
     for (mid, length, speed), keys in sorted(cable_keys.items()):
         medium = cat.media[mid]
-        bom.append(BomLine("cable", mid, len(keys), f"{speed:g}G {length:g} m {medium.name}", medium.part_numbers.get(speed)))
+        bom.append(
+            BomLine(
+                "cable",
+                mid,
+                len(keys),
+                f"{speed:g}G {length:g} m {medium.name}",
+                medium.part_numbers.get(speed),
+            )
+        )
     for tid, n in transceivers.items():
         t = cat.transceivers.get(tid)
-        bom.append(BomLine("transceiver", tid, n, t.name if t else "no catalogue match", t.part_number if t else None))
+        bom.append(
+            BomLine(
+                "transceiver", tid, n, t.name if t else "no catalogue match", t.part_number if t else None
+            )
+        )
     if racks:
-        bom.append(BomLine("rack", f"{cluster.blueprint.site.rack.units}U", len(racks),
-                           f"{cluster.blueprint.site.rack.power_kw:g} kW budget each"))
+        bom.append(
+            BomLine(
+                "rack",
+                f"{cluster.blueprint.site.rack.units}U",
+                len(racks),
+                f"{cluster.blueprint.site.rack.power_kw:g} kW budget each",
+            )
+        )
     return transceivers, bom
 
 
@@ -410,6 +562,11 @@ def plan_or_raise(cluster: ResolvedCluster, locate=None) -> Plan:  # type: ignor
     try:
         return build_plan(cluster)
     except PlanError as exc:
-        f = Finding("PLAN001", Severity.ERROR, f"cannot build the physical plan: {exc}", exc.path,
-                    "fix the topology parameters or the site size (see `blueprint validate`)")
+        f = Finding(
+            "PLAN001",
+            Severity.ERROR,
+            f"cannot build the physical plan: {exc}",
+            exc.path,
+            "fix the topology parameters or the site size (see `blueprint validate`)",
+        )
         raise BlueprintError([locate(f) if locate else f]) from None

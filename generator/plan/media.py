@@ -68,7 +68,12 @@ class MediaChooser:
     def _transceiver(self, medium_kind: str, speed_gbps: float, form_factor: str, run_m: float) -> str:
         best: tuple[float, str] | None = None
         for tid, t in self.transceivers:
-            if t.medium == medium_kind and t.form_factor == form_factor and t.speed_gbps >= speed_gbps and t.reach_m >= run_m:
+            if (
+                t.medium == medium_kind
+                and t.form_factor == form_factor
+                and t.speed_gbps >= speed_gbps
+                and t.reach_m >= run_m
+            ):
                 cand = (t.speed_gbps, tid)
                 if best is None or cand < best:
                     best = cand

@@ -154,9 +154,13 @@ class Plan:
                 g.add_node(d.name, kind=d.kind, role=d.role, model=d.model, rack=d.rack or "")
         for link in self.links:
             if fabric is None or link.fabric == fabric:
-                g.add_edge(link.a.device, link.b.device, key=link.id, layer=link.layer, speed_gbps=link.speed_gbps)
+                g.add_edge(
+                    link.a.device, link.b.device, key=link.id, layer=link.layer, speed_gbps=link.speed_gbps
+                )
         if fabric is not None:
-            g.remove_nodes_from([n for n, deg in list(g.degree()) if deg == 0 and g.nodes[n]["kind"] == "node"])
+            g.remove_nodes_from(
+                [n for n, deg in list(g.degree()) if deg == 0 and g.nodes[n]["kind"] == "node"]
+            )
         return g
 
     def port_graph(self, fabric: str | None = None) -> nx.Graph:
@@ -176,8 +180,16 @@ class Plan:
                 g.add_node(pid, kind="port", device=ep.device, port=ep.port)
                 g.add_edge(ep.device, pid, kind="member")
                 ends.append(pid)
-            g.add_edge(ends[0], ends[1], kind="cable", id=link.id, layer=link.layer, speed_gbps=link.speed_gbps,
-                       medium=link.medium, length_m=link.length_m)
+            g.add_edge(
+                ends[0],
+                ends[1],
+                kind="cable",
+                id=link.id,
+                layer=link.layer,
+                speed_gbps=link.speed_gbps,
+                medium=link.medium,
+                length_m=link.length_m,
+            )
         return g
 
     def summary(self) -> dict[str, Any]:
@@ -231,7 +243,13 @@ class Plan:
                 for name, m in sorted(self.metrics.items())
             },
             "bom": [
-                {"item": b.item, "model": b.model, "count": b.count, "detail": b.detail, "part_number": b.part_number}
+                {
+                    "item": b.item,
+                    "model": b.model,
+                    "count": b.count,
+                    "detail": b.detail,
+                    "part_number": b.part_number,
+                }
                 for b in self.bom
             ],
         }

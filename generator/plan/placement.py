@@ -76,19 +76,39 @@ class RackAllocator:
         self.racks.append(rack)
         return rack
 
-    def place_nodes(self, names: list[str], height: int, power_kw: float, per_rack: int | None,
-                    placed: dict[str, Placed], from_end: bool = False) -> None:
+    def place_nodes(
+        self,
+        names: list[str],
+        height: int,
+        power_kw: float,
+        per_rack: int | None,
+        placed: dict[str, Placed],
+        from_end: bool = False,
+    ) -> None:
         """Nodes of one unit: fresh racks, at most ``per_rack`` each (default: as many as fit)."""
         spec = self.site.rack
         if height > spec.units - spec.reserved_units:
-            raise PlacementError(f"a {height}U server does not fit a {spec.units}U rack with {spec.reserved_units}U reserved")
+            raise PlacementError(
+                f"a {height}U server does not fit a {spec.units}U rack with {spec.reserved_units}U reserved"
+            )
         if power_kw > spec.power_kw:
-            raise PlacementError(f"one server draws {power_kw:g} kW, more than the rack budget of {spec.power_kw:g} kW")
+            raise PlacementError(
+                f"one server draws {power_kw:g} kW, more than the rack budget of {spec.power_kw:g} kW"
+            )
         rack: _Rack | None = None
         in_rack = 0
         for name in names:
-            if rack is None or (per_rack is not None and in_rack >= per_rack) or not rack.fits(height, power_kw):
-                if rack is not None and per_rack is not None and in_rack < per_rack and not rack.fits(height, power_kw):
+            if (
+                rack is None
+                or (per_rack is not None and in_rack >= per_rack)
+                or not rack.fits(height, power_kw)
+            ):
+                if (
+                    rack is not None
+                    and per_rack is not None
+                    and in_rack < per_rack
+                    and not rack.fits(height, power_kw)
+                ):
                     raise PlacementError(
                         f"{per_rack} servers of {height}U / {power_kw:g} kW do not fit one rack "
                         f"({spec.units - spec.reserved_units}U usable, {spec.power_kw:g} kW budget)"
@@ -98,12 +118,19 @@ class RackAllocator:
             placed[name] = Placed(rack.id, rack.put(name, height, power_kw))
             in_rack += 1
 
-    def place_switches(self, items: list[tuple[str, int, float]], placed: dict[str, Placed],
-                       purpose: str = "network", from_end: bool = False) -> None:
+    def place_switches(
+        self,
+        items: list[tuple[str, int, float]],
+        placed: dict[str, Placed],
+        purpose: str = "network",
+        from_end: bool = False,
+    ) -> None:
         rack: _Rack | None = None
         for name, height, power_kw in items:
             if rack is None or not rack.fits(height, power_kw):
                 rack = self.new_rack(purpose, from_end)
                 if not rack.fits(height, power_kw):
-                    raise PlacementError(f"switch {name} ({height}U, {power_kw:g} kW) does not fit an empty rack")
+                    raise PlacementError(
+                        f"switch {name} ({height}U, {power_kw:g} kW) does not fit an empty rack"
+                    )
             placed[name] = Placed(rack.id, rack.put(name, height, power_kw))

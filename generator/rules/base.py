@@ -53,9 +53,16 @@ class Rule:
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         raise NotImplementedError
 
-    def finding(self, message: str, path: Path, hint: str | None = None, severity: Severity | None = None) -> Finding:
-        return Finding(self.id, severity if severity is not None else self.severity, message, path,
-                       hint if hint is not None else self.fix)
+    def finding(
+        self, message: str, path: Path, hint: str | None = None, severity: Severity | None = None
+    ) -> Finding:
+        return Finding(
+            self.id,
+            severity if severity is not None else self.severity,
+            message,
+            path,
+            hint if hint is not None else self.fix,
+        )
 
     @classmethod
     def doc(cls) -> str:

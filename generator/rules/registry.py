@@ -21,7 +21,9 @@ def all_rules() -> tuple[type[Rule], ...]:
         for sub in cls.__subclasses__():
             if getattr(sub, "id", None):
                 if sub.id in found and found[sub.id] is not sub:
-                    raise RuntimeError(f"rule id {sub.id} is defined twice ({found[sub.id].__module__}, {sub.__module__})")
+                    raise RuntimeError(
+                        f"rule id {sub.id} is defined twice ({found[sub.id].__module__}, {sub.__module__})"
+                    )
                 found[sub.id] = sub
             walk(sub)
 
@@ -44,6 +46,13 @@ def run_rules(ctx: RuleContext) -> list[Finding]:
         try:
             out.extend(rule.check(ctx))
         except Exception as exc:  # never silence: a broken rule is itself an error
-            out.append(Finding(rule_cls.id, Severity.ERROR, f"rule {rule_cls.id} failed: {type(exc).__name__}: {exc}",
-                               (), "this is a bug in cluster-blueprint; please report it"))
+            out.append(
+                Finding(
+                    rule_cls.id,
+                    Severity.ERROR,
+                    f"rule {rule_cls.id} failed: {type(exc).__name__}: {exc}",
+                    (),
+                    "this is a bug in cluster-blueprint; please report it",
+                )
+            )
     return out

@@ -68,7 +68,7 @@ def adapters(cluster: ResolvedCluster, pool: ResolvedPool) -> Iterator[Adapter]:
     ordered = sorted(enumerate(pool.server.nics), key=lambda t: (PURPOSE_ORDER[t[1].purpose], t[0]))
     for nic_index, snic in ordered:
         for _ in range(snic.count):
-            mine = tuple(ports[pos:pos + snic.ports])
+            mine = tuple(ports[pos : pos + snic.ports])
             pos += snic.ports
             yield Adapter(pool, nic_index, snic, mine, nic_path(cluster, pool, nic_index))
 
@@ -162,7 +162,7 @@ def min_switches(cluster: ResolvedCluster, fab: ResolvedFabric) -> int:
     if isinstance(topo, Torus):
         return math.prod(topo.dimensions) if topo.attach == "switch" else 0
     if isinstance(topo, Hypercube):
-        return 2 ** topo.dimension if topo.attach == "switch" else 0
+        return 2**topo.dimension if topo.attach == "switch" else 0
     k = radix(fab)
     if k == 0:
         return 0

@@ -59,12 +59,16 @@ def cube(
     switches: list[SwitchSpec] = []
     if attach == "direct":
         if len(nodes) != vertices:
-            raise TopologyError(f"a direct {kind} of dimensions {'x'.join(map(str, dims))} has {vertices} vertices; "
-                                f"the fabric has {len(nodes)} nodes")
+            raise TopologyError(
+                f"a direct {kind} of dimensions {'x'.join(map(str, dims))} has {vertices} vertices; "
+                f"the fabric has {len(nodes)} nodes"
+            )
         short = [i for i, t in enumerate(nodes) if len(t) < degree]
         if short:
-            raise TopologyError(f"each node needs {degree} ports for a {kind} of dimensions {'x'.join(map(str, dims))}; "
-                                f"node {nodes[short[0]][0].host if nodes[short[0]] else short[0]} has {len(nodes[short[0]])}")
+            raise TopologyError(
+                f"each node needs {degree} ports for a {kind} of dimensions {'x'.join(map(str, dims))}; "
+                f"node {nodes[short[0]][0].host if nodes[short[0]] else short[0]} has {len(nodes[short[0]])}"
+            )
 
         def end(v: int, slot: int) -> PortRef:
             term = nodes[v][slot]
@@ -74,8 +78,10 @@ def cube(
             raise TopologyError(f"a switched {kind} needs a switch model")
         need = nodes_per_switch + degree
         if need > radix:
-            raise TopologyError(f"a {kind} switch needs {nodes_per_switch} node ports + {degree} {kind} ports = {need}; "
-                                f"the switch has {radix}")
+            raise TopologyError(
+                f"a {kind} switch needs {nodes_per_switch} node ports + {degree} {kind} ports = {need}; "
+                f"the switch has {radix}"
+            )
         per_node = max((len(t) for t in nodes), default=1)
         if len(nodes) > vertices * nodes_per_switch:
             raise TopologyError(f"{len(nodes)} nodes exceed {vertices} switches x {nodes_per_switch} nodes")
@@ -87,7 +93,9 @@ def cube(
             v = n // nodes_per_switch
             for k, term in enumerate(terms):
                 port_no = (n % nodes_per_switch) * per_node + k + 1
-                links.append(RawLink(PortRef(term.host, term), PortRef(names[v], port_no), "node_switch", term.rail))
+                links.append(
+                    RawLink(PortRef(term.host, term), PortRef(names[v], port_no), "node_switch", term.rail)
+                )
         base = nodes_per_switch * per_node
 
         def end(v: int, slot: int) -> PortRef:
@@ -101,9 +109,16 @@ def cube(
             nc = list(c)
             nc[d] = (c[d] + 1) % k
             w = _index(nc, dims)
-            links.append(RawLink(end(v, _port_slot(d, True, dims)), end(w, _port_slot(d, False, dims)), layer))
-    params = {"dims": list(dims), "vertices": vertices, "degree": degree, "attach": attach,
-              "nodes_per_switch": nodes_per_switch}
+            links.append(
+                RawLink(end(v, _port_slot(d, True, dims)), end(w, _port_slot(d, False, dims)), layer)
+            )
+    params = {
+        "dims": list(dims),
+        "vertices": vertices,
+        "degree": degree,
+        "attach": attach,
+        "nodes_per_switch": nodes_per_switch,
+    }
     return BuiltFabric(kind, switches, links, params)
 
 

@@ -62,11 +62,15 @@ def dragonfly(
         raise TopologyError("dragonfly p, a, h and groups must all be at least 1")
     need = p + (a - 1) + h
     if need > radix:
-        raise TopologyError(f"a router needs p + (a-1) + h = {p} + {a - 1} + {h} = {need} ports; the switch has {radix}")
+        raise TopologyError(
+            f"a router needs p + (a-1) + h = {p} + {a - 1} + {h} = {need} ports; the switch has {radix}"
+        )
     terminals = [t for terms in nodes for t in terms]
     capacity = p * a * groups
     if len(terminals) > capacity:
-        raise TopologyError(f"{len(terminals)} node ports exceed the dragonfly's p·a·g = {p}·{a}·{groups} = {capacity} terminals")
+        raise TopologyError(
+            f"{len(terminals)} node ports exceed the dragonfly's p·a·g = {p}·{a}·{groups} = {capacity} terminals"
+        )
     per_node = max((len(t) for t in nodes), default=1)
     if per_node > p:
         raise TopologyError(f"a node has {per_node} ports but a router only {p} terminal ports")
@@ -82,10 +86,14 @@ def dragonfly(
         router = n // nodes_per_router
         gi, r = divmod(router, a)
         if gi >= groups:
-            raise TopologyError(f"{len(nodes)} nodes of {per_node} ports need {ceil_div(len(nodes), nodes_per_router)} routers; the dragonfly has {a * groups}")
+            raise TopologyError(
+                f"{len(nodes)} nodes of {per_node} ports need {ceil_div(len(nodes), nodes_per_router)} routers; the dragonfly has {a * groups}"
+            )
         for k, term in enumerate(terms):
             port = (n % nodes_per_router) * per_node + k + 1
-            links.append(RawLink(PortRef(term.host, term), PortRef(names[gi][r], port), "node_router", term.rail))
+            links.append(
+                RawLink(PortRef(term.host, term), PortRef(names[gi][r], port), "node_router", term.rail)
+            )
     for gi in range(groups):
         for x in range(a):
             for y in range(x + 1, a):
@@ -105,9 +113,23 @@ def dragonfly(
             mine, theirs = wanted.get((gi, t), []), wanted.get((t, gi), [])
             for j_a, j_b in zip(mine, theirs, strict=False):
                 ra, rb = j_a // h, j_b // h
-                links.append(RawLink(PortRef(names[gi][ra], p + a + j_a % h), PortRef(names[t][rb], p + a + j_b % h),
-                                     "global"))
+                links.append(
+                    RawLink(
+                        PortRef(names[gi][ra], p + a + j_a % h),
+                        PortRef(names[t][rb], p + a + j_b % h),
+                        "global",
+                    )
+                )
                 used_global += 1
-    params = {"p": p, "a": a, "h": h, "groups": groups, "radix": radix, "arrangement": arrangement,
-              "routers": a * groups, "global_links": used_global, "global_ports": ports * groups}
+    params = {
+        "p": p,
+        "a": a,
+        "h": h,
+        "groups": groups,
+        "radix": radix,
+        "arrangement": arrangement,
+        "routers": a * groups,
+        "global_links": used_global,
+        "global_ports": ports * groups,
+    }
     return BuiltFabric("dragonfly", switches, links, params)

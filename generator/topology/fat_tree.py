@@ -25,7 +25,9 @@ from generator.topology.base import (
 )
 
 
-def _leaf_shape(radix: int, ratio: tuple[float, float], su_size: int | None, rail_optimized: bool) -> tuple[int, int]:
+def _leaf_shape(
+    radix: int, ratio: tuple[float, float], su_size: int | None, rail_optimized: bool
+) -> tuple[int, int]:
     """(down ports, up ports) per leaf."""
     d, u = ratio
     down = su_size if (rail_optimized and su_size) else int(radix * d // (d + u))
@@ -84,7 +86,9 @@ def fat_tree(
             su = i // su_nodes
             for r, term in enumerate(terms):
                 leaf = leaf_names[su * rails + r]
-                links.append(RawLink(PortRef(term.host, term), PortRef(leaf, i % su_nodes + 1), "node_leaf", r))
+                links.append(
+                    RawLink(PortRef(term.host, term), PortRef(leaf, i % su_nodes + 1), "node_leaf", r)
+                )
     else:
         flat = [t for terms in nodes for t in terms]
         n_leaves = ceil_div(len(flat), down)
@@ -95,8 +99,14 @@ def fat_tree(
             leaf_names.append(f"{prefix}-leaf-{j + 1:03d}")
             leaf_meta.append((None, None))
         for idx, term in enumerate(flat):
-            links.append(RawLink(PortRef(term.host, term), PortRef(leaf_names[idx // down], idx % down + 1),
-                                 "node_leaf", term.rail))
+            links.append(
+                RawLink(
+                    PortRef(term.host, term),
+                    PortRef(leaf_names[idx // down], idx % down + 1),
+                    "node_leaf",
+                    term.rail,
+                )
+            )
     n_leaves = len(leaf_names)
     spine_down = radix // 2
     spine_up = radix - spine_down
@@ -104,16 +114,28 @@ def fat_tree(
     if tiers == 3 and rail_optimized:
         sus_per_pod = leaves_per_pod // rails
         if sus_per_pod < 1:
-            raise TopologyError(f"{rails} rails do not fit a pod of {leaves_per_pod} leaves ({radix}-port spines)")
+            raise TopologyError(
+                f"{rails} rails do not fit a pod of {leaves_per_pod} leaves ({radix}-port spines)"
+            )
         leaves_per_pod = sus_per_pod * rails
     for j, name in enumerate(leaf_names):
         su, rail = leaf_meta[j]
         pod = (j // leaves_per_pod) + 1 if tiers == 3 else None
-        switches.append(SwitchSpec(name, "leaf", radix, ports_per_cage, su=su, pod=pod, rail=rail, index=j + 1))
+        switches.append(
+            SwitchSpec(name, "leaf", radix, ports_per_cage, su=su, pod=pod, rail=rail, index=j + 1)
+        )
 
     params: dict[str, object] = {
-        "radix": radix, "tiers": tiers, "down": down, "up": up, "rails": rails, "rail_optimized": rail_optimized,
-        "leaves": n_leaves, "leaves_final": leaves_final, "su_nodes": su_nodes, "ratio": ratio,
+        "radix": radix,
+        "tiers": tiers,
+        "down": down,
+        "up": up,
+        "rails": rails,
+        "rail_optimized": rail_optimized,
+        "leaves": n_leaves,
+        "leaves_final": leaves_final,
+        "su_nodes": su_nodes,
+        "ratio": ratio,
     }
     if n_leaves == 1 and leaves_final == 1:
         params.update(spines=0, cores=0, single_switch=True)
@@ -135,8 +157,13 @@ def fat_tree(
         for j, leaf in enumerate(leaf_names):
             for s, spine in enumerate(spine_names):
                 for t in range(per_pair):
-                    links.append(RawLink(PortRef(leaf, down + s * per_pair + t + 1),
-                                         PortRef(spine, j * per_pair + t + 1), "leaf_spine"))
+                    links.append(
+                        RawLink(
+                            PortRef(leaf, down + s * per_pair + t + 1),
+                            PortRef(spine, j * per_pair + t + 1),
+                            "leaf_spine",
+                        )
+                    )
         params.update(spines=spines, per_pair=per_pair, cores=0)
         return BuiltFabric("fat-tree", switches, links, params)
 
@@ -160,7 +187,9 @@ def fat_tree(
             row.append(name)
             switches.append(SwitchSpec(name, "spine", radix, ports_per_cage, pod=p + 1, index=idx))
         spine_names.append(row)
-    core_names = [[f"{prefix}-core-g{g + 1}-{c + 1:02d}" for c in range(cores_per_group)] for g in range(spines_per_pod)]
+    core_names = [
+        [f"{prefix}-core-g{g + 1}-{c + 1:02d}" for c in range(cores_per_group)] for g in range(spines_per_pod)
+    ]
     idx = 0
     for g in range(spines_per_pod):
         for name in core_names[g]:
@@ -174,9 +203,23 @@ def fat_tree(
         for s, spine in enumerate(spine_names[p]):
             for c, core in enumerate(core_names[s]):
                 for t in range(core_pair):
-                    links.append(RawLink(PortRef(spine, spine_down + c * core_pair + t + 1),
-                                         PortRef(core, p * core_pair + t + 1), "spine_core"))
-    params.update(spines=pods * spines_per_pod, spines_per_pod=spines_per_pod, cores=spines_per_pod * cores_per_group,
-                  cores_per_group=cores_per_group, core_pair=core_pair, pods=pods, pods_final=pods_final,
-                  leaves_per_pod=leaves_per_pod, spine_down=spine_down, spine_up=spine_up)
+                    links.append(
+                        RawLink(
+                            PortRef(spine, spine_down + c * core_pair + t + 1),
+                            PortRef(core, p * core_pair + t + 1),
+                            "spine_core",
+                        )
+                    )
+    params.update(
+        spines=pods * spines_per_pod,
+        spines_per_pod=spines_per_pod,
+        cores=spines_per_pod * cores_per_group,
+        cores_per_group=cores_per_group,
+        core_pair=core_pair,
+        pods=pods,
+        pods_final=pods_final,
+        leaves_per_pod=leaves_per_pod,
+        spine_down=spine_down,
+        spine_up=spine_up,
+    )
     return BuiltFabric("fat-tree", switches, links, params)

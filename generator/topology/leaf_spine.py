@@ -59,17 +59,35 @@ def leaf_spine(
         for n, terms in enumerate(nodes):
             s, pos = divmod(n, down)
             for i, term in enumerate(terms):
-                links.append(RawLink(PortRef(term.host, term), PortRef(names[s * width + i], pos + 1), "node_leaf",
-                                     term.rail, group=label))
+                links.append(
+                    RawLink(
+                        PortRef(term.host, term),
+                        PortRef(names[s * width + i], pos + 1),
+                        "node_leaf",
+                        term.rail,
+                        group=label,
+                    )
+                )
         for name in names:
             leaf_names.append(name)
             leaf_unit[name] = label
     for j, name in enumerate(leaf_names):
-        switches.append(SwitchSpec(name, "leaf", radix, ports_per_cage, index=j + 1, uplink_ports=uplink_ports))
+        switches.append(
+            SwitchSpec(name, "leaf", radix, ports_per_cage, index=j + 1, uplink_ports=uplink_ports)
+        )
     n_leaves = len(leaf_names)
-    params: dict[str, object] = {"radix": radix, "down": down, "up": up, "leaves": n_leaves, "ratio": ratio,
-                                 "leaves_final": n_leaves, "tiers": 2, "rails": 0, "rail_optimized": False,
-                                 "leaf_unit": leaf_unit}
+    params: dict[str, object] = {
+        "radix": radix,
+        "down": down,
+        "up": up,
+        "leaves": n_leaves,
+        "ratio": ratio,
+        "leaves_final": n_leaves,
+        "tiers": 2,
+        "rails": 0,
+        "rail_optimized": False,
+        "leaf_unit": leaf_unit,
+    }
     if n_leaves == 1:
         params.update(spines=0, single_switch=True)
         return BuiltFabric("leaf-spine", switches, links, params)
@@ -88,7 +106,17 @@ def leaf_spine(
     for j, leaf in enumerate(leaf_names):
         for s, spine in enumerate(spine_names):
             for t in range(per_pair):
-                links.append(RawLink(PortRef(leaf, first_up + s * per_pair + t), PortRef(spine, j * per_pair + t + 1),
-                                     "leaf_spine", None, uplink_speed_gbps, group=leaf_unit[leaf]))
-    params.update(spines=spines, per_pair=per_pair, uplink_speed_gbps=uplink_speed_gbps, leaves_final=leaves_final)
+                links.append(
+                    RawLink(
+                        PortRef(leaf, first_up + s * per_pair + t),
+                        PortRef(spine, j * per_pair + t + 1),
+                        "leaf_spine",
+                        None,
+                        uplink_speed_gbps,
+                        group=leaf_unit[leaf],
+                    )
+                )
+    params.update(
+        spines=spines, per_pair=per_pair, uplink_speed_gbps=uplink_speed_gbps, leaves_final=leaves_final
+    )
     return BuiltFabric("leaf-spine", switches, links, params)

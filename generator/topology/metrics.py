@@ -222,10 +222,22 @@ def compute_metrics(name: str, fabric: BuiltFabric, speed_gbps: float) -> Fabric
         notes.append(f"bisection cut across dimension {cut_dim} (size {k}, stride {stride})")
         mean = round(mean, 4)
     return FabricMetrics(
-        fabric=name, topology=fabric.kind, switches=switches, ports_used=used, ports_free=free, cables=cables,
-        endpoints=endpoints, injection_gbps=injection, bisection_gbps=round(bisection, 3),
-        oversubscription=over, diameter_hops=int(diameter), mean_hops=float(mean), ecmp_paths=int(ecmp),
-        spof=tuple(spof), bandwidth_after_spine_loss=round(after, 4), notes=tuple(notes),
+        fabric=name,
+        topology=fabric.kind,
+        switches=switches,
+        ports_used=used,
+        ports_free=free,
+        cables=cables,
+        endpoints=endpoints,
+        injection_gbps=injection,
+        bisection_gbps=round(bisection, 3),
+        oversubscription=over,
+        diameter_hops=int(diameter),
+        mean_hops=float(mean),
+        ecmp_paths=int(ecmp),
+        spof=tuple(spof),
+        bandwidth_after_spine_loss=round(after, 4),
+        notes=tuple(notes),
     )
 
 
@@ -252,8 +264,10 @@ def exact_bisection(fabric: BuiltFabric, speed_gbps: float, first_half: set[str]
     import networkx as nx
 
     g = flow_graph(fabric, speed_gbps)
-    hosts = sorted({lk.a.device for lk in fabric.links if _is_node(lk.a.port)}
-                   | {lk.b.device for lk in fabric.links if _is_node(lk.b.port)})
+    hosts = sorted(
+        {lk.a.device for lk in fabric.links if _is_node(lk.a.port)}
+        | {lk.b.device for lk in fabric.links if _is_node(lk.b.port)}
+    )
     for h in hosts:
         if h in first_half:
             g.add_edge("__src__", h, capacity=float("inf"))

@@ -10,8 +10,14 @@ from generator.verify.identify import PlanIndex, ib_found_links, lldp_found_link
 from generator.verify.model import DiscoveryError
 
 
-def verify(plan: Plan, fabric: str, discovered: str | Path, *, node_name_map: str | Path | None = None,
-           sim_speed: str | None = None) -> Verification:
+def verify(
+    plan: Plan,
+    fabric: str,
+    discovered: str | Path,
+    *,
+    node_name_map: str | Path | None = None,
+    sim_speed: str | None = None,
+) -> Verification:
     """Raises DiscoveryError when ``discovered`` cannot be read or does not fit the fabric."""
     path = Path(discovered)
     rf = plan.cluster.fabrics[fabric]
@@ -19,8 +25,10 @@ def verify(plan: Plan, fabric: str, discovered: str | Path, *, node_name_map: st
     expected = expected_cables(plan, fabric, sim_speed=sim_speed)
     if rf.kind == "infiniband":
         if path.is_dir():
-            raise DiscoveryError(f"{path} is a directory; the {fabric} fabric is InfiniBand: give one "
-                                 "`ibnetdiscover` output file")
+            raise DiscoveryError(
+                f"{path} is a directory; the {fabric} fabric is InfiniBand: give one "
+                "`ibnetdiscover` output file"
+            )
         from generator.verify.ibnetdiscover import read_ibnetdiscover
 
         disc = read_ibnetdiscover(path)

@@ -79,7 +79,7 @@ def _norm_rate(rate: str | None) -> str | None:
     if rate is None:
         return None
     i = rate.lower().find("x")
-    return rate[: i + 1].lower() + rate[i + 1:].upper() if i >= 0 else rate.upper()
+    return rate[: i + 1].lower() + rate[i + 1 :].upper() if i >= 0 else rate.upper()
 
 
 def _dedupe(found: list[FoundLink]) -> list[FoundLink]:
@@ -102,8 +102,13 @@ def _other(fl: FoundLink, end: End) -> End:
     return fl.b if fl.a == end else fl.a
 
 
-def compare(expected: list[ExpectedCable], found: list[FoundLink], *, fabric: str = "", source: str = "",
-            ) -> Verification:
+def compare(
+    expected: list[ExpectedCable],
+    found: list[FoundLink],
+    *,
+    fabric: str = "",
+    source: str = "",
+) -> Verification:
     found = _dedupe(found)
     at: dict[End, list[int]] = {}
     for i, fl in enumerate(found):
@@ -121,22 +126,50 @@ def compare(expected: list[ExpectedCable], found: list[FoundLink], *, fabric: st
             explained.add(exact[0])
             want, got = _norm_rate(cab.rate), _norm_rate(fl.rate)
             if want and got and want != got:
-                unknown = " (this infiniband-diags cannot name the speed: XDR needs a newer rdma-core)" \
-                    if got.endswith("???") else ""
-                results.append(CableResult(
-                    "rate", cab.id, cab.a, cab.b,
-                    f"{cab.a.text()} — {cab.b.text()} came up {got}, plan says {want}{unknown}",
-                    expected_rate=want, found_rate=got, where=(fl.where,)))
+                unknown = (
+                    " (this infiniband-diags cannot name the speed: XDR needs a newer rdma-core)"
+                    if got.endswith("???")
+                    else ""
+                )
+                results.append(
+                    CableResult(
+                        "rate",
+                        cab.id,
+                        cab.a,
+                        cab.b,
+                        f"{cab.a.text()} — {cab.b.text()} came up {got}, plan says {want}{unknown}",
+                        expected_rate=want,
+                        found_rate=got,
+                        where=(fl.where,),
+                    )
+                )
             else:
                 if want and not got:
                     rate_unchecked += 1
-                results.append(CableResult("ok", cab.id, cab.a, cab.b, "ok", expected_rate=want, found_rate=got,
-                                           where=(fl.where,)))
+                results.append(
+                    CableResult(
+                        "ok",
+                        cab.id,
+                        cab.a,
+                        cab.b,
+                        "ok",
+                        expected_rate=want,
+                        found_rate=got,
+                        where=(fl.where,),
+                    )
+                )
             continue
         if not la and not lb:
-            results.append(CableResult("missing", cab.id, cab.a, cab.b,
-                                       f"{cab.a.text()} — {cab.b.text()}: no link at either end",
-                                       expected_rate=_norm_rate(cab.rate)))
+            results.append(
+                CableResult(
+                    "missing",
+                    cab.id,
+                    cab.a,
+                    cab.b,
+                    f"{cab.a.text()} — {cab.b.text()}: no link at either end",
+                    expected_rate=_norm_rate(cab.rate),
+                )
+            )
             continue
         explained.update(la)
         explained.update(lb)
@@ -149,14 +182,34 @@ def compare(expected: list[ExpectedCable], found: list[FoundLink], *, fabric: st
             else:
                 parts.append(f"{end.text()} goes to {peer.text()}, plan says {want.text()}")
         where = tuple(sorted({found[i].where for i in (*la, *lb)}))
-        results.append(CableResult("miswired", cab.id, cab.a, cab.b, "; ".join(parts), peer_a, peer_b,
-                                   _norm_rate(cab.rate), None, where))
+        results.append(
+            CableResult(
+                "miswired",
+                cab.id,
+                cab.a,
+                cab.b,
+                "; ".join(parts),
+                peer_a,
+                peer_b,
+                _norm_rate(cab.rate),
+                None,
+                where,
+            )
+        )
     for i, fl in enumerate(found):
         if i not in explained:
             a, b = sorted((fl.a, fl.b), key=lambda e: (not e.known, e.device, e.port))
-            results.append(CableResult("unexpected", None, a, b,
-                                       f"{a.text()} — {b.text()}: link not in the plan",
-                                       found_rate=_norm_rate(fl.rate), where=(fl.where,)))
+            results.append(
+                CableResult(
+                    "unexpected",
+                    None,
+                    a,
+                    b,
+                    f"{a.text()} — {b.text()}: link not in the plan",
+                    found_rate=_norm_rate(fl.rate),
+                    where=(fl.where,),
+                )
+            )
     order = {s: i for i, s in enumerate(STATUSES)}
     results.sort(key=lambda r: (order[r.status], r.cable or "", r.a.device, r.a.port, r.b.device, r.b.port))
     return Verification(fabric, source, results, len(expected), len(found), rate_unchecked=rate_unchecked)
@@ -177,7 +230,13 @@ def expected_cables(plan: Plan, fabric: str, *, sim_speed: str | None = None) ->
         out = []
         for el in expected_links(plan, fabric):
             rate = f"{el.width}{sim_speed or el.speed}" if el.width and el.speed else None
-            out.append(ExpectedCable(el.id, end(el.a.device, el.a.port), end(el.b.device, el.b.port), rate, el.layer))
+            out.append(
+                ExpectedCable(el.id, end(el.a.device, el.a.port), end(el.b.device, el.b.port), rate, el.layer)
+            )
         return out
-    return [ExpectedCable(link.id, end(link.a.device, link.a.port), end(link.b.device, link.b.port), None, link.layer)
-            for link in plan.links_of(fabric)]
+    return [
+        ExpectedCable(
+            link.id, end(link.a.device, link.a.port), end(link.b.device, link.b.port), None, link.layer
+        )
+        for link in plan.links_of(fabric)
+    ]

@@ -19,16 +19,16 @@ from generator.verify.model import DiscoveryError, IbDiscovery, SeenLink, SeenNo
 _SW = re.compile(r'^Switch\s+(\d+)\s+"([SHR?])-([^"]*)"(?:\s*#\s*"(.*)"(.*))?\s*$')
 _CA = re.compile(r'^(Ca|Hca|Rt)\s+(\d+)\s+"([SHR?])-([^"]*)"(?:\s*#\s*"(.*)"(.*))?\s*$')
 _PORT = re.compile(
-    r'^\[(\d+)\](?:\[ext \d+\])?\s*(?:\(([0-9a-fA-F]+)\))?\s*'  # local port, CA port GUID
+    r"^\[(\d+)\](?:\[ext \d+\])?\s*(?:\(([0-9a-fA-F]+)\))?\s*"  # local port, CA port GUID
     r'"([SHR?])-([^"]*)"(?:\[(\d+)\])?(?:\[ext \d+\])?\s*'  # remote node id and port
-    r'(?:\(([0-9a-fA-F]+)\))?\s*(.*)$'  # remote port GUID (peer not a switch), rest
+    r"(?:\(([0-9a-fA-F]+)\))?\s*(.*)$"  # remote port GUID (peer not a switch), rest
 )
 _COMMENT = re.compile(
     r'#\s*(?:lid\s+\d+\s+lmc\s+\d+\s+)?"(.*)"\s+lid\s+(\d+)'
-    r'(?:\s+(\d+[xX]|\?\?)\s*([A-Za-z][A-Za-z0-9]*|\?\?\?))?'
+    r"(?:\s+(\d+[xX]|\?\?)\s*([A-Za-z][A-Za-z0-9]*|\?\?\?))?"
 )
-_GUID = re.compile(r'^(switchguid|caguid|rtguid|sysimgguid)=0x([0-9a-fA-F]+)')
-_DEVID = re.compile(r'^devid=0x([0-9a-fA-F]+)')
+_GUID = re.compile(r"^(switchguid|caguid|rtguid|sysimgguid)=0x([0-9a-fA-F]+)")
+_DEVID = re.compile(r"^devid=0x([0-9a-fA-F]+)")
 _P_LINK = re.compile(
     r"^(SW|CA|RT)\s+(\d+)\s+(\d+)\s+0x([0-9a-fA-F]+)\s+(\d+[xX]|\?\?)\s+(\S+)\s+-\s+"
     r"(SW|CA|RT)\s+(\d+)\s+(\d+)\s+0x([0-9a-fA-F]+)\s+\(\s*'(.*)'\s+-\s+'(.*)'\s*\)\s*$"
@@ -66,27 +66,41 @@ class _Builder:
         self.peer: dict[tuple[str, int], tuple[str, int]] = {}
         self.warnings: list[str] = []
 
-    def node(self, key: str, kind: str, desc: str, guid: int | None, nports: int = 0, devid: int | None = None,
-             header: bool = False) -> None:
+    def node(
+        self,
+        key: str,
+        kind: str,
+        desc: str,
+        guid: int | None,
+        nports: int = 0,
+        devid: int | None = None,
+        header: bool = False,
+    ) -> None:
         old = self.nodes.get(key)
         if old is None or header:
             if old is not None and header:
                 desc = desc if desc or not old.desc else old.desc
             self.nodes[key] = SeenNode(key, kind, desc, guid, nports, devid)
 
-    def link(self, a: tuple[str, int], b: tuple[str, int], width: str | None, speed: str | None, line: int) -> None:
+    def link(
+        self, a: tuple[str, int], b: tuple[str, int], width: str | None, speed: str | None, line: int
+    ) -> None:
         for x, y in ((a, b), (b, a)):
             known = self.peer.get(x)
             if known is not None and known != y:
-                self.warnings.append(f"{self.source}:{line}: port {x[1]} of {x[0]} is reported connected to "
-                                     f"{y[0]}[{y[1]}] here and to {known[0]}[{known[1]}] elsewhere")
+                self.warnings.append(
+                    f"{self.source}:{line}: port {x[1]} of {x[0]} is reported connected to "
+                    f"{y[0]}[{y[1]}] here and to {known[0]}[{known[1]}] elsewhere"
+                )
             self.peer.setdefault(x, y)
         key = frozenset((a, b))
         old = self.links.get(key)
         if old is None:
             self.links[key] = SeenLink(a[0], a[1], b[0], b[1], _width(width), speed, line)
         elif old.width is None and width is not None:
-            self.links[key] = SeenLink(old.a_node, old.a_port, old.b_node, old.b_port, _width(width), speed, old.line)
+            self.links[key] = SeenLink(
+                old.a_node, old.a_port, old.b_node, old.b_port, _width(width), speed, old.line
+            )
 
     def result(self) -> IbDiscovery:
         excluded = sorted(k for k, n in self.nodes.items() if is_sharp_node(n))
@@ -122,8 +136,15 @@ def _parse_default(lines: list[str], source: str) -> IbDiscovery:
                 nports, letter, nid, desc = m.group(2), m.group(3), m.group(4), m.group(5)
                 kind = "router" if m.group(1) == "Rt" else "ca"
             key, guid = _node_key(nid)
-            b.node(key, kind, desc or "", guid if guid is not None else pending_guid, int(nports), pending_devid,
-                   header=True)
+            b.node(
+                key,
+                kind,
+                desc or "",
+                guid if guid is not None else pending_guid,
+                int(nports),
+                pending_devid,
+                header=True,
+            )
             current, current_kind = key, kind
             pending_guid = pending_devid = None
             continue
@@ -157,7 +178,13 @@ def _parse_ports(lines: list[str], source: str) -> IbDiscovery:
         m = _P_LINK.match(raw.strip())
         if not m:
             continue
-        ltype, lport, lguid, width, speed = m.group(1), int(m.group(3)), int(m.group(4), 16), m.group(5), m.group(6)
+        ltype, lport, lguid, width, speed = (
+            m.group(1),
+            int(m.group(3)),
+            int(m.group(4), 16),
+            m.group(5),
+            m.group(6),
+        )
         rtype, rport, rguid = m.group(7), int(m.group(9)), int(m.group(10), 16)
         ldesc, rdesc = m.group(11), m.group(12)
         lkey, rkey = f"0x{lguid:016x}", f"0x{rguid:016x}"
@@ -173,8 +200,10 @@ def parse_ibnetdiscover(text: str, source: str = "<ibnetdiscover>") -> IbDiscove
     default_hits = sum(1 for ln in lines if _SW.match(ln.strip()) or _CA.match(ln.strip()))
     port_hits = sum(1 for ln in lines if _P_LINK.match(ln.strip()) or _P_FREE.match(ln.strip()))
     if not default_hits and not port_hits:
-        raise DiscoveryError(f"{source}: no ibnetdiscover records found (expected `Switch`/`Ca` records or "
-                             "`ibnetdiscover -p` port lines)")
+        raise DiscoveryError(
+            f"{source}: no ibnetdiscover records found (expected `Switch`/`Ca` records or "
+            "`ibnetdiscover -p` port lines)"
+        )
     if port_hits > default_hits:
         return _parse_ports(lines, source)
     return _parse_default(lines, source)
@@ -187,6 +216,8 @@ def read_ibnetdiscover(path: str | Path) -> IbDiscovery:
     except OSError as exc:
         raise DiscoveryError(f"{p}: cannot read: {exc.strerror or exc}") from None
     if b"\0" in data[:4096]:
-        raise DiscoveryError(f"{p}: binary file (an `ibnetdiscover --cache` file? print it with "
-                             "`ibnetdiscover --load-cache FILE`)")
+        raise DiscoveryError(
+            f"{p}: binary file (an `ibnetdiscover --cache` file? print it with "
+            "`ibnetdiscover --load-cache FILE`)"
+        )
     return parse_ibnetdiscover(data.decode("utf-8", errors="replace"), str(p))

@@ -80,7 +80,11 @@ class PlanIndex:
         for name in names:
             if not name:
                 continue
-            hit = self.switch_port(device, name) if self.kind(device) == "switch" else self.node_port(device, name)
+            hit = (
+                self.switch_port(device, name)
+                if self.kind(device) == "switch"
+                else self.node_port(device, name)
+            )
             if hit is not None:
                 return hit
         return None
@@ -125,14 +129,19 @@ def _ib_identity(node: SeenNode, index: PlanIndex, names: dict[int, str]) -> tup
 def _unidentified(node: SeenNode) -> str:
     kind = {"switch": "switch", "ca": "CA", "router": "router"}.get(node.kind, "node")
     ident = node.key if node.guid is None else f"0x{node.guid:016x}"
-    return f'unidentified {kind} {ident}' + (f' "{node.desc}"' if node.desc.strip() else "")
+    return f"unidentified {kind} {ident}" + (f' "{node.desc}"' if node.desc.strip() else "")
 
 
-def ib_found_links(disc: IbDiscovery, index: PlanIndex, names: dict[int, str] | None = None,
-                   ) -> tuple[list[FoundLink], list[str]]:
+def ib_found_links(
+    disc: IbDiscovery,
+    index: PlanIndex,
+    names: dict[int, str] | None = None,
+) -> tuple[list[FoundLink], list[str]]:
     """Discovered links as plan ends, and the labels of nodes that matched no plan device."""
     names = names or {}
-    ident: dict[str, tuple[str | None, str | None]] = {k: _ib_identity(n, index, names) for k, n in disc.nodes.items()}
+    ident: dict[str, tuple[str | None, str | None]] = {
+        k: _ib_identity(n, index, names) for k, n in disc.nodes.items()
+    }
     unidentified: set[str] = set()
 
     def end(key: str, port: int) -> End:
@@ -145,8 +154,10 @@ def ib_found_links(disc: IbDiscovery, index: PlanIndex, names: dict[int, str] | 
             return End(dev, str(port), "switch")
         return End(dev, f"{rdma or '?'}/{port}", "node")
 
-    found = [FoundLink(end(ln.a_node, ln.a_port), end(ln.b_node, ln.b_port), ln.rate, f"{disc.source}:{ln.line}")
-             for ln in disc.links]
+    found = [
+        FoundLink(end(ln.a_node, ln.a_port), end(ln.b_node, ln.b_port), ln.rate, f"{disc.source}:{ln.line}")
+        for ln in disc.links
+    ]
     return found, sorted(_unidentified(disc.nodes[k]) for k in unidentified)
 
 
@@ -166,8 +177,11 @@ def lldp_found_links(neighbors: list[LldpNeighbor], index: PlanIndex) -> tuple[l
         id_port = n.port_id if n.port_id_type in ("ifname", "local", "ifalias", None) else None
         raw_port = id_port or n.port_descr or n.port_id or "?"
         if remote_dev is None:
-            label = (f"unidentified LLDP chassis {n.chassis_name!r}" if n.chassis_name
-                     else f"unidentified LLDP chassis id {n.chassis_id or '?'}")
+            label = (
+                f"unidentified LLDP chassis {n.chassis_name!r}"
+                if n.chassis_name
+                else f"unidentified LLDP chassis id {n.chassis_id or '?'}"
+            )
             unidentified.add(label)
             remote = End(label, raw_port, known=False)
         else:

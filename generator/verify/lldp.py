@@ -94,10 +94,14 @@ def parse_lldp_json(text: str, local_device: str, source: str = "<lldp>") -> lis
     try:
         data = json.loads(text) if text.strip() else {"lldp": {}}
     except json.JSONDecodeError as exc:
-        raise DiscoveryError(f"{source}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); expected "
-                             "`lldpcli show neighbors -f json` output") from None
+        raise DiscoveryError(
+            f"{source}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); expected "
+            "`lldpcli show neighbors -f json` output"
+        ) from None
     if not isinstance(data, dict) or "lldp" not in data:
-        raise DiscoveryError(f"{source}: no top-level `lldp` key; expected `lldpcli show neighbors -f json` output")
+        raise DiscoveryError(
+            f"{source}: no top-level `lldp` key; expected `lldpcli show neighbors -f json` output"
+        )
     out: list[LldpNeighbor] = []
     for ifname, body in _interfaces(data["lldp"]):
         name, chassis = _chassis(body.get("chassis"))
@@ -105,8 +109,18 @@ def parse_lldp_json(text: str, local_device: str, source: str = "<lldp>") -> lis
         port = _unwrap(body.get("port"))
         port = port if isinstance(port, dict) else {}
         ptype, pid = _id(port.get("id"))
-        out.append(LldpNeighbor(local_device, ifname, name, cid, ptype, pid, _text(port.get("descr")),
-                                f"{source} interface {ifname}"))
+        out.append(
+            LldpNeighbor(
+                local_device,
+                ifname,
+                name,
+                cid,
+                ptype,
+                pid,
+                _text(port.get("descr")),
+                f"{source} interface {ifname}",
+            )
+        )
     return out
 
 
@@ -124,7 +138,9 @@ def read_lldp(path: str | Path) -> list[LldpNeighbor]:
     if p.is_dir():
         files = sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith(SUFFIXES))
         if not files:
-            raise DiscoveryError(f"{p}: no *.json files (one `lldpcli show neighbors -f json` output per device)")
+            raise DiscoveryError(
+                f"{p}: no *.json files (one `lldpcli show neighbors -f json` output per device)"
+            )
     else:
         files = [p]
     out: list[LldpNeighbor] = []

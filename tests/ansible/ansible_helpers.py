@@ -51,7 +51,9 @@ def root_tarball_fixture() -> Path:
         return path
     if os.geteuid() != 0 or shutil.which("debootstrap") is None:
         pytest.skip(f"no test root at {path} and cannot build one (needs root and debootstrap)")
-    proc = subprocess.run(["bash", str(BUILD_SCRIPT), str(path)], capture_output=True, text=True, timeout=1200)
+    proc = subprocess.run(
+        ["bash", str(BUILD_SCRIPT), str(path)], capture_output=True, text=True, timeout=1200
+    )
     if proc.returncode != 0:
         pytest.skip(f"could not build the test root: {proc.stderr.strip()[-400:]}")
     return path

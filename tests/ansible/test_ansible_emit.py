@@ -31,8 +31,12 @@ def _yaml(path: Path):  # type: ignore[no-untyped-def]
 
 
 def _inventory_json(inv: Path) -> dict:  # type: ignore[type-arg]
-    proc = subprocess.run([ansible_bin("ansible-inventory"), "-i", str(inv), "--list"], capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run(
+        [ansible_bin("ansible-inventory"), "-i", str(inv), "--list"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -90,9 +94,17 @@ def test_group_vars_carry_the_pins_mounts_and_derived_nccl(superpod_build: Path)
     assert all_vars["nvidia_driver_branch"] == "550" and all_vars["nvidia_driver_version"] == "550.127.08"
     assert all_vars["nccl_version"] == "2.21.5" and all_vars["nccl_cuda"] == "12.4"
     assert all_vars["doca_ofed_kind"] == "doca" and all_vars["doca_ofed_version"] == "2.9.1"
-    assert all_vars["shared_storage_mounts"] == [{
-        "name": "scratch", "kind": "lustre", "src": "mgs01@o2ib:/scratch", "path": "/lustre/scratch",
-        "fstype": "lustre", "opts": "flock,_netdev", "server": "mgs01"}]
+    assert all_vars["shared_storage_mounts"] == [
+        {
+            "name": "scratch",
+            "kind": "lustre",
+            "src": "mgs01@o2ib:/scratch",
+            "path": "/lustre/scratch",
+            "fstype": "lustre",
+            "opts": "flock,_netdev",
+            "server": "mgs01",
+        }
+    ]
     dgx = _yaml(gv / "pool_dgx.yml")
     cluster = load_and_resolve(EXAMPLES / "superpod-h100-4su.yaml")[1]
     from generator.plan.build import build_plan
@@ -141,14 +153,24 @@ def test_output_is_deterministic(superpod_build: Path, tmp_path: Path) -> None:
 
 def test_site_yml_syntax(superpod_build: Path) -> None:
     a = superpod_build / "ansible"
-    proc = subprocess.run([ansible_bin("ansible-playbook"), "-i", "inventory.yml", "--syntax-check", "site.yml"],
-                          cwd=a, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [ansible_bin("ansible-playbook"), "-i", "inventory.yml", "--syntax-check", "site.yml"],
+        cwd=a,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def _lint(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([ansible_bin("ansible-lint"), "--offline", "--profile", "production", "--nocolor", "."],
-                          cwd=path, capture_output=True, text=True, timeout=LINT_TIMEOUT)
+    return subprocess.run(
+        [ansible_bin("ansible-lint"), "--offline", "--profile", "production", "--nocolor", "."],
+        cwd=path,
+        capture_output=True,
+        text=True,
+        timeout=LINT_TIMEOUT,
+    )
 
 
 def test_ansible_lint_production_on_shipped_playbooks() -> None:
@@ -223,13 +245,20 @@ def test_topology_template_renders_valid_nccl_xml() -> None:
 
     cluster = load_and_resolve(DATA / "roce-pcie.yaml")[1]
     prof = nccl.derive(cluster, cluster.pools[0], build_plan(cluster))
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(playbooks_dir() / "roles" / "nccl" / "templates")),
-                             undefined=jinja2.StrictUndefined, trim_blocks=True)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(playbooks_dir() / "roles" / "nccl" / "templates")),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+    )
     xml = env.get_template("topo.xml.j2").render(
-        nccl_pool="l40s", nccl_transport=prof.transport, nccl_topology=nccl.topology_vars(prof),
-        ansible_architecture="x86_64", _nccl_cpumaps=["0000ffff", "ffff0000"],
+        nccl_pool="l40s",
+        nccl_transport=prof.transport,
+        nccl_topology=nccl.topology_vars(prof),
+        ansible_architecture="x86_64",
+        _nccl_cpumaps=["0000ffff", "ffff0000"],
         _nccl_gpu_busids=["0000:17:00.0", "0000:31:00.0", "0000:b1:00.0", "0000:ca:00.0"],
-        _nccl_nic_busids={"mlx5_0": "0000:18:00.0", "mlx5_1": "0000:b2:00.0"})
+        _nccl_nic_busids={"mlx5_0": "0000:18:00.0", "mlx5_1": "0000:b2:00.0"},
+    )
     system = ET.fromstring(xml)
     cpus = system.findall("cpu")
     assert [c.get("affinity") for c in cpus] == ["0000ffff", "ffff0000"]
@@ -242,9 +271,11 @@ def test_topology_template_renders_valid_nccl_xml() -> None:
 
 def test_cloud_inventory_has_no_invented_addresses(tmp_path: Path) -> None:
     bp = tmp_path / "aws.yaml"
-    bp.write_text("apiVersion: cluster-blueprint/v1\nname: c-aws\npools:\n  - {name: gpu, count: 2, server: aws/p5.48xlarge}\n"
-                  "storage:\n  - {name: fsx, kind: managed, mount: /fsx}\n"
-                  "deployment:\n  target: aws\n  cloud: {region: us-east-1}\n")
+    bp.write_text(
+        "apiVersion: cluster-blueprint/v1\nname: c-aws\npools:\n  - {name: gpu, count: 2, server: aws/p5.48xlarge}\n"
+        "storage:\n  - {name: fsx, kind: managed, mount: /fsx}\n"
+        "deployment:\n  target: aws\n  cloud: {region: us-east-1}\n"
+    )
     out = build(bp, tmp_path / "b")
     data = _inventory_json(out / "ansible" / "inventory.yml")
     assert data["_meta"]["hostvars"].get("gpu001", {}).get("ansible_host") is None

@@ -30,12 +30,31 @@ def host_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _inventory(path: Path, hosts: dict[str, str], pool: str = "pool_gpu") -> Path:
     """One pool (named as generated) whose hosts are chroot directories."""
-    lines = ["all:", "  vars:", "    ansible_connection: community.general.chroot", "    ansible_become: false",
-             "    ansible_python_interpreter: /usr/bin/python3", "  children:", f"    {pool}:", "      hosts:"]
+    lines = [
+        "all:",
+        "  vars:",
+        "    ansible_connection: community.general.chroot",
+        "    ansible_become: false",
+        "    ansible_python_interpreter: /usr/bin/python3",
+        "  children:",
+        f"    {pool}:",
+        "      hosts:",
+    ]
     for i, (name, root) in enumerate(sorted(hosts.items()), start=1):
-        lines += [f"        {name}:", f"          ansible_host: {root}", f"          cb_mgmt_address: 10.20.1.{i}"]
-    lines += ["    role_gpu:", "      children:", f"        {pool}: {{}}", "    rdma:", "      children:",
-              f"        {pool}: {{}}", ""]
+        lines += [
+            f"        {name}:",
+            f"          ansible_host: {root}",
+            f"          cb_mgmt_address: 10.20.1.{i}",
+        ]
+    lines += [
+        "    role_gpu:",
+        "      children:",
+        f"        {pool}: {{}}",
+        "    rdma:",
+        "      children:",
+        f"        {pool}: {{}}",
+        "",
+    ]
     path.write_text("\n".join(lines))
     return path
 
@@ -60,7 +79,9 @@ def _installed(root: Path) -> set[str]:
     status = (root / "var" / "lib" / "dpkg" / "status").read_text()
     out = set()
     for block in status.split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(" "))
+        fields = dict(
+            line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(" ")
+        )
         if fields.get("Status") == "install ok installed":
             out.add(fields["Package"])
     return out
@@ -95,8 +116,13 @@ def test_files_packages_and_fstab_are_real(runs, chroot_root: Path, host_build: 
     # configuration files of the other roles
     assert "nvidia_peermem" in (r / "etc/modules-load.d/nvidia-peermem.conf").read_text()
     assert (r / "etc/modules-load.d/cluster-blueprint-rdma.conf").read_text().split()[-3:] == [
-        "ib_umad", "ib_ipoib", "rdma_ucm"]
-    assert "* hard memlock unlimited" in (r / "etc/security/limits.d/90-cluster-blueprint-rdma.conf").read_text()
+        "ib_umad",
+        "ib_ipoib",
+        "rdma_ucm",
+    ]
+    assert (
+        "* hard memlock unlimited" in (r / "etc/security/limits.d/90-cluster-blueprint-rdma.conf").read_text()
+    )
     assert "10.20.1.1 gpu001" in (r / "etc/hosts").read_text()
 
 
@@ -112,10 +138,24 @@ def test_driver_ofed_and_nccl_packages_in_check_mode(runs, chroot_root: Path, ho
     inv = runs[0]
     (chroot_root / KEY_IN_ROOT.lstrip("/")).write_text("test stand-in for a repository signing key\n")
     code, result, err = _configure(
-        host_build, inv, "--check", "--tags", "drivers,fabric,nccl",
-        "-e", "cb_hardware_present=false", "-e", "doca_ofed_kind=doca", "-e", "nvidia_driver_version=570.124.06",
-        "-e", f"nvidia_driver_repo_key_url={KEY_IN_ROOT}", "-e", f"doca_ofed_repo_key_url={KEY_IN_ROOT}",
-        "-e", f"nccl_repo_key_url={KEY_IN_ROOT}")
+        host_build,
+        inv,
+        "--check",
+        "--tags",
+        "drivers,fabric,nccl",
+        "-e",
+        "cb_hardware_present=false",
+        "-e",
+        "doca_ofed_kind=doca",
+        "-e",
+        "nvidia_driver_version=570.124.06",
+        "-e",
+        f"nvidia_driver_repo_key_url={KEY_IN_ROOT}",
+        "-e",
+        f"doca_ofed_repo_key_url={KEY_IN_ROOT}",
+        "-e",
+        f"nccl_repo_key_url={KEY_IN_ROOT}",
+    )
     host = result["hosts"]["gpu001"]
     assert code == 0 and host["failed"] == 0, json.dumps(result, indent=1) + err
     assert host["changed"] >= 3  # repositories, pin file, nouveau blacklist would change
@@ -128,25 +168,38 @@ def test_driver_ofed_and_nccl_packages_in_check_mode(runs, chroot_root: Path, ho
 
 def test_acceptance_fails_without_a_threshold(runs, host_build: Path) -> None:  # type: ignore[no-untyped-def]
     inv = runs[0]
-    code, result, _ = _configure(host_build, inv, "--tags", "acceptance", "-e", "cb_hardware_present=false",
-                                 "-e", "acceptance_link_gbytes=0")
+    code, result, _ = _configure(
+        host_build,
+        inv,
+        "--tags",
+        "acceptance",
+        "-e",
+        "cb_hardware_present=false",
+        "-e",
+        "acceptance_link_gbytes=0",
+    )
     host = result["hosts"]["gpu001"]
     assert code == 1 and host["status"] == "failed"
     assert any("no bus bandwidth threshold" in f["message"] for f in host["failures"]), host
 
 
 def test_a_failed_host_does_not_hide_the_others(host_build: Path, chroot_root: Path, tmp_path: Path) -> None:
-    inv = _inventory(tmp_path / "two.yml", {"gpu001": str(chroot_root), "gpu002": str(tmp_path / "no-such-root")})
+    inv = _inventory(
+        tmp_path / "two.yml", {"gpu001": str(chroot_root), "gpu002": str(tmp_path / "no-such-root")}
+    )
     code, result, _ = _configure(host_build, inv, "--tags", "base", "-e", "cb_hardware_present=false")
     assert code == 1
     # gpu001 still runs to the end (its /etc/hosts block gains gpu002's address)
-    assert result["hosts"]["gpu001"]["status"] in ("ok", "changed") and result["hosts"]["gpu001"]["failed"] == 0
+    assert (
+        result["hosts"]["gpu001"]["status"] in ("ok", "changed") and result["hosts"]["gpu001"]["failed"] == 0
+    )
     assert result["hosts"]["gpu001"]["ok"] > 0
     assert result["hosts"]["gpu002"]["status"] in ("unreachable", "failed")
     assert result["hosts"]["gpu002"]["failures"][0]["message"]
     # the text report lists both hosts and the failure
-    code, out, err = run_cli("configure", str(host_build), "-i", str(inv), "--tags", "base",
-                             "-e", "cb_hardware_present=false")
+    code, out, err = run_cli(
+        "configure", str(host_build), "-i", str(inv), "--tags", "base", "-e", "cb_hardware_present=false"
+    )
     assert code == 1
     assert "gpu001" in out and "gpu002" in out and "FAILED" in err
 
@@ -162,8 +215,10 @@ def test_roce_lossless_class_is_rendered_and_idempotent(chroot_root: Path, tmp_p
     assert 'mlnx_qos -i "$ifc" --trust dscp --pfc 0,0,0,0,1,0,0,0' in script
     assert "for ifc in eth1 eth2; do" in script and "for dev in mlx5_0 mlx5_1; do" in script
     assert 'cma_roce_tos -d "$dev" -t 96' in script and "/ecn/roce_np/enable/4" in script
-    assert "ExecStart=/usr/local/sbin/cluster-blueprint-roce-qos" in (
-        chroot_root / "etc/systemd/system/cluster-blueprint-roce-qos.service").read_text()
+    assert (
+        "ExecStart=/usr/local/sbin/cluster-blueprint-roce-qos"
+        in (chroot_root / "etc/systemd/system/cluster-blueprint-roce-qos.service").read_text()
+    )
     conf = (chroot_root / "etc/nccl.conf").read_text()
     assert "NCCL_IB_TC=96" in conf and "NCCL_IB_GID_INDEX=3" in conf
     code, result, err = _configure(out, inv, *args)

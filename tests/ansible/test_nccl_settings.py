@@ -53,7 +53,7 @@ def test_every_setting_names_a_real_blueprint_fact(superpod) -> None:
         for s in prof.settings:
             assert s.reason and s.source, s
             if s.source.startswith("catalog:"):
-                section, key = s.source[len("catalog:"):].split(".")[:2]
+                section, key = s.source[len("catalog:") :].split(".")[:2]
                 assert key in getattr(cluster.catalog, section), s
             else:
                 assert s.source.split(".")[0].split("[")[0] in fields, s
@@ -99,13 +99,17 @@ def test_roce_pcie_settings() -> None:
     topo = prof.topology
     assert topo is not None and topo.link_speed == "16.0 GT/s PCIe"
     assert [[(s.gpus, s.nics) for s in node] for node in topo.numa_nodes] == [
-        [((0, 1), ("mlx5_0",))], [((2, 3), ("mlx5_1",))]]
+        [((0, 1), ("mlx5_0",))],
+        [((2, 3), ("mlx5_1",))],
+    ]
     assert topo.numa_nodes[0][0].nic_mbps == 400_000
 
 
 def _cloud(tmp_path: Path, target: str, server: str):  # type: ignore[no-untyped-def]
-    text = (f"apiVersion: cluster-blueprint/v1\nname: c-{target}\npools:\n  - {{name: gpu, count: 4, server: {server}}}\n"
-            f"deployment:\n  target: {target}\n  cloud: {{region: r1}}\n")
+    text = (
+        f"apiVersion: cluster-blueprint/v1\nname: c-{target}\npools:\n  - {{name: gpu, count: 4, server: {server}}}\n"
+        f"deployment:\n  target: {target}\n  cloud: {{region: r1}}\n"
+    )
     p = tmp_path / f"{target}.yaml"
     p.write_text(text)
     cluster = _cluster(p)

@@ -28,9 +28,16 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def test_all_formats_tree(written: tuple[Path, Path]) -> None:
     files = _tree(written[0])
     plan = plan_of(SUPERPOD)
-    expected = {"cables.csv", "bom.csv", "labels.csv", "cabling.xlsx",
-                *(f"netbox/{n}" for n in IMPORT_ORDER), "ibnetdiscover/compute.net", "ibnetdiscover/storage.net",
-                *(f"lldp/management/{d.name}.json" for d in plan.switches("management"))}
+    expected = {
+        "cables.csv",
+        "bom.csv",
+        "labels.csv",
+        "cabling.xlsx",
+        *(f"netbox/{n}" for n in IMPORT_ORDER),
+        "ibnetdiscover/compute.net",
+        "ibnetdiscover/storage.net",
+        *(f"lldp/management/{d.name}.json" for d in plan.switches("management")),
+    }
     assert set(files) == expected
     assert not [p for p in written[0].parent.iterdir() if p.name.startswith(".")], "no temporary leftovers"
 
@@ -41,7 +48,9 @@ def test_two_runs_are_byte_identical(written: tuple[Path, Path]) -> None:
     assert [k for k in one if one[k] != two[k]] == []
 
 
-def test_rewrite_into_existing_directory_keeps_other_files(written: tuple[Path, Path], tmp_path: Path) -> None:
+def test_rewrite_into_existing_directory_keeps_other_files(
+    written: tuple[Path, Path], tmp_path: Path
+) -> None:
     out = tmp_path / "existing"
     out.mkdir()
     (out / "notes.txt").write_text("mine")
@@ -55,7 +64,9 @@ def test_single_format_to_directory(tmp_path: Path, written: tuple[Path, Path]) 
     code, _o, err = run_cli("cabling", str(SUPERPOD), "--format", "netbox", "-o", str(tmp_path / "nb"))
     assert code == 0, err
     assert sorted(p.name for p in (tmp_path / "nb").iterdir()) == sorted(IMPORT_ORDER)
-    assert (tmp_path / "nb" / "cables.csv").read_bytes() == (written[0] / "netbox" / "cables.csv").read_bytes()
+    assert (tmp_path / "nb" / "cables.csv").read_bytes() == (
+        written[0] / "netbox" / "cables.csv"
+    ).read_bytes()
 
 
 def test_stdout_formats(written: tuple[Path, Path]) -> None:
@@ -70,13 +81,16 @@ def test_stdout_formats(written: tuple[Path, Path]) -> None:
     assert out == (written[0] / "ibnetdiscover" / "storage.net").read_text()
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (("--format", "xlsx"), "give -o DIR"),
-    ((), "give -o DIR"),
-    (("--format", "lldp", "--fabric", "compute", "-o", "never-written"), "not an Ethernet/RoCE fabric"),
-    (("--format", "csv", "--fabric", "compute"), "--fabric applies to"),
-    (("--fabric", "compute", "-o", "never-written"), "--fabric applies to"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--format", "xlsx"), "give -o DIR"),
+        ((), "give -o DIR"),
+        (("--format", "lldp", "--fabric", "compute", "-o", "never-written"), "not an Ethernet/RoCE fabric"),
+        (("--format", "csv", "--fabric", "compute"), "--fabric applies to"),
+        (("--fabric", "compute", "-o", "never-written"), "--fabric applies to"),
+    ],
+)
 def test_usage_errors(args: tuple[str, ...], message: str) -> None:
     code, out, err = run_cli("cabling", str(SUPERPOD), *args)
     assert code == 2
@@ -120,8 +134,13 @@ def test_bytes_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
     for seed in ("1", "2"):
         out = tmp_path / f"seed{seed}"
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        proc = subprocess.run([sys.executable, "-m", "generator.cli", "cabling", str(example), "-o", str(out)],
-                              env=env, capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(
+            [sys.executable, "-m", "generator.cli", "cabling", str(example), "-o", str(out)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert proc.returncode == 0, proc.stderr
         trees.append(_tree(out))
     assert trees[0].keys() == trees[1].keys() and len(trees[0]) > 10

@@ -47,7 +47,8 @@ def test_unforked_emit_is_the_same(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
 
 
 def test_an_error_in_the_childs_part_is_raised_and_nothing_is_written(
-        forced: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    forced: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     def broken(*_args: object) -> bytes:
         raise CablingError("the workbook cannot be made")
 
@@ -57,8 +58,9 @@ def test_an_error_in_the_childs_part_is_raised_and_nothing_is_written(
     assert list((tmp_path / "out").iterdir()) == []
 
 
-def test_a_child_that_dies_is_replaced_by_the_parent(forced: None, monkeypatch: pytest.MonkeyPatch,
-                                                     tmp_path: Path) -> None:
+def test_a_child_that_dies_is_replaced_by_the_parent(
+    forced: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     parent = os.getpid()
     real = cabling.render_xlsx
 
@@ -72,8 +74,9 @@ def test_a_child_that_dies_is_replaced_by_the_parent(forced: None, monkeypatch: 
     assert _tree(tmp_path / "out") == _expected()
 
 
-def test_an_error_in_the_parents_part_stops_the_child(forced: None, monkeypatch: pytest.MonkeyPatch,
-                                                      tmp_path: Path) -> None:
+def test_an_error_in_the_parents_part_stops_the_child(
+    forced: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     def broken(*_args: object) -> dict[str, str]:
         raise CablingError("netbox import cannot be made")
 

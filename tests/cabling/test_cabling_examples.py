@@ -47,7 +47,12 @@ def test_rows_labels_and_order(path) -> None:
     by_id = {link.id: link for link in plan.links}
     for r in rows:
         link = by_id[r.id]
-        assert (r.a.device, r.a.port, r.b.device, r.b.port) == (link.a.device, link.a.port, link.b.device, link.b.port)
+        assert (r.a.device, r.a.port, r.b.device, r.b.port) == (
+            link.a.device,
+            link.a.port,
+            link.b.device,
+            link.b.port,
+        )
         assert r.length_m == link.length_m and r.medium == link.medium
         assert r.a.rack == plan.device_by_name[link.a.device].rack
 
@@ -116,8 +121,11 @@ def test_fabric_views_are_the_shared_renderers(path) -> None:
     for name, data in ib.items():
         assert data.decode() == render_netfile(plan, fabric=name.removesuffix(".net"))
     eth = render_format(cluster, plan, "lldp")
-    expected = {f"{f}/{n}": t for f in fabrics_of_kind(cluster, plan, infiniband=False)
-                for n, t in render_lldp(plan, f).items()}
+    expected = {
+        f"{f}/{n}": t
+        for f in fabrics_of_kind(cluster, plan, infiniband=False)
+        for n, t in render_lldp(plan, f).items()
+    }
     assert {k: v.decode() for k, v in eth.items()} == expected
 
 
@@ -128,5 +136,6 @@ def test_netbox_interfaces_in_device_then_natural_port_order(path) -> None:
     keys = [(r["device"], natural_key(r["name"])) for r in t["interfaces.csv"]]
     assert keys == sorted(keys)
     ends = {(r["side_a_device"], r["side_a_name"]) for r in t["cables.csv"]} | {
-        (r["side_b_device"], r["side_b_name"]) for r in t["cables.csv"]}
+        (r["side_b_device"], r["side_b_name"]) for r in t["cables.csv"]
+    }
     assert ends == {(r["device"], r["name"]) for r in t["interfaces.csv"]}

@@ -26,8 +26,17 @@ def test_cables_and_interfaces() -> None:
     assert len(cables) == 5
     first = cables["C-NL-000001"]
     assert (first["side_a_device"], first["side_a_name"], first["side_b_device"], first["side_b_name"]) == (
-        "dgx001", "ib0", "c-leaf-001", "1")
-    assert (first["type"], first["status"], first["length"], first["length_unit"]) == ("mmf-om4", "planned", "5", "m")
+        "dgx001",
+        "ib0",
+        "c-leaf-001",
+        "1",
+    )
+    assert (first["type"], first["status"], first["length"], first["length_unit"]) == (
+        "mmf-om4",
+        "planned",
+        "5",
+        "m",
+    )
     mgmt = cables["M-NL-000001"]
     # Ethernet switch ports carry the switch OS names the expected-LLDP files use
     assert (mgmt["side_a_name"], mgmt["side_b_name"], mgmt["type"]) == ("eth0", "swp1", "cat6")
@@ -36,7 +45,10 @@ def test_cables_and_interfaces() -> None:
     assert ifaces[("dgx001", "ib0")]["speed"] == "400000000"  # kb/s
     assert ifaces[("dgx001", "ib0")]["label"] == "P01/1"
     assert ifaces[("c-leaf-001", "33")]["label"] == "P17/1"
-    assert ifaces[("dgx001", "eth0")]["type"] == "1000base-t" and ifaces[("dgx001", "eth0")]["mgmt_only"] == "true"
+    assert (
+        ifaces[("dgx001", "eth0")]["type"] == "1000base-t"
+        and ifaces[("dgx001", "eth0")]["mgmt_only"] == "true"
+    )
     assert ifaces[("m-leaf-001", "swp1")]["type"] == "1000base-t"
 
 
@@ -45,11 +57,20 @@ def test_devices_racks_types() -> None:
     devices = {r["name"]: r for r in t["devices.csv"]}
     assert set(devices) == {"dgx001", "dgx002", "c-leaf-001", "c-spine-001", "m-leaf-001"}
     d = devices["dgx002"]
-    assert (d["rack"], d["position"], d["face"], d["location"], d["role"]) == ("r01-01", "9", "front", "row-01", "gpu-node")
+    assert (d["rack"], d["position"], d["face"], d["location"], d["role"]) == (
+        "r01-01",
+        "9",
+        "front",
+        "row-01",
+        "gpu-node",
+    )
     assert devices["c-leaf-001"]["role"] == "compute-leaf"
     types = {r["slug"]: r for r in t["device-types.csv"]}
     assert types["dgx-h100"]["u_height"] == "8" and types["qm9700"]["u_height"] == "1"
-    assert types["dgx-h100"]["manufacturer"] == "NVIDIA" and types["qm9700"]["model"] == "NVIDIA Quantum-2 QM9700 (NDR, managed)"
+    assert (
+        types["dgx-h100"]["manufacturer"] == "NVIDIA"
+        and types["qm9700"]["model"] == "NVIDIA Quantum-2 QM9700 (NDR, managed)"
+    )
     assert devices["dgx001"]["manufacturer"] == "NVIDIA"
     assert [r["name"] for r in t["manufacturers.csv"]] == ["NVIDIA"]
     racks = {r["name"]: r for r in t["racks.csv"]}
@@ -60,12 +81,16 @@ def test_devices_racks_types() -> None:
 def test_checker_catches_overlapping_devices_and_dangling_cables() -> None:
     """The integrity checker itself must fail on a broken import, or the tests above prove nothing."""
     plan = small_plan()
-    overlapping = tuple(d._replace(u=5) if d.name == "dgx002" else d for d in plan.devices)  # dgx001 holds U1-U8
+    overlapping = tuple(
+        d._replace(u=5) if d.name == "dgx002" else d for d in plan.devices
+    )  # dgx001 holds U1-U8
     found = netbox_checks.problems(_files(replace(plan, devices=overlapping)))
     assert any("already holds dgx001" in p for p in found)
     files = _files()
     text = files["interfaces.csv"].decode().splitlines()
-    files["interfaces.csv"] = ("\n".join(line for line in text if not line.startswith("dgx002,")) + "\n").encode()
+    files["interfaces.csv"] = (
+        "\n".join(line for line in text if not line.startswith("dgx002,")) + "\n"
+    ).encode()
     found = netbox_checks.problems(files)
     assert any("C-NL-000002" in p and "not an imported interface" in p for p in found)
 
@@ -73,8 +98,10 @@ def test_checker_catches_overlapping_devices_and_dangling_cables() -> None:
 def test_duplicate_netdevs_fall_back_to_rdma_port_names() -> None:
     plan = small_plan()
     # two ports of one node both called eth0 (possible with a custom spec): names must stay unique
-    links = tuple(link._replace(a=link.a._replace(netdev="eth0")) if link.a.device == "dgx001" else link
-                  for link in plan.links)
+    links = tuple(
+        link._replace(a=link.a._replace(netdev="eth0")) if link.a.device == "dgx001" else link
+        for link in plan.links
+    )
     t = netbox_checks.read(_files(replace(plan, links=links)))
     names = sorted(r["name"] for r in t["interfaces.csv"] if r["device"] == "dgx001")
     assert names == ["mlx5_0/1", "mlx5_1/1", "mlx5_10/1"]
@@ -88,6 +115,13 @@ def test_unknown_model_gets_generic_type() -> None:
     assert netbox_checks.problems(files) == []
     types = netbox_checks.read(files)["device-types.csv"]
     assert [r for r in types if r["slug"] == "custom-dgx"] == [
-        {"manufacturer": "Generic", "model": "custom node (dgx)", "slug": "custom-dgx", "u_height": "8",
-         "is_full_depth": "true", "description": ""}]
+        {
+            "manufacturer": "Generic",
+            "model": "custom node (dgx)",
+            "slug": "custom-dgx",
+            "u_height": "8",
+            "is_full_depth": "true",
+            "description": "",
+        }
+    ]
     assert isinstance(custom[0], Device)

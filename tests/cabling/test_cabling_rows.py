@@ -62,8 +62,19 @@ def test_medium_and_part_number_come_from_link_then_catalogue() -> None:
 
 def test_two_cables_on_one_port_are_refused() -> None:
     plan = small_plan()
-    clash = Link("C-NL-000009", "compute", "node_leaf", node_ep("dgx002", 1, "ib1", 1, 2), switch_ep("c-leaf-001", 1),
-                 400.0, "mmf", 5.0, 4.0, 1, None)
+    clash = Link(
+        "C-NL-000009",
+        "compute",
+        "node_leaf",
+        node_ep("dgx002", 1, "ib1", 1, 2),
+        switch_ep("c-leaf-001", 1),
+        400.0,
+        "mmf",
+        5.0,
+        4.0,
+        1,
+        None,
+    )
     bad = replace(plan, links=(*plan.links, clash))
     with pytest.raises(CablingError, match="c-leaf-001-P01/1"):
         cable_rows(bad.cluster, bad)
@@ -71,8 +82,19 @@ def test_two_cables_on_one_port_are_refused() -> None:
 
 def test_unknown_device_is_refused() -> None:
     plan = small_plan()
-    ghost = Link("C-NL-000009", "compute", "node_leaf", node_ep("dgx999", 0, "ib0"), switch_ep("c-leaf-001", 9),
-                 400.0, "mmf", 5.0, 4.0, 0, None)
+    ghost = Link(
+        "C-NL-000009",
+        "compute",
+        "node_leaf",
+        node_ep("dgx999", 0, "ib0"),
+        switch_ep("c-leaf-001", 9),
+        400.0,
+        "mmf",
+        5.0,
+        4.0,
+        0,
+        None,
+    )
     bad = replace(plan, links=(ghost,))
     with pytest.raises(CablingError, match="dgx999"):
         cable_rows(bad.cluster, bad)
@@ -88,10 +110,22 @@ def test_csv_files() -> None:
     assert sorted(files) == ["bom.csv", "cables.csv", "labels.csv"]
     cables = _read(files["cables.csv"])
     assert tuple(cables[0]) == CABLE_COLUMNS
-    assert [c["cable_id"] for c in cables] == ["C-NL-000001", "C-NL-000003", "M-NL-000001", "C-NL-000002", "C-LS-000001"]
+    assert [c["cable_id"] for c in cables] == [
+        "C-NL-000001",
+        "C-NL-000003",
+        "M-NL-000001",
+        "C-NL-000002",
+        "C-LS-000001",
+    ]
     first = cables[0]
-    assert (first["a_rack"], first["a_u"], first["a_device"], first["a_port"], first["a_cage"], first["a_cage_port"]) == (
-        "r01-01", "1", "dgx001", "mlx5_0/1", "1", "1")
+    assert (
+        first["a_rack"],
+        first["a_u"],
+        first["a_device"],
+        first["a_port"],
+        first["a_cage"],
+        first["a_cage_port"],
+    ) == ("r01-01", "1", "dgx001", "mlx5_0/1", "1", "1")
     assert (first["length_m"], first["medium"], first["part_number"]) == ("5", "mmf", "MFP7E10-N0xx")
     labels = _read(files["labels.csv"])
     assert tuple(labels[0]) == LABEL_COLUMNS
@@ -103,8 +137,14 @@ def test_csv_files() -> None:
     assert tuple(bom[0]) == BOM_COLUMNS
     # the hand-built BOM lists no transceivers, so Plan.transceivers is added
     assert [b for b in bom if b["item"] == "transceiver"] == [
-        {"item": "transceiver", "model": "mma4z00-ns", "detail": "800G twin-port OSFP 2xSR4 multimode",
-         "part_number": "MMA4Z00-NS", "count": "4"}]
+        {
+            "item": "transceiver",
+            "model": "mma4z00-ns",
+            "detail": "800G twin-port OSFP 2xSR4 multimode",
+            "part_number": "MMA4Z00-NS",
+            "count": "4",
+        }
+    ]
 
 
 @pytest.mark.parametrize("reverse", [False, True], ids=["listed-in-order", "listed-reversed"])
@@ -112,8 +152,22 @@ def test_cables_sharing_an_a_port_are_ordered_by_natural_cable_id(reverse: bool)
     """Equal A ends (a plan bug) tie in pull order; the cable id decides, naturally (9 before 10), so the
     clash is reported the same way whatever order the plan lists the links in."""
     plan = small_plan()
-    twins = [Link(f"X-{n}", "compute", "node_leaf", node_ep("dgx001", 0, "ib0", 1, 1), switch_ep("c-leaf-001", 40 + n),
-                  400.0, "mmf", 5.0, 4.0, 0, None) for n in (10, 9)]
+    twins = [
+        Link(
+            f"X-{n}",
+            "compute",
+            "node_leaf",
+            node_ep("dgx001", 0, "ib0", 1, 1),
+            switch_ep("c-leaf-001", 40 + n),
+            400.0,
+            "mmf",
+            5.0,
+            4.0,
+            0,
+            None,
+        )
+        for n in (10, 9)
+    ]
     others = tuple(link for link in plan.links if link.id != "C-NL-000001")
     links = (*others, *(reversed(twins) if reverse else twins))
     bad = replace(plan, links=links)
@@ -124,8 +178,10 @@ def test_cables_sharing_an_a_port_are_ordered_by_natural_cable_id(reverse: bool)
 def test_an_unprintable_name_is_refused() -> None:
     plan = small_plan()
     devices = tuple(d._replace(name="dgx 001") if d.name == "dgx001" else d for d in plan.devices)
-    links = tuple(link._replace(a=link.a._replace(device="dgx 001")) if link.a.device == "dgx001" else link
-                  for link in plan.links)
+    links = tuple(
+        link._replace(a=link.a._replace(device="dgx 001")) if link.a.device == "dgx001" else link
+        for link in plan.links
+    )
     bad = replace(plan, devices=devices, links=links)
     with pytest.raises(CablingError, match=r"label 'dc1-R01-01-U01-dgx 001-P01/1' is not printable"):
         cable_rows(bad.cluster, bad)

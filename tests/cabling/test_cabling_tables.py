@@ -35,16 +35,26 @@ def reference_csv(header, rows) -> str:
 
 
 _cell = st.one_of(
-    st.none(), st.booleans(), st.integers(-10**12, 10**12), st.floats(),
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**12), 10**12),
+    st.floats(),
     st.text(max_size=8),
-    st.sampled_from(["", ",", '"', 'a "b"', "x,y", "line\nbreak", "cr\rhere", "nul\x00", " pad ", "ünï", "1.0"]),
+    st.sampled_from(
+        ["", ",", '"', 'a "b"', "x,y", "line\nbreak", "cr\rhere", "nul\x00", " pad ", "ünï", "1.0"]
+    ),
 )
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(1, 5).flatmap(lambda w: st.tuples(
-    st.lists(st.text(alphabet="ab ,\"", min_size=1, max_size=4), min_size=w, max_size=w),
-    st.lists(st.lists(_cell, min_size=w, max_size=w), max_size=12))))
+@given(
+    st.integers(1, 5).flatmap(
+        lambda w: st.tuples(
+            st.lists(st.text(alphabet='ab ,"', min_size=1, max_size=4), min_size=w, max_size=w),
+            st.lists(st.lists(_cell, min_size=w, max_size=w), max_size=12),
+        )
+    )
+)
 def test_to_csv_is_csv_writer_byte_for_byte(table) -> None:
     header, rows = table
     assert to_csv(header, rows) == reference_csv(header, rows)
@@ -53,9 +63,11 @@ def test_to_csv_is_csv_writer_byte_for_byte(table) -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.sampled_from([1, 2, 3, None]), min_size=40, max_size=80),
-       st.lists(st.sampled_from([0.5, 3.0, 10.0]), min_size=40, max_size=80),
-       st.lists(st.sampled_from(["a,b", "c", 'd"e']), min_size=40, max_size=80))
+@given(
+    st.lists(st.sampled_from([1, 2, 3, None]), min_size=40, max_size=80),
+    st.lists(st.sampled_from([0.5, 3.0, 10.0]), min_size=40, max_size=80),
+    st.lists(st.sampled_from(["a,b", "c", 'd"e']), min_size=40, max_size=80),
+)
 def test_memoised_and_quoted_columns(ints, floats, texts) -> None:
     """Columns with few distinct values take the memo path; columns needing quotes the quoting path."""
     n = min(len(ints), len(floats), len(texts))
@@ -74,13 +86,32 @@ def _reference_cable_table(rows):
     def end(e):
         return [e.label, e.rack, e.row, e.position, e.u, e.device, e.port, e.cage, e.cage_port, e.netdev]
 
-    return [[r.seq, r.id, r.fabric, r.layer, r.speed_gbps, *end(r.a), *end(r.b), r.medium, r.medium_kind,
-             r.length_m, r.part_number, "yes" if r.needs_transceivers else "no", r.rail] for r in rows]
+    return [
+        [
+            r.seq,
+            r.id,
+            r.fabric,
+            r.layer,
+            r.speed_gbps,
+            *end(r.a),
+            *end(r.b),
+            r.medium,
+            r.medium_kind,
+            r.length_m,
+            r.part_number,
+            "yes" if r.needs_transceivers else "no",
+            r.rail,
+        ]
+        for r in rows
+    ]
 
 
 def _reference_label_table(rows):
-    return [[r.id, name, here.label, here.location, f"{here.device}-{here.label_port}", there.label]
-            for r in rows for name, here, there in (("A", r.a, r.b), ("B", r.b, r.a))]
+    return [
+        [r.id, name, here.label, here.location, f"{here.device}-{here.label_port}", there.label]
+        for r in rows
+        for name, here, there in (("A", r.a, r.b), ("B", r.b, r.a))
+    ]
 
 
 def test_column_built_tables_are_the_row_built_ones() -> None:
@@ -102,8 +133,11 @@ def test_column_built_tables_are_the_row_built_ones() -> None:
 def test_counts_group_and_sort() -> None:
     plan = small_plan()
     rows = cable_rows(plan.cluster, plan)
-    assert counts(rows, "fabric", "layer") == [(("compute", "leaf_spine"), 1), (("compute", "node_leaf"), 3),
-                                              (("management", "node_leaf"), 1)]
+    assert counts(rows, "fabric", "layer") == [
+        (("compute", "leaf_spine"), 1),
+        (("compute", "node_leaf"), 3),
+        (("management", "node_leaf"), 1),
+    ]
     assert counts(rows, "fabric") == [(("compute",), 4), (("management",), 1)]
 
 

@@ -31,7 +31,10 @@ def check_printable(ws, header_rows: int = 2) -> None:
     m = ws.page_margins
     assert (m.left, m.right, m.top, m.bottom, m.header, m.footer) == (0.3, 0.3, 0.6, 0.6, 0.3, 0.3)
     assert (ws.oddHeader.left.text, ws.oddHeader.center.text) == ("superpod-h100-4su", "&A")
-    assert (ws.oddFooter.left.text, ws.oddFooter.right.text) == ("cluster-blueprint cabling plan", "Page &P of &N")
+    assert (ws.oddFooter.left.text, ws.oddFooter.right.text) == (
+        "cluster-blueprint cabling plan",
+        "Page &P of &N",
+    )
     for cell in ws[header_rows]:  # the header row: bold on grey with a thin border
         assert cell.font.b and cell.fill.fgColor.rgb.endswith("D9D9D9") and cell.border.top.style == "thin"
     for col in "ABCDEFGH":
@@ -65,11 +68,22 @@ def test_sheets_and_rack_pulls() -> None:
     first = dict(zip(PULL_HEADER, r1[0], strict=True))
     assert first["From label"] == "dc1-R01-01-U01-dgx001-P01/1"
     assert first["To label"] == "dc1-R01-02-U01-c-leaf-001-P01/1"
-    assert (first["Medium"], first["Length m"], first["Part number"], first["Optics"]) == ("MMF", 5, "MFP7E10-N0xx", "yes")
+    assert (first["Medium"], first["Length m"], first["Part number"], first["Optics"]) == (
+        "MMF",
+        5,
+        "MFP7E10-N0xx",
+        "yes",
+    )
     assert first["Pulled"] is None and first["Tested"] is None
     # numbers are numbers (sortable, summable), text is text
-    assert type(first["#"]) is int and type(first["From U"]) is int and isinstance(first["Length m"], int | float)
-    assert all(isinstance(first[k], str) for k in ("Cable", "Fabric", "Layer", "From label", "To label", "Medium"))
+    assert (
+        type(first["#"]) is int
+        and type(first["From U"]) is int
+        and isinstance(first["Length m"], int | float)
+    )
+    assert all(
+        isinstance(first[k], str) for k in ("Cable", "Fabric", "Layer", "From label", "To label", "Medium")
+    )
     mgmt = dict(zip(PULL_HEADER, r1[2], strict=True))
     assert (mgmt["Medium"], mgmt["Part number"], mgmt["Optics"]) == ("CAT6", None, None)  # copper: no optics
     # the fabric cell is tinted so management pulls stand out among compute ones; tick columns are sized
@@ -82,7 +96,11 @@ def test_sheets_and_rack_pulls() -> None:
     label_col = PULL_HEADER.index("From label") + 1
     longest = max(len(str(c.value)) for c in ws[chr(64 + label_col)][1:])
     assert ws.column_dimensions[chr(64 + label_col)].width == min(longest + 2, 44)
-    assert ws["A1"].value.startswith("superpod-h100-4su · rack r01-01") and ws["A1"].font.b and ws["A1"].font.sz == 13
+    assert (
+        ws["A1"].value.startswith("superpod-h100-4su · rack r01-01")
+        and ws["A1"].font.b
+        and ws["A1"].font.sz == 13
+    )
 
 
 def test_summary_and_bom() -> None:
@@ -119,8 +137,14 @@ def test_package_is_well_formed_office_open_xml() -> None:
     with zipfile.ZipFile(io.BytesIO(_xlsx())) as z:
         names = z.namelist()
         assert names[0] == "[Content_Types].xml"
-        assert {"_rels/.rels", "docProps/app.xml", "docProps/core.xml", "xl/workbook.xml",
-                "xl/_rels/workbook.xml.rels", "xl/styles.xml"} <= set(names)
+        assert {
+            "_rels/.rels",
+            "docProps/app.xml",
+            "docProps/core.xml",
+            "xl/workbook.xml",
+            "xl/_rels/workbook.xml.rels",
+            "xl/styles.xml",
+        } <= set(names)
         assert sum(n.startswith("xl/worksheets/sheet") for n in names) == 4
         for name in names:
             ET.fromstring(z.read(name))  # every part is well-formed XML

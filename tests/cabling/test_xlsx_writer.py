@@ -28,8 +28,24 @@ from generator.emit.cabling.xlsx_writer import (
 )
 
 MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
-TRICKY = ["a&b", "<tag>", "x > y", 'say "hi"', "it's", "tab\there", "line\nbreak", "cr\rhere", " leading",
-          "trailing ", "ünïcödé ✓", "emoji 🛠", "ctrl\x01\x07gone", "nul\x00gone", "\ufffe\uffff", "=1+1"]
+TRICKY = [
+    "a&b",
+    "<tag>",
+    "x > y",
+    'say "hi"',
+    "it's",
+    "tab\there",
+    "line\nbreak",
+    "cr\rhere",
+    " leading",
+    "trailing ",
+    "ünïcödé ✓",
+    "emoji 🛠",
+    "ctrl\x01\x07gone",
+    "nul\x00gone",
+    "\ufffe\uffff",
+    "=1+1",
+]
 
 
 def _book(build) -> bytes:
@@ -44,6 +60,7 @@ def _one_sheet(rows, header=("A", "B", "C"), **sheet_options) -> bytes:
             sheet = wb.sheet(**sheet_options)
             sheet.table(1, header, rows)
             wb.add(sheet)
+
     return _book(build)
 
 
@@ -95,8 +112,12 @@ def test_escape_all_matches_one_by_one(values: list[str]) -> None:
     from xml.sax.saxutils import escape
 
     illegal = {chr(c) for c in range(32) if c not in (9, 10, 13)} | {"\ufffe", "\uffff"}
-    expected = [escape("".join(ch for ch in v if ch not in illegal and not 0xD800 <= ord(ch) <= 0xDFFF),
-                       {"\r": "&#13;"}) for v in values]
+    expected = [
+        escape(
+            "".join(ch for ch in v if ch not in illegal and not 0xD800 <= ord(ch) <= 0xDFFF), {"\r": "&#13;"}
+        )
+        for v in values
+    ]
     assert escape_all(values) == expected
 
 
@@ -106,10 +127,17 @@ def test_cells_longer_than_excel_allows_are_cut() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.one_of(st.none(), st.integers(-10**9, 10**9), st.text(max_size=8)),
-                          st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False, width=32)),
-                          st.sampled_from(["compute", "storage", "management", None])),
-                min_size=1, max_size=40))
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.none(), st.integers(-(10**9), 10**9), st.text(max_size=8)),
+            st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False, width=32)),
+            st.sampled_from(["compute", "storage", "management", None]),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
 def test_any_mixture_reads_back(rows: list[tuple]) -> None:
     def build(buf):
         with Workbook(buf, ["Data"]) as wb:
@@ -137,9 +165,17 @@ def test_any_mixture_reads_back(rows: list[tuple]) -> None:
 def test_print_setup_views_and_defined_names() -> None:
     def build(buf):
         with Workbook(buf, ["First", "Second"]) as wb:
-            one = wb.sheet(freeze_rows=2, print_title_rows=2, autofilter=(2, 4, 3),
-                           page=PageSetup(gridlines=True, margins=(0.3, 0.3, 0.6, 0.6, 0.3, 0.3),
-                                          header=f"&L{hf_text('R&D')}&C&A", footer="&RPage &P of &N"))
+            one = wb.sheet(
+                freeze_rows=2,
+                print_title_rows=2,
+                autofilter=(2, 4, 3),
+                page=PageSetup(
+                    gridlines=True,
+                    margins=(0.3, 0.3, 0.6, 0.6, 0.3, 0.3),
+                    header=f"&L{hf_text('R&D')}&C&A",
+                    footer="&RPage &P of &N",
+                ),
+            )
             one.row(1, ["title"], Style.TITLE)
             last, widths = one.table(2, ("a", "bb", "c"), [[1, "xyz", None], [22, "q", None]])
             one.widths.update({1: 7, 2: 12.5})
@@ -154,12 +190,20 @@ def test_print_setup_views_and_defined_names() -> None:
     assert ws.freeze_panes == "A3"
     assert ws.print_title_rows == "$1:$2"
     assert ws.auto_filter.ref == "A2:C4"
-    assert (ws.page_setup.orientation, ws.page_setup.fitToWidth, ws.page_setup.fitToHeight) == ("landscape", 1, 0)
+    assert (ws.page_setup.orientation, ws.page_setup.fitToWidth, ws.page_setup.fitToHeight) == (
+        "landscape",
+        1,
+        0,
+    )
     assert ws.sheet_properties.pageSetUpPr.fitToPage
     assert ws.print_options.gridLines
     m = ws.page_margins
     assert (m.left, m.right, m.top, m.bottom, m.header, m.footer) == (0.3, 0.3, 0.6, 0.6, 0.3, 0.3)
-    assert (ws.oddHeader.left.text, ws.oddHeader.center.text, ws.oddFooter.right.text) == ("R&&D", "&A", "Page &P of &N")
+    assert (ws.oddHeader.left.text, ws.oddHeader.center.text, ws.oddFooter.right.text) == (
+        "R&&D",
+        "&A",
+        "Page &P of &N",
+    )
     assert (ws.column_dimensions["A"].width, ws.column_dimensions["B"].width) == (7, 12.5)
     assert ws["A1"].font.b and ws["A1"].font.sz == 13
     head = ws["B2"]
@@ -170,8 +214,8 @@ def test_print_setup_views_and_defined_names() -> None:
     assert two.page_setup.orientation == "portrait"
     with zipfile.ZipFile(io.BytesIO(_book(build))) as z:
         book = z.read("xl/workbook.xml").decode()
-    assert "<definedName name=\"_xlnm._FilterDatabase\" localSheetId=\"0\" hidden=\"1\">'First'!$A$2:$C$4" in book
-    assert "<definedName name=\"_xlnm.Print_Titles\" localSheetId=\"0\">'First'!$1:$2" in book
+    assert '<definedName name="_xlnm._FilterDatabase" localSheetId="0" hidden="1">\'First\'!$A$2:$C$4' in book
+    assert '<definedName name="_xlnm.Print_Titles" localSheetId="0">\'First\'!$1:$2' in book
 
 
 def test_tints_by_value() -> None:
@@ -180,8 +224,18 @@ def test_tints_by_value() -> None:
     def build(buf):
         with Workbook(buf, ["Data"]) as wb:
             sheet = wb.sheet()
-            sheet.table(1, ("fabric", "n"), rows, column_styles={
-                0: {"compute": Style.FILL_BLUE, "storage": Style.FILL_GREEN, "management": Style.FILL_ORANGE}})
+            sheet.table(
+                1,
+                ("fabric", "n"),
+                rows,
+                column_styles={
+                    0: {
+                        "compute": Style.FILL_BLUE,
+                        "storage": Style.FILL_GREEN,
+                        "management": Style.FILL_ORANGE,
+                    }
+                },
+            )
             wb.add(sheet)
 
     ws = openpyxl.load_workbook(io.BytesIO(_book(build)))["Data"]
@@ -205,8 +259,10 @@ def test_package_parts_content_types_and_relationships() -> None:
         targets = {"xl/" + r.get("Target") for r in rels}
         assert targets == {"xl/worksheets/sheet1.xml", "xl/styles.xml"}
         book = ET.fromstring(z.read("xl/workbook.xml"))
-        sheet_rids = {s.get("{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id")
-                      for s in book.iter(f"{MAIN}sheet")}
+        sheet_rids = {
+            s.get("{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id")
+            for s in book.iter(f"{MAIN}sheet")
+        }
         assert sheet_rids <= {r.get("Id") for r in rels}
         assert {i.date_time for i in z.infolist()} == {(2000, 1, 1, 0, 0, 0)}
         assert all(i.compress_type == zipfile.ZIP_DEFLATED for i in z.infolist())
@@ -270,7 +326,15 @@ def test_misuse_is_refused() -> None:
 
 def test_column_letters() -> None:
     assert [column_letter(c) for c in (1, 26, 27, 52, 53, 702, 703, 16384)] == [
-        "A", "Z", "AA", "AZ", "BA", "ZZ", "AAA", "XFD"]
+        "A",
+        "Z",
+        "AA",
+        "AZ",
+        "BA",
+        "ZZ",
+        "AAA",
+        "XFD",
+    ]
 
 
 def test_shared_columns_slice_per_sheet() -> None:
@@ -287,7 +351,9 @@ def test_shared_columns_slice_per_sheet() -> None:
 
     wb = openpyxl.load_workbook(io.BytesIO(_book(build)))
     assert [r[0] for r in wb["low"].iter_rows(min_row=3, values_only=True)] == [0, 1, 2, 3]
-    assert [r[1] for r in wb["high"].iter_rows(min_row=3, values_only=True)] == [f"id-{i}" for i in range(4, 10)]
+    assert [r[1] for r in wb["high"].iter_rows(min_row=3, values_only=True)] == [
+        f"id-{i}" for i in range(4, 10)
+    ]
 
 
 def test_stable_zip_pins_time_and_honours_the_archive_level() -> None:
@@ -305,26 +371,38 @@ def test_stable_zip_pins_time_and_honours_the_archive_level() -> None:
 
 
 _cells = st.one_of(
-    st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(width=32),
-    st.text(max_size=6), st.sampled_from(["a&b", "<x>", "p\"q", "a b", " ", "", "compute", "storage", "x\x01"]),
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.floats(width=32),
+    st.text(max_size=6),
+    st.sampled_from(["a&b", "<x>", 'p"q', "a b", " ", "", "compute", "storage", "x\x01"]),
 )
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.one_of(
-    st.lists(_cells, min_size=1, max_size=200),  # mixed
-    st.lists(st.sampled_from(["compute", "storage", 3, 4]), min_size=1, max_size=200),  # repeated values
-    st.lists(st.sampled_from([0.0, -0.0, 2.5, None]), min_size=1, max_size=200),  # signed zeros
-    st.lists(st.integers(), min_size=1, max_size=200),  # unique ints
-    st.lists(st.text(alphabet="ab&<>'\"-/_0", min_size=1, max_size=10), min_size=1, max_size=200),  # bulk escape
-), st.sampled_from([0, Style.BOLD, {"compute": Style.FILL_BLUE, 3: Style.FILL_GREEN}]))
+@given(
+    st.one_of(
+        st.lists(_cells, min_size=1, max_size=200),  # mixed
+        st.lists(st.sampled_from(["compute", "storage", 3, 4]), min_size=1, max_size=200),  # repeated values
+        st.lists(st.sampled_from([0.0, -0.0, 2.5, None]), min_size=1, max_size=200),  # signed zeros
+        st.lists(st.integers(), min_size=1, max_size=200),  # unique ints
+        st.lists(
+            st.text(alphabet="ab&<>'\"-/_0", min_size=1, max_size=10), min_size=1, max_size=200
+        ),  # bulk escape
+    ),
+    st.sampled_from([0, Style.BOLD, {"compute": Style.FILL_BLUE, 3: Style.FILL_GREEN}]),
+)
 def test_column_fast_paths_write_what_the_per_cell_path_writes(values, style) -> None:
     """Every column-wise shortcut (memo, bulk escape, bulk ints) must equal the plain per-cell rendering."""
     from generator.emit.cabling.xlsx_writer import _column_inner, _inner, text_width
 
     def style_of(v):
-        return style.get(v, 0) if isinstance(style, dict) and not isinstance(v, bool) and v == v else (
-            0 if isinstance(style, dict) else style)
+        return (
+            style.get(v, 0)
+            if isinstance(style, dict) and not isinstance(v, bool) and v == v
+            else (0 if isinstance(style, dict) else style)
+        )
 
     done = _column_inner(values, style)
     if all(v is None for v in values):

@@ -26,7 +26,11 @@ def rects(root: ET.Element, cls: str) -> list[ET.Element]:
 
 
 def bundles(root: ET.Element) -> list[ET.Element]:
-    return [e for e in root.iter() if e.tag in (f"{NS}line", f"{NS}path") and "e" in (e.get("class") or "").split()]
+    return [
+        e
+        for e in root.iter()
+        if e.tag in (f"{NS}line", f"{NS}path") and "e" in (e.get("class") or "").split()
+    ]
 
 
 def test_superpod_compute_shows_every_switch() -> None:
@@ -36,7 +40,9 @@ def test_superpod_compute_shows_every_switch() -> None:
     leaves = rects(root, "leaf")
     spines = rects(root, "spine")
     assert len(leaves) == 32 and len(spines) == 16
-    assert {e.get("data-name") for e in leaves} == {d.name for d in plan.switches("compute") if d.role == "leaf"}
+    assert {e.get("data-name") for e in leaves} == {
+        d.name for d in plan.switches("compute") if d.role == "leaf"
+    }
     nodes = rects(root, "nodes")
     assert len(nodes) == 4  # one box per scalable unit
     # every cable is in exactly one drawn bundle: counts per layer add up to the plan's
@@ -81,9 +87,12 @@ def test_dragonfly_groups_and_arcs() -> None:
     root = parse(topology_svg(plan))
     assert len(rects(root, "router")) == 20
     assert len(rects(root, "grp")) == 5
-    layers = Counter(next(c for c in e.get("class", "").split() if c not in ("e", "up")) for e in bundles(root))
-    assert layers["global"] + layers["local"] == len({tuple(sorted((x.a.device, x.b.device)))
-                                                      for x in plan.links if x.layer in ("local", "global")})
+    layers = Counter(
+        next(c for c in e.get("class", "").split() if c not in ("e", "up")) for e in bundles(root)
+    )
+    assert layers["global"] + layers["local"] == len(
+        {tuple(sorted((x.a.device, x.b.device))) for x in plan.links if x.layer in ("local", "global")}
+    )
 
 
 def test_large_dragonfly_is_summarised() -> None:
@@ -137,7 +146,9 @@ def test_rack_elevations() -> None:
         for r in racks:
             assert f"{r.power_kw:.1f} / {r.power_budget_kw:g} kW" in texts
             assert r.id in texts
-    assert drawn_devices == sum(len(r.devices) for r in plan.racks) == len([d for d in plan.devices if d.rack])
+    assert (
+        drawn_devices == sum(len(r.devices) for r in plan.racks) == len([d for d in plan.devices if d.rack])
+    )
     assert rack_elevation_svgs(plan) == files
 
 

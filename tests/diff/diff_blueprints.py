@@ -20,17 +20,23 @@ def _replace(text: str, old: str, new: str) -> str:
 
 
 @cache
-def variant(name: str, *, dgx: int = 128, mgmt: int = 3, growth: int | None = None, hdr: bool = False,
-            su: int = 32) -> Path:
+def variant(
+    name: str, *, dgx: int = 128, mgmt: int = 3, growth: int | None = None, hdr: bool = False, su: int = 32
+) -> Path:
     """The example with the dgx and mgmt pool sizes, SU size and growth headroom changed; ``hdr``: an HDR
     SuperPOD of QM8700 leaves (20 down + 20 up ports)."""
     text = _replace(EXAMPLE.read_text(), "    count: 128\n", f"    count: {dgx}\n")
     text = _replace(text, "    count: 3\n", f"    count: {mgmt}\n")
-    text = _replace(text, "      scalable_unit: 32\n", f"      scalable_unit: {su}\n"
-                    + (f"      growth_nodes: {growth}\n" if growth else ""))
+    text = _replace(
+        text,
+        "      scalable_unit: 32\n",
+        f"      scalable_unit: {su}\n" + (f"      growth_nodes: {growth}\n" if growth else ""),
+    )
     if hdr:
         text = _replace(text, "    technology: infiniband-ndr\n", "    technology: infiniband-hdr\n")
-        text = _replace(text, "      switch: qm9700\n      rail_optimized", "      switch: qm8700\n      rail_optimized")
+        text = _replace(
+            text, "      switch: qm9700\n      rail_optimized", "      switch: qm8700\n      rail_optimized"
+        )
     path = Path(_DIR.name) / f"{name}.yaml"
     path.write_text(text)
     return path

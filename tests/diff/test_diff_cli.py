@@ -30,7 +30,8 @@ def test_differences_exit_1_with_json() -> None:
     assert s["cables_added"] == 512 and s["cables_removed"] == 0 and s["cables_moved"] == 0
     assert s["cables_added_by_layer"] == {"compute/leaf_spine": 256, "compute/node_leaf": 256}
     assert sorted(d["name"] for d in data["devices"]["added"] if d["kind"] == "switch") == [
-        f"c-leaf-su3-r{r}" for r in range(8)]
+        f"c-leaf-su3-r{r}" for r in range(8)
+    ]
     code, text, _ = run_cli("diff", str(old), str(new), "--fabric", "compute")
     assert code == 1
     assert "+ 32 node(s) of pool dgx (dgx-h100): dgx[065-096] at r" in text
@@ -55,20 +56,30 @@ def _csv(path: Path) -> list[dict[str, str]]:
 def test_work_order_lists_only_the_changes(tmp_path: Path) -> None:
     old, new = variant("wo-su2", dgx=64, growth=128), variant("wo-su3", dgx=96, growth=128)
     out = tmp_path / "wo"
-    code, _, err = run_cli("diff", str(old), str(new), "--fabric", "compute", "--work-order", str(out),
-                           "--format", "json")
+    code, _, err = run_cli(
+        "diff", str(old), str(new), "--fabric", "compute", "--work-order", str(out), "--format", "json"
+    )
     assert code == 1, err
-    assert sorted(p.name for p in out.iterdir()) == ["devices.csv", "summary.txt", "work-order.csv", "work-order.xlsx"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "devices.csv",
+        "summary.txt",
+        "work-order.csv",
+        "work-order.xlsx",
+    ]
     rows = _csv(out / "work-order.csv")
     actions = Counter(r["action"] for r in rows)
     assert actions["add"] == 512
     assert not {"remove", "move-from", "move-to"} & set(actions)
     added = [r for r in rows if r["action"] == "add"]
     assert all(r["step"] == "3" for r in added)
-    assert {r["cable_id"] for r in added if r["layer"] == "node_leaf"} == {f"C-NL-{i:06d}" for i in range(513, 769)}
+    assert {r["cable_id"] for r in added if r["layer"] == "node_leaf"} == {
+        f"C-NL-{i:06d}" for i in range(513, 769)
+    }
     # labels come from the cabling emitter's row builder: site-rack-unit-device-port
-    assert all((r["a_label"].startswith("dc1-R") and r["a_label"].endswith(r["a_port"])) or "/" in r["a_label"]
-               for r in added)
+    assert all(
+        (r["a_label"].startswith("dc1-R") and r["a_label"].endswith(r["a_port"])) or "/" in r["a_label"]
+        for r in added
+    )
     assert [int(r["seq"]) for r in rows] == list(range(1, len(rows) + 1))
     devices = _csv(out / "devices.csv")
     installs = sorted(r["name"] for r in devices if r["action"] == "install")

@@ -27,10 +27,16 @@ def test_grow_two_to_three_scalable_units_compute() -> None:
     d = compare(old, new, ["compute"])
     switches = sorted(x.name for x in d.devices_added if x.kind == "switch")
     assert switches == [f"c-leaf-su3-r{r}" for r in range(8)]  # 8 leaves, no spine (sized for growth)
-    assert sorted(x.name for x in d.devices_added if x.kind == "node") == [f"dgx{i:03d}" for i in range(65, 97)]
+    assert sorted(x.name for x in d.devices_added if x.kind == "node") == [
+        f"dgx{i:03d}" for i in range(65, 97)
+    ]
     assert _layers(d.cables_added) == {"node_leaf": 256, "leaf_spine": 256}
-    assert sorted(x.id for x in d.cables_added if x.layer == "node_leaf") == [f"C-NL-{i:06d}" for i in range(513, 769)]
-    assert sorted(x.id for x in d.cables_added if x.layer == "leaf_spine") == [f"C-LS-{i:06d}" for i in range(513, 769)]
+    assert sorted(x.id for x in d.cables_added if x.layer == "node_leaf") == [
+        f"C-NL-{i:06d}" for i in range(513, 769)
+    ]
+    assert sorted(x.id for x in d.cables_added if x.layer == "leaf_spine") == [
+        f"C-LS-{i:06d}" for i in range(513, 769)
+    ]
     new_leaves = set(switches)
     for x in d.cables_added:  # every new cable touches a new leaf
         assert {x.a.device, x.b.device} & new_leaves
@@ -70,8 +76,12 @@ def test_hdr_to_ndr() -> None:
     assert sorted(r.name for r in d.devices_replaced if r.name in leaves) == leaves
     assert {(r.old_model, r.new_model) for r in d.devices_replaced} == {("qm8700", "qm9700")}
     # every node port of the compute fabric goes from 200 to 400 Gb/s
-    node_ports = {(ep.device, ep.port) for x in old.links_of("compute") for ep in (x.a, x.b)
-                  if old.device_by_name[ep.device].kind == "node"}
+    node_ports = {
+        (ep.device, ep.port)
+        for x in old.links_of("compute")
+        for ep in (x.a, x.b)
+        if old.device_by_name[ep.device].kind == "node"
+    }
     speed = {(p.device, p.port): (p.old_gbps, p.new_gbps) for p in d.port_speeds}
     assert len(node_ports) == 40 * 8
     assert all(speed[p] == (200, 400) for p in node_ports)
@@ -89,7 +99,10 @@ def test_management_pool_grown_is_live() -> None:
     old, new = plan_of(variant("mgmt3")), plan_of(variant("mgmt5", mgmt=5))
     d = compare(old, new, ["management"])
     assert [x.name for x in d.devices_added] == ["mgmt004", "mgmt005"]
-    assert [(x.a.device, x.layer) for x in d.cables_added] == [("mgmt004", "node_leaf"), ("mgmt005", "node_leaf")]
+    assert [(x.a.device, x.layer) for x in d.cables_added] == [
+        ("mgmt004", "node_leaf"),
+        ("mgmt005", "node_leaf"),
+    ]
     assert not d.cables_moved and not d.cables_removed and not d.devices_relocated
     assert d.live and not d.disruptions
 
@@ -102,9 +115,17 @@ def test_grow_by_one_scalable_unit_whole_plan_is_live() -> None:
 
 # ---- small hand-built plans: each kind of change on its own ----------------------------------------------
 
+
 def _plan(devices: list[Device], links: list[Link]) -> Plan:
-    return Plan(cluster=None, devices=tuple(devices), links=tuple(links), racks=(), metrics={}, bom=(),  # type: ignore[arg-type]
-                transceivers={})
+    return Plan(
+        cluster=None,
+        devices=tuple(devices),
+        links=tuple(links),
+        racks=(),
+        metrics={},
+        bom=(),  # type: ignore[arg-type]
+        transceivers={},
+    )
 
 
 def _sw(name: str, model: str = "qm9700", rack: str = "r01-01", u: int = 1) -> Device:
@@ -116,17 +137,28 @@ def _node(name: str) -> Device:
 
 
 def _link(cid: str, a: str, ap: str, b: str, bp: str, speed: float = 400, medium: str = "mmf") -> Link:
-    return Link(cid, "compute", "node_leaf", Endpoint(a, ap, 1), Endpoint(b, bp, int(bp)), speed, medium, 10.0)
+    return Link(
+        cid, "compute", "node_leaf", Endpoint(a, ap, 1), Endpoint(b, bp, int(bp)), speed, medium, 10.0
+    )
 
 
 def test_each_kind_of_change() -> None:
-    old = _plan([_sw("s1"), _sw("s2"), _node("n1"), _node("n2")],
-                [_link("C-NL-1", "n1", "mlx5_0/1", "s1", "1"), _link("C-NL-2", "n2", "mlx5_0/1", "s1", "2"),
-                 _link("C-NL-3", "n1", "mlx5_1/1", "s2", "1")])
-    new = _plan([_sw("s1", model="qm9790"), _sw("s2", rack="r01-03"), _node("n1"), _node("n2"), _sw("s3")],
-                [_link("C-NL-1", "n1", "mlx5_0/1", "s1", "5"),  # moved at the switch end
-                 _link("C-NL-2", "n2", "mlx5_0/1", "s1", "2", speed=200),  # re-speed
-                 _link("C-NL-4", "n2", "mlx5_1/1", "s3", "1")])  # new; C-NL-3 removed
+    old = _plan(
+        [_sw("s1"), _sw("s2"), _node("n1"), _node("n2")],
+        [
+            _link("C-NL-1", "n1", "mlx5_0/1", "s1", "1"),
+            _link("C-NL-2", "n2", "mlx5_0/1", "s1", "2"),
+            _link("C-NL-3", "n1", "mlx5_1/1", "s2", "1"),
+        ],
+    )
+    new = _plan(
+        [_sw("s1", model="qm9790"), _sw("s2", rack="r01-03"), _node("n1"), _node("n2"), _sw("s3")],
+        [
+            _link("C-NL-1", "n1", "mlx5_0/1", "s1", "5"),  # moved at the switch end
+            _link("C-NL-2", "n2", "mlx5_0/1", "s1", "2", speed=200),  # re-speed
+            _link("C-NL-4", "n2", "mlx5_1/1", "s3", "1"),
+        ],
+    )  # new; C-NL-3 removed
     d = compare(old, new)
     assert [m.id for m in d.cables_moved] == ["C-NL-1"] and d.cables_moved[0].ends == ("b",)
     assert [(c.id, c.fields) for c in d.cables_changed] == [("C-NL-2", ("speed_gbps",))]
@@ -135,7 +167,9 @@ def test_each_kind_of_change() -> None:
     assert [(r.name, r.old_rack, r.new_rack) for r in d.devices_relocated] == [("s2", "r01-01", "r01-03")]
     assert [x.name for x in d.devices_added] == ["s3"]
     assert [(p.device, p.port, p.old_gbps, p.new_gbps) for p in d.port_speeds] == [
-        ("n2", "mlx5_0/1", 400, 200), ("s1", "2", 400, 200)]
+        ("n2", "mlx5_0/1", 400, 200),
+        ("s1", "2", 400, 200),
+    ]
     assert set(d.links_down) == {"C-NL-1", "C-NL-2", "C-NL-3"}
     assert d.devices_down == ("s1", "s2") and not d.live
     assert "r01-03" in d.racks_affected
@@ -143,7 +177,9 @@ def test_each_kind_of_change() -> None:
 
 def test_new_cable_on_a_busy_port_is_a_conflict() -> None:
     old = _plan([_sw("s1"), _node("n1"), _node("n2")], [_link("C-NL-1", "n1", "mlx5_0/1", "s1", "1")])
-    new = _plan([_sw("s1"), _node("n1"), _node("n2")],
-                [_link("C-NL-1", "n1", "mlx5_0/1", "s1", "1"), _link("C-NL-2", "n2", "mlx5_0/1", "s1", "1")])
+    new = _plan(
+        [_sw("s1"), _node("n1"), _node("n2")],
+        [_link("C-NL-1", "n1", "mlx5_0/1", "s1", "1"), _link("C-NL-2", "n2", "mlx5_0/1", "s1", "1")],
+    )
     d = compare(old, new)
     assert d.conflicts and "C-NL-1" in d.conflicts[0] and not d.live

@@ -16,15 +16,40 @@ BASE = Path(__file__).with_name("base.yaml")
 yaml = YAML(typ="safe", pure=True)
 BASE_DATA = yaml.load(BASE.read_text())
 
-NASTY = ["", " ", "../../etc/passwd", "{{ lookup('pipe','id') }}", "$(rm -rf /)", "a;b", "`id`", "名前", "x" * 300,
-         "{% raw %}", "\u202e", "a\nb", "null", "~", "- item", "*alias", "&anchor x"]
+NASTY = [
+    "",
+    " ",
+    "../../etc/passwd",
+    "{{ lookup('pipe','id') }}",
+    "$(rm -rf /)",
+    "a;b",
+    "`id`",
+    "名前",
+    "x" * 300,
+    "{% raw %}",
+    "\u202e",
+    "a\nb",
+    "null",
+    "~",
+    "- item",
+    "*alias",
+    "&anchor x",
+]
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(10**12), max_value=10**12),
-    st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(NASTY), st.text(max_size=20),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**12), max_value=10**12),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(NASTY),
+    st.text(max_size=20),
 )
-values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                       st.dictionaries(st.text(max_size=8), inner, max_size=3)),
-                      max_leaves=8)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
 
 
 def paths(node: Any, prefix: tuple = ()) -> list[tuple]:
@@ -73,7 +98,9 @@ RAW_CASES = [
 
 def check_outcome(text: str, tmp: Path) -> None:
     src = tmp / "bp.yaml"
-    src.write_text(text, encoding="utf-8", errors="surrogatepass") if isinstance(text, str) else src.write_bytes(text)
+    src.write_text(text, encoding="utf-8", errors="surrogatepass") if isinstance(
+        text, str
+    ) else src.write_bytes(text)
     code, out, err = run_cli("validate", str(src), "--format", "json")
     assert code in (0, 1, 2), (code, out, err)
     assert "Traceback" not in out + err and "internal error" not in out + err, out + err
@@ -82,7 +109,9 @@ def check_outcome(text: str, tmp: Path) -> None:
         for f in payload["files"][0]["findings"]:
             assert f["line"] >= 1 and f["file"] == str(src)
     build = tmp / "build"
-    gcode, gout, gerr = run_cli("generate", str(src), "-o", str(build), "--quiet", "--only", "report,slurm,cabling")
+    gcode, gout, gerr = run_cli(
+        "generate", str(src), "-o", str(build), "--quiet", "--only", "report,slurm,cabling"
+    )
     assert gcode in (0, 1, 2), (gcode, gout, gerr)
     assert "Traceback" not in gout + gerr and "internal error" not in gout + gerr, gout + gerr
     if gcode == 0:

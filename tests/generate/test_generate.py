@@ -43,7 +43,10 @@ def test_hand_edits_are_not_overwritten(tmp_path: Path) -> None:
     code, _, err = run_cli("generate", SUPERPOD, "-o", str(out), "--quiet", "--only", "report")
     assert code == 1 and "report/SUMMARY.md" in err
     assert edited.read_text() == "my notes\n"
-    assert run_cli("generate", SUPERPOD, "-o", str(out), "--quiet", "--only", "report", "--overwrite-edited")[0] == 0
+    assert (
+        run_cli("generate", SUPERPOD, "-o", str(out), "--quiet", "--only", "report", "--overwrite-edited")[0]
+        == 0
+    )
     assert edited.read_text() != "my notes\n"
 
 
@@ -64,5 +67,7 @@ def test_failed_build_leaves_previous_build_untouched(tmp_path: Path, monkeypatc
 
 
 def test_unknown_output_is_refused(tmp_path: Path) -> None:
-    code, _, err = run_cli("generate", SUPERPOD, "-o", str(tmp_path / "b"), "--quiet", "--only", "cabling,bogus")
+    code, _, err = run_cli(
+        "generate", SUPERPOD, "-o", str(tmp_path / "b"), "--quiet", "--only", "cabling,bogus"
+    )
     assert code == 1 and "bogus" in err

@@ -10,26 +10,44 @@ from generator.pipeline import load_and_resolve
 from generator.plan.build import build_plan
 
 
-def single_gpu_nodes(nodes: int, technology: str, nic: str, speed: float, switch: str, sm: dict | None) -> dict:
+def single_gpu_nodes(
+    nodes: int, technology: str, nic: str, speed: float, switch: str, sm: dict | None
+) -> dict:
     """``nodes`` H100 servers with one GPU and one compute NIC each: the '1 NIC' nccl-tests setting."""
-    fabric = {"technology": technology,
-              "topology": {"kind": "fat-tree", "switch": switch, "rail_optimized": False}}
+    fabric = {
+        "technology": technology,
+        "topology": {"kind": "fat-tree", "switch": switch, "rail_optimized": False},
+    }
     if sm is not None:
         fabric["subnet_manager"] = sm
     return {
-        "apiVersion": "cluster-blueprint/v1", "name": "one-nic",
+        "apiVersion": "cluster-blueprint/v1",
+        "name": "one-nic",
         "site": {"rows": 1, "racks_per_row": 2, "rack": {"units": 48, "power_kw": 44}},
-        "pools": [{"name": "gpu", "count": nodes, "spec": {
-            "gpu": "h100-sxm", "gpus": 1, "gpu_interconnect": "nvlink4", "nvlink_domain_gpus": 1,
-            "pcie_gen": 5, "power_kw": 2.0, "rack_units": 2,
-            "nics": [{"purpose": "compute", "model": nic, "count": 1, "speed_gbps": speed}]}}],
+        "pools": [
+            {
+                "name": "gpu",
+                "count": nodes,
+                "spec": {
+                    "gpu": "h100-sxm",
+                    "gpus": 1,
+                    "gpu_interconnect": "nvlink4",
+                    "nvlink_domain_gpus": 1,
+                    "pcie_gen": 5,
+                    "power_kw": 2.0,
+                    "rack_units": 2,
+                    "nics": [{"purpose": "compute", "model": nic, "count": 1, "speed_gbps": speed}],
+                },
+            }
+        ],
         "fabrics": {"compute": fabric},
     }
 
 
 def server_nodes(server: str, nodes: int = 1, fabric: dict | None = None) -> dict:
     bp: dict = {
-        "apiVersion": "cluster-blueprint/v1", "name": f"{server}-x{nodes}",
+        "apiVersion": "cluster-blueprint/v1",
+        "name": f"{server}-x{nodes}",
         "site": {"rows": 2, "racks_per_row": 16, "rack": {"units": 48, "power_kw": 44}},
         "pools": [{"name": "gpu", "count": nodes, "server": server}],
     }

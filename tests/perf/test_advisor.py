@@ -12,14 +12,17 @@ from generator.perf.advisor import AdviceError, Request, advise, dragonfly_shape
 from generator.pipeline import check
 
 
-@pytest.mark.parametrize(("params", "mode", "article", "scope"), [
-    (3e9, "full-finetune", "gpu", "gpu"),     # < 7B: one GPU, and 49 GB fits an 80 GB H100
-    (6e9, "pretrain", "gpu", "node"),         # < 7B by size, but 16 B/param = 96 GB: memory asks for a node
-    (13e9, "qlora", "node", "node"),          # 7–70B: one node (memory alone would fit one GPU)
-    (70e9, "lora", "node", "node"),
-    (70e9, "pretrain", "node", "nodes"),      # 1.1 TB of Adam state: more than 640 GB
-    (405e9, "inference", "nodes", "nodes"),
-])
+@pytest.mark.parametrize(
+    ("params", "mode", "article", "scope"),
+    [
+        (3e9, "full-finetune", "gpu", "gpu"),  # < 7B: one GPU, and 49 GB fits an 80 GB H100
+        (6e9, "pretrain", "gpu", "node"),  # < 7B by size, but 16 B/param = 96 GB: memory asks for a node
+        (13e9, "qlora", "node", "node"),  # 7–70B: one node (memory alone would fit one GPU)
+        (70e9, "lora", "node", "node"),
+        (70e9, "pretrain", "node", "nodes"),  # 1.1 TB of Adam state: more than 640 GB
+        (405e9, "inference", "nodes", "nodes"),
+    ],
+)
 def test_model_size_rules_refined_by_memory(params: float, mode: str, article: str, scope: str) -> None:
     adv = advise(Request(params=params, mode=mode))
     assert adv.article_scope == article
@@ -28,11 +31,14 @@ def test_model_size_rules_refined_by_memory(params: float, mode: str, article: s
     assert adv.gpus >= adv.memory_gpus
 
 
-@pytest.mark.parametrize(("gpus", "topologies"), [
-    (512, ["fat-tree"]),                     # 64 nodes < 100
-    (2048, ["fat-tree", "dragonfly"]),       # 256 nodes: both built and compared
-    (9600, ["dragonfly", "fat-tree"]),       # 1200 nodes > 1000: dragonfly first
-])
+@pytest.mark.parametrize(
+    ("gpus", "topologies"),
+    [
+        (512, ["fat-tree"]),  # 64 nodes < 100
+        (2048, ["fat-tree", "dragonfly"]),  # 256 nodes: both built and compared
+        (9600, ["dragonfly", "fat-tree"]),  # 1200 nodes > 1000: dragonfly first
+    ],
+)
 def test_node_count_picks_topology(gpus: int, topologies: list[str]) -> None:
     adv = advise(Request(params=405e9, gpus=gpus))
     assert [o.label.split()[0] for o in adv.options] == topologies
@@ -51,9 +57,15 @@ def test_non_blocking_preference_above_1000_nodes() -> None:
     assert chosen.bisection_gbps == max(o.bisection_gbps for o in adv.options)
 
 
-@pytest.mark.parametrize(("budget", "technology"), [
-    ("high", "infiniband-ndr"), ("medium", "infiniband-hdr"), ("low", "roce-v2-200"), ("minimal", "ethernet-100"),
-])
+@pytest.mark.parametrize(
+    ("budget", "technology"),
+    [
+        ("high", "infiniband-ndr"),
+        ("medium", "infiniband-hdr"),
+        ("low", "roce-v2-200"),
+        ("minimal", "ethernet-100"),
+    ],
+)
 def test_budget_picks_fabric(budget: str, technology: str) -> None:
     adv = advise(Request(params=70e9, gpus=128, budget=budget))
     assert adv.technology == technology
@@ -73,15 +85,18 @@ def test_time_target_raises_gpu_count() -> None:
     assert timed.training.train_days <= 30 * 1.1
 
 
-@pytest.mark.parametrize("args", [
-    ["--params", "3e9", "--mode", "full-finetune"],
-    ["--params", "70e9", "--mode", "qlora", "--gpu", "a100-80"],
-    ["--params", "70e9", "--mode", "pretrain", "--gpus", "512"],
-    ["--params", "70e9", "--gpus", "256", "--budget", "low"],
-    ["--params", "30e9", "--gpus", "64", "--budget", "medium", "--gpu", "b200"],
-    ["--params", "175e9", "--gpus", "2048", "--mode", "pretrain"],
-    ["--params", "1e9", "--mode", "inference", "--gpu", "l40s"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--params", "3e9", "--mode", "full-finetune"],
+        ["--params", "70e9", "--mode", "qlora", "--gpu", "a100-80"],
+        ["--params", "70e9", "--mode", "pretrain", "--gpus", "512"],
+        ["--params", "70e9", "--gpus", "256", "--budget", "low"],
+        ["--params", "30e9", "--gpus", "64", "--budget", "medium", "--gpu", "b200"],
+        ["--params", "175e9", "--gpus", "2048", "--mode", "pretrain"],
+        ["--params", "1e9", "--mode", "inference", "--gpu", "l40s"],
+    ],
+)
 def test_starter_blueprints_validate(tmp_path, args: list[str]) -> None:
     out_file = tmp_path / "my-cluster.yaml"
     code, out, err = run_cli("advise", *args, "--write", str(out_file))
@@ -101,11 +116,14 @@ def test_json_output() -> None:
     assert doc["nodes"] == 64 and doc["technology"] and doc["options"][0]["switches"] > 0
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (["--params", "70e9", "--gpu", "h100"], "unknown GPU"),
-    (["--params", "-5"], "must be positive"),
-    (["--params", "70e9", "--gpus", "0"], "at least 1"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--params", "70e9", "--gpu", "h100"], "unknown GPU"),
+        (["--params", "-5"], "must be positive"),
+        (["--params", "70e9", "--gpus", "0"], "at least 1"),
+    ],
+)
 def test_bad_input(args: list[str], needle: str) -> None:
     code, out, err = run_cli("advise", *args)
     assert code == 2
@@ -118,7 +136,9 @@ def test_unknown_gpu_error_suggests() -> None:
         advise(Request(params=1e9, gpu="h100-sx"))
 
 
-@pytest.mark.parametrize(("radix", "ports", "nodes"), [(64, 8, 500), (40, 8, 200), (128, 8, 5000), (64, 1, 100)])
+@pytest.mark.parametrize(
+    ("radix", "ports", "nodes"), [(64, 8, 500), (40, 8, 200), (128, 8, 5000), (64, 1, 100)]
+)
 def test_dragonfly_shape_is_balanced_and_fits(radix: int, ports: int, nodes: int) -> None:
     shape = dragonfly_shape(radix, ports, nodes)
     assert shape is not None

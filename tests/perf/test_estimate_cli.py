@@ -27,7 +27,9 @@ def test_estimate_prints_for_every_example(path) -> None:
     for coll in ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast"):
         assert coll in out
     assert "bottleneck" in out
-    code, out, err = run_cli("estimate", str(path), "--collective", "all", "--sizes", "1K..8G:32", "--format", "json")
+    code, out, err = run_cli(
+        "estimate", str(path), "--collective", "all", "--sizes", "1K..8G:32", "--format", "json"
+    )
     assert code == 0, err
     doc = json.loads(out)["blueprints"][0]
     for rows in doc["collectives"].values():
@@ -73,9 +75,20 @@ def test_comparison_of_several_blueprints(tmp_path) -> None:
 
 
 def test_placement_and_nodes_options(tmp_path) -> None:
-    bp = server_nodes("dgx-a100", 64, {
-        "technology": "infiniband-hdr", "subnet_manager": {"kind": "opensm", "ha": True},
-        "topology": {"kind": "fat-tree", "switch": "qm8700", "rail_optimized": True, "oversubscription": "2:1"}})
+    bp = server_nodes(
+        "dgx-a100",
+        64,
+        {
+            "technology": "infiniband-hdr",
+            "subnet_manager": {"kind": "opensm", "ha": True},
+            "topology": {
+                "kind": "fat-tree",
+                "switch": "qm8700",
+                "rail_optimized": True,
+                "oversubscription": "2:1",
+            },
+        },
+    )
     path = tmp_path / "over.yaml"
     with path.open("w") as fh:
         YAML().dump(bp, fh)
@@ -90,15 +103,18 @@ def test_placement_and_nodes_options(tmp_path) -> None:
     assert busbw("--nodes", "2") > packed * 0.95  # two nodes: one leaf group, nothing spreads
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (("--collective", "allreduce"), "did you mean `all_reduce`"),
-    (("--sizes", "8X"), "is not a size"),
-    (("--sizes", "8G..1K"), "smaller size to the larger"),
-    (("--plot", "x.pdf"), ".svg or .png"),
-    (("--nodes", "100000"), "cannot run on 100000"),
-    (("--algo", "butterfly"), "unknown algorithm"),
-    (("--pool", "nope"), "no GPU pool named"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--collective", "allreduce"), "did you mean `all_reduce`"),
+        (("--sizes", "8X"), "is not a size"),
+        (("--sizes", "8G..1K"), "smaller size to the larger"),
+        (("--plot", "x.pdf"), ".svg or .png"),
+        (("--nodes", "100000"), "cannot run on 100000"),
+        (("--algo", "butterfly"), "unknown algorithm"),
+        (("--pool", "nope"), "no GPU pool named"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args, needle) -> None:
     code, out, err = run_cli("estimate", str(EXAMPLES / "superpod-h100-4su.yaml"), *args)
     assert code == 2

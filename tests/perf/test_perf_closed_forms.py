@@ -9,28 +9,52 @@ from generator.perf.collectives import Job, bus_factor, estimate, ring_time_s
 from generator.perf.system import Limit, wire_efficiency
 
 
-@pytest.mark.parametrize(("collective", "n", "factor"), [
-    ("all_reduce", 2, 1.0), ("all_reduce", 8, 1.75), ("all_reduce", 1024, 2 * 1023 / 1024),
-    ("all_gather", 8, 0.875), ("reduce_scatter", 16, 15 / 16), ("alltoall", 4, 0.75),
-    ("broadcast", 8, 1.0), ("broadcast", 1000, 1.0), ("all_reduce", 1, 0.0),
-])
+@pytest.mark.parametrize(
+    ("collective", "n", "factor"),
+    [
+        ("all_reduce", 2, 1.0),
+        ("all_reduce", 8, 1.75),
+        ("all_reduce", 1024, 2 * 1023 / 1024),
+        ("all_gather", 8, 0.875),
+        ("reduce_scatter", 16, 15 / 16),
+        ("alltoall", 4, 0.75),
+        ("broadcast", 8, 1.0),
+        ("broadcast", 1000, 1.0),
+        ("all_reduce", 1, 0.0),
+    ],
+)
 def test_bus_factors(collective: str, n: int, factor: float) -> None:
     assert bus_factor(collective, n) == pytest.approx(factor, rel=0, abs=1e-15)
 
 
 def _one_node(gbytes: float, k: int = 8) -> Job:
-    return Job(units=1, ranks_per_unit=k, intra=Limit(gbytes, "link"), intra_class="nvlink", net=None,
-               spread_net=None, net_latency_us=0.0, nvls=None, sharp=False, ll128=True, sm_arch=90)
+    return Job(
+        units=1,
+        ranks_per_unit=k,
+        intra=Limit(gbytes, "link"),
+        intra_class="nvlink",
+        net=None,
+        spread_net=None,
+        net_latency_us=0.0,
+        nvls=None,
+        sharp=False,
+        ll128=True,
+        sm_arch=90,
+    )
 
 
 @pytest.mark.parametrize("size", [1 << 20, 1 << 27, 1 << 33])
-@pytest.mark.parametrize(("collective", "steps"), [("all_reduce", 14), ("all_gather", 7), ("reduce_scatter", 7)])
+@pytest.mark.parametrize(
+    ("collective", "steps"), [("all_reduce", 14), ("all_gather", 7), ("reduce_scatter", 7)]
+)
 def test_ring_simple_time_matches_closed_form(size: int, collective: str, steps: int) -> None:
     nc = perf_data().nccl
     lat = nc.base_latency_us.get("ring", "simple") + steps * nc.hw_latency_us.get("nvlink", "ring", "simple")
     assert lat == pytest.approx({14: 8.4 + 14 * 3.4, 7: 8.4 + 7 * 3.4}[steps])
     est = estimate(collective, size, _one_node(370.8), algorithms=("ring",))
-    if size < 1 << 27:  # small messages pick LL/LL128 (lower latency); the Simple closed form is for large ones
+    if (
+        size < 1 << 27
+    ):  # small messages pick LL/LL128 (lower latency); the Simple closed form is for large ones
         assert est.protocol in ("ll", "ll128")
         return
     assert est.protocol == "simple"
@@ -50,8 +74,19 @@ def test_large_ring_busbw_tends_to_link_bandwidth() -> None:
 def test_multi_node_ring_latency_counts_network_steps() -> None:
     """NCCL: (nsteps − nInter)·max(intra, 3·net overhead) + nInter·(net + 2·hop) for Simple."""
     nc = perf_data().nccl
-    job = Job(units=4, ranks_per_unit=8, intra=Limit(370.8, "nvl"), intra_class="nvlink", net=Limit(376.0, "nic"),
-              spread_net=Limit(376.0, "nic"), net_latency_us=0.5, nvls=None, sharp=False, ll128=True, sm_arch=90)
+    job = Job(
+        units=4,
+        ranks_per_unit=8,
+        intra=Limit(370.8, "nvl"),
+        intra_class="nvlink",
+        net=Limit(376.0, "nic"),
+        spread_net=Limit(376.0, "nic"),
+        net_latency_us=0.5,
+        nvls=None,
+        sharp=False,
+        ll128=True,
+        sm_arch=90,
+    )
     n = 32
     nsteps, ninter = 2 * (n - 1), 8
     intra = max(nc.hw_latency_us.get("nvlink", "ring", "simple"), 3 * nc.net_overhead_us.value)

@@ -35,7 +35,9 @@ def test_step_numbers_follow_the_formulas(superpod) -> None:
     tokens = tr.default_global_batch_tokens.value
     compute = 6 * 70e9 * tokens / (1024 * 989e12 * tr.model_flops_utilization.value)
     assert st.compute_s == pytest.approx(compute)
-    assert st.grad_bytes == pytest.approx(70e9 / (st.layout.tp * st.layout.pp) * 4)  # fp32 gradient reduce (Megatron)
+    assert st.grad_bytes == pytest.approx(
+        70e9 / (st.layout.tp * st.layout.pp) * 4
+    )  # fp32 gradient reduce (Megatron)
     assert st.micro_batches == tokens / (st.layout.dp * 4096)
     assert st.window_s == pytest.approx((1 - 2 / 6) * compute / st.micro_batches)
     assert st.exposed_s == pytest.approx(max(st.sync_s - st.window_s, st.exposed_s))

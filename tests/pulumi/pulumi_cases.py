@@ -38,9 +38,20 @@ def _oci_calls(project: Path) -> dict[str, Any]:
 
     def instances(args: dict[str, Any]) -> dict[str, Any]:
         # Launch order deliberately differs from id order: the program must sort by time_created.
-        rows = [{"id": f"ocid1.instance.oc1..{(count - i):05d}", "timeCreated": f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z",
-                 "displayName": f"inst-{i}"} for i in range(count)]
-        return {"instances": rows, "clusterNetworkId": args.get("clusterNetworkId", ""), "compartmentId": "c", "id": "cn"}
+        rows = [
+            {
+                "id": f"ocid1.instance.oc1..{(count - i):05d}",
+                "timeCreated": f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z",
+                "displayName": f"inst-{i}",
+            }
+            for i in range(count)
+        ]
+        return {
+            "instances": rows,
+            "clusterNetworkId": args.get("clusterNetworkId", ""),
+            "compartmentId": "c",
+            "id": "cn",
+        }
 
     def instance(args: dict[str, Any]) -> dict[str, Any]:
         n = int(args["instanceId"].rsplit(".", 1)[-1])
@@ -48,9 +59,17 @@ def _oci_calls(project: Path) -> dict[str, Any]:
 
     return {
         "oci:Identity/getAvailabilityDomains:getAvailabilityDomains": {
-            "availabilityDomains": [{"name": f"Uocm:US-ASHBURN-AD-{i}", "id": f"ad{i}", "compartmentId": "c"} for i in (1, 2, 3)],
-            "compartmentId": "c", "id": "ads"},
-        "oci:Core/getImages:getImages": {"images": [{"id": "ocid1.image.oc1..ubuntu2204"}], "compartmentId": "c", "id": "img"},
+            "availabilityDomains": [
+                {"name": f"Uocm:US-ASHBURN-AD-{i}", "id": f"ad{i}", "compartmentId": "c"} for i in (1, 2, 3)
+            ],
+            "compartmentId": "c",
+            "id": "ads",
+        },
+        "oci:Core/getImages:getImages": {
+            "images": [{"id": "ocid1.image.oc1..ubuntu2204"}],
+            "compartmentId": "c",
+            "id": "img",
+        },
         "oci:Core/getClusterNetworkInstances:getClusterNetworkInstances": instances,
         "oci:Core/getInstance:getInstance": instance,
     }
@@ -60,8 +79,12 @@ def _maas_computed(project: Path) -> dict[str, Any]:
     data = json.loads((project / "cluster.json").read_text())
     mgmt = ipaddress.ip_network(data["maas"]["management_cidr"])
     order = {n["hostname"]: i for i, n in enumerate(n for p in data["pools"] for n in p["nodes"])}
-    return {"maas:index/instance:Instance": lambda a: {
-        "ipAddresses": [str(mgmt.network_address + 100 + order[a.name]), "169.254.3.3"], "fqdn": f"{a.name}.maas"}}
+    return {
+        "maas:index/instance:Instance": lambda a: {
+            "ipAddresses": [str(mgmt.network_address + 100 + order[a.name]), "169.254.3.3"],
+            "fqdn": f"{a.name}.maas",
+        }
+    }
 
 
 def run_target(cluster: ResolvedCluster, project: Path) -> Run:
@@ -70,23 +93,43 @@ def run_target(cluster: ResolvedCluster, project: Path) -> Run:
     target = cluster.target
     ssh = {f"{name}:sshPublicKey": SSH_KEY}
     if target == "aws":
-        return run_program(project, {**ssh, f"{name}:capacityBlockStart": "2026-03-01T11:30:00Z"}, call_results={
-            "aws:ec2/getAmi:getAmi": {"id": "ami-0123456789abcdef0", "imageId": "ami-0123456789abcdef0"},
-            "aws:ec2/getCapacityBlockOffering:getCapacityBlockOffering": {
-                "capacityBlockOfferingId": "cb-0123456789abcdef0", "id": "cbo"}})
+        return run_program(
+            project,
+            {**ssh, f"{name}:capacityBlockStart": "2026-03-01T11:30:00Z"},
+            call_results={
+                "aws:ec2/getAmi:getAmi": {"id": "ami-0123456789abcdef0", "imageId": "ami-0123456789abcdef0"},
+                "aws:ec2/getCapacityBlockOffering:getCapacityBlockOffering": {
+                    "capacityBlockOfferingId": "cb-0123456789abcdef0",
+                    "id": "cbo",
+                },
+            },
+        )
     if target == "azure":
         return run_program(project, ssh)
     if target == "gcp":
         return run_program(project, {**ssh, "gcp:project": "test-project"})
     if target == "oci":
-        return run_program(project, {**ssh, f"{name}:compartmentId": "ocid1.compartment.oc1..test"},
-                           call_results=_oci_calls(project))
+        return run_program(
+            project,
+            {**ssh, f"{name}:compartmentId": "ocid1.compartment.oc1..test"},
+            call_results=_oci_calls(project),
+        )
     if target == "maas":
-        return run_program(project, {"maas:apiUrl": "http://maas.test:5240/MAAS", "maas:apiKey": "ck:tk:secret"},
-                           secret_keys=("maas:apiKey",),
-                           call_results={"maas:index/getSubnet:getSubnet": lambda a: {
-                               "id": "7", "cidr": a["cidr"], "fabric": "fabric-0", "vid": 0, "name": a["cidr"]}},
-                           computed=_maas_computed(project))
+        return run_program(
+            project,
+            {"maas:apiUrl": "http://maas.test:5240/MAAS", "maas:apiKey": "ck:tk:secret"},
+            secret_keys=("maas:apiKey",),
+            call_results={
+                "maas:index/getSubnet:getSubnet": lambda a: {
+                    "id": "7",
+                    "cidr": a["cidr"],
+                    "fabric": "fabric-0",
+                    "vid": 0,
+                    "name": a["cidr"],
+                }
+            },
+            computed=_maas_computed(project),
+        )
     raise AssertionError(f"no runner for target {target}")
 
 
@@ -103,8 +146,14 @@ def node_capacity(run: Run, target: str) -> int:
     if target in NODE_RESOURCE:
         return len(run.of_type(NODE_RESOURCE[target]))
     if target == "azure":
-        return sum(int(r.inputs["sku"]["capacity"]) for r in run.of_type("azure-native:compute:VirtualMachineScaleSet"))
+        return sum(
+            int(r.inputs["sku"]["capacity"])
+            for r in run.of_type("azure-native:compute:VirtualMachineScaleSet")
+        )
     if target == "oci":
-        return sum(int(p["size"]) for r in run.of_type("oci:Core/clusterNetwork:ClusterNetwork")
-                   for p in r.inputs["instancePools"])
+        return sum(
+            int(p["size"])
+            for r in run.of_type("oci:Core/clusterNetwork:ClusterNetwork")
+            for p in r.inputs["instancePools"]
+        )
     raise AssertionError(target)

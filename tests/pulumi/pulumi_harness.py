@@ -53,23 +53,41 @@ COMPUTED: dict[str, Any] = {
     "aws:ec2/launchTemplate:LaunchTemplate": lambda a: {"latestVersion": 1},
     "aws:ec2/placementGroup:PlacementGroup": lambda a: {"name": a.name},
     "aws:ec2/keyPair:KeyPair": lambda a: {"keyName": a.name},
-    "aws:fsx/lustreFileSystem:LustreFileSystem": lambda a: {"dnsName": f"{a.name}.fsx.example", "mountName": "abcdefgh"},
+    "aws:fsx/lustreFileSystem:LustreFileSystem": lambda a: {
+        "dnsName": f"{a.name}.fsx.example",
+        "mountName": "abcdefgh",
+    },
     "aws:efs/mountTarget:MountTarget": lambda a: {"ipAddress": _fake_ip(a.name)},
     "maas:index/instance:Instance": lambda a: {"ipAddresses": [_fake_ip(a.name)], "fqdn": f"{a.name}.maas"},
     "maas:index/fabric:Fabric": lambda a: {"name": a.inputs.get("name", a.name)},
     "gcp:compute/instance:Instance": lambda a: {
-        "networkInterfaces": [{**nic, "networkIp": _fake_ip(f"{a.name}-{i}")}
-                              for i, nic in enumerate(a.inputs.get("networkInterfaces", []))]},
-    "gcp:compute/network:Network": lambda a: {"selfLink": f"projects/p/global/networks/{a.inputs.get('name', a.name)}"},
+        "networkInterfaces": [
+            {**nic, "networkIp": _fake_ip(f"{a.name}-{i}")}
+            for i, nic in enumerate(a.inputs.get("networkInterfaces", []))
+        ]
+    },
+    "gcp:compute/network:Network": lambda a: {
+        "selfLink": f"projects/p/global/networks/{a.inputs.get('name', a.name)}"
+    },
     "gcp:compute/subnetwork:Subnetwork": lambda a: {"selfLink": f"projects/p/regions/r/subnetworks/{a.name}"},
     "gcp:filestore/instance:Instance": lambda a: {"networks": [{"ipAddresses": [_fake_ip(a.name)]}]},
-    "gcp:lustre/instance:Instance": lambda a: {"mountPoint": f"{_fake_ip(a.name)}@tcp:/{a.inputs.get('filesystem')}"},
-    "azure-native:storagecache:AmlFilesystem": lambda a: {"clientInfo": {"mgsAddress": _fake_ip(a.name),
-                                                                         "mountCommand": "mount -t lustre ..."}},
-    "oci:FileStorage/mountTarget:MountTarget": lambda a: {"ipAddress": _fake_ip(a.name), "exportSetId": "ocid1.exportset.mock"},
-    "gcp:compute/resourcePolicy:ResourcePolicy": lambda a: {"selfLink": f"projects/p/regions/r/resourcePolicies/{a.name}"},
+    "gcp:lustre/instance:Instance": lambda a: {
+        "mountPoint": f"{_fake_ip(a.name)}@tcp:/{a.inputs.get('filesystem')}"
+    },
+    "azure-native:storagecache:AmlFilesystem": lambda a: {
+        "clientInfo": {"mgsAddress": _fake_ip(a.name), "mountCommand": "mount -t lustre ..."}
+    },
+    "oci:FileStorage/mountTarget:MountTarget": lambda a: {
+        "ipAddress": _fake_ip(a.name),
+        "exportSetId": "ocid1.exportset.mock",
+    },
+    "gcp:compute/resourcePolicy:ResourcePolicy": lambda a: {
+        "selfLink": f"projects/p/regions/r/resourcePolicies/{a.name}"
+    },
     "oci:Lustre/fileStorageLustreFileSystem:FileStorageLustreFileSystem": lambda a: {
-        "managementServiceAddress": _fake_ip(a.name), "lnet": "tcp"},
+        "managementServiceAddress": _fake_ip(a.name),
+        "lnet": "tcp",
+    },
 }
 
 
@@ -108,9 +126,14 @@ def _config_string(value: Any) -> str:
     return str(value)
 
 
-def run_program(project_dir: Path, extra_config: dict[str, str], secret_keys: tuple[str, ...] = (),
-                call_results: dict[str, Any] | None = None, computed: dict[str, Any] | None = None,
-                stack: str = "prod") -> Run:
+def run_program(
+    project_dir: Path,
+    extra_config: dict[str, str],
+    secret_keys: tuple[str, ...] = (),
+    call_results: dict[str, Any] | None = None,
+    computed: dict[str, Any] | None = None,
+    stack: str = "prod",
+) -> Run:
     """Run ``project_dir/__main__.py`` under mocks with the stack's config plus ``extra_config``."""
     project = YAML(typ="safe", pure=True).load((project_dir / "Pulumi.yaml").read_text())["name"]
     run = Run()

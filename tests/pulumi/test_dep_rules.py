@@ -21,7 +21,9 @@ DEP_RULES = [r for r in all_rules() if r.id.startswith("DEP")]
 def test_every_dep_rule_has_fixtures_and_docs() -> None:
     assert len(DEP_RULES) >= 11
     for rule in DEP_RULES:
-        assert (FIXTURES / rule.id / "pass.yaml").is_file() and (FIXTURES / rule.id / "fail.yaml").is_file(), rule.id
+        assert (FIXTURES / rule.id / "pass.yaml").is_file() and (
+            FIXTURES / rule.id / "fail.yaml"
+        ).is_file(), rule.id
         assert rule.doc() and rule.title and rule.fix, rule.id
 
 
@@ -44,7 +46,11 @@ def test_pass_fixture_is_clean(rule) -> None:
 def test_fat_tree_on_a_cloud_says_why() -> None:
     findings = check(FIXTURES / "DEP002" / "fail.yaml").findings
     msg = next(f for f in findings if f.rule == "DEP002")
-    assert "fat-tree" in msg.message and "azure" in msg.message and msg.path == ("fabrics", "compute", "topology")
+    assert (
+        "fat-tree" in msg.message
+        and "azure" in msg.message
+        and msg.path == ("fabrics", "compute", "topology")
+    )
 
 
 def test_efa_layout_follows_aws() -> None:
@@ -54,7 +60,12 @@ def test_efa_layout_follows_aws() -> None:
     assert (p5[0].network_card_index, p5[0].device_index, p5[0].interface_type) == (0, 0, "efa")
     assert {(i.device_index, i.interface_type) for i in p5[1:]} == {(1, "efa-only")}
     p4d = efa_layout(cloud["p4d.24xlarge"], efa_only_cards=False)
-    assert [(i.network_card_index, i.interface_type) for i in p4d] == [(0, "efa"), (1, "efa"), (2, "efa"), (3, "efa")]
+    assert [(i.network_card_index, i.interface_type) for i in p4d] == [
+        (0, "efa"),
+        (1, "efa"),
+        (2, "efa"),
+        (3, "efa"),
+    ]
 
 
 def test_managed_storage_sizing() -> None:

@@ -25,8 +25,15 @@ pytestmark = pytest.mark.pulumi
 
 CLOUD_EXAMPLES = ["aws-p5-efa", "azure-ndh100v5", "gcp-a3-ultra", "oci-bm-h100", "maas-onprem-h100"]
 SECRET_WORDS = re.compile(r"(api_?key|password|private_?key|secret|token|client_secret)", re.IGNORECASE)
-EXPECTED_FILES = {".gitignore", "Pulumi.yaml", "Pulumi.prod.yaml", "README.md", "__main__.py", "cluster.json",
-                  "requirements.txt"}
+EXPECTED_FILES = {
+    ".gitignore",
+    "Pulumi.yaml",
+    "Pulumi.prod.yaml",
+    "README.md",
+    "__main__.py",
+    "cluster.json",
+    "requirements.txt",
+}
 yaml = YAML(typ="safe", pure=True)
 
 
@@ -75,9 +82,13 @@ def test_requirements_pin_the_installed_sdks(tmp_path: Path) -> None:
     pins = pulumi_emit.pinned_versions()
     for package, pinned in pins.items():
         assert version(package) == pinned, f"templates/pulumi/versions.yaml pins {package}=={pinned}"
-    for name, package in (("aws-p5-efa", "pulumi-aws"), ("maas-onprem-h100", "pulumi-maas"),
-                          ("azure-ndh100v5", "pulumi-azure-native"), ("gcp-a3-ultra", "pulumi-gcp"),
-                          ("oci-bm-h100", "pulumi-oci")):
+    for name, package in (
+        ("aws-p5-efa", "pulumi-aws"),
+        ("maas-onprem-h100", "pulumi-maas"),
+        ("azure-ndh100v5", "pulumi-azure-native"),
+        ("gcp-a3-ultra", "pulumi-gcp"),
+        ("oci-bm-h100", "pulumi-oci"),
+    ):
         out = tmp_path / name
         out.mkdir()
         generate(EXAMPLES / f"{name}.yaml", out)
@@ -114,14 +125,19 @@ def test_maas_static_addresses_are_unique_and_reserved(tmp_path: Path) -> None:
     for fabric in data["fabrics"]:
         for sub in fabric["subnets"]:
             start, end = (ipaddress.ip_address(x) for x in sub["reserved"])
-            inside = [ipaddress.ip_interface(a).ip for a in addresses
-                      if ipaddress.ip_interface(a).network == ipaddress.ip_network(sub["cidr"])]
+            inside = [
+                ipaddress.ip_interface(a).ip
+                for a in addresses
+                if ipaddress.ip_interface(a).network == ipaddress.ip_network(sub["cidr"])
+            ]
             assert inside and min(inside) == start and max(inside) == end
 
 
 def test_generate_command_writes_the_pulumi_folder(tmp_path: Path) -> None:
     out = tmp_path / "build"
-    code, _, err = run_cli("generate", str(EXAMPLES / "aws-p5-efa.yaml"), "-o", str(out), "--only", "pulumi", "--quiet")
+    code, _, err = run_cli(
+        "generate", str(EXAMPLES / "aws-p5-efa.yaml"), "-o", str(out), "--only", "pulumi", "--quiet"
+    )
     assert code == 0, err
     assert (out / "pulumi" / "Pulumi.prod.yaml").is_file() and (out / "pulumi" / "__main__.py").is_file()
 
@@ -137,12 +153,15 @@ def test_generated_programs_are_ruff_clean(tmp_path: Path) -> None:
     ruff = Path(sys.executable).parent / "ruff"
     if not ruff.exists():
         pytest.skip("ruff is not installed next to this Python")
-    result = subprocess.run([str(ruff), "check", "--no-cache", *mains], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [str(ruff), "check", "--no-cache", *mains], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_nfs_and_lustre_sizes_in_cluster_json(tmp_path: Path) -> None:
-    _cluster, project = generate_text("""
+    _cluster, project = generate_text(
+        """
 apiVersion: cluster-blueprint/v1
 name: sizes
 pools:
@@ -152,7 +171,9 @@ storage:
 deployment:
   target: aws
   cloud: {region: us-east-1, zone: us-east-1a}
-""", tmp_path)
+""",
+        tmp_path,
+    )
     spec = json.loads((project / "cluster.json").read_text())["storage"][0]
     # p4d cannot use EFA-enabled FSx: plain PERSISTENT_2 steps (2400 GiB), tier chosen for 2 GB/s.
     assert spec["efa"] is False and spec["size"] == 4800 and spec["tier"] == 500

@@ -64,7 +64,10 @@ def test_aws_p5_efa_example(tmp_path: Path) -> None:
     assert sorted(int(n["networkCardIndex"]) for n in nics) == list(range(32))
     by_card = {int(n["networkCardIndex"]): n for n in nics}
     assert by_card[0]["interfaceType"] == "efa" and int(by_card[0]["deviceIndex"]) == 0
-    assert all(by_card[c]["interfaceType"] == "efa-only" and int(by_card[c]["deviceIndex"]) == 1 for c in range(1, 32))
+    assert all(
+        by_card[c]["interfaceType"] == "efa-only" and int(by_card[c]["deviceIndex"]) == 1
+        for c in range(1, 32)
+    )
     assert all(n["securityGroups"] == [nics[0]["securityGroups"][0]] for n in nics)
     # Capacity Block: bought from the offering found for 16 x p5 for 168 h, targeted with market type capacity-block.
     block = run.one("aws:ec2/capacityBlockReservation:CapacityBlockReservation")
@@ -76,9 +79,16 @@ def test_aws_p5_efa_example(tmp_path: Path) -> None:
     assert not run.of_type("aws:ec2/placementGroup:PlacementGroup")  # blocks are already co-located
     # EFA security group: all traffic from and to itself.
     sg = run.one("aws:ec2/securityGroup:SecurityGroup")
-    self_rules = [r for r in run.resources if r.type.startswith("aws:vpc/securityGroup")
-                  and r.inputs.get("referencedSecurityGroupId") == f"{sg.name}-id"]
-    assert {r.type.rsplit(":", 1)[1] for r in self_rules} == {"SecurityGroupIngressRule", "SecurityGroupEgressRule"}
+    self_rules = [
+        r
+        for r in run.resources
+        if r.type.startswith("aws:vpc/securityGroup")
+        and r.inputs.get("referencedSecurityGroupId") == f"{sg.name}-id"
+    ]
+    assert {r.type.rsplit(":", 1)[1] for r in self_rules} == {
+        "SecurityGroupIngressRule",
+        "SecurityGroupEgressRule",
+    }
     assert all(r.inputs["ipProtocol"] == "-1" for r in self_rules)
     # FSx for Lustre over EFA, sized to a valid EFA step for the tier that delivers 50 GB/s.
     fsx = run.one("aws:fsx/lustreFileSystem:LustreFileSystem")
@@ -131,7 +141,9 @@ def test_azure_nd_h100_v5_example(tmp_path: Path) -> None:
     run = run_target(cluster, tmp_path)
     _check_common(run, cluster, tmp_path)
     vmss = run.one("azure-native:compute:VirtualMachineScaleSet")
-    assert vmss.inputs["sku"]["name"] == "Standard_ND96isr_H100_v5" and int(vmss.inputs["sku"]["capacity"]) == 32
+    assert (
+        vmss.inputs["sku"]["name"] == "Standard_ND96isr_H100_v5" and int(vmss.inputs["sku"]["capacity"]) == 32
+    )
     assert vmss.inputs["singlePlacementGroup"] is True and vmss.inputs["orchestrationMode"] == "Uniform"
     assert vmss.inputs["overprovision"] is False
     image = vmss.inputs["virtualMachineProfile"]["storageProfile"]["imageReference"]
@@ -188,7 +200,10 @@ def test_gcp_a3_ultra_example(tmp_path: Path) -> None:
     assert [n["nicType"] for n in nics] == ["GVNIC"] * 2 + ["MRDMA"] * 8
     roce = [r for r in run.of_type("gcp:compute/network:Network") if "networkProfile" in r.inputs]
     assert len(roce) == 1
-    assert roce[0].inputs["networkProfile"] == "projects/test-project/global/networkProfiles/europe-west1-b-vpc-roce"
+    assert (
+        roce[0].inputs["networkProfile"]
+        == "projects/test-project/global/networkProfiles/europe-west1-b-vpc-roce"
+    )
     assert int(roce[0].inputs["mtu"]) == 8896
     # The 8 RDMA NICs share the RoCE VPC, each on its own subnet.
     assert {n["network"] for n in nics[2:]} == {f"{roce[0].name}-id"}
@@ -223,7 +238,9 @@ def test_gcp_a3_mega_gpu_vpcs_filestore_spot(tmp_path: Path) -> None:
     run = run_target(cluster, project)
     _check_common(run, cluster, project)
     networks = run.of_type("gcp:compute/network:Network")
-    assert len(networks) == 9 and not any("networkProfile" in n.inputs for n in networks)  # 1 host + 8 GPU VPCs
+    assert len(networks) == 9 and not any(
+        "networkProfile" in n.inputs for n in networks
+    )  # 1 host + 8 GPU VPCs
     nics = run.of_type("gcp:compute/instance:Instance")[0].inputs["networkInterfaces"]
     assert [n["nicType"] for n in nics] == ["GVNIC"] * 9
     assert len({n["network"] for n in nics}) == 9  # every NIC in its own VPC
@@ -241,7 +258,9 @@ def test_oci_bm_h100_example(tmp_path: Path) -> None:
     cn = run.one("oci:Core/clusterNetwork:ClusterNetwork")
     assert int(cn.inputs["instancePools"][0]["size"]) == 16
     assert cn.inputs["placementConfiguration"]["availabilityDomain"] == "Uocm:US-ASHBURN-AD-2"
-    launch = run.one("oci:Core/instanceConfiguration:InstanceConfiguration").inputs["instanceDetails"]["launchDetails"]
+    launch = run.one("oci:Core/instanceConfiguration:InstanceConfiguration").inputs["instanceDetails"][
+        "launchDetails"
+    ]
     assert launch["shape"] == "BM.GPU.H100.8"
     assert launch["capacityReservationId"] == "ocid1.capacityreservation.oc1.iad.example"
     assert launch["sourceDetails"]["imageId"] == "ocid1.image.oc1..ubuntu2204"
@@ -290,8 +309,12 @@ def test_maas_onprem_example(tmp_path: Path) -> None:
     machines = run.of_type("maas:index/instance:Instance")
     assert len(machines) == 38
     dgx001 = next(m for m in machines if m.name == "dgx001")
-    assert dgx001.inputs["allocateParams"] == {"hostname": "dgx001", "tags": ["maas-onprem-h100-pool-dgx"],
-                                               "pool": "gpu-cluster", "zone": "hall-a"}
+    assert dgx001.inputs["allocateParams"] == {
+        "hostname": "dgx001",
+        "tags": ["maas-onprem-h100-pool-dgx"],
+        "pool": "gpu-cluster",
+        "zone": "hall-a",
+    }
     assert dgx001.inputs["deployParams"] == {"distroSeries": "jammy"}
     tags = {t.inputs["name"]: t.inputs["machines"] for t in run.of_type("maas:index/tag:Tag")}
     assert len(tags["maas-onprem-h100-pool-dgx"]) == 32 and len(tags["maas-onprem-h100-su1"]) == 32

@@ -34,7 +34,9 @@ def swap_switch_ends(plan: Plan, id1: str, id2: str) -> Plan:
     p2: Endpoint = getattr(l2, e2)
     new1 = _with(l1, **{e1: p2})
     new2 = _with(l2, **{e2: p1})
-    return with_links(plan, [new1 if link.id == id1 else new2 if link.id == id2 else link for link in plan.links])
+    return with_links(
+        plan, [new1 if link.id == id1 else new2 if link.id == id2 else link for link in plan.links]
+    )
 
 
 def drop(plan: Plan, *ids: str) -> Plan:
@@ -51,7 +53,9 @@ def leaf_to_leaf(plan: Plan, uplink1: str, uplink2: str) -> Plan:
         return link.a if plan.device_by_name[link.a.device].role == "leaf" else link.b
 
     joined = _with(l1, a=leaf_end(l1), b=leaf_end(l2), layer="leaf_leaf")
-    return with_links(plan, [joined if link.id == uplink1 else link for link in plan.links if link.id != uplink2])
+    return with_links(
+        plan, [joined if link.id == uplink1 else link for link in plan.links if link.id != uplink2]
+    )
 
 
 def degrade(netfile: str, device: str, port: int, remote: str, remote_port: int, rate: str) -> str:
@@ -67,22 +71,28 @@ def degrade(netfile: str, device: str, port: int, remote: str, remote_port: int,
         if m:
             desc = m.group(1)
         elif line.startswith("[") and desc is not None:
-            lport = int(line[1:line.index("]")])
+            lport = int(line[1 : line.index("]")])
             if (desc, lport) in ((device, port), (remote, remote_port)):
                 line, n = re.subn(r"\d+x[A-Z]+\d*$", rate, line)
                 edited += n
         out.append(line)
     if edited != 2:
-        raise ValueError(f"expected to edit 2 port lines for {device}[{port}] — {remote}[{remote_port}], edited {edited}")
+        raise ValueError(
+            f"expected to edit 2 port lines for {device}[{port}] — {remote}[{remote_port}], edited {edited}"
+        )
     return "\n".join(out) + "\n"
 
 
 def move_switch_end(plan: Plan, link_id: str, device: str, port: int) -> Plan:
     """A cable whose switch end went into ``device`` port ``port`` instead (e.g. an HCA on a spine)."""
     dev = plan.device_by_name[device]
-    target = Endpoint(device, str(port), port,
-                      (port + 1) // 2 if dev.ports_per_cage == 2 else None,
-                      2 - port % 2 if dev.ports_per_cage == 2 else None)
+    target = Endpoint(
+        device,
+        str(port),
+        port,
+        (port + 1) // 2 if dev.ports_per_cage == 2 else None,
+        2 - port % 2 if dev.ports_per_cage == 2 else None,
+    )
     out = []
     for link in plan.links:
         if link.id == link_id:

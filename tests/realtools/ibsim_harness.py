@@ -31,7 +31,9 @@ SIM_SPEEDS = ("SDR", "DDR", "QDR", "FDR", "EDR", "HDR")  # what Debian's ibsim 0
 
 
 def umad2sim() -> str | None:
-    hits = sorted(glob.glob("/usr/lib/*/umad2sim/libumad2sim.so")) + sorted(glob.glob("/usr/lib*/umad2sim/libumad2sim.so"))
+    hits = sorted(glob.glob("/usr/lib/*/umad2sim/libumad2sim.so")) + sorted(
+        glob.glob("/usr/lib*/umad2sim/libumad2sim.so")
+    )
     return hits[0] if hits else None
 
 
@@ -44,8 +46,11 @@ def missing_tools() -> list[str]:
 
 _MISSING = missing_tools()
 # every real-tool test module: pytestmark = [pytest.mark.realtools, REQUIRES_TOOLS]
-REQUIRES_TOOLS = pytest.mark.skipif(bool(_MISSING), reason=f"InfiniBand tools not installed: {', '.join(_MISSING)} "
-                                                           "(apt-get install ibsim-utils opensm infiniband-diags)")
+REQUIRES_TOOLS = pytest.mark.skipif(
+    bool(_MISSING),
+    reason=f"InfiniBand tools not installed: {', '.join(_MISSING)} "
+    "(apt-get install ibsim-utils opensm infiniband-diags)",
+)
 
 
 def _tool(name: str) -> str:
@@ -96,25 +101,51 @@ class Simulator:
     def start(self, ready_timeout_s: float = 120.0) -> Simulator:
         nodes, switches, ports = netfile_size(self.netfile.read_text())
         # raise ibsim's limits above the defaults (2048 nodes, 256 switches, 13312 ports) as needed
-        args = [_tool("timeout"), "-s", "TERM", "-k", "5", str(self.lifetime_s), _tool("ibsim"), "-s", "-n",
-                "-N", str(max(2048, nodes + 16)), "-S", str(max(256, switches + 16)), "-P", str(max(13312, ports + 64)),
-                str(self.netfile)]
+        args = [
+            _tool("timeout"),
+            "-s",
+            "TERM",
+            "-k",
+            "5",
+            str(self.lifetime_s),
+            _tool("ibsim"),
+            "-s",
+            "-n",
+            "-N",
+            str(max(2048, nodes + 16)),
+            "-S",
+            str(max(256, switches + 16)),
+            "-P",
+            str(max(13312, ports + 64)),
+            str(self.netfile),
+        ]
         env = {**os.environ, "IBSIM_SOCKNAME": self.sockname}
         env.pop("LD_PRELOAD", None)
         t0 = time.monotonic()
         with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         cwd=self.workdir, env=env, start_new_session=True)
+            self.proc = subprocess.Popen(
+                args,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=self.workdir,
+                env=env,
+                start_new_session=True,
+            )
         while time.monotonic() - t0 < ready_timeout_s:
             text = self.log_path.read_text(errors="replace")
             if "Network simulator ready" in text:
                 self.startup_s = time.monotonic() - t0
                 return self
             if self.proc.poll() is not None:
-                raise RuntimeError(f"ibsim exited with {self.proc.returncode} while parsing {self.netfile}:\n{text[-3000:]}")
+                raise RuntimeError(
+                    f"ibsim exited with {self.proc.returncode} while parsing {self.netfile}:\n{text[-3000:]}"
+                )
             time.sleep(0.05)
         self.stop()
-        raise RuntimeError(f"ibsim not ready after {ready_timeout_s} s:\n{self.log_path.read_text(errors='replace')[-3000:]}")
+        raise RuntimeError(
+            f"ibsim not ready after {ready_timeout_s} s:\n{self.log_path.read_text(errors='replace')[-3000:]}"
+        )
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -137,15 +168,28 @@ class Simulator:
     def client_env(self, sim_host: str) -> dict[str, str]:
         so = umad2sim()
         assert so is not None
-        return {**os.environ, "LD_PRELOAD": so, "SIM_HOST": sim_host, "IBSIM_SOCKNAME": self.sockname,
-                "OSM_TMP_DIR": str(self.workdir), "OSM_CACHE_DIR": str(self.workdir)}
+        return {
+            **os.environ,
+            "LD_PRELOAD": so,
+            "SIM_HOST": sim_host,
+            "IBSIM_SOCKNAME": self.sockname,
+            "OSM_TMP_DIR": str(self.workdir),
+            "OSM_CACHE_DIR": str(self.workdir),
+        }
 
     def _run(self, sim_host: str, argv: list[str], timeout_s: int) -> subprocess.CompletedProcess[str]:
         if not self.alive():
             raise RuntimeError(f"ibsim is not running:\n{self.log_path.read_text(errors='replace')[-2000:]}")
-        return subprocess.run([_tool("timeout"), "-k", "5", str(timeout_s), *argv], env=self.client_env(sim_host),
-                              cwd=self.workdir, capture_output=True, text=True, errors="replace", check=False,
-                              stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            [_tool("timeout"), "-k", "5", str(timeout_s), *argv],
+            env=self.client_env(sim_host),
+            cwd=self.workdir,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
 
     def opensm(self, sim_host: str, engine: str = "ftree", timeout_s: int = 300) -> OsmRun:
         log = self.workdir / f"opensm-{engine.replace(',', '_')}.log"

@@ -29,6 +29,7 @@ pytestmark = [pytest.mark.realtools, REQUIRES_TOOLS]
 def simulator(tmp_path: Path) -> Iterator[Callable[..., Simulator]]:
     yield from simulators(tmp_path)
 
+
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SUPERPOD = str(REPO / "examples" / "superpod-h100-4su.yaml")
@@ -49,15 +50,20 @@ def fabric_counts(log: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
-@pytest.mark.parametrize(("blueprint", "fabric", "ranks"), [
-    (FT2, "compute", 2),
-    (FT3, "compute", 3),
-    (SUPERPOD, "compute", 2),  # 128 DGX x 8 HCAs = 1024 CAs, 48 switches
-    (SUPERPOD, "storage", 2),  # leaf-spine with dual-port storage HCAs
-    (SUPERPOD8, "compute", 2),  # 2048 CAs + 96 switches: beyond ibsim's default -N
-], ids=["ft2-hdr-rail", "ft3-ndr", "superpod-4su-compute", "superpod-4su-storage", "superpod-8su-compute"])
-def test_opensm_routes_generated_fat_tree_with_ftree(blueprint: str, fabric: str, ranks: int,
-                                                     simulator: Callable[[str, str], Simulator]) -> None:
+@pytest.mark.parametrize(
+    ("blueprint", "fabric", "ranks"),
+    [
+        (FT2, "compute", 2),
+        (FT3, "compute", 3),
+        (SUPERPOD, "compute", 2),  # 128 DGX x 8 HCAs = 1024 CAs, 48 switches
+        (SUPERPOD, "storage", 2),  # leaf-spine with dual-port storage HCAs
+        (SUPERPOD8, "compute", 2),  # 2048 CAs + 96 switches: beyond ibsim's default -N
+    ],
+    ids=["ft2-hdr-rail", "ft3-ndr", "superpod-4su-compute", "superpod-4su-storage", "superpod-8su-compute"],
+)
+def test_opensm_routes_generated_fat_tree_with_ftree(
+    blueprint: str, fabric: str, ranks: int, simulator: Callable[[str, str], Simulator]
+) -> None:
     plan = plan_of(blueprint)
     net = sim_netfile(plan, fabric)
     sim = simulator(net, fabric)
@@ -65,10 +71,18 @@ def test_opensm_routes_generated_fat_tree_with_ftree(blueprint: str, fabric: str
     assert not [r for r in REJECTIONS if r in run.log], run.log[-4000:]
     assert run.ftree_ok, run.log[-4000:]
     assert f"FatTree rank (roots to leaf switches): {ranks}" in run.log
-    cas = len({(ln.a.device, ln.a.port.split("/")[0]) for ln in plan.links_of(fabric)
-               if plan.device_by_name[ln.a.device].kind == "node"}
-              | {(ln.b.device, ln.b.port.split("/")[0]) for ln in plan.links_of(fabric)
-                 if plan.device_by_name[ln.b.device].kind == "node"})
+    cas = len(
+        {
+            (ln.a.device, ln.a.port.split("/")[0])
+            for ln in plan.links_of(fabric)
+            if plan.device_by_name[ln.a.device].kind == "node"
+        }
+        | {
+            (ln.b.device, ln.b.port.split("/")[0])
+            for ln in plan.links_of(fabric)
+            if plan.device_by_name[ln.b.device].kind == "node"
+        }
+    )
     assert fabric_counts(run.log) == (cas, len(plan.switches(fabric)))
 
 
@@ -103,12 +117,17 @@ def _break(plan: Plan, fault: str) -> Plan:
     raise AssertionError(fault)
 
 
-@pytest.mark.parametrize(("fault", "errors"), [
-    ("leaf-leaf", ("AB0B", "AB0C")),
-    ("drop-uplink", ("AB0B", "AB0C")),
-    ("hca-on-spine", ("AB26",)),
-])
-def test_opensm_rejects_broken_fat_tree(fault: str, errors: tuple[str, ...], simulator: Callable[[str, str], Simulator]) -> None:
+@pytest.mark.parametrize(
+    ("fault", "errors"),
+    [
+        ("leaf-leaf", ("AB0B", "AB0C")),
+        ("drop-uplink", ("AB0B", "AB0C")),
+        ("hca-on-spine", ("AB26",)),
+    ],
+)
+def test_opensm_rejects_broken_fat_tree(
+    fault: str, errors: tuple[str, ...], simulator: Callable[[str, str], Simulator]
+) -> None:
     broken = _break(plan_of(FT2), fault)
     net = sim_netfile(broken, "compute")
     sim = simulator(net, fault)

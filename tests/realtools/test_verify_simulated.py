@@ -27,6 +27,7 @@ pytestmark = [pytest.mark.realtools, REQUIRES_TOOLS]
 def simulator(tmp_path: Path) -> Iterator[Callable[..., Simulator]]:
     yield from simulators(tmp_path)
 
+
 REPO = Path(__file__).resolve().parents[2]
 FT2 = str(Path(__file__).resolve().parent / "fixtures" / "ft2-hdr-rail.yaml")
 SUPERPOD = str(REPO / "examples" / "superpod-h100-4su.yaml")
@@ -38,7 +39,9 @@ def _sim_speed(plan: Plan) -> str | None:
     return None if token in SIM_SPEEDS else "HDR"
 
 
-def discover(simulator: Callable[[str, str], Simulator], net: str, tmp_path: Path, name: str, *args: str) -> Path:
+def discover(
+    simulator: Callable[[str, str], Simulator], net: str, tmp_path: Path, name: str, *args: str
+) -> Path:
     sim = simulator(net, name)
     host = first_ca(net)
     assert "SUBNET UP" in sim.opensm(host, "ftree,minhop").log
@@ -48,7 +51,9 @@ def discover(simulator: Callable[[str, str], Simulator], net: str, tmp_path: Pat
 
 
 def verify_json(blueprint: str, dump: Path, *extra: str) -> tuple[int, dict]:
-    code, out, err = run_cli("verify-cabling", blueprint, "--discovered", str(dump), "--format", "json", *extra)
+    code, out, err = run_cli(
+        "verify-cabling", blueprint, "--discovered", str(dump), "--format", "json", *extra
+    )
     assert code in (0, 1), err
     return code, json.loads(out)
 
@@ -58,20 +63,28 @@ def _speed_args(plan: Plan) -> tuple[str, ...]:
     return ("--sim-speed", s) if s else ()
 
 
-@pytest.mark.parametrize("blueprint", [FT2, SUPERPOD, SUPERPOD8], ids=["ft2-hdr-rail", "superpod-4su", "superpod-8su"])
+@pytest.mark.parametrize(
+    "blueprint", [FT2, SUPERPOD, SUPERPOD8], ids=["ft2-hdr-rail", "superpod-4su", "superpod-8su"]
+)
 @pytest.mark.parametrize("fmt", ["default", "ports"])
-def test_clean_build_verifies(blueprint: str, fmt: str, simulator: Callable[[str, str], Simulator], tmp_path: Path) -> None:
+def test_clean_build_verifies(
+    blueprint: str, fmt: str, simulator: Callable[[str, str], Simulator], tmp_path: Path
+) -> None:
     plan = plan_of(blueprint)
     net = render_netfile(plan, "compute", sim_speed=_sim_speed(plan))
     dump = discover(simulator, net, tmp_path, "clean", *(["-p"] if fmt == "ports" else []))
     code, out, err = run_cli("verify-cabling", blueprint, "--discovered", str(dump), *_speed_args(plan))
     planned = len(plan.links_of("compute"))
     assert code == 0, out + err
-    assert f"{planned} cables planned, {planned} ok, 0 miswired, 0 missing, 0 wrong speed/width, 0 unexpected" in out
+    assert (
+        f"{planned} cables planned, {planned} ok, 0 miswired, 0 missing, 0 wrong speed/width, 0 unexpected"
+        in out
+    )
 
 
-def test_ndr_plan_against_hdr_simulation_reports_every_link_rate(simulator: Callable[[str, str], Simulator],
-                                                                  tmp_path: Path) -> None:
+def test_ndr_plan_against_hdr_simulation_reports_every_link_rate(
+    simulator: Callable[[str, str], Simulator], tmp_path: Path
+) -> None:
     """Without --sim-speed the speed check is exact: every 4xHDR link of an NDR plan is wrong."""
     plan = plan_of(SUPERPOD)
     dump = discover(simulator, render_netfile(plan, "compute", sim_speed="HDR"), tmp_path, "hdr")
@@ -86,7 +99,11 @@ def _leaf(plan: Plan, link: Link) -> str:
 
 
 def _node_links_of_leaf(plan: Plan, leaf: str) -> list[Link]:
-    return [ln for ln in plan.links_of("compute") if ln.layer == "node_leaf" and leaf in (ln.a.device, ln.b.device)]
+    return [
+        ln
+        for ln in plan.links_of("compute")
+        if ln.layer == "node_leaf" and leaf in (ln.a.device, ln.b.device)
+    ]
 
 
 def _parallel_uplinks(plan: Plan) -> tuple[Link, Link]:
@@ -104,7 +121,9 @@ def _node_and_switch(plan: Plan, link: Link) -> tuple:
 
 
 @pytest.mark.parametrize("blueprint", [FT2, SUPERPOD], ids=["ft2-hdr-rail", "superpod-4su"])
-def test_faults_reported_exactly(blueprint: str, simulator: Callable[[str, str], Simulator], tmp_path: Path) -> None:
+def test_faults_reported_exactly(
+    blueprint: str, simulator: Callable[[str, str], Simulator], tmp_path: Path
+) -> None:
     plan = plan_of(blueprint)
     leaf = _leaf(plan, next(ln for ln in plan.links_of("compute") if ln.layer == "leaf_spine"))
     h1, h2 = _node_links_of_leaf(plan, leaf)[2:4]  # two host cables swapped on a leaf
@@ -116,30 +135,53 @@ def test_faults_reported_exactly(blueprint: str, simulator: Callable[[str, str],
     built = ib_faults.drop(built, gone.id)
     net = render_netfile(built, "compute", sim_speed=_sim_speed(plan))
     node, sw = _node_and_switch(plan, slow)
-    net = ib_faults.degrade(net, sw.device, sw.port_number, f"{node.device} {node.port.split('/')[0]}",
-                            node.port_number, "4xDDR")
+    net = ib_faults.degrade(
+        net, sw.device, sw.port_number, f"{node.device} {node.port.split('/')[0]}", node.port_number, "4xDDR"
+    )
     dump = discover(simulator, net, tmp_path, "faulty")
 
     code, report = verify_json(blueprint, dump, *_speed_args(plan))
     assert code == 1
     wanted_rate = f"4x{_sim_speed(plan) or 'HDR'}"
     got = {(r["status"], r["cable"]) for r in report["results"]}
-    assert got == {("miswired", h1.id), ("miswired", h2.id), ("miswired", u1.id), ("miswired", u2.id),
-                   ("missing", gone.id), ("rate", slow.id)}
-    assert report["summary"] == {"planned": len(plan.links_of("compute")), "discovered_links": len(plan.links_of("compute")) - 1,
-                                 "miswired": 4, "missing": 1, "rate": 1, "unexpected": 0,
-                                 "ok": len(plan.links_of("compute")) - 6, "rate_unchecked": 0}
+    assert got == {
+        ("miswired", h1.id),
+        ("miswired", h2.id),
+        ("miswired", u1.id),
+        ("miswired", u2.id),
+        ("missing", gone.id),
+        ("rate", slow.id),
+    }
+    assert report["summary"] == {
+        "planned": len(plan.links_of("compute")),
+        "discovered_links": len(plan.links_of("compute")) - 1,
+        "miswired": 4,
+        "missing": 1,
+        "rate": 1,
+        "unexpected": 0,
+        "ok": len(plan.links_of("compute")) - 6,
+        "rate_unchecked": 0,
+    }
     by_cable = {r["cable"]: r for r in report["results"]}
 
     # both ends named, for the swapped host cables
     n1, s1 = _node_and_switch(plan, h1)
     n2, s2 = _node_and_switch(plan, h2)
     r1 = by_cable[h1.id]
-    ends = {(r1["a"]["device"], r1["a"]["port"]): r1["a_connected_to"], (r1["b"]["device"], r1["b"]["port"]): r1["b_connected_to"]}
+    ends = {
+        (r1["a"]["device"], r1["a"]["port"]): r1["a_connected_to"],
+        (r1["b"]["device"], r1["b"]["port"]): r1["b_connected_to"],
+    }
     assert ends[(n1.device, n1.port)] == {"device": s2.device, "port": s2.port, "identified": True}
     assert ends[(s1.device, s1.port)] == {"device": n2.device, "port": n2.port, "identified": True}
-    assert f"{s1.device} port {s1.port} goes to {n2.device} {n2.port}, plan says {n1.device} {n1.port}" in r1["message"]
-    assert f"{n1.device} {n1.port} goes to {s2.device} port {s2.port}, plan says {s1.device} port {s1.port}" in r1["message"]
+    assert (
+        f"{s1.device} port {s1.port} goes to {n2.device} {n2.port}, plan says {n1.device} {n1.port}"
+        in r1["message"]
+    )
+    assert (
+        f"{n1.device} {n1.port} goes to {s2.device} port {s2.port}, plan says {s1.device} port {s1.port}"
+        in r1["message"]
+    )
 
     # crossed parallel uplinks: same two switches, different ports (ibnetdiscover --diff misses this)
     r2 = by_cable[u1.id]
@@ -156,8 +198,9 @@ def test_faults_reported_exactly(blueprint: str, simulator: Callable[[str, str],
         assert re.search(rf"^(MISWIRED|MISSING|WRONG RATE)\s+{cable}\s", text, re.M), text
 
 
-def test_firmware_default_description_and_node_name_map(simulator: Callable[[str, str], Simulator],
-                                                        tmp_path: Path) -> None:
+def test_firmware_default_description_and_node_name_map(
+    simulator: Callable[[str, str], Simulator], tmp_path: Path
+) -> None:
     """An HCA whose description was never set is unidentified; naming its GUID fixes that."""
     plan = plan_of(FT2)
     net = render_netfile(plan, "compute")
@@ -171,7 +214,9 @@ def test_firmware_default_description_and_node_name_map(simulator: Callable[[str
     assert len(bad) == 1 and bad[0]["status"] == "miswired"
     assert "goes to unidentified CA 0x" in bad[0]["message"]
 
-    guid = re.search(r'^caguid=0x([0-9a-f]+)\s*\n(?:.*\n)?Ca\s+\d+\s+"H-[0-9a-f]+"\s+# "MT4123', dump.read_text(), re.M)
+    guid = re.search(
+        r'^caguid=0x([0-9a-f]+)\s*\n(?:.*\n)?Ca\s+\d+\s+"H-[0-9a-f]+"\s+# "MT4123', dump.read_text(), re.M
+    )
     assert guid, dump.read_text()[:2000]
     name_map = tmp_path / "node-name-map"
     name_map.write_text(f'0x{int(guid.group(1), 16):016x} "{victim}"\n')
@@ -179,7 +224,9 @@ def test_firmware_default_description_and_node_name_map(simulator: Callable[[str
     assert code == 0, report["results"]
 
 
-def test_sharp_aggregation_node_is_left_out(simulator: Callable[[str, str], Simulator], tmp_path: Path) -> None:
+def test_sharp_aggregation_node_is_left_out(
+    simulator: Callable[[str, str], Simulator], tmp_path: Path
+) -> None:
     """A SHARP Aggregation Node (devid 0xcf09) on a switch's last port is not a cable."""
     plan = plan_of(FT2)
     leaf = plan.switches("compute")[0]
@@ -191,9 +238,15 @@ def test_sharp_aggregation_node_is_left_out(simulator: Callable[[str, str], Simu
     lines = net.splitlines()
     at = next(i for i, ln in enumerate(lines) if ln.startswith(f'Switch\t{sharp_port} "S-{leaf.name}"'))
     end = next(i for i in range(at + 1, len(lines)) if not lines[i].startswith("["))
-    lines.insert(end, f'[{sharp_port}]\t"H-sharp-an"[1]\t\t# "Mellanox Technologies Aggregation Node" lid 0 4xHDR')
-    lines += ["", "devid=0xcf09", 'Ca\t1 "H-sharp-an"\t\t# "Mellanox Technologies Aggregation Node"',
-              f'[1]\t"S-{leaf.name}"[{sharp_port}]\t\t# lid 0 lmc 0 "{leaf.name}" lid 0 4xHDR']
+    lines.insert(
+        end, f'[{sharp_port}]\t"H-sharp-an"[1]\t\t# "Mellanox Technologies Aggregation Node" lid 0 4xHDR'
+    )
+    lines += [
+        "",
+        "devid=0xcf09",
+        'Ca\t1 "H-sharp-an"\t\t# "Mellanox Technologies Aggregation Node"',
+        f'[1]\t"S-{leaf.name}"[{sharp_port}]\t\t# lid 0 lmc 0 "{leaf.name}" lid 0 4xHDR',
+    ]
     dump = discover(simulator, "\n".join(lines) + "\n", tmp_path, "sharp")
     assert "Aggregation Node" in dump.read_text() and "devid=0xcf09" in dump.read_text()
     code, report = verify_json(FT2, dump)

@@ -23,29 +23,50 @@ def _bp(name: str, pools: str, compute: str, kw: int = 44) -> str:
 
 
 BLUEPRINTS = {
-    "partial": _bp("partial", "  - {name: dgx, count: 100, server: dgx-h100, placement: {nodes_per_rack: 4}}\n",
-                   "    technology: infiniband-ndr\n    topology: {kind: fat-tree, switch: qm9700, scalable_unit: 32}\n"),
-    "tier3": _bp("tier3", "  - {name: dgx, count: 160, server: dgx-h100, placement: {nodes_per_rack: 4}}\n",
-                 "    technology: infiniband-ndr\n"
-                 "    topology: {kind: fat-tree, tiers: 3, switch: qm9700, scalable_unit: 32}\n"),
-    "dragonfly": _bp("dragonfly", "  - {name: gpu, count: 70, server: pcie-l40s-8}\n",
-                     "    technology: infiniband-ndr\n"
-                     "    topology: {kind: dragonfly, switch: qm9700, p: 8, a: 4, h: 4, groups: 5}\n"),
-    "torus": _bp("torus", "  - {name: dgx, count: 16, server: dgx-h100}\n",
-                 "    technology: infiniband-ndr\n    topology: {kind: torus, dimensions: [4, 4]}\n"),
-    "torus-switched": _bp("torus-switched", "  - {name: dgx, count: 8, server: dgx-h100}\n",
-                          "    technology: infiniband-ndr\n    topology: {kind: torus, dimensions: [2, 2], "
-                          "attach: switch, switch: qm9700, nodes_per_switch: 2}\n"),
-    "nvl72": _bp("nvl72", "  - {name: gb, count: 72, server: gb200-nvl72-tray, placement: {nodes_per_rack: 18}}\n",
-                 "    technology: infiniband-ndr\n    topology: {kind: fat-tree, switch: qm9700, scalable_unit: 18}\n",
-                 kw=140),
+    "partial": _bp(
+        "partial",
+        "  - {name: dgx, count: 100, server: dgx-h100, placement: {nodes_per_rack: 4}}\n",
+        "    technology: infiniband-ndr\n    topology: {kind: fat-tree, switch: qm9700, scalable_unit: 32}\n",
+    ),
+    "tier3": _bp(
+        "tier3",
+        "  - {name: dgx, count: 160, server: dgx-h100, placement: {nodes_per_rack: 4}}\n",
+        "    technology: infiniband-ndr\n"
+        "    topology: {kind: fat-tree, tiers: 3, switch: qm9700, scalable_unit: 32}\n",
+    ),
+    "dragonfly": _bp(
+        "dragonfly",
+        "  - {name: gpu, count: 70, server: pcie-l40s-8}\n",
+        "    technology: infiniband-ndr\n"
+        "    topology: {kind: dragonfly, switch: qm9700, p: 8, a: 4, h: 4, groups: 5}\n",
+    ),
+    "torus": _bp(
+        "torus",
+        "  - {name: dgx, count: 16, server: dgx-h100}\n",
+        "    technology: infiniband-ndr\n    topology: {kind: torus, dimensions: [4, 4]}\n",
+    ),
+    "torus-switched": _bp(
+        "torus-switched",
+        "  - {name: dgx, count: 8, server: dgx-h100}\n",
+        "    technology: infiniband-ndr\n    topology: {kind: torus, dimensions: [2, 2], "
+        "attach: switch, switch: qm9700, nodes_per_switch: 2}\n",
+    ),
+    "nvl72": _bp(
+        "nvl72",
+        "  - {name: gb, count: 72, server: gb200-nvl72-tray, placement: {nodes_per_rack: 18}}\n",
+        "    technology: infiniband-ndr\n    topology: {kind: fat-tree, switch: qm9700, scalable_unit: 18}\n",
+        kw=140,
+    ),
     # 6 compute ports per node on 32-port leaf halves: nodes 6 and 11 straddle two leaves
-    "non-rail": _bp("non-rail", "  - {name: n, count: 20, spec: {gpu: h100-sxm, gpus: 8, gpu_interconnect: nvlink4, "
-                                "power_kw: 10, rack_units: 8, nics: [{model: cx7, count: 6, speed_gbps: 400}]}}\n",
-                    "    technology: infiniband-ndr\n"
-                    "    topology: {kind: fat-tree, switch: qm9700, rail_optimized: false}\n"),
+    "non-rail": _bp(
+        "non-rail",
+        "  - {name: n, count: 20, spec: {gpu: h100-sxm, gpus: 8, gpu_interconnect: nvlink4, "
+        "power_kw: 10, rack_units: 8, nics: [{model: cx7, count: 6, speed_gbps: 400}]}}\n",
+        "    technology: infiniband-ndr\n"
+        "    topology: {kind: fat-tree, switch: qm9700, rail_optimized: false}\n",
+    ),
     "cloud": "apiVersion: cluster-blueprint/v1\nname: cloud\ndeployment: {target: aws, cloud: {region: us-east-1}}\n"
-             "pools:\n  - {name: p5, count: 4, server: aws/p5.48xlarge}\n",
+    "pools:\n  - {name: p5, count: 4, server: aws/p5.48xlarge}\n",
 }
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "superpod-h100-4su.yaml"

@@ -9,21 +9,24 @@ from hypothesis import strategies as st
 from generator.emit.slurm.hostlist import HostlistError, compress, expand
 
 
-@pytest.mark.parametrize(("names", "expected"), [
-    ([f"dgx{i:03d}" for i in range(1, 33)], "dgx[001-032]"),
-    (["dgx001"], "dgx001"),
-    (["n098", "n099", "n100"], "n[098-100]"),  # padded width kept across the 99 → 100 boundary
-    (["n8", "n9", "n10"], "n[8-10]"),  # unpadded numbers of different lengths form one range
-    (["dgx004", "dgx001", "dgx002", "dgx003", "dgx010", "dgx013", "dgx012"], "dgx[001-004,010,012-013]"),
-    (["b1", "a2", "a1"], "a[1-2],b1"),
-    (["login", "dgx002", "dgx001"], "dgx[001-002],login"),
-    (["dgx001", "dgx001", "dgx002"], "dgx[001-002]"),
-    (["n05", "n8", "n9", "n10"], "n[05,8-9,10]"),  # 10 joins the 2-digit padded class, 8-9 stay bare
-    (["su2", "su10", "su1"], "su[1-2,10]"),
-    (["c-leaf-su1-r0", "c-leaf-su1-r1"], "c-leaf-su1-r[0-1]"),
-    (["p5001", "p5002"], "p[5001-5002]"),
-    ([], ""),
-])
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [
+        ([f"dgx{i:03d}" for i in range(1, 33)], "dgx[001-032]"),
+        (["dgx001"], "dgx001"),
+        (["n098", "n099", "n100"], "n[098-100]"),  # padded width kept across the 99 → 100 boundary
+        (["n8", "n9", "n10"], "n[8-10]"),  # unpadded numbers of different lengths form one range
+        (["dgx004", "dgx001", "dgx002", "dgx003", "dgx010", "dgx013", "dgx012"], "dgx[001-004,010,012-013]"),
+        (["b1", "a2", "a1"], "a[1-2],b1"),
+        (["login", "dgx002", "dgx001"], "dgx[001-002],login"),
+        (["dgx001", "dgx001", "dgx002"], "dgx[001-002]"),
+        (["n05", "n8", "n9", "n10"], "n[05,8-9,10]"),  # 10 joins the 2-digit padded class, 8-9 stay bare
+        (["su2", "su10", "su1"], "su[1-2,10]"),
+        (["c-leaf-su1-r0", "c-leaf-su1-r1"], "c-leaf-su1-r[0-1]"),
+        (["p5001", "p5002"], "p[5001-5002]"),
+        ([], ""),
+    ],
+)
 def test_compress(names: list[str], expected: str) -> None:
     assert compress(names) == expected
     assert sorted(expand(expected)) == sorted(set(names))
@@ -48,8 +51,11 @@ def test_compress_rejects_hostlist_metacharacters() -> None:
 
 
 _names = st.lists(
-    st.tuples(st.sampled_from(["dgx", "n", "gpu-", "c-leaf-su"]), st.integers(0, 1200), st.sampled_from([0, 1, 3, 5]))
-    .map(lambda t: f"{t[0]}{t[1]:0{t[2]}d}" if t[2] else f"{t[0]}{t[1]}"),
+    st.tuples(
+        st.sampled_from(["dgx", "n", "gpu-", "c-leaf-su"]),
+        st.integers(0, 1200),
+        st.sampled_from([0, 1, 3, 5]),
+    ).map(lambda t: f"{t[0]}{t[1]:0{t[2]}d}" if t[2] else f"{t[0]}{t[1]}"),
     max_size=60,
 )
 

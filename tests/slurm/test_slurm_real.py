@@ -23,7 +23,9 @@ from slurm_blueprints import planned
 from generator.emit.slurm import render
 from generator.emit.slurm.hostlist import expand
 
-SLURMCTLD = shutil.which("slurmctld") or ("/usr/sbin/slurmctld" if os.path.exists("/usr/sbin/slurmctld") else None)
+SLURMCTLD = shutil.which("slurmctld") or (
+    "/usr/sbin/slurmctld" if os.path.exists("/usr/sbin/slurmctld") else None
+)
 SCONTROL = shutil.which("scontrol")
 pytestmark = pytest.mark.skipif(not (SLURMCTLD and SCONTROL), reason="slurmctld/scontrol not installed")
 
@@ -37,10 +39,18 @@ def _free_port() -> int:
 def _conf(tmp: Path, fragment: str) -> Path:
     user = getpass.getuser()
     lines = [
-        "ClusterName=bptest", "SlurmctldHost=localhost", "AuthType=auth/none", "CredType=cred/none",
-        f"SlurmctldPort={_free_port()}", f"SlurmdPort={_free_port()}", f"StateSaveLocation={tmp / 'state'}",
-        f"SlurmctldPidFile={tmp / 'slurmctld.pid'}", f"SlurmctldLogFile={tmp / 'slurmctld.log'}",
-        f"SlurmUser={user}", "SelectType=select/cons_tres", "ProctrackType=proctrack/linuxproc",
+        "ClusterName=bptest",
+        "SlurmctldHost=localhost",
+        "AuthType=auth/none",
+        "CredType=cred/none",
+        f"SlurmctldPort={_free_port()}",
+        f"SlurmdPort={_free_port()}",
+        f"StateSaveLocation={tmp / 'state'}",
+        f"SlurmctldPidFile={tmp / 'slurmctld.pid'}",
+        f"SlurmctldLogFile={tmp / 'slurmctld.log'}",
+        f"SlurmUser={user}",
+        "SelectType=select/cons_tres",
+        "ProctrackType=proctrack/linuxproc",
         "MpiDefault=none",
     ]
     for line in fragment.splitlines():
@@ -55,8 +65,9 @@ def _conf(tmp: Path, fragment: str) -> Path:
 
 def _show_topology(conf: Path) -> dict[str, tuple[int, list[str], list[str]]]:
     env = {**os.environ, "SLURM_CONF": str(conf)}
-    proc = subprocess.Popen([SLURMCTLD, "-D", "-f", str(conf)], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [SLURMCTLD, "-D", "-f", str(conf)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -64,13 +75,14 @@ def _show_topology(conf: Path) -> dict[str, tuple[int, list[str], list[str]]]:
             if "is UP" in ping.stdout:
                 break
             if proc.poll() is not None:
-                log = (conf.parent / "slurmctld.log")
+                log = conf.parent / "slurmctld.log"
                 pytest.fail("slurmctld exited: " + (log.read_text()[-2000:] if log.exists() else "no log"))
             time.sleep(0.5)
         else:
             pytest.fail("slurmctld did not come up in 30 s")
-        out = subprocess.run([SCONTROL, "show", "topology"], env=env, capture_output=True, text=True,
-                             timeout=20).stdout
+        out = subprocess.run(
+            [SCONTROL, "show", "topology"], env=env, capture_output=True, text=True, timeout=20
+        ).stdout
     finally:
         proc.terminate()
         try:
@@ -82,8 +94,11 @@ def _show_topology(conf: Path) -> dict[str, tuple[int, list[str], list[str]]]:
     for line in out.splitlines():
         kv = dict(re.findall(r"(\w+)=(\S+)", line))
         if "SwitchName" in kv:
-            tree[kv["SwitchName"]] = (int(kv["Level"]), expand(kv.get("Nodes", "")),
-                                      expand(kv.get("Switches", "")))
+            tree[kv["SwitchName"]] = (
+                int(kv["Level"]),
+                expand(kv.get("Nodes", "")),
+                expand(kv.get("Switches", "")),
+            )
     return tree
 
 

@@ -37,7 +37,9 @@ def tree_of(text: str) -> dict[str, tuple[str, list[str]]]:
         assert name not in tree, f"switch {name} defined twice"
         assert len(name) <= 64
         assert ("nodes" in rec) != ("switches" in rec), rec
-        tree[name] = ("nodes", expand(rec["nodes"])) if "nodes" in rec else ("switches", expand(rec["switches"]))
+        tree[name] = (
+            ("nodes", expand(rec["nodes"])) if "nodes" in rec else ("switches", expand(rec["switches"]))
+        )
     return tree
 
 
@@ -122,8 +124,12 @@ def test_files_parse_back_consistently(name: str) -> None:
     check_tree(tree, nodes)
     topos = yaml_topologies(files["topology.yaml"])
     if "tree" in topos:
-        ytree = {s["switch"]: ("nodes", expand(s["nodes"])) if "nodes" in s else ("switches", expand(s["children"]))
-                 for s in topos["tree"]["tree"]["switches"]}
+        ytree = {
+            s["switch"]: ("nodes", expand(s["nodes"]))
+            if "nodes" in s
+            else ("switches", expand(s["children"]))
+            for s in topos["tree"]["tree"]["switches"]
+        }
         assert ytree == tree
     else:
         assert topos["flat"]["flat"] is True
@@ -230,11 +236,16 @@ def test_nvl72_blocks_are_nvlink_domains() -> None:
     files = render(cluster, plan)
     blocks, sizes = blocks_of(files["topology-block.conf"])
     assert sizes == [18, 36, 72]
-    assert blocks == {f"nvl{i:02d}": [f"gb{n:03d}" for n in range(18 * (i - 1) + 1, 18 * i + 1)] for i in range(1, 5)}
+    assert blocks == {
+        f"nvl{i:02d}": [f"gb{n:03d}" for n in range(18 * (i - 1) + 1, 18 * i + 1)] for i in range(1, 5)
+    }
     assert "TopologyPlugin=topology/block" in files["slurm.conf.fragment"]
     topos = yaml_topologies(files["topology.yaml"])
     assert topos["block"]["cluster_default"] is True and topos["tree"]["cluster_default"] is False
-    assert "Gres=gpu:4" in files["slurm.conf.fragment"] and "Features=gb,su1,nvl01" in files["slurm.conf.fragment"]
+    assert (
+        "Gres=gpu:4" in files["slurm.conf.fragment"]
+        and "Features=gb,su1,nvl01" in files["slurm.conf.fragment"]
+    )
 
 
 def test_nodes_split_across_leaves_go_under_the_majority_leaf() -> None:
@@ -253,8 +264,15 @@ def test_nodes_split_across_leaves_go_under_the_majority_leaf() -> None:
     assert "n[006,011]" in files["topology.conf"]
 
 
-@pytest.mark.parametrize(("base", "blocks", "expected"), [
-    (32, 4, (32, 64, 128)), (32, 3, (32, 64)), (18, 1, (18,)), (8, 5, (8, 16, 32)), (1, 1 << 20, tuple(1 << k for k in range(16))),
-])
+@pytest.mark.parametrize(
+    ("base", "blocks", "expected"),
+    [
+        (32, 4, (32, 64, 128)),
+        (32, 3, (32, 64)),
+        (18, 1, (18,)),
+        (8, 5, (8, 16, 32)),
+        (1, 1 << 20, tuple(1 << k for k in range(16))),
+    ],
+)
 def test_block_sizes(base: int, blocks: int, expected: tuple[int, ...]) -> None:
     assert block_sizes(base, blocks) == expected

@@ -75,7 +75,11 @@ def test_balanced_dragonfly_size(h: int) -> None:
     assert layers["node_router"] == n
     assert layers["local"] == g * a * (a - 1) // 2
     assert layers["global"] == g * (g - 1) // 2  # absolute arrangement: one link per group pair
-    pairs = {frozenset((link.a.device.split("-")[2], link.b.device.split("-")[2])) for link in f.links if link.layer == "global"}
+    pairs = {
+        frozenset((link.a.device.split("-")[2], link.b.device.split("-")[2]))
+        for link in f.links
+        if link.layer == "global"
+    }
     assert len(pairs) == g * (g - 1) // 2
 
 
@@ -135,7 +139,11 @@ def test_three_tier_bisection_by_max_flow() -> None:
     f = fat_tree(hosts(k**3 // 4), radix=k, tiers=3, rail_optimized=False)
     m = compute_metrics("compute", f, 10.0)
     first = {f"n{i:05d}" for i in range(k**3 // 8)}
-    assert exact_bisection(f, 10.0, first) == pytest.approx(m.bisection_gbps) == pytest.approx(m.injection_gbps / 2)
+    assert (
+        exact_bisection(f, 10.0, first)
+        == pytest.approx(m.bisection_gbps)
+        == pytest.approx(m.injection_gbps / 2)
+    )
 
 
 def test_spofs_match_articulation_points() -> None:

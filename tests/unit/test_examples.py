@@ -7,8 +7,19 @@ import json
 import pytest
 from conftest import EXAMPLES, run_cli
 
-PLAN_KEYS = {"nodes", "gpus", "switches", "cables", "transceivers", "racks", "bisection_gbps", "oversubscription",
-             "diameter_hops", "spof", "bom"}
+PLAN_KEYS = {
+    "nodes",
+    "gpus",
+    "switches",
+    "cables",
+    "transceivers",
+    "racks",
+    "bisection_gbps",
+    "oversubscription",
+    "diameter_hops",
+    "spof",
+    "bom",
+}
 
 
 def example_ids() -> list[str]:

@@ -84,13 +84,20 @@ def test_malformed_json_findings(name: str) -> None:
     assert first["line"] == line, first
     assert text in f"{first['message']} {first['hint'] or ''}", first
     for also_line, also_text in ALSO.get(name, []):
-        assert any(f["line"] == also_line and also_text in f"{f['path']} {f['message']} {f['hint'] or ''}"
-                   for f in findings), findings
+        assert any(
+            f["line"] == also_line and also_text in f"{f['path']} {f['message']} {f['hint'] or ''}"
+            for f in findings
+        ), findings
 
 
 def test_several_files_exit_2_when_one_is_unusable(tmp_path: Path) -> None:
-    code, out, _ = run_cli("validate", str(REPO / "examples" / "superpod-h100-4su.yaml"),
-                             str(MALFORMED / "bad-enum.yaml"), "--format", "json")
+    code, out, _ = run_cli(
+        "validate",
+        str(REPO / "examples" / "superpod-h100-4su.yaml"),
+        str(MALFORMED / "bad-enum.yaml"),
+        "--format",
+        "json",
+    )
     assert code == 2
     files = {Path(f["file"]).name: f["valid"] for f in json.loads(out)["files"]}
     assert files == {"superpod-h100-4su.yaml": True, "bad-enum.yaml": False}

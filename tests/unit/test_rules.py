@@ -101,8 +101,12 @@ def only(rule_id: str, tmp_path: Path, keep_suppression: bool = False) -> Path:
 
 
 def test_isolated_fixtures(tmp_path: Path) -> None:
-    assert [(f.rule, f.severity) for f in check(only("TOP005", tmp_path)).findings] == [("TOP005", Severity.WARNING)]
-    assert [(f.rule, f.severity) for f in check(only("TOP002", tmp_path)).findings] == [("TOP002", Severity.INFO)]
+    assert [(f.rule, f.severity) for f in check(only("TOP005", tmp_path)).findings] == [
+        ("TOP005", Severity.WARNING)
+    ]
+    assert [(f.rule, f.severity) for f in check(only("TOP002", tmp_path)).findings] == [
+        ("TOP002", Severity.INFO)
+    ]
 
 
 def test_json_format_shape(tmp_path: Path) -> None:
@@ -118,7 +122,7 @@ def test_json_format_shape(tmp_path: Path) -> None:
     assert finding["rule"] == "TOP005" and finding["severity"] == "warning"
     assert finding["path"] == "fabrics.compute.topology.oversubscription"
     text = warning_only.read_text().splitlines()
-    assert text[finding["line"] - 1][finding["column"] - 1:].startswith("oversubscription:")
+    assert text[finding["line"] - 1][finding["column"] - 1 :].startswith("oversubscription:")
     assert "2:1" in finding["message"] and finding["hint"]
 
 
@@ -165,7 +169,10 @@ def test_suppress_without_reason_is_a_schema_error(tmp_path: Path) -> None:
 
 def test_suppressing_an_unknown_rule_warns(tmp_path: Path) -> None:
     path = tmp_path / "unknown.yaml"
-    path.write_text((FIXTURES / "TOP002" / "fail.yaml").read_text() + "suppress:\n  - rule: ZZZ999\n    reason: does not exist\n")
+    path.write_text(
+        (FIXTURES / "TOP002" / "fail.yaml").read_text()
+        + "suppress:\n  - rule: ZZZ999\n    reason: does not exist\n"
+    )
     assert "SUP001" in {f.rule for f in check(path).findings}
 
 
@@ -225,7 +232,8 @@ def test_dragonfly_test_vectors_pass_the_rules(tmp_path: Path) -> None:
             "      gpu_interconnect: pcie4\n      pcie_gen: 4\n      power_kw: 0.8\n      rack_units: 1\n"
             "      nics: [{purpose: compute, model: cx7, count: 1, speed_gbps: 200}]\n"
             "fabrics:\n  compute:\n    technology: roce-v2-200\n    lossless: {pfc: true, ecn: true}\n"
-            f"    topology: {{kind: dragonfly, switch: sn5600, p: {p}, a: {a}, h: {h}, groups: {g}}}\n")
+            f"    topology: {{kind: dragonfly, switch: sn5600, p: {p}, a: {a}, h: {h}, groups: {g}}}\n"
+        )
         fired = {f.rule for f in check(path).findings}
         assert not fired & {"TOP006", "TOP007", "TOP008", "TOP009"}, fired
 
@@ -256,6 +264,7 @@ def test_advice_thresholds_are_the_articles() -> None:
 
 # ---- robustness: no rule crashes on odd but schema-valid blueprints ----------------------------
 
+
 def _rules_of_this_issue() -> list[type]:
     return [r for r in all_rules() if r.id[:3] in ("GPU", "NET", "TOP", "PWR", "WRK")]
 
@@ -275,59 +284,162 @@ def test_rules_never_crash_on_generated_blueprints() -> None:
     switches = sorted(cat.switches)
     techs = sorted(cat.fabrics)
     topologies = st.one_of(
-        st.builds(lambda sw, t, r, su, g, o: {"kind": "fat-tree", "switch": sw, "tiers": t, "rail_optimized": r,
-                                              "scalable_unit": su, "growth_nodes": g, "oversubscription": o},
-                  st.sampled_from(switches), st.sampled_from([2, 3]), st.booleans(), st.none() | st.integers(1, 80),
-                  st.none() | st.integers(1, 5000), st.sampled_from(["1:1", "2:1", "3:2", "1:2"])),
-        st.builds(lambda sw, p, a, h, g: {"kind": "dragonfly", "switch": sw, "p": p, "a": a, "h": h, "groups": g},
-                  st.sampled_from(switches), st.integers(1, 20), st.integers(1, 40), st.integers(1, 20), st.integers(1, 60)),
-        st.builds(lambda d, at, sw, n: {"kind": "torus", "dimensions": d, "attach": at, "switch": sw, "nodes_per_switch": n},
-                  st.lists(st.integers(2, 6), min_size=1, max_size=3), st.sampled_from(["direct", "switch"]),
-                  st.none() | st.sampled_from(switches), st.integers(1, 8)),
-        st.builds(lambda d, at, sw, n: {"kind": "hypercube", "dimension": d, "attach": at, "switch": sw, "nodes_per_switch": n},
-                  st.integers(1, 6), st.sampled_from(["direct", "switch"]), st.none() | st.sampled_from(switches),
-                  st.integers(1, 8)),
-        st.builds(lambda sw, sp: {"kind": "leaf-spine", "switch": sw, "spine_switch": sp},
-                  st.sampled_from(switches), st.none() | st.sampled_from(switches)),
+        st.builds(
+            lambda sw, t, r, su, g, o: {
+                "kind": "fat-tree",
+                "switch": sw,
+                "tiers": t,
+                "rail_optimized": r,
+                "scalable_unit": su,
+                "growth_nodes": g,
+                "oversubscription": o,
+            },
+            st.sampled_from(switches),
+            st.sampled_from([2, 3]),
+            st.booleans(),
+            st.none() | st.integers(1, 80),
+            st.none() | st.integers(1, 5000),
+            st.sampled_from(["1:1", "2:1", "3:2", "1:2"]),
+        ),
+        st.builds(
+            lambda sw, p, a, h, g: {"kind": "dragonfly", "switch": sw, "p": p, "a": a, "h": h, "groups": g},
+            st.sampled_from(switches),
+            st.integers(1, 20),
+            st.integers(1, 40),
+            st.integers(1, 20),
+            st.integers(1, 60),
+        ),
+        st.builds(
+            lambda d, at, sw, n: {
+                "kind": "torus",
+                "dimensions": d,
+                "attach": at,
+                "switch": sw,
+                "nodes_per_switch": n,
+            },
+            st.lists(st.integers(2, 6), min_size=1, max_size=3),
+            st.sampled_from(["direct", "switch"]),
+            st.none() | st.sampled_from(switches),
+            st.integers(1, 8),
+        ),
+        st.builds(
+            lambda d, at, sw, n: {
+                "kind": "hypercube",
+                "dimension": d,
+                "attach": at,
+                "switch": sw,
+                "nodes_per_switch": n,
+            },
+            st.integers(1, 6),
+            st.sampled_from(["direct", "switch"]),
+            st.none() | st.sampled_from(switches),
+            st.integers(1, 8),
+        ),
+        st.builds(
+            lambda sw, sp: {"kind": "leaf-spine", "switch": sw, "spine_switch": sp},
+            st.sampled_from(switches),
+            st.none() | st.sampled_from(switches),
+        ),
     )
-    fabric = st.builds(lambda t, topo, sm, ll: {"technology": t, "topology": topo,
-                                                **({"subnet_manager": {"ha": sm}} if sm is not None else {}),
-                                                **({"lossless": {"pfc": ll, "ecn": ll}} if ll is not None else {})},
-                       st.sampled_from(techs), st.none() | topologies, st.none() | st.booleans(), st.none() | st.booleans())
-    nic = st.builds(lambda pu, m, c, po, sp, pc: {"purpose": pu, "model": m, "count": c, "ports": po, "speed_gbps": sp,
-                                                  **({"pcie": {"gen": pc[0], "lanes": pc[1]}} if pc else {})},
-                    st.sampled_from(["compute", "storage", "management"]), st.sampled_from(sorted(cat.nics)),
-                    st.integers(1, 8), st.integers(1, 2), st.sampled_from([1, 25, 100, 200, 400, 800]),
-                    st.none() | st.tuples(st.integers(3, 6), st.sampled_from([4, 8, 16])))
-    spec = st.builds(lambda g, n, ic, dom, nics, kw, ru: {"gpu": g, "gpus": n if g else 0, "gpu_interconnect": ic,
-                                                          "nvlink_domain_gpus": dom, "nics": nics, "power_kw": kw,
-                                                          "rack_units": ru},
-                     st.none() | st.sampled_from(sorted(cat.gpus)), st.integers(1, 80),
-                     st.sampled_from(["nvlink2", "nvlink3", "nvlink4", "nvlink5", "pcie4", "pcie5", "infinity-fabric"]),
-                     st.none() | st.integers(0, 80), st.lists(nic, max_size=3), st.floats(0.1, 150), st.integers(1, 50))
-    placement = st.builds(lambda npr, rows: {"nodes_per_rack": npr, "rows": rows}, st.none() | st.integers(1, 12),
-                          st.none() | st.lists(st.integers(0, 4), max_size=3))
+    fabric = st.builds(
+        lambda t, topo, sm, ll: {
+            "technology": t,
+            "topology": topo,
+            **({"subnet_manager": {"ha": sm}} if sm is not None else {}),
+            **({"lossless": {"pfc": ll, "ecn": ll}} if ll is not None else {}),
+        },
+        st.sampled_from(techs),
+        st.none() | topologies,
+        st.none() | st.booleans(),
+        st.none() | st.booleans(),
+    )
+    nic = st.builds(
+        lambda pu, m, c, po, sp, pc: {
+            "purpose": pu,
+            "model": m,
+            "count": c,
+            "ports": po,
+            "speed_gbps": sp,
+            **({"pcie": {"gen": pc[0], "lanes": pc[1]}} if pc else {}),
+        },
+        st.sampled_from(["compute", "storage", "management"]),
+        st.sampled_from(sorted(cat.nics)),
+        st.integers(1, 8),
+        st.integers(1, 2),
+        st.sampled_from([1, 25, 100, 200, 400, 800]),
+        st.none() | st.tuples(st.integers(3, 6), st.sampled_from([4, 8, 16])),
+    )
+    spec = st.builds(
+        lambda g, n, ic, dom, nics, kw, ru: {
+            "gpu": g,
+            "gpus": n if g else 0,
+            "gpu_interconnect": ic,
+            "nvlink_domain_gpus": dom,
+            "nics": nics,
+            "power_kw": kw,
+            "rack_units": ru,
+        },
+        st.none() | st.sampled_from(sorted(cat.gpus)),
+        st.integers(1, 80),
+        st.sampled_from(["nvlink2", "nvlink3", "nvlink4", "nvlink5", "pcie4", "pcie5", "infinity-fabric"]),
+        st.none() | st.integers(0, 80),
+        st.lists(nic, max_size=3),
+        st.floats(0.1, 150),
+        st.integers(1, 50),
+    )
+    placement = st.builds(
+        lambda npr, rows: {"nodes_per_rack": npr, "rows": rows},
+        st.none() | st.integers(1, 12),
+        st.none() | st.lists(st.integers(0, 4), max_size=3),
+    )
     pool = st.one_of(
-        st.builds(lambda s, c, pl: {"name": "p", "count": c, "server": s, "placement": pl},
-                  st.sampled_from(servers), st.integers(1, 300), placement),
-        st.builds(lambda s, c, pl: {"name": "p", "count": c, "spec": s, "placement": pl},
-                  spec, st.integers(1, 64), placement),
+        st.builds(
+            lambda s, c, pl: {"name": "p", "count": c, "server": s, "placement": pl},
+            st.sampled_from(servers),
+            st.integers(1, 300),
+            placement,
+        ),
+        st.builds(
+            lambda s, c, pl: {"name": "p", "count": c, "spec": s, "placement": pl},
+            spec,
+            st.integers(1, 64),
+            placement,
+        ),
     )
     workload = st.none() | st.builds(
-        lambda p, m, pr, t, pp, d: {"params": p, "mode": m, "precision": pr,
-                                    "parallelism": {"tensor": t, "pipeline": pp, "data": d}},
-        st.floats(1e6, 2e12), st.sampled_from(["pretrain", "full-finetune", "lora", "qlora", "inference"]),
-        st.sampled_from(["fp32", "bf16", "fp16", "fp8", "int8", "int4"]), st.none() | st.integers(1, 64),
-        st.none() | st.integers(1, 64), st.none() | st.integers(1, 4096))
+        lambda p, m, pr, t, pp, d: {
+            "params": p,
+            "mode": m,
+            "precision": pr,
+            "parallelism": {"tensor": t, "pipeline": pp, "data": d},
+        },
+        st.floats(1e6, 2e12),
+        st.sampled_from(["pretrain", "full-finetune", "lora", "qlora", "inference"]),
+        st.sampled_from(["fp32", "bf16", "fp16", "fp8", "int8", "int4"]),
+        st.none() | st.integers(1, 64),
+        st.none() | st.integers(1, 64),
+        st.none() | st.integers(1, 4096),
+    )
 
     @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(pool, st.dictionaries(st.sampled_from(["compute", "storage", "management"]), fabric), workload,
-           st.integers(1, 5), st.integers(1, 20), st.floats(1, 200))
+    @given(
+        pool,
+        st.dictionaries(st.sampled_from(["compute", "storage", "management"]), fabric),
+        workload,
+        st.integers(1, 5),
+        st.integers(1, 20),
+        st.floats(1, 200),
+    )
     def run(p, fabrics, wl, rows, per_row, kw) -> None:  # type: ignore[no-untyped-def]
         import json
 
-        doc = {"apiVersion": "cluster-blueprint/v1", "name": "fuzz", "pools": [p], "fabrics": fabrics,
-               "site": {"rows": rows, "racks_per_row": per_row, "rack": {"power_kw": kw}}}
+        doc = {
+            "apiVersion": "cluster-blueprint/v1",
+            "name": "fuzz",
+            "pools": [p],
+            "fabrics": fabrics,
+            "site": {"rows": rows, "racks_per_row": per_row, "rack": {"power_kw": kw}},
+        }
         if wl is not None:
             doc["workload"] = wl
         try:

@@ -34,7 +34,9 @@ def test_everything_present_is_clean_and_rates_are_case_insensitive() -> None:
 
 
 def test_each_fault_reported_with_both_ends() -> None:
-    unknown = End('unidentified switch 0x0000000000000099 "Quantum Mellanox Technologies"', "1", "switch", known=False)
+    unknown = End(
+        'unidentified switch 0x0000000000000099 "Quantum Mellanox Technologies"', "1", "switch", known=False
+    )
     found = [
         FoundLink(sw(LEAF, 17), host("dgx042", "mlx5_3"), "4xNDR"),  # the two host cables swapped
         FoundLink(host("dgx041", "mlx5_3"), sw(LEAF, 18), "4xNDR"),
@@ -51,19 +53,27 @@ def test_each_fault_reported_with_both_ends() -> None:
     assert v.counts == {"miswired": 5, "missing": 1, "rate": 1, "unexpected": 1, "ok": 1}
     assert v.rate_unchecked == 1
     msg = {r.cable: r.message for r in v.results}
-    assert msg["C-NL-000001"] == ("dgx041 mlx5_3/1 goes to c-leaf-su1-r3 port 18, plan says c-leaf-su1-r3 port 17; "
-                                  "c-leaf-su1-r3 port 17 goes to dgx042 mlx5_3/1, plan says dgx041 mlx5_3/1")
-    assert msg["C-LS-000001"] == ("c-leaf-su1-r3 port 33 goes to c-spine-001 port 2, plan says c-spine-001 port 1; "
-                                  "c-spine-001 port 1 goes to c-leaf-su1-r3 port 34, plan says c-leaf-su1-r3 port 33")
+    assert msg["C-NL-000001"] == (
+        "dgx041 mlx5_3/1 goes to c-leaf-su1-r3 port 18, plan says c-leaf-su1-r3 port 17; "
+        "c-leaf-su1-r3 port 17 goes to dgx042 mlx5_3/1, plan says dgx041 mlx5_3/1"
+    )
+    assert msg["C-LS-000001"] == (
+        "c-leaf-su1-r3 port 33 goes to c-spine-001 port 2, plan says c-spine-001 port 1; "
+        "c-spine-001 port 1 goes to c-leaf-su1-r3 port 34, plan says c-leaf-su1-r3 port 33"
+    )
     assert msg["C-LS-000003"] == "c-leaf-su1-r3 port 35 — c-spine-001 port 3: no link at either end"
     assert msg["C-NL-000003"] == "dgx043 mlx5_3/1 — c-leaf-su1-r3 port 19 came up 4xHDR, plan says 4xNDR"
-    assert msg["C-NL-000004"] == ("dgx044 mlx5_3/1 goes to c-leaf-su1-r3 port 40, plan says c-leaf-su1-r3 port 20; "
-                                  "c-leaf-su1-r3 port 20 is not connected, plan says dgx044 mlx5_3/1")
+    assert msg["C-NL-000004"] == (
+        "dgx044 mlx5_3/1 goes to c-leaf-su1-r3 port 40, plan says c-leaf-su1-r3 port 20; "
+        "c-leaf-su1-r3 port 20 is not connected, plan says dgx044 mlx5_3/1"
+    )
     unexpected = [r for r in v.results if r.status == "unexpected"]
     assert [(r.a, r.b) for r in unexpected] == [(sw(SPINE, 10), unknown)]
     assert unexpected[0].message.startswith("c-spine-001 port 10 — unidentified switch 0x0000000000000099")
     by_cable = {r.cable: r for r in v.results}
-    assert by_cable["C-NL-000001"].found_a == sw(LEAF, 18) and by_cable["C-NL-000001"].found_b == host("dgx042", "mlx5_3")
+    assert by_cable["C-NL-000001"].found_a == sw(LEAF, 18) and by_cable["C-NL-000001"].found_b == host(
+        "dgx042", "mlx5_3"
+    )
     assert by_cable["C-LS-000003"].found_a is None and by_cable["C-LS-000003"].found_b is None
     # discrepancies first, in a stable order
     assert [r.status for r in v.results] == ["miswired"] * 5 + ["missing", "rate", "unexpected", "ok"]
@@ -77,8 +87,13 @@ def test_both_ends_reporting_one_link_counts_once() -> None:
 
 
 def test_link_between_unplanned_ports_is_unexpected_not_miswired() -> None:
-    v = compare(PLAN[:1], [FoundLink(host("dgx041", "mlx5_3"), sw(LEAF, 17), "4xNDR"),
-                           FoundLink(sw(LEAF, 60), sw(LEAF, 61), "4xNDR")])
+    v = compare(
+        PLAN[:1],
+        [
+            FoundLink(host("dgx041", "mlx5_3"), sw(LEAF, 17), "4xNDR"),
+            FoundLink(sw(LEAF, 60), sw(LEAF, 61), "4xNDR"),
+        ],
+    )
     assert v.counts == {"miswired": 0, "missing": 0, "rate": 0, "unexpected": 1, "ok": 1}
 
 
@@ -86,5 +101,7 @@ def test_unnamed_speed_gets_a_hint() -> None:
     plan = [ExpectedCable("C-NL-000001", host("n1"), sw(LEAF, 1), "4xXDR")]
     v = compare(plan, [FoundLink(host("n1"), sw(LEAF, 1), "4x???")])
     assert v.counts["rate"] == 1
-    assert v.results[0].message.endswith("came up 4x???, plan says 4xXDR (this infiniband-diags cannot name the "
-                                         "speed: XDR needs a newer rdma-core)")
+    assert v.results[0].message.endswith(
+        "came up 4x???, plan says 4xXDR (this infiniband-diags cannot name the "
+        "speed: XDR needs a newer rdma-core)"
+    )

@@ -20,11 +20,18 @@ def test_one_file_per_switch_with_lldpcli_shape() -> None:
     assert sorted(files) == sorted(f"{d.name}.json" for d in plan.switches("management"))
     leaf = json.loads(files["m-leaf-su1-01.json"])
     first = leaf["lldp"]["interface"][0]
-    assert first == {"swp1": {"via": "LLDP", "chassis": {"dgx001": {"capability": {"type": "Station", "enabled": True}}},
-                              "port": {"id": {"type": "ifname", "value": "eth0"}, "descr": "eth0"}}}
+    assert first == {
+        "swp1": {
+            "via": "LLDP",
+            "chassis": {"dgx001": {"capability": {"type": "Station", "enabled": True}}},
+            "port": {"id": {"type": "ifname", "value": "eth0"}, "descr": "eth0"},
+        }
+    }
     n = sum(len(parse_lldp_json(text, name)) for name, text in files.items())
     links = plan.links_of("management")
-    switch_ends = sum(1 for ln in links for ep in (ln.a, ln.b) if plan.device_by_name[ep.device].kind == "switch")
+    switch_ends = sum(
+        1 for ln in links for ep in (ln.a, ln.b) if plan.device_by_name[ep.device].kind == "switch"
+    )
     assert n == switch_ends
 
 
@@ -58,22 +65,50 @@ def test_lldp_faults_reported(tmp_path) -> None:
     swp1["chassis"], swp2["chassis"] = swp2["chassis"], swp1["chassis"]  # two host cables swapped
     del leaf[2]  # swp3's cable missing
     # a host whose lldpd sends its MAC as port id: the interface name is in PortDescr
-    leaf[2][next(iter(leaf[2]))]["port"] = {"id": {"type": "mac", "value": "b8:3f:d2:00:00:04"}, "descr": "eth0"}
+    leaf[2][next(iter(leaf[2]))]["port"] = {
+        "id": {"type": "mac", "value": "b8:3f:d2:00:00:04"},
+        "descr": "eth0",
+    }
     # the spine's file as json0, with its first neighbour's SysName an FQDN
     spine = files["m-spine-001.json"]["lldp"]["interface"]
-    json0 = {"lldp": [{"interface": [
-        {"name": ifname, "via": "LLDP",
-         "chassis": [{"name": [{"value": next(iter(body["chassis"])) + (".mgmt.example" if i == 0 else "")}]}],
-         "port": [{"id": [{"type": "ifname", "value": body["port"]["id"]["value"]}]}]}
-        for i, item in enumerate(spine) for ifname, body in item.items()]}]}
+    json0 = {
+        "lldp": [
+            {
+                "interface": [
+                    {
+                        "name": ifname,
+                        "via": "LLDP",
+                        "chassis": [
+                            {
+                                "name": [
+                                    {
+                                        "value": next(iter(body["chassis"]))
+                                        + (".mgmt.example" if i == 0 else "")
+                                    }
+                                ]
+                            }
+                        ],
+                        "port": [{"id": [{"type": "ifname", "value": body["port"]["id"]["value"]}]}],
+                    }
+                    for i, item in enumerate(spine)
+                    for ifname, body in item.items()
+                ]
+            }
+        ]
+    }
     del files["m-spine-001.json"]
     for name, doc in files.items():
         (tmp_path / name).write_text(json.dumps(doc))
     (tmp_path / "m-spine-001.json0").write_text(json.dumps(json0))
     v = verify(plan, "management", tmp_path)
     bad = {(r.status, r.a.device, r.a.port, r.b.device, r.b.port) for r in v.discrepancies}
-    assert v.counts == {"miswired": 2, "missing": 1, "rate": 0, "unexpected": 0,
-                        "ok": len(plan.links_of("management")) - 3}
+    assert v.counts == {
+        "miswired": 2,
+        "missing": 1,
+        "rate": 0,
+        "unexpected": 0,
+        "ok": len(plan.links_of("management")) - 3,
+    }
     assert {b[:2] for b in bad} == {("miswired", "dgx001"), ("miswired", "dgx002"), ("missing", "dgx003")}
     msg = {r.a.device: r.message for r in v.discrepancies}
     assert "m-leaf-su1-01 port 1 goes to dgx002 mlx5_10/1, plan says dgx001 mlx5_10/1" in msg["dgx001"]

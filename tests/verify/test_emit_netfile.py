@@ -60,7 +60,10 @@ def test_one_ca_per_rdma_device_and_descriptions_are_device_names() -> None:
 def test_sim_speed_is_written_and_said() -> None:
     plan = plan_of(TINY)
     text = emitter.render_netfile(plan, "compute", sim_speed="HDR")
-    assert "# Simulated at HDR: ibsim 0.10 models link speeds only up to HDR; the planned fabric runs 4xNDR." in text
+    assert (
+        "# Simulated at HDR: ibsim 0.10 models link speeds only up to HDR; the planned fabric runs 4xNDR."
+        in text
+    )
     rates = {r for *_x, ports in records(text).values() for *_y, r in ports.values()}
     assert rates == {"4xHDR"}
     assert "4xNDR" not in text.replace("(infiniband-ndr, 4xNDR)", "").replace("runs 4xNDR", "")
@@ -121,8 +124,10 @@ def test_long_descriptions_are_flagged(tmp_path) -> None:
 
     plan = plan_of(TINY)
     long = "h" * 60
-    links = tuple(ln._replace(a=ln.a._replace(device=long)) if ln.a.device == "dgx001" else ln
-                  for ln in plan.links_of("compute"))
+    links = tuple(
+        ln._replace(a=ln.a._replace(device=long)) if ln.a.device == "dgx001" else ln
+        for ln in plan.links_of("compute")
+    )
     devices = tuple(d._replace(name=long) if d.name == "dgx001" else d for d in plan.devices)
     text = emitter.render_netfile(dataclasses.replace(plan, links=links, devices=devices), "compute")
     assert "# Warning: 8 node description(s) exceed 63 characters" in text

@@ -61,12 +61,14 @@ def test_stderr_noise_blank_lines_and_separators_do_not_matter() -> None:
     base = parse_ibnetdiscover(text)
     assert len(base.links) == 64 and len(base.nodes) == 9 + 32
     squashed = "ibwarn: [99] mad_rpc: _do_madrpc failed; dport (DR path slid 0; dlid 0; 0,1)\n" + "\n".join(
-        re.sub(r"[ \t]+", " ", ln) for ln in text.splitlines() if ln.strip())
+        re.sub(r"[ \t]+", " ", ln) for ln in text.splitlines() if ln.strip()
+    )
     no_zeros = re.sub(r'"([SH])-0+([0-9a-f]+)"', r'"\1-\2"', squashed)
     for variant in (squashed, no_zeros):
         assert _links(parse_ibnetdiscover(variant)) == _links(base)
         assert {k: n.desc for k, n in parse_ibnetdiscover(variant).nodes.items()} == {
-            k: n.desc for k, n in base.nodes.items()}
+            k: n.desc for k, n in base.nodes.items()
+        }
 
 
 def test_ports_format_matches_default_format() -> None:
@@ -77,22 +79,26 @@ def test_ports_format_matches_default_format() -> None:
     def by_desc(disc):
         # -p names CA ports by port GUID, the default format by node GUID: compare by description
         d = disc.nodes
-        return {(*tuple(sorted([(d[ln.a_node].desc, ln.a_port), (d[ln.b_node].desc, ln.b_port)])), ln.rate)
-                for ln in disc.links}
+        return {
+            (*tuple(sorted([(d[ln.a_node].desc, ln.a_port), (d[ln.b_node].desc, ln.b_port)])), ln.rate)
+            for ln in disc.links
+        }
 
     assert by_desc(ports) == by_desc(default)
     assert len(ports.links) == 64
 
 
 def test_ports_format_line_shapes() -> None:
-    text = "\n".join([
-        "CA   268  1 0x00000000001001ff 4x HDR - SW    15 32 0x0000000000200007 ( 'gpu0031 mlx5_7' - 'MF0;leaf08:MQM8700/U1' )",
-        "SW    15 33 0x0000000000200007 4x SDR                                    'MF0;leaf08:MQM8700/U1'",
-        "SW    15 32 0x0000000000200007 4x HDR - CA   268  1 0x00000000001001ff ( 'MF0;leaf08:MQM8700/U1' - 'gpu0031 mlx5_7' )",
-        "SW    15 41 0x0000000000200007 4x HDR - CA   300  1 0x00000000001002aa ( 'MF0;leaf08:MQM8700/U1' - "
-        "'Mellanox Technologies Aggregation Node' )",
-        "SW    17  1 0x0000000000200009 2x NDR - SW    16  3 0x0000000000200008 ( ' padded desc ' - 'spine 01' )",
-    ])
+    text = "\n".join(
+        [
+            "CA   268  1 0x00000000001001ff 4x HDR - SW    15 32 0x0000000000200007 ( 'gpu0031 mlx5_7' - 'MF0;leaf08:MQM8700/U1' )",
+            "SW    15 33 0x0000000000200007 4x SDR                                    'MF0;leaf08:MQM8700/U1'",
+            "SW    15 32 0x0000000000200007 4x HDR - CA   268  1 0x00000000001001ff ( 'MF0;leaf08:MQM8700/U1' - 'gpu0031 mlx5_7' )",
+            "SW    15 41 0x0000000000200007 4x HDR - CA   300  1 0x00000000001002aa ( 'MF0;leaf08:MQM8700/U1' - "
+            "'Mellanox Technologies Aggregation Node' )",
+            "SW    17  1 0x0000000000200009 2x NDR - SW    16  3 0x0000000000200008 ( ' padded desc ' - 'spine 01' )",
+        ]
+    )
     disc = parse_ibnetdiscover(text)
     assert _links(disc) == {
         ("0x00000000001001ff", 1, "0x0000000000200007", 32, "4xHDR"),
@@ -105,14 +111,16 @@ def test_ports_format_line_shapes() -> None:
 
 
 def test_ibsim_shorthand_without_descriptions() -> None:
-    text = "\n".join([
-        'Switch 8 "S-leaf1"',
-        '[1] "H-h1"[1]',
-        '[2] "H-h2"',  # remote port omitted = port 1
-        "",
-        'Ca 1 "H-h1"',
-        '[1] "S-leaf1"[1]',
-    ])
+    text = "\n".join(
+        [
+            'Switch 8 "S-leaf1"',
+            '[1] "H-h1"[1]',
+            '[2] "H-h2"',  # remote port omitted = port 1
+            "",
+            'Ca 1 "H-h1"',
+            '[1] "S-leaf1"[1]',
+        ]
+    )
     disc = parse_ibnetdiscover(text)
     assert _links(disc) == {("id:h1", 1, "id:leaf1", 1, None), ("id:h2", 1, "id:leaf1", 2, None)}
     assert all(n.desc == "" for n in disc.nodes.values())
@@ -134,11 +142,13 @@ def test_binary_cache_file_is_an_error(tmp_path) -> None:
 
 
 def test_conflicting_port_reports_are_warned() -> None:
-    text = "\n".join([
-        'Switch 8 "S-01" # "a" enhanced port 0 lid 1 lmc 0',
-        '[1] "S-02"[1] # "b" lid 2 4xHDR',
-        'Switch 8 "S-02" # "b" enhanced port 0 lid 2 lmc 0',
-        '[1] "S-03"[5] # "c" lid 3 4xHDR',
-    ])
+    text = "\n".join(
+        [
+            'Switch 8 "S-01" # "a" enhanced port 0 lid 1 lmc 0',
+            '[1] "S-02"[1] # "b" lid 2 4xHDR',
+            'Switch 8 "S-02" # "b" enhanced port 0 lid 2 lmc 0',
+            '[1] "S-03"[5] # "c" lid 3 4xHDR',
+        ]
+    )
     disc = parse_ibnetdiscover(text, "f")
     assert any("port 1 of 0x0000000000000002" in w for w in disc.warnings)

@@ -12,14 +12,24 @@ SIM = FIXTURES / "tiny-ndr-compute-sim-hdr.ibnetdiscover"  # real ibnetdiscover 
 def test_clean_simulated_dump_exits_0() -> None:
     code, out, err = run_cli("verify-cabling", str(TINY), "--discovered", str(SIM), "--sim-speed", "HDR")
     assert code == 0, err
-    assert out.splitlines()[-1] == ("64 cables planned, 64 ok, 0 miswired, 0 missing, 0 wrong speed/width, "
-                                    "0 unexpected — MATCHES THE PLAN")
-    code, out, _ = run_cli("verify-cabling", str(TINY), "--discovered", str(FIXTURES / "tiny-ndr-compute-sim-hdr.ports"),
-                           "--sim-speed", "hdr", "--all")
+    assert out.splitlines()[-1] == (
+        "64 cables planned, 64 ok, 0 miswired, 0 missing, 0 wrong speed/width, "
+        "0 unexpected — MATCHES THE PLAN"
+    )
+    code, out, _ = run_cli(
+        "verify-cabling",
+        str(TINY),
+        "--discovered",
+        str(FIXTURES / "tiny-ndr-compute-sim-hdr.ports"),
+        "--sim-speed",
+        "hdr",
+        "--all",
+    )
     assert code == 0 and out.count("\nok ") == 64
     storage = FIXTURES / "tiny-ndr-storage-sim-hdr.ibnetdiscover"
-    code, out, _ = run_cli("verify-cabling", str(TINY), "--discovered", str(storage), "--fabric", "storage",
-                           "--sim-speed", "HDR")
+    code, out, _ = run_cli(
+        "verify-cabling", str(TINY), "--discovered", str(storage), "--fabric", "storage", "--sim-speed", "HDR"
+    )
     assert code == 0, out
 
 
@@ -35,41 +45,87 @@ def test_quirky_real_dump_reports_each_cable(tmp_path) -> None:
     code, out, err = run_cli("verify-cabling", str(TINY), "--discovered", str(FIXTURES / "quirks.topo"))
     assert code == 1, err
     lines = out.splitlines()
-    assert ("MISWIRED    C-NL-000009  dgx002 mlx5_0/1 is not connected, plan says c-leaf-su1-r0 port 2; "
-            "c-leaf-su1-r0 port 2 goes to unidentified CA 0x0946dae0300b1c3e "
-            '"MT4129 ConnectX7   Mellanox Technologies" port 1, plan says dgx002 mlx5_0/1') in lines
+    assert (
+        "MISWIRED    C-NL-000009  dgx002 mlx5_0/1 is not connected, plan says c-leaf-su1-r0 port 2; "
+        "c-leaf-su1-r0 port 2 goes to unidentified CA 0x0946dae0300b1c3e "
+        '"MT4129 ConnectX7   Mellanox Technologies" port 1, plan says dgx002 mlx5_0/1'
+    ) in lines
     # a foreign switch on a planned spine port is a miswiring of that cable, not an extra link
-    assert ("MISWIRED    C-LS-000009  c-leaf-su1-r2 port 5 is not connected, plan says c-spine-001 port 9; "
-            "c-spine-001 port 9 goes to unidentified switch 0xfc6a1c0300e7c3d0 \"Quantum Mellanox Technologies\" "
-            "port 1, plan says c-leaf-su1-r2 port 5") in lines
-    assert ("WRONG RATE  C-NL-000017  dgx003 mlx5_0/1 — c-leaf-su1-r0 port 3 came up 4xHDR, plan says 4xNDR") in lines
-    assert ("WRONG RATE  C-NL-000025  dgx004 mlx5_0/1 — c-leaf-su1-r0 port 4 came up 2xNDR, plan says 4xNDR") in lines
-    assert ("MISWIRED    C-LS-000003  c-leaf-su1-r0 port 7 goes to c-spine-001 port 4, plan says c-spine-001 port 3; "
-            "c-spine-001 port 3 goes to c-leaf-su1-r0 port 8, plan says c-leaf-su1-r0 port 7") in lines
+    assert (
+        "MISWIRED    C-LS-000009  c-leaf-su1-r2 port 5 is not connected, plan says c-spine-001 port 9; "
+        'c-spine-001 port 9 goes to unidentified switch 0xfc6a1c0300e7c3d0 "Quantum Mellanox Technologies" '
+        "port 1, plan says c-leaf-su1-r2 port 5"
+    ) in lines
+    assert (
+        "WRONG RATE  C-NL-000017  dgx003 mlx5_0/1 — c-leaf-su1-r0 port 3 came up 4xHDR, plan says 4xNDR"
+    ) in lines
+    assert (
+        "WRONG RATE  C-NL-000025  dgx004 mlx5_0/1 — c-leaf-su1-r0 port 4 came up 2xNDR, plan says 4xNDR"
+    ) in lines
+    assert (
+        "MISWIRED    C-LS-000003  c-leaf-su1-r0 port 7 goes to c-spine-001 port 4, plan says c-spine-001 port 3; "
+        "c-spine-001 port 3 goes to c-leaf-su1-r0 port 8, plan says c-leaf-su1-r0 port 7"
+    ) in lines
     assert "left out: 1 SHARP aggregation node(s) (not cables)" in lines
     assert any(ln.startswith("UNEXPECTED  -            unidentified CA 0x946dae0300b1c511") for ln in lines)
-    assert lines[-1] == ("64 cables planned, 3 ok, 4 miswired, 55 missing, 2 wrong speed/width, 1 unexpected — "
-                         "DOES NOT MATCH THE PLAN")
+    assert lines[-1] == (
+        "64 cables planned, 3 ok, 4 miswired, 55 missing, 2 wrong speed/width, 1 unexpected — "
+        "DOES NOT MATCH THE PLAN"
+    )
     assert not any("C-NL-000001 " in ln for ln in lines)  # ok cables are not listed by default
 
     out_file = tmp_path / "report.json"
-    code, _, err = run_cli("verify-cabling", str(TINY), "--discovered", str(FIXTURES / "quirks.topo"),
-                           "--format", "json", "-o", str(out_file))
+    code, _, err = run_cli(
+        "verify-cabling",
+        str(TINY),
+        "--discovered",
+        str(FIXTURES / "quirks.topo"),
+        "--format",
+        "json",
+        "-o",
+        str(out_file),
+    )
     assert code == 1 and "report written" in err
     report = json.loads(out_file.read_text())
-    assert report["summary"] == {"planned": 64, "discovered_links": 10, "miswired": 4, "missing": 55, "rate": 2,
-                                 "unexpected": 1, "ok": 3, "rate_unchecked": 0}
+    assert report["summary"] == {
+        "planned": 64,
+        "discovered_links": 10,
+        "miswired": 4,
+        "missing": 55,
+        "rate": 2,
+        "unexpected": 1,
+        "ok": 3,
+        "rate_unchecked": 0,
+    }
     assert len(report["unidentified"]) == 4
     first = report["results"][0]
-    assert set(first) == {"status", "cable", "a", "b", "a_connected_to", "b_connected_to", "expected_rate",
-                          "found_rate", "message", "source"}
+    assert set(first) == {
+        "status",
+        "cable",
+        "a",
+        "b",
+        "a_connected_to",
+        "b_connected_to",
+        "expected_rate",
+        "found_rate",
+        "message",
+        "source",
+    }
 
 
 def test_node_name_map_names_unset_descriptions(tmp_path) -> None:
     names = tmp_path / "names"
     names.write_text('# guid "name"\n0x0946dae0300b1c3e "dgx002 mlx5_0"\n')
-    code, out, _ = run_cli("verify-cabling", str(TINY), "--discovered", str(FIXTURES / "quirks.topo"),
-                           "--node-name-map", str(names), "--format", "json")
+    code, out, _ = run_cli(
+        "verify-cabling",
+        str(TINY),
+        "--discovered",
+        str(FIXTURES / "quirks.topo"),
+        "--node-name-map",
+        str(names),
+        "--format",
+        "json",
+    )
     report = json.loads(out)
     assert code == 1 and report["summary"]["miswired"] == 3 and report["summary"]["ok"] == 4
 
@@ -82,9 +138,20 @@ def test_unusable_input_exits_2(tmp_path) -> None:
         ([str(TINY), "--discovered", str(garbage)], "no ibnetdiscover records"),
         ([str(TINY), "--discovered", str(tmp_path)], "is a directory"),
         ([str(TINY), "--discovered", str(garbage), "--fabric", "management"], "not JSON"),
-        ([str(TINY), "--discovered", str(SIM), "--fabric", "management", "--sim-speed", "HDR"], "--sim-speed applies"),
-        ([str(HERE.parent / "realtools" / "fixtures" / "ft2-hdr-rail.yaml"), "--discovered", str(SIM),
-          "--fabric", "storage"], "has no storage fabric"),
+        (
+            [str(TINY), "--discovered", str(SIM), "--fabric", "management", "--sim-speed", "HDR"],
+            "--sim-speed applies",
+        ),
+        (
+            [
+                str(HERE.parent / "realtools" / "fixtures" / "ft2-hdr-rail.yaml"),
+                "--discovered",
+                str(SIM),
+                "--fabric",
+                "storage",
+            ],
+            "has no storage fabric",
+        ),
         ([str(tmp_path / "nope.yaml"), "--discovered", str(SIM)], "no such file"),
         ([str(TINY), "--discovered", str(SIM), "--sim-speed", "fast"], "not an InfiniBand speed"),
     ]

@@ -51,13 +51,22 @@ def applies(cluster: ResolvedCluster) -> bool:
     return not cluster.is_cloud and any(cluster.pools_on(name) for name in cluster.fabrics)
 
 
-def render_format(cluster: ResolvedCluster, plan: Plan, fmt: str, rows: list[CableRow] | None = None,
-                  fabric: str | None = None) -> dict[str, bytes]:
+def render_format(
+    cluster: ResolvedCluster,
+    plan: Plan,
+    fmt: str,
+    rows: list[CableRow] | None = None,
+    fabric: str | None = None,
+) -> dict[str, bytes]:
     """File path (relative to the format's own directory) → bytes, for one format."""
     if fmt not in FORMATS:
         raise CablingError(f"unknown cabling format `{fmt}` (choose from {', '.join(FORMATS)})")
     if fmt in ("ibnetdiscover", "lldp"):
-        texts = ibnetdiscover_files(cluster, plan, fabric) if fmt == "ibnetdiscover" else lldp_files(cluster, plan, fabric)
+        texts = (
+            ibnetdiscover_files(cluster, plan, fabric)
+            if fmt == "ibnetdiscover"
+            else lldp_files(cluster, plan, fabric)
+        )
         return {name: text.encode("utf-8") for name, text in texts.items()}
     rows = cable_rows(cluster, plan) if rows is None else rows
     if fmt == "csv":
@@ -71,16 +80,23 @@ def render_format(cluster: ResolvedCluster, plan: Plan, fmt: str, rows: list[Cab
     return {name: text.encode("utf-8") for name, text in render_netbox(cluster, plan, rows).items()}
 
 
-def render(cluster: ResolvedCluster, plan: Plan, formats: tuple[str, ...] = FORMATS,
-           fabric: str | None = None) -> dict[str, bytes]:
+def render(
+    cluster: ResolvedCluster, plan: Plan, formats: tuple[str, ...] = FORMATS, fabric: str | None = None
+) -> dict[str, bytes]:
     """Every file of ``formats`` laid out as in one output directory (path → bytes), rendered in memory so
     nothing is written unless all of it could be made."""
     with gc_paused():
         return _render(cluster, plan, formats, cable_rows(cluster, plan), fabric, len(formats) > 1)
 
 
-def _render(cluster: ResolvedCluster, plan: Plan, formats: tuple[str, ...], rows: list[CableRow],
-            fabric: str | None, subdirs: bool) -> dict[str, bytes]:
+def _render(
+    cluster: ResolvedCluster,
+    plan: Plan,
+    formats: tuple[str, ...],
+    rows: list[CableRow],
+    fabric: str | None,
+    subdirs: bool,
+) -> dict[str, bytes]:
     out: dict[str, bytes] = {}
     for fmt in formats:
         sub = SUBDIR[fmt] if subdirs else ""

@@ -19,7 +19,9 @@ def _module(name: str) -> ModuleType:
     except ModuleNotFoundError as exc:
         if exc.name != f"generator.emit.{name}":
             raise
-        raise CablingError(f"the {name} renderer (generator.emit.{name}) is not available in this install") from exc
+        raise CablingError(
+            f"the {name} renderer (generator.emit.{name}) is not available in this install"
+        ) from exc
 
 
 def fabrics_of_kind(cluster: ResolvedCluster, plan: Plan, infiniband: bool) -> list[str]:
@@ -31,15 +33,19 @@ def fabrics_of_kind(cluster: ResolvedCluster, plan: Plan, infiniband: bool) -> l
     return out
 
 
-def _select(cluster: ResolvedCluster, plan: Plan, fabric: str | None, infiniband: bool, what: str) -> list[str]:
+def _select(
+    cluster: ResolvedCluster, plan: Plan, fabric: str | None, infiniband: bool, what: str
+) -> list[str]:
     names = fabrics_of_kind(cluster, plan, infiniband)
     if fabric is None:
         return names
     if fabric not in names:
         kind = "an InfiniBand" if infiniband else "an Ethernet/RoCE"
         have = ", ".join(names) or "none"
-        raise CablingError(f"--fabric {fabric}: not {kind} fabric with cables, so no {what} output "
-                           f"(fabrics that have one: {have})")
+        raise CablingError(
+            f"--fabric {fabric}: not {kind} fabric with cables, so no {what} output "
+            f"(fabrics that have one: {have})"
+        )
     return [fabric]
 
 

@@ -22,12 +22,28 @@ from generator.plan.model import Device, Plan
 from generator.resolve import ResolvedCluster
 
 IMPORT_ORDER: tuple[str, ...] = (
-    "sites.csv", "locations.csv", "manufacturers.csv", "device-roles.csv", "device-types.csv", "racks.csv",
-    "devices.csv", "interfaces.csv", "cables.csv",
+    "sites.csv",
+    "locations.csv",
+    "manufacturers.csv",
+    "device-roles.csv",
+    "device-types.csv",
+    "racks.csv",
+    "devices.csv",
+    "interfaces.csv",
+    "cables.csv",
 )
 CABLE_COLUMNS: tuple[str, ...] = (
-    "side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type", "side_b_name",
-    "type", "status", "label", "length", "length_unit",
+    "side_a_device",
+    "side_a_type",
+    "side_a_name",
+    "side_b_device",
+    "side_b_type",
+    "side_b_name",
+    "type",
+    "status",
+    "label",
+    "length",
+    "length_unit",
 )
 # NetBox's devicetype-library files vendor-neutral items under this manufacturer; used when the
 # catalogue does not name one.
@@ -40,23 +56,45 @@ STATUS = "planned"
 # one form factor is near-universal. InfiniBand uses infiniband-<speed token> (all NetBox versions; newer
 # releases also offer infiniband-<token>-4x).
 _ETH_BY_FORM: dict[tuple[float, str], str] = {
-    (1, "rj45"): "1000base-t", (1, "sfp"): "1000base-x-sfp", (1, "sfp28"): "1000base-x-sfp",
-    (10, "rj45"): "10gbase-t", (10, "sfp28"): "10gbase-x-sfpp", (10, "sfp+"): "10gbase-x-sfpp",
+    (1, "rj45"): "1000base-t",
+    (1, "sfp"): "1000base-x-sfp",
+    (1, "sfp28"): "1000base-x-sfp",
+    (10, "rj45"): "10gbase-t",
+    (10, "sfp28"): "10gbase-x-sfpp",
+    (10, "sfp+"): "10gbase-x-sfpp",
     (25, "sfp28"): "25gbase-x-sfp28",
-    (100, "qsfp28"): "100gbase-x-qsfp28", (100, "qsfp-dd"): "100gbase-x-qsfpdd",
-    (200, "qsfp56"): "200gbase-x-qsfp56", (200, "qsfp-dd"): "200gbase-x-qsfpdd",
-    (400, "osfp"): "400gbase-x-osfp", (400, "qsfp112"): "400gbase-x-qsfp112", (400, "qsfp-dd"): "400gbase-x-qsfpdd",
-    (800, "osfp"): "800gbase-x-osfp", (800, "qsfp-dd"): "800gbase-x-qsfpdd",
+    (100, "qsfp28"): "100gbase-x-qsfp28",
+    (100, "qsfp-dd"): "100gbase-x-qsfpdd",
+    (200, "qsfp56"): "200gbase-x-qsfp56",
+    (200, "qsfp-dd"): "200gbase-x-qsfpdd",
+    (400, "osfp"): "400gbase-x-osfp",
+    (400, "qsfp112"): "400gbase-x-qsfp112",
+    (400, "qsfp-dd"): "400gbase-x-qsfpdd",
+    (800, "osfp"): "800gbase-x-osfp",
+    (800, "qsfp-dd"): "800gbase-x-qsfpdd",
 }
 _ETH_BY_SPEED: dict[float, str] = {
-    1: "1000base-t", 10: "10gbase-x-sfpp", 25: "25gbase-x-sfp28", 100: "100gbase-x-qsfp28", 200: "200gbase-x-qsfp56",
+    1: "1000base-t",
+    10: "10gbase-x-sfpp",
+    25: "25gbase-x-sfp28",
+    100: "100gbase-x-qsfp28",
+    200: "200gbase-x-qsfp56",
 }
 # Twisted-pair links (the plan's medium says utp) end in RJ45 ports whatever cage the NIC family has.
-_BASE_T: dict[float, str] = {1: "1000base-t", 2.5: "2.5gbase-t", 5: "5gbase-t", 10: "10gbase-t", 25: "25gbase-t"}
+_BASE_T: dict[float, str] = {
+    1: "1000base-t",
+    2.5: "2.5gbase-t",
+    5: "5gbase-t",
+    10: "10gbase-t",
+    25: "25gbase-t",
+}
 _IB_TOKENS = ("sdr", "ddr", "qdr", "fdr10", "fdr", "edr", "hdr", "ndr", "xdr")
 _ROLE_COLORS = {
-    "compute": "2196f3", "storage": "4caf50", "management": "ff9800",
-    "gpu": "9c27b0", "login": "607d8b",
+    "compute": "2196f3",
+    "storage": "4caf50",
+    "management": "ff9800",
+    "gpu": "9c27b0",
+    "login": "607d8b",
 }
 _SLUG_BAD = re.compile(r"[^a-z0-9_-]+")
 
@@ -82,7 +120,12 @@ def _device_type(cluster: ResolvedCluster, device: Device) -> tuple[str, str, st
     entry = (cat.switches if device.kind == "switch" else cat.servers).get(device.model)
     if entry is None:
         owner = device.pool or device.fabric or device.role
-        return GENERIC_MANUFACTURER, f"{device.model} {device.kind} ({owner})", slugify(f"{device.model}-{owner}"), ""
+        return (
+            GENERIC_MANUFACTURER,
+            f"{device.model} {device.kind} ({owner})",
+            slugify(f"{device.model}-{owner}"),
+            "",
+        )
     manufacturer = entry.manufacturer or GENERIC_MANUFACTURER
     return manufacturer, entry.name, slugify(device.model), f"catalogue id {device.model}"
 
@@ -118,8 +161,9 @@ def _ends(rows: Sequence[CableRow]) -> list[CableEnd]:
     return list(chain.from_iterable(zip(map(attrgetter("a"), rows), map(attrgetter("b"), rows), strict=True)))
 
 
-def _interface_names(cluster: ResolvedCluster, plan: Plan, rows: Sequence[CableRow],
-                     ends: list[CableEnd]) -> list[str]:
+def _interface_names(
+    cluster: ResolvedCluster, plan: Plan, rows: Sequence[CableRow], ends: list[CableEnd]
+) -> list[str]:
     """The NetBox interface name of each of ``ends`` (``_ends(rows)``).
 
     Ethernet/RoCE switch ports use the switch OS names the expected-LLDP files use (``swp17``); InfiniBand
@@ -147,13 +191,19 @@ def render_netbox(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow]) ->
     """File name → CSV text for every file in IMPORT_ORDER."""
     site = cluster.blueprint.site
     files: dict[str, str] = {}
-    files["sites.csv"] = to_csv(("name", "slug", "status", "description"),
-                                [[site.name, slugify(site.name), STATUS, f"cluster {cluster.name}"]])
+    files["sites.csv"] = to_csv(
+        ("name", "slug", "status", "description"),
+        [[site.name, slugify(site.name), STATUS, f"cluster {cluster.name}"]],
+    )
 
     rows_used = sorted({r.row for r in plan.racks})
     files["locations.csv"] = to_csv(
         ("site", "name", "slug", "status", "description"),
-        [[site.name, f"row-{n:02d}", f"{slugify(site.name)}-row-{n:02d}", STATUS, f"rack row {n}"] for n in rows_used])
+        [
+            [site.name, f"row-{n:02d}", f"{slugify(site.name)}-row-{n:02d}", STATUS, f"rack row {n}"]
+            for n in rows_used
+        ],
+    )
 
     types: dict[str, tuple[str, str, str, int, str]] = {}
     roles: dict[str, tuple[str, str]] = {}
@@ -164,51 +214,117 @@ def render_netbox(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow]) ->
             raise ValueError(f"device type {slug}: devices of {d.height_u}U and {known[3]}U")
         types[slug] = (manufacturer, model, slug, d.height_u, desc)
         roles.setdefault(_role_name(d), (_role_color(d), d.kind))
-    files["manufacturers.csv"] = to_csv(("name", "slug"),
-                                        [[m, slugify(m)] for m in sorted({t[0] for t in types.values()})])
-    files["device-roles.csv"] = to_csv(("name", "slug", "color", "description"),
-                                       [[name, slugify(name), color, f"{kind} role {name}"]
-                                        for name, (color, kind) in sorted(roles.items())])
+    files["manufacturers.csv"] = to_csv(
+        ("name", "slug"), [[m, slugify(m)] for m in sorted({t[0] for t in types.values()})]
+    )
+    files["device-roles.csv"] = to_csv(
+        ("name", "slug", "color", "description"),
+        [
+            [name, slugify(name), color, f"{kind} role {name}"]
+            for name, (color, kind) in sorted(roles.items())
+        ],
+    )
     files["device-types.csv"] = to_csv(
         ("manufacturer", "model", "slug", "u_height", "is_full_depth", "description"),
-        [[m, model, slug, h, "true", desc] for slug, (m, model, _, h, desc) in sorted(types.items())])
+        [[m, model, slug, h, "true", desc] for slug, (m, model, _, h, desc) in sorted(types.items())],
+    )
 
     geo = site.rack
     files["racks.csv"] = to_csv(
-        ("site", "location", "name", "facility_id", "status", "width", "u_height", "outer_width", "outer_depth",
-         "outer_unit", "description"),
-        [[site.name, f"row-{r.row:02d}", r.id, rack_code(r), STATUS, RAIL_WIDTH_IN, r.units,
-          round(geo.width_m * 1000), round(geo.depth_m * 1000), "mm",
-          f"{r.purpose} rack, {fmt_num(r.power_budget_kw)} kW budget"]
-         for r in sorted(plan.racks, key=lambda x: (x.row, x.position, x.id))])
+        (
+            "site",
+            "location",
+            "name",
+            "facility_id",
+            "status",
+            "width",
+            "u_height",
+            "outer_width",
+            "outer_depth",
+            "outer_unit",
+            "description",
+        ),
+        [
+            [
+                site.name,
+                f"row-{r.row:02d}",
+                r.id,
+                rack_code(r),
+                STATUS,
+                RAIL_WIDTH_IN,
+                r.units,
+                round(geo.width_m * 1000),
+                round(geo.depth_m * 1000),
+                "mm",
+                f"{r.purpose} rack, {fmt_num(r.power_budget_kw)} kW budget",
+            ]
+            for r in sorted(plan.racks, key=lambda x: (x.row, x.position, x.id))
+        ],
+    )
 
     dev_rows = []
     for d in plan.devices:
         manufacturer, model, _, _ = _device_type(cluster, d)
         rack = plan.rack_by_id.get(d.rack) if d.rack else None
         placed = rack is not None and d.u is not None
-        dev_rows.append([
-            d.name, _role_name(d), manufacturer, model, site.name, f"row-{rack.row:02d}" if rack else "",
-            rack.id if rack else "", d.u if placed else "", "front" if placed else "", STATUS, _describe(d),
-        ])
-    files["devices.csv"] = to_csv(("name", "role", "manufacturer", "device_type", "site", "location", "rack",
-                                   "position", "face", "status", "description"), dev_rows)
+        dev_rows.append(
+            [
+                d.name,
+                _role_name(d),
+                manufacturer,
+                model,
+                site.name,
+                f"row-{rack.row:02d}" if rack else "",
+                rack.id if rack else "",
+                d.u if placed else "",
+                "front" if placed else "",
+                STATUS,
+                _describe(d),
+            ]
+        )
+    files["devices.csv"] = to_csv(
+        (
+            "name",
+            "role",
+            "manufacturer",
+            "device_type",
+            "site",
+            "location",
+            "rack",
+            "position",
+            "face",
+            "status",
+            "description",
+        ),
+        dev_rows,
+    )
 
     ends = _ends(rows)
     names = _interface_names(cluster, plan, rows, ends)
     files["interfaces.csv"] = columns_to_csv(
         ("device", "name", "label", "type", "speed", "enabled", "mgmt_only", "description"),
-        _interface_columns(cluster, plan, rows, ends, names))
+        _interface_columns(cluster, plan, rows, ends, names),
+    )
 
     lengths = {v: (fmt_num(v) if v > 0 else "", "m" if v > 0 else "") for v in {r.length_m for r in rows}}
     length_cells = [lengths[r.length_m] for r in rows]
     n = len(rows)
-    files["cables.csv"] = columns_to_csv(CABLE_COLUMNS, [
-        [r.a.device for r in rows], ["dcim.interface"] * n, names[0::2],
-        [r.b.device for r in rows], ["dcim.interface"] * n, names[1::2],
-        [r.netbox_type for r in rows], [STATUS] * n, [r.id for r in rows],
-        [c[0] for c in length_cells], [c[1] for c in length_cells],
-    ])
+    files["cables.csv"] = columns_to_csv(
+        CABLE_COLUMNS,
+        [
+            [r.a.device for r in rows],
+            ["dcim.interface"] * n,
+            names[0::2],
+            [r.b.device for r in rows],
+            ["dcim.interface"] * n,
+            names[1::2],
+            [r.netbox_type for r in rows],
+            [STATUS] * n,
+            [r.id for r in rows],
+            [c[0] for c in length_cells],
+            [c[1] for c in length_cells],
+        ],
+    )
     return {name: files[name] for name in IMPORT_ORDER}
 
 
@@ -224,8 +340,9 @@ def _describe(d: Device) -> str:
     return ", ".join(bits)
 
 
-def _interface_columns(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow], ends: list[CableEnd],
-                       names: list[str]) -> list[list[str | int]]:
+def _interface_columns(
+    cluster: ResolvedCluster, plan: Plan, rows: list[CableRow], ends: list[CableEnd], names: list[str]
+) -> list[list[str | int]]:
     """interfaces.csv as columns: one interface per cable end, sorted by device then natural port order.
 
     Built for 630k ends at 100k GPUs: interface types, speeds and name sort keys repeat per model and
@@ -242,8 +359,14 @@ def _interface_columns(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow
         node = end.kind == "node"
         # interface_type depends on the fabric, speed and medium, and on the cage form factor: the
         # switch model's, or (nodes) the NIC behind that port of the device's pool.
-        key = (r.fabric, r.speed_gbps, r.medium_kind, end.kind, devices[end.device].pool if node else end.model,
-               end.port)
+        key = (
+            r.fabric,
+            r.speed_gbps,
+            r.medium_kind,
+            end.kind,
+            devices[end.device].pool if node else end.model,
+            end.port,
+        )
         kind = types.get(key)
         if kind is None:
             kind = types[key] = interface_type(cluster, plan, r, end)
@@ -268,9 +391,14 @@ def _interface_columns(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow
         return list(itemgetter(*order)(values)) if len(order) > 1 else [values[i] for i in order]
 
     return [
-        sorted_column(device), sorted_column(names), sorted_column([e.label_port for e in ends]),
-        sorted_column(kinds), sorted_column([speeds[rows[i >> 1].speed_gbps] for i in range(len(ends))]),
-        ["true"] * len(ends), sorted_column(management), sorted_column(descriptions),
+        sorted_column(device),
+        sorted_column(names),
+        sorted_column([e.label_port for e in ends]),
+        sorted_column(kinds),
+        sorted_column([speeds[rows[i >> 1].speed_gbps] for i in range(len(ends))]),
+        ["true"] * len(ends),
+        sorted_column(management),
+        sorted_column(descriptions),
     ]
 
 

@@ -116,8 +116,14 @@ def _place(site: str, plan: Plan, name: str, link_id: str) -> _Place:
     location = end_location(site, rack, device)
     rack_id, row, position = (rack.id, rack.row, rack.position) if rack else ("", None, None)
     fields = (device.kind, device.role, device.model, rack_id, row, position, device.u, location)
-    order = (0 if rack_id else 1, row or 0, position or 0, rack_id, device.u if device.u is not None else -1,
-             device.name)
+    order = (
+        0 if rack_id else 1,
+        row or 0,
+        position or 0,
+        rack_id,
+        device.u if device.u is not None else -1,
+        device.name,
+    )
     prefix = f"{location}-{device.name}"
     # A label "<prefix>-<port>" is printable exactly when "<prefix>-" and "-<port>" both are (the pattern is
     # a character class), so each half is checked once per device and once per distinct port.
@@ -129,8 +135,13 @@ def _medium_info(cluster: ResolvedCluster, link: Link) -> tuple[str, str, str, b
     medium = cluster.catalog.media.get(link.medium)
     if medium is None:
         return link.medium, "", "", False, ""
-    return (medium.name, medium.kind, medium.netbox_type, bool(medium.needs_transceivers),
-            medium.part_numbers.get(link.speed_gbps, ""))
+    return (
+        medium.name,
+        medium.kind,
+        medium.netbox_type,
+        bool(medium.needs_transceivers),
+        medium.part_numbers.get(link.speed_gbps, ""),
+    )
 
 
 def cable_rows(cluster: ResolvedCluster, plan: Plan, links: Iterable[Link] | None = None) -> list[CableRow]:
@@ -157,8 +168,12 @@ def cable_rows(cluster: ResolvedCluster, plan: Plan, links: Iterable[Link] | Non
             if not (printable and port[1]):
                 raise CablingError(f"cable {link.id}: label {label!r} is not printable ASCII without spaces")
             labels.append(label)
-            ends.append(new(CableEnd, (ep.device, ep.port, port[0], ep.cage, ep.cage_port, ep.netdev, *fields,
-                                       label, ep)))
+            ends.append(
+                new(
+                    CableEnd,
+                    (ep.device, ep.port, port[0], ep.cage, ep.cage_port, ep.netdev, *fields, label, ep),
+                )
+            )
         info = mediums.get((link.medium, link.speed_gbps))
         if info is None:
             info = mediums[(link.medium, link.speed_gbps)] = _medium_info(cluster, link)
@@ -169,10 +184,29 @@ def cable_rows(cluster: ResolvedCluster, plan: Plan, links: Iterable[Link] | Non
     rows: list[CableRow] = []
     for seq, i in enumerate(order, 1):
         link, a, b, (name, kind, netbox_type, transceivers, part) = made[i]
-        rows.append(new(CableRow, (
-            seq, link.id, link.fabric, link.layer, link.speed_gbps, a, b, link.medium, name, kind, netbox_type,
-            transceivers, link.length_m, link.run_m, link.part_number or part or "", link.rail,
-        )))
+        rows.append(
+            new(
+                CableRow,
+                (
+                    seq,
+                    link.id,
+                    link.fabric,
+                    link.layer,
+                    link.speed_gbps,
+                    a,
+                    b,
+                    link.medium,
+                    name,
+                    kind,
+                    netbox_type,
+                    transceivers,
+                    link.length_m,
+                    link.run_m,
+                    link.part_number or part or "",
+                    link.rail,
+                ),
+            )
+        )
     if len(set(labels)) != len(labels) or len({row.id for row in rows}) != len(rows):
         _check_unique(rows)  # names the first clash in pull order
     return rows

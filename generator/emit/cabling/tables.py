@@ -22,10 +22,37 @@ from generator.resolve import ResolvedCluster
 Cell = str | int | float | None
 
 CABLE_COLUMNS: tuple[str, ...] = (
-    "seq", "cable_id", "fabric", "layer", "speed_gbps",
-    "a_label", "a_rack", "a_row", "a_position", "a_u", "a_device", "a_port", "a_cage", "a_cage_port", "a_netdev",
-    "b_label", "b_rack", "b_row", "b_position", "b_u", "b_device", "b_port", "b_cage", "b_cage_port", "b_netdev",
-    "medium", "medium_kind", "length_m", "part_number", "transceivers", "rail",
+    "seq",
+    "cable_id",
+    "fabric",
+    "layer",
+    "speed_gbps",
+    "a_label",
+    "a_rack",
+    "a_row",
+    "a_position",
+    "a_u",
+    "a_device",
+    "a_port",
+    "a_cage",
+    "a_cage_port",
+    "a_netdev",
+    "b_label",
+    "b_rack",
+    "b_row",
+    "b_position",
+    "b_u",
+    "b_device",
+    "b_port",
+    "b_cage",
+    "b_cage_port",
+    "b_netdev",
+    "medium",
+    "medium_kind",
+    "length_m",
+    "part_number",
+    "transceivers",
+    "rail",
 )
 BOM_COLUMNS: tuple[str, ...] = ("item", "model", "detail", "part_number", "count")
 LABEL_COLUMNS: tuple[str, ...] = ("cable_id", "end", "label", "line1", "line2", "far_end")
@@ -44,9 +71,19 @@ def cable_columns(rows: Sequence[CableRow]) -> list[Sequence[Cell]]:
     a = dict(zip(CableEnd._fields, zip(*f["a"], strict=True), strict=True))
     b = dict(zip(CableEnd._fields, zip(*f["b"], strict=True), strict=True))
     return [
-        f["seq"], f["id"], f["fabric"], f["layer"], f["speed_gbps"], *(a[k] for k in _END_FIELDS),
-        *(b[k] for k in _END_FIELDS), f["medium"], f["medium_kind"], f["length_m"], f["part_number"],
-        list(map(_YES_NO.__getitem__, map(bool, f["needs_transceivers"]))), f["rail"],
+        f["seq"],
+        f["id"],
+        f["fabric"],
+        f["layer"],
+        f["speed_gbps"],
+        *(a[k] for k in _END_FIELDS),
+        *(b[k] for k in _END_FIELDS),
+        f["medium"],
+        f["medium_kind"],
+        f["length_m"],
+        f["part_number"],
+        list(map(_YES_NO.__getitem__, map(bool, f["needs_transceivers"]))),
+        f["rail"],
     ]
 
 
@@ -68,7 +105,9 @@ def label_columns(rows: Sequence[CableRow]) -> list[list[Cell]]:
         ["A", "B"] * len(rows),
         _interleave(a_label, b_label),
         _interleave((r.a.location for r in rows), (r.b.location for r in rows)),
-        _interleave((f"{r.a.device}-{r.a.label_port}" for r in rows), (f"{r.b.device}-{r.b.label_port}" for r in rows)),
+        _interleave(
+            (f"{r.a.device}-{r.a.label_port}" for r in rows), (f"{r.b.device}-{r.b.label_port}" for r in rows)
+        ),
         _interleave(b_label, a_label),
     ]
 
@@ -96,7 +135,9 @@ def bom_rows(cluster: ResolvedCluster, plan: Plan) -> list[BomRow]:
     if not any(line.item == "transceiver" for line in plan.bom):
         for tid, count in sorted(plan.transceivers.items()):
             t = cat.transceivers.get(tid)
-            out.append(BomRow("transceiver", tid, t.name if t else "", (t.part_number or "") if t else "", count))
+            out.append(
+                BomRow("transceiver", tid, t.name if t else "", (t.part_number or "") if t else "", count)
+            )
     return out
 
 
@@ -118,8 +159,11 @@ def _csv_column(column: tuple[Cell, ...]) -> Sequence[str]:
     out: Sequence[str]
     if kinds <= {str}:
         out = cast(Sequence[str], column)
-    elif (len(kinds - {type(None)}) <= 1 and len(distinct := set(column)) * 4 < len(column)
-          and not (float in kinds and 0.0 in distinct)):
+    elif (
+        len(kinds - {type(None)}) <= 1
+        and len(distinct := set(column)) * 4 < len(column)
+        and not (float in kinds and 0.0 in distinct)
+    ):
         # One value type (no 1 == 1.0 == True clashes among the memo's keys; nor 0.0 == -0.0, which
         # print differently) and few values: units, cages, lengths — converted once each, then looked up.
         memo = {v: _csv_cell(v) for v in distinct}
@@ -130,8 +174,12 @@ def _csv_column(column: tuple[Cell, ...]) -> Sequence[str]:
         out = list(map(_csv_cell, column))
     text = "".join(out)
     if "," in text or '"' in text or "\n" in text:
-        if ('"' not in text and "\n" not in text and "\x00" not in text
-                and all(map(operator.contains, out, repeat(",")))):
+        if (
+            '"' not in text
+            and "\n" not in text
+            and "\x00" not in text
+            and all(map(operator.contains, out, repeat(",")))
+        ):
             # Every field has a comma (NetBox descriptions): quote them all with one join and one split.
             out = ('"' + '"\x00"'.join(out) + '"').split("\x00")
         else:
@@ -187,5 +235,7 @@ def columns_to_csv(header: Sequence[str], columns: Sequence[Sequence[Cell]]) -> 
 def counts(rows: Iterable[CableRow], *keys: str) -> list[tuple[tuple[Cell, ...], int]]:
     """Cable counts grouped by row attributes, sorted by key (e.g. counts(rows, "fabric", "layer"))."""
     get = attrgetter(*keys)
-    c: Counter[tuple[Cell, ...]] = Counter(map(get, rows) if len(keys) > 1 else ((v,) for v in map(get, rows)))
+    c: Counter[tuple[Cell, ...]] = Counter(
+        map(get, rows) if len(keys) > 1 else ((v,) for v in map(get, rows))
+    )
     return sorted(c.items(), key=lambda kv: tuple((v is None, 0 if v is None else v) for v in kv[0]))

@@ -49,8 +49,20 @@ _MARGINS = (0.3, 0.3, 0.6, 0.6, 0.3, 0.3)  # inches: left, right, top, bottom, h
 
 # Kept narrow so a landscape page stays readable: the labels carry rack, unit, device and port.
 PULL_HEADER: tuple[str, ...] = (
-    "#", "Cable", "Fabric", "Layer", "From U", "From label", "To label",
-    "Medium", "Length m", "Part number", "Optics", "Pulled", "Labelled", "Tested",
+    "#",
+    "Cable",
+    "Fabric",
+    "Layer",
+    "From U",
+    "From label",
+    "To label",
+    "Medium",
+    "Length m",
+    "Part number",
+    "Optics",
+    "Pulled",
+    "Labelled",
+    "Tested",
 )
 _TICKS = 3  # Pulled, Labelled, Tested: left blank to tick on paper
 
@@ -65,13 +77,23 @@ def _printable(sheet: Sheet, cluster: str, header_row: int, ncols: int, last_row
     sheet.freeze_rows = header_row
     sheet.print_title_rows = header_row
     sheet.autofilter = (header_row, last_row, ncols)
-    sheet.page = PageSetup(landscape=True, fit_to_width=True, gridlines=True, margins=_MARGINS,
-                           header=f"&L{hf_text(cluster)}&C&A",
-                           footer="&Lcluster-blueprint cabling plan&RPage &P of &N")
+    sheet.page = PageSetup(
+        landscape=True,
+        fit_to_width=True,
+        gridlines=True,
+        margins=_MARGINS,
+        header=f"&L{hf_text(cluster)}&C&A",
+        footer="&Lcluster-blueprint cabling plan&RPage &P of &N",
+    )
 
 
-def _summary(sheet: Sheet, cluster: ResolvedCluster, plan: Plan, rows: list[CableRow],
-             by_rack: dict[str, list[CableRow]]) -> None:
+def _summary(
+    sheet: Sheet,
+    cluster: ResolvedCluster,
+    plan: Plan,
+    rows: list[CableRow],
+    by_rack: dict[str, list[CableRow]],
+) -> None:
     name = cluster.name
     sheet.row(1, [f"Cabling plan: {name}"], Style.TITLE)
     power = round(sum(r.power_kw for r in plan.racks), 2)
@@ -104,26 +126,60 @@ def _summary(sheet: Sheet, cluster: ResolvedCluster, plan: Plan, rows: list[Cabl
         for i, w in enumerate(table_widths, 1):
             widths[i] = max(widths.get(i, 0), w)
 
-    section("Cables by fabric and layer", ("Fabric", "Layer", "Cables"),
-            [[f, layer, n] for (f, layer), n in counts(rows, "fabric", "layer")])
-    section("Cables by medium", ("Medium", "Kind", "Gb/s", "Cables"),
-            [[m, k, s, n] for (m, k, s), n in counts(rows, "medium_name", "medium_kind", "speed_gbps")])
-    section("Cables to order (medium, length)", ("Medium", "Length m", "Part number", "Cables"),
-            [[m, length, p, n] for (m, length, p), n in counts(rows, "medium_name", "length_m", "part_number")])
+    section(
+        "Cables by fabric and layer",
+        ("Fabric", "Layer", "Cables"),
+        [[f, layer, n] for (f, layer), n in counts(rows, "fabric", "layer")],
+    )
+    section(
+        "Cables by medium",
+        ("Medium", "Kind", "Gb/s", "Cables"),
+        [[m, k, s, n] for (m, k, s), n in counts(rows, "medium_name", "medium_kind", "speed_gbps")],
+    )
+    section(
+        "Cables to order (medium, length)",
+        ("Medium", "Length m", "Part number", "Cables"),
+        [[m, length, p, n] for (m, length, p), n in counts(rows, "medium_name", "length_m", "part_number")],
+    )
     rack_rows: list[list[Cell]] = []
     for rack in sorted(plan.racks, key=lambda x: (x.row, x.position, x.id)):
-        rack_rows.append([rack.id, rack_code(rack), rack.purpose, len(rack.devices), rack.used_units, rack.units,
-                          rack.power_kw, rack.power_budget_kw, len(by_rack.get(rack.id, []))])
+        rack_rows.append(
+            [
+                rack.id,
+                rack_code(rack),
+                rack.purpose,
+                len(rack.devices),
+                rack.used_units,
+                rack.units,
+                rack.power_kw,
+                rack.power_budget_kw,
+                len(by_rack.get(rack.id, [])),
+            ]
+        )
     if UNRACKED in by_rack:
         rack_rows.append([UNRACKED, "", "", "", "", "", "", "", len(by_rack[UNRACKED])])
-    section("Racks", ("Rack", "Label code", "Purpose", "Devices", "Used U", "Units", "Power kW", "Budget kW",
-                      "Pulls from here"), rack_rows)
+    section(
+        "Racks",
+        (
+            "Rack",
+            "Label code",
+            "Purpose",
+            "Devices",
+            "Used U",
+            "Units",
+            "Power kW",
+            "Budget kW",
+            "Pulls from here",
+        ),
+        rack_rows,
+    )
     for col, w in widths.items():
         sheet.widths[col] = min(w + 2, MAX_COL_WIDTH)
     sheet.freeze_rows = 1
     sheet.print_title_rows = 1
-    sheet.page = PageSetup(landscape=True, fit_to_width=True, header=f"&L{hf_text(name)}&C&A",
-                           footer="&RPage &P of &N")
+    sheet.page = PageSetup(
+        landscape=True, fit_to_width=True, header=f"&L{hf_text(name)}&C&A", footer="&RPage &P of &N"
+    )
 
 
 def _pull_columns(pulls: list[CableRow]) -> list[list[Cell]]:
@@ -148,8 +204,9 @@ def _pull_columns(pulls: list[CableRow]) -> list[list[Cell]]:
 def render_xlsx(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow], bom: list[BomRow]) -> bytes:
     by_rack = rows_by_rack(rows)
     buf = io.BytesIO()
-    with Workbook(buf, ["Summary", "BOM", *by_rack], title=f"Cabling plan: {cluster.name}",
-                  creator="cluster-blueprint") as wb:
+    with Workbook(
+        buf, ["Summary", "BOM", *by_rack], title=f"Cabling plan: {cluster.name}", creator="cluster-blueprint"
+    ) as wb:
         summary = wb.sheet()
         _summary(summary, cluster, plan, rows, by_rack)
         wb.add(summary)
@@ -171,7 +228,9 @@ def render_xlsx(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow], bom:
             sheet = wb.sheet()
             rack = racks.get(rack_id)
             where = f"{rack_code(rack)}, {rack.purpose}" if rack else "devices without a rack"
-            sheet.row(1, [f"{cluster.name} · rack {rack_id} ({where}) · {len(pulls)} pulls start here"], Style.TITLE)
+            sheet.row(
+                1, [f"{cluster.name} · rack {rack_id} ({where}) · {len(pulls)} pulls start here"], Style.TITLE
+            )
             last, widths = sheet.table(2, PULL_HEADER, body, (start, start + len(pulls)))
             start += len(pulls)
             _fit(sheet, widths)

@@ -68,7 +68,9 @@ class Style(IntEnum):
 
 
 _FONTS = (  # (bold, size)
-    (False, 11), (True, 13), (True, 11),
+    (False, 11),
+    (True, 13),
+    (True, 11),
 )
 _FILLS = ("D9D9D9", "DDEBF7", "E2EFDA", "FCE4D6")  # fillId 2.. (0 none and 1 gray125 are required)
 # Style → (fontId, fillId, borderId, vertically centred)
@@ -87,29 +89,43 @@ _XFS: dict[Style, tuple[int, int, int, bool]] = {
 def _styles_xml() -> str:
     fonts = "".join(
         f'<font>{"<b/>" if bold else ""}<sz val="{size}"/><color theme="1"/><name val="Calibri"/>'
-        f'<family val="2"/></font>' for bold, size in _FONTS)
-    fills = '<fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill>' + "".join(
-        f'<fill><patternFill patternType="solid"><fgColor rgb="FF{rgb}"/><bgColor indexed="64"/></patternFill></fill>'
-        for rgb in _FILLS)
+        f'<family val="2"/></font>'
+        for bold, size in _FONTS
+    )
+    fills = (
+        '<fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill>'
+        + "".join(
+            f'<fill><patternFill patternType="solid"><fgColor rgb="FF{rgb}"/><bgColor indexed="64"/></patternFill></fill>'
+            for rgb in _FILLS
+        )
+    )
     thin = '<{0} style="thin"><color rgb="FF808080"/></{0}>'
-    borders = ("<border><left/><right/><top/><bottom/><diagonal/></border>"
-               f"<border>{''.join(thin.format(side) for side in ('left', 'right', 'top', 'bottom'))}<diagonal/></border>")
+    borders = (
+        "<border><left/><right/><top/><bottom/><diagonal/></border>"
+        f"<border>{''.join(thin.format(side) for side in ('left', 'right', 'top', 'bottom'))}<diagonal/></border>"
+    )
     xfs = []
     for style in Style:
         font, fill, border, centred = _XFS[style]
-        flags = (f' applyFont="{int(font > 0)}" applyFill="{int(fill > 0)}" applyBorder="{int(border > 0)}"'
-                 f' applyAlignment="{int(centred)}"')
+        flags = (
+            f' applyFont="{int(font > 0)}" applyFill="{int(fill > 0)}" applyBorder="{int(border > 0)}"'
+            f' applyAlignment="{int(centred)}"'
+        )
         body = '<alignment vertical="center"/>' if centred else ""
-        xfs.append(f'<xf numFmtId="0" fontId="{font}" fillId="{fill}" borderId="{border}" xfId="0"{flags}'
-                   + (f">{body}</xf>" if body else "/>"))
-    return (f'{_XML_DECL}<styleSheet xmlns="{NS_MAIN}">'
-            f'<fonts count="{len(_FONTS)}">{fonts}</fonts>'
-            f'<fills count="{2 + len(_FILLS)}">{fills}</fills>'
-            f'<borders count="2">{borders}</borders>'
-            '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>'
-            f'<cellXfs count="{len(xfs)}">{"".join(xfs)}</cellXfs>'
-            '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>'
-            '<dxfs count="0"/><tableStyles count="0"/></styleSheet>')
+        xfs.append(
+            f'<xf numFmtId="0" fontId="{font}" fillId="{fill}" borderId="{border}" xfId="0"{flags}'
+            + (f">{body}</xf>" if body else "/>")
+        )
+    return (
+        f'{_XML_DECL}<styleSheet xmlns="{NS_MAIN}">'
+        f'<fonts count="{len(_FONTS)}">{fonts}</fonts>'
+        f'<fills count="{2 + len(_FILLS)}">{fills}</fills>'
+        f'<borders count="2">{borders}</borders>'
+        '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>'
+        f'<cellXfs count="{len(xfs)}">{"".join(xfs)}</cellXfs>'
+        '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>'
+        '<dxfs count="0"/><tableStyles count="0"/></styleSheet>'
+    )
 
 
 def column_letter(col: int) -> str:
@@ -134,12 +150,15 @@ def sheet_name(wanted: str, taken: Iterable[str] = ()) -> str:
 
 def _free_name(wanted: str, used: set[str]) -> str:
     """sheet_name against ``used`` (casefolded names), which it extends with the name it returns."""
-    name = _XML_ILLEGAL.sub("", _SHEET_NAME_BAD.sub("_", wanted)).strip("'")[:MAX_SHEET_NAME].strip("'") or "Sheet"
+    name = (
+        _XML_ILLEGAL.sub("", _SHEET_NAME_BAD.sub("_", wanted)).strip("'")[:MAX_SHEET_NAME].strip("'")
+        or "Sheet"
+    )
     candidate, n = name, 1
     while candidate.casefold() in used or candidate.casefold() == "history":
         n += 1
         suffix = f" ({n})"
-        candidate = name[:MAX_SHEET_NAME - len(suffix)].rstrip("'") + suffix
+        candidate = name[: MAX_SHEET_NAME - len(suffix)].rstrip("'") + suffix
     used.add(candidate.casefold())
     return candidate
 
@@ -239,7 +258,9 @@ def _wrapped(pre: str, texts: list[str], post: str) -> list[str]:
     return (pre + (post + "\x00" + pre).join(texts) + post).split("\x00")
 
 
-def _column_inner(values: Sequence[Cell], style: int | dict[Any, int]) -> tuple[list[str], bool, list[int]] | None:
+def _column_inner(
+    values: Sequence[Cell], style: int | dict[Any, int]
+) -> tuple[list[str], bool, list[int]] | None:
     """Each cell of one column after its ``r`` attribute (``_inner``), whether any is left out (""), and
     each cell's text width; None for a column with no cells at all.
 
@@ -257,18 +278,30 @@ def _column_inner(values: Sequence[Cell], style: int | dict[Any, int]) -> tuple[
     # whose widths differ) that repeat; a sample decides cheaply whether it is worth it (both paths write
     # the same XML).
     sample = values[:_SAMPLE]
-    if (len(kinds - {type(None)}) == 1 and len(set(sample)) * 2 <= len(sample)
-            and len(distinct := set(values)) * 2 <= len(values) and not (float in kinds and 0.0 in distinct)):
+    if (
+        len(kinds - {type(None)}) == 1
+        and len(set(sample)) * 2 <= len(sample)
+        and len(distinct := set(values)) * 2 <= len(values)
+        and not (float in kinds and 0.0 in distinct)
+    ):
         memo = {v: _inner(v, by_value.get(v, 0) if by_value is not None else base) for v in distinct}
         width = {v: text_width(v) for v in distinct}
         return list(map(memo.__getitem__, values)), "" in memo.values(), list(map(width.__getitem__, values))
     s = f' s="{int(base)}"' if base else ""
     if by_value is None and kinds <= {str}:
         texts: list[str] = list(values)  # type: ignore[arg-type]
-        if ("" not in texts and not _has_space("".join(texts)) and max(map(len, texts)) <= MAX_CELL_CHARS
-                and (clean := _clean_joined("\x00".join(texts), len(texts), keep_all=True)) is not None):
+        if (
+            "" not in texts
+            and not _has_space("".join(texts))
+            and max(map(len, texts)) <= MAX_CELL_CHARS
+            and (clean := _clean_joined("\x00".join(texts), len(texts), keep_all=True)) is not None
+        ):
             pre, post = f'{s} t="inlineStr"><is><t>', "</t></is></c>"
-            return (pre + clean.replace("\x00", post + "\x00" + pre) + post).split("\x00"), False, list(map(len, texts))
+            return (
+                (pre + clean.replace("\x00", post + "\x00" + pre) + post).split("\x00"),
+                False,
+                list(map(len, texts)),
+            )
     if by_value is None and kinds <= {int}:
         texts = list(map(str, values))
         return _wrapped(f"{s}><v>", texts, "</v></c>"), False, list(map(len, texts))
@@ -281,8 +314,9 @@ class Columns:
     slice of its rows (the cabling workbook's 3,600 rack sheets share one 315k-row body: rendering it
     whole and slicing costs a fraction of rendering 50k small columns)."""
 
-    def __init__(self, columns: Sequence[Sequence[Cell]],
-                 column_styles: dict[int, int | dict[Any, int]] | None = None) -> None:
+    def __init__(
+        self, columns: Sequence[Sequence[Cell]], column_styles: dict[int, int | dict[Any, int]] | None = None
+    ) -> None:
         self.n = len(columns[0]) if columns else 0
         self.width = len(columns)
         styles = column_styles or {}
@@ -294,8 +328,12 @@ class Columns:
             self._cols.append(None if done is None else (column_letter(i + 1), *done))
 
     @classmethod
-    def from_rows(cls, rows: Sequence[Sequence[Cell]], width: int,
-                  column_styles: dict[int, int | dict[Any, int]] | None = None) -> Columns:
+    def from_rows(
+        cls,
+        rows: Sequence[Sequence[Cell]],
+        width: int,
+        column_styles: dict[int, int | dict[Any, int]] | None = None,
+    ) -> Columns:
         if not rows:
             return cls([[] for _ in range(width)], column_styles)
         columns = list(zip(*rows, strict=True))
@@ -317,7 +355,9 @@ class Columns:
             letter, inner, gaps, _ = col
             cell_refs = refs.cells(letter, first_row, n)
             if gaps:
-                parts.append([ref + x if x else "" for ref, x in zip(cell_refs, inner[start:stop], strict=True)])
+                parts.append(
+                    [ref + x if x else "" for ref, x in zip(cell_refs, inner[start:stop], strict=True)]
+                )
             else:
                 parts += [cell_refs, inner[start:stop]]
         parts.append(["</row>"] * n)
@@ -335,20 +375,22 @@ class _Refs:
     def rows(self, first: int, n: int) -> list[str]:
         if len(self._rows) < first + n:
             self._rows.extend(f'<row r="{r}">' for r in range(len(self._rows), first + n))
-        return self._rows[first:first + n]
+        return self._rows[first : first + n]
 
     def cells(self, letter: str, first: int, n: int) -> list[str]:
         refs = self._cells.setdefault(letter, [])
         if len(refs) < first + n:
             refs.extend(f'<c r="{letter}{r}"' for r in range(len(refs), first + n))
-        return refs[first:first + n]
+        return refs[first : first + n]
 
 
 @lru_cache(maxsize=64)
 def _row_xml(r: int, values: tuple[Cell, ...], styles: tuple[int, ...], first_col: int) -> str:
     """A row given cell by cell; cached, since each rack sheet repeats the same header row."""
-    cells = "".join(_cell(f"{column_letter(c)}{r}", v, st)
-                    for c, (v, st) in enumerate(zip(values, styles, strict=True), first_col))
+    cells = "".join(
+        _cell(f"{column_letter(c)}{r}", v, st)
+        for c, (v, st) in enumerate(zip(values, styles, strict=True), first_col)
+    )
     return f'<row r="{r}">{cells}</row>'
 
 
@@ -385,15 +427,23 @@ class Sheet:
     _max_col: int = field(default=0, init=False)
     _refs: _Refs = field(default_factory=_Refs, repr=False)
 
-    def row(self, r: int, values: Sequence[Cell], styles: int | Sequence[int] = 0, first_col: int = 1) -> None:
+    def row(
+        self, r: int, values: Sequence[Cell], styles: int | Sequence[int] = 0, first_col: int = 1
+    ) -> None:
         """Cells of row ``r`` from column ``first_col`` on; ``styles`` one for all or one per value."""
         per = (styles,) * len(values) if isinstance(styles, int) else tuple(styles)
         self._blocks.append((r, [_row_xml(r, tuple(values), per, first_col)]))
         self._max_col = max(self._max_col, first_col + len(values) - 1)
 
-    def table(self, top: int, header: Sequence[str], body: Columns | Sequence[Sequence[Cell]],
-              span: tuple[int, int] | None = None, header_style: int = Style.HEADER,
-              column_styles: dict[int, int | dict[Any, int]] | None = None) -> tuple[int, list[int]]:
+    def table(
+        self,
+        top: int,
+        header: Sequence[str],
+        body: Columns | Sequence[Sequence[Cell]],
+        span: tuple[int, int] | None = None,
+        header_style: int = Style.HEADER,
+        column_styles: dict[int, int | dict[Any, int]] | None = None,
+    ) -> tuple[int, list[int]]:
         """Header at row ``top``, then the rows ``span`` (default: all) of ``body`` below it.
 
         ``body`` is rows of cells or a Columns (which may be shared by many sheets); ``column_styles``
@@ -430,15 +480,23 @@ class Sheet:
         selected = ' tabSelected="1"' if tab_selected else ""
         if self.freeze_rows:
             top = f"A{self.freeze_rows + 1}"
-            head.append(f'<sheetViews><sheetView{selected} workbookViewId="0">'
-                        f'<pane ySplit="{self.freeze_rows}" topLeftCell="{top}" activePane="bottomLeft" state="frozen"/>'
-                        f'<selection pane="bottomLeft" activeCell="{top}" sqref="{top}"/></sheetView></sheetViews>')
+            head.append(
+                f'<sheetViews><sheetView{selected} workbookViewId="0">'
+                f'<pane ySplit="{self.freeze_rows}" topLeftCell="{top}" activePane="bottomLeft" state="frozen"/>'
+                f'<selection pane="bottomLeft" activeCell="{top}" sqref="{top}"/></sheetView></sheetViews>'
+            )
         else:
             head.append(f'<sheetViews><sheetView{selected} workbookViewId="0"/></sheetViews>')
         head.append('<sheetFormatPr defaultRowHeight="15"/>')
         if self.widths:
-            head.append("<cols>" + "".join(f'<col min="{c}" max="{c}" width="{_num(w)}" customWidth="1"/>'
-                                           for c, w in sorted(self.widths.items())) + "</cols>")
+            head.append(
+                "<cols>"
+                + "".join(
+                    f'<col min="{c}" max="{c}" width="{_num(w)}" customWidth="1"/>'
+                    for c, w in sorted(self.widths.items())
+                )
+                + "</cols>"
+            )
         head.append("<sheetData>")
         tail = ["</sheetData>"]
         if self.autofilter:
@@ -446,17 +504,21 @@ class Sheet:
         if self.page.gridlines:
             tail.append('<printOptions gridLines="1"/>')
         left, right, top_m, bottom, header_m, footer_m = self.page.margins
-        tail.append(f'<pageMargins left="{_num(left)}" right="{_num(right)}" top="{_num(top_m)}" '
-                    f'bottom="{_num(bottom)}" header="{_num(header_m)}" footer="{_num(footer_m)}"/>')
+        tail.append(
+            f'<pageMargins left="{_num(left)}" right="{_num(right)}" top="{_num(top_m)}" '
+            f'bottom="{_num(bottom)}" header="{_num(header_m)}" footer="{_num(footer_m)}"/>'
+        )
         setup = [f'orientation="{"landscape" if self.page.landscape else "portrait"}"']
         if self.page.fit_to_width:
             setup += ['fitToWidth="1"', 'fitToHeight="0"']
         tail.append(f"<pageSetup {' '.join(setup)}/>")
         if self.page.header or self.page.footer:
-            tail.append("<headerFooter>"
-                        + (f"<oddHeader>{_escape_one(self.page.header)}</oddHeader>" if self.page.header else "")
-                        + (f"<oddFooter>{_escape_one(self.page.footer)}</oddFooter>" if self.page.footer else "")
-                        + "</headerFooter>")
+            tail.append(
+                "<headerFooter>"
+                + (f"<oddHeader>{_escape_one(self.page.header)}</oddHeader>" if self.page.header else "")
+                + (f"<oddFooter>{_escape_one(self.page.footer)}</oddFooter>" if self.page.footer else "")
+                + "</headerFooter>"
+            )
         tail.append("</worksheet>")
         body = [row for _, xml in blocks for row in xml]
         return "".join([*head, *body, *tail]).encode("utf-8")
@@ -478,8 +540,13 @@ def _quoted_sheet(name: str) -> str:
 class StableZip(zipfile.ZipFile):
     """A ZipFile whose entries all carry one fixed timestamp and fixed permissions (deterministic bytes)."""
 
-    def writestr(self, zinfo_or_arcname: Any, data: Any, compress_type: int | None = None,
-                 compresslevel: int | None = None) -> None:
+    def writestr(
+        self,
+        zinfo_or_arcname: Any,
+        data: Any,
+        compress_type: int | None = None,
+        compresslevel: int | None = None,
+    ) -> None:
         if not isinstance(zinfo_or_arcname, zipfile.ZipInfo):
             info = zipfile.ZipInfo(str(zinfo_or_arcname), date_time=_ZIP_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
@@ -492,8 +559,13 @@ class StableZip(zipfile.ZipFile):
         level = self.compresslevel if compresslevel is None else compresslevel
         super().writestr(zinfo_or_arcname, data, compress_type=compress_type, compresslevel=level)
 
-    def write(self, filename: Any, arcname: Any = None, compress_type: int | None = None,
-              compresslevel: int | None = None) -> None:
+    def write(
+        self,
+        filename: Any,
+        arcname: Any = None,
+        compress_type: int | None = None,
+        compresslevel: int | None = None,
+    ) -> None:
         # openpyxl streams each worksheet through a temporary file; ZipFile.write would stamp its mtime.
         with open(filename, "rb") as fh:
             self.writestr(str(arcname if arcname is not None else filename), fh.read())
@@ -507,7 +579,9 @@ class Workbook:
     which carries each sheet's print titles and filter range, last.
     """
 
-    def __init__(self, out: IO[bytes], sheet_names: Sequence[str], title: str = "", creator: str = "") -> None:
+    def __init__(
+        self, out: IO[bytes], sheet_names: Sequence[str], title: str = "", creator: str = ""
+    ) -> None:
         if not sheet_names:
             raise ValueError("a workbook needs at least one sheet")
         used: set[str] = set()
@@ -523,7 +597,9 @@ class Workbook:
     def __enter__(self) -> Workbook:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if kind is None:
             self.close()
         elif not self._closed:  # leave the (unusable) archive closed; the caller drops it
@@ -540,16 +616,22 @@ class Workbook:
         """Write ``sheet`` (the one ``sheet()`` handed out last)."""
         index = self._added
         if index >= len(self.sheet_names) or sheet.name != self.sheet_names[index]:
-            raise ValueError(f"sheet {sheet.name!r} is not the next one ({self.sheet_names[index:index + 1]})")
+            raise ValueError(
+                f"sheet {sheet.name!r} is not the next one ({self.sheet_names[index : index + 1]})"
+            )
         quoted = _quoted_sheet(sheet.name)
         if sheet.autofilter:
             header_row, last_row, last_col = sheet.autofilter
             ref = f"{quoted}!$A${header_row}:${column_letter(last_col)}${max(last_row, header_row)}"
-            self._defined.append(f'<definedName name="_xlnm._FilterDatabase" localSheetId="{index}" hidden="1">'
-                                 f"{escape(ref)}</definedName>")
+            self._defined.append(
+                f'<definedName name="_xlnm._FilterDatabase" localSheetId="{index}" hidden="1">'
+                f"{escape(ref)}</definedName>"
+            )
         if sheet.print_title_rows:
-            self._defined.append(f'<definedName name="_xlnm.Print_Titles" localSheetId="{index}">'
-                                 f"{escape(f'{quoted}!$1:${sheet.print_title_rows}')}</definedName>")
+            self._defined.append(
+                f'<definedName name="_xlnm.Print_Titles" localSheetId="{index}">'
+                f"{escape(f'{quoted}!$1:${sheet.print_title_rows}')}</definedName>"
+            )
         self._zip.writestr(f"xl/worksheets/sheet{index + 1}.xml", sheet._render(tab_selected=index == 0))
         self._added += 1
 
@@ -559,13 +641,19 @@ class Workbook:
         self._closed = True
         if self._added != len(self.sheet_names):
             self._zip.close()
-            raise ValueError(f"{len(self.sheet_names) - self._added} of the workbook's sheets were never written")
-        sheets = "".join(f'<sheet name={quoteattr(name)} sheetId="{i}" r:id="rId{i}"/>'
-                         for i, name in enumerate(self.sheet_names, 1))
+            raise ValueError(
+                f"{len(self.sheet_names) - self._added} of the workbook's sheets were never written"
+            )
+        sheets = "".join(
+            f'<sheet name={quoteattr(name)} sheetId="{i}" r:id="rId{i}"/>'
+            for i, name in enumerate(self.sheet_names, 1)
+        )
         defined = f"<definedNames>{''.join(self._defined)}</definedNames>" if self._defined else ""
-        workbook = (f'{_XML_DECL}<workbook xmlns="{NS_MAIN}" xmlns:r="{NS_REL}"><workbookPr/>'
-                    '<bookViews><workbookView activeTab="0"/></bookViews>'
-                    f'<sheets>{sheets}</sheets>{defined}<calcPr calcId="124519" fullCalcOnLoad="1"/></workbook>')
+        workbook = (
+            f'{_XML_DECL}<workbook xmlns="{NS_MAIN}" xmlns:r="{NS_REL}"><workbookPr/>'
+            '<bookViews><workbookView activeTab="0"/></bookViews>'
+            f'<sheets>{sheets}</sheets>{defined}<calcPr calcId="124519" fullCalcOnLoad="1"/></workbook>'
+        )
         self._zip.writestr("xl/workbook.xml", workbook.encode("utf-8"))
         self._zip.close()
 
@@ -573,38 +661,58 @@ class Workbook:
 def _package_parts(names: Sequence[str], title: str, creator: str) -> list[tuple[str, str]]:
     """Every part but the sheets and the workbook, in the order Office writes them."""
     n = len(names)
-    overrides = [("/xl/workbook.xml", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"),
-                 *((f"/xl/worksheets/sheet{i}.xml", _CT_SHEET) for i in range(1, n + 1)),
-                 ("/xl/styles.xml", "application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"),
-                 ("/docProps/core.xml", "application/vnd.openxmlformats-package.core-properties+xml"),
-                 ("/docProps/app.xml", "application/vnd.openxmlformats-officedocument.extended-properties+xml")]
-    types = (f'{_XML_DECL}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-             '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
-             '<Default Extension="xml" ContentType="application/xml"/>'
-             + "".join(f'<Override PartName="{p}" ContentType="{t}"/>' for p, t in overrides) + "</Types>")
-    root_rels = (f'{_XML_DECL}<Relationships xmlns="{NS_PKG_REL}">'
-                 f'<Relationship Id="rId1" Type="{NS_REL}/officeDocument" Target="xl/workbook.xml"/>'
-                 '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/'
-                 'metadata/core-properties" Target="docProps/core.xml"/>'
-                 f'<Relationship Id="rId3" Type="{NS_REL}/extended-properties" Target="docProps/app.xml"/>'
-                 "</Relationships>")
+    overrides = [
+        ("/xl/workbook.xml", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"),
+        *((f"/xl/worksheets/sheet{i}.xml", _CT_SHEET) for i in range(1, n + 1)),
+        ("/xl/styles.xml", "application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"),
+        ("/docProps/core.xml", "application/vnd.openxmlformats-package.core-properties+xml"),
+        ("/docProps/app.xml", "application/vnd.openxmlformats-officedocument.extended-properties+xml"),
+    ]
+    types = (
+        f'{_XML_DECL}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+        '<Default Extension="xml" ContentType="application/xml"/>'
+        + "".join(f'<Override PartName="{p}" ContentType="{t}"/>' for p, t in overrides)
+        + "</Types>"
+    )
+    root_rels = (
+        f'{_XML_DECL}<Relationships xmlns="{NS_PKG_REL}">'
+        f'<Relationship Id="rId1" Type="{NS_REL}/officeDocument" Target="xl/workbook.xml"/>'
+        '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/'
+        'metadata/core-properties" Target="docProps/core.xml"/>'
+        f'<Relationship Id="rId3" Type="{NS_REL}/extended-properties" Target="docProps/app.xml"/>'
+        "</Relationships>"
+    )
     when = FIXED_TIME.strftime("%Y-%m-%dT%H:%M:%SZ")
-    core = (f"{_XML_DECL}<cp:coreProperties "
-            'xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" '
-            'xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" '
-            'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">'
-            + (f"<dc:title>{_escape_one(title)}</dc:title>" if title else "")
-            + (f"<dc:creator>{_escape_one(creator)}</dc:creator>" if creator else "")
-            + f'<dcterms:created xsi:type="dcterms:W3CDTF">{when}</dcterms:created>'
-            f'<dcterms:modified xsi:type="dcterms:W3CDTF">{when}</dcterms:modified></cp:coreProperties>')
-    app = (f"{_XML_DECL}<Properties "
-           'xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties">'
-           f"<Application>{_escape_one(creator or 'xlsx_writer')}</Application>"
-           "<DocSecurity>0</DocSecurity><ScaleCrop>false</ScaleCrop></Properties>")
-    rels = "".join(f'<Relationship Id="rId{i}" Type="{NS_REL}/worksheet" Target="worksheets/sheet{i}.xml"/>'
-                   for i in range(1, n + 1))
+    core = (
+        f"{_XML_DECL}<cp:coreProperties "
+        'xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" '
+        'xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" '
+        'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">'
+        + (f"<dc:title>{_escape_one(title)}</dc:title>" if title else "")
+        + (f"<dc:creator>{_escape_one(creator)}</dc:creator>" if creator else "")
+        + f'<dcterms:created xsi:type="dcterms:W3CDTF">{when}</dcterms:created>'
+        f'<dcterms:modified xsi:type="dcterms:W3CDTF">{when}</dcterms:modified></cp:coreProperties>'
+    )
+    app = (
+        f"{_XML_DECL}<Properties "
+        'xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties">'
+        f"<Application>{_escape_one(creator or 'xlsx_writer')}</Application>"
+        "<DocSecurity>0</DocSecurity><ScaleCrop>false</ScaleCrop></Properties>"
+    )
+    rels = "".join(
+        f'<Relationship Id="rId{i}" Type="{NS_REL}/worksheet" Target="worksheets/sheet{i}.xml"/>'
+        for i in range(1, n + 1)
+    )
     rels += f'<Relationship Id="rId{n + 1}" Type="{NS_REL}/styles" Target="styles.xml"/>'
-    return [("[Content_Types].xml", types), ("_rels/.rels", root_rels), ("docProps/app.xml", app),
-            ("docProps/core.xml", core),
-            ("xl/_rels/workbook.xml.rels", f'{_XML_DECL}<Relationships xmlns="{NS_PKG_REL}">{rels}</Relationships>'),
-            ("xl/styles.xml", _styles_xml())]
+    return [
+        ("[Content_Types].xml", types),
+        ("_rels/.rels", root_rels),
+        ("docProps/app.xml", app),
+        ("docProps/core.xml", core),
+        (
+            "xl/_rels/workbook.xml.rels",
+            f'{_XML_DECL}<Relationships xmlns="{NS_PKG_REL}">{rels}</Relationships>',
+        ),
+        ("xl/styles.xml", _styles_xml()),
+    ]

@@ -40,8 +40,10 @@ def _subtitle(plan: Plan, fabric: str) -> str:
     rf = plan.cluster.fabrics[fabric]
     tiers = " · ".join(f"{n:,} {t}" for t, n in m.switches.items())
     cables = " · ".join(f"{n:,} {layer.replace('_', '–')}" for layer, n in m.cables.items())
-    return (f"{m.topology} · {rf.technology} ({rf.speed_gbps:g} Gb/s) · {m.endpoints:,} node ports · "
-            f"switches: {tiers or 'none'} · cables: {cables}")
+    return (
+        f"{m.topology} · {rf.technology} ({rf.speed_gbps:g} Gb/s) · {m.endpoints:,} node ports · "
+        f"switches: {tiers or 'none'} · cables: {cables}"
+    )
 
 
 def _empty(plan: Plan, fabric: str) -> str:
@@ -67,15 +69,29 @@ def topology_svg(plan: Plan, fabric: str = "compute") -> str:
         pairs = [b for b in lay.bundles if lay.boxes[b.a].row != "nodes" and lay.boxes[b.b].row != "nodes"]
         per = sorted({b.cables for b in pairs})
         if per:
-            lay.legend.append("each switch-to-switch line is one switch pair; " + (
-                f"{per[0]} cable(s) per pair" if len(per) == 1 else f"{per[0]}–{per[-1]} cables per pair (wider = more)"))
-        lay.legend.append("node boxes group the nodes that share the same switches; lines to them are coloured by rail"
-                          if view.is_rail else "node boxes group the nodes that share the same switches")
+            lay.legend.append(
+                "each switch-to-switch line is one switch pair; "
+                + (
+                    f"{per[0]} cable(s) per pair"
+                    if len(per) == 1
+                    else f"{per[0]}–{per[-1]} cables per pair (wider = more)"
+                )
+            )
+        lay.legend.append(
+            "node boxes group the nodes that share the same switches; lines to them are coloured by rail"
+            if view.is_rail
+            else "node boxes group the nodes that share the same switches"
+        )
     if kind == "dragonfly":
-        lay.legend.append("orange arcs: local links inside a group (frames); dark gold arcs: global links between groups")
+        lay.legend.append(
+            "orange arcs: local links inside a group (frames); dark gold arcs: global links between groups"
+        )
     elif not detailed:
-        lay.legend.insert(0, f"summarised: {len(view.switches):,} switches in at most 12 boxes per tier; bundle labels "
-                             "are cable counts (hover a line for its ends)")
+        lay.legend.insert(
+            0,
+            f"summarised: {len(view.switches):,} switches in at most 12 boxes per tier; bundle labels "
+            "are cable counts (hover a line for its ends)",
+        )
     return render(lay)
 
 

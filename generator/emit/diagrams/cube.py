@@ -83,9 +83,12 @@ def cube_svg(plan: Plan, fabric: str, title: str, subtitle: str) -> str:
         per_dim[d] += 1
         wraps[d] += wrap
         edges.append((u, v, d, wrap))
-    legend = [f"dimension {d + 1} (size {k}): {per_dim[d]:,} links" + (f", {wraps[d]:,} wrap-around" if wraps[d] else "")
-              + (" — join the same position in neighbouring panels (not drawn)" if d >= 2 else "")
-              for d, k in enumerate(dims)]
+    legend = [
+        f"dimension {d + 1} (size {k}): {per_dim[d]:,} links"
+        + (f", {wraps[d]:,} wrap-around" if wraps[d] else "")
+        + (" — join the same position in neighbouring panels (not drawn)" if d >= 2 else "")
+        for d, k in enumerate(dims)
+    ]
     if len(names) <= CUBE_DETAIL_MAX:
         return _detail(dims, names, hosted, edges, title, subtitle, legend)
     return _summary(dims, title, subtitle, legend)
@@ -98,8 +101,15 @@ def _grid_shape(dims: list[int]) -> tuple[int, int, int]:
     return x, y, panels
 
 
-def _detail(dims: list[int], names: list[str], hosted: dict[str, int], edges: list[tuple[int, int, int, bool]],
-            title: str, subtitle: str, legend: list[str]) -> str:
+def _detail(
+    dims: list[int],
+    names: list[str],
+    hosted: dict[str, int],
+    edges: list[tuple[int, int, int, bool]],
+    title: str,
+    subtitle: str,
+    legend: list[str],
+) -> str:
     nx_, ny, panels = _grid_shape(dims)
     cw, ch, px, py = 74.0, 30.0, 104.0, 66.0
     pw, ph = nx_ * px + 40, ny * py + 50
@@ -129,7 +139,13 @@ def _detail(dims: list[int], names: list[str], hosted: dict[str, int], edges: li
         for p in range(panels):
             ox, oy = origin(p)
             c = _coords(p, dims[2:])
-            svg.text(ox, oy - 6, "panel " + ", ".join(f"d{d + 3}={v}" for d, v in enumerate(c)), "pn", anchor="start")
+            svg.text(
+                ox,
+                oy - 6,
+                "panel " + ", ".join(f"d{d + 3}={v}" for d, v in enumerate(c)),
+                "pn",
+                anchor="start",
+            )
     svg.open("g", class_="edges")
     for u, v, d, wrap in edges:
         if d >= 2:
@@ -142,12 +158,18 @@ def _detail(dims: list[int], names: list[str], hosted: dict[str, int], edges: li
             svg.line(x1, y1, x2, y2, cls, tip)
         elif d == 0:
             yb = y1 + ch / 2
-            svg.path(f"M{num(x1)},{num(yb)} C{num(x1)},{num(yb + 22)} {num(x2)},{num(yb + 22)} {num(x2)},{num(yb)}",
-                     cls, tip)
+            svg.path(
+                f"M{num(x1)},{num(yb)} C{num(x1)},{num(yb + 22)} {num(x2)},{num(yb + 22)} {num(x2)},{num(yb)}",
+                cls,
+                tip,
+            )
         else:
             xl = x1 - cw / 2
-            svg.path(f"M{num(xl)},{num(y1)} C{num(xl - 26)},{num(y1)} {num(xl - 26)},{num(y2)} {num(xl)},{num(y2)}",
-                     cls, tip)
+            svg.path(
+                f"M{num(xl)},{num(y1)} C{num(xl - 26)},{num(y1)} {num(xl - 26)},{num(y2)} {num(xl)},{num(y2)}",
+                cls,
+                tip,
+            )
     svg.close()
     for v, name in enumerate(names):
         x, y, _ = centre(v)
@@ -173,8 +195,11 @@ def _summary(dims: list[int], title: str, subtitle: str, legend: list[str]) -> s
     cw, ch, px, py = 62.0, 30.0, 84.0, 50.0
     top = 80.0
     width = max(cx * px + 120, 700.0)
-    notes = [f"each cell = up to {bx} x {by} vertices of the first two dimensions"
-             + (f", x {panels:,} panels along the other dimensions" if panels > 1 else ""), *legend]
+    notes = [
+        f"each cell = up to {bx} x {by} vertices of the first two dimensions"
+        + (f", x {panels:,} panels along the other dimensions" if panels > 1 else ""),
+        *legend,
+    ]
     height = top + cy * py + 40 + 15 * len(notes)
     svg = Svg(width, height, title, CSS)
     svg.text(20, 28, title, "t", anchor="start")
@@ -191,14 +216,20 @@ def _summary(dims: list[int], title: str, subtitle: str, legend: list[str]) -> s
         for j in range(cy):
             y = top + j * py + ch
             x1, x2 = 50 + cw / 2, 50 + (cx - 1) * px + cw / 2
-            svg.path(f"M{num(x1)},{num(y)} C{num(x1)},{num(y + 16)} {num(x2)},{num(y + 16)} {num(x2)},{num(y)}",
-                     "e wrap", "wrap-around links of dimension 1")
+            svg.path(
+                f"M{num(x1)},{num(y)} C{num(x1)},{num(y + 16)} {num(x2)},{num(y + 16)} {num(x2)},{num(y)}",
+                "e wrap",
+                "wrap-around links of dimension 1",
+            )
     if ny > 2:
         for i in range(cx):
             x = 50 + i * px
             y1, y2 = top + ch / 2, top + (cy - 1) * py + ch / 2
-            svg.path(f"M{num(x)},{num(y1)} C{num(x - 22)},{num(y1)} {num(x - 22)},{num(y2)} {num(x)},{num(y2)}",
-                     "e d1 wrap", "wrap-around links of dimension 2")
+            svg.path(
+                f"M{num(x)},{num(y1)} C{num(x - 22)},{num(y1)} {num(x - 22)},{num(y2)} {num(x)},{num(y2)}",
+                "e d1 wrap",
+                "wrap-around links of dimension 2",
+            )
     svg.close()
     for j in range(cy):
         for i in range(cx):
@@ -206,8 +237,16 @@ def _summary(dims: list[int], title: str, subtitle: str, legend: list[str]) -> s
             h = min(by, ny - j * by)
             x, y = 50 + i * px, top + j * py
             count = w * h * panels
-            svg.rect(x, y, cw, ch, "cell", f"x {i * bx}–{i * bx + w - 1}, y {j * by}–{j * by + h - 1}: "
-                     f"{count:,} vertices", rx=3, data_count=count)
+            svg.rect(
+                x,
+                y,
+                cw,
+                ch,
+                "cell",
+                f"x {i * bx}–{i * bx + w - 1}, y {j * by}–{j * by + h - 1}: {count:,} vertices",
+                rx=3,
+                data_count=count,
+            )
             svg.text(x + cw / 2, y + ch / 2 + 3, f"{count:,}", "lbl")
     y = top + cy * py + 20
     for s in notes:

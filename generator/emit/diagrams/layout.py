@@ -13,10 +13,18 @@ from dataclasses import dataclass, field
 
 from generator.emit.diagrams.svg import Svg, num, rail_colour
 
-LABEL_MAX_BUNDLES = 40  # distinct box pairs between two rows; above this, counts move to box labels and tooltips
+LABEL_MAX_BUNDLES = (
+    40  # distinct box pairs between two rows; above this, counts move to box labels and tooltips
+)
 TIER_ORDER = ("core", "spine", "leaf", "router", "switch")
-TIER_TITLE = {"core": "core", "spine": "spine", "leaf": "leaf", "router": "router", "switch": "switch",
-              "nodes": "nodes"}
+TIER_TITLE = {
+    "core": "core",
+    "spine": "spine",
+    "leaf": "leaf",
+    "router": "router",
+    "switch": "switch",
+    "nodes": "nodes",
+}
 
 CSS = (
     "text{font-size:10px;fill:#222}.t{font-size:16px;font-weight:bold}.st{font-size:11px;fill:#444}"
@@ -147,8 +155,11 @@ def _stroke(n: int, summary: bool) -> float:
 
 
 def render(lay: Layout) -> str:
-    rows = [t for t in (*TIER_ORDER, *sorted({b.row for b in lay.boxes.values()} - {*TIER_ORDER, "nodes"}), "nodes")
-            if any(b.row == t for b in lay.boxes.values())]
+    rows = [
+        t
+        for t in (*TIER_ORDER, *sorted({b.row for b in lay.boxes.values()} - {*TIER_ORDER, "nodes"}), "nodes")
+        if any(b.row == t for b in lay.boxes.values())
+    ]
     width, height, row_y = _place(lay, rows)
     legend_h = 34.0 + 15.0 * (len(lay.legend) + (1 if lay.rails else 0))
     svg = Svg(width, height + legend_h, lay.title, CSS)

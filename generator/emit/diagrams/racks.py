@@ -29,8 +29,11 @@ CSS = (
 
 
 def _dev_class(d: Device) -> str:
-    return f"dev {d.role}" if d.role in ("gpu", "storage", "management", "login", "leaf", "spine", "core", "router",
-                                         "switch") else "dev node"
+    return (
+        f"dev {d.role}"
+        if d.role in ("gpu", "storage", "management", "login", "leaf", "spine", "core", "router", "switch")
+        else "dev node"
+    )
 
 
 def _power_class(rack: Rack) -> str:
@@ -52,8 +55,14 @@ def row_svg(plan: Plan, row: int, racks: list[Rack]) -> str:
     title = f"{plan.cluster.name}: row {row} rack elevation"
     svg = Svg(width, height, title, CSS)
     svg.text(20, 28, title, "t", anchor="start")
-    svg.text(20, 46, f"{len(racks)} racks · {sum(len(r.devices) for r in racks):,} devices · "
-                     f"{used:,.1f} kW planned of {budget:,.1f} kW budget", "st", anchor="start")
+    svg.text(
+        20,
+        46,
+        f"{len(racks)} racks · {sum(len(r.devices) for r in racks):,} devices · "
+        f"{used:,.1f} kW planned of {budget:,.1f} kW budget",
+        "st",
+        anchor="start",
+    )
     for i, rack in enumerate(sorted(racks, key=lambda r: r.position)):
         x = 30 + (i % per_line) * (RACK_W + GAP)
         top = 64 + (i // per_line) * line_h
@@ -72,8 +81,11 @@ def row_svg(plan: Plan, row: int, racks: list[Rack]) -> str:
                 continue
             h = d.height_u * U_PX
             y = y0 + rack_h - (d.u - 1) * U_PX - h
-            tip = f"{d.name} · {d.model} · U{d.u}" + (f"-{d.u + d.height_u - 1}" if d.height_u > 1 else "") + \
-                  f" · {d.power_kw:g} kW"
+            tip = (
+                f"{d.name} · {d.model} · U{d.u}"
+                + (f"-{d.u + d.height_u - 1}" if d.height_u > 1 else "")
+                + f" · {d.power_kw:g} kW"
+            )
             svg.rect(x + 2, y + 0.5, RACK_W - 4, h - 1, _dev_class(d), tip)
             label = f"{d.name} ({d.model})" if d.height_u > 1 else d.name
             svg.text(x + RACK_W / 2, y + min(h, 2 * U_PX) / 2 + 3, label[:30], "")
@@ -81,7 +93,14 @@ def row_svg(plan: Plan, row: int, racks: list[Rack]) -> str:
         by = y0 + rack_h + 8
         frac = min(1.0, rack.power_kw / rack.power_budget_kw) if rack.power_budget_kw else 0.0
         svg.rect(x, by, RACK_W, 9, "pw")
-        svg.rect(x, by, RACK_W * frac, 9, _power_class(rack), f"{rack.power_kw:g} kW of {rack.power_budget_kw:g} kW")
+        svg.rect(
+            x,
+            by,
+            RACK_W * frac,
+            9,
+            _power_class(rack),
+            f"{rack.power_kw:g} kW of {rack.power_budget_kw:g} kW",
+        )
         svg.text(x + RACK_W / 2, by + 21, f"{rack.power_kw:.1f} / {rack.power_budget_kw:g} kW", "")
     return svg.render()
 
@@ -92,4 +111,7 @@ def rack_elevation_svgs(plan: Plan) -> dict[str, str]:
     for rack in plan.racks:
         by_row[rack.row].append(rack)
     width = max(2, len(str(max(by_row, default=1))))
-    return {f"rack-elevation-row{row:0{width}d}.svg": row_svg(plan, row, racks) for row, racks in sorted(by_row.items())}
+    return {
+        f"rack-elevation-row{row:0{width}d}.svg": row_svg(plan, row, racks)
+        for row, racks in sorted(by_row.items())
+    }

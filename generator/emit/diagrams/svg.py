@@ -61,33 +61,61 @@ class Svg:
         else:
             self.parts.append(f"<{tag}{_attrs(attrs)}/>")
 
-    def rect(self, x: float, y: float, w: float, h: float, cls: str, tip: str | None = None, **attrs: object) -> None:
+    def rect(
+        self, x: float, y: float, w: float, h: float, cls: str, tip: str | None = None, **attrs: object
+    ) -> None:
         self.el("rect", tip, x=x, y=y, width=w, height=h, class_=cls, **attrs)
 
-    def line(self, x1: float, y1: float, x2: float, y2: float, cls: str, tip: str | None = None,
-             **attrs: object) -> None:
+    def line(
+        self, x1: float, y1: float, x2: float, y2: float, cls: str, tip: str | None = None, **attrs: object
+    ) -> None:
         self.el("line", tip, x1=x1, y1=y1, x2=x2, y2=y2, class_=cls, **attrs)
 
     def path(self, d: str, cls: str, tip: str | None = None, **attrs: object) -> None:
         self.el("path", tip, d=d, class_=cls, **attrs)
 
-    def text(self, x: float, y: float, s: str, cls: str = "", anchor: str = "middle", **attrs: object) -> None:
-        a = _attrs({"x": x, "y": y, "class_": cls, "text_anchor": None if anchor == "start" else anchor, **attrs})
+    def text(
+        self, x: float, y: float, s: str, cls: str = "", anchor: str = "middle", **attrs: object
+    ) -> None:
+        a = _attrs(
+            {"x": x, "y": y, "class_": cls, "text_anchor": None if anchor == "start" else anchor, **attrs}
+        )
         self.parts.append(f"<text{a}>{escape(s)}</text>")
 
     def render(self) -> str:
-        head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{num(self.width)}" height="{num(self.height)}" '
-                f'viewBox="0 0 {num(self.width)} {num(self.height)}" font-family={_q(FONT)}>')
-        return "\n".join([
-            '<?xml version="1.0" encoding="UTF-8"?>', head, f"<title>{escape(self.title)}</title>",
-            f"<style>{self.css}</style>", f'<rect x="0" y="0" width="{num(self.width)}" '
-            f'height="{num(self.height)}" fill="#ffffff"/>', *self.parts, "</svg>", "",
-        ])
+        head = (
+            f'<svg xmlns="http://www.w3.org/2000/svg" width="{num(self.width)}" height="{num(self.height)}" '
+            f'viewBox="0 0 {num(self.width)} {num(self.height)}" font-family={_q(FONT)}>'
+        )
+        return "\n".join(
+            [
+                '<?xml version="1.0" encoding="UTF-8"?>',
+                head,
+                f"<title>{escape(self.title)}</title>",
+                f"<style>{self.css}</style>",
+                f'<rect x="0" y="0" width="{num(self.width)}" height="{num(self.height)}" fill="#ffffff"/>',
+                *self.parts,
+                "</svg>",
+                "",
+            ]
+        )
 
 
 # Rails: Okabe-Ito-like colours that stay distinct for colour-blind readers, then further hues.
-RAIL_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000",
-                "#8c564b", "#7f7f7f", "#bcbd22", "#17becf")
+RAIL_COLOURS = (
+    "#0072b2",
+    "#e69f00",
+    "#009e73",
+    "#cc79a7",
+    "#56b4e9",
+    "#d55e00",
+    "#f0e442",
+    "#000000",
+    "#8c564b",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
 
 
 def rail_colour(rail: int | None) -> str:

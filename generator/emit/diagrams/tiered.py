@@ -36,7 +36,9 @@ def _short(name: str) -> str:
 def _plural(n: int, word: str) -> str:
     if n == 1:
         return f"1 {word}"
-    return f"{fmt_count(n)} " + {"switch": "switches", "leaf": "leaves", "core": "cores"}.get(word, word + "s")
+    return f"{fmt_count(n)} " + {"switch": "switches", "leaf": "leaves", "core": "cores"}.get(
+        word, word + "s"
+    )
 
 
 @dataclass
@@ -94,19 +96,36 @@ def detail_layout(view: FabricView, title: str) -> Layout:
     lay = Layout(title, "", rails=view.rails)
     devices = view.plan.device_by_name
     order = {"core": 0, "spine": 1}
-    for d in sorted(view.switches, key=lambda d: (order.get(d.role, 2), d.pod or 0, d.su or 0, d.rail or 0, d.index)):
-        tip = f"{d.name} · {d.model} · {d.role}" + (f" · rail {d.rail}" if d.rail is not None else "") + \
-              (f" · rack {d.rack} U{d.u}" if d.rack else "")
-        lay.boxes[d.name] = Box(d.name, d.role, (_short(d.name),), f"sw {d.role}", tip,
-                                fill=rail_colour(d.rail) if d.rail is not None else None, name=d.name)
+    for d in sorted(
+        view.switches, key=lambda d: (order.get(d.role, 2), d.pod or 0, d.su or 0, d.rail or 0, d.index)
+    ):
+        tip = (
+            f"{d.name} · {d.model} · {d.role}"
+            + (f" · rail {d.rail}" if d.rail is not None else "")
+            + (f" · rack {d.rack} U{d.u}" if d.rack else "")
+        )
+        lay.boxes[d.name] = Box(
+            d.name,
+            d.role,
+            (_short(d.name),),
+            f"sw {d.role}",
+            tip,
+            fill=rail_colour(d.rail) if d.rail is not None else None,
+            name=d.name,
+        )
     node_box: dict[str, str] = {}
     for i, (switches, names) in enumerate(node_groups(view)):
         key = f"nodes-{i + 1}"
         hl = compress(names)
         pools = sorted({devices[n].pool or "" for n in names})
-        lay.boxes[key] = Box(key, "nodes", (hl if len(hl) <= 26 else f"{names[0]}…", _plural(len(names), "node")),
-                             "agg nodes", f"{hl}: {len(names)} nodes (pool {', '.join(pools)}) on "
-                             f"{compress(list(switches))}", count=len(names))
+        lay.boxes[key] = Box(
+            key,
+            "nodes",
+            (hl if len(hl) <= 26 else f"{names[0]}…", _plural(len(names), "node")),
+            "agg nodes",
+            f"{hl}: {len(names)} nodes (pool {', '.join(pools)}) on {compress(list(switches))}",
+            count=len(names),
+        )
         for n in names:
             node_box[n] = key
     pairs: Counter[tuple[str, str, str, int | None]] = Counter()
@@ -115,9 +134,13 @@ def detail_layout(view: FabricView, title: str) -> Layout:
         if a_key not in lay.boxes or b_key not in lay.boxes:
             continue
         pairs[(a_key, b_key, layer, rail if layer.startswith("node") and view.is_rail else None)] += 1
-    for (a, b, layer, rail), n in sorted(pairs.items(), key=lambda t: (t[0][0], t[0][1], t[0][2], t[0][3] or -1)):
-        tip = f"{lay.boxes[a].name or lay.boxes[a].lines[0]} — {lay.boxes[b].name or lay.boxes[b].lines[0]}: " \
-              f"{n} {layer} cable{'s' if n > 1 else ''}" + (f" (rail {rail})" if rail is not None else "")
+    for (a, b, layer, rail), n in sorted(
+        pairs.items(), key=lambda t: (t[0][0], t[0][1], t[0][2], t[0][3] or -1)
+    ):
+        tip = (
+            f"{lay.boxes[a].name or lay.boxes[a].lines[0]} — {lay.boxes[b].name or lay.boxes[b].lines[0]}: "
+            f"{n} {layer} cable{'s' if n > 1 else ''}" + (f" (rail {rail})" if rail is not None else "")
+        )
         lay.bundles.append(Bundle(a, b, layer, n, rail, tip))
     if view.kind == "dragonfly":
         by_group: dict[int, list[str]] = defaultdict(list)
@@ -151,7 +174,7 @@ def _chunks(values: list[int], max_boxes: int) -> dict[int, tuple[int, int]]:
     per = max(1, math.ceil(len(uniq) / max_boxes))
     out: dict[int, tuple[int, int]] = {}
     for i in range(0, len(uniq), per):
-        part = uniq[i:i + per]
+        part = uniq[i : i + per]
         for u in part:
             out[u] = (part[0], part[-1])
     return out
@@ -189,8 +212,11 @@ def summary_layout(view: FabricView, title: str) -> Layout:
         devs = [d for d in view.switches if d.role == tier]
         units = [unit(d) for d in devs]
         if all(u is not None for u in units):
-            chunk = shared if tier in ("leaf", "router", "spine") and all(u in shared for u in units) else \
-                _chunks([u for u in units if u is not None], MAX_BOXES)
+            chunk = (
+                shared
+                if tier in ("leaf", "router", "spine") and all(u in shared for u in units)
+                else _chunks([u for u in units if u is not None], MAX_BOXES)
+            )
             for d, u in zip(devs, units, strict=True):
                 lo, hi = chunk[u]  # type: ignore[index]
                 key = f"{tier}:{lo}-{hi}"
@@ -218,7 +244,9 @@ def summary_layout(view: FabricView, title: str) -> Layout:
         tier = key.split(":")[0]
         tail = key.split(":", 1)[1]
         if tail.startswith("#"):
-            where = f"{_short(devs[0].name)} … {_short(devs[-1].name)}" if len(devs) > 1 else _short(devs[0].name)
+            where = (
+                f"{_short(devs[0].name)} … {_short(devs[-1].name)}" if len(devs) > 1 else _short(devs[0].name)
+            )
         else:
             lo, hi = (int(x) for x in tail.split("-"))
             where = _range_text(_unit_word(view, tier), lo, hi)
@@ -227,17 +255,31 @@ def summary_layout(view: FabricView, title: str) -> Layout:
         if rails:
             lines.append(f"{rails} rails")
         models = ", ".join(sorted({d.model for d in devs}))
-        lay.boxes[key] = Box(key, tier, tuple(lines), f"agg {tier}",
-                             f"{tier} · {where} · {len(devs)} × {models} · {compress([d.name for d in devs])}",
-                             count=len(devs))
+        lay.boxes[key] = Box(
+            key,
+            tier,
+            tuple(lines),
+            f"agg {tier}",
+            f"{tier} · {where} · {len(devs)} × {models} · {compress([d.name for d in devs])}",
+            count=len(devs),
+        )
     for key in sorted(node_members, key=sort_key):
         names = node_members[key]
         tail = key.split(":", 1)[1]
-        where = names[0] + " …" if tail.startswith("#") else _range_text(
-            _unit_word(view, "leaf"), *(int(x) for x in tail.split("-")))
+        where = (
+            names[0] + " …"
+            if tail.startswith("#")
+            else _range_text(_unit_word(view, "leaf"), *(int(x) for x in tail.split("-")))
+        )
         hl = compress(names)
-        lay.boxes[key] = Box(key, "nodes", (where, _plural(len(names), "node"), hl if len(hl) <= 24 else ""),
-                             "agg nodes", f"{hl}: {len(names)} nodes", count=len(names))
+        lay.boxes[key] = Box(
+            key,
+            "nodes",
+            (where, _plural(len(names), "node"), hl if len(hl) <= 24 else ""),
+            "agg nodes",
+            f"{hl}: {len(names)} nodes",
+            count=len(names),
+        )
     is_rail = view.is_rail
     raw: Counter[tuple[str, str, str, int | None]] = Counter()
     for a, b, layer, rail in view.links:
@@ -250,11 +292,15 @@ def summary_layout(view: FabricView, title: str) -> Layout:
         if ka.split(":")[0] == kb.split(":")[0] and sort_key(ka) > sort_key(kb):
             ka, kb = kb, ka
         bundles[(ka, kb, layer, rail)] += n
-    for (a, b, layer, rail), n in sorted(bundles.items(), key=lambda t: (t[0][0], t[0][1], t[0][2], t[0][3] or -1)):
+    for (a, b, layer, rail), n in sorted(
+        bundles.items(), key=lambda t: (t[0][0], t[0][1], t[0][2], t[0][3] or -1)
+    ):
         if a == b:
             continue  # links inside one box (dragonfly local links): counted in the legend
-        tip = f"{lay.boxes[a].lines[0]} {lay.boxes[a].row} — {lay.boxes[b].lines[0]} {lay.boxes[b].row}: " \
-              f"{fmt_count(n)} {layer} cables" + (f" (rail {rail})" if rail is not None else "")
+        tip = (
+            f"{lay.boxes[a].lines[0]} {lay.boxes[a].row} — {lay.boxes[b].lines[0]} {lay.boxes[b].row}: "
+            f"{fmt_count(n)} {layer} cables" + (f" (rail {rail})" if rail is not None else "")
+        )
         lay.bundles.append(Bundle(a, b, layer, n, rail, tip))
     rank = {t: i for i, t in enumerate([*view.tiers(), "nodes"])}
     up_n: Counter[str] = Counter()
@@ -267,7 +313,10 @@ def summary_layout(view: FabricView, title: str) -> Layout:
         down_n[upper] += bd.cables
         up_n[lower] += bd.cables
     for key, box in lay.boxes.items():
-        parts = [f"up {fmt_count(up_n[key])}" if up_n[key] else "", f"down {fmt_count(down_n[key])}" if down_n[key] else ""]
+        parts = [
+            f"up {fmt_count(up_n[key])}" if up_n[key] else "",
+            f"down {fmt_count(down_n[key])}" if down_n[key] else "",
+        ]
         if any(parts):
             box.lines = (*box.lines, " · ".join(p for p in parts if p) + " cables")
     inside: Counter[str] = Counter()

@@ -25,8 +25,11 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
     assert cloud is not None
     addresses = address_plan(cluster)
     data = cloud_data(cluster)
-    data["network"] = {"cidr": cloud.network_cidr, "private": addresses.cidr("private"),
-                       "public": addresses.cidr("public")}
+    data["network"] = {
+        "cidr": cloud.network_cidr,
+        "private": addresses.cidr("private"),
+        "public": addresses.cidr("public"),
+    }
     pools = []
     for pool in cluster.pools:
         if pool.cloud is None:
@@ -46,12 +49,24 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         config["reservationId"] = cloud.reservation_id
     if cloud.capacity_hours:
         config["capacityBlockHours"] = cloud.capacity_hours
-    user = [ConfigKey(cloud.ssh_key_config, False, "SSH public key installed for the default user",
-                      '"$(cat ~/.ssh/id_ed25519.pub)"')]
+    user = [
+        ConfigKey(
+            cloud.ssh_key_config,
+            False,
+            "SSH public key installed for the default user",
+            '"$(cat ~/.ssh/id_ed25519.pub)"',
+        )
+    ]
     if cloud.capacity == "capacity-block" and not cloud.reservation_id:
-        user.append(ConfigKey("capacityBlockStart", False,
-                              "earliest start of the Capacity Block to buy (RFC 3339); the program purchases "
-                              "the first offering from then on", "2026-03-01T11:30:00Z"))
+        user.append(
+            ConfigKey(
+                "capacityBlockStart",
+                False,
+                "earliest start of the Capacity Block to buy (RFC 3339); the program purchases "
+                "the first offering from then on",
+                "2026-03-01T11:30:00Z",
+            )
+        )
     notes = [
         "Instances get one EFA per network card: card 0 device 0 is the primary `efa` interface (with "
         "ENA, the instance's IP address); the other cards use device index 1 as `efa-only` "
@@ -60,10 +75,15 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         "Run Ansible from a host inside the VPC (bastion, SSM port forwarding or a VPN).",
     ]
     if cloud.capacity == "capacity-block":
-        notes.append("Instances can only run inside the Capacity Block's time window: if `pulumi up` runs before "
-                     "the block starts, the instance launches fail; run it again once the block is active.")
+        notes.append(
+            "Instances can only run inside the Capacity Block's time window: if `pulumi up` runs before "
+            "the block starts, the instance launches fail; run it again once the block is active."
+        )
     return Project(
-        data=data, config=config, packages=PACKAGES, user_config=user,
+        data=data,
+        config=config,
+        packages=PACKAGES,
+        user_config=user,
         credentials=(
             "AWS credentials as for the AWS CLI: `aws configure sso` / `AWS_PROFILE`, or "
             "`AWS_ACCESS_KEY_ID` + `AWS_SECRET_ACCESS_KEY` (+ `AWS_SESSION_TOKEN`) in the environment.",

@@ -24,8 +24,11 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
     assert cloud is not None
     addresses = address_plan(cluster)
     data = cloud_data(cluster)
-    data["network"] = {"cidr": cloud.network_cidr, "compute": addresses.cidr("compute"),
-                       "storage": addresses.cidr("storage")}
+    data["network"] = {
+        "cidr": cloud.network_cidr,
+        "compute": addresses.cidr("compute"),
+        "storage": addresses.cidr("storage"),
+    }
     pools = []
     for pool in cluster.pools:
         if pool.cloud is None:
@@ -36,7 +39,7 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         sets = []
         start = 0
         for k, size in enumerate(rdma_domains(pool.count, pool.cloud.rdma_domain_max_vms), start=1):
-            members = row["nodes"][start:start + size]
+            members = row["nodes"][start : start + size]
             for i, node in enumerate(members):
                 node["su"] = k
                 node["instance_id"] = i
@@ -56,9 +59,17 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
     if cloud.reservation_id:
         config["capacityReservationGroupId"] = cloud.reservation_id
     return Project(
-        data=data, config=config, packages=PACKAGES,
-        user_config=[ConfigKey(cloud.ssh_key_config, False, "SSH public key for the admin user",
-                               '"$(cat ~/.ssh/id_ed25519.pub)"')],
+        data=data,
+        config=config,
+        packages=PACKAGES,
+        user_config=[
+            ConfigKey(
+                cloud.ssh_key_config,
+                False,
+                "SSH public key for the admin user",
+                '"$(cat ~/.ssh/id_ed25519.pub)"',
+            )
+        ],
         credentials=(
             "Azure CLI login (`az login`, `az account set --subscription <id>`) or a service principal in "
             "`ARM_CLIENT_ID`, `ARM_CLIENT_SECRET` (secret), `ARM_TENANT_ID`, `ARM_SUBSCRIPTION_ID`.",

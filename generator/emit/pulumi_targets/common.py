@@ -102,25 +102,30 @@ def managed_storage(cluster: ResolvedCluster) -> list[dict[str, Any]]:
         if st.kind != "managed":
             continue
         s = size_managed(spec, st.capacity_tib, st.throughput_gbytes, efa)
-        out.append({
-            "name": st.name,
-            "mount": st.mount,
-            # Lustre fsnames are at most 8 letters/digits (GCP and OCI enforce it).
-            "filesystem": re.sub(r"[^a-z0-9]", "", st.filesystem or st.name)[:8] or "lustre",
-            "service": s.service,
-            "protocol": s.protocol,
-            "tier": s.tier,
-            "size": s.size,
-            "unit": s.unit,
-            "sku": s.sku,
-            "efa": s.efa,
-            "throughput_gbytes": s.throughput_gbytes,
-            "options": list(st.options),
-        })
+        out.append(
+            {
+                "name": st.name,
+                "mount": st.mount,
+                # Lustre fsnames are at most 8 letters/digits (GCP and OCI enforce it).
+                "filesystem": re.sub(r"[^a-z0-9]", "", st.filesystem or st.name)[:8] or "lustre",
+                "service": s.service,
+                "protocol": s.protocol,
+                "tier": s.tier,
+                "size": s.size,
+                "unit": s.unit,
+                "sku": s.sku,
+                "efa": s.efa,
+                "throughput_gbytes": s.throughput_gbytes,
+                "options": list(st.options),
+            }
+        )
     return out
 
 
 def external_storage(cluster: ResolvedCluster) -> list[dict[str, Any]]:
     """Storage the program does not create (mounted by Ansible from the named server)."""
-    return [{"name": st.name, "kind": st.kind, "mount": st.mount, "server": st.server}
-            for st in cluster.blueprint.storage if st.kind != "managed"]
+    return [
+        {"name": st.name, "kind": st.kind, "mount": st.mount, "server": st.server}
+        for st in cluster.blueprint.storage
+        if st.kind != "managed"
+    ]

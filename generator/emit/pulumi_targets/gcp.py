@@ -57,11 +57,17 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
     if cloud.reservation_id:
         config["reservationName"] = cloud.reservation_id
     return Project(
-        data=data, config=config, packages=PACKAGES,
+        data=data,
+        config=config,
+        packages=PACKAGES,
         user_config=[
             ConfigKey("gcp:project", False, "Google Cloud project id to deploy into", "my-project"),
-            ConfigKey(cloud.ssh_key_config, False, "SSH public key for the `sshUser` account",
-                      '"$(cat ~/.ssh/id_ed25519.pub)"'),
+            ConfigKey(
+                cloud.ssh_key_config,
+                False,
+                "SSH public key for the `sshUser` account",
+                '"$(cat ~/.ssh/id_ed25519.pub)"',
+            ),
         ],
         credentials=(
             "Application Default Credentials: `gcloud auth application-default login`, or a service account "

@@ -42,8 +42,9 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
             vid = vlan_base + rail if rail is not None else vlan_base + 100
             rows.append({"name": s.name, "cidr": s.cidr, "vid": vid, "rail": rail})
             next_host[s.name] = 0
-        fabrics.append({"name": fname, "technology": rf.technology, "kind": rf.kind, "mtu": rf.spec.mtu,
-                        "subnets": rows})
+        fabrics.append(
+            {"name": fname, "technology": rf.technology, "kind": rf.kind, "mtu": rf.spec.mtu, "subnets": rows}
+        )
     subnet_cidr = {row["name"]: row["cidr"] for f in fabrics for row in f["subnets"]}
 
     tags: dict[str, list[str]] = defaultdict(list)
@@ -68,8 +69,14 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
                 net = ipaddress.ip_network(subnet_cidr[name])
                 address = net.network_address + MAAS_STATIC_OFFSET + next_host[name]
                 next_host[name] += 1
-                interfaces.append({"netdev": port.netdev, "rdma_dev": port.rdma_dev, "subnet": name,
-                                   "address": f"{address}/{net.prefixlen}"})
+                interfaces.append(
+                    {
+                        "netdev": port.netdev,
+                        "rdma_dev": port.rdma_dev,
+                        "subnet": name,
+                        "address": f"{address}/{net.prefixlen}",
+                    }
+                )
                 if port.purpose == "compute":
                     node_tags.append(_tag(cluster, f"rail{port.index}"))
             node["interfaces"] = interfaces
@@ -81,8 +88,14 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         for row in f["subnets"]:
             n = next_host[row["name"]]
             net = ipaddress.ip_network(row["cidr"])
-            row["reserved"] = ([str(net.network_address + MAAS_STATIC_OFFSET),
-                                str(net.network_address + MAAS_STATIC_OFFSET + n - 1)] if n else None)
+            row["reserved"] = (
+                [
+                    str(net.network_address + MAAS_STATIC_OFFSET),
+                    str(net.network_address + MAAS_STATIC_OFFSET + n - 1),
+                ]
+                if n
+                else None
+            )
 
     data["maas"] = {
         "management_cidr": maas.management_cidr if maas else "10.0.0.0/16",
@@ -101,12 +114,17 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         "distroSeries": maas_series(cluster),
     }
     return Project(
-        data=data, config=config, packages=PACKAGES,
+        data=data,
+        config=config,
+        packages=PACKAGES,
         user_config=[
-            ConfigKey(api_url_key, False, "MAAS region API URL",
-                      "http://maas.example.net:5240/MAAS"),
-            ConfigKey("maas:apiKey", True, "MAAS API key of the deploying user (`maas apikey --username=...`)",
-                      "<consumer:token:secret>"),
+            ConfigKey(api_url_key, False, "MAAS region API URL", "http://maas.example.net:5240/MAAS"),
+            ConfigKey(
+                "maas:apiKey",
+                True,
+                "MAAS API key of the deploying user (`maas apikey --username=...`)",
+                "<consumer:token:secret>",
+            ),
         ],
         credentials=(
             "A MAAS API key (`maas apikey --username <user>`), stored as the secret `maas:apiKey`; the user "

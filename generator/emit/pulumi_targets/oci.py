@@ -37,11 +37,22 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
     if cloud.reservation_id:
         config["capacityReservationId"] = cloud.reservation_id
     return Project(
-        data=data, config=config, packages=PACKAGES,
+        data=data,
+        config=config,
+        packages=PACKAGES,
         user_config=[
-            ConfigKey("compartmentId", False, "OCID of the compartment to deploy into", "ocid1.compartment.oc1..xxxx"),
-            ConfigKey(cloud.ssh_key_config, False, "SSH public key for the `ubuntu`/`opc` user",
-                      '"$(cat ~/.ssh/id_ed25519.pub)"'),
+            ConfigKey(
+                "compartmentId",
+                False,
+                "OCID of the compartment to deploy into",
+                "ocid1.compartment.oc1..xxxx",
+            ),
+            ConfigKey(
+                cloud.ssh_key_config,
+                False,
+                "SSH public key for the `ubuntu`/`opc` user",
+                '"$(cat ~/.ssh/id_ed25519.pub)"',
+            ),
         ],
         credentials=(
             "An OCI API signing key: `oci setup config` writes ~/.oci/config (tenancy, user, fingerprint, key "

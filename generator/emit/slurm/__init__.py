@@ -19,7 +19,15 @@ from generator.resolve import ResolvedCluster
 NAME = "slurm"
 
 __all__ = [
-    "NAME", "HostlistError", "SlurmTopology", "applies", "compress", "emit", "expand", "render", "slurm_topology",
+    "NAME",
+    "HostlistError",
+    "SlurmTopology",
+    "applies",
+    "compress",
+    "emit",
+    "expand",
+    "render",
+    "slurm_topology",
 ]
 
 

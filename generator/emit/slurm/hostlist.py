@@ -102,7 +102,7 @@ def _expand_item(item: str) -> list[str]:
     if start < 0:
         return [item]
     end = item.index("]", start)
-    prefix, body, rest = item[:start], item[start + 1:end], item[end + 1:]
+    prefix, body, rest = item[:start], item[start + 1 : end], item[end + 1 :]
     out: list[str] = []
     tails = _expand_item(rest) if rest else [""]
     for part in body.split(","):

@@ -29,16 +29,23 @@ def _comment(text: str) -> list[str]:
 
 def topology_conf(topo: SlurmTopology) -> str:
     """topology/tree: leaves with Nodes=, upper switches with Switches=."""
-    lines = _header(topo, "Slurm topology.conf (topology/tree)",
-                    "Install as topology.conf beside slurm.conf with TopologyPlugin=topology/tree.")
+    lines = _header(
+        topo,
+        "Slurm topology.conf (topology/tree)",
+        "Install as topology.conf beside slurm.conf with TopologyPlugin=topology/tree.",
+    )
     if topo.dragonfly:
-        lines.append("# Dragonfly: add TopologyParam=dragonfly to slurm.conf so jobs spread over routers "
-                     "(see slurm.conf.fragment).")
+        lines.append(
+            "# Dragonfly: add TopologyParam=dragonfly to slurm.conf so jobs spread over routers "
+            "(see slurm.conf.fragment)."
+        )
     lines.extend(_comment("\n".join(topo.tree_notes)))
     lines.append("")
     if topo.is_flat:
         lines.append(f"# Flat: {topo.flat_reason}; one switch holds every compute node.")
-        lines.append(f"SwitchName=fabric Nodes={compress(topo.nodes)}" if topo.nodes else "# (no compute nodes)")
+        lines.append(
+            f"SwitchName=fabric Nodes={compress(topo.nodes)}" if topo.nodes else "# (no compute nodes)"
+        )
         return "\n".join(lines) + "\n"
     for sw in topo.tree:
         lines.extend(_comment(sw.comment))
@@ -51,10 +58,15 @@ def topology_conf(topo: SlurmTopology) -> str:
 
 def topology_block_conf(topo: SlurmTopology) -> str:
     """topology/block: one BlockName per block, then BlockSizes."""
-    lines = _header(topo, "Slurm topology/block configuration",
-                    "Install as topology.conf with TopologyPlugin=topology/block (instead of the tree file).")
-    lines.append(f"# One block per {topo.block_basis}; BlockSizes = base block size, then power-of-two multiples "
-                 "(contiguous blocks pair up into larger ones).")
+    lines = _header(
+        topo,
+        "Slurm topology/block configuration",
+        "Install as topology.conf with TopologyPlugin=topology/block (instead of the tree file).",
+    )
+    lines.append(
+        f"# One block per {topo.block_basis}; BlockSizes = base block size, then power-of-two multiples "
+        "(contiguous blocks pair up into larger ones)."
+    )
     lines.extend(_comment("\n".join(topo.block_notes)))
     lines.append("")
     for b in topo.blocks:
@@ -66,23 +78,43 @@ def topology_block_conf(topo: SlurmTopology) -> str:
 
 def _y(value: str) -> str:
     """A YAML scalar: plain when safe (hostlists like dgx[001-032] are), else double-quoted."""
-    if _PLAIN_YAML.match(value) and value.lower() not in ("true", "false", "null", "yes", "no", "on", "off", "~"):
+    if _PLAIN_YAML.match(value) and value.lower() not in (
+        "true",
+        "false",
+        "null",
+        "yes",
+        "no",
+        "on",
+        "off",
+        "~",
+    ):
         return value
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def topology_yaml(topo: SlurmTopology) -> str:
     """topology.yaml (Slurm >= 25.05): the tree (or flat) topology and the block topology in one file."""
-    lines = _header(topo, "Slurm topology.yaml (Slurm 25.05 or newer)",
-                    "Slurm reads this file instead of topology.conf when it exists; a partition picks a topology "
-                    "with Topology=<name>.")
+    lines = _header(
+        topo,
+        "Slurm topology.yaml (Slurm 25.05 or newer)",
+        "Slurm reads this file instead of topology.conf when it exists; a partition picks a topology "
+        "with Topology=<name>.",
+    )
     lines.extend(_comment("\n".join((*topo.tree_notes, *topo.block_notes))))
     tree_default = topo.plugin != "topology/block"
     if topo.is_flat:
-        lines += ["- topology: flat", f"  cluster_default: {'true' if tree_default else 'false'}", "  flat: true"]
+        lines += [
+            "- topology: flat",
+            f"  cluster_default: {'true' if tree_default else 'false'}",
+            "  flat: true",
+        ]
     else:
-        lines += ["- topology: tree", f"  cluster_default: {'true' if tree_default else 'false'}", "  tree:",
-                  "    switches:"]
+        lines += [
+            "- topology: tree",
+            f"  cluster_default: {'true' if tree_default else 'false'}",
+            "  tree:",
+            "    switches:",
+        ]
         for sw in topo.tree:
             lines.append(f"      - switch: {_y(sw.name)}")
             if sw.nodes:
@@ -90,8 +122,13 @@ def topology_yaml(topo: SlurmTopology) -> str:
             else:
                 lines.append(f"        children: {_y(compress(sw.switches))}")
     if topo.blocks:
-        lines += ["- topology: block", f"  cluster_default: {'false' if tree_default else 'true'}", "  block:",
-                  f"    block_sizes: [{', '.join(str(s) for s in topo.block_sizes)}]", "    blocks:"]
+        lines += [
+            "- topology: block",
+            f"  cluster_default: {'false' if tree_default else 'true'}",
+            "  block:",
+            f"    block_sizes: [{', '.join(str(s) for s in topo.block_sizes)}]",
+            "    blocks:",
+        ]
         for b in topo.blocks:
             lines.append(f"      - block: {_y(b.name)}")
             lines.append(f"        nodes: {_y(compress(b.nodes))}")
@@ -109,10 +146,14 @@ def slurm_conf_fragment(topo: SlurmTopology) -> str:
     if topo.plugin == "topology/block":
         lines.append("# NVLink domains span nodes: topology-block.conf is the topology.conf to install.")
     elif topo.plugin == "topology/tree":
-        lines.append("# Install topology.conf (tree); topology-block.conf is the alternative for topology/block.")
+        lines.append(
+            "# Install topology.conf (tree); topology-block.conf is the alternative for topology/block."
+        )
     else:
-        lines.append(f"# No switch tree ({topo.flat_reason}): no TopologyPlugin line, Slurm's default flat "
-                     "topology applies.")
+        lines.append(
+            f"# No switch tree ({topo.flat_reason}): no TopologyPlugin line, Slurm's default flat "
+            "topology applies."
+        )
     if topo.plugin != "topology/flat":
         lines.append(f"TopologyPlugin={topo.plugin}")
     if topo.dragonfly:
@@ -128,5 +169,8 @@ def slurm_conf_fragment(topo: SlurmTopology) -> str:
         parts.append("State=UNKNOWN")
         lines.append(" ".join(parts))
     if topo.nodes:
-        lines += ["", f"# PartitionName=batch Nodes={compress(topo.nodes)} Default=YES MaxTime=INFINITE State=UP"]
+        lines += [
+            "",
+            f"# PartitionName=batch Nodes={compress(topo.nodes)} Default=YES MaxTime=INFINITE State=UP",
+        ]
     return "\n".join(lines) + "\n"

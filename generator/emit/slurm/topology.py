@@ -101,8 +101,10 @@ def _fabric_text(plan: Plan, kind: str, switches: list[Device]) -> str:
         if any(d.rail is not None for d in switches):
             parts.append("rail-optimised")
     plural = {"leaf": "leaves", "switch": "switches"}
-    parts.append(", ".join(f"{n} {t if n == 1 else plural.get(t, t + 's')}" for t, n in sorted(tiers.items()))
-                 or "no switches")
+    parts.append(
+        ", ".join(f"{n} {t if n == 1 else plural.get(t, t + 's')}" for t, n in sorted(tiers.items()))
+        or "no switches"
+    )
     return ", ".join(parts)
 
 
@@ -120,7 +122,9 @@ def _plural(n: int, what: str) -> str:
     return f"{n} " + (what[:-2] + "ches" if what.endswith("ch") else what + "s")
 
 
-def _tree(plan: Plan, kind: str, slurm_nodes: list[str]) -> tuple[list[TreeSwitch], str, list[str], dict[str, str]]:
+def _tree(
+    plan: Plan, kind: str, slurm_nodes: list[str]
+) -> tuple[list[TreeSwitch], str, list[str], dict[str, str]]:
     """(switches, flat reason, notes, node → Slurm leaf)."""
     devices = plan.device_by_name
     wanted = set(slurm_nodes)
@@ -137,8 +141,11 @@ def _tree(plan: Plan, kind: str, slurm_nodes: list[str]) -> tuple[list[TreeSwitc
                         members[key].append(sw.name)
     switches = [d for d in plan.switches(FABRIC)]
     if not ports:
-        reason = ("the compute fabric is a directly cabled " + kind) if kind in ("torus", "hypercube") else \
-            "the cluster has no switched compute fabric in the plan"
+        reason = (
+            ("the compute fabric is a directly cabled " + kind)
+            if kind in ("torus", "hypercube")
+            else "the cluster has no switched compute fabric in the plan"
+        )
         return [], reason, [], {}
     order = {n: i for i, n in enumerate(slurm_nodes)}
     leaf_of: dict[str, str] = {}
@@ -152,18 +159,27 @@ def _tree(plan: Plan, kind: str, slurm_nodes: list[str]) -> tuple[list[TreeSwitc
         leaf_nodes[leaf_of.get(node, UNATTACHED)].append(node)
     notes: list[str] = []
     if split:
-        notes.append(f"{len(split)} node(s) have ports on several leaves and are listed under the leaf holding "
-                     f"most of them: {compress(split)}")
+        notes.append(
+            f"{len(split)} node(s) have ports on several leaves and are listed under the leaf holding "
+            f"most of them: {compress(split)}"
+        )
     leaves = sorted((k for k in leaf_nodes if k != UNATTACHED), key=natural_key)
     out: list[TreeSwitch] = []
     for key in leaves:
         phys = members[key]
-        comment = f"{key} = rail leaves {compress(phys)}" if key.startswith("su") and key not in devices else ""
+        comment = (
+            f"{key} = rail leaves {compress(phys)}" if key.startswith("su") and key not in devices else ""
+        )
         out.append(TreeSwitch(key, tuple(leaf_nodes[key]), comment=comment))
     if UNATTACHED in leaf_nodes:
-        out.append(TreeSwitch(UNATTACHED, tuple(leaf_nodes[UNATTACHED]),
-                              comment="compute nodes without a port on the compute fabric (Slurm needs every node "
-                                      "under a switch)"))
+        out.append(
+            TreeSwitch(
+                UNATTACHED,
+                tuple(leaf_nodes[UNATTACHED]),
+                comment="compute nodes without a port on the compute fabric (Slurm needs every node "
+                "under a switch)",
+            )
+        )
         notes.append(f"{len(leaf_nodes[UNATTACHED])} compute node(s) have no compute-fabric port")
     tops: list[str] = [s.name for s in out]
     by_tier: dict[str, list[str]] = defaultdict(list)
@@ -180,14 +196,29 @@ def _tree(plan: Plan, kind: str, slurm_nodes: list[str]) -> tuple[list[TreeSwitc
             spines = [n for n in by_tier.get("spine", []) if devices[n].pod == p]
             name = f"pod{p}"
             pod_switches.append(name)
-            out.append(TreeSwitch(name, switches=tuple(k for k in leaves if pod_of_leaf[k] == p),
-                                  comment=f"{name} = pod spines {_ranges(spines)}"))
+            out.append(
+                TreeSwitch(
+                    name,
+                    switches=tuple(k for k in leaves if pod_of_leaf[k] == p),
+                    comment=f"{name} = pod spines {_ranges(spines)}",
+                )
+            )
         children = pod_switches + ([UNATTACHED] if UNATTACHED in leaf_nodes else [])
-        out.append(TreeSwitch("cores", switches=tuple(children),
-                              comment=f"cores = {_ranges(by_tier['core'])} (spine j of every pod joins core group j)"))
+        out.append(
+            TreeSwitch(
+                "cores",
+                switches=tuple(children),
+                comment=f"cores = {_ranges(by_tier['core'])} (spine j of every pod joins core group j)",
+            )
+        )
     elif kind in ("fat-tree", "leaf-spine") and by_tier.get("spine"):
-        out.append(TreeSwitch("spines", switches=tuple(tops),
-                              comment=f"spines = {_ranges(by_tier['spine'])} (every leaf links to every spine)"))
+        out.append(
+            TreeSwitch(
+                "spines",
+                switches=tuple(tops),
+                comment=f"spines = {_ranges(by_tier['spine'])} (every leaf links to every spine)",
+            )
+        )
     elif kind == "dragonfly":
         groups: dict[int, list[str]] = defaultdict(list)
         for key in leaves:
@@ -195,15 +226,25 @@ def _tree(plan: Plan, kind: str, slurm_nodes: list[str]) -> tuple[list[TreeSwitc
         names = []
         for g in sorted(groups):
             names.append(f"group{g}")
-            out.append(TreeSwitch(f"group{g}", switches=tuple(groups[g]),
-                                  comment=f"dragonfly group {g}: routers linked all-to-all"))
+            out.append(
+                TreeSwitch(
+                    f"group{g}",
+                    switches=tuple(groups[g]),
+                    comment=f"dragonfly group {g}: routers linked all-to-all",
+                )
+            )
         if UNATTACHED in leaf_nodes:
             names.append(UNATTACHED)
         out.append(TreeSwitch("global", switches=tuple(names), comment="global links join every group"))
     elif len(tops) > 1 and kind in ("torus", "hypercube"):
-        out.append(TreeSwitch(kind, switches=tuple(tops),
-                              comment=f"the {kind} links every vertex switch; Slurm's tree cannot express the "
-                                      "rings, so one top stands for the whole fabric"))
+        out.append(
+            TreeSwitch(
+                kind,
+                switches=tuple(tops),
+                comment=f"the {kind} links every vertex switch; Slurm's tree cannot express the "
+                "rings, so one top stands for the whole fabric",
+            )
+        )
     elif len(tops) > 1:
         out.append(TreeSwitch("top", switches=tuple(tops), comment="joins the leaves into one tree"))
     return out, "", notes, leaf_of
@@ -218,9 +259,15 @@ def _nvlink_domains(pools: tuple[ResolvedPool, ...]) -> list[Block]:
         per = max(1, s.nvlink_domain_gpus // s.gpus)
         hosts = list(pool.hostnames)
         for i in range(0, len(hosts), per):
-            chunk = tuple(hosts[i:i + per])
-            blocks.append(Block("", chunk, f"NVLink domain of {s.nvlink_domain_gpus} GPUs "
-                                            f"({per} x {s.gpus}-GPU {pool.server_id} nodes of pool {pool.name})"))
+            chunk = tuple(hosts[i : i + per])
+            blocks.append(
+                Block(
+                    "",
+                    chunk,
+                    f"NVLink domain of {s.nvlink_domain_gpus} GPUs "
+                    f"({per} x {s.gpus}-GPU {pool.server_id} nodes of pool {pool.name})",
+                )
+            )
     width = max(2, len(str(len(blocks))))
     return [Block(f"nvl{i:0{width}d}", b.nodes, b.comment) for i, b in enumerate(blocks, start=1)]
 
@@ -243,8 +290,9 @@ def _fabric_blocks(plan: Plan, kind: str, tree: list[TreeSwitch]) -> tuple[list[
         groups: dict[int, list[str]] = defaultdict(list)
         for s in leaves:
             groups[devices[s.name].su or 0].extend(s.nodes)
-        return [Block(f"group{g}", tuple(n), f"dragonfly group {g}") for g, n in sorted(groups.items())], \
-            "dragonfly group"
+        return [
+            Block(f"group{g}", tuple(n), f"dragonfly group {g}") for g, n in sorted(groups.items())
+        ], "dragonfly group"
     if leaves and all(s.name.startswith("su") for s in leaves):
         return [Block(s.name, s.nodes, s.comment) for s in leaves], "scalable unit"
     basis = "vertex switch" if kind in ("torus", "hypercube") else "leaf switch"
@@ -266,7 +314,9 @@ def slurm_topology(cluster: ResolvedCluster, plan: Plan) -> SlurmTopology:
     metrics = plan.metrics.get(FABRIC)
     kind = metrics.topology if metrics else "none"
     switches = list(plan.switches(FABRIC))
-    tree, flat_reason, tree_notes, leaf_of = _tree(plan, kind, nodes) if nodes else ([], "no compute nodes", [], {})
+    tree, flat_reason, tree_notes, leaf_of = (
+        _tree(plan, kind, nodes) if nodes else ([], "no compute nodes", [], {})
+    )
     nvl = _nvlink_domains(pools)
     if nvl:
         raw_blocks, basis = nvl, "NVLink domain"
@@ -285,7 +335,8 @@ def slurm_topology(cluster: ResolvedCluster, plan: Plan) -> SlurmTopology:
             block_notes.append(
                 f"{sum(len(b.nodes) for b in left_out)} node(s) in {_plural(len(left_out), basis)} smaller than the base "
                 f"block size {base} are outside the block topology (Slurm rejects smaller blocks): "
-                + compress([n for b in left_out for n in b.nodes]))
+                + compress([n for b in left_out for n in b.nodes])
+            )
         in_blocks = {n for b in blocks for n in b.nodes} | {n for b in left_out for n in b.nodes}
         missing = [n for n in nodes if n not in in_blocks]
         if missing:
@@ -308,8 +359,18 @@ def slurm_topology(cluster: ResolvedCluster, plan: Plan) -> SlurmTopology:
     else:
         plugin = "topology/block" if blocks else "topology/flat"
     return SlurmTopology(
-        cluster=cluster.name, fabric=_fabric_text(plan, kind, switches), tree=tuple(tree), flat_reason=flat_reason,
-        tree_notes=tuple(tree_notes), blocks=tuple(blocks), block_sizes=sizes, block_basis=basis,
-        left_out=tuple(left_out), block_notes=tuple(block_notes), plugin=plugin, dragonfly=kind == "dragonfly",
-        node_groups=node_groups, nodes=tuple(nodes),
+        cluster=cluster.name,
+        fabric=_fabric_text(plan, kind, switches),
+        tree=tuple(tree),
+        flat_reason=flat_reason,
+        tree_notes=tuple(tree_notes),
+        blocks=tuple(blocks),
+        block_sizes=sizes,
+        block_basis=basis,
+        left_out=tuple(left_out),
+        block_notes=tuple(block_notes),
+        plugin=plugin,
+        dragonfly=kind == "dragonfly",
+        node_groups=node_groups,
+        nodes=tuple(nodes),
     )

@@ -34,18 +34,38 @@ MAAS_SERIES = {"ubuntu-22.04": "jammy", "ubuntu-24.04": "noble"}
 # (project ubuntu-os-accelerator-images), OCI platform images filtered by OS name/version and shape.
 CLOUD_IMAGES: dict[str, dict[str, dict[str, str]]] = {
     "aws": {
-        "ubuntu-22.04": {"owner": "amazon", "name": "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 22.04) *"},
-        "ubuntu-24.04": {"owner": "amazon", "name": "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) *"},
+        "ubuntu-22.04": {
+            "owner": "amazon",
+            "name": "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 22.04) *",
+        },
+        "ubuntu-24.04": {
+            "owner": "amazon",
+            "name": "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) *",
+        },
     },
     "azure": {
-        "ubuntu-22.04": {"publisher": "microsoft-dsvm", "offer": "ubuntu-hpc", "sku": "2204", "version": "latest"},
-        "ubuntu-24.04": {"publisher": "microsoft-dsvm", "offer": "ubuntu-hpc", "sku": "2404", "version": "latest"},
+        "ubuntu-22.04": {
+            "publisher": "microsoft-dsvm",
+            "offer": "ubuntu-hpc",
+            "sku": "2204",
+            "version": "latest",
+        },
+        "ubuntu-24.04": {
+            "publisher": "microsoft-dsvm",
+            "offer": "ubuntu-hpc",
+            "sku": "2404",
+            "version": "latest",
+        },
     },
     "gcp": {
-        "ubuntu-22.04": {"family": "projects/ubuntu-os-accelerator-images/global/images/family/"
-                                   "ubuntu-accelerator-2204-amd64-with-nvidia-{driver_branch}"},
-        "ubuntu-24.04": {"family": "projects/ubuntu-os-accelerator-images/global/images/family/"
-                                   "ubuntu-accelerator-2404-amd64-with-nvidia-{driver_branch}"},
+        "ubuntu-22.04": {
+            "family": "projects/ubuntu-os-accelerator-images/global/images/family/"
+            "ubuntu-accelerator-2204-amd64-with-nvidia-{driver_branch}"
+        },
+        "ubuntu-24.04": {
+            "family": "projects/ubuntu-os-accelerator-images/global/images/family/"
+            "ubuntu-accelerator-2404-amd64-with-nvidia-{driver_branch}"
+        },
     },
     "oci": {
         "ubuntu-22.04": {"operating_system": "Canonical Ubuntu", "operating_system_version": "22.04"},
@@ -87,6 +107,7 @@ def maas_series(cluster: ResolvedCluster) -> str | None:
 
 # ----------------------------------------------------------------------------------------- address plan
 
+
 @dataclass(frozen=True)
 class Subnet:
     name: str  # stable key, e.g. "compute-rail3", "gpu-nic2", "host0"
@@ -97,7 +118,9 @@ class Subnet:
 @dataclass
 class AddressPlan:
     subnets: list[Subnet] = field(default_factory=list)
-    problems: list[tuple[tuple[str | int, ...], str]] = field(default_factory=list)  # (blueprint path, message)
+    problems: list[tuple[tuple[str | int, ...], str]] = field(
+        default_factory=list
+    )  # (blueprint path, message)
 
     def cidr(self, name: str) -> str:
         return next(s.cidr for s in self.subnets if s.name == name)
@@ -127,8 +150,15 @@ def _check_cidr(text: str, path: tuple[str | int, ...], plan: AddressPlan) -> bo
     return True
 
 
-def _carve(plan: AddressPlan, base: str, path: tuple[str | int, ...], names: list[str], hosts: int,
-           reserved: int, what: str) -> None:
+def _carve(
+    plan: AddressPlan,
+    base: str,
+    path: tuple[str | int, ...],
+    names: list[str],
+    hosts: int,
+    reserved: int,
+    what: str,
+) -> None:
     if not names or not _check_cidr(base, path, plan):
         return
     nets = _split(base, len(names))
@@ -137,8 +167,13 @@ def _carve(plan: AddressPlan, base: str, path: tuple[str | int, ...], names: lis
         return
     for name, net in zip(names, nets, strict=True):
         if _usable(net, reserved) < hosts:
-            plan.problems.append((path, f"{what}: subnet {net} ({name}) holds {_usable(net, reserved)} addresses, "
-                                        f"{hosts} are needed"))
+            plan.problems.append(
+                (
+                    path,
+                    f"{what}: subnet {net} ({name}) holds {_usable(net, reserved)} addresses, "
+                    f"{hosts} are needed",
+                )
+            )
         plan.subnets.append(Subnet(name, str(net), hosts))
 
 
@@ -159,19 +194,37 @@ def address_plan(cluster: ResolvedCluster) -> AddressPlan:
             net = ipaddress.ip_network(mgmt)
             need = cluster.node_count + MAAS_STATIC_OFFSET
             if _usable(net, SUBNET_RESERVED["maas"]) < need:
-                plan.problems.append(((*base, "management_cidr"),
-                                      f"management network {mgmt} holds {_usable(net, 2)} addresses, "
-                                      f"{need} are needed for {cluster.node_count} nodes"))
+                plan.problems.append(
+                    (
+                        (*base, "management_cidr"),
+                        f"management network {mgmt} holds {_usable(net, 2)} addresses, "
+                        f"{need} are needed for {cluster.node_count} nodes",
+                    )
+                )
             plan.subnets.append(Subnet("management", mgmt, cluster.node_count))
         if "compute" in cluster.fabrics:
             n = rails(cluster)
             nodes = sum(p.count for p in cluster.pools_on("compute"))
-            _carve(plan, maas.compute_cidr if maas else "10.100.0.0/16", (*base, "compute_cidr"),
-                   [f"compute-rail{r}" for r in range(n)], nodes + MAAS_STATIC_OFFSET, 2, "the compute rails")
+            _carve(
+                plan,
+                maas.compute_cidr if maas else "10.100.0.0/16",
+                (*base, "compute_cidr"),
+                [f"compute-rail{r}" for r in range(n)],
+                nodes + MAAS_STATIC_OFFSET,
+                2,
+                "the compute rails",
+            )
         if "storage" in cluster.fabrics:
             nodes = sum(p.count for p in cluster.pools_on("storage"))
-            _carve(plan, maas.storage_cidr if maas else "10.200.0.0/16", (*base, "storage_cidr"),
-                   ["storage"], nodes + MAAS_STATIC_OFFSET, 2, "the storage network")
+            _carve(
+                plan,
+                maas.storage_cidr if maas else "10.200.0.0/16",
+                (*base, "storage_cidr"),
+                ["storage"],
+                nodes + MAAS_STATIC_OFFSET,
+                2,
+                "the storage network",
+            )
         return plan
     if target not in CLOUD_PROVIDERS or dep.cloud is None:
         return plan
@@ -191,39 +244,77 @@ def address_plan(cluster: ResolvedCluster) -> AddressPlan:
     small = next(rest.subnets(new_prefix=max(rest.prefixlen, 24)))
     if target == "aws":
         # efa-only interfaces take no address; `efa` interfaces take one each (plus the primary).
-        per_node = {p.name: (1 if cloud.efa_only_cards else max(1, p.cloud.efa_interfaces)) for p in pools if p.cloud}
+        per_node = {
+            p.name: (1 if cloud.efa_only_cards else max(1, p.cloud.efa_interfaces)) for p in pools if p.cloud
+        }
         need = sum(per_node[p.name] * p.count for p in pools) + STORAGE_ADDRESS_HEADROOM
         private, public = first, small
         public = next(rest.subnets(new_prefix=max(rest.prefixlen, 24)))
         if _usable(private, reserved) < need:
-            what = "one address per instance" if cloud.efa_only_cards else "one address per EFA interface (efa_only_cards: false)"
-            plan.problems.append(((*base, "network_cidr"),
-                                  f"private subnet {private} holds {_usable(private, reserved)} addresses; "
-                                  f"{need} are needed ({what} plus storage headroom)"))
+            what = (
+                "one address per instance"
+                if cloud.efa_only_cards
+                else "one address per EFA interface (efa_only_cards: false)"
+            )
+            plan.problems.append(
+                (
+                    (*base, "network_cidr"),
+                    f"private subnet {private} holds {_usable(private, reserved)} addresses; "
+                    f"{need} are needed ({what} plus storage headroom)",
+                )
+            )
         plan.subnets += [Subnet("private", str(private), need), Subnet("public", str(public), 1)]
     elif target == "azure":
         compute, storage = first, small
         if _usable(compute, reserved) < nodes:
-            plan.problems.append(((*base, "network_cidr"), f"compute subnet {compute} holds "
-                                  f"{_usable(compute, reserved)} addresses, {nodes} VMs need one each"))
-        plan.subnets += [Subnet("compute", str(compute), nodes), Subnet("storage", str(storage), STORAGE_ADDRESS_HEADROOM)]
+            plan.problems.append(
+                (
+                    (*base, "network_cidr"),
+                    f"compute subnet {compute} holds "
+                    f"{_usable(compute, reserved)} addresses, {nodes} VMs need one each",
+                )
+            )
+        plan.subnets += [
+            Subnet("compute", str(compute), nodes),
+            Subnet("storage", str(storage), STORAGE_ADDRESS_HEADROOM),
+        ]
     elif target == "oci":
         compute = first
         if _usable(compute, reserved) < nodes + STORAGE_ADDRESS_HEADROOM:
-            plan.problems.append(((*base, "network_cidr"), f"compute subnet {compute} holds "
-                                  f"{_usable(compute, reserved)} addresses, {nodes + STORAGE_ADDRESS_HEADROOM} are needed"))
+            plan.problems.append(
+                (
+                    (*base, "network_cidr"),
+                    f"compute subnet {compute} holds "
+                    f"{_usable(compute, reserved)} addresses, {nodes + STORAGE_ADDRESS_HEADROOM} are needed",
+                )
+            )
         plan.subnets.append(Subnet("compute", str(compute), nodes))
     elif target == "gcp":
         host_nics = max((p.cloud.host_nics for p in pools if p.cloud), default=1)
-        _carve(plan, cloud.network_cidr, (*base, "network_cidr"), [f"host{i}" for i in range(host_nics)],
-               nodes + STORAGE_ADDRESS_HEADROOM, reserved, "the host networks")
+        _carve(
+            plan,
+            cloud.network_cidr,
+            (*base, "network_cidr"),
+            [f"host{i}" for i in range(host_nics)],
+            nodes + STORAGE_ADDRESS_HEADROOM,
+            reserved,
+            "the host networks",
+        )
         gpu_nics = max((p.cloud.network_cards for p in pools if p.cloud), default=0)
-        _carve(plan, cloud.gpu_network_cidr, (*base, "gpu_network_cidr"), [f"gpu{i}" for i in range(gpu_nics)],
-               nodes, reserved, "the GPU NIC networks")
+        _carve(
+            plan,
+            cloud.gpu_network_cidr,
+            (*base, "gpu_network_cidr"),
+            [f"gpu{i}" for i in range(gpu_nics)],
+            nodes,
+            reserved,
+            "the GPU NIC networks",
+        )
     return plan
 
 
 # ----------------------------------------------------------------------------------- managed storage
+
 
 @dataclass(frozen=True)
 class StorageSizing:
@@ -251,8 +342,9 @@ def _tib_in(unit: str) -> float:
     return 1024.0 if unit == "GiB" else 1099.511627776  # 1 TiB in GiB / in GB
 
 
-def size_managed(spec: ManagedStorage, capacity_tib: float | None, throughput_gbytes: float | None,
-                 efa: bool) -> StorageSizing:
+def size_managed(
+    spec: ManagedStorage, capacity_tib: float | None, throughput_gbytes: float | None, efa: bool
+) -> StorageSizing:
     """The smallest valid size and tier giving the requested capacity and throughput (both optional)."""
     notes: list[str] = []
     per_tib = _tib_in(spec.unit)
@@ -272,17 +364,25 @@ def size_managed(spec: ManagedStorage, capacity_tib: float | None, throughput_gb
     if chosen is None:
         # No tier both holds the capacity and delivers the throughput. If throughput is the problem, grow
         # the capacity of the fastest tier until it delivers; otherwise take the tier that holds the most.
-        fits = [t for t in tiers if spec.tiers[t].max is None or
-                _round_up(want, spec.tiers[t].min, spec.tiers[t].step, spec.tiers[t].big_from,
-                          spec.tiers[t].step_big) <= spec.tiers[t].max]
+        fits = [
+            t
+            for t in tiers
+            if spec.tiers[t].max is None
+            or _round_up(
+                want, spec.tiers[t].min, spec.tiers[t].step, spec.tiers[t].big_from, spec.tiers[t].step_big
+            )
+            <= spec.tiers[t].max
+        ]
         if fits and throughput_gbytes:
             t = fits[-1]
             tier = spec.tiers[t]
             need = math.ceil(throughput_gbytes * 1000 / t * per_tib) if t else 0
             step = tier.efa_step if efa and tier.efa_step else tier.step
             size = _round_up(max(want, need), tier.min, step, tier.big_from, tier.step_big)
-            notes.append(f"capacity raised to {size} {spec.unit} so the {t} MB/s/TiB tier delivers "
-                         f"{throughput_gbytes:g} GB/s")
+            notes.append(
+                f"capacity raised to {size} {spec.unit} so the {t} MB/s/TiB tier delivers "
+                f"{throughput_gbytes:g} GB/s"
+            )
         else:
             t = max(tiers, key=lambda k: spec.tiers[k].max or 0)
             tier = spec.tiers[t]
@@ -297,12 +397,18 @@ def size_managed(spec: ManagedStorage, capacity_tib: float | None, throughput_gb
         notes.append(f"{capacity_tib:g} TiB rounded up to {size} {spec.unit} ({spec.service} sizes)")
     delivered = t * (size / per_tib) / 1000 if t else 0.0
     if throughput_gbytes and t:
-        notes.append(f"{spec.service} {t} MB/s/TiB tier at {size} {spec.unit} delivers {delivered:.1f} GB/s "
-                     f"(asked {throughput_gbytes:g})")
+        notes.append(
+            f"{spec.service} {t} MB/s/TiB tier at {size} {spec.unit} delivers {delivered:.1f} GB/s "
+            f"(asked {throughput_gbytes:g})"
+        )
     if throughput_gbytes and t == 0:
-        notes.append(f"{spec.service} does not provision throughput per TiB; {throughput_gbytes:g} GB/s is not guaranteed")
+        notes.append(
+            f"{spec.service} does not provision throughput per TiB; {throughput_gbytes:g} GB/s is not guaranteed"
+        )
     sku = spec.sku.format(tier=t) if spec.sku else None
-    return StorageSizing(spec.service, spec.protocol, t, size, spec.unit, sku, efa, round(delivered, 3), tuple(notes))
+    return StorageSizing(
+        spec.service, spec.protocol, t, size, spec.unit, sku, efa, round(delivered, 3), tuple(notes)
+    )
 
 
 def managed_storage_spec(cluster: ResolvedCluster) -> ManagedStorage | None:
@@ -315,11 +421,16 @@ def managed_storage_spec(cluster: ResolvedCluster) -> ManagedStorage | None:
 def storage_efa(cluster: ResolvedCluster, spec: ManagedStorage) -> bool:
     """AWS: serve FSx for Lustre over EFA when every GPU instance type can use it."""
     gpu_insts = [p.cloud for p in cluster.pools if p.cloud is not None]
-    return (cluster.target == "aws" and spec.protocol == "lustre" and bool(gpu_insts)
-            and all(i.fsx_efa for i in gpu_insts))
+    return (
+        cluster.target == "aws"
+        and spec.protocol == "lustre"
+        and bool(gpu_insts)
+        and all(i.fsx_efa for i in gpu_insts)
+    )
 
 
 # --------------------------------------------------------------------------------------- AWS EFA layout
+
 
 @dataclass(frozen=True)
 class EfaInterface:

@@ -18,7 +18,9 @@ class CloudPoolInstance(Rule):
     id = "DEP001"
     severity = Severity.ERROR
     title = "pool server must be an instance type of the deployment target"
-    rationale = "the Pulumi program provisions instances of the target cloud; other servers cannot be created there"
+    rationale = (
+        "the Pulumi program provisions instances of the target cloud; other servers cannot be created there"
+    )
     fix = "use `server: <target>/<instance type>` from `blueprint catalog cloud`, or change deployment.target"
     tags = ("deployment", "cloud")
 
@@ -33,12 +35,18 @@ class CloudPoolInstance(Rule):
                     what = f"server `{pool.server}`" if pool.server else "an explicit `spec`"
                     yield self.finding(
                         f"pool `{pool.name}` uses {what}, but on target {target} every pool is a {target} "
-                        f"instance type (`server: {target}/<type>`)", where)
+                        f"instance type (`server: {target}/<type>`)",
+                        where,
+                    )
                 elif provider != target:
                     yield self.finding(
                         f"pool `{pool.name}` is a {provider} instance (`{pool.server}`), but deployment.target is "
-                        f"{target}", where)
+                        f"{target}",
+                        where,
+                    )
             elif provider is not None:
                 yield self.finding(
                     f"pool `{pool.name}` is a cloud instance (`{pool.server}`) on the on-prem target `{target}`",
-                    where, hint=f"set deployment.target: {provider} (with a `cloud:` section) or use a catalogue server")
+                    where,
+                    hint=f"set deployment.target: {provider} (with a `cloud:` section) or use a catalogue server",
+                )

@@ -35,4 +35,5 @@ class CloudCabling(Rule):
             yield self.finding(
                 f"fabrics.{name}.topology asks for {kind} cabling, but on {cluster.target} the provider cables "
                 f"the {name} fabric; a cloud cluster gets a placement group, not switches",
-                ("fabrics", name, "topology"))
+                ("fabrics", name, "topology"),
+            )

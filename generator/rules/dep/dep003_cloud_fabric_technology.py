@@ -37,9 +37,14 @@ class CloudFabricTechnology(Rule):
                 continue
             itype = pool.server_id.partition("/")[2]
             known = provides in cluster.catalog.fabrics
-            hint = (f"set fabrics.compute.technology: {provides}" if known else
-                    f"{provides} is the provider's own fabric: leave `fabrics.compute` out of the blueprint")
+            hint = (
+                f"set fabrics.compute.technology: {provides}"
+                if known
+                else f"{provides} is the provider's own fabric: leave `fabrics.compute` out of the blueprint"
+            )
             yield self.finding(
                 f"fabrics.compute.technology is {compute.technology}, but {cluster.target} {itype} (pool "
                 f"`{pool.name}`) provides {provides} ({pool.cloud.network_cards} x {pool.cloud.nic_gbps:g} Gb/s)",
-                ("fabrics", "compute", "technology"), hint=hint)
+                ("fabrics", "compute", "technology"),
+                hint=hint,
+            )

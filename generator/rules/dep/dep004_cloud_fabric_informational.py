@@ -30,11 +30,21 @@ class CloudFabricInformational(Rule):
         fabrics = cluster.blueprint.fabrics
         compute = fabrics.compute
         if compute is not None:
-            for key, what in (("subnet_manager", "the subnet manager"), ("lossless", "PFC/ECN"), ("mtu", "the MTU")):
+            for key, what in (
+                ("subnet_manager", "the subnet manager"),
+                ("lossless", "PFC/ECN"),
+                ("mtu", "the MTU"),
+            ):
                 if getattr(compute, key) is not None:
-                    yield self.finding(f"fabrics.compute.{key}: on {cluster.target} the provider manages {what}; "
-                                       "the value is informational", ("fabrics", "compute", key))
+                    yield self.finding(
+                        f"fabrics.compute.{key}: on {cluster.target} the provider manages {what}; "
+                        "the value is informational",
+                        ("fabrics", "compute", key),
+                    )
         for name in ("storage", "management"):
             if getattr(fabrics, name) is not None:
-                yield self.finding(f"fabrics.{name}: on {cluster.target} {name} traffic uses the provider's VPC "
-                                   "network; this fabric is informational", ("fabrics", name))
+                yield self.finding(
+                    f"fabrics.{name}: on {cluster.target} {name} traffic uses the provider's VPC "
+                    "network; this fabric is informational",
+                    ("fabrics", name),
+                )

@@ -35,12 +35,20 @@ class CloudLocation(Rule):
         zone = cloud.zone
         if zone is None:
             if target != "azure":
-                yield self.finding(f"target {target} needs deployment.cloud.zone: GPU placement is zonal", ("deployment", "cloud"))
+                yield self.finding(
+                    f"target {target} needs deployment.cloud.zone: GPU placement is zonal",
+                    ("deployment", "cloud"),
+                )
             return
         if target == "aws" and not re.fullmatch(re.escape(cloud.region) + r"[a-z]", zone):
-            yield self.finding(f"`{zone}` is not an availability zone of {cloud.region} (expected e.g. {cloud.region}a)", path)
+            yield self.finding(
+                f"`{zone}` is not an availability zone of {cloud.region} (expected e.g. {cloud.region}a)",
+                path,
+            )
         elif target == "gcp" and not re.fullmatch(re.escape(cloud.region) + r"-[a-z]", zone):
-            yield self.finding(f"`{zone}` is not a zone of {cloud.region} (expected e.g. {cloud.region}-a)", path)
+            yield self.finding(
+                f"`{zone}` is not a zone of {cloud.region} (expected e.g. {cloud.region}-a)", path
+            )
         elif target == "oci" and not OCI_AD.match(zone):
             yield self.finding(f"`{zone}` is not an OCI availability domain: use AD-1, AD-2 or AD-3", path)
         elif target == "azure" and zone not in ("1", "2", "3"):

@@ -34,29 +34,51 @@ class CapacityMode(Rule):
         pools = [p for p in cluster.pools if p.cloud is not None]
         if cap == "capacity-block":
             if target != "aws":
-                yield self.finding(f"capacity-block is an AWS product (EC2 Capacity Blocks for ML), not available on {target}",
-                                   path, hint="use reservation (with reservation_id), on-demand or spot")
+                yield self.finding(
+                    f"capacity-block is an AWS product (EC2 Capacity Blocks for ML), not available on {target}",
+                    path,
+                    hint="use reservation (with reservation_id), on-demand or spot",
+                )
                 return
             for p in pools:
                 if p.cloud is not None and not p.cloud.capacity_blocks:
-                    yield self.finding(f"{p.server_id} (pool `{p.name}`) is not sold as a Capacity Block", path)
+                    yield self.finding(
+                        f"{p.server_id} (pool `{p.name}`) is not sold as a Capacity Block", path
+                    )
             if cloud.reservation_id is None and cloud.capacity_hours is None:
-                yield self.finding("capacity-block needs reservation_id (a purchased block, cr-...) or capacity_hours "
-                                   "(the program buys a block of that length)", path)
+                yield self.finding(
+                    "capacity-block needs reservation_id (a purchased block, cr-...) or capacity_hours "
+                    "(the program buys a block of that length)",
+                    path,
+                )
             if len(pools) > 1 and cloud.reservation_id is not None:
                 yield self.finding("one capacity block (reservation_id) cannot serve several pools", path)
         elif cap == "reservation":
             if target != "aws" and cloud.reservation_id is None:
-                what = {"azure": "capacity reservation group resource id", "gcp": "reservation name",
-                        "oci": "compute capacity reservation OCID"}[target]
-                yield self.finding(f"capacity reservation on {target} needs reservation_id (the {what})", path)
+                what = {
+                    "azure": "capacity reservation group resource id",
+                    "gcp": "reservation name",
+                    "oci": "compute capacity reservation OCID",
+                }[target]
+                yield self.finding(
+                    f"capacity reservation on {target} needs reservation_id (the {what})", path
+                )
             if target == "aws" and len(pools) > 1 and cloud.reservation_id is not None:
-                yield self.finding("one reservation_id cannot serve several pools of different instance types", path)
+                yield self.finding(
+                    "one reservation_id cannot serve several pools of different instance types", path
+                )
         elif cap == "spot":
             for p in pools:
                 if p.cloud is not None and p.cloud.bare_metal:
-                    yield self.finding(f"{p.server_id} (pool `{p.name}`) is bare metal: {target} sells no "
-                                       "preemptible capacity for it", path)
+                    yield self.finding(
+                        f"{p.server_id} (pool `{p.name}`) is bare metal: {target} sells no "
+                        "preemptible capacity for it",
+                        path,
+                    )
         if cap in ("on-demand", "spot") and cloud.reservation_id is not None:
-            yield self.finding(f"reservation_id is ignored with capacity: {cap}", ("deployment", "cloud", "reservation_id"),
-                               severity=Severity.WARNING, hint="set capacity: reservation (or capacity-block on AWS)")
+            yield self.finding(
+                f"reservation_id is ignored with capacity: {cap}",
+                ("deployment", "cloud", "reservation_id"),
+                severity=Severity.WARNING,
+                hint="set capacity: reservation (or capacity-block on AWS)",
+            )

@@ -37,5 +37,7 @@ class ProviderSpecificSetting(Rule):
                 continue
             for key, why in table.items():
                 if key in cloud.model_fields_set:
-                    yield self.finding(f"deployment.cloud.{key} is ignored on target {target}: {why}",
-                                       ("deployment", "cloud", key))
+                    yield self.finding(
+                        f"deployment.cloud.{key} is ignored on target {target}: {why}",
+                        ("deployment", "cloud", key),
+                    )

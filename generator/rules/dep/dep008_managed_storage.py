@@ -35,18 +35,28 @@ class ManagedStorageFit(Rule):
             path = ("storage", i)
             if st.kind != "managed":
                 if target in CLOUD_PROVIDERS:
-                    yield self.finding(f"storage `{st.name}` ({st.kind}) is not created on {target}: the nodes mount "
-                                       f"the existing server", (*path, "kind"), severity=Severity.INFO,
-                                       hint="use kind: managed to have the program create the cloud's file system")
+                    yield self.finding(
+                        f"storage `{st.name}` ({st.kind}) is not created on {target}: the nodes mount "
+                        f"the existing server",
+                        (*path, "kind"),
+                        severity=Severity.INFO,
+                        hint="use kind: managed to have the program create the cloud's file system",
+                    )
                 continue
             if target not in CLOUD_PROVIDERS:
-                yield self.finding(f"storage `{st.name}` is kind managed (a cloud's file system), but the target is "
-                                   f"`{target}`", (*path, "kind"),
-                                   hint="use kind lustre/nfs/beegfs/... with a server or pool on-prem")
+                yield self.finding(
+                    f"storage `{st.name}` is kind managed (a cloud's file system), but the target is "
+                    f"`{target}`",
+                    (*path, "kind"),
+                    hint="use kind lustre/nfs/beegfs/... with a server or pool on-prem",
+                )
                 continue
             if spec is None:
-                yield self.finding(f"the catalogue has no {cluster.blueprint.deployment.cloud.managed_storage} "  # type: ignore[union-attr]
-                                   f"service for {target}", (*path, "kind"))
+                yield self.finding(
+                    f"the catalogue has no {cluster.blueprint.deployment.cloud.managed_storage} "  # type: ignore[union-attr]
+                    f"service for {target}",
+                    (*path, "kind"),
+                )
                 continue
             efa = storage_efa(cluster, spec)
             sizing = size_managed(spec, st.capacity_tib, st.throughput_gbytes, efa)
@@ -55,8 +65,13 @@ class ManagedStorageFit(Rule):
                 key = "capacity_tib" if st.capacity_tib is not None else "kind"
                 yield self.finding(f"storage `{st.name}`: {note}", (*path, key), severity=sev)
             if target == "aws" and spec.protocol == "lustre" and not efa:
-                slow = sorted({p.server_id for p in cluster.pools if p.cloud is not None and not p.cloud.fsx_efa})
+                slow = sorted(
+                    {p.server_id for p in cluster.pools if p.cloud is not None and not p.cloud.fsx_efa}
+                )
                 if slow:
-                    yield self.finding(f"storage `{st.name}`: FSx for Lustre is served over TCP because "
-                                       f"{', '.join(slow)} cannot use an EFA-enabled file system",
-                                       (*path, "kind"), severity=Severity.INFO)
+                    yield self.finding(
+                        f"storage `{st.name}`: FSx for Lustre is served over TCP because "
+                        f"{', '.join(slow)} cannot use an EFA-enabled file system",
+                        (*path, "kind"),
+                        severity=Severity.INFO,
+                    )

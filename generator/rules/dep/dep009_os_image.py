@@ -28,9 +28,15 @@ class OsImage(Rule):
         target = cluster.target
         os_ = cluster.blueprint.software.os
         if target == "maas" and maas_series(cluster) is None:
-            yield self.finding(f"MAAS has no built-in image for {os_} (built in: {', '.join(sorted(MAAS_SERIES))})",
-                               ("software", "os"), hint="upload a custom image to MAAS and set deployment.maas.distro_series")
+            yield self.finding(
+                f"MAAS has no built-in image for {os_} (built in: {', '.join(sorted(MAAS_SERIES))})",
+                ("software", "os"),
+                hint="upload a custom image to MAAS and set deployment.maas.distro_series",
+            )
         elif target in CLOUD_PROVIDERS and image_for(cluster) is None:
             known = ", ".join(sorted(CLOUD_IMAGES.get(target, {}))) or "none"
-            yield self.finding(f"no default {target} GPU image for {os_} (defaults exist for: {known})",
-                               ("software", "os"), hint="set deployment.cloud.image to an image id for this OS")
+            yield self.finding(
+                f"no default {target} GPU image for {os_} (defaults exist for: {known})",
+                ("software", "os"),
+                hint="set deployment.cloud.image to an image id for this OS",
+            )

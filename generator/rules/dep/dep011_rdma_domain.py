@@ -35,4 +35,5 @@ class RdmaDomainSplit(Rule):
                     f"pool `{pool.name}` has {pool.count} VMs but one InfiniBand domain (scale set placement group) "
                     f"holds at most {pool.cloud.rdma_domain_max_vms}: it becomes {len(parts)} scale sets of "
                     f"{'/'.join(str(n) for n in parts)} VMs that cannot use InfiniBand between each other",
-                    (*pool.source_path, "count"))
+                    (*pool.source_path, "count"),
+                )

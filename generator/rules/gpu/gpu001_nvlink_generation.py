@@ -38,8 +38,14 @@ class NvlinkGeneration(Rule):
                 if gpu.nvlink is None:
                     yield self.finding(
                         f"{name} has no NVLink (a PCIe {gpu.pcie_gen}.0 part) but the interconnect is NVLink {gen}.0"
-                        + (f" ({nvlink[gen].article_per_gpu_gbytes:g} GB/s per GPU)" if gen in nvlink else ""), path,
-                        "use infinity-fabric (AMD's GPU link)" if gpu.vendor == "amd" else f"use pcie{gpu.pcie_gen} for this GPU")
+                        + (
+                            f" ({nvlink[gen].article_per_gpu_gbytes:g} GB/s per GPU)" if gen in nvlink else ""
+                        ),
+                        path,
+                        "use infinity-fabric (AMD's GPU link)"
+                        if gpu.vendor == "amd"
+                        else f"use pcie{gpu.pcie_gen} for this GPU",
+                    )
                 elif gpu.nvlink.generation != gen:
                     have = nvlink.get(gpu.nvlink.generation)
                     have_text = f", {have.article_per_gpu_gbytes:g} GB/s per GPU" if have else ""
@@ -47,9 +53,16 @@ class NvlinkGeneration(Rule):
                         f"{name} uses NVLink {gpu.nvlink.generation}.0 ({gpu.nvlink.links} links{have_text}) "
                         f"but the interconnect says NVLink {gen}.0"
                         + (f" ({nvlink[gen].article_per_gpu_gbytes:g} GB/s)" if gen in nvlink else ""),
-                        path, f"set gpu_interconnect: nvlink{gpu.nvlink.generation}")
+                        path,
+                        f"set gpu_interconnect: nvlink{gpu.nvlink.generation}",
+                    )
             elif ic == "infinity-fabric" and gpu.vendor != "amd":
-                yield self.finding(f"{name} is an NVIDIA GPU; Infinity Fabric is AMD's GPU interconnect", path,
-                                   f"use nvlink{gpu.nvlink.generation}" if gpu.nvlink else f"use pcie{gpu.pcie_gen}")
+                yield self.finding(
+                    f"{name} is an NVIDIA GPU; Infinity Fabric is AMD's GPU interconnect",
+                    path,
+                    f"use nvlink{gpu.nvlink.generation}" if gpu.nvlink else f"use pcie{gpu.pcie_gen}",
+                )
             elif gpu.vendor == "amd" and ic != "infinity-fabric" and not ic.startswith("pcie"):
-                yield self.finding(f"{name} is an AMD GPU; it has no {ic}", path, "use infinity-fabric or pcie5")
+                yield self.finding(
+                    f"{name} is an AMD GPU; it has no {ic}", path, "use infinity-fabric or pcie5"
+                )

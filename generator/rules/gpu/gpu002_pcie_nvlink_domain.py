@@ -20,7 +20,9 @@ class PcieNvlinkDomain(Rule):
     id = "GPU002"
     severity = Severity.ERROR
     title = "PCIe-only GPUs with an NVLink domain they cannot have"
-    rationale = "PCIe cards reach each other over PCIe (tens of GB/s), not an NVSwitch domain (hundreds of GB/s)."
+    rationale = (
+        "PCIe cards reach each other over PCIe (tens of GB/s), not an NVSwitch domain (hundreds of GB/s)."
+    )
     fix = "set nvlink_domain_gpus to the bridge size (1 without a bridge, 2 for bridged H100 PCIe pairs)"
     tags = ("gpu", "nvlink", "pcie")
 
@@ -33,11 +35,19 @@ class PcieNvlinkDomain(Rule):
             allowed = max(gpu.nvlink_bridge_gpus, 1)
             if server.nvlink_domain_gpus > allowed:
                 pcie = cluster.catalog.interconnects.pcie.get(gpu.pcie_gen)
-                pcie_text = f"; its GPUs talk over PCIe {gpu.pcie_gen}.0 x16 ({pcie.x16_gbytes_per_dir:g} GB/s per direction)" if pcie else ""
-                bridge = (f"an NVLink bridge joins at most {gpu.nvlink_bridge_gpus} GPUs" if gpu.nvlink_bridge_gpus
-                          else "it has no NVLink")
+                pcie_text = (
+                    f"; its GPUs talk over PCIe {gpu.pcie_gen}.0 x16 ({pcie.x16_gbytes_per_dir:g} GB/s per direction)"
+                    if pcie
+                    else ""
+                )
+                bridge = (
+                    f"an NVLink bridge joins at most {gpu.nvlink_bridge_gpus} GPUs"
+                    if gpu.nvlink_bridge_gpus
+                    else "it has no NVLink"
+                )
                 yield self.finding(
                     f"pool `{pool.name}`: {gpu.name} is a PCIe card ({bridge}) but the NVLink domain is "
                     f"{server.nvlink_domain_gpus} GPUs{pcie_text}",
                     server_path(cluster, pool, "nvlink_domain_gpus"),
-                    f"set nvlink_domain_gpus: {allowed}")
+                    f"set nvlink_domain_gpus: {allowed}",
+                )

@@ -31,10 +31,14 @@ class GpusPerServer(Rule):
             s = pool.server
             if s.gpus <= adv.max_gpus_per_server:
                 continue
-            if s.gpu_interconnect.startswith("nvlink") and s.nvlink_domain_gpus >= adv.rack_scale_nvlink_domain_gpus:
+            if (
+                s.gpu_interconnect.startswith("nvlink")
+                and s.nvlink_domain_gpus >= adv.rack_scale_nvlink_domain_gpus
+            ):
                 continue
             yield self.finding(
                 f"pool `{pool.name}`: {s.gpus} GPUs per server, above the usual {adv.max_gpus_per_server} "
                 f"(NVLink domain {s.nvlink_domain_gpus} GPUs; rack-scale NVLink starts at "
                 f"{adv.rack_scale_nvlink_domain_gpus})",
-                server_path(cluster, pool, "gpus"))
+                server_path(cluster, pool, "gpus"),
+            )

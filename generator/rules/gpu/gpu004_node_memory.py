@@ -33,4 +33,5 @@ class NodeMemoryClass(Rule):
             yield self.finding(
                 f"pool `{pool.name}`: {pool.server.gpus} × {pool.gpu.memory_gb:g} GB = {mem:,.0f} GB of GPU memory per node, "
                 f"{mem / limit:.2f}× the article's {limit:g} GB (8 × 80 GB) class",
-                server_path(cluster, pool, "gpu"))
+                server_path(cluster, pool, "gpu"),
+            )

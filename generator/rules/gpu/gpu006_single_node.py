@@ -32,4 +32,5 @@ class SingleNode(Rule):
         yield self.finding(
             f"one node (`{pool.name}`): {pool.server.gpus} GPUs and {mem:,.0f} GB of GPU memory is the ceiling; "
             "it cannot scale past one box and is a single point of failure",
-            (*pool.source_path, "count"))
+            (*pool.source_path, "count"),
+        )

@@ -46,10 +46,14 @@ class NicPcieSlot(Rule):
                 if need <= port.pcie_gbytes_per_dir + 1e-9:
                     continue
                 seen.add(ad.nic_index)  # one finding per NIC entry, not per adapter copy
-                rate = (f"{len(ad.ports)} × {port.speed_gbps:g} Gb/s = {ad.line_gbps:g} Gb/s" if len(ad.ports) > 1
-                        else f"{ad.line_gbps:g} Gb/s")
+                rate = (
+                    f"{len(ad.ports)} × {port.speed_gbps:g} Gb/s = {ad.line_gbps:g} Gb/s"
+                    if len(ad.ports) > 1
+                    else f"{ad.line_gbps:g} Gb/s"
+                )
                 yield self.finding(
                     f"pool `{pool.name}`: {ad.snic.model} {rate} = {need:g} GB/s needs "
                     f"{_needed_slot(ctx, need, port.pcie_lanes)}; the slot is PCIe Gen{port.pcie_gen} "
                     f"x{port.pcie_lanes} = {port.pcie_gbytes_per_dir:g} GB/s",
-                    nic_path(cluster, pool, ad.nic_index, "pcie"))
+                    nic_path(cluster, pool, ad.nic_index, "pcie"),
+                )

@@ -34,7 +34,13 @@ class RailNicCount(Rule):
             gpus = pool.server.gpus
             if ports == 0 or ports == gpus:
                 continue
-            per = f"{gpus / ports:g} GPUs share each port" if ports < gpus else f"{ports - gpus} ports carry no GPU's traffic"
+            per = (
+                f"{gpus / ports:g} GPUs share each port"
+                if ports < gpus
+                else f"{ports - gpus} ports carry no GPU's traffic"
+            )
             yield self.finding(
                 f"pool `{pool.name}`: {gpus} GPUs but {ports} compute NIC ports per node on a rail-optimised fabric "
-                f"({per})", server_path(cluster, pool, "nics"))
+                f"({per})",
+                server_path(cluster, pool, "nics"),
+            )

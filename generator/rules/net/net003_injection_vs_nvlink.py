@@ -44,4 +44,6 @@ class InjectionVsNvlink(Rule):
             yield self.finding(
                 f"pool `{pool.name}`: {inj_gbit:g} Gb/s = {inj:g} GB/s of network injection per GPU vs "
                 f"{nv:g} GB/s NVLink {pool.nvlink_generation}.0 per direction: {ratio:.1f}:1 "
-                f"(a DGX H100 on NDR is {limit:g}:1)", server_path(cluster, pool, "nics"))
+                f"(a DGX H100 on NDR is {limit:g}:1)",
+                server_path(cluster, pool, "nics"),
+            )

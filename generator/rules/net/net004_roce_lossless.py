@@ -32,8 +32,13 @@ class RoceLossless(Rule):
                 continue
             ll = fab.spec.lossless
             if ll is None:
-                yield self.finding(f"{fab.name} fabric is {fab.technology} ({fab.speed_gbps:g} Gb/s RoCE v2) "
-                                   "with no `lossless` section: no PFC, no ECN", (*fab.source_path, "technology"))
+                yield self.finding(
+                    f"{fab.name} fabric is {fab.technology} ({fab.speed_gbps:g} Gb/s RoCE v2) "
+                    "with no `lossless` section: no PFC, no ECN",
+                    (*fab.source_path, "technology"),
+                )
             elif not ll.pfc and not ll.ecn:
-                yield self.finding(f"{fab.name} fabric is {fab.technology} with PFC and ECN both off",
-                                   (*fab.source_path, "lossless"))
+                yield self.finding(
+                    f"{fab.name} fabric is {fab.technology} with PFC and ECN both off",
+                    (*fab.source_path, "lossless"),
+                )

@@ -32,4 +32,6 @@ class IbSubnetManager(Rule):
                 continue
             yield self.finding(
                 f"{fab.name} fabric is {fab.technology} with {endpoints(cluster, fab.name):,} ports and no "
-                "subnet manager: its ports stay in INIT", (*fab.source_path, "technology"))
+                "subnet manager: its ports stay in INIT",
+                (*fab.source_path, "technology"),
+            )

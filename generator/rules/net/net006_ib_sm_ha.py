@@ -36,4 +36,5 @@ class IbSmHa(Rule):
             if n > 1:
                 yield self.finding(
                     f"{fab.name} fabric has at least {n:,} switches but one {sm.kind} subnet manager (ha: false)",
-                    (*fab.source_path, "subnet_manager"))
+                    (*fab.source_path, "subnet_manager"),
+                )

@@ -43,4 +43,5 @@ class NicSpeedFabric(Rule):
                 yield self.finding(
                     f"pool `{pool.name}`: compute NIC {ad.snic.model} at {speed:g} Gb/s on the {fab.technology} fabric "
                     f"({fab.speed_gbps:g} Gb/s; {slower} {min(speed, fab.speed_gbps):g} Gb/s)",
-                    nic_path(cluster, pool, ad.nic_index, "speed_gbps"))
+                    nic_path(cluster, pool, ad.nic_index, "speed_gbps"),
+                )

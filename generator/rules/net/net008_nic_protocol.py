@@ -41,10 +41,12 @@ class NicProtocol(Rule):
                 if speed not in nic.speeds_gbps:
                     yield self.finding(
                         f"pool `{pool.name}`: {ad.snic.model} ({nic.name}) runs at {speeds} Gb/s, not {speed:g} Gb/s",
-                        nic_path(cluster, pool, ad.nic_index, "speed_gbps"))
+                        nic_path(cluster, pool, ad.nic_index, "speed_gbps"),
+                    )
                 fab = cluster.fabrics.get(ad.snic.purpose)
                 if fab is not None and fab.kind not in nic.protocols:
                     yield self.finding(
                         f"pool `{pool.name}`: {ad.snic.model} ({nic.name}) speaks {', '.join(nic.protocols)}; the "
                         f"{fab.name} fabric is {fab.technology} ({fab.kind})",
-                        nic_path(cluster, pool, ad.nic_index, "model"))
+                        nic_path(cluster, pool, ad.nic_index, "model"),
+                    )

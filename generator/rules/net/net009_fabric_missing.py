@@ -31,12 +31,14 @@ class FabricMissing(Rule):
             return
         # A cloud's own fabric that no blueprint technology names (AWS EFA, GCP GPUDirect-TCPX/O) comes with
         # the instance type; there is nothing to declare (DEP003 checks declared cloud fabrics).
-        if cluster.is_cloud and all(p.cloud is not None and p.cloud.fabric not in cluster.catalog.fabrics
-                                    for p in with_nics):
+        if cluster.is_cloud and all(
+            p.cloud is not None and p.cloud.fabric not in cluster.catalog.fabrics for p in with_nics
+        ):
             return
         pool = with_nics[0]
         ports = sum(p.count * len(p.ports_for("compute")) for p in with_nics)
         yield self.finding(
             f"{cluster.gpu_node_count} GPU nodes with {ports:,} compute NIC ports (pool `{pool.name}`: "
             f"{len(pool.ports_for('compute'))} per node) but fabrics.compute is absent",
-            (*pool.source_path, "count"))
+            (*pool.source_path, "count"),
+        )

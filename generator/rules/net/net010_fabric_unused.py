@@ -28,4 +28,6 @@ class FabricUnused(Rule):
                 continue
             yield self.finding(
                 f"{fab.name} fabric ({fab.technology}) has 0 endpoints: no pool has a {fab.name} NIC "
-                f"({len(cluster.pools)} pools checked)", fab.source_path)
+                f"({len(cluster.pools)} pools checked)",
+                fab.source_path,
+            )

@@ -36,11 +36,17 @@ class EthernetLargeTraining(Rule):
         wl = cluster.blueprint.workload
         reasons = []
         if nodes >= adv.small_cluster_nodes:
-            reasons.append(f"{nodes:,} nodes (the article's Ethernet row is for clusters below {adv.small_cluster_nodes})")
+            reasons.append(
+                f"{nodes:,} nodes (the article's Ethernet row is for clusters below {adv.small_cluster_nodes})"
+            )
         if wl is not None and wl.mode in TRAINING and wl.params > adv.large_model_params:
-            reasons.append(f"{wl.mode} of {wl.params / 1e9:g}B parameters (above {adv.large_model_params / 1e9:g}B: "
-                           "large-scale training)")
+            reasons.append(
+                f"{wl.mode} of {wl.params / 1e9:g}B parameters (above {adv.large_model_params / 1e9:g}B: "
+                "large-scale training)"
+            )
         if reasons:
             yield self.finding(
                 f"compute fabric is {fab.technology} ({fab.speed_gbps:g} Gb/s, ~{fab.tech.latency_us:g} µs) for "
-                + " and ".join(reasons), (*fab.source_path, "technology"))
+                + " and ".join(reasons),
+                (*fab.source_path, "technology"),
+            )

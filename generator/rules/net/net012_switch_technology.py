@@ -26,11 +26,15 @@ class SwitchTechnology(Rule):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for fab in ctx.cluster.fabrics.values():
             want = SWITCH_FOR[fab.kind]
-            for key, sid, sw in (("switch", fab.switch_id, fab.switch), ("spine_switch", fab.spine_switch_id, fab.spine_switch)):
+            for key, sid, sw in (
+                ("switch", fab.switch_id, fab.switch),
+                ("spine_switch", fab.spine_switch_id, fab.spine_switch),
+            ):
                 if sw is None or sid is None or sw.technology == want:
                     continue
                 if key == "spine_switch" and getattr(fab.spec.topology, "spine_switch", None) is None:
                     continue  # the spine defaults to the leaf switch: reported once, for `switch`
                 yield self.finding(
                     f"{fab.name} fabric is {fab.technology} but {key} `{sid}` ({sw.name}) is an {sw.technology} switch",
-                    (*fab.source_path, "topology", key))
+                    (*fab.source_path, "topology", key),
+                )

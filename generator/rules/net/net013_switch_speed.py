@@ -34,14 +34,22 @@ class SwitchSpeed(Rule):
             if leaf is not None and leaf.ports_at(fab.speed_gbps) == 0:
                 yield self.finding(
                     f"{fab.name} fabric runs at {fab.speed_gbps:g} Gb/s ({fab.technology}) but `{fab.switch_id}` "
-                    f"has {_ports_text(leaf)} ports", (*fab.source_path, "topology", "switch"))
+                    f"has {_ports_text(leaf)} ports",
+                    (*fab.source_path, "topology", "switch"),
+                )
             spine_given = getattr(fab.spec.topology, "spine_switch", None) is not None
             spine = fab.spine_switch
             if not spine_given or spine is None:
                 continue
             speed = leaf.uplinks.speed_gbps if leaf is not None and leaf.uplinks else fab.speed_gbps
             if spine.ports_at(speed) == 0:
-                why = f"`{fab.switch_id}` uplinks run at {speed:g} Gb/s" if leaf and leaf.uplinks else \
-                    f"the fabric runs at {speed:g} Gb/s"
-                yield self.finding(f"{fab.name} fabric: {why} but spine `{fab.spine_switch_id}` has "
-                                   f"{_ports_text(spine)} ports", (*fab.source_path, "topology", "spine_switch"))
+                why = (
+                    f"`{fab.switch_id}` uplinks run at {speed:g} Gb/s"
+                    if leaf and leaf.uplinks
+                    else f"the fabric runs at {speed:g} Gb/s"
+                )
+                yield self.finding(
+                    f"{fab.name} fabric: {why} but spine `{fab.spine_switch_id}` has "
+                    f"{_ports_text(spine)} ports",
+                    (*fab.source_path, "topology", "spine_switch"),
+                )

@@ -27,8 +27,10 @@ class ExposedGradientSync(Rule):
     severity = Severity.WARNING
     title = "gradient sync exposed beyond its share of the step"
     rationale = "Gradient all_reduce time the backward pass cannot hide adds directly to every step."
-    fix = ("add NIC bandwidth per GPU or IB SHARP, raise the global batch (more micro-batches to hide behind), "
-           "or shard gradients (ZeRO/FSDP reduce-scatter)")
+    fix = (
+        "add NIC bandwidth per GPU or IB SHARP, raise the global batch (more micro-batches to hide behind), "
+        "or shard gradients (ZeRO/FSDP reduce-scatter)"
+    )
     tags = ("performance", "nccl", "workload")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -53,4 +55,6 @@ class ExposedGradientSync(Rule):
             f"(TP {lay.tp} × PP {lay.pp}) takes {st.sync_s:.3f} s at {st.sync.busbw_gbytes:.1f} GB/s busbw "
             f"({st.sync.algorithm}, limited by {st.sync.bottleneck}); {st.overlapped_fraction:.0%} hides behind "
             f"backward, {st.exposed_s:.3f} s is exposed = {st.exposed_share:.0%} of the {st.step_s:.3f} s step "
-            f"(policy {limit:.0%})", ("workload",))
+            f"(policy {limit:.0%})",
+            ("workload",),
+        )

@@ -46,13 +46,20 @@ class OversubscribedAllreduce(Rule):
             return
         shortfall = perf_data().policy.busbw_shortfall.value
         nic = system.net.gbytes * system.unit_nodes
-        if spread.busbw_gbytes >= nic * (1 - shortfall) or spread.busbw_gbytes >= packed.busbw_gbytes * (1 - shortfall):
+        if spread.busbw_gbytes >= nic * (1 - shortfall) or spread.busbw_gbytes >= packed.busbw_gbytes * (
+            1 - shortfall
+        ):
             return
         topo = fab.spec.topology
-        path = (*fab.source_path, "topology", "oversubscription") if isinstance(topo, FatTree | LeafSpine) else (
-            *fab.source_path, "topology")
+        path = (
+            (*fab.source_path, "topology", "oversubscription")
+            if isinstance(topo, FatTree | LeafSpine)
+            else (*fab.source_path, "topology")
+        )
         yield self.finding(
             f"a 1 GiB all_reduce over the {system.pool_nodes} nodes of pool `{system.pool}` reaches "
             f"{spread.busbw_gbytes:.1f} GB/s busbw with ranks spread over the fabric ({spread.algorithm}, limited "
             f"by {spread.bottleneck}) against {nic:.1f} GB/s of NIC bandwidth per node and "
-            f"{packed.busbw_gbytes:.1f} GB/s with ranks in topology order", path)
+            f"{packed.busbw_gbytes:.1f} GB/s with ranks in topology order",
+            path,
+        )

@@ -44,4 +44,6 @@ class TrainingTime(Rule):
         yield self.finding(
             f"{wl.tokens:.3g} tokens at {st.tokens_per_step:,.0f} tokens per {st.step_s:.2f} s step on "
             f"{st.layout.gpus} × {system.gpu.name} ({system.gpu.bf16_tflops:g} TFLOPS BF16 at {mfu:.0%} MFU) take "
-            f"{st.train_days:.1f} days; the target is {wl.target_days:g}", ("workload", "target_days"))
+            f"{st.train_days:.1f} days; the target is {wl.target_days:g}",
+            ("workload", "target_days"),
+        )

@@ -35,8 +35,13 @@ class RackUnits(Rule):
             if npr and npr * ru > usable:
                 yield self.finding(
                     f"pool `{pool.name}`: {npr} × {ru}U = {npr * ru}U per rack but a rack has {site.rack.units}U − "
-                    f"{site.rack.reserved_units}U reserved = {usable}U", (*pool.source_path, "placement", "nodes_per_rack"),
-                    f"at most {usable // ru} per rack")
+                    f"{site.rack.reserved_units}U reserved = {usable}U",
+                    (*pool.source_path, "placement", "nodes_per_rack"),
+                    f"at most {usable // ru} per rack",
+                )
             elif not npr and ru > usable:
-                yield self.finding(f"pool `{pool.name}`: one {pool.server_id} is {ru}U, taller than the {usable}U usable "
-                                   "in a rack", server_path(cluster, pool, "rack_units"))
+                yield self.finding(
+                    f"pool `{pool.name}`: one {pool.server_id} is {ru}U, taller than the {usable}U usable "
+                    "in a rack",
+                    server_path(cluster, pool, "rack_units"),
+                )

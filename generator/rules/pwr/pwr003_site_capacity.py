@@ -46,10 +46,17 @@ class SiteCapacity(Rule):
                     yield self.finding(
                         f"pool `{pool.name}` needs {racks} racks ({pool.count} nodes, {per} per rack) but its "
                         f"{len(rows)} row(s) hold {room} ({site.racks_per_row} per row)",
-                        (*pool.source_path, "placement", "rows"))
+                        (*pool.source_path, "placement", "rows"),
+                    )
         if total > capacity:
             # a blueprint without `site:` gets the default site: point at the pools that overflow it instead
-            where = ("site", "racks_per_row") if "site" in cluster.blueprint.model_fields_set else ("pools", 0, "count")
+            where = (
+                ("site", "racks_per_row")
+                if "site" in cluster.blueprint.model_fields_set
+                else ("pools", 0, "count")
+            )
             yield self.finding(
                 f"the nodes need at least {total} racks ({'; '.join(parts)}) but the site has {site.rows} rows × "
-                f"{site.racks_per_row} racks = {capacity}", where)
+                f"{site.racks_per_row} racks = {capacity}",
+                where,
+            )

@@ -28,5 +28,7 @@ class PlacementRows(Rule):
         for pool in cluster.pools:
             for i, r in enumerate(pool.rows or ()):
                 if not 0 <= r < rows:
-                    yield self.finding(f"pool `{pool.name}` is placed in row {r} but the site has rows 0–{rows - 1}",
-                                       (*pool.source_path, "placement", "rows", i))
+                    yield self.finding(
+                        f"pool `{pool.name}` is placed in row {r} but the site has rows 0–{rows - 1}",
+                        (*pool.source_path, "placement", "rows", i),
+                    )

@@ -54,11 +54,14 @@ class FatTreeCapacity(Rule):
             if need <= capacity:
                 continue
             now = endpoints(cluster, fab.name)
-            what = f"{need:,} endpoints" + (f" (growth to {topo.growth_nodes:,} nodes; {now:,} today)"
-                                            if need != now else "")
-            msg = (f"{fab.name} fabric: {what} exceed what {topo.tiers} tiers of `{fab.switch_id}` (radix k = {k} at "
-                   f"{fab.speed_gbps:g} Gb/s, {down} node ports per leaf) carry: "
-                   f"{capacity_formula(k, topo.tiers, down, rails)}")
+            what = f"{need:,} endpoints" + (
+                f" (growth to {topo.growth_nodes:,} nodes; {now:,} today)" if need != now else ""
+            )
+            msg = (
+                f"{fab.name} fabric: {what} exceed what {topo.tiers} tiers of `{fab.switch_id}` (radix k = {k} at "
+                f"{fab.speed_gbps:g} Gb/s, {down} node ports per leaf) carry: "
+                f"{capacity_formula(k, topo.tiers, down, rails)}"
+            )
             if topo.tiers == 2:
                 three = clos_capacity(k, 3, down, rails)
                 msg += f"; 3 tiers carry {capacity_formula(k, 3, down, rails)}"
@@ -81,4 +84,7 @@ class FatTreeCapacity(Rule):
         if need > ks * down:
             yield self.finding(
                 f"{fab.name} leaf-spine: {need:,} endpoints exceed {ks} spine ports × {down} leaf down ports = "
-                f"{ks * down:,}", (*fab.source_path, "topology", "switch"), "use a larger spine switch or split the fabric")
+                f"{ks * down:,}",
+                (*fab.source_path, "topology", "switch"),
+                "use a larger spine switch or split the fabric",
+            )

@@ -36,4 +36,6 @@ class ExtraTier(Rule):
             if need <= clos_capacity(k, 2, down):
                 yield self.finding(
                     f"{fab.name} fabric: {need:,} endpoints fit in 2 tiers of radix {k} ({capacity_formula(k, 2, down)}); "
-                    "the third tier adds switches, cables and a hop", (*fab.source_path, "topology", "tiers"))
+                    "the third tier adds switches, cables and a hop",
+                    (*fab.source_path, "topology", "tiers"),
+                )

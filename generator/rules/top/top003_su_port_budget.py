@@ -36,4 +36,6 @@ class SuPortBudget(Rule):
                     f"{fab.name} fabric: a scalable unit of {topo.scalable_unit} nodes needs {topo.scalable_unit} down "
                     f"ports per rail leaf; `{fab.switch_id}` has {k} ports at {fab.speed_gbps:g} Gb/s, "
                     f"{down} down and {up} up at {topo.oversubscription}",
-                    (*fab.source_path, "topology", "scalable_unit"), f"set scalable_unit: {down}")
+                    (*fab.source_path, "topology", "scalable_unit"),
+                    f"set scalable_unit: {down}",
+                )

@@ -33,4 +33,6 @@ class GrowthNodes(Rule):
             if topo.growth_nodes < nodes:
                 yield self.finding(
                     f"{fab.name} fabric: growth_nodes {topo.growth_nodes:,} is below the {nodes:,} nodes already on it",
-                    (*fab.source_path, "topology", "growth_nodes"), f"set growth_nodes of at least {nodes}")
+                    (*fab.source_path, "topology", "growth_nodes"),
+                    f"set growth_nodes of at least {nodes}",
+                )

@@ -22,7 +22,7 @@ class Oversubscription(Rule):
     severity = Severity.WARNING
     title = "oversubscribed compute fabric for training"
     rationale = "Training collectives saturate every uplink at once; oversubscription slows them by d:u."
-    fix = "use oversubscription: \"1:1\" on the compute fabric, or keep each job within one leaf"
+    fix = 'use oversubscription: "1:1" on the compute fabric, or keep each job within one leaf'
     tags = ("fat-tree", "bandwidth")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -42,4 +42,5 @@ class Oversubscription(Rule):
             f"compute fabric is oversubscribed {ratio}{'' if u == 1 else f' ({d / u:g}:1)'} for {purpose}: "
             f"cross-leaf collectives get "
             f"{u / d:.0%} of line rate ({fab.speed_gbps * u / d:g} of {fab.speed_gbps:g} Gb/s per port)",
-            (*fab.source_path, "topology", "oversubscription"))
+            (*fab.source_path, "topology", "oversubscription"),
+        )

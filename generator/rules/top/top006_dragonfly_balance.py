@@ -34,4 +34,5 @@ class DragonflyBalance(Rule):
                 f"{fab.name} dragonfly p = {t.p}, a = {t.a}, h = {t.h}: balanced needs a = 2p = 2h "
                 f"(2p = {2 * t.p}, 2h = {2 * t.h}); each group has {global_ch} global channels for {terminals} "
                 f"terminals ({global_ch / terminals:.2f} per terminal; balanced is 1)",
-                (*fab.source_path, "topology"))
+                (*fab.source_path, "topology"),
+            )

@@ -32,4 +32,6 @@ class DragonflyGroups(Rule):
                 yield self.finding(
                     f"{fab.name} dragonfly has {t.groups} groups but a·h + 1 = {t.a}·{t.h} + 1 = {limit}: "
                     f"each group's {t.a * t.h} global links cannot reach {t.groups - 1} other groups",
-                    (*fab.source_path, "topology", "groups"), f"at most {limit} groups, or raise a or h")
+                    (*fab.source_path, "topology", "groups"),
+                    f"at most {limit} groups, or raise a or h",
+                )

@@ -33,4 +33,6 @@ class DragonflyRadix(Rule):
             if need > k:
                 yield self.finding(
                     f"{fab.name} dragonfly routers need p + a + h − 1 = {t.p} + {t.a} + {t.h} − 1 = {need} ports; "
-                    f"`{fab.switch_id}` has {k} at {fab.speed_gbps:g} Gb/s", (*fab.source_path, "topology", "switch"))
+                    f"`{fab.switch_id}` has {k} at {fab.speed_gbps:g} Gb/s",
+                    (*fab.source_path, "topology", "switch"),
+                )

@@ -36,4 +36,5 @@ class DragonflyTerminals(Rule):
                 yield self.finding(
                     f"{fab.name} dragonfly: {need:,} node ports but p·a·groups = {t.p}·{t.a}·{t.groups} = {have:,} "
                     f"terminal ports; {-(-need // per_group)} groups of {per_group} are needed",
-                    (*fab.source_path, "topology", "groups"))
+                    (*fab.source_path, "topology", "groups"),
+                )

@@ -35,10 +35,13 @@ class TorusSize(Rule):
             vertices = math.prod(t.dimensions)
             dims = " × ".join(str(k) for k in t.dimensions)
             if t.attach == "direct" and vertices != nodes:
-                yield self.finding(f"{fab.name} torus {dims} = {vertices:,} vertices but {nodes:,} nodes attach directly",
-                                   (*fab.source_path, "topology", "dimensions"))
+                yield self.finding(
+                    f"{fab.name} torus {dims} = {vertices:,} vertices but {nodes:,} nodes attach directly",
+                    (*fab.source_path, "topology", "dimensions"),
+                )
             elif t.attach == "switch" and vertices * t.nodes_per_switch != nodes:
                 yield self.finding(
                     f"{fab.name} torus {dims} = {vertices:,} switches × {t.nodes_per_switch} nodes per switch = "
                     f"{vertices * t.nodes_per_switch:,} node slots but {nodes:,} nodes",
-                    (*fab.source_path, "topology", "dimensions"))
+                    (*fab.source_path, "topology", "dimensions"),
+                )

@@ -39,4 +39,6 @@ class DirectAttachPorts(Rule):
                 if have < need:
                     yield self.finding(
                         f"pool `{pool.name}`: a directly attached {shape} needs {need} {fab.name} ports per node; "
-                        f"the server has {have}", server_path(cluster, pool, "nics"))
+                        f"the server has {have}",
+                        server_path(cluster, pool, "nics"),
+                    )

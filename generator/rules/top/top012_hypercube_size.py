@@ -31,11 +31,16 @@ class HypercubeSize(Rule):
             if not isinstance(t, Hypercube):
                 continue
             nodes = fabric_nodes(cluster, fab.name)
-            vertices = 2 ** t.dimension
+            vertices = 2**t.dimension
             slots = vertices * (t.nodes_per_switch if t.attach == "switch" else 1)
             if slots == nodes:
                 continue
-            how = (f"2^{t.dimension} = {vertices:,} nodes" if t.attach == "direct"
-                   else f"2^{t.dimension} = {vertices:,} switches × {t.nodes_per_switch} = {slots:,} node slots")
-            yield self.finding(f"{fab.name} hypercube of dimension {t.dimension} has {how} but {nodes:,} nodes are on it",
-                               (*fab.source_path, "topology", "dimension"))
+            how = (
+                f"2^{t.dimension} = {vertices:,} nodes"
+                if t.attach == "direct"
+                else f"2^{t.dimension} = {vertices:,} switches × {t.nodes_per_switch} = {slots:,} node slots"
+            )
+            yield self.finding(
+                f"{fab.name} hypercube of dimension {t.dimension} has {how} but {nodes:,} nodes are on it",
+                (*fab.source_path, "topology", "dimension"),
+            )

@@ -33,9 +33,12 @@ class SwitchAttach(Rule):
                 continue
             path = (*fab.source_path, "topology", "switch")
             if t.switch is None:
-                vertices = math.prod(t.dimensions) if isinstance(t, Torus) else 2 ** t.dimension
-                yield self.finding(f"{fab.name} {t.kind} uses attach: switch ({vertices:,} switch vertices) but names "
-                                   "no `switch`", (*fab.source_path, "topology", "attach"))
+                vertices = math.prod(t.dimensions) if isinstance(t, Torus) else 2**t.dimension
+                yield self.finding(
+                    f"{fab.name} {t.kind} uses attach: switch ({vertices:,} switch vertices) but names "
+                    "no `switch`",
+                    (*fab.source_path, "topology", "attach"),
+                )
                 continue
             k = radix(fab)
             if k == 0:
@@ -46,4 +49,6 @@ class SwitchAttach(Rule):
                 yield self.finding(
                     f"{fab.name} {t.kind}: each switch needs {t.nodes_per_switch} nodes × "
                     f"{ports_per_node(cluster, fab.name)} ports + {links} neighbour links = {node_ports + links} ports; "
-                    f"`{t.switch}` has {k} at {fab.speed_gbps:g} Gb/s", path)
+                    f"`{t.switch}` has {k} at {fab.speed_gbps:g} Gb/s",
+                    path,
+                )

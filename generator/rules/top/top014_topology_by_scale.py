@@ -20,7 +20,9 @@ class TopologyByScale(Rule):
     id = "TOP014"
     severity = Severity.INFO
     title = "topology outside the article's recommended scale"
-    rationale = "The article matches topologies to scale: fat-tree small/medium, dragonfly very large, torus small."
+    rationale = (
+        "The article matches topologies to scale: fat-tree small/medium, dragonfly very large, torus small."
+    )
     fix = "consider the topology the article recommends for this many nodes"
     tags = ("topology", "article")
 
@@ -40,5 +42,7 @@ class TopologyByScale(Rule):
             advised = f"from {adv.small_cluster_nodes} to {adv.dragonfly_above_nodes:,} nodes a fat-tree or a dragonfly"
         else:
             advised = f"above {adv.dragonfly_above_nodes:,} nodes a dragonfly"
-        yield self.finding(f"{kind} for {nodes:,} nodes: the article places {kind} at {rng.text()}; {advised}",
-                           (*fab.source_path, "topology", "kind"))
+        yield self.finding(
+            f"{kind} for {nodes:,} nodes: the article places {kind} at {rng.text()}; {advised}",
+            (*fab.source_path, "topology", "kind"),
+        )

@@ -31,5 +31,7 @@ class SingleSwitch(Rule):
                 continue
             nodes = fabric_nodes(cluster, name)
             if nodes > 1 and min_switches(cluster, fab) == 1:
-                yield self.finding(f"{name} fabric: all {nodes} nodes hang off one `{fab.switch_id}` switch",
-                                   (*fab.source_path, "topology"))
+                yield self.finding(
+                    f"{name} fabric: all {nodes} nodes hang off one `{fab.switch_id}` switch",
+                    (*fab.source_path, "topology"),
+                )

@@ -38,10 +38,13 @@ class ModelSizeClass(Rule):
         have = {"gpu": True, "node": max_gpus >= 2, "nodes": cluster.gpu_node_count >= 2}[cls.scope]
         if have:
             return
-        shape = (f"{cluster.gpu_node_count} node(s) with up to {max_gpus} GPU(s) each "
-                 f"({cluster.gpu_count} GPUs)")
+        shape = (
+            f"{cluster.gpu_node_count} node(s) with up to {max_gpus} GPU(s) each ({cluster.gpu_count} GPUs)"
+        )
         bound = {"gpu": "below 7B", "node": "7B–70B", "nodes": "above 70B"}[cls.scope]
         yield self.finding(
             f"{wl.mode} of a {params_text(wl.params)} model ({bound}): the article's class is {SCOPE_TEXT[cls.scope]}; "
-            f"the cluster has {shape}", ("workload", "params"),
-            severity=self.severity if wl.mode in TRAINING else Severity.INFO)
+            f"the cluster has {shape}",
+            ("workload", "params"),
+            severity=self.severity if wl.mode in TRAINING else Severity.INFO,
+        )

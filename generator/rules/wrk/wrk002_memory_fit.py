@@ -12,13 +12,19 @@ def need_text(wl, need, gpus: int) -> str:  # type: ignore[no-untyped-def]
     f = workload_factors()
     parts = [f"{need.weight_bytes_per_param:g} B/param × {params_text(wl.params)} = {gb(need.weights)}"]
     if need.adapters:
-        parts.append(f"adapters {f.modes[wl.mode].adapter_fraction:.0%} × {f.adapter_bytes_per_param:g} B/param = "
-                     f"{gb(need.adapters)}")
+        parts.append(
+            f"adapters {f.modes[wl.mode].adapter_fraction:.0%} × {f.adapter_bytes_per_param:g} B/param = "
+            f"{gb(need.adapters)}"
+        )
     if need.kv_cache:
-        parts.append(f"KV cache {wl.sequence_length:,} tokens × batch {wl.inference_batch} = {gb(need.kv_cache)}")
+        parts.append(
+            f"KV cache {wl.sequence_length:,} tokens × batch {wl.inference_batch} = {gb(need.kv_cache)}"
+        )
     if need.activations_per_gpu:
-        parts.append(f"activations {gb(need.activations_per_gpu)} per GPU × {gpus:,} = "
-                     f"{gb(need.activations_per_gpu * gpus)}")
+        parts.append(
+            f"activations {gb(need.activations_per_gpu)} per GPU × {gpus:,} = "
+            f"{gb(need.activations_per_gpu * gpus)}"
+        )
     return " + ".join(parts) + f" = {gb(need.total(gpus))}"
 
 
@@ -57,8 +63,16 @@ class MemoryFit(Rule):
         if gpus == 0:
             avail = "the cluster has no GPUs"
         else:
-            avail = "the cluster has " + " + ".join(
-                f"{p.count * p.server.gpus:,} × {p.gpu.memory_gb:g} GB" for p in cluster.gpu_pools if p.gpu
-            ) + f" = {gb(have)}"
-        yield self.finding(f"{wl.mode} of a {params_text(wl.params)} model needs {need_text(wl, need, gpus)}; {avail}",
-                           ("workload", "params"))
+            avail = (
+                "the cluster has "
+                + " + ".join(
+                    f"{p.count * p.server.gpus:,} × {p.gpu.memory_gb:g} GB"
+                    for p in cluster.gpu_pools
+                    if p.gpu
+                )
+                + f" = {gb(have)}"
+            )
+        yield self.finding(
+            f"{wl.mode} of a {params_text(wl.params)} model needs {need_text(wl, need, gpus)}; {avail}",
+            ("workload", "params"),
+        )

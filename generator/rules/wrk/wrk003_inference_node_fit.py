@@ -40,4 +40,5 @@ class InferenceNodeFit(Rule):
             f"inference of a {params_text(wl.params)} model in {wl.precision} needs {gb(need.weights)} weights + "
             f"{gb(need.kv_cache)} KV cache = {gb(need.shared)}; the largest node (`{best.name}`) has "
             f"{best.server.gpus} × {best.gpu.memory_gb if best.gpu else 0:g} GB = {gb(node_bytes)}",
-            ("workload", "precision"))
+            ("workload", "precision"),
+        )

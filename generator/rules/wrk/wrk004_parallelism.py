@@ -33,16 +33,23 @@ class Parallelism(Rule):
         base = ("workload", "parallelism")
         if t is not None and p is not None and d is not None:
             if t * p * d != gpus:
-                yield self.finding(f"tensor {t} × pipeline {p} × data {d} = {t * p * d:,} but the cluster has {gpus:,} GPUs",
-                                   (*base, "data"))
+                yield self.finding(
+                    f"tensor {t} × pipeline {p} × data {d} = {t * p * d:,} but the cluster has {gpus:,} GPUs",
+                    (*base, "data"),
+                )
         else:
             model = (t or 1) * (p or 1)
             if model > 1 and gpus % model:
-                yield self.finding(f"tensor {t or 1} × pipeline {p or 1} = {model} does not divide the {gpus:,} GPUs",
-                                   (*base, "tensor" if t else "pipeline"))
+                yield self.finding(
+                    f"tensor {t or 1} × pipeline {p or 1} = {model} does not divide the {gpus:,} GPUs",
+                    (*base, "tensor" if t else "pipeline"),
+                )
         per_node = max(pool.server.gpus for pool in cluster.gpu_pools)
         if t is not None and t > per_node:
             yield self.finding(
                 f"tensor parallelism {t} spans more than the {per_node} GPUs of a node: every layer's exchanges cross "
-                "the network", (*base, "tensor"), "keep tensor ≤ GPUs per node; use pipeline parallelism across nodes",
-                severity=Severity.WARNING)
+                "the network",
+                (*base, "tensor"),
+                "keep tensor ≤ GPUs per node; use pipeline parallelism across nodes",
+                severity=Severity.WARNING,
+            )
