@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 from ruamel.yaml import YAML
 
+from generator.deploy.cloud import DEPLOY_TARGETS
 from generator.fsutil import atomic_write_text
 from generator.resources import templates_dir
-from generator.rules.dep._cloud import DEPLOY_TARGETS
 
 if TYPE_CHECKING:
     from generator.emit.pulumi_targets.common import Project

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from blueprints.catalog import default_catalog
+from generator.deploy.cloud import address_plan, efa_layout, rdma_domains, size_managed
 from generator.load import load_file
 from generator.pipeline import check
 from generator.resolve import resolve
-from generator.rules.dep._cloud import address_plan, efa_layout, rdma_domains, size_managed
 from generator.rules.registry import all_rules
 
 FIXTURES = Path(__file__).resolve().parent.parent / "rules" / "fixtures"

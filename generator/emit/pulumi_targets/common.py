@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from generator import __version__
-from generator.rules.dep._cloud import instance_type, managed_storage_spec, size_managed, storage_efa
+from generator.deploy.cloud import instance_type, managed_storage_spec, size_managed, storage_efa
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -65,7 +65,7 @@ def base_data(cluster: ResolvedCluster) -> dict[str, Any]:
 
 def cloud_data(cluster: ResolvedCluster) -> dict[str, Any]:
     """base_data plus what every cloud program reads: the OS image and the file systems to create/mount."""
-    from generator.rules.dep._cloud import image_for
+    from generator.deploy.cloud import image_for
 
     data = base_data(cluster)
     data["image"] = image_for(cluster)

@@ -6,8 +6,8 @@ import ipaddress
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from generator.deploy.cloud import MAAS_STATIC_OFFSET, address_plan, maas_series
 from generator.emit.pulumi_targets.common import ConfigKey, Project, base_data, external_storage, pool_data
-from generator.rules.dep._cloud import MAAS_STATIC_OFFSET, address_plan, maas_series
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from generator.deploy.cloud import address_plan
 from generator.emit.pulumi_targets.common import (
     ConfigKey,
     Project,
     cloud_data,
     pool_data,
 )
-from generator.rules.dep._cloud import address_plan
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan

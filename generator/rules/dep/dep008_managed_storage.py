@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from generator.deploy.cloud import managed_storage_spec, size_managed, storage_efa
 from generator.findings import Finding, Severity
 from generator.resolve import CLOUD_PROVIDERS
 from generator.rules.base import Rule, RuleContext
-from generator.rules.dep._cloud import managed_storage_spec, size_managed, storage_efa
 
 
 class ManagedStorageFit(Rule):

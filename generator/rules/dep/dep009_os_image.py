@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from generator.deploy.cloud import CLOUD_IMAGES, MAAS_SERIES, image_for, maas_series
 from generator.findings import Finding, Severity
 from generator.resolve import CLOUD_PROVIDERS
 from generator.rules.base import Rule, RuleContext
-from generator.rules.dep._cloud import CLOUD_IMAGES, MAAS_SERIES, image_for, maas_series
 
 
 class OsImage(Rule):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from generator.deploy.cloud import rdma_domains
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
-from generator.rules.dep._cloud import rdma_domains
 
 
 class RdmaDomainSplit(Rule):
