@@ -226,7 +226,7 @@ def address_plan(cluster: ResolvedCluster) -> AddressPlan:
                 "the storage network",
             )
         return plan
-    if target not in CLOUD_PROVIDERS or dep.cloud is None:
+    if not cluster.is_cloud or dep.cloud is None:
         return plan
     cloud = dep.cloud
     base = ("deployment", "cloud")

@@ -23,7 +23,7 @@ from generator.diff.model import PlanDiff
 from generator.diff.report import to_text
 from generator.emit.cabling.rows import CableRow, cable_rows
 from generator.emit.cabling.tables import CABLE_COLUMNS, Cell, cable_table, to_csv
-from generator.emit.cabling.xlsx import FIXED_TIME, _StableZip
+from generator.emit.cabling.xlsx_writer import FIXED_TIME, StableZip
 from generator.fsutil import atomic_dir
 from generator.plan.model import Link
 
@@ -210,7 +210,7 @@ def render_xlsx(diff: PlanDiff, cables: list[list[Cell]], devices: list[list[Cel
     _sheet(wb, "Devices", DEVICE_HEADER, devices)
     _sheet(wb, "Cables", CABLE_HEADER, cables)
     buf = io.BytesIO()
-    with _StableZip(buf, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
+    with StableZip(buf, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
         ExcelWriter(wb, archive).save()
     return buf.getvalue()
 
