@@ -133,23 +133,23 @@ def device_table_rows(diff: PlanDiff) -> list[list[Cell]]:
             ]
         )
     replaced = {r.name for r in diff.devices_replaced}
-    for r in diff.devices_relocated:
-        if r.name in replaced:
+    for moved in diff.devices_relocated:
+        if moved.name in replaced:
             continue
-        n = new_dev[r.name]
+        n = new_dev[moved.name]
         out.append(
             [
                 "relocate",
-                r.name,
+                moved.name,
                 n.kind,
                 n.role,
                 n.model,
                 n.model,
                 n.fabric,
-                r.old_rack,
-                r.old_u,
-                r.new_rack,
-                r.new_u,
+                moved.old_rack,
+                moved.old_u,
+                moved.new_rack,
+                moved.new_u,
                 n.height_u,
                 n.power_kw,
             ]

@@ -79,7 +79,8 @@ def management_addresses(cluster: ResolvedCluster) -> dict[str, str]:
                         Finding(
                             "ANS001",
                             Severity.ERROR,
-                            f"management_cidr {cidr} has {net.num_addresses} addresses; {cluster.node_count} hosts in "
+                            f"management_cidr {cidr} has {net.num_addresses} addresses; "
+                            f"{cluster.node_count} hosts in "
                             f"256-address pool blocks after a reserved block need at least {need}",
                             path,
                             f"use a larger network, e.g. /{max(8, 32 - math.ceil(math.log2(need)))}",

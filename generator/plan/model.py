@@ -28,7 +28,7 @@ class Device(NamedTuple):  # NamedTuple, not a frozen dataclass: 10x cheaper to 
     su: int | None = None  # fat-tree scalable unit (1-based); dragonfly group (1-based); torus: None
     pod: int | None = None  # 3-tier fat-tree pod (1-based)
     rail: int | None = None  # rail-optimised leaves: the rail they carry (0-based)
-    index: int = 0  # ordinal inside its role (1-based)
+    index: int = 0  # type: ignore[assignment]  # ordinal inside its role (1-based); shadows tuple.index
     rack: str | None = None  # Rack.id
     u: int | None = None  # lowest occupied rack unit, 1 = bottom
     height_u: int = 1

@@ -215,7 +215,7 @@ def compute_metrics(name: str, fabric: BuiltFabric, speed_gbps: float) -> Fabric
         worst = max(per_dev.values(), default=0)
         after = (min(injection / 2, (crossing - worst) * speed_gbps) / bisection) if bisection else 0.0
         over["router"] = round(int(p["p"]) / int(p["h"]), 4)
-        pair = Counter()
+        pair: Counter[frozenset[int]] = Counter()
         for lk in fabric.links:
             if lk.layer == "global":
                 pair[frozenset((group_of[lk.a.device], group_of[lk.b.device]))] += 1

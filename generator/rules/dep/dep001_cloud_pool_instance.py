@@ -39,13 +39,16 @@ class CloudPoolInstance(Rule):
                     )
                 elif provider != target:
                     yield self.finding(
-                        f"pool `{pool.name}` is a {provider} instance (`{pool.server}`), but deployment.target is "
+                        f"pool `{pool.name}` is a {provider} instance (`{pool.server}`), but "
+                        "deployment.target is "
                         f"{target}",
                         where,
                     )
             elif provider is not None:
                 yield self.finding(
-                    f"pool `{pool.name}` is a cloud instance (`{pool.server}`) on the on-prem target `{target}`",
+                    f"pool `{pool.name}` is a cloud instance (`{pool.server}`) on the on-prem target "
+                    f"`{target}`",
                     where,
-                    hint=f"set deployment.target: {provider} (with a `cloud:` section) or use a catalogue server",
+                    hint=f"set deployment.target: {provider} (with a `cloud:` section) or use a "
+                    "catalogue server",
                 )

@@ -33,7 +33,8 @@ class CloudCabling(Rule):
                 continue
             kind = fabric.topology.kind
             yield self.finding(
-                f"fabrics.{name}.topology asks for {kind} cabling, but on {cluster.target} the provider cables "
+                f"fabrics.{name}.topology asks for {kind} cabling, but on {cluster.target} the "
+                "provider cables "
                 f"the {name} fabric; a cloud cluster gets a placement group, not switches",
                 ("fabrics", name, "topology"),
             )

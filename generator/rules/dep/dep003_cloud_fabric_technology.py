@@ -43,7 +43,8 @@ class CloudFabricTechnology(Rule):
             )
             yield self.finding(
                 f"fabrics.compute.technology is {compute.technology}, but {cluster.target} {itype} (pool "
-                f"`{pool.name}`) provides {provides} ({pool.cloud.network_cards} x {pool.cloud.nic_gbps:g} Gb/s)",
+                f"`{pool.name}`) provides {provides} ({pool.cloud.network_cards} x "
+                f"{pool.cloud.nic_gbps:g} Gb/s)",
                 ("fabrics", "compute", "technology"),
                 hint=hint,
             )

@@ -35,7 +35,8 @@ class CapacityMode(Rule):
         if cap == "capacity-block":
             if target != "aws":
                 yield self.finding(
-                    f"capacity-block is an AWS product (EC2 Capacity Blocks for ML), not available on {target}",
+                    "capacity-block is an AWS product (EC2 Capacity Blocks for ML), not available on "
+                    f"{target}",
                     path,
                     hint="use reservation (with reservation_id), on-demand or spot",
                 )
