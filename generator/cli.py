@@ -16,7 +16,8 @@ from generator.findings import BlueprintError
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="blueprint",
-        description="Infrastructure-as-code for AI GPU clusters: validate, plan, cable, configure, deploy, verify.",
+        description="Infrastructure-as-code for AI GPU clusters: validate, plan, cable, configure, "
+        "deploy, verify.",
     )
     parser.add_argument("--version", action="version", version=f"cluster-blueprint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)

@@ -35,7 +35,8 @@ def atomic_write_text(path: str | Path, text: str) -> None:
 
 
 def atomic_dir(target: str | Path, fill: Callable[[Path], None]) -> None:
-    """Build a directory with ``fill(tmpdir)`` beside ``target`` and swap it in; on failure nothing changes."""
+    """Build a directory with ``fill(tmpdir)`` beside ``target`` and swap it in; on failure nothing
+    changes."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))

@@ -39,12 +39,16 @@ class SourceMap:
         node = self.data
         found: Path = ()
         for part in path:
-            if (isinstance(node, Mapping) and part in node) or (
-                isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
-            ):
+            # a segment the data does not have (a union tag, a missing key) is skipped
+            if isinstance(node, Mapping):
+                if part not in node:
+                    continue
                 node = node[part]
-                found = (*found, part)
-            # else: a segment the data does not have (a union tag, a missing key): skip it
+            elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+                node = node[part]
+            else:
+                continue
+            found = (*found, part)
         line, col = self.positions.get(found, (1, 1))
         return Location(self.file, line, col)
 
@@ -258,7 +262,7 @@ def _field_names(model: type[BaseModel]) -> list[str]:
     return [f.alias or n for n, f in model.model_fields.items()]
 
 
-def _hint(err: dict[str, Any], path: Path, data: Any) -> str | None:
+def _hint(err: Mapping[str, Any], path: Path, data: Any) -> str | None:
     kind = err["type"]
     if kind == "extra_forbidden":
         model = _model_at(path[:-1], data)

@@ -28,7 +28,10 @@ def text_report(findings: Iterable[Finding], console: Console) -> None:
 
 def summary_line(findings: list[Finding]) -> str:
     counts = {s: sum(1 for f in findings if f.severity == s) for s in Severity}
-    return f"{counts[Severity.ERROR]} error(s), {counts[Severity.WARNING]} warning(s), {counts[Severity.INFO]} info"
+    return (
+        f"{counts[Severity.ERROR]} error(s), {counts[Severity.WARNING]} warning(s), "
+        f"{counts[Severity.INFO]} info"
+    )
 
 
 def sarif(results: dict[str, list[Finding]], version: str) -> dict[str, Any]:

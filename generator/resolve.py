@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
+from typing import NamedTuple
 
 from blueprints.catalog import Catalog, CatalogError, default_catalog
 from blueprints.catalog.schema import CloudInstance, FabricTech, Gpu, Nic, Server, ServerNic, Switch
 from blueprints.models import Blueprint, Fabric, NodePool
-from blueprints.models.nodes import ServerSpec
+from blueprints.models.nodes import PcieSlot, ServerSpec
 from generator.findings import BlueprintError, Finding, Path, Severity
 from generator.load import LoadedBlueprint
 
@@ -189,6 +190,30 @@ def _hostnames(pool: NodePool) -> tuple[str, ...]:
     return tuple(f"{prefix}{i:0{width}d}" for i in range(1, pool.count + 1))
 
 
+def _netdev(purpose: str, fabric_kind: str, counters: dict[str, int]) -> str:
+    """``eth0`` for management, else the next ``ib<k>`` (InfiniBand) or ``eth<k>`` (Ethernet)."""
+    if purpose == "management":
+        return "eth0"
+    family = "ib" if fabric_kind == "infiniband" else "eth"
+    name = f"{family}{counters[family]}"
+    counters[family] += 1
+    return name
+
+
+class _PcieLink(NamedTuple):
+    gen: int
+    lanes: int
+    gbytes_per_dir: float
+
+
+def _pcie_link(server: Server, nic: Nic | None, slot: PcieSlot | None, catalog: Catalog) -> _PcieLink:
+    """The declared slot, else the NIC's own link capped by the server's PCIe generation."""
+    gen = slot.gen if slot else (min(nic.pcie.gen, server.pcie_gen) if nic else server.pcie_gen)
+    lanes = slot.lanes if slot else (nic.pcie.lanes if nic else 16)
+    pcie = catalog.interconnects.pcie.get(gen)
+    return _PcieLink(gen, lanes, pcie.gbytes_per_dir(lanes) if pcie else 0.0)
+
+
 def _ports(
     server: Server,
     pool_spec: NodePool,
@@ -205,24 +230,16 @@ def _ports(
     order = {"compute": 0, "storage": 1, "management": 2}
     indexed = sorted(enumerate(server.nics), key=lambda t: (order[t[1].purpose], t[0]))
     for nic_index, snic in indexed:
-        nic: Nic | None
-        if snic.model == "cloud":
-            nic = None
-        else:
+        nic: Nic | None = None
+        if snic.model != "cloud":
             try:
                 nic = catalog.nic(snic.model)
             except CatalogError as exc:
-                errors.append(
-                    Finding(
-                        "CAT001", Severity.ERROR, exc.message, (*base, "nics", nic_index, "model"), exc.hint
-                    )
-                )
+                where = (*base, "nics", nic_index, "model")
+                errors.append(Finding("CAT001", Severity.ERROR, exc.message, where, exc.hint))
                 continue
         slot = spec_nics[nic_index].pcie if spec_nics and spec_nics[nic_index].pcie else None
-        gen = slot.gen if slot else (min(nic.pcie.gen, server.pcie_gen) if nic else server.pcie_gen)
-        lanes = slot.lanes if slot else (nic.pcie.lanes if nic else 16)
-        pcie = catalog.interconnects.pcie.get(gen)
-        gbytes = pcie.gbytes_per_dir(lanes) if pcie else 0.0
+        link = _pcie_link(server, nic, slot, catalog)
         fabric_kind = fabric_kinds.get(snic.purpose, "ethernet")
         cage_counter = 0
         for _ in range(snic.count):
@@ -231,18 +248,10 @@ def _ports(
             for port_no in range(1, snic.ports + 1):
                 idx = per_purpose.get(snic.purpose, 0)
                 per_purpose[snic.purpose] = idx + 1
-                if snic.purpose == "management":
-                    netdev = "eth0"
-                elif fabric_kind == "infiniband":
-                    netdev = f"ib{net_counters['ib']}"
-                    net_counters["ib"] += 1
-                else:
-                    netdev = f"eth{net_counters['eth']}"
-                    net_counters["eth"] += 1
+                netdev = _netdev(snic.purpose, fabric_kind, net_counters)
                 cage = cage_port = None
                 if snic.cage_ports == 2:
-                    cage = cage_counter // 2 + 1
-                    cage_port = cage_counter % 2 + 1
+                    cage, cage_port = cage_counter // 2 + 1, cage_counter % 2 + 1
                     cage_counter += 1
                 ports.append(
                     NicPort(
@@ -253,9 +262,9 @@ def _ports(
                         netdev,
                         snic.model,
                         snic.speed_gbps,
-                        gen,
-                        lanes,
-                        gbytes,
+                        link.gen,
+                        link.lanes,
+                        link.gbytes_per_dir,
                         cage,
                         cage_port,
                     )
@@ -263,161 +272,181 @@ def _ports(
     return tuple(ports)
 
 
-def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None) -> ResolvedCluster:
-    """Resolve defaults and catalogue references; raises BlueprintError with located findings."""
+class _Source(NamedTuple):
+    blueprint: Blueprint
+    file: str
+    sha256: str
+    base_dir: FsPath  # relative catalogue extensions are found from here
+
+
+def _source(loaded: LoadedBlueprint | Blueprint) -> _Source:
     if isinstance(loaded, LoadedBlueprint):
-        bp, source_file, sha = loaded.blueprint, str(loaded.path), loaded.sha256
-        base_dir = loaded.path.parent
-    else:
-        bp, source_file, sha, base_dir = loaded, "<blueprint>", "", FsPath(".")
-    errors: list[Finding] = []
+        return _Source(loaded.blueprint, str(loaded.path), loaded.sha256, loaded.path.parent)
+    return _Source(loaded, "<blueprint>", "", FsPath("."))
+
+
+def _catalog(src: _Source, catalog: Catalog | None, errors: list[Finding]) -> Catalog:
+    """The built-in (or given) catalogue, extended by the blueprint's own catalogue file if it names one."""
     cat = catalog or default_catalog()
-    if bp.catalog:
+    if src.blueprint.catalog:
         try:
-            cat = cat.extended(base_dir / bp.catalog)
+            return cat.extended(src.base_dir / src.blueprint.catalog)
         except CatalogError as exc:
             errors.append(Finding("CAT002", Severity.ERROR, exc.message, ("catalog",), exc.hint))
+    return cat
 
+
+def _switch(cat: Catalog, sid: str | None, where: Path, errors: list[Finding]) -> Switch | None:
+    if sid is None:
+        return None
+    try:
+        return cat.switch(sid)
+    except CatalogError as exc:
+        errors.append(Finding("CAT001", Severity.ERROR, exc.message, where, exc.hint))
+        return None
+
+
+def _fabric(fname: str, spec: Fabric, cat: Catalog, errors: list[Finding]) -> ResolvedFabric | None:
+    path: Path = ("fabrics", fname)
+    tech = cat.fabrics.get(spec.technology)
+    if tech is None:
+        message = f"fabric technology `{spec.technology}` is not in the catalogue"
+        errors.append(Finding("CAT001", Severity.ERROR, message, (*path, "technology")))
+        return None
+    switch_id = getattr(spec.topology, "switch", None) if spec.topology else None
+    spine_id = getattr(spec.topology, "spine_switch", None) if spec.topology else None
+    switch = _switch(cat, switch_id, (*path, "topology", "switch"), errors)
+    spine = _switch(cat, spine_id, (*path, "topology", "spine_switch"), errors)
+    return ResolvedFabric(
+        fname, spec.technology, tech, spec, switch_id, switch, spine_id or switch_id, spine or switch, path
+    )
+
+
+def _fabrics(bp: Blueprint, cat: Catalog, errors: list[Finding]) -> dict[str, ResolvedFabric]:
     fabrics: dict[str, ResolvedFabric] = {}
     for fname in FABRIC_NAMES:
         spec: Fabric | None = getattr(bp.fabrics, fname)
-        if spec is None:
-            continue
-        path: Path = ("fabrics", fname)
-        tech = cat.fabrics.get(spec.technology)
-        if tech is None:
-            errors.append(
-                Finding(
-                    "CAT001",
-                    Severity.ERROR,
-                    f"fabric technology `{spec.technology}` is not in the catalogue",
-                    (*path, "technology"),
-                )
-            )
-            continue
-        switch_id = getattr(spec.topology, "switch", None) if spec.topology else None
-        spine_id = getattr(spec.topology, "spine_switch", None) if spec.topology else None
-        switch = spine = None
-        for sid, tpath, attr in ((switch_id, "switch", "switch"), (spine_id, "spine_switch", "spine")):
-            if sid is None:
-                continue
-            try:
-                sw = cat.switch(sid)
-            except CatalogError as exc:
-                errors.append(
-                    Finding("CAT001", Severity.ERROR, exc.message, (*path, "topology", tpath), exc.hint)
-                )
-                continue
-            if attr == "switch":
-                switch = sw
-            else:
-                spine = sw
-        fabrics[fname] = ResolvedFabric(
-            fname,
-            spec.technology,
-            tech,
-            spec,
-            switch_id,
-            switch,
-            spine_id or switch_id,
-            spine or switch,
-            path,
-        )
-    fabric_kinds = {n: f.kind for n, f in fabrics.items()}
+        resolved = _fabric(fname, spec, cat, errors) if spec is not None else None
+        if resolved is not None:
+            fabrics[fname] = resolved
+    return fabrics
 
-    pools: list[ResolvedPool] = []
-    for i, pool in enumerate(bp.pools):
-        ppath: Path = ("pools", i)
-        cloud_inst: CloudInstance | None = None
-        server: Server | None = None
-        server_id = pool.server or "custom"
-        if pool.spec is not None:
-            server = _server_from_spec(pool.spec)
-            nic_base: Path = (*ppath, "spec")
-        else:
-            nic_base = (*ppath, "server")
-            assert pool.server is not None
-            if "/" in pool.server:
-                provider, _, itype = pool.server.partition("/")
-                try:
-                    cloud_inst = cat.cloud_instance(provider, itype)
-                    server = _server_from_cloud(cloud_inst)
-                except CatalogError as exc:
-                    errors.append(
-                        Finding("CAT001", Severity.ERROR, exc.message, (*ppath, "server"), exc.hint)
-                    )
-            else:
-                try:
-                    server = cat.server(pool.server)
-                except CatalogError as exc:
-                    errors.append(
-                        Finding("CAT001", Severity.ERROR, exc.message, (*ppath, "server"), exc.hint)
-                    )
-        if server is None:
-            continue
-        gpu = None
-        if server.gpu:
-            try:
-                gpu = cat.gpu(server.gpu)
-            except CatalogError as exc:
-                errors.append(Finding("CAT001", Severity.ERROR, exc.message, (*nic_base, "gpu"), exc.hint))
-                continue
-        nv_gen = int(server.gpu_interconnect[6:]) if server.gpu_interconnect.startswith("nvlink") else None
-        nv_bidir = nv_dir = 0.0
-        if nv_gen is not None and gpu is not None:
-            gen = cat.interconnects.nvlink.get(nv_gen)
-            if gen is None:
-                errors.append(
-                    Finding(
-                        "CAT001",
-                        Severity.ERROR,
-                        f"NVLink generation {nv_gen} is not in the catalogue",
-                        (*nic_base, "gpu_interconnect"),
-                    )
-                )
-                continue
-            links = gpu.nvlink.links if gpu.nvlink else 0
-            nv_bidir = links * gen.link_gbytes_bidir
-            nv_dir = nv_bidir / 2
-        ports = _ports(server, pool, cat, fabric_kinds, errors, nic_base)
-        pools.append(
-            ResolvedPool(
-                name=pool.name,
-                role=pool.role,
-                count=pool.count,
-                server_id=server_id,
-                server=server,
-                gpu_id=server.gpu,
-                gpu=gpu,
-                nvlink_generation=nv_gen,
-                nvlink_gbytes_per_gpu_bidir=nv_bidir,
-                nvlink_gbytes_per_gpu_dir=nv_dir,
-                ports=ports,
-                hostnames=_hostnames(pool),
-                nodes_per_rack=pool.placement.nodes_per_rack,
-                rows=tuple(pool.placement.rows) if pool.placement.rows is not None else None,
-                cloud=cloud_inst,
-                source_path=ppath,
-            )
-        )
-    hostnames: dict[str, str] = {}
+
+class _PoolServer(NamedTuple):
+    server: Server
+    cloud: CloudInstance | None  # the cloud instance type the server was made from
+    path: Path  # where the server's NICs, GPU and interconnect are declared (spec or server)
+
+
+def _pool_server(pool: NodePool, ppath: Path, cat: Catalog, errors: list[Finding]) -> _PoolServer | None:
+    """The pool's server: an explicit spec, a cloud instance type (``aws/p5.48xlarge``) or a catalogue id."""
+    if pool.spec is not None:
+        return _PoolServer(_server_from_spec(pool.spec), None, (*ppath, "spec"))
+    assert pool.server is not None  # the model requires one of server / spec
+    try:
+        if "/" in pool.server:
+            provider, _, itype = pool.server.partition("/")
+            inst = cat.cloud_instance(provider, itype)
+            return _PoolServer(_server_from_cloud(inst), inst, (*ppath, "server"))
+        return _PoolServer(cat.server(pool.server), None, (*ppath, "server"))
+    except CatalogError as exc:
+        errors.append(Finding("CAT001", Severity.ERROR, exc.message, (*ppath, "server"), exc.hint))
+        return None
+
+
+class _Nvlink(NamedTuple):
+    generation: int | None
+    gbytes_bidir: float  # per GPU, article convention (0 without NVLink)
+
+
+def _nvlink(srv: _PoolServer, gpu: Gpu | None, cat: Catalog, errors: list[Finding]) -> _Nvlink | None:
+    """NVLink generation and per-GPU bandwidth; None (with a finding) for a generation not catalogued."""
+    ic = srv.server.gpu_interconnect
+    nv_gen = int(ic[6:]) if ic.startswith("nvlink") else None
+    if nv_gen is None or gpu is None:
+        return _Nvlink(nv_gen, 0.0)
+    gen = cat.interconnects.nvlink.get(nv_gen)
+    if gen is None:
+        message = f"NVLink generation {nv_gen} is not in the catalogue"
+        errors.append(Finding("CAT001", Severity.ERROR, message, (*srv.path, "gpu_interconnect")))
+        return None
+    links = gpu.nvlink.links if gpu.nvlink else 0
+    return _Nvlink(nv_gen, links * gen.link_gbytes_bidir)
+
+
+def _pool(
+    i: int, pool: NodePool, cat: Catalog, fabric_kinds: Mapping[str, str], errors: list[Finding]
+) -> ResolvedPool | None:
+    ppath: Path = ("pools", i)
+    srv = _pool_server(pool, ppath, cat, errors)
+    if srv is None:
+        return None
+    server = srv.server
+    gpu = None
+    if server.gpu:
+        try:
+            gpu = cat.gpu(server.gpu)
+        except CatalogError as exc:
+            errors.append(Finding("CAT001", Severity.ERROR, exc.message, (*srv.path, "gpu"), exc.hint))
+            return None
+    nvlink = _nvlink(srv, gpu, cat, errors)
+    if nvlink is None:
+        return None
+    return ResolvedPool(
+        name=pool.name,
+        role=pool.role,
+        count=pool.count,
+        server_id=pool.server or "custom",
+        server=server,
+        gpu_id=server.gpu,
+        gpu=gpu,
+        nvlink_generation=nvlink.generation,
+        nvlink_gbytes_per_gpu_bidir=nvlink.gbytes_bidir,
+        nvlink_gbytes_per_gpu_dir=nvlink.gbytes_bidir / 2,
+        ports=_ports(server, pool, cat, fabric_kinds, errors, srv.path),
+        hostnames=_hostnames(pool),
+        nodes_per_rack=pool.placement.nodes_per_rack,
+        rows=tuple(pool.placement.rows) if pool.placement.rows is not None else None,
+        cloud=srv.cloud,
+        source_path=ppath,
+    )
+
+
+def _duplicate_hostnames(pools: list[ResolvedPool]) -> list[Finding]:
+    """One finding per pool whose names collide with an earlier pool's (the first collision)."""
+    out: list[Finding] = []
+    owner: dict[str, str] = {}
     for pool in pools:
         for h in pool.hostnames:
-            if h in hostnames:
-                errors.append(
+            if h in owner:
+                out.append(
                     Finding(
                         "CAT003",
                         Severity.ERROR,
-                        f"hostname `{h}` of pool `{pool.name}` is also produced by pool `{hostnames[h]}`",
+                        f"hostname `{h}` of pool `{pool.name}` is also produced by pool `{owner[h]}`",
                         (*pool.source_path, "hostname_prefix"),
                         "give the pools distinct hostname_prefix values",
                     )
                 )
                 break
-            hostnames[h] = pool.name
+            owner[h] = pool.name
+    return out
+
+
+def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None) -> ResolvedCluster:
+    """Resolve defaults and catalogue references; raises BlueprintError with located findings."""
+    src = _source(loaded)
+    bp = src.blueprint
+    errors: list[Finding] = []
+    cat = _catalog(src, catalog, errors)
+    fabrics = _fabrics(bp, cat, errors)
+    fabric_kinds = {n: f.kind for n, f in fabrics.items()}
+    resolved = [_pool(i, pool, cat, fabric_kinds, errors) for i, pool in enumerate(bp.pools)]
+    pools = [p for p in resolved if p is not None]
+    errors += _duplicate_hostnames(pools)
     if errors:
-        if isinstance(loaded, LoadedBlueprint):
-            errors = [loaded.locate(e) for e in errors]
-        raise BlueprintError(errors)
+        raise BlueprintError(
+            [loaded.locate(e) for e in errors] if isinstance(loaded, LoadedBlueprint) else errors
+        )
     suppressed = {s.rule: s.reason for s in bp.suppress}
-    return ResolvedCluster(bp, cat, tuple(pools), fabrics, suppressed, source_file, sha)
+    return ResolvedCluster(bp, cat, tuple(pools), fabrics, suppressed, src.file, src.sha256)

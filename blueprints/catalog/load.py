@@ -185,7 +185,8 @@ class Catalog:
 
 @cache
 def default_catalog() -> Catalog:
-    sections = {s: _parse_section(s, _read_yaml(DATA_DIR / f"{s}.yaml"), s) for s in SECTIONS}
+    # each section's table of its own model (Gpu, Nic, ...): typed by the Catalog fields they fill
+    sections: dict[str, Any] = {s: _parse_section(s, _read_yaml(DATA_DIR / f"{s}.yaml"), s) for s in SECTIONS}
     inter = Interconnects.model_validate(_read_yaml(DATA_DIR / "interconnects.yaml"))
     cloud_raw = dict(_read_yaml(DATA_DIR / "cloud.yaml"))
     storage_raw = cloud_raw.pop("managed_storage", None) or {}  # not a provider: the clouds' file systems
@@ -201,6 +202,6 @@ def default_catalog() -> Catalog:
         interconnects=inter,
         cloud=cloud,
         sources=("builtin",),
-        managed_storage=managed,  # type: ignore[arg-type]
+        managed_storage=managed,
         **sections,
     )

@@ -56,7 +56,8 @@ class NodePool(Model):
     server: str | None = Field(
         default=None,
         pattern=r"^[A-Za-z0-9._/-]{1,80}$",
-        description="server catalogue id (dgx-h100) or a cloud instance type as provider/type (aws/p5.48xlarge)",
+        description="server catalogue id (dgx-h100) or a cloud instance type as provider/type "
+        "(aws/p5.48xlarge)",
     )
     spec: ServerSpec | None = None
     hostname_prefix: SafeName | None = Field(default=None, description="default: the pool name")

@@ -149,7 +149,8 @@ def _render_one(r: EstimateReport, out) -> None:  # type: ignore[no-untyped-def]
     if s.net:
         fabric = f"{s.technology}" + (f" {s.topology}" if s.topology else "")
         out.print(
-            f"  network       : {s.net.gbytes:.1f} GB/s per node — {escape(s.net.describe())} on {escape(fabric)}; "
+            f"  network       : {s.net.gbytes:.1f} GB/s per node — {escape(s.net.describe())} on "
+            f"{escape(fabric)}; "
             f"{s.net_latency_us:.2f} µs per traversal" + ("; IB SHARP" if s.sharp else "")
         )
     if r.bisection_gbps is not None:

@@ -46,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
         console.print(t)
         over = ", ".join(f"{k} {v:g}:1" for k, v in m["oversubscription"].items()) or "n/a"
         console.print(
-            f"  endpoints {m['endpoints']}, injection {m['injection_gbps']:g} Gb/s, bisection {m['bisection_gbps']:g} Gb/s, "
+            f"  endpoints {m['endpoints']}, injection {m['injection_gbps']:g} Gb/s, bisection "
+            f"{m['bisection_gbps']:g} Gb/s, "
             f"oversubscription {over}\n  diameter {m['diameter_hops']} hops, mean {m['mean_hops']:g} hops, "
             f"equal-cost paths {m['ecmp_paths']}, bandwidth after losing one spine "
             f"{m['bandwidth_after_spine_loss'] * 100:.1f}%\n  single points of failure: "

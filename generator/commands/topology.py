@@ -72,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
     fabric = None if args.fabric == "all" else args.fabric
     if fabric is not None and fabric not in plan.metrics:
         err_console.print(
-            f"this blueprint has no built `{fabric}` fabric (has: {', '.join(sorted(plan.metrics)) or 'none'})"
+            f"this blueprint has no built `{fabric}` fabric (has: "
+            f"{', '.join(sorted(plan.metrics)) or 'none'})"
         )
         return 2
     if args.format == "svg":

@@ -24,7 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "verify-cabling",
         help="compare the fabric as built (ibnetdiscover / LLDP) with the cabling plan",
-        description="Compare what the fabric reports with the plan, per cable and from both ends: ok, missing, "
+        description="Compare what the fabric reports with the plan, per cable and from both ends: ok, "
+        "missing, "
         "miswired (both ends named), unexpected links, wrong width/speed. Exit 0 = matches, "
         "1 = discrepancies, 2 = unusable input.",
     )
@@ -74,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     loaded, cluster = load_and_resolve(args.blueprint)
     if args.fabric not in cluster.fabrics:
         return _fail(
-            f"{cluster.name} has no {args.fabric} fabric (it has: {', '.join(sorted(cluster.fabrics)) or 'none'})"
+            f"{cluster.name} has no {args.fabric} fabric (it has: "
+            f"{', '.join(sorted(cluster.fabrics)) or 'none'})"
         )
     plan = plan_or_raise(cluster, loaded.locate)
     if not plan.links_of(args.fabric):

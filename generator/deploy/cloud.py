@@ -16,6 +16,8 @@ from generator.resolve import CLOUD_PROVIDERS, ResolvedCluster, ResolvedPool
 
 DEPLOY_TARGETS = ("maas", *CLOUD_PROVIDERS)
 
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network  # what ipaddress.ip_network returns
+
 # Addresses a provider keeps for itself in every subnet. Sources: AWS VPC user guide "Subnet CIDR
 # blocks" (first four and last one), Azure VNet FAQ (five per subnet), GCP "Subnets" (four per primary
 # range), OCI "VCNs and subnets" (first two and last one). MAAS/plain IPv4: network + broadcast.
@@ -126,15 +128,16 @@ class AddressPlan:
         return next(s.cidr for s in self.subnets if s.name == name)
 
 
-def _split(base: str, parts: int) -> list[ipaddress.IPv4Network] | None:
+def _split(base: str, parts: int) -> list[Network] | None:
     net = ipaddress.ip_network(base, strict=False)
     bits = math.ceil(math.log2(parts)) if parts > 1 else 0
     if net.prefixlen + bits > 30:
         return None
-    return list(net.subnets(prefixlen_diff=bits))[:parts]
+    subnets: list[Network] = list(net.subnets(prefixlen_diff=bits))
+    return subnets[:parts]
 
 
-def _usable(net: ipaddress.IPv4Network, reserved: int) -> int:
+def _usable(net: Network, reserved: int) -> int:
     return max(0, net.num_addresses - reserved)
 
 
@@ -226,7 +229,7 @@ def address_plan(cluster: ResolvedCluster) -> AddressPlan:
                 "the storage network",
             )
         return plan
-    if target not in CLOUD_PROVIDERS or dep.cloud is None:
+    if not cluster.is_cloud or dep.cloud is None:
         return plan
     cloud = dep.cloud
     base = ("deployment", "cloud")
@@ -367,11 +370,11 @@ def size_managed(
         fits = [
             t
             for t in tiers
-            if spec.tiers[t].max is None
+            if (top := spec.tiers[t].max) is None
             or _round_up(
                 want, spec.tiers[t].min, spec.tiers[t].step, spec.tiers[t].big_from, spec.tiers[t].step_big
             )
-            <= spec.tiers[t].max
+            <= top
         ]
         if fits and throughput_gbytes:
             t = fits[-1]
@@ -403,7 +406,8 @@ def size_managed(
         )
     if throughput_gbytes and t == 0:
         notes.append(
-            f"{spec.service} does not provision throughput per TiB; {throughput_gbytes:g} GB/s is not guaranteed"
+            f"{spec.service} does not provision throughput per TiB; {throughput_gbytes:g} GB/s is not "
+            "guaranteed"
         )
     sku = spec.sku.format(tier=t) if spec.sku else None
     return StorageSizing(

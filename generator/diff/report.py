@@ -182,8 +182,8 @@ def to_text(diff: PlanDiff) -> str:
     for r in diff.devices_replaced[:TEXT_LIMIT]:
         out.append(f"  ~ {r.name}: {r.old_model} → {r.new_model}")
     out += _more(len(diff.devices_replaced))
-    for r in diff.devices_relocated[:TEXT_LIMIT]:
-        out.append(f"  > {r.name}: {r.old_rack} U{r.old_u} → {r.new_rack} U{r.new_u}")
+    for moved in diff.devices_relocated[:TEXT_LIMIT]:
+        out.append(f"  > {moved.name}: {moved.old_rack} U{moved.old_u} → {moved.new_rack} U{moved.new_u}")
     out += _more(len(diff.devices_relocated))
     out.append("")
     out.append(
@@ -231,8 +231,7 @@ def to_text(diff: PlanDiff) -> str:
             f"live: no — {len(diff.links_down):,} running link(s) go down, "
             f"{len(diff.devices_down):,} device(s) unplugged"
         )
-        for r in diff.disruptions:
-            out.append(f"  - {r}")
+        out.extend(f"  - {reason}" for reason in diff.disruptions)
     return "\n".join(out) + "\n"
 
 
@@ -255,7 +254,8 @@ def _devices(sign: str, prep: str, devices: tuple[Device, ...]) -> list[str]:
             else ""
         )
         lines.append(
-            f"  {sign} {len(nodes):,} node(s) of pool {pool} ({model}): {compress([d.name for d in nodes])}{where}"
+            f"  {sign} {len(nodes):,} node(s) of pool {pool} ({model}): "
+            f"{compress([d.name for d in nodes])}{where}"
         )
     return lines
 

@@ -23,7 +23,7 @@ from generator.diff.model import PlanDiff
 from generator.diff.report import to_text
 from generator.emit.cabling.rows import CableRow, cable_rows
 from generator.emit.cabling.tables import CABLE_COLUMNS, Cell, cable_table, to_csv
-from generator.emit.cabling.xlsx import FIXED_TIME, _StableZip
+from generator.emit.cabling.xlsx_writer import FIXED_TIME, StableZip
 from generator.fsutil import atomic_dir
 from generator.plan.model import Link
 
@@ -133,23 +133,23 @@ def device_table_rows(diff: PlanDiff) -> list[list[Cell]]:
             ]
         )
     replaced = {r.name for r in diff.devices_replaced}
-    for r in diff.devices_relocated:
-        if r.name in replaced:
+    for moved in diff.devices_relocated:
+        if moved.name in replaced:
             continue
-        n = new_dev[r.name]
+        n = new_dev[moved.name]
         out.append(
             [
                 "relocate",
-                r.name,
+                moved.name,
                 n.kind,
                 n.role,
                 n.model,
                 n.model,
                 n.fabric,
-                r.old_rack,
-                r.old_u,
-                r.new_rack,
-                r.new_u,
+                moved.old_rack,
+                moved.old_u,
+                moved.new_rack,
+                moved.new_u,
                 n.height_u,
                 n.power_kw,
             ]
@@ -210,7 +210,7 @@ def render_xlsx(diff: PlanDiff, cables: list[list[Cell]], devices: list[list[Cel
     _sheet(wb, "Devices", DEVICE_HEADER, devices)
     _sheet(wb, "Cables", CABLE_HEADER, cables)
     buf = io.BytesIO()
-    with _StableZip(buf, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
+    with StableZip(buf, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
         ExcelWriter(wb, archive).save()
     return buf.getvalue()
 

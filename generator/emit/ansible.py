@@ -79,7 +79,8 @@ def management_addresses(cluster: ResolvedCluster) -> dict[str, str]:
                         Finding(
                             "ANS001",
                             Severity.ERROR,
-                            f"management_cidr {cidr} has {net.num_addresses} addresses; {cluster.node_count} hosts in "
+                            f"management_cidr {cidr} has {net.num_addresses} addresses; "
+                            f"{cluster.node_count} hosts in "
                             f"256-address pool blocks after a reserved block need at least {need}",
                             path,
                             f"use a larger network, e.g. /{max(8, 32 - math.ceil(math.log2(need)))}",
@@ -310,9 +311,10 @@ def _acceptance(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> tup
         "in GB/s; the role's fall-back threshold is this × acceptance_efficiency"
     ]
     predicted: dict[str, dict[int, float]] = {}
-    try:
-        from generator.perf.predict import predict_busbw
+    from generator.perf.predict import predict_busbw
+    from generator.perf.system import PerfError
 
+    try:
         counts = sorted({n for n in (2**k for k in range(1, 20)) if n <= pool.count} | {pool.count} - {1})
         for coll in ACCEPTANCE_COLLECTIVES:
             row: dict[int, float] = {}
@@ -330,7 +332,8 @@ def _acceptance(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> tup
                 "mean over 1-8 GiB) by node count; the role requires prediction × "
                 "acceptance_prediction_margin for the largest count not above the hosts in the play"
             )
-    except Exception as exc:  # the model refusing a design leaves the line-rate threshold in force
+    except PerfError as exc:  # the model refusing a design leaves the line-rate threshold in force;
+        # any other exception is a bug and surfaces as an internal error
         notes.append(
             f"no performance-model prediction ({type(exc).__name__}: {exc}); threshold = line rate × "
             "efficiency"

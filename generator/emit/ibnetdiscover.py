@@ -82,7 +82,8 @@ def _fabric_or_error(plan: Plan, fabric: str) -> None:
                 Finding(
                     "VER002",
                     Severity.ERROR,
-                    f"the `{fabric}` fabric is {fabrics[fabric].technology}, not InfiniBand: there is no ibnetdiscover view of it",
+                    f"the `{fabric}` fabric is {fabrics[fabric].technology}, not InfiniBand: there is "
+                    "no ibnetdiscover view of it",
                     ("fabrics", fabric, "technology"),
                     "verify Ethernet/RoCE fabrics with LLDP (`lldpcli show neighbors -f json`)",
                 )
@@ -240,7 +241,8 @@ def render_netfile(plan: Plan, fabric: str = "compute", *, sim_speed: str | None
         f"# Expected fabric: {plan.cluster.name} / {fabric} ({rf.technology}"
         + (f", {rf.tech.width}{rf.tech.speed_token}" if rf.tech.width and rf.tech.speed_token else "")
         + ")",
-        "# Written by cluster-blueprint in ibnetdiscover / ibsim net-file form; node descriptions are plan device names.",
+        "# Written by cluster-blueprint in ibnetdiscover / ibsim net-file form; node descriptions are "
+        "plan device names.",
         f"# {len(switch_ports)} switches, {len(ca_lines)} CAs, {len(links)} links",
     ]
     long_descs = sorted(
@@ -280,7 +282,8 @@ def render_netfile(plan: Plan, fabric: str = "compute", *, sim_speed: str | None
                     Finding(
                         "VER005",
                         Severity.ERROR,
-                        f"net-file line longer than {MAX_LINE} characters (device names too long): {line[:80]}…",
+                        f"net-file line longer than {MAX_LINE} characters (device names too long): "
+                        f"{line[:80]}…",
                     )
                 ]
             )

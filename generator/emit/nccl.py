@@ -202,7 +202,8 @@ def _topology(
     why = (
         f"cloud instance `{pool.server_id}`: a VM's virtual PCI tree hides GPU↔NIC affinity"
         if is_vm
-        else f"server `{pool.server_id}` is a PCIe box ({pool.server.gpu_interconnect}): pin each GPU to its NIC"
+        else f"server `{pool.server_id}` is a PCIe box ({pool.server.gpu_interconnect}): pin each GPU "
+        "to its NIC"
     )
     return NcclTopology(numa, speed, compute[0].pcie_lanes, pool.gpu.sm_arch, why)
 
@@ -222,7 +223,7 @@ def derive(cluster: ResolvedCluster, pool: ResolvedPool, plan: Plan | None = Non
     else:
         if cloud_fabric is not None:
             tech = cluster.catalog.fabrics.get(cloud_fabric)
-            kind = tech.kind if tech else "ethernet"
+            kind: str = tech.kind if tech else "ethernet"
             tech_src = f"catalog:cloud.{pool.server_id}.fabric"
             tech_name = cloud_fabric
         elif compute_fabric is not None:
@@ -269,11 +270,11 @@ def derive(cluster: ResolvedCluster, pool: ResolvedPool, plan: Plan | None = Non
                 )
             )
             if compute_ports:
-                names = ",".join(sorted({p.netdev for p in compute_ports}))
+                ifnames = ",".join(sorted({p.netdev for p in compute_ports}))
                 out.append(
                     NcclSetting(
                         "NCCL_SOCKET_IFNAME",
-                        f"={names}",
+                        f"={ifnames}",
                         "socket transport over the compute ports",
                         _pool_path(cluster, pool, "server"),
                     )

@@ -493,7 +493,8 @@ def advise(req: Request) -> Advice:
     mem_scope = "gpu" if mem_gpus <= 1 else "node" if mem_gpus <= g else "nodes"
     scope = SCOPES[max(_scope_index(art_scope), _scope_index(mem_scope))]
     reasons.append(
-        f"the article puts {req.params / 1e9:.3g}B parameters on {'one GPU' if art_scope == 'gpu' else 'one multi-GPU node' if art_scope == 'node' else 'several nodes'}"
+        f"the article puts {req.params / 1e9:.3g}B parameters on "
+        + {"gpu": "one GPU", "node": "one multi-GPU node"}.get(art_scope, "several nodes")
     )
     reasons.append(
         f"{req.mode} in {precision} needs {mem_gb:,.0f} GB ({mem_gpus} × {gpu.memory_gb:g} GB {gpu.name} at "
@@ -602,7 +603,8 @@ def starter_yaml(adv: Advice) -> str:
     yaml.dump(adv.starter, buf)
     head = [
         "# Starter blueprint written by `blueprint advise`.",
-        f"# {adv.request.params:.3g} parameters, {adv.request.mode}: {adv.gpus} × {adv.gpu_id} on {adv.nodes} node(s)"
+        f"# {adv.request.params:.3g} parameters, {adv.request.mode}: {adv.gpus} × {adv.gpu_id} on "
+        f"{adv.nodes} node(s)"
         + (f", {adv.technology}, {adv.options[adv.chosen].label}" if adv.technology else ""),
         *(f"# - {r}" for r in adv.reasons),
         "# Review site, racks, storage and software before building; `blueprint validate` checks it.",
@@ -611,7 +613,8 @@ def starter_yaml(adv: Advice) -> str:
 
 
 def write_starter(adv: Advice, path: str | Path) -> list[str]:
-    """Write the chosen starter atomically after checking it validates; returns error messages (none = written)."""
+    """Write the chosen starter atomically after checking it validates; returns error messages (none =
+    written)."""
     import tempfile
 
     from generator.findings import BlueprintError

@@ -126,8 +126,10 @@ def build_fabric(
             )
         elif isinstance(topo, Torus | Hypercube):
             dims = list(topo.dimensions) if isinstance(topo, Torus) else [2] * topo.dimension
-            k = _radix(sw, speed, path, rf.switch_id or "") if (sw and topo.attach == "switch") else None
-            if topo.attach == "switch" and k is None:
+            cube_radix = (
+                _radix(sw, speed, path, rf.switch_id or "") if (sw and topo.attach == "switch") else None
+            )
+            if topo.attach == "switch" and cube_radix is None:
                 raise PlanError(f"a switched {topo.kind} needs `switch`", (*path, "topology"))
             built = cube(
                 nodes,
@@ -135,7 +137,7 @@ def build_fabric(
                 kind=topo.kind,
                 attach=topo.attach,
                 nodes_per_switch=topo.nodes_per_switch,
-                radix=k,
+                radix=cube_radix,
                 prefix=letter,
             )
         elif isinstance(topo, LeafSpine):
@@ -477,8 +479,8 @@ def _bill_of_materials(
     nic_ff: dict[tuple[str, str], str] = {}
     for pool in cluster.pools:
         for p in pool.ports:
-            entry = cat.nics.get(p.model)
-            nic_ff[(pool.name, f"{p.rdma_dev}/{p.port}")] = entry.form_factor if entry else "unknown"
+            nic = cat.nics.get(p.model)
+            nic_ff[(pool.name, f"{p.rdma_dev}/{p.port}")] = nic.form_factor if nic else "unknown"
     modules: dict[tuple[str, object], str] = {}  # (device, cage-or-port key) → transceiver id
     cable_keys: dict[tuple[str, float, float], set[object]] = defaultdict(set)
     for link in links:

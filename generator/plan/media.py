@@ -58,7 +58,8 @@ class MediaChooser:
         return found
 
     def transceiver(self, medium_kind: str, speed_gbps: float, form_factor: str, run_m: float) -> str:
-        """The smallest matching module (speed at least the link's, same medium and cage), or a generic key."""
+        """The smallest matching module (speed at least the link's, same medium and cage), or a generic
+        key."""
         key = (medium_kind, speed_gbps, form_factor, run_m)
         hit = self._modules.get(key)
         if hit is None:

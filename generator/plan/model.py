@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from generator.topology.metrics import FabricMetrics  # defined beside the code that computes it
+
 if TYPE_CHECKING:
     import networkx as nx
 
@@ -26,7 +28,7 @@ class Device(NamedTuple):  # NamedTuple, not a frozen dataclass: 10x cheaper to 
     su: int | None = None  # fat-tree scalable unit (1-based); dragonfly group (1-based); torus: None
     pod: int | None = None  # 3-tier fat-tree pod (1-based)
     rail: int | None = None  # rail-optimised leaves: the rail they carry (0-based)
-    index: int = 0  # ordinal inside its role (1-based)
+    index: int = 0  # type: ignore[assignment]  # ordinal inside its role (1-based); shadows tuple.index
     rack: str | None = None  # Rack.id
     u: int | None = None  # lowest occupied rack unit, 1 = bottom
     height_u: int = 1
@@ -88,26 +90,6 @@ class BomLine:
     count: int
     detail: str = ""  # e.g. "3 m", "twin-port OSFP"
     part_number: str | None = None
-
-
-@dataclass(frozen=True)
-class FabricMetrics:
-    fabric: str
-    topology: str  # fat-tree | dragonfly | torus | hypercube | leaf-spine | none
-    switches: dict[str, int]  # tier → count
-    ports_used: dict[str, int]  # tier → used logical ports
-    ports_free: dict[str, int]  # tier → free logical ports
-    cables: dict[str, int]  # layer → count
-    endpoints: int  # node ports attached
-    injection_gbps: float  # sum of node port speeds
-    bisection_gbps: float  # analytic
-    oversubscription: dict[str, float]  # tier → down:up ratio as a number (1.0 = non-blocking)
-    diameter_hops: int  # switch-to-switch hops on the longest shortest node-node path (links)
-    mean_hops: float
-    ecmp_paths: int  # equal-cost paths between two leaves in different SUs/groups
-    spof: tuple[str, ...]  # devices whose loss cuts GPUs off (articulation points)
-    bandwidth_after_spine_loss: float  # fraction of bisection left after one spine/core/router fails
-    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,8 @@ class RackAllocator:
     def new_rack(self, purpose: str, from_end: bool = False) -> _Rack:
         if self.front + self.back >= self.capacity:
             raise PlacementError(
-                f"the design needs more than the site's {self.site.rows} rows x {self.site.racks_per_row} racks = "
+                f"the design needs more than the site's {self.site.rows} rows x "
+                f"{self.site.racks_per_row} racks = "
                 f"{self.capacity} racks"
             )
         if from_end:

@@ -4,38 +4,47 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from generator.findings import Finding, Path, Severity
 
 if TYPE_CHECKING:
+    from generator.perf.system import System
     from generator.plan.model import Plan
     from generator.resolve import ResolvedCluster
 
 
 @dataclass
 class RuleContext:
-    """What a rule may read: the resolved cluster and, built on demand, the plan."""
+    """What a rule may read: the resolved cluster and, built on demand, the plan and the performance model."""
 
     cluster: ResolvedCluster
-    _plan: Any = field(default=None, repr=False)
     plan_error: str | None = None
     plan_error_path: tuple[str | int, ...] = ()
 
     @cached_property
     def plan(self) -> Plan | None:
         """The physical plan, or None when it cannot be built (the reason is in ``plan_error``)."""
-        if self._plan is not None:
-            return self._plan
-        from generator.plan.build import build_plan  # late: rules that need no plan never pay for it
+        from generator.plan.build import PlanError, build_plan  # late: rules that need no plan never pay
 
         try:
             return build_plan(self.cluster)
-        except Exception as exc:  # reported as a finding by rule PLN001, not raised here
+        except PlanError as exc:  # reported as a finding by rule PLN001, not raised here
             self.plan_error = str(exc)
-            self.plan_error_path = tuple(getattr(exc, "path", ()))
+            self.plan_error_path = exc.path
+            return None
+
+    @cached_property
+    def perf_system(self) -> System | None:
+        """The performance model of the largest GPU pool on its planned fabric (the PRF rules read it);
+        None without a GPU pool or when the model does not apply."""
+        from generator.perf.system import PerfError, system_for  # late, as for the plan
+
+        try:
+            return system_for(self.cluster, self.plan)
+        except PerfError:
             return None
 
 

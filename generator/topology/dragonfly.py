@@ -69,7 +69,8 @@ def dragonfly(
     capacity = p * a * groups
     if len(terminals) > capacity:
         raise TopologyError(
-            f"{len(terminals)} node ports exceed the dragonfly's p·a·g = {p}·{a}·{groups} = {capacity} terminals"
+            f"{len(terminals)} node ports exceed the dragonfly's p·a·g = {p}·{a}·{groups} = {capacity} "
+            "terminals"
         )
     per_node = max((len(t) for t in nodes), default=1)
     if per_node > p:
@@ -87,7 +88,8 @@ def dragonfly(
         gi, r = divmod(router, a)
         if gi >= groups:
             raise TopologyError(
-                f"{len(nodes)} nodes of {per_node} ports need {ceil_div(len(nodes), nodes_per_router)} routers; the dragonfly has {a * groups}"
+                f"{len(nodes)} nodes of {per_node} ports need {ceil_div(len(nodes), nodes_per_router)} "
+                f"routers; the dragonfly has {a * groups}"
             )
         for k, term in enumerate(terms):
             port = (n % nodes_per_router) * per_node + k + 1

@@ -144,7 +144,8 @@ def fat_tree(
     if tiers == 2:
         if leaves_final > radix:
             raise TopologyError(
-                f"{leaves_final} leaves need more than 2 tiers: a 2-tier fat-tree of {radix}-port switches has at "
+                f"{leaves_final} leaves need more than 2 tiers: a 2-tier fat-tree of {radix}-port "
+                "switches has at "
                 f"most {radix} leaves ({radix * down} node ports at this leaf shape); set tiers: 3"
             )
         spines = smallest_divisor_at_least(up, ceil_div(leaves_final * up, radix))

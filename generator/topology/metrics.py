@@ -10,13 +10,33 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from generator.plan.model import FabricMetrics
 from generator.topology.base import BuiltFabric, RawLink, SwitchSpec, Terminal
 
 if TYPE_CHECKING:  # networkx costs a quarter second to import; only the exact algorithms need it
     import networkx as nx
+
+
+@dataclass(frozen=True)
+class FabricMetrics:
+    fabric: str
+    topology: str  # fat-tree | dragonfly | torus | hypercube | leaf-spine | none
+    switches: dict[str, int]  # tier → count
+    ports_used: dict[str, int]  # tier → used logical ports
+    ports_free: dict[str, int]  # tier → free logical ports
+    cables: dict[str, int]  # layer → count
+    endpoints: int  # node ports attached
+    injection_gbps: float  # sum of node port speeds
+    bisection_gbps: float  # analytic
+    oversubscription: dict[str, float]  # tier → down:up ratio as a number (1.0 = non-blocking)
+    diameter_hops: int  # switch-to-switch hops on the longest shortest node-node path (links)
+    mean_hops: float
+    ecmp_paths: int  # equal-cost paths between two leaves in different SUs/groups
+    spof: tuple[str, ...]  # devices whose loss cuts GPUs off (articulation points)
+    bandwidth_after_spine_loss: float  # fraction of bisection left after one spine/core/router fails
+    notes: tuple[str, ...] = ()
 
 
 def _is_node(ref_port: object) -> bool:
@@ -195,7 +215,7 @@ def compute_metrics(name: str, fabric: BuiltFabric, speed_gbps: float) -> Fabric
         worst = max(per_dev.values(), default=0)
         after = (min(injection / 2, (crossing - worst) * speed_gbps) / bisection) if bisection else 0.0
         over["router"] = round(int(p["p"]) / int(p["h"]), 4)
-        pair = Counter()
+        pair: Counter[frozenset[int]] = Counter()
         for lk in fabric.links:
             if lk.layer == "global":
                 pair[frozenset((group_of[lk.a.device], group_of[lk.b.device]))] += 1

@@ -176,11 +176,11 @@ def compare(
         peer_a = _other(found[la[0]], cab.a) if la else None
         peer_b = _other(found[lb[0]], cab.b) if lb else None
         parts = []
-        for end, peer, want in ((cab.a, peer_a, cab.b), (cab.b, peer_b, cab.a)):
+        for near, peer, planned in ((cab.a, peer_a, cab.b), (cab.b, peer_b, cab.a)):
             if peer is None:
-                parts.append(f"{end.text()} is not connected, plan says {want.text()}")
+                parts.append(f"{near.text()} is not connected, plan says {planned.text()}")
             else:
-                parts.append(f"{end.text()} goes to {peer.text()}, plan says {want.text()}")
+                parts.append(f"{near.text()} goes to {peer.text()}, plan says {planned.text()}")
         where = tuple(sorted({found[i].where for i in (*la, *lb)}))
         results.append(
             CableResult(

@@ -9,11 +9,11 @@ import csv
 import io
 import operator
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
 from operator import attrgetter
-from typing import cast
+from typing import Any, cast
 
 from generator.emit.cabling.rows import CableEnd, CableRow, fmt_num
 from generator.plan.model import Plan
@@ -127,7 +127,8 @@ class BomRow:
 
 
 def bom_rows(cluster: ResolvedCluster, plan: Plan) -> list[BomRow]:
-    """Plan.bom, plus one line per transceiver model from Plan.transceivers unless the BOM already lists them."""
+    """Plan.bom, plus one line per transceiver model from Plan.transceivers unless the BOM already lists
+    them."""
     cat = cluster.catalog
     out: list[BomRow] = []
     for line in plan.bom:
@@ -153,7 +154,7 @@ def _csv_quoted(field: str) -> str:
     return '"' + field.replace('"', '""') + '"' if ("," in field or '"' in field or "\n" in field) else field
 
 
-def _csv_column(column: tuple[Cell, ...]) -> Sequence[str]:
+def _csv_column(column: Sequence[Cell]) -> Sequence[str]:
     """One column as the csv module writes it (QUOTE_MINIMAL), converted a column at a time."""
     kinds = set(map(type, column))
     out: Sequence[str]
@@ -210,7 +211,8 @@ def _written(header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
 
 
 def to_csv(header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
-    """RFC 4180-style CSV (csv.writer, minimal quoting, LF line ends); floats as people write them (3, 0.5)."""
+    """RFC 4180-style CSV (csv.writer, minimal quoting, LF line ends); floats as people write them
+    (3, 0.5)."""
     rows = rows if isinstance(rows, list) else list(rows)
     if not rows:
         return _written(header, rows)
@@ -234,8 +236,7 @@ def columns_to_csv(header: Sequence[str], columns: Sequence[Sequence[Cell]]) -> 
 
 def counts(rows: Iterable[CableRow], *keys: str) -> list[tuple[tuple[Cell, ...], int]]:
     """Cable counts grouped by row attributes, sorted by key (e.g. counts(rows, "fabric", "layer"))."""
-    get = attrgetter(*keys)
-    c: Counter[tuple[Cell, ...]] = Counter(
-        map(get, rows) if len(keys) > 1 else ((v,) for v in map(get, rows))
-    )
+    get: Callable[[CableRow], Any] = attrgetter(*keys)  # one value, or a tuple of several
+    keyed: Iterable[tuple[Cell, ...]] = map(get, rows) if len(keys) > 1 else ((v,) for v in map(get, rows))
+    c = Counter(keyed)
     return sorted(c.items(), key=lambda kv: tuple((v is None, 0 if v is None else v) for v in kv[0]))

@@ -38,9 +38,6 @@ from generator.resolve import ResolvedCluster
 
 __all__ = ["FIXED_TIME", "PULL_HEADER", "StableZip", "render_xlsx"]
 
-# The diff work order (generator/diff/workorder.py) writes its openpyxl workbook through this zip.
-_StableZip = StableZip
-
 MAX_COL_WIDTH = 44
 TICK_COL_WIDTH = 9  # wide enough to initial
 # Pale fills so a printed sheet still reads in black and white.

@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import lru_cache
@@ -95,14 +95,17 @@ def _styles_xml() -> str:
     fills = (
         '<fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill>'
         + "".join(
-            f'<fill><patternFill patternType="solid"><fgColor rgb="FF{rgb}"/><bgColor indexed="64"/></patternFill></fill>'
+            f'<fill><patternFill patternType="solid"><fgColor rgb="FF{rgb}"/>'
+            '<bgColor indexed="64"/></patternFill></fill>'
             for rgb in _FILLS
         )
     )
     thin = '<{0} style="thin"><color rgb="FF808080"/></{0}>'
     borders = (
         "<border><left/><right/><top/><bottom/><diagonal/></border>"
-        f"<border>{''.join(thin.format(side) for side in ('left', 'right', 'top', 'bottom'))}<diagonal/></border>"
+        "<border>"
+        + "".join(thin.format(side) for side in ("left", "right", "top", "bottom"))
+        + "<diagonal/></border>"
     )
     xfs = []
     for style in Style:
@@ -259,7 +262,7 @@ def _wrapped(pre: str, texts: list[str], post: str) -> list[str]:
 
 
 def _column_inner(
-    values: Sequence[Cell], style: int | dict[Any, int]
+    values: Sequence[Cell], style: int | Mapping[Any, int]
 ) -> tuple[list[str], bool, list[int]] | None:
     """Each cell of one column after its ``r`` attribute (``_inner``), whether any is left out (""), and
     each cell's text width; None for a column with no cells at all.
@@ -315,7 +318,9 @@ class Columns:
     whole and slicing costs a fraction of rendering 50k small columns)."""
 
     def __init__(
-        self, columns: Sequence[Sequence[Cell]], column_styles: dict[int, int | dict[Any, int]] | None = None
+        self,
+        columns: Sequence[Sequence[Cell]],
+        column_styles: Mapping[int, int | Mapping[Any, int]] | None = None,
     ) -> None:
         self.n = len(columns[0]) if columns else 0
         self.width = len(columns)
@@ -332,7 +337,7 @@ class Columns:
         cls,
         rows: Sequence[Sequence[Cell]],
         width: int,
-        column_styles: dict[int, int | dict[Any, int]] | None = None,
+        column_styles: Mapping[int, int | Mapping[Any, int]] | None = None,
     ) -> Columns:
         if not rows:
             return cls([[] for _ in range(width)], column_styles)
@@ -442,7 +447,7 @@ class Sheet:
         body: Columns | Sequence[Sequence[Cell]],
         span: tuple[int, int] | None = None,
         header_style: int = Style.HEADER,
-        column_styles: dict[int, int | dict[Any, int]] | None = None,
+        column_styles: Mapping[int, int | Mapping[Any, int]] | None = None,
     ) -> tuple[int, list[int]]:
         """Header at row ``top``, then the rows ``span`` (default: all) of ``body`` below it.
 
@@ -482,7 +487,8 @@ class Sheet:
             top = f"A{self.freeze_rows + 1}"
             head.append(
                 f'<sheetViews><sheetView{selected} workbookViewId="0">'
-                f'<pane ySplit="{self.freeze_rows}" topLeftCell="{top}" activePane="bottomLeft" state="frozen"/>'
+                f'<pane ySplit="{self.freeze_rows}" topLeftCell="{top}" '
+                'activePane="bottomLeft" state="frozen"/>'
                 f'<selection pane="bottomLeft" activeCell="{top}" sqref="{top}"/></sheetView></sheetViews>'
             )
         else:

@@ -22,7 +22,8 @@ CSS = (
     "text{font-size:10px;fill:#222}.t{font-size:16px;font-weight:bold}.st{font-size:11px;fill:#444}"
     ".lbl{font-size:9px}.v{fill:#d9ead3;stroke:#333;stroke-width:0.8}.vn{fill:#eeeeee;stroke:#333;stroke-width:0.8}"
     ".cell{fill:#d9ead3;stroke:#333;stroke-width:0.8}.e{fill:none;stroke:#0072b2;stroke-width:1.2}"
-    ".d1{stroke:#d55e00}.wrap{stroke-dasharray:3 2}.pn{font-size:11px;font-weight:bold;fill:#666}.lg{font-size:10px}"
+    ".d1{stroke:#d55e00}.wrap{stroke-dasharray:3 2}"
+    ".pn{font-size:11px;font-weight:bold;fill:#666}.lg{font-size:10px}"
 )
 
 
@@ -159,14 +160,16 @@ def _detail(
         elif d == 0:
             yb = y1 + ch / 2
             svg.path(
-                f"M{num(x1)},{num(yb)} C{num(x1)},{num(yb + 22)} {num(x2)},{num(yb + 22)} {num(x2)},{num(yb)}",
+                f"M{num(x1)},{num(yb)} "
+                f"C{num(x1)},{num(yb + 22)} {num(x2)},{num(yb + 22)} {num(x2)},{num(yb)}",
                 cls,
                 tip,
             )
         else:
             xl = x1 - cw / 2
             svg.path(
-                f"M{num(xl)},{num(y1)} C{num(xl - 26)},{num(y1)} {num(xl - 26)},{num(y2)} {num(xl)},{num(y2)}",
+                f"M{num(xl)},{num(y1)} "
+                f"C{num(xl - 26)},{num(y1)} {num(xl - 26)},{num(y2)} {num(xl)},{num(y2)}",
                 cls,
                 tip,
             )

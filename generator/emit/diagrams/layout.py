@@ -233,9 +233,9 @@ def render(lay: Layout) -> str:
     y = height + 6
     if lay.rails:
         svg.text(20, y + 10, "rails:", "lg", anchor="start")
-        for r in range(lay.rails):
-            svg.rect(60 + r * 56, y + 1, 12, 10, "", None, style=f"fill:{rail_colour(r)}")
-            svg.text(76 + r * 56, y + 10, f"rail {r}", "lg", anchor="start")
+        for rail in range(lay.rails):
+            svg.rect(60 + rail * 56, y + 1, 12, 10, "", None, style=f"fill:{rail_colour(rail)}")
+            svg.text(76 + rail * 56, y + 10, f"rail {rail}", "lg", anchor="start")
         y += 15
     for s in lay.legend:
         svg.text(20, y + 10, s, "lg", anchor="start")

@@ -134,14 +134,15 @@ def detail_layout(view: FabricView, title: str) -> Layout:
         if a_key not in lay.boxes or b_key not in lay.boxes:
             continue
         pairs[(a_key, b_key, layer, rail if layer.startswith("node") and view.is_rail else None)] += 1
-    for (a, b, layer, rail), n in sorted(
+    for (a, b, layer, rail), cables in sorted(
         pairs.items(), key=lambda t: (t[0][0], t[0][1], t[0][2], t[0][3] or -1)
     ):
         tip = (
             f"{lay.boxes[a].name or lay.boxes[a].lines[0]} — {lay.boxes[b].name or lay.boxes[b].lines[0]}: "
-            f"{n} {layer} cable{'s' if n > 1 else ''}" + (f" (rail {rail})" if rail is not None else "")
+            f"{cables} {layer} cable{'s' if cables > 1 else ''}"
+            + (f" (rail {rail})" if rail is not None else "")
         )
-        lay.bundles.append(Bundle(a, b, layer, n, rail, tip))
+        lay.bundles.append(Bundle(a, b, layer, cables, rail, tip))
     if view.kind == "dragonfly":
         by_group: dict[int, list[str]] = defaultdict(list)
         for d in view.switches:

@@ -1,4 +1,5 @@
-"""Azure: ND-series uniform scale sets (one InfiniBand placement group each), HPC image, AMLFS or Azure Files NFS."""
+"""Azure: ND-series uniform scale sets (one InfiniBand placement group each), HPC image, AMLFS or Azure
+Files NFS."""
 
 from __future__ import annotations
 
@@ -73,7 +74,8 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         credentials=(
             "Azure CLI login (`az login`, `az account set --subscription <id>`) or a service principal in "
             "`ARM_CLIENT_ID`, `ARM_CLIENT_SECRET` (secret), `ARM_TENANT_ID`, `ARM_SUBSCRIPTION_ID`.",
-            "Role: Contributor on the subscription or the target resource group; ND-series vCPU quota in the region.",
+            "Role: Contributor on the subscription or the target resource group; ND-series vCPU quota "
+            "in the region.",
         ),
         notes=(
             "Each scale set is Uniform with a single placement group: its VMs share one InfiniBand fabric. "

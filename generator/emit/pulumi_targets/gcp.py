@@ -77,7 +77,8 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
             "APIs enabled: compute, servicenetworking, file or lustre.",
         ),
         notes=(
-            "Every VM has one NIC per GPU network: A3 High 4 and A3 Mega 8 gVNICs (GPUDirect-TCPX/TCPXO), each "
+            "Every VM has one NIC per GPU network: A3 High 4 and A3 Mega 8 gVNICs "
+            "(GPUDirect-TCPX/TCPXO), each "
             "in its own VPC; A3 Ultra 8 MRDMA NICs in one RoCE VPC made from the zone's RDMA network profile "
             "(`<zone>-vpc-roce`), plus 2 host gVNICs.",
             "All VMs of a pool share a compact placement policy. Instance names are the blueprint hostnames.",

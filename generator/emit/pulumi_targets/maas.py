@@ -128,9 +128,11 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         ],
         credentials=(
             "A MAAS API key (`maas apikey --username <user>`), stored as the secret `maas:apiKey`; the user "
-            "needs permission to allocate and deploy machines and to create fabrics, VLANs, subnets and tags.",
+            "needs permission to allocate and deploy machines and to create fabrics, VLANs, subnets and "
+            "tags.",
             "pulumi-maas is a community provider (github.com/juhnny5/pulumi-maas, a bridge of the "
-            "canonical/maas Terraform provider), not a Pulumi-maintained package: pin it and review upgrades.",
+            "canonical/maas Terraform provider), not a Pulumi-maintained package: pin it and review "
+            "upgrades.",
         ),
         notes=(
             "Machines must already be commissioned in MAAS under the blueprint's hostnames (enlist them with "

@@ -55,7 +55,8 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
             ),
         ],
         credentials=(
-            "An OCI API signing key: `oci setup config` writes ~/.oci/config (tenancy, user, fingerprint, key "
+            "An OCI API signing key: `oci setup config` writes ~/.oci/config (tenancy, user, "
+            "fingerprint, key "
             "file, region), which the provider reads; or set `oci:tenancyOcid`, `oci:userOcid`, "
             "`oci:fingerprint` and the secret `oci:privateKey` (`pulumi config set --secret oci:privateKey "
             "< key.pem`).",

@@ -78,7 +78,9 @@ def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
 
 
 def _top_level_items(expr: str) -> list[str]:
-    items, depth, cur = [], 0, []
+    items: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in expr:
         if ch == "[":
             depth += 1

@@ -188,8 +188,8 @@ def _tree(
     if kind in ("fat-tree", "leaf-spine") and by_tier.get("core"):
         pod_of_leaf: dict[str, int] = {}
         for key in leaves:
-            pods = [devices[m].pod for m in members[key] if devices[m].pod is not None]
-            pod_of_leaf[key] = min(pods) if pods else 0  # type: ignore[type-var]
+            pods = [pod for m in members[key] if (pod := devices[m].pod) is not None]
+            pod_of_leaf[key] = min(pods) if pods else 0
         pods_in_order = sorted(set(pod_of_leaf.values()))
         pod_switches: list[str] = []
         for p in pods_in_order:
@@ -333,7 +333,8 @@ def slurm_topology(cluster: ResolvedCluster, plan: Plan) -> SlurmTopology:
         sizes = block_sizes(base, len(blocks))
         if left_out:
             block_notes.append(
-                f"{sum(len(b.nodes) for b in left_out)} node(s) in {_plural(len(left_out), basis)} smaller than the base "
+                f"{sum(len(b.nodes) for b in left_out)} node(s) in {_plural(len(left_out), basis)} "
+                "smaller than the base "
                 f"block size {base} are outside the block topology (Slurm rejects smaller blocks): "
                 + compress([n for b in left_out for n in b.nodes])
             )

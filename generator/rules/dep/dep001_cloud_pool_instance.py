@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
-from generator.resolve import CLOUD_PROVIDERS
 from generator.rules.base import Rule, RuleContext
 
 
@@ -30,7 +29,7 @@ class CloudPoolInstance(Rule):
         for i, pool in enumerate(cluster.blueprint.pools):
             provider = pool.server.partition("/")[0] if pool.server and "/" in pool.server else None
             where = ("pools", i, "server") if pool.server else ("pools", i, "spec")
-            if target in CLOUD_PROVIDERS:
+            if cluster.is_cloud:
                 if provider is None:
                     what = f"server `{pool.server}`" if pool.server else "an explicit `spec`"
                     yield self.finding(
@@ -40,13 +39,16 @@ class CloudPoolInstance(Rule):
                     )
                 elif provider != target:
                     yield self.finding(
-                        f"pool `{pool.name}` is a {provider} instance (`{pool.server}`), but deployment.target is "
+                        f"pool `{pool.name}` is a {provider} instance (`{pool.server}`), but "
+                        "deployment.target is "
                         f"{target}",
                         where,
                     )
             elif provider is not None:
                 yield self.finding(
-                    f"pool `{pool.name}` is a cloud instance (`{pool.server}`) on the on-prem target `{target}`",
+                    f"pool `{pool.name}` is a cloud instance (`{pool.server}`) on the on-prem target "
+                    f"`{target}`",
                     where,
-                    hint=f"set deployment.target: {provider} (with a `cloud:` section) or use a catalogue server",
+                    hint=f"set deployment.target: {provider} (with a `cloud:` section) or use a "
+                    "catalogue server",
                 )

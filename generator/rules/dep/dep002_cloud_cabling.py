@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
-from generator.resolve import CLOUD_PROVIDERS, FABRIC_NAMES
+from generator.resolve import FABRIC_NAMES
 from generator.rules.base import Rule, RuleContext
 
 
@@ -25,7 +25,7 @@ class CloudCabling(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         cluster = ctx.cluster
-        if cluster.target not in CLOUD_PROVIDERS:
+        if not cluster.is_cloud:
             return
         for name in FABRIC_NAMES:
             fabric = getattr(cluster.blueprint.fabrics, name)
@@ -33,7 +33,8 @@ class CloudCabling(Rule):
                 continue
             kind = fabric.topology.kind
             yield self.finding(
-                f"fabrics.{name}.topology asks for {kind} cabling, but on {cluster.target} the provider cables "
+                f"fabrics.{name}.topology asks for {kind} cabling, but on {cluster.target} the "
+                "provider cables "
                 f"the {name} fabric; a cloud cluster gets a placement group, not switches",
                 ("fabrics", name, "topology"),
             )

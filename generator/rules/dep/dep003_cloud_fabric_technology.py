@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
-from generator.resolve import CLOUD_PROVIDERS
 from generator.rules.base import Rule, RuleContext
 
 
@@ -24,7 +23,7 @@ class CloudFabricTechnology(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         cluster = ctx.cluster
-        if cluster.target not in CLOUD_PROVIDERS:
+        if not cluster.is_cloud:
             return
         compute = cluster.blueprint.fabrics.compute
         if compute is None:
@@ -44,7 +43,8 @@ class CloudFabricTechnology(Rule):
             )
             yield self.finding(
                 f"fabrics.compute.technology is {compute.technology}, but {cluster.target} {itype} (pool "
-                f"`{pool.name}`) provides {provides} ({pool.cloud.network_cards} x {pool.cloud.nic_gbps:g} Gb/s)",
+                f"`{pool.name}`) provides {provides} ({pool.cloud.network_cards} x "
+                f"{pool.cloud.nic_gbps:g} Gb/s)",
                 ("fabrics", "compute", "technology"),
                 hint=hint,
             )

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
-from generator.resolve import CLOUD_PROVIDERS
 from generator.rules.base import Rule, RuleContext
 
 
@@ -25,7 +24,7 @@ class CloudFabricInformational(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         cluster = ctx.cluster
-        if cluster.target not in CLOUD_PROVIDERS:
+        if not cluster.is_cloud:
             return
         fabrics = cluster.blueprint.fabrics
         compute = fabrics.compute

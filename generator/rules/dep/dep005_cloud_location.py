@@ -29,7 +29,7 @@ class CloudLocation(Rule):
         cluster = ctx.cluster
         cloud = cluster.blueprint.deployment.cloud
         target = cluster.target
-        if cloud is None or target not in ("aws", "azure", "gcp", "oci"):
+        if cloud is None or not cluster.is_cloud:
             return
         path = ("deployment", "cloud", "zone")
         zone = cloud.zone

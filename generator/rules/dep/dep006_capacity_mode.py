@@ -27,7 +27,7 @@ class CapacityMode(Rule):
         cluster = ctx.cluster
         cloud = cluster.blueprint.deployment.cloud
         target = cluster.target
-        if cloud is None or target not in ("aws", "azure", "gcp", "oci"):
+        if cloud is None or not cluster.is_cloud:
             return
         path = ("deployment", "cloud", "capacity")
         cap = cloud.capacity
@@ -35,7 +35,8 @@ class CapacityMode(Rule):
         if cap == "capacity-block":
             if target != "aws":
                 yield self.finding(
-                    f"capacity-block is an AWS product (EC2 Capacity Blocks for ML), not available on {target}",
+                    "capacity-block is an AWS product (EC2 Capacity Blocks for ML), not available on "
+                    f"{target}",
                     path,
                     hint="use reservation (with reservation_id), on-demand or spot",
                 )

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from generator.deploy.cloud import managed_storage_spec, size_managed, storage_efa
 from generator.findings import Finding, Severity
-from generator.resolve import CLOUD_PROVIDERS
 from generator.rules.base import Rule, RuleContext
 
 
@@ -30,11 +29,11 @@ class ManagedStorageFit(Rule):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         cluster = ctx.cluster
         target = cluster.target
-        spec = managed_storage_spec(cluster) if target in CLOUD_PROVIDERS else None
+        spec = managed_storage_spec(cluster) if cluster.is_cloud else None
         for i, st in enumerate(cluster.blueprint.storage):
             path = ("storage", i)
             if st.kind != "managed":
-                if target in CLOUD_PROVIDERS:
+                if cluster.is_cloud:
                     yield self.finding(
                         f"storage `{st.name}` ({st.kind}) is not created on {target}: the nodes mount "
                         f"the existing server",
@@ -43,7 +42,7 @@ class ManagedStorageFit(Rule):
                         hint="use kind: managed to have the program create the cloud's file system",
                     )
                 continue
-            if target not in CLOUD_PROVIDERS:
+            if not cluster.is_cloud:
                 yield self.finding(
                     f"storage `{st.name}` is kind managed (a cloud's file system), but the target is "
                     f"`{target}`",

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from generator.deploy.cloud import CLOUD_IMAGES, MAAS_SERIES, image_for, maas_series
 from generator.findings import Finding, Severity
-from generator.resolve import CLOUD_PROVIDERS
 from generator.rules.base import Rule, RuleContext
 
 
@@ -33,7 +32,7 @@ class OsImage(Rule):
                 ("software", "os"),
                 hint="upload a custom image to MAAS and set deployment.maas.distro_series",
             )
-        elif target in CLOUD_PROVIDERS and image_for(cluster) is None:
+        elif cluster.is_cloud and image_for(cluster) is None:
             known = ", ".join(sorted(CLOUD_IMAGES.get(target, {}))) or "none"
             yield self.finding(
                 f"no default {target} GPU image for {os_} (defaults exist for: {known})",

@@ -32,7 +32,8 @@ class RdmaDomainSplit(Rule):
             parts = rdma_domains(pool.count, pool.cloud.rdma_domain_max_vms)
             if len(parts) > 1:
                 yield self.finding(
-                    f"pool `{pool.name}` has {pool.count} VMs but one InfiniBand domain (scale set placement group) "
+                    f"pool `{pool.name}` has {pool.count} VMs but one InfiniBand domain (scale set "
+                    "placement group) "
                     f"holds at most {pool.cloud.rdma_domain_max_vms}: it becomes {len(parts)} scale sets of "
                     f"{'/'.join(str(n) for n in parts)} VMs that cannot use InfiniBand between each other",
                     (*pool.source_path, "count"),

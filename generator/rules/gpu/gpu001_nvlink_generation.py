@@ -20,8 +20,14 @@ class NvlinkGeneration(Rule):
     id = "GPU001"
     severity = Severity.ERROR
     title = "GPU interconnect does not match the GPU"
-    rationale = "Each GPU supports exactly one NVLink generation (or none); a mismatch misstates intra-node bandwidth."
-    fix = "set gpu_interconnect to the GPU's own NVLink generation (V100 nvlink2, A100 nvlink3, H100/H200 nvlink4, B200/GB200 nvlink5) or its PCIe generation"
+    rationale = (
+        "Each GPU supports exactly one NVLink generation (or none); a mismatch misstates "
+        "intra-node bandwidth."
+    )
+    fix = (
+        "set gpu_interconnect to the GPU's own NVLink generation (V100 nvlink2, A100 nvlink3, "
+        "H100/H200 nvlink4, B200/GB200 nvlink5) or its PCIe generation"
+    )
     tags = ("gpu", "nvlink")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -37,7 +43,8 @@ class NvlinkGeneration(Rule):
                 gen = int(ic[6:])
                 if gpu.nvlink is None:
                     yield self.finding(
-                        f"{name} has no NVLink (a PCIe {gpu.pcie_gen}.0 part) but the interconnect is NVLink {gen}.0"
+                        f"{name} has no NVLink (a PCIe {gpu.pcie_gen}.0 part) but the interconnect is "
+                        f"NVLink {gen}.0"
                         + (
                             f" ({nvlink[gen].article_per_gpu_gbytes:g} GB/s per GPU)" if gen in nvlink else ""
                         ),

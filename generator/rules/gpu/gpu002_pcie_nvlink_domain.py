@@ -36,7 +36,8 @@ class PcieNvlinkDomain(Rule):
             if server.nvlink_domain_gpus > allowed:
                 pcie = cluster.catalog.interconnects.pcie.get(gpu.pcie_gen)
                 pcie_text = (
-                    f"; its GPUs talk over PCIe {gpu.pcie_gen}.0 x16 ({pcie.x16_gbytes_per_dir:g} GB/s per direction)"
+                    f"; its GPUs talk over PCIe {gpu.pcie_gen}.0 x16 ({pcie.x16_gbytes_per_dir:g} GB/s "
+                    "per direction)"
                     if pcie
                     else ""
                 )

@@ -22,7 +22,10 @@ class GpusPerServer(Rule):
     severity = Severity.WARNING
     title = "more than 8 GPUs in one server"
     rationale = "Servers usually hold at most 8 GPUs (one NVSwitch baseboard, one NIC per GPU)."
-    fix = "split the GPUs over more nodes (count) or describe a rack-scale NVLink system with its nvlink_domain_gpus"
+    fix = (
+        "split the GPUs over more nodes (count) or describe a rack-scale NVLink system with its "
+        "nvlink_domain_gpus"
+    )
     tags = ("gpu", "article")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:

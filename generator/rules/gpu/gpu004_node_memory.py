@@ -31,7 +31,8 @@ class NodeMemoryClass(Rule):
             if pool.gpu is None or mem <= limit:
                 continue
             yield self.finding(
-                f"pool `{pool.name}`: {pool.server.gpus} × {pool.gpu.memory_gb:g} GB = {mem:,.0f} GB of GPU memory per node, "
+                f"pool `{pool.name}`: {pool.server.gpus} × {pool.gpu.memory_gb:g} GB = {mem:,.0f} GB "
+                "of GPU memory per node, "
                 f"{mem / limit:.2f}× the article's {limit:g} GB (8 × 80 GB) class",
                 server_path(cluster, pool, "gpu"),
             )

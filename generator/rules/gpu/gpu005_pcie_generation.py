@@ -34,7 +34,8 @@ class PcieGeneration(Rule):
                 continue
             yield self.finding(
                 f"pool `{pool.name}`: {gpu.name} is a PCIe {gpu.pcie_gen}.0 device "
-                f"({pcie[gpu.pcie_gen].x16_gbytes_per_dir:g} GB/s per direction on x16) but the interconnect says "
+                f"({pcie[gpu.pcie_gen].x16_gbytes_per_dir:g} GB/s per direction on x16) but the "
+                "interconnect says "
                 f"PCIe {gen}.0 ({pcie[gen].x16_gbytes_per_dir:g} GB/s)",
                 server_path(cluster, pool, "gpu_interconnect"),
                 f"set gpu_interconnect: pcie{gpu.pcie_gen}",

@@ -30,7 +30,8 @@ class SingleNode(Rule):
         pool = pools[0]
         mem = pool.gpu_memory_per_node_gb
         yield self.finding(
-            f"one node (`{pool.name}`): {pool.server.gpus} GPUs and {mem:,.0f} GB of GPU memory is the ceiling; "
+            f"one node (`{pool.name}`): {pool.server.gpus} GPUs and {mem:,.0f} GB of GPU memory is the "
+            "ceiling; "
             "it cannot scale past one box and is a single point of failure",
             (*pool.source_path, "count"),
         )

@@ -40,7 +40,8 @@ class RailNicCount(Rule):
                 else f"{ports - gpus} ports carry no GPU's traffic"
             )
             yield self.finding(
-                f"pool `{pool.name}`: {gpus} GPUs but {ports} compute NIC ports per node on a rail-optimised fabric "
+                f"pool `{pool.name}`: {gpus} GPUs but {ports} compute NIC ports per node on a "
+                "rail-optimised fabric "
                 f"({per})",
                 server_path(cluster, pool, "nics"),
             )

@@ -22,8 +22,14 @@ class InjectionVsNvlink(Rule):
     id = "NET003"
     severity = Severity.INFO
     title = "network injection per GPU far below NVLink"
-    rationale = "Inter-node collectives run at the network's speed; a large NVLink:network ratio makes them the bottleneck."
-    fix = "keep tensor parallelism inside the NVLink domain, overlap communication, or add NIC bandwidth per GPU"
+    rationale = (
+        "Inter-node collectives run at the network's speed; a large NVLink:network ratio makes "
+        "them the bottleneck."
+    )
+    fix = (
+        "keep tensor parallelism inside the NVLink domain, overlap communication, or add NIC "
+        "bandwidth per GPU"
+    )
     tags = ("bandwidth", "nvlink", "nic")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:

@@ -35,6 +35,7 @@ class IbSmHa(Rule):
             n = min_switches(cluster, fab)
             if n > 1:
                 yield self.finding(
-                    f"{fab.name} fabric has at least {n:,} switches but one {sm.kind} subnet manager (ha: false)",
+                    f"{fab.name} fabric has at least {n:,} switches but one {sm.kind} subnet manager "
+                    "(ha: false)",
                     (*fab.source_path, "subnet_manager"),
                 )

@@ -41,7 +41,8 @@ class NicSpeedFabric(Rule):
                     continue
                 slower = "the link runs at" if speed > fab.speed_gbps else "each port carries only"
                 yield self.finding(
-                    f"pool `{pool.name}`: compute NIC {ad.snic.model} at {speed:g} Gb/s on the {fab.technology} fabric "
+                    f"pool `{pool.name}`: compute NIC {ad.snic.model} at {speed:g} Gb/s on the "
+                    f"{fab.technology} fabric "
                     f"({fab.speed_gbps:g} Gb/s; {slower} {min(speed, fab.speed_gbps):g} Gb/s)",
                     nic_path(cluster, pool, ad.nic_index, "speed_gbps"),
                 )

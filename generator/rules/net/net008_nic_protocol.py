@@ -40,13 +40,15 @@ class NicProtocol(Rule):
                 speeds = "/".join(f"{s:g}" for s in nic.speeds_gbps)
                 if speed not in nic.speeds_gbps:
                     yield self.finding(
-                        f"pool `{pool.name}`: {ad.snic.model} ({nic.name}) runs at {speeds} Gb/s, not {speed:g} Gb/s",
+                        f"pool `{pool.name}`: {ad.snic.model} ({nic.name}) runs at {speeds} Gb/s, not "
+                        f"{speed:g} Gb/s",
                         nic_path(cluster, pool, ad.nic_index, "speed_gbps"),
                     )
                 fab = cluster.fabrics.get(ad.snic.purpose)
                 if fab is not None and fab.kind not in nic.protocols:
                     yield self.finding(
-                        f"pool `{pool.name}`: {ad.snic.model} ({nic.name}) speaks {', '.join(nic.protocols)}; the "
+                        f"pool `{pool.name}`: {ad.snic.model} ({nic.name}) speaks "
+                        f"{', '.join(nic.protocols)}; the "
                         f"{fab.name} fabric is {fab.technology} ({fab.kind})",
                         nic_path(cluster, pool, ad.nic_index, "model"),
                     )

@@ -37,7 +37,8 @@ class EthernetLargeTraining(Rule):
         reasons = []
         if nodes >= adv.small_cluster_nodes:
             reasons.append(
-                f"{nodes:,} nodes (the article's Ethernet row is for clusters below {adv.small_cluster_nodes})"
+                f"{nodes:,} nodes (the article's Ethernet row is for clusters below "
+                f"{adv.small_cluster_nodes})"
             )
         if wl is not None and wl.mode in TRAINING and wl.params > adv.large_model_params:
             reasons.append(
@@ -46,7 +47,7 @@ class EthernetLargeTraining(Rule):
             )
         if reasons:
             yield self.finding(
-                f"compute fabric is {fab.technology} ({fab.speed_gbps:g} Gb/s, ~{fab.tech.latency_us:g} µs) for "
-                + " and ".join(reasons),
+                f"compute fabric is {fab.technology} ({fab.speed_gbps:g} Gb/s, "
+                f"~{fab.tech.latency_us:g} µs) for " + " and ".join(reasons),
                 (*fab.source_path, "technology"),
             )

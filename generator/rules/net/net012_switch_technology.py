@@ -35,6 +35,7 @@ class SwitchTechnology(Rule):
                 if key == "spine_switch" and getattr(fab.spec.topology, "spine_switch", None) is None:
                     continue  # the spine defaults to the leaf switch: reported once, for `switch`
                 yield self.finding(
-                    f"{fab.name} fabric is {fab.technology} but {key} `{sid}` ({sw.name}) is an {sw.technology} switch",
+                    f"{fab.name} fabric is {fab.technology} but {key} `{sid}` ({sw.name}) is an "
+                    f"{sw.technology} switch",
                     (*fab.source_path, "topology", key),
                 )

@@ -33,7 +33,8 @@ class SwitchSpeed(Rule):
             leaf = fab.switch
             if leaf is not None and leaf.ports_at(fab.speed_gbps) == 0:
                 yield self.finding(
-                    f"{fab.name} fabric runs at {fab.speed_gbps:g} Gb/s ({fab.technology}) but `{fab.switch_id}` "
+                    f"{fab.name} fabric runs at {fab.speed_gbps:g} Gb/s ({fab.technology}) but "
+                    f"`{fab.switch_id}` "
                     f"has {_ports_text(leaf)} ports",
                     (*fab.source_path, "topology", "switch"),
                 )

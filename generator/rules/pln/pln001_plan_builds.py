@@ -18,7 +18,10 @@ class PlanBuilds(Rule):
     id = "PLN001"
     severity = Severity.ERROR
     title = "the fabric and physical plan can be built"
-    rationale = "cabling, Ansible, Slurm and Pulumi outputs are all derived from the plan; without it nothing can be generated"
+    rationale = (
+        "cabling, Ansible, Slurm and Pulumi outputs are all derived from the plan; without it "
+        "nothing can be generated"
+    )
     fix = "change the topology parameters, the switch model or the site size as the message says"
     tags = ("topology", "site")
 

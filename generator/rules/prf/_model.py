@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-from generator.perf.system import PerfError, System, system_for
+from generator.perf.system import System
 from generator.rules.base import RuleContext
 
 
 def system_of(ctx: RuleContext) -> System | None:
     """The model of the largest GPU pool on its planned fabric; None without a GPU pool."""
-    cached = getattr(ctx, "_prf_system", False)
-    if cached is not False:
-        return cached  # type: ignore[no-any-return]
-    try:
-        system: System | None = system_for(ctx.cluster, ctx.plan)
-    except PerfError:
-        system = None
-    ctx._prf_system = system  # type: ignore[attr-defined]
-    return system
+    return ctx.perf_system

@@ -29,7 +29,10 @@ class OversubscribedAllreduce(Rule):
     severity = Severity.WARNING
     title = "oversubscription cuts all_reduce below NIC bandwidth"
     rationale = "Collectives spread over an oversubscribed fabric run at the uplinks' share of line rate."
-    fix = "build the compute fabric 1:1, enable IB SHARP, or place jobs in topology order (Slurm topology plugin)"
+    fix = (
+        "build the compute fabric 1:1, enable IB SHARP, or place jobs in topology order (Slurm "
+        "topology plugin)"
+    )
     tags = ("performance", "nccl", "fabric")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -58,7 +61,8 @@ class OversubscribedAllreduce(Rule):
         )
         yield self.finding(
             f"a 1 GiB all_reduce over the {system.pool_nodes} nodes of pool `{system.pool}` reaches "
-            f"{spread.busbw_gbytes:.1f} GB/s busbw with ranks spread over the fabric ({spread.algorithm}, limited "
+            f"{spread.busbw_gbytes:.1f} GB/s busbw with ranks spread over the fabric "
+            f"({spread.algorithm}, limited "
             f"by {spread.bottleneck}) against {nic:.1f} GB/s of NIC bandwidth per node and "
             f"{packed.busbw_gbytes:.1f} GB/s with ranks in topology order",
             path,

@@ -43,7 +43,8 @@ class TrainingTime(Rule):
         mfu = perf_data().training.model_flops_utilization.value
         yield self.finding(
             f"{wl.tokens:.3g} tokens at {st.tokens_per_step:,.0f} tokens per {st.step_s:.2f} s step on "
-            f"{st.layout.gpus} × {system.gpu.name} ({system.gpu.bf16_tflops:g} TFLOPS BF16 at {mfu:.0%} MFU) take "
+            f"{st.layout.gpus} × {system.gpu.name} ({system.gpu.bf16_tflops:g} TFLOPS BF16 at "
+            f"{mfu:.0%} MFU) take "
             f"{st.train_days:.1f} days; the target is {wl.target_days:g}",
             ("workload", "target_days"),
         )

@@ -36,14 +36,16 @@ class RackPower(Rule):
                 if total > budget + 1e-9:
                     fit = int(budget // kw)
                     yield self.finding(
-                        f"pool `{pool.name}`: {npr} × {pool.server_id} at {kw:g} kW = {total:g} kW per rack, over the "
+                        f"pool `{pool.name}`: {npr} × {pool.server_id} at {kw:g} kW = {total:g} kW per "
+                        "rack, over the "
                         f"{budget:g} kW budget (site.rack.power_kw)",
                         (*pool.source_path, "placement", "nodes_per_rack"),
                         f"at most {fit} per rack at {budget:g} kW, or raise site.rack.power_kw",
                     )
             elif kw > budget:
                 yield self.finding(
-                    f"pool `{pool.name}`: one {pool.server_id} draws {kw:g} kW, over the {budget:g} kW rack budget",
+                    f"pool `{pool.name}`: one {pool.server_id} draws {kw:g} kW, over the {budget:g} kW "
+                    "rack budget",
                     server_path(cluster, pool, "power_kw"),
                     "raise site.rack.power_kw",
                 )

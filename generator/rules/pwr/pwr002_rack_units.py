@@ -34,7 +34,8 @@ class RackUnits(Rule):
             npr = pool.nodes_per_rack
             if npr and npr * ru > usable:
                 yield self.finding(
-                    f"pool `{pool.name}`: {npr} × {ru}U = {npr * ru}U per rack but a rack has {site.rack.units}U − "
+                    f"pool `{pool.name}`: {npr} × {ru}U = {npr * ru}U per rack but a rack has "
+                    f"{site.rack.units}U − "
                     f"{site.rack.reserved_units}U reserved = {usable}U",
                     (*pool.source_path, "placement", "nodes_per_rack"),
                     f"at most {usable // ru} per rack",

@@ -44,7 +44,8 @@ class SiteCapacity(Rule):
                 room = len(rows) * site.racks_per_row
                 if racks > room:
                     yield self.finding(
-                        f"pool `{pool.name}` needs {racks} racks ({pool.count} nodes, {per} per rack) but its "
+                        f"pool `{pool.name}` needs {racks} racks ({pool.count} nodes, {per} per rack) "
+                        "but its "
                         f"{len(rows)} row(s) hold {room} ({site.racks_per_row} per row)",
                         (*pool.source_path, "placement", "rows"),
                     )
@@ -56,7 +57,8 @@ class SiteCapacity(Rule):
                 else ("pools", 0, "count")
             )
             yield self.finding(
-                f"the nodes need at least {total} racks ({'; '.join(parts)}) but the site has {site.rows} rows × "
+                f"the nodes need at least {total} racks ({'; '.join(parts)}) but the site has "
+                f"{site.rows} rows × "
                 f"{site.racks_per_row} racks = {capacity}",
                 where,
             )

@@ -33,7 +33,10 @@ class FatTreeCapacity(Rule):
     id = "TOP001"
     severity = Severity.ERROR
     title = "fat-tree too small for its endpoints"
-    rationale = "Each tier multiplies the reachable endpoints by the switch radix; past that the fabric cannot be built."
+    rationale = (
+        "Each tier multiplies the reachable endpoints by the switch radix; past that the "
+        "fabric cannot be built."
+    )
     fix = "add a tier (tiers: 3), use a larger-radix switch, or reduce the nodes"
     tags = ("fat-tree", "radix")
 
@@ -58,7 +61,8 @@ class FatTreeCapacity(Rule):
                 f" (growth to {topo.growth_nodes:,} nodes; {now:,} today)" if need != now else ""
             )
             msg = (
-                f"{fab.name} fabric: {what} exceed what {topo.tiers} tiers of `{fab.switch_id}` (radix k = {k} at "
+                f"{fab.name} fabric: {what} exceed what {topo.tiers} tiers of `{fab.switch_id}` (radix "
+                f"k = {k} at "
                 f"{fab.speed_gbps:g} Gb/s, {down} node ports per leaf) carry: "
                 f"{capacity_formula(k, topo.tiers, down, rails)}"
             )
@@ -83,7 +87,8 @@ class FatTreeCapacity(Rule):
         need = endpoints(ctx.cluster, fab.name)
         if need > ks * down:
             yield self.finding(
-                f"{fab.name} leaf-spine: {need:,} endpoints exceed {ks} spine ports × {down} leaf down ports = "
+                f"{fab.name} leaf-spine: {need:,} endpoints exceed {ks} spine ports × {down} leaf down "
+                "ports = "
                 f"{ks * down:,}",
                 (*fab.source_path, "topology", "switch"),
                 "use a larger spine switch or split the fabric",

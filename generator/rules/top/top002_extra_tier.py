@@ -35,7 +35,8 @@ class ExtraTier(Rule):
             down = leaf_down(k, topo.oversubscription, topo.rail_optimized, topo.scalable_unit)
             if need <= clos_capacity(k, 2, down):
                 yield self.finding(
-                    f"{fab.name} fabric: {need:,} endpoints fit in 2 tiers of radix {k} ({capacity_formula(k, 2, down)}); "
+                    f"{fab.name} fabric: {need:,} endpoints fit in 2 tiers of radix {k} "
+                    f"({capacity_formula(k, 2, down)}); "
                     "the third tier adds switches, cables and a hop",
                     (*fab.source_path, "topology", "tiers"),
                 )

@@ -33,7 +33,8 @@ class SuPortBudget(Rule):
             down, up = leaf_split(k, topo.oversubscription)
             if topo.scalable_unit > down:
                 yield self.finding(
-                    f"{fab.name} fabric: a scalable unit of {topo.scalable_unit} nodes needs {topo.scalable_unit} down "
+                    f"{fab.name} fabric: a scalable unit of {topo.scalable_unit} nodes needs "
+                    f"{topo.scalable_unit} down "
                     f"ports per rail leaf; `{fab.switch_id}` has {k} ports at {fab.speed_gbps:g} Gb/s, "
                     f"{down} down and {up} up at {topo.oversubscription}",
                     (*fab.source_path, "topology", "scalable_unit"),

@@ -32,7 +32,8 @@ class GrowthNodes(Rule):
             nodes = fabric_nodes(cluster, fab.name)
             if topo.growth_nodes < nodes:
                 yield self.finding(
-                    f"{fab.name} fabric: growth_nodes {topo.growth_nodes:,} is below the {nodes:,} nodes already on it",
+                    f"{fab.name} fabric: growth_nodes {topo.growth_nodes:,} is below the {nodes:,} "
+                    "nodes already on it",
                     (*fab.source_path, "topology", "growth_nodes"),
                     f"set growth_nodes of at least {nodes}",
                 )

@@ -32,7 +32,8 @@ class DragonflyBalance(Rule):
             global_ch, terminals = t.a * t.h, t.a * t.p
             yield self.finding(
                 f"{fab.name} dragonfly p = {t.p}, a = {t.a}, h = {t.h}: balanced needs a = 2p = 2h "
-                f"(2p = {2 * t.p}, 2h = {2 * t.h}); each group has {global_ch} global channels for {terminals} "
+                f"(2p = {2 * t.p}, 2h = {2 * t.h}); each group has {global_ch} global channels for "
+                f"{terminals} "
                 f"terminals ({global_ch / terminals:.2f} per terminal; balanced is 1)",
                 (*fab.source_path, "topology"),
             )

@@ -32,7 +32,8 @@ class DragonflyRadix(Rule):
             need = t.p + t.a + t.h - 1
             if need > k:
                 yield self.finding(
-                    f"{fab.name} dragonfly routers need p + a + h − 1 = {t.p} + {t.a} + {t.h} − 1 = {need} ports; "
+                    f"{fab.name} dragonfly routers need p + a + h − 1 = {t.p} + {t.a} + {t.h} − 1 = "
+                    f"{need} ports; "
                     f"`{fab.switch_id}` has {k} at {fab.speed_gbps:g} Gb/s",
                     (*fab.source_path, "topology", "switch"),
                 )

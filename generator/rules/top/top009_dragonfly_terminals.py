@@ -34,7 +34,8 @@ class DragonflyTerminals(Rule):
             if need > have:
                 per_group = t.p * t.a
                 yield self.finding(
-                    f"{fab.name} dragonfly: {need:,} node ports but p·a·groups = {t.p}·{t.a}·{t.groups} = {have:,} "
+                    f"{fab.name} dragonfly: {need:,} node ports but p·a·groups = "
+                    f"{t.p}·{t.a}·{t.groups} = {have:,} "
                     f"terminal ports; {-(-need // per_group)} groups of {per_group} are needed",
                     (*fab.source_path, "topology", "groups"),
                 )

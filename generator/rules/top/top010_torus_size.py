@@ -41,7 +41,8 @@ class TorusSize(Rule):
                 )
             elif t.attach == "switch" and vertices * t.nodes_per_switch != nodes:
                 yield self.finding(
-                    f"{fab.name} torus {dims} = {vertices:,} switches × {t.nodes_per_switch} nodes per switch = "
+                    f"{fab.name} torus {dims} = {vertices:,} switches × {t.nodes_per_switch} nodes per "
+                    "switch = "
                     f"{vertices * t.nodes_per_switch:,} node slots but {nodes:,} nodes",
                     (*fab.source_path, "topology", "dimensions"),
                 )

@@ -38,7 +38,8 @@ class DirectAttachPorts(Rule):
                 have = len(pool.ports_for(fab.name))
                 if have < need:
                     yield self.finding(
-                        f"pool `{pool.name}`: a directly attached {shape} needs {need} {fab.name} ports per node; "
+                        f"pool `{pool.name}`: a directly attached {shape} needs {need} {fab.name} "
+                        "ports per node; "
                         f"the server has {have}",
                         server_path(cluster, pool, "nics"),
                     )

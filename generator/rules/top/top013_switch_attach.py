@@ -48,7 +48,8 @@ class SwitchAttach(Rule):
             if node_ports + links > k:
                 yield self.finding(
                     f"{fab.name} {t.kind}: each switch needs {t.nodes_per_switch} nodes × "
-                    f"{ports_per_node(cluster, fab.name)} ports + {links} neighbour links = {node_ports + links} ports; "
+                    f"{ports_per_node(cluster, fab.name)} ports + {links} neighbour links = "
+                    f"{node_ports + links} ports; "
                     f"`{t.switch}` has {k} at {fab.speed_gbps:g} Gb/s",
                     path,
                 )

@@ -39,7 +39,10 @@ class TopologyByScale(Rule):
         if nodes < adv.small_cluster_nodes:
             advised = f"below {adv.small_cluster_nodes} nodes it advises a fat-tree"
         elif nodes <= adv.dragonfly_above_nodes:
-            advised = f"from {adv.small_cluster_nodes} to {adv.dragonfly_above_nodes:,} nodes a fat-tree or a dragonfly"
+            advised = (
+                f"from {adv.small_cluster_nodes} to {adv.dragonfly_above_nodes:,} nodes a "
+                "fat-tree or a dragonfly"
+            )
         else:
             advised = f"above {adv.dragonfly_above_nodes:,} nodes a dragonfly"
         yield self.finding(

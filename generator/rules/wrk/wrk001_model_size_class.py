@@ -25,7 +25,10 @@ class ModelSizeClass(Rule):
     severity = Severity.WARNING
     title = "cluster smaller than the article's class for the model size"
     rationale = "The article: <7B one GPU, 7–70B one multi-GPU node, >70B several nodes."
-    fix = "add GPUs or nodes to reach the model's class, or choose a smaller model or a lighter mode (LoRA/QLoRA)"
+    fix = (
+        "add GPUs or nodes to reach the model's class, or choose a smaller model or a lighter mode "
+        "(LoRA/QLoRA)"
+    )
     tags = ("workload", "article")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -43,7 +46,8 @@ class ModelSizeClass(Rule):
         )
         bound = {"gpu": "below 7B", "node": "7B–70B", "nodes": "above 70B"}[cls.scope]
         yield self.finding(
-            f"{wl.mode} of a {params_text(wl.params)} model ({bound}): the article's class is {SCOPE_TEXT[cls.scope]}; "
+            f"{wl.mode} of a {params_text(wl.params)} model ({bound}): the article's class is "
+            f"{SCOPE_TEXT[cls.scope]}; "
             f"the cluster has {shape}",
             ("workload", "params"),
             severity=self.severity if wl.mode in TRAINING else Severity.INFO,

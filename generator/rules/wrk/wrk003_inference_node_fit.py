@@ -37,7 +37,8 @@ class InferenceNodeFit(Rule):
         if need.shared <= node_bytes or need.shared > total_bytes:
             return
         yield self.finding(
-            f"inference of a {params_text(wl.params)} model in {wl.precision} needs {gb(need.weights)} weights + "
+            f"inference of a {params_text(wl.params)} model in {wl.precision} needs {gb(need.weights)} "
+            "weights + "
             f"{gb(need.kv_cache)} KV cache = {gb(need.shared)}; the largest node (`{best.name}`) has "
             f"{best.server.gpus} × {best.gpu.memory_gb if best.gpu else 0:g} GB = {gb(node_bytes)}",
             ("workload", "precision"),

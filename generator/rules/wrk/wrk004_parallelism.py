@@ -47,7 +47,8 @@ class Parallelism(Rule):
         per_node = max(pool.server.gpus for pool in cluster.gpu_pools)
         if t is not None and t > per_node:
             yield self.finding(
-                f"tensor parallelism {t} spans more than the {per_node} GPUs of a node: every layer's exchanges cross "
+                f"tensor parallelism {t} spans more than the {per_node} GPUs of a node: every layer's "
+                "exchanges cross "
                 "the network",
                 (*base, "tensor"),
                 "keep tensor ≤ GPUs per node; use pipeline parallelism across nodes",
