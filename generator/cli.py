@@ -11,6 +11,7 @@ import generator.commands as commands_pkg
 from generator import __version__
 from generator.commands._common import err_console, print_blueprint_error
 from generator.findings import BlueprintError
+from generator.report import safe
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,8 +43,14 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except MemoryError:
+        err_console.print("[bold red]out of memory[/]: this design is too large to process on this machine")
+        return 2
     except Exception as exc:  # never a traceback for a user; say what broke in one line
-        err_console.print(f"[bold red]internal error[/]: {type(exc).__name__}: {exc}", highlight=False)
+        err_console.print(
+            f"[bold red]internal error[/]: {type(exc).__name__}: {safe(exc) or '(no message)'}",
+            highlight=False,
+        )
         err_console.print(
             "please report this with the blueprint that caused it (set BLUEPRINT_DEBUG=1 for a traceback)"
         )

@@ -15,7 +15,7 @@ from blueprints.catalog import Catalog, CatalogError, default_catalog
 from blueprints.catalog.schema import CloudInstance, FabricTech, Gpu, Nic, Server, ServerNic, Switch
 from blueprints.models import Blueprint, Fabric, NodePool
 from blueprints.models.nodes import ServerSpec
-from generator.findings import BlueprintError, Finding, Path, Severity
+from generator.findings import BlueprintError, Finding, Location, Path, Severity
 from generator.load import LoadedBlueprint
 
 CLOUD_PROVIDERS = ("aws", "azure", "gcp", "oci")
@@ -276,7 +276,8 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
         try:
             cat = cat.extended(base_dir / bp.catalog)
         except CatalogError as exc:
-            errors.append(Finding("CAT002", Severity.ERROR, exc.message, ("catalog",), exc.hint))
+            at = Location(exc.source, exc.line, exc.column or 1) if exc.source and exc.line else None
+            errors.append(Finding("CAT002", Severity.ERROR, exc.message, ("catalog",), exc.hint, at))
 
     fabrics: dict[str, ResolvedFabric] = {}
     for fname in FABRIC_NAMES:
@@ -417,7 +418,7 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
             hostnames[h] = pool.name
     if errors:
         if isinstance(loaded, LoadedBlueprint):
-            errors = [loaded.locate(e) for e in errors]
+            errors = [e if e.location else loaded.locate(e) for e in errors]  # catalogue errors keep theirs
         raise BlueprintError(errors)
     suppressed = {s.rule: s.reason for s in bp.suppress}
     return ResolvedCluster(bp, cat, tuple(pools), fabrics, suppressed, source_file, sha)

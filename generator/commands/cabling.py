@@ -8,6 +8,7 @@ from pathlib import Path
 
 from generator.commands._common import err_console
 from generator.pipeline import check_or_raise
+from generator.report import safe
 
 ORDER = 40
 FORMATS = ("csv", "xlsx", "netbox", "ibnetdiscover", "lldp")
@@ -41,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _fail(message: str) -> int:
-    err_console.print(f"[bold red]cabling[/]: {message}", highlight=False)
+    err_console.print(f"[bold red]cabling[/]: {safe(message)}", highlight=False)
     return 2
 
 
