@@ -11,6 +11,7 @@ import generator.commands as commands_pkg
 from generator import __version__
 from generator.commands._common import err_console, print_blueprint_error
 from generator.findings import BlueprintError
+from generator.fsutil import OutputRefused
 from generator.report import safe
 
 
@@ -37,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except BlueprintError as exc:
         print_blueprint_error(exc)
+        return 2
+    except OutputRefused as exc:
+        err_console.print(f"[bold red]refused[/]: {safe(exc)} (nothing written)")
         return 2
     except KeyboardInterrupt:
         err_console.print("interrupted")

@@ -11,6 +11,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from generator.build import BuildRefused, generate
 from generator.commands._common import console, err_console
 from generator.emit import OUTPUTS
+from generator.fsutil import OutputRefused
 from generator.pipeline import check
 from generator.report import safe, summary_line, text_report
 
@@ -65,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
     except BuildRefused as exc:
         err_console.print(f"[bold red]refused[/]: {safe(exc)}")
         return 1
+    except OutputRefused as exc:
+        err_console.print(f"[bold red]refused[/]: {safe(exc)} (nothing written)")
+        return 2
     if args.format == "json":
         print(
             json.dumps(
