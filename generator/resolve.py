@@ -16,6 +16,7 @@ from blueprints.catalog.schema import CloudInstance, FabricTech, Gpu, Nic, Serve
 from blueprints.models import Blueprint, Fabric, NodePool
 from blueprints.models.nodes import ServerSpec
 from generator.findings import BlueprintError, Finding, Location, Path, Severity
+from generator.limits import MAX_NODES
 from generator.load import LoadedBlueprint
 
 CLOUD_PROVIDERS = ("aws", "azure", "gcp", "oci")
@@ -263,6 +264,22 @@ def _ports(
     return tuple(ports)
 
 
+def _refuse_too_many_nodes(bp: Blueprint, loaded: LoadedBlueprint | Blueprint) -> None:
+    """Before any per-node work (host names, ports): the node count is within the documented limit."""
+    total = sum(p.count for p in bp.pools)
+    if total <= MAX_NODES:
+        return
+    biggest = max(range(len(bp.pools)), key=lambda i: bp.pools[i].count)
+    finding = Finding(
+        "PLN001",
+        Severity.ERROR,
+        f"{total:,} nodes exceed the limit of {MAX_NODES:,} (see docs/architecture.md)",
+        ("pools", biggest, "count"),
+        "split the design into several blueprints",
+    )
+    raise BlueprintError([loaded.locate(finding) if isinstance(loaded, LoadedBlueprint) else finding])
+
+
 def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None) -> ResolvedCluster:
     """Resolve defaults and catalogue references; raises BlueprintError with located findings."""
     if isinstance(loaded, LoadedBlueprint):
@@ -271,6 +288,7 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
     else:
         bp, source_file, sha, base_dir = loaded, "<blueprint>", "", FsPath(".")
     errors: list[Finding] = []
+    _refuse_too_many_nodes(bp, loaded)
     cat = catalog or default_catalog()
     if bp.catalog:
         try:

@@ -34,7 +34,11 @@ class RuleContext:
         try:
             return build_plan(self.cluster)
         except Exception as exc:  # reported as a finding by rule PLN001, not raised here
-            self.plan_error = str(exc)
+            self.plan_error = (
+                "out of memory while building it; the design is too large for this machine"
+                if isinstance(exc, MemoryError)
+                else str(exc) or type(exc).__name__
+            )
             self.plan_error_path = tuple(getattr(exc, "path", ()))
             return None
 
