@@ -134,10 +134,25 @@ def _read_user_yaml(path: Path) -> Any:
             line=mark.line + 1 if mark else None,
             column=mark.column + 1 if mark else None,
         ) from None
-    except (YAMLError, RecursionError, ValueError, TypeError) as exc:
+    except RecursionError:
+        line, column = _flow_too_deep(text)
+        raise CatalogError(
+            f"catalogue file {path}: nesting too deep", source=str(path), line=line, column=column
+        ) from None
+    except (YAMLError, ValueError, TypeError) as exc:
         raise CatalogError(f"cannot read catalogue file {path}: {exc}", source=str(path)) from None
     _check_shape(doc, path)
     return doc
+
+
+def _flow_too_deep(text: str) -> tuple[int | None, int | None]:
+    """Line and column where flow nesting (``[[[...``) passes MAX_CATALOG_DEPTH, if it does."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += 1 if ch in "[{" else -1 if ch in "]}" else 0
+        if depth > MAX_CATALOG_DEPTH:
+            return text.count("\n", 0, i) + 1, i - (text.rfind("\n", 0, i) + 1) + 1
+    return None, None
 
 
 def _check_shape(doc: Any, path: Path) -> None:
