@@ -1,26 +1,35 @@
 """`generate` as one safe build: every output into a temporary folder, a manifest, then an atomic swap.
 
-A file in the existing build whose bytes differ from the previous manifest was edited by hand; it is not
-overwritten unless the caller says so. Outputs are deterministic, so a rebuild of an unchanged blueprint
-reproduces the manifest exactly.
+The manifest lists the files the generator owns. Everything else in the folder is the user's (a vault file
+in ``ansible/group_vars/``, ``pulumi/venv/``, notes): it is carried into the new build by hard link and
+survives every regenerate, ``--overwrite-edited`` included. An owned file whose bytes differ from the
+manifest was edited by hand; it is not overwritten unless the caller says so. The Pulumi stack file is
+merged: keys the user added with `pulumi config set` stay. Outputs are deterministic, so a rebuild of an
+unchanged blueprint reproduces the manifest exactly.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from generator import __version__
 from generator.emit import OUTPUTS, emitters
-from generator.fsutil import atomic_dir
+from generator.emit.pulumi import STACK
+from generator.fsutil import atomic_dir, carry_entries, checked_output_dir, output_lock, user_entries
 from generator.pipeline import Checked
 from generator.plan.build import plan_or_raise
+from generator.plan.model import Plan
 
 MANIFEST = "manifest.json"
+# Owned files the user's tools edit in place: merged on regenerate rather than compared byte for byte.
+MERGED = (f"pulumi/Pulumi.{STACK}.yaml",)
 
 
 class BuildRefused(Exception):
@@ -43,25 +52,92 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def edited_files(out: Path) -> list[str]:
-    """Files in an existing build changed, removed or added by hand since the manifest was written."""
+def read_manifest(out: Path) -> dict[str, str] | None:
+    """The files (path -> sha256) the previous build owns; {} for a new folder, None if unreadable."""
     manifest = out / MANIFEST
-    if not out.exists():
-        return []
-    if not manifest.exists():
-        return sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    if not manifest.is_file():
+        return {}
     try:
-        recorded: dict[str, str] = json.loads(manifest.read_text(encoding="utf-8"))["files"]
+        recorded = json.loads(manifest.read_text(encoding="utf-8"))["files"]
     except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(recorded, dict):
+        return None
+    return {str(k): str(v) for k, v in recorded.items()}
+
+
+def edited_files(out: Path, owned: dict[str, str] | None = None) -> list[str]:
+    """Files the previous build owns that were changed by hand (or replaced by a folder or a symlink).
+
+    Files the manifest does not list are the user's and never count as edits; they are kept. An owned
+    file the user deleted is simply written again. The stack file is merged, not compared (see
+    merge_stack_files).
+    """
+    if not out.is_dir():
+        return []
+    owned = read_manifest(out) if owned is None else owned
+    if owned is None:
         return [MANIFEST]
-    changed = [
-        rel
-        for rel, digest in recorded.items()
-        if not (out / rel).is_file() or sha256_file(out / rel) != digest
-    ]
-    present = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()} - {MANIFEST}
-    changed.extend(sorted(present - set(recorded)))
-    return sorted(set(changed))
+    changed = []
+    for rel, digest in owned.items():
+        path = out / rel
+        if rel in MERGED or not (path.exists() or path.is_symlink()):
+            continue
+        if path.is_symlink() or not path.is_file() or sha256_file(path) != digest:
+            changed.append(rel)
+    return sorted(changed)
+
+
+def merge_stack_files(out: Path, tmp: Path, overwrite_edited: bool) -> None:
+    """Keep what `pulumi config set` added to the stack file: the user's keys join the generated ones.
+
+    A key the blueprint decides keeps the blueprint's value; if the user changed it by hand, the build is
+    refused (like any hand edit) unless ``overwrite_edited``.
+    """
+    for rel in MERGED:
+        mine, new = out / rel, tmp / rel
+        if not (mine.is_file() and not mine.is_symlink() and new.is_file()):
+            continue
+        merged, clashes = merged_stack(mine.read_text(encoding="utf-8"), new.read_text(encoding="utf-8"))
+        if clashes and not overwrite_edited:
+            raise BuildRefused(
+                f"{out}/{rel}: {', '.join(clashes)} set by hand differ from the blueprint; change them in "
+                "the blueprint (or rerun with --overwrite-edited to take the blueprint's values)"
+            )
+        if merged is not None:
+            new.write_text(merged, encoding="utf-8")
+
+
+def merged_stack(mine: str, generated: str) -> tuple[str | None, list[str]]:
+    """(the generated stack text plus the user's extra keys, or None if nothing to add; changed keys)."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    yaml = YAML(typ="rt", pure=True)
+    yaml.preserve_quotes = True  # "2.0" stays a string for Pulumi
+    yaml.width = 4096
+    try:
+        user = yaml.load(mine)
+    except YAMLError:
+        return None, ["the file (not YAML any more)"]
+    if not isinstance(user, dict):
+        return None, []
+    doc = yaml.load(generated)
+    ours = doc.get("config") or {}
+    theirs = user.get("config") or {}
+    clashes = [k for k in ours if k in theirs and theirs[k] != ours[k]]
+    extra_config = {k: v for k, v in theirs.items() if k not in ours} if isinstance(theirs, dict) else {}
+    extra_top = {k: v for k, v in user.items() if k not in doc}
+    if not extra_config and not extra_top:
+        return None, clashes
+    doc.setdefault("config", {})
+    for k, v in extra_config.items():
+        doc["config"][k] = v
+    for k, v in extra_top.items():
+        doc[k] = v
+    buf = io.StringIO()
+    yaml.dump(doc, buf)
+    return buf.getvalue(), clashes
 
 
 def generate(
@@ -71,63 +147,99 @@ def generate(
     overwrite_edited: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> BuildResult:
+    """Write the build to ``out``; files the manifest does not list are the user's and are kept."""
     cluster = checked.cluster
     available = emitters()
     wanted = list(only) if only else list(OUTPUTS)
     unknown = [w for w in wanted if w not in OUTPUTS]
     if unknown:
         raise BuildRefused(f"unknown output(s) {', '.join(unknown)}; known: {', '.join(OUTPUTS)}")
-    edited = edited_files(out)
-    if edited and not overwrite_edited:
-        shown = ", ".join(edited[:10]) + (f" and {len(edited) - 10} more" if len(edited) > 10 else "")
-        raise BuildRefused(
-            f"{out} has files changed by hand since the last generate: {shown}; "
-            "keep a copy and rerun with --overwrite-edited"
+    shown = out
+    out = checked_output_dir(out, MANIFEST)
+    with output_lock(out):
+        owned = read_manifest(out)
+        if owned is None:
+            raise BuildRefused(f"{shown}/{MANIFEST} cannot be read; restore it or move the folder aside")
+        edited = edited_files(out, owned)
+        if edited and not overwrite_edited:
+            listed = ", ".join(edited[:10]) + (f" and {len(edited) - 10} more" if len(edited) > 10 else "")
+            raise BuildRefused(
+                f"{shown} has files changed by hand since the last generate: {listed}; "
+                "keep a copy and rerun with --overwrite-edited"
+            )
+        plan = (
+            checked.context.plan
+            if checked.context.plan is not None
+            else plan_or_raise(cluster, checked.loaded.locate)
         )
-    plan = (
-        checked.context.plan
-        if checked.context.plan is not None
-        else plan_or_raise(cluster, checked.loaded.locate)
-    )
-    findings = [f.as_dict() for f in checked.findings]
-    result = BuildResult(out, [], {})
+        theirs = user_entries(out, owned, skip=(MANIFEST,)) if out.is_dir() else []
+        result = BuildResult(shown, [], {})
+        build = _Build(checked, plan, out, wanted, owned, available, progress, result)
 
-    def fill(tmp: Path) -> None:
+        def fill(tmp: Path) -> None:
+            build.write_outputs(tmp)
+            merge_stack_files(out, tmp, overwrite_edited)
+            build.write_manifest(tmp)
+            carry_entries(out, tmp, theirs)
+
+        atomic_dir(out, fill)
+    return result
+
+
+@dataclass
+class _Build:
+    checked: Checked
+    plan: Plan
+    out: Path
+    wanted: list[str]
+    owned: dict[str, str]
+    available: dict[str, Any]
+    progress: Callable[[str], None] | None
+    result: BuildResult
+
+    def write_outputs(self, tmp: Path) -> None:
+        cluster = self.checked.cluster
+        findings = [f.as_dict() for f in self.checked.findings]
         for name in OUTPUTS:
             target = tmp / name
-            if name not in wanted:
-                if (out / name).is_dir():  # keep outputs not asked for from the previous build
-                    shutil.copytree(out / name, target)
+            if name not in self.wanted:
+                self._keep_previous(name, tmp)  # outputs not asked for stay as the previous build made them
                 continue
-            module = available.get(name)
+            module = self.available.get(name)
             if module is None:
-                result.skipped[name] = "not available in this version"
+                self.result.skipped[name] = "not available in this version"
                 continue
             if not module.applies(cluster):
-                result.skipped[name] = "does not apply to this blueprint"
+                self.result.skipped[name] = "does not apply to this blueprint"
                 continue
-            if progress:
-                progress(name)
+            if self.progress:
+                self.progress(name)
             target.mkdir(parents=True)
             if name == "report":
-                module.emit(cluster, plan, target, findings=findings)
+                module.emit(cluster, self.plan, target, findings=findings)
             else:
-                module.emit(cluster, plan, target)
-            result.outputs.append(name)
+                module.emit(cluster, self.plan, target)
+            self.result.outputs.append(name)
+
+    def _keep_previous(self, name: str, tmp: Path) -> None:
+        for rel in self.owned:
+            if rel.startswith(f"{name}/") and (self.out / rel).is_file():
+                (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(self.out / rel, tmp / rel)
+
+    def write_manifest(self, tmp: Path) -> None:
+        cluster = self.checked.cluster
         files = {str(p.relative_to(tmp)): sha256_file(p) for p in sorted(tmp.rglob("*")) if p.is_file()}
         manifest = {
             "tool": "cluster-blueprint",
             "version": __version__,
             "blueprint": {
                 "name": cluster.name,
-                "file": Path(checked.loaded.path).name,
-                "sha256": checked.loaded.sha256,
+                "file": Path(self.checked.loaded.path).name,
+                "sha256": self.checked.loaded.sha256,
             },
             "outputs": sorted(d.name for d in tmp.iterdir() if d.is_dir()),
             "files": files,
         }
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        result.files = files
-
-    atomic_dir(out, fill)
-    return result
+        self.result.files = files

@@ -11,6 +11,8 @@ import generator.commands as commands_pkg
 from generator import __version__
 from generator.commands._common import err_console, print_blueprint_error
 from generator.findings import BlueprintError
+from generator.fsutil import OutputRefused
+from generator.report import safe
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,13 +40,22 @@ def main(argv: list[str] | None = None) -> int:
     except BlueprintError as exc:
         print_blueprint_error(exc)
         return 2
+    except OutputRefused as exc:
+        err_console.print(f"[bold red]refused[/]: {safe(exc)} (nothing written)")
+        return 2
     except KeyboardInterrupt:
         err_console.print("interrupted")
         return 130
     except BrokenPipeError:
         return 0
+    except MemoryError:
+        err_console.print("[bold red]out of memory[/]: this design is too large to process on this machine")
+        return 2
     except Exception as exc:  # never a traceback for a user; say what broke in one line
-        err_console.print(f"[bold red]internal error[/]: {type(exc).__name__}: {exc}", highlight=False)
+        err_console.print(
+            f"[bold red]internal error[/]: {type(exc).__name__}: {safe(exc) or '(no message)'}",
+            highlight=False,
+        )
         err_console.print(
             "please report this with the blueprint that caused it (set BLUEPRINT_DEBUG=1 for a traceback)"
         )

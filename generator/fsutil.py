@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
+import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -40,7 +43,7 @@ def atomic_dir(target: str | Path, fill: Callable[[Path], None]) -> None:
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    os.chmod(tmp, 0o777 & ~_umask())
+    os.chmod(tmp, folder_mode(target))  # a `chmod 700` build folder stays 0700
     old = None
     try:
         fill(tmp)
@@ -55,3 +58,146 @@ def atomic_dir(target: str | Path, fill: Callable[[Path], None]) -> None:
         raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- folders the tool owns part of
+class OutputRefused(Exception):
+    """The output folder cannot be used as asked (a file, a symlink, `/`, ...); nothing was written."""
+
+
+def checked_output_dir(target: str | Path, manifest: str | None) -> Path:
+    """``target`` as an absolute path, or OutputRefused if writing a build there could destroy something.
+
+    A build folder is replaced by an atomic rename, so it must be a plain folder of its own: not a file or
+    a symlink (they would be replaced by a folder), not `/`, the home folder or a mount point (they cannot
+    be renamed), and not a non-empty folder without ``manifest`` (it holds someone's files, not a build).
+    ``manifest=None``: the caller only adds its own named files to an existing folder (cabling -o).
+    """
+    path = Path(target)
+    shown = str(target)
+    if path.is_symlink():
+        raise OutputRefused(f"{shown} is a symbolic link; give the folder it points to, or another name")
+    absolute = Path(os.path.abspath(path))
+    real = path.resolve()
+    if real == Path(real.anchor) or real == Path.home().resolve():
+        raise OutputRefused(
+            f"{shown} is {'the root folder' if real == Path(real.anchor) else 'your home folder'}; "
+            "give a folder for the build, e.g. build/"
+        )
+    if not path.exists():
+        return absolute
+    if not path.is_dir():
+        raise OutputRefused(f"{shown} exists and is not a folder; give a folder for the build")
+    if os.path.ismount(path):
+        raise OutputRefused(
+            f"{shown} is a mount point; give a folder inside it, e.g. {shown.rstrip('/')}/build"
+        )
+    if manifest is not None and not (path / manifest).is_file() and any(path.iterdir()):
+        raise OutputRefused(
+            f"{shown} is not empty and was never written by cluster-blueprint (no {manifest}); "
+            "give an empty or new folder"
+        )
+    return absolute
+
+
+def checked_output_file(target: str | Path) -> Path:
+    """``target`` for a single output file: a new name or an existing regular file (replaced atomically)."""
+    path = Path(target)
+    if path.is_symlink():
+        raise OutputRefused(f"{target} is a symbolic link; give the file it points to, or another name")
+    if path.exists() and not path.is_file():
+        raise OutputRefused(f"{target} exists and is not a regular file")
+    return path
+
+
+@contextmanager
+def output_lock(target: Path) -> Iterator[None]:
+    """Hold an exclusive lock for writing ``target`` (on its parent folder, which outlives the swap)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputRefused(
+                f"another cluster-blueprint run is writing in {target.parent}; rerun when it has finished"
+            ) from None
+        _recover_stale(target)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _recover_stale(target: Path) -> None:
+    """Undo what a killed run left: its temporary folder, or the previous build moved aside mid-swap."""
+    parent = target.parent
+    olds = sorted(parent.glob(f".{target.name}.old-*"), key=lambda p: p.stat().st_mtime)
+    if olds and not target.exists() and not target.is_symlink():
+        os.replace(olds.pop(), target)  # killed between the two renames: the previous build comes back
+    for stale in [*parent.glob(f".{target.name}.tmp-*"), *olds]:
+        if stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+def user_entries(root: Path, owned: Iterable[str], skip: Iterable[str] = ()) -> list[str]:
+    """Paths under ``root`` (relative, top-most) that the tool does not own: files, symlinks and folders
+    that are neither listed in ``owned`` nor a folder holding an owned file."""
+    owned = set(owned)
+    skipped = set(skip)
+    owned_dirs = {str(p) for rel in owned for p in Path(rel).parents if str(p) != "."}
+    found: list[str] = []
+    stack = [""]
+    while stack:
+        rel_dir = stack.pop()
+        with os.scandir(root / rel_dir) as it:
+            for entry in it:
+                rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+                if rel in owned or rel in skipped:
+                    continue
+                if rel in owned_dirs and entry.is_dir(follow_symlinks=False):
+                    stack.append(rel)
+                else:
+                    found.append(rel)
+    return sorted(found)
+
+
+def carry_entries(src: Path, dst: Path, rels: Iterable[str]) -> None:
+    """Put the user's entries ``rels`` of ``src`` into ``dst`` (hard links: no copy, originals untouched)."""
+    for rel in rels:
+        target, source = dst / rel, src / rel
+        if _real_dir(target) and _real_dir(source):  # the build now has this folder too: merge inside it
+            carry_entries(src, dst, [f"{rel}/{child.name}" for child in sorted(source.iterdir())])
+            continue
+        if target.exists() or target.is_symlink():
+            raise OutputRefused(
+                f"{rel} is yours (not in the manifest) but this build now writes it; move it and rerun"
+            )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _link_tree(src / rel, target)
+
+
+def _real_dir(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
+
+
+def _link_tree(src: Path, dst: Path) -> None:
+    if src.is_symlink():
+        os.symlink(os.readlink(src), dst)
+    elif src.is_dir():
+        dst.mkdir()
+        for child in src.iterdir():
+            _link_tree(child, dst / child.name)
+        shutil.copystat(src, dst)
+    else:
+        try:
+            os.link(src, dst)
+        except OSError:  # a file system without hard links, or a file we may read but not link
+            shutil.copy2(src, dst)
+
+
+def folder_mode(target: Path) -> int:
+    """The permission bits a rebuilt ``target`` gets: the existing folder's, else the umask default."""
+    try:
+        return stat.S_IMODE(target.stat(follow_symlinks=False).st_mode)
+    except FileNotFoundError:
+        return 0o777 & ~_umask()

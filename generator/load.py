@@ -164,6 +164,28 @@ def _first_key_line(text: str, key: str, mapping_mark: Any, dup_line: int, dup_c
     return None
 
 
+_HUGE_NUMBER = re.compile(r"\d{4000,}")
+
+
+def _unmarked_position(text: str, exc: BaseException) -> tuple[int, int]:
+    """Line and column for the errors the YAML parser raises without a mark: where flow nesting passes
+    MAX_DEPTH (recursion), or the run of digits too long for an int; else the start of the file."""
+    at: int | None = None
+    if isinstance(exc, RecursionError):
+        depth = 0
+        for i, ch in enumerate(text):
+            depth += 1 if ch in "[{" else -1 if ch in "]}" else 0
+            if depth > MAX_DEPTH:
+                at = i
+                break
+    elif isinstance(exc, ValueError) and (m := _HUGE_NUMBER.search(text)):
+        at = m.start()
+    if at is None:
+        return 1, 1
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
 def parse_yaml(text: str, file: str) -> SourceMap:
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
@@ -195,15 +217,22 @@ def parse_yaml(text: str, file: str) -> SourceMap:
             ]
         ) from None
     except (YAMLError, RecursionError, ValueError, TypeError) as exc:
+        what = (
+            "nesting too deep"
+            if isinstance(exc, RecursionError)
+            else str(exc).splitlines()[0]
+            if str(exc)
+            else ""
+        )
         raise BlueprintError(
             [
                 Finding(
                     "LOAD001",
                     Severity.ERROR,
-                    f"YAML error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+                    f"YAML error: {what or type(exc).__name__}",
                     (),
                     None,
-                    Location(file, 1, 1),
+                    Location(file, *_unmarked_position(text, exc)),
                 )
             ]
         ) from None
@@ -331,10 +360,18 @@ def validation_findings(exc: ValidationError, source: SourceMap) -> list[Finding
                 f"{dotted(path) or '<document>'}: {msg}",
                 path,
                 _hint(err, path, source.data),
-                source.locate(path),
+                source.locate(_offending(err, path)),
             )
         )
     return findings
+
+
+def _offending(err: Any, path: Path) -> Path:
+    """Where the error is on the page: a wrong union tag is on its `kind:` line, not the parent key."""
+    if err["type"] == "union_tag_invalid":
+        discriminator = str((err.get("ctx") or {}).get("discriminator", "kind")).strip("'\"")
+        return (*path, discriminator)
+    return path
 
 
 def load_text(text: str, file: str = "<blueprint>") -> tuple[Blueprint, SourceMap]:

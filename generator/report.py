@@ -10,20 +10,26 @@ from rich.console import Console
 from rich.markup import escape
 
 from generator.findings import Finding, Severity
+from generator.safetext import terminal
 
 STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+
+
+def safe(text: object) -> str:
+    """Any text for a Rich console: control/escape sequences removed, ``[...]`` shown, never markup."""
+    return escape(terminal(str(text)))
 
 
 def text_report(findings: Iterable[Finding], console: Console) -> None:
     for f in findings:
         loc = f"{f.location}: " if f.location else ""
         console.print(
-            f"{escape(loc)}[{STYLE[f.severity]}]{f.severity}[/] [bold]{f.rule}[/] {escape(f.message)}",
+            f"{safe(loc)}[{STYLE[f.severity]}]{f.severity}[/] [bold]{f.rule}[/] {safe(f.message)}",
             highlight=False,
             soft_wrap=True,
         )
         if f.hint:
-            console.print(f"    [dim]hint:[/] {escape(f.hint)}", highlight=False, soft_wrap=True)
+            console.print(f"    [dim]hint:[/] {safe(f.hint)}", highlight=False, soft_wrap=True)
 
 
 def summary_line(findings: list[Finding]) -> str:

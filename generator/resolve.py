@@ -16,7 +16,8 @@ from blueprints.catalog import Catalog, CatalogError, default_catalog
 from blueprints.catalog.schema import CloudInstance, FabricTech, Gpu, Nic, Server, ServerNic, Switch
 from blueprints.models import Blueprint, Fabric, NodePool
 from blueprints.models.nodes import PcieSlot, ServerSpec
-from generator.findings import BlueprintError, Finding, Path, Severity
+from generator.findings import BlueprintError, Finding, Location, Path, Severity
+from generator.limits import MAX_NODES
 from generator.load import LoadedBlueprint
 
 CLOUD_PROVIDERS = ("aws", "azure", "gcp", "oci")
@@ -272,6 +273,22 @@ def _ports(
     return tuple(ports)
 
 
+def _refuse_too_many_nodes(bp: Blueprint, loaded: LoadedBlueprint | Blueprint) -> None:
+    """Before any per-node work (host names, ports): the node count is within the documented limit."""
+    total = sum(p.count for p in bp.pools)
+    if total <= MAX_NODES:
+        return
+    biggest = max(range(len(bp.pools)), key=lambda i: bp.pools[i].count)
+    finding = Finding(
+        "PLN001",
+        Severity.ERROR,
+        f"{total:,} nodes exceed the limit of {MAX_NODES:,} (see docs/architecture.md)",
+        ("pools", biggest, "count"),
+        "split the design into several blueprints",
+    )
+    raise BlueprintError([loaded.locate(finding) if isinstance(loaded, LoadedBlueprint) else finding])
+
+
 class _Source(NamedTuple):
     blueprint: Blueprint
     file: str
@@ -292,7 +309,8 @@ def _catalog(src: _Source, catalog: Catalog | None, errors: list[Finding]) -> Ca
         try:
             return cat.extended(src.base_dir / src.blueprint.catalog)
         except CatalogError as exc:
-            errors.append(Finding("CAT002", Severity.ERROR, exc.message, ("catalog",), exc.hint))
+            at = Location(exc.source, exc.line, exc.column or 1) if exc.source and exc.line else None
+            errors.append(Finding("CAT002", Severity.ERROR, exc.message, ("catalog",), exc.hint, at))
     return cat
 
 
@@ -438,6 +456,7 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
     src = _source(loaded)
     bp = src.blueprint
     errors: list[Finding] = []
+    _refuse_too_many_nodes(bp, loaded)
     cat = _catalog(src, catalog, errors)
     fabrics = _fabrics(bp, cat, errors)
     fabric_kinds = {n: f.kind for n, f in fabrics.items()}
@@ -445,8 +464,8 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
     pools = [p for p in resolved if p is not None]
     errors += _duplicate_hostnames(pools)
     if errors:
-        raise BlueprintError(
-            [loaded.locate(e) for e in errors] if isinstance(loaded, LoadedBlueprint) else errors
-        )
+        if isinstance(loaded, LoadedBlueprint):
+            errors = [e if e.location else loaded.locate(e) for e in errors]  # catalogue errors keep theirs
+        raise BlueprintError(errors)
     suppressed = {s.rule: s.reason for s in bp.suppress}
     return ResolvedCluster(bp, cat, tuple(pools), fabrics, suppressed, src.file, src.sha256)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -11,9 +13,10 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from blueprints.catalog.schema import (
+    CATALOG_ID_RE,
     CloudInstance,
     FabricTech,
     Gpu,
@@ -52,14 +55,31 @@ SINGULAR = {
 }
 
 
-class CatalogError(Exception):
-    """A catalogue entry is missing or malformed; ``hint`` suggests the nearest known name."""
+MAX_CATALOG_BYTES = 1024 * 1024  # the built-in catalogue is ~60 KB; an extension is a few entries
+MAX_CATALOG_NODES = 50_000  # bounds alias expansion and absurd documents
+MAX_CATALOG_DEPTH = 12  # section > table > entry > field > value is 5 deep
 
-    def __init__(self, message: str, hint: str | None = None, source: str | None = None) -> None:
+
+class CatalogError(Exception):
+    """A catalogue entry is missing or malformed; ``hint`` suggests the nearest known name.
+
+    ``source`` is the catalogue file and ``line``/``column`` (1-based) the offending spot when known.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        hint: str | None = None,
+        source: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
         self.source = source
+        self.line = line
+        self.column = column
 
 
 def did_you_mean(name: str, choices: list[str] | tuple[str, ...] | Any) -> str | None:
@@ -82,17 +102,165 @@ def _read_yaml(path: Path) -> Any:
         raise CatalogError(f"cannot read catalogue file {path}: {exc}", source=str(path)) from exc
 
 
-def _parse_section(section: str, raw: Mapping[str, Any], source: str) -> dict[str, BaseModel]:
+def _read_user_yaml(path: Path) -> Any:
+    """A user's catalogue file: a regular file of bounded size, parsed keeping positions (ruamel rt)."""
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise CatalogError(f"cannot read catalogue file {path}: {exc.strerror}", source=str(path)) from exc
+    if not stat.S_ISREG(st.st_mode):
+        raise CatalogError(f"catalogue file {path} is not a regular file", source=str(path))
+    if st.st_size > MAX_CATALOG_BYTES:
+        raise CatalogError(
+            f"catalogue file {path} is {st.st_size:,} bytes; the limit is {MAX_CATALOG_BYTES:,}",
+            source=str(path),
+        )
+    try:
+        with path.open("rb") as fh:
+            data = fh.read(MAX_CATALOG_BYTES + 1)
+        text = data[:MAX_CATALOG_BYTES].decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CatalogError(f"cannot read catalogue file {path}: {exc}", source=str(path)) from exc
+    yaml = YAML(typ="rt", pure=True)
+    yaml.allow_duplicate_keys = False
+    try:
+        doc = yaml.load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = (exc.problem or exc.context or "invalid YAML").strip()
+        raise CatalogError(
+            f"YAML syntax error in catalogue file {path}: {problem}",
+            source=str(path),
+            line=mark.line + 1 if mark else None,
+            column=mark.column + 1 if mark else None,
+        ) from None
+    except RecursionError:
+        line, column = _flow_too_deep(text)
+        raise CatalogError(
+            f"catalogue file {path}: nesting too deep", source=str(path), line=line, column=column
+        ) from None
+    except (YAMLError, ValueError, TypeError) as exc:
+        raise CatalogError(f"cannot read catalogue file {path}: {exc}", source=str(path)) from None
+    _check_shape(doc, path)
+    return doc
+
+
+def _flow_too_deep(text: str) -> tuple[int | None, int | None]:
+    """Line and column where flow nesting (``[[[...``) passes MAX_CATALOG_DEPTH, if it does."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += 1 if ch in "[{" else -1 if ch in "]}" else 0
+        if depth > MAX_CATALOG_DEPTH:
+            return text.count("\n", 0, i) + 1, i - (text.rfind("\n", 0, i) + 1) + 1
+    return None, None
+
+
+def _check_shape(doc: Any, path: Path) -> None:
+    """Bounded depth and size (aliases count every time they are used), without recursion."""
+    stack: list[tuple[Any, int]] = [(doc, 0)]
+    seen = 0
+    while stack:
+        node, depth = stack.pop()
+        seen += 1
+        if seen > MAX_CATALOG_NODES or depth > MAX_CATALOG_DEPTH:
+            line, column = _position(node)
+            what = (
+                f"more than {MAX_CATALOG_NODES:,} values" if seen > MAX_CATALOG_NODES else "nesting too deep"
+            )
+            raise CatalogError(f"catalogue file {path}: {what}", source=str(path), line=line, column=column)
+        if isinstance(node, Mapping):
+            stack.extend((v, depth + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, depth + 1) for v in node)
+
+
+def _to_plain(node: Any) -> Any:
+    """ruamel's round-trip types as plain dict/list/str/int/float (depth already bounded)."""
+    if isinstance(node, Mapping):
+        return {_to_plain(k): _to_plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_to_plain(v) for v in node]
+    if isinstance(node, str):
+        return str(node)
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    return node
+
+
+def _position(node: Any, key: Any = None) -> tuple[int | None, int | None]:
+    """1-based line/column of ``key`` in the mapping ``node`` (or of the node itself), if ruamel kept it."""
+    lc = getattr(node, "lc", None)
+    if lc is None:
+        return None, None
+    try:
+        line, col = lc.key(key) if key is not None else (lc.line, lc.col)
+    except (KeyError, TypeError, AttributeError):
+        line, col = lc.line, lc.col
+    return line + 1, col + 1
+
+
+def _error_at(message: str, source: str, node: Any, key: Any = None, hint: str | None = None) -> CatalogError:
+    line, column = _position(node, key)
+    return CatalogError(message, hint=hint, source=source, line=line, column=column)
+
+
+def _table(raw: Any, where: str, source: str, parent: Any, key: Any) -> Mapping[str, Any]:
+    """``raw`` as a mapping of entries (None = empty), or a located error."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise _error_at(
+            f"catalogue {where}: expected a mapping of entries, "
+            f"got {'a list' if isinstance(raw, list) else 'a scalar'}",
+            source,
+            parent,
+            key,
+        )
+    return raw
+
+
+def _entry(model: type[E], where: str, key: Any, value: Any, source: str, table: Any) -> E:
+    if not isinstance(key, str) or not re.fullmatch(CATALOG_ID_RE, key):
+        raise _error_at(
+            f"catalogue {where}: id {str(key)[:80]!r} must match {CATALOG_ID_RE}", source, table, key
+        )
+    try:
+        return model.model_validate(_to_plain(value))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        node, field_key = _deepest(value, first["loc"])
+        raise _error_at(
+            f"catalogue {where}.{key}{'.' + loc if loc else ''}: {first['msg']}",
+            source,
+            node if node is not None else table,
+            field_key if node is not None else key,
+        ) from exc
+
+
+def _deepest(value: Any, loc: tuple[Any, ...]) -> tuple[Any, Any]:
+    """The innermost mapping on ``loc`` that has position data, and the key inside it."""
+    node, key = None, None
+    cur = value
+    for part in loc:
+        if isinstance(cur, Mapping) and part in cur:
+            node, key = cur, part
+            cur = cur[part]
+        elif isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur):
+            cur = cur[part]
+        else:
+            break
+    return node, key
+
+
+def _parse_section(section: str, raw: Any, source: str, parent: Any = None) -> dict[str, BaseModel]:
     model = SECTIONS[section]
-    out: dict[str, BaseModel] = {}
-    for key, value in (raw or {}).items():
-        try:
-            out[str(key)] = model.model_validate(value)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            loc = ".".join(str(p) for p in first["loc"])
-            raise CatalogError(f"catalogue {section}.{key}.{loc}: {first['msg']}", source=source) from exc
-    return out
+    table = _table(raw, section, source, parent, section)
+    return {str(key): _entry(model, section, key, value, source, table) for key, value in table.items()}
 
 
 @dataclass(frozen=True)
@@ -149,33 +317,43 @@ class Catalog:
 
     def extended(self, path: Path) -> Catalog:
         """A new catalogue with the user's entries from ``path`` added (same section layout)."""
-        raw = _read_yaml(path)
+        raw = _read_user_yaml(path)
+        source = str(path)
         if not isinstance(raw, Mapping):
-            raise CatalogError(f"{path}: a catalogue file is a mapping of sections", source=str(path))
-        unknown = set(raw) - set(SECTIONS) - {"cloud"}
+            raise _error_at(f"{path}: a catalogue file is a mapping of sections", source, raw)
+        unknown = set(map(str, raw)) - set(SECTIONS) - {"cloud"}
         if unknown:
             name = sorted(unknown)[0]
-            raise CatalogError(
-                f"{path}: unknown catalogue section `{name}`",
+            raise _error_at(
+                f"{path}: unknown catalogue section `{name[:80]}`",
+                source,
+                raw,
+                name,
                 hint=did_you_mean(name, [*SECTIONS, "cloud"]),
-                source=str(path),
             )
         updates: dict[str, Any] = {}
         for section in SECTIONS:
             if section in raw:
                 merged = dict(getattr(self, section))
-                merged.update(_parse_section(section, raw[section], str(path)))
+                merged.update(_parse_section(section, raw[section], source, raw))
                 updates[section] = merged
         if "cloud" in raw:
             cloud = {p: dict(t) for p, t in self.cloud.items()}
-            for provider, table in (raw["cloud"] or {}).items():
-                for key, value in (table or {}).items():
-                    try:
-                        cloud.setdefault(provider, {})[key] = CloudInstance.model_validate(value)
-                    except ValidationError as exc:
-                        raise CatalogError(
-                            f"{path}: cloud.{provider}.{key}: {exc.errors()[0]['msg']}"
-                        ) from exc
+            providers = _table(raw["cloud"], "cloud", source, raw, "cloud")
+            for provider, table in providers.items():
+                where = f"cloud.{provider}"
+                if not isinstance(provider, str) or not re.fullmatch(CATALOG_ID_RE, provider):
+                    raise _error_at(
+                        f"catalogue cloud: provider {str(provider)[:80]!r} is not an id",
+                        source,
+                        providers,
+                        provider,
+                    )
+                entries = _table(table, where, source, providers, provider)
+                for key, value in entries.items():
+                    cloud.setdefault(provider, {})[key] = _entry(
+                        CloudInstance, where, key, value, source, entries
+                    )
             updates["cloud"] = cloud
         fields = {f: getattr(self, f) for f in self.__dataclass_fields__}
         fields.update(updates)

@@ -2,18 +2,65 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import math
+import re
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+# A catalogue extension is user input like the blueprint: ids keep a safe pattern (they reach file names,
+# YAML, shell-sourced files and NetBox slugs), free text is one bounded line without template braces, and
+# numbers are finite and bounded so no entry can make the planner's work explode.
+CATALOG_ID_RE = r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$"
+CatalogId = Annotated[str, StringConstraints(pattern=CATALOG_ID_RE)]
+MAX_TEXT = 200
+MAX_NUMBER = 1e18  # finite and bounded; counts that size the plan have tighter bounds below
+_FORBIDDEN_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029{}]")
+# resolve reads the NVLink generation from the name (nvlink4 -> 4) and GPU005 the PCIe one (pcie5 -> 5)
+GpuInterconnect = Annotated[str, StringConstraints(pattern=r"^(nvlink[1-9]|pcie[1-9]|infinity-fabric|none)$")]
+# Counts that multiply into plan size (ports, GPUs, NICs) get their own, tighter bounds.
+PortCount = Annotated[int, Field(ge=0, le=1024)]
+SmallCount = Annotated[int, Field(ge=0, le=256)]
+Generation = Annotated[int, Field(ge=1, le=16)]
+
+
+def _check_value(value: Any, where: str) -> None:
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise ValueError(f"{where}: text longer than {MAX_TEXT} characters")
+        bad = _FORBIDDEN_TEXT.search(value)
+        if bad:
+            raise ValueError(f"{where}: character {bad.group()!r} is not allowed in catalogue text")
+    elif isinstance(value, bool):
+        return
+    elif isinstance(value, int | float):
+        if not math.isfinite(value) or not 0 <= value <= MAX_NUMBER:
+            raise ValueError(f"{where}: {value!r} is outside 0..{MAX_NUMBER:g}")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_value(k, f"{where} key")
+            _check_value(v, f"{where}.{k}")
+    elif isinstance(value, tuple | list):
+        for i, v in enumerate(value):
+            _check_value(v, f"{where}[{i}]")
 
 
 class Entry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+    _own_pattern: ClassVar[frozenset[str]] = frozenset()  # fields whose own pattern replaces the text rule
+
+    @model_validator(mode="after")
+    def _bounded(self) -> Entry:
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if not isinstance(value, BaseModel) and name not in self._own_pattern:
+                _check_value(value, name)
+        return self
 
 
 class NvlinkSpec(Entry):
-    generation: int
-    links: int
+    generation: Generation
+    links: SmallCount
 
 
 class Gpu(Entry):
@@ -24,10 +71,10 @@ class Gpu(Entry):
     bf16_tflops: float
     form_factor: str
     nvlink: NvlinkSpec | None = None
-    nvlink_bridge_gpus: int = 0
+    nvlink_bridge_gpus: SmallCount = 0
     infinity_fabric_gbps: float | None = None
-    pcie_gen: int
-    sm_arch: int
+    pcie_gen: Generation
+    sm_arch: int = Field(ge=0, le=1000)
     nvls: bool = False
 
 
@@ -35,7 +82,7 @@ class NvlinkGeneration(Entry):
     link_gbytes_bidir: float
     article_per_gpu_gbytes: float
     latency_class: str
-    gpus: tuple[str, ...]
+    gpus: tuple[CatalogId, ...]
 
 
 class PcieGeneration(Entry):
@@ -72,13 +119,13 @@ class Nic(Entry):
     speeds_gbps: tuple[float, ...]
     protocols: tuple[Literal["infiniband", "ethernet", "roce"], ...]
     pcie: PcieLink
-    ports: int
+    ports: Annotated[int, Field(ge=1, le=16)]
     form_factor: str
     power_w: float
 
 
 class SwitchUplinks(Entry):
-    count: int
+    count: SmallCount
     speed_gbps: float
 
 
@@ -87,17 +134,17 @@ class Switch(Entry):
     manufacturer: str | None = None  # vendor as NetBox names it (device-type manufacturer); None = unknown
     technology: Literal["infiniband", "ethernet"]
     speed_gbps: float
-    ports: int
-    cages: int
-    ports_per_cage: int
-    splits: dict[float, int] = {}
+    ports: Annotated[int, Field(ge=1, le=1024)]
+    cages: PortCount
+    ports_per_cage: Annotated[int, Field(ge=1, le=8)]
+    splits: dict[float, PortCount] = {}
     form_factor: str
-    rack_units: int
+    rack_units: SmallCount
     power_w: float
     latency_ns: float
     sharp: bool = False
     managed: bool = False
-    sharp_port: int | None = None
+    sharp_port: PortCount | None = None
     uplinks: SwitchUplinks | None = None
 
     def ports_at(self, speed_gbps: float) -> int:
@@ -110,7 +157,7 @@ class Switch(Entry):
 class Medium(Entry):
     name: str
     kind: Literal["dac", "acc", "aoc", "mmf", "smf", "utp"]
-    preference: int
+    preference: SmallCount
     netbox_type: str
     reach_by_speed_m: dict[float, float]
     lengths_m: tuple[float, ...]
@@ -124,15 +171,15 @@ class Transceiver(Entry):
     medium: Literal["mmf", "smf"]
     speed_gbps: float
     form_factor: str
-    ports: int
+    ports: Annotated[int, Field(ge=1, le=16)]
     reach_m: float
     power_w: float
 
 
 class ServerNic(Entry):
     purpose: Literal["compute", "storage", "management"]
-    model: str
-    count: int = Field(ge=1)
+    model: CatalogId
+    count: int = Field(ge=1, le=64)
     ports: int = Field(default=1, ge=1, le=2)
     speed_gbps: float
     cage_ports: int = Field(default=1, ge=1, le=2)
@@ -141,31 +188,31 @@ class ServerNic(Entry):
 class Server(Entry):
     name: str
     manufacturer: str | None = None  # vendor for DGX-class systems; None for OEM / generic boxes
-    gpu: str | None
-    gpus: int
-    gpu_interconnect: str
-    nvswitches: int
-    nvlink_domain_gpus: int
-    pcie_gen: int
+    gpu: CatalogId | None
+    gpus: SmallCount
+    gpu_interconnect: GpuInterconnect
+    nvswitches: SmallCount
+    nvlink_domain_gpus: PortCount
+    pcie_gen: Generation
     power_kw: float
-    rack_units: int
-    nics: tuple[ServerNic, ...]
+    rack_units: SmallCount
+    nics: tuple[ServerNic, ...] = Field(max_length=64)
 
 
 class CloudInstance(Entry):
-    gpu: str
-    gpus: int
-    gpu_interconnect: str
-    nvswitches: int = 0
-    fabric: str
-    network_cards: int
+    gpu: CatalogId
+    gpus: SmallCount
+    gpu_interconnect: GpuInterconnect
+    nvswitches: SmallCount = 0
+    fabric: CatalogId
+    network_cards: SmallCount
     nic_gbps: float
     total_gbps: float
     # Provider layout details (see the field notes in data/cloud.yaml); defaults suit a plain instance.
-    efa_interfaces: int = 0
+    efa_interfaces: SmallCount = 0
     fsx_efa: bool = False
     capacity_blocks: bool = False
-    host_nics: int = 1
+    host_nics: SmallCount = 1
     gpu_nic_type: str | None = None
     gpu_nic_mtu: int | None = None
     rdma_domain_max_vms: int | None = None
@@ -185,9 +232,13 @@ class StorageTier(Entry):
 
 
 class ManagedStorage(Entry):
+    _own_pattern: ClassVar[frozenset[str]] = frozenset({"sku"})
     service: str
     protocol: Literal["lustre", "nfs"]
-    sku: str | None = None
+    # a provider SKU name; `{tier}` (only that placeholder) is replaced by the throughput tier
+    sku: Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9._-]*(\{tier\})?[A-Za-z0-9._-]*$")] | None = (
+        None
+    )
     unit: Literal["GiB", "GB"] = "GiB"
     tiers: dict[int, StorageTier]
 

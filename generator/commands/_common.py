@@ -24,6 +24,6 @@ def write_text(text: str, output: str | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    from generator.fsutil import atomic_write_text
+    from generator.fsutil import atomic_write_text, checked_output_file
 
-    atomic_write_text(output, text)
+    atomic_write_text(checked_output_file(output), text)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from generator.commands._common import err_console
 from generator.pipeline import check_or_raise
+from generator.report import safe
 
 ORDER = 40
 FORMATS = ("csv", "xlsx", "netbox", "ibnetdiscover", "lldp")
@@ -41,14 +42,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _fail(message: str) -> int:
-    err_console.print(f"[bold red]cabling[/]: {message}", highlight=False)
+    err_console.print(f"[bold red]cabling[/]: {safe(message)}", highlight=False)
     return 2
 
 
 def run(args: argparse.Namespace) -> int:
     from generator.emit.cabling import FORMATS as ALL_FORMATS
     from generator.emit.cabling import CablingError, render, write_files
-    from generator.fsutil import atomic_dir
+    from generator.fsutil import atomic_dir, checked_output_dir, output_lock
     from generator.plan.build import plan_or_raise
 
     to_stdout = args.output in (None, "-")
@@ -77,12 +78,14 @@ def run(args: argparse.Namespace) -> int:
     if to_stdout:
         return _to_stdout(args, files)
     out = Path(args.output)
-    if out.exists() and not out.is_dir():
+    if out.exists() and not out.is_dir() and not out.is_symlink():
         return _fail(f"{out} exists and is not a directory")
-    if out.exists():
-        write_files(out, files)  # each file whole or not at all; other files in DIR are left alone
-    else:
-        atomic_dir(out, lambda tmp: write_files(tmp, files))  # the directory appears complete or not at all
+    target = checked_output_dir(out, None)  # a symlink, `/`, home or a mount point: refused (exit 2)
+    with output_lock(target):
+        if target.exists():
+            write_files(target, files)  # each file whole or not at all; other files in DIR are left alone
+        else:
+            atomic_dir(target, lambda tmp: write_files(tmp, files))  # the folder appears whole or not at all
     n_cables = len(plan.links)
     err_console.print(
         f"cabling: wrote {len(files)} file(s) to {out} ({n_cables} cables, {len(plan.racks)} racks)",

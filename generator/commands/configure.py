@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.commands._common import console, err_console
+from generator.report import safe
 
 ORDER = 60
 STATUSES = ("ok", "changed", "failed", "unreachable")
@@ -246,7 +247,9 @@ def _report(
     console.print(table)
     for r in bad:
         for f in r.failures or [{"task": "?", "message": r.status}]:
-            console.print(f"[red]{r.status}[/] {r.host}: {f['task']}: {f['message']}", markup=True)
+            console.print(
+                f"[red]{r.status}[/] {safe(r.host)}: {safe(f['task'])}: {safe(f['message'])}", markup=True
+            )
     if tail:
         err_console.print(tail, markup=False, highlight=False)
     counts = {s: sum(1 for r in results.values() if r.status == s) for s in STATUSES}

@@ -11,8 +11,9 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from generator.build import BuildRefused, generate
 from generator.commands._common import console, err_console
 from generator.emit import OUTPUTS
+from generator.fsutil import OutputRefused
 from generator.pipeline import check
-from generator.report import summary_line, text_report
+from generator.report import safe, summary_line, text_report
 
 ORDER = 5
 
@@ -63,8 +64,11 @@ def run(args: argparse.Namespace) -> int:
         else:
             result = generate(checked, out, only, args.overwrite_edited)
     except BuildRefused as exc:
-        err_console.print(f"[bold red]refused[/]: {exc}")
+        err_console.print(f"[bold red]refused[/]: {safe(exc)}")
         return 1
+    except OutputRefused as exc:
+        err_console.print(f"[bold red]refused[/]: {safe(exc)} (nothing written)")
+        return 2
     if args.format == "json":
         print(
             json.dumps(
@@ -81,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     elif not args.quiet:
         if checked.findings:
             text_report(checked.findings, err_console)
-        console.print(f"wrote {len(result.files)} files to {out}/ ({', '.join(result.outputs)})")
+        console.print(f"wrote {len(result.files)} files to {safe(out)}/ ({', '.join(result.outputs)})")
         for name, why in result.skipped.items():
             console.print(f"  skipped {name}/: {why}")
     return 0

@@ -11,6 +11,7 @@ from generator.commands._common import err_console, write_text
 from generator.pipeline import load_and_resolve
 from generator.plan.build import plan_or_raise
 from generator.plan.model import Plan
+from generator.safetext import xml_text
 
 if TYPE_CHECKING:  # networkx takes a quarter second to import; only this command's run needs it
     import networkx as nx
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "graphml":
         buf = io.BytesIO()
         nx.write_graphml(g, buf)
-        write_text(buf.getvalue().decode("utf-8"), args.output)
+        write_text(xml_text(buf.getvalue().decode("utf-8")), args.output)  # networkx keeps controls
     elif args.format == "json":
         data = nx.node_link_data(g, edges="links")
         write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", args.output)

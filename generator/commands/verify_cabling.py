@@ -13,6 +13,8 @@ import argparse
 from pathlib import Path
 
 from generator.commands._common import err_console, write_text
+from generator.report import safe
+from generator.safetext import terminal
 
 ORDER = 45
 FABRICS = ("compute", "storage", "management")
@@ -57,7 +59,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _fail(message: str) -> int:
-    err_console.print(f"[bold red]verify-cabling[/]: {message}", highlight=False)
+    err_console.print(f"[bold red]verify-cabling[/]: {safe(message)}", highlight=False)
     return 2
 
 
@@ -93,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         write_text(to_json(result, blueprint=str(args.blueprint), show_ok=args.all), args.output)
     else:
-        write_text(to_text(result, show_ok=args.all), args.output)
+        write_text(terminal(to_text(result, show_ok=args.all)), args.output)  # node descriptions are foreign
     if args.output:
         err_console.print(f"report written to {args.output}")
     return 0 if result.clean else 1

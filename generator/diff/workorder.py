@@ -24,7 +24,7 @@ from generator.diff.report import to_text
 from generator.emit.cabling.rows import CableRow, cable_rows
 from generator.emit.cabling.tables import CABLE_COLUMNS, Cell, cable_table, to_csv
 from generator.emit.cabling.xlsx_writer import FIXED_TIME, StableZip
-from generator.fsutil import atomic_dir
+from generator.fsutil import atomic_dir, atomic_write_bytes, checked_output_dir, output_lock
 from generator.plan.model import Link
 
 CABLE_HEADER: tuple[str, ...] = ("seq", "step", "action", *CABLE_COLUMNS[1:])
@@ -231,5 +231,11 @@ def write_work_order(diff: PlanDiff, target: str | Path) -> list[str]:
         for name, data in files.items():
             (tmp / name).write_bytes(data)
 
-    atomic_dir(target, fill)
+    folder = checked_output_dir(target, None)  # a file, symlink, `/`, home or mount point: refused
+    with output_lock(folder):
+        if folder.exists():  # the user's other files in DIR stay; each of ours is replaced whole
+            for name, data in files.items():
+                atomic_write_bytes(folder / name, data)
+        else:
+            atomic_dir(folder, fill)
     return sorted(files)

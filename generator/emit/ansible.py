@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from generator.emit import nccl as nccl_emit
 from generator.findings import BlueprintError, Finding, Severity
+from generator.safetext import one_line
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -93,24 +94,40 @@ def management_addresses(cluster: ResolvedCluster) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------------- YAML text
-def _scalar(value: Any) -> str:
+# Every string value is data: `!unsafe` tells Ansible never to template it, so a catalogue or blueprint
+# string holding `{{ lookup('pipe', ...) }}` stays text on the controller (check mode included).
+UNSAFE = "!unsafe "
+# The inventory holds only host names and racks (blueprint name patterns) and computed addresses; it stays
+# plain so `ansible-inventory --list` shows plain values, and _tagged() proves each one template-free.
+PROVEN_PLAIN = ""
+TEMPLATE_MARKS = re.compile(r"\{[{%#]|[}%#]\}")
+
+
+def _scalar(value: Any, tag: str = UNSAFE) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
         return "null"
     if isinstance(value, int | float):
         return repr(value)
-    return json.dumps(str(value), ensure_ascii=False)
+    return _tagged(str(value), tag)
 
 
-def _long_string(value: str, indent: int) -> str:
+def _tagged(value: str, tag: str) -> str:
+    """A JSON-quoted scalar, ``!unsafe`` unless it is proven free of template syntax (the inventory)."""
+    if not tag and TEMPLATE_MARKS.search(value):
+        raise ValueError(f"inventory value {value!r} holds template syntax")
+    return tag + json.dumps(value, ensure_ascii=False)
+
+
+def _long_string(value: str, indent: int, tag: str = UNSAFE) -> str:
     """A double-quoted scalar folded over lines ≤ WRAP (YAML folds each line break into one space)."""
-    text = json.dumps(value, ensure_ascii=False)
+    text = _tagged(value, tag)
     lines = textwrap.wrap(text, width=max(40, WRAP - indent), break_long_words=False, break_on_hyphens=False)
     return ("\n" + " " * (indent + 2)).join(lines) if lines else text
 
 
-def _yaml(obj: Any, indent: int = 0) -> str:
+def _yaml(obj: Any, indent: int = 0, tag: str = UNSAFE) -> str:
     """Block-style YAML for plain data (dicts keep their order; strings are JSON-quoted)."""
     pad = " " * indent
     if isinstance(obj, dict):
@@ -119,9 +136,13 @@ def _yaml(obj: Any, indent: int = 0) -> str:
         parts = []
         for k, v in obj.items():
             if isinstance(v, dict | list) and v:
-                parts.append(f"{pad}{k}:\n{_yaml(v, indent + 2)}")
+                parts.append(f"{pad}{k}:\n{_yaml(v, indent + 2, tag)}")
             else:
-                val = _long_string(v, indent + len(str(k)) + 2) if isinstance(v, str) else _yaml_inline(v)
+                val = (
+                    _long_string(v, indent + len(str(k)) + 2, tag)
+                    if isinstance(v, str)
+                    else _yaml_inline(v, tag)
+                )
                 parts.append(f"{pad}{k}: {val}")
         return "\n".join(parts)
     if isinstance(obj, list):
@@ -130,20 +151,22 @@ def _yaml(obj: Any, indent: int = 0) -> str:
         parts = []
         for item in obj:
             if isinstance(item, dict | list) and item:
-                body = _yaml(item, indent + 2)
+                body = _yaml(item, indent + 2, tag)
                 parts.append(f"{pad}- {body[indent + 2 :]}")
             else:
-                parts.append(f"{pad}- {_yaml_inline(item)}")
+                parts.append(f"{pad}- {_yaml_inline(item, tag)}")
         return "\n".join(parts)
-    return _scalar(obj)
+    return _scalar(obj, tag)
 
 
-def _yaml_inline(v: Any) -> str:
+def _yaml_inline(v: Any, tag: str = UNSAFE) -> str:
+    """Flow style (``{"a": 1}``, ``[1, 2]``) with every string scalar marked ``!unsafe`` too."""
     if isinstance(v, dict):
-        return "{}" if not v else json.dumps(v)
-    if isinstance(v, list):
-        return "[]" if not v else json.dumps(v)
-    return _scalar(v)
+        items = (f"{json.dumps(str(k))}: {_yaml_inline(x, tag)}" for k, x in v.items())
+        return "{" + ", ".join(items) + "}"
+    if isinstance(v, list | tuple):
+        return "[" + ", ".join(_yaml_inline(x, tag) for x in v) + "]"
+    return _scalar(v, tag)
 
 
 def _comment(text: str, indent: int = 0) -> str:
@@ -151,7 +174,7 @@ def _comment(text: str, indent: int = 0) -> str:
     return "\n".join(
         f"{pad}# {line}"
         for line in textwrap.wrap(
-            text, width=WRAP - indent - 2, break_long_words=False, break_on_hyphens=False
+            one_line(text), width=WRAP - indent - 2, break_long_words=False, break_on_hyphens=False
         )
     )
 
@@ -220,7 +243,7 @@ def inventory(cluster: ResolvedCluster, plan: Plan) -> str:
         _header(cluster, "Inventory")
         + _comment(note)
         + "\n"
-        + _yaml({"all": {"children": all_children}})
+        + _yaml({"all": {"children": all_children}}, tag=PROVEN_PLAIN)
         + "\n"
     )
 

@@ -15,6 +15,7 @@ from pathlib import Path as FsPath
 from typing import TYPE_CHECKING
 
 from generator.findings import dotted
+from generator.safetext import one_line
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -471,8 +472,11 @@ def applies(cluster: ResolvedCluster) -> bool:
 
 def settings_vars(profile: NcclProfile) -> list[dict[str, str]]:
     """The settings as the nccl role's `nccl_settings` variable (same order)."""
+    # reason and source land in `#` comments of nccl.conf / nccl.env: one line each, whatever the
+    # catalogue says
     return [
-        {"name": s.name, "value": s.value, "reason": s.reason, "source": s.source} for s in profile.settings
+        {"name": s.name, "value": s.value, "reason": one_line(s.reason), "source": one_line(s.source)}
+        for s in profile.settings
     ]
 
 
@@ -498,6 +502,7 @@ def render(profile: NcclProfile, template: str) -> str:
     import jinja2
 
     from generator.resources import playbooks_dir
+    from generator.safetext import shell_word
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(playbooks_dir() / "roles" / "nccl" / "templates")),
@@ -506,6 +511,7 @@ def render(profile: NcclProfile, template: str) -> str:
         autoescape=False,
         trim_blocks=True,  # what Ansible's template module uses, so both renderings are byte-identical
     )
+    env.filters["quote"] = lambda v: shell_word(str(v))  # Ansible's `quote` filter is shlex.quote too
     return env.get_template(template).render(
         nccl_settings=settings_vars(profile), nccl_pool=profile.pool, nccl_transport=profile.transport
     )

@@ -8,6 +8,7 @@ from typing import Any
 
 from generator.plan.model import Plan
 from generator.resolve import ResolvedCluster
+from generator.safetext import markdown_line
 
 NAME = "report"
 
@@ -30,7 +31,7 @@ def emit(
     lines = [
         f"# {cluster.name}",
         "",
-        cluster.blueprint.description or "",
+        markdown_line(cluster.blueprint.description or ""),  # one paragraph: it cannot forge sections
         "",
         f"- nodes: {summary['nodes']} ({summary['gpu_nodes']} GPU nodes, {summary['gpus']} GPUs)",
         f"- racks: {summary['racks']}, power {summary['power_kw']:g} kW",
@@ -43,7 +44,10 @@ def emit(
         "",
         "## Findings",
         "",
-        *(f"- {f['severity']} {f['rule']} {f['file']}:{f['line']}: {f['message']}" for f in (findings or [])),
+        *(
+            f"- {f['severity']} {f['rule']} {f['file']}:{f['line']}: {markdown_line(f['message'])}"
+            for f in (findings or [])
+        ),
     ]
     if not findings:
         lines.append("- none")

@@ -239,6 +239,11 @@ def _units(cluster: ResolvedCluster, compute: _Built | None) -> list[_Unit]:
 
 def build_plan(cluster: ResolvedCluster) -> Plan:
     """The physical plan. Raises PlanError (with a blueprint path) when the design cannot be built."""
+    from generator.plan.size import too_large
+
+    excess = too_large(cluster)  # refuse before building: a few lines of YAML can ask for 2^20 switches
+    if excess:
+        raise PlanError("; ".join(e.message for e in excess) + " (see docs/architecture.md)", excess[0].path)
     with gc_paused():
         return _build_plan(cluster)
 

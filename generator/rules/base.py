@@ -32,8 +32,12 @@ class RuleContext:
         try:
             return build_plan(self.cluster)
         except PlanError as exc:  # reported as a finding by rule PLN001, not raised here
-            self.plan_error = str(exc)
+            self.plan_error = str(exc) or type(exc).__name__
             self.plan_error_path = exc.path
+            return None
+        except MemoryError:  # a design too large for this machine is a finding, not a crash
+            self.plan_error = "out of memory while building it; the design is too large for this machine"
+            self.plan_error_path = ()
             return None
 
     @cached_property

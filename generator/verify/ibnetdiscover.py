@@ -14,26 +14,37 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from generator.verify.model import DiscoveryError, IbDiscovery, SeenLink, SeenNode
+from generator.verify.model import (
+    DiscoveryError,
+    IbDiscovery,
+    SeenLink,
+    SeenNode,
+    long_line,
+    read_bounded,
+)
 
-_SW = re.compile(r'^Switch\s+(\d+)\s+"([SHR?])-([^"]*)"(?:\s*#\s*"(.*)"(.*))?\s*$')
-_CA = re.compile(r'^(Ca|Hca|Rt)\s+(\d+)\s+"([SHR?])-([^"]*)"(?:\s*#\s*"(.*)"(.*))?\s*$')
+# Linear-time patterns: numbers bounded (a 5,000-digit port count never reaches int()), GUIDs 64-bit, no
+# two adjacent optional whitespace runs, and at most one greedy `.*` whose backtracking is a single scan.
+# Lines are at most MAX_LINE characters (checked first), so even a failing match is cheap.
+_SW = re.compile(r'^Switch\s+(\d{1,6})\s+"([SHR?])-([^"]*)"(?:\s*#\s*"(.*)"(.*))?\s*$')
+_CA = re.compile(r'^(Ca|Hca|Rt)\s+(\d{1,6})\s+"([SHR?])-([^"]*)"(?:\s*#\s*"(.*)"(.*))?\s*$')
 _PORT = re.compile(
-    r"^\[(\d+)\](?:\[ext \d+\])?\s*(?:\(([0-9a-fA-F]+)\))?\s*"  # local port, CA port GUID
-    r'"([SHR?])-([^"]*)"(?:\[(\d+)\])?(?:\[ext \d+\])?\s*'  # remote node id and port
-    r"(?:\(([0-9a-fA-F]+)\))?\s*(.*)$"  # remote port GUID (peer not a switch), rest
+    r"^\[(\d{1,6})\](?:\[ext \d{1,6}\])?\s*(?:\(([0-9a-fA-F]{1,16})\)\s*)?"  # local port, CA port GUID
+    r'"([SHR?])-([^"]*)"(?:\[(\d{1,6})\])?(?:\[ext \d{1,6}\])?\s*'  # remote node id and port
+    r"(?:\(([0-9a-fA-F]{1,16})\)\s*)?(.*)$"  # remote port GUID (peer not a switch), rest
 )
 _COMMENT = re.compile(
-    r'#\s*(?:lid\s+\d+\s+lmc\s+\d+\s+)?"(.*)"\s+lid\s+(\d+)'
-    r"(?:\s+(\d+[xX]|\?\?)\s*([A-Za-z][A-Za-z0-9]*|\?\?\?))?"
+    r'#\s*(?:lid\s+\d{1,6}\s+lmc\s+\d{1,3}\s+)?"(.*)"\s+lid\s+(\d{1,6})'
+    r"(?:\s+(\d{1,3}[xX]|\?\?)\s*([A-Za-z][A-Za-z0-9]{0,15}|\?\?\?))?"
 )
-_GUID = re.compile(r"^(switchguid|caguid|rtguid|sysimgguid)=0x([0-9a-fA-F]+)")
-_DEVID = re.compile(r"^devid=0x([0-9a-fA-F]+)")
-_P_LINK = re.compile(
-    r"^(SW|CA|RT)\s+(\d+)\s+(\d+)\s+0x([0-9a-fA-F]+)\s+(\d+[xX]|\?\?)\s+(\S+)\s+-\s+"
-    r"(SW|CA|RT)\s+(\d+)\s+(\d+)\s+0x([0-9a-fA-F]+)\s+\(\s*'(.*)'\s+-\s+'(.*)'\s*\)\s*$"
+_GUID = re.compile(r"^(switchguid|caguid|rtguid|sysimgguid)=0x([0-9a-fA-F]{1,16})\b")
+_DEVID = re.compile(r"^devid=0x([0-9a-fA-F]{1,8})\b")
+_P_HEAD = re.compile(
+    r"^(SW|CA|RT)\s+(\d{1,6})\s+(\d{1,6})\s+0x([0-9a-fA-F]{1,16})\s+(\d{1,3}[xX]|\?\?)\s+(\S+)\s+-\s+"
+    r"(SW|CA|RT)\s+(\d{1,6})\s+(\d{1,6})\s+0x([0-9a-fA-F]{1,16})\s+\(\s*'"
 )
-_P_FREE = re.compile(r"^(SW|CA|RT)\s+\d+\s+\d+\s+0x[0-9a-fA-F]+\s+\S+\s+\S+\s+'.*'\s*$")
+_P_DESCS = re.compile(r"(.*)'\s+-\s+'")  # the last `' - '` splits the two descriptions (greedy, one scan)
+_P_FREE = re.compile(r"^(SW|CA|RT)\s+\d{1,6}\s+\d{1,6}\s+0x[0-9a-fA-F]{1,16}\s+\S+\s+\S+\s+'.*'\s*$")
 
 _KIND_BY_LETTER = {"S": "switch", "H": "ca", "R": "router", "?": "unknown"}
 _KIND_BY_P = {"SW": "switch", "CA": "ca", "RT": "router"}
@@ -158,7 +169,8 @@ def _parse_default(lines: list[str], source: str) -> IbDiscovery:
             letter, rid, rport = m.group(3), m.group(4), int(m.group(5) or 1)
             rkey, rguid = _node_key(rid)
             width = speed = rdesc = None
-            if c := _COMMENT.search(m.group(7)):
+            rest = m.group(7)
+            if (hash_at := rest.find("#")) >= 0 and (c := _COMMENT.match(rest, hash_at)):
                 rdesc, width, speed = c.group(1), c.group(3), c.group(4)
             b.node(rkey, _KIND_BY_LETTER[letter], rdesc or "", rguid)
             if (current, lport) == (rkey, rport):
@@ -175,7 +187,7 @@ def _parse_default(lines: list[str], source: str) -> IbDiscovery:
 def _parse_ports(lines: list[str], source: str) -> IbDiscovery:
     b = _Builder(source, "ibnetdiscover -p")
     for no, raw in enumerate(lines, 1):
-        m = _P_LINK.match(raw.strip())
+        m = _p_link(raw.strip())
         if not m:
             continue
         ltype, lport, lguid, width, speed = (
@@ -194,11 +206,39 @@ def _parse_ports(lines: list[str], source: str) -> IbDiscovery:
     return b.result()
 
 
+class _PLink:
+    """A matched ``ibnetdiscover -p`` link line: the head's groups 1-10, then the two descriptions."""
+
+    def __init__(self, head: re.Match[str], ldesc: str, rdesc: str) -> None:
+        self._groups = (*head.groups(), ldesc, rdesc)
+
+    def group(self, i: int) -> str:
+        return self._groups[i - 1]
+
+
+def _p_link(line: str) -> _PLink | None:
+    """``... ( 'left desc' - 'right desc' )`` in linear time (what one regex with two `.*` did slowly)."""
+    head = _P_HEAD.match(line)
+    if head is None:
+        return None
+    tail = line[head.end() :].rstrip()
+    if not tail.endswith(")"):
+        return None
+    tail = tail[:-1].rstrip()
+    if not tail.endswith("'"):
+        return None
+    descs = _P_DESCS.match(tail[:-1])
+    if descs is None:
+        return None
+    return _PLink(head, descs.group(1), tail[descs.end() : -1])
+
+
 def parse_ibnetdiscover(text: str, source: str = "<ibnetdiscover>") -> IbDiscovery:
     """Parse a dump in the default or the ``-p`` format (detected from its lines)."""
     lines = text.splitlines()
+    long_line(lines, source)
     default_hits = sum(1 for ln in lines if _SW.match(ln.strip()) or _CA.match(ln.strip()))
-    port_hits = sum(1 for ln in lines if _P_LINK.match(ln.strip()) or _P_FREE.match(ln.strip()))
+    port_hits = sum(1 for ln in lines if _p_link(ln.strip()) or _P_FREE.match(ln.strip()))
     if not default_hits and not port_hits:
         raise DiscoveryError(
             f"{source}: no ibnetdiscover records found (expected `Switch`/`Ca` records or "
@@ -211,10 +251,7 @@ def parse_ibnetdiscover(text: str, source: str = "<ibnetdiscover>") -> IbDiscove
 
 def read_ibnetdiscover(path: str | Path) -> IbDiscovery:
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise DiscoveryError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    data = read_bounded(p)
     if b"\0" in data[:4096]:
         raise DiscoveryError(
             f"{p}: binary file (an `ibnetdiscover --cache` file? print it with "

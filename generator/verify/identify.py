@@ -18,10 +18,18 @@ import re
 from pathlib import Path
 
 from generator.plan.model import Plan
-from generator.verify.model import DiscoveryError, End, FoundLink, IbDiscovery, LldpNeighbor, SeenNode
+from generator.verify.model import (
+    End,
+    FoundLink,
+    IbDiscovery,
+    LldpNeighbor,
+    SeenNode,
+    long_line,
+    read_bounded,
+)
 
 _MF0 = re.compile(r"^[^;]*;([^:;]+):")  # "MF0;A09-P1-IBLEAF-04-04:MQM9701/U1"
-_NAME_MAP_LINE = re.compile(r'^\s*(0x[0-9a-fA-F]+)\s+"(.*)"')
+_NAME_MAP_LINE = re.compile(r'^\s*(0x[0-9a-fA-F]{1,16})\s+"(.*)"')
 _BREAKOUT = re.compile(r"^swp(\d+)s(\d+)$")
 _TRAILING_NUMBER = re.compile(r"(\d+)$")
 
@@ -93,12 +101,11 @@ class PlanIndex:
 def read_node_name_map(path: str | Path) -> dict[int, str]:
     """``0x<guid> "name"`` lines (the ``ibnetdiscover --node-name-map`` format)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise DiscoveryError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    text = read_bounded(p, 64 * 1024 * 1024).decode("utf-8", errors="replace")
+    lines = text.splitlines()
+    long_line(lines, str(p))
     out: dict[int, str] = {}
-    for line in text.splitlines():
+    for line in lines:
         if m := _NAME_MAP_LINE.match(line):
             out[int(m.group(1), 16)] = m.group(2)
     return out

@@ -14,9 +14,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from generator.verify.model import DiscoveryError, LldpNeighbor
+from generator.verify.model import DiscoveryError, LldpNeighbor, read_bounded
 
 SUFFIXES = (".json", ".json0", ".lldp")
+MAX_LLDP_BYTES = 16 * 1024 * 1024  # one device's neighbours: a few KB per port
 
 
 def _unwrap(x: Any) -> Any:
@@ -93,6 +94,8 @@ def _interfaces_of(itfs: Any, json0: bool) -> list[tuple[str, dict[str, Any]]]:
 def parse_lldp_json(text: str, local_device: str, source: str = "<lldp>") -> list[LldpNeighbor]:
     try:
         data = json.loads(text) if text.strip() else {"lldp": {}}
+    except RecursionError:
+        raise DiscoveryError(f"{source}: JSON nested too deeply for `lldpcli` output") from None
     except json.JSONDecodeError as exc:
         raise DiscoveryError(
             f"{source}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); expected "
@@ -145,9 +148,9 @@ def read_lldp(path: str | Path) -> list[LldpNeighbor]:
         files = [p]
     out: list[LldpNeighbor] = []
     for f in files:
+        text = read_bounded(f, MAX_LLDP_BYTES).decode("utf-8", errors="replace")
         try:
-            text = f.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise DiscoveryError(f"{f}: cannot read: {exc.strerror or exc}") from None
-        out.extend(parse_lldp_json(text, device_name_of(f), str(f)))
+            out.extend(parse_lldp_json(text, device_name_of(f), str(f)))
+        except RecursionError:
+            raise DiscoveryError(f"{f}: JSON nested too deeply for `lldpcli` output") from None
     return out

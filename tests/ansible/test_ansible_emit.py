@@ -27,7 +27,10 @@ def superpod_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _yaml(path: Path):  # type: ignore[no-untyped-def]
-    return YAML(typ="safe", pure=True).load(path.read_text())
+    """The file as plain data; `!unsafe` (every group_vars string) read as the string it marks."""
+    yaml = YAML(typ="safe", pure=True)
+    yaml.constructor.add_constructor("!unsafe", lambda loader, node: loader.construct_scalar(node))
+    return yaml.load(path.read_text())
 
 
 def _inventory_json(inv: Path) -> dict:  # type: ignore[type-arg]

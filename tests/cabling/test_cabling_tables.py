@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 from cabling_plans import SUPERPOD, cluster_of, plan_of, small_plan
 from hypothesis import given, settings
@@ -24,13 +25,25 @@ from generator.emit.cabling.tables import (
 )
 
 
+# OWASP "CSV Injection": a text cell starting with one of these is a formula to Excel/LibreOffice/Sheets;
+# the defence is a leading single quote. A cell that reads as a plain number is data, not a formula.
+FORMULA_START = "=+-@\t\r"
+PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+
+
+def owasp(v: object) -> object:
+    if isinstance(v, str) and v[:1] and v[0] in FORMULA_START and not PLAIN_NUMBER.fullmatch(v):
+        return "'" + v
+    return v
+
+
 def reference_csv(header, rows) -> str:
-    """What to_csv has always meant: csv.writer, LF line ends, floats as fmt_num, None as empty."""
+    """What to_csv means: csv.writer, LF line ends, floats as fmt_num, None as empty, text cells OWASP-safe."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(header)
     for row in rows:
-        writer.writerow(["" if v is None else fmt_num(v) if isinstance(v, float) else v for v in row])
+        writer.writerow(["" if v is None else fmt_num(v) if isinstance(v, float) else owasp(v) for v in row])
     return buf.getvalue()
 
 
@@ -41,7 +54,7 @@ _cell = st.one_of(
     st.floats(),
     st.text(max_size=8),
     st.sampled_from(
-        ["", ",", '"', 'a "b"', "x,y", "line\nbreak", "cr\rhere", "nul\x00", " pad ", "ünï", "1.0"]
+        ["", ",", '"', "=1+1", "@SUM(A1)", "-x", "-3.5", "+cmd|' /C calc'!A0", 'a "b"', "x,y", "line\nbreak", "cr\rhere", "nul\x00", " pad ", "ünï", "1.0"]
     ),
 )
 

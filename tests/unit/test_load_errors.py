@@ -36,7 +36,7 @@ EXPECTED: dict[str, tuple[int, str]] = {
     "unknown-server.yaml": (7, "did you mean `dgx-h100`?"),
     "unknown-switch.yaml": (11, "did you mean `qm9700`?"),
     "unknown-top-key.yaml": (1, "missing required key `pools`"),
-    "unknown-topology.yaml": (11, "did you mean `fat-tree`?"),
+    "unknown-topology.yaml": (12, "did you mean `fat-tree`?"),
     "wrong-api-version.yaml": (2, "cluster-blueprint/v1"),
     "wrong-type.yaml": (6, "valid integer"),
     "yaml-syntax.yaml": (8, "YAML syntax error"),

@@ -18,6 +18,7 @@ from typing import Any, cast
 from generator.emit.cabling.rows import CableEnd, CableRow, fmt_num
 from generator.plan.model import Plan
 from generator.resolve import ResolvedCluster
+from generator.safetext import csv_cell, csv_needs_neutralising
 
 Cell = str | int | float | None
 
@@ -147,7 +148,15 @@ def bom_table(rows: Iterable[BomRow]) -> list[list[Cell]]:
 
 
 def _csv_cell(v: Cell) -> str:
-    return "" if v is None else fmt_num(v) if isinstance(v, float) else str(v)
+    return (
+        ""
+        if v is None
+        else fmt_num(v)
+        if isinstance(v, float)
+        else csv_cell(v)
+        if isinstance(v, str)
+        else str(v)
+    )
 
 
 def _csv_quoted(field: str) -> str:
@@ -173,6 +182,8 @@ def _csv_column(column: Sequence[Cell]) -> Sequence[str]:
         out = list(map(str, column))
     else:
         out = list(map(_csv_cell, column))
+    if str in kinds and csv_needs_neutralising(list(out)):  # text only: numbers stay numbers
+        out = [csv_cell(o) if type(c) is str else o for o, c in zip(out, column, strict=True)]
     text = "".join(out)
     if "," in text or '"' in text or "\n" in text:
         if (

@@ -6,7 +6,9 @@ no embedded fonts, no path-encoded glyphs, no ids derived from hashes.
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape
+from xml.sax.saxutils import escape as _xml_escape
+
+from generator.safetext import xml_text
 
 FONT = "DejaVu Sans, Arial, Helvetica, sans-serif"
 
@@ -17,8 +19,14 @@ def num(x: float) -> str:
     return str(int(r)) if r == int(r) else f"{r:.1f}"
 
 
+def escape(text: str) -> str:
+    """Element text: ``&<>`` escaped and the characters XML 1.0 forbids dropped (catalogue text is data)."""
+    return _xml_escape(xml_text(text))
+
+
 def _q(text: str) -> str:
     """A double-quoted attribute value (the common case, nothing to escape, is kept cheap)."""
+    text = xml_text(text)
     if "&" in text or "<" in text or ">" in text or '"' in text:
         text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
     return f'"{text}"'

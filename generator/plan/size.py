@@ -1,0 +1,92 @@
+"""The size of a design, computed from its parameters before anything is built, and the limits it must fit.
+
+A blueprint of a few lines can ask for a torus of 1024^3 switches or a hypercube of 2^20: building that
+takes minutes and gigabytes before any rule can say it is wrong. These closed forms bound what a fabric
+would hold (an upper bound where the exact count needs the build), so the planner refuses in
+microseconds with a located error instead. The limits live in generator/limits.py.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from blueprints.models.topology import Dragonfly, Hypercube, Torus
+from generator.findings import Path
+from generator.limits import MAX_LINKS, MAX_NODES, MAX_SWITCHES
+
+if TYPE_CHECKING:
+    from generator.resolve import ResolvedCluster, ResolvedFabric
+
+
+@dataclass(frozen=True)
+class FabricSize:
+    fabric: str
+    switches: int
+    links: int
+    path: Path
+
+
+@dataclass(frozen=True)
+class TooLarge:
+    message: str
+    path: Path
+
+
+def endpoint_ports(cluster: ResolvedCluster, fabric: str) -> int:
+    return sum(pool.count * len(pool.ports_for(fabric)) for pool in cluster.pools)
+
+
+def fabric_size(cluster: ResolvedCluster, fab: ResolvedFabric) -> FabricSize | None:
+    """Switches and links the fabric would have (upper bounds), or None without a topology."""
+    topo = fab.spec.topology
+    if topo is None:
+        return None
+    ports = endpoint_ports(cluster, fab.name)
+    path = (*fab.source_path, "topology")
+    if isinstance(topo, Torus | Hypercube):
+        dims = list(topo.dimensions) if isinstance(topo, Torus) else [2] * topo.dimension
+        vertices = math.prod(dims)
+        degree = sum(1 if d == 2 else 2 for d in dims)  # a ring of 2 is one link, not two
+        switches = vertices if topo.attach == "switch" else 0
+        return FabricSize(fab.name, switches, vertices * degree // 2 + ports, path)
+    if isinstance(topo, Dragonfly):
+        routers = topo.groups * topo.a
+        links = routers * ((topo.a - 1) // 2 + topo.h) + ports
+        return FabricSize(fab.name, routers, links, path)
+    # fat-tree / leaf-spine: at most one switch per endpoint port per tier, one link per port per tier
+    tiers = getattr(topo, "tiers", 2) or 2
+    return FabricSize(fab.name, ports * tiers, ports * tiers, path)
+
+
+def too_large(cluster: ResolvedCluster) -> list[TooLarge]:
+    """Every limit the design exceeds, each with the blueprint path that sets the size."""
+    out: list[TooLarge] = []
+    nodes = cluster.node_count
+    if nodes > MAX_NODES:
+        biggest = max(cluster.pools, key=lambda p: p.count)
+        out.append(
+            TooLarge(f"{nodes:,} nodes exceed the limit of {MAX_NODES:,}", (*biggest.source_path, "count"))
+        )
+    for fab in cluster.fabrics.values():
+        size = fabric_size(cluster, fab)
+        if size is None:
+            continue
+        if size.switches > MAX_SWITCHES:
+            out.append(
+                TooLarge(
+                    f"the {fab.name} fabric would have {size.switches:,} switches; "
+                    f"the limit is {MAX_SWITCHES:,}",
+                    size.path,
+                )
+            )
+        elif size.links > MAX_LINKS:
+            out.append(
+                TooLarge(
+                    f"the {fab.name} fabric would have about {size.links:,} links; "
+                    f"the limit is {MAX_LINKS:,}",
+                    size.path,
+                )
+            )
+    return out

@@ -1,0 +1,67 @@
+"""Every string that reaches an output is data: one neutraliser per output format, used by every writer.
+
+* ``one_line`` - comments and shell-sourced files: no raw line break can end the comment or start a command;
+* ``shell_word`` - a value a POSIX shell reads as one literal word when it sources the file;
+* ``csv_cell`` - a CSV cell a spreadsheet shows as text, never runs as a formula (OWASP "CSV Injection");
+* ``xml_text`` - text without the characters XML 1.0 forbids (a parser rejects the whole file otherwise);
+* ``terminal`` - text without control or escape sequences (a dump's node description cannot drive the tty);
+* ``markdown_line`` - one Markdown paragraph line that cannot open a heading, list or fence.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+# C0 and C1 controls, DEL, and the Unicode line/paragraph separators some readers treat as line breaks.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# ANSI/VT escape sequences (CSI ... final byte, OSC ... BEL/ST, two-character ESC x), dropped whole.
+_ESCAPE_SEQ = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?|\x9b[0-?]*[ -/]*[@-~]"
+)
+# Characters XML 1.0 allows (section 2.2 "Characters"); everything else is dropped.
+_XML_ILLEGAL = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# OWASP CSV Injection: cells beginning with these are formulas in Excel, LibreOffice and Google Sheets.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_AT_CELL = re.compile("\x00[=+\\-@\t\r]")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_MARKDOWN_BLOCK = re.compile(r"^\s*(?:#|>|[-+*]\s|\d+[.)]\s|```|~~~|={3,}|-{3,}|\|)")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character and line separator turned into a space."""
+    return _CONTROL.sub(" ", text)
+
+
+def shell_word(value: str) -> str:
+    """``value`` quoted so that ``. file`` in sh/bash assigns it literally (no expansion, no command)."""
+    return shlex.quote(one_line(value))
+
+
+def csv_cell(text: str) -> str:
+    """A cell a spreadsheet cannot evaluate: a leading ``'`` before = + - @ TAB CR; numbers stay numbers."""
+    if text[:1] in FORMULA_START and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def csv_needs_neutralising(cells: list[str]) -> bool:
+    """Whether any of ``cells`` starts with a formula character (one C-speed scan for big columns)."""
+    return _FORMULA_AT_CELL.search("\x00" + "\x00".join(cells)) is not None
+
+
+def xml_text(text: str) -> str:
+    """``text`` without the characters XML 1.0 forbids (controls other than TAB/LF/CR, lone surrogates)."""
+    return _XML_ILLEGAL.sub("", text)
+
+
+def terminal(text: str) -> str:
+    """``text`` safe to print: escape sequences removed, other controls shown as ``\\xNN`` (LF/TAB kept)."""
+    text = _ESCAPE_SEQ.sub("", text)
+    return _CONTROL.sub(lambda m: m.group() if m.group() in "\n\t" else f"\\x{ord(m.group()):02x}", text)
+
+
+def markdown_line(text: str) -> str:
+    """One Markdown line of plain text: no line break, and no leading block marker (escaped with ``\\``)."""
+    line = one_line(text).strip()
+    return "\\" + line if _MARKDOWN_BLOCK.match(line) else line

@@ -1,0 +1,227 @@
+"""The output folder: the manifest lists what the generator owns, everything else is the user's and
+survives every regenerate; unusable targets are refused with exit 2; runs are locked, killed runs leave
+nothing behind, the folder keeps its mode. Same rules for cabling -o, diff --work-order, topology -o."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, run_cli
+
+SMALL = str(EXAMPLES / "maas-onprem-h100.yaml")  # every output, including pulumi/ with a stack file
+BIG = str(EXAMPLES / "ndr-3tier-4096gpu.yaml")  # long enough to be killed mid-run
+
+
+def gen(out: Path, *extra: str) -> tuple[int, str]:
+    code, _, err = run_cli("generate", SMALL, "-o", str(out), "--quiet", *extra)
+    return code, err
+
+
+def leftovers(parent: Path) -> list[str]:
+    return sorted(p.name for p in parent.iterdir() if ".tmp-" in p.name or ".old-" in p.name)
+
+
+@pytest.fixture
+def build(tmp_path: Path) -> Path:
+    out = tmp_path / "build"
+    code, err = gen(out, "--only", "ansible,pulumi,report")
+    assert code == 0, err
+    return out
+
+
+# ---- refusals -----------------------------------------------------------------------------------------
+def test_a_regular_file_is_refused_and_kept(tmp_path: Path) -> None:
+    target = tmp_path / "notes.txt"
+    target.write_text("mine\n")
+    code, err = gen(target)
+    assert code == 2 and "not a folder" in err
+    assert target.read_text() == "mine\n"
+
+
+def test_a_symlink_is_refused_and_its_folder_untouched(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / "keep").write_text("x")
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    code, err = gen(link)
+    assert code == 2 and "symbolic link" in err
+    assert link.is_symlink() and sorted(p.name for p in real.iterdir()) == ["keep"]
+
+
+def test_root_home_and_mount_points_are_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    assert os.path.ismount("/proc"), "needs a mount point to test against"
+    for target, why in (("/", "root folder"), (str(home), "home folder"), ("/proc", "mount point")):
+        code, err = gen(Path(target))
+        assert code == 2 and why in err, (target, err)
+    assert list(home.iterdir()) == []
+
+
+def test_a_non_empty_folder_that_was_never_a_build_is_refused(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "thesis.tex").write_text("mine")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli("generate", SMALL, "-o", ".", "--quiet")
+    assert code == 2 and "never written by cluster-blueprint" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["thesis.tex"]
+
+
+# ---- the user's files ---------------------------------------------------------------------------------
+def test_regenerate_keeps_every_file_the_manifest_does_not_list(build: Path, tmp_path: Path) -> None:
+    vault = build / "ansible" / "group_vars" / "vault.yml"
+    vault.write_text("secret: 1\n")
+    venv = build / "pulumi" / "venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "python").write_text("#!/bin/sh\n")
+    (build / "empty").mkdir()
+    own_role = tmp_path / "my-role"
+    own_role.mkdir()
+    (build / "ansible" / "roles" / "my_role").symlink_to(own_role)
+    for extra in ((), ("--overwrite-edited",)):
+        code, err = gen(build, "--only", "ansible,pulumi,report", *extra)
+        assert code == 0, err
+        assert vault.read_text() == "secret: 1\n"
+        assert (venv / "python").read_text() == "#!/bin/sh\n"
+        assert (build / "empty").is_dir()
+        assert (build / "ansible" / "roles" / "my_role").resolve() == own_role
+    manifest = json.loads((build / "manifest.json").read_text())["files"]
+    assert not [f for f in manifest if "vault" in f or "venv" in f], "the user's files are not owned"
+    assert leftovers(tmp_path) == []
+
+
+def test_pulumi_config_set_keys_are_merged_not_replaced(build: Path) -> None:
+    stack = build / "pulumi" / "Pulumi.prod.yaml"
+    generated = stack.read_text()
+    # what `pulumi config set --secret maas:apiKey ...` and `pulumi stack init` add to the file
+    stack.write_text(generated + '  maas:apiKey:\n    secure: v1:abc\nencryptionsalt: "v1:salt"\n')
+    code, err = gen(build, "--only", "ansible,pulumi,report")
+    assert code == 0, err
+    text = stack.read_text()
+    assert "secure: v1:abc" in text and 'encryptionsalt: "v1:salt"' in text
+    assert 'maas:apiVersion: "2.0"' in text, "the blueprint's keys stay, quoted as generated"
+    code, err = gen(build, "--only", "ansible,pulumi,report")
+    assert code == 0 and stack.read_text() == text, "a rerun is byte-identical"
+    # a key the blueprint decides, changed by hand, is an edit: refused unless --overwrite-edited
+    stack.write_text(text.replace('"2.0"', '"9.9"'))
+    code, err = gen(build, "--only", "ansible,pulumi,report")
+    assert code == 1 and "maas:apiVersion" in err
+    code, err = gen(build, "--only", "ansible,pulumi,report", "--overwrite-edited")
+    assert code == 0 and '"2.0"' in stack.read_text() and "secure: v1:abc" in stack.read_text()
+
+
+def test_owned_file_replaced_by_a_symlink_is_an_edit(build: Path, tmp_path: Path) -> None:
+    summary = build / "report" / "SUMMARY.md"
+    mine = tmp_path / "mine.md"
+    mine.write_text("mine")
+    summary.unlink()
+    summary.symlink_to(mine)
+    code, err = gen(build, "--only", "ansible,pulumi,report")
+    assert code == 1 and "report/SUMMARY.md" in err
+    assert summary.is_symlink() and mine.read_text() == "mine"
+
+
+def test_a_user_file_where_the_build_now_writes_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    assert gen(out, "--only", "report")[0] == 0
+    mine = out / "ansible" / "inventory.yml"
+    mine.parent.mkdir()
+    mine.write_text("mine\n")
+    code, err = gen(out, "--only", "ansible")
+    assert code == 2 and "ansible/inventory.yml" in err
+    assert mine.read_text() == "mine\n"
+    assert leftovers(tmp_path) == []
+
+
+def test_the_folder_keeps_its_mode(build: Path) -> None:
+    build.chmod(0o700)
+    assert gen(build, "--only", "report")[0] == 0
+    assert stat.S_IMODE(build.stat().st_mode) == 0o700
+
+
+# ---- concurrency and killed runs ---------------------------------------------------------------------
+def test_a_second_run_is_refused_while_one_holds_the_lock(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        code, err = gen(out)
+    finally:
+        os.close(fd)
+    assert code == 2 and "another cluster-blueprint run" in err
+    assert not out.exists()
+
+
+def test_kill_during_generate_then_a_clean_rerun(tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "generator.cli", "generate", BIG, "-o", str(out), "--quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not leftovers(tmp_path) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert proc.poll() is None and leftovers(tmp_path), "generate was not caught mid-run"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=60)
+    assert leftovers(tmp_path), "the killed run left its temporary folder"
+    code, _, err = run_cli("generate", SMALL, "-o", str(out), "--quiet", "--only", "report")
+    assert code == 0, err
+    assert leftovers(tmp_path) == []
+    assert (out / "manifest.json").is_file()
+
+
+def test_a_run_killed_between_the_renames_gets_the_previous_build_back(build: Path, tmp_path: Path) -> None:
+    (build / "ansible" / "group_vars" / "vault.yml").write_text("secret\n")
+    os.replace(build, tmp_path / ".build.old-4242")  # the previous build moved aside, the new one not in
+    (tmp_path / ".build.tmp-dead").mkdir()
+    code, err = gen(build, "--only", "report")
+    assert code == 0, err
+    assert (build / "ansible" / "group_vars" / "vault.yml").read_text() == "secret\n"
+    assert (build / "ansible" / "inventory.yml").is_file(), "outputs not asked for are kept"
+    assert leftovers(tmp_path) == []
+
+
+# ---- the other commands that write a folder or a file -----------------------------------------------
+def test_cabling_and_work_order_refuse_symlinks_and_keep_other_files(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    example = str(EXAMPLES / "hdr-fat-tree-a100.yaml")
+    assert run_cli("cabling", example, "-o", str(link))[0] == 2
+    assert run_cli("diff", example, example, "--work-order", str(link))[0] == 2
+    assert list(real.iterdir()) == []
+    wo = tmp_path / "wo"
+    wo.mkdir()
+    (wo / "notes.txt").write_text("mine")
+    code, _, err = run_cli("diff", example, example, "--fabric", "compute", "--work-order", str(wo))
+    assert code == 0, err
+    assert (wo / "notes.txt").read_text() == "mine" and (wo / "work-order.csv").is_file()
+
+
+def test_topology_output_refuses_a_symlink_or_a_folder(tmp_path: Path) -> None:
+    example = str(EXAMPLES / "hdr-fat-tree-a100.yaml")
+    target = tmp_path / "t.graphml"
+    target.write_text("mine")
+    link = tmp_path / "link.graphml"
+    link.symlink_to(target)
+    assert run_cli("topology", example, "--format", "graphml", "-o", str(link))[0] == 2
+    assert run_cli("topology", example, "--format", "graphml", "-o", str(tmp_path))[0] == 2
+    assert link.is_symlink() and target.read_text() == "mine"
