@@ -6,7 +6,7 @@ import argparse
 import json
 
 from blueprints.models import Blueprint
-from generator.commands._common import write_text
+from generator.commands._common import add_common, command, write_text
 
 ORDER = 20
 
@@ -20,8 +20,14 @@ def blueprint_schema() -> dict:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("schema", help="print the blueprint JSON Schema")
-    p.add_argument("-o", "--output")
+    p = command(
+        sub,
+        "schema",
+        "print the blueprint JSON Schema (for editors: yaml-language-server)",
+        description="Print the JSON Schema of a blueprint. Point your editor at it with a first line "
+        "`# yaml-language-server: $schema=blueprint.schema.json` for completion and inline errors.",
+    )
+    add_common(p, formats=("json",), default_format="json", format_help="schema format")
     p.set_defaults(func=run)
 
 

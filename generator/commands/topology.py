@@ -7,7 +7,7 @@ import io
 import json
 from typing import TYPE_CHECKING
 
-from generator.commands._common import err_console, write_text
+from generator.commands._common import add_blueprint, add_common, command, err_console, write_text
 from generator.pipeline import load_and_resolve
 from generator.plan.build import plan_or_raise
 from generator.plan.model import Plan
@@ -20,17 +20,26 @@ PORT_LEVEL_MAX_LINKS = 50_000  # above this, export the device-level graph (a po
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("topology", help="export the fabric graph (graphml, json, dot, svg)")
-    p.add_argument("file")
-    p.add_argument("--format", choices=["graphml", "json", "dot", "svg"], default="json")
-    p.add_argument("--fabric", default="compute", help="compute, storage, management or all")
+    p = command(sub, "topology", "export the fabric graph (graphml, json, dot, svg)")
+    add_blueprint(p)
+    p.add_argument(
+        "--fabric",
+        default="compute",
+        choices=["compute", "storage", "management", "all"],
+        help="fabric to export, or all of them (default: compute)",
+    )
     p.add_argument(
         "--level",
         choices=["port", "device"],
         default=None,
         help="port: every NIC/switch port is a vertex (default for small fabrics); device: devices only",
     )
-    p.add_argument("-o", "--output")
+    add_common(
+        p,
+        formats=("graphml", "json", "dot", "svg"),
+        default_format="json",
+        format_help="graphml/json/dot: the graph for other tools; svg: a drawing",
+    )
     p.set_defaults(func=run)
 
 
@@ -67,7 +76,7 @@ def _dot(g: nx.Graph) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded, cluster = load_and_resolve(args.file)
+    loaded, cluster = load_and_resolve(args.blueprint)
     plan = plan_or_raise(cluster, loaded.locate)
     fabric = None if args.fabric == "all" else args.fabric
     if fabric is not None and fabric not in plan.metrics:
