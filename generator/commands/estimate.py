@@ -35,7 +35,9 @@ DEFAULT_SIZES = "8..8G:8"
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = command(sub, "estimate", "predicted collective bandwidth (nccl-tests busbw) and training sync time")
-    add_blueprint(p, many=True, help="blueprint YAML files; several are compared (- reads one from stdin)")
+    add_blueprint(
+        p, many=True, help="blueprint YAML files; several are compared (- reads one from standard input)"
+    )
     p.add_argument(
         "--collective",
         default="all_reduce",

@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         except BlueprintError as exc:
             findings = exc.findings
             unusable = True
-        results[str(path)] = findings
+        results["<stdin>" if str(path) == "-" else str(path)] = findings
         if any(
             f.severity >= fail_on
             for f in findings
