@@ -119,6 +119,7 @@ def test_every_printed_id_is_explained(tmp_path: Path) -> None:
     files = [str(p) for p in sorted((REPO / "tests" / "malformed").glob("*.yaml"))]
     files += [str(p) for p in sorted(EXAMPLES.glob("*.yaml"))]
     code, out, _ = run_cli("validate", "--format", "json", *files)
+    assert code == 2  # the malformed files are unusable
     printed = {f["rule"] for entry in json.loads(out)["files"] for f in entry["findings"]}
     assert {"SCHEMA", "LOAD001"} <= printed
     known = json.loads(run_cli("explain", "--list", "--format", "json")[1])
@@ -211,3 +212,15 @@ def test_configure_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     code, _, err = run_cli("configure", str(tmp_path))
     assert code == 2
     assert "pip install 'cluster-blueprint[ansible]'" in err
+
+
+def test_catalog_hint_prefers_the_family_and_names_the_side_file() -> None:
+    from blueprints.catalog import CatalogError, default_catalog
+
+    with pytest.raises(CatalogError) as exc:
+        default_catalog().gpu("a100-pcie")  # the example: an A100 PCIe, not an H100 PCIe
+    hint = exc.value.hint or ""
+    assert hint.startswith("did you mean `a100-40` or `a100-80`?") and "h100" not in hint
+    assert "`catalog:`" in hint
+    code, out, _ = run_cli("validate", str(REPO / "tests" / "malformed" / "unknown-server.yaml"))
+    assert code == 2 and "did you mean `dgx-h100`?" in out and "`catalog:`" in out
