@@ -32,7 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--level",
         choices=["port", "device"],
         default=None,
-        help="port: every NIC/switch port is a vertex (default for small fabrics); device: devices only",
+        help="port: every NIC/switch port is a vertex (default for small fabrics); device: devices only "
+        "(svg always draws devices)",
     )
     add_common(
         p,
@@ -75,6 +76,24 @@ def _dot(g: nx.Graph) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _svg(args: argparse.Namespace, plan: Plan, fabric: str | None) -> int:
+    """The drawing: device level (each switch a box, nodes grouped by the switches they share), one
+    fabric or all of them stacked; summarised above a size threshold, as the rack diagrams are."""
+    from generator.emit.diagrams import stacked_svg, topology_svg
+
+    if args.level == "port":
+        err_console.print(
+            "[bold red]topology[/]: --format svg draws devices (a port per vertex is unreadable); "
+            "use --level device, or --format graphml/json/dot for the port-level graph"
+        )
+        return 2
+    if fabric is None:
+        write_text(stacked_svg(plan, sorted(plan.metrics)), args.output)
+    else:
+        write_text(topology_svg(plan, fabric), args.output)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     loaded, cluster = load_and_resolve(args.blueprint)
     plan = plan_or_raise(cluster, loaded.locate)
@@ -85,10 +104,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     if args.format == "svg":
-        from generator.emit.diagrams import topology_svg
-
-        write_text(topology_svg(plan, fabric or "compute"), args.output)
-        return 0
+        return _svg(args, plan, fabric)
     import networkx as nx
 
     g = graph_for(plan, fabric, args.level)
