@@ -260,6 +260,10 @@ def _field_names(model: type[BaseModel]) -> list[str]:
 
 def _hint(err: dict[str, Any], path: Path, data: Any) -> str | None:
     kind = err["type"]
+    if tuple(path) == ("apiVersion",):
+        from generator.migrate import version_hint
+
+        return version_hint(err.get("input"))
     if kind == "extra_forbidden":
         model = _model_at(path[:-1], data)
         if model is not None:
