@@ -158,23 +158,23 @@ def device_table_rows(diff: PlanDiff) -> list[list[Cell]]:
             ]
         )
     replaced = {r.name for r in diff.devices_replaced}
-    for r in diff.devices_relocated:
-        if r.name in replaced:
+    for moved in diff.devices_relocated:
+        if moved.name in replaced:
             continue
-        n = new_dev[r.name]
+        n = new_dev[moved.name]
         out.append(
             [
                 "relocate",
-                r.name,
+                moved.name,
                 n.kind,
                 n.role,
                 n.model,
                 n.model,
                 n.fabric,
-                r.old_rack,
-                r.old_u,
-                r.new_rack,
-                r.new_u,
+                moved.old_rack,
+                moved.old_u,
+                moved.new_rack,
+                moved.new_u,
                 n.height_u,
                 n.power_kw,
             ]
@@ -221,7 +221,8 @@ def _fit(sheet: Sheet, widths: Sequence[int]) -> None:
 
 
 def _rack_columns(steps: list[Step]) -> list[list[Cell]]:
-    return [
+    blank: list[Cell] = [None] * len(steps)
+    columns: list[list[Cell]] = [
         [s.seq for s in steps],
         [s.step for s in steps],
         [s.action for s in steps],
@@ -234,8 +235,8 @@ def _rack_columns(steps: list[Step]) -> list[list[Cell]]:
         [(s.row.medium or "").upper() for s in steps],
         [s.row.length_m for s in steps],
         [s.row.part_number or None for s in steps],
-        *([None] * len(steps) for _ in range(_TICKS)),
     ]
+    return columns + [list(blank) for _ in range(_TICKS)]
 
 
 def _summary(sheet: Sheet, diff: PlanDiff, title: str, by_rack: dict[str, list[Step]]) -> None:

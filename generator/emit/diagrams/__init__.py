@@ -135,7 +135,10 @@ def stacked_svg(plan: Plan, fabrics: list[str]) -> str:
         assert root is not None, "topology_svg writes its root element with width and height"
         w, h = float(root.group(1)), float(root.group(2))
         body = doc[root.start() :].replace("<svg ", f'<svg x="0" y="{num(height)}" class="f{i}" ', 1)
-        body = _STYLE.sub(lambda m, i=i: f"<style>{_scoped(m.group(1), f'f{i}')}</style>", body, count=1)
+        css = _STYLE.search(body)
+        if css is not None:
+            scoped = f"<style>{_scoped(css.group(1), f'f{i}')}</style>"
+            body = body[: css.start()] + scoped + body[css.end() :]
         parts.append(body.rstrip("\n"))
         width, height = max(width, w), height + h
     head = (
