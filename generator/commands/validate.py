@@ -81,6 +81,13 @@ def run(args: argparse.Namespace) -> int:
     paths, skipped = _expand(args.blueprint)
     for path in skipped:
         note(args, f"{path}: skipped, a hardware catalogue file (named by `catalog:`), not a blueprint")
+    if not paths and not skipped:
+        from generator.commands._common import err_console
+
+        err_console.print(
+            f"[bold red]validate[/]: no *.yaml or *.yml blueprints in {', '.join(args.blueprint)}"
+        )
+        return 2
     for path in paths:
         try:
             findings = check(path).findings

@@ -233,3 +233,8 @@ def test_catalog_hint_prefers_the_family_and_names_the_side_file() -> None:
     assert "`catalog:`" in hint
     code, out, _ = run_cli("validate", str(REPO / "tests" / "malformed" / "unknown-server.yaml"))
     assert code == 2 and "did you mean `dgx-h100`?" in out and "`catalog:`" in out
+
+
+def test_validate_of_a_directory_without_blueprints_is_unusable(tmp_path: Path) -> None:
+    code, _, err = run_cli("validate", str(tmp_path))
+    assert code == 2 and "no *.yaml" in err
