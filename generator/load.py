@@ -293,6 +293,10 @@ def _field_names(model: type[BaseModel]) -> list[str]:
 
 def _hint(err: Mapping[str, Any], path: Path, data: Any) -> str | None:
     kind = err["type"]
+    if tuple(path) == ("apiVersion",):
+        from generator.migrate import version_hint
+
+        return version_hint(err.get("input"))
     if kind == "extra_forbidden":
         model = _model_at(path[:-1], data)
         if model is not None:
@@ -409,11 +413,24 @@ def load_text(text: str, file: str = "<blueprint>") -> tuple[Blueprint, SourceMa
     return blueprint, source
 
 
+STDIN = "-"  # the conventional name for "read the blueprint from standard input"
+
+
+def _read_raw(fs: FsPath, file: str) -> bytes | None:
+    """The file's bytes, or None when it is larger than MAX_BYTES; `-` reads standard input."""
+    if str(fs) == STDIN:
+        import sys
+
+        data = sys.stdin.buffer.read(MAX_BYTES + 1)
+        return data if len(data) <= MAX_BYTES else None
+    return fs.read_bytes() if fs.stat().st_size <= MAX_BYTES else None
+
+
 def load_file(path: str | FsPath) -> LoadedBlueprint:
     fs = FsPath(path)
-    file = str(path)
+    file = "<stdin>" if str(path) == STDIN else str(path)
     try:
-        raw = fs.read_bytes() if fs.stat().st_size <= MAX_BYTES else None
+        raw = _read_raw(fs, file)
     except OSError as exc:
         raise BlueprintError(
             [

@@ -27,5 +27,9 @@ def playbooks_dir() -> Path:
     return _find("playbooks")
 
 
+def examples_dir() -> Path:
+    return _find("examples")
+
+
 def is_installed_copy() -> bool:
     return (_HERE / "_shipped").is_dir()

@@ -93,6 +93,23 @@ def did_you_mean(name: str, choices: list[str] | tuple[str, ...] | Any) -> str |
     return f"did you mean `{best}`?"
 
 
+def missing_hint(key: str, section: str, table: Mapping[str, Any]) -> str:
+    """What to do about an id the catalogue lacks: the same family's entries first (an unknown
+    `a100-pcie` means an A100, not an `h100-pcie`), else the closest spelling; and always how to add
+    one's own hardware, since a missing entry is as likely as a typo."""
+    family = str(key).split("-")[0].lower()
+    # a first token with a digit is a model (a100, h100, qm9700); a bare word (dgx, pcie) is not
+    model = any(ch.isdigit() for ch in family)
+    same = sorted(k for k in table if str(k).split("-")[0].lower() == family) if model else []
+    if same:
+        guess = "did you mean " + " or ".join(f"`{k}`" for k in same[:4]) + "?"
+    else:
+        guess = did_you_mean(key, sorted(table)) or ""
+    known = f"known ids: `blueprint catalog {section}`"
+    add = f"your own hardware goes in a side file named by `catalog:` in the blueprint (section `{section}`)"
+    return f"{guess} ({known}); {add}" if guess else f"{known}; {add}"
+
+
 def _read_yaml(path: Path) -> Any:
     yaml = YAML(typ="safe", pure=True)
     try:
@@ -282,8 +299,7 @@ class Catalog:
         if key in table:
             return table[key]
         raise CatalogError(
-            f"unknown {SINGULAR.get(section, section)} `{key}`",
-            hint=did_you_mean(key, sorted(table)),
+            f"unknown {SINGULAR.get(section, section)} `{key}`", hint=missing_hint(key, section, table)
         )
 
     def gpu(self, key: str) -> Gpu:

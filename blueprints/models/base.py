@@ -24,4 +24,7 @@ SAFE_NAME = re.compile(SAFE_NAME_RE)
 class Model(BaseModel):
     """Every blueprint model rejects unknown keys and is immutable once loaded."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    # use_attribute_docstrings: the docstring under a field is its schema description (editors show it)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, use_attribute_docstrings=True
+    )

@@ -20,26 +20,38 @@ API_VERSION = "cluster-blueprint/v1"
 
 class Suppression(Model):
     rule: RuleId
+    """id of the rule whose findings are suppressed, e.g. TOP005 (`blueprint explain --list`)"""
     reason: SafeText = Field(min_length=3, description="why the finding does not apply (mandatory)")
 
 
 class Blueprint(Model):
     api_version: Literal["cluster-blueprint/v1"] = Field(alias="apiVersion")
+    """schema version of this file: cluster-blueprint/v1 (see docs/schema-versions.md; `blueprint migrate` upgrades)"""  # noqa: E501
     name: SafeName
+    """cluster name: lower-case letters, digits and dashes; it prefixes generated names and files"""
     description: SafeText = ""
+    """free text shown in reports"""
     catalog: str | None = Field(
         default=None,
         pattern=r"^[A-Za-z0-9._/-]{1,200}$",
         description="extra catalogue YAML, relative to this file",
     )
     site: Site = Field(default_factory=Site)
+    """the data-centre site: rows, racks, power and cabling geometry"""
     pools: list[NodePool] = Field(min_length=1, max_length=64)
+    """node pools: groups of identical servers (GPU nodes, storage, login, management)"""
     fabrics: Fabrics = Field(default_factory=Fabrics)
+    """the compute, storage and management networks"""
     storage: list[SharedStorage] = Field(default_factory=list, max_length=32)
+    """shared file systems the nodes mount"""
     software: Software = Field(default_factory=Software)
+    """pinned software versions (driver, CUDA, NCCL, OFED, OS)"""
     deployment: Deployment = Field(default_factory=Deployment)
+    """where the cluster is stood up: bare metal with MAAS, a cloud, or none"""
     workload: Workload | None = None
+    """the model the cluster is for (optional): checks memory fit and communication time"""
     suppress: list[Suppression] = Field(default_factory=list, max_length=256)
+    """findings that do not apply, each with its rule id and a reason"""
 
     @model_validator(mode="after")
     def _unique_names(self) -> Blueprint:

@@ -13,8 +13,11 @@ CIDR_PATTERN = r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$"
 
 class MaasSettings(Model):
     api_url_config: str = Field(default="maas:apiUrl", pattern=r"^[a-zA-Z][a-zA-Z0-9:_-]{0,63}$")
+    """Pulumi config key holding the MAAS API URL"""
     management_cidr: str = Field(default="10.0.0.0/16", pattern=CIDR_PATTERN)
+    """management network; hosts get addresses from it"""
     zone: SafeName | None = None
+    """MAAS availability zone"""
     compute_cidr: str = Field(
         default="10.100.0.0/16",
         pattern=CIDR_PATTERN,
@@ -43,12 +46,18 @@ class MaasSettings(Model):
 
 class CloudSettings(Model):
     region: VersionStr
+    """cloud region, e.g. us-east-1"""
     zone: VersionStr | None = None
+    """availability zone (where the provider needs one)"""
     capacity: Literal["on-demand", "reservation", "capacity-block", "spot"] = "on-demand"
+    """how GPU capacity is obtained: on-demand, reservation, capacity-block or spot"""
     reservation_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9._:/-]{1,200}$")
+    """reservation / capacity block / cluster placement id to launch into"""
     efa_only_cards: bool = Field(default=True, description="AWS: secondary cards as efa-only interfaces")
     image: HostStr | None = None
+    """machine image id (default: the provider's GPU image)"""
     ssh_key_config: str = Field(default="sshPublicKey", pattern=r"^[a-zA-Z][a-zA-Z0-9_-]{0,63}$")
+    """Pulumi config key holding the SSH public key"""
     network_cidr: str = Field(
         default="10.0.0.0/16",
         pattern=CIDR_PATTERN,
@@ -80,8 +89,11 @@ class CloudSettings(Model):
 
 class Deployment(Model):
     target: Literal["maas", "aws", "azure", "gcp", "oci", "none"] = "none"
+    """where to deploy: maas, aws, azure, gcp, oci or none"""
     maas: MaasSettings | None = None
+    """MAAS settings (target maas)"""
     cloud: CloudSettings | None = None
+    """cloud settings (cloud targets)"""
 
     @model_validator(mode="after")
     def _settings(self) -> Deployment:

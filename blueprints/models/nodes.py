@@ -16,14 +16,18 @@ GpuInterconnect = Literal[
 class PcieSlot(Model):
     gen: int = Field(ge=3, le=6, description="PCIe generation of the NIC slot")
     lanes: Literal[1, 2, 4, 8, 16, 32] = 16
+    """PCIe lanes of the slot (x16 by default)"""
 
 
 class NicSpec(Model):
     purpose: Literal["compute", "storage", "management"] = "compute"
+    """which network the NIC serves: compute, storage or management"""
     model: str = Field(description="NIC catalogue id, e.g. cx7")
     count: int = Field(ge=1, le=64)
+    """NICs of this kind per server"""
     ports: int = Field(default=1, ge=1, le=2, description="cabled ports per NIC")
     speed_gbps: float = Field(gt=0, le=1600)
+    """line rate per port in Gb/s"""
     pcie: PcieSlot | None = Field(default=None, description="slot the NIC sits in; default: the NIC's own")
     cage_ports: int = Field(default=1, ge=1, le=2, description="2 when ports leave through twin-port cages")
 
@@ -33,13 +37,21 @@ class ServerSpec(Model):
 
     gpu: str | None = Field(description="GPU catalogue id, e.g. h100-sxm; null for CPU-only servers")
     gpus: int = Field(ge=0, le=128)
+    """GPUs per server (0 for CPU-only)"""
     gpu_interconnect: GpuInterconnect
+    """GPU-to-GPU link inside the server: nvlink2..5, pcie3..6, infinity-fabric or none"""
     nvlink_domain_gpus: int | None = Field(default=None, ge=0, le=1024)
+    """GPUs in one NVLink domain (default: the server's GPUs; 72 for an NVL72 rack)"""
     nvswitches: int = Field(default=0, ge=0, le=64)
+    """NVSwitch chips in the server"""
     pcie_gen: int = Field(default=5, ge=3, le=6)
+    """PCIe generation of the server's slots"""
     nics: list[NicSpec] = Field(default_factory=list, max_length=16)
+    """network adapters, one entry per kind"""
     power_kw: float = Field(gt=0, le=200)
+    """maximum power draw in kW"""
     rack_units: int = Field(ge=1, le=60)
+    """height in rack units"""
 
 
 class PoolPlacement(Model):
@@ -51,8 +63,11 @@ class PoolPlacement(Model):
 
 class NodePool(Model):
     name: SafeName
+    """pool name: lower-case letters, digits and dashes; default host name prefix"""
     role: Literal["gpu", "storage", "login", "management"] = "gpu"
+    """what the nodes do: gpu, storage, login or management"""
     count: int = Field(ge=1, le=200_000)
+    """number of nodes"""
     server: str | None = Field(
         default=None,
         pattern=r"^[A-Za-z0-9._/-]{1,80}$",
@@ -60,8 +75,10 @@ class NodePool(Model):
         "(aws/p5.48xlarge)",
     )
     spec: ServerSpec | None = None
+    """an explicit server, when the catalogue does not list it (instead of `server`)"""
     hostname_prefix: SafeName | None = Field(default=None, description="default: the pool name")
     placement: PoolPlacement = Field(default_factory=PoolPlacement)
+    """where the pool's nodes go in the site"""
 
     @model_validator(mode="after")
     def _server_or_spec(self) -> NodePool:

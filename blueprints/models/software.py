@@ -11,14 +11,21 @@ from blueprints.models.base import Model, VersionStr
 
 class OfedPin(Model):
     kind: Literal["doca", "mlnx", "inbox"] = "doca"
+    """RDMA stack: doca (DOCA-OFED), mlnx (MLNX_OFED) or inbox (the distribution's)"""
     version: VersionStr = "2.9.1"
+    """version of that stack, e.g. 2.9.1"""
 
 
 class Software(Model):
     os: Literal["ubuntu-22.04", "ubuntu-24.04", "rhel-9", "rocky-9", "debian-12"] = "ubuntu-22.04"
+    """operating system of the nodes"""
     driver_branch: VersionStr = Field(default="550", description="NVIDIA driver branch, e.g. 550 or 570")
     driver_version: VersionStr | None = Field(default=None, description="exact version, e.g. 550.127.08")
     cuda: VersionStr = "12.4"
+    """CUDA toolkit version, e.g. 12.4"""
     nccl: VersionStr = "2.21.5"
+    """NCCL version, e.g. 2.21.5"""
     ofed: OfedPin = Field(default_factory=OfedPin)
+    """RDMA stack and its version"""
     nccl_tests: VersionStr = "2.13.11"
+    """nccl-tests version used for acceptance tests"""

@@ -11,16 +11,21 @@ from blueprints.models.base import HostStr, Model, PathStr, SafeName
 
 class SharedStorage(Model):
     name: SafeName
+    """storage name: lower-case letters, digits and dashes"""
     kind: Literal["nfs", "lustre", "beegfs", "weka", "gpfs", "vast", "managed"] = Field(
         description="`managed` = the cloud's own (FSx for Lustre, Azure Managed Lustre, Filestore, OCI FSS)"
     )
     mount: PathStr
+    """absolute mount point on the nodes, e.g. /lustre/scratch"""
     server: HostStr | None = Field(default=None, description="NFS server, Lustre MGS NID host, BeeGFS mgmtd")
     export: PathStr | None = Field(default=None, description="NFS export path")
     filesystem: SafeName | None = Field(default=None, description="Lustre fsname / BeeGFS instance")
     options: list[str] = Field(default_factory=list, max_length=32)
+    """mount options, e.g. [noatime, flock]"""
     capacity_tib: float | None = Field(default=None, gt=0, le=1_000_000)
+    """usable capacity in TiB (cloud managed storage is sized from it)"""
     throughput_gbytes: float | None = Field(default=None, gt=0, le=100_000)
+    """aggregate throughput in GB/s"""
     pool: SafeName | None = Field(default=None, description="storage node pool that serves it (on-prem)")
 
     @model_validator(mode="after")

@@ -24,9 +24,12 @@ def parse_ratio(text: str) -> tuple[float, float]:
 
 class FatTree(Model):
     kind: Literal["fat-tree"]
+    """fat-tree: a folded Clos of 2 or 3 tiers"""
     tiers: Literal[2, 3] = 2
+    """switch tiers: 2 (leaf, spine) or 3 (leaf, spine, core)"""
     switch: str = Field(description="switch catalogue id used at every tier, e.g. qm9700")
     rail_optimized: bool = True
+    """rail-optimised: NIC r of every node in a scalable unit goes to leaf r"""
     oversubscription: str = Field(default="1:1", description="leaf downlinks:uplinks, e.g. 1:1 or 2:1")
     scalable_unit: int | None = Field(default=None, ge=1, le=4096, description="nodes per scalable unit")
     growth_nodes: int | None = Field(
@@ -42,39 +45,56 @@ class FatTree(Model):
 
 class Dragonfly(Model):
     kind: Literal["dragonfly"]
+    """dragonfly: groups of routers joined by global links"""
     switch: str
+    """router (switch) catalogue id"""
     p: int = Field(ge=1, le=512, description="terminal ports per router")
     a: int = Field(ge=1, le=512, description="routers per group")
     h: int = Field(ge=1, le=512, description="global links per router")
     groups: int = Field(ge=1, le=100_000)
+    """number of groups (g)"""
     global_arrangement: Literal["absolute", "relative", "circulant"] = "absolute"
+    """how global links are wired between groups: absolute, relative or circulant"""
 
 
 class Torus(Model):
     kind: Literal["torus"]
+    """torus: a k-ary n-cube with wrap-around links"""
     dimensions: list[Annotated[int, Field(ge=2, le=1024)]] = Field(min_length=1, max_length=6)
+    """size of each dimension, e.g. [4, 4] for a 4 x 4 2-D torus"""
     attach: Literal["direct", "switch"] = Field(
         default="direct", description="nodes are the vertices, or hang off switches"
     )
     switch: str | None = None
+    """switch catalogue id when attach is switch"""
     nodes_per_switch: int = Field(default=1, ge=1, le=512)
+    """nodes per switch when attach is switch"""
 
 
 class Hypercube(Model):
     kind: Literal["hypercube"]
+    """hypercube: 2^dimension vertices, one link per dimension"""
     dimension: int = Field(ge=1, le=20)
+    """hypercube dimension n (2^n vertices)"""
     attach: Literal["direct", "switch"] = "direct"
+    """nodes are the vertices (direct), or hang off switches (switch)"""
     switch: str | None = None
+    """switch catalogue id when attach is switch"""
     nodes_per_switch: int = Field(default=1, ge=1, le=512)
+    """nodes per switch when attach is switch"""
 
 
 class LeafSpine(Model):
     """A simple leaf/spine for storage and management networks."""
 
     kind: Literal["leaf-spine"]
+    """leaf-spine: a simple two-tier network for storage and management"""
     switch: str
+    """leaf switch catalogue id"""
     spine_switch: str | None = None
+    """spine switch catalogue id (default: the leaf switch)"""
     oversubscription: str = "1:1"
+    """leaf downlinks:uplinks, e.g. 1:1 or 3:1"""
 
     @field_validator("oversubscription")
     @classmethod

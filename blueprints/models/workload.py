@@ -11,17 +11,27 @@ from blueprints.models.base import Model
 
 class Parallelism(Model):
     data: int | None = Field(default=None, ge=1, le=1_000_000)
+    """data-parallel degree"""
     tensor: int | None = Field(default=None, ge=1, le=1024)
+    """tensor-parallel degree"""
     pipeline: int | None = Field(default=None, ge=1, le=1024)
+    """pipeline-parallel degree"""
 
 
 class Workload(Model):
     params: float = Field(gt=0, le=1e14, description="model parameters, e.g. 70e9")
     mode: Literal["pretrain", "full-finetune", "lora", "qlora", "inference"] = "pretrain"
+    """what the GPUs do: pretrain, full-finetune, lora, qlora or inference"""
     precision: Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"] = "bf16"
+    """number format of weights and compute"""
     tokens: float | None = Field(default=None, gt=0, le=1e16, description="training tokens")
     global_batch_tokens: float | None = Field(default=None, gt=0, le=1e9)
+    """tokens per optimizer step across all data-parallel ranks"""
     target_days: float | None = Field(default=None, gt=0, le=3650)
+    """wanted training time in days"""
     sequence_length: int = Field(default=4096, ge=128, le=10_000_000)
+    """tokens per sequence"""
     inference_batch: int = Field(default=1, ge=1, le=100_000)
+    """sequences served at once (inference)"""
     parallelism: Parallelism = Field(default_factory=Parallelism)
+    """parallelism degrees (default: chosen to fit)"""

@@ -1,16 +1,60 @@
-"""Helpers shared by the sub-commands."""
+"""Helpers shared by the sub-commands: consoles, the common options, tables that never truncate.
+
+Every command registers through :func:`command` and the ``add_*`` helpers so that the positional
+argument, the common flags (``--format``, ``--quiet``, ``-o``, ``-`` for stdin), their help texts and
+the exit-code epilog are spelled the same everywhere. New commands should use them too.
+"""
 
 from __future__ import annotations
 
+import argparse
+import io
+import os
 import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
-from rich.console import Console
+from rich.cells import cell_len
+from rich.console import Console, ConsoleDimensions
+from rich.table import Table
 
 from generator.findings import BlueprintError
 from generator.report import summary_line, text_report
 
-console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+# Exit codes, identical in meaning for every command (also printed under each command's --help).
+EXIT_OK = 0  # done; nothing to report (valid, identical, every host ok, ...)
+EXIT_FINDINGS = 1  # ran, and found something: rule errors, differences, failed hosts, refused build
+EXIT_UNUSABLE = 2  # the input or the command line cannot be used (file, YAML, schema, catalogue, options)
+EXIT_INTERNAL = 3  # a bug in cluster-blueprint, never a problem with the user's input
+EXIT_CODES_EPILOG = (
+    "exit codes: 0 ok; 1 findings (rule errors, differences, failures); 2 unusable input or options; "
+    "3 internal error (a bug: please report it)"
+)
+
+BLUEPRINT_METAVAR = "BLUEPRINT"
+BLUEPRINT_HELP = "blueprint YAML file, or - to read it from standard input"
+PIPE_WIDTH = 1000  # not a terminal: lay tables out at their natural width, never cut an id
+
+
+class _PipeAwareConsole(Console):
+    """A Console that, when its output is not a terminal, is wide enough never to truncate a table.
+
+    Rich otherwise assumes 80 columns (or the width of a terminal on another descriptor) and cuts
+    cells with an ellipsis, which breaks ids that users copy from piped output. Colour is already
+    off when not a terminal (and with NO_COLOR).
+    """
+
+    def _get_size(self) -> ConsoleDimensions:
+        size = Console.size.fget(self)  # type: ignore[attr-defined]
+        if self._width is None and "COLUMNS" not in os.environ and not self.is_terminal:
+            return ConsoleDimensions(PIPE_WIDTH, size.height)
+        return size
+
+    size = property(_get_size, Console.size.fset)  # type: ignore[attr-defined,assignment]
+
+
+console = _PipeAwareConsole(highlight=False, soft_wrap=True)
+err_console = _PipeAwareConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
 def print_blueprint_error(exc: BlueprintError) -> None:
@@ -19,7 +63,7 @@ def print_blueprint_error(exc: BlueprintError) -> None:
 
 
 def write_text(text: str, output: str | None) -> None:
-    """Write to a file atomically, or to stdout."""
+    """Write to a file atomically, or to stdout (no output, or `-`)."""
     if output in (None, "-"):
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -27,3 +71,128 @@ def write_text(text: str, output: str | None) -> None:
     from generator.fsutil import atomic_write_text, checked_output_file
 
     atomic_write_text(checked_output_file(output), text)
+
+
+@contextmanager
+def text_output(output: str | None) -> Iterator[Console]:
+    """The console a text report goes to: stdout, or (with -o FILE) a file written whole at the end."""
+    if output in (None, "-"):
+        yield console
+        return
+    buf = io.StringIO()
+    yield Console(file=buf, width=PIPE_WIDTH, highlight=False, soft_wrap=True, no_color=True)
+    write_text(buf.getvalue(), output)
+
+
+def print_table(table: Table, out: Console | None = None, keys: Sequence[int] = (0,)) -> None:
+    """Print a table whose cells are never cut with an ellipsis.
+
+    The ``keys`` columns (ids users copy) are never wrapped either: they keep their full width and
+    the other columns fold instead, so a narrow terminal shows every character of every id.
+    """
+    for i, column in enumerate(table.columns):
+        column.overflow = "fold"
+        if i in keys:
+            column.no_wrap = True
+            # _cells is where Table keeps a column's cells; reading it is the only way to size the column
+            cells = [c for c in column._cells if isinstance(c, str)]
+            column.min_width = max([cell_len(str(column.header)), *(cell_len(c) for c in cells)])
+    (out or console).print(table)
+
+
+def note(args: argparse.Namespace, message: str) -> None:
+    """A progress or summary message on stderr, silenced by --quiet (errors are never silenced)."""
+    if not getattr(args, "quiet", False):
+        err_console.print(message, highlight=False)
+
+
+# --- options -------------------------------------------------------------------------------------
+
+
+class _ParagraphFormatter(argparse.HelpFormatter):
+    """Wraps the description and epilog like argparse does, but keeps the line breaks written in them."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+
+        return "\n".join(
+            textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent) if line else ""
+            for line in text.splitlines()
+        )
+
+
+def command(
+    sub: argparse._SubParsersAction, name: str, help: str, description: str | None = None
+) -> argparse.ArgumentParser:
+    """A sub-command parser with the shared epilog (exit codes) and formatting."""
+    return sub.add_parser(
+        name,
+        help=help,
+        description=description or help[:1].upper() + help[1:] + ".",
+        epilog=EXIT_CODES_EPILOG,
+        formatter_class=_ParagraphFormatter,
+    )
+
+
+def add_blueprint(p: argparse.ArgumentParser, *, many: bool = False, help: str | None = None) -> None:
+    """The positional blueprint argument: always ``blueprint`` (``BLUEPRINT...`` when several)."""
+    if many:
+        p.add_argument(
+            "blueprint",
+            nargs="+",
+            metavar=BLUEPRINT_METAVAR,
+            help=help or "blueprint YAML files (- reads one from standard input)",
+        )
+    else:
+        p.add_argument("blueprint", metavar=BLUEPRINT_METAVAR, help=help or BLUEPRINT_HELP)
+
+
+def add_format(
+    p: argparse.ArgumentParser,
+    choices: Sequence[str] = ("text", "json"),
+    default: str | None = "text",
+    help: str | None = None,
+) -> None:
+    text = help or "output format"
+    p.add_argument(
+        "--format",
+        choices=list(choices),
+        default=default,
+        help=f"{text} (default: {default})" if default else text,
+    )
+
+
+def add_output(
+    p: argparse.ArgumentParser,
+    help: str = "write the output to this file instead of standard output (- for standard output)",
+    metavar: str = "FILE",
+    default: str | None = None,
+) -> None:
+    p.add_argument("-o", "--output", metavar=metavar, default=default, help=help)
+
+
+def add_quiet(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="print only errors and the requested output (no progress or summary lines)",
+    )
+
+
+def add_common(
+    p: argparse.ArgumentParser,
+    formats: Sequence[str] = ("text", "json"),
+    default_format: str | None = "text",
+    format_help: str | None = None,
+    output_help: str | None = None,
+    output_metavar: str = "FILE",
+    output_default: str | None = None,
+) -> None:
+    """--format, -o/--output and --quiet, the flags every command has."""
+    add_format(p, formats, default_format, format_help)
+    if output_help:
+        add_output(p, output_help, output_metavar, output_default)
+    else:
+        add_output(p, metavar=output_metavar, default=output_default)
+    add_quiet(p)

@@ -5,10 +5,19 @@ from __future__ import annotations
 
 import argparse
 
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from generator.commands._common import console, err_console, write_text
+from generator.commands._common import (
+    add_common,
+    command,
+    err_console,
+    note,
+    print_table,
+    text_output,
+    write_text,
+)
 from generator.perf.advisor import (
     BUDGETS,
     MODES,
@@ -36,11 +45,9 @@ def _positive_float(text: str) -> float:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "advise", help="recommend GPUs, nodes, topology and fabric for a model (the article's rules)"
-    )
+    p = command(sub, "advise", "recommend GPUs, nodes, topology and fabric for a model (the article's rules)")
     p.add_argument("--params", type=_positive_float, required=True, help="model parameters, e.g. 70e9")
-    p.add_argument("--mode", choices=MODES, default="pretrain")
+    p.add_argument("--mode", choices=MODES, default="pretrain", help="what the GPUs do (default: pretrain)")
     p.add_argument("--gpus", type=int, help="GPUs you plan to use (default: what memory and time need)")
     p.add_argument("--gpu", default="h100-sxm", help="GPU catalogue id (default h100-sxm)")
     p.add_argument(
@@ -52,15 +59,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="cost",
         help="between comparable topologies: fewest switches and cables, or most bandwidth",
     )
-    p.add_argument("--precision", choices=["fp32", "bf16", "fp16", "fp8", "int8", "int4"])
+    p.add_argument(
+        "--precision",
+        choices=["fp32", "bf16", "fp16", "fp8", "int8", "int4"],
+        help="number format of weights and compute (default: int4 for qlora, else bf16)",
+    )
     p.add_argument(
         "--tokens", type=_positive_float, help="training tokens (with --target-days sizes for time)"
     )
     p.add_argument("--target-days", type=_positive_float, help="wanted training time in days")
-    p.add_argument("--sequence-length", type=int, default=4096)
+    p.add_argument(
+        "--sequence-length", type=int, default=4096, help="tokens per sequence (default: %(default)s)"
+    )
     p.add_argument("--name", help="name of the starter blueprint (default: from --write, else `starter`)")
     p.add_argument("--write", metavar="FILE", help="write a starter blueprint that validates")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    add_common(p, output_help="write the advice (text or JSON) to this file")
     p.set_defaults(func=run)
 
 
@@ -90,9 +103,10 @@ def run(args: argparse.Namespace) -> int:
         err_console.print(f"[bold red]error[/]: {escape(str(exc))}")
         return 2
     if args.format == "json":
-        write_text(dumps(adv.as_dict()), None)
+        write_text(dumps(adv.as_dict()), args.output)
     else:
-        _render(adv)
+        with text_output(args.output) as out:
+            _render(adv, out)
     if args.write:
         errors = write_starter(adv, args.write)
         if errors:
@@ -100,11 +114,11 @@ def run(args: argparse.Namespace) -> int:
                 f"[bold red]starter blueprint does not validate[/] (not written): {escape('; '.join(errors))}"
             )
             return 1
-        err_console.print(f"starter blueprint written to {args.write}")
+        note(args, f"starter blueprint written to {args.write}")
     return 0
 
 
-def _render(adv: Advice) -> None:
+def _render(adv: Advice, console: Console) -> None:
     r = adv.request
     console.print(
         f"[bold]{r.params / 1e9:.3g}B parameters, {r.mode}[/]: {adv.gpus} × {adv.gpu_id} on "
@@ -149,7 +163,7 @@ def _render(adv: Advice) -> None:
                 f"{o.alltoall_busbw:.1f}",
                 mark,
             )
-        console.print(t)
+        print_table(t, console)
     st = adv.training
     if st is not None and st.mode != "inference":
         lay = st.layout

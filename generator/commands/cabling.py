@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from generator.commands._common import err_console
+from generator.commands._common import add_blueprint, add_common, command, err_console, note
 from generator.pipeline import check_or_raise
 from generator.report import safe
 
@@ -17,21 +17,24 @@ STDOUT_FORMATS = ("csv", "ibnetdiscover")  # single text files; the rest need -o
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "cabling",
-        help="write the cabling plan: CSV, printable XLSX, NetBox import, expected ibnetdiscover/LLDP",
+        "write the cabling plan: CSV, printable XLSX, NetBox import, expected ibnetdiscover/LLDP",
         description="Write the cable plan (one row per cable, labels for both ends, medium, length, part "
         "number; sorted to work one rack at a time). Without --format every format is written "
         "into -o DIR. See docs/cabling.md.",
     )
-    p.add_argument("blueprint", help="blueprint YAML file")
-    p.add_argument(
-        "-o",
-        "--output",
-        metavar="DIR",
-        help="output directory (required except for --format csv / ibnetdiscover, which can print to stdout)",
+    add_blueprint(p)
+    add_common(
+        p,
+        formats=FORMATS,
+        default_format=None,
+        format_help="write only this format (default: all of them)",
+        output_help="output directory (required except for --format csv / ibnetdiscover, which can print "
+        "to standard output)",
+        output_metavar="DIR",
     )
-    p.add_argument("--format", choices=FORMATS, help="write only this format (default: all)")
     p.add_argument(
         "--fabric",
         choices=FABRICS,
@@ -58,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{what} writes several files (or a binary workbook): give -o DIR")
     if args.fabric and args.format not in ("ibnetdiscover", "lldp"):
         return _fail("--fabric applies to --format ibnetdiscover or lldp only")
-    if not Path(args.blueprint).is_file():
+    if args.blueprint != "-" and not Path(args.blueprint).is_file():
         return _fail(f"{args.blueprint}: no such file")
     checked = check_or_raise(args.blueprint)
     cluster = checked.cluster
@@ -87,27 +90,20 @@ def run(args: argparse.Namespace) -> int:
         else:
             atomic_dir(target, lambda tmp: write_files(tmp, files))  # the folder appears whole or not at all
     n_cables = len(plan.links)
-    err_console.print(
-        f"cabling: wrote {len(files)} file(s) to {out} ({n_cables} cables, {len(plan.racks)} racks)",
-        highlight=False,
-    )
+    note(args, f"cabling: wrote {len(files)} file(s) to {out} ({n_cables} cables, {len(plan.racks)} racks)")
     return 0
 
 
 def _to_stdout(args: argparse.Namespace, files: dict[str, bytes]) -> int:
     if args.format == "csv":
         sys.stdout.write(files["cables.csv"].decode("utf-8"))
-        err_console.print(
-            "cabling: printed cables.csv; bom.csv and labels.csv are written with -o DIR", highlight=False
-        )
+        note(args, "cabling: printed cables.csv; bom.csv and labels.csv are written with -o DIR")
         return 0
     # ibnetdiscover: one net file per InfiniBand fabric
     if len(files) > 1 and "compute.net" in files:  # the GPU fabric is what `verify-cabling` checks first
         others = ", ".join(n.removesuffix(".net") for n in files if n != "compute.net")
         sys.stdout.write(files["compute.net"].decode("utf-8"))
-        err_console.print(
-            f"cabling: printed the compute fabric; --fabric for the others ({others})", highlight=False
-        )
+        note(args, f"cabling: printed the compute fabric; --fabric for the others ({others})")
         return 0
     if len(files) != 1:
         return _fail(

@@ -6,10 +6,11 @@ import argparse
 import json
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from blueprints.catalog import default_catalog
-from generator.commands._common import console
+from generator.commands._common import add_common, command, print_table, text_output, write_text
 
 ORDER = 40
 
@@ -45,9 +46,21 @@ COLUMNS: dict[str, list[str]] = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("catalog", help="list catalogue entries")
-    p.add_argument("section", choices=sorted(COLUMNS))
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    p = command(
+        sub,
+        "catalog",
+        "list the hardware catalogue's entries (the ids blueprints refer to)",
+        description="List the hardware catalogue's entries: the ids a blueprint's `gpu`, `server`, `nics`, "
+        "`switch` and `technology` keys refer to, with the figures the rules use. Add your own hardware "
+        "with `catalog: my-hardware.yaml` in the blueprint (same sections).",
+    )
+    p.add_argument("section", choices=sorted(COLUMNS), help="catalogue section to list")
+    p.add_argument(
+        "--catalog",
+        metavar="FILE",
+        help="also list the entries of this `catalog:` side file (as a blueprint would see them)",
+    )
+    add_common(p)
     p.set_defaults(func=run)
 
 
@@ -61,8 +74,12 @@ def _cell(v: Any) -> str:
     return "" if v is None else str(v)
 
 
-def _rows(section: str) -> dict[str, Any]:
+def _rows(section: str, side_file: str | None = None) -> dict[str, Any]:
     cat = default_catalog()
+    if side_file:
+        from pathlib import Path
+
+        cat = cat.extended(Path(side_file))
     if section == "cables":
         return dict(cat.media)
     if section == "interconnects":
@@ -75,14 +92,24 @@ def _rows(section: str) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    rows = _rows(args.section)
+    from blueprints.catalog import CatalogError
+    from generator.commands._common import err_console
+
+    try:
+        rows = _rows(args.section, args.catalog)
+    except CatalogError as exc:
+        err_console.print(f"[bold red]catalog[/]: {escape(exc.message)}")
+        return 2
     if args.format == "json":
-        print(json.dumps({k: v.model_dump(mode="json") for k, v in rows.items()}, indent=2))
+        write_text(
+            json.dumps({k: v.model_dump(mode="json") for k, v in rows.items()}, indent=2) + "\n", args.output
+        )
         return 0
     first = next(iter(rows.values()))
     cols = COLUMNS[args.section] or list(type(first).model_fields)
     table = Table("id", *cols, title=f"catalogue: {args.section}")
     for key, entry in rows.items():
         table.add_row(key, *(_cell(getattr(entry, c, None)) for c in cols))
-    console.print(table)
+    with text_output(args.output) as out:
+        print_table(table, out)
     return 0

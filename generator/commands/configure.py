@@ -17,7 +17,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from generator.commands._common import console, err_console
+from generator.commands._common import (
+    add_common,
+    command,
+    err_console,
+    note,
+    print_table,
+    text_output,
+    write_text,
+)
 from generator.report import safe
 
 ORDER = 60
@@ -45,10 +53,20 @@ class HostResult:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "configure", help="run the generated Ansible playbooks (ansible-runner) and report per host"
+    p = command(
+        sub,
+        "configure",
+        "run the generated Ansible playbooks (ansible-runner) and report per host",
+        description="Run the generated Ansible playbooks through ansible-runner and report every host's "
+        "outcome (ok / changed / failed / unreachable). Needs the `ansible` extra: "
+        "pip install 'cluster-blueprint[ansible]'. Exit 0 when every host succeeded, 1 when any host "
+        "failed or was unreachable, 2 when the build directory is unusable.",
     )
-    p.add_argument("build_dir", help="the `blueprint generate` output directory (or its ansible/ folder)")
+    p.add_argument(
+        "build_dir",
+        metavar="BUILD_DIR",
+        help="the `blueprint generate` output directory (or its ansible/ folder)",
+    )
     p.add_argument("--playbook", default="site.yml", help="playbook in ansible/ (default: site.yml)")
     p.add_argument("--limit", help="Ansible host pattern, e.g. rail0, pool_dgx, su1:&rack_r01_01")
     p.add_argument("--tags", help="comma list of tags (base, fabric, drivers, nccl, storage, acceptance)")
@@ -65,8 +83,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="extra variable (repeatable), e.g. -e cb_hardware_present=false",
     )
     p.add_argument("--artifacts", help="keep ansible-runner's artifacts (events, stdout) in this directory")
-    p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--verbose", "-v", action="store_true", help="stream Ansible's own output")
+    add_common(p, output_help="write the per-host report to this file instead of standard output")
     p.set_defaults(func=run)
 
 
@@ -154,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         import ansible_runner
     except ImportError:
         err_console.print(
-            "[bold red]error[/]: ansible-runner is not installed (pip install 'cluster-blueprint[ansible]')"
+            "[bold red]error[/]: ansible-runner is not installed (pip install 'cluster-blueprint\\[ansible]')"
         )
         return 2
 
@@ -162,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
     if shutil.which("ansible-playbook", path=bindir + os.pathsep + os.environ.get("PATH", "")) is None:
         err_console.print(
             "[bold red]error[/]: ansible-playbook is not installed "
-            "(pip install 'cluster-blueprint[ansible]', or ansible-core on the PATH)"
+            "(pip install 'cluster-blueprint\\[ansible]', or ansible-core on the PATH)"
         )
         return 2
 
@@ -226,7 +244,7 @@ def _report(
             "error": tail,
             "hosts": {h: {**asdict(r), "status": r.status} for h, r in results.items()},
         }
-        sys.stdout.write(json.dumps(payload, indent=2, sort_keys=True) + "\n")
+        write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", args.output)
         return code
     from rich.table import Table
 
@@ -244,17 +262,19 @@ def _report(
             str(r.unreachable),
             str(r.skipped),
         )
-    console.print(table)
-    for r in bad:
-        for f in r.failures or [{"task": "?", "message": r.status}]:
-            console.print(
-                f"[red]{r.status}[/] {safe(r.host)}: {safe(f['task'])}: {safe(f['message'])}", markup=True
-            )
+    with text_output(args.output) as out:
+        print_table(table, out)
+        for r in bad:
+            for f in r.failures or [{"task": "?", "message": r.status}]:
+                out.print(
+                    f"[red]{r.status}[/] {safe(r.host)}: {safe(f['task'])}: {safe(f['message'])}", markup=True
+                )
     if tail:
         err_console.print(tail, markup=False, highlight=False)
     counts = {s: sum(1 for r in results.values() if r.status == s) for s in STATUSES}
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no hosts matched"
-    (err_console if code else console).print(
-        f"{'FAILED' if code else 'done'}: {summary} (ansible rc {rc}, {status})"
-    )
+    if code:
+        err_console.print(f"FAILED: {summary} (ansible rc {rc}, {status})")
+    else:
+        note(args, f"done: {summary} (ansible rc {rc}, {status})")
     return code

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from generator.commands._common import console, write_text
+from generator.commands._common import add_common, command, note, write_text
 from generator.findings import BlueprintError
 from generator.pipeline import load_and_resolve
 from generator.plan.build import plan_or_raise
@@ -19,12 +19,20 @@ FABRICS = ("compute", "storage", "management")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "diff", help="compare two blueprints' physical plans (devices, cables, moves, live or not)"
+    p = command(
+        sub,
+        "diff",
+        "compare two blueprints' physical plans (devices, cables, moves, live or not)",
+        description="Compare two blueprints' physical plans: what a change means on the floor (devices and "
+        "cables added, removed or moved; whether it can be done live). Exit 0 when the plans are "
+        "physically identical, 1 when they differ, 2 when either blueprint cannot be used.",
     )
-    p.add_argument("old", help="the blueprint as built")
-    p.add_argument("new", help="the blueprint to build")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    p.add_argument(
+        "old", metavar="OLD_BLUEPRINT", help="the blueprint as built (- reads it from standard input)"
+    )
+    p.add_argument(
+        "new", metavar="NEW_BLUEPRINT", help="the blueprint to build (- reads it from standard input)"
+    )
     p.add_argument(
         "--fabric",
         action="append",
@@ -34,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--work-order", metavar="DIR", help="write the change's cabling work order (CSV, XLSX) to DIR"
     )
-    p.add_argument("-o", "--output", help="write the report here instead of stdout")
+    add_common(p, output_help="write the report to this file instead of standard output")
     p.set_defaults(func=run)
 
 
@@ -47,6 +55,11 @@ def run(args: argparse.Namespace) -> int:
     from generator.diff import compare
     from generator.diff.report import to_json, to_text
 
+    if args.old == args.new == "-":
+        from generator.commands._common import err_console
+
+        err_console.print("[bold red]diff[/]: only one of the two blueprints can come from standard input")
+        return 2
     errors = []
     plans: list[Plan] = []
     for path in (args.old, args.new):
@@ -65,13 +78,5 @@ def run(args: argparse.Namespace) -> int:
         from generator.diff.workorder import write_work_order
 
         names = write_work_order(diff, args.work_order)
-        (console.print if args.output or args.format == "text" else _stderr)(
-            f"work order: {args.work_order}/ ({', '.join(names)})"
-        )
+        note(args, f"work order: {args.work_order}/ ({', '.join(names)})")
     return 0 if diff.identical else 1
-
-
-def _stderr(text: str) -> None:
-    from generator.commands._common import err_console
-
-    err_console.print(text)

@@ -9,7 +9,16 @@ from rich.markup import escape
 from rich.table import Table
 
 from generator import __version__
-from generator.commands._common import console, err_console, write_text
+from generator.commands._common import (
+    add_blueprint,
+    add_common,
+    command,
+    err_console,
+    note,
+    print_table,
+    text_output,
+    write_text,
+)
 from generator.perf.collectives import ALGORITHMS, COLLECTIVES
 from generator.perf.plots import PlotError, check_plot_path, plot_collectives, plot_comparison
 from generator.perf.predict import PLACEMENTS
@@ -25,10 +34,10 @@ DEFAULT_SIZES = "8..8G:8"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "estimate", help="predicted collective bandwidth (nccl-tests busbw) and training sync time"
+    p = command(sub, "estimate", "predicted collective bandwidth (nccl-tests busbw) and training sync time")
+    add_blueprint(
+        p, many=True, help="blueprint YAML files; several are compared (- reads one from standard input)"
     )
-    p.add_argument("files", nargs="+", help="blueprint YAML files; several are compared")
     p.add_argument(
         "--collective",
         default="all_reduce",
@@ -50,9 +59,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--algo", help=f"restrict algorithms like NCCL_ALGO: comma list of {', '.join(ALGORITHMS)}"
     )
-    p.add_argument("--format", choices=["text", "json"], default="text")
-    p.add_argument("--plot", help="write busbw vs message size to this .svg or .png")
-    p.add_argument("-o", "--output", help="write the table or JSON to a file")
+    p.add_argument("--plot", metavar="FILE", help="write busbw vs message size to this .svg or .png")
+    add_common(p, output_help="write the table or JSON to this file")
     p.set_defaults(func=run)
 
 
@@ -83,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         if args.plot:
             check_plot_path(args.plot)
         reports: list[EstimateReport] = []
-        for file in args.files:
+        for file in args.blueprint:
             loaded, cluster = load_and_resolve(file)
             plan = plan_or_raise(cluster, loaded.locate)
             reports.append(
@@ -113,18 +121,10 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         write_text(dumps({"version": __version__, "blueprints": [r.as_dict() for r in reports]}), args.output)
     else:
-        if args.output:
-            import io
-
-            from rich.console import Console
-
-            out = Console(record=True, width=200, file=io.StringIO(), highlight=False)
+        with text_output(args.output) as out:
             _render(reports, out)
-            write_text(out.export_text(), args.output)
-        else:
-            _render(reports, console)
     if args.plot:
-        err_console.print(f"plot written to {args.plot}")
+        note(args, f"plot written to {args.plot}")
     return 0
 
 
@@ -164,8 +164,8 @@ def _render_one(r: EstimateReport, out) -> None:  # type: ignore[no-untyped-def]
             else ""
         )
         out.print(f"  fabric        : bisection {r.bisection_gbps:g} Gb/s, oversubscription {over}{spread}")
-    for note in s.notes:
-        out.print(f"  note: {escape(note)}")
+    for remark in s.notes:
+        out.print(f"  note: {escape(remark)}")
     for coll, rows in r.series.items():
         t = Table(title=f"{coll} — {r.ranks} GPUs", title_justify="left")
         for col in ("size", "time (µs)", "algbw (GB/s)", "busbw (GB/s)", "algorithm", "bottleneck"):
@@ -181,7 +181,7 @@ def _render_one(r: EstimateReport, out) -> None:  # type: ignore[no-untyped-def]
                 f"{row.algorithm}/{row.protocol}",
                 escape(row.bottleneck),
             )
-        out.print(t)
+        print_table(t, out)
     if r.training_error:
         out.print(f"  training step: {escape(r.training_error)}")
     elif r.training:
@@ -240,4 +240,4 @@ def _render_comparison(reports: list[EstimateReport], out) -> None:  # type: ign
             *(f"{last[c].busbw_gbytes:.1f}" for c in colls),
             escape(last[colls[0]].bottleneck),
         )
-    out.print(t)
+    print_table(t, out)

@@ -9,8 +9,9 @@ from pathlib import Path
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from generator.build import BuildRefused, generate
-from generator.commands._common import console, err_console
+from generator.commands._common import add_blueprint, add_common, command, console, err_console
 from generator.emit import OUTPUTS
+from generator.findings import Finding, Severity
 from generator.fsutil import OutputRefused
 from generator.pipeline import check
 from generator.report import safe, summary_line, text_report
@@ -19,27 +20,39 @@ ORDER = 5
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "generate", help="validate, then write every output (cabling, ansible, pulumi, slurm, ...)"
+    p = command(
+        sub,
+        "generate",
+        "validate, then write every output (cabling, ansible, pulumi, slurm, ...)",
+        description="Validate the blueprint, then write every output into one build directory, atomically "
+        "and reproducibly, with a manifest of file hashes. Nothing is written when validation finds "
+        "errors.",
     )
-    p.add_argument("file")
-    p.add_argument("-o", "--output", default="build", help="build directory (default: build/)")
-    p.add_argument("--only", help=f"comma list of outputs: {','.join(OUTPUTS)}")
+    add_blueprint(p)
+    p.add_argument("--only", metavar="LIST", help=f"comma list of outputs: {','.join(OUTPUTS)}")
     p.add_argument(
         "--overwrite-edited", action="store_true", help="replace files changed by hand since the last build"
     )
-    p.add_argument("--quiet", action="store_true")
-    p.add_argument("--format", choices=["text", "json"], default="text")
+    add_common(
+        p,
+        format_help="text: progress and a summary; json: one result object on stdout",
+        output_help="build directory (default: build/)",
+        output_metavar="DIR",
+        output_default="build",
+    )
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    checked = check(args.file)
+    if args.output == "-":
+        err_console.print("[bold red]generate[/]: -o takes a directory; the build has many files")
+        return 2
+    checked = check(args.blueprint)
     if checked.errors:
         text_report(checked.findings, err_console)
         err_console.print(f"[bold red]not generating[/]: {summary_line(checked.findings)} (nothing written)")
         if args.format == "json":
-            print(json.dumps({"ok": False, "findings": [f.as_dict() for f in checked.findings]}, indent=2))
+            print(json.dumps({"ok": False, **_counts(checked.findings)}, indent=2))
         return 1
     only = [o.strip() for o in args.only.split(",") if o.strip()] if args.only else None
     out = Path(args.output)
@@ -78,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
                     "outputs": result.outputs,
                     "skipped": result.skipped,
                     "files": len(result.files),
+                    **_counts(checked.findings),
                 },
                 indent=2,
             )
@@ -89,3 +103,13 @@ def run(args: argparse.Namespace) -> int:
         for name, why in result.skipped.items():
             console.print(f"  skipped {name}/: {why}")
     return 0
+
+
+def _counts(findings: list[Finding]) -> dict[str, object]:
+    """The findings and their counts by severity, as `validate --format json` reports them."""
+    return {
+        "errors": sum(1 for f in findings if f.severity == Severity.ERROR),
+        "warnings": sum(1 for f in findings if f.severity == Severity.WARNING),
+        "infos": sum(1 for f in findings if f.severity == Severity.INFO),
+        "findings": [f.as_dict() for f in findings],
+    }

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import argparse
 
+from rich.console import Console
 from rich.table import Table
 
-from generator.commands._common import console, write_text
+from generator.commands._common import (
+    add_blueprint,
+    add_common,
+    command,
+    print_table,
+    text_output,
+    write_text,
+)
 from generator.pipeline import load_and_resolve
 from generator.plan.build import plan_or_raise
 from generator.report import dumps
@@ -15,20 +23,25 @@ ORDER = 15
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("plan", help="build the fabric and physical plan and summarise it")
-    p.add_argument("file")
-    p.add_argument("--format", choices=["text", "json"], default="text")
-    p.add_argument("-o", "--output")
+    p = command(sub, "plan", "build the fabric and physical plan and summarise it")
+    add_blueprint(p)
+    add_common(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded, cluster = load_and_resolve(args.file)
+    loaded, cluster = load_and_resolve(args.blueprint)
     plan = plan_or_raise(cluster, loaded.locate)
     summary = plan.summary()
     if args.format == "json":
         write_text(dumps(summary), args.output)
         return 0
+    with text_output(args.output) as console:
+        _render(summary, console)
+    return 0
+
+
+def _render(summary: dict, console: Console) -> None:  # type: ignore[type-arg]
     console.print(
         f"[bold]{summary['name']}[/]: {summary['nodes']} nodes ({summary['gpu_nodes']} with GPUs), "
         f"{summary['gpus']} GPUs, {summary['racks']} racks, {summary['power_kw']:g} kW"
@@ -43,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
             t.add_row(tier, str(n), str(m["ports_used"].get(tier, 0)), str(m["ports_free"].get(tier, 0)))
         for layer, n in m["cables"].items():
             t.add_row(f"cables {layer}", str(n), "", "")
-        console.print(t)
+        print_table(t, console)
         over = ", ".join(f"{k} {v:g}:1" for k, v in m["oversubscription"].items()) or "n/a"
         console.print(
             f"  endpoints {m['endpoints']}, injection {m['injection_gbps']:g} Gb/s, bisection "
@@ -62,5 +75,4 @@ def run(args: argparse.Namespace) -> int:
         bom.add_row(
             line["item"], line["model"], str(line["count"]), line["detail"], line["part_number"] or ""
         )
-    console.print(bom)
-    return 0
+    print_table(bom, console, keys=(0, 1, 4))

@@ -4,15 +4,49 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from blueprints.models import Blueprint
-from generator.commands._common import write_text
+from generator.commands._common import add_common, command, write_text
 
 ORDER = 20
 
 
-def blueprint_schema() -> dict:
-    schema = Blueprint.model_json_schema(by_alias=True, mode="validation")
+def _discriminated(node: dict[str, Any]) -> dict[str, Any]:
+    """A tagged union as if/then on its tag, instead of `oneOf` + OpenAPI's `discriminator`.
+
+    Editors (yaml-language-server) and JSON Schema validators ignore `discriminator`; under `oneOf` a typo
+    in one field of a `kind: fat-tree` makes every branch fail and they report only "not valid under any
+    of the given schemas". With if/then, an unknown `kind` is reported against the list of kinds, and any
+    other mistake against the one branch its `kind` selects.
+    """
+    tag = node["discriminator"]["propertyName"]
+    mapping: dict[str, str] = node["discriminator"]["mapping"]
+    return {
+        "type": "object",
+        "required": [tag],
+        "properties": {
+            tag: {"enum": sorted(mapping), "description": f"which kind: {', '.join(sorted(mapping))}"}
+        },
+        "allOf": [
+            {"if": {"properties": {tag: {"const": value}}, "required": [tag]}, "then": {"$ref": ref}}
+            for value, ref in sorted(mapping.items())
+        ],
+    }
+
+
+def _rewrite(node: Any) -> Any:
+    if isinstance(node, dict):
+        if "discriminator" in node and "oneOf" in node:
+            return _discriminated(node)
+        return {k: _rewrite(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_rewrite(v) for v in node]
+    return node
+
+
+def blueprint_schema() -> dict[str, Any]:
+    schema = _rewrite(Blueprint.model_json_schema(by_alias=True, mode="validation"))
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = "https://cluster-blueprint.dev/schema/v1/blueprint.schema.json"
     schema["title"] = "cluster-blueprint blueprint (cluster-blueprint/v1)"
@@ -20,8 +54,14 @@ def blueprint_schema() -> dict:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("schema", help="print the blueprint JSON Schema")
-    p.add_argument("-o", "--output")
+    p = command(
+        sub,
+        "schema",
+        "print the blueprint JSON Schema (for editors: yaml-language-server)",
+        description="Print the JSON Schema of a blueprint. Point your editor at it with a first line "
+        "`# yaml-language-server: $schema=blueprint.schema.json` for completion and inline errors.",
+    )
+    add_common(p, formats=("json",), default_format="json", format_help="schema format")
     p.set_defaults(func=run)
 
 

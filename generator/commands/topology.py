@@ -7,7 +7,7 @@ import io
 import json
 from typing import TYPE_CHECKING
 
-from generator.commands._common import err_console, write_text
+from generator.commands._common import add_blueprint, add_common, command, err_console, write_text
 from generator.pipeline import load_and_resolve
 from generator.plan.build import plan_or_raise
 from generator.plan.model import Plan
@@ -21,17 +21,27 @@ PORT_LEVEL_MAX_LINKS = 50_000  # above this, export the device-level graph (a po
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("topology", help="export the fabric graph (graphml, json, dot, svg)")
-    p.add_argument("file")
-    p.add_argument("--format", choices=["graphml", "json", "dot", "svg"], default="json")
-    p.add_argument("--fabric", default="compute", help="compute, storage, management or all")
+    p = command(sub, "topology", "export the fabric graph (graphml, json, dot, svg)")
+    add_blueprint(p)
+    p.add_argument(
+        "--fabric",
+        default="compute",
+        choices=["compute", "storage", "management", "all"],
+        help="fabric to export, or all of them (default: compute)",
+    )
     p.add_argument(
         "--level",
         choices=["port", "device"],
         default=None,
-        help="port: every NIC/switch port is a vertex (default for small fabrics); device: devices only",
+        help="port: every NIC/switch port is a vertex (default for small fabrics); device: devices only "
+        "(svg always draws devices)",
     )
-    p.add_argument("-o", "--output")
+    add_common(
+        p,
+        formats=("graphml", "json", "dot", "svg"),
+        default_format="json",
+        format_help="graphml/json/dot: the graph for other tools; svg: a drawing",
+    )
     p.set_defaults(func=run)
 
 
@@ -67,8 +77,26 @@ def _dot(g: nx.Graph) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _svg(args: argparse.Namespace, plan: Plan, fabric: str | None) -> int:
+    """The drawing: device level (each switch a box, nodes grouped by the switches they share), one
+    fabric or all of them stacked; summarised above a size threshold, as the rack diagrams are."""
+    from generator.emit.diagrams import stacked_svg, topology_svg
+
+    if args.level == "port":
+        err_console.print(
+            "[bold red]topology[/]: --format svg draws devices (a port per vertex is unreadable); "
+            "use --level device, or --format graphml/json/dot for the port-level graph"
+        )
+        return 2
+    if fabric is None:
+        write_text(stacked_svg(plan, sorted(plan.metrics)), args.output)
+    else:
+        write_text(topology_svg(plan, fabric), args.output)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
-    loaded, cluster = load_and_resolve(args.file)
+    loaded, cluster = load_and_resolve(args.blueprint)
     plan = plan_or_raise(cluster, loaded.locate)
     fabric = None if args.fabric == "all" else args.fabric
     if fabric is not None and fabric not in plan.metrics:
@@ -78,10 +106,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     if args.format == "svg":
-        from generator.emit.diagrams import topology_svg
-
-        write_text(topology_svg(plan, fabric or "compute"), args.output)
-        return 0
+        return _svg(args, plan, fabric)
     import networkx as nx
 
     g = graph_for(plan, fabric, args.level)

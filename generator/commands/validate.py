@@ -7,7 +7,14 @@ import json
 from pathlib import Path
 
 from generator import __version__
-from generator.commands._common import console, err_console
+from generator.commands._common import (
+    add_blueprint,
+    add_common,
+    command,
+    note,
+    text_output,
+    write_text,
+)
 from generator.findings import BlueprintError, Finding, Severity
 from generator.pipeline import check
 from generator.report import dumps, sarif, summary_line, text_report
@@ -16,28 +23,54 @@ ORDER = 10
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("validate", help="check blueprints against the schema and the performance rules")
-    p.add_argument("files", nargs="+", help="blueprint YAML files (or directories of them)")
-    p.add_argument("--format", choices=["text", "json", "sarif"], default="text")
+    p = command(
+        sub,
+        "validate",
+        "check blueprints against the schema and the performance rules",
+        description="Check blueprints against the schema and the performance rules; every finding is "
+        "located (file:line:col) and has an id `blueprint explain` describes.\n"
+        "Directories are searched for *.yaml/*.yml; `catalog:` side files (hardware catalogue "
+        "extensions) are skipped, as they are not blueprints.",
+    )
+    add_blueprint(
+        p, many=True, help="blueprint YAML files or directories of them (- reads one from standard input)"
+    )
     p.add_argument(
         "--fail-on",
         choices=["error", "warning", "info"],
         default="error",
         help="lowest severity that makes the exit code 1 (default: error)",
     )
-    p.add_argument("-o", "--output", help="write the report to a file")
+    add_common(p, formats=("text", "json", "sarif"), output_help="write the report to this file")
     p.set_defaults(func=run)
 
 
-def _expand(files: list[str]) -> list[Path]:
+def _expand(files: list[str]) -> tuple[list[Path], list[Path]]:
+    """The blueprints to check, and the catalogue side files skipped among them."""
     out: list[Path] = []
+    skipped: list[Path] = []
     for f in files:
         p = Path(f)
-        if p.is_dir():
-            out.extend(sorted([*p.glob("*.yaml"), *p.glob("*.yml")]))
-        else:
-            out.append(p)
-    return out
+        candidates = sorted([*p.glob("*.yaml"), *p.glob("*.yml")]) if p.is_dir() else [p]
+        for c in candidates:
+            (skipped if is_catalog_file(c) else out).append(c)
+    return out, skipped
+
+
+def is_catalog_file(path: Path) -> bool:
+    """A `catalog:` side file: a mapping of catalogue sections only, with no blueprint key."""
+    if str(path) == "-" or not path.is_file() or path.stat().st_size > 4 * 1024 * 1024:
+        return False
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    from blueprints.catalog.load import SECTIONS
+
+    try:
+        data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+    except (YAMLError, UnicodeDecodeError, OSError, ValueError):
+        return False  # not readable YAML: let the loader report it, located
+    return isinstance(data, dict) and bool(data) and set(data) <= {*SECTIONS, "cloud"}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,13 +78,23 @@ def run(args: argparse.Namespace) -> int:
     results: dict[str, list[Finding]] = {}
     unusable = False
     rule_failure = False
-    for path in _expand(args.files):
+    paths, skipped = _expand(args.blueprint)
+    for path in skipped:
+        note(args, f"{path}: skipped, a hardware catalogue file (named by `catalog:`), not a blueprint")
+    if not paths and not skipped:
+        from generator.commands._common import err_console
+
+        err_console.print(
+            f"[bold red]validate[/]: no *.yaml or *.yml blueprints in {', '.join(args.blueprint)}"
+        )
+        return 2
+    for path in paths:
         try:
             findings = check(path).findings
         except BlueprintError as exc:
             findings = exc.findings
             unusable = True
-        results[str(path)] = findings
+        results["<stdin>" if str(path) == "-" else str(path)] = findings
         if any(
             f.severity >= fail_on
             for f in findings
@@ -70,22 +113,24 @@ def run(args: argparse.Namespace) -> int:
                 for file, fs in results.items()
             ],
         }
-        _emit(dumps(payload), args.output)
+        _emit(dumps(payload), args.output, args)
     elif args.format == "sarif":
-        _emit(json.dumps(sarif(results, __version__), indent=2) + "\n", args.output)
+        _emit(json.dumps(sarif(results, __version__), indent=2) + "\n", args.output, args)
     else:
-        for file, fs in results.items():
-            text_report(fs, console)
-            state = "[red]invalid[/]" if any(f.severity == Severity.ERROR for f in fs) else "[green]valid[/]"
-            console.print(f"{file}: {state} — {summary_line(fs)}")
+        with text_output(args.output) as out:
+            for file, fs in results.items():
+                text_report([f for f in fs if not args.quiet or f.severity >= fail_on], out)
+                state = (
+                    "[red]invalid[/]" if any(f.severity == Severity.ERROR for f in fs) else "[green]valid[/]"
+                )
+                if not args.quiet or any(f.severity >= fail_on for f in fs):
+                    out.print(f"{file}: {state} — {summary_line(fs)}")
     if unusable:
         return 2
     return 1 if rule_failure else 0
 
 
-def _emit(text: str, output: str | None) -> None:
-    from generator.commands._common import write_text
-
+def _emit(text: str, output: str | None, args: argparse.Namespace) -> None:
     write_text(text, output)
-    if output:
-        err_console.print(f"report written to {output}")
+    if output not in (None, "-"):
+        note(args, f"report written to {output}")

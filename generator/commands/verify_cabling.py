@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from generator.commands._common import err_console, write_text
+from generator.commands._common import add_blueprint, add_common, command, err_console, note, write_text
 from generator.report import safe
 from generator.safetext import terminal
 
@@ -23,15 +23,16 @@ SPEED_TOKENS = ("SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "verify-cabling",
-        help="compare the fabric as built (ibnetdiscover / LLDP) with the cabling plan",
+        "compare the fabric as built (ibnetdiscover / LLDP) with the cabling plan",
         description="Compare what the fabric reports with the plan, per cable and from both ends: ok, "
         "missing, "
         "miswired (both ends named), unexpected links, wrong width/speed. Exit 0 = matches, "
         "1 = discrepancies, 2 = unusable input.",
     )
-    p.add_argument("blueprint", help="blueprint YAML file")
+    add_blueprint(p)
     p.add_argument(
         "--discovered",
         required=True,
@@ -40,7 +41,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         "files named <device>.json (Ethernet/RoCE)",
     )
     p.add_argument("--fabric", choices=FABRICS, default="compute", help="fabric to verify (default: compute)")
-    p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument(
         "--node-name-map",
         metavar="FILE",
@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "models nothing faster); expect it instead of the fabric's speed",
     )
     p.add_argument("--all", action="store_true", help="also list the cables that match")
-    p.add_argument("-o", "--output", help="write the report to a file")
+    add_common(p, output_help="write the report to this file")
     p.set_defaults(func=run)
 
 
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     from generator.verify.model import DiscoveryError
     from generator.verify.report import to_json, to_text
 
-    if not Path(args.blueprint).is_file():
+    if args.blueprint != "-" and not Path(args.blueprint).is_file():
         return _fail(f"{args.blueprint}: no such file")
     if not Path(args.discovered).exists():
         return _fail(f"{args.discovered}: no such file or directory")
@@ -96,6 +96,6 @@ def run(args: argparse.Namespace) -> int:
         write_text(to_json(result, blueprint=str(args.blueprint), show_ok=args.all), args.output)
     else:
         write_text(terminal(to_text(result, show_ok=args.all)), args.output)  # node descriptions are foreign
-    if args.output:
-        err_console.print(f"report written to {args.output}")
+    if args.output not in (None, "-"):
+        note(args, f"report written to {args.output}")
     return 0 if result.clean else 1

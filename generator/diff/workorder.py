@@ -10,20 +10,16 @@ action and a step in front; old-side rows are labelled from the old plan, new-si
 from __future__ import annotations
 
 import io
-import zipfile
 from collections.abc import Sequence
 from pathlib import Path
-
-from openpyxl import Workbook
-from openpyxl.styles import Font, PatternFill
-from openpyxl.utils import get_column_letter
-from openpyxl.writer.excel import ExcelWriter
+from typing import NamedTuple
 
 from generator.diff.model import PlanDiff
 from generator.diff.report import to_text
 from generator.emit.cabling.rows import CableRow, cable_rows
 from generator.emit.cabling.tables import CABLE_COLUMNS, Cell, cable_table, to_csv
-from generator.emit.cabling.xlsx_writer import FIXED_TIME, StableZip
+from generator.emit.cabling.xlsx import MAX_COL_WIDTH, TICK_COL_WIDTH
+from generator.emit.cabling.xlsx_writer import Columns, PageSetup, Sheet, Style, Workbook, hf_text
 from generator.fsutil import atomic_dir, atomic_write_bytes, checked_output_dir, output_lock
 from generator.plan.model import Link
 
@@ -44,8 +40,27 @@ DEVICE_HEADER: tuple[str, ...] = (
     "height_u",
     "power_kw",
 )
-_HEAD_FONT = Font(bold=True)
-_HEAD_FILL = PatternFill("solid", fgColor="D9D9D9")
+# The per-rack sheets: narrow enough for a landscape page (the labels carry rack, unit, device, port).
+RACK_HEADER: tuple[str, ...] = (
+    "#",
+    "Step",
+    "Action",
+    "Cable",
+    "Fabric",
+    "Layer",
+    "From U",
+    "From label",
+    "To label",
+    "Medium",
+    "Length m",
+    "Part number",
+    "Done",
+    "Labelled",
+    "Tested",
+)
+_TICKS = 3  # Done, Labelled, Tested: left blank to tick on paper
+_MARGINS = (0.3, 0.3, 0.6, 0.6, 0.3, 0.3)  # inches, as cabling.xlsx
+SUMMARY_TEXT_WIDTH = 60
 
 
 def cable_actions(diff: PlanDiff) -> tuple[list[tuple[str, Link]], list[tuple[str, Link]]]:
@@ -80,16 +95,26 @@ def _rows(plan_links: list[tuple[str, Link]], diff_side: str, diff: PlanDiff) ->
     return [(action[r.id], r) for r in rows]
 
 
-def cable_table_rows(diff: PlanDiff) -> list[list[Cell]]:
+class Step(NamedTuple):
+    """One line of the work order: a cable to take down (step 1) or put up (step 3)."""
+
+    seq: int
+    step: int
+    action: str
+    row: CableRow
+
+
+def work_steps(diff: PlanDiff) -> list[Step]:
     down, up = cable_actions(diff)
-    out: list[list[Cell]] = []
-    seq = 0
+    out: list[Step] = []
     for step, side, pairs in ((1, "old", down), (3, "new", up)):
         for action, row in _rows(pairs, side, diff):
-            seq += 1
-            cells = cable_table([row])[0]
-            out.append([seq, step, action, *cells[1:]])
+            out.append(Step(len(out) + 1, step, action, row))
     return out
+
+
+def cable_table_rows(steps: list[Step]) -> list[list[Cell]]:
+    return [[s.seq, s.step, s.action, *cable_table([s.row])[0][1:]] for s in steps]
 
 
 def device_table_rows(diff: PlanDiff) -> list[list[Cell]]:
@@ -175,56 +200,119 @@ def device_table_rows(diff: PlanDiff) -> list[list[Cell]]:
     return [[i, *row] for i, row in enumerate(out, start=1)]
 
 
-def _sheet(wb: Workbook, title: str, header: Sequence[str], rows: Sequence[Sequence[Cell]]) -> None:
-    ws = wb.create_sheet(title)
-    for c, name in enumerate(header, 1):
-        cell = ws.cell(row=1, column=c, value=name)
-        cell.font = _HEAD_FONT
-        cell.fill = _HEAD_FILL
-    widths = [len(h) for h in header]
-    for r, values in enumerate(rows, 2):
-        for c, v in enumerate(values, 1):
-            ws.cell(row=r, column=c, value=v)
-            widths[c - 1] = max(widths[c - 1], len(str(v)) if v is not None else 0)
-    for c, w in enumerate(widths, 1):
-        ws.column_dimensions[get_column_letter(c)].width = min(w + 2, 44)
-    ws.freeze_panes = "A2"
-    ws.auto_filter.ref = f"A1:{get_column_letter(len(header))}{max(1, len(rows) + 1)}"
-    ws.print_title_rows = "1:1"
-    ws.page_setup.orientation = "landscape"
+def _printable(sheet: Sheet, title: str, header_row: int, ncols: int, last_row: int) -> None:
+    """As cabling.xlsx prints: header frozen and repeated, autofilter, landscape one page wide."""
+    sheet.freeze_rows = header_row
+    sheet.print_title_rows = header_row
+    sheet.autofilter = (header_row, last_row, ncols)
+    sheet.page = PageSetup(
+        landscape=True,
+        fit_to_width=True,
+        gridlines=True,
+        margins=_MARGINS,
+        header=f"&L{hf_text(title)}&C&A",
+        footer="&Lcluster-blueprint work order&RPage &P of &N",
+    )
 
 
-def render_xlsx(diff: PlanDiff, cables: list[list[Cell]], devices: list[list[Cell]]) -> bytes:
-    wb = Workbook()
-    wb.properties.creator = "cluster-blueprint"
-    wb.properties.lastModifiedBy = None
-    wb.properties.title = f"Work order: {diff.old.cluster.name} → {diff.new.cluster.name}"
-    wb.properties.created = FIXED_TIME
-    wb.properties.modified = FIXED_TIME
-    ws = wb.active
-    ws.title = "Summary"
-    ws.column_dimensions["A"].width = 120
-    for r, line in enumerate(to_text(diff).splitlines(), 1):
-        ws.cell(row=r, column=1, value=line)
-    ws.cell(row=1, column=1).font = Font(bold=True, size=13)
-    _sheet(wb, "Devices", DEVICE_HEADER, devices)
-    _sheet(wb, "Cables", CABLE_HEADER, cables)
+def _fit(sheet: Sheet, widths: Sequence[int]) -> None:
+    for i, w in enumerate(widths, 1):
+        sheet.widths[i] = min(max(w + 2, 5), MAX_COL_WIDTH)
+
+
+def _rack_columns(steps: list[Step]) -> list[list[Cell]]:
+    blank: list[Cell] = [None] * len(steps)
+    columns: list[list[Cell]] = [
+        [s.seq for s in steps],
+        [s.step for s in steps],
+        [s.action for s in steps],
+        [s.row.id for s in steps],
+        [s.row.fabric for s in steps],
+        [s.row.layer for s in steps],
+        [s.row.a.u for s in steps],
+        [s.row.a.label for s in steps],
+        [s.row.b.label for s in steps],
+        [(s.row.medium or "").upper() for s in steps],
+        [s.row.length_m for s in steps],
+        [s.row.part_number or None for s in steps],
+    ]
+    return columns + [list(blank) for _ in range(_TICKS)]
+
+
+def _summary(sheet: Sheet, diff: PlanDiff, title: str, by_rack: dict[str, list[Step]]) -> None:
+    sheet.row(1, [title], Style.TITLE)
+    r = 2
+    for line in to_text(diff).splitlines():
+        r += 1
+        sheet.row(r, [line])
+    r += 2
+    _, widths = sheet.table(
+        r,
+        ("Rack", "Step 1 (take down)", "Step 3 (put up)", "Lines"),
+        [
+            [
+                rack,
+                sum(s.step == 1 for s in rack_steps),
+                sum(s.step == 3 for s in rack_steps),
+                len(rack_steps),
+            ]
+            for rack, rack_steps in by_rack.items()
+        ],
+    )
+    sheet.widths[1] = SUMMARY_TEXT_WIDTH  # the text lines spill to the right; the table is read in column A
+    for col, w in enumerate(widths[1:], 2):
+        sheet.widths[col] = min(w + 2, MAX_COL_WIDTH)
+    sheet.freeze_rows = 1
+    sheet.print_title_rows = 1
+    sheet.page = PageSetup(
+        landscape=True,
+        fit_to_width=True,
+        margins=_MARGINS,
+        header=f"&L{hf_text(title)}",
+        footer="&RPage &P of &N",
+    )
+
+
+def render_xlsx(diff: PlanDiff, steps: list[Step], devices: list[list[Cell]]) -> bytes:
+    """Summary, Devices, then one printable sheet per rack with the lines whose A end is there, narrow
+    columns and tick boxes, as cabling.xlsx has (every column of every line is in work-order.csv)."""
+    title = f"Work order: {diff.old.cluster.name} → {diff.new.cluster.name}"
+    by_rack: dict[str, list[Step]] = {}
+    for s in steps:
+        by_rack.setdefault(s.row.a.rack_or_unracked, []).append(s)
     buf = io.BytesIO()
-    with StableZip(buf, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
-        ExcelWriter(wb, archive).save()
+    with Workbook(buf, ["Summary", "Devices", *by_rack], title=title, creator="cluster-blueprint") as wb:
+        sheet = wb.sheet()
+        _summary(sheet, diff, title, by_rack)
+        wb.add(sheet)
+        sheet = wb.sheet()
+        last, widths = sheet.table(1, DEVICE_HEADER, devices)
+        _fit(sheet, widths)
+        _printable(sheet, title, 1, len(DEVICE_HEADER), last)
+        wb.add(sheet)
+        for rack, rack_steps in by_rack.items():
+            sheet = wb.sheet()
+            sheet.row(1, [f"{title} · rack {rack} · {len(rack_steps)} lines start here"], Style.TITLE)
+            last, widths = sheet.table(2, RACK_HEADER, Columns(_rack_columns(rack_steps)))
+            _fit(sheet, widths)
+            for col in range(len(RACK_HEADER) - _TICKS + 1, len(RACK_HEADER) + 1):
+                sheet.widths[col] = TICK_COL_WIDTH
+            _printable(sheet, title, 2, len(RACK_HEADER), last)
+            wb.add(sheet)
     return buf.getvalue()
 
 
 def write_work_order(diff: PlanDiff, target: str | Path) -> list[str]:
     """Write work-order.csv, devices.csv, work-order.xlsx and summary.txt into ``target`` (atomically:
     the folder appears whole or not at all). Returns the file names."""
-    cables = cable_table_rows(diff)
+    steps = work_steps(diff)
+    cables = cable_table_rows(steps)
     devices = device_table_rows(diff)
     files: dict[str, bytes] = {
         "work-order.csv": to_csv(CABLE_HEADER, cables).encode(),
         "devices.csv": to_csv(DEVICE_HEADER, devices).encode(),
         "summary.txt": to_text(diff).encode(),
-        "work-order.xlsx": render_xlsx(diff, cables, devices),
+        "work-order.xlsx": render_xlsx(diff, steps, devices),
     }
 
     def fill(tmp: Path) -> None:

@@ -570,7 +570,7 @@ def plan_or_raise(cluster: ResolvedCluster, locate=None) -> Plan:  # type: ignor
         return build_plan(cluster)
     except PlanError as exc:
         f = Finding(
-            "PLAN001",
+            "PLN001",
             Severity.ERROR,
             f"cannot build the physical plan: {exc}",
             exc.path,

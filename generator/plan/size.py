@@ -55,9 +55,11 @@ def fabric_size(cluster: ResolvedCluster, fab: ResolvedFabric) -> FabricSize | N
         routers = topo.groups * topo.a
         links = routers * ((topo.a - 1) // 2 + topo.h) + ports
         return FabricSize(fab.name, routers, links, path)
-    # fat-tree / leaf-spine: at most one switch per endpoint port per tier, one link per port per tier
+    # fat-tree / leaf-spine: the switch count is linear in the endpoint ports (at least one down port per
+    # leaf, fewer switches at each tier above), which MAX_NODES already bounds, so only links are counted:
+    # at most one link per endpoint port per tier.
     tiers = getattr(topo, "tiers", 2) or 2
-    return FabricSize(fab.name, ports * tiers, ports * tiers, path)
+    return FabricSize(fab.name, 0, ports * tiers, path)
 
 
 def too_large(cluster: ResolvedCluster) -> list[TooLarge]:

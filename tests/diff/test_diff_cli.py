@@ -85,8 +85,10 @@ def test_work_order_lists_only_the_changes(tmp_path: Path) -> None:
     installs = sorted(r["name"] for r in devices if r["action"] == "install")
     assert [n for n in installs if n.startswith("c-")] == [f"c-leaf-su3-r{r}" for r in range(8)]
     wb = load_workbook(out / "work-order.xlsx", read_only=True)
-    assert wb.sheetnames == ["Summary", "Devices", "Cables"]
-    assert wb["Cables"].max_row == len(rows) + 1 and wb["Devices"].max_row == len(devices) + 1
+    assert wb.sheetnames[:2] == ["Summary", "Devices"] and wb["Devices"].max_row == len(devices) + 1
+    racks = wb.sheetnames[2:]  # one sheet per rack: its lines (A end there) under a title and a header row
+    assert racks and sum(wb[r].max_row - 2 for r in racks) == len(rows)
+    assert {r["a_rack"] for r in rows} == set(racks)
     # byte-identical on a second run (the folder is replaced whole)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     assert run_cli("diff", str(old), str(new), "--fabric", "compute", "--work-order", str(out))[0] == 1

@@ -7,12 +7,14 @@ grids) and switches to a summarised drawing past a few hundred switches (see ``t
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 from generator.emit.diagrams.cube import cube_svg
-from generator.emit.diagrams.layout import render
+from generator.emit.diagrams.layout import Bundle, mesh_rows, render
 from generator.emit.diagrams.racks import rack_elevation_svgs
-from generator.emit.diagrams.svg import Svg
+from generator.emit.diagrams.svg import Svg, num
 from generator.emit.diagrams.tiered import (
     DETAIL_MAX_NODE_GROUPS,
     DETAIL_MAX_SWITCHES,
@@ -27,7 +29,7 @@ from generator.resolve import ResolvedCluster
 
 NAME = "diagrams"
 
-__all__ = ["NAME", "applies", "emit", "rack_elevation_svgs", "render_all", "topology_svg"]
+__all__ = ["NAME", "applies", "emit", "rack_elevation_svgs", "render_all", "stacked_svg", "topology_svg"]
 
 
 def applies(cluster: ResolvedCluster) -> bool:
@@ -53,6 +55,15 @@ def _empty(plan: Plan, fabric: str) -> str:
     return svg.render()
 
 
+def _per_pair(bundles: list[Bundle]) -> str:
+    per = sorted({b.cables for b in bundles})
+    return (
+        f"{per[0]} cable(s) per pair"
+        if len(per) == 1
+        else f"{per[0]}–{per[-1]} cables per pair (wider = more)"
+    )
+
+
 def topology_svg(plan: Plan, fabric: str = "compute") -> str:
     """The fabric overview as one SVG document (deterministic text)."""
     if fabric not in plan.metrics:
@@ -66,16 +77,22 @@ def topology_svg(plan: Plan, fabric: str = "compute") -> str:
     lay = detail_layout(view, title) if detailed else summary_layout(view, title)
     lay.subtitle = _subtitle(plan, fabric) + ("" if detailed else " · summarised")
     if detailed and view.switches:
-        pairs = [b for b in lay.bundles if lay.boxes[b.a].row != "nodes" and lay.boxes[b.b].row != "nodes"]
-        per = sorted({b.cables for b in pairs})
-        if per:
+        meshes = mesh_rows(lay)
+        for (first, second), bundles in sorted(meshes.items()):
             lay.legend.append(
-                "each switch-to-switch line is one switch pair; "
-                + (
-                    f"{per[0]} cable(s) per pair"
-                    if len(per) == 1
-                    else f"{per[0]}–{per[-1]} cables per pair (wider = more)"
-                )
+                f"{first}–{second}: every {first} switch to every {second} switch ({_per_pair(bundles)}), "
+                "drawn as a bus; hover a switch's rise for its cables"
+            )
+        in_mesh = {id(b) for bundles in meshes.values() for b in bundles}
+        pairs = [
+            b
+            for b in lay.bundles
+            if id(b) not in in_mesh and lay.boxes[b.a].row != "nodes" and lay.boxes[b.b].row != "nodes"
+        ]
+        if pairs:
+            lay.legend.append(
+                ("each other" if meshes else "each")
+                + f" switch-to-switch line is one switch pair; {_per_pair(pairs)}"
             )
         lay.legend.append(
             "node boxes group the nodes that share the same switches; lines to them are coloured by rail"
@@ -93,6 +110,43 @@ def topology_svg(plan: Plan, fabric: str = "compute") -> str:
             "are cable counts (hover a line for its ends)",
         )
     return render(lay)
+
+
+_ROOT = re.compile(r'<svg xmlns="http://www.w3.org/2000/svg" width="([\d.]+)" height="([\d.]+)"')
+_STYLE = re.compile(r"<style>(.*?)</style>", re.S)
+
+
+def _scoped(css: str, scope: str) -> str:
+    """Each CSS rule limited to one drawing of a stacked document (the drawings' class names overlap)."""
+    return re.sub(
+        r"([^{}]+)\{",
+        lambda m: ",".join(f".{scope} {sel.strip()}" for sel in m.group(1).split(",")) + "{",
+        css,
+    )
+
+
+def stacked_svg(plan: Plan, fabrics: list[str]) -> str:
+    """Several fabrics' drawings in one SVG document, one under the other (``topology --fabric all``)."""
+    parts: list[str] = []
+    width = height = 0.0
+    for i, fabric in enumerate(fabrics):
+        doc = topology_svg(plan, fabric)
+        root = _ROOT.search(doc)
+        assert root is not None, "topology_svg writes its root element with width and height"
+        w, h = float(root.group(1)), float(root.group(2))
+        body = doc[root.start() :].replace("<svg ", f'<svg x="0" y="{num(height)}" class="f{i}" ', 1)
+        css = _STYLE.search(body)
+        if css is not None:
+            scoped = f"<style>{_scoped(css.group(1), f'f{i}')}</style>"
+            body = body[: css.start()] + scoped + body[css.end() :]
+        parts.append(body.rstrip("\n"))
+        width, height = max(width, w), height + h
+    head = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{num(width)}" height="{num(height)}" '
+        f'viewBox="0 0 {num(width)} {num(height)}">'
+    )
+    title = f"<title>{escape(plan.cluster.name)}: {', '.join(fabrics)} fabrics</title>"
+    return "\n".join(['<?xml version="1.0" encoding="UTF-8"?>', head, title, *parts, "</svg>", ""])
 
 
 def render_all(cluster: ResolvedCluster, plan: Plan) -> dict[str, str]:

@@ -16,6 +16,9 @@ from generator.emit.diagrams.svg import Svg, num, rail_colour
 LABEL_MAX_BUNDLES = (
     40  # distinct box pairs between two rows; above this, counts move to box labels and tooltips
 )
+# Two switch rows wired as a full mesh with more box pairs than this are drawn as a bus (one drop line per
+# box) instead of a line per pair: 32 leaves x 16 spines as 512 lines is a solid grey band.
+MESH_MIN_PAIRS = 96
 TIER_ORDER = ("core", "spine", "leaf", "router", "switch")
 TIER_TITLE = {
     "core": "core",
@@ -34,7 +37,7 @@ CSS = (
     ".router{fill:#fce5cd}.switch{fill:#d9ead3}.nodes{fill:#eeeeee}"
     ".grp{fill:#fff7ee;stroke:#e69f00;stroke-dasharray:4 3}"
     ".e{fill:none;stroke-opacity:0.55}.local{stroke:#b45f06}.global{stroke:#7f6000}"
-    ".up{stroke:#555}.lg{font-size:10px}"
+    ".up{stroke:#555}.lg{font-size:10px}.bus{stroke:#666;fill:none}"
 )
 
 
@@ -154,6 +157,56 @@ def _stroke(n: int, summary: bool) -> float:
     return round(min(9.0, 1.0 + (math.log10(n) * 1.6 if summary else math.log2(n) * 0.7)), 1)
 
 
+def mesh_rows(lay: Layout) -> dict[tuple[str, str], list[Bundle]]:
+    """Pairs of switch rows whose bundles join every box of one row to every box of the other, with more
+    than MESH_MIN_PAIRS box pairs: these are drawn as a bus."""
+    by_rows: dict[tuple[str, str], list[Bundle]] = defaultdict(list)
+    for bd in lay.bundles:
+        ra, rb = lay.boxes[bd.a].row, lay.boxes[bd.b].row
+        if ra != rb and "nodes" not in (ra, rb):
+            by_rows[(ra, rb) if ra < rb else (rb, ra)].append(bd)
+    out: dict[tuple[str, str], list[Bundle]] = {}
+    for rows, bundles in by_rows.items():
+        pairs = {frozenset((bd.a, bd.b)) for bd in bundles}
+        n_a = sum(1 for b in lay.boxes.values() if b.row == rows[0])
+        n_b = sum(1 for b in lay.boxes.values() if b.row == rows[1])
+        if len(pairs) == n_a * n_b > MESH_MIN_PAIRS:
+            out[rows] = bundles
+    return out
+
+
+def _draw_bus(
+    svg: Svg, lay: Layout, rows: tuple[str, str], bundles: list[Bundle], row_y: dict[str, float]
+) -> None:
+    """A full mesh as a bus: a drop from every upper box, a rise from every lower box. The lower drops carry
+    the cable counts (class ``e``), so the drawn counts still add up to the plan's."""
+    upper, lower = sorted(rows, key=lambda r: row_y[r])
+    ups = [b for b in lay.boxes.values() if b.row == upper]
+    downs = [b for b in lay.boxes.values() if b.row == lower]
+    y_bus = (max(b.y + b.h for b in ups) + min(b.y for b in downs)) / 2
+    xs = [b.x + b.w / 2 for b in (*ups, *downs)]
+    per_box: Counter[str] = Counter()
+    layer = bundles[0].layer
+    for bd in bundles:
+        per_box[bd.a if lay.boxes[bd.a].row == lower else bd.b] += bd.cables
+    tip = f"full mesh: each of {len(downs)} {lower} to each of {len(ups)} {upper}"
+    svg.line(min(xs), y_bus, max(xs), y_bus, "bus", tip, stroke_width=3)
+    for b in ups:
+        svg.line(b.x + b.w / 2, b.y + b.h, b.x + b.w / 2, y_bus, "bus", b.tip, stroke_width=1.5)
+    for b in downs:
+        n = per_box[b.key]
+        svg.line(
+            b.x + b.w / 2,
+            y_bus,
+            b.x + b.w / 2,
+            b.y,
+            f"e {layer} up",
+            f"{b.tip}: {n} cables up",
+            stroke_width=_stroke(n, True),
+            data_cables=n,
+        )
+
+
 def render(lay: Layout) -> str:
     rows = [
         t
@@ -183,10 +236,16 @@ def render(lay: Layout) -> str:
         rows_key = tuple(sorted((lay.boxes[bd.a].row, lay.boxes[bd.b].row)))
         box_pairs[rows_key].add((bd.a, bd.b) if bd.a < bd.b else (bd.b, bd.a))  # type: ignore[index]
     pair_counts = {k: len(v) for k, v in box_pairs.items()}
+    meshes = mesh_rows(lay)
+    in_mesh = {id(bd) for bundles in meshes.values() for bd in bundles}
     svg.open("g", class_="bundles")
+    for rows_key, bundles in sorted(meshes.items()):
+        _draw_bus(svg, lay, rows_key, bundles, row_y)
     label_at: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
     label_sum: Counter[tuple[str, str]] = Counter()
     for bd in lay.bundles:
+        if id(bd) in in_mesh:
+            continue
         a, b = lay.boxes[bd.a], lay.boxes[bd.b]
         colour = rail_colour(bd.rail) if bd.rail is not None else None
         sw = _stroke(bd.cables, lay.summary)

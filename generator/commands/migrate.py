@@ -1,0 +1,104 @@
+"""`blueprint migrate BLUEPRINT`: upgrade a blueprint to the schema version this tool reads.
+
+The upgraded file is checked (loaded and validated) before anything is written; `--in-place` keeps the
+original beside it as FILE.bak. See docs/schema-versions.md for the version policy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.markup import escape
+
+from generator.commands._common import add_blueprint, add_common, command, err_console, note, write_text
+from generator.migrate import CURRENT, MigrationError, migrate_text
+
+ORDER = 92
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = command(
+        sub,
+        "migrate",
+        f"upgrade a blueprint to the current schema version ({CURRENT})",
+        description=f"Upgrade a blueprint to the schema version this tool reads ({CURRENT}), keeping its "
+        "comments and layout, and check the result validates. Prints the upgraded blueprint, or writes "
+        "it with -o FILE or --in-place. Exit 0 when current or upgraded; with --check, 1 when an upgrade "
+        "is needed; 2 when the file cannot be upgraded. Version policy: docs/schema-versions.md.",
+    )
+    add_blueprint(p)
+    p.add_argument(
+        "--in-place", action="store_true", help="rewrite the file itself (the original is kept as FILE.bak)"
+    )
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 when an upgrade is needed")
+    add_common(p, formats=("yaml",), default_format="yaml", format_help="blueprint format")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.in_place and (args.output or args.blueprint == "-"):
+        err_console.print("[bold red]migrate[/]: --in-place rewrites the file itself: give a file and no -o")
+        return 2
+    try:
+        text = sys.stdin.read() if args.blueprint == "-" else Path(args.blueprint).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        err_console.print(f"[bold red]migrate[/]: cannot read {escape(args.blueprint)}: {escape(str(exc))}")
+        return 2
+    try:
+        result = migrate_text(text)
+    except MigrationError as exc:
+        err_console.print(f"[bold red]migrate[/]: {escape(str(exc))}")
+        return 2
+    if not result.changed:
+        note(args, f"{args.blueprint}: already {CURRENT}; nothing to do")
+        if not args.check and not args.in_place:
+            write_text(text, args.output)
+        return 0
+    for step in result.steps:
+        note(args, f"{args.blueprint}: {step}")
+    for line in result.notes:
+        err_console.print(f"  note: {escape(line)}")
+    if args.check:
+        return 1
+    errors = _validate(result.text, Path(args.blueprint).parent if args.blueprint != "-" else Path("."))
+    if errors:
+        err_console.print(
+            f"[bold red]migrate[/]: the upgraded blueprint does not validate (nothing written): "
+            f"{escape('; '.join(errors))}"
+        )
+        return 2
+    if args.in_place:
+        from generator.fsutil import atomic_write_text
+
+        source = Path(args.blueprint)
+        atomic_write_text(source.with_name(source.name + ".bak"), text)
+        atomic_write_text(source, result.text)
+        note(args, f"{source}: upgraded to {CURRENT} (original kept as {source.name}.bak)")
+    else:
+        write_text(result.text, args.output)
+    return 0
+
+
+def _validate(text: str, base: Path) -> list[str]:
+    """Errors of the upgraded text, checked beside the original (a `catalog:` path stays relative)."""
+    import os
+    import tempfile
+
+    from generator.findings import BlueprintError
+    from generator.pipeline import check
+
+    try:
+        fd, name = tempfile.mkstemp(suffix=".yaml", dir=base)
+    except OSError:  # a read-only directory: check it elsewhere (only a `catalog:` path would differ)
+        fd, name = tempfile.mkstemp(suffix=".yaml")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        try:
+            return [f"{f.rule}: {f.message}" for f in check(name).errors]
+        except BlueprintError as exc:
+            return [f"{f.rule}: {f.message}" for f in exc.findings]
+    finally:
+        Path(name).unlink(missing_ok=True)

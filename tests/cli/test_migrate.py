@@ -1,0 +1,82 @@
+"""`blueprint migrate`: today every blueprint is current (v1 is the first schema); the upgrade machinery is
+exercised with a test-only step from a made-up older version (clearly named, never shipped)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import EXAMPLES, run_cli
+
+import generator.migrate as migrate
+from generator.migrate import CURRENT, Migration
+
+OLD = "cluster-blueprint/v0-test"
+
+
+def _rename_racks(doc: Any) -> list[str]:
+    site = doc.get("site")
+    if site is not None and "racks" in site:
+        site.insert(list(site).index("racks"), "racks_per_row", site.pop("racks"))
+        return ["site.racks is now site.racks_per_row"]
+    return []
+
+
+@pytest.fixture
+def old_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(migrate, "MIGRATIONS", (Migration(OLD, CURRENT, "rename site.racks", _rename_racks),))
+
+
+def _old_file(tmp_path: Path) -> Path:
+    text = (EXAMPLES / "superpod-h100-4su.yaml").read_text(encoding="utf-8")
+    assert "racks_per_row: 12" in text
+    text = text.replace(f"apiVersion: {CURRENT}", f"apiVersion: {OLD}").replace(
+        "racks_per_row: 12", "racks: 12"
+    )
+    path = tmp_path / "old.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_current_file_is_left_alone(tmp_path: Path) -> None:
+    path = EXAMPLES / "single-dgx-h100.yaml"
+    code, out, err = run_cli("migrate", str(path))
+    assert code == 0 and out == path.read_text(encoding="utf-8") and "nothing to do" in err
+    assert run_cli("migrate", str(path), "--check")[0] == 0
+
+
+def test_newer_version_is_refused_with_a_hint(tmp_path: Path) -> None:
+    path = tmp_path / "new.yaml"
+    text = (EXAMPLES / "single-dgx-h100.yaml").read_text(encoding="utf-8")
+    path.write_text(text.replace(CURRENT, "cluster-blueprint/v9"), encoding="utf-8")
+    code, _, err = run_cli("migrate", str(path))
+    assert code == 2 and "newer cluster-blueprint" in err
+    code, out, _ = run_cli("validate", str(path))
+    assert code == 2 and "SCHEMA" in out and "newer cluster-blueprint" in out
+
+
+def test_old_file_is_upgraded_keeping_comments(tmp_path: Path, old_version: None) -> None:
+    path = _old_file(tmp_path)
+    code, _, err = run_cli("migrate", str(path), "--check")
+    assert code == 1 and f"{OLD} → {CURRENT}" in err
+    code, _, _ = run_cli("validate", str(path))
+    assert code == 2  # the old file does not load as v1...
+    code, out, err = run_cli("migrate", str(path))
+    assert code == 0, err
+    assert f"apiVersion: {CURRENT}" in out and "racks_per_row: 12" in out and "racks: 12" not in out
+    comments = [line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("#")]
+    assert comments and all(c in out.splitlines() for c in comments)
+    code, _, err = run_cli("migrate", str(path), "--in-place")
+    assert code == 0, err
+    assert (tmp_path / "old.yaml.bak").read_text(encoding="utf-8").count(OLD) == 1
+    assert run_cli("validate", str(path))[0] == 0  # ...the upgraded one does
+
+
+def test_broken_step_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(migrate, "MIGRATIONS", (Migration(OLD, CURRENT, "does nothing", lambda doc: []),))
+    path = _old_file(tmp_path)
+    before = path.read_bytes()
+    code, out, err = run_cli("migrate", str(path), "--in-place")
+    assert code == 2 and "does not validate" in err and out == ""
+    assert path.read_bytes() == before and not (tmp_path / "old.yaml.bak").exists()

@@ -1,0 +1,124 @@
+"""`init`, `examples` and `completion` as a new user meets them."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, run_cli
+from test_cli_consistency import _cmd
+
+
+def _valid(path: Path) -> None:
+    code, out, err = run_cli("validate", str(path))
+    assert code == 0, out + err
+    assert f"{path}: valid" in out
+
+
+def test_init_from_answers_validates(tmp_path: Path) -> None:
+    target = tmp_path / "lab.yaml"
+    code, _, err = run_cli("init", "--params", "70e9", "--gpus", "64", "-o", str(target))
+    assert code == 0, err
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("# yaml-language-server: $schema=") and "name: lab\n" in text
+    _valid(target)
+    code, out, _ = run_cli("plan", str(target), "--format", "json")
+    assert code == 0 and json.loads(out)["gpus"] == 64
+
+
+def test_init_never_replaces_a_file(tmp_path: Path) -> None:
+    target = tmp_path / "mine.yaml"
+    target.write_text("my work\n", encoding="utf-8")
+    code, _, err = run_cli("init", "--params", "7e9", "-o", str(target))
+    assert code == 2 and "exists" in err and target.read_text(encoding="utf-8") == "my work\n"
+    code, _, _ = run_cli("init", "--params", "7e9", "-o", str(target), "--force")
+    assert code == 0
+    _valid(target)
+
+
+def test_init_from_advise_is_the_advised_design(tmp_path: Path) -> None:
+    advice = _cmd("advise", "--params", "405e9", "--gpus", "1024", "--format", "json")
+    assert advice.returncode == 0, advice.stderr
+    target = tmp_path / "big.yaml"
+    proc = _cmd("init", "--from-advice", "-", "-o", str(target), stdin=advice.stdout)
+    assert proc.returncode == 0, proc.stderr
+    _valid(target)
+    plan = json.loads(run_cli("plan", str(target), "--format", "json")[1])
+    chosen = json.loads(advice.stdout)
+    assert plan["gpus"] == chosen["gpus"] == 1024
+    assert chosen["chosen"].split()[0] in plan["fabrics"]["compute"]["topology"]
+
+
+def test_init_interactive_with_defaults_and_a_retry(tmp_path: Path) -> None:
+    target = tmp_path / "asked.yaml"
+    answers = "lab1\n7e9\nbogus\n\n16\n\n"  # name, params, a bad mode then the default, GPUs, GPU default
+    proc = _cmd("init", "--interactive", "-o", str(target), stdin=answers)
+    assert proc.returncode == 0, proc.stderr
+    assert "not understood" in proc.stderr and "[pretrain]" in proc.stderr
+    assert "name: lab1\n" in target.read_text(encoding="utf-8")
+    _valid(target)
+
+
+def test_init_without_answers_says_what_to_give() -> None:
+    proc = _cmd("init", "-o", "-", stdin="")
+    assert proc.returncode == 2 and "--params" in proc.stderr
+
+
+def test_examples_list_and_copy(tmp_path: Path) -> None:
+    code, out, _ = run_cli("examples", "--format", "json")
+    listed = json.loads(out)
+    assert sorted(listed) == sorted(p.stem for p in EXAMPLES.glob("*.yaml"))
+    assert all(listed.values())  # each has a one-line summary
+    target = tmp_path / "copy.yaml"
+    code, _, _ = run_cli("examples", "superpod-h100-4su", "-o", str(target))
+    assert code == 0
+    assert target.read_bytes() == (EXAMPLES / "superpod-h100-4su.yaml").read_bytes()
+    code, _, err = run_cli("examples", "superpod-h100-4su", "-o", str(target))
+    assert code == 2 and "exists" in err
+    code, _, err = run_cli("examples", "superpod-h100", "-o", str(tmp_path / "x.yaml"))
+    assert code == 2 and "did you mean `superpod-h100-4su`" in err
+    code, _, _ = run_cli("examples", "--all", "-o", str(tmp_path / "all"))
+    assert code == 0
+    assert sorted(p.name for p in (tmp_path / "all").iterdir()) == sorted(
+        p.name for p in EXAMPLES.glob("*.yaml")
+    )
+
+
+def _complete(script: Path, *words: str) -> list[str]:
+    cword = len(words) - 1
+    quoted = " ".join(f"'{w}'" for w in words)
+    proc = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f'source {script}; COMP_WORDS=({quoted}); COMP_CWORD={cword}; _blueprint; printf "%s\\n" "${{COMPREPLY[@]}}"',
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return [w for w in proc.stdout.splitlines() if w]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_bash_completion_completes_commands_options_and_choices(tmp_path: Path) -> None:
+    script = tmp_path / "blueprint.bash"
+    code, out, _ = run_cli("completion", "bash")
+    assert code == 0
+    script.write_text(out, encoding="utf-8")
+    assert _complete(script, "blueprint", "ca") == ["cabling", "catalog"]
+    assert _complete(script, "blueprint", "catalog", "sw") == ["switches"]
+    assert _complete(script, "blueprint", "topology", "x.yaml", "--format", "") == [
+        "graphml",
+        "json",
+        "dot",
+        "svg",
+    ]
+    assert "--fail-on" in _complete(script, "blueprint", "validate", "--f")
+    assert "--quiet" in _complete(script, "blueprint", "generate", "--q")
+    code, zsh, _ = run_cli("completion", "zsh")
+    assert "bashcompinit" in zsh and "complete -o filenames -F _blueprint blueprint" in zsh
