@@ -152,6 +152,8 @@ def build_fabric(
                 growth=growth,
                 uplink_ports=sw.uplinks.count if sw.uplinks else 0,
                 uplink_speed_gbps=up_speed if sw.uplinks else None,
+                node_speed_gbps=speed if sw.uplinks else None,
+                small_units=[u.label for u in (units or []) if not u.forward],
                 spine_radix=spine.ports_at(up_speed) or None,
                 ports_per_cage=_cage_factor(sw, k),
                 prefix=letter,

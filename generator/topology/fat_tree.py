@@ -10,8 +10,8 @@ one SU / one leaf. 16 nodes on a 64-down leaf get 16 uplinks, not 64: no uplink 
 nothing can use.
 
 2 tiers: every leaf connects to every spine with U/spines parallel links; the spine count is the smallest
-divisor of U that gives enough spine ports for the (growth) leaf count, and at least 2 when U allows (one
-spine would be a single point of failure). 3 tiers: pods of ``radix/2`` leaves fully meshed with U pod
+divisor of U that gives enough spine ports for the (growth) leaf count (a single spine is reported as a
+single point of failure). 3 tiers: pods of ``radix/2`` leaves fully meshed with U pod
 spines; spine *j* of every pod joins core group *j*.
 """
 
@@ -164,8 +164,7 @@ def _two_tier(req: _Request, layer: LeafLayer, shape: LeafShape, params: dict[st
             f"{layer.leaves_final} leaves need more than 2 tiers: a 2-tier fat-tree of {radix}-port switches has at "
             f"most {radix} leaves ({radix * down} node ports at this leaf shape); set tiers: 3"
         )
-    minimum = max(ceil_div(layer.leaves_final * up, radix), min(2, up))
-    spines = smallest_divisor_at_least(up, minimum)
+    spines = smallest_divisor_at_least(up, ceil_div(layer.leaves_final * up, radix))
     if spines is None:  # cannot happen when leaves_final <= radix; kept as a guard with numbers
         raise TopologyError(f"cannot spread {up} uplinks per leaf evenly over spines of {radix} ports")
     per_pair = up // spines

@@ -197,7 +197,8 @@ def compute_metrics(name: str, fabric: BuiltFabric, speed_gbps: float) -> Fabric
             else:
                 ecmp = spines
                 per_pair = int(p.get("per_pair", 1))
-                lost = up_total - int(p["leaves"]) * per_pair * up_speed
+                per_spine = int(p.get("spine_links", int(p["leaves"]) * per_pair))
+                lost = up_total - per_spine * up_speed
                 after = min(injection, lost) / 2 / bisection if bisection else 0.0
                 if spines == 1:
                     spof = sorted({*spof, *(s.name for s in fabric.switches if s.tier == "spine")})

@@ -52,11 +52,6 @@ def test_reported_ratio_is_measured_not_requested() -> None:
     assert compute_metrics("compute", f, 400).oversubscription == {"leaf": 1.0}
 
 
-def test_two_spines_at_least_when_uplinks_allow() -> None:
-    f = fat_tree(hosts(4, ports=8), radix=128, rail_optimized=True)
-    assert Counter(s.tier for s in f.switches)["spine"] == 2
-
-
 def test_plan_of_16_node_roce_rail_design() -> None:
     from generator.pipeline import load_and_resolve
     from generator.plan.build import build_plan
