@@ -278,7 +278,22 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
     def switch_items(names: list[str]) -> list[tuple[str, int, float]]:
         return [(n, spec_of[n][2].rack_units, spec_of[n][2].power_w / 1000) for n in names]
 
+    def racks_for(unit: _Unit) -> int:
+        """Racks a unit will take (nodes by space, power and nodes_per_rack; network racks by space)."""
+        usable = site.rack.units - site.rack.reserved_units
+        racks = 0
+        for pool_name, n in Counter(pool_of[h].name for h in unit.hosts).items():
+            pool = next(p for p in cluster.pools if p.name == pool_name)
+            fit = min(usable // pool.server.rack_units, int(site.rack.power_kw // pool.server.power_kw) or 1)
+            racks += -(-n // max(1, min(fit, pool.nodes_per_rack or fit)))
+        switch_u = sum(h for _, h, _ in switch_items(unit.switches))
+        shared = site.switch_placement == "top-of-rack"
+        return racks + (0 if shared or not switch_u else -(-switch_u // usable))
+
     def place_unit(unit: _Unit, alloc: RackAllocator, from_end: bool) -> None:
+        if not from_end:
+            alloc.start_unit_in_row(racks_for(unit))
+        first = len(alloc.racks)
         by_pool: dict[str, list[str]] = defaultdict(list)
         for h in unit.hosts:
             by_pool[pool_of[h].name].append(h)
@@ -293,7 +308,11 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
                 from_end=from_end,
             )
         if unit.switches:
-            alloc.place_switches(switch_items(unit.switches), placed, from_end=from_end)
+            mode = site.switch_placement
+            share = alloc.racks[-1] if (mode == "top-of-rack" and len(alloc.racks) > first) else None
+            alloc.place_switches(switch_items(unit.switches), placed, from_end=from_end, share=share)
+            if mode == "middle-of-row" and not from_end:
+                alloc.move_network_racks_to_middle(first, placed)
 
     if not cluster.is_cloud:
         alloc = RackAllocator(site)

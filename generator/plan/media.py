@@ -26,7 +26,7 @@ def run_length(site: Site, a: Position, b: Position) -> float:
     geo = site.cabling
     units = site.rack.units
     if a.rack == b.rack:
-        return abs(a.u - b.u) * geo.unit_height_m + site.rack.width_m + geo.slack_m
+        return abs(a.u - b.u) * geo.unit_height_m + site.rack.width_m + geo.in_rack_slack_m
     rise_a = (units - a.u) * geo.unit_height_m + geo.tray_height_m
     rise_b = (units - b.u) * geo.unit_height_m + geo.tray_height_m
     return rise_a + rise_b + abs(a.x_m - b.x_m) + abs(a.y_m - b.y_m) + geo.slack_m
