@@ -82,6 +82,13 @@ class SwitchUplinks(Entry):
     speed_gbps: float
 
 
+class SwitchPortLayout(Entry):
+    """Leaf ports facing nodes / spines, in use order (``"1-18"``); absent = 1.. down, then up."""
+
+    down: str
+    up: str
+
+
 class Switch(Entry):
     name: str
     manufacturer: str | None = None  # vendor as NetBox names it (device-type manufacturer); None = unknown
@@ -99,6 +106,7 @@ class Switch(Entry):
     managed: bool = False
     sharp_port: int | None = None
     uplinks: SwitchUplinks | None = None
+    port_layout: SwitchPortLayout | None = None  # a model's usual leaf layout, with its source
 
     def ports_at(self, speed_gbps: float) -> int:
         """Logical ports available at ``speed_gbps`` (native or a supported split), 0 if none."""

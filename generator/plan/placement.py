@@ -19,7 +19,7 @@ class PlacementError(ValueError):
 
 
 @dataclass
-class _Rack:
+class PlacedRack:
     row: int
     position: int
     units: int
@@ -55,12 +55,12 @@ class Placed:
 class RackAllocator:
     def __init__(self, site: Site) -> None:
         self.site = site
-        self.racks: list[_Rack] = []
+        self.racks: list[PlacedRack] = []
         self.capacity = site.rows * site.racks_per_row
         self.front = 0
         self.back = 0
 
-    def new_rack(self, purpose: str, from_end: bool = False) -> _Rack:
+    def new_rack(self, purpose: str, from_end: bool = False) -> PlacedRack:
         if self.front + self.back >= self.capacity:
             raise PlacementError(
                 f"the design needs more than the site's {self.site.rows} rows x {self.site.racks_per_row} racks = "
@@ -74,7 +74,7 @@ class RackAllocator:
             self.front += 1
         row, pos = divmod(n, self.site.racks_per_row)
         spec = self.site.rack
-        rack = _Rack(
+        rack = PlacedRack(
             row + 1, pos + 1, spec.units, spec.units - spec.reserved_units, spec.power_kw, purpose, slot=n
         )
         self.racks.append(rack)
@@ -99,7 +99,7 @@ class RackAllocator:
             raise PlacementError(
                 f"one server draws {power_kw:g} kW, more than the rack budget of {spec.power_kw:g} kW"
             )
-        rack: _Rack | None = None
+        rack: PlacedRack | None = None
         in_rack = 0
         for name in names:
             if (
@@ -128,10 +128,10 @@ class RackAllocator:
         placed: dict[str, Placed],
         purpose: str = "network",
         from_end: bool = False,
-        share: _Rack | None = None,
+        share: PlacedRack | None = None,
     ) -> None:
         """Switches into network racks; ``share``: a compute rack to fill first (top of rack)."""
-        rack: _Rack | None = None
+        rack: PlacedRack | None = None
         for name, height, power_kw in items:
             if share is not None and share.fits(height, power_kw):
                 share.purpose = "mixed"

@@ -306,6 +306,7 @@ def fat_tree(
         "down": shape.down,
         "up": shape.up,
         "down_used": shape.down_used,
+        "first_up": shape.down + 1,
         "rails": rails,
         "rail_optimized": rail_optimized,
         "leaves": len(layer.leaves),

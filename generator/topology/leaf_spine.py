@@ -299,6 +299,7 @@ def leaf_spine(
         "down": down,
         "up": up,
         "leaves": len(loads),
+        "first_up": first_up,
         "ratio": ratio,
         "leaves_final": len(loads),
         "tiers": 2,

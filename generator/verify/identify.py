@@ -15,6 +15,7 @@ interfaces are tied to the plan's logical ports by their number (``swp17``, ``Et
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from generator.plan.model import Plan
@@ -37,9 +38,11 @@ class PlanIndex:
         self.netdev: dict[tuple[str, str], str] = {}  # (host, netdev) → plan port
         self.cage: dict[tuple[str, int, int], str] = {}  # (switch, cage, sub-port) → plan port
         self.ports: dict[str, set[str]] = {}
+        self.sheet: dict[tuple[str, str], str] = {}  # (device, plan port) → cabling sheet label
         for link in plan.links_of(fabric):
             for ep in (link.a, link.b):
                 self.ports.setdefault(ep.device, set()).add(ep.port)
+                self.sheet[(ep.device, ep.port)] = ep.label_port
                 if ep.netdev:
                     self.netdev[(ep.device, ep.netdev)] = ep.port
                 if ep.cage is not None and ep.cage_port is not None:
@@ -55,6 +58,24 @@ class PlanIndex:
             if (hit := self._lower.get(candidate.lower())) is not None:
                 return hit
         return None
+
+    def sheet_label(self, end: End) -> End:
+        """``end`` with the port as the cabling sheet labels it (cage/sub-port on twin-port cages)."""
+        if not end.known:
+            return end
+        label = self.sheet.get((end.device, end.port))
+        if label is None:
+            d = self.devices.get(end.device)
+            if d is None:
+                return end
+            label = end.port
+            if d.kind == "switch" and end.port.isdigit():
+                n = int(end.port)
+                ppc = d.ports_per_cage
+                label = (
+                    f"P{(n - 1) // ppc + 1:02d}/{(n - 1) % ppc + 1}" if ppc > 1 and n <= d.ports else f"P{n}"
+                )
+        return replace(end, sheet=label)
 
     def kind(self, device: str) -> str:
         d = self.devices.get(device)
