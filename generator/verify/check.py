@@ -36,13 +36,18 @@ def verify(
         from generator.verify.ibnetdiscover import read_ibnetdiscover
 
         disc = read_ibnetdiscover(path)
-        names = read_node_name_map(node_name_map) if node_name_map else {}
-        found, unidentified = ib_found_links(disc, index, names)
+        if not disc.links:
+            raise DiscoveryError(
+                f"{path}: {len(disc.nodes)} node(s) but no links: nothing to compare (was ibnetdiscover run "
+                "on a cabled port with the subnet up?)"
+            )
+        name_map = read_node_name_map(node_name_map) if node_name_map else None
+        found, unidentified = ib_found_links(disc, index, name_map.names if name_map else {})
         found = [replace(f, a=index.sheet_label(f.a), b=index.sheet_label(f.b)) for f in found]
         result = compare(expected, found, fabric=fabric, source=str(path))
         result.unidentified = unidentified
         result.excluded = disc.excluded
-        result.warnings = disc.warnings
+        result.warnings = disc.warnings + (name_map.warnings if name_map else [])
         return result
     if sim_speed:
         raise DiscoveryError(f"--sim-speed applies to InfiniBand fabrics; {fabric} is {rf.technology}")

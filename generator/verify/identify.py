@@ -17,12 +17,17 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 from generator.plan.model import Plan
 from generator.verify.model import DiscoveryError, End, FoundLink, IbDiscovery, LldpNeighbor, SeenNode
 
 _MF0 = re.compile(r"^[^;]*;([^:;]+):")  # "MF0;A09-P1-IBLEAF-04-04:MQM9701/U1"
 _NAME_MAP_LINE = re.compile(r'^\s*(0x[0-9a-fA-F]+)\s+"(.*)"')
+# the other common forms: an unquoted name, and the topology file's node ids ("H-<guid>", "S-<guid>")
+_NAME_MAP_ANY = re.compile(r'^\s*"?(?:0x|[SHR]-)([0-9a-fA-F]{1,16})"?\s+"?([^"]*?)"?\s*$')
+# firmware-default NodeDescriptions: nobody set a host name (rdma-ndd not running)
+_FIRMWARE_DESC = re.compile(r"^(?:MT\d{4,5}\b|.*\bMellanox Technologies\s*$)")
 _BREAKOUT = re.compile(r"^swp(\d+)s(\d+)$")
 _TRAILING_NUMBER = re.compile(r"(\d+)$")
 
@@ -111,18 +116,33 @@ class PlanIndex:
         return None
 
 
-def read_node_name_map(path: str | Path) -> dict[int, str]:
-    """``0x<guid> "name"`` lines (the ``ibnetdiscover --node-name-map`` format)."""
+class NodeNameMap(NamedTuple):
+    names: dict[int, str]  # GUID → name
+    warnings: list[str]  # lines that are none of the accepted forms, located
+
+
+def read_node_name_map(path: str | Path) -> NodeNameMap:
+    """GUID → name lines: ``0x<guid> "name"`` (``ibnetdiscover --node-name-map``), the same with the name
+    unquoted, or keyed by the topology file's node ids ``H-<guid>`` / ``S-<guid>`` / ``R-<guid>`` (quoted
+    or not). Blank lines and ``#`` comments are skipped; any other line is reported, not guessed at."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise DiscoveryError(f"{p}: cannot read: {exc.strerror or exc}") from None
     out: dict[int, str] = {}
-    for line in text.splitlines():
-        if m := _NAME_MAP_LINE.match(line):
-            out[int(m.group(1), 16)] = m.group(2)
-    return out
+    warnings: list[str] = []
+    for no, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        m = _NAME_MAP_LINE.match(line) or _NAME_MAP_ANY.match(line)
+        name = (m.group(2) if m else "").strip()
+        if m is None or not name:
+            warnings.append(f"{p}:{no}: not a node-name map line (0x<guid> name, H-<guid> name), ignored")
+            continue
+        out[int(m.group(1), 16)] = name
+    return NodeNameMap(out, warnings)
 
 
 def _ib_identity(node: SeenNode, index: PlanIndex, names: dict[int, str]) -> tuple[str | None, str | None]:
@@ -179,7 +199,22 @@ def ib_found_links(
         FoundLink(end(ln.a_node, ln.a_port), end(ln.b_node, ln.b_port), ln.rate, f"{disc.source}:{ln.line}")
         for ln in disc.links
     ]
-    return found, sorted(_unidentified(disc.nodes[k]) for k in unidentified)
+    on_switch: dict[str, list[str]] = {k: [] for k in unidentified}  # node → plan switch ports it hangs on
+    for ln in disc.links:
+        for mine, peer, port in ((ln.a_node, ln.b_node, ln.b_port), (ln.b_node, ln.a_node, ln.a_port)):
+            dev = ident[peer][0]
+            if mine in on_switch and dev is not None and index.kind(dev) == "switch":
+                on_switch[mine].append(index.sheet_label(End(dev, str(port), "switch")).text())
+    return found, sorted(_describe_unidentified(disc.nodes[k], on_switch[k]) for k in unidentified)
+
+
+def _describe_unidentified(node: SeenNode, on_switch: list[str]) -> str:
+    """The unidentified node, said plainly when its description is the firmware default (no host name
+    was ever set), with the plan switch ports it hangs on: where to go and look."""
+    text = _unidentified(node)
+    if node.kind == "ca" and _FIRMWARE_DESC.match(node.desc.strip()):
+        text = f"unnamed HCA 0x{node.guid or 0:016x} (firmware-default description {node.desc.strip()!r})"
+    return text + (f" on {', '.join(sorted(on_switch))}" if on_switch else "")
 
 
 def lldp_found_links(neighbors: list[LldpNeighbor], index: PlanIndex) -> tuple[list[FoundLink], list[str]]:
