@@ -135,6 +135,7 @@ class Transceiver(Entry):
     ports: int
     reach_m: float
     power_w: float
+    protocols: tuple[Literal["infiniband", "ethernet"], ...] = ("infiniband", "ethernet")
 
 
 class ServerNic(Entry):

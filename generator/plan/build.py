@@ -24,6 +24,7 @@ from generator.topology.leaf_spine import leaf_spine
 from generator.topology.metrics import compute_metrics
 
 FABRIC_LETTER = {"compute": "C", "storage": "S", "management": "M"}
+_PROTOCOL = {"infiniband": "infiniband", "roce": "ethernet", "ethernet": "ethernet"}
 LAYER_CODE = {
     "node_leaf": "NL",
     "leaf_spine": "LS",
@@ -278,6 +279,12 @@ def build_plan(cluster: ResolvedCluster) -> Plan:
     """The physical plan. Raises PlanError (with a blueprint path) when the design cannot be built."""
     with gc_paused():
         return _build_plan(cluster)
+
+
+class _Bom(NamedTuple):
+    transceivers: dict[str, int]  # transceiver id → modules, all fabrics
+    by_fabric: dict[str, dict[str, int]]  # fabric → transceiver id → modules
+    lines: list[BomLine]
 
 
 class _SwitchEntry(NamedTuple):
@@ -540,15 +547,16 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
             m = FabricMetrics(**{**m.__dict__, "notes": (*m.notes, note)})
         metrics[fname] = m
     spec_of = {n: (e.spec, e.model_id, e.model, e.fabric) for n, e in fabrics.switches.items()}
-    transceivers, bom = _bill_of_materials(cluster, devices, links, racks, chooser, device_by, spec_of)
+    bill = _bill_of_materials(cluster, devices, links, racks, chooser, device_by, spec_of)
     return Plan(
         cluster=cluster,
         devices=tuple(devices),
         links=tuple(links),
         racks=tuple(racks),
         metrics=metrics,
-        bom=tuple(bom),
-        transceivers=transceivers,
+        bom=tuple(bill.lines),
+        transceivers=bill.transceivers,
+        transceivers_by_fabric=bill.by_fabric,
     )
 
 
@@ -560,7 +568,7 @@ def _bill_of_materials(
     chooser: MediaChooser,
     device_by: dict[str, Device],
     spec_of: dict[str, tuple[SwitchSpec, str, Switch, str]],
-) -> tuple[dict[str, int], list[BomLine]]:
+) -> _Bom:
     cat = cluster.catalog
     nic_ff: dict[tuple[str, str], str] = {}
     for pool in cluster.pools:
@@ -568,6 +576,7 @@ def _bill_of_materials(
             entry = cat.nics.get(p.model)
             nic_ff[(pool.name, f"{p.rdma_dev}/{p.port}")] = entry.form_factor if entry else "unknown"
     modules: dict[tuple[str, object], str] = {}  # (device, cage-or-port key) → transceiver id
+    module_fabric: dict[tuple[str, object], str] = {}
     cable_keys: dict[tuple[str, float, float], set[object]] = defaultdict(set)
     for link in links:
         if not link.medium:
@@ -606,8 +615,13 @@ def _bill_of_materials(
                         link.speed_gbps,
                     )
             if (ep.device, key) not in modules:
-                modules[(ep.device, key)] = chooser.transceiver(medium.kind, speed, ff, link.run_m)
+                protocol = _PROTOCOL[cluster.fabrics[link.fabric].kind]
+                modules[(ep.device, key)] = chooser.transceiver(medium.kind, speed, ff, link.run_m, protocol)
+                module_fabric[(ep.device, key)] = link.fabric
     transceivers = dict(sorted(Counter(modules.values()).items()))
+    by_fabric: dict[str, Counter[str]] = defaultdict(Counter)
+    for where, tid in modules.items():
+        by_fabric[module_fabric[where]][tid] += 1
     bom: list[BomLine] = []
     for model, n in sorted(Counter(d.model for d in devices if d.kind == "switch").items()):
         sw = cat.switches.get(model)
@@ -642,7 +656,8 @@ def _bill_of_materials(
                 f"{cluster.blueprint.site.rack.power_kw:g} kW budget each",
             )
         )
-    return transceivers, bom
+    per_fabric = {f: dict(sorted(c.items())) for f, c in sorted(by_fabric.items())}
+    return _Bom(transceivers, per_fabric, bom)
 
 
 def plan_or_raise(cluster: ResolvedCluster, locate=None) -> Plan:  # type: ignore[no-untyped-def]

@@ -37,7 +37,7 @@ class MediaChooser:
         self.media = sorted(catalog.media.items(), key=lambda kv: (kv[1].preference, kv[0]))
         self.transceivers = sorted(catalog.transceivers.items())
         self._cache: dict[tuple[float, float], tuple[str, Medium, float] | None] = {}
-        self._modules: dict[tuple[str, float, str, float], str] = {}
+        self._modules: dict[tuple[str, float, str, float, str], str] = {}
 
     def choose(self, speed_gbps: float, run_m: float) -> tuple[str, Medium, float] | None:
         """(medium id, medium, orderable length) — the most preferred medium that reaches."""
@@ -57,15 +57,22 @@ class MediaChooser:
         self._cache[key] = found
         return found
 
-    def transceiver(self, medium_kind: str, speed_gbps: float, form_factor: str, run_m: float) -> str:
-        """The smallest matching module (speed at least the link's, same medium and cage), or a generic key."""
-        key = (medium_kind, speed_gbps, form_factor, run_m)
+    def transceiver(
+        self, medium_kind: str, speed_gbps: float, form_factor: str, run_m: float, protocol: str = ""
+    ) -> str:
+        """The smallest matching module (speed at least the link's, same medium, cage and protocol: an
+        Ethernet-only module never lands on an InfiniBand port), or a generic key."""
+        key = (medium_kind, speed_gbps, form_factor, run_m, protocol)
         hit = self._modules.get(key)
         if hit is None:
-            hit = self._modules[key] = self._transceiver(medium_kind, speed_gbps, form_factor, run_m)
+            hit = self._modules[key] = self._transceiver(
+                medium_kind, speed_gbps, form_factor, run_m, protocol
+            )
         return hit
 
-    def _transceiver(self, medium_kind: str, speed_gbps: float, form_factor: str, run_m: float) -> str:
+    def _transceiver(
+        self, medium_kind: str, speed_gbps: float, form_factor: str, run_m: float, protocol: str
+    ) -> str:
         best: tuple[float, str] | None = None
         for tid, t in self.transceivers:
             if (
@@ -73,13 +80,14 @@ class MediaChooser:
                 and t.form_factor == form_factor
                 and t.speed_gbps >= speed_gbps
                 and t.reach_m >= run_m
+                and (not protocol or protocol in t.protocols)
             ):
                 cand = (t.speed_gbps, tid)
                 if best is None or cand < best:
                     best = cand
         if best is not None:
             return best[1]
-        return f"generic-{medium_kind}-{speed_gbps:g}g-{form_factor}"
+        return f"generic-{medium_kind}-{speed_gbps:g}g-{form_factor}" + (f"-{protocol}" if protocol else "")
 
     def transceiver_entry(self, tid: str, catalog: Catalog) -> Transceiver | None:
         return catalog.transceivers.get(tid)

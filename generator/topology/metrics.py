@@ -50,8 +50,8 @@ def terminal_spofs(fabric: BuiltFabric) -> list[str]:
 def tier_oversubscription(fabric: BuiltFabric, speed_gbps: float, up_speed: float) -> dict[str, float]:
     """Real down:up bandwidth per tier, from the cables built (the worst switch of the tier): a leaf with
     16 nodes and 64 uplinks is 0.25:1, not the 1:1 its ratio parameter asked for."""
-    down: Counter[str] = Counter()
-    up: Counter[str] = Counter()
+    down: defaultdict[str, float] = defaultdict(float)
+    up: defaultdict[str, float] = defaultdict(float)
     for lk in fabric.links:
         if _is_node(lk.a.port):
             down[lk.b.device] += lk.speed_gbps or speed_gbps
