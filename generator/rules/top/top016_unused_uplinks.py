@@ -18,6 +18,13 @@ class UnusedUplinks(Rule):
     (40 nodes in SUs of 32: the second SU's leaves carry 8 nodes and 32 uplinks each) still buys ports,
     cables and transceivers for nodes that do not exist. Fabrics with declared growth are skipped: that
     capacity is bought on purpose.
+
+    NVIDIA's SuperPOD reference architectures do build a partial SU's leaf-spine cables in full, so that
+    routing stays even across the fabric ("the fabric should be designed to support the full SU, including
+    leaf switches and leaf-spine cables", DGX SuperPOD B300 RA, Network Fabrics,
+    https://docs.nvidia.com/dgx-superpod/reference-architecture/scalable-infrastructure-b300/latest/network-fabrics.html).
+    If that is the intent, say so with ``growth_nodes`` (the SU will be filled) or suppress this rule with
+    that reason.
     """
 
     id = "TOP016"
@@ -26,7 +33,10 @@ class UnusedUplinks(Rule):
     rationale = (
         "Every unused uplink is two switch ports, a cable and usually two transceivers paid for nothing."
     )
-    fix = "declare growth_nodes if the units will fill, or choose a scalable_unit that divides the node count"
+    fix = (
+        "declare growth_nodes if the units will fill (NVIDIA's RA cables partial SUs in full for even routing), "
+        "or choose a scalable_unit that divides the node count"
+    )
     tags = ("fat-tree", "cost")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
