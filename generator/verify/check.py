@@ -47,7 +47,9 @@ def verify(
         result = compare(expected, found, fabric=fabric, source=str(path))
         result.unidentified = unidentified
         result.excluded = disc.excluded
-        result.warnings = disc.warnings + (name_map.warnings if name_map else [])
+        result.warnings = (
+            disc.warnings + (name_map.warnings if name_map else []) + sorted(index.notes.values())
+        )
         return result
     if sim_speed:
         raise DiscoveryError(f"--sim-speed applies to InfiniBand fabrics; {fabric} is {rf.technology}")

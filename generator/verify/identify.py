@@ -44,7 +44,11 @@ class PlanIndex:
         self.cage: dict[tuple[str, int, int], str] = {}  # (switch, cage, sub-port) → plan port
         self.ports: dict[str, set[str]] = {}
         self.sheet: dict[tuple[str, str], str] = {}  # (device, plan port) → cabling sheet label
+        self.peer: dict[tuple[str, str], tuple[str, str]] = {}  # (device, port) → planned (device, port)
+        self.notes: dict[str, str] = {}  # device → what identification had to assume about it
         for link in plan.links_of(fabric):
+            self.peer[(link.a.device, link.a.port)] = (link.b.device, link.b.port)
+            self.peer[(link.b.device, link.b.port)] = (link.a.device, link.a.port)
             for ep in (link.a, link.b):
                 self.ports.setdefault(ep.device, set()).add(ep.port)
                 self.sheet[(ep.device, ep.port)] = ep.label_port
@@ -196,7 +200,12 @@ def ib_found_links(
         return End(dev, f"{rdma or '?'}/{port}", "node")
 
     found = [
-        FoundLink(end(ln.a_node, ln.a_port), end(ln.b_node, ln.b_port), ln.rate, f"{disc.source}:{ln.line}")
+        _site_hca_names(
+            FoundLink(
+                end(ln.a_node, ln.a_port), end(ln.b_node, ln.b_port), ln.rate, f"{disc.source}:{ln.line}"
+            ),
+            index,
+        )
         for ln in disc.links
     ]
     on_switch: dict[str, list[str]] = {k: [] for k in unidentified}  # node → plan switch ports it hangs on
@@ -206,6 +215,28 @@ def ib_found_links(
             if mine in on_switch and dev is not None and index.kind(dev) == "switch":
                 on_switch[mine].append(index.sheet_label(End(dev, str(port), "switch")).text())
     return found, sorted(_describe_unidentified(disc.nodes[k], on_switch[k]) for k in unidentified)
+
+
+def _site_hca_names(link: FoundLink, index: PlanIndex) -> FoundLink:
+    """A host identified by name whose HCA the site calls something the plan does not (``HCA-1`` rather
+    than ``mlx5_0``): its port is read from the switch side when the plan has this host on that switch
+    port. Recorded in ``index.notes``: two such HCAs of one host swapped between leaves of the same host
+    would not be told apart, so the report says the HCA names were not checked."""
+    for node, other in ((link.a, link.b), (link.b, link.a)):
+        if node.kind != "node" or not node.known or node.port in index.ports.get(node.device, ()):
+            continue
+        if other.kind != "switch" or not other.known:
+            continue
+        planned = index.peer.get((other.device, other.port))
+        if planned is not None and planned[0] == node.device:
+            index.notes.setdefault(
+                node.device,
+                f"{node.device}: HCA name {node.port.split('/')[0]!r} is not one of the plan's RDMA devices; "
+                "its ports were matched from the switch side (HCA names not checked)",
+            )
+            fixed = replace(node, port=planned[1])
+            return replace(link, a=fixed) if node is link.a else replace(link, b=fixed)
+    return link
 
 
 def _describe_unidentified(node: SeenNode, on_switch: list[str]) -> str:

@@ -112,3 +112,24 @@ def test_name_map_reader_accepts_each_form(tmp_path: Path) -> None:
         0x2C903000A1B31: "dgx02 mlx5_0",
     }
     assert m.warnings == [f"{path}:7: not a node-name map line (0x<guid> name, H-<guid> name), ignored"]
+
+
+def test_site_hca_names_are_matched_from_the_switch_side(tmp_path: Path) -> None:
+    import re
+
+    # the real ibsim dump with the HCAs renamed the way some sites do (HCA-1 .. HCA-8 for mlx5_0 .. mlx5_7)
+    text = re.sub(
+        r"(dgx00\d) mlx5_(\d+)", lambda m: f"{m.group(1)} HCA-{int(m.group(2)) + 1}", SIM.read_text()
+    )
+    assert "mlx5_" not in text
+    dump = tmp_path / "site-hca.topo"
+    dump.write_text(text)
+    code, out, _ = run_cli(
+        "verify-cabling", str(TINY), "--discovered", str(dump), "--sim-speed", "hdr", "--format", "json"
+    )
+    report = json.loads(out)
+    assert code == 0, report["summary"]
+    assert report["summary"]["ok"] == report["summary"]["planned"] == 64
+    notes = [w for w in report["warnings"] if "is not one of the plan's RDMA devices" in w]
+    assert len(notes) == 4  # one per host, dgx001 .. dgx004
+    assert all(re.match(r"dgx00[1-4]: HCA name 'HCA-[1-8]' ", w) for w in notes), notes
