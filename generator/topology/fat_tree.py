@@ -5,9 +5,9 @@ every node in the SU lands on the SU's rail-*r* leaf. Leaf ports 1..S face nodes
 Not rail-optimised: terminals fill leaves in order.
 
 Right-sizing: U = ceil(D·u/d) for a d:u oversubscription, where D is the number of leaf down ports that
-can ever carry a node: the SU size, or fewer when the nodes present (or the declared growth) do not fill
-one SU / one leaf. 16 nodes on a 64-down leaf get 16 uplinks, not 64: no uplink is bought for capacity
-nothing can use.
+can ever carry a node: a declared SU size (kept whole, as NVIDIA's RA does), or, without one, the leaf's
+node ports or fewer when the nodes present (or the declared growth) do not fill one leaf. 16 nodes on a
+64-down leaf get 16 uplinks, not 64: no uplink is bought for capacity nothing can use.
 
 2 tiers: every leaf connects to every spine with U/spines parallel links; the spine count is the smallest
 divisor of U that gives enough spine ports for the (growth) leaf count (a single spine is reported as a
@@ -164,10 +164,22 @@ def _two_tier(req: _Request, layer: LeafLayer, shape: LeafShape, params: dict[st
             f"{layer.leaves_final} leaves need more than 2 tiers: a 2-tier fat-tree of {radix}-port switches has at "
             f"most {radix} leaves ({radix * down} node ports at this leaf shape); set tiers: 3"
         )
-    spines = smallest_divisor_at_least(up, ceil_div(layer.leaves_final * up, radix))
+    fewest = ceil_div(layer.leaves_final * up, radix)
+    spines = smallest_divisor_at_least(up, fewest)
     if spines is None:  # cannot happen when leaves_final <= radix; kept as a guard with numbers
         raise TopologyError(f"cannot spread {up} uplinks per leaf evenly over spines of {radix} ports")
     per_pair = up // spines
+    # an awkward uplink count (31 = prime) would need 31 spines; a few more uplinks reach the fewest spines
+    # (only when the even split needs more than twice the fewest: a spine costs more than a few cables)
+    rounded = ceil_div(up, fewest)
+    if (
+        spines > 2 * fewest
+        and shape.down_used + rounded * fewest <= radix
+        and layer.leaves_final * rounded <= radix
+    ):
+        spines, per_pair = fewest, rounded
+        up = rounded * fewest
+        params["up"] = up
     spine_names = [f"{req.prefix}-spine-{s + 1:03d}" for s in range(spines)]
     req.switches.extend(
         SwitchSpec(n, "spine", radix, req.ports_per_cage, index=s + 1) for s, n in enumerate(spine_names)
@@ -288,8 +300,11 @@ def fat_tree(
     n_nodes = len(nodes)
     target = max(growth_nodes or n_nodes, n_nodes)
     req = _Request(radix, tiers, ratio, rail_optimized, rails, n_nodes, target, ports_per_cage, prefix)
-    # node ports one leaf can ever carry: the nodes of one SU / the terminals of the whole (grown) fabric
-    demand = target if rail_optimized else target * max(1, rails)
+    # node ports one leaf can ever carry: the terminals of the whole (grown) fabric when that is less than
+    # a leaf holds. A declared scalable unit is a design unit and keeps its full shape: NVIDIA's RA builds a
+    # partial SU's leaf-spine cables in full so that routing stays even (TOP016 reports what that costs).
+    declared_su = rail_optimized and su_size is not None
+    demand = None if declared_su else (target if rail_optimized else target * max(1, rails))
     shape = _leaf_shape(radix, ratio, su_size, rail_optimized, demand)
     layer = _rail_leaves(nodes, req, shape) if rail_optimized else _flat_leaves(nodes, req, shape)
     leaves_per_pod = _leaves_per_pod(req)

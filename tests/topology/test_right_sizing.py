@@ -60,3 +60,20 @@ def test_plan_of_16_node_roce_rail_design() -> None:
     layers = Counter(link.layer for link in plan.links_of("compute"))
     assert layers["leaf_spine"] <= layers["node_leaf"] == 16 * 8
     assert plan.metrics["compute"].oversubscription["leaf"] == 1.0
+
+
+def test_declared_partial_su_is_built_whole_like_the_nvidia_ra() -> None:
+    # NVIDIA DGX SuperPOD H100 RA, Network Fabrics, Table 4 row 1: 31 nodes (one SU, a UFM port on the
+    # 32nd), 8 leaves, 4 spines, 256 spine-leaf cables; "the fabric should be designed to support the full
+    # SU, including leaf switches and leaf-spine cables"
+    f = fat_tree(hosts(31, ports=8), radix=64, rail_optimized=True, su_size=32)
+    assert Counter(s.tier for s in f.switches) == {"leaf": 8, "spine": 4}
+    assert Counter(link.layer for link in f.links)["leaf_spine"] == 256
+
+
+def test_awkward_uplink_count_rounds_up_to_the_fewest_spines() -> None:
+    # 31 nodes, no SU declared, 128-port leaves: 31 uplinks per leaf would need 31 spines (31 is prime);
+    # one more uplink per leaf reaches the 2 spines the 8 x 31 uplinks need
+    f = fat_tree(hosts(31, ports=8), radix=128, rail_optimized=True)
+    assert Counter(s.tier for s in f.switches)["spine"] == 2
+    assert Counter(link.layer for link in f.links)["leaf_spine"] == 8 * 32
