@@ -74,7 +74,12 @@ def test_example_scaled_plans_without_errors(tmp_path: Path, sus: int) -> None:
     from generator.pipeline import load_and_resolve
     from generator.plan.build import build_plan
 
-    plan = build_plan(load_and_resolve(_scaled(tmp_path, sus))[1])
+    from conftest import run_cli
+
+    path = _scaled(tmp_path, sus)
+    code, out, err = run_cli("validate", str(path))
+    assert code == 0 and " 0 error(s)" in out, out + err
+    plan = build_plan(load_and_resolve(path)[1])
     storage = Counter(link.layer for link in plan.links_of("storage"))
     assert storage["node_leaf"] == 32 * sus * 4 + 8 * 2 + 3
     # right-sized: the leaves' uplinks carry what their nodes inject (plus one link per spine at most)
