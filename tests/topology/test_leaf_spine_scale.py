@@ -71,10 +71,10 @@ def _scaled(tmp_path: Path, sus: int) -> Path:
 
 @pytest.mark.parametrize("sus", [32, 64])
 def test_example_scaled_plans_without_errors(tmp_path: Path, sus: int) -> None:
+    from conftest import run_cli
+
     from generator.pipeline import load_and_resolve
     from generator.plan.build import build_plan
-
-    from conftest import run_cli
 
     path = _scaled(tmp_path, sus)
     code, out, err = run_cli("validate", str(path))
