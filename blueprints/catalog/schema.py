@@ -124,6 +124,7 @@ class Medium(Entry):
     lengths_m: tuple[float, ...]
     part_numbers: dict[float, str] = {}
     needs_transceivers: bool
+    infiniband_max_gbps: float | None = None  # fastest InfiniBand rate it carries (None: as reach allows)
 
 
 class Transceiver(Entry):
@@ -134,7 +135,7 @@ class Transceiver(Entry):
     form_factor: str
     ports: int
     reach_m: float
-    power_w: float
+    power_w: float | None  # None: no published figure
     protocols: tuple[Literal["infiniband", "ethernet"], ...] = ("infiniband", "ethernet")
 
 

@@ -514,7 +514,7 @@ def _fabric_links(
         pa, pb = where.get(a.device), where.get(z.device)
         if pa is not None and pb is not None:
             run = round(run_length(site, pa, pb), 3)
-            choice = chooser.choose(lspeed, run)
+            choice = chooser.choose(lspeed, run, _PROTOCOL[b.fabric.kind])
             if choice is None:
                 unreachable += 1
             else:

@@ -36,18 +36,22 @@ class MediaChooser:
     def __init__(self, catalog: Catalog) -> None:
         self.media = sorted(catalog.media.items(), key=lambda kv: (kv[1].preference, kv[0]))
         self.transceivers = sorted(catalog.transceivers.items())
-        self._cache: dict[tuple[float, float], tuple[str, Medium, float] | None] = {}
+        self._cache: dict[tuple[float, float, str], tuple[str, Medium, float] | None] = {}
         self._modules: dict[tuple[str, float, str, float, str], str] = {}
 
-    def choose(self, speed_gbps: float, run_m: float) -> tuple[str, Medium, float] | None:
-        """(medium id, medium, orderable length) — the most preferred medium that reaches."""
-        key = (speed_gbps, round(run_m, 3))
+    def choose(self, speed_gbps: float, run_m: float, protocol: str = "") -> tuple[str, Medium, float] | None:
+        """(medium id, medium, orderable length) — the most preferred medium that reaches and carries the
+        protocol at this rate (no multimode or passive copper for InfiniBand XDR)."""
+        key = (speed_gbps, round(run_m, 3), protocol)
         if key in self._cache:
             return self._cache[key]
         found = None
         for mid, medium in self.media:
             reach = medium.reach_by_speed_m.get(speed_gbps)
             if reach is None or reach < run_m:
+                continue
+            ib_max = medium.infiniband_max_gbps
+            if protocol == "infiniband" and ib_max is not None and speed_gbps > ib_max:
                 continue
             length = next((L for L in medium.lengths_m if run_m - 1e-9 <= L), None)
             if length is None or length > reach:

@@ -39,3 +39,27 @@ def test_per_fabric_transceiver_totals_add_up() -> None:
             for tid in modules:
                 t = cat.transceivers.get(tid)
                 assert t is None or proto in t.protocols, (fabric, tid)
+
+
+def test_xdr_plan_uses_xdr_single_mode_parts() -> None:
+    # NVIDIA's XDR parts list: no multimode, AOC or passive DAC at 200G-PAM4; twin-port 2xDR4 in switch cages,
+    # single-port DR4 flat top in ConnectX-8 cages
+    from collections import Counter
+
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+
+    plan = build_plan(load_and_resolve(Path(__file__).parent / "fixtures" / "xdr-cx8.yaml")[1])
+    media = Counter(link.medium for link in plan.links_of("compute"))
+    assert set(media) <= {"acc", "smf", "smf-fr4"}, media
+    node_ports = sum(1 for link in plan.links_of("compute") if link.layer == "node_leaf")
+    assert plan.transceivers.get("mms4a20") == node_ports  # one per ConnectX-8 port (all optical here)
+    switch_cages = {
+        (ep.device, ep.cage)
+        for link in plan.links_of("compute")
+        if link.medium == "smf"
+        for ep in (link.a, link.b)
+        if plan.device_by_name[ep.device].kind == "switch"
+    }
+    assert plan.transceivers.get("mms4a00") == len(switch_cages)
+    assert not any(tid.startswith("generic-") for tid in plan.transceivers)
