@@ -607,7 +607,8 @@ def _bill_of_materials(
                     ff = "qsfp28" if entry.uplinks.speed_gbps == 100 else ff
             else:
                 if ep.cage is not None:
-                    key, ff, speed = ("cage", ep.cage), "osfp-twin", link.speed_gbps
+                    # server twin-port cages (DGX H100/H200) take flat-top (RHS) modules, switch cages finned (IHS)
+                    key, ff, speed = ("cage", ep.cage), "osfp-twin-rhs", link.speed_gbps
                 else:
                     key, ff, speed = (
                         ("port", ep.port),

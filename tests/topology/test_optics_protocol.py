@@ -63,3 +63,15 @@ def test_xdr_plan_uses_xdr_single_mode_parts() -> None:
     }
     assert plan.transceivers.get("mms4a00") == len(switch_cages)
     assert not any(tid.startswith("generic-") for tid in plan.transceivers)
+
+
+def test_dgx_h100_cages_take_flat_top_twin_port_modules() -> None:
+    # NVIDIA: twin-port OSFP RHS (flat top, "-FLT") in DGX H100/H200 Cedar7 cages, IHS (finned) in switches only.
+    # DGX H100 user guide, Network Modules table: 8 compute ports in 4 twin-port cages (OSFP1..OSFP4, P1/P2).
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+
+    plan = build_plan(load_and_resolve(EXAMPLES / "superpod-h100-4su.yaml")[1])
+    compute = plan.transceivers_by_fabric["compute"]
+    assert compute["mma4z00-ns-flt"] == 128 * 4
+    assert compute["mma4z00-ns"] == (32 + 16) * 32  # every leaf and spine cage, finned
