@@ -15,6 +15,7 @@ from typing import NamedTuple
 from blueprints.catalog import Catalog, CatalogError, default_catalog
 from blueprints.catalog.schema import CloudInstance, FabricTech, Gpu, Nic, Server, ServerNic, Switch
 from blueprints.models import Blueprint, Fabric, NodePool
+from blueprints.models.naming import is_safe_name, render_template, template_fields
 from blueprints.models.nodes import PcieSlot, ServerSpec
 from generator.findings import BlueprintError, Finding, Location, Path, Severity
 from generator.limits import MAX_NODES
@@ -185,7 +186,21 @@ def _server_from_cloud(inst: CloudInstance) -> Server:
     )
 
 
-def _hostnames(pool: NodePool) -> tuple[str, ...]:
+def _hostnames(pool: NodePool, su_size: int | None = None) -> tuple[str, ...]:
+    """Explicit names, names from the pool's template, or ``<prefix><NNN>``."""
+    if pool.hostnames is not None:
+        return tuple(pool.hostnames)
+    if pool.hostname_template is not None:
+        per_rack = pool.placement.nodes_per_rack
+        out = []
+        for i in range(1, pool.count + 1):
+            values: dict[str, object] = {"pool": pool.name, "index": i}
+            if su_size:
+                values.update(su=(i - 1) // su_size + 1, su_index=(i - 1) % su_size + 1)
+            if per_rack:
+                values.update(rack=(i - 1) // per_rack + 1, slot=(i - 1) % per_rack + 1)
+            out.append(render_template(pool.hostname_template, values))
+        return tuple(out)
     prefix = pool.hostname_prefix or pool.name
     width = max(3, len(str(pool.count)))
     return tuple(f"{prefix}{i:0{width}d}" for i in range(1, pool.count + 1))
@@ -213,6 +228,40 @@ def _pcie_link(server: Server, nic: Nic | None, slot: PcieSlot | None, catalog: 
     lanes = slot.lanes if slot else (nic.pcie.lanes if nic else 16)
     pcie = catalog.interconnects.pcie.get(gen)
     return _PcieLink(gen, lanes, pcie.gbytes_per_dir(lanes) if pcie else 0.0)
+
+
+def _template_errors(pool: NodePool, su_size: int | None, path: tuple[str | int, ...]) -> list[Finding]:
+    """Fields a host template uses that this blueprint cannot fill, as located errors."""
+    if pool.hostname_template is None:
+        return []
+    need = {"su": su_size, "su_index": su_size, "rack": pool.placement.nodes_per_rack}
+    need["slot"] = need["rack"]
+    missing = [f for f in template_fields(pool.hostname_template) if f in need and not need[f]]
+    bad = [n for n in dict.fromkeys(_hostnames(pool, su_size) if not missing else ()) if not is_safe_name(n)]
+    out = []
+    if missing:
+        what = "placement.nodes_per_rack" if {"rack", "slot"} & set(missing) else "a compute scalable_unit"
+        out.append(
+            Finding(
+                "CAT003",
+                Severity.ERROR,
+                f"hostname_template `{pool.hostname_template}` uses {', '.join(missing)}, which needs {what}",
+                (*path, "hostname_template"),
+                "declare it, or use explicit `hostnames`",
+            )
+        )
+    elif bad or len(set(_hostnames(pool, su_size))) != pool.count:
+        out.append(
+            Finding(
+                "CAT003",
+                Severity.ERROR,
+                f"hostname_template `{pool.hostname_template}` gives "
+                + (f"an invalid name `{bad[0]}`" if bad else "the same name to two nodes"),
+                (*path, "hostname_template"),
+                "add {index} with a width that holds the pool's count",
+            )
+        )
+    return out
 
 
 def _ports(
@@ -393,7 +442,12 @@ def _nvlink(srv: _PoolServer, gpu: Gpu | None, cat: Catalog, errors: list[Findin
 
 
 def _pool(
-    i: int, pool: NodePool, cat: Catalog, fabric_kinds: Mapping[str, str], errors: list[Finding]
+    i: int,
+    pool: NodePool,
+    cat: Catalog,
+    fabric_kinds: Mapping[str, str],
+    su_size: int | None,
+    errors: list[Finding],
 ) -> ResolvedPool | None:
     ppath: Path = ("pools", i)
     srv = _pool_server(pool, ppath, cat, errors)
@@ -410,6 +464,11 @@ def _pool(
     nvlink = _nvlink(srv, gpu, cat, errors)
     if nvlink is None:
         return None
+    ports = _ports(server, pool, cat, fabric_kinds, errors, srv.path)
+    name_errors = _template_errors(pool, su_size, ppath)
+    if name_errors:
+        errors.extend(name_errors)
+        return None
     return ResolvedPool(
         name=pool.name,
         role=pool.role,
@@ -421,8 +480,8 @@ def _pool(
         nvlink_generation=nvlink.generation,
         nvlink_gbytes_per_gpu_bidir=nvlink.gbytes_bidir,
         nvlink_gbytes_per_gpu_dir=nvlink.gbytes_bidir / 2,
-        ports=_ports(server, pool, cat, fabric_kinds, errors, srv.path),
-        hostnames=_hostnames(pool),
+        ports=ports,
+        hostnames=_hostnames(pool, su_size),
         nodes_per_rack=pool.placement.nodes_per_rack,
         rows=tuple(pool.placement.rows) if pool.placement.rows is not None else None,
         cloud=srv.cloud,
@@ -460,7 +519,9 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
     cat = _catalog(src, catalog, errors)
     fabrics = _fabrics(bp, cat, errors)
     fabric_kinds = {n: f.kind for n, f in fabrics.items()}
-    resolved = [_pool(i, pool, cat, fabric_kinds, errors) for i, pool in enumerate(bp.pools)]
+    compute_topo = bp.fabrics.compute.topology if bp.fabrics.compute else None
+    su_size = getattr(compute_topo, "scalable_unit", None)
+    resolved = [_pool(i, pool, cat, fabric_kinds, su_size, errors) for i, pool in enumerate(bp.pools)]
     pools = [p for p in resolved if p is not None]
     errors += _duplicate_hostnames(pools)
     if errors:

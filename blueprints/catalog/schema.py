@@ -129,6 +129,13 @@ class SwitchUplinks(Entry):
     speed_gbps: float
 
 
+class SwitchPortLayout(Entry):
+    """Leaf ports facing nodes / spines, in use order (``"1-18"``); absent = 1.. down, then up."""
+
+    down: str
+    up: str
+
+
 class Switch(Entry):
     name: str
     manufacturer: str | None = None  # vendor as NetBox names it (device-type manufacturer); None = unknown
@@ -146,6 +153,7 @@ class Switch(Entry):
     managed: bool = False
     sharp_port: PortCount | None = None
     uplinks: SwitchUplinks | None = None
+    port_layout: SwitchPortLayout | None = None  # a model's usual leaf layout, with its source
 
     def ports_at(self, speed_gbps: float) -> int:
         """Logical ports available at ``speed_gbps`` (native or a supported split), 0 if none."""
@@ -163,6 +171,7 @@ class Medium(Entry):
     lengths_m: tuple[float, ...]
     part_numbers: dict[float, str] = {}
     needs_transceivers: bool
+    infiniband_max_gbps: float | None = None  # fastest InfiniBand rate it carries (None: as reach allows)
 
 
 class Transceiver(Entry):
@@ -173,7 +182,8 @@ class Transceiver(Entry):
     form_factor: str
     ports: Annotated[int, Field(ge=1, le=16)]
     reach_m: float
-    power_w: float
+    power_w: float | None  # None: no published figure
+    protocols: tuple[Literal["infiniband", "ethernet"], ...] = ("infiniband", "ethernet")
 
 
 class ServerNic(Entry):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from blueprints.models.base import Model, SafeName
+from blueprints.models.naming import HOST_FIELDS, check_template
 
 GpuInterconnect = Literal[
     "nvlink2", "nvlink3", "nvlink4", "nvlink5", "pcie3", "pcie4", "pcie5", "pcie6", "infinity-fabric", "none"
@@ -77,8 +78,35 @@ class NodePool(Model):
     spec: ServerSpec | None = None
     """an explicit server, when the catalogue does not list it (instead of `server`)"""
     hostname_prefix: SafeName | None = Field(default=None, description="default: the pool name")
+    hostname_template: str | None = Field(
+        default=None,
+        description="site host names, e.g. a05-p1-dgx-{index:02}; fields: pool, index, su, su_index, "
+        "rack, slot "
+        "(rack/slot need placement.nodes_per_rack; su/su_index need the compute scalable_unit)",
+    )
+    hostnames: list[SafeName] | None = Field(
+        default=None, max_length=200_000, description="explicit host names, one per node, in order"
+    )
     placement: PoolPlacement = Field(default_factory=PoolPlacement)
     """where the pool's nodes go in the site"""
+
+    @field_validator("hostname_template")
+    @classmethod
+    def _template(cls, v: str | None) -> str | None:
+        return check_template(v, HOST_FIELDS) if v is not None else v
+
+    @model_validator(mode="after")
+    def _names(self) -> NodePool:
+        given = [
+            k for k in ("hostname_prefix", "hostname_template", "hostnames") if getattr(self, k) is not None
+        ]
+        if len(given) > 1:
+            raise ValueError(f"give at most one of {', '.join(given)}")
+        if self.hostnames is not None and len(self.hostnames) != self.count:
+            raise ValueError(f"`hostnames` lists {len(self.hostnames)} names for {self.count} nodes")
+        if self.hostnames is not None and len(set(self.hostnames)) != len(self.hostnames):
+            raise ValueError("`hostnames` lists a name twice")
+        return self
 
     @model_validator(mode="after")
     def _server_or_spec(self) -> NodePool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from blueprints.models.base import Model, SafeName
@@ -24,6 +26,9 @@ class CablingGeometry(Model):
     tray_height_m: float = Field(default=0.5, ge=0, le=3, description="overhead tray above rack top")
     unit_height_m: float = Field(default=0.04445, gt=0, le=0.1)
     """height of one rack unit in metres (1U = 44.45 mm)"""
+    in_rack_slack_m: float = Field(
+        default=0.5, ge=0, le=10, description="service loop of a cable that stays inside one rack"
+    )
 
 
 class Site(Model):
@@ -37,3 +42,9 @@ class Site(Model):
     """the racks' size and power budget"""
     cabling: CablingGeometry = Field(default_factory=CablingGeometry)
     """geometry used to size cable lengths"""
+    switch_placement: Literal["network-rack", "top-of-rack", "middle-of-row"] = Field(
+        default="network-rack",
+        description="where a unit's leaf switches go: a network rack after its compute racks, the top of its "
+        "last compute rack (shared with nodes, a network rack only when they do not fit), or a network rack "
+        "in the middle of its compute racks",
+    )

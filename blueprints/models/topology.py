@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator
 
 from blueprints.models.base import Model
+from blueprints.models.naming import PortLayout, SwitchNames
 
 RATIO_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*$")
 
@@ -34,6 +35,11 @@ class FatTree(Model):
     scalable_unit: int | None = Field(default=None, ge=1, le=4096, description="nodes per scalable unit")
     growth_nodes: int | None = Field(
         default=None, ge=1, le=1_000_000, description="size spines/cores for this many nodes"
+    )
+    names: SwitchNames | None = Field(default=None, description="site names of the switches, per tier")
+    port_layout: PortLayout | None = Field(
+        default=None,
+        description="leaf ports facing nodes / spines (default: the switch model's, else 1.. up)",
     )
 
     @field_validator("oversubscription")
@@ -95,6 +101,11 @@ class LeafSpine(Model):
     """spine switch catalogue id (default: the leaf switch)"""
     oversubscription: str = "1:1"
     """leaf downlinks:uplinks, e.g. 1:1 or 3:1"""
+    names: SwitchNames | None = Field(default=None, description="site names of the switches, per tier")
+    port_layout: PortLayout | None = Field(
+        default=None,
+        description="leaf ports facing nodes / spines (default: the switch model's, else 1.. up)",
+    )
 
     @field_validator("oversubscription")
     @classmethod

@@ -66,6 +66,9 @@ def _render(summary: dict, console: Console) -> None:  # type: ignore[type-arg]
             f"{m['bandwidth_after_spine_loss'] * 100:.1f}%\n  single points of failure: "
             f"{', '.join(m['spof'][:8]) + (' …' if len(m['spof']) > 8 else '') if m['spof'] else 'none'}"
         )
+        if m.get("transceivers"):
+            mods = ", ".join(f"{n} × {tid}" for tid, n in m["transceivers_by_model"].items())
+            console.print(f"  transceivers {m['transceivers']}: {mods}", highlight=False)
         for note in m["notes"]:
             console.print(f"  note: {note}")
     bom = Table(title="bill of materials")

@@ -68,7 +68,7 @@ def is_catalog_file(path: Path) -> bool:
 
     try:
         data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
-    except (YAMLError, UnicodeDecodeError, OSError, ValueError):
+    except (YAMLError, UnicodeDecodeError, OSError, ValueError, RecursionError):
         return False  # not readable YAML: let the loader report it, located
     return isinstance(data, dict) and bool(data) and set(data) <= {*SECTIONS, "cloud"}
 

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from blueprints.catalog.schema import Switch
 from blueprints.models import Dragonfly, FatTree, Hypercube, LeafSpine, Torus, parse_ratio
+from blueprints.models.site import Site
 from generator.findings import BlueprintError, Finding, Severity
 from generator.gcpause import gc_paused
 from generator.plan.media import MediaChooser, Position, rack_xy, run_length
 from generator.plan.model import BomLine, Device, Endpoint, FabricMetrics, Link, Plan, Rack
-from generator.plan.placement import Placed, PlacementError, RackAllocator
+from generator.plan.placement import Placed, PlacedRack, PlacementError, RackAllocator
+from generator.plan.site_names import SiteLayoutError, apply_site_layout
 from generator.resolve import ResolvedCluster, ResolvedFabric, ResolvedPool
-from generator.topology.base import BuiltFabric, SwitchSpec, Terminal, TopologyError
+from generator.topology.base import BuiltFabric, PortRef, SwitchSpec, Terminal, TopologyError
 from generator.topology.cube import cube
 from generator.topology.dragonfly import dragonfly
 from generator.topology.fat_tree import fat_tree
@@ -21,6 +24,7 @@ from generator.topology.leaf_spine import leaf_spine
 from generator.topology.metrics import compute_metrics
 
 FABRIC_LETTER = {"compute": "C", "storage": "S", "management": "M"}
+_PROTOCOL = {"infiniband": "infiniband", "roce": "ethernet", "ethernet": "ethernet"}
 LAYER_CODE = {
     "node_leaf": "NL",
     "leaf_spine": "LS",
@@ -154,6 +158,8 @@ def build_fabric(
                 growth=growth,
                 uplink_ports=sw.uplinks.count if sw.uplinks else 0,
                 uplink_speed_gbps=up_speed if sw.uplinks else None,
+                node_speed_gbps=speed if sw.uplinks else None,
+                small_units=[u.label for u in (units or []) if not u.forward],
                 spine_radix=spine.ports_at(up_speed) or None,
                 ports_per_cage=_cage_factor(sw, k),
                 prefix=letter,
@@ -165,11 +171,32 @@ def build_fabric(
             raise PlanError(f"unknown topology {topo.kind}", (*path, "topology"))
     except TopologyError as exc:
         raise PlanError(str(exc), (*path, "topology")) from None
+    if isinstance(topo, FatTree | LeafSpine):
+        assert sw is not None
+        built = _site_layout(built, topo, sw, rf.name, path)
     for s in built.switches:
         if s.name not in models:
             assert sw is not None and rf.switch_id is not None
             models[s.name] = (rf.switch_id, sw)
     return _Built(rf, built, models)
+
+
+def _site_layout(
+    built: BuiltFabric, topo: FatTree | LeafSpine, leaf: Switch, fabric: str, path: tuple[str | int, ...]
+) -> BuiltFabric:
+    """Site names and leaf port layout (the blueprint's, else the switch model's catalogue layout)."""
+    layout = topo.port_layout or leaf.port_layout
+    try:
+        return apply_site_layout(
+            built,
+            fabric=fabric,
+            names=topo.names,
+            layout_down=layout.down if layout else None,
+            layout_up=layout.up if layout else None,
+        )
+    except SiteLayoutError as exc:
+        where = ("names", *exc.field) if exc.field[0] != "port_layout" else exc.field
+        raise PlanError(str(exc), (*path, "topology", *where)) from None
 
 
 @dataclass
@@ -237,6 +264,19 @@ def _units(cluster: ResolvedCluster, compute: _Built | None) -> list[_Unit]:
     return units
 
 
+def _check_unique_names(cluster: ResolvedCluster, builts: dict[str, _Built]) -> None:
+    """Site names may collide with a host or another fabric's switch: one device, one name."""
+    owner: dict[str, str] = {h: f"pool {p.name}" for p in cluster.pools for h in p.hostnames}
+    for fname, b in builts.items():
+        for s in b.built.switches:
+            if s.name in owner:
+                raise PlanError(
+                    f"switch name `{s.name}` of the {fname} fabric is also used by {owner[s.name]}",
+                    (*b.fabric.source_path, "topology", "names"),
+                )
+            owner[s.name] = f"the {fname} fabric"
+
+
 def build_plan(cluster: ResolvedCluster) -> Plan:
     """The physical plan. Raises PlanError (with a blueprint path) when the design cannot be built."""
     from generator.plan.size import too_large
@@ -248,8 +288,33 @@ def build_plan(cluster: ResolvedCluster) -> Plan:
         return _build_plan(cluster)
 
 
-def _build_plan(cluster: ResolvedCluster) -> Plan:
-    site = cluster.blueprint.site
+class _Bom(NamedTuple):
+    transceivers: dict[str, int]  # transceiver id → modules, all fabrics
+    by_fabric: dict[str, dict[str, int]]  # fabric → transceiver id → modules
+    lines: list[BomLine]
+
+
+class _SwitchEntry(NamedTuple):
+    spec: SwitchSpec
+    model_id: str
+    model: Switch
+    fabric: str
+
+
+class _Fabrics(NamedTuple):
+    builts: dict[str, _Built]
+    units: list[_Unit]
+    switches: dict[str, _SwitchEntry]  # switch name → its spec, catalogue entry and fabric
+
+
+class _Placement(NamedTuple):
+    placed: dict[str, Placed]
+    su_of_host: dict[str, int]
+    racks: list[PlacedRack]
+
+
+def _build_fabrics(cluster: ResolvedCluster) -> _Fabrics:
+    """The compute fabric first (its units place everything), then storage/management per unit."""
     builts: dict[str, _Built] = {}
     if "compute" in cluster.fabrics:
         b = build_fabric(cluster, cluster.fabrics["compute"])
@@ -271,19 +336,54 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
             builts[name] = b
             for leaf, label in dict(b.built.params.get("leaf_unit", {})).items():  # type: ignore[call-overload]
                 unit_by_label[label].switches.append(leaf)
+    _check_unique_names(cluster, builts)
+    switches = {
+        s.name: _SwitchEntry(s, *b.switch_models[s.name], fname)
+        for fname, b in builts.items()
+        for s in b.built.switches
+    }
+    return _Fabrics(builts, units, switches)
+
+
+def _place(cluster: ResolvedCluster, fabrics: _Fabrics) -> _Placement:
+    """Racks for every unit; units kept inside rows when the site has room for that, else packed."""
+    try:
+        return _place_once(cluster, fabrics, keep_rows=True)
+    except PlacementError:
+        try:
+            return _place_once(cluster, fabrics, keep_rows=False)
+        except PlacementError as exc:
+            raise PlanError(str(exc), ("site",)) from None
+
+
+def _place_once(cluster: ResolvedCluster, fabrics: _Fabrics, *, keep_rows: bool) -> _Placement:
+    site = cluster.blueprint.site
     pool_of: dict[str, ResolvedPool] = {h: pool for pool in cluster.pools for h in pool.hostnames}
     placed: dict[str, Placed] = {}
     su_of_host: dict[str, int] = {}
-    spec_of: dict[str, tuple[SwitchSpec, str, Switch, str]] = {}  # name → (spec, model id, entry, fabric)
-    for fname, b in builts.items():
-        for s in b.built.switches:
-            mid, entry = b.switch_models[s.name]
-            spec_of[s.name] = (s, mid, entry, fname)
+    alloc = RackAllocator(site)
 
     def switch_items(names: list[str]) -> list[tuple[str, int, float]]:
-        return [(n, spec_of[n][2].rack_units, spec_of[n][2].power_w / 1000) for n in names]
+        return [
+            (n, fabrics.switches[n].model.rack_units, fabrics.switches[n].model.power_w / 1000) for n in names
+        ]
 
-    def place_unit(unit: _Unit, alloc: RackAllocator, from_end: bool) -> None:
+    def racks_for(unit: _Unit) -> int:
+        """Racks a unit will take (nodes by space, power and nodes_per_rack; network racks by space)."""
+        usable = site.rack.units - site.rack.reserved_units
+        racks = 0
+        for pool_name, n in Counter(pool_of[h].name for h in unit.hosts).items():
+            pool = next(p for p in cluster.pools if p.name == pool_name)
+            fit = min(usable // pool.server.rack_units, int(site.rack.power_kw // pool.server.power_kw) or 1)
+            racks += -(-n // max(1, min(fit, pool.nodes_per_rack or fit)))
+        switch_u = sum(h for _, h, _ in switch_items(unit.switches))
+        shared = site.switch_placement == "top-of-rack"
+        return racks + (0 if shared or not switch_u else -(-switch_u // usable))
+
+    def place_unit(unit: _Unit, from_end: bool) -> None:
+        if keep_rows and not from_end:
+            alloc.start_unit_in_row(racks_for(unit))
+        first = len(alloc.racks)
         by_pool: dict[str, list[str]] = defaultdict(list)
         for h in unit.hosts:
             by_pool[pool_of[h].name].append(h)
@@ -298,33 +398,32 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
                 from_end=from_end,
             )
         if unit.switches:
-            alloc.place_switches(switch_items(unit.switches), placed, from_end=from_end)
+            mode = site.switch_placement
+            share = alloc.racks[-1] if (mode == "top-of-rack" and len(alloc.racks) > first) else None
+            alloc.place_switches(switch_items(unit.switches), placed, from_end=from_end, share=share)
+            if mode == "middle-of-row" and not from_end:
+                alloc.move_network_racks_to_middle(first, placed)
 
-    if not cluster.is_cloud:
-        alloc = RackAllocator(site)
-        try:
-            for i, unit in enumerate(u for u in units if u.forward):
-                for h in unit.hosts:
-                    su_of_host[h] = i + 1
-                place_unit(unit, alloc, from_end=False)
-            in_units = {n for u in units for n in u.switches}
-            central = [n for n in spec_of if n not in in_units]
-            if central:  # at the far end of the site: their racks do not move when units are added
-                alloc.place_switches(switch_items(central), placed, from_end=True)
-            for unit in units:
-                if not unit.forward:
-                    place_unit(unit, alloc, from_end=True)
-        except PlacementError as exc:
-            raise PlanError(str(exc), ("site",)) from None
-        racks_raw = sorted(alloc.racks, key=lambda r: (r.row, r.position))
-    else:
-        racks_raw = []
+    units = fabrics.units
+    for i, unit in enumerate(u for u in units if u.forward):
+        for h in unit.hosts:
+            su_of_host[h] = i + 1
+        place_unit(unit, from_end=False)
+    in_units = {n for u in units for n in u.switches}
+    central = [n for n in fabrics.switches if n not in in_units]
+    if central:  # at the far end of the site: their racks do not move when units are added
+        alloc.place_switches(switch_items(central), placed, from_end=True)
+    for unit in units:
+        if not unit.forward:
+            place_unit(unit, from_end=True)
+    return _Placement(placed, su_of_host, sorted(alloc.racks, key=lambda r: (r.row, r.position)))
 
-    # ---- devices ---------------------------------------------------------------------------------
+
+def _devices(cluster: ResolvedCluster, fabrics: _Fabrics, where: _Placement) -> list[Device]:
     devices: list[Device] = []
     for pool in cluster.pools:
         for i, h in enumerate(pool.hostnames, start=1):
-            pl = placed.get(h)
+            pl = where.placed.get(h)
             devices.append(
                 Device(
                     name=h,
@@ -333,7 +432,7 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
                     model=pool.server_id,
                     fabric=None,
                     pool=pool.name,
-                    su=su_of_host.get(h),
+                    su=where.su_of_host.get(h),
                     index=i,
                     rack=pl.rack if pl else None,
                     u=pl.u if pl else None,
@@ -342,8 +441,8 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
                     ports=len(pool.ports),
                 )
             )
-    for name, (s, mid, entry, fname) in spec_of.items():
-        pl = placed.get(name)
+    for name, (s, mid, entry, fname) in fabrics.switches.items():
+        pl = where.placed.get(name)
         devices.append(
             Device(
                 name=name,
@@ -363,15 +462,14 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
                 ports_per_cage=s.ports_per_cage,
             )
         )
-    device_by = {d.name: d for d in devices}
+    return devices
 
-    # ---- racks -----------------------------------------------------------------------------------
-    racks: list[Rack] = []
-    pos_of_rack: dict[str, tuple[float, float]] = {}
-    for r in racks_raw:
+
+def _racks(site: Site, raw: list[PlacedRack]) -> list[Rack]:
+    out = []
+    for r in raw:
         x, y = rack_xy(site, r.row, r.position)
-        pos_of_rack[r.id] = (x, y)
-        racks.append(
+        out.append(
             Rack(
                 r.id,
                 r.row,
@@ -386,88 +484,86 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
                 r.used,
             )
         )
+    return out
 
-    # ---- links, lengths, media --------------------------------------------------------------------
+
+def _endpoint(ref: PortRef, cage_of: dict[str, tuple[int, int]]) -> Endpoint:
+    port = ref.port
+    if isinstance(port, Terminal):
+        return Endpoint(port.host, port.port, port.port_number, port.cage, port.cage_port, port.netdev)
+    ppc, nports = cage_of[ref.device]
+    if ppc > 1 and port <= nports:
+        return Endpoint(ref.device, str(port), port, (port - 1) // ppc + 1, (port - 1) % ppc + 1)
+    return Endpoint(ref.device, str(port), port)
+
+
+def _fabric_links(
+    site: Site,
+    fname: str,
+    b: _Built,
+    where: dict[str, Position],
+    cage_of: dict[str, tuple[int, int]],
+    chooser: MediaChooser,
+) -> tuple[list[Link], int]:
+    """One fabric's cables with stable ids, run lengths and media; and how many no medium reaches."""
+    letter = FABRIC_LETTER[fname]
+    counters: Counter[str] = Counter()
+    unreachable = 0
+    links: list[Link] = []
+    for raw in b.built.links:
+        code = LAYER_CODE.get(raw.layer, raw.layer[:2].upper())
+        if raw.group is not None:
+            code = f"{code}-{raw.group}"
+        counters[code] += 1
+        a, z = _endpoint(raw.a, cage_of), _endpoint(raw.b, cage_of)
+        lspeed = raw.speed_gbps or b.fabric.speed_gbps
+        medium_id, length, run, part = "", 0.0, 0.0, None
+        pa, pb = where.get(a.device), where.get(z.device)
+        if pa is not None and pb is not None:
+            run = round(run_length(site, pa, pb), 3)
+            choice = chooser.choose(lspeed, run, _PROTOCOL[b.fabric.kind])
+            if choice is None:
+                unreachable += 1
+            else:
+                medium_id, medium, length = choice
+                part = medium.part_numbers.get(lspeed)
+        link_id = f"{letter}-{code}-{counters[code]:0{4 if raw.group else 6}d}"
+        links.append(Link(link_id, fname, raw.layer, a, z, lspeed, medium_id, length, run, raw.rail, part))
+    return links, unreachable
+
+
+def _build_plan(cluster: ResolvedCluster) -> Plan:
+    site = cluster.blueprint.site
+    fabrics = _build_fabrics(cluster)
+    where = _place(cluster, fabrics) if not cluster.is_cloud else _Placement({}, {}, [])
+    devices = _devices(cluster, fabrics, where)
+    device_by = {d.name: d for d in devices}
+    racks = _racks(site, where.racks)
+    pos_of_rack = {r.id: (r.x_m, r.y_m) for r in racks}
+    position = {name: Position(*pos_of_rack[pl.rack], pl.u, pl.rack) for name, pl in where.placed.items()}
+    cage_of = {name: (e.spec.ports_per_cage, e.spec.ports) for name, e in fabrics.switches.items()}
     chooser = MediaChooser(cluster.catalog)
     links: list[Link] = []
-    notes: dict[str, list[str]] = defaultdict(list)
-    where: dict[str, Position] = {}
-    for name, pl in placed.items():
-        x, y = pos_of_rack[pl.rack]
-        where[name] = Position(x, y, pl.u, pl.rack)
-    cage_of = {name: (spec.ports_per_cage, spec.ports) for name, (spec, _, _, _) in spec_of.items()}
-    for fname, b in builts.items():
-        letter = FABRIC_LETTER[fname]
-        speed = b.fabric.speed_gbps
-        counters: Counter[str] = Counter()
-        unreachable = 0
-        for raw in b.built.links:
-            code = LAYER_CODE.get(raw.layer, raw.layer[:2].upper())
-            if raw.group is not None:
-                code = f"{code}-{raw.group}"
-            counters[code] += 1
-            ends = []
-            for ref in (raw.a, raw.b):
-                port = ref.port
-                if isinstance(port, Terminal):
-                    ends.append(
-                        Endpoint(
-                            port.host, port.port, port.port_number, port.cage, port.cage_port, port.netdev
-                        )
-                    )
-                else:
-                    ppc, nports = cage_of[ref.device]
-                    if ppc > 1 and port <= nports:
-                        ends.append(
-                            Endpoint(ref.device, str(port), port, (port - 1) // ppc + 1, (port - 1) % ppc + 1)
-                        )
-                    else:
-                        ends.append(Endpoint(ref.device, str(port), port))
-            lspeed = raw.speed_gbps or speed
-            medium_id, length, run, part = "", 0.0, 0.0, None
-            pa, pb = where.get(ends[0].device), where.get(ends[1].device)
-            if pa is not None and pb is not None:
-                run = round(run_length(site, pa, pb), 3)
-                choice = chooser.choose(lspeed, run)
-                if choice is None:
-                    unreachable += 1
-                else:
-                    medium_id, medium, length = choice
-                    part = medium.part_numbers.get(lspeed)
-            links.append(
-                Link(
-                    f"{letter}-{code}-{counters[code]:0{4 if raw.group else 6}d}",
-                    fname,
-                    raw.layer,
-                    ends[0],
-                    ends[1],
-                    lspeed,
-                    medium_id,
-                    length,
-                    run,
-                    raw.rail,
-                    part,
-                )
-            )
-        if unreachable:
-            notes[fname].append(f"{unreachable} cables exceed every catalogue medium's reach")
-
     metrics: dict[str, FabricMetrics] = {}
-    for fname, b in builts.items():
+    for fname, b in fabrics.builts.items():
+        fabric_links, unreachable = _fabric_links(site, fname, b, position, cage_of, chooser)
+        links.extend(fabric_links)
         m = compute_metrics(fname, b.built, b.fabric.speed_gbps)
-        if notes.get(fname):
-            m = FabricMetrics(**{**m.__dict__, "notes": (*m.notes, *notes[fname])})
+        if unreachable:
+            note = f"{unreachable} cables exceed every catalogue medium's reach"
+            m = FabricMetrics(**{**m.__dict__, "notes": (*m.notes, note)})
         metrics[fname] = m
-
-    transceivers, bom = _bill_of_materials(cluster, devices, links, racks, chooser, device_by, spec_of)
+    spec_of = {n: (e.spec, e.model_id, e.model, e.fabric) for n, e in fabrics.switches.items()}
+    bill = _bill_of_materials(cluster, devices, links, racks, chooser, device_by, spec_of)
     return Plan(
         cluster=cluster,
         devices=tuple(devices),
         links=tuple(links),
         racks=tuple(racks),
         metrics=metrics,
-        bom=tuple(bom),
-        transceivers=transceivers,
+        bom=tuple(bill.lines),
+        transceivers=bill.transceivers,
+        transceivers_by_fabric=bill.by_fabric,
     )
 
 
@@ -479,7 +575,7 @@ def _bill_of_materials(
     chooser: MediaChooser,
     device_by: dict[str, Device],
     spec_of: dict[str, tuple[SwitchSpec, str, Switch, str]],
-) -> tuple[dict[str, int], list[BomLine]]:
+) -> _Bom:
     cat = cluster.catalog
     nic_ff: dict[tuple[str, str], str] = {}
     for pool in cluster.pools:
@@ -487,6 +583,7 @@ def _bill_of_materials(
             nic = cat.nics.get(p.model)
             nic_ff[(pool.name, f"{p.rdma_dev}/{p.port}")] = nic.form_factor if nic else "unknown"
     modules: dict[tuple[str, object], str] = {}  # (device, cage-or-port key) → transceiver id
+    module_fabric: dict[tuple[str, object], str] = {}
     cable_keys: dict[tuple[str, float, float], set[object]] = defaultdict(set)
     for link in links:
         if not link.medium:
@@ -517,7 +614,9 @@ def _bill_of_materials(
                     ff = "qsfp28" if entry.uplinks.speed_gbps == 100 else ff
             else:
                 if ep.cage is not None:
-                    key, ff, speed = ("cage", ep.cage), "osfp-twin", link.speed_gbps
+                    # server twin-port cages (DGX H100/H200) take flat-top (RHS) modules, switch cages
+                    # finned (IHS)
+                    key, ff, speed = ("cage", ep.cage), "osfp-twin-rhs", link.speed_gbps
                 else:
                     key, ff, speed = (
                         ("port", ep.port),
@@ -525,8 +624,13 @@ def _bill_of_materials(
                         link.speed_gbps,
                     )
             if (ep.device, key) not in modules:
-                modules[(ep.device, key)] = chooser.transceiver(medium.kind, speed, ff, link.run_m)
+                protocol = _PROTOCOL[cluster.fabrics[link.fabric].kind]
+                modules[(ep.device, key)] = chooser.transceiver(medium.kind, speed, ff, link.run_m, protocol)
+                module_fabric[(ep.device, key)] = link.fabric
     transceivers = dict(sorted(Counter(modules.values()).items()))
+    by_fabric: dict[str, Counter[str]] = defaultdict(Counter)
+    for where, tid in modules.items():
+        by_fabric[module_fabric[where]][tid] += 1
     bom: list[BomLine] = []
     for model, n in sorted(Counter(d.model for d in devices if d.kind == "switch").items()):
         sw = cat.switches.get(model)
@@ -561,7 +665,8 @@ def _bill_of_materials(
                 f"{cluster.blueprint.site.rack.power_kw:g} kW budget each",
             )
         )
-    return transceivers, bom
+    per_fabric = {f: dict(sorted(c.items())) for f, c in sorted(by_fabric.items())}
+    return _Bom(transceivers, per_fabric, bom)
 
 
 def plan_or_raise(cluster: ResolvedCluster, locate=None) -> Plan:  # type: ignore[no-untyped-def]

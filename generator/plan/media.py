@@ -26,7 +26,7 @@ def run_length(site: Site, a: Position, b: Position) -> float:
     geo = site.cabling
     units = site.rack.units
     if a.rack == b.rack:
-        return abs(a.u - b.u) * geo.unit_height_m + site.rack.width_m + geo.slack_m
+        return abs(a.u - b.u) * geo.unit_height_m + site.rack.width_m + geo.in_rack_slack_m
     rise_a = (units - a.u) * geo.unit_height_m + geo.tray_height_m
     rise_b = (units - b.u) * geo.unit_height_m + geo.tray_height_m
     return rise_a + rise_b + abs(a.x_m - b.x_m) + abs(a.y_m - b.y_m) + geo.slack_m
@@ -36,18 +36,22 @@ class MediaChooser:
     def __init__(self, catalog: Catalog) -> None:
         self.media = sorted(catalog.media.items(), key=lambda kv: (kv[1].preference, kv[0]))
         self.transceivers = sorted(catalog.transceivers.items())
-        self._cache: dict[tuple[float, float], tuple[str, Medium, float] | None] = {}
-        self._modules: dict[tuple[str, float, str, float], str] = {}
+        self._cache: dict[tuple[float, float, str], tuple[str, Medium, float] | None] = {}
+        self._modules: dict[tuple[str, float, str, float, str], str] = {}
 
-    def choose(self, speed_gbps: float, run_m: float) -> tuple[str, Medium, float] | None:
-        """(medium id, medium, orderable length) — the most preferred medium that reaches."""
-        key = (speed_gbps, round(run_m, 3))
+    def choose(self, speed_gbps: float, run_m: float, protocol: str = "") -> tuple[str, Medium, float] | None:
+        """(medium id, medium, orderable length) — the most preferred medium that reaches and carries the
+        protocol at this rate (no multimode or passive copper for InfiniBand XDR)."""
+        key = (speed_gbps, round(run_m, 3), protocol)
         if key in self._cache:
             return self._cache[key]
         found = None
         for mid, medium in self.media:
             reach = medium.reach_by_speed_m.get(speed_gbps)
             if reach is None or reach < run_m:
+                continue
+            ib_max = medium.infiniband_max_gbps
+            if protocol == "infiniband" and ib_max is not None and speed_gbps > ib_max:
                 continue
             length = next((L for L in medium.lengths_m if run_m - 1e-9 <= L), None)
             if length is None or length > reach:
@@ -57,16 +61,22 @@ class MediaChooser:
         self._cache[key] = found
         return found
 
-    def transceiver(self, medium_kind: str, speed_gbps: float, form_factor: str, run_m: float) -> str:
-        """The smallest matching module (speed at least the link's, same medium and cage), or a generic
-        key."""
-        key = (medium_kind, speed_gbps, form_factor, run_m)
+    def transceiver(
+        self, medium_kind: str, speed_gbps: float, form_factor: str, run_m: float, protocol: str = ""
+    ) -> str:
+        """The smallest matching module (speed at least the link's, same medium, cage and protocol: an
+        Ethernet-only module never lands on an InfiniBand port), or a generic key."""
+        key = (medium_kind, speed_gbps, form_factor, run_m, protocol)
         hit = self._modules.get(key)
         if hit is None:
-            hit = self._modules[key] = self._transceiver(medium_kind, speed_gbps, form_factor, run_m)
+            hit = self._modules[key] = self._transceiver(
+                medium_kind, speed_gbps, form_factor, run_m, protocol
+            )
         return hit
 
-    def _transceiver(self, medium_kind: str, speed_gbps: float, form_factor: str, run_m: float) -> str:
+    def _transceiver(
+        self, medium_kind: str, speed_gbps: float, form_factor: str, run_m: float, protocol: str
+    ) -> str:
         best: tuple[float, str] | None = None
         for tid, t in self.transceivers:
             if (
@@ -74,13 +84,14 @@ class MediaChooser:
                 and t.form_factor == form_factor
                 and t.speed_gbps >= speed_gbps
                 and t.reach_m >= run_m
+                and (not protocol or protocol in t.protocols)
             ):
                 cand = (t.speed_gbps, tid)
                 if best is None or cand < best:
                     best = cand
         if best is not None:
             return best[1]
-        return f"generic-{medium_kind}-{speed_gbps:g}g-{form_factor}"
+        return f"generic-{medium_kind}-{speed_gbps:g}g-{form_factor}" + (f"-{protocol}" if protocol else "")
 
     def transceiver_entry(self, tid: str, catalog: Catalog) -> Transceiver | None:
         return catalog.transceivers.get(tid)

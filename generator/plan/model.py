@@ -101,6 +101,7 @@ class Plan:
     metrics: dict[str, FabricMetrics]
     bom: tuple[BomLine, ...]
     transceivers: dict[str, int]  # transceiver catalogue id → count
+    transceivers_by_fabric: dict[str, dict[str, int]] = field(default_factory=dict)  # fabric → id → count
 
     @cached_property
     def device_by_name(self) -> dict[str, Device]:
@@ -220,6 +221,8 @@ class Plan:
                     "ecmp_paths": m.ecmp_paths,
                     "spof": list(m.spof),
                     "bandwidth_after_spine_loss": m.bandwidth_after_spine_loss,
+                    "transceivers": sum(self.transceivers_by_fabric.get(name, {}).values()),
+                    "transceivers_by_model": self.transceivers_by_fabric.get(name, {}),
                     "notes": list(m.notes),
                 }
                 for name, m in sorted(self.metrics.items())

@@ -2,8 +2,10 @@
 
 Compute units (a scalable unit, a dragonfly group, a leaf's nodes) fill the site from the front in
 row-major order: each starts a fresh rack and keeps its leaves in a network rack right after its compute
-racks, so node-leaf runs stay short. Spines, cores and the pools without compute ports fill the site from
-the back. Adding a unit therefore appends racks at the front block and moves nothing already placed.
+racks, so node-leaf runs stay short (``site.switch_placement``: or at the top of its last compute rack,
+sharing it with nodes, or in a network rack in the middle of its compute racks). Spines, cores and the
+pools without compute ports fill the site from the back. Adding a unit therefore appends racks at the
+front block and moves nothing already placed.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ class PlacementError(ValueError):
 
 
 @dataclass
-class _Rack:
+class PlacedRack:
     row: int
     position: int
     units: int
@@ -28,6 +30,7 @@ class _Rack:
     devices: list[tuple[str, int, int]] = field(default_factory=list)  # (name, u, height)
     used: int = 0
     power: float = 0.0
+    slot: int = 0  # row-major index in the site
 
     @property
     def id(self) -> str:
@@ -53,12 +56,12 @@ class Placed:
 class RackAllocator:
     def __init__(self, site: Site) -> None:
         self.site = site
-        self.racks: list[_Rack] = []
+        self.racks: list[PlacedRack] = []
         self.capacity = site.rows * site.racks_per_row
         self.front = 0
         self.back = 0
 
-    def new_rack(self, purpose: str, from_end: bool = False) -> _Rack:
+    def new_rack(self, purpose: str, from_end: bool = False) -> PlacedRack:
         if self.front + self.back >= self.capacity:
             raise PlacementError(
                 f"the design needs more than the site's {self.site.rows} rows x "
@@ -73,7 +76,9 @@ class RackAllocator:
             self.front += 1
         row, pos = divmod(n, self.site.racks_per_row)
         spec = self.site.rack
-        rack = _Rack(row + 1, pos + 1, spec.units, spec.units - spec.reserved_units, spec.power_kw, purpose)
+        rack = PlacedRack(
+            row + 1, pos + 1, spec.units, spec.units - spec.reserved_units, spec.power_kw, purpose, slot=n
+        )
         self.racks.append(rack)
         return rack
 
@@ -96,7 +101,7 @@ class RackAllocator:
             raise PlacementError(
                 f"one server draws {power_kw:g} kW, more than the rack budget of {spec.power_kw:g} kW"
             )
-        rack: _Rack | None = None
+        rack: PlacedRack | None = None
         in_rack = 0
         for name in names:
             if (
@@ -125,9 +130,16 @@ class RackAllocator:
         placed: dict[str, Placed],
         purpose: str = "network",
         from_end: bool = False,
+        share: PlacedRack | None = None,
     ) -> None:
-        rack: _Rack | None = None
+        """Switches into network racks; ``share``: a compute rack to fill first (top of rack)."""
+        rack: PlacedRack | None = None
         for name, height, power_kw in items:
+            if share is not None and share.fits(height, power_kw):
+                share.purpose = "mixed"
+                placed[name] = Placed(share.id, share.put(name, height, power_kw))
+                continue
+            share = None  # once one does not fit, the rest go to a network rack together
             if rack is None or not rack.fits(height, power_kw):
                 rack = self.new_rack(purpose, from_end)
                 if not rack.fits(height, power_kw):
@@ -135,3 +147,30 @@ class RackAllocator:
                         f"switch {name} ({height}U, {power_kw:g} kW) does not fit an empty rack"
                     )
             placed[name] = Placed(rack.id, rack.put(name, height, power_kw))
+
+    def move_network_racks_to_middle(self, first: int, placed: dict[str, Placed]) -> None:
+        """Middle of row: the network racks allocated last for the unit whose racks start at
+        ``self.racks[first]`` take the slots in the middle of its compute racks (front-filled units)."""
+        unit = self.racks[first:]
+        compute = [r for r in unit if r.purpose != "network"]
+        network = [r for r in unit if r.purpose == "network"]
+        if not compute or not network:
+            return
+        half = (len(compute) + 1) // 2
+        slots = sorted(r.slot for r in unit)
+        for rack, slot in zip([*compute[:half], *network, *compute[half:]], slots, strict=True):
+            if rack.slot == slot:
+                continue
+            rack.slot = slot
+            row, pos = divmod(slot, self.site.racks_per_row)
+            rack.row, rack.position = row + 1, pos + 1
+            for name, u, _ in rack.devices:
+                placed[name] = Placed(rack.id, u)
+
+    def start_unit_in_row(self, racks_needed: int) -> None:
+        """Keep a front-filled unit inside one row when it fits a row but not what is left of this one
+        (the skipped racks stay empty): its node-leaf runs then never cross an aisle."""
+        per_row = self.site.racks_per_row
+        left = per_row - self.front % per_row
+        if left < racks_needed <= per_row and self.front + left + racks_needed + self.back <= self.capacity:
+            self.front += left

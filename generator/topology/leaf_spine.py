@@ -1,16 +1,26 @@
-"""A plain leaf/spine for storage and management networks, built per placement unit.
+"""A leaf/spine for storage and management networks, built per placement unit, 2 or 3 tiers as needed.
 
 Every unit (a scalable unit of GPU nodes, or a pool of storage/login/management nodes) gets its own
 leaves, which sit in that unit's network rack: adding a unit appends leaves and cables and moves nothing.
+Small pools (those without compute ports, which fill fewer ports than one leaf set) share leaves.
 Cable ids are numbered per unit (``S-NL-su3-0001``) so growing one unit renumbers no other.
 Inside a unit a node with w ports on this fabric uses w different leaves (a leaf set), so one leaf
 failure does not cut a dual-homed node off. Leaves with dedicated uplink ports (SN2201: 48 x 1G down,
-4 x 100G up) use those for the spines. Spines are sized for ``growth`` times the leaves built now.
+4 x 100G up) use those for the spines.
+
+Right-sizing: a leaf gets the uplink bandwidth its node ports (times the declared growth) need at the
+oversubscription asked for, spread evenly over the spines, and never fewer than one link per spine.
+At least 2 spines when the leaf has 2 uplinks (one spine would cut every leaf off when it fails). When the
+leaves do not fit one spine layer the fabric gets pods: each pod's spines give half their ports to the
+pod's leaves and half to core groups (spine *s* of every pod joins core group *s*), the layout that needs
+the fewest cables (then switches).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from generator.topology.base import (
     BuiltFabric,
@@ -20,8 +30,236 @@ from generator.topology.base import (
     Terminal,
     TopologyError,
     ceil_div,
-    smallest_divisor_at_least,
 )
+
+
+class LeafLoad(NamedTuple):
+    name: str
+    unit: str
+    ports_used: int  # node ports on this leaf
+    need_up: int  # uplinks its (grown) node bandwidth needs at the ratio
+
+
+class SpineLayout(NamedTuple):
+    """How leaves meet spines (and spines meet cores)."""
+
+    spines: int  # spines per pod (2 tiers: the spine count)
+    pods: list[list[int]]  # leaf indexes per pod; one pod = 2 tiers
+    per_leaf: list[int]  # links from each leaf to each spine of its pod
+    cores_per_group: int
+    core_pair: list[int]  # per pod: links from a spine to each core of its group
+    spine_up: int  # most uplinks of a spine to cores
+
+    @property
+    def switches(self) -> int:
+        return self.spines * len(self.pods) + self.spines * self.cores_per_group
+
+
+@dataclass
+class _Shape:
+    radix: int  # leaf node-facing capacity
+    down: int  # leaf down ports
+    up: int  # leaf ports available for spines
+    first_up: int  # number of the first uplink port
+    sradix: int  # spine ports at the uplink speed
+    ratio: tuple[float, float]
+    speed_ratio: float  # node port speed / uplink speed
+    growth: float
+
+
+Group = tuple[str, list[Sequence[Terminal]]]
+
+
+def _share_small_units(
+    units: Sequence[tuple[str, Sequence[Sequence[Terminal]]]], down: int, small: set[str]
+) -> list[Group]:
+    """Merge consecutive small units (pools) while their nodes fit one leaf set together."""
+    out: list[Group] = []
+    for label, nodes in units:
+        nodes = [t for t in nodes if t]
+        if not nodes:
+            continue
+        if out and label in small and out[-1][0] in small and len(out[-1][1]) + len(nodes) <= down:
+            out[-1][1].extend(nodes)
+            continue
+        out.append((label, list(nodes)))
+    return out
+
+
+def _leaves(
+    groups: list[Group], shape: _Shape, prefix: str
+) -> tuple[list[LeafLoad], list[RawLink], dict[str, str]]:
+    links: list[RawLink] = []
+    loads: list[LeafLoad] = []
+    leaf_unit: dict[str, str] = {}
+    d, u = shape.ratio
+    for label, nodes in groups:
+        width = max(len(t) for t in nodes)
+        sets = ceil_div(len(nodes), shape.down)
+        names = [f"{prefix}-leaf-{label}-{k + 1:02d}" for k in range(sets * width)]
+        used = dict.fromkeys(names, 0)
+        for n, terms in enumerate(nodes):
+            s, pos = divmod(n, shape.down)
+            for i, term in enumerate(terms):
+                leaf = names[s * width + i]
+                used[leaf] += 1
+                links.append(
+                    RawLink(
+                        PortRef(term.host, term), PortRef(leaf, pos + 1), "node_leaf", term.rail, group=label
+                    )
+                )
+        for name in names:
+            need = max(1, ceil_div(int(used[name] * shape.speed_ratio * u * 1000), int(d * 1000)))
+            loads.append(LeafLoad(name, label, used[name], min(need, shape.up)))
+            leaf_unit[name] = label
+    return loads, links, leaf_unit
+
+
+def _pods(per_leaf: list[int], capacity: int) -> list[list[int]] | None:
+    """Consecutive leaves into pods whose links per spine fit ``capacity`` ports."""
+    pods: list[list[int]] = [[]]
+    load = 0
+    for j, p in enumerate(per_leaf):
+        if p > capacity:
+            return None
+        if load + p > capacity:
+            pods.append([])
+            load = 0
+        pods[-1].append(j)
+        load += p
+    return pods
+
+
+def _layout(loads: list[LeafLoad], shape: _Shape) -> SpineLayout:
+    """The 2-tier layout with the fewest uplinks, then spines; else the 3-tier one with the fewest cables."""
+    lo = min(2, shape.up)  # a second spine whenever the leaves have the ports for it
+    two: list[tuple[int, int, SpineLayout]] = []  # (uplinks bought, spines, layout)
+    for spines in range(lo, shape.up + 1):
+        per_leaf = [ceil_div(ld.need_up, spines) for ld in loads]
+        if max(p * spines for p in per_leaf) <= shape.up and sum(per_leaf) <= shape.sradix:
+            lay = SpineLayout(spines, [list(range(len(loads)))], per_leaf, 0, [], 0)
+            two.append((sum(per_leaf) * spines, spines, lay))
+    if two:  # the fewest cables (and optics), then the fewest spines
+        return min(two, key=lambda t: (t[0], t[1]))[2]
+    best: tuple[tuple[int, int], SpineLayout] | None = None
+    half = shape.sradix // 2
+    for spines in range(lo, shape.up + 1):
+        per_leaf = [ceil_div(ld.need_up, spines) for ld in loads]
+        if max(p * spines for p in per_leaf) > shape.up:
+            continue
+        pods = _pods(per_leaf, half)
+        if pods is None or len(pods) < 2:
+            continue
+        loads_up = [sum(per_leaf[j] for j in pod) for pod in pods]  # 1:1 at the spine
+        for cores in range(1, max(loads_up) + 1):
+            pairs = [ceil_div(x, cores) for x in loads_up]
+            if max(pairs) * cores <= shape.sradix - half and sum(pairs) <= shape.sradix:
+                lay = SpineLayout(spines, pods, per_leaf, cores, pairs, max(pairs) * cores)
+                key = (sum(per_leaf) * spines + sum(pairs) * cores * spines, lay.switches)
+                if best is None or key < best[0]:
+                    best = (key, lay)
+                break
+    if best is None:
+        raise TopologyError(
+            f"{len(loads)} leaves do not fit 3 tiers of {shape.sradix}-port spines; use a larger spine switch"
+        )
+    return best[1]
+
+
+def _final_loads(loads: list[LeafLoad], small: set[str], growth: float) -> list[LeafLoad]:
+    """Today's leaves, then the compute-unit leaves the declared growth adds (as loaded as the fullest
+    one): spines and cores are sized for these, so adding a unit only appends cables."""
+    unit_leaves = [ld for ld in loads if ld.unit not in small]
+    if growth <= 1.0 or not unit_leaves:
+        return loads
+    full = max(ld.need_up for ld in unit_leaves)
+    now = [ld._replace(need_up=full) if ld.unit not in small else ld for ld in loads]
+    more = max(0, int(len(unit_leaves) * growth + 0.999) - len(unit_leaves))
+    return now + [LeafLoad(f"growth-{k}", "growth", 0, full) for k in range(more)]
+
+
+def _current(lay: SpineLayout, n: int) -> SpineLayout:
+    """The layout restricted to the first ``n`` (built) leaves."""
+    pods = [[j for j in pod if j < n] for pod in lay.pods]
+    kept = [k for k, pod in enumerate(pods) if pod]
+    return lay._replace(
+        pods=[pods[k] for k in kept],
+        per_leaf=lay.per_leaf[:n],
+        core_pair=[lay.core_pair[k] for k in kept] if lay.core_pair else [],
+    )
+
+
+def _spine_links(
+    loads: list[LeafLoad], lay: SpineLayout, shape: _Shape, prefix: str, up_speed: float | None
+) -> tuple[list[SwitchSpec], list[RawLink]]:
+    three = len(lay.pods) > 1
+    switches: list[SwitchSpec] = []
+    links: list[RawLink] = []
+    spine_names: list[list[str]] = []
+    for p, pod in enumerate(lay.pods):
+        names = [
+            f"{prefix}-spine-p{p + 1}-{s + 1:02d}" if three else f"{prefix}-spine-{s + 1:03d}"
+            for s in range(lay.spines)
+        ]
+        spine_names.append(names)
+        switches.extend(
+            SwitchSpec(
+                n, "spine", shape.sradix, 1, pod=p + 1 if three else None, index=p * lay.spines + s + 1
+            )
+            for s, n in enumerate(names)
+        )
+        next_port = [1] * lay.spines
+        for j in pod:
+            ld, per = loads[j], lay.per_leaf[j]
+            for s, spine in enumerate(names):
+                for t in range(per):
+                    links.append(
+                        RawLink(
+                            PortRef(ld.name, shape.first_up + s * per + t),
+                            PortRef(spine, next_port[s]),
+                            "leaf_spine",
+                            None,
+                            up_speed,
+                            group=ld.unit,
+                        )
+                    )
+                    next_port[s] += 1
+    if three:
+        switches.extend(_core_links(lay, spine_names, shape, prefix, up_speed, links))
+    return switches, links
+
+
+def _core_links(
+    lay: SpineLayout,
+    spine_names: list[list[str]],
+    shape: _Shape,
+    prefix: str,
+    up_speed: float | None,
+    links: list[RawLink],
+) -> list[SwitchSpec]:
+    half = shape.sradix // 2
+    first_port = [1 + sum(lay.core_pair[:p]) for p in range(len(lay.core_pair))]
+    cores = [
+        [f"{prefix}-core-g{g + 1}-{c + 1:02d}" for c in range(lay.cores_per_group)] for g in range(lay.spines)
+    ]
+    for p, names in enumerate(spine_names):
+        for s, spine in enumerate(names):
+            for c, core in enumerate(cores[s]):
+                for t in range(lay.core_pair[p]):
+                    links.append(
+                        RawLink(
+                            PortRef(spine, half + c * lay.core_pair[p] + t + 1),
+                            PortRef(core, first_port[p] + t),
+                            "spine_core",
+                            None,
+                            up_speed,
+                        )
+                    )
+    return [
+        SwitchSpec(n, "core", shape.sradix, 1, index=g * lay.cores_per_group + c + 1)
+        for g, row in enumerate(cores)
+        for c, n in enumerate(row)
+    ]
 
 
 def leaf_spine(
@@ -31,92 +269,70 @@ def leaf_spine(
     ratio: tuple[float, float] = (1.0, 1.0),
     uplink_ports: int = 0,
     uplink_speed_gbps: float | None = None,
+    node_speed_gbps: float | None = None,
     spine_radix: int | None = None,
     ports_per_cage: int = 1,
     growth: float = 1.0,
     prefix: str = "s",
+    small_units: Sequence[str] = (),
 ) -> BuiltFabric:
-    """``units``: (label, nodes) in a fixed order; each node is its list of ports on this fabric."""
+    """``units``: (label, nodes) in a fixed order; each node is its list of ports on this fabric.
+    ``small_units``: labels of pools that may share leaves with their neighbours in ``units``."""
     if not any(t for _, nodes in units for t in nodes):
         raise TopologyError("no node has a port on this fabric")
     d, u = ratio
     if uplink_ports:
-        down, up = radix, uplink_ports
+        down, up, first_up = radix, uplink_ports, radix + 1
     else:
         down = int(radix * d // (d + u))
-        up = radix - down
-    switches: list[SwitchSpec] = []
-    links: list[RawLink] = []
-    leaf_names: list[str] = []
-    leaf_unit: dict[str, str] = {}
-    for label, nodes in units:
-        nodes = [t for t in nodes if t]
-        if not nodes:
-            continue
-        width = max(len(t) for t in nodes)
-        sets = ceil_div(len(nodes), down)
-        names = [f"{prefix}-leaf-{label}-{k + 1:02d}" for k in range(sets * width)]
-        for n, terms in enumerate(nodes):
-            s, pos = divmod(n, down)
-            for i, term in enumerate(terms):
-                links.append(
-                    RawLink(
-                        PortRef(term.host, term),
-                        PortRef(names[s * width + i], pos + 1),
-                        "node_leaf",
-                        term.rail,
-                        group=label,
-                    )
-                )
-        for name in names:
-            leaf_names.append(name)
-            leaf_unit[name] = label
-    for j, name in enumerate(leaf_names):
-        switches.append(
-            SwitchSpec(name, "leaf", radix, ports_per_cage, index=j + 1, uplink_ports=uplink_ports)
-        )
-    n_leaves = len(leaf_names)
+        up, first_up = radix - down, down + 1
+    speed_ratio = (node_speed_gbps / uplink_speed_gbps) if (node_speed_gbps and uplink_speed_gbps) else 1.0
+    shape = _Shape(radix, down, up, first_up, spine_radix or radix, ratio, speed_ratio, growth)
+    groups = _share_small_units(units, down, set(small_units))
+    loads, links, leaf_unit = _leaves(groups, shape, prefix)
+    switches = [
+        SwitchSpec(ld.name, "leaf", radix, ports_per_cage, index=j + 1, uplink_ports=uplink_ports)
+        for j, ld in enumerate(loads)
+    ]
     params: dict[str, object] = {
         "radix": radix,
         "down": down,
         "up": up,
-        "leaves": n_leaves,
+        "leaves": len(loads),
+        "first_up": first_up,
         "ratio": ratio,
-        "leaves_final": n_leaves,
+        "leaves_final": len(loads),
         "tiers": 2,
         "rails": 0,
         "rail_optimized": False,
         "leaf_unit": leaf_unit,
     }
-    if n_leaves == 1:
+    if len(loads) == 1:
         params.update(spines=0, single_switch=True)
         return BuiltFabric("leaf-spine", switches, links, params)
-    sradix = spine_radix or radix
-    leaves_final = max(n_leaves, int(n_leaves * growth + 0.999))
-    if n_leaves > sradix:
-        raise TopologyError(f"{n_leaves} leaves exceed one {sradix}-port spine layer")
-    spines = smallest_divisor_at_least(up, ceil_div(min(leaves_final, sradix) * up, sradix))
-    if spines is None:
-        raise TopologyError(f"cannot spread {up} uplinks per leaf over {sradix}-port spines")
-    per_pair = up // spines
-    first_up = radix + 1 if uplink_ports else down + 1
-    spine_names = [f"{prefix}-spine-{s + 1:03d}" for s in range(spines)]
-    for s, name in enumerate(spine_names):
-        switches.append(SwitchSpec(name, "spine", sradix, 1, index=s + 1))
-    for j, leaf in enumerate(leaf_names):
-        for s, spine in enumerate(spine_names):
-            for t in range(per_pair):
-                links.append(
-                    RawLink(
-                        PortRef(leaf, first_up + s * per_pair + t),
-                        PortRef(spine, j * per_pair + t + 1),
-                        "leaf_spine",
-                        None,
-                        uplink_speed_gbps,
-                        group=leaf_unit[leaf],
-                    )
-                )
+    final = _final_loads(loads, set(small_units), growth)
+    lay = _current(_layout(final, shape), len(loads))
+    spine_switches, spine_links = _spine_links(loads, lay, shape, prefix, uplink_speed_gbps)
+    if len(lay.pods) > 1:  # pods: leaves carry their pod number (hop counts, Slurm switches)
+        pod_of = {loads[j].name: p + 1 for p, pod in enumerate(lay.pods) for j in pod}
+        switches = [replace(s, pod=pod_of[s.name]) for s in switches]
     params.update(
-        spines=spines, per_pair=per_pair, uplink_speed_gbps=uplink_speed_gbps, leaves_final=leaves_final
+        spines=lay.spines * len(lay.pods),
+        spine_links=sum(lay.per_leaf[j] for j in lay.pods[0]),
+        per_pair=max(lay.per_leaf),
+        uplink_speed_gbps=uplink_speed_gbps,
+        leaves_final=max(len(loads), int(len(loads) * growth + 0.999)),
     )
-    return BuiltFabric("leaf-spine", switches, links, params)
+    if len(lay.pods) > 1:
+        params.update(
+            tiers=3,
+            pods=len(lay.pods),
+            spines_per_pod=lay.spines,
+            cores=lay.spines * lay.cores_per_group,
+            cores_per_group=lay.cores_per_group,
+            core_pair=max(lay.core_pair),
+            leaves_per_pod=max(sum(lay.per_leaf[j] for j in pod) for pod in lay.pods),
+            spine_down=shape.sradix // 2,
+            spine_up=lay.spine_up,
+        )
+    return BuiltFabric("leaf-spine", switches + spine_switches, links + spine_links, params)

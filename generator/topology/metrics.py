@@ -67,6 +67,27 @@ def terminal_spofs(fabric: BuiltFabric) -> list[str]:
     return sorted({next(iter(s)) for s in homes.values() if len(s) == 1})
 
 
+def tier_oversubscription(fabric: BuiltFabric, speed_gbps: float, up_speed: float) -> dict[str, float]:
+    """Real down:up bandwidth per tier, from the cables built (the worst switch of the tier): a leaf with
+    16 nodes and 64 uplinks is 0.25:1, not the 1:1 its ratio parameter asked for."""
+    down: defaultdict[str, float] = defaultdict(float)
+    up: defaultdict[str, float] = defaultdict(float)
+    for lk in fabric.links:
+        if _is_node(lk.a.port):
+            down[lk.b.device] += lk.speed_gbps or speed_gbps
+        elif lk.layer == "leaf_spine":
+            up[lk.a.device] += lk.speed_gbps or up_speed
+            down[lk.b.device] += lk.speed_gbps or up_speed
+        elif lk.layer == "spine_core":
+            up[lk.a.device] += lk.speed_gbps or speed_gbps
+    out: dict[str, float] = {}
+    for tier in ("leaf", "spine"):
+        ratios = [down[s.name] / up[s.name] for s in fabric.switches if s.tier == tier and up[s.name]]
+        if ratios:
+            out[tier] = round(max(ratios), 4)
+    return out
+
+
 def _hop_stats_clos(fabric: BuiltFabric) -> tuple[int, float]:
     """Diameter and mean hops between node ports of a 2/3-tier Clos from leaf/pod occupancy."""
     leaf_count: Counter[str] = Counter()
@@ -185,10 +206,7 @@ def compute_metrics(name: str, fabric: BuiltFabric, speed_gbps: float) -> Fabric
             if sc and int(p.get("pods", 1)) > 1:
                 caps.append(sc_total)
             bisection = min(caps) / 2
-            down, up = int(p["down"]), int(p["up"])
-            over["leaf"] = round(down * speed_gbps / (up * up_speed), 4)
-            if sc:
-                over["spine"] = round(int(p["spine_down"]) / int(p["spine_up"]), 4)
+            over.update(tier_oversubscription(fabric, speed_gbps, up_speed))
             spines = int(p.get("spines", 0))
             if int(p.get("tiers", 2)) == 3 and sc:
                 ecmp = int(p["spines_per_pod"]) * int(p["cores_per_group"])
@@ -199,7 +217,8 @@ def compute_metrics(name: str, fabric: BuiltFabric, speed_gbps: float) -> Fabric
             else:
                 ecmp = spines
                 per_pair = int(p.get("per_pair", 1))
-                lost = up_total - int(p["leaves"]) * per_pair * up_speed
+                per_spine = int(p.get("spine_links", int(p["leaves"]) * per_pair))
+                lost = up_total - per_spine * up_speed
                 after = min(injection, lost) / 2 / bisection if bisection else 0.0
                 if spines == 1:
                     spof = sorted({*spof, *(s.name for s in fabric.switches if s.tier == "spine")})

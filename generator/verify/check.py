@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from generator.plan.model import Plan
@@ -22,7 +23,10 @@ def verify(
     path = Path(discovered)
     rf = plan.cluster.fabrics[fabric]
     index = PlanIndex(plan, fabric)
-    expected = expected_cables(plan, fabric, sim_speed=sim_speed)
+    expected = [
+        replace(c, a=index.sheet_label(c.a), b=index.sheet_label(c.b))
+        for c in expected_cables(plan, fabric, sim_speed=sim_speed)
+    ]
     if rf.kind == "infiniband":
         if path.is_dir():
             raise DiscoveryError(
@@ -32,12 +36,20 @@ def verify(
         from generator.verify.ibnetdiscover import read_ibnetdiscover
 
         disc = read_ibnetdiscover(path)
-        names = read_node_name_map(node_name_map) if node_name_map else {}
-        found, unidentified = ib_found_links(disc, index, names)
+        if not disc.links:
+            raise DiscoveryError(
+                f"{path}: {len(disc.nodes)} node(s) but no links: nothing to compare (was ibnetdiscover run "
+                "on a cabled port with the subnet up?)"
+            )
+        name_map = read_node_name_map(node_name_map) if node_name_map else None
+        found, unidentified = ib_found_links(disc, index, name_map.names if name_map else {})
+        found = [replace(f, a=index.sheet_label(f.a), b=index.sheet_label(f.b)) for f in found]
         result = compare(expected, found, fabric=fabric, source=str(path))
         result.unidentified = unidentified
         result.excluded = disc.excluded
-        result.warnings = disc.warnings
+        result.warnings = (
+            disc.warnings + (name_map.warnings if name_map else []) + sorted(index.notes.values())
+        )
         return result
     if sim_speed:
         raise DiscoveryError(f"--sim-speed applies to InfiniBand fabrics; {fabric} is {rf.technology}")
@@ -45,6 +57,7 @@ def verify(
 
     neighbors = read_lldp(path)
     found, unidentified = lldp_found_links(neighbors, index)
+    found = [replace(f, a=index.sheet_label(f.a), b=index.sheet_label(f.b)) for f in found]
     result = compare(expected, found, fabric=fabric, source=str(path))
     result.unidentified = unidentified
     return result

@@ -44,7 +44,16 @@ _P_HEAD = re.compile(
     r"(SW|CA|RT)\s+(\d{1,6})\s+(\d{1,6})\s+0x([0-9a-fA-F]{1,16})\s+\(\s*'"
 )
 _P_DESCS = re.compile(r"(.*)'\s+-\s+'")  # the last `' - '` splits the two descriptions (greedy, one scan)
-_P_FREE = re.compile(r"^(SW|CA|RT)\s+\d{1,6}\s+\d{1,6}\s+0x[0-9a-fA-F]{1,16}\s+\S+\s+\S+\s+'.*'\s*$")
+_P_FREE = re.compile(r"^(SW|CA|RT)\s+\d{1,6}\s+(\d{1,6})\s+0x([0-9a-fA-F]{1,16})\s+\S+\s+\S+\s+'(.*)'\s*$")
+# descriptions printed without quotes (the tail of the header/port comment is then the rest of the line)
+_SW_BARE = re.compile(
+    r'^Switch\s+(\d{1,6})\s+"([SHR?])-([^"]*)"\s*#\s*(.*?)\s+((?:enhanced|base)\s+port\s.*)$'
+)
+_CA_BARE = re.compile(r'^(Ca|Hca|Rt)\s+(\d{1,6})\s+"([SHR?])-([^"]*)"\s*#\s*(.*?)()\s*$')
+_COMMENT_BARE = re.compile(
+    r"#\s*(?:lid\s+\d{1,6}\s+lmc\s+\d{1,3}\s+)?([^\"]*?)\s+lid\s+(\d{1,6})"
+    r"(?:\s+(\d{1,3}[xX]|\?\?)\s*([A-Za-z][A-Za-z0-9]{0,15}|\?\?\?))?"
+)
 
 _KIND_BY_LETTER = {"S": "switch", "H": "ca", "R": "router", "?": "unknown"}
 _KIND_BY_P = {"SW": "switch", "CA": "ca", "RT": "router"}
@@ -139,7 +148,12 @@ def _parse_default(lines: list[str], source: str) -> IbDiscovery:
         if m := _DEVID.match(line):
             pending_devid = int(m.group(1), 16)
             continue
-        if (m := _SW.match(line)) or (m := _CA.match(line)):
+        if (
+            (m := _SW.match(line))
+            or (m := _CA.match(line))
+            or (m := _SW_BARE.match(line))
+            or (m := _CA_BARE.match(line))
+        ):
             if line.startswith("Switch"):
                 nports, letter, nid, desc = m.group(1), m.group(2), m.group(3), m.group(4)
                 kind = "switch"
@@ -170,7 +184,8 @@ def _parse_default(lines: list[str], source: str) -> IbDiscovery:
             rkey, rguid = _node_key(rid)
             width = speed = rdesc = None
             rest = m.group(7)
-            if (hash_at := rest.find("#")) >= 0 and (c := _COMMENT.match(rest, hash_at)):
+            hash_at = rest.find("#")
+            if hash_at >= 0 and (c := _COMMENT.match(rest, hash_at) or _COMMENT_BARE.match(rest, hash_at)):
                 rdesc, width, speed = c.group(1), c.group(3), c.group(4)
             b.node(rkey, _KIND_BY_LETTER[letter], rdesc or "", rguid)
             if (current, lport) == (rkey, rport):
@@ -189,6 +204,9 @@ def _parse_ports(lines: list[str], source: str) -> IbDiscovery:
     for no, raw in enumerate(lines, 1):
         m = _p_link(raw.strip())
         if not m:
+            if free := _P_FREE.match(raw.strip()):  # an unconnected port still names its node
+                guid = int(free.group(3), 16)
+                b.node(f"0x{guid:016x}", _KIND_BY_P[free.group(1)], free.group(4), guid)
             continue
         ltype, lport, lguid, width, speed = (
             m.group(1),
@@ -237,7 +255,14 @@ def parse_ibnetdiscover(text: str, source: str = "<ibnetdiscover>") -> IbDiscove
     """Parse a dump in the default or the ``-p`` format (detected from its lines)."""
     lines = text.splitlines()
     long_line(lines, source)
-    default_hits = sum(1 for ln in lines if _SW.match(ln.strip()) or _CA.match(ln.strip()))
+    default_hits = sum(
+        1
+        for ln in lines
+        if _SW.match(ln.strip())
+        or _CA.match(ln.strip())
+        or _SW_BARE.match(ln.strip())
+        or _CA_BARE.match(ln.strip())
+    )
     port_hits = sum(1 for ln in lines if _p_link(ln.strip()) or _P_FREE.match(ln.strip()))
     if not default_hits and not port_hits:
         raise DiscoveryError(

@@ -15,7 +15,9 @@ interfaces are tied to the plan's logical ports by their number (``swp17``, ``Et
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 from generator.plan.model import Plan
 from generator.verify.model import (
@@ -30,6 +32,10 @@ from generator.verify.model import (
 
 _MF0 = re.compile(r"^[^;]*;([^:;]+):")  # "MF0;A09-P1-IBLEAF-04-04:MQM9701/U1"
 _NAME_MAP_LINE = re.compile(r'^\s*(0x[0-9a-fA-F]{1,16})\s+"(.*)"')
+# the other common forms: an unquoted name, and the topology file's node ids ("H-<guid>", "S-<guid>")
+_NAME_MAP_ANY = re.compile(r'^\s*"?(?:0x|[SHR]-)([0-9a-fA-F]{1,16})"?\s+"?([^"]*?)"?\s*$')
+# firmware-default NodeDescriptions: nobody set a host name (rdma-ndd not running)
+_FIRMWARE_DESC = re.compile(r"^(?:MT\d{4,5}\b|.*\bMellanox Technologies\s*$)")
 _BREAKOUT = re.compile(r"^swp(\d+)s(\d+)$")
 _TRAILING_NUMBER = re.compile(r"(\d+)$")
 
@@ -45,9 +51,15 @@ class PlanIndex:
         self.netdev: dict[tuple[str, str], str] = {}  # (host, netdev) → plan port
         self.cage: dict[tuple[str, int, int], str] = {}  # (switch, cage, sub-port) → plan port
         self.ports: dict[str, set[str]] = {}
+        self.sheet: dict[tuple[str, str], str] = {}  # (device, plan port) → cabling sheet label
+        self.peer: dict[tuple[str, str], tuple[str, str]] = {}  # (device, port) → planned (device, port)
+        self.notes: dict[str, str] = {}  # device → what identification had to assume about it
         for link in plan.links_of(fabric):
+            self.peer[(link.a.device, link.a.port)] = (link.b.device, link.b.port)
+            self.peer[(link.b.device, link.b.port)] = (link.a.device, link.a.port)
             for ep in (link.a, link.b):
                 self.ports.setdefault(ep.device, set()).add(ep.port)
+                self.sheet[(ep.device, ep.port)] = ep.label_port
                 if ep.netdev:
                     self.netdev[(ep.device, ep.netdev)] = ep.port
                 if ep.cage is not None and ep.cage_port is not None:
@@ -63,6 +75,24 @@ class PlanIndex:
             if (hit := self._lower.get(candidate.lower())) is not None:
                 return hit
         return None
+
+    def sheet_label(self, end: End) -> End:
+        """``end`` with the port as the cabling sheet labels it (cage/sub-port on twin-port cages)."""
+        if not end.known:
+            return end
+        label = self.sheet.get((end.device, end.port))
+        if label is None:
+            d = self.devices.get(end.device)
+            if d is None:
+                return end
+            label = end.port
+            if d.kind == "switch" and end.port.isdigit():
+                n = int(end.port)
+                ppc = d.ports_per_cage
+                label = (
+                    f"P{(n - 1) // ppc + 1:02d}/{(n - 1) % ppc + 1}" if ppc > 1 and n <= d.ports else f"P{n}"
+                )
+        return replace(end, sheet=label)
 
     def kind(self, device: str) -> str:
         d = self.devices.get(device)
@@ -98,17 +128,32 @@ class PlanIndex:
         return None
 
 
-def read_node_name_map(path: str | Path) -> dict[int, str]:
-    """``0x<guid> "name"`` lines (the ``ibnetdiscover --node-name-map`` format)."""
+class NodeNameMap(NamedTuple):
+    names: dict[int, str]  # GUID → name
+    warnings: list[str]  # lines that are none of the accepted forms, located
+
+
+def read_node_name_map(path: str | Path) -> NodeNameMap:
+    """GUID → name lines: ``0x<guid> "name"`` (``ibnetdiscover --node-name-map``), the same with the name
+    unquoted, or keyed by the topology file's node ids ``H-<guid>`` / ``S-<guid>`` / ``R-<guid>`` (quoted
+    or not). Blank lines and ``#`` comments are skipped; any other line is reported, not guessed at."""
     p = Path(path)
     text = read_bounded(p, 64 * 1024 * 1024).decode("utf-8", errors="replace")
     lines = text.splitlines()
     long_line(lines, str(p))
     out: dict[int, str] = {}
-    for line in lines:
-        if m := _NAME_MAP_LINE.match(line):
-            out[int(m.group(1), 16)] = m.group(2)
-    return out
+    warnings: list[str] = []
+    for no, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        m = _NAME_MAP_LINE.match(line) or _NAME_MAP_ANY.match(line)
+        name = (m.group(2) if m else "").strip()
+        if m is None or not name:
+            warnings.append(f"{p}:{no}: not a node-name map line (0x<guid> name, H-<guid> name), ignored")
+            continue
+        out[int(m.group(1), 16)] = name
+    return NodeNameMap(out, warnings)
 
 
 def _ib_identity(node: SeenNode, index: PlanIndex, names: dict[int, str]) -> tuple[str | None, str | None]:
@@ -162,10 +207,52 @@ def ib_found_links(
         return End(dev, f"{rdma or '?'}/{port}", "node")
 
     found = [
-        FoundLink(end(ln.a_node, ln.a_port), end(ln.b_node, ln.b_port), ln.rate, f"{disc.source}:{ln.line}")
+        _site_hca_names(
+            FoundLink(
+                end(ln.a_node, ln.a_port), end(ln.b_node, ln.b_port), ln.rate, f"{disc.source}:{ln.line}"
+            ),
+            index,
+        )
         for ln in disc.links
     ]
-    return found, sorted(_unidentified(disc.nodes[k]) for k in unidentified)
+    on_switch: dict[str, list[str]] = {k: [] for k in unidentified}  # node → plan switch ports it hangs on
+    for ln in disc.links:
+        for mine, peer, port in ((ln.a_node, ln.b_node, ln.b_port), (ln.b_node, ln.a_node, ln.a_port)):
+            dev = ident[peer][0]
+            if mine in on_switch and dev is not None and index.kind(dev) == "switch":
+                on_switch[mine].append(index.sheet_label(End(dev, str(port), "switch")).text())
+    return found, sorted(_describe_unidentified(disc.nodes[k], on_switch[k]) for k in unidentified)
+
+
+def _site_hca_names(link: FoundLink, index: PlanIndex) -> FoundLink:
+    """A host identified by name whose HCA the site calls something the plan does not (``HCA-1`` rather
+    than ``mlx5_0``): its port is read from the switch side when the plan has this host on that switch
+    port. Recorded in ``index.notes``: two such HCAs of one host swapped between leaves of the same host
+    would not be told apart, so the report says the HCA names were not checked."""
+    for node, other in ((link.a, link.b), (link.b, link.a)):
+        if node.kind != "node" or not node.known or node.port in index.ports.get(node.device, ()):
+            continue
+        if other.kind != "switch" or not other.known:
+            continue
+        planned = index.peer.get((other.device, other.port))
+        if planned is not None and planned[0] == node.device:
+            index.notes.setdefault(
+                node.device,
+                f"{node.device}: HCA name {node.port.split('/')[0]!r} is not one of the plan's RDMA devices; "
+                "its ports were matched from the switch side (HCA names not checked)",
+            )
+            fixed = replace(node, port=planned[1])
+            return replace(link, a=fixed) if node is link.a else replace(link, b=fixed)
+    return link
+
+
+def _describe_unidentified(node: SeenNode, on_switch: list[str]) -> str:
+    """The unidentified node, said plainly when its description is the firmware default (no host name
+    was ever set), with the plan switch ports it hangs on: where to go and look."""
+    text = _unidentified(node)
+    if node.kind == "ca" and _FIRMWARE_DESC.match(node.desc.strip()):
+        text = f"unnamed HCA 0x{node.guid or 0:016x} (firmware-default description {node.desc.strip()!r})"
+    return text + (f" on {', '.join(sorted(on_switch))}" if on_switch else "")
 
 
 def lldp_found_links(neighbors: list[LldpNeighbor], index: PlanIndex) -> tuple[list[FoundLink], list[str]]:

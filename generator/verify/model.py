@@ -17,14 +17,22 @@ class End:
     port: str
     kind: str = field(default="", compare=False)  # switch | node | "" (unknown)
     known: bool = field(default=True, compare=False)
+    sheet: str = field(default="", compare=False)  # the port as the cabling sheet labels it ("P09/1")
 
     def text(self) -> str:
         if self.kind == "node" and self.known:
             return f"{self.device} {self.port}"
-        return f"{self.device} port {self.port}"
+        # twin-port cages: the sheet's cage/sub-port label next to the logical port number
+        extra = f" [{self.sheet}]" if self.sheet and self.sheet != f"P{self.port}" else ""
+        return f"{self.device} port {self.port}{extra}"
 
     def as_dict(self) -> dict[str, object]:
-        return {"device": self.device, "port": self.port, "identified": self.known}
+        return {
+            "device": self.device,
+            "port": self.port,
+            "identified": self.known,
+            "sheet_port": self.sheet or None,
+        }
 
 
 @dataclass(frozen=True, slots=True)

@@ -172,16 +172,26 @@ def test_faults_reported_exactly(
         (r1["a"]["device"], r1["a"]["port"]): r1["a_connected_to"],
         (r1["b"]["device"], r1["b"]["port"]): r1["b_connected_to"],
     }
-    assert ends[(n1.device, n1.port)] == {"device": s2.device, "port": s2.port, "identified": True}
-    assert ends[(s1.device, s1.port)] == {"device": n2.device, "port": n2.port, "identified": True}
-    assert (
-        f"{s1.device} port {s1.port} goes to {n2.device} {n2.port}, plan says {n1.device} {n1.port}"
-        in r1["message"]
-    )
-    assert (
-        f"{n1.device} {n1.port} goes to {s2.device} port {s2.port}, plan says {s1.device} port {s1.port}"
-        in r1["message"]
-    )
+    # ports as the cabling sheet labels them (cage/sub-port on twin-port cages)
+    assert ends[(n1.device, n1.port)] == {
+        "device": s2.device,
+        "port": s2.port,
+        "identified": True,
+        "sheet_port": s2.label_port,
+    }
+    assert ends[(s1.device, s1.port)] == {
+        "device": n2.device,
+        "port": n2.port,
+        "identified": True,
+        "sheet_port": n2.label_port,
+    }
+
+    def sw(ep) -> str:  # type: ignore[no-untyped-def]
+        cage = f" [{ep.label_port}]" if ep.label_port != f"P{ep.port}" else ""
+        return f"{ep.device} port {ep.port}{cage}"
+
+    assert f"{sw(s1)} goes to {n2.device} {n2.port}, plan says {n1.device} {n1.port}" in r1["message"]
+    assert f"{n1.device} {n1.port} goes to {sw(s2)}, plan says {sw(s1)}" in r1["message"]
 
     # crossed parallel uplinks: same two switches, different ports (ibnetdiscover --diff misses this)
     r2 = by_cable[u1.id]

@@ -46,25 +46,26 @@ def test_quirky_real_dump_reports_each_cable(tmp_path) -> None:
     assert code == 1, err
     lines = out.splitlines()
     assert (
-        "MISWIRED    C-NL-000009  dgx002 mlx5_0/1 is not connected, plan says c-leaf-su1-r0 port 2; "
-        "c-leaf-su1-r0 port 2 goes to unidentified CA 0x0946dae0300b1c3e "
+        "MISWIRED    C-NL-000009  dgx002 mlx5_0/1 is not connected, plan says c-leaf-su1-r0 port 2 [P01/2]; "
+        "c-leaf-su1-r0 port 2 [P01/2] goes to unidentified CA 0x0946dae0300b1c3e "
         '"MT4129 ConnectX7   Mellanox Technologies" port 1, plan says dgx002 mlx5_0/1'
     ) in lines
     # a foreign switch on a planned spine port is a miswiring of that cable, not an extra link
     assert (
-        "MISWIRED    C-LS-000009  c-leaf-su1-r2 port 5 is not connected, plan says c-spine-001 port 9; "
-        'c-spine-001 port 9 goes to unidentified switch 0xfc6a1c0300e7c3d0 "Quantum Mellanox Technologies" '
-        "port 1, plan says c-leaf-su1-r2 port 5"
+        "MISWIRED    C-LS-000009  c-leaf-su1-r2 port 5 [P03/1] is not connected, plan says c-spine-001 port 9 "
+        '[P05/1]; c-spine-001 port 9 [P05/1] goes to unidentified switch 0xfc6a1c0300e7c3d0 "Quantum Mellanox '
+        'Technologies" port 1, plan says c-leaf-su1-r2 port 5 [P03/1]'
     ) in lines
     assert (
-        "WRONG RATE  C-NL-000017  dgx003 mlx5_0/1 — c-leaf-su1-r0 port 3 came up 4xHDR, plan says 4xNDR"
+        "WRONG RATE  C-NL-000017  dgx003 mlx5_0/1 — c-leaf-su1-r0 port 3 [P02/1] came up 4xHDR, plan says 4xNDR"
     ) in lines
     assert (
-        "WRONG RATE  C-NL-000025  dgx004 mlx5_0/1 — c-leaf-su1-r0 port 4 came up 2xNDR, plan says 4xNDR"
+        "WRONG RATE  C-NL-000025  dgx004 mlx5_0/1 — c-leaf-su1-r0 port 4 [P02/2] came up 2xNDR, plan says 4xNDR"
     ) in lines
     assert (
-        "MISWIRED    C-LS-000003  c-leaf-su1-r0 port 7 goes to c-spine-001 port 4, plan says c-spine-001 port 3; "
-        "c-spine-001 port 3 goes to c-leaf-su1-r0 port 8, plan says c-leaf-su1-r0 port 7"
+        "MISWIRED    C-LS-000003  c-leaf-su1-r0 port 7 [P04/1] goes to c-spine-001 port 4 [P02/2], plan says "
+        "c-spine-001 port 3 [P02/1]; c-spine-001 port 3 [P02/1] goes to c-leaf-su1-r0 port 8 [P04/2], plan says "
+        "c-leaf-su1-r0 port 7 [P04/1]"
     ) in lines
     assert "left out: 1 SHARP aggregation node(s) (not cables)" in lines
     assert any(ln.startswith("UNEXPECTED  -            unidentified CA 0x946dae0300b1c511") for ln in lines)

@@ -85,11 +85,11 @@ class FatTreeCapacity(Rule):
         if ks == 0:
             return  # NET013 reports the spine
         need = endpoints(ctx.cluster, fab.name)
-        if need > ks * down:
+        # the builder adds a core layer when one spine layer is full: pods of ks/2 leaves, up to ks pods
+        if need > ks * (ks // 2) * down:
             yield self.finding(
-                f"{fab.name} leaf-spine: {need:,} endpoints exceed {ks} spine ports × {down} leaf down "
-                "ports = "
-                f"{ks * down:,}",
+                f"{fab.name} leaf-spine: {need:,} endpoints exceed 3 tiers of {ks}-port spines: {ks} pods × "
+                f"{ks // 2} leaves × {down} leaf down ports = {ks * (ks // 2) * down:,}",
                 (*fab.source_path, "topology", "switch"),
                 "use a larger spine switch or split the fabric",
             )

@@ -1,0 +1,96 @@
+"""Site naming templates, explicit name lists and leaf port layouts: what they produce and the located
+errors when they do not fit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from blueprints.models.naming import parse_ports, render_template
+
+HERE = Path(__file__).resolve().parent
+SITE = HERE.parents[1] / "tests" / "realtools" / "fixtures" / "site-named-hdr.yaml"
+
+
+def test_template_fields_and_widths() -> None:
+    assert render_template("a05-p1-dgx-{index:02}-c{slot}", {"index": 7, "slot": 13}) == "a05-p1-dgx-07-c13"
+    assert render_template("ib-leaf-su{su:3}-r{rail}", {"su": 2, "rail": 8}) == "ib-leaf-su002-r8"
+
+
+def test_port_lists() -> None:
+    assert parse_ports("1-3, 33,35-36") == [1, 2, 3, 33, 35, 36]
+    with pytest.raises(ValueError, match="twice"):
+        parse_ports("1-4,4")
+    with pytest.raises(ValueError, match="not a port"):
+        parse_ports("1-x")
+
+
+def _variant(tmp_path: Path, edit) -> Path:  # type: ignore[no-untyped-def]
+    data = yaml.safe_load(SITE.read_text())
+    edit(data)
+    out = tmp_path / "site.yaml"
+    out.write_text(yaml.safe_dump(data, sort_keys=False))
+    return out
+
+
+def _validate(path: Path) -> tuple[int, str]:
+    from conftest import run_cli
+
+    code, out, err = run_cli("validate", str(path))
+    return code, out + err
+
+
+def test_explicit_host_names(tmp_path: Path) -> None:
+    from generator.pipeline import load_and_resolve
+
+    names = [f"node-{c}" for c in "abcdefgh"]
+
+    def edit(d: dict) -> None:  # type: ignore[type-arg]
+        del d["pools"][0]["hostname_template"]
+        d["pools"][0]["hostnames"] = names
+
+    _, cluster = load_and_resolve(_variant(tmp_path, edit))
+    assert list(cluster.pools[0].hostnames) == names
+
+
+def test_template_field_the_blueprint_cannot_fill_is_a_located_error(tmp_path: Path) -> None:
+    def edit(d: dict) -> None:  # type: ignore[type-arg]
+        del d["pools"][0]["placement"]
+
+    code, out = _validate(_variant(tmp_path, edit))
+    assert code == 2
+    assert "site.yaml:" in out and "uses rack, slot, which needs placement.nodes_per_rack" in out
+
+
+def test_unknown_template_field_is_a_schema_error(tmp_path: Path) -> None:
+    def edit(d: dict) -> None:  # type: ignore[type-arg]
+        d["pools"][0]["hostname_template"] = "dgx-{row}"
+
+    code, out = _validate(_variant(tmp_path, edit))
+    assert code == 2 and "unknown field(s) row" in out
+
+
+def test_layout_with_too_few_ports_is_a_located_plan_error(tmp_path: Path) -> None:
+    def edit(d: dict) -> None:  # type: ignore[type-arg]
+        d["fabrics"]["compute"]["topology"]["port_layout"] = {"down": "11-13", "up": "31-34"}
+
+    code, out = _validate(_variant(tmp_path, edit))
+    assert code == 1 and "PLN001" in out and "a leaf uses 4 node ports, the layout lists 3" in out
+
+
+def test_too_few_listed_spine_names(tmp_path: Path) -> None:
+    def edit(d: dict) -> None:  # type: ignore[type-arg]
+        d["fabrics"]["compute"]["topology"]["names"]["spine"] = {"names": ["only-one"]}
+
+    code, out = _validate(_variant(tmp_path, edit))
+    assert code == 1 and "1 spine names listed for 2 spine switches" in out
+
+
+def test_switch_name_clashing_with_a_host(tmp_path: Path) -> None:
+    def edit(d: dict) -> None:  # type: ignore[type-arg]
+        d["fabrics"]["compute"]["topology"]["names"]["spine"] = {"names": ["a05-r01-dgx-01", "s2"]}
+
+    code, out = _validate(_variant(tmp_path, edit))
+    assert code == 1 and "switch name `a05-r01-dgx-01` of the compute fabric is also used by pool gpu" in out

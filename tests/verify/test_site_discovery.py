@@ -1,0 +1,135 @@
+"""Discovery input from fabrics someone else set up: ``-p`` nodes seen only on unconnected ports,
+descriptions printed without quotes, the other common name-map forms (and a warning for lines that
+are none of them), one exit code for dumps without links, and HCAs nobody named reported as such."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from vfy_plans import FIXTURES, TINY, run_cli
+
+from generator.verify.ibnetdiscover import parse_ibnetdiscover
+
+SIM = FIXTURES / "tiny-ndr-compute-sim-hdr.ibnetdiscover"
+PORTS = FIXTURES / "tiny-ndr-compute-sim-hdr.ports"
+
+
+def test_ports_report_keeps_nodes_seen_only_on_unconnected_ports() -> None:
+    text = PORTS.read_text()
+    # a switch of the fabric with only unconnected ports listed (as for a switch cut off but still swept)
+    lonely = "SW    99 1 0x00000000002000ff 4x SDR                                    'a09-ibleaf-07'\n"
+    disc = parse_ibnetdiscover(text + lonely, "x.ports")
+    node = disc.nodes["0x00000000002000ff"]
+    assert (node.kind, node.desc) == ("switch", "a09-ibleaf-07")
+
+
+def test_unquoted_descriptions_are_read() -> None:
+    text = "\n".join(
+        [
+            "switchguid=0x2000000000000001(2000000000000001)",
+            'Switch 36 "S-2000000000000001" # MF0;a05-ibleaf-01:MQM8700/U1 enhanced port 0 lid 3 lmc 0',
+            '[1] "H-1000000000000001"[1](1000000000000001) # a05-r01-dgx-01 mlx5_0 lid 5 4xHDR',
+            "",
+            "caguid=0x1000000000000001",
+            'Ca 1 "H-1000000000000001" # a05-r01-dgx-01 mlx5_0',
+            '[1](1000000000000001) "S-2000000000000001"[1] # MF0;a05-ibleaf-01:MQM8700/U1 lid 3 4xHDR',
+        ]
+    )
+    disc = parse_ibnetdiscover(text, "bare.topo")
+    assert disc.nodes["0x2000000000000001"].desc == "MF0;a05-ibleaf-01:MQM8700/U1"
+    assert disc.nodes["0x1000000000000001"].desc == "a05-r01-dgx-01 mlx5_0"
+    (link,) = disc.links
+    assert link.rate == "4xHDR"
+
+
+def test_dumps_without_links_exit_2_like_empty_ones(tmp_path: Path) -> None:
+    lonely = tmp_path / "lonely.topo"
+    lonely.write_text('caguid=0x1000000000000001\nCa 1 "H-1000000000000001" # "dgx001 mlx5_0"\n')
+    empty = tmp_path / "empty.topo"
+    empty.write_text("#\n# Topology file: generated on Mon Nov 30 03:34:00 2026\n#\n")
+    for dump in (lonely, empty):
+        code, out, err = run_cli("verify-cabling", str(TINY), "--discovered", str(dump))
+        assert code == 2, (dump.name, out, err)
+    _, _, err = run_cli("verify-cabling", str(TINY), "--discovered", str(lonely))
+    assert "no links" in err
+
+
+def test_name_map_forms_and_unrecognised_lines(tmp_path: Path) -> None:
+    names = tmp_path / "names"
+    names.write_text(
+        "# site map\n"
+        "H-0946dae0300b1c3e dgx002 mlx5_0\n"  # topology-file node id, unquoted name
+        "this line is not a mapping\n"
+    )
+    code, out, _ = run_cli(
+        "verify-cabling",
+        str(TINY),
+        "--discovered",
+        str(FIXTURES / "quirks.topo"),
+        "--node-name-map",
+        str(names),
+        "--format",
+        "json",
+    )
+    report = json.loads(out)
+    assert code == 1
+    assert not any("0x0946dae0300b1c3e" in u for u in report["unidentified"])  # named by the map
+    assert any(f"{names}:3: not a node-name map line" in w for w in report["warnings"])
+
+
+def test_unnamed_hca_reported_as_such_with_its_switch_port() -> None:
+    code, out, _ = run_cli(
+        "verify-cabling", str(TINY), "--discovered", str(FIXTURES / "quirks.topo"), "--format", "json"
+    )
+    report = json.loads(out)
+    assert code == 1
+    # quirks.topo: leaf c-leaf-su1-r0 port 2 leads to an HCA with ConnectX-7's firmware-default description;
+    # QM9700 at NDR: two ports per cage, so logical port 2 is cage 1, sub-port 2 on the cabling sheet
+    assert (
+        "unnamed HCA 0x0946dae0300b1c3e (firmware-default description "
+        "'MT4129 ConnectX7   Mellanox Technologies') on c-leaf-su1-r0 port 2 [P01/2]"
+    ) in report["unidentified"]
+
+
+def test_name_map_reader_accepts_each_form(tmp_path: Path) -> None:
+    from generator.verify.identify import read_node_name_map
+
+    path = tmp_path / "map"
+    path.write_text(
+        '0x0002c903000a1b2c "dgx01 mlx5_0"\n'
+        "0x0002c903000a1b2d dgx01 mlx5_1\n"
+        '"S-0002c903000a1b30" "a05-ibleaf-01"\n'
+        "H-2c903000a1b31 dgx02 mlx5_0\n"
+        "\n# comment\n"
+        "0xnothex name\n"
+    )
+    m = read_node_name_map(path)
+    assert m.names == {
+        0x0002C903000A1B2C: "dgx01 mlx5_0",
+        0x0002C903000A1B2D: "dgx01 mlx5_1",
+        0x0002C903000A1B30: "a05-ibleaf-01",
+        0x2C903000A1B31: "dgx02 mlx5_0",
+    }
+    assert m.warnings == [f"{path}:7: not a node-name map line (0x<guid> name, H-<guid> name), ignored"]
+
+
+def test_site_hca_names_are_matched_from_the_switch_side(tmp_path: Path) -> None:
+    import re
+
+    # the real ibsim dump with the HCAs renamed the way some sites do (HCA-1 .. HCA-8 for mlx5_0 .. mlx5_7)
+    text = re.sub(
+        r"(dgx00\d) mlx5_(\d+)", lambda m: f"{m.group(1)} HCA-{int(m.group(2)) + 1}", SIM.read_text()
+    )
+    assert "mlx5_" not in text
+    dump = tmp_path / "site-hca.topo"
+    dump.write_text(text)
+    code, out, _ = run_cli(
+        "verify-cabling", str(TINY), "--discovered", str(dump), "--sim-speed", "hdr", "--format", "json"
+    )
+    report = json.loads(out)
+    assert code == 0, report["summary"]
+    assert report["summary"]["ok"] == report["summary"]["planned"] == 64
+    notes = [w for w in report["warnings"] if "is not one of the plan's RDMA devices" in w]
+    assert len(notes) == 4  # one per host, dgx001 .. dgx004
+    assert all(re.match(r"dgx00[1-4]: HCA name 'HCA-[1-8]' ", w) for w in notes), notes
