@@ -65,6 +65,7 @@ class _Shape:
     ratio: tuple[float, float]
     speed_ratio: float  # node port speed / uplink speed
     growth: float
+    uniform: bool = False  # every leaf (and spine) gets the same uplink count, see leaf_spine()
 
 
 Group = tuple[str, list[Sequence[Terminal]]]
@@ -130,12 +131,17 @@ def _pods(per_leaf: list[int], capacity: int) -> list[list[int]] | None:
     return pods
 
 
+def _per_leaf(loads: list[LeafLoad], spines: int, shape: _Shape) -> list[int]:
+    per_leaf = [ceil_div(ld.need_up, spines) for ld in loads]
+    return [max(per_leaf)] * len(per_leaf) if shape.uniform else per_leaf
+
+
 def _layout(loads: list[LeafLoad], shape: _Shape) -> SpineLayout:
     """The 2-tier layout with the fewest uplinks, then spines; else the 3-tier one with the fewest cables."""
     lo = min(2, shape.up)  # a second spine whenever the leaves have the ports for it
     two: list[tuple[int, int, SpineLayout]] = []  # (uplinks bought, spines, layout)
     for spines in range(lo, shape.up + 1):
-        per_leaf = [ceil_div(ld.need_up, spines) for ld in loads]
+        per_leaf = _per_leaf(loads, spines, shape)
         if max(p * spines for p in per_leaf) <= shape.up and sum(per_leaf) <= shape.sradix:
             lay = SpineLayout(spines, [list(range(len(loads)))], per_leaf, 0, [], 0)
             two.append((sum(per_leaf) * spines, spines, lay))
@@ -144,7 +150,7 @@ def _layout(loads: list[LeafLoad], shape: _Shape) -> SpineLayout:
     best: tuple[tuple[int, int], SpineLayout] | None = None
     half = shape.sradix // 2
     for spines in range(lo, shape.up + 1):
-        per_leaf = [ceil_div(ld.need_up, spines) for ld in loads]
+        per_leaf = _per_leaf(loads, spines, shape)
         if max(p * spines for p in per_leaf) > shape.up:
             continue
         pods = _pods(per_leaf, half)
@@ -153,6 +159,8 @@ def _layout(loads: list[LeafLoad], shape: _Shape) -> SpineLayout:
         loads_up = [sum(per_leaf[j] for j in pod) for pod in pods]  # 1:1 at the spine
         for cores in range(1, max(loads_up) + 1):
             pairs = [ceil_div(x, cores) for x in loads_up]
+            if shape.uniform:
+                pairs = [max(pairs)] * len(pairs)
             if max(pairs) * cores <= shape.sradix - half and sum(pairs) <= shape.sradix:
                 lay = SpineLayout(spines, pods, per_leaf, cores, pairs, max(pairs) * cores)
                 key = (sum(per_leaf) * spines + sum(pairs) * cores * spines, lay.switches)
@@ -275,9 +283,13 @@ def leaf_spine(
     growth: float = 1.0,
     prefix: str = "s",
     small_units: Sequence[str] = (),
+    uniform_uplinks: bool = False,
 ) -> BuiltFabric:
     """``units``: (label, nodes) in a fixed order; each node is its list of ports on this fabric.
-    ``small_units``: labels of pools that may share leaves with their neighbours in ``units``."""
+    ``small_units``: labels of pools that may share leaves with their neighbours in ``units``.
+    ``uniform_uplinks``: every leaf gets as many uplinks per spine as the busiest one (and every spine as
+    many per core): InfiniBand needs it, OpenSM's ftree engine refuses switches of one rank whose upward
+    port groups differ in size (ERR AB0B) and falls back to min-hop routing."""
     if not any(t for _, nodes in units for t in nodes):
         raise TopologyError("no node has a port on this fabric")
     d, u = ratio
@@ -287,7 +299,9 @@ def leaf_spine(
         down = int(radix * d // (d + u))
         up, first_up = radix - down, down + 1
     speed_ratio = (node_speed_gbps / uplink_speed_gbps) if (node_speed_gbps and uplink_speed_gbps) else 1.0
-    shape = _Shape(radix, down, up, first_up, spine_radix or radix, ratio, speed_ratio, growth)
+    shape = _Shape(
+        radix, down, up, first_up, spine_radix or radix, ratio, speed_ratio, growth, uniform_uplinks
+    )
     groups = _share_small_units(units, down, set(small_units))
     loads, links, leaf_unit = _leaves(groups, shape, prefix)
     switches = [

@@ -82,8 +82,9 @@ def test_example_scaled_plans_without_errors(tmp_path: Path, sus: int) -> None:
     plan = build_plan(load_and_resolve(path)[1])
     storage = Counter(link.layer for link in plan.links_of("storage"))
     assert storage["node_leaf"] == 32 * sus * 4 + 8 * 2 + 3
-    # right-sized: the leaves' uplinks carry what their nodes inject (plus one link per spine at most)
-    assert storage["node_leaf"] <= storage["leaf_spine"] <= storage["node_leaf"] * 1.01
+    # right-sized: the leaves' uplinks carry what their nodes inject; this storage fabric is InfiniBand,
+    # so the few small-pool leaves get as many uplinks as a full one (OpenSM ftree needs equal groups)
+    assert storage["node_leaf"] <= storage["leaf_spine"] <= storage["node_leaf"] * 1.02
     assert plan.metrics["storage"].switches.get("core", 0) > 0  # 4 x 32 SU leaves exceed one spine layer
     mgmt = Counter(link.layer for link in plan.links_of("management"))
     assert mgmt["node_leaf"] == 32 * sus + 8 + 3
