@@ -23,7 +23,10 @@ from generator.perf.system import PerfError
 ORDER = 4
 DEFAULT_FILE = "blueprint.yaml"
 # editors find the schema through this line; `blueprint schema -o blueprint.schema.json` writes the file
-SCHEMA_LINE = "# yaml-language-server: $schema=blueprint.schema.json"
+SCHEMA_LINE = (
+    "# yaml-language-server: $schema=blueprint.schema.json\n"
+    "# (editor help: write the schema beside this file with `blueprint schema -o blueprint.schema.json`)"
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

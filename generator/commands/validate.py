@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from generator import __version__
@@ -61,16 +62,15 @@ def is_catalog_file(path: Path) -> bool:
     """A `catalog:` side file: a mapping of catalogue sections only, with no blueprint key."""
     if str(path) == "-" or not path.is_file() or path.stat().st_size > 4 * 1024 * 1024:
         return False
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
     from blueprints.catalog.load import SECTIONS
+    from generator.findings import BlueprintError
+    from generator.load import parse_yaml
 
-    try:
-        data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
-    except (YAMLError, UnicodeDecodeError, OSError, ValueError, RecursionError):
+    try:  # the loader's own bounded parse: a hostile file is reported by the loader, not here
+        data = parse_yaml(path.read_text(encoding="utf-8"), str(path)).data
+    except (BlueprintError, UnicodeDecodeError, OSError, ValueError, RecursionError):
         return False  # not readable YAML: let the loader report it, located
-    return isinstance(data, dict) and bool(data) and set(data) <= {*SECTIONS, "cloud"}
+    return isinstance(data, Mapping) and bool(data) and set(data) <= {*SECTIONS, "cloud"}
 
 
 def run(args: argparse.Namespace) -> int:
