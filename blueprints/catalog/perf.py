@@ -117,6 +117,10 @@ class Nccl(_Entry):
     ll_max_gbytes_single: dict[int, PerfConstant]
     ll_max_gbytes_two_nodes: PerfConstant
     ll_max_gbytes_many_nodes: PerfConstant
+    nvls_efficiency: dict[int, PerfConstant]
+    nvls_tree_two_node_inter_factor: PerfConstant
+    nvls_tree_many_node_inter_factor: PerfConstant
+    ib_qps_per_connection: PerfConstant
 
 
 class Training(_Entry):
@@ -127,12 +131,18 @@ class Training(_Entry):
     default_global_batch_tokens: PerfConstant
     ddp_bucket_bytes: PerfConstant
     grad_reduce_bytes: dict[str, PerfConstant]
+    activation_bytes: PerfConstant
+    tp_allreduces_per_layer: PerfConstant
+    zero3_traffic_factor: PerfConstant
+    micro_batch_sequences: PerfConstant
 
 
 class Policy(_Entry):
     exposed_sync_share: PerfConstant
     busbw_shortfall: PerfConstant
     latency_bound_share: PerfConstant
+    acceptance_ratio: PerfConstant
+    acceptance_min_bytes: PerfConstant
 
 
 class BudgetFabric(_Entry):

@@ -14,7 +14,8 @@ Data movement per algorithm (per rank, one direction), which fixes each ``algbw`
 
 * ring: every rank sends factor·S; the ring's slowest edge sets B: NVLink/PCIe inside a node, and the
   node's NICs between nodes (one ring per NIC, so the whole node's network bandwidth).
-* tree (NCCL double binary tree, all_reduce across nodes): S up and S down, algbw = 0.92·B/2.
+* tree (NCCL double binary tree, all_reduce across nodes): S up and S down, algbw = 0.92·B/2; on two nodes
+  each node sends S once, algbw = 0.92·min(B_intra/2, B_node) (NCCL sizes 2-node trees with bwIntra).
 * NVLS (NVSwitch multimem): S·(n+1)/n each way per GPU → algbw = e·B_nvlink·n/(n+1); across nodes it
   needs IB SHARP (each node sends and receives S once).
 * NVLS-tree: NVLS inside the node, a tree of nodes outside (S each way for ≤ 2 nodes, 2S beyond).
@@ -166,13 +167,30 @@ def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
     return out
 
 
+def _tree_bus(job: Job, net: Limit) -> Limit | None:
+    """Bus bandwidth a double binary tree of ``job.units`` nodes allows (2 × its algbw).
+
+    Beyond two nodes an inner node forwards the data twice, so the network allows B_node per 2S: bus = B.
+    On two nodes each node sends and receives S only once (half the data up, half down each tree), so the
+    network allows bus = 2·B_node and the intra-node chain, which NCCL sizes with the intra-node bandwidth
+    (tuning.cc: ``nNodes <= 2 ? bwIntra : bwInter``), becomes the bound: perf.yaml [NCCL-TREE2].
+    """
+    k, u = job.ranks_per_unit, job.units
+    intra = job.intra if k > 1 else None
+    if u <= 2:
+        return tighter(intra, net.scaled(2.0, f"{net.name} (2-node tree: S per node each way)"))
+    return tighter(intra, net)
+
+
 def _tree(job: Job, perf: PerfData) -> list[Candidate]:
     nc = perf.nccl
     k, u = job.ranks_per_unit, job.units
     if u < 2:
         return []
     net = job.spread_net if job.scattered else job.net
-    base = tighter(job.intra if k > 1 else None, net)
+    if net is None:
+        return []
+    base = _tree_bus(job, net)
     if base is None:
         return []
     base = base.scaled(nc.tree_factor.value)
@@ -214,7 +232,9 @@ def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
     if u > 1:
         net = job.spread_net if job.scattered else job.net
         assert net is not None
-        tree_net = net.scaled(1.0 if u <= 2 else 0.5)
+        # a tree of nodes: S per node each way on two nodes, 2S beyond (NCCL: bwInter x2 on <= 2 nodes)
+        factor = nc.nvls_tree_two_node_inter_factor.value if u <= 2 else 1.0
+        tree_net = net.scaled(factor * nc.nvls_tree_many_node_inter_factor.value)
         bw = tighter(job.nvls, tree_net) or job.nvls
         lat = hw.get("nvlink", "nvls_tree", "simple") + 2 * _log2i(u) * (
             hw.get("net", "nvls_tree", "simple") + 2 * job.net_latency_us

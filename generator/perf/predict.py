@@ -83,7 +83,7 @@ def job_for(
         spread = bound.scaled(scale, prefix + bound.name + share)
     nvls = None
     if system.nvls and k > 1:
-        e = nvls_efficiency()
+        e = nvls_efficiency(sm_arch=system.sm_arch)
         nvls = Limit(
             e * system.nvlink_raw_gbytes * k / (k + 1),
             "NVLS",

@@ -119,14 +119,20 @@ def transport_efficiency(perf: PerfData | None = None) -> float:
     )
 
 
-def nvls_efficiency(perf: PerfData | None = None) -> float:
-    """Share of NVLink NVLS reaches, from the H100 fact: NVLS moves S·(n+1)/n per GPU each way for an
-    all_reduce of S, so its ideal busbw is B·2(n−1)/(n+1)."""
+def nvls_efficiency(perf: PerfData | None = None, sm_arch: int = 90) -> float:
+    """Share of NVLink NVLS reaches, fitted to the H100 fact: NVLS moves S·(n+1)/n per GPU each way for an
+    all_reduce of S, so its ideal busbw is B·2(n−1)/(n+1). Other generations scale it by NCCL's own
+    nvlsEfficiency ratio to Hopper (Blackwell 0.74 / 0.85), so Blackwell is not fitted."""
     perf = perf or perf_data()
     c = perf.calibration
     n = c.h100_gpus.value
     ideal = c.h100_nvlink_gbytes_dir.value * 2 * (n - 1) / (n + 1)
-    return c.h100_nvls_busbw.value / ideal
+    hopper = c.h100_nvls_busbw.value / ideal
+    table = perf.nccl.nvls_efficiency
+    mine = by_capability(table, sm_arch)
+    if mine is None:
+        return hopper
+    return hopper * mine.value / table[90].value
 
 
 def pcie_gbytes(gen: int, lanes: int, perf: PerfData | None = None) -> float:
