@@ -50,6 +50,11 @@ class Fabric(Model):
     subnet_manager: SubnetManager | None = None
     lossless: Lossless | None = None
     mtu: int | None = Field(default=None, ge=1024, le=9216)
+    adaptive_routing: bool = Field(
+        default=False,
+        description="switches spread each flow over the equal-cost paths (InfiniBand adaptive routing, Spectrum-X); "
+        "without it Ethernet ECMP hashes whole flows onto one path and flows collide",
+    )
 
 
 class Fabrics(Model):
