@@ -134,6 +134,7 @@ class Training(_Entry):
     activation_bytes: PerfConstant
     tp_allreduces_per_layer: PerfConstant
     zero3_traffic_factor: PerfConstant
+    zero_state_bytes: dict[str, PerfConstant]
     micro_batch_sequences: PerfConstant
 
 
@@ -141,6 +142,7 @@ class Policy(_Entry):
     exposed_sync_share: PerfConstant
     busbw_shortfall: PerfConstant
     latency_bound_share: PerfConstant
+    model_parallel_share: PerfConstant
     acceptance_ratio: PerfConstant
     acceptance_min_bytes: PerfConstant
 
@@ -161,11 +163,27 @@ class AdvisorFabrics(_Entry):
         return getattr(self, budget)
 
 
+class Management(_Entry):
+    source: str
+    technology: str
+    leaf: str
+    spine: str
+
+
 class Advisor(_Entry):
     rack_power_kw: PerfConstant
     rack_units: PerfConstant
     single_gpu_server_units: PerfConstant
     probe_size_bytes: PerfConstant
+    min_nodes_multi_node: PerfConstant
+    racks_per_row: PerfConstant
+    reserved_rack_units: PerfConstant
+    compute_racks_per_switch_rack: PerfConstant
+    spine_racks: PerfConstant
+    site_growth_attempts: PerfConstant
+    cables_per_switch_cost: PerfConstant
+    time_target_rounds: PerfConstant
+    management: Management
     fabrics: AdvisorFabrics
     switches: dict[str, str] = Field(description="fabric technology → switch catalogue id")
 

@@ -13,6 +13,11 @@ class Parallelism(Model):
     data: int | None = Field(default=None, ge=1, le=1_000_000)
     tensor: int | None = Field(default=None, ge=1, le=1024)
     pipeline: int | None = Field(default=None, ge=1, le=1024)
+    sharding: Literal["none", "zero1", "zero2", "zero3", "fsdp"] = Field(
+        default="none",
+        description="data-parallel sharding of model state: ZeRO stage 1 (optimizer), 2 (+gradients), "
+        "3 / FSDP full-shard (+parameters, an extra parameter all-gather per step)",
+    )
 
 
 class Workload(Model):

@@ -51,7 +51,8 @@ class ExposedGradientSync(Rule):
             return
         lay = st.layout
         yield self.finding(
-            f"gradient all_reduce of {st.grad_bytes / 1e9:.2f} GB per rank over {lay.dp} data-parallel ranks "
+            f"gradient {'sync (' + lay.sharding + ': reduce-scatter + all-gather)' if lay.sharding != 'none' else 'all_reduce'}"
+            f" of {st.grad_bytes / 1e9:.2f} GB per rank over {lay.dp} data-parallel ranks "
             f"(TP {lay.tp} × PP {lay.pp}) takes {st.sync_s:.3f} s at {st.sync.busbw_gbytes:.1f} GB/s busbw "
             f"({st.sync.algorithm}, limited by {st.sync.bottleneck}); {st.overlapped_fraction:.0%} hides behind "
             f"backward, {st.exposed_s:.3f} s is exposed = {st.exposed_share:.0%} of the {st.step_s:.3f} s step "
