@@ -121,6 +121,7 @@ class Nccl(_Entry):
     nvls_tree_two_node_inter_factor: PerfConstant
     nvls_tree_many_node_inter_factor: PerfConstant
     ib_qps_per_connection: PerfConstant
+    sharp_streaming_flows_per_switch: PerfConstant
 
 
 class Training(_Entry):

@@ -69,6 +69,7 @@ class Job:
     ll128: bool
     sm_arch: int
     scattered: bool = False  # ranks placed without regard to leaves: rings and trees see spread_net
+    sharp_share: float = 1.0  # share of the rails SHARP aggregates (2 streaming flows per switch)
 
     @property
     def ranks(self) -> int:
@@ -226,7 +227,7 @@ def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
         lat = hw.get("nvlink", "nvls", "simple")
         if u > 1:
             assert job.net is not None
-            bw = tighter(bw, job.net.scaled(nc.collnet_factor.value, f"IB SHARP, {job.net.name}")) or bw
+            bw = tighter(bw, _sharp_net(job, nc.collnet_factor.value)) or bw
             lat += hw.get("net", "nvls", "simple") + 2 * job.net_latency_us
         out.append(Candidate("nvls", "simple", bw, lat))
     if u > 1:
@@ -243,6 +244,18 @@ def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
     return out
 
 
+def _sharp_net(job: Job, collnet_factor: float) -> Limit:
+    """The node's network as IB SHARP sees it: NCCL's CollNet ×0.9, and only the rails the switches can
+    aggregate (two streaming flows per switch when leaves carry several rails)."""
+    assert job.net is not None
+    name = f"IB SHARP, {job.net.name}"
+    if job.sharp_share < 1.0:
+        name += (
+            f", {job.sharp_share:.0%} of rails aggregated (2 SHARP flows per leaf, leaves not rail-optimised)"
+        )
+    return job.net.scaled(collnet_factor * job.sharp_share, name)
+
+
 def _collnet(job: Job, perf: PerfData) -> list[Candidate]:
     nc = perf.nccl
     hw = nc.hw_latency_us
@@ -250,7 +263,7 @@ def _collnet(job: Job, perf: PerfData) -> list[Candidate]:
     if not job.sharp or u < 2 or job.net is None:
         return []
     # SHARP reduces inside every switch, so uplinks carry one stream per rail: placement does not matter.
-    net = job.net.scaled(nc.collnet_factor.value, f"IB SHARP, {job.net.name}")
+    net = _sharp_net(job, nc.collnet_factor.value)
     intra = job.intra.scaled(k / (2 * (k - 1))) if (k > 1 and job.intra is not None) else None
     bw = tighter(intra, net) or net
     lat = (

@@ -99,6 +99,7 @@ def job_for(
         net_latency_us=system.net_latency_us,
         nvls=nvls,
         sharp=system.sharp,
+        sharp_share=system.sharp_share,
         ll128=system.ll128,
         sm_arch=system.sm_arch,
         scattered=placement == "scattered",

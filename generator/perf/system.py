@@ -84,6 +84,7 @@ class System:
     net_latency_us: float  # one network traversal: adapter to adapter across the mean hop count
     sharp: bool
     fabric: FabricBound | None
+    sharp_share: float = 1.0  # share of the rails IB SHARP aggregates (switch streaming-flow limit)
     technology: str | None = None
     topology: str | None = None
     mean_hops: float = 0.0
@@ -263,6 +264,18 @@ def _sharp(cluster: ResolvedCluster) -> bool:
         return False
     sm = fab.spec.subnet_manager
     return bool(fab.switch.sharp and sm is not None and sm.sharp)
+
+
+def _sharp_share(cluster: ResolvedCluster, rails: int, perf: PerfData) -> float:
+    """Share of the node's rails IB SHARP can aggregate: NCCL opens one streaming aggregation flow per HCA
+    rail and a switch holds at most two ([HPCX-SHARP]); rail-optimised leaves see one rail each, otherwise a
+    leaf sees every rail of its nodes and only two of them aggregate."""
+    fab = cluster.fabrics.get("compute")
+    topo = fab.spec.topology if fab is not None else None
+    if rails <= 1 or getattr(topo, "rail_optimized", False):
+        return 1.0
+    flows = perf.nccl.sharp_streaming_flows_per_switch.value
+    return min(1.0, flows / rails)
 
 
 def _hop_latency_us(tech: FabricTech, switch: Switch | None, mean_hops: float) -> float:
@@ -461,6 +474,7 @@ def system_for(cluster: ResolvedCluster, plan: Plan | None = None, pool: str | N
         net_latency_us=latency,
         sharp=_sharp(cluster),
         fabric=fabric,
+        sharp_share=_sharp_share(cluster, ports, perf),
         technology=technology,
         topology=topology,
         mean_hops=mean_hops,

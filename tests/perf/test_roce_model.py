@@ -75,3 +75,23 @@ def test_roce_without_lossless_is_noted(tmp_path) -> None:
     bp["fabrics"]["compute"]["lossless"] = {"pfc": False, "ecn": False}
     cluster, plan, _ = build(bp, tmp_path)
     assert any("go-back-N" in n for n in system_for(cluster, plan).notes)
+
+
+def test_sharp_needs_rail_optimised_leaves(tmp_path) -> None:
+    """HPC-X: a switch holds at most 2 SHARP streaming flows and NCCL opens one per HCA rail; leaves that see
+    all 8 rails aggregate 2 of them, so NVLS+SHARP over 8 NICs gets 2/8 of the network."""
+    sm = {"kind": "opensm", "ha": False, "sharp": True}
+
+    def sharp_net(rail_optimized: bool, name: str) -> float:
+        fabric = {
+            "technology": "infiniband-ndr",
+            "topology": {"kind": "fat-tree", "switch": "qm9700", "rail_optimized": rail_optimized},
+            "subnet_manager": sm,
+        }
+        cluster, plan, _ = build(server_nodes("dgx-h100", 4, fabric), tmp_path, name)
+        s = system_for(cluster, plan)
+        assert s.sharp
+        return s.sharp_share
+
+    assert sharp_net(True, "rails.yaml") == 1.0
+    assert sharp_net(False, "mixed.yaml") == pytest.approx(2 / 8)
