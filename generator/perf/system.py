@@ -184,12 +184,12 @@ def _intra(
             raw,
             notes,
         )
-    gen = min(gpu.pcie_gen, server.pcie_gen)
-    bw = pcie_gbytes(gen, 16, perf)
+    pcie_gen = min(gpu.pcie_gen, server.pcie_gen)
+    bw = pcie_gbytes(pcie_gen, 16, perf)
     if nv_dir > 0 or gpu.nvlink_bridge_gpus:
         notes.append(f"NVLink joins only {max(domain, gpu.nvlink_bridge_gpus)} GPUs; rings cross PCIe")
     return (
-        Limit(bw, f"PCIe Gen{gen} GPU-GPU", f"x16 per GPU, {bw:g} GB/s as NCCL counts it"),
+        Limit(bw, f"PCIe Gen{pcie_gen} GPU-GPU", f"x16 per GPU, {bw:g} GB/s as NCCL counts it"),
         "pci",
         nv_dir,
         notes,

@@ -8,9 +8,9 @@ from generator.rules.base import RuleContext
 
 def system_of(ctx: RuleContext) -> System | None:
     """The model of the largest GPU pool on its planned fabric; None without a GPU pool."""
-    cached = getattr(ctx, "_prf_system", False)
-    if cached is not False:
-        return cached  # type: ignore[no-any-return]
+    cached: System | None | bool = getattr(ctx, "_prf_system", False)
+    if not isinstance(cached, bool):
+        return cached
     try:
         system: System | None = system_for(ctx.cluster, ctx.plan)
     except PerfError:
