@@ -228,7 +228,21 @@ def _suspects(
         if low[(kind, name)] != n:
             continue
         out.append(Suspect(kind, name, n, tuple(_suspect_cables(kind, name, cables))))
-    return out
+    return _collapse(out)
+
+
+def _collapse(suspects: list[Suspect]) -> list[Suspect]:
+    """A suspect rail or switch explains the links on it: name the wider element, not each of its cables."""
+    wide_rails = {s.name for s in suspects if s.kind == "rail"}
+    wide_cables = {c.id for s in suspects if s.kind in ("rail", "switch") for c in s.cables}
+    kept = []
+    for s in suspects:
+        if s.kind == "link":
+            rail = s.name.rpartition(" rail ")[2]
+            if rail in wide_rails or (s.cables and all(c.id in wide_cables for c in s.cables)):
+                continue
+        kept.append(s)
+    return kept
 
 
 def _suspect_cables(kind: str, name: str, cables: dict[tuple[str, int], list[Cable]]) -> list[Cable]:

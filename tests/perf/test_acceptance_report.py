@@ -280,3 +280,27 @@ def test_empty_results_dir_is_an_error(tmp_path: Path, capsys) -> None:
     with pytest.raises(ResultsError):
         read_results(tmp_path / "nothing")
     assert parse_text("hello\n", tmp_path / "x.txt") is None
+
+
+def test_finds_a_degraded_rail(tmp_path: Path, capsys) -> None:
+    """Every rail-3 run at one HDR NIC's 24 GB/s (a misconfigured leaf / rail): the report names rail 3 and
+    its leaf switch with the four cables, not four separate links."""
+    bp = _write(server_nodes("dgx-h100", 4, NDR), tmp_path / "bp.yaml")
+    results = tmp_path / "results"
+    results.mkdir()
+    hosts = [f"gpu{i:03d}" for i in range(1, 5)]
+    for rail in range(8):
+        for i in range(4):
+            pair = [hosts[i], hosts[(i + 1) % 4]]
+            rows = _curve(24.0 if rail == 3 else 47.0)
+            (results / f"all_reduce_perf-rail{rail}-{pair[0]}-{pair[1]}.txt").write_text(_text(pair, 1, rows))
+    assert main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert [(s["kind"], s["name"]) for s in out["suspects"]] == [("rail", "3"), ("switch", "c-leaf-su1-r3")]
+    # node n's rail-3 cable is the (8(n-1) + 4)-th: C-NL-000004, -12, -20, -28
+    assert [c["cable"] for c in out["suspects"][0]["cables"]] == [
+        "C-NL-000004",
+        "C-NL-000012",
+        "C-NL-000020",
+        "C-NL-000028",
+    ]
