@@ -112,7 +112,11 @@ def evaluate(path: Path = EVALUATION) -> list[Outcome]:
 
 def summary(outcomes: list[Outcome]) -> dict[str, float]:
     errors = [abs(o.error) for o in outcomes]
-    return {"count": len(outcomes), "median_abs_error": statistics.median(errors), "worst_abs_error": max(errors)}
+    return {
+        "count": len(outcomes),
+        "median_abs_error": statistics.median(errors),
+        "worst_abs_error": max(errors),
+    }
 
 
 def main() -> int:
@@ -125,7 +129,9 @@ def main() -> int:
         rows = [{**o.__dict__, "error": round(o.error, 4)} for o in outcomes]
         print(json.dumps({"measurements": rows, **s}, indent=2))
         return 0
-    print(f"{'measurement':<38} {'coll':<11} {'nodes':>5} {'ranks':>5} {'algo':<9} {'measured':>9} {'predicted':>9} {'error':>7}")
+    print(
+        f"{'measurement':<38} {'coll':<11} {'nodes':>5} {'ranks':>5} {'algo':<9} {'measured':>9} {'predicted':>9} {'error':>7}"
+    )
     for o in outcomes:
         print(
             f"{o.id:<38} {o.collective:<11} {o.nodes:>5} {o.ranks:>5} {o.algorithm:<9} "
