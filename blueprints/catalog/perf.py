@@ -117,6 +117,11 @@ class Nccl(_Entry):
     ll_max_gbytes_single: dict[int, PerfConstant]
     ll_max_gbytes_two_nodes: PerfConstant
     ll_max_gbytes_many_nodes: PerfConstant
+    nvls_efficiency: dict[int, PerfConstant]
+    nvls_tree_two_node_inter_factor: PerfConstant
+    nvls_tree_many_node_inter_factor: PerfConstant
+    ib_qps_per_connection: PerfConstant
+    sharp_streaming_flows_per_switch: PerfConstant
 
 
 class Training(_Entry):
@@ -127,12 +132,20 @@ class Training(_Entry):
     default_global_batch_tokens: PerfConstant
     ddp_bucket_bytes: PerfConstant
     grad_reduce_bytes: dict[str, PerfConstant]
+    activation_bytes: PerfConstant
+    tp_allreduces_per_layer: PerfConstant
+    zero3_traffic_factor: PerfConstant
+    zero_state_bytes: dict[str, PerfConstant]
+    micro_batch_sequences: PerfConstant
 
 
 class Policy(_Entry):
     exposed_sync_share: PerfConstant
     busbw_shortfall: PerfConstant
     latency_bound_share: PerfConstant
+    model_parallel_share: PerfConstant
+    acceptance_ratio: PerfConstant
+    acceptance_min_bytes: PerfConstant
 
 
 class BudgetFabric(_Entry):
@@ -151,11 +164,27 @@ class AdvisorFabrics(_Entry):
         return getattr(self, budget)
 
 
+class Management(_Entry):
+    source: str
+    technology: str
+    leaf: str
+    spine: str
+
+
 class Advisor(_Entry):
     rack_power_kw: PerfConstant
     rack_units: PerfConstant
     single_gpu_server_units: PerfConstant
     probe_size_bytes: PerfConstant
+    min_nodes_multi_node: PerfConstant
+    racks_per_row: PerfConstant
+    reserved_rack_units: PerfConstant
+    compute_racks_per_switch_rack: PerfConstant
+    spine_racks: PerfConstant
+    site_growth_attempts: PerfConstant
+    cables_per_switch_cost: PerfConstant
+    time_target_rounds: PerfConstant
+    management: Management
     fabrics: AdvisorFabrics
     switches: dict[str, str] = Field(description="fabric technology → switch catalogue id")
 

@@ -62,6 +62,9 @@ class Fabric(Model):
     """RoCE only: lossless Ethernet settings"""
     mtu: int | None = Field(default=None, ge=1024, le=9216)
     """MTU in bytes"""
+    adaptive_routing: bool = False
+    """switches spread each flow over the equal-cost paths (InfiniBand adaptive routing, Spectrum-X);
+    without it Ethernet ECMP hashes whole flows onto one path and flows collide"""
 
 
 class Fabrics(Model):

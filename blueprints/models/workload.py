@@ -16,6 +16,9 @@ class Parallelism(Model):
     """tensor-parallel degree"""
     pipeline: int | None = Field(default=None, ge=1, le=1024)
     """pipeline-parallel degree"""
+    sharding: Literal["none", "zero1", "zero2", "zero3", "fsdp"] = "none"
+    """data-parallel sharding of model state: ZeRO stage 1 (optimizer), 2 (+gradients), 3 / FSDP
+    full-shard (+parameters, an extra parameter all-gather per step)"""
 
 
 class Workload(Model):

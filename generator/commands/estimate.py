@@ -219,6 +219,12 @@ def _render_training(r: EstimateReport, out) -> None:  # type: ignore[no-untyped
             f"({st.window_s:.3f} s); {st.exposed_s:.3f} s exposed = {st.exposed_share:.1%} of the "
             f"{st.step_s:.3f} s step"
         )
+    if st.tp_s or st.pp_s or st.bubble_s:
+        out.print(
+            f"  model parallel: tensor-parallel all-reduces {st.tp_s:.3f} s, pipeline sends {st.pp_s:.3f} s, "
+            f"pipeline bubble {st.bubble_s:.3f} s"
+            + (f"; {lay.sharding} sharding" if lay.sharding != "none" else "")
+        )
     if st.train_days is not None:
         target = f" (target {st.target_days:g})" if st.target_days else ""
         out.print(f"  whole run: {st.train_days:.1f} days{target}")

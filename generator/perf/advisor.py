@@ -25,7 +25,7 @@ from blueprints.catalog.schema import Gpu, Server
 from blueprints.catalog.workload import memory_need, workload_factors
 from blueprints.models import Blueprint
 from generator.perf.predict import predict_on
-from generator.perf.system import PerfError, system_for
+from generator.perf.system import PerfError, System, system_for
 from generator.perf.training import StepEstimate, training_step
 
 SCOPES = ("gpu", "node", "nodes")
@@ -64,6 +64,7 @@ class Option:
     alltoall_busbw: float = 0.0
     bottleneck: str = ""
     error: str | None = None
+    system: System | None = field(default=None, repr=False, compare=False)  # the planned option, for the step
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -304,8 +305,7 @@ def _fabric_section(cat: Catalog, technology: str, topology: dict[str, Any]) -> 
             "sharp": bool(switch.sharp),
         }
     elif tech.kind == "roce":
-        out["lossless"] = {"pfc": True, "pfc_priority": 3, "ecn": True, "dscp": 26, "trust": "dscp"}
-        out["mtu"] = 4200
+        out["lossless"] = {"pfc": True, "ecn": True}  # priority, DSCP and trust: the blueprint's defaults
     return out
 
 
@@ -374,7 +374,8 @@ def _safe_name(text: str) -> str:
 
 def _site(racks: int) -> dict[str, Any]:
     adv = perf_data().advisor
-    per_row = 16 if racks > 16 else max(1, racks)
+    row = int(adv.racks_per_row.value)
+    per_row = row if racks > row else max(1, racks)
     rows = max(1, math.ceil(racks / per_row))
     return {
         "name": "dc1",
@@ -386,11 +387,16 @@ def _site(racks: int) -> dict[str, Any]:
 
 def _rack_estimate(server: Server, nodes: int, scope: str) -> int:
     adv = perf_data().advisor
-    units = adv.rack_units.value - 2
+    units = adv.rack_units.value - adv.reserved_rack_units.value
     ru = adv.single_gpu_server_units.value if scope == "gpu" else server.rack_units
     power = server.power_kw / server.gpus if scope == "gpu" else server.power_kw
     per_rack = max(1, int(min(adv.rack_power_kw.value // max(power, 0.1), units // ru)))
     return math.ceil(nodes / per_rack)
+
+
+def _network_racks(compute_racks: int) -> int:
+    adv = perf_data().advisor
+    return math.ceil(compute_racks / adv.compute_racks_per_switch_rack.value) + int(adv.spine_racks.value)
 
 
 def starter_blueprint(
@@ -404,11 +410,12 @@ def starter_blueprint(
         "pools": [pool],
     }
     if fabric is not None:
+        mgmt = perf_data().advisor.management
         bp["fabrics"] = {
             "compute": fabric,
             "management": {
-                "technology": "ethernet-1",
-                "topology": {"kind": "leaf-spine", "switch": "sn2201", "spine_switch": "sn4600c"},
+                "technology": mgmt.technology,
+                "topology": {"kind": "leaf-spine", "switch": mgmt.leaf, "spine_switch": mgmt.spine},
             },
         }
     wl: dict[str, Any] = {
@@ -426,38 +433,40 @@ def starter_blueprint(
     return bp
 
 
-def _evaluate(option: Option) -> None:
-    """Resolve and plan the option's blueprint; fill counts and predicted busbw (error text on failure)."""
+def _plan_option(bp: dict[str, Any]) -> tuple[Any, Any] | str:
+    """Resolve and plan a starter (the layers the advisor needs, not the rules): (cluster, plan) or an error.
+    A site too small for the plan doubles its rows, a bounded number of times."""
     from generator.findings import BlueprintError
     from generator.plan.build import PlanError, build_plan
     from generator.resolve import resolve
 
-    probe = int(perf_data().advisor.probe_size_bytes.value)
-    bp = option.blueprint
-    for _ in range(6):
+    for _ in range(int(perf_data().advisor.site_growth_attempts.value)):
         try:
             cluster = resolve(Blueprint.model_validate(bp))
-            plan = build_plan(cluster)
+            return cluster, build_plan(cluster)
         except PlanError as exc:
-            if exc.path[:1] == ("site",):  # the racks did not hold it: a bigger site
-                site = bp["site"]
-                site["rows"] = site["rows"] * 2
-                continue
-            option.error = str(exc)
-            return
+            if exc.path[:1] != ("site",):
+                return str(exc)
+            bp["site"]["rows"] = bp["site"]["rows"] * 2  # the racks did not hold it: a bigger site
         except BlueprintError as exc:
-            option.error = "; ".join(f.message for f in exc.findings)
-            return
-        break
-    else:
-        option.error = "the site could not be sized"
+            return "; ".join(f.message for f in exc.findings)
+    return "the site could not be sized"
+
+
+def _evaluate(option: Option) -> None:
+    """Plan the option's blueprint; fill counts and predicted busbw (error text on failure)."""
+    planned = _plan_option(option.blueprint)
+    if isinstance(planned, str):
+        option.error = planned
         return
+    cluster, plan = planned
     m = plan.metrics.get("compute")
     if m is not None:
         option.switches = sum(m.switches.values())
         option.cables = sum(m.cables.values())
         option.bisection_gbps = m.bisection_gbps
     option.transceivers = sum(plan.transceivers.values())
+    probe = int(perf_data().advisor.probe_size_bytes.value)
     try:
         system = system_for(cluster, plan)
         ar = predict_on(system, "all_reduce", probe)
@@ -467,11 +476,30 @@ def _evaluate(option: Option) -> None:
             system, "all_reduce", probe, placement="scattered"
         ).busbw_gbytes
         option.alltoall_busbw = predict_on(system, "alltoall", probe).busbw_gbytes
+        option.system = system
     except PerfError as exc:
         option.error = str(exc)
 
 
-def advise(req: Request) -> Advice:
+# ---- the advice, phase by phase ------------------------------------------------------------------
+
+
+@dataclass
+class _Sizing:
+    server_id: str
+    server: Server
+    gpu: Gpu
+    precision: str
+    article_scope: str
+    memory_scope: str
+    scope: str
+    memory_gb: float
+    memory_gpus: int
+    gpus: int
+    reasons: list[str]
+
+
+def _check_request(req: Request) -> None:
     if req.params <= 0:
         raise AdviceError("--params must be positive")
     if req.mode not in MODES:
@@ -480,115 +508,182 @@ def advise(req: Request) -> Advice:
         raise AdviceError(f"unknown budget `{req.budget}` (known: {', '.join(BUDGETS)})")
     if req.prefer not in PREFERENCES:
         raise AdviceError(f"unknown preference `{req.prefer}` (known: {', '.join(PREFERENCES)})")
-    cat = default_catalog()
+    if req.gpus is not None and req.gpus < 1:
+        raise AdviceError("--gpus must be at least 1")
+
+
+def _scope_for(gpus: int, per_node: int) -> str:
+    return "gpu" if gpus == 1 else "node" if gpus <= per_node else "nodes"
+
+
+def _size(req: Request, cat: Catalog) -> _Sizing:
+    """Model size → scope (the article, refined by memory) → GPU count (given, or the memory minimum)."""
     server_id, server = server_for(cat, req.gpu)
     gpu = cat.gpu(req.gpu)
     precision = req.precision or _default_precision(req.mode)
     if precision not in workload_factors().precision_bytes:
         raise AdviceError(f"unknown precision `{precision}`")
-    reasons: list[str] = []
     art_scope = workload_factors().size_class(req.params).scope
     mem_gb, mem_gpus = memory_minimum(req.params, req.mode, precision, req.sequence_length, gpu)
     g = server.gpus
-    mem_scope = "gpu" if mem_gpus <= 1 else "node" if mem_gpus <= g else "nodes"
+    mem_scope = _scope_for(mem_gpus, g)
     scope = SCOPES[max(_scope_index(art_scope), _scope_index(mem_scope))]
-    reasons.append(
-        f"the article puts {req.params / 1e9:.3g}B parameters on "
-        + {"gpu": "one GPU", "node": "one multi-GPU node"}.get(art_scope, "several nodes")
-    )
-    reasons.append(
+    where = {"gpu": "one GPU", "node": "one multi-GPU node", "nodes": "several nodes"}[art_scope]
+    reasons = [
+        f"the article puts {req.params / 1e9:.3g}B parameters on {where}",
         f"{req.mode} in {precision} needs {mem_gb:,.0f} GB ({mem_gpus} × {gpu.memory_gb:g} GB {gpu.name} at "
-        "best, perfectly sharded)"
-    )
+        "best, perfectly sharded)",
+    ]
     if req.gpus is not None:
-        if req.gpus < 1:
-            raise AdviceError("--gpus must be at least 1")
         gpus = req.gpus
         if gpus < mem_gpus:
             reasons.append(
                 f"--gpus {gpus} is below the {mem_gpus} GPUs the memory needs: the model will not fit"
             )
-        scope = "gpu" if gpus == 1 else "node" if gpus <= g else "nodes"
+        scope = _scope_for(gpus, g)
     else:
-        gpus = 1 if scope == "gpu" else g if scope == "node" else max(mem_gpus, 2 * g)
-        if req.tokens and req.target_days and req.mode != "inference":
-            tr = perf_data().training
-            flops = (
-                tr.frozen_flops_per_param_token if req.mode in ("lora", "qlora") else tr.flops_per_param_token
-            ).value
-            rate = gpu.bf16_tflops * 1e12 * tr.model_flops_utilization.value
-            for_time = math.ceil(flops * req.params * req.tokens / (rate * req.target_days * 86400))
-            if for_time > gpus:
-                reasons.append(
-                    f"{req.tokens:.3g} tokens in {req.target_days:g} days need {for_time:,} GPUs at "
-                    f"{tr.model_flops_utilization.value:.0%} MFU"
-                )
-                gpus = for_time
-                scope = "gpu" if gpus == 1 else "node" if gpus <= g else "nodes"
-    nodes = 1 if scope == "gpu" else math.ceil(gpus / g)
-    if scope != "gpu" and gpus != nodes * g:
-        reasons.append(f"{gpus} GPUs rounded up to {nodes} whole {server_id} node(s) of {g}")
-        gpus = nodes * g
+        min_nodes = int(perf_data().advisor.min_nodes_multi_node.value)
+        gpus = 1 if scope == "gpu" else g if scope == "node" else max(mem_gpus, min_nodes * g)
+    return _Sizing(
+        server_id, server, gpu, precision, art_scope, mem_scope, scope, mem_gb, mem_gpus, gpus, reasons
+    )
+
+
+def _gpus_for_time(req: Request, sz: _Sizing) -> None:
+    """Raise the GPU count to what --tokens in --target-days needs at the model's FLOPs and utilisation
+    (compute only; the costed step refines it later)."""
+    if req.gpus is not None or not (req.tokens and req.target_days) or req.mode == "inference":
+        return
+    tr = perf_data().training
+    flops = (
+        tr.frozen_flops_per_param_token if req.mode in ("lora", "qlora") else tr.flops_per_param_token
+    ).value
+    rate = sz.gpu.bf16_tflops * 1e12 * tr.model_flops_utilization.value
+    for_time = math.ceil(flops * req.params * req.tokens / (rate * req.target_days * 86400))
+    if for_time > sz.gpus:
+        sz.reasons.append(
+            f"{req.tokens:.3g} tokens in {req.target_days:g} days need {for_time:,} GPUs at "
+            f"{tr.model_flops_utilization.value:.0%} MFU"
+        )
+        sz.gpus = for_time
+        sz.scope = _scope_for(sz.gpus, sz.server.gpus)
+
+
+def _whole_nodes(sz: _Sizing) -> int:
+    g = sz.server.gpus
+    nodes = 1 if sz.scope == "gpu" else math.ceil(sz.gpus / g)
+    if sz.scope != "gpu" and sz.gpus != nodes * g:
+        sz.reasons.append(f"{sz.gpus} GPUs rounded up to {nodes} whole {sz.server_id} node(s) of {g}")
+        sz.gpus = nodes * g
+    return nodes
+
+
+def _designs(
+    req: Request, cat: Catalog, sz: _Sizing, nodes: int
+) -> tuple[str, str | None, str, list[Option]]:
+    """(budget, fabric technology, topology rule, one starter blueprint per candidate topology)."""
     budget = _budget(req, nodes)
-    technology = None
-    topo_rule = "one node: no compute fabric" if nodes == 1 else ""
-    options: list[Option] = []
-    racks = _rack_estimate(server, nodes, scope)
-    if nodes > 1:
-        technology = _fabric(budget, nodes, reasons)
-        pool = _pool(cat, server_id, server, nodes, technology, scope, req.gpu)
-        ports = sum(n.count * n.ports for n in server.nics if n.purpose == "compute")
-        topo_rule, topos = _topologies(cat, technology, nodes, ports, req.prefer, reasons)
-        switch_racks = math.ceil(racks / 4) + 2
-        for label, topo in topos:
-            fabric = _fabric_section(cat, technology, topo)
-            options.append(
-                Option(label, starter_blueprint(req, pool, fabric, racks + switch_racks, precision))
-            )
-    else:
-        pool = _pool(cat, server_id, server, 1, None, scope, req.gpu)
-        options.append(Option("single server", starter_blueprint(req, pool, None, racks + 1, precision)))
-    for opt in options:
-        _evaluate(opt)
+    racks = _rack_estimate(sz.server, nodes, sz.scope)
+    if nodes == 1:
+        pool = _pool(cat, sz.server_id, sz.server, 1, None, sz.scope, req.gpu)
+        single = Option("single server", starter_blueprint(req, pool, None, racks + 1, sz.precision))
+        return budget, None, "one node: no compute fabric", [single]
+    technology = _fabric(budget, nodes, sz.reasons)
+    pool = _pool(cat, sz.server_id, sz.server, nodes, technology, sz.scope, req.gpu)
+    ports = sum(n.count * n.ports for n in sz.server.nics if n.purpose == "compute")
+    rule, topos = _topologies(cat, technology, nodes, ports, req.prefer, sz.reasons)
+    all_racks = racks + _network_racks(racks)
+    options = [
+        Option(
+            label,
+            starter_blueprint(req, pool, _fabric_section(cat, technology, topo), all_racks, sz.precision),
+        )
+        for label, topo in topos
+    ]
+    return budget, technology, rule, options
+
+
+def _choose(options: list[Option], prefer: str, reasons: list[str]) -> int:
     usable = [i for i, o in enumerate(options) if o.error is None]
     if not usable:
         raise AdviceError("no design could be built: " + "; ".join(f"{o.label}: {o.error}" for o in options))
-    chosen = usable[0]
-    if len(usable) > 1 and req.prefer == "cost":
-        chosen = min(usable, key=lambda i: (options[i].switches + options[i].cables / 64, i))
-    elif len(usable) > 1:
+    if len(usable) == 1:
+        return usable[0]
+    per_switch = perf_data().advisor.cables_per_switch_cost.value
+    if prefer == "cost":
+        chosen = min(usable, key=lambda i: (options[i].switches + options[i].cables / per_switch, i))
+        reasons.append(f"chose {options[chosen].label}: fewest switches and cables")
+    else:
         chosen = min(usable, key=lambda i: (-options[i].bisection_gbps, -options[i].alltoall_busbw, i))
-    if len(usable) > 1:
-        o = options[chosen]
-        why = "fewest switches and cables" if req.prefer == "cost" else "the most bisection bandwidth"
-        reasons.append(f"chose {o.label}: {why}")
-    result = Advice(
+        reasons.append(f"chose {options[chosen].label}: the most bisection bandwidth")
+    return chosen
+
+
+def _training(adv: Advice) -> StepEstimate | None:
+    """The costed step (layout chosen on the planned option: TP/PP/DP traffic, bubble) — no re-planning."""
+    system = adv.options[adv.chosen].system
+    wl = Blueprint.model_validate(adv.starter).workload
+    if system is None or wl is None:
+        return None
+    try:
+        return training_step(wl, system)
+    except (PerfError, ValueError):
+        return None
+
+
+def _design_round(req: Request, cat: Catalog, sz: _Sizing) -> Advice:
+    nodes = _whole_nodes(sz)
+    budget, technology, rule, options = _designs(req, cat, sz, nodes)
+    for opt in options:
+        _evaluate(opt)
+    chosen = _choose(options, req.prefer, sz.reasons)
+    adv = Advice(
         req,
-        art_scope,
-        mem_scope,
-        scope,
-        mem_gb,
-        mem_gpus,
-        gpus,
+        sz.article_scope,
+        sz.memory_scope,
+        sz.scope,
+        sz.memory_gb,
+        sz.memory_gpus,
+        sz.gpus,
         nodes,
         req.gpu,
-        server_id,
+        sz.server_id,
         budget,
         technology,
-        topo_rule,
+        rule,
         options,
         chosen,
-        reasons,
+        sz.reasons,
     )
-    try:
-        from generator.plan.build import build_plan
-        from generator.resolve import resolve
+    adv.training = _training(adv)
+    return adv
 
-        cluster = resolve(Blueprint.model_validate(result.starter))
-        result.training = training_step(cluster.blueprint.workload, system_for(cluster, build_plan(cluster)))  # type: ignore[arg-type]
-    except (PerfError, ValueError):
-        result.training = None
-    return result
+
+def advise(req: Request) -> Advice:
+    """Check the request, size the cluster, design and cost the candidates, pick one; with a time target,
+    raise the GPU count while the costed step (compute + TP/PP/DP traffic + bubble) misses it."""
+    _check_request(req)
+    cat = default_catalog()
+    sz = _size(req, cat)
+    _gpus_for_time(req, sz)
+    adv = _design_round(req, cat, sz)
+    rounds = int(perf_data().advisor.time_target_rounds.value)
+    for _ in range(rounds):
+        st = adv.training
+        if req.gpus is not None or not req.target_days or st is None or st.train_days is None:
+            break
+        if st.train_days <= req.target_days:
+            break
+        more = math.ceil(sz.gpus * st.train_days / req.target_days)
+        sz.reasons.append(
+            f"the costed step (TP/PP/DP traffic, pipeline bubble) takes {st.train_days:.1f} days on "
+            f"{sz.gpus:,} "
+            f"GPUs, beyond {req.target_days:g}: {more:,} GPUs"
+        )
+        sz.gpus = more
+        sz.scope = _scope_for(sz.gpus, sz.server.gpus)
+        adv = _design_round(req, cat, sz)
+    return adv
 
 
 def starter_yaml(adv: Advice) -> str:

@@ -14,7 +14,8 @@ Data movement per algorithm (per rank, one direction), which fixes each ``algbw`
 
 * ring: every rank sends factor·S; the ring's slowest edge sets B: NVLink/PCIe inside a node, and the
   node's NICs between nodes (one ring per NIC, so the whole node's network bandwidth).
-* tree (NCCL double binary tree, all_reduce across nodes): S up and S down, algbw = 0.92·B/2.
+* tree (NCCL double binary tree, all_reduce across nodes): S up and S down, algbw = 0.92·B/2; on two nodes
+  each node sends S once, algbw = 0.92·min(B_intra/2, B_node) (NCCL sizes 2-node trees with bwIntra).
 * NVLS (NVSwitch multimem): S·(n+1)/n each way per GPU → algbw = e·B_nvlink·n/(n+1); across nodes it
   needs IB SHARP (each node sends and receives S once).
 * NVLS-tree: NVLS inside the node, a tree of nodes outside (S each way for ≤ 2 nodes, 2S beyond).
@@ -68,6 +69,7 @@ class Job:
     ll128: bool
     sm_arch: int
     scattered: bool = False  # ranks placed without regard to leaves: rings and trees see spread_net
+    sharp_share: float = 1.0  # share of the rails SHARP aggregates (2 streaming flows per switch)
 
     @property
     def ranks(self) -> int:
@@ -166,13 +168,30 @@ def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
     return out
 
 
+def _tree_bus(job: Job, net: Limit) -> Limit | None:
+    """Bus bandwidth a double binary tree of ``job.units`` nodes allows (2 × its algbw).
+
+    Beyond two nodes an inner node forwards the data twice, so the network allows B_node per 2S: bus = B.
+    On two nodes each node sends and receives S only once (half the data up, half down each tree), so the
+    network allows bus = 2·B_node and the intra-node chain, which NCCL sizes with the intra-node bandwidth
+    (tuning.cc: ``nNodes <= 2 ? bwIntra : bwInter``), becomes the bound: perf.yaml [NCCL-TREE2].
+    """
+    k, u = job.ranks_per_unit, job.units
+    intra = job.intra if k > 1 else None
+    if u <= 2:
+        return tighter(intra, net.scaled(2.0, f"{net.name} (2-node tree: S per node each way)"))
+    return tighter(intra, net)
+
+
 def _tree(job: Job, perf: PerfData) -> list[Candidate]:
     nc = perf.nccl
     k, u = job.ranks_per_unit, job.units
     if u < 2:
         return []
     net = job.spread_net if job.scattered else job.net
-    base = tighter(job.intra if k > 1 else None, net)
+    if net is None:
+        return []
+    base = _tree_bus(job, net)
     if base is None:
         return []
     base = base.scaled(nc.tree_factor.value)
@@ -208,19 +227,33 @@ def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
         lat = hw.get("nvlink", "nvls", "simple")
         if u > 1:
             assert job.net is not None
-            bw = tighter(bw, job.net.scaled(nc.collnet_factor.value, f"IB SHARP, {job.net.name}")) or bw
+            bw = tighter(bw, _sharp_net(job, nc.collnet_factor.value)) or bw
             lat += hw.get("net", "nvls", "simple") + 2 * job.net_latency_us
         out.append(Candidate("nvls", "simple", bw, lat))
     if u > 1:
         net = job.spread_net if job.scattered else job.net
         assert net is not None
-        tree_net = net.scaled(1.0 if u <= 2 else 0.5)
+        # a tree of nodes: S per node each way on two nodes, 2S beyond (NCCL: bwInter x2 on <= 2 nodes)
+        factor = nc.nvls_tree_two_node_inter_factor.value if u <= 2 else 1.0
+        tree_net = net.scaled(factor * nc.nvls_tree_many_node_inter_factor.value)
         bw = tighter(job.nvls, tree_net) or job.nvls
         lat = hw.get("nvlink", "nvls_tree", "simple") + 2 * _log2i(u) * (
             hw.get("net", "nvls_tree", "simple") + 2 * job.net_latency_us
         )
         out.append(Candidate("nvls_tree", "simple", bw, lat))
     return out
+
+
+def _sharp_net(job: Job, collnet_factor: float) -> Limit:
+    """The node's network as IB SHARP sees it: NCCL's CollNet ×0.9, and only the rails the switches can
+    aggregate (two streaming flows per switch when leaves carry several rails)."""
+    assert job.net is not None
+    name = f"IB SHARP, {job.net.name}"
+    if job.sharp_share < 1.0:
+        name += (
+            f", {job.sharp_share:.0%} of rails aggregated (2 SHARP flows per leaf, leaves not rail-optimised)"
+        )
+    return job.net.scaled(collnet_factor * job.sharp_share, name)
 
 
 def _collnet(job: Job, perf: PerfData) -> list[Candidate]:
@@ -230,7 +263,7 @@ def _collnet(job: Job, perf: PerfData) -> list[Candidate]:
     if not job.sharp or u < 2 or job.net is None:
         return []
     # SHARP reduces inside every switch, so uplinks carry one stream per rail: placement does not matter.
-    net = job.net.scaled(nc.collnet_factor.value, f"IB SHARP, {job.net.name}")
+    net = _sharp_net(job, nc.collnet_factor.value)
     intra = job.intra.scaled(k / (2 * (k - 1))) if (k > 1 and job.intra is not None) else None
     bw = tighter(intra, net) or net
     lat = (

@@ -101,3 +101,29 @@ def plot_comparison(data: Mapping[str, Mapping[str, Sequence[Prediction]]], path
             )
         _axes_style(ax, f"{coll}: fabric comparison", sizes)
     _save(fig, p)
+
+
+def plot_measured_vs_predicted(runs: Sequence[object], path: str | Path, max_lines: int = 10) -> None:
+    """acceptance-report: a panel per collective; each run's measured busbw (solid, dots) and the model's
+    prediction for the same shape (dashed, same colour). Low runs first, then the others up to
+    ``max_lines``."""
+    from generator.perf.acceptance import RunResult
+
+    p = check_plot_path(path)
+    results = [r for r in runs if isinstance(r, RunResult) and r.sizes]
+    colls = list(dict.fromkeys(r.run.collective for r in results))
+    if not colls:
+        raise PlotError("no run with result rows to plot")
+    fig, axes = _figure(len(colls))
+    for ax, coll in zip(axes, colls, strict=True):
+        mine = sorted((r for r in results if r.run.collective == coll), key=lambda r: (not r.low, r.run.path))
+        sizes: list[int] = []
+        for i, res in enumerate(mine[:max_lines]):
+            xs = [s.size_bytes for s in res.sizes]
+            sizes = sorted(set(sizes) | set(xs))
+            color = f"C{i % 10}"
+            label = res.run.name + (" (LOW)" if res.low else "")
+            ax.plot(xs, [s.measured for s in res.sizes], marker="o", markersize=3, color=color, label=label)
+            ax.plot(xs, [s.predicted for s in res.sizes], linestyle="--", color=color, linewidth=1)
+        _axes_style(ax, f"{coll}: measured (solid) vs predicted (dashed)", sizes)
+    _save(fig, p)

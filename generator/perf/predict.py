@@ -83,7 +83,7 @@ def job_for(
         spread = bound.scaled(scale, prefix + bound.name + share)
     nvls = None
     if system.nvls and k > 1:
-        e = nvls_efficiency()
+        e = nvls_efficiency(sm_arch=system.sm_arch)
         nvls = Limit(
             e * system.nvlink_raw_gbytes * k / (k + 1),
             "NVLS",
@@ -99,6 +99,7 @@ def job_for(
         net_latency_us=system.net_latency_us,
         nvls=nvls,
         sharp=system.sharp,
+        sharp_share=system.sharp_share,
         ll128=system.ll128,
         sm_arch=system.sm_arch,
         scattered=placement == "scattered",

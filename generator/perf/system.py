@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING
 
 from blueprints.catalog.perf import PerfData, by_capability, perf_data
 from blueprints.catalog.schema import FabricTech, Gpu, Switch
+from generator.perf.ecmp import ecmp_efficiency
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
-    from generator.resolve import NicPort, ResolvedCluster, ResolvedPool
+    from generator.resolve import NicPort, ResolvedCluster, ResolvedFabric, ResolvedPool
 
 
 class PerfError(ValueError):
@@ -83,6 +84,7 @@ class System:
     net_latency_us: float  # one network traversal: adapter to adapter across the mean hop count
     sharp: bool
     fabric: FabricBound | None
+    sharp_share: float = 1.0  # share of the rails IB SHARP aggregates (switch streaming-flow limit)
     technology: str | None = None
     topology: str | None = None
     mean_hops: float = 0.0
@@ -119,14 +121,20 @@ def transport_efficiency(perf: PerfData | None = None) -> float:
     )
 
 
-def nvls_efficiency(perf: PerfData | None = None) -> float:
-    """Share of NVLink NVLS reaches, from the H100 fact: NVLS moves S·(n+1)/n per GPU each way for an
-    all_reduce of S, so its ideal busbw is B·2(n−1)/(n+1)."""
+def nvls_efficiency(perf: PerfData | None = None, sm_arch: int = 90) -> float:
+    """Share of NVLink NVLS reaches, fitted to the H100 fact: NVLS moves S·(n+1)/n per GPU each way for an
+    all_reduce of S, so its ideal busbw is B·2(n−1)/(n+1). Other generations scale it by NCCL's own
+    nvlsEfficiency ratio to Hopper (Blackwell 0.74 / 0.85), so Blackwell is not fitted."""
     perf = perf or perf_data()
     c = perf.calibration
     n = c.h100_gpus.value
     ideal = c.h100_nvlink_gbytes_dir.value * 2 * (n - 1) / (n + 1)
-    return c.h100_nvls_busbw.value / ideal
+    hopper = c.h100_nvls_busbw.value / ideal
+    table = perf.nccl.nvls_efficiency
+    mine = by_capability(table, sm_arch)
+    if mine is None:
+        return hopper
+    return hopper * mine.value / table[90].value
 
 
 def pcie_gbytes(gen: int, lanes: int, perf: PerfData | None = None) -> float:
@@ -258,12 +266,42 @@ def _sharp(cluster: ResolvedCluster) -> bool:
     return bool(fab.switch.sharp and sm is not None and sm.sharp)
 
 
+def _sharp_share(cluster: ResolvedCluster, rails: int, perf: PerfData) -> float:
+    """Share of the node's rails IB SHARP can aggregate: NCCL opens one streaming aggregation flow per HCA
+    rail and a switch holds at most two ([HPCX-SHARP]); rail-optimised leaves see one rail each, otherwise a
+    leaf sees every rail of its nodes and only two of them aggregate."""
+    fab = cluster.fabrics.get("compute")
+    topo = fab.spec.topology if fab is not None else None
+    if rails <= 1 or getattr(topo, "rail_optimized", False):
+        return 1.0
+    flows = perf.nccl.sharp_streaming_flows_per_switch.value
+    return min(1.0, flows / rails)
+
+
 def _hop_latency_us(tech: FabricTech, switch: Switch | None, mean_hops: float) -> float:
     """Adapter to adapter: the article's fabric latency covers one switch; further switches add theirs."""
     switches = max(1.0, mean_hops - 1) if mean_hops else 1.0
     extra = switches - 1
     per = switch.latency_ns / 1000 if switch is not None else tech.latency_us
     return tech.latency_us + extra * per
+
+
+def _roce_notes(kind: str, fab: ResolvedFabric | None) -> list[str]:
+    """What the model does not put a number on for RoCE: loss recovery without PFC/ECN (go-back-N)."""
+    if kind != "roce" or fab is None:
+        return []
+    ll = fab.spec.lossless
+    if ll is None or not (ll.pfc or ll.ecn):
+        return [
+            "RoCE without PFC or ECN: drops under congestion trigger go-back-N retransmission; "
+            "the predicted busbw assumes a lossless fabric (NET004)"
+        ]
+    if not ll.ecn:
+        return [
+            "RoCE with PFC but no ECN: congestion spreads by pause frames (head-of-line blocking); not "
+            "modelled"
+        ]
+    return []
 
 
 _HOMES: dict[int, tuple[weakref.ref[Plan], dict[str, str]]] = {}
@@ -292,7 +330,25 @@ def _homes(plan: Plan) -> dict[str, str]:
     return home
 
 
-def _fabric_bound(plan: Plan | None, net: Limit, pool: ResolvedPool, eff: float) -> FabricBound | None:
+def _ecmp_share(tech: FabricTech, fab: ResolvedFabric | None, plan: Plan | None, perf: PerfData) -> float:
+    """Share of uplink capacity left after ECMP hash collisions (1.0 where flows are not hashed).
+
+    The hash picks among the first switch's equal-cost uplinks: the fabric's equal-cost path count, but no
+    more than half the switch's ports (the other half face the nodes)."""
+    if tech.kind == "infiniband" or plan is None or fab is None or fab.spec.adaptive_routing:
+        return 1.0  # IB: the subnet manager routes by destination; AR / Spectrum-X spray packets
+    m = plan.metrics.get("compute")
+    if m is None or m.ecmp_paths < 2:
+        return 1.0
+    paths = m.ecmp_paths
+    if fab.switch is not None:
+        paths = min(paths, max(2, fab.switch.ports_at(tech.speed_gbps) // 2 or fab.switch.ports // 2))
+    return ecmp_efficiency(paths, int(perf.nccl.ib_qps_per_connection.value))
+
+
+def _fabric_bound(
+    plan: Plan | None, net: Limit, pool: ResolvedPool, eff: float, ecmp: float = 1.0
+) -> FabricBound | None:
     if plan is None:
         return None
     m = plan.metrics.get("compute")
@@ -307,21 +363,34 @@ def _fabric_bound(plan: Plan | None, net: Limit, pool: ResolvedPool, eff: float)
     over = max(m.oversubscription.values(), default=1.0)
     # share of a node's uniformly spread traffic whose peer sits outside its leaf group / SU / group
     cross = max(0.0, (fabric_nodes - domain_nodes) / (fabric_nodes - 1))
+    hashed = f", ECMP hashing leaves {ecmp:.0%} of the uplinks usable" if ecmp < 1.0 else ""
     limits: list[Limit] = []
     if over > 1.0:
         limits.append(
             Limit(
-                net.gbytes / (over * cross),
+                net.gbytes * ecmp / (over * cross),
                 f"uplinks {over:g}:1",
                 f"{over:g}:1 oversubscription, {cross:.0%} of peers outside the {domain_nodes:g}-node "
-                "leaf group",
+                f"leaf group{hashed}",
+            )
+        )
+    elif ecmp < 1.0 and cross > 0:
+        # cross-leaf bytes move at the hashed share of the uplinks, the rest at line rate
+        limits.append(
+            Limit(
+                net.gbytes / (cross / ecmp + (1 - cross)),
+                "ECMP hash collisions",
+                f"{m.ecmp_paths} equal-cost paths, flows hashed without adaptive routing: the busiest path "
+                f"carries E[max] flows, {ecmp:.0%} of capacity; {cross:.0%} of peers outside the leaf group",
             )
         )
     if m.bisection_gbps > 0:
         # uniform traffic sends half its cross-domain bytes over the bisection: 2·B_bis / (N · cross) per node
-        per_node = 2 * m.bisection_gbps / 8 * eff / (fabric_nodes * cross)
+        per_node = 2 * m.bisection_gbps / 8 * eff * ecmp / (fabric_nodes * cross)
         limits.append(
-            Limit(per_node, "fabric bisection", f"{m.bisection_gbps:g} Gb/s across {fabric_nodes} nodes")
+            Limit(
+                per_node, "fabric bisection", f"{m.bisection_gbps:g} Gb/s across {fabric_nodes} nodes{hashed}"
+            )
         )
     lim = tighter(*limits)
     if lim is None or lim.gbytes >= net.gbytes:
@@ -377,7 +446,8 @@ def system_for(cluster: ResolvedCluster, plan: Plan | None = None, pool: str | N
         latency = _hop_latency_us(tech, fab.switch if fab is not None else None, mean_hops)
         if net is not None:
             eff = wire_efficiency(tech.kind, mtu, perf) * transport_efficiency(perf)
-            fabric = _fabric_bound(plan, net, rp, eff)
+            fabric = _fabric_bound(plan, net, rp, eff, _ecmp_share(tech, fab, plan, perf))
+            notes.extend(_roce_notes(tech.kind, fab))
             if tech.kind == "ethernet":
                 notes.append("Ethernet without RDMA: NCCL's socket transport; its CPU cost is not modelled")
         if plan is None or m is None:
@@ -405,6 +475,7 @@ def system_for(cluster: ResolvedCluster, plan: Plan | None = None, pool: str | N
         net_latency_us=latency,
         sharp=_sharp(cluster),
         fabric=fabric,
+        sharp_share=_sharp_share(cluster, ports, perf),
         technology=technology,
         topology=topology,
         mean_hops=mean_hops,

@@ -1,17 +1,24 @@
-"""One training step: parallel layout, compute time, gradient all_reduce and how much of it hides.
+"""One training step: parallel layout, compute, and the traffic each parallel dimension puts on the cluster.
 
 Memory per GPU (bytes per parameter by mode) comes from the workload catalogue
 (``blueprints/catalog/workload.py``, shared with the WRK rules); FLOPs, utilisation, batch, gradient
-types and the DDP bucket come from ``data/perf.yaml``.
+types, the DDP bucket and the traffic constants come from ``data/perf.yaml``.
 
 Layout: tensor parallel (TP) inside the NVLink domain, pipeline parallel (PP) across nodes, the rest data
-parallel (DP); when the workload gives no degrees, the smallest TP·PP whose shard fits GPU memory wins
-(larger TP first — it stays on NVLink). Model state is split over TP·PP (no ZeRO sharding across DP).
+parallel (DP), optionally with ZeRO/FSDP sharding of the model state over DP. When the workload gives no
+degrees, every TP·PP split whose shard fits GPU memory is costed on this cluster and the fastest step
+wins (ties: the smaller TP·PP) — so the fabric decides between more tensor, pipeline or data parallelism.
 
-Step: compute = F·N·tokens / (GPUs · peak · MFU). The DP gradient all_reduce runs bucket by bucket during
-the backward pass of the last micro-batch (gradient accumulation reduces only then), so it can hide
-behind ``backward share · compute / micro-batches``; the last bucket never hides. Pipeline bubbles and
-tensor-parallel traffic are not counted.
+Step = compute + tensor-parallel all-reduces + pipeline sends + pipeline bubble + exposed DP sync:
+
+* TP (Megatron-LM, arXiv:1909.08053 §3): 4 all-reduces of b·s·h activations per layer and micro-batch,
+  on the TP group's NVLink; they sit on the critical path.
+* PP (arXiv:2104.04473 §2.2, §4.1): each micro-batch sends b·s·h activations forward and their gradients
+  back across each stage boundary (1/TP per rank with the scatter/gather optimisation), over the NICs when
+  stages sit on different nodes; the 1F1B bubble costs (p−1)/m of the compute.
+* DP: the gradient all_reduce runs bucket by bucket during the backward pass of the last micro-batch, so
+  it can hide behind ``backward share · compute / micro-batches``; the last bucket never hides. ZeRO 1/2
+  move the same bytes (reduce-scatter + all-gather); ZeRO 3 / FSDP 1.5× (ZeRO §7).
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from generator.perf.predict import Prediction, job_for
 from generator.perf.system import PerfError, System
 
 TRAINING_MODES = ("pretrain", "full-finetune", "lora", "qlora")
+SHARDED_MODES = ("pretrain", "full-finetune")  # modes whose 16 B/param state ZeRO shards
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,7 @@ class Layout:
     gpu_memory_gb: float
     layers: int
     given: bool  # degrees from the blueprint rather than chosen here
+    sharding: str = "none"
 
     @property
     def fits(self) -> bool:
@@ -63,6 +72,9 @@ class StepEstimate:
     step_s: float
     train_days: float | None
     target_days: float | None
+    tp_s: float = 0.0  # tensor-parallel all-reduces on the critical path
+    pp_s: float = 0.0  # pipeline sends on the critical path
+    bubble_s: float = 0.0  # 1F1B pipeline bubble
 
     @property
     def sync_s(self) -> float:
@@ -99,6 +111,10 @@ class StepEstimate:
             "overlap_window_s": round(self.window_s, 6),
             "exposed_s": round(self.exposed_s, 6),
             "overlapped_fraction": round(self.overlapped_fraction, 4),
+            "tensor_parallel_s": round(self.tp_s, 6),
+            "pipeline_send_s": round(self.pp_s, 6),
+            "pipeline_bubble_s": round(self.bubble_s, 6),
+            "sharding": lay.sharding,
             "step_s": round(self.step_s, 6),
             "exposed_share": round(self.exposed_share, 4),
             "train_days": round(self.train_days, 3) if self.train_days is not None else None,
@@ -112,39 +128,74 @@ def _tp_options(system: System) -> list[int]:
     return [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= limit and system.gpus_per_node % t == 0] or [1]
 
 
-def per_gpu_memory_gb(wl: Workload, tp: int, pp: int) -> float:
+def per_gpu_memory_gb(wl: Workload, tp: int, pp: int, dp: int = 1) -> float:
+    """Model state split over TP·PP (and, with ZeRO/FSDP, over DP as the stage says) plus activations."""
     need = memory_need(wl.params, wl.mode, wl.precision, wl.sequence_length, wl.inference_batch)
-    return (need.shared / (tp * pp) + need.activations_per_gpu / tp) / 1e9
+    shared = need.shared
+    stage = wl.parallelism.sharding
+    if stage != "none" and wl.mode in SHARDED_MODES and dp > 1:
+        z = perf_data().training.zero_state_bytes
+        per_param = {k: v.value for k, v in z.items()}
+        state = wl.params * sum(per_param.values())
+        sharded = per_param["optimizer"]  # ZeRO-1: optimizer states
+        if stage in ("zero2", "zero3", "fsdp"):
+            sharded += per_param["grads"]
+        if stage in ("zero3", "fsdp"):
+            sharded += per_param["params"]
+        shared = shared - state + wl.params * (sum(per_param.values()) - sharded + sharded / dp)
+    return (shared / (tp * pp) + need.activations_per_gpu / tp) / 1e9
 
 
-def choose_layout(wl: Workload, system: System, gpus: int | None = None) -> Layout:
-    """The workload's degrees if given, else the smallest TP·PP that fits (TP first)."""
+def _layout(wl: Workload, tp: int, pp: int, gpus: int, mem: float, layers: int, given: bool) -> Layout:
+    dp = max(1, gpus // (tp * pp))
+    return Layout(
+        tp,
+        pp,
+        dp,
+        tp * pp * dp,
+        per_gpu_memory_gb(wl, tp, pp, dp),
+        mem,
+        layers,
+        given,
+        wl.parallelism.sharding,
+    )
+
+
+def layout_options(wl: Workload, system: System, gpus: int | None = None) -> list[Layout]:
+    """Every TP (on NVLink) × PP split of ``gpus``, smallest TP·PP first (larger TP first on a tie)."""
     gpus = gpus or system.gpus
     _, layers_f = workload_factors().shape(wl.params)
     layers = max(1, round(layers_f))
-    mem = system.gpu.memory_gb
-    par = wl.parallelism
-    if par.tensor or par.pipeline or par.data:
-        tp = par.tensor or 1
-        pp = par.pipeline or 1
-        dp = par.data or max(1, gpus // (tp * pp))
-        return Layout(tp, pp, dp, tp * pp * dp, per_gpu_memory_gb(wl, tp, pp), mem, layers, True)
-    best: Layout | None = None
     options = []
     for tp in _tp_options(system):
         for pp in range(1, min(layers, gpus) + 1):
-            if gpus % (tp * pp):
-                continue
-            options.append((tp * pp, -tp, tp, pp))
-    for _, _, tp, pp in sorted(options):
-        lay = Layout(tp, pp, gpus // (tp * pp), gpus, per_gpu_memory_gb(wl, tp, pp), mem, layers, False)
-        if lay.fits:
-            return lay
-        if best is None or lay.memory_per_gpu_gb < best.memory_per_gpu_gb:
-            best = lay
-    if best is None:
+            if gpus % (tp * pp) == 0:
+                options.append((tp * pp, -tp, tp, pp))
+    return [
+        _layout(wl, tp, pp, gpus, system.gpu.memory_gb, layers, False) for _, _, tp, pp in sorted(options)
+    ]
+
+
+def choose_layout(wl: Workload, system: System, gpus: int | None = None) -> Layout:
+    """The workload's degrees if given, else the fitting split with the fastest step on this cluster."""
+    gpus = gpus or system.gpus
+    par = wl.parallelism
+    if par.tensor or par.pipeline or par.data:
+        _, layers_f = workload_factors().shape(wl.params)
+        tp = par.tensor or 1
+        pp = par.pipeline or 1
+        dp = par.data or max(1, gpus // (tp * pp))
+        lay = _layout(wl, tp, pp, tp * pp * dp, system.gpu.memory_gb, max(1, round(layers_f)), True)
+        return lay
+    options = layout_options(wl, system, gpus)
+    if not options:
         raise PerfError(f"no tensor/pipeline split of {gpus} GPUs")
-    return best
+    fitting = [lay for lay in options if lay.fits]
+    if not fitting:
+        return min(options, key=lambda lay: lay.memory_per_gpu_gb)
+    if wl.mode not in TRAINING_MODES:
+        return fitting[0]
+    return min(fitting, key=lambda lay: (round(_step(wl, system, lay).step_s, 9), lay.model_parallel))
 
 
 def _sync_job_shape(system: System, lay: Layout) -> tuple[int, int, float]:
@@ -158,10 +209,117 @@ def _sync_job_shape(system: System, lay: Layout) -> tuple[int, int, float]:
     return lay.dp, 1, 1 / g
 
 
+def _tp_time(system: System, lay: Layout, micro: int, hidden: float) -> float:
+    """Megatron TP: 4 all-reduces of b·s·h activations per layer and micro-batch, on the stage's layers."""
+    if lay.tp < 2:
+        return 0.0
+    tr = perf_data().training
+    size = tr.micro_batch_sequences.value * hidden * tr.activation_bytes.value
+    return (
+        0.0
+        if size <= 0
+        else _tp_allreduce(system, lay, size)
+        * tr.tp_allreduces_per_layer.value
+        * (lay.layers / lay.pp)
+        * micro
+    )
+
+
+def _tp_allreduce(system: System, lay: Layout, size_per_token_seq: float) -> float:
+    g = system.gpus_per_node
+    # a TP group larger than the NVLink domain spills onto the NICs (the model then sees the network)
+    nodes = min(system.pool_nodes, math.ceil(lay.tp / g))
+    job = job_for(system, nodes, ranks_per_node=min(lay.tp, g))
+    return estimate("all_reduce", max(1, int(size_per_token_seq)), job).time_s
+
+
+def _pp_time(system: System, lay: Layout, micro: int, act_bytes: float) -> float:
+    """Each micro-batch sends its activations forward and their gradients back across a stage boundary;
+    1/TP per rank, over the NICs when the stages sit on different nodes, else over NVLink."""
+    if lay.pp < 2:
+        return 0.0
+    per_rank = act_bytes / lay.tp
+    if lay.model_parallel > system.gpus_per_node and system.net is not None:
+        bw = system.net.gbytes / system.gpus_per_node  # one NIC's share per GPU
+        lat = system.net_latency_us
+    elif system.intra is not None:
+        bw, lat = system.intra.gbytes, 0.0
+    else:
+        return 0.0
+    return 2 * micro * (lat * 1e-6 + per_rank / (bw * 1e9))
+
+
+def _step(wl: Workload, system: System, lay: Layout, *, placement: str = "packed") -> StepEstimate:
+    perf = perf_data().training
+    frozen = wl.mode in ("lora", "qlora")
+    flops = (perf.frozen_flops_per_param_token if frozen else perf.flops_per_param_token).value
+    tokens = wl.global_batch_tokens or perf.default_global_batch_tokens.value
+    peak = system.gpu.bf16_tflops * 1e12 * perf.model_flops_utilization.value
+    compute = flops * wl.params * tokens / (lay.gpus * peak)
+    seq_per_micro = perf.micro_batch_sequences.value
+    micro = max(1, math.ceil(tokens / (lay.dp * wl.sequence_length * seq_per_micro)))
+    window = (1 - perf.forward_flops_per_param_token.value / flops) * compute / micro
+    hidden, _ = workload_factors().shape(wl.params)
+    act_bytes = seq_per_micro * wl.sequence_length * hidden * perf.activation_bytes.value
+    tp_s = _tp_time(system, lay, micro, wl.sequence_length * hidden)
+    pp_s = _pp_time(system, lay, micro, act_bytes)
+    bubble = (lay.pp - 1) / micro * compute
+    trained = wl.params * (workload_factors().modes[wl.mode].adapter_fraction if frozen else 1.0)
+    grad_bytes = trained / lay.model_parallel * perf.grad_reduce_bytes[wl.precision].value
+    sync, exposed = _dp_sync(system, lay, grad_bytes, window, placement)
+    step = compute + tp_s + pp_s + bubble + exposed
+    days = (wl.tokens / tokens) * step / 86400 if wl.tokens else None
+    return StepEstimate(
+        lay,
+        wl.mode,
+        tokens,
+        micro,
+        compute,
+        grad_bytes,
+        sync,
+        window,
+        exposed,
+        step,
+        days,
+        wl.target_days,
+        tp_s,
+        pp_s,
+        bubble,
+    )
+
+
+def _dp_sync(
+    system: System, lay: Layout, grad_bytes: float, window: float, placement: str
+) -> tuple[Prediction | None, float]:
+    """The DP gradient sync (all_reduce, or ZeRO's reduce-scatter + all-gather: the same bytes; ZeRO 3 /
+    FSDP 1.5×) and the part of it the last micro-batch's backward cannot hide."""
+    if lay.dp < 2:
+        return None, 0.0
+    perf = perf_data().training
+    nodes, k, share = _sync_job_shape(system, lay)
+    job = job_for(system, nodes, ranks_per_node=k, net_share=share, placement=placement)
+    est = estimate("all_reduce", max(1, int(grad_bytes)), job)
+    factor = perf.zero3_traffic_factor.value if lay.sharding in ("zero3", "fsdp") else 1.0
+    sync = Prediction(
+        est.collective,
+        est.size_bytes,
+        est.ranks,
+        nodes,
+        est.busbw_gbytes,
+        est.algbw_gbytes,
+        est.time_s * factor,
+        est.algorithm,
+        est.protocol,
+        est.bottleneck,
+        est.limit,
+    )
+    bucket = estimate("all_reduce", max(1, int(min(grad_bytes, perf.ddp_bucket_bytes.value))), job).time_s
+    return sync, min(sync.time_s, max(sync.time_s - window, bucket))
+
+
 def training_step(wl: Workload, system: System, *, placement: str = "packed") -> StepEstimate:
     if wl.mode not in TRAINING_MODES and wl.mode != "inference":
         raise PerfError(f"unknown workload mode `{wl.mode}`")
-    perf = perf_data().training
     lay = choose_layout(wl, system)
     if lay.gpus > system.gpus:
         raise PerfError(
@@ -170,38 +328,4 @@ def training_step(wl: Workload, system: System, *, placement: str = "packed") ->
         )
     if wl.mode == "inference":
         return StepEstimate(lay, wl.mode, 0.0, 0, 0.0, 0.0, None, 0.0, 0.0, 0.0, None, wl.target_days)
-    frozen = wl.mode in ("lora", "qlora")
-    flops = (perf.frozen_flops_per_param_token if frozen else perf.flops_per_param_token).value
-    tokens = wl.global_batch_tokens or perf.default_global_batch_tokens.value
-    peak = system.gpu.bf16_tflops * 1e12 * perf.model_flops_utilization.value
-    compute = flops * wl.params * tokens / (lay.gpus * peak)
-    micro = max(1, math.ceil(tokens / (lay.dp * wl.sequence_length)))
-    window = (1 - perf.forward_flops_per_param_token.value / flops) * compute / micro
-    trained = wl.params * (workload_factors().modes[wl.mode].adapter_fraction if frozen else 1.0)
-    grad_bytes = trained / lay.model_parallel * perf.grad_reduce_bytes[wl.precision].value
-    sync = None
-    exposed = 0.0
-    if lay.dp > 1:
-        nodes, k, share = _sync_job_shape(system, lay)
-        job = job_for(system, nodes, ranks_per_node=k, net_share=share, placement=placement)
-        est = estimate("all_reduce", max(1, int(grad_bytes)), job)
-        sync = Prediction(
-            est.collective,
-            est.size_bytes,
-            est.ranks,
-            nodes,
-            est.busbw_gbytes,
-            est.algbw_gbytes,
-            est.time_s,
-            est.algorithm,
-            est.protocol,
-            est.bottleneck,
-            est.limit,
-        )
-        bucket = estimate("all_reduce", max(1, int(min(grad_bytes, perf.ddp_bucket_bytes.value))), job).time_s
-        exposed = min(sync.time_s, max(sync.time_s - window, bucket))
-    step = compute + exposed
-    days = (wl.tokens / tokens) * step / 86400 if wl.tokens else None
-    return StepEstimate(
-        lay, wl.mode, tokens, micro, compute, grad_bytes, sync, window, exposed, step, days, wl.target_days
-    )
+    return _step(wl, system, lay, placement=placement)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from blueprints.catalog.perf import perf_data
 from generator.perf.collectives import Job, bus_factor, estimate, ring_time_s
 from generator.perf.system import Limit, wire_efficiency
 
@@ -48,9 +47,7 @@ def _one_node(gbytes: float, k: int = 8) -> Job:
     ("collective", "steps"), [("all_reduce", 14), ("all_gather", 7), ("reduce_scatter", 7)]
 )
 def test_ring_simple_time_matches_closed_form(size: int, collective: str, steps: int) -> None:
-    nc = perf_data().nccl
-    lat = nc.base_latency_us.get("ring", "simple") + steps * nc.hw_latency_us.get("nvlink", "ring", "simple")
-    assert lat == pytest.approx({14: 8.4 + 14 * 3.4, 7: 8.4 + 7 * 3.4}[steps])
+    lat = {14: 8.4 + 14 * 3.4, 7: 8.4 + 7 * 3.4}[steps]  # NCCL baseLat ring/simple + steps × NVLink hwLat
     est = estimate(collective, size, _one_node(370.8), algorithms=("ring",))
     if (
         size < 1 << 27
@@ -72,8 +69,9 @@ def test_large_ring_busbw_tends_to_link_bandwidth() -> None:
 
 
 def test_multi_node_ring_latency_counts_network_steps() -> None:
-    """NCCL: (nsteps − nInter)·max(intra, 3·net overhead) + nInter·(net + 2·hop) for Simple."""
-    nc = perf_data().nccl
+    """NCCL tuning.cc, written out with its own numbers: (nsteps − nInter)·max(intra, 3·net overhead) +
+    nInter·(net + 2·hop) for Simple: 32 ranks on 4 nodes → 62 steps, 8 of them across the network:
+    8.4 + 54·max(3.4, 3·1.0) + 8·(14 + 2·0.5) = 312 µs."""
     job = Job(
         units=4,
         ranks_per_unit=8,
@@ -88,10 +86,7 @@ def test_multi_node_ring_latency_counts_network_steps() -> None:
         sm_arch=90,
     )
     n = 32
-    nsteps, ninter = 2 * (n - 1), 8
-    intra = max(nc.hw_latency_us.get("nvlink", "ring", "simple"), 3 * nc.net_overhead_us.value)
-    inter = nc.hw_latency_us.get("net", "ring", "simple") + 2 * 0.5
-    lat = nc.base_latency_us.get("ring", "simple") + (nsteps - ninter) * intra + ninter * inter
+    lat = 312.0
     size = 1 << 36
     est = estimate("all_reduce", size, job, algorithms=("ring",))
     assert est.protocol == "simple"

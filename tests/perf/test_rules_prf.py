@@ -11,7 +11,7 @@ from generator.pipeline import check
 from generator.rules.registry import rule_by_id
 
 FIXTURES = Path(__file__).resolve().parent.parent / "rules" / "fixtures"
-IDS = ("PRF001", "PRF002", "PRF003")
+IDS = ("PRF001", "PRF002", "PRF003", "PRF004")
 
 
 @pytest.mark.parametrize("rule", IDS)

@@ -50,13 +50,17 @@ class ExposedGradientSync(Rule):
         if st.exposed_share <= limit:
             return
         lay = st.layout
+        what = (
+            f"sync ({lay.sharding}: reduce-scatter + all-gather)" if lay.sharding != "none" else "all_reduce"
+        )
         yield self.finding(
-            f"gradient all_reduce of {st.grad_bytes / 1e9:.2f} GB per rank over {lay.dp} data-parallel ranks "
+            f"gradient {what}"
+            f" of {st.grad_bytes / 1e9:.2f} GB per rank over {lay.dp} data-parallel ranks "
             f"(TP {lay.tp} × PP {lay.pp}) takes {st.sync_s:.3f} s at {st.sync.busbw_gbytes:.1f} GB/s busbw "
-            f"({st.sync.algorithm}, limited by {st.sync.bottleneck}); {st.overlapped_fraction:.0%} "
-            "hides behind "
-            f"backward, {st.exposed_s:.3f} s is exposed = {st.exposed_share:.0%} of the "
-            f"{st.step_s:.3f} s step "
+            f"({st.sync.algorithm}, limited by {st.sync.bottleneck}); {st.overlapped_fraction:.0%} hides "
+            "behind "
+            f"backward, {st.exposed_s:.3f} s is exposed = {st.exposed_share:.0%} of the {st.step_s:.3f} s "
+            "step "
             f"(policy {limit:.0%})",
             ("workload",),
         )

@@ -1,0 +1,149 @@
+"""Evaluate the performance model on published measurements it was never fitted to.
+
+    python benchmarks/evaluate.py [--json]
+
+Reads ``benchmarks/evaluation.yaml`` (each entry: source, hardware, run shape, measured busbw), builds each
+entry's cluster as a blueprint (resolve + plan, like ``blueprint estimate``), predicts the same run (nodes,
+ranks per node, collective, size, NCCL_ALGO when the source forced one) and prints predicted vs measured
+with the signed error, then the median and worst absolute error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ruamel.yaml import YAML  # noqa: E402
+
+from blueprints.models import Blueprint  # noqa: E402
+from generator.perf.collectives import estimate  # noqa: E402
+from generator.perf.predict import job_for  # noqa: E402
+from generator.perf.sizes import parse_size  # noqa: E402
+from generator.perf.system import system_for  # noqa: E402
+from generator.plan.build import build_plan  # noqa: E402
+from generator.resolve import resolve  # noqa: E402
+
+EVALUATION = Path(__file__).resolve().parent / "evaluation.yaml"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    id: str
+    hardware: str
+    collective: str
+    nodes: int
+    ranks: int
+    algorithm: str  # what the model chose (or was told)
+    measured: float
+    predicted: float
+    source: str
+
+    @property
+    def error(self) -> float:
+        return (self.predicted - self.measured) / self.measured
+
+
+def _blueprint(entry: dict[str, Any], specs: dict[str, Any]) -> dict[str, Any]:
+    pool: dict[str, Any] = {"name": "gpu", "count": entry["nodes"]}
+    if "spec" in entry:
+        pool["spec"] = dict(specs[entry["spec"]])
+    else:
+        pool["server"] = entry["server"]
+    if "nics" in entry:
+        from blueprints.catalog import default_catalog
+
+        server = default_catalog().servers[entry["server"]]
+        pool.pop("server", None)
+        pool["spec"] = {
+            "gpu": server.gpu,
+            "gpus": server.gpus,
+            "gpu_interconnect": server.gpu_interconnect,
+            "nvlink_domain_gpus": server.nvlink_domain_gpus,
+            "nvswitches": server.nvswitches,
+            "pcie_gen": server.pcie_gen,
+            "power_kw": server.power_kw,
+            "rack_units": server.rack_units,
+            "nics": entry["nics"],
+        }
+    bp: dict[str, Any] = {
+        "apiVersion": "cluster-blueprint/v1",
+        "name": "eval",
+        "site": {"rows": 4, "racks_per_row": 32, "rack": {"units": 48, "power_kw": 200}},
+        "pools": [pool],
+    }
+    if "fabric" in entry:
+        bp["fabrics"] = {"compute": entry["fabric"]}
+    return bp
+
+
+def evaluate_entry(entry: dict[str, Any], specs: dict[str, Any]) -> Outcome:
+    cluster = resolve(Blueprint.model_validate(_blueprint(entry, specs)))
+    system = system_for(cluster, build_plan(cluster))
+    job = job_for(system, entry["nodes"], ranks_per_node=entry["ranks_per_node"])
+    algo = entry.get("algorithm", "default")
+    algorithms = None if algo == "default" else tuple(a.strip() for a in algo.split(","))
+    est = estimate(entry["collective"], parse_size(str(entry["size"])), job, algorithms=algorithms)
+    return Outcome(
+        entry["id"],
+        entry["hardware"],
+        entry["collective"],
+        entry["nodes"],
+        job.ranks,
+        est.algorithm,
+        float(entry["measured"]),
+        est.busbw_gbytes,
+        entry["source"],
+    )
+
+
+def evaluate(path: Path = EVALUATION) -> list[Outcome]:
+    with path.open("rb") as fh:
+        doc = YAML(typ="safe", pure=True).load(fh)
+    return [evaluate_entry(e, doc.get("specs", {})) for e in doc["measurements"]]
+
+
+def summary(outcomes: list[Outcome]) -> dict[str, float]:
+    errors = [abs(o.error) for o in outcomes]
+    return {
+        "count": len(outcomes),
+        "median_abs_error": statistics.median(errors),
+        "worst_abs_error": max(errors),
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    outcomes = evaluate()
+    s = summary(outcomes)
+    if args.json:
+        rows = [{**o.__dict__, "error": round(o.error, 4)} for o in outcomes]
+        print(json.dumps({"measurements": rows, **s}, indent=2))
+        return 0
+    print(
+        f"{'measurement':<38} {'coll':<11} {'nodes':>5} {'ranks':>5} {'algo':<9} {'measured':>9} {'predicted':>9} {'error':>7}"
+    )
+    for o in outcomes:
+        print(
+            f"{o.id:<38} {o.collective:<11} {o.nodes:>5} {o.ranks:>5} {o.algorithm:<9} "
+            f"{o.measured:>9.1f} {o.predicted:>9.1f} {o.error:>+7.1%}"
+        )
+    worst = max(outcomes, key=lambda o: abs(o.error))
+    print(
+        f"\n{s['count']} measurements: median |error| {s['median_abs_error']:.1%}, "
+        f"worst {s['worst_abs_error']:.1%} ({worst.id})"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,185 @@
+"""`blueprint acceptance-report FILE --results DIR`: the acceptance run's nccl-tests results vs the model.
+
+Reads every nccl-tests output under DIR (standard text output or the ``-J`` JSON file), predicts each run's
+shape on the planned cluster (nodes, ranks per node, one rail or all), and reports per run, node, rail and
+collective the measured and predicted bus bandwidth. Runs below the threshold name the suspects — a
+(node, rail) link, a node, a rail or a leaf switch whose every run was low — with their cabling-plan rows
+(cable ids and both ends). Exit 0 = every run reaches the threshold, 1 = some runs are low, 2 = unusable
+input.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+
+from generator import __version__
+from generator.commands._common import add_blueprint, add_common, command, err_console, note, write_text
+from generator.perf.acceptance import AcceptanceReport, compare
+from generator.perf.nccl_results import ResultsError, read_results
+from generator.perf.plots import PlotError, check_plot_path, plot_measured_vs_predicted
+from generator.perf.sizes import format_size
+from generator.perf.system import PerfError, system_for
+from generator.report import dumps
+
+ORDER = 22
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = command(
+        sub,
+        "acceptance-report",
+        "measured (nccl-tests) vs predicted bus bandwidth per node, rail and collective; names "
+        "suspect cables",
+        description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+    )
+    add_blueprint(p, help="blueprint YAML file the cluster was built from (- reads it from standard input)")
+    p.add_argument(
+        "--results",
+        required=True,
+        metavar="DIR",
+        help="directory of nccl-tests outputs (*.txt, *.log, *.out text; *.json from `-J`); a file name with "
+        "rail<N> or mlx5_<N> marks a one-rail run",
+    )
+    p.add_argument("--pool", help="GPU pool the runs used (default: the one with the most GPUs)")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        help="flag runs below this share of the prediction (default: perf.yaml policy.acceptance_ratio)",
+    )
+    p.add_argument("--plot", help="write measured vs predicted busbw by message size to this .svg or .png")
+    add_common(p, output_help="write the report to this file instead of standard output")
+    p.set_defaults(func=run)
+
+
+def _fail(message: str) -> int:
+    err_console.print(f"[bold red]acceptance-report[/]: {message}", highlight=False, markup=True)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import plan_or_raise
+
+    if args.threshold is not None and not 0 < args.threshold <= 1:
+        return _fail(f"--threshold {args.threshold}: give a share of the prediction in (0, 1]")
+    try:
+        if args.plot:
+            check_plot_path(args.plot)
+        runs, ignored = read_results(args.results)
+        loaded, cluster = load_and_resolve(args.blueprint)
+        plan = plan_or_raise(cluster, loaded.locate)
+        system = system_for(cluster, plan, args.pool)
+        report = compare(str(args.blueprint), system, plan, runs, threshold=args.threshold, ignored=ignored)
+        if args.plot:
+            plot_measured_vs_predicted(report.results, args.plot)
+    except (ResultsError, PerfError, PlotError) as exc:
+        return _fail(str(exc))
+    if args.format == "json":
+        write_text(dumps({"version": __version__, **report.as_dict()}), args.output)
+    else:
+        write_text(to_text(report), args.output)
+    if args.output not in (None, "-"):
+        note(args, f"report written to {args.output}")
+    if args.plot:
+        note(args, f"plot written to {args.plot}")
+    return 0 if report.clean else 1
+
+
+# ---- text ---------------------------------------------------------------------------------------
+
+
+def _run_lines(report: AcceptanceReport) -> list[str]:
+    head = (
+        f"{'run':<44} {'collective':<14} {'nodes':>5} {'ranks':>5} {'rail':>4} "
+        f"{'measured':>9} {'predicted':>9} {'ratio':>6}  status"
+    )
+    lines = [head, "-" * len(head)]
+    for res in sorted(report.results, key=lambda r: (not (r.low or r.error), r.run.collective, r.run.path)):
+        r = res.run
+        rail = "all" if r.rail is None else str(r.rail)
+        status = "ERROR " + (res.error or "") if res.error else ("LOW" if res.low else "ok")
+        lines.append(
+            f"{r.name[:44]:<44} {r.collective:<14} {r.nodes:>5} {r.ranks:>5} {rail:>4} "
+            f"{res.measured:>9.1f} {res.predicted:>9.1f} {res.ratio:>6.0%}  {status}"
+        )
+    return lines
+
+
+def _group_lines(report: AcceptanceReport) -> list[str]:
+    """Per collective, per node and per rail: how many runs were low, and the worst ratio."""
+    groups: dict[str, list[float]] = defaultdict(list)
+    lows: dict[str, int] = defaultdict(int)
+    for res in report.results:
+        if res.error:
+            continue
+        keys = [f"collective {res.run.collective}", *(f"node {h}" for h in res.run.hosts)]
+        keys.append(f"rail {res.run.rail}" if res.run.rail is not None else "rail all")
+        for key in keys:
+            groups[key].append(res.ratio)
+            lows[key] += int(res.low)
+    lines = ["", "per collective, node and rail (runs, low runs, worst measured/predicted):"]
+    for key in sorted(groups):
+        lines.append(
+            f"  {key:<30} {len(groups[key]):>3} runs, {lows[key]:>3} low, worst {min(groups[key]):.0%}"
+        )
+    return lines
+
+
+def _suspect_lines(report: AcceptanceReport) -> list[str]:
+    if report.cluster_wide:
+        return [
+            "",
+            "every run is below the threshold: a cluster-wide cause (NCCL settings, firmware, PCIe/ACS, "
+            "GPUDirect "
+            "RDMA), not one cable — check `nccl.env`, `nvidia-peermem` and the NIC firmware first.",
+        ]
+    if not report.suspects:
+        return []
+    lines = ["", "suspects (every run that touched them was low), with their cabling-plan rows:"]
+    for s in report.suspects:
+        what = {
+            "link": "cable/port",
+            "node": "node (all its runs low; single-node runs point inside it: GPUs, NVLink)",
+            "rail": "rail (every node on it low)",
+            "switch": "leaf switch (every link through it low)",
+        }[s.kind]
+        lines.append(f"  {s.kind} {s.name}: {what}, {s.low_runs} low run(s)")
+        for c in s.cables[:16]:
+            lines.append(f"      {c.id}: {c.node} {c.node_port} <-> {c.switch} port {c.switch_port}")
+        if len(s.cables) > 16:
+            lines.append(f"      ... {len(s.cables) - 16} more cables")
+    return lines
+
+
+def _size_lines(report: AcceptanceReport) -> list[str]:
+    lines = []
+    for res in report.results:
+        if not res.low:
+            continue
+        lines += ["", f"{res.run.name} ({res.run.collective}) by message size:"]
+        for s in res.sizes:
+            lines.append(
+                f"  {format_size(s.size_bytes):>8}  measured {s.measured:>8.2f}  predicted "
+                f"{s.predicted:>8.2f} "
+                f"({s.algorithm})  {s.ratio:>5.0%}"
+            )
+    return lines
+
+
+def to_text(report: AcceptanceReport) -> str:
+    low = sum(1 for r in report.results if r.low)
+    lines = [
+        f"acceptance report for {report.blueprint}: {len(report.results)} runs, {low} below "
+        f"{report.threshold:.0%} of the predicted bus bandwidth (GB/s, bandwidth-bound sizes)",
+        "",
+        *_run_lines(report),
+        *_group_lines(report),
+        *_suspect_lines(report),
+        *_size_lines(report),
+    ]
+    if report.unknown_hosts:
+        lines += ["", "hosts not in the plan (no cables to point to): " + ", ".join(report.unknown_hosts)]
+    if report.ignored:
+        lines += ["", "files without nccl-tests results: " + ", ".join(report.ignored)]
+    return "\n".join(lines) + "\n"

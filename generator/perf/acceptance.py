@@ -1,0 +1,284 @@
+"""Measured versus predicted: the acceptance run's nccl-tests results against the model, and who is to blame.
+
+Each run is predicted on the planned cluster with its own shape (nodes, ranks per node, one rail or all of
+them). A run is *low* when its measured bus bandwidth, averaged over the bandwidth-bound sizes
+(``policy.acceptance_min_bytes`` and up; the largest size when none is that large), is below
+``policy.acceptance_ratio`` of the prediction.
+
+Blame follows the runs: every run touches nodes, rails, (node, rail) links — one cable each — and the leaf
+switches of those links. An element is *suspect* when every run that touched it was low. A degraded cable
+therefore shows as one suspect link (its node's other rails and its rail's other nodes pass), a down rail
+as a suspect rail, a bad switch as a suspect switch whose links all fail; when every run is low the cause
+is cluster-wide (settings, firmware), which the report says instead of naming cables.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from blueprints.catalog.perf import perf_data
+from generator.perf.collectives import estimate
+from generator.perf.nccl_results import NcclRun
+from generator.perf.predict import job_for
+from generator.perf.system import PerfError, System
+
+if TYPE_CHECKING:
+    from generator.plan.model import Link, Plan
+
+
+@dataclass(frozen=True)
+class Cable:
+    """A cabling-plan row: the cable id and both ends (device port), as cables.csv has them."""
+
+    id: str
+    node: str
+    node_port: str
+    switch: str
+    switch_port: str
+    rail: int | None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "cable": self.id,
+            "node": self.node,
+            "node_port": self.node_port,
+            "switch": self.switch,
+            "switch_port": self.switch_port,
+            "rail": self.rail,
+        }
+
+
+@dataclass(frozen=True)
+class SizeCompare:
+    size_bytes: int
+    measured: float
+    predicted: float
+    algorithm: str
+
+    @property
+    def ratio(self) -> float:
+        return self.measured / self.predicted if self.predicted > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run: NcclRun
+    sizes: tuple[SizeCompare, ...]
+    measured: float  # mean over the compared sizes
+    predicted: float
+    low: bool
+    error: str | None = None  # the model could not predict this run's shape
+
+    @property
+    def ratio(self) -> float:
+        return self.measured / self.predicted if self.predicted > 0 else 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        r = self.run
+        return {
+            "file": r.path,
+            "format": r.source_format,
+            "collective": r.collective,
+            "nodes": r.nodes,
+            "hosts": list(r.hosts),
+            "ranks": r.ranks,
+            "rail": r.rail,
+            "measured_busbw_gbytes": round(self.measured, 3),
+            "predicted_busbw_gbytes": round(self.predicted, 3),
+            "ratio": round(self.ratio, 4),
+            "low": self.low,
+            "error": self.error,
+            "sizes": [
+                {
+                    "size_bytes": s.size_bytes,
+                    "measured_busbw_gbytes": s.measured,
+                    "predicted_busbw_gbytes": round(s.predicted, 3),
+                    "algorithm": s.algorithm,
+                }
+                for s in self.sizes
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class Suspect:
+    kind: str  # link | node | rail | switch
+    name: str
+    low_runs: int
+    cables: tuple[Cable, ...] = ()
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "low_runs": self.low_runs,
+            "cables": [c.as_dict() for c in self.cables],
+        }
+
+
+@dataclass
+class AcceptanceReport:
+    blueprint: str
+    results: list[RunResult]
+    suspects: list[Suspect] = field(default_factory=list)
+    threshold: float = 0.0
+    cluster_wide: bool = False
+    unknown_hosts: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not any(r.low or r.error for r in self.results)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "blueprint": self.blueprint,
+            "threshold": self.threshold,
+            "clean": self.clean,
+            "cluster_wide": self.cluster_wide,
+            "runs": [r.as_dict() for r in self.results],
+            "suspects": [s.as_dict() for s in self.suspects],
+            "unknown_hosts": self.unknown_hosts,
+            "ignored_files": self.ignored,
+        }
+
+
+# ---- phases -------------------------------------------------------------------------------------
+
+
+def _predict_run(run: NcclRun, system: System, min_bytes: float, threshold: float) -> RunResult:
+    """Predict the run's shape at each of its sizes and compare the bandwidth-bound ones."""
+    nodes = min(max(1, run.nodes), system.pool_nodes)
+    rpn = min(run.ranks_per_node, system.gpus_per_node)
+    share = 1.0 / system.net_ports if (run.rail is not None and system.net_ports) else 1.0
+    try:
+        job = job_for(system, nodes, ranks_per_node=rpn, net_share=share)
+    except PerfError as exc:
+        return RunResult(run, (), 0.0, 0.0, False, str(exc))
+    compared = [r for r in run.rows if r.size_bytes >= min_bytes] or [
+        max(run.rows, key=lambda r: r.size_bytes)
+    ]
+    sizes = []
+    for row in run.rows:
+        est = estimate(run.collective, max(1, row.size_bytes), job)
+        sizes.append(SizeCompare(row.size_bytes, row.busbw_gbytes, est.busbw_gbytes, est.algorithm))
+    chosen = [s for s in sizes if s.size_bytes in {r.size_bytes for r in compared}]
+    measured = statistics.fmean(s.measured for s in chosen)
+    predicted = statistics.fmean(s.predicted for s in chosen)
+    low = predicted > 0 and measured < threshold * predicted
+    return RunResult(run, tuple(sizes), measured, predicted, low)
+
+
+def _node_cables(plan: Plan | None) -> dict[tuple[str, int], list[Cable]]:
+    """(node, rail) → the compute cables from that node's rail port to its switch."""
+    out: dict[tuple[str, int], list[Cable]] = defaultdict(list)
+    if plan is None:
+        return out
+    kinds = {d.name: d.kind for d in plan.devices}
+    for link in plan.links_of("compute"):
+        cable = _cable(link, kinds)
+        if cable is not None and cable.rail is not None:
+            out[(cable.node, cable.rail)].append(cable)
+    return out
+
+
+def _cable(link: Link, kinds: dict[str, str]) -> Cable | None:
+    for node_end, other in ((link.a, link.b), (link.b, link.a)):
+        if kinds.get(node_end.device) == "node" and kinds.get(other.device) == "switch":
+            rail = link.rail
+            if rail is None and node_end.port.startswith("mlx5_"):
+                rail = int(node_end.port.split("/")[0].removeprefix("mlx5_"))
+            return Cable(link.id, node_end.device, node_end.port, other.device, other.port, rail)
+    return None
+
+
+def _elements(
+    run: NcclRun, rails: list[int], cables: dict[tuple[str, int], list[Cable]]
+) -> set[tuple[str, str]]:
+    """What a run touches: its nodes, and for multi-node runs its rails, links and leaf switches."""
+    touched = {("node", h) for h in run.hosts}
+    if run.nodes < 2:
+        return touched
+    for rail in [run.rail] if run.rail is not None else rails:
+        touched.add(("rail", str(rail)))
+        for host in run.hosts:
+            touched.add(("link", f"{host} rail {rail}"))
+            for c in cables.get((host, rail), ()):
+                touched.add(("switch", c.switch))
+    return touched
+
+
+def _suspects(
+    results: list[RunResult], rails: list[int], cables: dict[tuple[str, int], list[Cable]]
+) -> list[Suspect]:
+    total: dict[tuple[str, str], int] = defaultdict(int)
+    low: dict[tuple[str, str], int] = defaultdict(int)
+    for res in results:
+        if res.error:
+            continue
+        for el in _elements(res.run, rails, cables):
+            total[el] += 1
+            low[el] += int(res.low)
+    order = {"link": 0, "node": 1, "rail": 2, "switch": 3}
+    out = []
+    for (kind, name), n in sorted(total.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])):
+        if low[(kind, name)] != n:
+            continue
+        out.append(Suspect(kind, name, n, tuple(_suspect_cables(kind, name, cables))))
+    return _collapse(out)
+
+
+def _collapse(suspects: list[Suspect]) -> list[Suspect]:
+    """A suspect rail or switch explains the links on it: name the wider element, not each of its cables."""
+    wide_rails = {s.name for s in suspects if s.kind == "rail"}
+    wide_cables = {c.id for s in suspects if s.kind in ("rail", "switch") for c in s.cables}
+    kept = []
+    for s in suspects:
+        if s.kind == "link":
+            rail = s.name.rpartition(" rail ")[2]
+            if rail in wide_rails or (s.cables and all(c.id in wide_cables for c in s.cables)):
+                continue
+        kept.append(s)
+    return kept
+
+
+def _suspect_cables(kind: str, name: str, cables: dict[tuple[str, int], list[Cable]]) -> list[Cable]:
+    if kind == "link":
+        host, _, rail = name.rpartition(" rail ")
+        return cables.get((host, int(rail)), [])
+    if kind == "switch":
+        return sorted((c for cs in cables.values() for c in cs if c.switch == name), key=lambda c: c.id)
+    if kind == "rail":
+        return sorted((c for (_, r), cs in cables.items() if str(r) == name for c in cs), key=lambda c: c.id)
+    return sorted((c for (h, _), cs in cables.items() if h == name for c in cs), key=lambda c: c.id)
+
+
+def compare(
+    blueprint: str,
+    system: System,
+    plan: Plan | None,
+    runs: list[NcclRun],
+    *,
+    threshold: float | None = None,
+    ignored: list[str] | None = None,
+) -> AcceptanceReport:
+    """Predict every run, mark the low ones and name the suspects with their cabling-plan rows."""
+    policy = perf_data().policy
+    ratio = policy.acceptance_ratio.value if threshold is None else threshold
+    results = [_predict_run(r, system, policy.acceptance_min_bytes.value, ratio) for r in runs]
+    cables = _node_cables(plan)
+    rails = list(range(system.net_ports))
+    planned = {n for n, _ in cables} | ({d.name for d in plan.devices if d.kind == "node"} if plan else set())
+    unknown = sorted({h for r in runs for h in r.hosts} - planned)
+    report = AcceptanceReport(
+        blueprint, results, threshold=ratio, unknown_hosts=unknown, ignored=ignored or []
+    )
+    usable = [r for r in results if not r.error]
+    if usable and all(r.low for r in usable) and len(usable) > 1:
+        report.cluster_wide = True
+        return report
+    report.suspects = _suspects(results, rails, cables)
+    return report
