@@ -16,7 +16,7 @@ from generator.commands._common import err_console, write_text
 
 ORDER = 45
 FABRICS = ("compute", "storage", "management")
-# speed tokens ibnetdiscover prints (formats.md §2.1)
+# speed tokens ibnetdiscover prints (rdma-core infiniband-diags/ibnetdiscover.c)
 SPEED_TOKENS = ("SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR")
 
 

@@ -1,7 +1,8 @@
 """The expected InfiniBand fabric as an ibnetdiscover / ibsim net file.
 
 The file is what ``ibnetdiscover`` should print for the fabric as planned, in the subset of the
-grammar that ibsim's parser also reads (formats.md §2.1, §2.6), so one file serves three uses:
+grammar that ibsim's parser also reads (linux-rdma/rdma-core infiniband-diags/ibnetdiscover.c;
+linux-rdma/ibsim ibsim/sim_net.c), so one file serves three uses:
 a human diff against the real dump, ``blueprint verify-cabling --discovered`` round-trips, and
 ``ibsim -s -n FILE`` simulates the fabric for OpenSM.
 

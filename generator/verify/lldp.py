@@ -1,4 +1,4 @@
-"""Parse ``lldpcli show neighbors -f json`` / ``-f json0`` output (formats.md §9).
+"""Parse ``lldpcli show neighbors -f json`` / ``-f json0`` output (lldpd/lldpd src/client/json_writer.c).
 
 ``-f json`` changes shape with the data: one interface is an object keyed by interface name,
 several are a list of one-key objects; a chassis with a SysName is ``{"<name>": {...}}``, one

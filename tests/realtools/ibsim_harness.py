@@ -1,6 +1,6 @@
 """Run the InfiniBand simulator (ibsim), OpenSM and ibnetdiscover for tests.
 
-Facts this relies on (formats.md §2.6, §3; learned the hard way):
+Facts this relies on (linux-rdma/ibsim ibsim/sim_net.c and OpenSM 3.3 runs; learned the hard way):
 * ``ibsim -s -n``: start the fabric at once, no console (without ``-n`` it spins a core on EOF);
 * each simulator gets its own ``IBSIM_SOCKNAME`` so tests can run side by side;
 * clients attach through the umad2sim ``LD_PRELOAD`` with ``SIM_HOST=<node id>`` (port 1 of that
