@@ -5,7 +5,9 @@ several are a list of one-key objects; a chassis with a SysName is ``{"<name>": 
 without is the bare object; single values may or may not be wrapped. ``-f json0`` wraps every
 element in a list and every scalar in ``{"value": ...}``. Both are normalised here into
 ``LldpNeighbor`` entries. One file per device; the file name (without extension) names the
-device lldpcli ran on, since ``show neighbors`` never prints the local system's name.
+device lldpcli ran on, since ``show neighbors`` never prints the local system's name. A file whose
+top-level object maps device names to such outputs (``blueprint cabling``'s ``lldp/<fabric>.json``)
+holds many devices at once.
 """
 
 from __future__ import annotations
@@ -133,7 +135,7 @@ def device_name_of(path: Path) -> str:
 
 
 def read_lldp(path: str | Path) -> list[LldpNeighbor]:
-    """A directory of per-device files (``<device>.json``), or one such file."""
+    """A directory of per-device files (``<device>.json``), one such file, or one many-device file."""
     p = Path(path)
     if p.is_dir():
         files = sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith(SUFFIXES))
@@ -149,5 +151,23 @@ def read_lldp(path: str | Path) -> list[LldpNeighbor]:
             text = f.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise DiscoveryError(f"{f}: cannot read: {exc.strerror or exc}") from None
-        out.extend(parse_lldp_json(text, device_name_of(f), str(f)))
+        combined = _combined(text)
+        if combined is None:
+            out.extend(parse_lldp_json(text, device_name_of(f), str(f)))
+        else:
+            for device, doc in sorted(combined.items()):
+                out.extend(parse_lldp_json(json.dumps(doc), device, f"{f} [{device}]"))
     return out
+
+
+def _combined(text: str) -> dict[str, Any] | None:
+    """The device → output mapping of a many-device file, or None for one device's own output."""
+    try:
+        data = json.loads(text) if text.strip() else None
+    except ValueError:
+        return None  # parse_lldp_json reports it
+    if not isinstance(data, dict) or "lldp" in data or not data:
+        return None
+    if all(isinstance(v, dict) and "lldp" in v for v in data.values()):
+        return data
+    return None
