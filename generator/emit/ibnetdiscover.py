@@ -203,6 +203,36 @@ class _NetEnd(NamedTuple):
         return _NetEnd(False, node_id, ca_description(ep.device, rdma), rdma, ep.port_number)
 
 
+def _netfile_header(
+    plan: Plan, fabric: str, counts: tuple[int, int, int], descs: list[str], sim_speed: str | None
+) -> list[str]:
+    """The comment block: what the file is, its size, descriptions the fabric will cut, simulation speed."""
+    rf = plan.cluster.fabrics[fabric]
+    switches, cas, links = counts
+    header = [
+        "#",
+        f"# Expected fabric: {plan.cluster.name} / {fabric} ({rf.technology}"
+        + (f", {rf.tech.width}{rf.tech.speed_token}" if rf.tech.width and rf.tech.speed_token else "")
+        + ")",
+        "# Written by cluster-blueprint in ibnetdiscover / ibsim net-file form; node descriptions are "
+        "plan device names.",
+        f"# {switches} switches, {cas} CAs, {links} links",
+    ]
+    long_descs = sorted({d for d in descs if len(d) > MAX_DESC})
+    if long_descs:
+        header.append(
+            f"# Warning: {len(long_descs)} node description(s) exceed {MAX_DESC} characters and will be cut "
+            f"short by the fabric (first: {long_descs[0][:80]})"
+        )
+    if sim_speed:
+        header.append(
+            f"# Simulated at {sim_speed}: ibsim 0.10 models link speeds only up to HDR; "
+            f"the planned fabric runs {rf.tech.width}{rf.tech.speed_token}."
+        )
+    header.append("#")
+    return header
+
+
 def render_netfile(plan: Plan, fabric: str = "compute", *, sim_speed: str | None = None) -> str:
     """The expected fabric in ibnetdiscover / ibsim net-file form (see the module docstring)."""
     _fabric_or_error(plan, fabric)
@@ -233,30 +263,8 @@ def render_netfile(plan: Plan, fabric: str = "compute", *, sim_speed: str | None
             )
 
     ca_ports = _ca_ports(plan)
-    header = [
-        "#",
-        f"# Expected fabric: {plan.cluster.name} / {fabric} ({rf.technology}"
-        + (f", {rf.tech.width}{rf.tech.speed_token}" if rf.tech.width and rf.tech.speed_token else "")
-        + ")",
-        "# Written by cluster-blueprint in ibnetdiscover / ibsim net-file form; node descriptions are "
-        "plan device names.",
-        f"# {len(switch_ports)} switches, {len(ca_lines)} CAs, {len(links)} links",
-    ]
-    long_descs = sorted(
-        {d for d in (*switch_ports, *(ca_description(h, r) for h, r in ca_lines)) if len(d) > MAX_DESC}
-    )
-    if long_descs:
-        header.append(
-            f"# Warning: {len(long_descs)} node description(s) exceed {MAX_DESC} characters and will be cut "
-            f"short by the fabric (first: {long_descs[0][:80]})"
-        )
-    if sim_speed:
-        header.append(
-            f"# Simulated at {sim_speed}: ibsim 0.10 models link speeds only up to HDR; "
-            f"the planned fabric runs {rf.tech.width}{rf.tech.speed_token}."
-        )
-    header.append("#")
-    out: list[str] = [*header]
+    descs = [*switch_ports, *(ca_description(h, r) for h, r in ca_lines)]
+    out = _netfile_header(plan, fabric, (len(switch_ports), len(ca_lines), len(links)), descs, sim_speed)
 
     order = {d.name: i for i, d in enumerate(plan.devices)}
     for name in sorted(switch_ports, key=lambda n: (order.get(n, 1 << 30), n)):
