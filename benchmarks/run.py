@@ -3,6 +3,10 @@
 Run: python benchmarks/run.py [--sizes 1024,16384,102400] [--skip-generate]
 Each stage runs in a fresh subprocess so peak RSS (ru_maxrss of the child) belongs to that stage alone.
 The floor is the time Python's csv module alone takes to write the same number of cable rows.
+
+Targets (issue 18), checked on every `generate` row at 102,400 GPUs: at most TARGET_SECONDS, at most
+TARGET_PEAK_MB, and within TARGET_FLOOR_RATIO of the csv floor. The load average is printed before and
+after: on a shared machine the times are only comparable under similar load.
 """
 
 from __future__ import annotations
@@ -21,6 +25,10 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+TARGET_GPUS = 102_400
+TARGET_SECONDS = 8.0
+TARGET_PEAK_MB = 1024.0
+TARGET_FLOOR_RATIO = 8.0
 sys.path.insert(0, str(HERE))
 
 from blueprints import dragonfly_blueprint, fat_tree_blueprint  # noqa: E402
@@ -47,7 +55,8 @@ else:
     extra["files"] = len(r.files)
     extra["outputs"] = r.outputs
 secs = time.perf_counter() - t0
-print(json.dumps({"seconds": secs, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, **extra}))
+peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"seconds": secs, "peak_mb": peak_mb, **extra}))
 """
 
 
@@ -90,13 +99,29 @@ def csv_floor(rows: int) -> float:
     return time.perf_counter() - t0
 
 
+def _verdict(seconds: float, peak_mb: float, floor: float) -> str:
+    checks = (
+        (seconds <= TARGET_SECONDS, f"<= {TARGET_SECONDS:g} s"),
+        (peak_mb <= TARGET_PEAK_MB, f"<= {TARGET_PEAK_MB:g} MB"),
+        (seconds <= TARGET_FLOOR_RATIO * floor, f"<= {TARGET_FLOOR_RATIO:g}x floor"),
+    )
+    return "targets " + ", ".join(f"{what} {'ok' if ok else 'MISSED'}" for ok, what in checks)
+
+
+def _load() -> str:
+    one, five, _fifteen = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min)"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1024,16384,102400")
     ap.add_argument("--kinds", default="fat-tree,dragonfly")
     ap.add_argument("--skip-generate", action="store_true")
     args = ap.parse_args()
-    print(f"machine: {platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(
+        f"machine: {platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}; {_load()}"
+    )
     print(f"{'topology':10} {'GPUs':>7} {'stage':9} {'seconds':>8} {'peak MB':>8}  notes")
     with tempfile.TemporaryDirectory() as tmp:
         for kind in args.kinds.split(","):
@@ -119,10 +144,13 @@ def main() -> None:
                     if stage == "generate" and cables:
                         floor = csv_floor(cables)
                         note = f"{r['files']} files; csv floor {floor:.2f} s ({r['seconds'] / floor:.1f}x)"
+                        if gpus == TARGET_GPUS:
+                            note += "; " + _verdict(r["seconds"], r["peak_mb"], floor)
                     print(
                         f"{kind:10} {gpus:>7} {stage:9} {r['seconds']:8.2f} {r['peak_mb']:8.0f}  {note}",
                         flush=True,
                     )
+    print(f"done; {_load()}")
     _ = resource  # imported for parity with the stage script
 
 

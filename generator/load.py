@@ -72,10 +72,10 @@ class _Counter:
         self.n = 0
 
 
-def _plain(
-    node: Any, path: Path, positions: dict[Path, tuple[int, int]], counter: _Counter, depth: int, file: str
-) -> Any:
-    """Copy ruamel's tree into plain dict/list, recording positions; bounded in size and depth."""
+def _check_bounds(
+    path: Path, positions: dict[Path, tuple[int, int]], counter: _Counter, depth: int, file: str
+) -> None:
+    """Refuse documents with too many values (alias bombs) or too deep nesting."""
     counter.n += 1
     if counter.n > MAX_NODES:
         # aliases share their anchor's nodes (and positions): point at the top-level key being expanded
@@ -94,61 +94,59 @@ def _plain(
             ]
         )
     if depth > MAX_DEPTH:
-        raise BlueprintError(
-            [
-                Finding(
-                    "LOAD002",
-                    Severity.ERROR,
-                    f"nesting deeper than {MAX_DEPTH} levels",
-                    path,
-                    None,
-                    Location(file, *positions.get(path, (1, 1))),
-                )
-            ]
-        )
+        message = f"nesting deeper than {MAX_DEPTH} levels"
+        location = Location(file, *positions.get(path, (1, 1)))
+        raise BlueprintError([Finding("LOAD002", Severity.ERROR, message, path, None, location)])
+
+
+def _plain(
+    node: Any, path: Path, positions: dict[Path, tuple[int, int]], counter: _Counter, depth: int, file: str
+) -> Any:
+    """Copy ruamel's tree into plain dict/list, recording positions; bounded in size and depth."""
+    _check_bounds(path, positions, counter, depth, file)
     if isinstance(node, CommentedMap):
-        out: dict[Any, Any] = {}
-        for key, value in node.items():
-            if not isinstance(key, str | int | float | bool) or key is None:
-                raise BlueprintError(
-                    [
-                        Finding(
-                            "LOAD001",
-                            Severity.ERROR,
-                            "mapping keys must be plain scalars",
-                            path,
-                            None,
-                            Location(file, *positions.get(path, (1, 1))),
-                        )
-                    ]
-                )
-            skey = str(key)
-            try:
-                line, col = node.lc.key(key)
-                positions[(*path, skey)] = (line + 1, col + 1)
-            except (KeyError, TypeError, AttributeError):
-                positions[(*path, skey)] = positions.get(path, (1, 1))
-            out[skey] = _plain(value, (*path, skey), positions, counter, depth + 1, file)
-        return out
+        return _plain_map(node, path, positions, counter, depth, file)
     if isinstance(node, CommentedSeq):
         items = []
         for i, value in enumerate(node):
-            try:
-                line, col = node.lc.item(i)
-                positions[(*path, i)] = (line + 1, col + 1)
-            except (KeyError, TypeError, AttributeError):
-                positions[(*path, i)] = positions.get(path, (1, 1))
+            _record(positions, (*path, i), path, node.lc.item, i)
             items.append(_plain(value, (*path, i), positions, counter, depth + 1, file))
         return items
-    if isinstance(node, str):
-        return str(node)
-    if isinstance(node, bool):
-        return bool(node)
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        return float(node)
+    for kind in (str, bool, int, float):  # ruamel's scalar subclasses → the plain types (bool before int)
+        if isinstance(node, kind):
+            return kind(node)
     return node
+
+
+def _record(
+    positions: dict[Path, tuple[int, int]], key_path: Path, parent: Path, where: Any, key: Any
+) -> None:
+    """The 1-based position of a key or item (ruamel's 0-based ``lc``), else its parent's."""
+    try:
+        line, col = where(key)
+        positions[key_path] = (line + 1, col + 1)
+    except (KeyError, TypeError, AttributeError):
+        positions[key_path] = positions.get(parent, (1, 1))
+
+
+def _plain_map(
+    node: CommentedMap,
+    path: Path,
+    positions: dict[Path, tuple[int, int]],
+    counter: _Counter,
+    depth: int,
+    file: str,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if not isinstance(key, str | int | float | bool) or key is None:
+            location = Location(file, *positions.get(path, (1, 1)))
+            message = "mapping keys must be plain scalars"
+            raise BlueprintError([Finding("LOAD001", Severity.ERROR, message, path, None, location)])
+        skey = str(key)
+        _record(positions, (*path, skey), path, node.lc.key, key)
+        out[skey] = _plain(value, (*path, skey), positions, counter, depth + 1, file)
+    return out
 
 
 def _first_key_line(text: str, key: str, mapping_mark: Any, dup_line: int, dup_col: int) -> int | None:

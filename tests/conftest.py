@@ -38,3 +38,12 @@ def run_cli(*args: str) -> tuple[int, str, str]:
         except SystemExit as exc:
             code = int(exc.code or 0)
     return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def _needs_tools(request: pytest.FixtureRequest) -> None:
+    """``pytest.mark.needs_tools(missing, hint=...)``: skip outside CI, fail in CI (see real_tools.py)."""
+    from real_tools import needs
+
+    for mark in request.node.iter_markers("needs_tools"):
+        needs(mark.args[0], mark.kwargs.get("hint", ""))

@@ -18,7 +18,7 @@ from generator.safetext import terminal
 
 ORDER = 45
 FABRICS = ("compute", "storage", "management")
-# speed tokens ibnetdiscover prints (formats.md §2.1)
+# speed tokens ibnetdiscover prints (rdma-core infiniband-diags/ibnetdiscover.c)
 SPEED_TOKENS = ("SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR")
 
 

@@ -51,6 +51,76 @@ def _by_layer(links: list[Link] | tuple[Link, ...]) -> dict[str, int]:
     return dict(sorted(c.items()))
 
 
+def _summary_json(diff: PlanDiff) -> dict[str, Any]:
+    return {
+        "devices_added": len(diff.devices_added),
+        "devices_removed": len(diff.devices_removed),
+        "devices_replaced": len(diff.devices_replaced),
+        "devices_relocated": len(diff.devices_relocated),
+        "cables_added": len(diff.cables_added),
+        "cables_removed": len(diff.cables_removed),
+        "cables_moved": len(diff.cables_moved),
+        "cables_changed": len(diff.cables_changed),
+        "ports_speed_changed": len(diff.port_speeds),
+        "racks_added": len(diff.racks_added),
+        "racks_removed": len(diff.racks_removed),
+        "racks_affected": len(diff.racks_affected),
+        "links_down": len(diff.links_down),
+        "cables_added_by_layer": _by_layer(diff.cables_added),
+        "cables_removed_by_layer": _by_layer(diff.cables_removed),
+        "cables_moved_by_layer": _by_layer([m.new for m in diff.cables_moved]),
+        "cables_changed_by_layer": _by_layer([c.new for c in diff.cables_changed]),
+    }
+
+
+def _devices_json(diff: PlanDiff) -> dict[str, Any]:
+    return {
+        "added": [_device(d) for d in diff.devices_added],
+        "removed": [_device(d) for d in diff.devices_removed],
+        "replaced": [
+            {"name": r.name, "old_model": r.old_model, "new_model": r.new_model}
+            for r in diff.devices_replaced
+        ],
+        "relocated": [
+            {
+                "name": r.name,
+                "old_rack": r.old_rack,
+                "old_u": r.old_u,
+                "new_rack": r.new_rack,
+                "new_u": r.new_u,
+            }
+            for r in diff.devices_relocated
+        ],
+    }
+
+
+def _cables_json(diff: PlanDiff) -> dict[str, Any]:
+    return {
+        "added": [_cable(x) for x in diff.cables_added],
+        "removed": [_cable(x) for x in diff.cables_removed],
+        "moved": [
+            {
+                "id": m.id,
+                "fabric": m.new.fabric,
+                "layer": m.new.layer,
+                "ends": list(m.ends),
+                "old": {"a": _end(m.old.a), "b": _end(m.old.b)},
+                "new": {"a": _end(m.new.a), "b": _end(m.new.b)},
+            }
+            for m in diff.cables_moved
+        ],
+        "changed": [
+            {
+                "id": c.id,
+                "fabric": c.new.fabric,
+                "layer": c.new.layer,
+                "fields": {f: [getattr(c.old, f), getattr(c.new, f)] for f in c.fields},
+            }
+            for c in diff.cables_changed
+        ],
+    }
+
+
 def to_json(diff: PlanDiff) -> dict[str, Any]:
     return {
         "old": {
@@ -66,67 +136,9 @@ def to_json(diff: PlanDiff) -> dict[str, Any]:
         "fabrics": list(diff.fabrics) if diff.fabrics is not None else "all",
         "identical": diff.identical,
         "live": diff.live,
-        "summary": {
-            "devices_added": len(diff.devices_added),
-            "devices_removed": len(diff.devices_removed),
-            "devices_replaced": len(diff.devices_replaced),
-            "devices_relocated": len(diff.devices_relocated),
-            "cables_added": len(diff.cables_added),
-            "cables_removed": len(diff.cables_removed),
-            "cables_moved": len(diff.cables_moved),
-            "cables_changed": len(diff.cables_changed),
-            "ports_speed_changed": len(diff.port_speeds),
-            "racks_added": len(diff.racks_added),
-            "racks_removed": len(diff.racks_removed),
-            "racks_affected": len(diff.racks_affected),
-            "links_down": len(diff.links_down),
-            "cables_added_by_layer": _by_layer(diff.cables_added),
-            "cables_removed_by_layer": _by_layer(diff.cables_removed),
-            "cables_moved_by_layer": _by_layer([m.new for m in diff.cables_moved]),
-            "cables_changed_by_layer": _by_layer([c.new for c in diff.cables_changed]),
-        },
-        "devices": {
-            "added": [_device(d) for d in diff.devices_added],
-            "removed": [_device(d) for d in diff.devices_removed],
-            "replaced": [
-                {"name": r.name, "old_model": r.old_model, "new_model": r.new_model}
-                for r in diff.devices_replaced
-            ],
-            "relocated": [
-                {
-                    "name": r.name,
-                    "old_rack": r.old_rack,
-                    "old_u": r.old_u,
-                    "new_rack": r.new_rack,
-                    "new_u": r.new_u,
-                }
-                for r in diff.devices_relocated
-            ],
-        },
-        "cables": {
-            "added": [_cable(x) for x in diff.cables_added],
-            "removed": [_cable(x) for x in diff.cables_removed],
-            "moved": [
-                {
-                    "id": m.id,
-                    "fabric": m.new.fabric,
-                    "layer": m.new.layer,
-                    "ends": list(m.ends),
-                    "old": {"a": _end(m.old.a), "b": _end(m.old.b)},
-                    "new": {"a": _end(m.new.a), "b": _end(m.new.b)},
-                }
-                for m in diff.cables_moved
-            ],
-            "changed": [
-                {
-                    "id": c.id,
-                    "fabric": c.new.fabric,
-                    "layer": c.new.layer,
-                    "fields": {f: [getattr(c.old, f), getattr(c.new, f)] for f in c.fields},
-                }
-                for c in diff.cables_changed
-            ],
-        },
+        "summary": _summary_json(diff),
+        "devices": _devices_json(diff),
+        "cables": _cables_json(diff),
         "ports_speed_changed": [
             {"device": p.device, "port": p.port, "old_gbps": p.old_gbps, "new_gbps": p.new_gbps}
             for p in diff.port_speeds
@@ -172,24 +184,35 @@ def to_text(diff: PlanDiff) -> str:
             + ("" if same else " (the blueprints differ, but not in anything the physical plan holds)")
         )
         return "\n".join(out) + "\n"
-    out.append("")
-    out.append(
+    for section in (_device_lines, _cable_lines, _port_and_rack_lines, _disruption_lines):
+        out += section(diff)
+    return "\n".join(out) + "\n"
+
+
+def _device_lines(diff: PlanDiff) -> list[str]:
+    out = [
+        "",
         f"devices: +{len(diff.devices_added):,} added, -{len(diff.devices_removed):,} removed, "
-        f"{len(diff.devices_replaced):,} replaced, {len(diff.devices_relocated):,} relocated"
-    )
+        f"{len(diff.devices_replaced):,} replaced, {len(diff.devices_relocated):,} relocated",
+    ]
     out += _devices("+", "at", diff.devices_added)
     out += _devices("-", "from", diff.devices_removed)
-    for r in diff.devices_replaced[:TEXT_LIMIT]:
-        out.append(f"  ~ {r.name}: {r.old_model} → {r.new_model}")
+    out += [f"  ~ {r.name}: {r.old_model} → {r.new_model}" for r in diff.devices_replaced[:TEXT_LIMIT]]
     out += _more(len(diff.devices_replaced))
-    for moved in diff.devices_relocated[:TEXT_LIMIT]:
-        out.append(f"  > {moved.name}: {moved.old_rack} U{moved.old_u} → {moved.new_rack} U{moved.new_u}")
+    out += [
+        f"  > {m.name}: {m.old_rack} U{m.old_u} → {m.new_rack} U{m.new_u}"
+        for m in diff.devices_relocated[:TEXT_LIMIT]
+    ]
     out += _more(len(diff.devices_relocated))
-    out.append("")
-    out.append(
+    return out
+
+
+def _cable_lines(diff: PlanDiff) -> list[str]:
+    out = [
+        "",
         f"cables: +{len(diff.cables_added):,} added, -{len(diff.cables_removed):,} removed, "
-        f"{len(diff.cables_moved):,} moved, {len(diff.cables_changed):,} re-pulled"
-    )
+        f"{len(diff.cables_moved):,} moved, {len(diff.cables_changed):,} re-pulled",
+    ]
     if diff.cables_added:
         out.append(f"  added by layer: {_layers(diff.cables_added)}")
     if diff.cables_removed:
@@ -205,6 +228,11 @@ def to_text(diff: PlanDiff) -> str:
         what = ", ".join(f"{f} {getattr(c.old, f)} → {getattr(c.new, f)}" for f in c.fields)
         out.append(f"  ~ {c.id} ({c.new.fabric} {c.new.layer}) {what}")
     out += _more(len(diff.cables_changed))
+    return out
+
+
+def _port_and_rack_lines(diff: PlanDiff) -> list[str]:
+    out: list[str] = []
     if diff.port_speeds:
         pairs = Counter((p.old_gbps, p.new_gbps) for p in diff.port_speeds)
         out.append("")
@@ -223,16 +251,18 @@ def to_text(diff: PlanDiff) -> str:
     if diff.racks_removed:
         out.append(f"  emptied: {_list(diff.racks_removed)}")
     out.append(f"  affected: {_list(diff.racks_affected)}")
-    out.append("")
+    return out
+
+
+def _disruption_lines(diff: PlanDiff) -> list[str]:
     if diff.live:
-        out.append("live: yes — only additions on free ports; no running link goes down")
-    else:
-        out.append(
-            f"live: no — {len(diff.links_down):,} running link(s) go down, "
-            f"{len(diff.devices_down):,} device(s) unplugged"
-        )
-        out.extend(f"  - {reason}" for reason in diff.disruptions)
-    return "\n".join(out) + "\n"
+        return ["", "live: yes — only additions on free ports; no running link goes down"]
+    return [
+        "",
+        f"live: no — {len(diff.links_down):,} running link(s) go down, "
+        f"{len(diff.devices_down):,} device(s) unplugged",
+        *(f"  - {reason}" for reason in diff.disruptions),
+    ]
 
 
 def _devices(sign: str, prep: str, devices: tuple[Device, ...]) -> list[str]:

@@ -21,7 +21,7 @@ from generator.emit.cabling.tables import CABLE_COLUMNS, Cell, cable_table, to_c
 from generator.emit.cabling.xlsx import MAX_COL_WIDTH, TICK_COL_WIDTH
 from generator.emit.cabling.xlsx_writer import Columns, PageSetup, Sheet, Style, Workbook, hf_text
 from generator.fsutil import atomic_dir, atomic_write_bytes, checked_output_dir, output_lock
-from generator.plan.model import Link
+from generator.plan.model import Device, Link
 
 CABLE_HEADER: tuple[str, ...] = ("seq", "step", "action", *CABLE_COLUMNS[1:])
 DEVICE_HEADER: tuple[str, ...] = (
@@ -117,86 +117,37 @@ def cable_table_rows(steps: list[Step]) -> list[list[Cell]]:
     return [[s.seq, s.step, s.action, *cable_table([s.row])[0][1:]] for s in steps]
 
 
+def _device_row(
+    action: str, dev: Device, models: tuple[str, str], old_at: tuple[Cell, Cell], new_at: tuple[Cell, Cell]
+) -> list[Cell]:
+    """One DEVICE_HEADER row (without seq): the device's own facts, models and rack/unit before and after."""
+    return [
+        action,
+        dev.name,
+        dev.kind,
+        dev.role,
+        *models,
+        dev.fabric,
+        *old_at,
+        *new_at,
+        dev.height_u,
+        dev.power_kw,
+    ]
+
+
 def device_table_rows(diff: PlanDiff) -> list[list[Cell]]:
-    out: list[list[Cell]] = []
     new_dev, old_dev = diff.new.device_by_name, diff.old.device_by_name
-    for d in diff.devices_removed:
-        out.append(
-            [
-                "remove",
-                d.name,
-                d.kind,
-                d.role,
-                d.model,
-                "",
-                d.fabric,
-                d.rack,
-                d.u,
-                "",
-                "",
-                d.height_u,
-                d.power_kw,
-            ]
-        )
+    out = [_device_row("remove", d, (d.model, ""), (d.rack, d.u), ("", "")) for d in diff.devices_removed]
     for r in diff.devices_replaced:
         o, n = old_dev[r.name], new_dev[r.name]
-        out.append(
-            [
-                "replace",
-                r.name,
-                n.kind,
-                n.role,
-                r.old_model,
-                r.new_model,
-                n.fabric,
-                o.rack,
-                o.u,
-                n.rack,
-                n.u,
-                n.height_u,
-                n.power_kw,
-            ]
-        )
+        out.append(_device_row("replace", n, (r.old_model, r.new_model), (o.rack, o.u), (n.rack, n.u)))
     replaced = {r.name for r in diff.devices_replaced}
     for moved in diff.devices_relocated:
-        if moved.name in replaced:
-            continue
-        n = new_dev[moved.name]
-        out.append(
-            [
-                "relocate",
-                moved.name,
-                n.kind,
-                n.role,
-                n.model,
-                n.model,
-                n.fabric,
-                moved.old_rack,
-                moved.old_u,
-                moved.new_rack,
-                moved.new_u,
-                n.height_u,
-                n.power_kw,
-            ]
-        )
-    for d in diff.devices_added:
-        out.append(
-            [
-                "install",
-                d.name,
-                d.kind,
-                d.role,
-                "",
-                d.model,
-                d.fabric,
-                "",
-                "",
-                d.rack,
-                d.u,
-                d.height_u,
-                d.power_kw,
-            ]
-        )
+        if moved.name not in replaced:
+            n = new_dev[moved.name]
+            at_old, at_new = (moved.old_rack, moved.old_u), (moved.new_rack, moved.new_u)
+            out.append(_device_row("relocate", n, (n.model, n.model), at_old, at_new))
+    out += [_device_row("install", d, ("", d.model), ("", ""), (d.rack, d.u)) for d in diff.devices_added]
     return [[i, *row] for i, row in enumerate(out, start=1)]
 
 

@@ -1,7 +1,8 @@
 """The expected InfiniBand fabric as an ibnetdiscover / ibsim net file.
 
 The file is what ``ibnetdiscover`` should print for the fabric as planned, in the subset of the
-grammar that ibsim's parser also reads (formats.md §2.1, §2.6), so one file serves three uses:
+grammar that ibsim's parser also reads (linux-rdma/rdma-core infiniband-diags/ibnetdiscover.c;
+linux-rdma/ibsim ibsim/sim_net.c), so one file serves three uses:
 a human diff against the real dump, ``blueprint verify-cabling --discovered`` round-trips, and
 ``ibsim -s -n FILE`` simulates the fabric for OpenSM.
 
@@ -19,12 +20,14 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from generator.findings import BlueprintError, Finding, Severity
 from generator.fsutil import atomic_write_text
-from generator.plan.model import Endpoint, Plan
+from generator.plan.model import Device, Endpoint, Plan
 from generator.resolve import ResolvedCluster
 
 NAME = "ibnetdiscover"
@@ -178,64 +181,34 @@ def _rdma_key(dev: str) -> tuple[int, str]:
     return (int(m.group(1)) if m else 1 << 30, dev)
 
 
-def render_netfile(plan: Plan, fabric: str = "compute", *, sim_speed: str | None = None) -> str:
-    """The expected fabric in ibnetdiscover / ibsim net-file form (see the module docstring)."""
-    _fabric_or_error(plan, fabric)
-    rf = plan.cluster.fabrics[fabric]
-    links = expected_links(plan, fabric)
-    devices = plan.device_by_name
-    ids = _Ids()
+class _NetEnd(NamedTuple):
+    """One cable end as the net file names it."""
 
-    # switch name -> {port: line}; (host, rdma device) -> {port: line}
-    switch_ports: dict[str, dict[int, str]] = defaultdict(dict)
-    ca_lines: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
+    switch: bool
+    id: str  # net-file node id
+    desc: str  # node description (switch name, or "<host> <rdma device>")
+    rdma: str  # host ends: the RDMA device ("" on switches)
+    port: int
 
-    def is_switch(ep: Endpoint, cable: str) -> bool:
+    @staticmethod
+    def of(ep: Endpoint, cable: str, devices: Mapping[str, Device], ids: _Ids) -> _NetEnd:
         dev = devices.get(ep.device)
         if dev is None:
-            raise BlueprintError(
-                [
-                    Finding(
-                        "VER003",
-                        Severity.ERROR,
-                        f"cable {cable} ends on `{ep.device}`, which is not a device of the plan",
-                    )
-                ]
-            )
-        return dev.kind == "switch"
+            message = f"cable {cable} ends on `{ep.device}`, which is not a device of the plan"
+            raise BlueprintError([Finding("VER003", Severity.ERROR, message)])
+        if dev.kind == "switch":
+            return _NetEnd(True, ids.get("S", ep.device), ep.device, "", ep.port_number)
+        rdma = rdma_device(ep)
+        node_id = ids.get("H", f"{ep.device}-{rdma}")
+        return _NetEnd(False, node_id, ca_description(ep.device, rdma), rdma, ep.port_number)
 
-    def add(local: Endpoint, remote: Endpoint, rate: str, cable: str) -> None:
-        if is_switch(remote, cable):
-            rid, rdesc = ids.get("S", remote.device), remote.device
-        else:
-            rdma = rdma_device(remote)
-            rid, rdesc = ids.get("H", f"{remote.device}-{rdma}"), ca_description(remote.device, rdma)
-        lport, rport = local.port_number, remote.port_number
-        if is_switch(local, cable):
-            table = switch_ports[local.device]
-            line = f'[{lport}]\t"{rid}"[{rport}]\t\t# "{rdesc}" lid 0 {rate}'
-        else:
-            table = ca_lines[(local.device, rdma_device(local))]
-            line = f'[{lport}]\t"{rid}"[{rport}]\t\t# lid 0 lmc 0 "{rdesc}" lid 0 {rate}'
-        if lport in table:
-            raise BlueprintError(
-                [
-                    Finding(
-                        "VER004",
-                        Severity.ERROR,
-                        f"two cables use {local.device} port {local.port} (one is {cable})",
-                    )
-                ]
-            )
-        table[lport] = line
 
-    for el in links:
-        width = el.width or rf.tech.width or "4x"
-        speed = sim_speed or el.speed or rf.tech.speed_token or "SDR"
-        add(el.a, el.b, f"{width}{speed}", el.id)
-        add(el.b, el.a, f"{width}{speed}", el.id)
-
-    ca_ports = _ca_ports(plan)
+def _netfile_header(
+    plan: Plan, fabric: str, counts: tuple[int, int, int], descs: list[str], sim_speed: str | None
+) -> list[str]:
+    """The comment block: what the file is, its size, descriptions the fabric will cut, simulation speed."""
+    rf = plan.cluster.fabrics[fabric]
+    switches, cas, links = counts
     header = [
         "#",
         f"# Expected fabric: {plan.cluster.name} / {fabric} ({rf.technology}"
@@ -243,11 +216,9 @@ def render_netfile(plan: Plan, fabric: str = "compute", *, sim_speed: str | None
         + ")",
         "# Written by cluster-blueprint in ibnetdiscover / ibsim net-file form; node descriptions are "
         "plan device names.",
-        f"# {len(switch_ports)} switches, {len(ca_lines)} CAs, {len(links)} links",
+        f"# {switches} switches, {cas} CAs, {links} links",
     ]
-    long_descs = sorted(
-        {d for d in (*switch_ports, *(ca_description(h, r) for h, r in ca_lines)) if len(d) > MAX_DESC}
-    )
+    long_descs = sorted({d for d in descs if len(d) > MAX_DESC})
     if long_descs:
         header.append(
             f"# Warning: {len(long_descs)} node description(s) exceed {MAX_DESC} characters and will be cut "
@@ -259,7 +230,41 @@ def render_netfile(plan: Plan, fabric: str = "compute", *, sim_speed: str | None
             f"the planned fabric runs {rf.tech.width}{rf.tech.speed_token}."
         )
     header.append("#")
-    out: list[str] = [*header]
+    return header
+
+
+def render_netfile(plan: Plan, fabric: str = "compute", *, sim_speed: str | None = None) -> str:
+    """The expected fabric in ibnetdiscover / ibsim net-file form (see the module docstring)."""
+    _fabric_or_error(plan, fabric)
+    rf = plan.cluster.fabrics[fabric]
+    links = expected_links(plan, fabric)
+    devices = plan.device_by_name
+    ids = _Ids()
+
+    # switch name -> {port: line}; (host, rdma device) -> {port: line}
+    switch_ports: dict[str, dict[int, str]] = defaultdict(dict)
+    ca_lines: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
+    for el in links:
+        width = el.width or rf.tech.width or "4x"
+        speed = sim_speed or el.speed or rf.tech.speed_token or "SDR"
+        # ids are numbered in first-use order: the b end (remote of the first line) before the a end
+        b, a = _NetEnd.of(el.b, el.id, devices, ids), _NetEnd.of(el.a, el.id, devices, ids)
+        rate = f"{width}{speed}"
+        for local, remote, ep in ((a, b, el.a), (b, a, el.b)):
+            table = switch_ports[ep.device] if local.switch else ca_lines[(ep.device, local.rdma)]
+            lport = ep.port_number
+            if lport in table:
+                message = f"two cables use {ep.device} port {ep.port} (one is {el.id})"
+                raise BlueprintError([Finding("VER004", Severity.ERROR, message)])
+            table[lport] = (
+                f'[{lport}]\t"{remote.id}"[{remote.port}]\t\t# "{remote.desc}" lid 0 {rate}'
+                if local.switch
+                else f'[{lport}]\t"{remote.id}"[{remote.port}]\t\t# lid 0 lmc 0 "{remote.desc}" lid 0 {rate}'
+            )
+
+    ca_ports = _ca_ports(plan)
+    descs = [*switch_ports, *(ca_description(h, r) for h, r in ca_lines)]
+    out = _netfile_header(plan, fabric, (len(switch_ports), len(ca_lines), len(links)), descs, sim_speed)
 
     order = {d.name: i for i, d in enumerate(plan.devices)}
     for name in sorted(switch_ports, key=lambda n: (order.get(n, 1 << 30), n)):

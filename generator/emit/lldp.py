@@ -1,8 +1,10 @@
 """Expected LLDP neighbours per Ethernet switch, in ``lldpcli show neighbors -f json`` shape.
 
-One file per switch (``<switch>.json``): what ``lldpcli -f json show neighbors`` run on that switch
-should print once the fabric is cabled as planned — compare it by eye, or save the real output
-of every switch under the same names and run ``blueprint verify-cabling --discovered DIR``.
+One file per fabric (``<fabric>.json``): a JSON object mapping each switch name to what
+``lldpcli -f json show neighbors`` run on that switch should print once the fabric is cabled as
+planned. A fabric of 12,800 switches is one file, not 12,800. Compare it by eye, or save the real
+output of every switch as ``<switch>.json`` in a directory and run
+``blueprint verify-cabling --discovered DIR`` (the combined file is read the same way).
 
 Conventions (documented in docs/cabling.md): switch interfaces are named ``swp<port>`` (NVIDIA
 Cumulus Linux on Spectrum switches; ``swp<cage>s<n>`` for a sub-port of a split twin-port cage),
@@ -14,6 +16,7 @@ host's netdev (``eth1``). Only fields the plan knows are written (no MACs, ages 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +33,11 @@ def applies(cluster: ResolvedCluster) -> bool:
 
 
 def emit(cluster: ResolvedCluster, plan: Plan, out: Path) -> None:
-    """Write ``<fabric>/<switch>.json`` for every Ethernet/RoCE fabric."""
+    """Write ``<fabric>.json`` for every Ethernet/RoCE fabric."""
     for name, fabric in sorted(cluster.fabrics.items()):
-        if fabric.kind in ("ethernet", "roce"):
-            for fname, text in render_lldp(plan, name).items():
-                atomic_write_text(out / name / fname, text)
+        text = render_lldp_fabric(plan, name) if fabric.kind in ("ethernet", "roce") else None
+        if text is not None:
+            atomic_write_text(out / f"{name}.json", text)
 
 
 def interface_name(device: Device, ep: Endpoint) -> str:
@@ -59,15 +62,20 @@ def _neighbour(device: Device, ep: Endpoint) -> dict[str, Any]:
     }
 
 
-def render_lldp(plan: Plan, fabric: str) -> dict[str, str]:
-    """File name → JSON text for every switch of an Ethernet/RoCE fabric ({} for other fabrics)."""
+def neighbours(plan: Plan, fabric: str) -> dict[str, dict[str, Any]]:
+    """Switch name → expected ``lldpcli -f json`` document, for an Ethernet/RoCE fabric ({} for others)."""
+    return dict(_documents(plan, fabric))
+
+
+def _documents(plan: Plan, fabric: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(switch name, its expected ``lldpcli -f json`` document), by switch name, built one at a time."""
     fabrics = plan.cluster.fabrics
     if fabric not in fabrics:
         raise BlueprintError(
             [Finding("VER001", Severity.ERROR, f"the blueprint has no `{fabric}` fabric", ("fabrics",))]
         )
     if fabrics[fabric].kind not in ("ethernet", "roce"):
-        return {}
+        return
     devices = plan.device_by_name
     per_switch: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
     for link in plan.links_of(fabric):
@@ -78,14 +86,32 @@ def render_lldp(plan: Plan, fabric: str) -> dict[str, str]:
             per_switch.setdefault(ldev.name, []).append(
                 (local.port_number, interface_name(ldev, local), _neighbour(rdev, remote))
             )
-    out: dict[str, str] = {}
     for name in sorted(per_switch):
-        entries = sorted(per_switch[name], key=lambda t: (t[0], t[1]))
-        # lldpcli's own shape rule: one interface is an object, several are a list of one-key objects
-        interfaces: Any = (
-            {entries[0][1]: entries[0][2]}
-            if len(entries) == 1
-            else [{ifname: body} for _n, ifname, body in entries]
-        )
-        out[f"{name}.json"] = json.dumps({"lldp": {"interface": interfaces}}, indent=2) + "\n"
-    return out
+        yield name, {"lldp": {"interface": _interfaces(per_switch.pop(name))}}
+
+
+def _interfaces(entries: list[tuple[int, str, dict[str, Any]]]) -> Any:
+    entries = sorted(entries, key=lambda t: (t[0], t[1]))
+    # lldpcli's own shape rule: one interface is an object, several are a list of one-key objects
+    if len(entries) == 1:
+        return {entries[0][1]: entries[0][2]}
+    return [{ifname: body} for _n, ifname, body in entries]
+
+
+def render_lldp(plan: Plan, fabric: str) -> dict[str, str]:
+    """``<switch>.json`` → that switch's ``lldpcli -f json show neighbors`` text ({} for other fabrics)."""
+    return {
+        f"{name}.json": json.dumps(doc, indent=2) + "\n" for name, doc in neighbours(plan, fabric).items()
+    }
+
+
+def render_lldp_fabric(plan: Plan, fabric: str) -> str | None:
+    """One JSON object for the whole fabric: switch name → its ``lldpcli -f json show neighbors`` output;
+    None when the fabric has no cabled switch (a directly attached torus, an InfiniBand fabric)."""
+    # One switch per line, compact, so json's C encoder writes it (indenting 12,800 switches' documents
+    # goes through json's pure-Python encoder: seconds and most of a gigabyte).
+    lines = [
+        f"{json.dumps(name)}: {json.dumps(doc, separators=(',', ':'))}"
+        for name, doc in _documents(plan, fabric)
+    ]
+    return "{\n" + ",\n".join(lines) + "\n}\n" if lines else None

@@ -5,7 +5,9 @@ and carries that fact as its ``reason`` and ``source`` (the dotted blueprint pat
 entry). ``derive(cluster, pool, plan)`` is a pure function; the Ansible emitter writes the same
 settings into ``group_vars/pool_<pool>.yml`` and the nccl role installs them on the hosts.
 
-References: shared/reference/formats.md §8 (variables, defaults, cloud plug-ins) and §6 (topology XML).
+References: the NCCL user guide, Environment Variables
+(docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html) and NVIDIA/nccl src/transport/net_ib
+(defaults); topology XML as in Azure/azhpc-images topology/ndv5-topo.xml.
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ ENV_PATH = "/etc/nccl/nccl.env"
 TOPO_PATH = "/etc/nccl/topo.xml"
 
 # ConnectX GID table with one IPv4 address per port: 0/1 = link-local IPv6 RoCE v1/v2,
-# 2/3 = IPv4-mapped RoCE v1/v2, so index 3 is RoCE v2 over IPv4 (formats.md §8, "3 (RoCEv2 IPv4
-# on ConnectX with default GID table)").
+# 2/3 = IPv4-mapped RoCE v1/v2, so index 3 is RoCE v2 over IPv4 (NCCL env.html, NCCL_IB_GID_INDEX; Juniper's
+# JVD "How to Run a NCCL Test Using Autoconfigured IPv6 Address": RoCE v2 is "usually GID index 3").
 ROCE_V2_IPV4_GID_INDEX = 3
 # Cloud fabrics that are not verbs devices (catalogue cloud.*.fabric values).
 CLOUD_PLUGIN_FABRICS = {
@@ -134,7 +136,7 @@ def _gdr_level(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting:
             "NCCL_NET_GDR_LEVEL",
             "SYS",
             f"cloud instance `{pool.server_id}`: the VM's PCI tree is flat/virtual, so GPUDirect "
-            "RDMA must be allowed at any distance (formats.md §8)",
+            "RDMA must be allowed at any distance (NCCL env.html, NCCL_NET_GDR_LEVEL)",
             _pool_path(cluster, pool, "server"),
         )
     if pool.server.gpu_interconnect.startswith("nvlink") and pool.server.nvswitches > 0:
@@ -237,7 +239,7 @@ def derive(cluster: ResolvedCluster, pool: ResolvedPool, plan: Plan | None = Non
         ordered, order_why = _rail_order(pool, compute_ports, plan)
         if transport in ("ib", "roce") and ordered:
             if pool.cloud is not None and cluster.target == "azure":
-                # Azure HPC images rename the IB devices mlx5_ib0..N (formats.md §8).
+                # Azure HPC images rename the IB devices mlx5_ib0..N (Azure/azhpc-images).
                 out.append(
                     NcclSetting(
                         "NCCL_IB_HCA",

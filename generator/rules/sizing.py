@@ -1,9 +1,9 @@
 """Analytic fabric and NIC figures the rules share (no plan needed: closed-form from the ResolvedCluster).
 
-Formulas (shared/reference/hardware.md §2): a folded Clos of radix k whose leaves split k into d:u
-down:up carries k·down endpoints in 2 tiers and k²/2·down in 3 tiers (k²/2 and k³/4 when d:u = 1:1);
-a dragonfly router needs p + a + h − 1 ports; a torus vertex needs 2 links per dimension of size > 2
-(1 when the dimension is 2), a hypercube vertex one per dimension.
+Formulas (Al-Fares, Loukissas, Vahdat, SIGCOMM 2008, and the standard folded-Clos counts): a folded Clos of
+radix k whose leaves split k into d:u down:up carries k·down endpoints in 2 tiers and k²/2·down in 3 tiers
+(k²/2 and k³/4 when d:u = 1:1); a dragonfly router needs p + a + h − 1 ports; a torus vertex needs 2 links
+per dimension of size > 2 (1 when the dimension is 2), a hypercube vertex one per dimension.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """Parse what ``ibnetdiscover`` prints: the default topology format and the ``-p`` ports report.
 
-Grammar and quirks: formats.md §2.1/§2.2. The parser is line-based and tolerant: it skips every
-line it does not recognise (stderr noise, comments, ``-g`` chassis lines), accepts tabs or single
-spaces, records with or without blank lines between them, node descriptions that contain quotes,
-``#`` or runs of spaces, GUIDs with or without leading zeros, port lines with or without the
-width/speed comment, and ibsim's shorthand (no descriptions, ``[rp]`` omitted = port 1). The
-SHARP aggregation node (devid 0xcf09, "Mellanox Technologies Aggregation Node", hanging off a
-switch's last port) is not a cable and is left out.
+Grammar and quirks: linux-rdma/rdma-core infiniband-diags/ibnetdiscover.c. The parser is line-based and
+tolerant: it skips every line it does not recognise (stderr noise, comments, ``-g`` chassis lines), accepts
+tabs or single spaces, records with or without blank lines between them, node descriptions that contain
+quotes, ``#`` or runs of spaces, GUIDs with or without leading zeros, port lines with or without the
+width/speed comment, and ibsim's shorthand (no descriptions, ``[rp]`` omitted = port 1). The SHARP
+aggregation node (devid 0xcf09, "Mellanox Technologies Aggregation Node", hanging off a switch's last port)
+is not a cable and is left out.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ _COMMENT_BARE = re.compile(
 
 _KIND_BY_LETTER = {"S": "switch", "H": "ca", "R": "router", "?": "unknown"}
 _KIND_BY_P = {"SW": "switch", "CA": "ca", "RT": "router"}
-SHARP_DEVID = 0xCF09  # formats.md §2.1: SHARP Aggregation Node NodeInfo device id
+SHARP_DEVID = 0xCF09  # SHARP Aggregation Node NodeInfo device id (as ibnetdiscover reports it)
 SHARP_DESC = "aggregation node"
 
 

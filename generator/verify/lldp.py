@@ -1,11 +1,13 @@
-"""Parse ``lldpcli show neighbors -f json`` / ``-f json0`` output (formats.md §9).
+"""Parse ``lldpcli show neighbors -f json`` / ``-f json0`` output (lldpd/lldpd src/client/json_writer.c).
 
 ``-f json`` changes shape with the data: one interface is an object keyed by interface name,
 several are a list of one-key objects; a chassis with a SysName is ``{"<name>": {...}}``, one
 without is the bare object; single values may or may not be wrapped. ``-f json0`` wraps every
 element in a list and every scalar in ``{"value": ...}``. Both are normalised here into
 ``LldpNeighbor`` entries. One file per device; the file name (without extension) names the
-device lldpcli ran on, since ``show neighbors`` never prints the local system's name.
+device lldpcli ran on, since ``show neighbors`` never prints the local system's name. A file whose
+top-level object maps device names to such outputs (``blueprint cabling``'s ``lldp/<fabric>.json``)
+holds many devices at once.
 """
 
 from __future__ import annotations
@@ -136,7 +138,7 @@ def device_name_of(path: Path) -> str:
 
 
 def read_lldp(path: str | Path) -> list[LldpNeighbor]:
-    """A directory of per-device files (``<device>.json``), or one such file."""
+    """A directory of per-device files (``<device>.json``), one such file, or one many-device file."""
     p = Path(path)
     if p.is_dir():
         files = sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith(SUFFIXES))
@@ -150,7 +152,25 @@ def read_lldp(path: str | Path) -> list[LldpNeighbor]:
     for f in files:
         text = read_bounded(f, MAX_LLDP_BYTES).decode("utf-8", errors="replace")
         try:
-            out.extend(parse_lldp_json(text, device_name_of(f), str(f)))
+            combined = _combined(text)
+            if combined is None:
+                out.extend(parse_lldp_json(text, device_name_of(f), str(f)))
+            else:
+                for device, doc in sorted(combined.items()):
+                    out.extend(parse_lldp_json(json.dumps(doc), device, f"{f} [{device}]"))
         except RecursionError:
             raise DiscoveryError(f"{f}: JSON nested too deeply for `lldpcli` output") from None
     return out
+
+
+def _combined(text: str) -> dict[str, Any] | None:
+    """The device → output mapping of a many-device file, or None for one device's own output."""
+    try:
+        data = json.loads(text) if text.strip() else None
+    except ValueError:
+        return None  # parse_lldp_json reports it
+    if not isinstance(data, dict) or "lldp" in data or not data:
+        return None
+    if all(isinstance(v, dict) and "lldp" in v for v in data.values()):
+        return data
+    return None

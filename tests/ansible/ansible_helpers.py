@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from real_tools import missing_executables, needs
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent.parent / "examples"
@@ -50,18 +51,19 @@ def root_tarball_fixture() -> Path:
     if path.is_file() and path.stat().st_size > 0:
         return path
     if os.geteuid() != 0 or shutil.which("debootstrap") is None:
-        pytest.skip(f"no test root at {path} and cannot build one (needs root and debootstrap)")
+        needs([f"the chroot test root {path}"], "cannot build one: needs root and debootstrap")
     proc = subprocess.run(
         ["bash", str(BUILD_SCRIPT), str(path)], capture_output=True, text=True, timeout=1200
     )
     if proc.returncode != 0:
-        pytest.skip(f"could not build the test root: {proc.stderr.strip()[-400:]}")
+        needs([f"the chroot test root {path}"], f"build failed: {proc.stderr.strip()[-400:]}")
     return path
 
 
 @pytest.fixture(scope="session", name="chroot_root")
 def chroot_root_fixture(root_tarball: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A fresh Debian root for this session; apt's downloads are cached for the next one."""
+    needs(missing_executables([ansible_bin("ansible-playbook")]), "the test extra installs ansible-core")
     root = tmp_path_factory.mktemp("testhost") / "root"
     root.mkdir()
     with tarfile.open(root_tarball) as tar:

@@ -10,16 +10,17 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES, run_cli
+from real_tools import needs, needs_module
 
-pytest.importorskip("pulumi", reason="the Pulumi SDK is in the test extra")
+needs_module("pulumi", "the Pulumi SDK is in the test extra")
 
-from pulumi_cases import generate, generate_text
-from ruamel.yaml import YAML
+from pulumi_cases import generate, generate_text  # noqa: E402
+from ruamel.yaml import YAML  # noqa: E402
 
-from generator.emit import pulumi as pulumi_emit
-from generator.load import load_file
-from generator.plan.build import build_plan
-from generator.resolve import resolve
+from generator.emit import pulumi as pulumi_emit  # noqa: E402
+from generator.load import load_file  # noqa: E402
+from generator.plan.build import build_plan  # noqa: E402
+from generator.resolve import resolve  # noqa: E402
 
 pytestmark = pytest.mark.pulumi
 
@@ -151,8 +152,7 @@ def test_generated_programs_are_ruff_clean(tmp_path: Path) -> None:
     mains = sorted(str(p) for p in (templates_dir() / "pulumi").glob("*/__main__.py"))
     assert len(mains) == 5
     ruff = Path(sys.executable).parent / "ruff"
-    if not ruff.exists():
-        pytest.skip("ruff is not installed next to this Python")
+    needs([] if ruff.exists() else [str(ruff)], "ruff is in the test extra")
     result = subprocess.run(
         [str(ruff), "check", "--no-cache", *mains], capture_output=True, text=True, timeout=120
     )

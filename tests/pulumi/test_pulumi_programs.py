@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
+from real_tools import needs_module
 
-pytest.importorskip("pulumi", reason="the Pulumi SDK is in the test extra")
+needs_module("pulumi", "the Pulumi SDK is in the test extra")
 
-from pulumi_cases import SSH_KEY, generate, generate_text, node_capacity, run_target
-from pulumi_harness import Run
-from ruamel.yaml import YAML
+from pulumi_cases import SSH_KEY, generate, generate_text, node_capacity, run_target  # noqa: E402
+from pulumi_harness import Run  # noqa: E402
+from ruamel.yaml import YAML  # noqa: E402
 
 pytestmark = pytest.mark.pulumi
 

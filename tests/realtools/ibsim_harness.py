@@ -1,6 +1,6 @@
 """Run the InfiniBand simulator (ibsim), OpenSM and ibnetdiscover for tests.
 
-Facts this relies on (formats.md §2.6, §3; learned the hard way):
+Facts this relies on (linux-rdma/ibsim ibsim/sim_net.c and OpenSM 3.3 runs; learned the hard way):
 * ``ibsim -s -n``: start the fabric at once, no console (without ``-n`` it spins a core on EOF);
 * each simulator gets its own ``IBSIM_SOCKNAME`` so tests can run side by side;
 * clients attach through the umad2sim ``LD_PRELOAD`` with ``SIM_HOST=<node id>`` (port 1 of that
@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from real_tools import missing_executables
 
 TOOLS = ("ibsim", "opensm", "ibnetdiscover", "timeout")
 SIM_SPEEDS = ("SDR", "DDR", "QDR", "FDR", "EDR", "HDR")  # what Debian's ibsim 0.10 models
@@ -38,7 +39,7 @@ def umad2sim() -> str | None:
 
 
 def missing_tools() -> list[str]:
-    missing = [t for t in TOOLS if shutil.which(t) is None and not Path("/usr/sbin", t).exists()]
+    missing = missing_executables(TOOLS)
     if umad2sim() is None:
         missing.append("libumad2sim.so (ibsim-utils)")
     return missing
@@ -46,12 +47,8 @@ def missing_tools() -> list[str]:
 
 _MISSING = missing_tools()
 # every real-tool test module: pytestmark = [pytest.mark.realtools, REQUIRES_TOOLS]
-# outside CI a machine without the tools skips these tests; with CI set they run and fail (see start())
-REQUIRES_TOOLS = pytest.mark.skipif(
-    bool(_MISSING) and not os.environ.get("CI"),
-    reason=f"InfiniBand tools not installed: {', '.join(_MISSING)} "
-    "(apt-get install ibsim-utils opensm infiniband-diags)",
-)
+# (skipped outside CI when a tool is missing, failed in CI: see tests/real_tools.py)
+REQUIRES_TOOLS = pytest.mark.needs_tools(_MISSING, hint="apt-get install ibsim-utils opensm infiniband-diags")
 
 
 def _tool(name: str) -> str:

@@ -4,7 +4,7 @@ Each fabric is written with ``render_netfile``, simulated by ibsim and swept onc
 through the umad2sim preload. OpenSM exits 0 either way, so the log is the verdict: success is
 ``ftree tables configured on all switches``; a broken fat-tree logs an ERR (AB0B/AB0C uneven
 up/down port groups, AB26 an HCA on a non-leaf switch), ``Fabric topology is not a fat-tree`` and
-falls back to minhop — exactly what it logs for real miscabled fabrics (formats.md §3).
+falls back to minhop — exactly what it logs for real miscabled fabrics (OpenSM 3.3 log).
 NDR fabrics are simulated at HDR (ibsim 0.10 models nothing faster).
 """
 

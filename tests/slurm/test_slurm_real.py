@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from real_tools import missing_executables
 from slurm_blueprints import planned
 
 from generator.emit.slurm import render
@@ -27,7 +28,9 @@ SLURMCTLD = shutil.which("slurmctld") or (
     "/usr/sbin/slurmctld" if os.path.exists("/usr/sbin/slurmctld") else None
 )
 SCONTROL = shutil.which("scontrol")
-pytestmark = pytest.mark.skipif(not (SLURMCTLD and SCONTROL), reason="slurmctld/scontrol not installed")
+pytestmark = pytest.mark.needs_tools(
+    missing_executables(("slurmctld", "scontrol")), hint="apt-get install slurmctld slurm-client"
+)
 
 
 def _free_port() -> int:

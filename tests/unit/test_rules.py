@@ -211,7 +211,7 @@ def test_message_numbers(rule_id: str) -> None:
 def test_clos_capacity_matches_the_reference_table() -> None:
     from generator.rules.sizing import capacity_formula, clos_capacity, leaf_split, pod_leaves
 
-    # shared/reference/hardware.md §2.2 worked examples (k²/2 and k³/4)
+    # folded-Clos worked examples (k²/2 and k³/4; Al-Fares et al., SIGCOMM 2008)
     for k, two, three in ((40, 800, 16_000), (64, 2_048, 65_536), (144, 10_368, 746_496)):
         assert clos_capacity(k, 2, k // 2) == two
         assert clos_capacity(k, 3, k // 2) == three

@@ -57,6 +57,20 @@ def test_round_trip_verifies_clean(tmp_path) -> None:
     assert v.clean and v.counts["ok"] == len(plan.links_of("management"))
 
 
+def test_one_file_per_fabric_round_trips(tmp_path) -> None:
+    """The generated lldp/<fabric>.json holds every switch; verify-cabling reads it like a directory."""
+    plan = plan_of(SUPERPOD)
+    text = emitter.render_lldp_fabric(plan, "management")
+    assert text is not None
+    combined = json.loads(text)
+    per_switch = emitter.render_lldp(plan, "management")
+    assert {f"{name}.json" for name in combined} == set(per_switch)
+    assert all(combined[name.removesuffix(".json")] == json.loads(t) for name, t in per_switch.items())
+    (tmp_path / "management.json").write_text(text)
+    v = verify(plan, "management", tmp_path / "management.json")
+    assert v.clean and v.counts["ok"] == len(plan.links_of("management"))
+
+
 def test_lldp_faults_reported(tmp_path) -> None:
     plan = plan_of(SUPERPOD)
     files = {k: json.loads(v) for k, v in emitter.render_lldp(plan, "management").items()}

@@ -6,7 +6,7 @@ Output tree (``emit`` writes all of it; ``blueprint cabling --format F`` one par
     cabling.xlsx                             xlsx
     netbox/<IMPORT_ORDER>.csv                netbox
     ibnetdiscover/<fabric>.net               ibnetdiscover (InfiniBand fabrics)
-    lldp/<fabric>/<switch files>             lldp (Ethernet/RoCE fabrics)
+    lldp/<fabric>.json                       lldp (Ethernet/RoCE fabrics; every switch in one file)
 """
 
 from __future__ import annotations

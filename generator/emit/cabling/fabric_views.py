@@ -59,13 +59,11 @@ def ibnetdiscover_files(cluster: ResolvedCluster, plan: Plan, fabric: str | None
 
 
 def lldp_files(cluster: ResolvedCluster, plan: Plan, fabric: str | None = None) -> dict[str, str]:
-    """``<fabric>/<file>`` → expected LLDP neighbours, for each Ethernet/RoCE fabric (or just ``fabric``)."""
+    """``<fabric>.json`` → expected LLDP neighbours of every switch, for each Ethernet/RoCE fabric (or just
+    ``fabric``): one file per fabric, not one per switch."""
     names = _select(cluster, plan, fabric, False, "lldp")
     if not names:
         return {}
-    render = _module("lldp").render_lldp
-    out: dict[str, str] = {}
-    for name in names:
-        for filename, text in sorted(render(plan, name).items()):
-            out[f"{name}/{filename}"] = text
-    return out
+    render = _module("lldp").render_lldp_fabric
+    texts = {f"{name}.json": render(plan, name) for name in names}
+    return {file: text for file, text in texts.items() if text is not None}

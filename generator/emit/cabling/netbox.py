@@ -2,7 +2,7 @@
 
 Import the files in the order of ``IMPORT_ORDER`` (each refers to objects the earlier ones create).
 Field names and choice slugs follow NetBox's ``dcim/forms/bulk_import.py`` and ``dcim/choices.py``
-(shared/reference/formats.md §7); related objects are referenced by name, as the import forms expect.
+(netbox-community/netbox); related objects are referenced by name, as the import forms expect.
 Only cabled ports become interfaces: the import creates them, so the device types carry no interface
 templates (which would otherwise create clashing duplicates).
 """

@@ -1,4 +1,5 @@
-"""Text of the Slurm files (formats: shared/reference/formats.md §5; topology.conf(5), topology.yaml(5)).
+"""Text of the Slurm files (formats: Slurm's topology.conf(5) and topology.yaml(5) man pages,
+SchedMD/slurm doc/man/man5).
 
 Every file starts with a comment block saying where it came from and how to install it; nothing in
 it depends on the time or the machine, so two runs give the same bytes.

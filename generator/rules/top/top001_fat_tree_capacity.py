@@ -21,7 +21,7 @@ class FatTreeCapacity(Rule):
     """More endpoints than the fat-tree's tiers of its switch can carry.
 
     A non-blocking folded Clos of radix k (each leaf k/2 down, k/2 up) carries k²/2 endpoints in 2 tiers
-    and k³/4 in 3 tiers (Al-Fares et al., SIGCOMM 2008; shared/reference/hardware.md §2.2): QM8700
+    and k³/4 in 3 tiers (Al-Fares et al., SIGCOMM 2008; the standard folded-Clos counts): QM8700
     (k = 40) 800 / 16,000, QM9700 (k = 64) 2,048 / 65,536, Q3400 (k = 144) 10,368 / 746,496. k is the
     switch's logical port count at the fabric speed (a QM9700 split to NDR200 has k = 128). In general 2
     tiers hold at most k leaves and 3 tiers at most k pods of k/2 leaves, so the capacity is k × down or
