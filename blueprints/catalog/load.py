@@ -121,6 +121,11 @@ def _read_user_yaml(path: Path) -> Any:
         text = data[:MAX_CATALOG_BYTES].decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CatalogError(f"cannot read catalogue file {path}: {exc}", source=str(path)) from exc
+    line, column = _flow_too_deep(text)  # before parsing: the scanner is quadratic in flow depth
+    if line is not None:
+        raise CatalogError(
+            f"catalogue file {path}: nesting too deep", source=str(path), line=line, column=column
+        )
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
     try:
@@ -149,13 +154,20 @@ def _read_user_yaml(path: Path) -> Any:
     return doc
 
 
+_FLOW_TOKEN = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|#[^\n]*|[\[\]{}]""")
+
+
 def _flow_too_deep(text: str) -> tuple[int | None, int | None]:
     """Line and column where flow nesting (``[[[...``) passes MAX_CATALOG_DEPTH, if it does."""
     depth = 0
-    for i, ch in enumerate(text):
-        depth += 1 if ch in "[{" else -1 if ch in "]}" else 0
-        if depth > MAX_CATALOG_DEPTH:
-            return _offset_position(text, i)
+    for m in _FLOW_TOKEN.finditer(text):  # quoted scalars and comments are skipped, brackets counted
+        token = m.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_CATALOG_DEPTH:
+                return _offset_position(text, m.start())
+        elif token in "]}":
+            depth = max(0, depth - 1)
     return None, None
 
 

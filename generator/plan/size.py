@@ -55,9 +55,12 @@ def fabric_size(cluster: ResolvedCluster, fab: ResolvedFabric) -> FabricSize | N
         routers = topo.groups * topo.a
         links = routers * ((topo.a - 1) // 2 + topo.h) + ports
         return FabricSize(fab.name, routers, links, path)
-    # fat-tree / leaf-spine: at most one switch per endpoint port per tier, one link per port per tier
+    # fat-tree / leaf-spine: a leaf takes at least half its radix in node ports (more when oversubscribed),
+    # so each tier has at most ports / (k/2) switches; one link per node port per tier
     tiers = getattr(topo, "tiers", 2) or 2
-    return FabricSize(fab.name, ports * tiers, ports * tiers, path)
+    radix = fab.switch.ports_at(fab.speed_gbps) if fab.switch is not None else 0
+    per_leaf = max(1, radix // 2)
+    return FabricSize(fab.name, tiers * -(-ports // per_leaf), ports * tiers, path)
 
 
 def too_large(cluster: ResolvedCluster) -> list[TooLarge]:
@@ -69,22 +72,23 @@ def too_large(cluster: ResolvedCluster) -> list[TooLarge]:
         out.append(
             TooLarge(f"{nodes:,} nodes exceed the limit of {MAX_NODES:,}", (*biggest.source_path, "count"))
         )
-    for fab in cluster.fabrics.values():
-        size = fabric_size(cluster, fab)
-        if size is None:
-            continue
+    sizes = [s for s in (fabric_size(cluster, fab) for fab in cluster.fabrics.values()) if s is not None]
+    for size in sizes:
         if size.switches > MAX_SWITCHES:
             out.append(
                 TooLarge(
-                    f"the {fab.name} fabric would have {size.switches:,} switches; the limit is {MAX_SWITCHES:,}",
+                    f"the {size.fabric} fabric would have {size.switches:,} switches; the limit is {MAX_SWITCHES:,}",
                     size.path,
                 )
             )
-        elif size.links > MAX_LINKS:
-            out.append(
-                TooLarge(
-                    f"the {fab.name} fabric would have about {size.links:,} links; the limit is {MAX_LINKS:,}",
-                    size.path,
-                )
+    links = sum(s.links for s in sizes)
+    if not out and links > MAX_LINKS:
+        biggest = max(sizes, key=lambda s: s.links)
+        out.append(
+            TooLarge(
+                f"the fabrics would have about {links:,} links ({biggest.fabric}: {biggest.links:,}); "
+                f"the limit is {MAX_LINKS:,}",
+                biggest.path,
             )
+        )
     return out
