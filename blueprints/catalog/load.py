@@ -251,9 +251,9 @@ def _entry(model: type[E], where: str, key: Any, value: Any, source: str, table:
         return model.model_validate(_to_plain(value))
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = tuple(first["loc"]) or _field_named(first["msg"])
+        field_path: tuple[Any, ...] = tuple(first["loc"]) or _field_named(first["msg"])
         loc = ".".join(str(p) for p in first["loc"])
-        node, field_key = _deepest(value, where)
+        node, field_key = _deepest(value, field_path)
         raise _error_at(
             f"catalogue {where}.{key}{'.' + loc if loc else ''}: {first['msg']}",
             source,

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from blueprints.models.topology import Dragonfly, Hypercube, Torus
 from generator.findings import Path
 from generator.limits import MAX_LINKS, MAX_NODES, MAX_SWITCHES
 
@@ -44,14 +45,13 @@ def fabric_size(cluster: ResolvedCluster, fab: ResolvedFabric) -> FabricSize | N
         return None
     ports = endpoint_ports(cluster, fab.name)
     path = (*fab.source_path, "topology")
-    kind = topo.kind
-    if kind in ("torus", "hypercube"):
-        dims = list(topo.dimensions) if kind == "torus" else [2] * topo.dimension
+    if isinstance(topo, Torus | Hypercube):
+        dims = list(topo.dimensions) if isinstance(topo, Torus) else [2] * topo.dimension
         vertices = math.prod(dims)
         degree = sum(1 if d == 2 else 2 for d in dims)  # a ring of 2 is one link, not two
         switches = vertices if topo.attach == "switch" else 0
         return FabricSize(fab.name, switches, vertices * degree // 2 + ports, path)
-    if kind == "dragonfly":
+    if isinstance(topo, Dragonfly):
         routers = topo.groups * topo.a
         links = routers * ((topo.a - 1) // 2 + topo.h) + ports
         return FabricSize(fab.name, routers, links, path)
@@ -66,7 +66,7 @@ def fabric_size(cluster: ResolvedCluster, fab: ResolvedFabric) -> FabricSize | N
 def too_large(cluster: ResolvedCluster) -> list[TooLarge]:
     """Every limit the design exceeds, each with the blueprint path that sets the size."""
     out: list[TooLarge] = []
-    nodes = cluster.node_count
+    nodes = cluster.node_count  # resolve refuses first; kept for callers that build a cluster by hand
     if nodes > MAX_NODES:
         biggest = max(cluster.pools, key=lambda p: p.count)
         out.append(
@@ -83,12 +83,12 @@ def too_large(cluster: ResolvedCluster) -> list[TooLarge]:
             )
     links = sum(s.links for s in sizes)
     if not out and links > MAX_LINKS:
-        biggest = max(sizes, key=lambda s: s.links)
+        heaviest = max(sizes, key=lambda s: s.links)
         out.append(
             TooLarge(
-                f"the fabrics would have about {links:,} links ({biggest.fabric}: {biggest.links:,}); "
+                f"the fabrics would have about {links:,} links ({heaviest.fabric}: {heaviest.links:,}); "
                 f"the limit is {MAX_LINKS:,}",
-                biggest.path,
+                heaviest.path,
             )
         )
     return out

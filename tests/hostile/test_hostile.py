@@ -60,6 +60,7 @@ def test_hostile_catalogue_is_refused_at_its_line(catalog: Path, tmp_path: Path)
     assert code == 2, out + err
     assert expectation(catalog) in out + err
     assert re.search(r"catalog\.yaml:\d+:\d+: error CAT002", out + err), out + err
+    assert "catalogue (" not in out, "the section name, not a field path, leads the message"
     code, out, err = run_cli("generate", str(bp), "-o", str(tmp_path / "build"), "--quiet")
     assert code == 2 and not (tmp_path / "build").exists()
     assert not PWNED.exists()
