@@ -165,26 +165,55 @@ def _first_key_line(text: str, key: str, mapping_mark: Any, dup_line: int, dup_c
 _HUGE_NUMBER = re.compile(r"\d{4000,}")
 
 
+# quoted scalars and comments (skipped), or a flow bracket (counted)
+_FLOW_TOKEN = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|#[^\n]*|[\[\]{}]""")
+
+
+def flow_too_deep(text: str, limit: int) -> int | None:
+    """The offset where flow nesting (``[[[`` / ``{{{``) passes ``limit``, or None. The YAML scanner's
+    work grows with the square of the flow depth (4 KB of ``[`` took minutes), so this runs first."""
+    depth = 0
+    for m in _FLOW_TOKEN.finditer(text):
+        token = m.group()
+        if token in "[{":
+            depth += 1
+            if depth > limit:
+                return m.start()
+        elif token in "]}":
+            depth = max(0, depth - 1)
+    return None
+
+
+def _offset_position(text: str, at: int) -> tuple[int, int]:
+    return text.count("\n", 0, at) + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+
+
 def _unmarked_position(text: str, exc: BaseException) -> tuple[int, int]:
     """Line and column for the errors the YAML parser raises without a mark: where flow nesting passes
     MAX_DEPTH (recursion), or the run of digits too long for an int; else the start of the file."""
     at: int | None = None
     if isinstance(exc, RecursionError):
-        depth = 0
-        for i, ch in enumerate(text):
-            depth += 1 if ch in "[{" else -1 if ch in "]}" else 0
-            if depth > MAX_DEPTH:
-                at = i
-                break
+        at = flow_too_deep(text, MAX_DEPTH)
     elif isinstance(exc, ValueError) and (m := _HUGE_NUMBER.search(text)):
         at = m.start()
-    if at is None:
-        return 1, 1
-    line = text.count("\n", 0, at) + 1
-    return line, at - (text.rfind("\n", 0, at) + 1) + 1
+    return (1, 1) if at is None else _offset_position(text, at)
 
 
 def parse_yaml(text: str, file: str) -> SourceMap:
+    deep = flow_too_deep(text, MAX_DEPTH)
+    if deep is not None:
+        raise BlueprintError(
+            [
+                Finding(
+                    "LOAD002",
+                    Severity.ERROR,
+                    f"nesting deeper than {MAX_DEPTH} levels",
+                    (),
+                    None,
+                    Location(file, *_offset_position(text, deep)),
+                )
+            ]
+        )
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
     try:

@@ -138,6 +138,11 @@ def _read_user_yaml(path: Path) -> Any:
         text = data[:MAX_CATALOG_BYTES].decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CatalogError(f"cannot read catalogue file {path}: {exc}", source=str(path)) from exc
+    line, column = _flow_too_deep(text)  # before parsing: the scanner is quadratic in flow depth
+    if line is not None:
+        raise CatalogError(
+            f"catalogue file {path}: nesting too deep", source=str(path), line=line, column=column
+        )
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
     try:
@@ -157,38 +162,53 @@ def _read_user_yaml(path: Path) -> Any:
             f"catalogue file {path}: nesting too deep", source=str(path), line=line, column=column
         ) from None
     except (YAMLError, ValueError, TypeError) as exc:
-        raise CatalogError(f"cannot read catalogue file {path}: {exc}", source=str(path)) from None
+        huge = re.search(r"\d{4000,}", text)  # the one unmarked ValueError: an int too long to convert
+        line, column = _offset_position(text, huge.start()) if huge else (None, None)
+        raise CatalogError(
+            f"cannot read catalogue file {path}: {exc}", source=str(path), line=line, column=column
+        ) from None
     _check_shape(doc, path)
     return doc
+
+
+_FLOW_TOKEN = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'|#[^\n]*|[\[\]{}]""")
 
 
 def _flow_too_deep(text: str) -> tuple[int | None, int | None]:
     """Line and column where flow nesting (``[[[...``) passes MAX_CATALOG_DEPTH, if it does."""
     depth = 0
-    for i, ch in enumerate(text):
-        depth += 1 if ch in "[{" else -1 if ch in "]}" else 0
-        if depth > MAX_CATALOG_DEPTH:
-            return text.count("\n", 0, i) + 1, i - (text.rfind("\n", 0, i) + 1) + 1
+    for m in _FLOW_TOKEN.finditer(text):  # quoted scalars and comments are skipped, brackets counted
+        token = m.group()
+        if token in "[{":
+            depth += 1
+            if depth > MAX_CATALOG_DEPTH:
+                return _offset_position(text, m.start())
+        elif token in "]}":
+            depth = max(0, depth - 1)
     return None, None
+
+
+def _offset_position(text: str, offset: int) -> tuple[int, int]:
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def _check_shape(doc: Any, path: Path) -> None:
     """Bounded depth and size (aliases count every time they are used), without recursion."""
-    stack: list[tuple[Any, int]] = [(doc, 0)]
+    stack: list[tuple[Any, int, Any]] = [(doc, 0, doc)]
     seen = 0
     while stack:
-        node, depth = stack.pop()
+        node, depth, container = stack.pop()
         seen += 1
         if seen > MAX_CATALOG_NODES or depth > MAX_CATALOG_DEPTH:
-            line, column = _position(node)
+            line, column = _position(container)
             what = (
                 f"more than {MAX_CATALOG_NODES:,} values" if seen > MAX_CATALOG_NODES else "nesting too deep"
             )
             raise CatalogError(f"catalogue file {path}: {what}", source=str(path), line=line, column=column)
         if isinstance(node, Mapping):
-            stack.extend((v, depth + 1) for v in node.values())
+            stack.extend((v, depth + 1, node) for v in node.values())
         elif isinstance(node, list):
-            stack.extend((v, depth + 1) for v in node)
+            stack.extend((v, depth + 1, node) for v in node)
 
 
 def _to_plain(node: Any) -> Any:
@@ -249,14 +269,21 @@ def _entry(model: type[E], where: str, key: Any, value: Any, source: str, table:
         return model.model_validate(_to_plain(value))
     except ValidationError as exc:
         first = exc.errors()[0]
+        field_path: tuple[Any, ...] = tuple(first["loc"]) or _field_named(first["msg"])
         loc = ".".join(str(p) for p in first["loc"])
-        node, field_key = _deepest(value, first["loc"])
+        node, field_key = _deepest(value, field_path)
         raise _error_at(
             f"catalogue {where}.{key}{'.' + loc if loc else ''}: {first['msg']}",
             source,
             node if node is not None else table,
             field_key if node is not None else key,
         ) from exc
+
+
+def _field_named(msg: str) -> tuple[str, ...]:
+    """The field an entry-level check names first (``Value error, power_w: ...``), for its position."""
+    m = re.match(r"Value error, ([A-Za-z_]+)", msg)
+    return (m.group(1),) if m else ()
 
 
 def _deepest(value: Any, loc: tuple[Any, ...]) -> tuple[Any, Any]:

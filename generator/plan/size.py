@@ -55,40 +55,41 @@ def fabric_size(cluster: ResolvedCluster, fab: ResolvedFabric) -> FabricSize | N
         routers = topo.groups * topo.a
         links = routers * ((topo.a - 1) // 2 + topo.h) + ports
         return FabricSize(fab.name, routers, links, path)
-    # fat-tree / leaf-spine: the switch count is linear in the endpoint ports (at least one down port per
-    # leaf, fewer switches at each tier above), which MAX_NODES already bounds, so only links are counted:
-    # at most one link per endpoint port per tier.
+    # fat-tree / leaf-spine: a leaf takes at least half its radix in node ports (more when oversubscribed),
+    # so each tier has at most ports / (k/2) switches; one link per node port per tier
     tiers = getattr(topo, "tiers", 2) or 2
-    return FabricSize(fab.name, 0, ports * tiers, path)
+    radix = fab.switch.ports_at(fab.speed_gbps) if fab.switch is not None else 0
+    per_leaf = max(1, radix // 2)
+    return FabricSize(fab.name, tiers * -(-ports // per_leaf), ports * tiers, path)
 
 
 def too_large(cluster: ResolvedCluster) -> list[TooLarge]:
     """Every limit the design exceeds, each with the blueprint path that sets the size."""
     out: list[TooLarge] = []
-    nodes = cluster.node_count
+    nodes = cluster.node_count  # resolve refuses first; kept for callers that build a cluster by hand
     if nodes > MAX_NODES:
         biggest = max(cluster.pools, key=lambda p: p.count)
         out.append(
             TooLarge(f"{nodes:,} nodes exceed the limit of {MAX_NODES:,}", (*biggest.source_path, "count"))
         )
-    for fab in cluster.fabrics.values():
-        size = fabric_size(cluster, fab)
-        if size is None:
-            continue
+    sizes = [s for s in (fabric_size(cluster, fab) for fab in cluster.fabrics.values()) if s is not None]
+    for size in sizes:
         if size.switches > MAX_SWITCHES:
             out.append(
                 TooLarge(
-                    f"the {fab.name} fabric would have {size.switches:,} switches; "
-                    f"the limit is {MAX_SWITCHES:,}",
+                    f"the {size.fabric} fabric would have {size.switches:,} switches; the limit is "
+                    f"{MAX_SWITCHES:,}",
                     size.path,
                 )
             )
-        elif size.links > MAX_LINKS:
-            out.append(
-                TooLarge(
-                    f"the {fab.name} fabric would have about {size.links:,} links; "
-                    f"the limit is {MAX_LINKS:,}",
-                    size.path,
-                )
+    links = sum(s.links for s in sizes)
+    if not out and links > MAX_LINKS:
+        heaviest = max(sizes, key=lambda s: s.links)
+        out.append(
+            TooLarge(
+                f"the fabrics would have about {links:,} links ({heaviest.fabric}: {heaviest.links:,}); "
+                f"the limit is {MAX_LINKS:,}",
+                heaviest.path,
             )
+        )
     return out

@@ -96,7 +96,9 @@ RAW_CASES = [
 ]
 
 
-def check_outcome(text: str, tmp: Path) -> None:
+def check_outcome(text: str, tmp: Path, catalog: str | None = None) -> None:
+    if catalog is not None:
+        (tmp / "catalog.yaml").write_text(catalog, encoding="utf-8", errors="surrogatepass")
     src = tmp / "bp.yaml"
     src.write_text(text, encoding="utf-8", errors="surrogatepass") if isinstance(
         text, str
@@ -107,7 +109,7 @@ def check_outcome(text: str, tmp: Path) -> None:
     if code == 2:
         payload = json.loads(out)
         for f in payload["files"][0]["findings"]:
-            assert f["line"] >= 1 and f["file"] == str(src)
+            assert f["line"] >= 1 and f["file"] in (str(src), str(tmp / "catalog.yaml"))
     build = tmp / "build"
     gcode, gout, gerr = run_cli(
         "generate", str(src), "-o", str(build), "--quiet", "--only", "report,slurm,cabling"
@@ -138,4 +140,38 @@ def test_raw_hostile_documents(tmp_path: Path) -> None:
 
 def test_base_builds(tmp_path: Path) -> None:
     check_outcome(BASE.read_text(), tmp_path)
+    assert (tmp_path / "build" / "manifest.json").exists()
+
+
+# ---- catalogue extensions (`catalog:`): the same outcomes, whatever the user's catalogue holds --------
+CATALOG_BP = Path(__file__).with_name("catalog-bp.yaml").read_text()
+BASE_CATALOG = yaml.load(Path(__file__).with_name("base-catalog.yaml").read_text())
+CATALOG_PATHS = [p for p in paths(BASE_CATALOG) if p]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(path=st.sampled_from(CATALOG_PATHS), value=values)
+def test_mutated_catalogues(path: tuple, value: Any) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        check_outcome(CATALOG_BP, Path(tmp), dump(mutate(BASE_CATALOG, path, value)))
+
+
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    section=st.sampled_from(["servers", "switches", "nics", "gpus", "media", "cloud", "bogus"]), value=values
+)
+def test_catalogue_sections_of_any_shape(section: str, value: Any) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        check_outcome(CATALOG_BP, Path(tmp), dump({**BASE_CATALOG, section: value}))
+
+
+def test_raw_hostile_catalogues(tmp_path: Path) -> None:
+    for i, text in enumerate(RAW_CASES):
+        d = tmp_path / str(i)
+        d.mkdir()
+        check_outcome(CATALOG_BP, d, text)
+
+
+def test_base_catalogue_builds(tmp_path: Path) -> None:
+    check_outcome(CATALOG_BP, tmp_path, Path(__file__).with_name("base-catalog.yaml").read_text())
     assert (tmp_path / "build" / "manifest.json").exists()
