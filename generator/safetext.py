@@ -3,6 +3,7 @@
 * ``one_line`` - comments and shell-sourced files: no raw line break can end the comment or start a command;
 * ``shell_word`` - a value a POSIX shell reads as one literal word when it sources the file;
 * ``csv_cell`` - a CSV cell a spreadsheet shows as text, never runs as a formula (OWASP "CSV Injection");
+  XLSX needs no prefix: its writer stores text as typed string cells (``t="inlineStr"``), never ``<f>``;
 * ``xml_text`` - text without the characters XML 1.0 forbids (a parser rejects the whole file otherwise);
 * ``terminal`` - text without control or escape sequences (a dump's node description cannot drive the tty);
 * ``markdown_line`` - one Markdown paragraph line that cannot open a heading, list or fence.

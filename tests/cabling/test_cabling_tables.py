@@ -24,7 +24,6 @@ from generator.emit.cabling.tables import (
     to_csv,
 )
 
-
 # OWASP "CSV Injection": a text cell starting with one of these is a formula to Excel/LibreOffice/Sheets;
 # the defence is a leading single quote. A cell that reads as a plain number is data, not a formula.
 FORMULA_START = "=+-@\t\r"
@@ -54,7 +53,24 @@ _cell = st.one_of(
     st.floats(),
     st.text(max_size=8),
     st.sampled_from(
-        ["", ",", '"', "=1+1", "@SUM(A1)", "-x", "-3.5", "+cmd|' /C calc'!A0", 'a "b"', "x,y", "line\nbreak", "cr\rhere", "nul\x00", " pad ", "ünï", "1.0"]
+        [
+            "",
+            ",",
+            '"',
+            "=1+1",
+            "@SUM(A1)",
+            "-x",
+            "-3.5",
+            "+cmd|' /C calc'!A0",
+            'a "b"',
+            "x,y",
+            "line\nbreak",
+            "cr\rhere",
+            "nul\x00",
+            " pad ",
+            "ünï",
+            "1.0",
+        ]
     ),
 )
 

@@ -107,6 +107,14 @@ def test_formula_text_never_starts_a_csv_cell(tmp_path: Path) -> None:
     assert any(c.startswith("'@SUM(") for _, c in cells)
     for svg in build.rglob("*.svg"):
         ET.parse(svg)  # well-formed XML
+    # XLSX: the same text is a typed string cell (t="inlineStr"), never a formula (<f>)
+    import zipfile
+
+    for book in build.rglob("*.xlsx"):
+        with zipfile.ZipFile(book) as z:
+            sheets = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/worksheets/")]
+        assert not any("<f>" in x or "<f " in x for x in sheets)
+        assert any('t="inlineStr"><is><t>=HYPERLINK(' in x for x in sheets) or book.name != "cabling.xlsx"
 
 
 # ---- Ansible: generated variables are never templated ----------------------------------------------
