@@ -8,8 +8,11 @@ Inside a unit a node with w ports on this fabric uses w different leaves (a leaf
 failure does not cut a dual-homed node off. Leaves with dedicated uplink ports (SN2201: 48 x 1G down,
 4 x 100G up) use those for the spines.
 
-Right-sizing: a leaf gets the uplink bandwidth its node ports (times the declared growth) need at the
-oversubscription asked for, spread evenly over the spines, and never fewer than one link per spine.
+Right-sizing: leaves get the uplink bandwidth the most loaded leaf's node ports need at the oversubscription
+asked for (not the switch's other half), spread evenly over the spines. Every leaf meets every spine with the
+same number of links (and every spine its core group): OpenSM's ftree routing rejects a fabric whose upward
+port groups differ in size ("ERR AB0B: Different number of ports in an upward port group"), found by
+routing the generated storage fabric with the real OpenSM. Small pools therefore share leaves.
 At least 2 spines when the leaf has 2 uplinks (one spine would cut every leaf off when it fails). When the
 leaves do not fit one spine layer the fabric gets pods: each pod's spines give half their ports to the
 pod's leaves and half to core groups (spine *s* of every pod joins core group *s*), the layout that needs
@@ -135,7 +138,7 @@ def _layout(loads: list[LeafLoad], shape: _Shape) -> SpineLayout:
     lo = min(2, shape.up)  # a second spine whenever the leaves have the ports for it
     two: list[tuple[int, int, SpineLayout]] = []  # (uplinks bought, spines, layout)
     for spines in range(lo, shape.up + 1):
-        per_leaf = [ceil_div(ld.need_up, spines) for ld in loads]
+        per_leaf = [ceil_div(max(ld.need_up for ld in loads), spines)] * len(loads)  # uniform: see above
         if max(p * spines for p in per_leaf) <= shape.up and sum(per_leaf) <= shape.sradix:
             lay = SpineLayout(spines, [list(range(len(loads)))], per_leaf, 0, [], 0)
             two.append((sum(per_leaf) * spines, spines, lay))
@@ -144,7 +147,7 @@ def _layout(loads: list[LeafLoad], shape: _Shape) -> SpineLayout:
     best: tuple[tuple[int, int], SpineLayout] | None = None
     half = shape.sradix // 2
     for spines in range(lo, shape.up + 1):
-        per_leaf = [ceil_div(ld.need_up, spines) for ld in loads]
+        per_leaf = [ceil_div(max(ld.need_up for ld in loads), spines)] * len(loads)  # uniform: see above
         if max(p * spines for p in per_leaf) > shape.up:
             continue
         pods = _pods(per_leaf, half)
@@ -152,7 +155,7 @@ def _layout(loads: list[LeafLoad], shape: _Shape) -> SpineLayout:
             continue
         loads_up = [sum(per_leaf[j] for j in pod) for pod in pods]  # 1:1 at the spine
         for cores in range(1, max(loads_up) + 1):
-            pairs = [ceil_div(x, cores) for x in loads_up]
+            pairs = [ceil_div(max(loads_up), cores)] * len(loads_up)
             if max(pairs) * cores <= shape.sradix - half and sum(pairs) <= shape.sradix:
                 lay = SpineLayout(spines, pods, per_leaf, cores, pairs, max(pairs) * cores)
                 key = (sum(per_leaf) * spines + sum(pairs) * cores * spines, lay.switches)
