@@ -163,7 +163,6 @@ def build_fabric(
                 spine_radix=spine.ports_at(up_speed) or None,
                 ports_per_cage=_cage_factor(sw, k),
                 prefix=letter,
-                uniform_uplinks=rf.kind == "infiniband",  # OpenSM ftree: equal upward port groups
             )
             for s in built.switches:
                 if s.tier == "spine":

@@ -8,8 +8,11 @@ Inside a unit a node with w ports on this fabric uses w different leaves (a leaf
 failure does not cut a dual-homed node off. Leaves with dedicated uplink ports (SN2201: 48 x 1G down,
 4 x 100G up) use those for the spines.
 
-Right-sizing: a leaf gets the uplink bandwidth its node ports (times the declared growth) need at the
-oversubscription asked for, spread evenly over the spines, and never fewer than one link per spine.
+Right-sizing: leaves get the uplink bandwidth the most loaded leaf's node ports need at the oversubscription
+asked for (not the switch's other half), spread evenly over the spines. Every leaf meets every spine with the
+same number of links (and every spine its core group): OpenSM's ftree routing rejects a fabric whose upward
+port groups differ in size ("ERR AB0B: Different number of ports in an upward port group"), found by
+routing the generated storage fabric with the real OpenSM. Small pools therefore share leaves.
 At least 2 spines when the leaf has 2 uplinks (one spine would cut every leaf off when it fails). When the
 leaves do not fit one spine layer the fabric gets pods: each pod's spines give half their ports to the
 pod's leaves and half to core groups (spine *s* of every pod joins core group *s*), the layout that needs
@@ -65,7 +68,6 @@ class _Shape:
     ratio: tuple[float, float]
     speed_ratio: float  # node port speed / uplink speed
     growth: float
-    uniform: bool = False  # every leaf (and spine) gets the same uplink count, see leaf_spine()
 
 
 Group = tuple[str, list[Sequence[Terminal]]]
@@ -131,17 +133,12 @@ def _pods(per_leaf: list[int], capacity: int) -> list[list[int]] | None:
     return pods
 
 
-def _per_leaf(loads: list[LeafLoad], spines: int, shape: _Shape) -> list[int]:
-    per_leaf = [ceil_div(ld.need_up, spines) for ld in loads]
-    return [max(per_leaf)] * len(per_leaf) if shape.uniform else per_leaf
-
-
 def _layout(loads: list[LeafLoad], shape: _Shape) -> SpineLayout:
     """The 2-tier layout with the fewest uplinks, then spines; else the 3-tier one with the fewest cables."""
     lo = min(2, shape.up)  # a second spine whenever the leaves have the ports for it
     two: list[tuple[int, int, SpineLayout]] = []  # (uplinks bought, spines, layout)
     for spines in range(lo, shape.up + 1):
-        per_leaf = _per_leaf(loads, spines, shape)
+        per_leaf = [ceil_div(max(ld.need_up for ld in loads), spines)] * len(loads)  # uniform: see above
         if max(p * spines for p in per_leaf) <= shape.up and sum(per_leaf) <= shape.sradix:
             lay = SpineLayout(spines, [list(range(len(loads)))], per_leaf, 0, [], 0)
             two.append((sum(per_leaf) * spines, spines, lay))
@@ -150,7 +147,7 @@ def _layout(loads: list[LeafLoad], shape: _Shape) -> SpineLayout:
     best: tuple[tuple[int, int], SpineLayout] | None = None
     half = shape.sradix // 2
     for spines in range(lo, shape.up + 1):
-        per_leaf = _per_leaf(loads, spines, shape)
+        per_leaf = [ceil_div(max(ld.need_up for ld in loads), spines)] * len(loads)  # uniform: see above
         if max(p * spines for p in per_leaf) > shape.up:
             continue
         pods = _pods(per_leaf, half)
@@ -158,9 +155,7 @@ def _layout(loads: list[LeafLoad], shape: _Shape) -> SpineLayout:
             continue
         loads_up = [sum(per_leaf[j] for j in pod) for pod in pods]  # 1:1 at the spine
         for cores in range(1, max(loads_up) + 1):
-            pairs = [ceil_div(x, cores) for x in loads_up]
-            if shape.uniform:
-                pairs = [max(pairs)] * len(pairs)
+            pairs = [ceil_div(max(loads_up), cores)] * len(loads_up)
             if max(pairs) * cores <= shape.sradix - half and sum(pairs) <= shape.sradix:
                 lay = SpineLayout(spines, pods, per_leaf, cores, pairs, max(pairs) * cores)
                 key = (sum(per_leaf) * spines + sum(pairs) * cores * spines, lay.switches)
@@ -283,13 +278,9 @@ def leaf_spine(
     growth: float = 1.0,
     prefix: str = "s",
     small_units: Sequence[str] = (),
-    uniform_uplinks: bool = False,
 ) -> BuiltFabric:
     """``units``: (label, nodes) in a fixed order; each node is its list of ports on this fabric.
-    ``small_units``: labels of pools that may share leaves with their neighbours in ``units``.
-    ``uniform_uplinks``: every leaf gets as many uplinks per spine as the busiest one (and every spine as
-    many per core): InfiniBand needs it, OpenSM's ftree engine refuses switches of one rank whose upward
-    port groups differ in size (ERR AB0B) and falls back to min-hop routing."""
+    ``small_units``: labels of pools that may share leaves with their neighbours in ``units``."""
     if not any(t for _, nodes in units for t in nodes):
         raise TopologyError("no node has a port on this fabric")
     d, u = ratio
@@ -299,9 +290,7 @@ def leaf_spine(
         down = int(radix * d // (d + u))
         up, first_up = radix - down, down + 1
     speed_ratio = (node_speed_gbps / uplink_speed_gbps) if (node_speed_gbps and uplink_speed_gbps) else 1.0
-    shape = _Shape(
-        radix, down, up, first_up, spine_radix or radix, ratio, speed_ratio, growth, uniform_uplinks
-    )
+    shape = _Shape(radix, down, up, first_up, spine_radix or radix, ratio, speed_ratio, growth)
     groups = _share_small_units(units, down, set(small_units))
     loads, links, leaf_unit = _leaves(groups, shape, prefix)
     switches = [
