@@ -26,13 +26,9 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     ("generator/emit/pulumi_targets/gcp.py", "project"): 67,  # issue 13
     ("generator/emit/pulumi_targets/maas.py", "project"): 125,  # issue 13
     ("generator/plan/build.py", "build_fabric"): 94,  # issue 15 (grew in its merge)
-    ("generator/plan/build.py", "_build_plan"): 221,  # issue 15
     ("generator/plan/build.py", "_bill_of_materials"): 100,  # issue 15 (grew in its merge)
-    ("generator/topology/fat_tree.py", "fat_tree"): 182,  # issue 15
     ("generator/topology/metrics.py", "compute_metrics"): 106,  # issue 15 edits it; params dict -> typed
-    ("generator/perf/advisor.py", "advise"): 118,  # issue 16
     ("generator/commands/configure.py", "run"): 80,  # issue 17
-    ("generator/build.py", "generate"): 67,  # issue 17 (generate options)
     # not split yet (issue 18 debt)
     ("generator/emit/cabling/netbox.py", "render_netbox"): 139,
     ("generator/emit/cabling/rows.py", "cable_rows"): 66,
