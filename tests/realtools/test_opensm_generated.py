@@ -44,7 +44,7 @@ def simulator(tmp_path: Path) -> Iterator[Callable[..., Simulator]]:
 
 
 def _which(tool: str) -> bool:
-    return any(Path(d, tool).exists() for d in os.environ.get("PATH", "").split(":") + ["/usr/sbin"])
+    return any(Path(d, tool).exists() for d in [*os.environ.get("PATH", "").split(":"), "/usr/sbin"])
 
 
 @pytest.fixture
@@ -69,9 +69,9 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(timeout=10)
 
 
-def _ca_hosts(net: str) -> list[tuple[str, int]]:
-    """(net-file node id, port GUID of port 1) of every CA, in file order (ibsim numbers them so)."""
-    return [(m.group(1), 0) for m in re.finditer(r'^(?:Ca|Hca)\s+\d+\s+"([^"]+)"', net, re.M)]
+def _ca_hosts(net: str) -> list[str]:
+    """Net-file node ids of every CA (SIM_HOST values), in file order."""
+    return [m.group(1) for m in re.finditer(r'^(?:Ca|Hca)\s+\d+\s+"([^"]+)"', net, re.M)]
 
 
 def _setup(plan: Plan, sim: Simulator, host: str, work: Path) -> dict[str, Path]:
@@ -131,7 +131,7 @@ def test_opensm_runs_generated_ha_pair_partitions_and_ftree_roots(
     net = render_netfile(plan, "compute")
     sim = simulator(net, "sm")
     cas = _ca_hosts(net)
-    master_host, standby_host, probe_host = cas[0][0], cas[1][0], cas[2][0]
+    master_host, standby_host = cas[0], cas[1]
     confs = _setup(plan, sim, master_host, tmp_path)
     members = [m.name for m in sm_emit.sm_plan(plan.cluster, "compute").members]
     assert len(members) == 2  # ha: true
@@ -182,7 +182,7 @@ def test_leaf_listed_as_root_is_rejected_before_opensm(
     plan = plan_of(FIXTURE)
     net = render_netfile(plan, "compute")
     sim = simulator(net, "roots")
-    _setup(plan, sim, _ca_hosts(net)[0][0], tmp_path)
+    _setup(plan, sim, _ca_hosts(net)[0], tmp_path)
     dump = tmp_path / "ibnetdiscover.out"
     good = tmp_path / "etc" / "root_guids.conf"
     code, _, err = run_cli("sm-guids", FIXTURE, "--discovered", str(dump), "--check-roots", str(good))
