@@ -142,7 +142,11 @@ def test_opensm_runs_generated_ha_pair_partitions_and_ftree_roots(
     m = re.search(r"Initiated from node \S+ port ([0-9a-f]+)", dump)
     assert m, dump[:300]
     sm_port = int(m.group(1), 16)  # ibnetdiscover ran from the SM's host
-    probe = next(g for g in (tmp_path / "etc" / "cn_guids.conf").read_text().split() if int(g, 16) != sm_port)
+    probe = next(
+        g
+        for g in (tmp_path / "etc" / "compute" / "cn_guids.conf").read_text().split()
+        if int(g, 16) != sm_port
+    )
     pkeys = _wait_pkeys(sim, master_host, probe)
     daemons.append(_start_sm(sim, standby_host, confs[members[1]], tmp_path))
 
@@ -165,8 +169,8 @@ def test_opensm_runs_generated_ha_pair_partitions_and_ftree_roots(
     standby_log = (tmp_path / f"{members[1]}-opensm-compute.log").read_text(errors="replace")
 
     spines = [d for d in plan.switches("compute") if d.role == "spine"]
-    roots = (tmp_path / "etc" / "root_guids.conf").read_text().split()
-    cns = (tmp_path / "etc" / "cn_guids.conf").read_text().split()
+    roots = (tmp_path / "etc" / "compute" / "root_guids.conf").read_text().split()
+    cns = (tmp_path / "etc" / "compute" / "cn_guids.conf").read_text().split()
     assert len(roots) == len(spines) == 4
     assert "Entering MASTER state" in master_log
     assert "ftree tables configured on all switches" in master_log, master_log[-3000:]
@@ -184,7 +188,7 @@ def test_leaf_listed_as_root_is_rejected_before_opensm(
     sim = simulator(net, "roots")
     _setup(plan, sim, _ca_hosts(net)[0], tmp_path)
     dump = tmp_path / "ibnetdiscover.out"
-    good = tmp_path / "etc" / "root_guids.conf"
+    good = tmp_path / "etc" / "compute" / "root_guids.conf"
     code, _, err = run_cli("sm-guids", FIXTURE, "--discovered", str(dump), "--check-roots", str(good))
     assert code == 0, err
 

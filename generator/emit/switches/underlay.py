@@ -68,7 +68,11 @@ def routed_fabrics(cluster: ResolvedCluster) -> tuple[str, ...]:
         sorted(
             name
             for name, f in cluster.fabrics.items()
-            if f.kind in ("ethernet", "roce") and name != "management" and f.spec.topology is not None
+            if f.kind in ("ethernet", "roce")
+            and name != "management"
+            and f.spec.topology is not None
+            # a direct torus/hypercube has no switches (the nodes are the vertices): nothing to configure
+            and getattr(f.spec.topology, "attach", "switch") != "direct"
         )
     )
 
