@@ -166,23 +166,24 @@ def _roce_blueprints() -> list[str]:
 
 
 @pytest.mark.parametrize("blueprint", _roce_blueprints(), ids=lambda p: Path(p).stem)
-def test_host_and_switch_roce_qos_agree(blueprint: str, tmp_path: Path) -> None:
-    """What the hosts' roce_qos role applies (group_vars + role defaults) and what the switches apply."""
-    code, _, err = run_cli(
-        "generate", blueprint, "-o", str(tmp_path), "--quiet", "--only", "ansible,switches"
-    )
-    assert code == 0, err
+def test_host_and_switch_roce_qos_agree(blueprint: str) -> None:
+    """What the hosts' roce_qos role applies (the pool's group_vars over the role defaults, as the Ansible
+    emitter writes them) and what every switch's startup.yaml applies."""
+    from generator.emit.ansible import pool_vars
+
+    cluster, plan = built(blueprint)
     defaults = yaml.safe_load(ROLE_DEFAULTS.read_text())
-    host_vars = [
-        {**defaults, **yaml.safe_load(p.read_text())}
-        for p in sorted((tmp_path / "ansible" / "group_vars").glob("pool_*.yml"))
-        if "roce_qos_pfc_priority" in p.read_text()
-    ]
+    host_vars = []
+    for pool in cluster.pools:
+        text = pool_vars(cluster, plan, pool)
+        if "roce_qos_pfc_priority" in text:
+            host_vars.append({**defaults, **yaml.safe_load(text)})
     assert host_vars, "no pool got the roce_qos settings"
-    startups = sorted((tmp_path / "switches" / "compute").glob("*/startup.yaml"))
-    assert startups
-    for path in startups:
-        s = yaml.safe_load(path.read_text())[0]["set"]
+    files = sw_emit.render(cluster, plan)
+    startups = sorted(f for f in files if f.startswith("compute/") and f.endswith("/startup.yaml"))
+    assert len(startups) == len(plan.switches("compute"))
+    for rel in startups:
+        s = _startup(files, rel)
         qos = s["qos"]
         for hv in host_vars:
             prio, dscp = int(hv["roce_qos_pfc_priority"]), int(hv["roce_qos_dscp"])
@@ -193,14 +194,28 @@ def test_host_and_switch_roce_qos_agree(blueprint: str, tmp_path: Path) -> None:
             assert qos["roce"]["mode"] == ("lossless" if hv["roce_qos_pfc"] else "lossy")
             if hv["roce_qos_pfc"]:
                 assert set(qos["pfc"]["default-global"]["switch-priority"]) == {prio}
-            assert (
-                prio in qos.get("congestion-control", {}).get("default-global", {}).get("traffic-class", {})
-            ) == bool(hv["roce_qos_ecn"])
+            ecn_classes = qos.get("congestion-control", {}).get("default-global", {}).get("traffic-class", {})
+            assert (prio in ecn_classes) == bool(hv["roce_qos_ecn"])
             assert set(qos["traffic-pool"]["default-lossless"]["switch-priority"]) == {prio}
-            host_mtu = int(hv.get("roce_qos_mtu", defaults["roce_qos_mtu"]))
+            host_mtu = int(hv["roce_qos_mtu"])
             for ifc in s["interface"].values():
                 if ifc.get("type") == "swp":
                     assert ifc["link"]["mtu"] >= host_mtu  # every host frame fits every switch port
+
+
+@pytest.mark.parametrize("blueprint", [ROCE_FT, ROCE_DF, ROCE_PCIE], ids=lambda p: Path(p).stem)
+def test_startup_yaml_is_the_document_it_describes(blueprint: Path) -> None:
+    """The hand-rolled YAML writer loses nothing: safe_load(text) == the document."""
+    from generator.emit.switches.nvue import startup_document
+    from generator.emit.switches.qos import lossless_class
+
+    cluster, plan = built(str(blueprint))
+    files = sw_emit.render(cluster, plan)
+    qos = lossless_class(cluster.fabrics["compute"].spec)
+    assert qos is not None
+    for sw in sw_emit.underlay(plan, "compute"):
+        text = files[f"compute/{sw.name}/startup.yaml"]
+        assert yaml.safe_load(text) == startup_document(sw, qos, qos.switch_mtu)
 
 
 def ansible_bin(name: str) -> str:
