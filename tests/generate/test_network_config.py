@@ -263,3 +263,17 @@ def test_opensm_and_switch_playbooks_parse_with_generated_inventories(tmp_path: 
             timeout=300,
         )
         assert hosts.returncode == 0 and "hosts (0)" not in hosts.stdout, hosts.stdout + hosts.stderr
+
+
+@pytest.mark.parametrize(
+    ("rule", "output"),
+    [("NET004", "build/switches/"), ("NET005", "build/subnet_manager/"), ("NET006", "build/subnet_manager/")],
+)
+def test_lossless_and_sm_rules_point_to_the_generated_files(rule: str, output: str) -> None:
+    fail = REPO / "tests" / "rules" / "fixtures" / rule / "fail.yaml"
+    _code, out, err = run_cli("validate", str(fail), "--format", "json")
+    import json
+
+    findings = [f for file in json.loads(out)["files"] for f in file["findings"] if f["rule"] == rule]
+    assert findings, out + err
+    assert all(output in f["hint"] for f in findings)
