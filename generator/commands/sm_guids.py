@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     atomic_write_text(out / "cn_guids.conf", render_guids(files.cns))
     atomic_write_text(out / "node-name-map", files.node_name_map())
     if fabric.spec.subnet_manager is not None:
-        part = render_partitions(cluster, sm_plan(cluster, args.fabric), dict(files.pool_ports))
+        part = render_partitions(cluster, sm_plan(cluster, args.fabric), files.pool_ports)
         atomic_write_text(out / "partitions.conf", part)
     err_console.print(
         f"wrote {out}: {len(files.roots)} roots, {len(files.cns)} compute-node ports"

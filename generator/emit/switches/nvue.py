@@ -15,9 +15,9 @@ ecn|min-threshold|max-threshold|probability`` and ``qos traffic-pool default-los
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from generator.emit._block_yaml import mapping
 from generator.emit.switches.frr import MAXIMUM_PATHS
 from generator.emit.switches.qos import (
     ECN_MAX_THRESHOLD_BYTES,
@@ -99,37 +99,6 @@ def startup_document(sw: SwitchUnderlay, qos: LosslessClass | None, mtu: int) ->
     return [{"set": doc}]
 
 
-# YAML 1.1 words a plain scalar would turn into a bool or null (quoted so they stay strings).
-_YAML11_WORDS = {"y", "yes", "n", "no", "true", "false", "on", "off", "null", "~"}
-_PLAIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._/-]*$")
-_NUMBER_LIKE = re.compile(r"^[-+]?(\d[\d_]*)?(\.\d*)?([eE][-+]?\d+)?$|^0[xob]")
-
-
-def _scalar(value: object) -> str:
-    """A YAML scalar: ints as they are, strings plain when safe, else single-quoted (quotes doubled)."""
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise TypeError(f"unexpected value {value!r} in startup.yaml")
-    if isinstance(value, int):
-        return str(value)
-    if _PLAIN.match(value) and value.lower() not in _YAML11_WORDS and not _NUMBER_LIKE.match(value):
-        return value
-    return "'" + value.replace("'", "''") + "'"
-
-
-def _mapping(node: dict[Any, Any], indent: int, out: list[str]) -> None:
-    """Block mapping, keys sorted (ints before strings), the layout ``nv config save`` writes."""
-    pad = " " * indent
-    for key in sorted(node, key=lambda k: (isinstance(k, str), k)):
-        value = node[key]
-        if isinstance(value, dict) and value:
-            out.append(f"{pad}{_scalar(key)}:")
-            _mapping(value, indent + 2, out)
-        elif isinstance(value, dict):
-            out.append(f"{pad}{_scalar(key)}: {{}}")
-        else:
-            out.append(f"{pad}{_scalar(key)}: {_scalar(value)}")
-
-
 def render_startup(sw: SwitchUnderlay, qos: LosslessClass | None, mtu: int) -> str:
     # A small writer instead of PyYAML's emitter: 40x faster (512 routers of the dragonfly example in
     # about a second) and the same document (tests compare yaml.safe_load of it with startup_document).
@@ -139,5 +108,5 @@ def render_startup(sw: SwitchUnderlay, qos: LosslessClass | None, mtu: int) -> s
         "# Apply: nv config replace startup.yaml && nv config apply -y (docs/switches.md)",
         "- set:",
     ]
-    _mapping(startup_document(sw, qos, mtu)[0]["set"], 4, lines)
+    mapping(startup_document(sw, qos, mtu)[0]["set"], 4, lines)
     return "\n".join(lines) + "\n"
