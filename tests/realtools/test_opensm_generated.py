@@ -78,8 +78,9 @@ def _setup(plan: Plan, sim: Simulator, host: str, work: Path) -> dict[str, Path]
     """Discover, run `sm-guids`, write every SM member's opensm.conf relocated into ``work``."""
     (work / "ibnetdiscover.out").write_text(sim.ibnetdiscover(host))
     etc = work / "etc"
+    # what the opensm role does: sm-guids output and the files it installs under /etc/opensm/<fabric>/
     code, _, err = run_cli(
-        "sm-guids", FIXTURE, "--discovered", str(work / "ibnetdiscover.out"), "-o", str(etc)
+        "sm-guids", FIXTURE, "--discovered", str(work / "ibnetdiscover.out"), "-o", str(etc / "compute")
     )
     assert code == 0, err
     confs: dict[str, Path] = {}
