@@ -143,6 +143,8 @@ def check_roots(plan: Plan, fabric: str, text: str, source: str, roots_text: str
     """Raise a located GuidError if ``roots_text`` lists a GUID that is not a top-tier switch of the plan."""
     nodes = parse_nodes(text, source)
     by_guid = {n.guid: n for n in nodes}
+    # a CA GUID (node or port) makes OpenSM root the CA's leaf switch (opensm(8), guid list file note 2)
+    by_guid.update({g: n for n in nodes if n.kind == "ca" for g in n.ports.values()})
     devices = plan.device_by_name
     top = top_tier(plan, fabric)
     problems: list[str] = []
@@ -159,7 +161,9 @@ def check_roots(plan: Plan, fabric: str, text: str, source: str, roots_text: str
         if node is None:
             problems.append(f"{roots_source}:{no}: 0x{guid:016x} is not in the discovered fabric ({source})")
         elif node.kind != "switch":
-            problems.append(f"{roots_source}:{no}: 0x{guid:016x} is a CA ({name}), not a switch")
+            problems.append(
+                f"{roots_source}:{no}: 0x{guid:016x} is a CA ({name}): OpenSM would make its leaf a root"
+            )
         elif name not in top:
             role = devices[name].role if name in devices else "not in the plan"
             problems.append(
