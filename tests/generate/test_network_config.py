@@ -277,3 +277,19 @@ def test_lossless_and_sm_rules_point_to_the_generated_files(rule: str, output: s
     findings = [f for file in json.loads(out)["files"] for f in file["findings"] if f["rule"] == rule]
     assert findings, out + err
     assert all(output in f["hint"] for f in findings)
+
+
+def test_too_small_loopback_block_is_a_clear_error_and_writes_nothing(tmp_path: Path) -> None:
+    bp = tmp_path / "small-loopbacks.yaml"
+    bp.write_text(
+        ROCE_FT.read_text().replace(
+            "    mtu: 4200\n", "    mtu: 4200\n    underlay: {loopback_cidr: 10.9.0.0/30}\n"
+        )
+    )
+    code, _, err = run_cli("generate", str(bp), "-o", str(tmp_path / "out"), "--quiet", "--only", "switches")
+    assert code == 2
+    assert (
+        "fabrics.compute.underlay.loopback_cidr: 10.9.0.0/30 holds 2 loopbacks, the fabric has 8 switches"
+        in err
+    )
+    assert not (tmp_path / "out").exists()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from blueprints.models.fabric import Underlay
 from generator.emit.lldp import interface_name
-from generator.findings import BlueprintError, Finding, Severity
+from generator.findings import BlueprintError, Finding, Severity, dotted
 from generator.plan.model import Device, Plan
 from generator.resolve import ResolvedCluster
 
@@ -57,7 +57,8 @@ class SwitchUnderlay:
 
 
 def _error(msg: str, path: tuple[str | int, ...]) -> BlueprintError:
-    return BlueprintError([Finding("PLN001", Severity.ERROR, msg, path)])
+    # emitters have no source map: name the blueprint path in the message
+    return BlueprintError([Finding("PLN001", Severity.ERROR, f"{dotted(path)}: {msg}", path)])
 
 
 def routed_fabrics(cluster: ResolvedCluster) -> tuple[str, ...]:
@@ -101,18 +102,17 @@ def underlay(plan: Plan, fabric: str) -> tuple[SwitchUnderlay, ...]:
     try:
         net = ipaddress.IPv4Network(cfg.loopback_cidr, strict=False)
     except ValueError as exc:
-        raise _error(f"underlay.loopback_cidr: {exc}", (*src, "loopback_cidr")) from None
+        raise _error(str(exc), (*src, "loopback_cidr")) from None
     if net.num_addresses - 2 < len(switches):
         raise _error(
-            f"underlay.loopback_cidr {net} holds {net.num_addresses - 2} loopbacks, the fabric has "
-            f"{len(switches)} switches",
+            f"{net} holds {net.num_addresses - 2} loopbacks, the fabric has {len(switches)} switches",
             (*src, "loopback_cidr"),
         )
     asn_of: dict[tuple[str, int | None], int] = {}
     for d in switches:  # shared tiers first numbered in name order, like everything else
         asn_of.setdefault(_asn_key(d), cfg.asn_base + len(asn_of))
     if cfg.asn_base + len(asn_of) - 1 > ASN_MAX:
-        raise _error(f"underlay.asn_base {cfg.asn_base} + {len(asn_of)} ASNs passes {ASN_MAX}", src)
+        raise _error(f"asn_base {cfg.asn_base} + {len(asn_of)} ASNs passes {ASN_MAX}", src)
     ports = _ports(plan, fabric)
     return tuple(
         SwitchUnderlay(
