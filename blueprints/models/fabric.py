@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from blueprints.models.base import Model
+from blueprints.models.base import Model, SafeName
 from blueprints.models.topology import Topology
 
 Technology = Literal[
@@ -24,6 +24,20 @@ Technology = Literal[
 ]
 
 
+class Partition(Model):
+    """An InfiniBand partition (OpenSM partitions.conf, linux-rdma/opensm doc/partition-config.txt)."""
+
+    name: SafeName
+    """partition name in partitions.conf"""
+    pkey: int = Field(ge=1, le=0x7FFE, description="P_Key (low 15 bits; 0x7fff is the default partition)")
+    pools: list[SafeName] = Field(
+        default_factory=list, description="pools whose HCA ports are members (empty: every CA port)"
+    )
+    membership: Literal["full", "limited"] = "full"
+    """full members talk to every member; limited members only to full ones"""
+    ipoib: bool = Field(default=False, description="create the IPoIB multicast group for this partition")
+
+
 class SubnetManager(Model):
     kind: Literal["opensm", "ufm", "switch"] = "opensm"
     """InfiniBand subnet manager: opensm, ufm, or the switch's own"""
@@ -37,6 +51,19 @@ class SubnetManager(Model):
     )
     service_level: int = Field(default=0, ge=0, le=15)
     """InfiniBand service level NCCL traffic uses (NCCL_IB_SL)"""
+    location: Literal["head-node", "ufm-appliance", "switch-embedded"] | None = Field(
+        default=None,
+        description="where the SM runs (default: head-node for opensm, ufm-appliance for ufm, "
+        "switch-embedded for switch); Ansible installs OpenSM only on head nodes",
+    )
+    hosts: list[SafeName] = Field(
+        default_factory=list,
+        max_length=2,
+        description="head nodes running the SM, master first (default: the first hosts of a management pool)",
+    )
+    partitions: list[Partition] = Field(
+        default_factory=list, max_length=64, description="P_Key partitions besides the default (0x7fff)"
+    )
 
 
 class Lossless(Model):
@@ -52,6 +79,22 @@ class Lossless(Model):
     """what switches classify traffic by: dscp or pcp"""
 
 
+class Underlay(Model):
+    """Ethernet/RoCE switch underlay: BGP unnumbered (RFC 5549) with one private ASN per leaf."""
+
+    asn_base: int = Field(
+        default=4_200_000_000,
+        ge=1,
+        le=4_294_967_294,
+        description="first ASN of the plan (RFC 6996 private 4-byte range 4200000000-4294967294)",
+    )
+    loopback_cidr: str = Field(
+        default="10.254.0.0/16",
+        pattern=r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$",
+        description="IPv4 block for the switches' /32 loopbacks (router ids)",
+    )
+
+
 class Fabric(Model):
     technology: Technology
     """link technology and speed, e.g. infiniband-ndr or roce-v2-400 (`blueprint catalog fabrics`)"""
@@ -65,6 +108,7 @@ class Fabric(Model):
     adaptive_routing: bool = False
     """switches spread each flow over the equal-cost paths (InfiniBand adaptive routing, Spectrum-X);
     without it Ethernet ECMP hashes whole flows onto one path and flows collide"""
+    underlay: Underlay | None = Field(default=None, description="Ethernet/RoCE: ASN and loopback plan")
 
 
 class Fabrics(Model):

@@ -11,7 +11,17 @@ from functools import cache
 from types import ModuleType
 
 # The folders of build/, in the order they are produced (the product's output contract).
-OUTPUTS = ("cabling", "ansible", "nccl", "pulumi", "slurm", "diagrams", "report")
+OUTPUTS = (
+    "cabling",
+    "ansible",
+    "nccl",
+    "pulumi",
+    "slurm",
+    "diagrams",
+    "report",
+    "subnet_manager",
+    "switches",
+)
 
 
 @cache

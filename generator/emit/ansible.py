@@ -38,7 +38,17 @@ if TYPE_CHECKING:
     from generator.resolve import ResolvedCluster, ResolvedPool
 
 NAME = "ansible"
-PLAYBOOKS = ("site.yml", "base.yml", "fabric.yml", "drivers.yml", "nccl.yml", "storage.yml", "acceptance.yml")
+PLAYBOOKS: tuple[str, ...] = (
+    "site.yml",
+    "base.yml",
+    "fabric.yml",
+    "drivers.yml",
+    "nccl.yml",
+    "storage.yml",
+    "acceptance.yml",
+)
+# run with build/subnet_manager/inventory.yml and build/switches/inventory.yml (docs/switches.md)
+PLAYBOOKS += ("opensm.yml", "switches.yml")
 DEFAULT_CIDR = "10.0.0.0/16"
 RESERVED_BLOCK = 256
 # nccl-tests sweep the acceptance role runs (-b .. -e, factor 2); the predictions average the same sizes.

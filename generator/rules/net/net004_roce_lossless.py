@@ -21,7 +21,13 @@ class RoceLossless(Rule):
     severity = Severity.WARNING
     title = "RoCE fabric without lossless settings"
     rationale = "RDMA over Ethernet degrades badly on packet loss; PFC and ECN keep the RDMA class lossless."
-    fix = "add `lossless: {pfc: true, ecn: true, dscp: 26, pfc_priority: 3}` to the fabric"
+    fix = (
+        "add `lossless: {pfc: true, ecn: true, dscp: 26, pfc_priority: 3}` to the fabric; `blueprint "
+        "generate` "
+        "then writes it into every switch (build/switches/<fabric>/<switch>/startup.yaml, `qos`) and "
+        "every host "
+        "(the roce_qos role's group_vars)"
+    )
     tags = ("roce", "ethernet", "lossless")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:

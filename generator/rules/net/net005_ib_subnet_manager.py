@@ -20,7 +20,11 @@ class IbSubnetManager(Rule):
     severity = Severity.ERROR
     title = "InfiniBand fabric without a subnet manager"
     rationale = "InfiniBand ports stay in INIT and pass no traffic until a subnet manager configures them."
-    fix = "add `subnet_manager: {kind: opensm, ha: true}` (or kind: ufm / switch) to the fabric"
+    fix = (
+        "add `subnet_manager: {kind: opensm, ha: true}` (or kind: ufm / switch) to the fabric; `blueprint "
+        "generate` then writes build/subnet_manager/<fabric>/<host>/opensm.conf and partitions.conf, "
+        "installed by build/ansible/opensm.yml"
+    )
     tags = ("infiniband", "subnet-manager")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:

@@ -21,7 +21,11 @@ class IbSmHa(Rule):
     severity = Severity.WARNING
     title = "InfiniBand subnet manager without HA on a multi-switch fabric"
     rationale = "A lone subnet manager is a single point of failure for rerouting and port bring-up."
-    fix = "set `subnet_manager.ha: true` (a standby SM on a second host or switch)"
+    fix = (
+        "set `subnet_manager.ha: true` (a standby SM on a second host or switch): `blueprint generate` then "
+        "writes a master and a standby opensm.conf (sm_priority 15 and 14) under "
+        "build/subnet_manager/<fabric>/"
+    )
     tags = ("infiniband", "subnet-manager", "availability")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:

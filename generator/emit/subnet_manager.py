@@ -1,0 +1,232 @@
+"""Subnet manager configuration (``build/subnet_manager/``) for every InfiniBand fabric with an SM.
+
+Per fabric: ``<fabric>/<member>/opensm.conf`` for each SM of the HA pair (master first, higher
+``sm_priority``), ``<fabric>/partitions.conf``, ``<fabric>/sharp_am.cfg`` with ``sharp: true``, and
+``inventory.yml`` (the head nodes that run OpenSM, for ``playbooks/opensm.yml``). The ftree GUID files
+need the discovered fabric: ``blueprint sm-guids`` writes them from ``ibnetdiscover`` output.
+
+Every key is one OpenSM 3.3 knows (``opensm --create-config`` of Debian's opensm 3.3.23; linux-rdma/opensm
+man/opensm.8.in): ``sm_priority`` 0-15, the highest is master (IBA 14.4.1 SM priority); the sweep and
+timeout values are OpenSM's defaults, written out so a reviewer sees them; ``qos``/``qos_sl2vl`` keep the
+service level the hosts' NCCL_IB_SL uses on its own VL (opensm(8) "QoS", the hard-coded defaults
+``qos_sl2vl 0,1,...,14,7``). Partitions follow linux-rdma/opensm doc/partition-config.txt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from blueprints.models.fabric import SubnetManager
+from generator.emit._block_yaml import block_yaml
+from generator.fsutil import atomic_write_text
+from generator.plan.model import Plan
+from generator.resolve import ResolvedCluster, ResolvedFabric
+
+NAME = "subnet_manager"
+
+CONF_DIR = (
+    "/etc/opensm"  # the opensm role installs fabric <f>'s files in /etc/opensm/<f>/ (one SM per fabric)
+)
+DEFAULT_PKEY = 0x7FFF  # doc/partition-config.txt: "The default partition has P_Key value 0x7fff"
+MASTER_PRIORITY = 15  # opensm.conf: "Range goes from 0 (lowest priority) to 15 (highest)"
+STANDBY_PRIORITY = 14
+# OpenSM 3.3.23 defaults (opensm --create-config), written explicitly.
+SWEEP_INTERVAL_S = 10
+SUBNET_TIMEOUT = 18  # 4.096 us * 2^18 = 1.07 s
+TRANSACTION_TIMEOUT_MS = 200
+SMINFO_POLLING_TIMEOUT_MS = 10000  # how often the standby polls the master
+POLLING_RETRY_NUMBER = 4  # failed polls before the standby takes over
+LMC = 0  # one LID per port: ftree and NCCL use a single path per QP pair
+QOS_SL2VL_DEFAULT = "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7"  # opensm(8) "QoS": hard-coded default
+# SHARP AM: "ib_port_guid ... Value of 0 means to use the" port OpenSM uses (SHARP 3.x docs,
+# "sharp_am Network Interfaces").
+SHARP_IB_PORT_GUID = "0x0"
+LOCATION_DEFAULT = {"opensm": "head-node", "ufm": "ufm-appliance", "switch": "switch-embedded"}
+
+
+@dataclass(frozen=True)
+class SmMember:
+    name: str  # host name (head-node) or master/standby
+    priority: int
+
+
+@dataclass(frozen=True)
+class SmPlan:
+    fabric: str
+    sm: SubnetManager
+    location: str
+    members: tuple[SmMember, ...]
+    routing_engine: str
+    uses_guid_files: bool
+
+
+def sm_fabrics(cluster: ResolvedCluster) -> tuple[str, ...]:
+    return tuple(
+        sorted(
+            n
+            for n, f in cluster.fabrics.items()
+            if f.kind == "infiniband" and f.spec.subnet_manager is not None and not cluster.is_cloud
+        )
+    )
+
+
+def applies(cluster: ResolvedCluster) -> bool:
+    return bool(sm_fabrics(cluster))
+
+
+def routing_engine(fabric: ResolvedFabric) -> str:
+    sm = fabric.spec.subnet_manager
+    if sm is not None and sm.routing_engine:
+        return sm.routing_engine
+    # fat-trees and leaf/spines route deadlock-free and balanced with ftree; anything else with
+    # OpenSM's own default (minhop) unless the blueprint says otherwise.
+    return "ftree" if fabric.topology_kind in ("fat-tree", "leaf-spine") else "minhop"
+
+
+def _head_nodes(cluster: ResolvedCluster, fabric: str, sm: SubnetManager) -> tuple[str, ...]:
+    """The blueprint's hosts, else the first hosts cabled to the fabric (management pools first)."""
+    want = 2 if sm.ha else 1
+    if sm.hosts:
+        return tuple(sm.hosts[:want])
+    pools = [p for p in cluster.pools if p.ports_for(fabric)]
+    pools.sort(key=lambda p: (p.role != "management", p.role != "storage", p.name))
+    hosts = [h for p in pools for h in p.hostnames]
+    return tuple(hosts[:want])
+
+
+def sm_plan(cluster: ResolvedCluster, fabric: str) -> SmPlan:
+    f = cluster.fabrics[fabric]
+    sm = f.spec.subnet_manager
+    assert sm is not None
+    location = sm.location or LOCATION_DEFAULT[sm.kind]
+    names: tuple[str, ...]
+    if location == "head-node":
+        names = _head_nodes(cluster, fabric, sm)
+    else:
+        names = ("master", "standby") if sm.ha else ("master",)
+    members = tuple(SmMember(n, MASTER_PRIORITY if i == 0 else STANDBY_PRIORITY) for i, n in enumerate(names))
+    engine = routing_engine(f)
+    return SmPlan(fabric, sm, location, members, engine, uses_guid_files=engine.split(",")[0] == "ftree")
+
+
+def render_opensm_conf(p: SmPlan, member: SmMember) -> str:
+    sl = p.sm.service_level
+    lines = [
+        f"# OpenSM for fabric `{p.fabric}` on {member.name} ({p.location}) - generated by cluster-blueprint",
+        "# Keys and defaults: opensm --create-config (OpenSM 3.3.23); see docs/switches.md.",
+        "",
+        "# HA: the SM with the highest priority is master, the other polls it and takes over",
+        f"sm_priority {member.priority}",
+        f"sminfo_polling_timeout {SMINFO_POLLING_TIMEOUT_MS}",
+        f"polling_retry_number {POLLING_RETRY_NUMBER}",
+        "",
+        f"# routing [fabrics.{p.fabric}.subnet_manager.routing_engine]",
+        f"routing_engine {p.routing_engine}",
+    ]
+    if p.uses_guid_files:
+        lines += [
+            "# ftree roots (spines/cores) and compute-node ports by plan position: `blueprint sm-guids`",
+            f"root_guid_file {CONF_DIR}/{p.fabric}/root_guids.conf",
+            f"cn_guid_file {CONF_DIR}/{p.fabric}/cn_guids.conf",
+        ]
+    lines += [
+        f"lmc {LMC}",
+        "",
+        "# sweeps and timeouts (OpenSM defaults)",
+        f"sweep_interval {SWEEP_INTERVAL_S}",
+        f"subnet_timeout {SUBNET_TIMEOUT}",
+        f"transaction_timeout {TRANSACTION_TIMEOUT_MS}",
+        "",
+        f"partition_config_file {CONF_DIR}/{p.fabric}/partitions.conf",
+        "",
+        f"# QoS: the hosts use NCCL_IB_SL={sl} [fabrics.{p.fabric}.subnet_manager.service_level]",
+    ]
+    if sl == 0:
+        lines.append("qos FALSE")
+    else:
+        lines += ["qos TRUE", f"qos_sl2vl {QOS_SL2VL_DEFAULT}"]
+    lines += ["", f"log_file /var/log/opensm-{p.fabric}.log"]
+    return "\n".join(lines) + "\n"
+
+
+def render_partitions(
+    cluster: ResolvedCluster, p: SmPlan, guids: Mapping[str, Sequence[int]] | None = None
+) -> str:
+    """partitions.conf; pool partitions list their members' port GUIDs when ``guids`` (pool → GUIDs) is "
+    "given."""
+    lines = [
+        f"# OpenSM partitions for fabric `{p.fabric}` - generated by cluster-blueprint",
+        "# Format: linux-rdma/opensm doc/partition-config.txt",
+        f"Default=0x{DEFAULT_PKEY:04x}, ipoib : ALL=full, SELF=full ;",
+    ]
+    for part in p.sm.partitions:
+        flags = ", ipoib" if part.ipoib else ""
+        head = f"{part.name}=0x{part.pkey:04x}{flags}, defmember={part.membership}"
+        if not part.pools:
+            lines.append(f"{head} : ALL_CAS, SELF=full ;")
+        elif guids is None:
+            lines.append(f"# pools {', '.join(part.pools)}: port GUIDs filled in by `blueprint sm-guids`")
+            lines.append(f"{head} : SELF=full ;")
+        else:
+            members = sorted({g for pool in part.pools for g in guids.get(pool, [])})
+            lines.append(f"{head} : " + ", ".join([f"0x{g:016x}" for g in members] + ["SELF=full"]) + " ;")
+    return "\n".join(lines) + "\n"
+
+
+def render_sharp_am(p: SmPlan) -> str:
+    return (
+        f"# SHARP aggregation manager for fabric `{p.fabric}` - generated by cluster-blueprint\n"
+        "# /etc/sharp/sharp_am.cfg (SHARP 3.x docs, 'Modifying SHARP Aggregation Manager Configuration')\n"
+        "# 0 = the port OpenSM uses ('sharp_am Network Interfaces')\n"
+        f"ib_port_guid {SHARP_IB_PORT_GUID}\n"
+    )
+
+
+def _rdma_device(cluster: ResolvedCluster, host: str, fabric: str) -> str | None:
+    """The RDMA device of ``host`` on ``fabric`` (the port the SM binds to)."""
+    for pool in cluster.pools:
+        if host in pool.hostnames:
+            ports = pool.ports_for(fabric)
+            return ports[0].rdma_dev if ports else None
+    return None
+
+
+def _inventory(cluster: ResolvedCluster, plans: list[SmPlan]) -> str:
+    hosts: dict[str, dict[str, object]] = {}
+    for p in plans:
+        if p.location != "head-node":
+            continue
+        for m in p.members:
+            entry = hosts.setdefault(m.name, {"opensm_fabrics": []})
+            fabrics = entry["opensm_fabrics"]
+            assert isinstance(fabrics, list)
+            fabrics.append(
+                {
+                    "fabric": p.fabric,
+                    "rdma_device": _rdma_device(cluster, m.name, p.fabric),
+                    "sharp": p.sm.sharp,
+                    "guid_files": p.uses_guid_files,
+                }
+            )
+    doc = {"all": {"children": {"subnet_manager": {"hosts": hosts}}}}
+    return "# Head nodes that run OpenSM (generated by cluster-blueprint)\n" + block_yaml(doc)
+
+
+def render(cluster: ResolvedCluster, plan: Plan) -> dict[str, str]:
+    files: dict[str, str] = {}
+    plans = [sm_plan(cluster, f) for f in sm_fabrics(cluster)]
+    for p in plans:
+        for m in p.members:
+            files[f"{p.fabric}/{m.name}/opensm.conf"] = render_opensm_conf(p, m)
+        files[f"{p.fabric}/partitions.conf"] = render_partitions(cluster, p)
+        if p.sm.sharp:
+            files[f"{p.fabric}/sharp_am.cfg"] = render_sharp_am(p)
+    files["inventory.yml"] = _inventory(cluster, plans)
+    return files
+
+
+def emit(cluster: ResolvedCluster, plan: Plan, out: Path) -> None:
+    for rel, text in sorted(render(cluster, plan).items()):
+        atomic_write_text(out / rel, text)

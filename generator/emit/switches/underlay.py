@@ -1,0 +1,158 @@
+"""The routed underlay of an Ethernet/RoCE fabric, read from the plan: per switch its ASN, loopback and
+fabric ports (same interface names as the expected-LLDP files and the cabling sheets).
+
+ASN plan (RFC 7938 "Use of BGP for Routing in Large-Scale Data Centers", section 5.2.1): every leaf
+(top-of-rack) gets its own ASN; the spines of a 2-tier Clos share one ASN, the spines of each pod of a
+3-tier Clos share one ASN per pod and the cores share one ASN, so a route never comes back down into
+the tier it left (BGP rejects paths holding its own ASN). Routers of a dragonfly, torus or hypercube
+have no tiers: each gets its own ASN. ASNs come from the private 4-byte range of RFC 6996 (section 5:
+4200000000-4294967294) starting at ``fabrics.<f>.underlay.asn_base``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+
+from blueprints.models.fabric import Underlay
+from generator.emit.lldp import interface_name
+from generator.findings import BlueprintError, Finding, Severity, dotted
+from generator.plan.model import Device, Plan
+from generator.resolve import ResolvedCluster
+
+# Tokens that reach frr.conf / startup.yaml unquoted: plan names follow the safe naming pattern.
+_TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$")
+ASN_MAX = 4_294_967_294
+# Tiers that share an ASN (RFC 7938 5.2.1); anything else (leaf, router, sw) gets its own.
+SHARED_TIERS = ("spine", "core")
+
+
+@dataclass(frozen=True)
+class FabricPort:
+    ifname: str  # swp5 / swp3s1
+    cable: str  # cable id of the plan
+    peer: str  # device at the other end
+    peer_ifname: str  # its interface (swp1, eth1)
+    peer_is_switch: bool
+    speed_gbps: float
+    cage: int | None  # twin-port cage of this port (breakout parent swp<cage>), if split
+    cage_ports: int  # sub-ports per cage on this switch (1 = no breakout)
+
+
+@dataclass(frozen=True)
+class SwitchUnderlay:
+    name: str
+    fabric: str
+    role: str  # leaf | spine | core | router | sw
+    model: str
+    asn: int
+    loopback: str  # a.b.c.d (a /32)
+    ports: tuple[FabricPort, ...]  # cabled ports, in port order
+
+    @property
+    def bgp_ports(self) -> tuple[FabricPort, ...]:
+        """Switch-to-switch ports: one unnumbered eBGP session each."""
+        return tuple(p for p in self.ports if p.peer_is_switch)
+
+
+def _error(msg: str, path: tuple[str | int, ...]) -> BlueprintError:
+    # emitters have no source map: name the blueprint path in the message
+    return BlueprintError([Finding("PLN001", Severity.ERROR, f"{dotted(path)}: {msg}", path)])
+
+
+def routed_fabrics(cluster: ResolvedCluster) -> tuple[str, ...]:
+    """Ethernet/RoCE compute and storage fabrics with switches (management stays layer 2; clouds have "
+    "none)."""
+    if cluster.is_cloud:
+        return ()
+    return tuple(
+        sorted(
+            name
+            for name, f in cluster.fabrics.items()
+            if f.kind in ("ethernet", "roce")
+            and name != "management"
+            and f.spec.topology is not None
+            # a direct torus/hypercube has no switches (the nodes are the vertices): nothing to configure
+            and getattr(f.spec.topology, "attach", "switch") != "direct"
+        )
+    )
+
+
+def _asn_key(d: Device) -> tuple[str, int | None]:
+    """Switches with the same key share an ASN."""
+    if d.role == "core":
+        return ("core", None)
+    if d.role == "spine":
+        return ("spine", d.pod)
+    return (d.name, None)
+
+
+def _check(token: str, what: str) -> str:
+    if not _TOKEN.match(token):
+        raise _error(f"{what} `{token}` cannot be written into a switch configuration", ("fabrics",))
+    return token
+
+
+def underlay(plan: Plan, fabric: str) -> tuple[SwitchUnderlay, ...]:
+    """Every switch of ``fabric`` with its ASN, loopback and cabled ports (sorted by name)."""
+    spec = plan.cluster.fabrics[fabric].spec
+    cfg = spec.underlay or Underlay()
+    src = (*plan.cluster.fabrics[fabric].source_path, "underlay")
+    switches = sorted(plan.switches(fabric), key=lambda d: d.name)
+    try:
+        net = ipaddress.IPv4Network(cfg.loopback_cidr, strict=False)
+    except ValueError as exc:
+        raise _error(str(exc), (*src, "loopback_cidr")) from None
+    if net.num_addresses - 2 < len(switches):
+        raise _error(
+            f"{net} holds {net.num_addresses - 2} loopbacks, the fabric has {len(switches)} switches",
+            (*src, "loopback_cidr"),
+        )
+    asn_of: dict[tuple[str, int | None], int] = {}
+    for d in switches:  # shared tiers first numbered in name order, like everything else
+        asn_of.setdefault(_asn_key(d), cfg.asn_base + len(asn_of))
+    if cfg.asn_base + len(asn_of) - 1 > ASN_MAX:
+        raise _error(f"asn_base {cfg.asn_base} + {len(asn_of)} ASNs passes {ASN_MAX}", src)
+    ports = _ports(plan, fabric)
+    return tuple(
+        SwitchUnderlay(
+            name=_check(d.name, "switch name"),
+            fabric=fabric,
+            role=d.role,
+            model=d.model,
+            asn=asn_of[_asn_key(d)],
+            loopback=str(net.network_address + i + 1),
+            ports=tuple(sorted(ports.get(d.name, []), key=lambda p: _port_order(p.ifname))),
+        )
+        for i, d in enumerate(switches)
+    )
+
+
+def _port_order(ifname: str) -> tuple[int, int]:
+    m = re.match(r"^swp(\d+)(?:s(\d+))?$", ifname)
+    return (int(m.group(1)), int(m.group(2) or 0)) if m else (1 << 30, 0)
+
+
+def _ports(plan: Plan, fabric: str) -> dict[str, list[FabricPort]]:
+    devices = plan.device_by_name
+    out: dict[str, list[FabricPort]] = {}
+    for link in plan.links_of(fabric):
+        for local, remote in ((link.a, link.b), (link.b, link.a)):
+            ldev, rdev = devices[local.device], devices[remote.device]
+            if ldev.kind != "switch":
+                continue
+            split = ldev.ports_per_cage > 1 and local.cage is not None and local.cage_port is not None
+            out.setdefault(ldev.name, []).append(
+                FabricPort(
+                    ifname=_check(interface_name(ldev, local), "interface"),
+                    cable=_check(link.id, "cable id"),
+                    peer=_check(rdev.name, "device name"),
+                    peer_ifname=_check(interface_name(rdev, remote), "interface"),
+                    peer_is_switch=rdev.kind == "switch",
+                    speed_gbps=link.speed_gbps,
+                    cage=local.cage if split else None,
+                    cage_ports=ldev.ports_per_cage if split else 1,
+                )
+            )
+    return out

@@ -1,0 +1,306 @@
+"""Switch and subnet-manager configuration: present for every example that needs it, reproducible, consistent
+with the plan's port names, the ASN plan of RFC 7938 and the hosts' RoCE QoS (the real-tool proofs are in
+tests/realtools/test_frr_underlay.py and test_opensm_generated.py)."""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import EXAMPLES, run_cli
+
+from generator.emit import subnet_manager as sm_emit
+from generator.emit import switches as sw_emit
+from generator.emit.lldp import render_lldp
+from generator.plan.model import Plan
+from generator.resolve import ResolvedCluster
+
+REPO = Path(__file__).resolve().parents[2]
+REALTOOLS = REPO / "tests" / "realtools" / "fixtures"
+ROCE_FT = REALTOOLS / "roce-ft2-rail.yaml"
+ROCE_DF = REALTOOLS / "roce-dragonfly-small.yaml"
+ROCE_PCIE = REPO / "tests" / "ansible" / "data" / "roce-pcie.yaml"  # PFC priority 4, DSCP 24
+ROLE_DEFAULTS = REPO / "playbooks" / "roles" / "roce_qos" / "defaults" / "main.yml"
+
+
+class _GroupVarsLoader(yaml.SafeLoader):
+    """group_vars mark every string `!unsafe` (never templated); read it as the string it marks."""
+
+
+_GroupVarsLoader.add_constructor("!unsafe", lambda loader, node: loader.construct_scalar(node))
+
+
+def _group_vars(text: str) -> dict:  # type: ignore[type-arg]
+    return yaml.load(text, Loader=_GroupVarsLoader)  # noqa: S506 - a SafeLoader subclass
+
+
+@functools.cache
+def built(path: str) -> tuple[ResolvedCluster, Plan]:
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+
+    cluster = load_and_resolve(path)[1]
+    return cluster, build_plan(cluster)
+
+
+def _examples() -> list[str]:
+    return sorted(str(p) for p in EXAMPLES.glob("*.yaml"))
+
+
+@pytest.mark.parametrize("example", _examples(), ids=lambda p: Path(p).stem)
+def test_every_example_gets_sm_and_switch_config_for_its_fabrics(example: str) -> None:
+    cluster, plan = built(example)
+    sm_files = sm_emit.render(cluster, plan) if sm_emit.applies(cluster) else {}
+    sw_files = sw_emit.render(cluster, plan) if sw_emit.applies(cluster) else {}
+    for name, fab in cluster.fabrics.items():
+        if cluster.is_cloud:
+            continue
+        if fab.kind == "infiniband" and fab.spec.subnet_manager is not None:
+            sm = fab.spec.subnet_manager
+            confs = [f for f in sm_files if f.startswith(f"{name}/") and f.endswith("/opensm.conf")]
+            assert len(confs) == (2 if sm.ha else 1)
+            prios = sorted(int(re.search(r"^sm_priority (\d+)$", sm_files[c], re.M).group(1)) for c in confs)
+            assert len(set(prios)) == len(prios)  # a master and a standby, never a tie
+            engine = sm.routing_engine or (
+                "ftree" if fab.topology_kind in ("fat-tree", "leaf-spine") else "minhop"
+            )
+            assert all(f"\nrouting_engine {engine}\n" in sm_files[c] for c in confs)
+            assert f"{name}/partitions.conf" in sm_files
+            assert (f"{name}/sharp_am.cfg" in sm_files) == sm.sharp
+        if fab.kind in ("ethernet", "roce") and name != "management" and fab.spec.topology is not None:
+            switches = {d.name for d in plan.switches(name)}
+            if not switches:  # a direct-attached torus/hypercube: the nodes are the routers
+                assert not any(f.startswith(f"{name}/") for f in sw_files)
+                continue
+            assert {f.split("/")[1] for f in sw_files if f.startswith(f"{name}/")} == switches
+            for s in switches:
+                assert f"{name}/{s}/startup.yaml" in sw_files and f"{name}/{s}/frr.conf" in sw_files
+    assert not any(f.startswith("management/") for f in sw_files)  # management stays layer 2
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("example", ["maas-onprem-h100", "roce-dragonfly"])
+def test_generate_is_byte_identical(example: str, tmp_path: Path) -> None:
+    bp = str(EXAMPLES / f"{example}.yaml")
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out in (a, b):
+        code, _, err = run_cli("generate", bp, "-o", str(out), "--quiet", "--only", "subnet_manager,switches")
+        assert code == 0, err
+    ta, tb = _tree(a), _tree(b)
+    assert ta == tb
+    if example == "roce-dragonfly":  # 512 routers x 2 files + ASN plan + inventory (+ manifest)
+        assert len(ta) == 512 * 2 + 3
+
+
+def _startup(files: dict[str, str], rel: str) -> dict:
+    doc = yaml.safe_load(files[rel])
+    assert isinstance(doc, list) and len(doc) == 1 and set(doc[0]) == {"set"}
+    return doc[0]["set"]
+
+
+def test_asn_plan_follows_rfc7938_and_loopbacks_are_unique() -> None:
+    cluster, plan = built(str(ROCE_FT))
+    files = sw_emit.render(cluster, plan)
+    asn: dict[str, int] = {}
+    loopbacks: set[str] = set()
+    for d in plan.switches("compute"):
+        s = _startup(files, f"compute/{d.name}/startup.yaml")
+        asn[d.name] = s["router"]["bgp"]["autonomous-system"]
+        loopbacks.add(s["router"]["bgp"]["router-id"])
+        assert 4_200_000_000 <= asn[d.name] <= 4_294_967_294  # RFC 6996 private 4-byte range
+    spines = {asn[d.name] for d in plan.switches("compute") if d.role == "spine"}
+    leaves = [asn[d.name] for d in plan.switches("compute") if d.role == "leaf"]
+    assert len(spines) == 1 and len(set(leaves)) == len(leaves) and not spines & set(leaves)
+    assert len(loopbacks) == len(asn)
+    assert all(ipaddress.IPv4Address(lo) in ipaddress.IPv4Network("10.254.0.0/16") for lo in loopbacks)
+    cluster, plan = built(str(ROCE_DF))
+    files = sw_emit.render(cluster, plan)
+    df = {
+        _startup(files, f"compute/{d.name}/startup.yaml")["router"]["bgp"]["autonomous-system"]
+        for d in plan.switches("compute")
+    }
+    assert len(df) == len(plan.switches("compute"))  # dragonfly routers: one ASN each
+
+
+@pytest.mark.parametrize("blueprint", [ROCE_FT, ROCE_DF], ids=["fat-tree", "dragonfly"])
+def test_nvue_and_frr_describe_the_cabling_sheet_ports(blueprint: Path) -> None:
+    cluster, plan = built(str(blueprint))
+    files = sw_emit.render(cluster, plan)
+    lldp = render_lldp(plan, "compute")  # the expected-LLDP files name the ports as the cabling sheets do
+    for d in plan.switches("compute"):
+        s = _startup(files, f"compute/{d.name}/startup.yaml")
+        frr = files[f"compute/{d.name}/frr.conf"]
+        cabled = {ifname for ifname, _ in _lldp_ports(lldp[f"{d.name}.json"])}
+        ports = {i for i, v in s["interface"].items() if v.get("type") == "swp"}
+        assert ports == cabled
+        peers = {ifname for ifname, p in _lldp_ports(lldp[f"{d.name}.json"]) if _is_switch(p)}
+        assert set(s["vrf"]["default"]["router"]["bgp"]["neighbor"]) == peers
+        assert set(re.findall(r"^ neighbor (\S+) interface peer-group fabric$", frr, re.M)) == peers
+        assert re.search(rf"^router bgp {s['router']['bgp']['autonomous-system']}$", frr, re.M)
+        assert f" bgp router-id {s['router']['bgp']['router-id']}\n" in frr
+        for parent in {i[: i.index("s", 3)] for i in ports if re.match(r"^swp\d+s\d+$", i)}:
+            assert s["interface"][parent]["link"]["breakout"] == {f"{d.ports_per_cage}x": {}}
+
+
+def _lldp_ports(text: str) -> list[tuple[str, dict]]:
+    import json
+
+    entries = json.loads(text)["lldp"]["interface"]
+    out = []
+    for entry in entries if isinstance(entries, list) else [entries]:
+        for ifname, body in entry.items():
+            out.append((ifname, body))
+    return out
+
+
+def _is_switch(body: dict) -> bool:
+    return any(c["capability"]["type"] == "Bridge" for c in body["chassis"].values())
+
+
+def _roce_blueprints() -> list[str]:
+    out = []
+    for p in [*_examples(), str(ROCE_FT), str(ROCE_DF), str(ROCE_PCIE)]:
+        cluster, _ = built(p)
+        if sw_emit.applies(cluster) and any(f.kind == "roce" for f in cluster.fabrics.values()):
+            out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("blueprint", _roce_blueprints(), ids=lambda p: Path(p).stem)
+def test_host_and_switch_roce_qos_agree(blueprint: str) -> None:
+    """What the hosts' roce_qos role applies (the pool's group_vars over the role defaults, as the Ansible
+    emitter writes them) and what every switch's startup.yaml applies."""
+    from generator.emit.ansible import pool_vars
+
+    cluster, plan = built(blueprint)
+    defaults = yaml.safe_load(ROLE_DEFAULTS.read_text())
+    host_vars = []
+    for pool in cluster.pools:
+        text = pool_vars(cluster, plan, pool)
+        if "roce_qos_pfc_priority" in text:
+            host_vars.append({**defaults, **_group_vars(text)})
+    assert host_vars, "no pool got the roce_qos settings"
+    files = sw_emit.render(cluster, plan)
+    startups = sorted(f for f in files if f.startswith("compute/") and f.endswith("/startup.yaml"))
+    assert len(startups) == len(plan.switches("compute"))
+    for rel in startups:
+        s = _startup(files, rel)
+        qos = s["qos"]
+        for hv in host_vars:
+            prio, dscp = int(hv["roce_qos_pfc_priority"]), int(hv["roce_qos_dscp"])
+            assert qos["mapping"]["default-global"]["dscp"] == {dscp: {"switch-priority": prio}}
+            assert (
+                qos["mapping"]["default-global"]["trust"] == {"dscp": "l3", "pcp": "l2"}[hv["roce_qos_trust"]]
+            )
+            assert qos["roce"]["mode"] == ("lossless" if hv["roce_qos_pfc"] else "lossy")
+            if hv["roce_qos_pfc"]:
+                assert set(qos["pfc"]["default-global"]["switch-priority"]) == {prio}
+            ecn_classes = qos.get("congestion-control", {}).get("default-global", {}).get("traffic-class", {})
+            assert (prio in ecn_classes) == bool(hv["roce_qos_ecn"])
+            assert set(qos["traffic-pool"]["default-lossless"]["switch-priority"]) == {prio}
+            host_mtu = int(hv["roce_qos_mtu"])
+            for ifc in s["interface"].values():
+                if ifc.get("type") == "swp":
+                    assert ifc["link"]["mtu"] >= host_mtu  # every host frame fits every switch port
+
+
+@pytest.mark.parametrize("blueprint", [ROCE_FT, ROCE_DF, ROCE_PCIE], ids=lambda p: Path(p).stem)
+def test_startup_yaml_is_the_document_it_describes(blueprint: Path) -> None:
+    """The hand-rolled YAML writer loses nothing: safe_load(text) == the document."""
+    from generator.emit.switches.nvue import startup_document
+    from generator.emit.switches.qos import lossless_class
+
+    cluster, plan = built(str(blueprint))
+    files = sw_emit.render(cluster, plan)
+    qos = lossless_class(cluster.fabrics["compute"].spec)
+    assert qos is not None
+    for sw in sw_emit.underlay(plan, "compute"):
+        text = files[f"compute/{sw.name}/startup.yaml"]
+        assert yaml.safe_load(text) == startup_document(sw, qos, qos.switch_mtu)
+
+
+def ansible_bin(name: str) -> str:
+    local = Path(sys.executable).parent / name  # the venv's ansible (as tests/ansible/ansible_helpers.py)
+    return str(local) if local.exists() else (shutil.which(name) or name)
+
+
+def test_opensm_and_switch_playbooks_parse_with_generated_inventories(tmp_path: Path) -> None:
+    for bp, playbook, inv in (
+        (EXAMPLES / "maas-onprem-h100.yaml", "opensm.yml", "subnet_manager"),
+        (ROCE_FT, "switches.yml", "switches"),
+    ):
+        out = tmp_path / Path(bp).stem
+        code, _, err = run_cli("generate", str(bp), "-o", str(out), "--quiet", "--only", f"ansible,{inv}")
+        assert code == 0, err
+        proc = subprocess.run(
+            [
+                ansible_bin("ansible-playbook"),
+                "-i",
+                "inventory.yml",
+                "-i",
+                f"../{inv}/inventory.yml",
+                "--syntax-check",
+                playbook,
+            ],
+            cwd=out / "ansible",
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        hosts = subprocess.run(
+            [
+                ansible_bin("ansible-playbook"),
+                "-i",
+                "inventory.yml",
+                "-i",
+                f"../{inv}/inventory.yml",
+                "--list-hosts",
+                playbook,
+            ],
+            cwd=out / "ansible",
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert hosts.returncode == 0 and "hosts (0)" not in hosts.stdout, hosts.stdout + hosts.stderr
+
+
+@pytest.mark.parametrize(
+    ("rule", "output"),
+    [("NET004", "build/switches/"), ("NET005", "build/subnet_manager/"), ("NET006", "build/subnet_manager/")],
+)
+def test_lossless_and_sm_rules_point_to_the_generated_files(rule: str, output: str) -> None:
+    fail = REPO / "tests" / "rules" / "fixtures" / rule / "fail.yaml"
+    _code, out, err = run_cli("validate", str(fail), "--format", "json")
+    import json
+
+    findings = [f for file in json.loads(out)["files"] for f in file["findings"] if f["rule"] == rule]
+    assert findings, out + err
+    assert all(output in f["hint"] for f in findings)
+
+
+def test_too_small_loopback_block_is_a_clear_error_and_writes_nothing(tmp_path: Path) -> None:
+    bp = tmp_path / "small-loopbacks.yaml"
+    bp.write_text(
+        ROCE_FT.read_text().replace(
+            "    mtu: 4200\n", "    mtu: 4200\n    underlay: {loopback_cidr: 10.9.0.0/30}\n"
+        )
+    )
+    code, _, err = run_cli("generate", str(bp), "-o", str(tmp_path / "out"), "--quiet", "--only", "switches")
+    assert code == 2
+    assert (
+        "fabrics.compute.underlay.loopback_cidr: 10.9.0.0/30 holds 2 loopbacks, the fabric has 8 switches"
+        in err
+    )
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,90 @@
+"""`blueprint sm-guids` on a recorded dump (no simulator needed).
+
+``tests/realtools/fixtures/ft2-hdr-rail.ibnetdiscover`` is what ``ibnetdiscover`` (infiniband-diags,
+Debian 12) printed for the fabric of ``ft2-hdr-rail.yaml`` simulated by ibsim 0.10 (net file from
+``render_netfile``); the generation date was removed. The real-tool run is tests/realtools/test_opensm_generated.py.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+from generator.verify.sm_guids import GuidError, check_roots, guid_files, parse_nodes
+
+FIXTURES = Path(__file__).resolve().parents[1] / "realtools" / "fixtures"
+BLUEPRINT = str(FIXTURES / "ft2-hdr-rail.yaml")
+DUMP = FIXTURES / "ft2-hdr-rail.ibnetdiscover"
+
+
+@pytest.fixture(scope="module")
+def plan():  # type: ignore[no-untyped-def]
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+
+    return build_plan(load_and_resolve(BLUEPRINT)[1])
+
+
+def _switch_guid(text: str, name: str) -> int:
+    m = re.search(rf'switchguid=0x([0-9a-f]+).*\n.*"{re.escape(name)}" enhanced', text)
+    assert m, name
+    return int(m.group(1), 16)
+
+
+def test_roots_are_the_spines_and_cns_every_gpu_port(plan) -> None:  # type: ignore[no-untyped-def]
+    text = DUMP.read_text()
+    files = guid_files(plan, "compute", text, str(DUMP))
+    spines = sorted(d.name for d in plan.switches("compute") if d.role == "spine")
+    assert [name for _, name in files.roots] == spines
+    assert [g for g, _ in files.roots] == sorted(_switch_guid(text, s) for s in spines)
+    assert len(files.cns) == 16 * 8  # 16 DGX A100 x 8 HCA ports
+    assert {name.split()[1] for _, name in files.cns} == {f"mlx5_{i}" for i in range(8)}
+    assert files.missing == ()
+    assert files.pool_ports == {"gpu": tuple(sorted(g for g, _ in files.cns))}
+
+
+def test_a_spine_missing_from_the_dump_is_reported_not_guessed(plan) -> None:  # type: ignore[no-untyped-def]
+    text = DUMP.read_text()
+    # drop c-spine-004's own record (as if it was down at discovery)
+    cut = re.sub(
+        r'vendid=0x0\ndevid=0x0\nsysimgguid=0x[0-9a-f]+\nswitchguid=0x[0-9a-f]+\([0-9a-f]+\)\nSwitch\t40 "S-[0-9a-f]+"\t\t# "c-spine-004".*?\n\n',
+        "",
+        text,
+        flags=re.S,
+    )
+    assert cut != text
+    files = guid_files(plan, "compute", cut, "cut.out")
+    assert [n for _, n in files.roots] == ["c-spine-001", "c-spine-002", "c-spine-003"]
+    assert "c-spine-004" in files.missing
+
+
+def test_check_roots_names_every_bad_line(plan, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    text = DUMP.read_text()
+    spine = _switch_guid(text, "c-spine-001")
+    leaf = _switch_guid(text, "c-leaf-su2-r7")
+    check_roots(plan, "compute", text, "d", f"0x{spine:016x}\n", "roots")  # fine
+    bad = f"0x{spine:016x}\n0x{leaf:016x}\n0x00000000001000ff\n0x00000000deadbeef\nnot-a-guid\n"
+    with pytest.raises(GuidError) as exc:
+        check_roots(plan, "compute", text, "d", bad, "roots")
+    msg = str(exc.value).splitlines()
+    assert msg[0].startswith("roots:2: ") and "c-leaf-su2-r7 (leaf)" in msg[0]
+    assert msg[1].startswith("roots:3: ") and "is a CA (gpu016 mlx5_7)" in msg[1]
+    assert msg[2].startswith("roots:4: ") and "not in the discovered fabric" in msg[2]
+    assert msg[3].startswith("roots:5: ") and "is not a GUID" in msg[3]
+    f = tmp_path / "roots.conf"
+    f.write_text(bad)
+    code, _, err = run_cli("sm-guids", BLUEPRINT, "--discovered", str(DUMP), "--check-roots", str(f))
+    assert code == 1 and f"{f}:2:" in err
+
+
+def test_unusable_input_exits_2(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.out"
+    junk.write_text("hello\n")
+    assert run_cli("sm-guids", BLUEPRINT, "--discovered", str(junk), "-o", str(tmp_path / "o"))[0] == 2
+    assert run_cli("sm-guids", BLUEPRINT, "--discovered", str(tmp_path / "nope"), "-o", str(tmp_path))[0] == 2
+    assert run_cli("sm-guids", BLUEPRINT, "--discovered", str(DUMP))[0] == 2  # neither -o nor --check-roots
+    with pytest.raises(GuidError):
+        parse_nodes("hello\n", "x")
