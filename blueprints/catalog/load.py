@@ -21,6 +21,7 @@ from blueprints.catalog.schema import (
     ManagedStorage,
     Medium,
     Nic,
+    Platform,
     Server,
     Switch,
     Transceiver,
@@ -38,6 +39,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "media": Medium,
     "transceivers": Transceiver,
     "servers": Server,
+    "platforms": Platform,
 }
 
 
@@ -49,6 +51,7 @@ SINGULAR = {
     "media": "medium",
     "transceivers": "transceiver",
     "servers": "server",
+    "platforms": "platform",
 }
 
 
@@ -108,6 +111,8 @@ class Catalog:
     cloud: Mapping[str, Mapping[str, CloudInstance]]
     sources: tuple[str, ...] = field(default=())
     managed_storage: Mapping[str, Mapping[str, ManagedStorage]] = field(default_factory=dict)
+    # Port maps and vendor settings, keyed by server id or `provider/instance-type` (data/platforms.yaml).
+    platforms: Mapping[str, Platform] = field(default_factory=dict)
 
     def _get(self, section: str, key: str) -> Any:
         table = getattr(self, section)

@@ -196,3 +196,57 @@ class PerfConstant(Entry):
     value: float
     unit: str
     source: str
+
+
+class MappedPort(Entry):
+    """One host port as the platform's vendor publishes it (any name the vendor does not give is null)."""
+
+    role: Literal["compute", "storage", "inband", "frontend", "bmc"]
+    faceplate: str | None = None  # name printed on the chassis / in the vendor table (OSFP1P1)
+    cage: int | None = None  # twin-port cage number (OSFP<n>)
+    cage_port: int | None = None  # sub-port inside the cage (P<n>)
+    pci: str | None = None  # PCI address, where published
+    rdma: str | None = None  # RDMA device (mlx5_11)
+    netdev: str | None = None  # network interface (ibp220s0)
+    gpu: int | None = None  # GPU the vendor pairs with this port (DGX "GPU" column)
+    speed_gbps: float | None = None
+    source: str  # document and table (or repository path) this row comes from
+
+
+class PlatformSetting(Entry):
+    """One NCCL / libfabric / plug-in environment variable the platform's vendor publishes."""
+
+    name: str = Field(pattern=r"^[A-Z][A-Z0-9_]{0,63}$")
+    value: str = Field(pattern=r"^[A-Za-z0-9_.,:=/^+-]{0,400}$")
+    source: str
+
+
+class PlatformPlugin(Entry):
+    """A network plug-in the platform needs for NCCL, and where its image installs it."""
+
+    name: str  # aws-ofi-nccl | gib | tcpxo | nccl-rdma-sharp-plugins
+    min_version: str | None = None
+    path: str | None = None  # file the image installs (checked by the nccl role)
+    profile: str | None = None  # vendor script that sets the plug-in's environment (sourced by jobs)
+    source: str
+
+
+class KeptFile(Entry):
+    """A file the platform's image ships that tunes NCCL; the roles keep it instead of writing their own."""
+
+    path: str = Field(pattern=r"^/[A-Za-z0-9._/-]{1,200}$")
+    why: str
+    source: str
+
+
+class Platform(Entry):
+    """Port map and vendor-published NCCL settings of one server model or cloud shape."""
+
+    name: str
+    source: str  # the document (with release) the port table comes from; "none published" if so
+    ports: tuple[MappedPort, ...] = ()
+    nccl_env: tuple[PlatformSetting, ...] = ()
+    plugin: PlatformPlugin | None = None
+    keep_files: tuple[KeptFile, ...] = ()
+    ships_driver: bool = False  # the image (DGX OS, cloud HPC/DL image) already carries the GPU driver
+    ships_driver_source: str | None = None

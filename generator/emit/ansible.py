@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from generator.emit import nccl as nccl_emit
 from generator.findings import BlueprintError, Finding, Severity
+from generator.platform.ports import interfaces, rdma_devices
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -375,6 +376,22 @@ def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
     out.append(
         _yaml({"nccl_pool": pool.name, "nccl_transport": profile.transport, "nccl_plugin": profile.plugin})
     )
+    out.extend(_comment(n) for n in profile.notes)
+    out.append(
+        "# Names and files from the platform's port map / vendor entry; the nccl role fails when the host\n"
+        "# lacks one of them (generator/platform/ports.py, blueprints/catalog/data/platforms.yaml)."
+    )
+    out.append(
+        _yaml(
+            {
+                "nccl_expected_devices": list(profile.devices),
+                "nccl_expected_interfaces": list(profile.interfaces),
+                "nccl_keep_files": list(profile.keep_files),
+                "nccl_plugin_path": profile.plugin_path,
+                "nccl_plugin_profile": profile.plugin_profile,
+            }
+        )
+    )
     out.append("nccl_settings:")
     for s in profile.settings:
         out.append(_comment(f"{s.name}={s.value}: {s.reason} [{s.source}]", 2))
@@ -388,12 +405,16 @@ def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
 
         ll = compute_fabric.spec.lossless or Lossless()
         ports = pool.ports_for("compute")
-        out.append("\n# RoCE lossless class [fabrics.compute.lossless]")
+        ifaces, devices = interfaces(ports), rdma_devices(ports)
+        out.append("\n# RoCE lossless class [fabrics.compute.lossless] on the compute ports of the port map")
+        if ifaces is None or devices is None:  # both or neither: the role pairs them one to one
+            ifaces = devices = None
+            out.append(_comment(f"compute port names of `{pool.server_id}` not published: declare pools[].ports"))
         out.append(
             _yaml(
                 {
-                    "roce_qos_interfaces": [p.netdev for p in ports],
-                    "roce_qos_rdma_devices": [p.rdma_dev for p in ports],
+                    "roce_qos_interfaces": list(ifaces or ()),
+                    "roce_qos_rdma_devices": [d.split(":")[0] for d in devices or ()],
                     "roce_qos_pfc": ll.pfc,
                     "roce_qos_pfc_priority": ll.pfc_priority,
                     "roce_qos_ecn": ll.ecn,

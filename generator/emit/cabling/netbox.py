@@ -139,7 +139,7 @@ def _form_factor(cluster: ResolvedCluster, plan: Plan, end: CableEnd) -> str | N
     pool = next((p for p in cluster.pools if p.name == device.pool), None)
     if pool is None:
         return None
-    nic_port = next((p for p in pool.ports if f"{p.rdma_dev}/{p.port}" == end.port), None)
+    nic_port = next((p for p in pool.ports if p.plan_port == end.port), None)
     nic = cat.nics.get(nic_port.model) if nic_port else None
     return nic.form_factor.removesuffix("-twin") if nic else None
 
