@@ -15,6 +15,7 @@ from blueprints.catalog import Catalog, CatalogError, default_catalog
 from blueprints.catalog.schema import CloudInstance, FabricTech, Gpu, Nic, Server, ServerNic, Switch
 from blueprints.models import Blueprint, Fabric, NodePool
 from blueprints.models.nodes import ServerSpec
+from blueprints.models.software import Software
 from generator.findings import BlueprintError, Finding, Path, Severity
 from generator.load import LoadedBlueprint
 from generator.platform.ports import PortName, port_names
@@ -132,6 +133,12 @@ class ResolvedCluster:
     suppressed: Mapping[str, str] = field(default_factory=dict)
     source_file: str = "<blueprint>"
     sha256: str = ""
+    pins: Software | None = None  # effective software pins (GPU-dependent defaults filled in)
+
+    @property
+    def software(self) -> Software:
+        """The software pins to install: the blueprint's, with defaults that suit the GPUs."""
+        return self.pins or self.blueprint.software
 
     @property
     def name(self) -> str:
@@ -229,11 +236,13 @@ def _nic_or_error(
         return False, None
 
 
-def _named(port: NicPort, name: PortName | None) -> NicPort:
+def _named(port: NicPort, name: PortName | None, link: str) -> NicPort:
     """``port`` with the published/declared names of ``name`` (unknown names keep the placeholder ids)."""
     if name is None:
         return port
     cage, cage_port = port.cage, port.cage_port
+    # an interface name published for the other link layer (IPoIB vs Ethernet) is not this port's name
+    netdev = name.netdev if name.netdev_link in (None, link) else None
     if name.cage is not None and name.cage_port is not None:
         cage, cage_port = name.cage, name.cage_port
     return replace(
@@ -241,13 +250,13 @@ def _named(port: NicPort, name: PortName | None) -> NicPort:
         # On a mapped server an unpublished device gets `nic<n>`, so it can never collide with (or pass
         # for) another port's real `mlx5_<n>`.
         rdma_dev=(name.rdma or port.rdma_dev.replace("mlx5_", "nic")) if port.has_rdma else "",
-        netdev=name.netdev or port.netdev,
+        netdev=netdev or port.netdev,
         cage=cage,
         cage_port=cage_port,
         faceplate=name.faceplate,
         role=name.role,
         rdma_known=bool(name.rdma) and port.has_rdma,
-        netdev_known=bool(name.netdev),
+        netdev_known=bool(netdev),
         names_source=name.source,
     )
 
@@ -306,7 +315,8 @@ def _ports(
                     cage, cage_port,
                 )  # fmt: skip
                 listed = (names or {}).get(snic.purpose, [])
-                ports.append(_named(port, listed[idx] if idx < len(listed) else None))
+                link = "infiniband" if fabric_kind == "infiniband" else "ethernet"
+                ports.append(_named(port, listed[idx] if idx < len(listed) else None, link))
     return tuple(ports)
 
 
@@ -482,4 +492,35 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
             errors = [loaded.locate(e) for e in errors]
         raise BlueprintError(errors)
     suppressed = {s.rule: s.reason for s in bp.suppress}
-    return ResolvedCluster(bp, cat, tuple(pools), fabrics, suppressed, source_file, sha)
+    pins = default_pins(bp.software, cat, [p.gpu.sm_arch for p in pools if p.gpu is not None])
+    return ResolvedCluster(bp, cat, tuple(pools), fabrics, suppressed, source_file, sha, pins)
+
+
+def default_pins(software: Software, catalog: Catalog, sm_archs: list[int]) -> Software:
+    """``software`` with the driver branch / CUDA the blueprint left out raised to what its GPUs need.
+
+    A Blackwell blueprint without ``software:`` gets the architecture's default pins (R570 / CUDA 12.8,
+    data/software.yaml) instead of the model's 550 / 12.4, which cannot drive the GPU. Values the user
+    wrote are kept as written (rule SFT001 judges them).
+    """
+    if catalog.software is None:
+        return software
+    update: dict[str, str] = {}
+    for sm in sorted(set(sm_archs)):
+        found = catalog.software.arch_of(sm)
+        if found is None:
+            continue
+        for field_name, default in (
+            ("driver_branch", found[1].default_driver_branch),
+            ("cuda", found[1].default_cuda),
+        ):
+            current = update.get(field_name, getattr(software, field_name))
+            given = field_name in software.model_fields_set
+            if default and not given and version_key(default) > version_key(current):
+                update[field_name] = default
+    return software.model_copy(update=update) if update else software
+
+
+def version_key(text: str) -> tuple[int, ...]:
+    """``12.8`` → (12, 8); non-numeric parts count as 0 (a comparison key, not a parser)."""
+    return tuple(int(p) if p.isdigit() else 0 for p in text.replace("-", ".").split("."))

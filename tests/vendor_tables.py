@@ -18,7 +18,11 @@ class DgxPort(NamedTuple):
 
 def dgx_h100_compute_ports() -> list[DgxPort]:
     """Table 6 rows sorted by the GPU column (rail k = the port paired with GPU k)."""
-    lines = [ln for ln in (TABLES / "dgx_h100_network_modules.csv").read_text().splitlines() if not ln.startswith("#")]
+    lines = [
+        ln
+        for ln in (TABLES / "dgx_h100_network_modules.csv").read_text().splitlines()
+        if not ln.startswith("#")
+    ]
     rows = [DgxPort(r["port"], int(r["gpu"]), r["netdev"], r["rdma"]) for r in csv.DictReader(lines)]
     return sorted(rows, key=lambda r: r.gpu)
 

@@ -23,6 +23,7 @@ from blueprints.catalog.schema import (
     Nic,
     Platform,
     Server,
+    SoftwareCompat,
     Switch,
     Transceiver,
 )
@@ -113,6 +114,8 @@ class Catalog:
     managed_storage: Mapping[str, Mapping[str, ManagedStorage]] = field(default_factory=dict)
     # Port maps and vendor settings, keyed by server id or `provider/instance-type` (data/platforms.yaml).
     platforms: Mapping[str, Platform] = field(default_factory=dict)
+    # GPU architecture / CUDA / driver compatibility (data/software.yaml).
+    software: SoftwareCompat | None = None
 
     def _get(self, section: str, key: str) -> Any:
         table = getattr(self, section)
@@ -202,8 +205,10 @@ def default_catalog() -> Catalog:
         provider: {k: ManagedStorage.model_validate(v) for k, v in table.items()}
         for provider, table in storage_raw.items()
     }
+    software = SoftwareCompat.model_validate(_read_yaml(DATA_DIR / "software.yaml"))
     return Catalog(
         interconnects=inter,
+        software=software,
         cloud=cloud,
         sources=("builtin",),
         managed_storage=managed,  # type: ignore[arg-type]

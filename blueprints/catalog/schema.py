@@ -208,6 +208,8 @@ class MappedPort(Entry):
     pci: str | None = None  # PCI address, where published
     rdma: str | None = None  # RDMA device (mlx5_11)
     netdev: str | None = None  # network interface (ibp220s0)
+    # The link layer the interface name belongs to (an IPoIB name like ibp220s0 is not the Ethernet one).
+    netdev_link: Literal["infiniband", "ethernet"] | None = None
     gpu: int | None = None  # GPU the vendor pairs with this port (DGX "GPU" column)
     speed_gbps: float | None = None
     source: str  # document and table (or repository path) this row comes from
@@ -250,3 +252,33 @@ class Platform(Entry):
     keep_files: tuple[KeptFile, ...] = ()
     ships_driver: bool = False  # the image (DGX OS, cloud HPC/DL image) already carries the GPU driver
     ships_driver_source: str | None = None
+
+
+class ArchSupport(Entry):
+    """What a GPU architecture needs from the software stack."""
+
+    sm_archs: tuple[int, ...]
+    min_cuda: str  # first CUDA toolkit that builds for the architecture
+    source: str
+    # Default pins for blueprints that give no `software:` (the architecture's minimum supported stack).
+    default_driver_branch: str | None = None
+    default_cuda: str | None = None
+
+
+class CudaDriver(Entry):
+    """Minimum Linux x86_64 driver of a CUDA toolkit release."""
+
+    min_driver: str  # e.g. 570.26
+    source: str
+
+    @property
+    def branch(self) -> int:
+        return int(self.min_driver.split(".")[0])
+
+
+class SoftwareCompat(Entry):
+    architectures: dict[str, ArchSupport]
+    cuda_drivers: dict[str, CudaDriver]
+
+    def arch_of(self, sm_arch: int) -> tuple[str, ArchSupport] | None:
+        return next(((k, a) for k, a in self.architectures.items() if sm_arch in a.sm_archs), None)

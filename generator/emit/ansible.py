@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from generator.emit import nccl as nccl_emit
 from generator.findings import BlueprintError, Finding, Severity
-from generator.platform.ports import interfaces, rdma_devices
+from generator.platform.ports import interfaces, platform_of, rdma_devices
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -263,7 +263,7 @@ def _storage_mounts(cluster: ResolvedCluster) -> tuple[list[dict[str, Any]], lis
 
 
 def all_vars(cluster: ResolvedCluster) -> str:
-    sw = cluster.blueprint.software
+    sw = cluster.software
     mounts, skipped = _storage_mounts(cluster)
     out = [_header(cluster, "Variables for every host")]
     out.append(
@@ -360,12 +360,15 @@ def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
         out.append(_yaml({"cb_compute_transport": transport}))
         return "\n".join(out) + "\n"
     profile = nccl_emit.derive(cluster, pool, plan)
+    platform = platform_of(cluster.catalog, pool.server_id)
     out.append(
         _yaml(
             {
                 "cb_compute_transport": profile.transport,
                 "cb_gpu_vendor": pool.gpu.vendor,
                 "nvidia_driver_nvswitch": pool.server.nvswitches > 0,
+                # the platform image ships a driver: checked against the branch, never replaced
+                "nvidia_driver_shipped": bool(platform is not None and platform.ships_driver),
             }
         )
     )

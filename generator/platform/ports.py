@@ -43,6 +43,7 @@ class PortName:
     cage: int | None
     cage_port: int | None
     source: str  # "catalog:platforms.<id>: <document>" or "pools[<i>].ports[<j>]"
+    netdev_link: str | None = None  # infiniband | ethernet: the link layer the interface name is for
 
 
 def platform_of(catalog: Catalog, server_id: str) -> Platform | None:
@@ -61,6 +62,7 @@ def _from_catalog(server_id: str, platform: Platform, entry: MappedPort) -> Port
         entry.cage,
         entry.cage_port,
         f"catalog:platforms.{server_id}: {platform.source} {entry.source}",
+        entry.netdev_link,
     )
 
 
