@@ -33,8 +33,8 @@ ENV_PATH = "/etc/nccl/nccl.env"
 TOPO_PATH = "/etc/nccl/topo.xml"
 
 # ConnectX GID table with one IPv4 address per port: 0/1 = link-local IPv6 RoCE v1/v2,
-# 2/3 = IPv4-mapped RoCE v1/v2, so index 3 is RoCE v2 over IPv4 (formats.md §8, "3 (RoCEv2 IPv4
-# on ConnectX with default GID table)").
+# 2/3 = IPv4-mapped RoCE v1/v2, so index 3 is RoCE v2 over IPv4 (NCCL user guide, NCCL_IB_GID_INDEX;
+# the OCI HPC stack's nccl.conf for BM.GPU.H100.8 uses the same index 3).
 ROCE_V2_IPV4_GID_INDEX = 3
 # Cloud fabrics that are not verbs devices (catalogue cloud.*.fabric values) and the transport they use.
 CLOUD_PLUGIN_TRANSPORT = {"efa": "efa", "gpudirect-tcpx": "tcpx", "gpudirect-tcpxo": "tcpxo"}

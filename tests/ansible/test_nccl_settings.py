@@ -182,3 +182,27 @@ def test_rendered_files_are_deterministic_and_complete(superpod) -> None:
         assert lines[i - 1].startswith("# ") and s.source in lines[i - 1]
     env = nccl.render(prof, "nccl.env.j2")
     assert f"NCCL_IB_HCA=={dgx_h100_compute_ports()[0].rdma}:1" in env
+
+
+@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("*.yaml")))
+def test_no_example_names_a_device_or_interface_nobody_published(example: str) -> None:
+    """Every RDMA device / interface an example's NCCL and QoS settings name is published or declared."""
+    cluster = _cluster(EXAMPLES / example)
+    plan = build_plan(cluster)
+    for pool in cluster.gpu_pools:
+        prof = nccl.derive(cluster, pool, plan)
+        known_rdma = {p.rdma_dev for p in pool.ports if p.rdma_known}
+        known_if = {p.netdev for p in pool.ports if p.netdev_known} | {
+            n.netdev for n in pool.extra_ports if n.netdev
+        }
+        for s in prof.settings:
+            vendor = s.source.startswith("catalog:platforms.")
+            if s.name == "NCCL_IB_HCA" and not vendor:
+                devs = {d.split(":")[0] for d in s.value.lstrip("=^").split(",")}
+                assert devs <= known_rdma, (example, s)
+            if s.name == "NCCL_SOCKET_IFNAME" and not vendor:
+                names = {n for n in s.value.lstrip("=^").split(",")}
+                assert names <= known_if, (example, s)
+        assert set(prof.devices) <= known_rdma and set(prof.interfaces) <= known_if | {
+            v for s in prof.settings if s.name == "NCCL_SOCKET_IFNAME" for v in s.value.split(",")
+        }
