@@ -276,9 +276,19 @@ class CudaDriver(Entry):
         return int(self.min_driver.split(".")[0])
 
 
+class OfedNicLimit(Entry):
+    """A NIC model an OFED stack (or one release line of it) does not support."""
+
+    ofed: Literal["doca", "mlnx", "inbox"]
+    nic: str  # nics.yaml id
+    version_prefix: str | None = None  # only this release line (e.g. "2.9"); None = every version
+    source: str
+
+
 class SoftwareCompat(Entry):
     architectures: dict[str, ArchSupport]
     cuda_drivers: dict[str, CudaDriver]
+    ofed_nic_limits: tuple[OfedNicLimit, ...] = ()
 
     def arch_of(self, sm_arch: int) -> tuple[str, ArchSupport] | None:
         return next(((k, a) for k, a in self.architectures.items() if sm_arch in a.sm_archs), None)
