@@ -1,8 +1,10 @@
 """Defaults and catalogue look-ups → one immutable ResolvedCluster that every later stage reads.
 
-Naming scheme (documented in README): hosts are ``<prefix><NNN>`` numbered from 1 per pool; compute
-NIC *i* of a node is RDMA device ``mlx5_<i>`` (rail *i*), storage NICs follow, then management.
-Network interfaces are ``ib<k>`` on InfiniBand fabrics and ``eth<k>`` on Ethernet (eth0 = management).
+Naming scheme (docs/blueprint.md, docs/ports.md): hosts are ``<prefix><NNN>`` numbered from 1 per
+pool; compute port *k* of a node carries rail *k*. Port names (RDMA device, interface, faceplate) come
+from the platform's port map or the pool's declared ``ports`` (generator/platform/ports.py); where none
+is published the plan keeps placeholder ids (``mlx5_<n>``, ``ib<k>``/``eth<k>``, ``nic<n>`` on mapped
+servers) that are flagged unknown and never written into host configuration.
 """
 
 from __future__ import annotations
