@@ -24,7 +24,9 @@ from blueprints.catalog.schema import (
     ManagedStorage,
     Medium,
     Nic,
+    Platform,
     Server,
+    SoftwareCompat,
     Switch,
     Transceiver,
 )
@@ -41,6 +43,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "media": Medium,
     "transceivers": Transceiver,
     "servers": Server,
+    "platforms": Platform,
 }
 
 
@@ -52,6 +55,7 @@ SINGULAR = {
     "media": "medium",
     "transceivers": "transceiver",
     "servers": "server",
+    "platforms": "platform",
 }
 
 
@@ -260,11 +264,14 @@ def _table(raw: Any, where: str, source: str, parent: Any, key: Any) -> Mapping[
     return raw
 
 
+# Port maps are keyed by server id or by cloud instance type as provider/type (oci/BM.GPU.H100.8).
+PLATFORM_ID_RE = r"^(?:[A-Za-z0-9][A-Za-z0-9._+-]{0,63}/)?[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$"
+
+
 def _entry(model: type[E], where: str, key: Any, value: Any, source: str, table: Any) -> E:
-    if not isinstance(key, str) or not re.fullmatch(CATALOG_ID_RE, key):
-        raise _error_at(
-            f"catalogue {where}: id {str(key)[:80]!r} must match {CATALOG_ID_RE}", source, table, key
-        )
+    id_re = PLATFORM_ID_RE if where == "platforms" else CATALOG_ID_RE
+    if not isinstance(key, str) or not re.fullmatch(id_re, key):
+        raise _error_at(f"catalogue {where}: id {str(key)[:80]!r} must match {id_re}", source, table, key)
     try:
         return model.model_validate(_to_plain(value))
     except ValidationError as exc:
@@ -320,6 +327,10 @@ class Catalog:
     cloud: Mapping[str, Mapping[str, CloudInstance]]
     sources: tuple[str, ...] = field(default=())
     managed_storage: Mapping[str, Mapping[str, ManagedStorage]] = field(default_factory=dict)
+    # Port maps and vendor settings, keyed by server id or `provider/instance-type` (data/platforms.yaml).
+    platforms: Mapping[str, Platform] = field(default_factory=dict)
+    # GPU architecture / CUDA / driver compatibility (data/software.yaml).
+    software: SoftwareCompat | None = None
 
     def _get(self, section: str, key: str) -> Any:
         table = getattr(self, section)
@@ -419,8 +430,10 @@ def default_catalog() -> Catalog:
         provider: {k: ManagedStorage.model_validate(v) for k, v in table.items()}
         for provider, table in storage_raw.items()
     }
+    software = SoftwareCompat.model_validate(_read_yaml(DATA_DIR / "software.yaml"))
     return Catalog(
         interconnects=inter,
+        software=software,
         cloud=cloud,
         sources=("builtin",),
         managed_storage=managed,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, StringConstraints, field_validator, model_validator
 
 from blueprints.models.base import Model, SafeName
 from blueprints.models.naming import HOST_FIELDS, check_template
@@ -55,6 +55,24 @@ class ServerSpec(Model):
     """height in rack units"""
 
 
+# OS names: RDMA devices (mlx5_11), interfaces (ibp220s0, enp6s0), faceplate labels (OSFP1P1, slot1-port2).
+PortName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,39}$")]
+
+
+class DeclaredPort(Model):
+    """One host port whose names the catalogue does not know (an HGX/PCIe/custom server)."""
+
+    role: Literal["compute", "storage", "inband", "frontend", "bmc"] = Field(
+        description="compute = rail port (in rail order), storage, inband = host management, bmc = "
+        "out-of-band"
+    )
+    faceplate: PortName | None = Field(default=None, description="label on the chassis, e.g. OSFP1P1")
+    rdma: PortName | None = Field(default=None, description="RDMA device, e.g. mlx5_11 (ibv_devices)")
+    netdev: PortName | None = Field(default=None, description="network interface, e.g. ibp220s0 (ip link)")
+    pci: PortName | None = Field(default=None, description="PCI address, e.g. 0000:dc:00.0")
+    gpu: int | None = Field(default=None, ge=0, le=127, description="GPU paired with this port")
+
+
 class PoolPlacement(Model):
     nodes_per_rack: int | None = Field(
         default=None, ge=1, le=96, description="default: fill by power and space"
@@ -89,6 +107,12 @@ class NodePool(Model):
     )
     placement: PoolPlacement = Field(default_factory=PoolPlacement)
     """where the pool's nodes go in the site"""
+    ports: list[DeclaredPort] | None = Field(
+        default=None,
+        max_length=64,
+        description="host port names (RDMA device, interface, faceplate) per role, in rail order; they "
+        "replace the catalogue's port map for every role they list (docs/ports.md)",
+    )
 
     @field_validator("hostname_template")
     @classmethod

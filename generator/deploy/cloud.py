@@ -96,7 +96,7 @@ def image_for(cluster: ResolvedCluster) -> dict[str, str] | None:
     default = CLOUD_IMAGES.get(target, {}).get(cluster.blueprint.software.os)
     if default is None:
         return None
-    branch = cluster.blueprint.software.driver_branch
+    branch = cluster.software.driver_branch
     return {k: v.format(driver_branch=branch) for k, v in default.items()}
 
 

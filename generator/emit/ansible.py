@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from generator.emit import nccl as nccl_emit
 from generator.findings import BlueprintError, Finding, Severity
+from generator.platform.ports import interfaces, platform_of, rdma_devices
 from generator.safetext import one_line
 
 if TYPE_CHECKING:
@@ -296,7 +297,7 @@ def _storage_mounts(cluster: ResolvedCluster) -> tuple[list[dict[str, Any]], lis
 
 
 def all_vars(cluster: ResolvedCluster) -> str:
-    sw = cluster.blueprint.software
+    sw = cluster.software
     mounts, skipped = _storage_mounts(cluster)
     out = [_header(cluster, "Variables for every host")]
     out.append(
@@ -395,12 +396,15 @@ def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
         out.append(_yaml({"cb_compute_transport": transport}))
         return "\n".join(out) + "\n"
     profile = nccl_emit.derive(cluster, pool, plan)
+    platform = platform_of(cluster.catalog, pool.server_id)
     out.append(
         _yaml(
             {
                 "cb_compute_transport": profile.transport,
                 "cb_gpu_vendor": pool.gpu.vendor,
                 "nvidia_driver_nvswitch": pool.server.nvswitches > 0,
+                # the platform image ships a driver: checked against the branch, never replaced
+                "nvidia_driver_shipped": bool(platform is not None and platform.ships_driver),
             }
         )
     )
@@ -410,6 +414,22 @@ def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
     )
     out.append(
         _yaml({"nccl_pool": pool.name, "nccl_transport": profile.transport, "nccl_plugin": profile.plugin})
+    )
+    out.extend(_comment(n) for n in profile.notes)
+    out.append(
+        "# Names and files from the platform's port map / vendor entry; the nccl role fails when the host\n"
+        "# lacks one of them (generator/platform/ports.py, blueprints/catalog/data/platforms.yaml)."
+    )
+    out.append(
+        _yaml(
+            {
+                "nccl_expected_devices": list(profile.devices),
+                "nccl_expected_interfaces": list(profile.interfaces),
+                "nccl_keep_files": list(profile.keep_files),
+                "nccl_plugin_path": profile.plugin_path,
+                "nccl_plugin_profile": profile.plugin_profile,
+            }
+        )
     )
     out.append("nccl_settings:")
     for s in profile.settings:
@@ -424,12 +444,17 @@ def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
 
         ll = compute_fabric.spec.lossless or Lossless()
         ports = pool.ports_for("compute")
-        out.append("\n# RoCE lossless class [fabrics.compute.lossless]")
+        ifaces, devices = interfaces(ports), rdma_devices(ports)
+        out.append("\n# RoCE lossless class [fabrics.compute.lossless] on the compute ports of the port map")
+        if ifaces is None or devices is None:  # both or neither: the role pairs them one to one
+            ifaces = devices = None
+            missing = f"compute port names of `{pool.server_id}` not published: declare pools[].ports"
+            out.append(_comment(missing))
         out.append(
             _yaml(
                 {
-                    "roce_qos_interfaces": [p.netdev for p in ports],
-                    "roce_qos_rdma_devices": [p.rdma_dev for p in ports],
+                    "roce_qos_interfaces": list(ifaces or ()),
+                    "roce_qos_rdma_devices": [d.split(":")[0] for d in devices or ()],
                     "roce_qos_pfc": ll.pfc,
                     "roce_qos_pfc_priority": ll.pfc_priority,
                     "roce_qos_ecn": ll.ecn,

@@ -63,7 +63,9 @@ def terminals_for(cluster: ResolvedCluster, fabric: str) -> list[list[Terminal]]
         for host in pool.hostnames:
             out.append(
                 [
-                    Terminal(host, f"{p.rdma_dev}/{p.port}", p.port, p.index, p.cage, p.cage_port, p.netdev)
+                    Terminal(
+                        host, p.plan_port, p.port, p.index, p.cage, p.cage_port, p.os_netdev, p.faceplate
+                    )
                     for p in ports
                 ]
             )
@@ -490,7 +492,9 @@ def _racks(site: Site, raw: list[PlacedRack]) -> list[Rack]:
 def _endpoint(ref: PortRef, cage_of: dict[str, tuple[int, int]]) -> Endpoint:
     port = ref.port
     if isinstance(port, Terminal):
-        return Endpoint(port.host, port.port, port.port_number, port.cage, port.cage_port, port.netdev)
+        return Endpoint(
+            port.host, port.port, port.port_number, port.cage, port.cage_port, port.netdev, port.faceplate
+        )
     ppc, nports = cage_of[ref.device]
     if ppc > 1 and port <= nports:
         return Endpoint(ref.device, str(port), port, (port - 1) // ppc + 1, (port - 1) % ppc + 1)
@@ -581,7 +585,7 @@ def _bill_of_materials(
     for pool in cluster.pools:
         for p in pool.ports:
             nic = cat.nics.get(p.model)
-            nic_ff[(pool.name, f"{p.rdma_dev}/{p.port}")] = nic.form_factor if nic else "unknown"
+            nic_ff[(pool.name, p.plan_port)] = nic.form_factor if nic else "unknown"
     modules: dict[tuple[str, object], str] = {}  # (device, cage-or-port key) → transceiver id
     module_fabric: dict[tuple[str, object], str] = {}
     cable_keys: dict[tuple[str, float, float], set[object]] = defaultdict(set)

@@ -228,9 +228,10 @@ def test_finds_the_weak_cable(acceptance_run, capsys, tmp_path: Path) -> None:
     assert low == ["all_reduce_perf-rail5-gpu002-gpu003.txt", "all_reduce_perf-rail5-gpu003-gpu004.json"]
     assert [(s["kind"], s["name"]) for s in out["suspects"]] == [("link", "gpu003 rail 5")]
     cables = out["suspects"][0]["cables"]
-    # cables are numbered node by node, rail by rail: gpu003 (3rd node) rail 5 = 2·8 + 6 = 22
+    # cables are numbered node by node, rail by rail: gpu003 (3rd node) rail 5 = 2·8 + 6 = 22; on a DGX
+    # H100 rail 5 is mlx5_9 (DGX H100/H200 User Guide, Table 6: rails in GPU order are mlx5_0,3,4,5,6,9,10,11)
     assert [(c["cable"], c["node_port"], c["switch"]) for c in cables] == [
-        ("C-NL-000022", "mlx5_5/1", "c-leaf-su1-r5")
+        ("C-NL-000022", "mlx5_9/1", "c-leaf-su1-r5")
     ]
     healthy = [r for r in out["runs"] if not r["low"] and r["rail"] is not None]
     assert all(0.9 < r["ratio"] < 1.1 for r in healthy)  # 47 GB/s against one NDR NIC's prediction
@@ -242,7 +243,7 @@ def test_text_report_points_to_the_cable(acceptance_run, capsys) -> None:
     assert main(["acceptance-report", str(bp), "--results", str(results)]) == 1
     text = capsys.readouterr().out
     assert "link gpu003 rail 5" in text
-    assert "C-NL-000022: gpu003 mlx5_5/1 <-> c-leaf-su1-r5" in text
+    assert "C-NL-000022: gpu003 mlx5_9/1 <-> c-leaf-su1-r5" in text
     assert "rail 5 " in text and "node gpu003" in text
 
 

@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("blueprints", "blueprints.models"),
     ("blueprints.catalog",),
     ("generator.load", "generator.migrate"),
-    ("generator.resolve",),
+    ("generator.resolve", "generator.platform"),
     ("generator.topology",),
     ("generator.plan",),
     ("generator.perf",),

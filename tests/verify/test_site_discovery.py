@@ -117,7 +117,7 @@ def test_name_map_reader_accepts_each_form(tmp_path: Path) -> None:
 def test_site_hca_names_are_matched_from_the_switch_side(tmp_path: Path) -> None:
     import re
 
-    # the real ibsim dump with the HCAs renamed the way some sites do (HCA-1 .. HCA-8 for mlx5_0 .. mlx5_7)
+    # the real ibsim dump with the HCAs renamed the way some sites do (HCA-<n+1> for mlx5_<n>)
     text = re.sub(
         r"(dgx00\d) mlx5_(\d+)", lambda m: f"{m.group(1)} HCA-{int(m.group(2)) + 1}", SIM.read_text()
     )
@@ -132,4 +132,4 @@ def test_site_hca_names_are_matched_from_the_switch_side(tmp_path: Path) -> None
     assert report["summary"]["ok"] == report["summary"]["planned"] == 64
     notes = [w for w in report["warnings"] if "is not one of the plan's RDMA devices" in w]
     assert len(notes) == 4  # one per host, dgx001 .. dgx004
-    assert all(re.match(r"dgx00[1-4]: HCA name 'HCA-[1-8]' ", w) for w in notes), notes
+    assert all(re.match(r"dgx00[1-4]: HCA name 'HCA-[0-9]{1,2}' ", w) for w in notes), notes
