@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 from blueprints.catalog.schema import CloudInstance, ManagedStorage
+from generator.deploy.addresses import FABRIC_STATIC_OFFSET, ONPREM_TARGETS, onprem_plan
 from generator.resolve import CLOUD_PROVIDERS, ResolvedCluster, ResolvedPool
 
 DEPLOY_TARGETS = ("maas", *CLOUD_PROVIDERS)
@@ -20,8 +21,8 @@ DEPLOY_TARGETS = ("maas", *CLOUD_PROVIDERS)
 # blocks" (first four and last one), Azure VNet FAQ (five per subnet), GCP "Subnets" (four per primary
 # range), OCI "VCNs and subnets" (first two and last one). MAAS/plain IPv4: network + broadcast.
 SUBNET_RESERVED = {"aws": 5, "azure": 5, "gcp": 4, "oci": 3, "maas": 2}
-# First host offset for static addresses handed out by the MAAS program (leaves .1-.9 for gateways/SM).
-MAAS_STATIC_OFFSET = 10
+# First host offset for static fabric addresses handed out by the MAAS program (generator/deploy/addresses.py).
+MAAS_STATIC_OFFSET = FABRIC_STATIC_OFFSET
 # AWS FSx for Lustre / EFS and Azure Managed Lustre take addresses from the cluster subnet; keep headroom.
 STORAGE_ADDRESS_HEADROOM = 64
 
@@ -186,45 +187,14 @@ def address_plan(cluster: ResolvedCluster) -> AddressPlan:
     plan = AddressPlan()
     target = cluster.target
     dep = cluster.blueprint.deployment
-    if target == "maas":
-        maas = dep.maas
-        mgmt = maas.management_cidr if maas else "10.0.0.0/16"
-        base: tuple[str | int, ...] = ("deployment", "maas")
-        if _check_cidr(mgmt, (*base, "management_cidr"), plan):
-            net = ipaddress.ip_network(mgmt)
-            need = cluster.node_count + MAAS_STATIC_OFFSET
-            if _usable(net, SUBNET_RESERVED["maas"]) < need:
-                plan.problems.append(
-                    (
-                        (*base, "management_cidr"),
-                        f"management network {mgmt} holds {_usable(net, 2)} addresses, "
-                        f"{need} are needed for {cluster.node_count} nodes",
-                    )
-                )
-            plan.subnets.append(Subnet("management", mgmt, cluster.node_count))
-        if "compute" in cluster.fabrics:
-            n = rails(cluster)
-            nodes = sum(p.count for p in cluster.pools_on("compute"))
-            _carve(
-                plan,
-                maas.compute_cidr if maas else "10.100.0.0/16",
-                (*base, "compute_cidr"),
-                [f"compute-rail{r}" for r in range(n)],
-                nodes + MAAS_STATIC_OFFSET,
-                2,
-                "the compute rails",
-            )
-        if "storage" in cluster.fabrics:
-            nodes = sum(p.count for p in cluster.pools_on("storage"))
-            _carve(
-                plan,
-                maas.storage_cidr if maas else "10.200.0.0/16",
-                (*base, "storage_cidr"),
-                ["storage"],
-                nodes + MAAS_STATIC_OFFSET,
-                2,
-                "the storage network",
-            )
+    if target in ONPREM_TARGETS:
+        # The on-prem plan (generator/deploy/addresses.py) is what the MAAS program and the inventory use.
+        onprem = onprem_plan(cluster)
+        plan.problems.extend(onprem.problems)
+        if onprem.problems:
+            return plan
+        plan.subnets.append(Subnet("management", onprem.management_cidr, len(onprem.management)))
+        plan.subnets += [Subnet(s.name, s.cidr, s.used) for s in onprem.subnets]
         return plan
     if target not in CLOUD_PROVIDERS or dep.cloud is None:
         return plan

@@ -9,19 +9,14 @@ Groups (names are Ansible-safe: letters, digits, underscores):
 * ``rail<i>`` — hosts with a compute port on rail *i* (``--limit rail0``);
 * ``rdma`` — hosts with a port on an InfiniBand or RoCE fabric (they get the OFED/rdma-core stack).
 
-Management addresses (on-prem targets ``maas`` and ``none``): the first 256 addresses of
-``deployment.maas.management_cidr`` (default 10.0.0.0/16) are left for gateways, DNS, MAAS and switch
-management; pool *k* (blueprint order) then gets the next block of ``256 × ceil(count / 256)``
-addresses and host *i* of the pool (1-based) is block start + *i*. With 10.10.0.0/16 the first pool's
-hosts are 10.10.1.1, 10.10.1.2, ...; the second pool starts at 10.10.2.1 (if the first has ≤ 256
-hosts). Cloud targets get their addresses from the provider: the inventory names hosts only.
+Management and fabric addresses (on-prem targets ``maas`` and ``none``) come from the address plan in
+generator/deploy/addresses.py, the same plan the MAAS program assigns. Cloud targets get their addresses
+from the provider: `blueprint inventory build/ --from-stack outputs.json` writes them after `pulumi up`.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import json
-import math
 import re
 import shutil
 import textwrap
@@ -29,6 +24,7 @@ from collections import defaultdict
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
 
+from generator.deploy.addresses import onprem_plan
 from generator.emit import nccl as nccl_emit
 from generator.findings import BlueprintError, Finding, Severity
 
@@ -39,7 +35,6 @@ if TYPE_CHECKING:
 NAME = "ansible"
 PLAYBOOKS = ("site.yml", "base.yml", "fabric.yml", "drivers.yml", "nccl.yml", "storage.yml", "acceptance.yml")
 DEFAULT_CIDR = "10.0.0.0/16"
-RESERVED_BLOCK = 256
 # nccl-tests sweep the acceptance role runs (-b .. -e, factor 2); the predictions average the same sizes.
 ACCEPTANCE_SIZES = (1 << 30, 2 << 30, 4 << 30, 8 << 30)
 ACCEPTANCE_COLLECTIVES = ("all_reduce", "all_gather", "alltoall")
@@ -56,39 +51,21 @@ def group_name(text: str) -> str:
 
 # --------------------------------------------------------------------------- addresses
 def management_addresses(cluster: ResolvedCluster) -> dict[str, str]:
-    """Host → management address by the scheme in the module docstring ({} for cloud targets)."""
+    """Host → management address from the on-prem address plan ({} for cloud targets).
+
+    The plan (generator/deploy/addresses.py) is the one the MAAS program assigns; DEP010 reports at
+    `validate` what does not fit, so this only raises when called without validation."""
     if cluster.is_cloud:
         return {}
-    maas = cluster.blueprint.deployment.maas
-    cidr = maas.management_cidr if maas is not None else DEFAULT_CIDR
-    path = ("deployment", "maas", "management_cidr")
-    try:
-        net = ipaddress.IPv4Network(cidr, strict=False)
-    except ValueError as exc:
+    plan = onprem_plan(cluster)
+    if plan.problems:
         raise BlueprintError(
-            [Finding("ANS001", Severity.ERROR, f"management_cidr `{cidr}` is not a network: {exc}", path)]
-        ) from exc
-    out: dict[str, str] = {}
-    offset = RESERVED_BLOCK
-    for pool in cluster.pools:
-        for i, host in enumerate(pool.hostnames, start=1):
-            if offset + i >= net.num_addresses - 1:
-                need = offset + pool.count + 2
-                raise BlueprintError(
-                    [
-                        Finding(
-                            "ANS001",
-                            Severity.ERROR,
-                            f"management_cidr {cidr} has {net.num_addresses} addresses; {cluster.node_count} hosts in "
-                            f"256-address pool blocks after a reserved block need at least {need}",
-                            path,
-                            f"use a larger network, e.g. /{max(8, 32 - math.ceil(math.log2(need)))}",
-                        )
-                    ]
-                )
-            out[host] = str(net.network_address + offset + i)
-        offset += RESERVED_BLOCK * math.ceil(pool.count / RESERVED_BLOCK)
-    return out
+            [
+                Finding("ANS001", Severity.ERROR, message, path, "use a larger network (see DEP010)")
+                for path, message in plan.problems
+            ]
+        )
+    return plan.management
 
 
 # --------------------------------------------------------------------------- YAML text
@@ -168,6 +145,7 @@ def _header(cluster: ResolvedCluster, what: str) -> str:
 # --------------------------------------------------------------------------- inventory
 def inventory(cluster: ResolvedCluster, plan: Plan) -> str:
     addresses = management_addresses(cluster)
+    fabric_addresses = onprem_plan(cluster).fabric
     devices = plan.device_by_name
     rdma_kinds = {n for n, f in cluster.fabrics.items() if f.kind in ("infiniband", "roce")}
     groups: dict[str, set[str]] = defaultdict(set)
@@ -181,6 +159,8 @@ def inventory(cluster: ResolvedCluster, plan: Plan) -> str:
             if host in addresses:
                 hv["ansible_host"] = addresses[host]
                 hv["cb_mgmt_address"] = addresses[host]
+            if fabric_addresses.get(host):
+                hv["cb_fabric_addresses"] = {a.interface: a.address for a in fabric_addresses[host]}
             dev = devices.get(host)
             if dev is not None:
                 if dev.rack:
@@ -209,11 +189,11 @@ def inventory(cluster: ResolvedCluster, plan: Plan) -> str:
     for g in sorted(groups, key=order):
         all_children[g] = {"hosts": {h: {} for h in sorted(groups[g])}}
     note = (
-        "Management addresses: the first 256 of the management CIDR are reserved (gateways, DNS, MAAS, "
-        "switch management); pool k gets the next 256-address block(s) and host i of the pool is block + i."
+        "Management addresses: the on-prem address plan (docs/pulumi.md, generator/deploy/addresses.py), "
+        "the addresses the MAAS program assigns; cb_fabric_addresses: the IPoIB/RoCE address per interface."
         if addresses
         else f"Cloud target `{cluster.target}`: hosts are reached by name; the provider assigns "
-        "the addresses (see the pulumi/ output)."
+        "the addresses: after `pulumi up` run `blueprint inventory build/ --from-stack outputs.json`."
     )
     return (
         _header(cluster, "Inventory")

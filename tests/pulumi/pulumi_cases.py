@@ -76,12 +76,10 @@ def _oci_calls(project: Path) -> dict[str, Any]:
 
 
 def _maas_computed(project: Path) -> dict[str, Any]:
-    data = json.loads((project / "cluster.json").read_text())
-    mgmt = ipaddress.ip_network(data["maas"]["management_cidr"])
-    order = {n["hostname"]: i for i, n in enumerate(n for p in data["pools"] for n in p["nodes"])}
+    # MAAS reports the static addresses it was asked to set on the machine's links (plus a link-local one).
     return {
         "maas:index/instance:Instance": lambda a: {
-            "ipAddresses": [str(mgmt.network_address + 100 + order[a.name]), "169.254.3.3"],
+            "ipAddresses": [n["ipAddress"] for n in a.inputs.get("networkInterfaces", [])] + ["169.254.3.3"],
             "fqdn": f"{a.name}.maas",
         }
     }
@@ -117,7 +115,11 @@ def run_target(cluster: ResolvedCluster, project: Path) -> Run:
     if target == "maas":
         return run_program(
             project,
-            {"maas:apiUrl": "http://maas.test:5240/MAAS", "maas:apiKey": "ck:tk:secret"},
+            {
+                "maas:apiUrl": "http://maas.test:5240/MAAS",
+                "maas:apiKey": "ck:tk:secret",
+                f"{name}:managementInterface": "mgmt-test0",
+            },
             secret_keys=("maas:apiKey",),
             call_results={
                 "maas:index/getSubnet:getSubnet": lambda a: {
