@@ -14,6 +14,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from blueprints.catalog.schema import (
+    CloudImage,
     CloudInstance,
     FabricTech,
     Gpu,
@@ -108,6 +109,7 @@ class Catalog:
     cloud: Mapping[str, Mapping[str, CloudInstance]]
     sources: tuple[str, ...] = field(default=())
     managed_storage: Mapping[str, Mapping[str, ManagedStorage]] = field(default_factory=dict)
+    images: Mapping[str, Mapping[str, CloudImage]] = field(default_factory=dict)
 
     def _get(self, section: str, key: str) -> Any:
         table = getattr(self, section)
@@ -189,6 +191,7 @@ def default_catalog() -> Catalog:
     inter = Interconnects.model_validate(_read_yaml(DATA_DIR / "interconnects.yaml"))
     cloud_raw = dict(_read_yaml(DATA_DIR / "cloud.yaml"))
     storage_raw = cloud_raw.pop("managed_storage", None) or {}  # not a provider: the clouds' file systems
+    images_raw = cloud_raw.pop("images", None) or {}  # default boot images per cloud and OS
     cloud = {
         provider: {k: CloudInstance.model_validate(v) for k, v in table.items()}
         for provider, table in cloud_raw.items()
@@ -202,5 +205,6 @@ def default_catalog() -> Catalog:
         cloud=cloud,
         sources=("builtin",),
         managed_storage=managed,  # type: ignore[arg-type]
+        images={p: {k: CloudImage.model_validate(v) for k, v in t.items()} for p, t in images_raw.items()},
         **sections,
     )

@@ -171,6 +171,7 @@ class CloudInstance(Entry):
     rdma_domain_max_vms: int | None = None
     bare_metal: bool = False
     boot_disk_type: str | None = None
+    reservation_provisioning_model: str | None = None  # GCP provisioning model when consuming a reservation
 
 
 class StorageTier(Entry):
@@ -190,6 +191,14 @@ class ManagedStorage(Entry):
     sku: str | None = None
     unit: Literal["GiB", "GB"] = "GiB"
     tiers: dict[int, StorageTier]
+
+
+class CloudImage(Entry):
+    """A default boot image for one cloud and OS (data/cloud.yaml `images`)."""
+
+    image: dict[str, str]  # the provider's lookup keys (AMI owner/name, marketplace URN parts, image family)
+    driver_branch: str | None = None  # NVIDIA driver branch the image ships, when it names one
+    tuned: bool = False  # the image carries the vendor's HPC stack and tuning (Ansible keeps it)
 
 
 class PerfConstant(Entry):

@@ -11,7 +11,7 @@ import ipaddress
 import math
 from dataclasses import dataclass, field
 
-from blueprints.catalog.schema import CloudInstance, ManagedStorage
+from blueprints.catalog.schema import CloudImage, CloudInstance, ManagedStorage
 from generator.deploy.addresses import FABRIC_STATIC_OFFSET, ONPREM_TARGETS, onprem_plan
 from generator.resolve import CLOUD_PROVIDERS, ResolvedCluster, ResolvedPool
 
@@ -29,51 +29,6 @@ STORAGE_ADDRESS_HEADROOM = 64
 # MAAS image names for software.os (Ubuntu series ship with MAAS; others need a custom image name).
 MAAS_SERIES = {"ubuntu-22.04": "jammy", "ubuntu-24.04": "noble"}
 
-# Default GPU images per cloud and OS. Sources: AWS Deep Learning Base OSS Nvidia Driver GPU AMI release
-# notes (owner "amazon", name prefix), Azure HPC images (publisher microsoft-dsvm, offer ubuntu-hpc),
-# Google "ubuntu-accelerator" image families with the NVIDIA driver branch in the name
-# (project ubuntu-os-accelerator-images), OCI platform images filtered by OS name/version and shape.
-CLOUD_IMAGES: dict[str, dict[str, dict[str, str]]] = {
-    "aws": {
-        "ubuntu-22.04": {
-            "owner": "amazon",
-            "name": "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 22.04) *",
-        },
-        "ubuntu-24.04": {
-            "owner": "amazon",
-            "name": "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) *",
-        },
-    },
-    "azure": {
-        "ubuntu-22.04": {
-            "publisher": "microsoft-dsvm",
-            "offer": "ubuntu-hpc",
-            "sku": "2204",
-            "version": "latest",
-        },
-        "ubuntu-24.04": {
-            "publisher": "microsoft-dsvm",
-            "offer": "ubuntu-hpc",
-            "sku": "2404",
-            "version": "latest",
-        },
-    },
-    "gcp": {
-        "ubuntu-22.04": {
-            "family": "projects/ubuntu-os-accelerator-images/global/images/family/"
-            "ubuntu-accelerator-2204-amd64-with-nvidia-{driver_branch}"
-        },
-        "ubuntu-24.04": {
-            "family": "projects/ubuntu-os-accelerator-images/global/images/family/"
-            "ubuntu-accelerator-2404-amd64-with-nvidia-{driver_branch}"
-        },
-    },
-    "oci": {
-        "ubuntu-22.04": {"operating_system": "Canonical Ubuntu", "operating_system_version": "22.04"},
-        "ubuntu-24.04": {"operating_system": "Canonical Ubuntu", "operating_system_version": "24.04"},
-    },
-}
-
 
 def pool_provider(pool: ResolvedPool) -> str | None:
     """The cloud a pool's server names (``aws/p5.48xlarge`` → ``aws``), None for catalogue servers."""
@@ -86,17 +41,25 @@ def instance_type(pool: ResolvedPool) -> str:
     return pool.server_id.partition("/")[2]
 
 
+def default_image(cluster: ResolvedCluster) -> CloudImage | None:
+    """The catalogue's default image for the target and software.os (data/cloud.yaml `images`)."""
+    return cluster.catalog.images.get(cluster.target, {}).get(cluster.blueprint.software.os)
+
+
 def image_for(cluster: ResolvedCluster) -> dict[str, str] | None:
-    """The image the cloud target boots: the blueprint's `cloud.image`, else the default for software.os."""
+    """The image the cloud target boots: the blueprint's `cloud.image`, else the catalogue default."""
     cloud = cluster.blueprint.deployment.cloud
-    target = cluster.target
     if cloud is not None and cloud.image:
         return {"id": cloud.image}
-    default = CLOUD_IMAGES.get(target, {}).get(cluster.blueprint.software.os)
-    if default is None:
-        return None
-    branch = cluster.blueprint.software.driver_branch
-    return {k: v.format(driver_branch=branch) for k, v in default.items()}
+    default = default_image(cluster)
+    return dict(default.image) if default is not None else None
+
+
+def image_tuned(cluster: ResolvedCluster) -> bool:
+    """The default image carries the vendor's HPC stack and tuning (Azure HPC images): keep it."""
+    cloud = cluster.blueprint.deployment.cloud
+    default = default_image(cluster)
+    return default is not None and default.tuned and not (cloud is not None and cloud.image)
 
 
 def maas_series(cluster: ResolvedCluster) -> str | None:

@@ -25,6 +25,7 @@ from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
 
 from generator.deploy.addresses import onprem_plan
+from generator.deploy.cloud import image_tuned
 from generator.emit import nccl as nccl_emit
 from generator.findings import BlueprintError, Finding, Severity
 
@@ -264,6 +265,12 @@ def all_vars(cluster: ResolvedCluster) -> str:
             }
         )
     )
+    if image_tuned(cluster):
+        out.append(
+            "\n# The cloud's HPC image (Azure/azhpc-images) ships DOCA-OFED, NCCL and its own tuning: keep them\n"
+            "# (no vendor repository, no NCCL packages on top) [blueprints/catalog/data/cloud.yaml images]"
+        )
+        out.append(_yaml({"cb_image_tuned": True, "doca_ofed_manage_repo": False, "nccl_install_packages": False}))
     out.append("\n# Shared storage [storage]: written to fstab by the shared_storage role")
     for note in skipped:
         out.append(_comment("not in fstab: " + note))
