@@ -185,12 +185,24 @@ class StorageTier(Entry):
     step_big: int | None = None
 
 
+class StorageClient(Entry):
+    """Where a managed file system's client comes from (an apt repository; `{kernel}` = uname -r)."""
+
+    repo: str
+    suite: str  # `{codename}` = the Ubuntu release codename
+    components: list[str] = []
+    key_url: str
+    packages: list[str]
+
+
 class ManagedStorage(Entry):
     service: str
     protocol: Literal["lustre", "nfs"]
     sku: str | None = None
     unit: Literal["GiB", "GB"] = "GiB"
     tiers: dict[int, StorageTier]
+    mount_options: str = "_netdev"  # fstab options the vendor documents for its clients
+    client: StorageClient | None = None  # None: the image or the site's repository provides it
 
 
 class CloudImage(Entry):

@@ -219,6 +219,9 @@ def _storage_mounts(cluster: ResolvedCluster) -> tuple[list[dict[str, Any]], lis
             src, fstype, base = f"{server}:{s.export}", "nfs", ["hard", "_netdev"]
         elif s.kind == "lustre" and server:
             src, fstype, base = f"{server}@{lnet}:/{s.filesystem or s.name}", "lustre", ["flock", "_netdev"]
+        elif s.kind == "vast" and server:
+            # VAST serves its views over NFS (the client is the kernel's NFS client).
+            src, fstype, base = f"{server}:{s.export or '/'}", "nfs", ["hard", "_netdev"]
         elif s.kind == "beegfs" and server:
             src, fstype = "beegfs_nodev", "beegfs"
             base = ["rw", "relatime", f"cfgFile=/etc/beegfs/beegfs-client-{s.name}.conf", "_netdev"]
@@ -231,7 +234,7 @@ def _storage_mounts(cluster: ResolvedCluster) -> tuple[list[dict[str, Any]], lis
         mounts.append(
             {
                 "name": s.name,
-                "kind": s.kind,
+                "kind": "nfs" if s.kind == "vast" else s.kind,
                 "src": src,
                 "path": s.mount,
                 "fstype": fstype,
@@ -270,7 +273,9 @@ def all_vars(cluster: ResolvedCluster) -> str:
             "\n# The cloud's HPC image (Azure/azhpc-images) ships DOCA-OFED, NCCL and its own tuning: keep them\n"
             "# (no vendor repository, no NCCL packages on top) [blueprints/catalog/data/cloud.yaml images]"
         )
-        out.append(_yaml({"cb_image_tuned": True, "doca_ofed_manage_repo": False, "nccl_install_packages": False}))
+        out.append(
+            _yaml({"cb_image_tuned": True, "doca_ofed_manage_repo": False, "nccl_install_packages": False})
+        )
     out.append("\n# Shared storage [storage]: written to fstab by the shared_storage role")
     for note in skipped:
         out.append(_comment("not in fstab: " + note))
@@ -334,8 +339,51 @@ def _acceptance(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> tup
     }, notes
 
 
+# Routing tables of the RoCE rails (table = base + rail): local numbers, any unused 1-252 would do.
+ROCE_RAIL_TABLE_BASE = 100
+
+
+def _fabric_vars(cluster: ResolvedCluster, pool: ResolvedPool) -> str:
+    """host_fabric interfaces of the pool (same for every host; addresses are host vars) and LNet networks."""
+    addresses = onprem_plan(cluster).fabric.get(pool.hostnames[0], []) if pool.hostnames else []
+    interfaces = []
+    for a in addresses:
+        fabric = cluster.fabrics[a.purpose]
+        kind = {"infiniband": "ipoib", "roce": "roce"}.get(fabric.kind, "ethernet")
+        table = ROCE_RAIL_TABLE_BASE + a.rail if kind == "roce" and a.rail is not None else None
+        mtu = fabric.spec.mtu if kind != "ipoib" else None  # IPoIB takes its MTU from the IB port
+        interfaces.append(
+            {
+                "interface": a.interface,
+                "purpose": a.purpose,
+                "rail": a.rail,
+                "kind": kind,
+                "subnet": a.cidr,
+                "mtu": mtu,
+                "table": table,
+            }
+        )
+    out = [
+        "\n# Fabric interfaces [deployment.maas.compute_cidr/storage_cidr, address plan]: the host_fabric role "
+        "writes\n# them to netplan with each host's cb_fabric_addresses; RoCE rails route by their own table."
+    ]
+    out.append(_yaml({"host_fabric_interfaces": interfaces}))
+    lustre = [s for s in cluster.blueprint.storage if s.kind == "lustre"]
+    lnet_on = [a for a in addresses if a.purpose == "storage"] or [
+        a for a in addresses if a.purpose == "compute"
+    ]
+    if lustre and lnet_on:
+        fabric = cluster.fabrics[lnet_on[0].purpose]
+        net = "o2ib0" if fabric.kind == "infiniband" else "tcp0"
+        ifaces = ",".join(a.interface for a in lnet_on)
+        out.append(f"\n# LNet for Lustre over the {lnet_on[0].purpose} fabric ({fabric.technology})")
+        out.append(_yaml({"shared_storage_lustre_lnet_networks": f"{net}({ifaces})"}))
+    return "\n".join(out)
+
+
 def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
     out = [_header(cluster, f"Variables for pool `{pool.name}` ({pool.count} × {pool.server_id})")]
+    out.append(_fabric_vars(cluster, pool))
     compute_fabric = cluster.fabrics.get("compute")
     if pool.server.gpus == 0 or pool.gpu is None:
         transport = (
