@@ -8,15 +8,17 @@ Network interfaces are ``ib<k>`` on InfiniBand fabrics and ``eth<k>`` on Etherne
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path as FsPath
 
 from blueprints.catalog import Catalog, CatalogError, default_catalog
 from blueprints.catalog.schema import CloudInstance, FabricTech, Gpu, Nic, Server, ServerNic, Switch
 from blueprints.models import Blueprint, Fabric, NodePool
 from blueprints.models.nodes import ServerSpec
+from blueprints.models.software import Software
 from generator.findings import BlueprintError, Finding, Path, Severity
 from generator.load import LoadedBlueprint
+from generator.platform.ports import PortName, port_names
 
 CLOUD_PROVIDERS = ("aws", "azure", "gcp", "oci")
 FABRIC_NAMES = ("compute", "storage", "management")
@@ -38,6 +40,31 @@ class NicPort:
     pcie_gbytes_per_dir: float
     cage: int | None  # twin-port cage number on the server, if any (1-based)
     cage_port: int | None  # 1 or 2 inside the cage
+    # Names from the port map (generator/platform/ports.py). rdma_dev / netdev above are the real OS names
+    # when *_known, else the plan's placeholder ids (never written into host configuration).
+    faceplate: str | None = None  # chassis label (OSFP1P1) when published or declared
+    role: str = ""  # port-map role: compute | storage | inband | bmc | frontend ("" = no map entry)
+    rdma_known: bool = False
+    netdev_known: bool = False
+    names_source: str = ""  # where the names come from (catalogue entry + document, or blueprint path)
+
+    @property
+    def has_rdma(self) -> bool:
+        """False for plain Ethernet NICs (a management/BMC port is never an RDMA device)."""
+        return self.rdma_dev != ""
+
+    @property
+    def plan_port(self) -> str:
+        """The port id in the plan: ``mlx5_11/1`` for RDMA ports (a placeholder device when the name is
+        not published), the faceplate / interface for plain Ethernet ports."""
+        if self.has_rdma:
+            return f"{self.rdma_dev}/{self.port}"
+        return self.faceplate or self.netdev
+
+    @property
+    def os_netdev(self) -> str | None:
+        """The interface name on the host, or None when neither published nor declared."""
+        return self.netdev if self.netdev_known else None
 
 
 @dataclass(frozen=True)
@@ -58,6 +85,7 @@ class ResolvedPool:
     rows: tuple[int, ...] | None
     cloud: CloudInstance | None = None
     source_path: Path = ()
+    extra_ports: tuple[PortName, ...] = ()  # named host ports that carry no fabric (cloud front-end NICs)
 
     @property
     def gpus_per_node(self) -> int:
@@ -105,6 +133,12 @@ class ResolvedCluster:
     suppressed: Mapping[str, str] = field(default_factory=dict)
     source_file: str = "<blueprint>"
     sha256: str = ""
+    pins: Software | None = None  # effective software pins (GPU-dependent defaults filled in)
+
+    @property
+    def software(self) -> Software:
+        """The software pins to install: the blueprint's, with defaults that suit the GPUs."""
+        return self.pins or self.blueprint.software
 
     @property
     def name(self) -> str:
@@ -189,6 +223,44 @@ def _hostnames(pool: NodePool) -> tuple[str, ...]:
     return tuple(f"{prefix}{i:0{width}d}" for i in range(1, pool.count + 1))
 
 
+def _nic_or_error(
+    snic: ServerNic, catalog: Catalog, errors: list[Finding], path: Path
+) -> tuple[bool, Nic | None]:
+    """(ok, catalogue NIC); cloud NICs have no catalogue entry."""
+    if snic.model == "cloud":
+        return True, None
+    try:
+        return True, catalog.nic(snic.model)
+    except CatalogError as exc:
+        errors.append(Finding("CAT001", Severity.ERROR, exc.message, path, exc.hint))
+        return False, None
+
+
+def _named(port: NicPort, name: PortName | None, link: str) -> NicPort:
+    """``port`` with the published/declared names of ``name`` (unknown names keep the placeholder ids)."""
+    if name is None:
+        return port
+    cage, cage_port = port.cage, port.cage_port
+    # an interface name published for the other link layer (IPoIB vs Ethernet) is not this port's name
+    netdev = name.netdev if name.netdev_link in (None, link) else None
+    if name.cage is not None and name.cage_port is not None:
+        cage, cage_port = name.cage, name.cage_port
+    return replace(
+        port,
+        # On a mapped server an unpublished device gets `nic<n>`, so it can never collide with (or pass
+        # for) another port's real `mlx5_<n>`.
+        rdma_dev=(name.rdma or port.rdma_dev.replace("mlx5_", "nic")) if port.has_rdma else "",
+        netdev=netdev or port.netdev,
+        cage=cage,
+        cage_port=cage_port,
+        faceplate=name.faceplate,
+        role=name.role,
+        rdma_known=bool(name.rdma) and port.has_rdma,
+        netdev_known=bool(netdev),
+        names_source=name.source,
+    )
+
+
 def _ports(
     server: Server,
     pool_spec: NodePool,
@@ -196,7 +268,9 @@ def _ports(
     fabric_kinds: Mapping[str, str],
     errors: list[Finding],
     base: Path,
+    names: Mapping[str, list[PortName]] | None = None,
 ) -> tuple[NicPort, ...]:
+    """The node's cabled ports; placeholder ids (``mlx5_<n>``, ``ib<k>``) where no name is published."""
     ports: list[NicPort] = []
     rdma = 0
     net_counters = {"ib": 0, "eth": 1}
@@ -205,34 +279,26 @@ def _ports(
     order = {"compute": 0, "storage": 1, "management": 2}
     indexed = sorted(enumerate(server.nics), key=lambda t: (order[t[1].purpose], t[0]))
     for nic_index, snic in indexed:
-        nic: Nic | None
-        if snic.model == "cloud":
-            nic = None
-        else:
-            try:
-                nic = catalog.nic(snic.model)
-            except CatalogError as exc:
-                errors.append(
-                    Finding(
-                        "CAT001", Severity.ERROR, exc.message, (*base, "nics", nic_index, "model"), exc.hint
-                    )
-                )
-                continue
+        ok, nic = _nic_or_error(snic, catalog, errors, (*base, "nics", nic_index, "model"))
+        if not ok:
+            continue
         slot = spec_nics[nic_index].pcie if spec_nics and spec_nics[nic_index].pcie else None
         gen = slot.gen if slot else (min(nic.pcie.gen, server.pcie_gen) if nic else server.pcie_gen)
         lanes = slot.lanes if slot else (nic.pcie.lanes if nic else 16)
         pcie = catalog.interconnects.pcie.get(gen)
         gbytes = pcie.gbytes_per_dir(lanes) if pcie else 0.0
         fabric_kind = fabric_kinds.get(snic.purpose, "ethernet")
+        # A plain Ethernet adapter (the management / BMC NIC) has no RDMA device at all.
+        is_rdma = nic is None or any(p in ("infiniband", "roce") for p in nic.protocols)
         cage_counter = 0
         for _ in range(snic.count):
-            dev = f"mlx5_{rdma}"
-            rdma += 1
+            dev = f"mlx5_{rdma}" if is_rdma else ""
+            rdma += 1 if is_rdma else 0
             for port_no in range(1, snic.ports + 1):
                 idx = per_purpose.get(snic.purpose, 0)
                 per_purpose[snic.purpose] = idx + 1
                 if snic.purpose == "management":
-                    netdev = "eth0"
+                    netdev = f"mgmt{idx}"  # a plan id only: the OS name is unknown without a port map
                 elif fabric_kind == "infiniband":
                     netdev = f"ib{net_counters['ib']}"
                     net_counters["ib"] += 1
@@ -244,23 +310,26 @@ def _ports(
                     cage = cage_counter // 2 + 1
                     cage_port = cage_counter % 2 + 1
                     cage_counter += 1
-                ports.append(
-                    NicPort(
-                        snic.purpose,
-                        idx,
-                        dev,
-                        port_no,
-                        netdev,
-                        snic.model,
-                        snic.speed_gbps,
-                        gen,
-                        lanes,
-                        gbytes,
-                        cage,
-                        cage_port,
-                    )
-                )
+                port = NicPort(
+                    snic.purpose, idx, dev, port_no, netdev, snic.model, snic.speed_gbps, gen, lanes, gbytes,
+                    cage, cage_port,
+                )  # fmt: skip
+                listed = (names or {}).get(snic.purpose, [])
+                link = "infiniband" if fabric_kind == "infiniband" else "ethernet"
+                ports.append(_named(port, listed[idx] if idx < len(listed) else None, link))
     return tuple(ports)
+
+
+def _extra_ports(names: Mapping[str, list[PortName]], ports: tuple[NicPort, ...]) -> tuple[PortName, ...]:
+    """Named ports no cabled NIC port took (cloud front-end NICs, in-band ports of an unused fabric)."""
+    used = {p.names_source for p in ports if p.names_source}
+    seen: set[str] = set()
+    out: list[PortName] = []
+    for name in (n for role in names.values() for n in role):
+        if name.source not in used and name.source not in seen:
+            seen.add(name.source)
+            out.append(name)
+    return tuple(out)
 
 
 def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None) -> ResolvedCluster:
@@ -379,7 +448,9 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
             links = gpu.nvlink.links if gpu.nvlink else 0
             nv_bidir = links * gen.link_gbytes_bidir
             nv_dir = nv_bidir / 2
-        ports = _ports(server, pool, cat, fabric_kinds, errors, nic_base)
+        names = port_names(cat, server_id, pool, i)
+        ports = _ports(server, pool, cat, fabric_kinds, errors, nic_base, names)
+        extra = _extra_ports(names, ports)
         pools.append(
             ResolvedPool(
                 name=pool.name,
@@ -398,6 +469,7 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
                 rows=tuple(pool.placement.rows) if pool.placement.rows is not None else None,
                 cloud=cloud_inst,
                 source_path=ppath,
+                extra_ports=extra,
             )
         )
     hostnames: dict[str, str] = {}
@@ -420,4 +492,35 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
             errors = [loaded.locate(e) for e in errors]
         raise BlueprintError(errors)
     suppressed = {s.rule: s.reason for s in bp.suppress}
-    return ResolvedCluster(bp, cat, tuple(pools), fabrics, suppressed, source_file, sha)
+    pins = default_pins(bp.software, cat, [p.gpu.sm_arch for p in pools if p.gpu is not None])
+    return ResolvedCluster(bp, cat, tuple(pools), fabrics, suppressed, source_file, sha, pins)
+
+
+def default_pins(software: Software, catalog: Catalog, sm_archs: list[int]) -> Software:
+    """``software`` with the driver branch / CUDA the blueprint left out raised to what its GPUs need.
+
+    A Blackwell blueprint without ``software:`` gets the architecture's default pins (R570 / CUDA 12.8,
+    data/software.yaml) instead of the model's 550 / 12.4, which cannot drive the GPU. Values the user
+    wrote are kept as written (rule SFT001 judges them).
+    """
+    if catalog.software is None:
+        return software
+    update: dict[str, str] = {}
+    for sm in sorted(set(sm_archs)):
+        found = catalog.software.arch_of(sm)
+        if found is None:
+            continue
+        for field_name, default in (
+            ("driver_branch", found[1].default_driver_branch),
+            ("cuda", found[1].default_cuda),
+        ):
+            current = update.get(field_name, getattr(software, field_name))
+            given = field_name in software.model_fields_set
+            if default and not given and version_key(default) > version_key(current):
+                update[field_name] = default
+    return software.model_copy(update=update) if update else software
+
+
+def version_key(text: str) -> tuple[int, ...]:
+    """``12.8`` → (12, 8); non-numeric parts count as 0 (a comparison key, not a parser)."""
+    return tuple(int(p) if p.isdigit() else 0 for p in text.replace("-", ".").split("."))

@@ -22,7 +22,9 @@ from blueprints.catalog.schema import (
     ManagedStorage,
     Medium,
     Nic,
+    Platform,
     Server,
+    SoftwareCompat,
     Switch,
     Transceiver,
 )
@@ -39,6 +41,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "media": Medium,
     "transceivers": Transceiver,
     "servers": Server,
+    "platforms": Platform,
 }
 
 
@@ -50,6 +53,7 @@ SINGULAR = {
     "media": "medium",
     "transceivers": "transceiver",
     "servers": "server",
+    "platforms": "platform",
 }
 
 
@@ -110,6 +114,10 @@ class Catalog:
     sources: tuple[str, ...] = field(default=())
     managed_storage: Mapping[str, Mapping[str, ManagedStorage]] = field(default_factory=dict)
     images: Mapping[str, Mapping[str, CloudImage]] = field(default_factory=dict)
+    # Port maps and vendor settings, keyed by server id or `provider/instance-type` (data/platforms.yaml).
+    platforms: Mapping[str, Platform] = field(default_factory=dict)
+    # GPU architecture / CUDA / driver compatibility (data/software.yaml).
+    software: SoftwareCompat | None = None
 
     def _get(self, section: str, key: str) -> Any:
         table = getattr(self, section)
@@ -200,8 +208,10 @@ def default_catalog() -> Catalog:
         provider: {k: ManagedStorage.model_validate(v) for k, v in table.items()}
         for provider, table in storage_raw.items()
     }
+    software = SoftwareCompat.model_validate(_read_yaml(DATA_DIR / "software.yaml"))
     return Catalog(
         interconnects=inter,
+        software=software,
         cloud=cloud,
         sources=("builtin",),
         managed_storage=managed,  # type: ignore[arg-type]

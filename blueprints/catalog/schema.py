@@ -217,3 +217,99 @@ class PerfConstant(Entry):
     value: float
     unit: str
     source: str
+
+
+class MappedPort(Entry):
+    """One host port as the platform's vendor publishes it (any name the vendor does not give is null)."""
+
+    role: Literal["compute", "storage", "inband", "frontend", "bmc"]
+    faceplate: str | None = None  # name printed on the chassis / in the vendor table (OSFP1P1)
+    cage: int | None = None  # twin-port cage number (OSFP<n>)
+    cage_port: int | None = None  # sub-port inside the cage (P<n>)
+    pci: str | None = None  # PCI address, where published
+    rdma: str | None = None  # RDMA device (mlx5_11)
+    netdev: str | None = None  # network interface (ibp220s0)
+    # The link layer the interface name belongs to (an IPoIB name like ibp220s0 is not the Ethernet one).
+    netdev_link: Literal["infiniband", "ethernet"] | None = None
+    gpu: int | None = None  # GPU the vendor pairs with this port (DGX "GPU" column)
+    speed_gbps: float | None = None
+    source: str  # document and table (or repository path) this row comes from
+
+
+class PlatformSetting(Entry):
+    """One NCCL / libfabric / plug-in environment variable the platform's vendor publishes."""
+
+    name: str = Field(pattern=r"^[A-Z][A-Z0-9_]{0,63}$")
+    value: str = Field(pattern=r"^[A-Za-z0-9_.,:=/^+-]{0,400}$")
+    source: str
+
+
+class PlatformPlugin(Entry):
+    """A network plug-in the platform needs for NCCL, and where its image installs it."""
+
+    name: str  # aws-ofi-nccl | gib | tcpxo | nccl-rdma-sharp-plugins
+    min_version: str | None = None
+    path: str | None = None  # file the image installs (checked by the nccl role)
+    profile: str | None = None  # vendor script that sets the plug-in's environment (sourced by jobs)
+    source: str
+
+
+class KeptFile(Entry):
+    """A file the platform's image ships that tunes NCCL; the roles keep it instead of writing their own."""
+
+    path: str = Field(pattern=r"^/[A-Za-z0-9._/-]{1,200}$")
+    why: str
+    source: str
+
+
+class Platform(Entry):
+    """Port map and vendor-published NCCL settings of one server model or cloud shape."""
+
+    name: str
+    source: str  # the document (with release) the port table comes from; "none published" if so
+    ports: tuple[MappedPort, ...] = ()
+    nccl_env: tuple[PlatformSetting, ...] = ()
+    plugin: PlatformPlugin | None = None
+    keep_files: tuple[KeptFile, ...] = ()
+    ships_driver: bool = False  # the image (DGX OS, cloud HPC/DL image) already carries the GPU driver
+    ships_driver_source: str | None = None
+
+
+class ArchSupport(Entry):
+    """What a GPU architecture needs from the software stack."""
+
+    sm_archs: tuple[int, ...]
+    min_cuda: str  # first CUDA toolkit that builds for the architecture
+    source: str
+    # Default pins for blueprints that give no `software:` (the architecture's minimum supported stack).
+    default_driver_branch: str | None = None
+    default_cuda: str | None = None
+
+
+class CudaDriver(Entry):
+    """Minimum Linux x86_64 driver of a CUDA toolkit release."""
+
+    min_driver: str  # e.g. 570.26
+    source: str
+
+    @property
+    def branch(self) -> int:
+        return int(self.min_driver.split(".")[0])
+
+
+class OfedNicLimit(Entry):
+    """A NIC model an OFED stack (or one release line of it) does not support."""
+
+    ofed: Literal["doca", "mlnx", "inbox"]
+    nic: str  # nics.yaml id
+    version_prefix: str | None = None  # only this release line (e.g. "2.9"); None = every version
+    source: str
+
+
+class SoftwareCompat(Entry):
+    architectures: dict[str, ArchSupport]
+    cuda_drivers: dict[str, CudaDriver]
+    ofed_nic_limits: tuple[OfedNicLimit, ...] = ()
+
+    def arch_of(self, sm_arch: int) -> tuple[str, ArchSupport] | None:
+        return next(((k, a) for k, a in self.architectures.items() if sm_arch in a.sm_archs), None)

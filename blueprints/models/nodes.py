@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, StringConstraints, model_validator
 
 from blueprints.models.base import Model, SafeName
 
@@ -42,6 +42,23 @@ class ServerSpec(Model):
     rack_units: int = Field(ge=1, le=60)
 
 
+# OS names: RDMA devices (mlx5_11), interfaces (ibp220s0, enp6s0), faceplate labels (OSFP1P1, slot1-port2).
+PortName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,39}$")]
+
+
+class DeclaredPort(Model):
+    """One host port whose names the catalogue does not know (an HGX/PCIe/custom server)."""
+
+    role: Literal["compute", "storage", "inband", "frontend", "bmc"] = Field(
+        description="compute = rail port (in rail order), storage, inband = host management, bmc = out-of-band"
+    )
+    faceplate: PortName | None = Field(default=None, description="label on the chassis, e.g. OSFP1P1")
+    rdma: PortName | None = Field(default=None, description="RDMA device, e.g. mlx5_11 (ibv_devices)")
+    netdev: PortName | None = Field(default=None, description="network interface, e.g. ibp220s0 (ip link)")
+    pci: PortName | None = Field(default=None, description="PCI address, e.g. 0000:dc:00.0")
+    gpu: int | None = Field(default=None, ge=0, le=127, description="GPU paired with this port")
+
+
 class PoolPlacement(Model):
     nodes_per_rack: int | None = Field(
         default=None, ge=1, le=96, description="default: fill by power and space"
@@ -61,6 +78,12 @@ class NodePool(Model):
     spec: ServerSpec | None = None
     hostname_prefix: SafeName | None = Field(default=None, description="default: the pool name")
     placement: PoolPlacement = Field(default_factory=PoolPlacement)
+    ports: list[DeclaredPort] | None = Field(
+        default=None,
+        max_length=64,
+        description="host port names (RDMA device, interface, faceplate) per role, in rail order; they "
+        "replace the catalogue's port map for every role they list (docs/ports.md)",
+    )
 
     @model_validator(mode="after")
     def _server_or_spec(self) -> NodePool:

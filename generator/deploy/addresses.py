@@ -47,7 +47,7 @@ class FabricAddress:
 
     purpose: str  # compute | storage
     rail: int | None
-    interface: str
+    interface: str | None  # None: the port map does not name it (no host configuration is written)
     rdma_dev: str
     subnet: str  # compute-rail<r> | storage
     cidr: str
@@ -82,9 +82,11 @@ class OnPremPlan:
     problems: list[tuple[Path, str]] = field(default_factory=list)
 
 
-def interface_name(cluster: ResolvedCluster, pool: ResolvedPool, port: NicPort) -> str:
-    """The Linux interface a fabric port appears as. The one place to rewire to the platform port map."""
-    return port.netdev
+def interface_name(cluster: ResolvedCluster, pool: ResolvedPool, port: NicPort) -> str | None:
+    """The Linux interface a fabric port appears as, from the platform port map (generator/platform/ports.py)
+    or the blueprint's declared ports; None when neither publishes it (PLT001 reports it): the address is
+    still planned and reserved, but no host configuration is written for an interface nobody named."""
+    return port.netdev if port.netdev_known else None
 
 
 def _cidrs(cluster: ResolvedCluster) -> tuple[str, str, str]:
@@ -253,6 +255,8 @@ def reserved_range(subnet: FabricSubnet) -> tuple[str, str] | None:
 
 
 def management_interface(cluster: ResolvedCluster, pool: ResolvedPool) -> str | None:
-    """The management (PXE) interface as MAAS names it, when the platform port map knows it. None: the
+    """The management (PXE) interface, when the platform port map names the host's in-band port. None: the
     MAAS program reads the stack setting `managementInterface` (the name MAAS shows after commissioning)."""
-    return None
+    from generator.platform.ports import host_interface
+
+    return host_interface(pool)

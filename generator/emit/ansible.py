@@ -28,6 +28,7 @@ from generator.deploy.addresses import onprem_plan
 from generator.deploy.cloud import image_tuned
 from generator.emit import nccl as nccl_emit
 from generator.findings import BlueprintError, Finding, Severity
+from generator.platform.ports import interfaces, platform_of, rdma_devices
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -161,7 +162,9 @@ def inventory(cluster: ResolvedCluster, plan: Plan) -> str:
                 hv["ansible_host"] = addresses[host]
                 hv["cb_mgmt_address"] = addresses[host]
             if fabric_addresses.get(host):
-                hv["cb_fabric_addresses"] = {a.interface: a.address for a in fabric_addresses[host]}
+                named = {a.interface: a.address for a in fabric_addresses[host] if a.interface is not None}
+                if named:
+                    hv["cb_fabric_addresses"] = named
             dev = devices.get(host)
             if dev is not None:
                 if dev.rack:
@@ -246,7 +249,7 @@ def _storage_mounts(cluster: ResolvedCluster) -> tuple[list[dict[str, Any]], lis
 
 
 def all_vars(cluster: ResolvedCluster) -> str:
-    sw = cluster.blueprint.software
+    sw = cluster.software
     mounts, skipped = _storage_mounts(cluster)
     out = [_header(cluster, "Variables for every host")]
     out.append(
@@ -345,7 +348,8 @@ ROCE_RAIL_TABLE_BASE = 100
 
 def _fabric_vars(cluster: ResolvedCluster, pool: ResolvedPool) -> str:
     """host_fabric interfaces of the pool (same for every host; addresses are host vars) and LNet networks."""
-    addresses = onprem_plan(cluster).fabric.get(pool.hostnames[0], []) if pool.hostnames else []
+    planned = onprem_plan(cluster).fabric.get(pool.hostnames[0], []) if pool.hostnames else []
+    addresses = [a for a in planned if a.interface is not None]  # unnamed ports: PLT001, no host config
     interfaces = []
     for a in addresses:
         fabric = cluster.fabrics[a.purpose]
@@ -394,12 +398,15 @@ def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
         out.append(_yaml({"cb_compute_transport": transport}))
         return "\n".join(out) + "\n"
     profile = nccl_emit.derive(cluster, pool, plan)
+    platform = platform_of(cluster.catalog, pool.server_id)
     out.append(
         _yaml(
             {
                 "cb_compute_transport": profile.transport,
                 "cb_gpu_vendor": pool.gpu.vendor,
                 "nvidia_driver_nvswitch": pool.server.nvswitches > 0,
+                # the platform image ships a driver: checked against the branch, never replaced
+                "nvidia_driver_shipped": bool(platform is not None and platform.ships_driver),
             }
         )
     )
@@ -409,6 +416,22 @@ def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
     )
     out.append(
         _yaml({"nccl_pool": pool.name, "nccl_transport": profile.transport, "nccl_plugin": profile.plugin})
+    )
+    out.extend(_comment(n) for n in profile.notes)
+    out.append(
+        "# Names and files from the platform's port map / vendor entry; the nccl role fails when the host\n"
+        "# lacks one of them (generator/platform/ports.py, blueprints/catalog/data/platforms.yaml)."
+    )
+    out.append(
+        _yaml(
+            {
+                "nccl_expected_devices": list(profile.devices),
+                "nccl_expected_interfaces": list(profile.interfaces),
+                "nccl_keep_files": list(profile.keep_files),
+                "nccl_plugin_path": profile.plugin_path,
+                "nccl_plugin_profile": profile.plugin_profile,
+            }
+        )
     )
     out.append("nccl_settings:")
     for s in profile.settings:
@@ -423,12 +446,16 @@ def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
 
         ll = compute_fabric.spec.lossless or Lossless()
         ports = pool.ports_for("compute")
-        out.append("\n# RoCE lossless class [fabrics.compute.lossless]")
+        ifaces, devices = interfaces(ports), rdma_devices(ports)
+        out.append("\n# RoCE lossless class [fabrics.compute.lossless] on the compute ports of the port map")
+        if ifaces is None or devices is None:  # both or neither: the role pairs them one to one
+            ifaces = devices = None
+            out.append(_comment(f"compute port names of `{pool.server_id}` not published: declare pools[].ports"))
         out.append(
             _yaml(
                 {
-                    "roce_qos_interfaces": [p.netdev for p in ports],
-                    "roce_qos_rdma_devices": [p.rdma_dev for p in ports],
+                    "roce_qos_interfaces": list(ifaces or ()),
+                    "roce_qos_rdma_devices": [d.split(":")[0] for d in devices or ()],
                     "roce_qos_pfc": ll.pfc,
                     "roce_qos_pfc_priority": ll.pfc_priority,
                     "roce_qos_ecn": ll.ecn,

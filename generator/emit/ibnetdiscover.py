@@ -165,7 +165,10 @@ def _ca_ports(plan: Plan) -> dict[tuple[str, str], int]:
     for pool in plan.cluster.pools:
         per_dev: dict[str, int] = {}
         for p in pool.ports:
-            per_dev[p.rdma_dev] = max(per_dev.get(p.rdma_dev, 0), p.port)
+            if not p.has_rdma:  # the management / BMC NIC is plain Ethernet
+                continue
+            dev = p.plan_port.split("/", 1)[0]
+            per_dev[dev] = max(per_dev.get(dev, 0), p.port)
         for host in pool.hostnames:
             for dev, n in per_dev.items():
                 ports[(host, dev)] = n

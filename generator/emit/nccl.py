@@ -1,11 +1,14 @@
 """NCCL settings derived from the resolved fabric, and the ``nccl/`` output (env file, nccl.conf, topology).
 
-Nothing here is copied from a vendor script: every setting is chosen by a blueprint or catalogue fact
-and carries that fact as its ``reason`` and ``source`` (the dotted blueprint path, or the catalogue
-entry). ``derive(cluster, pool, plan)`` is a pure function; the Ansible emitter writes the same
-settings into ``group_vars/pool_<pool>.yml`` and the nccl role installs them on the hosts.
+Every setting is chosen by a blueprint or catalogue fact and carries that fact as its ``reason`` and
+``source`` (the dotted blueprint path, or the catalogue entry). Settings a platform's vendor publishes
+(``catalog:platforms.<id>.nccl_env``: NVIDIA DGX docs, aws-ofi-nccl, Azure HPC images, Google Cluster
+Toolkit, OCI HPC stack) replace the derived value of the same name. Host names (RDMA devices, interfaces)
+come from the port map (generator/platform/ports.py); a name nobody published is never guessed: the
+setting is left out and the profile says why (``notes``; rule PLT001 reports it at the blueprint line).
 
-References: shared/reference/formats.md §8 (variables, defaults, cloud plug-ins) and §6 (topology XML).
+``derive(cluster, pool, plan)`` is a pure function; the Ansible emitter writes the same settings into
+``group_vars/pool_<pool>.yml`` and the nccl role installs them on the hosts.
 """
 
 from __future__ import annotations
@@ -15,8 +18,10 @@ from pathlib import Path as FsPath
 from typing import TYPE_CHECKING
 
 from generator.findings import dotted
+from generator.platform.ports import host_interface, interfaces, platform_of, rdma_devices
 
 if TYPE_CHECKING:
+    from blueprints.catalog.schema import Platform
     from generator.plan.model import Plan
     from generator.resolve import NicPort, ResolvedCluster, ResolvedPool
 
@@ -28,15 +33,13 @@ ENV_PATH = "/etc/nccl/nccl.env"
 TOPO_PATH = "/etc/nccl/topo.xml"
 
 # ConnectX GID table with one IPv4 address per port: 0/1 = link-local IPv6 RoCE v1/v2,
-# 2/3 = IPv4-mapped RoCE v1/v2, so index 3 is RoCE v2 over IPv4 (formats.md §8, "3 (RoCEv2 IPv4
-# on ConnectX with default GID table)").
+# 2/3 = IPv4-mapped RoCE v1/v2, so index 3 is RoCE v2 over IPv4 (NCCL user guide, NCCL_IB_GID_INDEX;
+# the OCI HPC stack's nccl.conf for BM.GPU.H100.8 uses the same index 3).
 ROCE_V2_IPV4_GID_INDEX = 3
-# Cloud fabrics that are not verbs devices (catalogue cloud.*.fabric values).
-CLOUD_PLUGIN_FABRICS = {
-    "efa": "aws-ofi-nccl",
-    "gpudirect-tcpx": "gpudirect-tcpx",
-    "gpudirect-tcpxo": "gpudirect-tcpxo",
-}
+# Cloud fabrics that are not verbs devices (catalogue cloud.*.fabric values) and the transport they use.
+CLOUD_PLUGIN_TRANSPORT = {"efa": "efa", "gpudirect-tcpx": "tcpx", "gpudirect-tcpxo": "tcpxo"}
+# Platform plug-ins (catalog:platforms.<id>.plugin.name) and the transport NCCL then runs.
+PLUGIN_TRANSPORT = {"aws-ofi-nccl": "efa", "gib": "gib", "tcpxo": "tcpxo"}
 
 
 @dataclass(frozen=True)
@@ -70,10 +73,16 @@ class NcclTopology:
 @dataclass(frozen=True)
 class NcclProfile:
     pool: str
-    transport: str  # ib | roce | socket | efa | tcpx | tcpxo
+    transport: str  # ib | roce | socket | efa | tcpx | tcpxo | gib
     settings: tuple[NcclSetting, ...]
-    plugin: str | None  # nccl-rdma-sharp-plugins | aws-ofi-nccl | gpudirect-tcpx | gpudirect-tcpxo | None
+    plugin: str | None  # nccl-rdma-sharp-plugins | aws-ofi-nccl | gib | tcpxo | None
     topology: NcclTopology | None
+    notes: tuple[str, ...] = ()  # settings left out and why (unknown names, image-provided files)
+    keep_files: tuple[str, ...] = ()  # files the platform image ships that the nccl role must not replace
+    plugin_path: str | None = None  # where the platform image installs the plug-in (checked on the host)
+    plugin_profile: str | None = None  # vendor script that sets the plug-in's environment
+    devices: tuple[str, ...] = ()  # RDMA devices the settings name (the role fails if one is missing)
+    interfaces: tuple[str, ...] = ()  # interfaces the settings name (likewise)
 
     def env(self) -> dict[str, str]:
         return {s.name: s.value for s in self.settings}
@@ -93,9 +102,10 @@ def _pool_path(cluster: ResolvedCluster, pool: ResolvedPool, *rest: str | int) -
 def _rail_order(
     pool: ResolvedPool, ports: tuple[NicPort, ...], plan: Plan | None
 ) -> tuple[tuple[NicPort, ...], str]:
-    """Compute ports sorted by the rail the plan cabled them to (falls back to the NIC index)."""
+    """Compute ports sorted by the rail the plan cabled them to (falls back to the port map's rail order)."""
+    fallback = "rail k = the port map's k-th compute port"
     if plan is None or not pool.hostnames:
-        return ports, "rail i = compute NIC i (architecture naming)"
+        return ports, fallback
     host = pool.hostnames[0]
     rail_of: dict[str, int] = {}
     for link in plan.links_of("compute"):
@@ -103,8 +113,8 @@ def _rail_order(
             if ep.device == host and link.rail is not None:
                 rail_of[ep.port] = link.rail
     if not rail_of:
-        return ports, "rail i = compute NIC i (architecture naming)"
-    ordered = tuple(sorted(ports, key=lambda p: (rail_of.get(f"{p.rdma_dev}/{p.port}", 1 << 20), p.index)))
+        return ports, fallback
+    ordered = tuple(sorted(ports, key=lambda p: (rail_of.get(p.plan_port, 1 << 20), p.index)))
     return ordered, f"rails as cabled in the plan for {host}"
 
 
@@ -128,12 +138,12 @@ def _nvls(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting:
 
 
 def _gdr_level(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting:
-    if pool.cloud is not None:
+    if pool.cloud is not None and not pool.cloud.bare_metal:
         return NcclSetting(
             "NCCL_NET_GDR_LEVEL",
             "SYS",
             f"cloud instance `{pool.server_id}`: the VM's PCI tree is flat/virtual, so GPUDirect "
-            "RDMA must be allowed at any distance (formats.md §8)",
+            "RDMA must be allowed at any distance",
             _pool_path(cluster, pool, "server"),
         )
     if pool.server.gpu_interconnect.startswith("nvlink") and pool.server.nvswitches > 0:
@@ -153,24 +163,20 @@ def _gdr_level(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting:
     )
 
 
-def _socket_ifname(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting | None:
-    mgmt = pool.ports_for("management")
-    if mgmt:
+def _socket_ifname(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting | str:
+    """Bootstrap over the host's in-band / front-end interface, or a note why it is left out."""
+    name = host_interface(pool)
+    if name is not None:
         return NcclSetting(
             "NCCL_SOCKET_IFNAME",
-            f"={mgmt[0].netdev}",
-            f"bootstrap over the management port ({mgmt[0].netdev}, {mgmt[0].model}) so it never "
-            "lands on a compute rail",
-            _pool_path(cluster, pool, "server"),
+            f"={name}",
+            f"bootstrap over the host interface {name} (port map) so it never lands on a compute rail",
+            _pool_path(cluster, pool, "ports"),
         )
-    if pool.cloud is not None:
-        return NcclSetting(
-            "NCCL_SOCKET_IFNAME",
-            "=eth0",
-            f"cloud instance `{pool.server_id}`: eth0 is the primary (front-end) interface",
-            _pool_path(cluster, pool, "server"),
-        )
-    return None
+    return (
+        f"NCCL_SOCKET_IFNAME left out: the in-band interface name of `{pool.server_id}` is not published "
+        "(declare pools[].ports with role inband); NCCL picks an interface itself"
+    )
 
 
 def _topology(
@@ -207,130 +213,235 @@ def _topology(
     return NcclTopology(numa, speed, compute[0].pcie_lanes, pool.gpu.sm_arch, why)
 
 
-def derive(cluster: ResolvedCluster, pool: ResolvedPool, plan: Plan | None = None) -> NcclProfile:
-    """NCCL settings for one GPU pool, each with the blueprint fact that chose it."""
-    out: list[NcclSetting] = []
-    compute_fabric = cluster.fabrics.get("compute")
-    plugin: str | None = None
+@dataclass(frozen=True)
+class _Transport:
+    """What carries NCCL's inter-node traffic for a pool, and the fabric fact that says so."""
+
+    name: str  # ib | roce | socket | efa | tcpx | tcpxo | gib | none
+    kind: str  # infiniband | roce | ethernet | plugin | none
+    tech_name: str
+    tech_src: str
+    plugin: str | None
+
+
+def _transport(cluster: ResolvedCluster, pool: ResolvedPool, platform: Platform | None) -> _Transport:
+    """Phase 1: the transport, from the platform's plug-in, the cloud fabric or the compute fabric."""
     cloud_fabric = pool.cloud.fabric if pool.cloud is not None else None
-    compute_ports = pool.ports_for("compute")
-
-    if cloud_fabric in CLOUD_PLUGIN_FABRICS:
-        transport = {"efa": "efa", "gpudirect-tcpx": "tcpx", "gpudirect-tcpxo": "tcpxo"}[cloud_fabric]
-        plugin = CLOUD_PLUGIN_FABRICS[cloud_fabric]
-        out.extend(_cloud_plugin_settings(cluster, pool, transport))
+    if platform is not None and platform.plugin is not None and platform.plugin.name in PLUGIN_TRANSPORT:
+        src = f"catalog:platforms.{pool.server_id}.plugin"
+        return _Transport(
+            PLUGIN_TRANSPORT[platform.plugin.name], "plugin", platform.plugin.name, src, platform.plugin.name
+        )
+    if cloud_fabric in CLOUD_PLUGIN_TRANSPORT:
+        src = f"catalog:cloud.{pool.server_id}.fabric"
+        return _Transport(CLOUD_PLUGIN_TRANSPORT[cloud_fabric], "plugin", cloud_fabric, src, None)
+    compute = cluster.fabrics.get("compute")
+    kind: str
+    if cloud_fabric is not None:
+        tech = cluster.catalog.fabrics.get(cloud_fabric)
+        kind, name, src = (
+            (tech.kind if tech else "ethernet"),
+            cloud_fabric,
+            f"catalog:cloud.{pool.server_id}.fabric",
+        )
+    elif compute is not None:
+        kind, name, src = compute.kind, compute.technology, _path(*compute.source_path, "technology")
     else:
-        if cloud_fabric is not None:
-            tech = cluster.catalog.fabrics.get(cloud_fabric)
-            kind = tech.kind if tech else "ethernet"
-            tech_src = f"catalog:cloud.{pool.server_id}.fabric"
-            tech_name = cloud_fabric
-        elif compute_fabric is not None:
-            kind = compute_fabric.kind
-            tech_src = _path(*compute_fabric.source_path, "technology")
-            tech_name = compute_fabric.technology
-        else:
-            kind, tech_src, tech_name = "none", "fabrics.compute", "none"
-        transport = {"infiniband": "ib", "roce": "roce"}.get(kind, "socket")
-        ordered, order_why = _rail_order(pool, compute_ports, plan)
-        if transport in ("ib", "roce") and ordered:
-            if pool.cloud is not None and cluster.target == "azure":
-                # Azure HPC images rename the IB devices mlx5_ib0..N (formats.md §8).
-                out.append(
-                    NcclSetting(
-                        "NCCL_IB_HCA",
-                        "mlx5_ib",
-                        f"Azure `{pool.server_id}`: the image names the {len(ordered)} IB devices "
-                        "mlx5_ib*; the prefix selects them and not the accelerated-networking NIC",
-                        f"catalog:cloud.{pool.server_id}.network_cards",
-                    )
-                )
-            else:
-                hcas = ",".join(f"{p.rdma_dev}:{p.port}" for p in ordered)
-                others = [p.rdma_dev for p in pool.ports if p.purpose != "compute"]
-                names = sorted(set(others), key=lambda d: (len(d), d))
-                excl = f"; `=` (exact match) keeps {', '.join(names)} out" if others else ""
-                out.append(
-                    NcclSetting(
-                        "NCCL_IB_HCA",
-                        f"={hcas}",
-                        f"the {len(ordered)} compute ports of `{pool.server_id}` in rail order "
-                        f"({order_why}){excl}",
-                        _pool_path(cluster, pool, "server"),
-                    )
-                )
-        elif transport == "socket":
-            out.append(
-                NcclSetting(
-                    "NCCL_IB_DISABLE",
-                    "1",
-                    f"compute fabric `{tech_name}` is plain Ethernet without RDMA",
-                    tech_src,
-                )
-            )
-            if compute_ports:
-                names = ",".join(sorted({p.netdev for p in compute_ports}))
-                out.append(
-                    NcclSetting(
-                        "NCCL_SOCKET_IFNAME",
-                        f"={names}",
-                        "socket transport over the compute ports",
-                        _pool_path(cluster, pool, "server"),
-                    )
-                )
-        sock = _socket_ifname(cluster, pool)
-        if sock is not None and transport != "socket":
-            out.append(sock)
-        if transport == "roce":
-            ll = compute_fabric.spec.lossless if compute_fabric is not None else None
-            from blueprints.models.fabric import Lossless
+        kind, name, src = "none", "none", "fabrics.compute"
+    return _Transport({"infiniband": "ib", "roce": "roce"}.get(kind, "socket"), kind, name, src, None)
 
-            lossless = ll or Lossless()
-            ll_src = _path("fabrics", "compute", "lossless", "dscp")
-            given = "" if ll else " (fabrics.compute.lossless not given: model default)"
-            out.append(
-                NcclSetting(
-                    "NCCL_IB_GID_INDEX",
-                    str(ROCE_V2_IPV4_GID_INDEX),
-                    f"RoCE v2 over IPv4 on `{tech_name}`: GID 3 in the default ConnectX GID table",
-                    tech_src,
-                )
+
+def _rail_settings(
+    cluster: ResolvedCluster, pool: ResolvedPool, plan: Plan | None, t: _Transport
+) -> tuple[list[NcclSetting], list[str]]:
+    """Phase 2: NCCL_IB_HCA (verbs) or the socket interfaces (plain Ethernet), from the port map."""
+    ordered, order_why = _rail_order(pool, pool.ports_for("compute"), plan)
+    if not ordered:
+        return [], []
+    if t.name in ("ib", "roce"):
+        hcas = rdma_devices(ordered)
+        if hcas is None:
+            return [], [
+                f"NCCL_IB_HCA left out: the RDMA device names of `{pool.server_id}` are not published "
+                "(declare pools[].ports); NCCL then uses every RDMA device it finds"
+            ]
+        others = sorted({p.rdma_dev for p in pool.ports if p.purpose != "compute" and p.rdma_known})
+        excl = f"; `=` (exact match) keeps {', '.join(others)} out" if others else ""
+        why = (
+            f"the {len(ordered)} compute ports of `{pool.server_id}` in rail order ({order_why}; names "
+            f"from {ordered[0].names_source}){excl}"
+        )
+        return [
+            NcclSetting("NCCL_IB_HCA", "=" + ",".join(hcas), why, _pool_path(cluster, pool, "server"))
+        ], []
+    out = [
+        NcclSetting(
+            "NCCL_IB_DISABLE",
+            "1",
+            f"compute fabric `{t.tech_name}` is plain Ethernet without RDMA",
+            t.tech_src,
+        )
+    ]
+    names = interfaces(ordered)
+    if names is None:
+        return out, [
+            f"NCCL_SOCKET_IFNAME left out: the compute interface names of `{pool.server_id}` are not published"
+        ]
+    out.append(
+        NcclSetting(
+            "NCCL_SOCKET_IFNAME",
+            "=" + ",".join(names),
+            "socket transport over the compute ports (port map)",
+            _pool_path(cluster, pool, "server"),
+        )
+    )
+    return out, []
+
+
+def _verbs_settings(cluster: ResolvedCluster, pool: ResolvedPool, t: _Transport) -> list[NcclSetting]:
+    """Phase 3: RoCE class / InfiniBand service level, GPUDirect level, cross-NIC and SHARP."""
+    compute_fabric = cluster.fabrics.get("compute")
+    out: list[NcclSetting] = []
+    if t.name == "roce":
+        from blueprints.models.fabric import Lossless
+
+        ll = compute_fabric.spec.lossless if compute_fabric is not None else None
+        lossless = ll or Lossless()
+        given = "" if ll else " (fabrics.compute.lossless not given: model default)"
+        out.append(
+            NcclSetting(
+                "NCCL_IB_GID_INDEX",
+                str(ROCE_V2_IPV4_GID_INDEX),
+                f"RoCE v2 over IPv4 on `{t.tech_name}`: GID 3 in the default ConnectX GID table",
+                t.tech_src,
             )
-            out.append(
-                NcclSetting(
-                    "NCCL_IB_TC",
-                    str(lossless.dscp << 2),
-                    f"traffic class = DSCP {lossless.dscp} << 2 so RDMA traffic lands in the lossless "
-                    f"class (PFC priority {lossless.pfc_priority}){given}",
-                    ll_src,
-                )
+        )
+        out.append(
+            NcclSetting(
+                "NCCL_IB_TC",
+                str(lossless.dscp << 2),
+                f"traffic class = DSCP {lossless.dscp} << 2 so RDMA traffic lands in the lossless "
+                f"class (PFC priority {lossless.pfc_priority}){given}",
+                _path("fabrics", "compute", "lossless", "dscp"),
             )
-        if transport == "ib":
-            sm = compute_fabric.spec.subnet_manager if compute_fabric is not None else None
-            sl = sm.service_level if sm else 0
-            out.append(
-                NcclSetting(
-                    "NCCL_IB_SL",
-                    str(sl),
-                    f"InfiniBand service level {sl} of the subnet manager's QoS"
-                    + ("" if sm else " (no subnet_manager given: SL 0)"),
-                    _path("fabrics", "compute", "subnet_manager", "service_level"),
-                )
+        )
+    if t.name == "ib":
+        sm = compute_fabric.spec.subnet_manager if compute_fabric is not None else None
+        sl = sm.service_level if sm else 0
+        out.append(
+            NcclSetting(
+                "NCCL_IB_SL",
+                str(sl),
+                f"InfiniBand service level {sl} of the subnet manager's QoS"
+                + ("" if sm else " (no subnet_manager given: SL 0)"),
+                _path("fabrics", "compute", "subnet_manager", "service_level"),
             )
-        if transport in ("ib", "roce"):
-            out.append(_gdr_level(cluster, pool))
-            out.append(_cross_nic(cluster, compute_fabric))
-        if transport == "ib" and compute_fabric is not None:
-            sharp = _sharp(cluster, compute_fabric)
-            out.extend(sharp)
-            if sharp and sharp[0].value == "1":
-                plugin = "nccl-rdma-sharp-plugins"
+        )
+    out.append(_gdr_level(cluster, pool))
+    out.append(_cross_nic(cluster, compute_fabric))
+    if t.name == "ib" and compute_fabric is not None:
+        out.extend(_sharp(cluster, compute_fabric))
+    return out
+
+
+def _vendor_settings(pool: ResolvedPool, platform: Platform | None) -> list[NcclSetting]:
+    """The NCCL / libfabric environment the platform's vendor publishes (catalogue, with sources)."""
+    if platform is None:
+        return []
+    src = f"catalog:platforms.{pool.server_id}.nccl_env"
+    return [
+        NcclSetting(e.name, e.value, f"published for {platform.name}: {e.source} ({platform.source})", src)
+        for e in platform.nccl_env
+    ]
+
+
+def _merge(derived: list[NcclSetting], vendor: list[NcclSetting]) -> list[NcclSetting]:
+    """Derived settings in order, each replaced by the vendor's value of the same name; vendor-only after."""
+    by_name = {v.name: v for v in vendor}
+    out = [by_name.pop(d.name, d) for d in derived]
+    out.extend(v for v in vendor if v.name in by_name)
+    return out
+
+
+def derive(cluster: ResolvedCluster, pool: ResolvedPool, plan: Plan | None = None) -> NcclProfile:
+    """NCCL settings for one GPU pool, each with the blueprint or vendor fact that chose it."""
+    platform = platform_of(cluster.catalog, pool.server_id)
+    t = _transport(cluster, pool, platform)
+    derived: list[NcclSetting] = []
+    notes: list[str] = []
+    if t.kind != "plugin":  # plug-in transports take the vendor's environment only
+        rails, rail_notes = _rail_settings(cluster, pool, plan, t)
+        derived.extend(rails)
+        notes.extend(rail_notes)
+        if t.name in ("ib", "roce"):
+            sock = _socket_ifname(cluster, pool)
+            if isinstance(sock, NcclSetting):
+                derived.append(sock)
+            else:
+                notes.append(sock)
+            derived.extend(_verbs_settings(cluster, pool, t))
+    elif platform is None:
+        notes.append(f"no vendor NCCL settings for `{pool.server_id}` in the catalogue (rule PLT001)")
+    settings = _merge(derived, _vendor_settings(pool, platform))
     if pool.gpu is not None and pool.gpu.vendor == "nvidia":
-        out.append(_nvls(cluster, pool))
-    topo = _topology(cluster, pool, compute_ports) if transport in ("ib", "roce") else None
+        settings.append(_nvls(cluster, pool))
+    topo = _platform_topology(cluster, pool, t, settings, notes)
     if topo is not None:
-        out.append(NcclSetting("NCCL_TOPO_FILE", TOPO_PATH, topo.reason, _pool_path(cluster, pool, "server")))
-    return NcclProfile(pool.name, transport, tuple(out), plugin, topo)
+        settings.append(
+            NcclSetting("NCCL_TOPO_FILE", TOPO_PATH, topo.reason, _pool_path(cluster, pool, "server"))
+        )
+    return _profile(pool, t, platform, settings, topo, notes)
+
+
+def _platform_topology(
+    cluster: ResolvedCluster, pool: ResolvedPool, t: _Transport, settings: list[NcclSetting], notes: list[str]
+) -> NcclTopology | None:
+    """Phase 4: our topology file, unless the platform ships its own or the device names are unknown."""
+    if t.name not in ("ib", "roce") or any(s.name == "NCCL_TOPO_FILE" for s in settings):
+        return None
+    platform = platform_of(cluster.catalog, pool.server_id)
+    if platform is not None and platform.nccl_env:
+        notes.append(f"no synthetic NCCL_TOPO_FILE: {platform.name} runs the vendor's published settings")
+        return None
+    compute = pool.ports_for("compute")
+    topo = _topology(cluster, pool, compute)
+    if topo is not None and not all(p.rdma_known for p in compute):
+        notes.append("NCCL_TOPO_FILE left out: it names RDMA devices that are not published")
+        return None
+    return topo
+
+
+def _profile(
+    pool: ResolvedPool,
+    t: _Transport,
+    platform: Platform | None,
+    settings: list[NcclSetting],
+    topo: NcclTopology | None,
+    notes: list[str],
+) -> NcclProfile:
+    """Phase 5: the profile, with the plug-in, the image files to keep and the names the host must have."""
+    plugin = t.plugin
+    if any(s.name == "NCCL_COLLNET_ENABLE" and s.value == "1" for s in settings):
+        plugin = "nccl-rdma-sharp-plugins"
+    named = [p for p in pool.ports_for("compute") if p.rdma_known]
+    env = {s.name: s.value for s in settings}
+    devices = tuple(p.rdma_dev for p in named) if "NCCL_IB_HCA" in env else ()
+    ifaces = tuple(
+        sorted({i.strip("=") for k in ("NCCL_SOCKET_IFNAME",) if k in env for i in env[k].split(",")})
+    )
+    return NcclProfile(
+        pool.name,
+        t.name,
+        tuple(settings),
+        plugin,
+        topo,
+        tuple(notes),
+        tuple(f.path for f in platform.keep_files) if platform else (),
+        platform.plugin.path if platform and platform.plugin else None,
+        platform.plugin.profile if platform and platform.plugin else None,
+        devices,
+        tuple(i for i in ifaces if i and not i.startswith("^")),
+    )
 
 
 def _cross_nic(cluster: ResolvedCluster, fabric: object | None) -> NcclSetting:
@@ -388,76 +499,6 @@ def _sharp(cluster: ResolvedCluster, fabric: object) -> list[NcclSetting]:
     else:
         why = "no switch model on the compute fabric"
     return [NcclSetting("NCCL_COLLNET_ENABLE", "0", why, src)]
-
-
-def _cloud_plugin_settings(cluster: ResolvedCluster, pool: ResolvedPool, transport: str) -> list[NcclSetting]:
-    inst = pool.cloud
-    assert inst is not None
-    src = f"catalog:cloud.{pool.server_id}"
-    cards = inst.network_cards
-    if transport == "efa":
-        return [
-            NcclSetting(
-                "FI_PROVIDER",
-                "efa",
-                f"`{pool.server_id}` attaches {cards} EFA devices; libfabric must use "
-                "the efa provider (aws-ofi-nccl plug-in)",
-                f"{src}.fabric",
-            ),
-            NcclSetting(
-                "FI_EFA_USE_DEVICE_RDMA",
-                "1",
-                f"{inst.gpu} instance: EFA supports RDMA read, so GPUDirect RDMA is used",
-                f"{src}.gpu",
-            ),
-            NcclSetting(
-                "FI_EFA_FORK_SAFE",
-                "1",
-                "python data loaders fork; libfabric must register memory fork-safely",
-                f"{src}.fabric",
-            ),
-            NcclSetting(
-                "NCCL_SOCKET_IFNAME",
-                "^lo,docker",
-                "bootstrap over the primary ENI, never loopback or container bridges",
-                f"{src}.fabric",
-            ),
-            NcclSetting("NCCL_NET_GDR_LEVEL", "SYS", "VM with a flat virtual PCI tree", f"{src}.fabric"),
-        ]
-    data_ifs = ",".join(f"eth{i}" for i in range(1, cards + 1))
-    if transport == "tcpx":
-        return [
-            NcclSetting(
-                "NCCL_NET", "GPUDirectTCPX_v7", f"`{pool.server_id}` uses GPUDirect-TCPX", f"{src}.fabric"
-            ),
-            NcclSetting(
-                "NCCL_GPUDIRECTTCPX_SOCKET_IFNAME",
-                data_ifs,
-                f"the {cards} data NICs of `{pool.server_id}` (eth0 is the control NIC)",
-                f"{src}.network_cards",
-            ),
-            NcclSetting(
-                "NCCL_GPUDIRECTTCPX_CTRL_DEV", "eth0", "control traffic on the primary NIC", f"{src}.fabric"
-            ),
-            NcclSetting("NCCL_SOCKET_IFNAME", "=eth0", "bootstrap on the primary NIC", f"{src}.fabric"),
-            NcclSetting(
-                "NCCL_CROSS_NIC", "0", "each GPU pair is bound to its own data NIC", f"{src}.network_cards"
-            ),
-        ]
-    return [
-        NcclSetting(
-            "NCCL_NET", "FasTrak", f"`{pool.server_id}` uses GPUDirect-TCPXO (FasTrak)", f"{src}.fabric"
-        ),
-        NcclSetting(
-            "NCCL_FASTRAK_IFNAME",
-            data_ifs,
-            f"the {cards} data NICs of `{pool.server_id}`",
-            f"{src}.network_cards",
-        ),
-        NcclSetting("NCCL_FASTRAK_CTRL_DEV", "eth0", "control traffic on the primary NIC", f"{src}.fabric"),
-        NcclSetting("NCCL_SOCKET_IFNAME", "=eth0", "bootstrap on the primary NIC", f"{src}.fabric"),
-        NcclSetting("NCCL_CROSS_NIC", "0", "each GPU is bound to its own data NIC", f"{src}.network_cards"),
-    ]
 
 
 def profiles(cluster: ResolvedCluster, plan: Plan | None = None) -> tuple[NcclProfile, ...]:

@@ -59,7 +59,7 @@ def terminals_for(cluster: ResolvedCluster, fabric: str) -> list[list[Terminal]]
         for host in pool.hostnames:
             out.append(
                 [
-                    Terminal(host, f"{p.rdma_dev}/{p.port}", p.port, p.index, p.cage, p.cage_port, p.netdev)
+                    Terminal(host, p.plan_port, p.port, p.index, p.cage, p.cage_port, p.os_netdev, p.faceplate)
                     for p in ports
                 ]
             )
@@ -405,7 +405,13 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
                 if isinstance(port, Terminal):
                     ends.append(
                         Endpoint(
-                            port.host, port.port, port.port_number, port.cage, port.cage_port, port.netdev
+                            port.host,
+                            port.port,
+                            port.port_number,
+                            port.cage,
+                            port.cage_port,
+                            port.netdev,
+                            port.faceplate,
                         )
                     )
                 else:
@@ -478,7 +484,7 @@ def _bill_of_materials(
     for pool in cluster.pools:
         for p in pool.ports:
             entry = cat.nics.get(p.model)
-            nic_ff[(pool.name, f"{p.rdma_dev}/{p.port}")] = entry.form_factor if entry else "unknown"
+            nic_ff[(pool.name, p.plan_port)] = entry.form_factor if entry else "unknown"
     modules: dict[tuple[str, object], str] = {}  # (device, cage-or-port key) → transceiver id
     cable_keys: dict[tuple[str, float, float], set[object]] = defaultdict(set)
     for link in links:

@@ -42,11 +42,15 @@ class Endpoint(NamedTuple):
     port_number: int  # switch logical port number; node: NIC port number on that adapter
     cage: int | None = None  # twin-port cage number (switch cages = (port+1)//2), or server cage
     cage_port: int | None = None  # 1 or 2 inside the cage
-    netdev: str | None = None  # node ports: ib0 / eth1 ...
+    netdev: str | None = None  # node ports: the OS interface (ibp220s0) when published or declared
+    faceplate: str | None = None  # node ports: chassis label from the port map (OSFP1P1, BMC)
 
     @property
     def label_port(self) -> str:
-        """Port as printed on labels: cage/sub-port for twin cages (``P09/2``), else the port."""
+        """Port as printed on labels: the chassis name (``OSFP1P1``), else cage/sub-port for twin cages
+        (``P09/2``), else the port."""
+        if self.faceplate:
+            return self.faceplate
         if self.cage is not None and self.cage_port is not None:
             return f"P{self.cage:02d}/{self.cage_port}"
         return f"P{self.port}" if self.port.isdigit() else self.port

@@ -21,6 +21,7 @@ class Terminal:
     cage: int | None = None
     cage_port: int | None = None
     netdev: str | None = None
+    faceplate: str | None = None  # chassis label (OSFP1P1) from the port map
 
 
 @dataclass(frozen=True, slots=True)

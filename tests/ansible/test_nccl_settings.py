@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from ansible_helpers import DATA, EXAMPLES
+from vendor_tables import dgx_h100_compute_ports, env_file
 
 from generator.emit import nccl
 from generator.pipeline import load_and_resolve
@@ -32,8 +33,11 @@ def test_superpod_ib_settings(superpod) -> None:
     prof = nccl.derive(cluster, _pool(cluster, "dgx"), plan)
     env = prof.env()
     assert prof.transport == "ib"
-    assert env["NCCL_IB_HCA"] == "=" + ",".join(f"mlx5_{i}:1" for i in range(8))
-    assert env["NCCL_SOCKET_IFNAME"] == "=eth0"
+    # DGX H100/H200 User Guide Table 6 (test data): rail k = the port paired with GPU k
+    assert env["NCCL_IB_HCA"] == "=" + ",".join(f"{r.rdma}:1" for r in dgx_h100_compute_ports())
+    assert prof.devices == tuple(r.rdma for r in dgx_h100_compute_ports())
+    # the in-band interface of a DGX H100 is not in the published table: left out, with the reason
+    assert "NCCL_SOCKET_IFNAME" not in env and any("NCCL_SOCKET_IFNAME left out" in n for n in prof.notes)
     assert env["NCCL_IB_SL"] == "0"
     assert env["NCCL_CROSS_NIC"] == "0"  # rail-optimised fat-tree
     assert env["NCCL_COLLNET_ENABLE"] == "1" and env["SHARP_COLL_ENABLE_SAT"] == "1"  # qm9700 + sm.sharp
@@ -42,8 +46,10 @@ def test_superpod_ib_settings(superpod) -> None:
     assert env["NCCL_NET_GDR_LEVEL"] == "PXB"
     assert "NCCL_IB_GID_INDEX" not in env and "NCCL_IB_TC" not in env  # RoCE only
     assert "NCCL_TOPO_FILE" not in env and prof.topology is None  # bare-metal NVSwitch box: sysfs is right
-    # the storage NICs are named as the ones the exact match keeps out
-    assert "mlx5_8, mlx5_9, mlx5_10" in prof.get("NCCL_IB_HCA").reason
+    # the names come with their source; the management (BMC) port is never an mlx5 device
+    assert "NVIDIA DGX H100/H200 User Guide" in prof.get("NCCL_IB_HCA").reason
+    bmc = _pool(cluster, "dgx").ports_for("management")
+    assert [p.plan_port for p in bmc] == ["BMC"] and not bmc[0].has_rdma
 
 
 def test_every_setting_names_a_real_blueprint_fact(superpod) -> None:
@@ -60,7 +66,7 @@ def test_every_setting_names_a_real_blueprint_fact(superpod) -> None:
 
 
 def test_hca_order_follows_the_plans_rails(superpod) -> None:
-    """Swap the rails of mlx5_0 and mlx5_1 on the first host: NCCL_IB_HCA must follow the cabling."""
+    """Swap rails 0 and 1 on the first host: NCCL_IB_HCA must follow the cabling."""
     cluster, plan = superpod
     host = _pool(cluster, "dgx").hostnames[0]
     swapped = []
@@ -69,7 +75,8 @@ def test_hca_order_follows_the_plans_rails(superpod) -> None:
             link = link._replace(rail=1 - link.rail)  # Link is a NamedTuple
         swapped.append(link)
     prof = nccl.derive(cluster, _pool(cluster, "dgx"), replace(plan, links=tuple(swapped)))
-    assert prof.env()["NCCL_IB_HCA"].startswith("=mlx5_1:1,mlx5_0:1,mlx5_2:1")
+    r = dgx_h100_compute_ports()
+    assert prof.env()["NCCL_IB_HCA"].startswith(f"={r[1].rdma}:1,{r[0].rdma}:1,{r[2].rdma}:1")
 
 
 def test_sharp_off_when_the_subnet_manager_does_not_run_it() -> None:
@@ -80,6 +87,8 @@ def test_sharp_off_when_the_subnet_manager_does_not_run_it() -> None:
     assert "subnet_manager.sharp is off" in prof.get("NCCL_COLLNET_ENABLE").reason
     assert "SHARP_COLL_ENABLE_SAT" not in env and prof.plugin is None
     assert env["NCCL_IB_SL"] == "1"  # fabrics.compute.subnet_manager.service_level
+    # HGX H200 (OEM): no published port table, so no guessed device list
+    assert "NCCL_IB_HCA" not in env and any("NCCL_IB_HCA left out" in n for n in prof.notes)
 
 
 def test_roce_pcie_settings() -> None:
@@ -93,7 +102,7 @@ def test_roce_pcie_settings() -> None:
     assert env["NCCL_CROSS_NIC"] == "1"  # not rail-optimised
     assert env["NCCL_NVLS_ENABLE"] == "0"  # L40S: no NVLink SHARP
     assert env["NCCL_NET_GDR_LEVEL"] == "PHB"
-    assert env["NCCL_IB_HCA"] == "=mlx5_0:1,mlx5_1:1"
+    assert env["NCCL_IB_HCA"] == "=mlx5_0:1,mlx5_1:1"  # declared in pools[].ports
     # PCIe box: a topology file pins GPU pairs to their NIC, split over two sockets
     assert env["NCCL_TOPO_FILE"] == nccl.TOPO_PATH
     topo = prof.topology
@@ -116,20 +125,50 @@ def _cloud(tmp_path: Path, target: str, server: str):  # type: ignore[no-untyped
     return nccl.derive(cluster, cluster.pools[0])
 
 
-def test_cloud_fabrics(tmp_path: Path) -> None:
+def test_aws_p5_follows_aws_ofi_nccl(tmp_path: Path) -> None:
+    """aws-ofi-nccl doc/efa-env-var.md: with libfabric>=1.18 and aws-ofi-nccl>=1.7 no variable is needed."""
     efa = _cloud(tmp_path, "aws", "aws/p5.48xlarge")
     assert efa.transport == "efa" and efa.plugin == "aws-ofi-nccl"
-    assert efa.env()["FI_PROVIDER"] == "efa" and efa.env()["FI_EFA_USE_DEVICE_RDMA"] == "1"
-    assert "NCCL_IB_HCA" not in efa.env()
+    assert set(efa.env()) == {"NCCL_NVLS_ENABLE"}  # no FI_PROVIDER / FI_EFA_USE_DEVICE_RDMA guesses
+
+
+def test_gcp_a3_mega_and_ultra_take_the_cluster_toolkit_settings(tmp_path: Path) -> None:
     tcpxo = _cloud(tmp_path, "gcp", "gcp/a3-megagpu-8g")
-    assert tcpxo.transport == "tcpxo"
-    assert tcpxo.env()["NCCL_FASTRAK_IFNAME"] == ",".join(f"eth{i}" for i in range(1, 9))  # 8 data NICs
+    assert tcpxo.transport == "tcpxo" and tcpxo.plugin == "tcpxo"
+    mega = env_file("gcp_a3_mega_env.sh")
+    assert {k: v for k, v in tcpxo.env().items() if k in mega} == mega
+    assert tcpxo.plugin_profile == "/var/lib/tcpxo/lib64/nccl-env-profile.sh"
+    ultra = _cloud(tmp_path, "gcp", "gcp/a3-ultragpu-8g")
+    assert ultra.transport == "gib" and ultra.plugin == "gib"
+    vendor = env_file("gcp_a3_ultra_env.sh")
+    assert {k: v for k, v in ultra.env().items() if k in vendor} == vendor
+    assert ultra.plugin_profile == "/var/lib/gib/scripts/set_nccl_env.sh"
+    assert "NCCL_IB_HCA" not in ultra.env() and "NCCL_IB_GID_INDEX" not in ultra.env()  # gIB sets its own
+    assert ultra.interfaces == ("enp0s19", "enp192s20")
+
+
+def test_gcp_a3_high_without_a_vendor_entry_guesses_nothing(tmp_path: Path) -> None:
     tcpx = _cloud(tmp_path, "gcp", "gcp/a3-highgpu-8g")
-    assert tcpx.env()["NCCL_GPUDIRECTTCPX_SOCKET_IFNAME"] == "eth1,eth2,eth3,eth4"
+    assert tcpx.transport == "tcpx" and not any(k.startswith("NCCL_GPUDIRECTTCPX") for k in tcpx.env())
+    assert any("PLT001" in n for n in tcpx.notes)
+
+
+def test_azure_keeps_the_images_nccl_conf_and_topology(tmp_path: Path) -> None:
     azure = _cloud(tmp_path, "azure", "azure/Standard_ND96isr_H100_v5")
-    assert azure.transport == "ib" and azure.env()["NCCL_IB_HCA"] == "mlx5_ib"
-    assert azure.env()["NCCL_NET_GDR_LEVEL"] == "SYS" and azure.env()["NCCL_SOCKET_IFNAME"] == "=eth0"
-    assert azure.topology is not None  # VM: virtual PCI tree
+    image = env_file("azure_ndv5_nccl.conf")  # Azure/azhpc-images customizations/ndv5.sh
+    assert {k: v for k, v in azure.env().items() if k in image} == image
+    assert azure.topology is None  # the image's topology file, not a synthetic one
+    assert "/etc/nccl.conf" in azure.keep_files and "/opt/microsoft/ndv5/topo.xml" in azure.keep_files
+    assert "NCCL_IB_HCA" not in azure.env()  # device names not published; the image's topology pins them
+
+
+def test_oci_h100_is_the_oci_hpc_stacks_nccl_conf(tmp_path: Path) -> None:
+    oci = _cloud(tmp_path, "oci", "oci/BM.GPU.H100.8")
+    vendor = env_file("oci_bm_gpu_h100_8_nccl.conf")  # oci-hpc nccl-conf/files/h100
+    assert {k: v for k, v in oci.env().items() if k in vendor} == vendor
+    hca = oci.env()["NCCL_IB_HCA"].lstrip("=").split(",")
+    assert len(hca) == 16 and "mlx5_2" not in hca and "mlx5_11" not in hca  # the two host NICs stay out
+    assert oci.topology is None and oci.env()["NCCL_NET_GDR_LEVEL"] == "PXB"  # bare metal, not a VM
 
 
 def test_rendered_files_are_deterministic_and_complete(superpod) -> None:
@@ -142,4 +181,28 @@ def test_rendered_files_are_deterministic_and_complete(superpod) -> None:
         i = lines.index(f"{s.name}={s.value}")
         assert lines[i - 1].startswith("# ") and s.source in lines[i - 1]
     env = nccl.render(prof, "nccl.env.j2")
-    assert "NCCL_IB_HCA==mlx5_0:1" in env
+    assert f"NCCL_IB_HCA=={dgx_h100_compute_ports()[0].rdma}:1" in env
+
+
+@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("*.yaml")))
+def test_no_example_names_a_device_or_interface_nobody_published(example: str) -> None:
+    """Every RDMA device / interface an example's NCCL and QoS settings name is published or declared."""
+    cluster = _cluster(EXAMPLES / example)
+    plan = build_plan(cluster)
+    for pool in cluster.gpu_pools:
+        prof = nccl.derive(cluster, pool, plan)
+        known_rdma = {p.rdma_dev for p in pool.ports if p.rdma_known}
+        known_if = {p.netdev for p in pool.ports if p.netdev_known} | {
+            n.netdev for n in pool.extra_ports if n.netdev
+        }
+        for s in prof.settings:
+            vendor = s.source.startswith("catalog:platforms.")
+            if s.name == "NCCL_IB_HCA" and not vendor:
+                devs = {d.split(":")[0] for d in s.value.lstrip("=^").split(",")}
+                assert devs <= known_rdma, (example, s)
+            if s.name == "NCCL_SOCKET_IFNAME" and not vendor:
+                names = {n for n in s.value.lstrip("=^").split(",")}
+                assert names <= known_if, (example, s)
+        assert set(prof.devices) <= known_rdma and set(prof.interfaces) <= known_if | {
+            v for s in prof.settings if s.name == "NCCL_SOCKET_IFNAME" for v in s.value.split(",")
+        }

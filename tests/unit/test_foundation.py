@@ -5,6 +5,7 @@ import json
 import jsonschema
 import pytest
 from conftest import EXAMPLES, run_cli
+from vendor_tables import dgx_h100_compute_ports
 
 from generator.load import load_file
 from generator.resolve import resolve
@@ -14,10 +15,13 @@ def test_reference_example_resolves() -> None:
     cluster = resolve(load_file(EXAMPLES / "superpod-h100-4su.yaml"))
     assert cluster.gpu_count == 1024
     dgx = cluster.pools[0]
-    rails = [p.rdma_dev for p in dgx.ports_for("compute")]
-    assert rails == [f"mlx5_{i}" for i in range(8)]
-    # DGX H100 compute ports leave through 4 twin-port cages
-    assert [(p.cage, p.cage_port) for p in dgx.ports_for("compute")][:3] == [(1, 1), (1, 2), (2, 1)]
+    table = dgx_h100_compute_ports()  # NVIDIA DGX H100/H200 User Guide, Table 6 (test data)
+    compute = dgx.ports_for("compute")
+    assert [p.rdma_dev for p in compute] == [r.rdma for r in table]
+    assert [p.netdev for p in compute] == [r.netdev for r in table]
+    # DGX H100 compute ports leave through 4 twin-port cages named OSFP<cage>P<port>
+    assert [f"OSFP{p.cage}P{p.cage_port}" for p in compute] == [r.port for r in table]
+    assert [p.faceplate for p in compute] == [r.port for r in table]
 
 
 def test_schema_validates_every_example(examples) -> None:

@@ -24,7 +24,8 @@ def test_one_file_per_switch_with_lldpcli_shape() -> None:
         "swp1": {
             "via": "LLDP",
             "chassis": {"dgx001": {"capability": {"type": "Station", "enabled": True}}},
-            "port": {"id": {"type": "ifname", "value": "eth0"}, "descr": "eth0"},
+            # the DGX H100's out-of-band port is its BMC (DGX BasePOD deployment guide, "Networking")
+            "port": {"id": {"type": "ifname", "value": "BMC"}, "descr": "BMC"},
         }
     }
     n = sum(len(parse_lldp_json(text, name)) for name, text in files.items())
@@ -65,10 +66,8 @@ def test_lldp_faults_reported(tmp_path) -> None:
     swp1["chassis"], swp2["chassis"] = swp2["chassis"], swp1["chassis"]  # two host cables swapped
     del leaf[2]  # swp3's cable missing
     # a host whose lldpd sends its MAC as port id: the interface name is in PortDescr
-    leaf[2][next(iter(leaf[2]))]["port"] = {
-        "id": {"type": "mac", "value": "b8:3f:d2:00:00:04"},
-        "descr": "eth0",
-    }
+    fourth = leaf[2][next(iter(leaf[2]))]
+    fourth["port"] = {"id": {"type": "mac", "value": "b8:3f:d2:00:00:04"}, "descr": fourth["port"]["descr"]}
     # the spine's file as json0, with its first neighbour's SysName an FQDN
     spine = files["m-spine-001.json"]["lldp"]["interface"]
     json0 = {
@@ -111,4 +110,5 @@ def test_lldp_faults_reported(tmp_path) -> None:
     }
     assert {b[:2] for b in bad} == {("miswired", "dgx001"), ("miswired", "dgx002"), ("missing", "dgx003")}
     msg = {r.a.device: r.message for r in v.discrepancies}
-    assert "m-leaf-su1-01 port 1 goes to dgx002 mlx5_10/1, plan says dgx001 mlx5_10/1" in msg["dgx001"]
+    # the management cable ends at the DGX BMC port, never an mlx5 device
+    assert "m-leaf-su1-01 port 1 goes to dgx002 BMC, plan says dgx001 BMC" in msg["dgx001"]

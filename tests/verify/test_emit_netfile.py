@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from vendor_tables import dgx_h100_compute_ports
 from vfy_plans import SUPERPOD, TINY, plan_of
 
 from generator.emit import ibnetdiscover as emitter
@@ -48,12 +49,15 @@ def test_one_ca_per_rdma_device_and_descriptions_are_device_names() -> None:
     plan = plan_of(TINY)
     recs = records(emitter.render_netfile(plan, "compute"))
     cas = sorted(desc for kind, _n, desc, _p in recs.values() if kind == "Ca")
-    assert cas == sorted(f"dgx00{h} mlx5_{i}" for h in range(1, 5) for i in range(8))
+    # CA names are the DGX H100's real RDMA devices (User Guide Table 6, kept as test data)
+    assert cas == sorted(f"dgx00{h} {r.rdma}" for h in range(1, 5) for r in dgx_h100_compute_ports())
     switches = {desc: n for kind, n, desc, _p in recs.values() if kind == "Switch"}
     assert switches == {d.name: 64 for d in plan.switches("compute")}
     storage = records(emitter.render_netfile(plan, "storage"))
     dual = {desc: (n, sorted(p)) for kind, n, desc, p in storage.values() if kind == "Ca"}
-    assert dual["dgx001 mlx5_8"] == (2, [1, 2])  # dual-port adapter: one Ca with both ports
+    # dual-port adapter: one Ca with both ports; its device name is not published, so the plan's
+    # placeholder `nic<n>` stands in (never an `mlx5_<n>` that could be another port's real name)
+    assert dual["dgx001 nic8"] == (2, [1, 2])
     assert {rate for *_x, ports in storage.values() for *_y, rate in ports.values()} == {"2xNDR"}
 
 

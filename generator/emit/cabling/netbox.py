@@ -139,7 +139,7 @@ def _form_factor(cluster: ResolvedCluster, plan: Plan, end: CableEnd) -> str | N
     pool = next((p for p in cluster.pools if p.name == device.pool), None)
     if pool is None:
         return None
-    nic_port = next((p for p in pool.ports if f"{p.rdma_dev}/{p.port}" == end.port), None)
+    nic_port = next((p for p in pool.ports if p.plan_port == end.port), None)
     nic = cat.nics.get(nic_port.model) if nic_port else None
     return nic.form_factor.removesuffix("-twin") if nic else None
 
@@ -168,7 +168,8 @@ def _interface_names(
 
     Ethernet/RoCE switch ports use the switch OS names the expected-LLDP files use (``swp17``); InfiniBand
     switch ports keep the plan's logical port number (the number ibnetdiscover and the SM report). Node
-    ports take the OS interface name (ib0, eth1) when it is unique on that node, else the RDMA port.
+    ports take the OS interface name from the port map (ibp220s0), else the faceplate name (BMC), else
+    the plan port, when the names are unique on that node.
     """
     ethernet = {name for name, f in cluster.fabrics.items() if f.kind in ("ethernet", "roce")}
     devices = plan.device_by_name
@@ -180,10 +181,12 @@ def _interface_names(
         elif rows[i >> 1].fabric in ethernet:
             names[i] = ethernet_interface_name(devices[e.device], e.endpoint)
     for indices in node_ends.values():
-        netdevs = [ends[i].netdev for i in indices]
-        if all(netdevs) and len(set(netdevs)) == len(netdevs):
-            for i, netdev in zip(indices, netdevs, strict=True):
-                names[i] = str(netdev)
+        # the OS interface where the port map gives one, else the chassis name (faceplate), else the
+        # plan port; only when the result is unique on the node (a NetBox interface name is a key)
+        chosen = [ends[i].netdev or ends[i].endpoint.faceplate or ends[i].port for i in indices]
+        if len(set(chosen)) == len(chosen):
+            for i, name in zip(indices, chosen, strict=True):
+                names[i] = name
     return names
 
 

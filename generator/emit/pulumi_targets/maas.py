@@ -70,6 +70,7 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
             node["interfaces"] = [
                 {"netdev": a.interface, "rdma_dev": a.rdma_dev, "subnet": a.subnet, "address": a.address}
                 for a in addresses.fabric.get(host, [])
+                if a.interface is not None
             ]
             node_tags += [
                 _tag(cluster, f"rail{a.rail}") for a in addresses.fabric.get(host, []) if a.rail is not None

@@ -52,7 +52,7 @@ class OsImage(Rule):
             )
         elif target in CLOUD_PROVIDERS:
             default = default_image(cluster)
-            branch = cluster.blueprint.software.driver_branch
+            branch = cluster.software.driver_branch
             cloud = cluster.blueprint.deployment.cloud
             if (
                 default is not None

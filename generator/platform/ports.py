@@ -1,0 +1,125 @@
+"""Host port names from the catalogue's port maps and the blueprint's declared ports.
+
+This is the one place that knows which RDMA device, interface and faceplate port of a server carries
+which rail. Everything that names a host port (NCCL, QoS, addressing, labels, NetBox, LLDP,
+verify-cabling) reads the resolved ``NicPort`` fields this module fills, or calls the helpers below.
+
+A name that neither the catalogue (``data/platforms.yaml``, with its vendor source) nor the blueprint
+(``pools[].ports``) gives stays ``None``: callers report it (rule PLT001) and never make one up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from blueprints.catalog.schema import MappedPort, Platform
+
+if TYPE_CHECKING:
+    from blueprints.catalog import Catalog
+    from blueprints.models.nodes import DeclaredPort, NodePool
+    from generator.resolve import NicPort, ResolvedPool
+
+# Which port-map roles serve the NIC purposes of servers.yaml, in the order they are matched.
+ROLES_FOR_PURPOSE: dict[str, tuple[str, ...]] = {
+    "compute": ("compute",),
+    "storage": ("storage", "inband"),
+    "management": ("bmc",),  # servers.yaml's management NIC is the out-of-band (BMC) port
+    "frontend": ("frontend",),  # cloud host NICs: named, but never cabled by the plan
+}
+
+
+@dataclass(frozen=True)
+class PortName:
+    """The published (or declared) names of one host port; ``None`` = not published."""
+
+    role: str
+    faceplate: str | None
+    rdma: str | None
+    netdev: str | None
+    pci: str | None
+    gpu: int | None
+    cage: int | None
+    cage_port: int | None
+    source: str  # "catalog:platforms.<id>: <document>" or "pools[<i>].ports[<j>]"
+    netdev_link: str | None = None  # infiniband | ethernet: the link layer the interface name is for
+
+
+def platform_of(catalog: Catalog, server_id: str) -> Platform | None:
+    """The catalogue's platform entry for a server id or ``provider/instance-type``."""
+    return catalog.platforms.get(server_id)
+
+
+def _from_catalog(server_id: str, platform: Platform, entry: MappedPort) -> PortName:
+    return PortName(
+        entry.role,
+        entry.faceplate,
+        entry.rdma,
+        entry.netdev,
+        entry.pci,
+        entry.gpu,
+        entry.cage,
+        entry.cage_port,
+        f"catalog:platforms.{server_id}: {platform.source} {entry.source}",
+        entry.netdev_link,
+    )
+
+
+def _from_blueprint(pool_index: int, j: int, entry: DeclaredPort) -> PortName:
+    return PortName(
+        entry.role, entry.faceplate, entry.rdma, entry.netdev, entry.pci, entry.gpu, None, None,
+        f"pools[{pool_index}].ports[{j}]",
+    )  # fmt: skip
+
+
+def port_names(
+    catalog: Catalog, server_id: str, pool: NodePool, pool_index: int
+) -> dict[str, list[PortName]]:
+    """Names per purpose (compute/storage/management), in the order the purpose's ports are generated.
+
+    Declared ports replace the catalogue's entries of every role they list; compute entries are sorted
+    by the GPU the vendor pairs them with (rail k = GPU k) when every entry gives one.
+    """
+    platform = platform_of(catalog, server_id)
+    mapped = [_from_catalog(server_id, platform, p) for p in platform.ports] if platform else []
+    declared = [_from_blueprint(pool_index, j, p) for j, p in enumerate(pool.ports or ())]
+    declared_roles = {p.role for p in declared}
+    names = [p for p in mapped if p.role not in declared_roles] + declared
+    out: dict[str, list[PortName]] = {}
+    for purpose, roles in ROLES_FOR_PURPOSE.items():
+        chosen = [p for p in names if p.role in roles]
+        if purpose == "compute" and chosen and all(p.gpu is not None for p in chosen):
+            chosen.sort(key=lambda p: p.gpu if p.gpu is not None else 0)
+        out[purpose] = chosen
+    return out
+
+
+def missing_names(pool: ResolvedPool, purposes: Sequence[str] = ("compute",)) -> tuple[NicPort, ...]:
+    """Ports of ``pool`` whose RDMA device or interface name is not known (neither published nor declared)."""
+    return tuple(p for p in pool.ports if p.purpose in purposes and not (p.rdma_known and p.netdev_known))
+
+
+def rdma_devices(ports: Sequence[NicPort]) -> tuple[str, ...] | None:
+    """``mlx5_11:1``-style NCCL_IB_HCA entries in the given (rail) order, or None if a name is unknown."""
+    if not ports or not all(p.rdma_known for p in ports):
+        return None
+    return tuple(f"{p.rdma_dev}:{p.port}" for p in ports)
+
+
+def interfaces(ports: Sequence[NicPort]) -> tuple[str, ...] | None:
+    """Interface names of ``ports`` in order, or None if one of them is unknown."""
+    if not ports or not all(p.netdev_known for p in ports):
+        return None
+    return tuple(p.netdev for p in ports)
+
+
+def host_interface(pool: ResolvedPool) -> str | None:
+    """The host's own (in-band / front-end) interface for bootstrap traffic, if its name is known."""
+    for port in pool.ports:
+        if port.role in ("inband", "frontend") and port.netdev_known:
+            return port.netdev
+    for name in pool.extra_ports:
+        if name.role in ("inband", "frontend") and name.netdev:
+            return name.netdev
+    return None

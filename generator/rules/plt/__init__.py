@@ -1,0 +1,1 @@
+"""Platform rules: host port names and vendor settings (catalogue port maps, declared ports)."""

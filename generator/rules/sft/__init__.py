@@ -1,0 +1,1 @@
+"""Software compatibility rules: GPU architecture, CUDA and driver branch (data/software.yaml)."""

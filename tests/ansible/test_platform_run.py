@@ -1,0 +1,164 @@
+"""Real ansible-playbook runs of the nccl and roce_qos roles against fake sysfs layouts of real platforms.
+
+The chroot test host gets plain directories under /sys/class/{infiniband,net} laid out like a DGX H100
+(NVIDIA DGX H100/H200 User Guide, Table 6, kept as test data) or an OCI BM.GPU.H100.8 (the device list
+of the OCI HPC stack's nccl.conf); the roles must write the vendor's names and fail, naming the device,
+on a host whose names differ from the port map.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from ansible_helpers import DATA, EXAMPLES, build, chroot_root_fixture, root_tarball_fixture  # noqa: F401
+from conftest import run_cli
+from vendor_tables import TABLES, dgx_h100_compute_ports, env_file
+
+pytestmark = pytest.mark.ansible_host
+
+# Real role runs, but no packages from NVIDIA's repositories and no hardware services; the platform
+# checks (device/interface/file presence) run against the fake sysfs.
+ARGS = (
+    "-e", "cb_hardware_present=false", "-e", "nccl_install_packages=false",
+    "-e", "nccl_check_platform=true", "-e", "roce_qos_check_devices=true",
+)  # fmt: skip
+
+
+def _inventory(path: Path, host: str, root: Path, pool: str) -> Path:
+    path.write_text(
+        "all:\n  vars:\n    ansible_connection: community.general.chroot\n    ansible_become: false\n"
+        "    ansible_python_interpreter: /usr/bin/python3\n  children:\n"
+        f"    {pool}:\n      hosts:\n        {host}:\n          ansible_host: {root}\n"
+        f"    role_gpu:\n      children:\n        {pool}: {{}}\n    rdma:\n      children:\n        {pool}: {{}}\n"
+    )
+    return path
+
+
+def _configure(build_dir: Path, inventory: Path, tags: str) -> tuple[int, dict, str]:  # type: ignore[type-arg]
+    code, out, err = run_cli(
+        "configure", str(build_dir), "-i", str(inventory), "--tags", tags, "--format", "json", *ARGS
+    )
+    try:
+        return code, json.loads(out), err
+    except ValueError:
+        pytest.fail(f"configure printed no JSON (exit {code}): {out}\n{err}")
+
+
+@pytest.fixture
+def sysfs(chroot_root: Path) -> Iterator[Path]:
+    """An empty fake /sys/class inside the test root, removed afterwards (with the files the roles wrote)."""
+    cls = chroot_root / "sys" / "class"
+    for sub in ("infiniband", "net"):
+        (cls / sub).mkdir(parents=True, exist_ok=True)
+    yield cls
+    shutil.rmtree(chroot_root / "sys" / "class", ignore_errors=True)
+    for f in (
+        "etc/nccl.conf",
+        "etc/nccl/nccl.env",
+        "usr/local/sbin/cluster-blueprint-roce-qos",
+        "opt/microsoft",
+    ):
+        p = chroot_root / f
+        shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
+
+
+def _devices(cls: Path, rdma: list[str], nets: list[str] = ()) -> None:  # type: ignore[assignment]
+    for d in rdma:
+        (cls / "infiniband" / d / "ports" / "1").mkdir(parents=True, exist_ok=True)
+    for n in nets:
+        (cls / "net" / n).mkdir(parents=True, exist_ok=True)
+
+
+def _env(text: str) -> dict[str, str]:
+    return dict(ln.split("=", 1) for ln in text.splitlines() if ln and not ln.startswith("#"))
+
+
+def test_dgx_h100_nccl_uses_table_6_names(chroot_root: Path, sysfs: Path, tmp_path: Path) -> None:
+    table = dgx_h100_compute_ports()
+    # a DGX H100 has 12 mlx5 devices: the 8 compute ones of Table 6 plus the storage / in-band cards
+    _devices(
+        sysfs, [r.rdma for r in table] + ["mlx5_1", "mlx5_2", "mlx5_7", "mlx5_8"], [r.netdev for r in table]
+    )
+    out = build(DATA / "dgx-h100-ib.yaml", tmp_path / "dgx")
+    inv = _inventory(tmp_path / "hosts.yml", "dgx001", chroot_root, "pool_dgx")
+    code, result, err = _configure(out, inv, "nccl")
+    assert code == 0, json.dumps(result, indent=1) + err
+    conf = _env((chroot_root / "etc/nccl.conf").read_text())
+    assert conf["NCCL_IB_HCA"] == "=" + ",".join(f"{r.rdma}:1" for r in table)
+    env = _env((chroot_root / "etc/nccl/nccl.env").read_text())
+    assert env["NCCL_IB_HCA"] == conf["NCCL_IB_HCA"]
+
+
+def test_a_host_whose_names_differ_fails_naming_the_device(
+    chroot_root: Path, sysfs: Path, tmp_path: Path
+) -> None:
+    table = dgx_h100_compute_ports()
+    # this host enumerated its HCAs differently: the device the map puts on rail 7 is absent
+    _devices(sysfs, [r.rdma for r in table[:-1]] + ["mlx5_1"])
+    out = build(DATA / "dgx-h100-ib.yaml", tmp_path / "dgx")
+    inv = _inventory(tmp_path / "hosts.yml", "dgx001", chroot_root, "pool_dgx")
+    code, result, err = _configure(out, inv, "nccl")
+    assert code != 0
+    text = json.dumps(result) + err
+    assert f"missing RDMA device(s) {table[-1].rdma}" in text, text[-2000:]
+    assert not (chroot_root / "etc/nccl.conf").exists()  # nothing written for a host that does not match
+
+
+def test_dgx_h100_on_roce_qos_says_the_interface_names_are_unknown(
+    chroot_root: Path, sysfs: Path, tmp_path: Path
+) -> None:
+    out = build(DATA / "dgx-h100-roce.yaml", tmp_path / "roce")
+    inv = _inventory(tmp_path / "hosts.yml", "dgx001", chroot_root, "pool_dgx")
+    code, result, err = _configure(out, inv, "roce_qos")
+    assert code != 0
+    assert "no compute interface names" in json.dumps(result) + err
+    assert not (chroot_root / "usr/local/sbin/cluster-blueprint-roce-qos").exists()
+
+
+def test_roce_qos_runs_on_the_declared_names(chroot_root: Path, sysfs: Path, tmp_path: Path) -> None:
+    _devices(sysfs, ["mlx5_0", "mlx5_1"], ["ens1f0np0", "ens2f0np0"])  # as declared in roce-pcie.yaml
+    out = build(DATA / "roce-pcie.yaml", tmp_path / "roce")
+    inv = _inventory(tmp_path / "hosts.yml", "l40s001", chroot_root, "pool_l40s")
+    code, result, err = _configure(out, inv, "roce_qos,nccl")
+    assert code == 0, json.dumps(result, indent=1) + err
+    script = (chroot_root / "usr/local/sbin/cluster-blueprint-roce-qos").read_text()
+    assert "for ifc in ens1f0np0 ens2f0np0; do" in script and "for dev in mlx5_0 mlx5_1; do" in script
+    (sysfs / "net" / "ens2f0np0").rmdir()  # the host renamed one port
+    code, result, err = _configure(out, inv, "roce_qos")
+    assert code != 0 and "missing interface(s) ens2f0np0" in json.dumps(result) + err
+
+
+def test_oci_h100_gets_the_oci_hpc_nccl_conf(chroot_root: Path, sysfs: Path, tmp_path: Path) -> None:
+    vendor = env_file("oci_bm_gpu_h100_8_nccl.conf")
+    hcas = vendor["NCCL_IB_HCA"].lstrip("=").split(",")
+    _devices(sysfs, [*hcas, "mlx5_2", "mlx5_11"], ["eth0"])  # 18 devices; mlx5_2 / mlx5_11 = host NICs
+    out = build(EXAMPLES / "oci-bm-h100.yaml", tmp_path / "oci")
+    pool = next(p.name for p in (out / "ansible" / "group_vars").iterdir() if p.name.startswith("pool_"))
+    inv = _inventory(tmp_path / "hosts.yml", "gpu001", chroot_root, pool.removesuffix(".yml"))
+    code, result, err = _configure(out, inv, "nccl")
+    assert code == 0, json.dumps(result, indent=1) + err
+    conf = _env((chroot_root / "etc/nccl.conf").read_text())
+    assert {k: conf[k] for k in vendor} == vendor
+
+
+def test_azure_keeps_the_images_nccl_conf(chroot_root: Path, sysfs: Path, tmp_path: Path) -> None:
+    image_conf = (TABLES / "azure_ndv5_nccl.conf").read_text()
+    (chroot_root / "etc/nccl.conf").write_text(image_conf)
+    topo = chroot_root / "opt/microsoft/ndv5/topo.xml"
+    topo.parent.mkdir(parents=True)
+    topo.write_text('<system version="1"/>\n')
+    out = build(EXAMPLES / "azure-ndh100v5.yaml", tmp_path / "az")
+    pool = next(p.name for p in (out / "ansible" / "group_vars").iterdir() if p.name.startswith("pool_"))
+    inv = _inventory(tmp_path / "hosts.yml", "gpu001", chroot_root, pool.removesuffix(".yml"))
+    code, result, err = _configure(out, inv, "nccl")
+    assert code == 0, json.dumps(result, indent=1) + err
+    assert (chroot_root / "etc/nccl.conf").read_text() == image_conf  # the image's file, untouched
+    env = _env((chroot_root / "etc/nccl/nccl.env").read_text())
+    assert {k: env[k] for k in env_file("azure_ndv5_nccl.conf")} == env_file("azure_ndv5_nccl.conf")
+    topo.unlink()  # an image without its topology file is not the platform the settings are for
+    code, result, err = _configure(out, inv, "nccl")
+    assert code != 0 and "missing platform file(s) /opt/microsoft/ndv5/topo.xml" in json.dumps(result) + err
