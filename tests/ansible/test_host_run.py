@@ -170,7 +170,9 @@ def test_fabric_access_and_managed_storage_files(runs, chroot_root: Path, host_b
     assert oct(netplan_file.stat().st_mode & 0o777) == "0o600"
     netplan = YAML(typ="safe", pure=True).load(netplan_file.read_text())["network"]
     assert netplan["version"] == 2
-    assert {k: v["addresses"] for k, v in netplan["ethernets"].items()} == {k: [v] for k, v in expected.items()}
+    assert {k: v["addresses"] for k, v in netplan["ethernets"].items()} == {
+        k: [v] for k, v in expected.items()
+    }
     assert netplan["ethernets"]["ib0"]["addresses"] == ["10.100.0.10/19"]
     assert "mtu" not in netplan["ethernets"]["ib0"]  # IPoIB takes the IB port's MTU
     # LNet: Lustre rides the compute fabric (no storage fabric): o2ib over the eight IPoIB rails
@@ -301,9 +303,11 @@ def test_roce_lossless_class_is_rendered_and_idempotent(chroot_root: Path, tmp_p
     eth = YAML(typ="safe", pure=True).load(
         (chroot_root / "etc/netplan/60-cluster-blueprint-fabric.yaml").read_text()
     )["network"]["ethernets"]
-    assert eth["eth1"]["addresses"] == ["10.100.0.10/17"] and eth["eth2"]["addresses"] == ["10.100.128.10/17"]
-    assert eth["eth1"]["routes"] == [{"to": "10.100.0.0/17", "scope": "link", "table": 100}]
-    assert eth["eth1"]["routing-policy"] == [{"from": "10.100.0.10", "table": 100}]
-    assert eth["eth2"]["routing-policy"] == [{"from": "10.100.128.10", "table": 101}]
+    assert eth["ens1f0np0"]["addresses"] == ["10.100.0.10/17"] and eth["ens2f0np0"]["addresses"] == [
+        "10.100.128.10/17"
+    ]
+    assert eth["ens1f0np0"]["routes"] == [{"to": "10.100.0.0/17", "scope": "link", "table": 100}]
+    assert eth["ens1f0np0"]["routing-policy"] == [{"from": "10.100.0.10", "table": 100}]
+    assert eth["ens2f0np0"]["routing-policy"] == [{"from": "10.100.128.10", "table": 101}]
     code, result, err = _configure(out, inv, *args)
     assert code == 0 and result["hosts"]["l40s001"]["changed"] == 0, json.dumps(result, indent=1) + err

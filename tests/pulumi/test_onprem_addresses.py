@@ -23,7 +23,8 @@ apiVersion: cluster-blueprint/v1
 name: lab4
 site: {{rows: 40, racks_per_row: 30}}
 pools:
-  - {{name: gpu, role: gpu, count: {count}, server: hgx-h200, placement: {{nodes_per_rack: 3}}}}
+  - {{name: gpu, role: gpu, count: {count}, server: hgx-h200, placement: {{nodes_per_rack: 3}},
+     ports: [{{role: compute, rdma: mlx5_0, netdev: ib0, gpu: 0}}, {{role: compute, rdma: mlx5_1, netdev: ib1, gpu: 1}}, {{role: compute, rdma: mlx5_2, netdev: ib2, gpu: 2}}, {{role: compute, rdma: mlx5_3, netdev: ib3, gpu: 3}}, {{role: compute, rdma: mlx5_4, netdev: ib4, gpu: 4}}, {{role: compute, rdma: mlx5_5, netdev: ib5, gpu: 5}}, {{role: compute, rdma: mlx5_6, netdev: ib6, gpu: 6}}, {{role: compute, rdma: mlx5_7, netdev: ib7, gpu: 7}}]}}
   - {{name: login, role: login, count: 1, server: cpu-1u}}
 fabrics:
   compute:
@@ -79,7 +80,7 @@ def test_validate_reports_what_generate_would_refuse_located(tmp_path: Path) -> 
     findings = [f for f in json.loads(out)["files"][0]["findings"] if f["rule"] == "DEP010"]
     assert findings, out
     f = findings[0]
-    assert f["path"] == "deployment.maas.management_cidr" and f["line"] == 15
+    assert f["path"] == "deployment.maas.management_cidr" and f["line"] == 16
     code, out, err = run_cli("generate", str(bp), "-o", str(tmp_path / "build"))
     assert code == 1 and not (tmp_path / "build").exists()
 
@@ -120,10 +121,15 @@ def test_inventory_addresses_are_the_ones_maas_assigns(path: Path, tmp_path: Pat
     project = tmp_path / "build" / "pulumi"
     cluster = generate(path, project)  # same files; gives the resolved cluster for the runner
     run = run_target(cluster, project)
+    data = json.loads((project / "cluster.json").read_text())
+    # the port map's in-band interface where published, else the stack setting the test gives
+    iface = {
+        n["hostname"]: p["management_interface"] or "mgmt-test0" for p in data["pools"] for n in p["nodes"]
+    }
     assigned = {}
     for machine in run.of_type("maas:index/instance:Instance"):
         (link,) = machine.inputs["networkInterfaces"]
-        assert link["name"] == "mgmt-test0"
+        assert link["name"] == iface[machine.name]
         assert link["subnetCidr"] == cluster.blueprint.deployment.maas.management_cidr
         assigned[machine.name] = link["ipAddress"]
     hosts = _inventory_hosts(tmp_path / "build")
