@@ -547,7 +547,11 @@ def render(profile: NcclProfile, template: str) -> str:
         trim_blocks=True,  # what Ansible's template module uses, so both renderings are byte-identical
     )
     return env.get_template(template).render(
-        nccl_settings=settings_vars(profile), nccl_pool=profile.pool, nccl_transport=profile.transport
+        nccl_settings=settings_vars(profile),
+        nccl_pool=profile.pool,
+        nccl_transport=profile.transport,
+        nccl_plugin=profile.plugin,
+        nccl_plugin_profile=profile.plugin_profile,
     )
 
 

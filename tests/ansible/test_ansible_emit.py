@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from ansible_helpers import DATA, EXAMPLES, ansible_bin, build
 from ruamel.yaml import YAML
+from vendor_tables import dgx_h100_compute_ports
 
 from generator.emit import ansible as ansible_emit
 from generator.emit import nccl
@@ -114,7 +115,9 @@ def test_group_vars_carry_the_pins_mounts_and_derived_nccl(superpod_build: Path)
     assert dgx["nvidia_driver_nvswitch"] is True and dgx["cb_compute_transport"] == "ib"
     assert dgx["acceptance_link_gbytes"] == 50.0  # 8 x 400 Gb/s for 8 GPUs
     assert dgx["acceptance_expected_nvlink"] == "NV18"
-    assert [h["dev"] for h in dgx["acceptance_expected_hcas"]] == [f"mlx5_{i}" for i in range(8)]
+    # the DGX H100's compute HCAs in rail order: User Guide Table 6 (test data), not mlx5_0..7
+    assert [h["dev"] for h in dgx["acceptance_expected_hcas"]] == [r.rdma for r in dgx_h100_compute_ports()]
+    assert dgx["nccl_expected_devices"] == [r.rdma for r in dgx_h100_compute_ports()]
     assert set(dgx["acceptance_predicted_busbw"]) <= {"all_reduce", "all_gather", "alltoall"}
     # the comment above each setting names the blueprint fact
     text = (gv / "pool_dgx.yml").read_text()
@@ -131,7 +134,7 @@ def test_nfs_and_roce_vars(tmp_path: Path) -> None:
     assert "cfgFile=/etc/beegfs/beegfs-client-data.conf" in mounts["data"]["opts"]
     pool = _yaml(out / "ansible" / "group_vars" / "pool_l40s.yml")
     assert pool["roce_qos_pfc_priority"] == 4 and pool["roce_qos_dscp"] == 24
-    assert pool["roce_qos_interfaces"] == ["eth1", "eth2"]
+    assert pool["roce_qos_interfaces"] == ["ens1f0np0", "ens2f0np0"]  # declared in pools[].ports
     assert pool["nccl_topology"]["numa_nodes"][1][0]["gpus"] == [2, 3]
 
 
@@ -282,6 +285,7 @@ def test_cloud_inventory_has_no_invented_addresses(tmp_path: Path) -> None:
     assert "rdma" not in data  # EFA is not a verbs fabric: no OFED stack
     pool = _yaml(out / "ansible" / "group_vars" / "pool_gpu.yml")
     assert pool["cb_compute_transport"] == "efa" and pool["nccl_plugin"] == "aws-ofi-nccl"
-    assert {s["name"] for s in pool["nccl_settings"]} >= {"FI_PROVIDER", "FI_EFA_USE_DEVICE_RDMA"}
+    # aws-ofi-nccl doc/efa-env-var.md: with libfabric>=1.18 / aws-ofi-nccl>=1.7 none of these is needed
+    assert not {s["name"] for s in pool["nccl_settings"]} & {"FI_PROVIDER", "FI_EFA_USE_DEVICE_RDMA", "NCCL_PROTO"}
     all_vars = (out / "ansible" / "group_vars" / "all.yml").read_text()
     assert "not in fstab: fsx (managed)" in all_vars

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
+from vendor_tables import dgx_h100_compute_ports
 
 pytest.importorskip("pulumi", reason="the Pulumi SDK is in the test extra")
 
@@ -334,7 +335,9 @@ def test_maas_onprem_example(tmp_path: Path) -> None:
     assert "ck:tk:secret" not in json.dumps({k: v for k, v in provider.inputs.items() if k != "apiKey"})
     node = run.outputs["nodes"]["dgx001"]
     assert ipaddress.ip_address(node["address"]) in ipaddress.ip_network("10.10.0.0/16")
-    assert node["fabric_addresses"]["ib0"] == "10.100.0.10/19" and node["su"] == 1 and node["rack"]
+    # rail 0 of a DGX H100 is ibp24s0 (User Guide Table 6, test data)
+    rail0 = dgx_h100_compute_ports()[0].netdev
+    assert node["fabric_addresses"][rail0] == "10.100.0.10/19" and node["su"] == 1 and node["rack"]
 
 
 def test_a_misspelt_argument_fails_the_run(tmp_path: Path) -> None:
