@@ -26,7 +26,7 @@ HOST_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHostKeyOfTheTestRootOnly0000000
 
 @pytest.fixture(scope="module")
 def host_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(DATA / "ib-hgx-nfs.yaml", tmp_path_factory.mktemp("hostbuild"))
+    return build(DATA / "ib-hgx-ports.yaml", tmp_path_factory.mktemp("hostbuild"))
 
 
 # A managed file system as `blueprint inventory --from-stack` writes it (FSx for Lustre: DNS@tcp:/mountname,
