@@ -228,6 +228,7 @@ class CloudInstance(Entry):
     rdma_domain_max_vms: int | None = None
     bare_metal: bool = False
     boot_disk_type: str | None = None
+    reservation_provisioning_model: str | None = None  # GCP provisioning model when consuming a reservation
 
 
 class StorageTier(Entry):
@@ -241,6 +242,25 @@ class StorageTier(Entry):
     step_big: int | None = None
 
 
+# A repository suite or package name with at most the one placeholder the deploy layer fills in
+# (`{codename}`, `{kernel}`); any other brace is refused like in all catalogue text.
+_APT_WORD = r"[A-Za-z0-9._+~:-]*"
+
+
+class StorageClient(Entry):
+    """Where a managed file system's client comes from (an apt repository; `{kernel}` = uname -r)."""
+
+    _own_pattern: ClassVar[frozenset[str]] = frozenset({"suite", "packages"})
+    repo: str
+    # `{codename}` = the Ubuntu release codename
+    suite: Annotated[str, StringConstraints(pattern=rf"^{_APT_WORD}(\{{codename\}})?{_APT_WORD}$")]
+    components: list[str] = []
+    key_url: str
+    packages: list[
+        Annotated[str, StringConstraints(pattern=rf"^{_APT_WORD}(\{{kernel\}})?{_APT_WORD}$", max_length=120)]
+    ]
+
+
 class ManagedStorage(Entry):
     _own_pattern: ClassVar[frozenset[str]] = frozenset({"sku"})
     service: str
@@ -251,6 +271,16 @@ class ManagedStorage(Entry):
     )
     unit: Literal["GiB", "GB"] = "GiB"
     tiers: dict[int, StorageTier]
+    mount_options: str = "_netdev"  # fstab options the vendor documents for its clients
+    client: StorageClient | None = None  # None: the image or the site's repository provides it
+
+
+class CloudImage(Entry):
+    """A default boot image for one cloud and OS (data/cloud.yaml `images`)."""
+
+    image: dict[str, str]  # the provider's lookup keys (AMI owner/name, marketplace URN parts, image family)
+    driver_branch: str | None = None  # NVIDIA driver branch the image ships, when it names one
+    tuned: bool = False  # the image carries the vendor's HPC stack and tuning (Ansible keeps it)
 
 
 class PerfConstant(Entry):

@@ -11,7 +11,8 @@ import ipaddress
 import math
 from dataclasses import dataclass, field
 
-from blueprints.catalog.schema import CloudInstance, ManagedStorage
+from blueprints.catalog.schema import CloudImage, CloudInstance, ManagedStorage
+from generator.deploy.addresses import FABRIC_STATIC_OFFSET, ONPREM_TARGETS, onprem_plan
 from generator.resolve import CLOUD_PROVIDERS, ResolvedCluster, ResolvedPool
 
 DEPLOY_TARGETS = ("maas", *CLOUD_PROVIDERS)
@@ -22,58 +23,13 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network  # what ipaddress.ip_net
 # blocks" (first four and last one), Azure VNet FAQ (five per subnet), GCP "Subnets" (four per primary
 # range), OCI "VCNs and subnets" (first two and last one). MAAS/plain IPv4: network + broadcast.
 SUBNET_RESERVED = {"aws": 5, "azure": 5, "gcp": 4, "oci": 3, "maas": 2}
-# First host offset for static addresses handed out by the MAAS program (leaves .1-.9 for gateways/SM).
-MAAS_STATIC_OFFSET = 10
+# First host offset for static fabric addresses the MAAS program hands out (deploy/addresses.py).
+MAAS_STATIC_OFFSET = FABRIC_STATIC_OFFSET
 # AWS FSx for Lustre / EFS and Azure Managed Lustre take addresses from the cluster subnet; keep headroom.
 STORAGE_ADDRESS_HEADROOM = 64
 
 # MAAS image names for software.os (Ubuntu series ship with MAAS; others need a custom image name).
 MAAS_SERIES = {"ubuntu-22.04": "jammy", "ubuntu-24.04": "noble"}
-
-# Default GPU images per cloud and OS. Sources: AWS Deep Learning Base OSS Nvidia Driver GPU AMI release
-# notes (owner "amazon", name prefix), Azure HPC images (publisher microsoft-dsvm, offer ubuntu-hpc),
-# Google "ubuntu-accelerator" image families with the NVIDIA driver branch in the name
-# (project ubuntu-os-accelerator-images), OCI platform images filtered by OS name/version and shape.
-CLOUD_IMAGES: dict[str, dict[str, dict[str, str]]] = {
-    "aws": {
-        "ubuntu-22.04": {
-            "owner": "amazon",
-            "name": "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 22.04) *",
-        },
-        "ubuntu-24.04": {
-            "owner": "amazon",
-            "name": "Deep Learning Base OSS Nvidia Driver GPU AMI (Ubuntu 24.04) *",
-        },
-    },
-    "azure": {
-        "ubuntu-22.04": {
-            "publisher": "microsoft-dsvm",
-            "offer": "ubuntu-hpc",
-            "sku": "2204",
-            "version": "latest",
-        },
-        "ubuntu-24.04": {
-            "publisher": "microsoft-dsvm",
-            "offer": "ubuntu-hpc",
-            "sku": "2404",
-            "version": "latest",
-        },
-    },
-    "gcp": {
-        "ubuntu-22.04": {
-            "family": "projects/ubuntu-os-accelerator-images/global/images/family/"
-            "ubuntu-accelerator-2204-amd64-with-nvidia-{driver_branch}"
-        },
-        "ubuntu-24.04": {
-            "family": "projects/ubuntu-os-accelerator-images/global/images/family/"
-            "ubuntu-accelerator-2404-amd64-with-nvidia-{driver_branch}"
-        },
-    },
-    "oci": {
-        "ubuntu-22.04": {"operating_system": "Canonical Ubuntu", "operating_system_version": "22.04"},
-        "ubuntu-24.04": {"operating_system": "Canonical Ubuntu", "operating_system_version": "24.04"},
-    },
-}
 
 
 def pool_provider(pool: ResolvedPool) -> str | None:
@@ -87,17 +43,25 @@ def instance_type(pool: ResolvedPool) -> str:
     return pool.server_id.partition("/")[2]
 
 
+def default_image(cluster: ResolvedCluster) -> CloudImage | None:
+    """The catalogue's default image for the target and software.os (data/cloud.yaml `images`)."""
+    return cluster.catalog.images.get(cluster.target, {}).get(cluster.blueprint.software.os)
+
+
 def image_for(cluster: ResolvedCluster) -> dict[str, str] | None:
-    """The image the cloud target boots: the blueprint's `cloud.image`, else the default for software.os."""
+    """The image the cloud target boots: the blueprint's `cloud.image`, else the catalogue default."""
     cloud = cluster.blueprint.deployment.cloud
-    target = cluster.target
     if cloud is not None and cloud.image:
         return {"id": cloud.image}
-    default = CLOUD_IMAGES.get(target, {}).get(cluster.blueprint.software.os)
-    if default is None:
-        return None
-    branch = cluster.software.driver_branch
-    return {k: v.format(driver_branch=branch) for k, v in default.items()}
+    default = default_image(cluster)
+    return dict(default.image) if default is not None else None
+
+
+def image_tuned(cluster: ResolvedCluster) -> bool:
+    """The default image carries the vendor's HPC stack and tuning (Azure HPC images): keep it."""
+    cloud = cluster.blueprint.deployment.cloud
+    default = default_image(cluster)
+    return default is not None and default.tuned and not (cloud is not None and cloud.image)
 
 
 def maas_series(cluster: ResolvedCluster) -> str | None:
@@ -189,45 +153,14 @@ def address_plan(cluster: ResolvedCluster) -> AddressPlan:
     plan = AddressPlan()
     target = cluster.target
     dep = cluster.blueprint.deployment
-    if target == "maas":
-        maas = dep.maas
-        mgmt = maas.management_cidr if maas else "10.0.0.0/16"
-        base: tuple[str | int, ...] = ("deployment", "maas")
-        if _check_cidr(mgmt, (*base, "management_cidr"), plan):
-            net = ipaddress.ip_network(mgmt)
-            need = cluster.node_count + MAAS_STATIC_OFFSET
-            if _usable(net, SUBNET_RESERVED["maas"]) < need:
-                plan.problems.append(
-                    (
-                        (*base, "management_cidr"),
-                        f"management network {mgmt} holds {_usable(net, 2)} addresses, "
-                        f"{need} are needed for {cluster.node_count} nodes",
-                    )
-                )
-            plan.subnets.append(Subnet("management", mgmt, cluster.node_count))
-        if "compute" in cluster.fabrics:
-            n = rails(cluster)
-            nodes = sum(p.count for p in cluster.pools_on("compute"))
-            _carve(
-                plan,
-                maas.compute_cidr if maas else "10.100.0.0/16",
-                (*base, "compute_cidr"),
-                [f"compute-rail{r}" for r in range(n)],
-                nodes + MAAS_STATIC_OFFSET,
-                2,
-                "the compute rails",
-            )
-        if "storage" in cluster.fabrics:
-            nodes = sum(p.count for p in cluster.pools_on("storage"))
-            _carve(
-                plan,
-                maas.storage_cidr if maas else "10.200.0.0/16",
-                (*base, "storage_cidr"),
-                ["storage"],
-                nodes + MAAS_STATIC_OFFSET,
-                2,
-                "the storage network",
-            )
+    if target in ONPREM_TARGETS:
+        # The on-prem plan (generator/deploy/addresses.py) is what the MAAS program and the inventory use.
+        onprem = onprem_plan(cluster)
+        plan.problems.extend(onprem.problems)
+        if onprem.problems:
+            return plan
+        plan.subnets.append(Subnet("management", onprem.management_cidr, len(onprem.management)))
+        plan.subnets += [Subnet(s.name, s.cidr, s.used) for s in onprem.subnets]
         return plan
     if not cluster.is_cloud or dep.cloud is None:
         return plan

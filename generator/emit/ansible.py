@@ -9,19 +9,14 @@ Groups (names are Ansible-safe: letters, digits, underscores):
 * ``rail<i>`` — hosts with a compute port on rail *i* (``--limit rail0``);
 * ``rdma`` — hosts with a port on an InfiniBand or RoCE fabric (they get the OFED/rdma-core stack).
 
-Management addresses (on-prem targets ``maas`` and ``none``): the first 256 addresses of
-``deployment.maas.management_cidr`` (default 10.0.0.0/16) are left for gateways, DNS, MAAS and switch
-management; pool *k* (blueprint order) then gets the next block of ``256 × ceil(count / 256)``
-addresses and host *i* of the pool (1-based) is block start + *i*. With 10.10.0.0/16 the first pool's
-hosts are 10.10.1.1, 10.10.1.2, ...; the second pool starts at 10.10.2.1 (if the first has ≤ 256
-hosts). Cloud targets get their addresses from the provider: the inventory names hosts only.
+Management and fabric addresses (on-prem targets ``maas`` and ``none``) come from the address plan in
+generator/deploy/addresses.py, the same plan the MAAS program assigns. Cloud targets get their addresses
+from the provider: `blueprint inventory build/ --from-stack outputs.json` writes them after `pulumi up`.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import json
-import math
 import re
 import shutil
 import textwrap
@@ -29,6 +24,8 @@ from collections import defaultdict
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
 
+from generator.deploy.addresses import onprem_plan
+from generator.deploy.cloud import image_tuned
 from generator.emit import nccl as nccl_emit
 from generator.findings import BlueprintError, Finding, Severity
 from generator.platform.ports import interfaces, platform_of, rdma_devices
@@ -51,7 +48,6 @@ PLAYBOOKS: tuple[str, ...] = (
 # run with build/subnet_manager/inventory.yml and build/switches/inventory.yml (docs/switches.md)
 PLAYBOOKS += ("opensm.yml", "switches.yml")
 DEFAULT_CIDR = "10.0.0.0/16"
-RESERVED_BLOCK = 256
 # nccl-tests sweep the acceptance role runs (-b .. -e, factor 2); the predictions average the same sizes.
 ACCEPTANCE_SIZES = (1 << 30, 2 << 30, 4 << 30, 8 << 30)
 ACCEPTANCE_COLLECTIVES = ("all_reduce", "all_gather", "alltoall")
@@ -68,40 +64,21 @@ def group_name(text: str) -> str:
 
 # --------------------------------------------------------------------------- addresses
 def management_addresses(cluster: ResolvedCluster) -> dict[str, str]:
-    """Host → management address by the scheme in the module docstring ({} for cloud targets)."""
+    """Host → management address from the on-prem address plan ({} for cloud targets).
+
+    The plan (generator/deploy/addresses.py) is the one the MAAS program assigns; DEP010 reports at
+    `validate` what does not fit, so this only raises when called without validation."""
     if cluster.is_cloud:
         return {}
-    maas = cluster.blueprint.deployment.maas
-    cidr = maas.management_cidr if maas is not None else DEFAULT_CIDR
-    path = ("deployment", "maas", "management_cidr")
-    try:
-        net = ipaddress.IPv4Network(cidr, strict=False)
-    except ValueError as exc:
+    plan = onprem_plan(cluster)
+    if plan.problems:
         raise BlueprintError(
-            [Finding("ANS001", Severity.ERROR, f"management_cidr `{cidr}` is not a network: {exc}", path)]
-        ) from exc
-    out: dict[str, str] = {}
-    offset = RESERVED_BLOCK
-    for pool in cluster.pools:
-        for i, host in enumerate(pool.hostnames, start=1):
-            if offset + i >= net.num_addresses - 1:
-                need = offset + pool.count + 2
-                raise BlueprintError(
-                    [
-                        Finding(
-                            "ANS001",
-                            Severity.ERROR,
-                            f"management_cidr {cidr} has {net.num_addresses} addresses; "
-                            f"{cluster.node_count} hosts in "
-                            f"256-address pool blocks after a reserved block need at least {need}",
-                            path,
-                            f"use a larger network, e.g. /{max(8, 32 - math.ceil(math.log2(need)))}",
-                        )
-                    ]
-                )
-            out[host] = str(net.network_address + offset + i)
-        offset += RESERVED_BLOCK * math.ceil(pool.count / RESERVED_BLOCK)
-    return out
+            [
+                Finding("ANS001", Severity.ERROR, message, path, "use a larger network (see DEP010)")
+                for path, message in plan.problems
+            ]
+        )
+    return plan.management
 
 
 # --------------------------------------------------------------------------- YAML text
@@ -203,6 +180,7 @@ def _header(cluster: ResolvedCluster, what: str) -> str:
 # --------------------------------------------------------------------------- inventory
 def inventory(cluster: ResolvedCluster, plan: Plan) -> str:
     addresses = management_addresses(cluster)
+    fabric_addresses = onprem_plan(cluster).fabric
     devices = plan.device_by_name
     rdma_kinds = {n for n, f in cluster.fabrics.items() if f.kind in ("infiniband", "roce")}
     groups: dict[str, set[str]] = defaultdict(set)
@@ -216,6 +194,10 @@ def inventory(cluster: ResolvedCluster, plan: Plan) -> str:
             if host in addresses:
                 hv["ansible_host"] = addresses[host]
                 hv["cb_mgmt_address"] = addresses[host]
+            if fabric_addresses.get(host):
+                named = {a.interface: a.address for a in fabric_addresses[host] if a.interface is not None}
+                if named:
+                    hv["cb_fabric_addresses"] = named
             dev = devices.get(host)
             if dev is not None:
                 if dev.rack:
@@ -244,11 +226,11 @@ def inventory(cluster: ResolvedCluster, plan: Plan) -> str:
     for g in sorted(groups, key=order):
         all_children[g] = {"hosts": {h: {} for h in sorted(groups[g])}}
     note = (
-        "Management addresses: the first 256 of the management CIDR are reserved (gateways, DNS, MAAS, "
-        "switch management); pool k gets the next 256-address block(s) and host i of the pool is block + i."
+        "Management addresses: the on-prem address plan (docs/pulumi.md, generator/deploy/addresses.py), "
+        "the addresses the MAAS program assigns; cb_fabric_addresses: the IPoIB/RoCE address per interface."
         if addresses
         else f"Cloud target `{cluster.target}`: hosts are reached by name; the provider assigns "
-        "the addresses (see the pulumi/ output)."
+        "the addresses: after `pulumi up` run `blueprint inventory build/ --from-stack outputs.json`."
     )
     return (
         _header(cluster, "Inventory")
@@ -273,6 +255,9 @@ def _storage_mounts(cluster: ResolvedCluster) -> tuple[list[dict[str, Any]], lis
             src, fstype, base = f"{server}:{s.export}", "nfs", ["hard", "_netdev"]
         elif s.kind == "lustre" and server:
             src, fstype, base = f"{server}@{lnet}:/{s.filesystem or s.name}", "lustre", ["flock", "_netdev"]
+        elif s.kind == "vast" and server:
+            # VAST serves its views over NFS (the client is the kernel's NFS client).
+            src, fstype, base = f"{server}:{s.export or '/'}", "nfs", ["hard", "_netdev"]
         elif s.kind == "beegfs" and server:
             src, fstype = "beegfs_nodev", "beegfs"
             base = ["rw", "relatime", f"cfgFile=/etc/beegfs/beegfs-client-{s.name}.conf", "_netdev"]
@@ -285,7 +270,7 @@ def _storage_mounts(cluster: ResolvedCluster) -> tuple[list[dict[str, Any]], lis
         mounts.append(
             {
                 "name": s.name,
-                "kind": s.kind,
+                "kind": "nfs" if s.kind == "vast" else s.kind,
                 "src": src,
                 "path": s.mount,
                 "fstype": fstype,
@@ -319,6 +304,15 @@ def all_vars(cluster: ResolvedCluster) -> str:
             }
         )
     )
+    if image_tuned(cluster):
+        out.append(
+            "\n# The cloud's HPC image (Azure/azhpc-images) ships DOCA-OFED, NCCL and its own tuning: "
+            "keep them\n"
+            "# (no vendor repository, no NCCL packages on top) [blueprints/catalog/data/cloud.yaml images]"
+        )
+        out.append(
+            _yaml({"cb_image_tuned": True, "doca_ofed_manage_repo": False, "nccl_install_packages": False})
+        )
     out.append("\n# Shared storage [storage]: written to fstab by the shared_storage role")
     for note in skipped:
         out.append(_comment("not in fstab: " + note))
@@ -384,8 +378,52 @@ def _acceptance(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> tup
     }, notes
 
 
+# Routing tables of the RoCE rails (table = base + rail): local numbers, any unused 1-252 would do.
+ROCE_RAIL_TABLE_BASE = 100
+
+
+def _fabric_vars(cluster: ResolvedCluster, pool: ResolvedPool) -> str:
+    """host_fabric interfaces of the pool (same for every host; addresses are host vars) and LNet networks."""
+    planned = onprem_plan(cluster).fabric.get(pool.hostnames[0], []) if pool.hostnames else []
+    addresses = [a for a in planned if a.interface is not None]  # unnamed ports: PLT001, no host config
+    interfaces = []
+    for a in addresses:
+        fabric = cluster.fabrics[a.purpose]
+        kind = {"infiniband": "ipoib", "roce": "roce"}.get(fabric.kind, "ethernet")
+        table = ROCE_RAIL_TABLE_BASE + a.rail if kind == "roce" and a.rail is not None else None
+        mtu = fabric.spec.mtu if kind != "ipoib" else None  # IPoIB takes its MTU from the IB port
+        interfaces.append(
+            {
+                "interface": a.interface,
+                "purpose": a.purpose,
+                "rail": a.rail,
+                "kind": kind,
+                "subnet": a.cidr,
+                "mtu": mtu,
+                "table": table,
+            }
+        )
+    out = [
+        "\n# Fabric interfaces [deployment.maas.compute_cidr/storage_cidr, address plan]: the host_fabric "
+        "role "
+        "writes\n# them to netplan with each host's cb_fabric_addresses; RoCE rails route by their own table."
+    ]
+    out.append(_yaml({"host_fabric_interfaces": interfaces}))
+    lustre = [s for s in cluster.blueprint.storage if s.kind == "lustre"]
+    named = [a for a in addresses if a.interface]  # LNet needs the interface's OS name
+    lnet_on = [a for a in named if a.purpose == "storage"] or [a for a in named if a.purpose == "compute"]
+    if lustre and lnet_on:
+        fabric = cluster.fabrics[lnet_on[0].purpose]
+        net = "o2ib0" if fabric.kind == "infiniband" else "tcp0"
+        ifaces = ",".join(a.interface for a in lnet_on if a.interface)
+        out.append(f"\n# LNet for Lustre over the {lnet_on[0].purpose} fabric ({fabric.technology})")
+        out.append(_yaml({"shared_storage_lustre_lnet_networks": f"{net}({ifaces})"}))
+    return "\n".join(out)
+
+
 def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
     out = [_header(cluster, f"Variables for pool `{pool.name}` ({pool.count} × {pool.server_id})")]
+    out.append(_fabric_vars(cluster, pool))
     compute_fabric = cluster.fabrics.get("compute")
     if pool.server.gpus == 0 or pool.gpu is None:
         transport = (

@@ -81,7 +81,7 @@ def test_rack_groups_match_the_plan(superpod_build: Path) -> None:
 
 
 def test_management_cidr_too_small_is_a_located_error(tmp_path: Path) -> None:
-    text = (EXAMPLES / "superpod-h100-4su.yaml").read_text().replace("10.10.0.0/16", "10.10.0.0/24")
+    text = (EXAMPLES / "superpod-h100-4su.yaml").read_text().replace("10.10.0.0/16", "10.10.0.0/25")
     bp = tmp_path / "small.yaml"
     bp.write_text(text)
     cluster = load_and_resolve(bp)[1]
@@ -89,7 +89,7 @@ def test_management_cidr_too_small_is_a_located_error(tmp_path: Path) -> None:
         ansible_emit.management_addresses(cluster)
     finding = exc.value.findings[0]
     assert finding.path == ("deployment", "maas", "management_cidr")
-    assert "256 addresses" in finding.message and finding.hint
+    assert "128 addresses" in finding.message and finding.hint
 
 
 def test_group_vars_carry_the_pins_mounts_and_derived_nccl(superpod_build: Path) -> None:

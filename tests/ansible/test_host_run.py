@@ -21,30 +21,59 @@ NO_HARDWARE = ("-e", "cb_hardware_present=false", "-e", "nccl_install_packages=f
 # Stands in for NVIDIA's repository signing key in check mode (deb822_repository takes a path on the
 # host as is; check mode never hands it to apt).
 KEY_IN_ROOT = "/root/cb-test-repo-key.asc"
+HOST_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHostKeyOfTheTestRootOnly0000000000000000"
 
 
 @pytest.fixture(scope="module")
 def host_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(DATA / "ib-hgx-nfs.yaml", tmp_path_factory.mktemp("hostbuild"))
+    return build(DATA / "ib-hgx-ports.yaml", tmp_path_factory.mktemp("hostbuild"))
 
 
-def _inventory(path: Path, hosts: dict[str, str], pool: str = "pool_gpu") -> Path:
-    """One pool (named as generated) whose hosts are chroot directories."""
+# A managed file system as `blueprint inventory --from-stack` writes it (FSx for Lustre: DNS@tcp:/mountname,
+# the options of the FSx user guide plus _netdev).
+FSX_MOUNT = {
+    "name": "fsx",
+    "kind": "lustre",
+    "src": "fs-0123456789abcdef0.fsx.us-east-1.amazonaws.com@tcp:/abcdefgh",
+    "path": "/fsx",
+    "fstype": "lustre",
+    "opts": "relatime,flock,_netdev",
+    "server": None,
+}
+
+
+def _generated_hostvars(build_dir: Path, host: str) -> dict:  # type: ignore[type-arg]
+    from ruamel.yaml import YAML
+
+    inv = YAML(typ="safe", pure=True).load((build_dir / "ansible" / "inventory.yml").read_text())
+    for name, group in inv["all"]["children"].items():
+        if name.startswith("pool_") and host in (group.get("hosts") or {}):
+            return group["hosts"][host] or {}
+    return {}
+
+
+def _inventory(
+    path: Path, hosts: dict[str, str], pool: str = "pool_gpu", build_dir: Path | None = None
+) -> Path:
+    """One pool (named as generated) whose hosts are chroot directories; fabric addresses as generated."""
     lines = [
         "all:",
         "  vars:",
         "    ansible_connection: community.general.chroot",
         "    ansible_become: false",
         "    ansible_python_interpreter: /usr/bin/python3",
+        f"    shared_storage_managed_mounts: {json.dumps([FSX_MOUNT])}",
         "  children:",
         f"    {pool}:",
         "      hosts:",
     ]
     for i, (name, root) in enumerate(sorted(hosts.items()), start=1):
+        fabric = _generated_hostvars(build_dir, name).get("cb_fabric_addresses") if build_dir else None
         lines += [
             f"        {name}:",
             f"          ansible_host: {root}",
             f"          cb_mgmt_address: 10.20.1.{i}",
+            f"          cb_fabric_addresses: {json.dumps(fabric or {})}",
         ]
     lines += [
         "    role_gpu:",
@@ -69,7 +98,12 @@ def _configure(build_dir: Path, inventory: Path, *args: str) -> tuple[int, dict,
 
 @pytest.fixture(scope="module")
 def runs(host_build: Path, chroot_root: Path, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    inv = _inventory(tmp_path_factory.mktemp("inv") / "hosts.yml", {"gpu001": str(chroot_root)})
+    inv = _inventory(
+        tmp_path_factory.mktemp("inv") / "hosts.yml", {"gpu001": str(chroot_root)}, build_dir=host_build
+    )
+    # the host's SSH host key (openssh-server makes it on a real host; the test root has no server)
+    (chroot_root / "etc/ssh").mkdir(parents=True, exist_ok=True)
+    (chroot_root / "etc/ssh/ssh_host_ed25519_key.pub").write_text(HOST_KEY + " root@gpu001\n")
     first = _configure(host_build, inv, "--tags", REAL_TAGS, *NO_HARDWARE)
     second = _configure(host_build, inv, "--tags", REAL_TAGS, *NO_HARDWARE)
     return inv, first, second
@@ -126,6 +160,39 @@ def test_files_packages_and_fstab_are_real(runs, chroot_root: Path, host_build: 
         "* hard memlock unlimited" in (r / "etc/security/limits.d/90-cluster-blueprint-rdma.conf").read_text()
     )
     assert "10.20.1.1 gpu001" in (r / "etc/hosts").read_text()
+
+
+def test_fabric_access_and_managed_storage_files(runs, chroot_root: Path, host_build: Path) -> None:  # type: ignore[no-untyped-def]
+    from ruamel.yaml import YAML
+
+    r = chroot_root
+    expected = _generated_hostvars(host_build, "gpu001")["cb_fabric_addresses"]
+    # netplan: every IPoIB rail with its planned address (rail subnets /19 of 10.100.0.0/16, first host .10)
+    netplan_file = r / "etc/netplan/60-cluster-blueprint-fabric.yaml"
+    assert oct(netplan_file.stat().st_mode & 0o777) == "0o600"
+    netplan = YAML(typ="safe", pure=True).load(netplan_file.read_text())["network"]
+    assert netplan["version"] == 2
+    assert {k: v["addresses"] for k, v in netplan["ethernets"].items()} == {
+        k: [v] for k, v in expected.items()
+    }
+    assert netplan["ethernets"]["ib0"]["addresses"] == ["10.100.0.10/19"]
+    assert "mtu" not in netplan["ethernets"]["ib0"]  # IPoIB takes the IB port's MTU
+    # LNet: Lustre rides the compute fabric (no storage fabric): o2ib over the eight IPoIB rails
+    lnet = (r / "etc/modprobe.d/cluster-blueprint-lnet.conf").read_text()
+    assert 'options lnet networks="o2ib0(ib0,ib1,ib2,ib3,ib4,ib5,ib6,ib7)"' in lnet
+    # managed file system from the stack outputs: in fstab with the vendor's options
+    fstab = (r / "etc/fstab").read_text()
+    assert f"{FSX_MOUNT['src']} /fsx lustre relatime,flock,_netdev 0 0" in fstab
+    # SSH trust: the cluster key (made once on the controller) installed and authorised
+    key_dir = host_build / "ansible" / ".cluster-ssh"
+    pub = (key_dir / "id_ed25519_cluster.pub").read_text().split()
+    assert pub[0] == "ssh-ed25519"
+    assert " ".join(pub[:2]) in (r / "root/.ssh/authorized_keys").read_text()
+    assert oct((r / "root/.ssh/id_ed25519_cluster").stat().st_mode & 0o777) == "0o600"
+    assert "IdentityFile /root/.ssh/id_ed25519_cluster" in (r / "root/.ssh/config").read_text()
+    # known host keys (by name and management address) and the MPI host file (8 GPUs per HGX H200)
+    assert f"gpu001,10.20.1.1 {HOST_KEY}" in (r / "etc/ssh/ssh_known_hosts").read_text()
+    assert "gpu001 slots=8" in (r / "etc/cluster-blueprint/hostfile").read_text().splitlines()
 
 
 def test_second_run_changes_nothing(runs) -> None:  # type: ignore[no-untyped-def]
@@ -208,8 +275,15 @@ def test_a_failed_host_does_not_hide_the_others(host_build: Path, chroot_root: P
 
 def test_roce_lossless_class_is_rendered_and_idempotent(chroot_root: Path, tmp_path: Path) -> None:
     out = build(DATA / "roce-pcie.yaml", tmp_path / "roce")
-    inv = _inventory(tmp_path / "roce.yml", {"l40s001": str(chroot_root)}, pool="pool_l40s")
-    args = ("--tags", "roce_qos,nccl", "-e", "cb_hardware_present=false", "-e", "nccl_install_packages=false")
+    inv = _inventory(tmp_path / "roce.yml", {"l40s001": str(chroot_root)}, pool="pool_l40s", build_dir=out)
+    args = (
+        "--tags",
+        "roce_qos,nccl,host_fabric",
+        "-e",
+        "cb_hardware_present=false",
+        "-e",
+        "nccl_install_packages=false",
+    )
     code, result, err = _configure(out, inv, *args)
     assert code == 0 and result["hosts"]["l40s001"]["changed"] >= 2, json.dumps(result, indent=1) + err
     script = (chroot_root / "usr/local/sbin/cluster-blueprint-roce-qos").read_text()
@@ -224,5 +298,18 @@ def test_roce_lossless_class_is_rendered_and_idempotent(chroot_root: Path, tmp_p
     )
     conf = (chroot_root / "etc/nccl.conf").read_text()
     assert "NCCL_IB_TC=96" in conf and "NCCL_IB_GID_INDEX=3" in conf
+    # RoCE rails: each rail's address, and a routing table per rail so traffic from a rail leaves by it
+    # (no fabric MTU in the blueprint: the driver's default). Not rail-optimised: one compute subnet per port.
+    from ruamel.yaml import YAML
+
+    eth = YAML(typ="safe", pure=True).load(
+        (chroot_root / "etc/netplan/60-cluster-blueprint-fabric.yaml").read_text()
+    )["network"]["ethernets"]
+    assert eth["ens1f0np0"]["addresses"] == ["10.100.0.10/17"] and eth["ens2f0np0"]["addresses"] == [
+        "10.100.128.10/17"
+    ]
+    assert eth["ens1f0np0"]["routes"] == [{"to": "10.100.0.0/17", "scope": "link", "table": 100}]
+    assert eth["ens1f0np0"]["routing-policy"] == [{"from": "10.100.0.10", "table": 100}]
+    assert eth["ens2f0np0"]["routing-policy"] == [{"from": "10.100.128.10", "table": 101}]
     code, result, err = _configure(out, inv, *args)
     assert code == 0 and result["hosts"]["l40s001"]["changed"] == 0, json.dumps(result, indent=1) + err

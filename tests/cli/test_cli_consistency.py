@@ -23,6 +23,7 @@ NOT_A_BLUEPRINT = {
     "catalog": {"section"},
     "explain": {"rule"},
     "configure": {"build_dir"},
+    "inventory": {"build_dir"},
     "diff": {"old", "new"},
     "init": set(),
     "examples": {"name"},

@@ -65,59 +65,76 @@ def _oci_calls(project: Path) -> dict[str, Any]:
             "compartmentId": "c",
             "id": "ads",
         },
-        "oci:Core/getImages:getImages": {
-            "images": [{"id": "ocid1.image.oc1..ubuntu2204"}],
-            "compartmentId": "c",
-            "id": "img",
-        },
         "oci:Core/getClusterNetworkInstances:getClusterNetworkInstances": instances,
         "oci:Core/getInstance:getInstance": instance,
     }
 
 
 def _maas_computed(project: Path) -> dict[str, Any]:
-    data = json.loads((project / "cluster.json").read_text())
-    mgmt = ipaddress.ip_network(data["maas"]["management_cidr"])
-    order = {n["hostname"]: i for i, n in enumerate(n for p in data["pools"] for n in p["nodes"])}
+    # MAAS reports the static addresses it was asked to set on the machine's links (plus a link-local one).
     return {
         "maas:index/instance:Instance": lambda a: {
-            "ipAddresses": [str(mgmt.network_address + 100 + order[a.name]), "169.254.3.3"],
+            "ipAddresses": [n["ipAddress"] for n in a.inputs.get("networkInterfaces", [])] + ["169.254.3.3"],
             "fqdn": f"{a.name}.maas",
         }
     }
 
 
-def run_target(cluster: ResolvedCluster, project: Path) -> Run:
-    """Run the generated program with the user config its README asks for and mocked invokes."""
+def run_target(cluster: ResolvedCluster, project: Path, extra: dict[str, str] | None = None) -> Run:
+    """Run the generated program with the user config its README asks for and mocked invokes
+    (`extra` overrides stack settings; an empty value removes one)."""
     name = cluster.name
     target = cluster.target
     ssh = {f"{name}:sshPublicKey": SSH_KEY}
     if target == "aws":
         return run_program(
             project,
-            {**ssh, f"{name}:capacityBlockStart": "2026-03-01T11:30:00Z"},
+            {
+                **ssh,
+                f"{name}:capacityBlockStart": "2026-03-01T11:30:00Z",
+                f"{name}:capacityBlockOfferingId": "cb-0123456789abcdef0",
+                **(extra or {}),
+            },
             call_results={
                 "aws:ec2/getAmi:getAmi": {"id": "ami-0123456789abcdef0", "imageId": "ami-0123456789abcdef0"},
                 "aws:ec2/getCapacityBlockOffering:getCapacityBlockOffering": {
-                    "capacityBlockOfferingId": "cb-0123456789abcdef0",
+                    "capacityBlockOfferingId": "cb-0fedcba9876543210",
+                    "availabilityZone": "us-east-1d",
+                    "startDateRange": "2026-03-02T11:30:00Z",
+                    "endDateRange": "2026-03-09T11:30:00Z",
+                    "upfrontFee": "123456.00",
+                    "currencyCode": "USD",
                     "id": "cbo",
+                },
+                "aws:ec2/getCapacityBlockReservation:getCapacityBlockReservation": {
+                    "id": "cr-0123456789abcdef0",
+                    "availabilityZone": "us-east-1f",
                 },
             },
         )
     if target == "azure":
         return run_program(project, ssh)
     if target == "gcp":
-        return run_program(project, {**ssh, "gcp:project": "test-project"})
+        return run_program(project, {**ssh, "gcp:project": "test-project", **(extra or {})})
     if target == "oci":
         return run_program(
             project,
-            {**ssh, f"{name}:compartmentId": "ocid1.compartment.oc1..test"},
+            {
+                **ssh,
+                f"{name}:compartmentId": "ocid1.compartment.oc1..test",
+                f"{name}:imageId": "ocid1.image.oc1..test-gpu-image",
+                **(extra or {}),
+            },
             call_results=_oci_calls(project),
         )
     if target == "maas":
         return run_program(
             project,
-            {"maas:apiUrl": "http://maas.test:5240/MAAS", "maas:apiKey": "ck:tk:secret"},
+            {
+                "maas:apiUrl": "http://maas.test:5240/MAAS",
+                "maas:apiKey": "ck:tk:secret",
+                f"{name}:managementInterface": "mgmt-test0",
+            },
             secret_keys=("maas:apiKey",),
             call_results={
                 "maas:index/getSubnet:getSubnet": lambda a: {

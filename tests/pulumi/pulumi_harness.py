@@ -27,11 +27,20 @@ class Registered:
     custom: bool
 
 
+@dataclass(frozen=True)
+class Options:
+    """The resource options a program passed (the mocks do not see them; recorded at construction)."""
+
+    protect: bool
+    ignore_changes: tuple[str, ...]
+
+
 @dataclass
 class Run:
     resources: list[Registered] = field(default_factory=list)
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)
+    options: dict[tuple[str, str], Options] = field(default_factory=dict)  # (resource name, class) -> options
 
     def of_type(self, type_: str) -> list[Registered]:
         return [r for r in self.resources if r.type == type_]
@@ -53,6 +62,9 @@ COMPUTED: dict[str, Any] = {
     "aws:ec2/launchTemplate:LaunchTemplate": lambda a: {"latestVersion": 1},
     "aws:ec2/placementGroup:PlacementGroup": lambda a: {"name": a.name},
     "aws:ec2/keyPair:KeyPair": lambda a: {"keyName": a.name},
+    # The block's zone is AWS's (the offering's), not the stack's configured zone.
+    "aws:ec2/capacityBlockReservation:CapacityBlockReservation": lambda a: {"availabilityZone": "us-east-1d"},
+    "gcp:compute/globalAddress:GlobalAddress": lambda a: {"address": "10.250.0.0"},
     "aws:fsx/lustreFileSystem:LustreFileSystem": lambda a: {
         "dnsName": f"{a.name}.fsx.example",
         "mountName": "abcdefgh",
@@ -142,7 +154,20 @@ def run_program(
     pulumi.runtime.set_mocks(mocks, project=project, stack=stack, preview=False)
     config = {k: _config_string(v) for k, v in stack_config(project_dir, stack).items()}
     config.update(extra_config)
+    config = {k: v for k, v in config.items() if v != ""}  # an empty value removes a setting
     pulumi.runtime.set_all_config(config, list(secret_keys))
+
+    original_init = pulumi.Resource.__init__
+
+    def recording_init(self: pulumi.Resource, t: str, name: str, *args: Any, **kwargs: Any) -> None:
+        opts = kwargs.get("opts") if "opts" in kwargs else (args[2] if len(args) > 2 else None)
+        if opts is not None:
+            run.options[(name, type(self).__name__)] = Options(
+                bool(opts.protect), tuple(opts.ignore_changes or ())
+            )
+        original_init(self, t, name, *args, **kwargs)
+
+    pulumi.Resource.__init__ = recording_init  # type: ignore[method-assign]
 
     @pulumi.runtime.test
     def program() -> pulumi.Output[Any]:
@@ -154,6 +179,7 @@ def run_program(
     try:
         program()
     finally:
+        pulumi.Resource.__init__ = original_init  # type: ignore[method-assign]
         settings.ROOT.set(None)
         pulumi.runtime.set_all_config({}, [])
     return run

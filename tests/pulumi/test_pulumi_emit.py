@@ -131,7 +131,10 @@ def test_maas_static_addresses_are_unique_and_reserved(tmp_path: Path) -> None:
                 for a in addresses
                 if ipaddress.ip_interface(a).network == ipaddress.ip_network(sub["cidr"])
             ]
-            assert inside and min(inside) == start and max(inside) == end
+            # every configured address is inside the reservation; ports the port map does not name are
+            # planned and reserved too, but carry no interface (PLT001), so a range may hold none of them
+            assert all(start <= ip <= end for ip in inside)
+            assert not inside or min(inside) == start
 
 
 def test_generate_command_writes_the_pulumi_folder(tmp_path: Path) -> None:

@@ -71,11 +71,13 @@ def test_aws_p5_efa_example(tmp_path: Path) -> None:
         for c in range(1, 32)
     )
     assert all(n["securityGroups"] == [nics[0]["securityGroups"][0]] for n in nics)
-    # Capacity Block: bought from the offering found for 16 x p5 for 168 h, targeted with market type capacity-block.
+    # Capacity Block: the pinned offering is bought (no new offering lookup), targeted with market type
+    # capacity-block, protected and blind to later offering ids.
     block = run.one("aws:ec2/capacityBlockReservation:CapacityBlockReservation")
     assert block.inputs["capacityBlockOfferingId"] == "cb-0123456789abcdef0"
-    offering = next(args for tok, args in run.calls if tok.endswith("getCapacityBlockOffering"))
-    assert int(offering["instanceCount"]) == 16 and int(offering["capacityDurationHours"]) == 168
+    assert not [tok for tok, _ in run.calls if tok.endswith("getCapacityBlockOffering")]
+    opts = run.options[(block.name, "CapacityBlockReservation")]
+    assert opts.protect and "capacity_block_offering_id" in opts.ignore_changes
     assert lt.inputs["instanceMarketOptions"] == {"marketType": "capacity-block"}
     assert lt.inputs["capacityReservationSpecification"]["capacityReservationTarget"]["capacityReservationId"]
     assert not run.of_type("aws:ec2/placementGroup:PlacementGroup")  # blocks are already co-located
@@ -215,6 +217,8 @@ def test_gcp_a3_ultra_example(tmp_path: Path) -> None:
     assert vms[0].inputs["resourcePolicies"].endswith(policy.name)
     assert vms[0].inputs["reservationAffinity"]["specificReservation"]["values"] == ["a3-ultra-reservation"]
     assert vms[0].inputs["scheduling"]["onHostMaintenance"] == "TERMINATE"
+    # A3 Ultra consumes its reservation reservation-bound (cluster-toolkit a3ultra blueprints).
+    assert vms[0].inputs["scheduling"]["provisioningModel"] == "RESERVATION_BOUND"
     assert vms[0].inputs["bootDisk"]["initializeParams"]["type"] == "hyperdisk-balanced"
     lustre = run.one("gcp:lustre/instance:Instance")
     assert (lustre.inputs["capacityGib"], lustre.inputs["perUnitStorageThroughput"]) == ("108000", "500")
@@ -265,7 +269,7 @@ def test_oci_bm_h100_example(tmp_path: Path) -> None:
     ]
     assert launch["shape"] == "BM.GPU.H100.8"
     assert launch["capacityReservationId"] == "ocid1.capacityreservation.oc1.iad.example"
-    assert launch["sourceDetails"]["imageId"] == "ocid1.image.oc1..ubuntu2204"
+    assert launch["sourceDetails"]["imageId"] == "ocid1.image.oc1..test-gpu-image"
     assert {p["name"] for p in launch["agentConfig"]["pluginsConfigs"]} >= {"Compute HPC RDMA Authentication"}
     assert launch["metadata"]["ssh_authorized_keys"] == SSH_KEY
     export = run.one("oci:FileStorage/export:Export")

@@ -62,9 +62,18 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
             ConfigKey(
                 "capacityBlockStart",
                 False,
-                "earliest start of the Capacity Block to buy (RFC 3339); the program purchases "
-                "the first offering from then on",
+                "earliest start of the Capacity Block to look for (RFC 3339); without a pinned offering the "
+                "program lists the first one from then on and stops",
                 "2026-03-01T11:30:00Z",
+            )
+        )
+        user.append(
+            ConfigKey(
+                "capacityBlockOfferingId",
+                False,
+                "the Capacity Block offering to buy, pinned after reviewing the one the program lists "
+                "(non-refundable: the block is protected and never bought twice)",
+                "cb-0123456789abcdef0",
             )
         )
     notes = [
@@ -78,6 +87,15 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         notes.append(
             "Instances can only run inside the Capacity Block's time window: if `pulumi up` runs before "
             "the block starts, the instance launches fail; run it again once the block is active."
+        )
+        notes.append(
+            "Buying a Capacity Block is not refundable, so `pulumi up` never picks one by itself: the "
+            "first run "
+            "lists the offering found (id, Availability Zone, dates, fee) and stops; pin it with `pulumi "
+            "config "
+            "set capacityBlockOfferingId <id>`. The block is created protected and ignores later offering "
+            "ids, so "
+            "re-running `pulumi up` keeps it; the subnets and instances use the block's Availability Zone."
         )
     return Project(
         data=data,

@@ -117,6 +117,11 @@ def managed_storage(cluster: ResolvedCluster) -> list[dict[str, Any]]:
                 "efa": s.efa,
                 "throughput_gbytes": s.throughput_gbytes,
                 "options": list(st.options),
+                # fstab options the vendor documents, then the blueprint's own (for `blueprint inventory`)
+                "mount_options": ",".join(
+                    dict.fromkeys([*spec.mount_options.split(","), *st.options]).keys()
+                ),
+                "client": spec.client.model_dump() if spec.client else None,
             }
         )
     return out

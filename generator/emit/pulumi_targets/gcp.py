@@ -44,6 +44,7 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         row["host_nics"] = pool.cloud.host_nics
         row["gpu_nic_type"] = pool.cloud.gpu_nic_type
         row["boot_disk_type"] = pool.cloud.boot_disk_type
+        row["reservation_provisioning_model"] = pool.cloud.reservation_provisioning_model
         pools.append(row)
     data["pools"] = pools
     config: dict[str, object] = {
@@ -84,5 +85,9 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
             "All VMs of a pool share a compact placement policy. Instance names are the blueprint hostnames.",
             "Outbound internet goes through Cloud NAT on the first host network; SSH is open to IAP "
             "(35.235.240.0/20) only: `gcloud compute ssh --tunnel-through-iap`.",
+            "VMs consuming a reservation use the instance type's provisioning model from the catalogue "
+            "(A3 Ultra: RESERVATION_BOUND, as Google's cluster-toolkit A3 Ultra blueprints do).",
+            "Managed Lustre: a firewall rule admits the private services access range on the Lustre ports "
+            "(TCP 988, and 6988 for GKE-compatible instances) into the host network.",
         ),
     )

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import ipaddress
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from generator.deploy.cloud import MAAS_STATIC_OFFSET, address_plan, maas_series
+from generator.deploy.addresses import management_interface, onprem_plan, reserved_range
+from generator.deploy.cloud import maas_series
 from generator.emit.pulumi_targets.common import ConfigKey, Project, base_data, external_storage, pool_data
 
 if TYPE_CHECKING:
@@ -24,34 +24,41 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
     dep = cluster.blueprint.deployment
     maas = dep.maas
     vlan_base = maas.vlan_base if maas else 100
-    addresses = address_plan(cluster)
+    addresses = onprem_plan(cluster)
     data = base_data(cluster)
 
-    # Fabric subnets: one VLAN + subnet per compute rail, one for storage. Static addresses are handed
-    # out in blueprint order from MAAS_STATIC_OFFSET and reserved in MAAS so it never assigns them.
+    # Fabric subnets: one VLAN + subnet per compute rail, one for storage; the planned static addresses
+    # (generator/deploy/addresses.py, the same the inventory carries) are reserved so MAAS never assigns them.
     fabrics: list[dict[str, Any]] = []
-    next_host: dict[str, int] = {}
     for fname in ("compute", "storage"):
         rf = cluster.fabrics.get(fname)
         if rf is None:
             continue
-        subnets = [s for s in addresses.subnets if s.name.startswith(f"{fname}-") or s.name == fname]
         rows = []
-        for s in subnets:
-            rail = int(s.name.removeprefix("compute-rail")) if s.name.startswith("compute-rail") else None
-            vid = vlan_base + rail if rail is not None else vlan_base + 100
-            rows.append({"name": s.name, "cidr": s.cidr, "vid": vid, "rail": rail})
-            next_host[s.name] = 0
+        for s in addresses.subnets:
+            if s.fabric != fname:
+                continue
+            vid = vlan_base + s.rail if s.rail is not None else vlan_base + 100
+            reserved = reserved_range(s)
+            rows.append(
+                {
+                    "name": s.name,
+                    "cidr": s.cidr,
+                    "vid": vid,
+                    "rail": s.rail,
+                    "reserved": list(reserved) if reserved else None,
+                }
+            )
         fabrics.append(
             {"name": fname, "technology": rf.technology, "kind": rf.kind, "mtu": rf.spec.mtu, "subnets": rows}
         )
-    subnet_cidr = {row["name"]: row["cidr"] for f in fabrics for row in f["subnets"]}
 
     tags: dict[str, list[str]] = defaultdict(list)
     pools = []
     for pool in cluster.pools:
         row = pool_data(cluster, plan, pool)
         row["server"] = pool.server_id
+        row["management_interface"] = management_interface(cluster, pool)
         for node in row["nodes"]:
             host = node["hostname"]
             node_tags = [_tag(cluster, "pool", pool.name)]
@@ -59,43 +66,19 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
                 node_tags.append(_tag(cluster, f"su{node['su']}"))
             if node["rack"] is not None:
                 node_tags.append(_tag(cluster, "rack", node["rack"]))
-            interfaces = []
-            for port in pool.ports:
-                if port.purpose == "management" or port.purpose not in cluster.fabrics:
-                    continue
-                name = f"compute-rail{port.index}" if port.purpose == "compute" else "storage"
-                if name not in subnet_cidr:
-                    continue
-                net = ipaddress.ip_network(subnet_cidr[name])
-                address = net.network_address + MAAS_STATIC_OFFSET + next_host[name]
-                next_host[name] += 1
-                interfaces.append(
-                    {
-                        "netdev": port.netdev,
-                        "rdma_dev": port.rdma_dev,
-                        "subnet": name,
-                        "address": f"{address}/{net.prefixlen}",
-                    }
-                )
-                if port.purpose == "compute":
-                    node_tags.append(_tag(cluster, f"rail{port.index}"))
-            node["interfaces"] = interfaces
+            node["management_address"] = addresses.management.get(host)
+            node["interfaces"] = [
+                {"netdev": a.interface, "rdma_dev": a.rdma_dev, "subnet": a.subnet, "address": a.address}
+                for a in addresses.fabric.get(host, [])
+                if a.interface is not None
+            ]
+            node_tags += [
+                _tag(cluster, f"rail{a.rail}") for a in addresses.fabric.get(host, []) if a.rail is not None
+            ]
             node["tags"] = sorted(set(node_tags))
             for t in node["tags"]:
                 tags[t].append(host)
         pools.append(row)
-    for f in fabrics:
-        for row in f["subnets"]:
-            n = next_host[row["name"]]
-            net = ipaddress.ip_network(row["cidr"])
-            row["reserved"] = (
-                [
-                    str(net.network_address + MAAS_STATIC_OFFSET),
-                    str(net.network_address + MAAS_STATIC_OFFSET + n - 1),
-                ]
-                if n
-                else None
-            )
 
     data["maas"] = {
         "management_cidr": maas.management_cidr if maas else "10.0.0.0/16",
@@ -119,6 +102,13 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         packages=PACKAGES,
         user_config=[
             ConfigKey(api_url_key, False, "MAAS region API URL", "http://maas.example.net:5240/MAAS"),
+            ConfigKey(
+                "managementInterface",
+                False,
+                "name of the machines' management (PXE) interface as MAAS shows it after commissioning; the "
+                "planned management address is set on it as a static link",
+                "<interface name from `maas admin interfaces read <system_id>`>",
+            ),
             ConfigKey(
                 "maas:apiKey",
                 True,

@@ -54,6 +54,12 @@ class CapacityMode(Rule):
                 )
             if len(pools) > 1 and cloud.reservation_id is not None:
                 yield self.finding("one capacity block (reservation_id) cannot serve several pools", path)
+            elif len(pools) > 1:
+                yield self.finding(
+                    "capacity-block serves one GPU pool: the block's Availability Zone sets the cluster "
+                    "subnet's, and blocks bought per pool may land in different zones",
+                    path,
+                )
         elif cap == "reservation":
             if target != "aws" and cloud.reservation_id is None:
                 what = {

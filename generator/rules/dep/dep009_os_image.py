@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator.deploy.cloud import CLOUD_IMAGES, MAAS_SERIES, image_for, maas_series
+from generator.deploy.cloud import MAAS_SERIES, default_image, image_for, maas_series
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 
@@ -32,10 +32,41 @@ class OsImage(Rule):
                 ("software", "os"),
                 hint="upload a custom image to MAAS and set deployment.maas.distro_series",
             )
+        elif target == "oci" and image_for(cluster) is None:
+            yield self.finding(
+                "OCI cluster networks need an image with the RDMA tooling (Mellanox configuration, "
+                "oci-cn-auth "
+                "802.1X) such as the OCI GPU images oracle-quickstart/oci-hpc deploys; a stock platform "
+                "image "
+                "has none, so there is no default",
+                ("deployment", "cloud"),
+                severity=Severity.WARNING,
+                hint="set deployment.cloud.image (or `pulumi config set imageId`) to the OCID of an OCI "
+                "GPU/HPC "
+                "image for the shape; the program stops before creating anything until one is set",
+            )
         elif cluster.is_cloud and image_for(cluster) is None:
-            known = ", ".join(sorted(CLOUD_IMAGES.get(target, {}))) or "none"
+            known = ", ".join(sorted(cluster.catalog.images.get(target, {}))) or "none"
             yield self.finding(
                 f"no default {target} GPU image for {os_} (defaults exist for: {known})",
                 ("software", "os"),
                 hint="set deployment.cloud.image to an image id for this OS",
             )
+        elif cluster.is_cloud:
+            default = default_image(cluster)
+            branch = cluster.software.driver_branch
+            cloud = cluster.blueprint.deployment.cloud
+            if (
+                default is not None
+                and default.driver_branch
+                and default.driver_branch != branch
+                and not (cloud and cloud.image)
+            ):
+                yield self.finding(
+                    f"the default {target} image ships NVIDIA driver {default.driver_branch}, the "
+                    "blueprint pins "
+                    f"{branch}: the nvidia_driver role would replace the image's driver",
+                    ("software", "driver_branch"),
+                    severity=Severity.WARNING,
+                    hint=f"pin driver_branch {default.driver_branch!r} or set deployment.cloud.image",
+                )

@@ -104,12 +104,15 @@ def boot_image() -> str:
     return override or image.get("id") or image["family"]
 
 
-def scheduling() -> gcp.compute.InstanceSchedulingArgs:
-    """GPU VMs cannot live-migrate: terminate on host maintenance. Spot VMs are preemptible."""
+def scheduling(pool: dict[str, Any]) -> gcp.compute.InstanceSchedulingArgs:
+    """GPU VMs cannot live-migrate: terminate on host maintenance. Spot VMs are preemptible. VMs consuming a
+    reservation use the instance type's reservation provisioning model (A3 Ultra: RESERVATION_BOUND)."""
     if CAPACITY == "spot":
         return gcp.compute.InstanceSchedulingArgs(provisioning_model="SPOT", preemptible=True, automatic_restart=False,
                                                   on_host_maintenance="TERMINATE", instance_termination_action="DELETE")
-    return gcp.compute.InstanceSchedulingArgs(on_host_maintenance="TERMINATE", automatic_restart=True)
+    model = pool["reservation_provisioning_model"] if CAPACITY == "reservation" else None
+    return gcp.compute.InstanceSchedulingArgs(on_host_maintenance="TERMINATE", automatic_restart=True,
+                                              provisioning_model=model)
 
 
 def reservation() -> gcp.compute.InstanceReservationAffinityArgs | None:
@@ -143,7 +146,7 @@ class Compute(pulumi.ComponentResource):
                     initialize_params=gcp.compute.InstanceBootDiskInitializeParamsArgs(
                         image=boot_image(), size=config.get_int("bootDiskGiB") or 512, type=pool["boot_disk_type"])),
                 network_interfaces=nics,
-                scheduling=scheduling(),
+                scheduling=scheduling(pool),
                 reservation_affinity=reservation(),
                 resource_policies=placement.policy.self_link,
                 metadata={"ssh-keys": f"{config.get('sshUser') or 'cluster'}:{ssh}"},
@@ -168,6 +171,14 @@ class Storage(pulumi.ComponentResource):
             link = gcp.servicenetworking.Connection(f"{name}-psa", network=vpc.id,
                                                     service="servicenetworking.googleapis.com",
                                                     reserved_peering_ranges=[peering.name], opts=child)
+            # Clients reach the Lustre servers in the peered range on LNet's port 988 (6988 on GKE-compatible
+            # instances): admit that range into the host network (Managed Lustre "Configure a VPC network").
+            psa_range = pulumi.Output.concat(peering.address, "/", peering.prefix_length.apply(str))
+            gcp.compute.Firewall(f"{name}-lustre", network=vpc.id, direction="INGRESS",
+                                 source_ranges=[psa_range],
+                                 allows=[gcp.compute.FirewallAllowArgs(protocol="tcp", ports=["988", "6988"])],
+                                 description=f"{NAME}: Managed Lustre servers (private services access range)",
+                                 opts=child)
             fs = gcp.lustre.Instance(
                 name, instance_id=name, location=ZONE, filesystem=spec["filesystem"],
                 capacity_gib=str(spec["size"]), per_unit_storage_throughput=str(spec["tier"]),

@@ -6,7 +6,8 @@ address plan) and the stack configuration (MAAS API URL key, distro series). Edi
     network   a MAAS fabric per blueprint fabric, a VLAN + subnet per compute rail and for storage, with the
               planned static addresses reserved; the existing management (PXE) subnet is looked up
     tags      one MAAS tag per pool, scalable unit, rack and rail, on the machines they describe
-    compute   allocation (by hostname) and deployment of every machine with the blueprint's OS
+    compute   allocation (by hostname) and deployment of every machine with the blueprint's OS, the
+              management interface set to the planned static address (cluster.json `management_address`)
 
 Exports `nodes` (hostname → management address, fabric addresses, pool, su, rack) for the Ansible inventory.
 pulumi-maas is a community provider (see README.md).
@@ -75,8 +76,14 @@ class Tags(pulumi.ComponentResource):
         self.register_outputs({"tags": sorted(self.tags)})
 
 
+def management_interface(pool: dict[str, Any]) -> str:
+    """The PXE interface as MAAS names it: from the platform port map, else the stack setting."""
+    return pool["management_interface"] or config.require("managementInterface")
+
+
 class Compute(pulumi.ComponentResource):
-    """Allocate every machine by hostname and deploy it with the blueprint's OS."""
+    """Allocate every machine by hostname and deploy it with the blueprint's OS, its management interface
+    set to the planned static address (the address the Ansible inventory connects to)."""
 
     def __init__(self, name: str, pool: dict[str, Any], tags: Tags, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("cluster-blueprint:maas:Compute", name, None, opts)
@@ -90,13 +97,16 @@ class Compute(pulumi.ComponentResource):
                     hostname=host, tags=[f"{NAME}-pool-{pool['name']}"],
                     pool=DATA["maas"]["resource_pool"], zone=DATA["maas"]["zone"]),
                 deploy_params=maas.InstanceDeployParamsArgs(distro_series=series),
+                network_interfaces=[maas.InstanceNetworkInterfaceArgs(
+                    name=management_interface(pool), subnet_cidr=DATA["maas"]["management_cidr"],
+                    ip_address=node["management_address"])],
                 opts=pulumi.ResourceOptions(parent=self, provider=provider,
                                             depends_on=[tags.tags[t] for t in node["tags"]]))
         self.register_outputs({"machines": sorted(self.instances)})
 
 
 def management_address(addresses: list[str]) -> str | None:
-    """The machine's address on the management (PXE) network: what Ansible connects to."""
+    """The machine's address on the management (PXE) network as MAAS reports it (the planned one)."""
     mgmt = ipaddress.ip_network(DATA["maas"]["management_cidr"])
     inside = sorted(a for a in addresses if ipaddress.ip_address(a) in mgmt)
     return inside[0] if inside else None
@@ -112,7 +122,7 @@ for pool in DATA["pools"]:
         fabric_addresses = {i["netdev"]: i["address"] for i in node["interfaces"]}
         nodes[node["hostname"]] = pulumi.Output.all(inst.ip_addresses, inst.fqdn).apply(
             lambda v, pool=pool, node=node, fa=fabric_addresses: {
-                "address": management_address(v[0] or []), "fqdn": v[1], "pool": pool["name"], "su": node["su"],
+                "address": management_address(v[0] or []) or node["management_address"], "fqdn": v[1], "pool": pool["name"], "su": node["su"],
                 "rack": node["rack"], "fabric_addresses": fa})
 
 pulumi.export("blueprint", NAME)

@@ -82,15 +82,19 @@ class Network(pulumi.ComponentResource):
         self.register_outputs({"vcn_id": self.vcn.id, "subnet_id": self.subnet.id})
 
 
-def image_id(shape: str) -> pulumi.Input[str]:
-    override = config.get("imageId")
-    image = DATA["image"]
-    if override or "id" in image:
-        return override or image["id"]
-    found = oci.core.get_images_output(compartment_id=COMPARTMENT, operating_system=image["operating_system"],
-                                       operating_system_version=image["operating_system_version"], shape=shape,
-                                       sort_by="TIMECREATED", sort_order="DESC")
-    return found.images.apply(lambda images: images[0].id)
+def image_id() -> str:
+    """The boot image: cluster-network hosts need an OCI GPU/HPC image with the RDMA tooling (Mellanox
+    configuration, oci-cn-auth 802.1X; see oracle-quickstart/oci-hpc). A stock platform image has none, so
+    there is no default: stop before creating anything until one is configured."""
+    image = config.get("imageId") or (DATA["image"] or {}).get("id")
+    if not image:
+        raise pulumi.RunError(
+            "no OCI GPU/HPC image configured: set deployment.cloud.image in the blueprint or "
+            "`pulumi config set imageId <OCID of an OCI GPU image with the cluster-network tooling>`")
+    return image
+
+
+IMAGE = image_id()
 
 
 class Compute(pulumi.ComponentResource):
@@ -105,7 +109,7 @@ class Compute(pulumi.ComponentResource):
             availability_domain=AD,
             shape=pool["instance_type"],
             source_details=oci.core.InstanceConfigurationInstanceDetailsLaunchDetailsSourceDetailsArgs(
-                source_type="image", image_id=image_id(pool["instance_type"]),
+                source_type="image", image_id=IMAGE,
                 boot_volume_size_in_gbs=str(config.get_int("bootVolumeGB") or 512)),
             create_vnic_details=oci.core.InstanceConfigurationInstanceDetailsLaunchDetailsCreateVnicDetailsArgs(
                 subnet_id=network.subnet.id, assign_public_ip=False),

@@ -1,0 +1,262 @@
+"""On-prem address plan (targets ``maas`` and ``none``): one source for the MAAS program and the inventory.
+
+Management network (``deployment.maas.management_cidr``, default 10.0.0.0/16):
+
+* the first ``max(10, min(256, size / 16))`` addresses are left for infrastructure (gateway, DNS, MAAS
+  rack/region controllers, subnet managers, switch management): 16 on a /24, 256 on a /20 or larger;
+* pools follow in blueprint order, each in its own block that starts on a 256-address boundary when the
+  whole plan fits that way, else on a 16-address boundary, else packed (alignment 1);
+* a pool of *n* hosts takes ``align × ceil((n + 1) / align)`` addresses and host *i* (1-based) is block
+  start + *i*, so a pool never reaches the next pool's block (a 256-host pool takes 512 addresses);
+* the last address (broadcast) is never handed out.
+
+With 10.10.0.0/16 the first pool's hosts are 10.10.1.1, 10.10.1.2, ...; a 4-node lab on 10.10.0.0/24 gets
+10.10.0.17-10.10.0.20. Fabric networks (``compute_cidr`` split into one subnet per rail, ``storage_cidr``):
+addresses from ``FABRIC_STATIC_OFFSET`` in blueprint order, one per node and port.
+
+The MAAS program sets these addresses (static links on the planned interfaces); the inventory carries the
+same ones; DEP010 reports at ``validate`` what does not fit.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from generator.resolve import NicPort, ResolvedCluster, ResolvedPool
+
+ONPREM_TARGETS = ("maas", "none")
+DEFAULT_MANAGEMENT_CIDR = "10.0.0.0/16"
+DEFAULT_COMPUTE_CIDR = "10.100.0.0/16"
+DEFAULT_STORAGE_CIDR = "10.200.0.0/16"
+INFRA_MIN = 10
+INFRA_MAX = 256
+ALIGNMENTS = (256, 16, 1)
+# First host offset in the fabric subnets (.1-.9 left for gateways and subnet managers).
+FABRIC_STATIC_OFFSET = 10
+
+Path = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class FabricAddress:
+    """One planned address on a fabric port: the interface, its subnet and ``address/prefix``."""
+
+    purpose: str  # compute | storage
+    rail: int | None
+    interface: str | None  # None: the port map does not name it (no host configuration is written)
+    rdma_dev: str
+    subnet: str  # compute-rail<r> | storage
+    cidr: str
+    address: str  # a.b.c.d/prefix
+
+
+@dataclass(frozen=True)
+class PoolBlock:
+    pool: str
+    start: str  # block start address (host i = start + i)
+    size: int
+
+
+@dataclass(frozen=True)
+class FabricSubnet:
+    name: str
+    cidr: str
+    fabric: str
+    rail: int | None
+    used: int  # addresses handed out (from FABRIC_STATIC_OFFSET)
+
+
+@dataclass
+class OnPremPlan:
+    management_cidr: str
+    infrastructure: int = 0  # addresses left at the start of the management network
+    alignment: int = 0
+    blocks: list[PoolBlock] = field(default_factory=list)
+    management: dict[str, str] = field(default_factory=dict)  # host -> address
+    fabric: dict[str, list[FabricAddress]] = field(default_factory=dict)  # host -> addresses
+    subnets: list[FabricSubnet] = field(default_factory=list)
+    problems: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def interface_name(cluster: ResolvedCluster, pool: ResolvedPool, port: NicPort) -> str | None:
+    """The Linux interface a fabric port appears as, from the platform port map (generator/platform/ports.py)
+    or the blueprint's declared ports; None when neither publishes it (PLT001 reports it): the address is
+    still planned and reserved, but no host configuration is written for an interface nobody named."""
+    return port.netdev if port.netdev_known else None
+
+
+def _cidrs(cluster: ResolvedCluster) -> tuple[str, str, str]:
+    maas = cluster.blueprint.deployment.maas
+    if maas is None:
+        return DEFAULT_MANAGEMENT_CIDR, DEFAULT_COMPUTE_CIDR, DEFAULT_STORAGE_CIDR
+    return maas.management_cidr, maas.compute_cidr, maas.storage_cidr
+
+
+def _network(text: str, path: Path, plan: OnPremPlan) -> ipaddress.IPv4Network | None:
+    try:
+        net = ipaddress.ip_network(text, strict=False)
+    except ValueError as exc:
+        plan.problems.append((path, f"`{text}` is not an IPv4 network: {exc}"))
+        return None
+    if str(net) != text:
+        plan.problems.append((path, f"`{text}` has host bits set; the network is {net}"))
+        return None
+    if not isinstance(net, ipaddress.IPv4Network):
+        plan.problems.append((path, f"`{text}` is not an IPv4 network"))
+        return None
+    return net
+
+
+def _round_up(n: int, align: int) -> int:
+    return align * math.ceil(n / align)
+
+
+def _layout(size: int, counts: list[int]) -> tuple[int, int, list[tuple[int, int]]] | None:
+    """(infrastructure, alignment, [(start offset, block size)]) for the first alignment that fits."""
+    infra = max(INFRA_MIN, min(INFRA_MAX, size // 16))
+    for align in ALIGNMENTS:
+        offset = _round_up(infra, align)
+        blocks = []
+        for count in counts:
+            block = _round_up(count + 1, align)
+            blocks.append((offset, block))
+            offset += block
+        last_host = blocks[-1][0] + counts[-1] if blocks else 0
+        if last_host <= size - 2:  # size - 1 is the broadcast address
+            return infra, align, blocks
+    return None
+
+
+def _management(cluster: ResolvedCluster, cidr: str, plan: OnPremPlan) -> None:
+    path: Path = ("deployment", "maas", "management_cidr")
+    net = _network(cidr, path, plan)
+    if net is None or not cluster.pools:
+        return
+    counts = [p.count for p in cluster.pools]
+    layout = _layout(net.num_addresses, counts)
+    if layout is None:
+        infra = max(INFRA_MIN, min(INFRA_MAX, net.num_addresses // 16))
+        need = infra + sum(c + 1 for c in counts) + 1
+        prefix = 32 - math.ceil(math.log2(need))
+        plan.problems.append(
+            (
+                path,
+                f"management network {cidr} has {net.num_addresses} addresses; {cluster.node_count} hosts "
+                f"in {len(counts)} pool(s) after the {infra} left for infrastructure need {need}: "
+                f"use a /{prefix} or larger",
+            )
+        )
+        return
+    plan.infrastructure, plan.alignment, blocks = layout
+    for pool, (start, size) in zip(cluster.pools, blocks, strict=True):
+        plan.blocks.append(PoolBlock(pool.name, str(net.network_address + start), size))
+        for i, host in enumerate(pool.hostnames, start=1):
+            plan.management[host] = str(net.network_address + start + i)
+
+
+def _split(net: ipaddress.IPv4Network, parts: int) -> list[ipaddress.IPv4Network] | None:
+    bits = math.ceil(math.log2(parts)) if parts > 1 else 0
+    if net.prefixlen + bits > 30:
+        return None
+    return list(net.subnets(prefixlen_diff=bits))[:parts]
+
+
+def _fabric_subnets(
+    cluster: ResolvedCluster, compute_cidr: str, storage_cidr: str, plan: OnPremPlan
+) -> dict[str, ipaddress.IPv4Network]:
+    """Subnet name -> network for the compute rails and the storage fabric, with the fit checked."""
+    out: dict[str, ipaddress.IPv4Network] = {}
+    wanted: list[tuple[str, str, list[tuple[str, int | None]], int]] = []
+    if "compute" in cluster.fabrics:
+        rails = max((len(p.ports_for("compute")) for p in cluster.pools), default=0)
+        nodes = sum(p.count for p in cluster.pools_on("compute"))
+        wanted.append(("compute", compute_cidr, [(f"compute-rail{r}", r) for r in range(rails)], nodes))
+    if "storage" in cluster.fabrics:
+        nodes = sum(p.count * len(p.ports_for("storage")) for p in cluster.pools_on("storage"))
+        wanted.append(("storage", storage_cidr, [("storage", None)], nodes))
+    for fabric, cidr, names, nodes in wanted:
+        path: Path = ("deployment", "maas", f"{fabric}_cidr")
+        net = _network(cidr, path, plan)
+        if net is None or not names:
+            continue
+        nets = _split(net, len(names))
+        if nets is None:
+            plan.problems.append((path, f"{cidr} cannot be split into {len(names)} subnets for {fabric}"))
+            continue
+        for (name, rail), sub in zip(names, nets, strict=True):
+            room = sub.num_addresses - 1 - FABRIC_STATIC_OFFSET  # broadcast and the infrastructure range
+            if room < nodes:
+                plan.problems.append(
+                    (
+                        path,
+                        f"{fabric} subnet {sub} ({name}) holds {max(room, 0)} node addresses, {nodes} needed",
+                    )
+                )
+            out[name] = sub
+            plan.subnets.append(FabricSubnet(name, str(sub), fabric, rail, 0))
+    return out
+
+
+def _fabric(cluster: ResolvedCluster, nets: dict[str, ipaddress.IPv4Network], plan: OnPremPlan) -> None:
+    used = dict.fromkeys(nets, 0)
+    for pool in cluster.pools:
+        ports = [
+            p for p in pool.ports if p.purpose in ("compute", "storage") and p.purpose in cluster.fabrics
+        ]
+        for host in pool.hostnames:
+            rows = []
+            for port in ports:
+                name = f"compute-rail{port.index}" if port.purpose == "compute" else "storage"
+                net = nets.get(name)
+                if net is None:
+                    continue
+                offset = FABRIC_STATIC_OFFSET + used[name]
+                used[name] += 1
+                if offset >= net.num_addresses - 1:
+                    continue  # reported by _fabric_subnets
+                rows.append(
+                    FabricAddress(
+                        port.purpose,
+                        port.index if port.purpose == "compute" else None,
+                        interface_name(cluster, pool, port),
+                        port.rdma_dev,
+                        name,
+                        str(net),
+                        f"{net.network_address + offset}/{net.prefixlen}",
+                    )
+                )
+            plan.fabric[host] = rows
+    plan.subnets = [FabricSubnet(s.name, s.cidr, s.fabric, s.rail, used[s.name]) for s in plan.subnets]
+
+
+def onprem_plan(cluster: ResolvedCluster) -> OnPremPlan:
+    """The management and fabric addresses of every host (empty for cloud targets)."""
+    mgmt, compute, storage = _cidrs(cluster)
+    plan = OnPremPlan(mgmt)
+    if cluster.target not in ONPREM_TARGETS:
+        return plan
+    _management(cluster, mgmt, plan)
+    nets = _fabric_subnets(cluster, compute, storage, plan)
+    _fabric(cluster, nets, plan)
+    return plan
+
+
+def reserved_range(subnet: FabricSubnet) -> tuple[str, str] | None:
+    """First and last planned address of a fabric subnet (reserved in MAAS so it never assigns them)."""
+    if not subnet.used:
+        return None
+    net = ipaddress.ip_network(subnet.cidr)
+    first = net.network_address + FABRIC_STATIC_OFFSET
+    return str(first), str(first + subnet.used - 1)
+
+
+def management_interface(cluster: ResolvedCluster, pool: ResolvedPool) -> str | None:
+    """The management (PXE) interface, when the platform port map names the host's in-band port. None: the
+    MAAS program reads the stack setting `managementInterface` (the name MAAS shows after commissioning)."""
+    from generator.platform.ports import host_interface
+
+    return host_interface(pool)

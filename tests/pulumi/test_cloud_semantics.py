@@ -1,0 +1,94 @@
+"""Cloud semantics under Pulumi mocks: what the programs mean, not only what they register.
+
+- AWS Capacity Block: the subnets and instances are in the block's Availability Zone; the purchase is
+  pinned, protected and never repeated (running the program twice with unchanged inputs registers the same
+  inputs for every resource, so `pulumi up` would replace nothing); without a pinned offering nothing is
+  created and the offering is shown.
+- GCP A3 Ultra: reservation-bound provisioning, the current accelerator image family, and a firewall rule
+  admitting the Managed Lustre private-services range on the Lustre ports.
+- OCI: no image, no resources (a clear error before anything is created).
+Expected values come from the providers' documentation, cited in blueprints/catalog/data/cloud.yaml.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES
+
+pytest.importorskip("pulumi", reason="the Pulumi SDK is in the test extra")
+
+from pulumi_cases import generate, run_target
+from pulumi_harness import Run
+
+pytestmark = pytest.mark.pulumi
+
+BLOCK_ZONE = "us-east-1d"  # the mocked CapacityBlockReservation's availabilityZone (AWS decides it)
+
+
+def _inputs(run: Run) -> list[tuple[str, str, str]]:
+    return sorted((r.type, r.name, json.dumps(r.inputs, sort_keys=True, default=str)) for r in run.resources)
+
+
+def test_aws_subnets_and_instances_are_in_the_capacity_blocks_zone(tmp_path: Path) -> None:
+    cluster = generate(EXAMPLES / "aws-p5-efa.yaml", tmp_path)
+    run = run_target(cluster, tmp_path)
+    assert cluster.blueprint.deployment.cloud.zone != BLOCK_ZONE  # the configured zone is not the block's
+    subnets = run.of_type("aws:ec2/subnet:Subnet")
+    assert subnets and {s.inputs["availabilityZone"] for s in subnets} == {BLOCK_ZONE}
+    lt = run.one("aws:ec2/launchTemplate:LaunchTemplate")
+    assert lt.inputs["placement"]["availabilityZone"] == BLOCK_ZONE
+
+
+def test_aws_existing_block_zone_comes_from_the_reservation(tmp_path: Path) -> None:
+    cluster = generate(EXAMPLES / "aws-p5-efa.yaml", tmp_path)
+    run = run_target(cluster, tmp_path, {f"{cluster.name}:reservationId": "cr-0123456789abcdef0"})
+    assert not run.of_type("aws:ec2/capacityBlockReservation:CapacityBlockReservation")  # nothing bought
+    subnets = run.of_type("aws:ec2/subnet:Subnet")
+    assert {s.inputs["availabilityZone"] for s in subnets} == {"us-east-1f"}
+
+
+@pytest.mark.parametrize(
+    "example", ["aws-p5-efa", "gcp-a3-ultra", "azure-ndh100v5", "oci-bm-h100", "maas-onprem-h100"]
+)
+def test_a_second_run_with_unchanged_inputs_changes_nothing(example: str, tmp_path: Path) -> None:
+    cluster = generate(EXAMPLES / f"{example}.yaml", tmp_path)
+    first = run_target(cluster, tmp_path)
+    second = run_target(cluster, tmp_path)
+    assert _inputs(first) == _inputs(second)
+    assert first.options == second.options
+
+
+def test_aws_without_a_pinned_offering_buys_nothing_and_names_it(tmp_path: Path) -> None:
+    cluster = generate(EXAMPLES / "aws-p5-efa.yaml", tmp_path)
+    with pytest.raises(
+        Exception, match=r"cb-0fedcba9876543210 in us-east-1d.*capacityBlockOfferingId"
+    ) as exc:
+        run_target(cluster, tmp_path, {f"{cluster.name}:capacityBlockOfferingId": ""})
+    assert "not refundable" in str(exc.value)
+
+
+def test_gcp_a3_ultra_reservation_image_and_lustre_firewall(tmp_path: Path) -> None:
+    cluster = generate(EXAMPLES / "gcp-a3-ultra.yaml", tmp_path)
+    run = run_target(cluster, tmp_path)
+    vm = run.of_type("gcp:compute/instance:Instance")[0]
+    assert vm.inputs["scheduling"]["provisioningModel"] == "RESERVATION_BOUND"
+    # cluster-toolkit a3ultra-vm.yaml: project ubuntu-os-accelerator-images, family ...-with-nvidia-570
+    assert vm.inputs["bootDisk"]["initializeParams"]["image"] == (
+        "projects/ubuntu-os-accelerator-images/global/images/family/ubuntu-accelerator-2204-amd64-with-nvidia-570"
+    )
+    rules = [r for r in run.of_type("gcp:compute/firewall:Firewall") if r.name.endswith("-lustre")]
+    assert len(rules) == 1
+    rule = rules[0].inputs
+    assert rule["direction"] == "INGRESS" and rule["sourceRanges"] == ["10.250.0.0/20"]
+    assert rule["allows"] == [{"protocol": "tcp", "ports": ["988", "6988"]}]
+    host_vpc = run.of_type("gcp:compute/network:Network")[0]
+    assert rule["network"] == f"{host_vpc.name}-id"
+
+
+def test_oci_without_an_image_stops_before_creating_anything(tmp_path: Path) -> None:
+    cluster = generate(EXAMPLES / "oci-bm-h100.yaml", tmp_path)
+    with pytest.raises(Exception, match="no OCI GPU/HPC image configured"):
+        run_target(cluster, tmp_path, {f"{cluster.name}:imageId": ""})
