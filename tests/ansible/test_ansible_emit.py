@@ -110,14 +110,15 @@ def test_group_vars_carry_the_pins_mounts_and_derived_nccl(superpod_build: Path)
         }
     ]
     dgx = _yaml(gv / "pool_dgx.yml")
-    # A DGX H100 on a rail-optimised NDR fabric: the 8 compute ports (mlx5_0..7, port 1) in rail order, the
-    # bootstrap on the management port, rings on the same NIC index across nodes.
+    # A DGX H100 on a rail-optimised NDR fabric: the 8 compute ports in rail order as NVIDIA's User Guide
+    # Table 6 names them (test data), port 1; no bootstrap interface (the in-band name is not published, so
+    # NCCL picks one); rings on the same NIC index across nodes.
     settings = {s["name"]: s for s in dgx["nccl_settings"]}
-    assert settings["NCCL_IB_HCA"]["value"] == "=" + ",".join(f"mlx5_{i}:1" for i in range(8))
-    assert settings["NCCL_SOCKET_IFNAME"]["value"] == "=eth0"
+    assert settings["NCCL_IB_HCA"]["value"] == "=" + ",".join(f"{r.rdma}:1" for r in dgx_h100_compute_ports())
+    assert "NCCL_SOCKET_IFNAME" not in settings
     assert settings["NCCL_CROSS_NIC"]["value"] == "0"
     # long reasons are folded in the YAML file and must read back whole (one line, ending as written)
-    assert settings["NCCL_IB_HCA"]["reason"].endswith("keeps mlx5_8, mlx5_9, mlx5_10 out")
+    assert settings["NCCL_IB_HCA"]["reason"].endswith("Networking [DGXH100-T6])")
     assert all(s["reason"] and "\n" not in s["reason"] and s["source"] for s in settings.values())
     assert dgx["nvidia_driver_nvswitch"] is True and dgx["cb_compute_transport"] == "ib"
     assert dgx["acceptance_link_gbytes"] == 50.0  # 8 x 400 Gb/s for 8 GPUs
