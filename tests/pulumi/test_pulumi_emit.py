@@ -157,7 +157,11 @@ def test_generated_programs_are_ruff_clean(tmp_path: Path) -> None:
     ruff = Path(sys.executable).parent / "ruff"
     needs([] if ruff.exists() else [str(ruff)], "ruff is in the test extra")
     result = subprocess.run(
-        [str(ruff), "check", "--no-cache", *mains], capture_output=True, text=True, timeout=120
+        # the installed copy is outside `templates/**`, whose E501 exemption pyproject.toml sets: say it here
+        [str(ruff), "check", "--no-cache", "--extend-ignore", "E501", *mains],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
