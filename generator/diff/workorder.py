@@ -10,7 +10,6 @@ action and a step in front; old-side rows are labelled from the old plan, new-si
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -18,7 +17,7 @@ from generator.diff.model import PlanDiff
 from generator.diff.report import to_text
 from generator.emit.cabling.rows import CableRow, cable_rows
 from generator.emit.cabling.tables import CABLE_COLUMNS, Cell, cable_table, to_csv
-from generator.emit.cabling.xlsx import MAX_COL_WIDTH, TICK_COL_WIDTH
+from generator.emit.cabling.xlsx import MAX_COL_WIDTH, TICK_COL_WIDTH, fit_widths, printable
 from generator.emit.cabling.xlsx_writer import Columns, PageSetup, Sheet, Style, Workbook, hf_text
 from generator.fsutil import atomic_dir, atomic_write_bytes, checked_output_dir, output_lock
 from generator.plan.model import Device, Link
@@ -151,26 +150,6 @@ def device_table_rows(diff: PlanDiff) -> list[list[Cell]]:
     return [[i, *row] for i, row in enumerate(out, start=1)]
 
 
-def _printable(sheet: Sheet, title: str, header_row: int, ncols: int, last_row: int) -> None:
-    """As cabling.xlsx prints: header frozen and repeated, autofilter, landscape one page wide."""
-    sheet.freeze_rows = header_row
-    sheet.print_title_rows = header_row
-    sheet.autofilter = (header_row, last_row, ncols)
-    sheet.page = PageSetup(
-        landscape=True,
-        fit_to_width=True,
-        gridlines=True,
-        margins=_MARGINS,
-        header=f"&L{hf_text(title)}&C&A",
-        footer="&Lcluster-blueprint work order&RPage &P of &N",
-    )
-
-
-def _fit(sheet: Sheet, widths: Sequence[int]) -> None:
-    for i, w in enumerate(widths, 1):
-        sheet.widths[i] = min(max(w + 2, 5), MAX_COL_WIDTH)
-
-
 def _rack_columns(steps: list[Step]) -> list[list[Cell]]:
     blank: list[Cell] = [None] * len(steps)
     columns: list[list[Cell]] = [
@@ -238,17 +217,17 @@ def render_xlsx(diff: PlanDiff, steps: list[Step], devices: list[list[Cell]]) ->
         wb.add(sheet)
         sheet = wb.sheet()
         last, widths = sheet.table(1, DEVICE_HEADER, devices)
-        _fit(sheet, widths)
-        _printable(sheet, title, 1, len(DEVICE_HEADER), last)
+        fit_widths(sheet, widths)
+        printable(sheet, title, 1, len(DEVICE_HEADER), last, "work order")
         wb.add(sheet)
         for rack, rack_steps in by_rack.items():
             sheet = wb.sheet()
             sheet.row(1, [f"{title} · rack {rack} · {len(rack_steps)} lines start here"], Style.TITLE)
             last, widths = sheet.table(2, RACK_HEADER, Columns(_rack_columns(rack_steps)))
-            _fit(sheet, widths)
+            fit_widths(sheet, widths)
             for col in range(len(RACK_HEADER) - _TICKS + 1, len(RACK_HEADER) + 1):
                 sheet.widths[col] = TICK_COL_WIDTH
-            _printable(sheet, title, 2, len(RACK_HEADER), last)
+            printable(sheet, title, 2, len(RACK_HEADER), last, "work order")
             wb.add(sheet)
     return buf.getvalue()
 

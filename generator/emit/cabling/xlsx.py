@@ -64,12 +64,14 @@ PULL_HEADER: tuple[str, ...] = (
 _TICKS = 3  # Pulled, Labelled, Tested: left blank to tick on paper
 
 
-def _fit(sheet: Sheet, widths: Sequence[int], first_col: int = 1) -> None:
+def fit_widths(sheet: Sheet, widths: Sequence[int], first_col: int = 1) -> None:
     for i, w in enumerate(widths):
         sheet.widths[first_col + i] = min(max(w + 2, 5), MAX_COL_WIDTH)
 
 
-def _printable(sheet: Sheet, cluster: str, header_row: int, ncols: int, last_row: int) -> None:
+def printable(
+    sheet: Sheet, title: str, header_row: int, ncols: int, last_row: int, document: str = "cabling plan"
+) -> None:
     """Freeze and repeat the header, autofilter, landscape one page wide, gridlines, page numbers."""
     sheet.freeze_rows = header_row
     sheet.print_title_rows = header_row
@@ -79,8 +81,8 @@ def _printable(sheet: Sheet, cluster: str, header_row: int, ncols: int, last_row
         fit_to_width=True,
         gridlines=True,
         margins=_MARGINS,
-        header=f"&L{hf_text(cluster)}&C&A",
-        footer="&Lcluster-blueprint cabling plan&RPage &P of &N",
+        header=f"&L{hf_text(title)}&C&A",
+        footer=f"&Lcluster-blueprint {document}&RPage &P of &N",
     )
 
 
@@ -212,8 +214,8 @@ def render_xlsx(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow], bom:
         sheet.row(1, [f"{cluster.name}: bill of materials"], Style.TITLE)
         header = tuple(h.replace("_", " ").capitalize() for h in BOM_COLUMNS)
         last, widths = sheet.table(2, header, bom_table(bom))
-        _fit(sheet, widths)
-        _printable(sheet, cluster.name, 2, len(header), last)
+        fit_widths(sheet, widths)
+        printable(sheet, cluster.name, 2, len(header), last)
         wb.add(sheet)
 
         # One body for all rack sheets, each showing its slice (rows grouped by rack, in pull order).
@@ -230,9 +232,9 @@ def render_xlsx(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow], bom:
             )
             last, widths = sheet.table(2, PULL_HEADER, body, (start, start + len(pulls)))
             start += len(pulls)
-            _fit(sheet, widths)
+            fit_widths(sheet, widths)
             for col in range(len(PULL_HEADER) - _TICKS + 1, len(PULL_HEADER) + 1):
                 sheet.widths[col] = TICK_COL_WIDTH
-            _printable(sheet, cluster.name, 2, len(PULL_HEADER), last)
+            printable(sheet, cluster.name, 2, len(PULL_HEADER), last)
             wb.add(sheet)
     return buf.getvalue()

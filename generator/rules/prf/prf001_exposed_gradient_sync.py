@@ -4,10 +4,8 @@ from collections.abc import Iterator
 
 from blueprints.catalog.perf import perf_data
 from generator.findings import Finding, Severity
-from generator.perf.system import PerfError
-from generator.perf.training import TRAINING_MODES, training_step
 from generator.rules.base import Rule, RuleContext
-from generator.rules.prf._model import system_of
+from generator.rules.prf._model import step_of
 
 
 class ExposedGradientSync(Rule):
@@ -35,15 +33,9 @@ class ExposedGradientSync(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         wl = ctx.cluster.blueprint.workload
-        if wl is None or wl.mode not in TRAINING_MODES:
+        st = step_of(ctx)
+        if wl is None or st is None:
             return
-        system = system_of(ctx)
-        if system is None:
-            return
-        try:
-            st = training_step(wl, system)
-        except PerfError:
-            return  # layouts the cluster cannot hold are the WRK rules' findings
         if not st.layout.fits or st.sync is None:
             return
         limit = perf_data().policy.exposed_sync_share.value

@@ -4,10 +4,8 @@ from collections.abc import Iterator
 
 from blueprints.catalog.perf import perf_data
 from generator.findings import Finding, Severity
-from generator.perf.system import PerfError
-from generator.perf.training import TRAINING_MODES, training_step
 from generator.rules.base import Rule, RuleContext
-from generator.rules.prf._model import system_of
+from generator.rules.prf._model import step_of, system_of
 
 
 class TrainingTime(Rule):
@@ -29,14 +27,10 @@ class TrainingTime(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         wl = ctx.cluster.blueprint.workload
-        if wl is None or wl.mode not in TRAINING_MODES or not wl.tokens or not wl.target_days:
+        if wl is None or not wl.tokens or not wl.target_days:
             return
-        system = system_of(ctx)
-        if system is None:
-            return
-        try:
-            st = training_step(wl, system)
-        except PerfError:
+        st, system = step_of(ctx), system_of(ctx)
+        if st is None or system is None:
             return
         if not st.layout.fits or st.train_days is None or st.train_days <= wl.target_days:
             return
