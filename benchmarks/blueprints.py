@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+# Bare metal through MAAS, as a site of this size would be. The default compute_cidr (a /16 split into
+# one subnet per rail) holds 8,181 nodes per rail; 12,800 nodes need a /12 (DEP010 says so otherwise).
+_DEPLOYMENT = "deployment: {target: maas, maas: {compute_cidr: 10.64.0.0/12}}\n"
+
 
 def fat_tree_blueprint(gpus: int) -> str:
     """A 3-tier rail-optimised NDR fat-tree of DGX H100 (8 GPUs, 8 rails per node).
@@ -24,15 +28,20 @@ fabrics:
     technology: infiniband-ndr
     topology: {{kind: fat-tree, tiers: 3, switch: {switch}, rail_optimized: true, scalable_unit: {su}}}
     subnet_manager: {{kind: ufm, ha: true}}
-"""
+{_DEPLOYMENT}"""
 
 
 def dragonfly_blueprint(gpus: int) -> str:
-    """A RoCE v2 dragonfly: one 8-NIC node per router, balanced a = 2p = 2h with p = 8 terminals."""
+    """A RoCE v2 dragonfly: one 8-NIC node per router, p = 8 terminals, a = 2h.
+
+    a = 2p = 2h = 16 (Kim et al.'s balanced dragonfly) reaches a·h + 1 = 129 groups, 2,064 routers; larger
+    clusters take the smallest a = 2h (32, 64) whose a·h + 1 groups hold them (TOP007), globally
+    over-provisioned rather than invalid.
+    """
     nodes = gpus // 8
-    a = 16
+    a = next(a for a in (16, 32, 64) if a * (a * (a // 2) + 1) >= nodes)
     groups = max(2, -(-nodes // a))
-    racks = nodes // 4 + groups + 50
+    racks = nodes // 4 + 2 * groups + 50
     rows = max(1, -(-racks // 100))
     return f"""apiVersion: cluster-blueprint/v1
 name: bench-df-{gpus}
@@ -46,6 +55,6 @@ pools:
 fabrics:
   compute:
     technology: roce-v2-400
-    topology: {{kind: dragonfly, switch: sn5600, p: 8, a: {a}, h: 8, groups: {groups}, global_arrangement: relative}}
+    topology: {{kind: dragonfly, switch: sn5600, p: 8, a: {a}, h: {a // 2}, groups: {groups}, global_arrangement: relative}}
     lossless: {{pfc: true, ecn: true, dscp: 26}}
-"""
+{_DEPLOYMENT}"""

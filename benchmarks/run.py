@@ -51,6 +51,8 @@ elif stage == "plan":
 else:
     from generator.build import generate
     c = check(path)
+    if c.errors:  # measure only designs `blueprint generate` would accept
+        raise SystemExit(f"invalid blueprint: {c.errors[0].rule} {c.errors[0].message}")
     r = generate(c, Path(out))
     extra["files"] = len(r.files)
     extra["outputs"] = r.outputs

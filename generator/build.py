@@ -22,12 +22,15 @@ from typing import Any
 from generator import __version__
 from generator.emit import OUTPUTS, emitters
 from generator.emit.pulumi import STACK
+from generator.forked import FORK_MIN_CABLES, Child, can_fork
 from generator.fsutil import atomic_dir, carry_entries, checked_output_dir, output_lock, user_entries
+from generator.gcpause import gc_paused
 from generator.pipeline import Checked
 from generator.plan.build import plan_or_raise
 from generator.plan.model import Plan
 
 MANIFEST = "manifest.json"
+CABLING = "cabling"
 # Owned files the user's tools edit in place: merged on regenerate rather than compared byte for byte.
 MERGED = (f"pulumi/Pulumi.{STACK}.yaml",)
 
@@ -199,27 +202,54 @@ class _Build:
 
     def write_outputs(self, tmp: Path) -> None:
         cluster = self.checked.cluster
-        findings = [f.as_dict() for f in self.checked.findings]
+        jobs: list[str] = []
         for name in OUTPUTS:
-            target = tmp / name
             if name not in self.wanted:
                 self._keep_previous(name, tmp)  # outputs not asked for stay as the previous build made them
-                continue
-            module = self.available.get(name)
-            if module is None:
+            elif (module := self.available.get(name)) is None:
                 self.result.skipped[name] = "not available in this version"
-                continue
-            if not module.applies(cluster):
+            elif not module.applies(cluster):
                 self.result.skipped[name] = "does not apply to this blueprint"
-                continue
-            if self.progress:
-                self.progress(name)
-            target.mkdir(parents=True)
-            if name == "report":
-                module.emit(cluster, self.plan, target, findings=findings)
             else:
-                module.emit(cluster, self.plan, target)
-            self.result.outputs.append(name)
+                jobs.append(name)
+        with gc_paused():  # millions of cycle-free records: full GC passes would walk them all
+            self._emit_all(jobs, tmp)
+        self.result.outputs.extend(jobs)
+
+    def _emit_all(self, jobs: list[str], tmp: Path) -> None:
+        """Emit ``jobs``; on a large plan the non-cabling outputs run in a forked child (second core)
+        while this process writes the cabling plan, the biggest output (see generator/forked.py)."""
+        theirs = [n for n in jobs if n != CABLING] if CABLING in jobs else []
+        if len(self.plan.links) < FORK_MIN_CABLES or not theirs or not can_fork():
+            self._emit(jobs, tmp)
+            return
+        child = Child(lambda: self._emit(theirs, tmp, quiet=True))
+        try:
+            self._emit([n for n in jobs if n not in theirs], tmp)
+            done = child.wait()
+        except BaseException:  # an error here, or Ctrl-C: the child's work is not wanted
+            child.cancel()
+            raise
+        if not done:  # make the child's part here, raising its error if it has one
+            for name in theirs:
+                shutil.rmtree(tmp / name, ignore_errors=True)
+            self._emit(theirs, tmp)
+        elif self.progress:
+            for name in theirs:
+                self.progress(name)
+
+    def _emit(self, names: list[str], tmp: Path, quiet: bool = False) -> None:
+        findings = [f.as_dict() for f in self.checked.findings]
+        for name in names:
+            if self.progress and not quiet:
+                self.progress(name)
+            target = tmp / name
+            target.mkdir(parents=True)
+            module = self.available[name]
+            if name == "report":
+                module.emit(self.checked.cluster, self.plan, target, findings=findings)
+            else:
+                module.emit(self.checked.cluster, self.plan, target)
 
     def _keep_previous(self, name: str, tmp: Path) -> None:
         for rel in self.owned:

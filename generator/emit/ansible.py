@@ -101,17 +101,27 @@ def _scalar(value: Any, tag: str = UNSAFE) -> str:
     return _tagged(str(value), tag)
 
 
+# The characters json.dumps(ensure_ascii=False) escapes (json.encoder.ESCAPE): a string without them
+# is dumped as itself in quotes.
+_JSON_ESCAPED = re.compile(r'[\x00-\x1f\\"]')
+
+
 def _tagged(value: str, tag: str) -> str:
     """A JSON-quoted scalar, ``!unsafe`` unless it is proven free of template syntax (the inventory)."""
     if not tag and TEMPLATE_MARKS.search(value):
         raise ValueError(f"inventory value {value!r} holds template syntax")
+    if _JSON_ESCAPED.search(value) is None:  # what json.dumps would leave as it is (most names, addresses)
+        return f'{tag}"{value}"'
     return tag + json.dumps(value, ensure_ascii=False)
 
 
 def _long_string(value: str, indent: int, tag: str = UNSAFE) -> str:
     """A double-quoted scalar folded over lines ≤ WRAP (YAML folds each line break into one space)."""
     text = _tagged(value, tag)
-    lines = textwrap.wrap(text, width=max(40, WRAP - indent), break_long_words=False, break_on_hyphens=False)
+    width = max(40, WRAP - indent)
+    if len(text) <= width:  # fits: textwrap would return it as it is (JSON text has no tab or newline)
+        return text
+    lines = textwrap.wrap(text, width=width, break_long_words=False, break_on_hyphens=False)
     return ("\n" + " " * (indent + 2)).join(lines) if lines else text
 
 

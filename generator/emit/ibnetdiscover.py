@@ -19,9 +19,7 @@ a human diff against the real dump, ``blueprint verify-cabling --discovered`` ro
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -38,9 +36,9 @@ MAX_DESC = 63  # NodeDescription is 64 bytes on the wire; ibsim keeps 63 charact
 _UNSAFE_ID = re.compile(r"[^A-Za-z0-9._:+=/-]")
 
 
-@dataclass(frozen=True, slots=True)
-class ExpectedLink:
-    """A planned cable as both ends should report it, with the rate ibnetdiscover should print."""
+class ExpectedLink(NamedTuple):
+    """A planned cable as both ends should report it, with the rate ibnetdiscover should print (a
+    NamedTuple: a 100k-GPU fabric makes 315,000 of them)."""
 
     id: str
     layer: str
@@ -184,26 +182,55 @@ def _rdma_key(dev: str) -> tuple[int, str]:
     return (int(m.group(1)) if m else 1 << 30, dev)
 
 
-class _NetEnd(NamedTuple):
-    """One cable end as the net file names it."""
+class _Node(NamedTuple):
+    """A net-file node (a switch, or one RDMA device of a host) and its port lines so far."""
 
     switch: bool
     id: str  # net-file node id
     desc: str  # node description (switch name, or "<host> <rdma device>")
-    rdma: str  # host ends: the RDMA device ("" on switches)
-    port: int
+    lines: dict[int, str]  # local port -> line
 
-    @staticmethod
-    def of(ep: Endpoint, cable: str, devices: Mapping[str, Device], ids: _Ids) -> _NetEnd:
-        dev = devices.get(ep.device)
+
+class _Nodes:
+    """The nodes cable ends land on, made once each: a 100k-GPU fabric has 630,000 cable ends but
+    113,000 nodes. Node ids are handed out in first-use order."""
+
+    def __init__(self, devices: Mapping[str, Device]) -> None:
+        self.devices = devices
+        self.ids = _Ids()
+        self.switches: dict[str, _Node] = {}
+        self.cas: dict[tuple[str, str], _Node] = {}  # (host, rdma device)
+
+    def of(self, ep: Endpoint, cable: str) -> _Node:
+        dev = self.devices.get(ep.device)
         if dev is None:
             message = f"cable {cable} ends on `{ep.device}`, which is not a device of the plan"
             raise BlueprintError([Finding("VER003", Severity.ERROR, message)])
         if dev.kind == "switch":
-            return _NetEnd(True, ids.get("S", ep.device), ep.device, "", ep.port_number)
-        rdma = rdma_device(ep)
-        node_id = ids.get("H", f"{ep.device}-{rdma}")
-        return _NetEnd(False, node_id, ca_description(ep.device, rdma), rdma, ep.port_number)
+            node = self.switches.get(ep.device)
+            if node is None:
+                node = self.switches[ep.device] = _Node(True, self.ids.get("S", ep.device), ep.device, {})
+            return node
+        key = (ep.device, rdma_device(ep))
+        node = self.cas.get(key)
+        if node is None:
+            node_id = self.ids.get("H", f"{ep.device}-{key[1]}")
+            node = self.cas[key] = _Node(False, node_id, ca_description(*key), {})
+        return node
+
+    def connect(
+        self, local: _Node, ep: Endpoint, remote: _Node, remote_port: int, rate: str, cable: str
+    ) -> None:
+        """The line of ``local``'s port ``ep`` towards ``remote``; two cables on one port is VER004."""
+        lport = ep.port_number
+        if lport in local.lines:
+            message = f"two cables use {ep.device} port {ep.port} (one is {cable})"
+            raise BlueprintError([Finding("VER004", Severity.ERROR, message)])
+        local.lines[lport] = (
+            f'[{lport}]\t"{remote.id}"[{remote_port}]\t\t# "{remote.desc}" lid 0 {rate}'
+            if local.switch
+            else f'[{lport}]\t"{remote.id}"[{remote_port}]\t\t# lid 0 lmc 0 "{remote.desc}" lid 0 {rate}'
+        )
 
 
 def _netfile_header(
@@ -242,28 +269,17 @@ def render_netfile(plan: Plan, fabric: str = "compute", *, sim_speed: str | None
     rf = plan.cluster.fabrics[fabric]
     links = expected_links(plan, fabric)
     devices = plan.device_by_name
-    ids = _Ids()
-
-    # switch name -> {port: line}; (host, rdma device) -> {port: line}
-    switch_ports: dict[str, dict[int, str]] = defaultdict(dict)
-    ca_lines: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
+    nodes = _Nodes(devices)
+    ids = nodes.ids
     for el in links:
-        width = el.width or rf.tech.width or "4x"
-        speed = sim_speed or el.speed or rf.tech.speed_token or "SDR"
+        rate = f"{el.width or rf.tech.width or '4x'}{sim_speed or el.speed or rf.tech.speed_token or 'SDR'}"
         # ids are numbered in first-use order: the b end (remote of the first line) before the a end
-        b, a = _NetEnd.of(el.b, el.id, devices, ids), _NetEnd.of(el.a, el.id, devices, ids)
-        rate = f"{width}{speed}"
-        for local, remote, ep in ((a, b, el.a), (b, a, el.b)):
-            table = switch_ports[ep.device] if local.switch else ca_lines[(ep.device, local.rdma)]
-            lport = ep.port_number
-            if lport in table:
-                message = f"two cables use {ep.device} port {ep.port} (one is {el.id})"
-                raise BlueprintError([Finding("VER004", Severity.ERROR, message)])
-            table[lport] = (
-                f'[{lport}]\t"{remote.id}"[{remote.port}]\t\t# "{remote.desc}" lid 0 {rate}'
-                if local.switch
-                else f'[{lport}]\t"{remote.id}"[{remote.port}]\t\t# lid 0 lmc 0 "{remote.desc}" lid 0 {rate}'
-            )
+        b, a = nodes.of(el.b, el.id), nodes.of(el.a, el.id)
+        nodes.connect(a, el.a, b, el.b.port_number, rate, el.id)
+        nodes.connect(b, el.b, a, el.a.port_number, rate, el.id)
+    # switch name -> {port: line}; (host, rdma device) -> {port: line}
+    switch_ports = {name: node.lines for name, node in nodes.switches.items()}
+    ca_lines = {key: node.lines for key, node in nodes.cas.items()}
 
     ca_ports = _ca_ports(plan)
     descs = [*switch_ports, *(ca_description(h, r) for h, r in ca_lines)]

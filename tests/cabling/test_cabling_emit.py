@@ -12,7 +12,7 @@ from cabling_plans import SUPERPOD, cluster_of, plan_of
 
 import generator.emit.cabling as cabling
 from generator.emit.cabling import CablingError, emit, render
-from generator.emit.cabling.forked import Child, can_fork
+from generator.forked import Child, can_fork
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="needs os.fork and two CPUs")
 

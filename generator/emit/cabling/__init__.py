@@ -17,7 +17,6 @@ import tempfile
 from pathlib import Path
 
 from generator.emit.cabling.fabric_views import ibnetdiscover_files, lldp_files
-from generator.emit.cabling.forked import FORK_MIN_CABLES, Child, can_fork
 from generator.emit.cabling.netbox import render_netbox
 from generator.emit.cabling.rows import CableRow, CablingError, cable_rows
 from generator.emit.cabling.tables import (
@@ -32,6 +31,7 @@ from generator.emit.cabling.tables import (
     to_csv,
 )
 from generator.emit.cabling.xlsx import render_xlsx
+from generator.forked import FORK_MIN_CABLES, Child, can_fork
 from generator.fsutil import atomic_write_bytes
 from generator.gcpause import gc_paused
 from generator.plan.model import Plan

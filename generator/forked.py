@@ -1,9 +1,9 @@
-"""Run part of the cabling output in a forked child process, so a 100k-GPU plan uses two cores.
+"""Run part of an output in a forked child process, so a 100k-GPU build uses two cores.
 
-The cabling formats are independent once the cable rows exist, and pure Python (the GIL keeps threads
-from helping). A forked child inherits the rows for free (copy-on-write) and writes its files into a
-staging directory; the parent renders the other formats meanwhile, then moves the child's files into
-place. If the child fails for any reason, the parent renders its part itself, so errors surface in the
+Outputs are independent once the plan exists (and the cabling formats once the cable rows exist), and
+pure Python (the GIL keeps threads from helping). A forked child inherits the plan for free
+(copy-on-write) and writes its files into its own directories; the parent makes the other outputs
+meanwhile. If the child fails for any reason, the parent makes its part itself, so errors surface in the
 parent exactly as without the fork and the output is the same either way.
 
 The child does nothing but compute and write files, and leaves with ``os._exit`` (no atexit handlers,
@@ -19,7 +19,7 @@ import signal
 import warnings
 from collections.abc import Callable
 
-# Below this many cables the whole cabling output takes well under a second: not worth a fork.
+# Below this many cables the outputs take well under a second: not worth a fork.
 FORK_MIN_CABLES = 20_000
 
 
