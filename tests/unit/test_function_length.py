@@ -28,9 +28,6 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     ("generator/topology/metrics.py", "compute_metrics"): 106,  # issue 15 edits it; params dict -> typed
     ("generator/commands/configure.py", "run"): 80,  # issue 17
     # not split yet (issue 18 debt)
-    ("generator/emit/cabling/netbox.py", "render_netbox"): 139,
-    ("generator/emit/cabling/rows.py", "cable_rows"): 66,
-    ("generator/emit/cabling/xlsx.py", "_summary"): 93,
     ("generator/emit/diagrams/cube.py", "_detail"): 87,
     ("generator/emit/diagrams/cube.py", "_summary"): 65,
     ("generator/emit/diagrams/layout.py", "_place"): 64,

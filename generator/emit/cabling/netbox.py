@@ -192,22 +192,43 @@ def _interface_names(
 
 def render_netbox(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow]) -> dict[str, str]:
     """File name → CSV text for every file in IMPORT_ORDER."""
+    files = {
+        **_site_files(cluster, plan),
+        **_device_type_files(cluster, plan),
+        "racks.csv": _racks_csv(cluster, plan),
+        "devices.csv": _devices_csv(cluster, plan),
+    }
+    ends = _ends(rows)
+    names = _interface_names(cluster, plan, rows, ends)
+    files["interfaces.csv"] = columns_to_csv(
+        ("device", "name", "label", "type", "speed", "enabled", "mgmt_only", "description"),
+        _interface_columns(cluster, plan, rows, ends, names),
+    )
+    files["cables.csv"] = _cables_csv(rows, names)
+    return {name: files[name] for name in IMPORT_ORDER}
+
+
+def _site_files(cluster: ResolvedCluster, plan: Plan) -> dict[str, str]:
+    """sites.csv and locations.csv: the site and one location per rack row in use."""
     site = cluster.blueprint.site
-    files: dict[str, str] = {}
-    files["sites.csv"] = to_csv(
-        ("name", "slug", "status", "description"),
-        [[site.name, slugify(site.name), STATUS, f"cluster {cluster.name}"]],
-    )
-
     rows_used = sorted({r.row for r in plan.racks})
-    files["locations.csv"] = to_csv(
-        ("site", "name", "slug", "status", "description"),
-        [
-            [site.name, f"row-{n:02d}", f"{slugify(site.name)}-row-{n:02d}", STATUS, f"rack row {n}"]
-            for n in rows_used
-        ],
-    )
+    return {
+        "sites.csv": to_csv(
+            ("name", "slug", "status", "description"),
+            [[site.name, slugify(site.name), STATUS, f"cluster {cluster.name}"]],
+        ),
+        "locations.csv": to_csv(
+            ("site", "name", "slug", "status", "description"),
+            [
+                [site.name, f"row-{n:02d}", f"{slugify(site.name)}-row-{n:02d}", STATUS, f"rack row {n}"]
+                for n in rows_used
+            ],
+        ),
+    }
 
+
+def _device_type_files(cluster: ResolvedCluster, plan: Plan) -> dict[str, str]:
+    """manufacturers.csv, device-roles.csv and device-types.csv, from the plan's devices."""
     types: dict[str, tuple[str, str, str, int, str]] = {}
     roles: dict[str, tuple[str, str]] = {}
     for d in plan.devices:
@@ -217,36 +238,44 @@ def render_netbox(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow]) ->
             raise ValueError(f"device type {slug}: devices of {d.height_u}U and {known[3]}U")
         types[slug] = (manufacturer, model, slug, d.height_u, desc)
         roles.setdefault(_role_name(d), (_role_color(d), d.kind))
-    files["manufacturers.csv"] = to_csv(
-        ("name", "slug"), [[m, slugify(m)] for m in sorted({t[0] for t in types.values()})]
-    )
-    files["device-roles.csv"] = to_csv(
-        ("name", "slug", "color", "description"),
-        [
-            [name, slugify(name), color, f"{kind} role {name}"]
-            for name, (color, kind) in sorted(roles.items())
-        ],
-    )
-    files["device-types.csv"] = to_csv(
-        ("manufacturer", "model", "slug", "u_height", "is_full_depth", "description"),
-        [[m, model, slug, h, "true", desc] for slug, (m, model, _, h, desc) in sorted(types.items())],
-    )
-
-    geo = site.rack
-    files["racks.csv"] = to_csv(
-        (
-            "site",
-            "location",
-            "name",
-            "facility_id",
-            "status",
-            "width",
-            "u_height",
-            "outer_width",
-            "outer_depth",
-            "outer_unit",
-            "description",
+    return {
+        "manufacturers.csv": to_csv(
+            ("name", "slug"), [[m, slugify(m)] for m in sorted({t[0] for t in types.values()})]
         ),
+        "device-roles.csv": to_csv(
+            ("name", "slug", "color", "description"),
+            [
+                [name, slugify(name), color, f"{kind} role {name}"]
+                for name, (color, kind) in sorted(roles.items())
+            ],
+        ),
+        "device-types.csv": to_csv(
+            ("manufacturer", "model", "slug", "u_height", "is_full_depth", "description"),
+            [[m, model, slug, h, "true", desc] for slug, (m, model, _, h, desc) in sorted(types.items())],
+        ),
+    }
+
+
+_RACK_COLUMNS = (
+    "site",
+    "location",
+    "name",
+    "facility_id",
+    "status",
+    "width",
+    "u_height",
+    "outer_width",
+    "outer_depth",
+    "outer_unit",
+    "description",
+)
+
+
+def _racks_csv(cluster: ResolvedCluster, plan: Plan) -> str:
+    site = cluster.blueprint.site
+    geo = site.rack
+    return to_csv(
+        _RACK_COLUMNS,
         [
             [
                 site.name,
@@ -265,6 +294,24 @@ def render_netbox(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow]) ->
         ],
     )
 
+
+_DEVICE_COLUMNS = (
+    "name",
+    "role",
+    "manufacturer",
+    "device_type",
+    "site",
+    "location",
+    "rack",
+    "position",
+    "face",
+    "status",
+    "description",
+)
+
+
+def _devices_csv(cluster: ResolvedCluster, plan: Plan) -> str:
+    site = cluster.blueprint.site
     dev_rows = []
     for d in plan.devices:
         manufacturer, model, _, _ = _device_type(cluster, d)
@@ -285,34 +332,15 @@ def render_netbox(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow]) ->
                 _describe(d),
             ]
         )
-    files["devices.csv"] = to_csv(
-        (
-            "name",
-            "role",
-            "manufacturer",
-            "device_type",
-            "site",
-            "location",
-            "rack",
-            "position",
-            "face",
-            "status",
-            "description",
-        ),
-        dev_rows,
-    )
+    return to_csv(_DEVICE_COLUMNS, dev_rows)
 
-    ends = _ends(rows)
-    names = _interface_names(cluster, plan, rows, ends)
-    files["interfaces.csv"] = columns_to_csv(
-        ("device", "name", "label", "type", "speed", "enabled", "mgmt_only", "description"),
-        _interface_columns(cluster, plan, rows, ends, names),
-    )
 
+def _cables_csv(rows: list[CableRow], names: list[str]) -> str:
+    """cables.csv: each cable between the two interfaces ``names`` gives its ends (A, B, A, B, ...)."""
     lengths = {v: (fmt_num(v) if v > 0 else "", "m" if v > 0 else "") for v in {r.length_m for r in rows}}
     length_cells = [lengths[r.length_m] for r in rows]
     n = len(rows)
-    files["cables.csv"] = columns_to_csv(
+    return columns_to_csv(
         CABLE_COLUMNS,
         [
             [r.a.device for r in rows],
@@ -328,7 +356,6 @@ def render_netbox(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow]) ->
             [c[1] for c in length_cells],
         ],
     )
-    return {name: files[name] for name in IMPORT_ORDER}
 
 
 def _describe(d: Device) -> str:

@@ -144,13 +144,18 @@ def _medium_info(cluster: ResolvedCluster, link: Link) -> tuple[str, str, str, b
     )
 
 
+# A cable before it is numbered: the link, its A and B ends, and its medium's (name, kind, NetBox type,
+# needs transceivers, part number).
+_Made = tuple[Link, CableEnd, CableEnd, tuple[str, str, str, bool, str]]
+
+
 def cable_rows(cluster: ResolvedCluster, plan: Plan, links: Iterable[Link] | None = None) -> list[CableRow]:
     """Every cable of the plan (or of ``links``), sorted by A-end rack, then unit, then device and port."""
     site = cluster.blueprint.site.name
     places: dict[str, _Place] = {}
     label_ports: dict[tuple, tuple[str, bool]] = {}  # Endpoint minus device → (label port, printable)
     mediums: dict[tuple[str, float], tuple[str, str, str, bool, str]] = {}
-    made: list[tuple[Link, CableEnd, CableEnd, tuple[str, str, str, bool, str]]] = []
+    made: list[_Made] = []
     labels: list[str] = []
     new = tuple.__new__
     for link in plan.links if links is None else links:
@@ -181,6 +186,15 @@ def cable_rows(cluster: ResolvedCluster, plan: Plan, links: Iterable[Link] | Non
     keys = _pull_keys(made, places)
     order = sorted(range(len(made)), key=keys.__getitem__)
     _break_ties(order, keys, made)
+    rows = _numbered(made, order)
+    if len(set(labels)) != len(labels) or len({row.id for row in rows}) != len(rows):
+        _check_unique(rows)  # names the first clash in pull order
+    return rows
+
+
+def _numbered(made: list[_Made], order: list[int]) -> list[CableRow]:
+    """The cables in pull ``order``, numbered from 1."""
+    new = tuple.__new__
     rows: list[CableRow] = []
     for seq, i in enumerate(order, 1):
         link, a, b, (name, kind, netbox_type, transceivers, part) = made[i]
@@ -207,8 +221,6 @@ def cable_rows(cluster: ResolvedCluster, plan: Plan, links: Iterable[Link] | Non
                 ),
             )
         )
-    if len(set(labels)) != len(labels) or len({row.id for row in rows}) != len(rows):
-        _check_unique(rows)  # names the first clash in pull order
     return rows
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
+from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path
 
@@ -93,9 +94,38 @@ def _summary(
     rows: list[CableRow],
     by_rack: dict[str, list[CableRow]],
 ) -> None:
-    name = cluster.name
-    sheet.row(1, [f"Cabling plan: {name}"], Style.TITLE)
-    power = round(sum(r.power_kw for r in plan.racks), 2)
+    """The first sheet: the plan's facts, then cable counts by fabric, medium and length, then the racks."""
+    sheet.row(1, [f"Cabling plan: {cluster.name}"], Style.TITLE)
+    facts = _facts(cluster, plan, rows)
+    for r, (key, value) in enumerate(facts, 3):
+        sheet.row(r, [key, value], [Style.BOLD, Style.DEFAULT])
+    sections = _Sections(sheet, 3 + len(facts) - 1, {1: max(len(k) for k, _ in facts), 2: 24})
+    sections.add(
+        "Cables by fabric and layer",
+        ("Fabric", "Layer", "Cables"),
+        [[f, layer, n] for (f, layer), n in counts(rows, "fabric", "layer")],
+    )
+    sections.add(
+        "Cables by medium",
+        ("Medium", "Kind", "Gb/s", "Cables"),
+        [[m, k, s, n] for (m, k, s), n in counts(rows, "medium_name", "medium_kind", "speed_gbps")],
+    )
+    sections.add(
+        "Cables to order (medium, length)",
+        ("Medium", "Length m", "Part number", "Cables"),
+        [[m, length, p, n] for (m, length, p), n in counts(rows, "medium_name", "length_m", "part_number")],
+    )
+    sections.add("Racks", _RACK_HEADER, _rack_table(plan, by_rack))
+    for col, w in sections.widths.items():
+        sheet.widths[col] = min(w + 2, MAX_COL_WIDTH)
+    sheet.freeze_rows = 1
+    sheet.print_title_rows = 1
+    sheet.page = PageSetup(
+        landscape=True, fit_to_width=True, header=f"&L{hf_text(cluster.name)}&C&A", footer="&RPage &P of &N"
+    )
+
+
+def _facts(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow]) -> list[tuple[str, Cell]]:
     facts: list[tuple[str, Cell]] = [
         ("Blueprint", Path(cluster.source_file).name),  # the name only: bytes must not depend on the cwd
         ("Blueprint sha256", cluster.sha256),
@@ -104,81 +134,63 @@ def _summary(
         ("Racks", len(plan.racks)),
         ("Devices", len(plan.devices)),
         ("Transceivers", sum(plan.transceivers.values())),
-        ("Power kW (planned)", power),
+        ("Power kW (planned)", round(sum(r.power_kw for r in plan.racks), 2)),
         ("Label convention", "site-R<row>-<position>-U<unit>-device-port (docs/cabling.md)"),
     ]
     too_long = labels_too_long(rows)
     if too_long:
         facts.append(("Labels over 40 chars", len(too_long)))
-    r = 3
-    for key, value in facts:
-        sheet.row(r, [key, value], [Style.BOLD, Style.DEFAULT])
-        r += 1
-    widths: dict[int, int] = {1: max(len(k) for k, _ in facts), 2: 24}
+    return facts
 
-    def section(title: str, header: Sequence[str], table: Sequence[Sequence[Cell]]) -> None:
-        nonlocal r
-        r += 1
-        sheet.row(r, [title], Style.SECTION)
-        last, table_widths = sheet.table(r + 1, header, table)
-        r = last + 1
+
+@dataclass
+class _Sections:
+    """Titled tables one below the other, each a blank row after the last; column widths fit them all."""
+
+    sheet: Sheet
+    last_row: int
+    widths: dict[int, int]
+
+    def add(self, title: str, header: Sequence[str], table: Sequence[Sequence[Cell]]) -> None:
+        title_row = self.last_row + 2
+        self.sheet.row(title_row, [title], Style.SECTION)
+        last, table_widths = self.sheet.table(title_row + 1, header, table)
+        self.last_row = last
         for i, w in enumerate(table_widths, 1):
-            widths[i] = max(widths.get(i, 0), w)
+            self.widths[i] = max(self.widths.get(i, 0), w)
 
-    section(
-        "Cables by fabric and layer",
-        ("Fabric", "Layer", "Cables"),
-        [[f, layer, n] for (f, layer), n in counts(rows, "fabric", "layer")],
-    )
-    section(
-        "Cables by medium",
-        ("Medium", "Kind", "Gb/s", "Cables"),
-        [[m, k, s, n] for (m, k, s), n in counts(rows, "medium_name", "medium_kind", "speed_gbps")],
-    )
-    section(
-        "Cables to order (medium, length)",
-        ("Medium", "Length m", "Part number", "Cables"),
-        [[m, length, p, n] for (m, length, p), n in counts(rows, "medium_name", "length_m", "part_number")],
-    )
-    rack_rows: list[list[Cell]] = []
-    for rack in sorted(plan.racks, key=lambda x: (x.row, x.position, x.id)):
-        rack_rows.append(
-            [
-                rack.id,
-                rack_code(rack),
-                rack.purpose,
-                len(rack.devices),
-                rack.used_units,
-                rack.units,
-                rack.power_kw,
-                rack.power_budget_kw,
-                len(by_rack.get(rack.id, [])),
-            ]
-        )
+
+_RACK_HEADER = (
+    "Rack",
+    "Label code",
+    "Purpose",
+    "Devices",
+    "Used U",
+    "Units",
+    "Power kW",
+    "Budget kW",
+    "Pulls from here",
+)
+
+
+def _rack_table(plan: Plan, by_rack: dict[str, list[CableRow]]) -> list[list[Cell]]:
+    rack_rows: list[list[Cell]] = [
+        [
+            rack.id,
+            rack_code(rack),
+            rack.purpose,
+            len(rack.devices),
+            rack.used_units,
+            rack.units,
+            rack.power_kw,
+            rack.power_budget_kw,
+            len(by_rack.get(rack.id, [])),
+        ]
+        for rack in sorted(plan.racks, key=lambda x: (x.row, x.position, x.id))
+    ]
     if UNRACKED in by_rack:
         rack_rows.append([UNRACKED, "", "", "", "", "", "", "", len(by_rack[UNRACKED])])
-    section(
-        "Racks",
-        (
-            "Rack",
-            "Label code",
-            "Purpose",
-            "Devices",
-            "Used U",
-            "Units",
-            "Power kW",
-            "Budget kW",
-            "Pulls from here",
-        ),
-        rack_rows,
-    )
-    for col, w in widths.items():
-        sheet.widths[col] = min(w + 2, MAX_COL_WIDTH)
-    sheet.freeze_rows = 1
-    sheet.print_title_rows = 1
-    sheet.page = PageSetup(
-        landscape=True, fit_to_width=True, header=f"&L{hf_text(name)}&C&A", footer="&RPage &P of &N"
-    )
+    return rack_rows
 
 
 def _pull_columns(pulls: list[CableRow]) -> list[list[Cell]]:

@@ -42,67 +42,61 @@ def _power_class(rack: Rack) -> str:
 
 
 def row_svg(plan: Plan, row: int, racks: list[Rack]) -> str:
-    devices = plan.device_by_name
-    units = max(r.units for r in racks)
-    rack_h = units * U_PX
+    rack_h = max(r.units for r in racks) * U_PX
     per_line = min(RACKS_PER_LINE, len(racks))
-    lines = -(-len(racks) // per_line)
     line_h = HEAD + rack_h + FOOT + 24
-    width = 40 + per_line * (RACK_W + GAP)
-    height = 70 + lines * line_h
-    used = sum(r.power_kw for r in racks)
-    budget = sum(r.power_budget_kw for r in racks)
     title = f"{plan.cluster.name}: row {row} rack elevation"
-    svg = Svg(width, height, title, CSS)
+    svg = Svg(40 + per_line * (RACK_W + GAP), 70 + -(-len(racks) // per_line) * line_h, title, CSS)
     svg.text(20, 28, title, "t", anchor="start")
     svg.text(
         20,
         46,
         f"{len(racks)} racks · {sum(len(r.devices) for r in racks):,} devices · "
-        f"{used:,.1f} kW planned of {budget:,.1f} kW budget",
+        f"{sum(r.power_kw for r in racks):,.1f} kW planned of "
+        f"{sum(r.power_budget_kw for r in racks):,.1f} kW budget",
         "st",
         anchor="start",
     )
     for i, rack in enumerate(sorted(racks, key=lambda r: r.position)):
         x = 30 + (i % per_line) * (RACK_W + GAP)
-        top = 64 + (i // per_line) * line_h
-        y0 = top + HEAD  # top of the rack frame
-        svg.text(x + RACK_W / 2, top + 14, rack.id, "rid")
-        svg.text(x + RACK_W / 2, top + 27, f"{rack.purpose} · {rack.used_units}/{rack.units} U", "")
-        svg.rect(x, y0, RACK_W, rack_h, "frame")
-        reserved = min(rack.units, plan.cluster.blueprint.site.rack.reserved_units)
-        if reserved > 0:  # PDUs / patch panels at the top, per site.rack.reserved_units
-            svg.rect(x, y0, RACK_W, reserved * U_PX, "res", f"{reserved} U reserved")
-        for u in range(1, rack.units + 1, 6):
-            svg.text(x - 3, y0 + rack_h - (u - 1) * U_PX - 2, str(u), "un", anchor="end")
-        for name in rack.devices:
-            d = devices.get(name)
-            if d is None or d.u is None:
-                continue
-            h = d.height_u * U_PX
-            y = y0 + rack_h - (d.u - 1) * U_PX - h
-            tip = (
-                f"{d.name} · {d.model} · U{d.u}"
-                + (f"-{d.u + d.height_u - 1}" if d.height_u > 1 else "")
-                + f" · {d.power_kw:g} kW"
-            )
-            svg.rect(x + 2, y + 0.5, RACK_W - 4, h - 1, _dev_class(d), tip)
-            label = f"{d.name} ({d.model})" if d.height_u > 1 else d.name
-            svg.text(x + RACK_W / 2, y + min(h, 2 * U_PX) / 2 + 3, label[:30], "")
-        # power bar: planned draw against the budget
-        by = y0 + rack_h + 8
-        frac = min(1.0, rack.power_kw / rack.power_budget_kw) if rack.power_budget_kw else 0.0
-        svg.rect(x, by, RACK_W, 9, "pw")
-        svg.rect(
-            x,
-            by,
-            RACK_W * frac,
-            9,
-            _power_class(rack),
-            f"{rack.power_kw:g} kW of {rack.power_budget_kw:g} kW",
-        )
-        svg.text(x + RACK_W / 2, by + 21, f"{rack.power_kw:.1f} / {rack.power_budget_kw:g} kW", "")
+        _rack(svg, plan, rack, x, 64 + (i // per_line) * line_h, rack_h)
     return svg.render()
+
+
+def _rack(svg: Svg, plan: Plan, rack: Rack, x: float, top: float, rack_h: float) -> None:
+    """One rack at (x, top): its name, frame, reserved units, unit numbers, devices and power bar."""
+    y0 = top + HEAD  # top of the rack frame
+    svg.text(x + RACK_W / 2, top + 14, rack.id, "rid")
+    svg.text(x + RACK_W / 2, top + 27, f"{rack.purpose} · {rack.used_units}/{rack.units} U", "")
+    svg.rect(x, y0, RACK_W, rack_h, "frame")
+    reserved = min(rack.units, plan.cluster.blueprint.site.rack.reserved_units)
+    if reserved > 0:  # PDUs / patch panels at the top, per site.rack.reserved_units
+        svg.rect(x, y0, RACK_W, reserved * U_PX, "res", f"{reserved} U reserved")
+    for u in range(1, rack.units + 1, 6):
+        svg.text(x - 3, y0 + rack_h - (u - 1) * U_PX - 2, str(u), "un", anchor="end")
+    devices = plan.device_by_name
+    for name in rack.devices:
+        d = devices.get(name)
+        if d is None or d.u is None:
+            continue
+        h = d.height_u * U_PX
+        y = y0 + rack_h - (d.u - 1) * U_PX - h
+        tip = (
+            f"{d.name} · {d.model} · U{d.u}"
+            + (f"-{d.u + d.height_u - 1}" if d.height_u > 1 else "")
+            + f" · {d.power_kw:g} kW"
+        )
+        svg.rect(x + 2, y + 0.5, RACK_W - 4, h - 1, _dev_class(d), tip)
+        label = f"{d.name} ({d.model})" if d.height_u > 1 else d.name
+        svg.text(x + RACK_W / 2, y + min(h, 2 * U_PX) / 2 + 3, label[:30], "")
+    # power bar: planned draw against the budget
+    by = y0 + rack_h + 8
+    frac = min(1.0, rack.power_kw / rack.power_budget_kw) if rack.power_budget_kw else 0.0
+    svg.rect(x, by, RACK_W, 9, "pw")
+    svg.rect(
+        x, by, RACK_W * frac, 9, _power_class(rack), f"{rack.power_kw:g} kW of {rack.power_budget_kw:g} kW"
+    )
+    svg.text(x + RACK_W / 2, by + 21, f"{rack.power_kw:.1f} / {rack.power_budget_kw:g} kW", "")
 
 
 def rack_elevation_svgs(plan: Plan) -> dict[str, str]:
