@@ -37,8 +37,6 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     ("generator/emit/diagrams/layout.py", "render"): 93,  # grew with issue 17's --fabric all
     ("generator/emit/diagrams/racks.py", "row_svg"): 62,
     ("generator/emit/diagrams/tiered.py", "summary_layout"): 130,
-    ("generator/emit/slurm/topology.py", "_tree"): 126,
-    ("generator/emit/slurm/topology.py", "slurm_topology"): 67,
     ("generator/load.py", "load_file"): 62,
     ("generator/load.py", "parse_yaml"): 67,
     ("generator/emit/ansible.py", "pool_vars"): 85,  # issues 11/13: platform and fabric variables
