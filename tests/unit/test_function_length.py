@@ -37,8 +37,6 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     ("generator/emit/diagrams/layout.py", "render"): 93,  # grew with issue 17's --fabric all
     ("generator/emit/diagrams/racks.py", "row_svg"): 62,
     ("generator/emit/diagrams/tiered.py", "summary_layout"): 130,
-    ("generator/load.py", "load_file"): 62,
-    ("generator/load.py", "parse_yaml"): 67,
     ("generator/emit/ansible.py", "pool_vars"): 85,  # issues 11/13: platform and fabric variables
     ("generator/resolve.py", "_ports"): 61,  # issue 11: port-map names
     ("generator/emit/ansible.py", "inventory"): 61,  # issue 13: provisioned addresses per host
