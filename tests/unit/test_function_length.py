@@ -31,8 +31,6 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     ("generator/emit/cabling/netbox.py", "render_netbox"): 139,
     ("generator/emit/cabling/rows.py", "cable_rows"): 66,
     ("generator/emit/cabling/xlsx.py", "_summary"): 93,
-    ("generator/emit/diagrams/layout.py", "_place"): 64,
-    ("generator/emit/diagrams/layout.py", "render"): 93,  # grew with issue 17's --fabric all
     ("generator/emit/diagrams/racks.py", "row_svg"): 62,
     ("generator/emit/diagrams/tiered.py", "summary_layout"): 130,
     ("generator/emit/ansible.py", "pool_vars"): 85,  # issues 11/13: platform and fabric variables
