@@ -32,7 +32,6 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     ("generator/emit/cabling/rows.py", "cable_rows"): 66,
     ("generator/emit/cabling/xlsx.py", "_summary"): 93,
     ("generator/emit/diagrams/racks.py", "row_svg"): 62,
-    ("generator/emit/diagrams/tiered.py", "summary_layout"): 130,
     ("generator/emit/ansible.py", "pool_vars"): 85,  # issues 11/13: platform and fabric variables
     ("generator/emit/ansible.py", "inventory"): 61,  # issue 13: provisioned addresses per host
     ("generator/rules/dep/dep006_capacity_mode.py", "check"): 66,  # issue 13: one branch per capacity mode  # bounded parse: one except per YAML failure class
