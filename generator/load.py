@@ -199,70 +199,61 @@ def _unmarked_position(text: str, exc: BaseException) -> tuple[int, int]:
     return (1, 1) if at is None else _offset_position(text, at)
 
 
-def parse_yaml(text: str, file: str) -> SourceMap:
-    deep = flow_too_deep(text, MAX_DEPTH)
-    if deep is not None:
-        raise BlueprintError(
-            [
-                Finding(
-                    "LOAD002",
-                    Severity.ERROR,
-                    f"nesting deeper than {MAX_DEPTH} levels",
-                    (),
-                    None,
-                    Location(file, *_offset_position(text, deep)),
-                )
-            ]
-        )
+def _error(rule: str, message: str, hint: str | None, location: Location) -> BlueprintError:
+    """A load error about the whole document (empty path) at ``location``."""
+    return BlueprintError([Finding(rule, Severity.ERROR, message, (), hint, location)])
+
+
+def _duplicate_key_problem(exc: MarkedYAMLError, text: str, line: int, col: int) -> str:
+    """``duplicate key `count` (first at line 12)`` from ruamel's message."""
+    # ruamel: problem = 'found duplicate key "count" with value "8" (original value: "4")'
+    dup = re.search(r'duplicate key "([^"]*)"', str(exc.problem or exc))
+    if dup is None:
+        return "duplicate key"
+    first = _first_key_line(text, dup.group(1), exc.context_mark, line, col)
+    return f"duplicate key `{dup.group(1)}`" + (f" (first at line {first})" if first else "")
+
+
+def _syntax_error(exc: MarkedYAMLError, text: str, file: str) -> BlueprintError:
+    """A YAML error the parser located (its problem mark, else its context mark)."""
+    mark = exc.problem_mark or exc.context_mark
+    line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    problem = (exc.problem or exc.context or "invalid YAML").strip()
+    hint = None
+    if "duplicate key" in str(exc):
+        problem = _duplicate_key_problem(exc, text, line, col)
+        hint = "each key may appear once in a mapping"
+    return _error("LOAD001", f"YAML syntax error: {problem}", hint, Location(file, line, col))
+
+
+def _unmarked_error(exc: BaseException, text: str, file: str) -> BlueprintError:
+    """A YAML error without a mark (deep recursion, huge number, ...), located by ``_unmarked_position``."""
+    if isinstance(exc, RecursionError):
+        what = "nesting too deep"
+    else:
+        what = str(exc).splitlines()[0] if str(exc) else ""
+    message = f"YAML error: {what or type(exc).__name__}"
+    return _error("LOAD001", message, None, Location(file, *_unmarked_position(text, exc)))
+
+
+def _yaml_document(text: str, file: str) -> Any:
+    """ruamel's round-trip tree of ``text`` (keeps positions), duplicate keys refused."""
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
     try:
-        doc = yaml.load(text)
+        return yaml.load(text)
     except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        problem = (exc.problem or exc.context or "invalid YAML").strip()
-        hint = None
-        if "duplicate key" in str(exc):
-            # ruamel: problem = 'found duplicate key "count" with value "8" (original value: "4")'
-            dup = re.search(r'duplicate key "([^"]*)"', str(exc.problem or exc))
-            problem = f"duplicate key `{dup.group(1)}`" if dup else "duplicate key"
-            first = _first_key_line(text, dup.group(1), exc.context_mark, line, col) if dup else None
-            if first:
-                problem += f" (first at line {first})"
-            hint = "each key may appear once in a mapping"
-        raise BlueprintError(
-            [
-                Finding(
-                    "LOAD001",
-                    Severity.ERROR,
-                    f"YAML syntax error: {problem}",
-                    (),
-                    hint,
-                    Location(file, line, col),
-                )
-            ]
-        ) from None
+        raise _syntax_error(exc, text, file) from None
     except (YAMLError, RecursionError, ValueError, TypeError) as exc:
-        what = (
-            "nesting too deep"
-            if isinstance(exc, RecursionError)
-            else str(exc).splitlines()[0]
-            if str(exc)
-            else ""
-        )
-        raise BlueprintError(
-            [
-                Finding(
-                    "LOAD001",
-                    Severity.ERROR,
-                    f"YAML error: {what or type(exc).__name__}",
-                    (),
-                    None,
-                    Location(file, *_unmarked_position(text, exc)),
-                )
-            ]
-        ) from None
+        raise _unmarked_error(exc, text, file) from None
+
+
+def parse_yaml(text: str, file: str) -> SourceMap:
+    deep = flow_too_deep(text, MAX_DEPTH)
+    if deep is not None:
+        location = Location(file, *_offset_position(text, deep))
+        raise _error("LOAD002", f"nesting deeper than {MAX_DEPTH} levels", None, location)
+    doc = _yaml_document(text, file)
     positions: dict[Path, tuple[int, int]] = {(): (1, 1)}
     data = _plain(doc, (), positions, _Counter(), 0, file)
     return SourceMap(file, positions, data)
@@ -453,65 +444,35 @@ def _read_raw(fs: FsPath, file: str) -> bytes | None:
     return fs.read_bytes() if fs.stat().st_size <= MAX_BYTES else None
 
 
-def load_file(path: str | FsPath) -> LoadedBlueprint:
-    fs = FsPath(path)
-    file = "<stdin>" if str(path) == STDIN else str(path)
+def _read_bounded(fs: FsPath, file: str) -> bytes:
+    """The file's bytes; a located error when it cannot be read or is larger than MAX_BYTES."""
     try:
         raw = _read_raw(fs, file)
     except OSError as exc:
-        raise BlueprintError(
-            [
-                Finding(
-                    "LOAD000",
-                    Severity.ERROR,
-                    f"cannot read {file}: {exc.strerror or exc}",
-                    (),
-                    None,
-                    Location(file, 1, 1),
-                )
-            ]
-        ) from None
+        message = f"cannot read {file}: {exc.strerror or exc}"
+        raise _error("LOAD000", message, None, Location(file, 1, 1)) from None
     if raw is None:
-        raise BlueprintError(
-            [
-                Finding(
-                    "LOAD002",
-                    Severity.ERROR,
-                    f"file larger than {MAX_BYTES} bytes",
-                    (),
-                    None,
-                    Location(file, 1, 1),
-                )
-            ]
-        )
+        raise _error("LOAD002", f"file larger than {MAX_BYTES} bytes", None, Location(file, 1, 1))
+    return raw
+
+
+def _decode(raw: bytes, file: str) -> str:
+    """UTF-8 text without NUL bytes; a located error (the offending line) otherwise."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise BlueprintError(
-            [
-                Finding(
-                    "LOAD001",
-                    Severity.ERROR,
-                    "not UTF-8 text (binary file?)",
-                    (),
-                    "a blueprint is a UTF-8 YAML file",
-                    Location(file, line, 1),
-                )
-            ]
-        ) from None
+        hint = "a blueprint is a UTF-8 YAML file"
+        raise _error("LOAD001", "not UTF-8 text (binary file?)", hint, Location(file, line, 1)) from None
     if "\x00" in text:
-        raise BlueprintError(
-            [
-                Finding(
-                    "LOAD001",
-                    Severity.ERROR,
-                    "not a text file (NUL byte)",
-                    (),
-                    None,
-                    Location(file, text[: text.index("\x00")].count("\n") + 1, 1),
-                )
-            ]
-        )
-    blueprint, source = load_text(text, file)
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise _error("LOAD001", "not a text file (NUL byte)", None, Location(file, line, 1))
+    return text
+
+
+def load_file(path: str | FsPath) -> LoadedBlueprint:
+    fs = FsPath(path)
+    file = "<stdin>" if str(path) == STDIN else str(path)
+    raw = _read_bounded(fs, file)
+    blueprint, source = load_text(_decode(raw, file), file)
     return LoadedBlueprint(blueprint, source, fs, hashlib.sha256(raw).hexdigest())

@@ -326,6 +326,119 @@ def _template_errors(pool: NodePool, su_size: int | None, path: tuple[str | int,
     return out
 
 
+_PURPOSE_ORDER = {"compute": 0, "storage": 1, "management": 2}
+
+
+class _NicEntry(NamedTuple):
+    nic_index: int  # position in the server's NIC list (the finding path names it)
+    nic: ServerNic
+
+
+@dataclass
+class _PortNumbering:
+    """The counters that run across all of a node's NICs: RDMA devices, interfaces, per-purpose index."""
+
+    rdma: int = 0
+    net: dict[str, int] = field(default_factory=lambda: {"ib": 0, "eth": 1})
+    per_purpose: dict[str, int] = field(default_factory=dict)
+
+    def next_rdma_dev(self, is_rdma: bool) -> str:
+        """``mlx5_<n>`` for an RDMA adapter, "" for a plain Ethernet one (which takes no number)."""
+        if not is_rdma:
+            return ""
+        self.rdma += 1
+        return f"mlx5_{self.rdma - 1}"
+
+    def next_index(self, purpose: str) -> int:
+        idx = self.per_purpose.get(purpose, 0)
+        self.per_purpose[purpose] = idx + 1
+        return idx
+
+
+class _NicFacts(NamedTuple):
+    """What every port of one server NIC entry shares."""
+
+    snic: ServerNic
+    link: _PcieLink
+    fabric_kind: str
+    is_rdma: bool
+    listed: list[PortName]  # port-map names of this purpose, by index
+
+
+class _Cage(NamedTuple):
+    cage: int | None  # 1-based, None when the NIC has no twin-port cages
+    port: int | None
+
+
+def _cage(snic: ServerNic, position: int) -> _Cage:
+    """Twin-port cages hold ports 2 by 2 in order (``position``: the port's 0-based place in the entry)."""
+    if snic.cage_ports != 2:
+        return _Cage(None, None)
+    return _Cage(position // 2 + 1, position % 2 + 1)
+
+
+def _nics_by_purpose(server: Server) -> list[_NicEntry]:
+    entries = [_NicEntry(i, snic) for i, snic in enumerate(server.nics)]
+    return sorted(entries, key=lambda e: (_PURPOSE_ORDER[e.nic.purpose], e.nic_index))
+
+
+def _catalog_nic(snic: ServerNic, catalog: Catalog) -> Nic | None:
+    """The catalogue NIC (None for a cloud instance's NIC); raises CatalogError for an unknown model."""
+    return None if snic.model == "cloud" else catalog.nic(snic.model)
+
+
+def _nic_facts(
+    server: Server,
+    pool_spec: NodePool,
+    entry: _NicEntry,
+    nic: Nic | None,
+    catalog: Catalog,
+    fabric_kinds: Mapping[str, str],
+    names: Mapping[str, list[PortName]] | None,
+) -> _NicFacts:
+    snic = entry.nic
+    spec_nics = pool_spec.spec.nics if pool_spec.spec else None
+    slot = spec_nics[entry.nic_index].pcie if spec_nics and spec_nics[entry.nic_index].pcie else None
+    # A plain Ethernet adapter (the management / BMC NIC) has no RDMA device at all.
+    is_rdma = nic is None or any(p in ("infiniband", "roce") for p in nic.protocols)
+    return _NicFacts(
+        snic,
+        _pcie_link(server, nic, slot, catalog),
+        fabric_kinds.get(snic.purpose, "ethernet"),
+        is_rdma,
+        (names or {}).get(snic.purpose, []),
+    )
+
+
+def _nic_ports(facts: _NicFacts, numbering: _PortNumbering) -> list[NicPort]:
+    """The ports of every adapter of one server NIC entry, named from the port map where it has them."""
+    snic, link = facts.snic, facts.link
+    link_layer = "infiniband" if facts.fabric_kind == "infiniband" else "ethernet"
+    out: list[NicPort] = []
+    for copy in range(snic.count):
+        dev = numbering.next_rdma_dev(facts.is_rdma)
+        for port_no in range(1, snic.ports + 1):
+            idx = numbering.next_index(snic.purpose)
+            netdev = _netdev(snic.purpose, idx, facts.fabric_kind, numbering.net)
+            cage = _cage(snic, copy * snic.ports + port_no - 1)
+            port = NicPort(
+                snic.purpose,
+                idx,
+                dev,
+                port_no,
+                netdev,
+                snic.model,
+                snic.speed_gbps,
+                link.gen,
+                link.lanes,
+                link.gbytes_per_dir,
+                cage.cage,
+                cage.port,
+            )
+            out.append(_named(port, facts.listed[idx] if idx < len(facts.listed) else None, link_layer))
+    return out
+
+
 def _ports(
     server: Server,
     pool_spec: NodePool,
@@ -337,55 +450,16 @@ def _ports(
 ) -> tuple[NicPort, ...]:
     """The node's cabled ports; placeholder ids (``mlx5_<n>``, ``ib<k>``) where no name is published."""
     ports: list[NicPort] = []
-    rdma = 0
-    net_counters = {"ib": 0, "eth": 1}
-    per_purpose: dict[str, int] = {}
-    spec_nics = pool_spec.spec.nics if pool_spec.spec else None
-    order = {"compute": 0, "storage": 1, "management": 2}
-    indexed = sorted(enumerate(server.nics), key=lambda t: (order[t[1].purpose], t[0]))
-    for nic_index, snic in indexed:
-        nic: Nic | None = None
-        if snic.model != "cloud":
-            try:
-                nic = catalog.nic(snic.model)
-            except CatalogError as exc:
-                where = (*base, "nics", nic_index, "model")
-                errors.append(Finding("CAT001", Severity.ERROR, exc.message, where, exc.hint))
-                continue
-        slot = spec_nics[nic_index].pcie if spec_nics and spec_nics[nic_index].pcie else None
-        link = _pcie_link(server, nic, slot, catalog)
-        fabric_kind = fabric_kinds.get(snic.purpose, "ethernet")
-        # A plain Ethernet adapter (the management / BMC NIC) has no RDMA device at all.
-        is_rdma = nic is None or any(p in ("infiniband", "roce") for p in nic.protocols)
-        listed = (names or {}).get(snic.purpose, [])
-        link_layer = "infiniband" if fabric_kind == "infiniband" else "ethernet"
-        cage_counter = 0
-        for _ in range(snic.count):
-            dev = f"mlx5_{rdma}" if is_rdma else ""
-            rdma += 1 if is_rdma else 0
-            for port_no in range(1, snic.ports + 1):
-                idx = per_purpose.get(snic.purpose, 0)
-                per_purpose[snic.purpose] = idx + 1
-                netdev = _netdev(snic.purpose, idx, fabric_kind, net_counters)
-                cage = cage_port = None
-                if snic.cage_ports == 2:
-                    cage, cage_port = cage_counter // 2 + 1, cage_counter % 2 + 1
-                    cage_counter += 1
-                port = NicPort(
-                    snic.purpose,
-                    idx,
-                    dev,
-                    port_no,
-                    netdev,
-                    snic.model,
-                    snic.speed_gbps,
-                    link.gen,
-                    link.lanes,
-                    link.gbytes_per_dir,
-                    cage,
-                    cage_port,
-                )
-                ports.append(_named(port, listed[idx] if idx < len(listed) else None, link_layer))
+    numbering = _PortNumbering()
+    for entry in _nics_by_purpose(server):
+        try:
+            nic = _catalog_nic(entry.nic, catalog)
+        except CatalogError as exc:
+            where = (*base, "nics", entry.nic_index, "model")
+            errors.append(Finding("CAT001", Severity.ERROR, exc.message, where, exc.hint))
+            continue
+        facts = _nic_facts(server, pool_spec, entry, nic, catalog, fabric_kinds, names)
+        ports.extend(_nic_ports(facts, numbering))
     return tuple(ports)
 
 

@@ -12,7 +12,9 @@ is not a cable and is left out.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from generator.verify.model import (
     DiscoveryError,
@@ -131,71 +133,119 @@ class _Builder:
         return IbDiscovery(self.source, self.fmt, nodes, links, self.warnings, excluded)
 
 
-def _parse_default(lines: list[str], source: str) -> IbDiscovery:
-    b = _Builder(source, "ibnetdiscover")
+@dataclass
+class _Record:
+    """Where the default-format parser is: the node whose port lines follow, and the ids read before
+    its header line (``switchguid=``/``caguid=``/``devid=`` precede ``Switch``/``Ca``)."""
+
     current: str | None = None
-    current_kind = ""
+    current_kind: str = ""
     pending_guid: int | None = None
     pending_devid: int | None = None
+
+    def close(self) -> None:
+        self.current = None
+        self.current_kind = ""
+
+
+class _Header(NamedTuple):
+    """A ``Switch``/``Ca``/``Hca``/``Rt`` record's first line."""
+
+    kind: str
+    nports: int
+    node_id: str
+    desc: str
+
+
+class _PortLine(NamedTuple):
+    """``[lport] "S-<remote id>"[rport] # "remote desc" lid N 4xNDR``, the comment optional."""
+
+    lport: int
+    remote_letter: str
+    remote_id: str
+    rport: int
+    remote_desc: str | None
+    width: str | None
+    speed: str | None
+
+
+def _header(line: str) -> _Header | None:
+    m = _SW.match(line) or _CA.match(line) or _SW_BARE.match(line) or _CA_BARE.match(line)
+    if m is None:
+        return None
+    if line.startswith("Switch"):
+        return _Header("switch", int(m.group(1)), m.group(3), m.group(4) or "")
+    kind = "router" if m.group(1) == "Rt" else "ca"
+    return _Header(kind, int(m.group(2)), m.group(4), m.group(5) or "")
+
+
+def _port_line(line: str) -> _PortLine | None:
+    m = _PORT.match(line)
+    if m is None:
+        return None
+    rest = m.group(7)
+    hash_at = rest.find("#")
+    c = (_COMMENT.match(rest, hash_at) or _COMMENT_BARE.match(rest, hash_at)) if hash_at >= 0 else None
+    return _PortLine(
+        lport=int(m.group(1)),
+        remote_letter=m.group(3),
+        remote_id=m.group(4),
+        rport=int(m.group(5) or 1),
+        remote_desc=c.group(1) if c else None,
+        width=c.group(3) if c else None,
+        speed=c.group(4) if c else None,
+    )
+
+
+def _read_ids(record: _Record, line: str) -> bool:
+    """A ``...guid=`` or ``devid=`` line, kept for the next header; False for any other line."""
+    if m := _GUID.match(line):
+        if m.group(1) != "sysimgguid":
+            record.pending_guid = int(m.group(2), 16)
+        return True
+    if m := _DEVID.match(line):
+        record.pending_devid = int(m.group(1), 16)
+        return True
+    return False
+
+
+def _open_record(b: _Builder, record: _Record, header: _Header) -> None:
+    key, guid = _node_key(header.node_id)
+    guid = guid if guid is not None else record.pending_guid
+    b.node(key, header.kind, header.desc, guid, header.nports, record.pending_devid, header=True)
+    record.current, record.current_kind = key, header.kind
+    record.pending_guid = record.pending_devid = None
+
+
+def _add_port(b: _Builder, record: _Record, line: str, no: int) -> None:
+    """A port line of the current record: the remote node (as far as the line names it) and the link."""
+    port = _port_line(line)
+    current = record.current
+    if port is None or current is None:
+        if line.startswith("[") and current is None:
+            b.warnings.append(f"{b.source}:{no}: port line outside a node record ignored")
+        return
+    rkey, rguid = _node_key(port.remote_id)
+    b.node(rkey, _KIND_BY_LETTER[port.remote_letter], port.remote_desc or "", rguid)
+    if (current, port.lport) == (rkey, port.rport):
+        b.warnings.append(f"{b.source}:{no}: port {port.lport} of {current} is connected to itself")
+        return
+    b.link((current, port.lport), (rkey, port.rport), port.width, port.speed, no)
+
+
+def _parse_default(lines: list[str], source: str) -> IbDiscovery:
+    b = _Builder(source, "ibnetdiscover")
+    record = _Record()
     for no, raw in enumerate(lines, 1):
         line = raw.strip()
-        if not line:
+        if not line or _read_ids(record, line):
             continue
-        if m := _GUID.match(line):
-            if m.group(1) != "sysimgguid":
-                pending_guid = int(m.group(2), 16)
-            continue
-        if m := _DEVID.match(line):
-            pending_devid = int(m.group(1), 16)
-            continue
-        if (
-            (m := _SW.match(line))
-            or (m := _CA.match(line))
-            or (m := _SW_BARE.match(line))
-            or (m := _CA_BARE.match(line))
-        ):
-            if line.startswith("Switch"):
-                nports, letter, nid, desc = m.group(1), m.group(2), m.group(3), m.group(4)
-                kind = "switch"
-            else:
-                nports, letter, nid, desc = m.group(2), m.group(3), m.group(4), m.group(5)
-                kind = "router" if m.group(1) == "Rt" else "ca"
-            key, guid = _node_key(nid)
-            b.node(
-                key,
-                kind,
-                desc or "",
-                guid if guid is not None else pending_guid,
-                int(nports),
-                pending_devid,
-                header=True,
-            )
-            current, current_kind = key, kind
-            pending_guid = pending_devid = None
-            continue
-        if line.startswith(("[", "@")):
-            m = _PORT.match(line)
-            if m is None or current is None:
-                if line.startswith("[") and current is None:
-                    b.warnings.append(f"{source}:{no}: port line outside a node record ignored")
-                continue
-            lport = int(m.group(1))
-            letter, rid, rport = m.group(3), m.group(4), int(m.group(5) or 1)
-            rkey, rguid = _node_key(rid)
-            width = speed = rdesc = None
-            rest = m.group(7)
-            hash_at = rest.find("#")
-            if hash_at >= 0 and (c := _COMMENT.match(rest, hash_at) or _COMMENT_BARE.match(rest, hash_at)):
-                rdesc, width, speed = c.group(1), c.group(3), c.group(4)
-            b.node(rkey, _KIND_BY_LETTER[letter], rdesc or "", rguid)
-            if (current, lport) == (rkey, rport):
-                b.warnings.append(f"{source}:{no}: port {lport} of {current} is connected to itself")
-                continue
-            b.link((current, lport), (rkey, rport), width, speed, no)
-            continue
-        if current_kind and not line.startswith("#"):
-            current = None  # any other line ends a record (ibsim does the same)
-            current_kind = ""
+        if (header := _header(line)) is not None:
+            _open_record(b, record, header)
+        elif line.startswith(("[", "@")):
+            _add_port(b, record, line, no)
+        elif record.current_kind and not line.startswith("#"):
+            record.close()  # any other line ends a record (ibsim does the same)
     return b.result()
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from generator.emit.diagrams.svg import Svg, num
 from generator.plan.model import Plan
@@ -61,6 +63,33 @@ def _vertices(plan: Plan, fabric: str, attach: str) -> tuple[list[str], dict[str
     return [d.name for d in plan.nodes() if d.name in seen], {}
 
 
+class _Edge(NamedTuple):
+    """A link between two vertices (cube order) that differ in one dimension."""
+
+    u: int
+    v: int
+    dim: int  # 0-based
+    wrap: bool  # joins the two ends of a ring (size > 2)
+
+
+class _Point(NamedTuple):
+    x: float
+    y: float
+
+
+class _Box(NamedTuple):
+    """Vertex or cell box size and the pitch between neighbouring boxes."""
+
+    w: float
+    h: float
+    pitch_x: float
+    pitch_y: float
+
+
+DETAIL_BOX = _Box(74.0, 30.0, 104.0, 66.0)
+SUMMARY_BOX = _Box(62.0, 30.0, 84.0, 50.0)
+
+
 def cube_svg(plan: Plan, fabric: str, title: str, subtitle: str) -> str:
     dims, attach = cube_dims(plan, fabric)
     names, hosted = _vertices(plan, fabric, attach)
@@ -68,7 +97,7 @@ def cube_svg(plan: Plan, fabric: str, title: str, subtitle: str) -> str:
     layer = plan.metrics[fabric].topology
     per_dim: Counter[int] = Counter()
     wraps: Counter[int] = Counter()
-    edges: list[tuple[int, int, int, bool]] = []  # (u, v, dim, wrap)
+    edges: list[_Edge] = []
     for link in plan.links_of(fabric):
         if link.layer != layer:
             continue
@@ -83,7 +112,7 @@ def cube_svg(plan: Plan, fabric: str, title: str, subtitle: str) -> str:
         wrap = dims[d] > 2 and abs(cu[d] - cv[d]) == dims[d] - 1
         per_dim[d] += 1
         wraps[d] += wrap
-        edges.append((u, v, d, wrap))
+        edges.append(_Edge(u, v, d, wrap))
     legend = [
         f"dimension {d + 1} (size {k}): {per_dim[d]:,} links"
         + (f", {wraps[d]:,} wrap-around" if wraps[d] else "")
@@ -95,164 +124,254 @@ def cube_svg(plan: Plan, fabric: str, title: str, subtitle: str) -> str:
     return _summary(dims, title, subtitle, legend)
 
 
-def _grid_shape(dims: list[int]) -> tuple[int, int, int]:
+class _GridShape(NamedTuple):
+    nx: int  # size of dimension 1 (columns)
+    ny: int  # size of dimension 2 (rows; 1 for a ring)
+    panels: int  # product of the further dimensions
+
+
+def _grid_shape(dims: list[int]) -> _GridShape:
     x = dims[0]
     y = dims[1] if len(dims) > 1 else 1
     panels = math.prod(dims[2:]) if len(dims) > 2 else 1
-    return x, y, panels
+    return _GridShape(x, y, panels)
+
+
+def _heading(svg: Svg, title: str, subtitle: str) -> None:
+    svg.text(20, 28, title, "t", anchor="start")
+    svg.text(20, 46, subtitle, "st", anchor="start")
+
+
+def _notes(svg: Svg, notes: list[str], y: float) -> None:
+    """One note per line from baseline ``y`` down."""
+    for s in notes:
+        svg.text(20, y, s, "lg", anchor="start")
+        y += 15
+
+
+# ---- detail: every vertex a box, panels for dimensions 3 and up --------------------------------------
+
+
+@dataclass(frozen=True)
+class _DetailGrid:
+    """Where the detail drawing puts panels and vertices."""
+
+    dims: list[int]
+    shape: _GridShape
+    per_line: int  # panels per line of panels
+    lines: int  # lines of panels
+    panel_w: float
+    panel_h: float
+    top: float = 70.0
+
+    @classmethod
+    def of(cls, dims: list[int]) -> _DetailGrid:
+        shape = _grid_shape(dims)
+        pw, ph = shape.nx * DETAIL_BOX.pitch_x + 40, shape.ny * DETAIL_BOX.pitch_y + 50
+        per_line = max(1, min(shape.panels, int(1800 // pw) or 1))
+        return cls(dims, shape, per_line, math.ceil(shape.panels / per_line), pw, ph)
+
+    @property
+    def width(self) -> float:
+        return max(self.per_line * self.panel_w + 60, 700.0)
+
+    @property
+    def bottom(self) -> float:
+        """The y below the last line of panels."""
+        return self.top + self.lines * self.panel_h
+
+    def origin(self, panel: int) -> _Point:
+        return _Point(
+            40 + (panel % self.per_line) * self.panel_w,
+            self.top + (panel // self.per_line) * self.panel_h + 18,
+        )
+
+    def centre(self, v: int) -> _Point:
+        """The centre of vertex ``v``'s box: its panel from dimensions 3 and up, then its grid cell."""
+        c = _coords(v, self.dims)
+        panel = 0
+        mul = 1
+        for d in range(2, len(self.dims)):
+            panel += c[d] * mul
+            mul *= self.dims[d]
+        o = self.origin(panel)
+        row = c[1] if len(self.dims) > 1 else 0
+        return _Point(
+            o.x + c[0] * DETAIL_BOX.pitch_x + DETAIL_BOX.w / 2,
+            o.y + row * DETAIL_BOX.pitch_y + DETAIL_BOX.h / 2,
+        )
+
+
+def _panel_labels(svg: Svg, grid: _DetailGrid) -> None:
+    if grid.shape.panels <= 1:
+        return
+    for p in range(grid.shape.panels):
+        o = grid.origin(p)
+        c = _coords(p, grid.dims[2:])
+        svg.text(
+            o.x, o.y - 6, "panel " + ", ".join(f"d{d + 3}={v}" for d, v in enumerate(c)), "pn", anchor="start"
+        )
+
+
+def _edge(svg: Svg, grid: _DetailGrid, names: list[str], e: _Edge) -> None:
+    """A straight line between grid neighbours; a wrap-around link as an arc outside the grid."""
+    a, b = grid.centre(e.u), grid.centre(e.v)
+    cls = "e" + (" d1" if e.dim == 1 else "") + (" wrap" if e.wrap else "")
+    tip = f"{names[e.u]} — {names[e.v]} (dimension {e.dim + 1}{', wrap-around' if e.wrap else ''})"
+    if not e.wrap:
+        svg.line(a.x, a.y, b.x, b.y, cls, tip)
+    elif e.dim == 0:
+        yb = a.y + DETAIL_BOX.h / 2
+        svg.path(
+            f"M{num(a.x)},{num(yb)} "
+            f"C{num(a.x)},{num(yb + 22)} {num(b.x)},{num(yb + 22)} {num(b.x)},{num(yb)}",
+            cls,
+            tip,
+        )
+    else:
+        xl = a.x - DETAIL_BOX.w / 2
+        svg.path(
+            f"M{num(xl)},{num(a.y)} "
+            f"C{num(xl - 26)},{num(a.y)} {num(xl - 26)},{num(b.y)} {num(xl)},{num(b.y)}",
+            cls,
+            tip,
+        )
+
+
+def _vertex_boxes(svg: Svg, grid: _DetailGrid, names: list[str], hosted: dict[str, int]) -> None:
+    """A box per vertex; on switch vertices, the number of node ports it hosts."""
+    for v, name in enumerate(names):
+        c = grid.centre(v)
+        n = hosted.get(name)
+        cls = "v" if hosted else "vn"
+        tip = name + (f": {n} node ports" if n else "")
+        svg.rect(
+            c.x - DETAIL_BOX.w / 2,
+            c.y - DETAIL_BOX.h / 2,
+            DETAIL_BOX.w,
+            DETAIL_BOX.h,
+            cls,
+            tip,
+            rx=3,
+            data_name=name,
+        )
+        label = name.split("-", 1)[1] if name[:2] in ("c-", "s-", "m-") else name
+        svg.text(c.x, c.y + (0 if n else 3), label, "lbl")
+        if n:
+            svg.text(c.x, c.y + 10, f"{n} node ports", "lbl")
 
 
 def _detail(
     dims: list[int],
     names: list[str],
     hosted: dict[str, int],
-    edges: list[tuple[int, int, int, bool]],
+    edges: list[_Edge],
     title: str,
     subtitle: str,
     legend: list[str],
 ) -> str:
-    nx_, ny, panels = _grid_shape(dims)
-    cw, ch, px, py = 74.0, 30.0, 104.0, 66.0
-    pw, ph = nx_ * px + 40, ny * py + 50
-    per_line = max(1, min(panels, int(1800 // pw) or 1))
-    lines = math.ceil(panels / per_line)
-    width = max(per_line * pw + 60, 700.0)
-    top = 70.0
-    height = top + lines * ph + 20 + 15 * len(legend) + 10
-    svg = Svg(width, height, title, CSS)
-    svg.text(20, 28, title, "t", anchor="start")
-    svg.text(20, 46, subtitle, "st", anchor="start")
-
-    def origin(panel: int) -> tuple[float, float]:
-        return 40 + (panel % per_line) * pw, top + (panel // per_line) * ph + 18
-
-    def centre(v: int) -> tuple[float, float, int]:
-        c = _coords(v, dims)
-        panel = 0
-        mul = 1
-        for d in range(2, len(dims)):
-            panel += c[d] * mul
-            mul *= dims[d]
-        ox, oy = origin(panel)
-        return ox + c[0] * px + cw / 2, oy + (c[1] if len(dims) > 1 else 0) * py + ch / 2, panel
-
-    if panels > 1:
-        for p in range(panels):
-            ox, oy = origin(p)
-            c = _coords(p, dims[2:])
-            svg.text(
-                ox,
-                oy - 6,
-                "panel " + ", ".join(f"d{d + 3}={v}" for d, v in enumerate(c)),
-                "pn",
-                anchor="start",
-            )
+    grid = _DetailGrid.of(dims)
+    height = grid.bottom + 20 + 15 * len(legend) + 10
+    svg = Svg(grid.width, height, title, CSS)
+    _heading(svg, title, subtitle)
+    _panel_labels(svg, grid)
     svg.open("g", class_="edges")
-    for u, v, d, wrap in edges:
-        if d >= 2:
-            continue
-        x1, y1, _ = centre(u)
-        x2, y2, _ = centre(v)
-        cls = "e" + (" d1" if d == 1 else "") + (" wrap" if wrap else "")
-        tip = f"{names[u]} — {names[v]} (dimension {d + 1}{', wrap-around' if wrap else ''})"
-        if not wrap:
-            svg.line(x1, y1, x2, y2, cls, tip)
-        elif d == 0:
-            yb = y1 + ch / 2
-            svg.path(
-                f"M{num(x1)},{num(yb)} "
-                f"C{num(x1)},{num(yb + 22)} {num(x2)},{num(yb + 22)} {num(x2)},{num(yb)}",
-                cls,
-                tip,
-            )
-        else:
-            xl = x1 - cw / 2
-            svg.path(
-                f"M{num(xl)},{num(y1)} "
-                f"C{num(xl - 26)},{num(y1)} {num(xl - 26)},{num(y2)} {num(xl)},{num(y2)}",
-                cls,
-                tip,
-            )
+    for e in edges:
+        if e.dim < 2:  # higher dimensions join panels: counted in the legend, not drawn
+            _edge(svg, grid, names, e)
     svg.close()
-    for v, name in enumerate(names):
-        x, y, _ = centre(v)
-        n = hosted.get(name)
-        cls = "v" if hosted else "vn"
-        tip = name + (f": {n} node ports" if n else "")
-        svg.rect(x - cw / 2, y - ch / 2, cw, ch, cls, tip, rx=3, data_name=name)
-        label = name.split("-", 1)[1] if name[:2] in ("c-", "s-", "m-") else name
-        svg.text(x, y + (0 if n else 3), label, "lbl")
-        if n:
-            svg.text(x, y + 10, f"{n} node ports", "lbl")
-    y = top + lines * ph + 10
-    for s in legend:
-        svg.text(20, y + 10, s, "lg", anchor="start")
-        y += 15
+    _vertex_boxes(svg, grid, names, hosted)
+    _notes(svg, legend, grid.bottom + 20)
     return svg.render()
 
 
-def _summary(dims: list[int], title: str, subtitle: str, legend: list[str]) -> str:
-    nx_, ny, panels = _grid_shape(dims)
-    bx, by = math.ceil(nx_ / FOLD), math.ceil(ny / FOLD)
-    cx, cy = math.ceil(nx_ / bx), math.ceil(ny / by)
-    cw, ch, px, py = 62.0, 30.0, 84.0, 50.0
-    top = 80.0
-    width = max(cx * px + 120, 700.0)
-    notes = [
-        f"each cell = up to {bx} x {by} vertices of the first two dimensions"
-        + (f", x {panels:,} panels along the other dimensions" if panels > 1 else ""),
-        *legend,
-    ]
-    height = top + cy * py + 40 + 15 * len(notes)
-    svg = Svg(width, height, title, CSS)
-    svg.text(20, 28, title, "t", anchor="start")
-    svg.text(20, 46, subtitle, "st", anchor="start")
-    svg.open("g", class_="edges")
-    for j in range(cy):
-        for i in range(cx):
-            x, y = 50 + i * px + cw / 2, top + j * py + ch / 2
-            if i + 1 < cx:
-                svg.line(x + cw / 2, y, x + px - cw / 2, y, "e")
-            if j + 1 < cy:
-                svg.line(x, y + ch / 2, x, y + py - ch / 2, "e d1")
-    if nx_ > 2:
-        for j in range(cy):
-            y = top + j * py + ch
-            x1, x2 = 50 + cw / 2, 50 + (cx - 1) * px + cw / 2
+# ---- summary: the first two dimensions folded into at most FOLD x FOLD cells ----------------------
+
+
+class _Fold(NamedTuple):
+    shape: _GridShape
+    bx: int  # vertices per cell along dimension 1
+    by: int  # ... along dimension 2
+    cx: int  # cells along dimension 1
+    cy: int  # ... along dimension 2
+
+
+def _fold(dims: list[int]) -> _Fold:
+    shape = _grid_shape(dims)
+    bx, by = math.ceil(shape.nx / FOLD), math.ceil(shape.ny / FOLD)
+    return _Fold(shape, bx, by, math.ceil(shape.nx / bx), math.ceil(shape.ny / by))
+
+
+def _cell_origin(i: int, j: int, top: float) -> _Point:
+    return _Point(50 + i * SUMMARY_BOX.pitch_x, top + j * SUMMARY_BOX.pitch_y)
+
+
+def _cell_links(svg: Svg, f: _Fold, top: float) -> None:
+    """Lines between neighbouring cells: dimension 1 across, dimension 2 down."""
+    box = SUMMARY_BOX
+    for j in range(f.cy):
+        for i in range(f.cx):
+            x, y = 50 + i * box.pitch_x + box.w / 2, top + j * box.pitch_y + box.h / 2
+            if i + 1 < f.cx:
+                svg.line(x + box.w / 2, y, x + box.pitch_x - box.w / 2, y, "e")
+            if j + 1 < f.cy:
+                svg.line(x, y + box.h / 2, x, y + box.pitch_y - box.h / 2, "e d1")
+
+
+def _wrap_arcs(svg: Svg, f: _Fold, top: float) -> None:
+    """One arc per row (dimension 1) and per column (dimension 2) for rings longer than 2."""
+    box = SUMMARY_BOX
+    if f.shape.nx > 2:
+        for j in range(f.cy):
+            y = top + j * box.pitch_y + box.h
+            x1, x2 = 50 + box.w / 2, 50 + (f.cx - 1) * box.pitch_x + box.w / 2
             svg.path(
                 f"M{num(x1)},{num(y)} C{num(x1)},{num(y + 16)} {num(x2)},{num(y + 16)} {num(x2)},{num(y)}",
                 "e wrap",
                 "wrap-around links of dimension 1",
             )
-    if ny > 2:
-        for i in range(cx):
-            x = 50 + i * px
-            y1, y2 = top + ch / 2, top + (cy - 1) * py + ch / 2
+    if f.shape.ny > 2:
+        for i in range(f.cx):
+            x = 50 + i * box.pitch_x
+            y1, y2 = top + box.h / 2, top + (f.cy - 1) * box.pitch_y + box.h / 2
             svg.path(
                 f"M{num(x)},{num(y1)} C{num(x - 22)},{num(y1)} {num(x - 22)},{num(y2)} {num(x)},{num(y2)}",
                 "e d1 wrap",
                 "wrap-around links of dimension 2",
             )
+
+
+def _cells(svg: Svg, f: _Fold, top: float) -> None:
+    """A box per cell labelled with its vertex count (the last row/column of cells may be partial)."""
+    box = SUMMARY_BOX
+    for j in range(f.cy):
+        for i in range(f.cx):
+            w = min(f.bx, f.shape.nx - i * f.bx)
+            h = min(f.by, f.shape.ny - j * f.by)
+            o = _cell_origin(i, j, top)
+            count = w * h * f.shape.panels
+            tip = f"x {i * f.bx}–{i * f.bx + w - 1}, y {j * f.by}–{j * f.by + h - 1}: {count:,} vertices"
+            svg.rect(o.x, o.y, box.w, box.h, "cell", tip, rx=3, data_count=count)
+            svg.text(o.x + box.w / 2, o.y + box.h / 2 + 3, f"{count:,}", "lbl")
+
+
+def _summary(dims: list[int], title: str, subtitle: str, legend: list[str]) -> str:
+    f = _fold(dims)
+    top = 80.0
+    panels = f.shape.panels
+    notes = [
+        f"each cell = up to {f.bx} x {f.by} vertices of the first two dimensions"
+        + (f", x {panels:,} panels along the other dimensions" if panels > 1 else ""),
+        *legend,
+    ]
+    width = max(f.cx * SUMMARY_BOX.pitch_x + 120, 700.0)
+    height = top + f.cy * SUMMARY_BOX.pitch_y + 40 + 15 * len(notes)
+    svg = Svg(width, height, title, CSS)
+    _heading(svg, title, subtitle)
+    svg.open("g", class_="edges")
+    _cell_links(svg, f, top)
+    _wrap_arcs(svg, f, top)
     svg.close()
-    for j in range(cy):
-        for i in range(cx):
-            w = min(bx, nx_ - i * bx)
-            h = min(by, ny - j * by)
-            x, y = 50 + i * px, top + j * py
-            count = w * h * panels
-            svg.rect(
-                x,
-                y,
-                cw,
-                ch,
-                "cell",
-                f"x {i * bx}–{i * bx + w - 1}, y {j * by}–{j * by + h - 1}: {count:,} vertices",
-                rx=3,
-                data_count=count,
-            )
-            svg.text(x + cw / 2, y + ch / 2 + 3, f"{count:,}", "lbl")
-    y = top + cy * py + 20
-    for s in notes:
-        svg.text(20, y, s, "lg", anchor="start")
-        y += 15
+    _cells(svg, f, top)
+    _notes(svg, notes, top + f.cy * SUMMARY_BOX.pitch_y + 20)
     return svg.render()

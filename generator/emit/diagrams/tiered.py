@@ -14,7 +14,8 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from generator.emit.diagrams.layout import TIER_ORDER, Box, Bundle, Layout, fmt_count
 from generator.emit.diagrams.svg import rail_colour
@@ -169,15 +170,20 @@ def _unit_of(view: FabricView) -> Callable[[Device], int | None]:
     return unit
 
 
-def _chunks(values: list[int], max_boxes: int) -> dict[int, tuple[int, int]]:
+class _Range(NamedTuple):
+    lo: int
+    hi: int
+
+
+def _chunks(values: list[int], max_boxes: int) -> dict[int, _Range]:
     """Map each unit to its (first, last) range, at most ``max_boxes`` contiguous ranges."""
     uniq = sorted(set(values))
     per = max(1, math.ceil(len(uniq) / max_boxes))
-    out: dict[int, tuple[int, int]] = {}
+    out: dict[int, _Range] = {}
     for i in range(0, len(uniq), per):
         part = uniq[i : i + per]
         for u in part:
-            out[u] = (part[0], part[-1])
+            out[u] = _Range(part[0], part[-1])
     return out
 
 
@@ -197,10 +203,67 @@ def _range_text(word: str, lo: int, hi: int) -> str:
     return f"{word} {lo}" if lo == hi else f"{plural.get(word, word + 's')} {lo}–{hi}"
 
 
-def summary_layout(view: FabricView, title: str) -> Layout:
-    lay = Layout(title, "", rails=view.rails, summary=True)
+# ---- summary: switches aggregated into at most MAX_BOXES boxes per tier -----------------------------
+# A box key is ``<row>:<lo>-<hi>`` (the units lo..hi: pods, SUs, groups) or ``<row>:#<i>`` (the i-th
+# slice of a tier whose switches have no unit); node boxes take the key tail of their first switch's box.
+
+
+class _KeyParts(NamedTuple):
+    row: str
+    lo: int  # first unit, or the slice number of a ``#`` key
+    hi: int
+    by_position: bool  # a ``#<i>`` key
+
+
+def _parts(key: str) -> _KeyParts:
+    row, tail = key.split(":", 1)
+    if tail.startswith("#"):
+        return _KeyParts(row, int(tail[1:]), int(tail[1:]), True)
+    lo, hi = (int(x) for x in tail.split("-"))
+    return _KeyParts(row, lo, hi, False)
+
+
+def _key_order(key: str) -> tuple[int, int]:
+    """Boxes of one row left to right: slices by number, unit ranges by their first unit."""
+    p = _parts(key)
+    return (p.lo, 0) if p.by_position else (p.lo, 1)
+
+
+class _InBox(NamedTuple):
+    device: Device
+    key: str
+
+
+@dataclass
+class _Grouping:
+    """Which box each device goes in, and each switch box's switches in order."""
+
+    box_of: dict[str, str] = field(default_factory=dict)
+    members: dict[str, list[Device]] = field(default_factory=lambda: defaultdict(list))
+
+
+class _BundleKey(NamedTuple):
+    a: str  # box keys
+    b: str
+    layer: str
+    rail: int | None
+
+
+def _unit_boxes(tier: str, devs: list[Device], units: list[int], shared: dict[int, _Range]) -> list[_InBox]:
+    """Switches by unit range; leaves, routers and spines use the shared chunking when it covers them."""
+    same_units = tier in ("leaf", "router", "spine") and all(u in shared for u in units)
+    chunk = shared if same_units else _chunks(units, MAX_BOXES)
+    return [_InBox(d, f"{tier}:{chunk[u].lo}-{chunk[u].hi}") for d, u in zip(devs, units, strict=True)]
+
+
+def _slice_boxes(tier: str, devs: list[Device]) -> list[_InBox]:
+    """Switches without a unit: in index order, cut into at most MAX_BOXES slices."""
+    per = max(1, math.ceil(len(devs) / MAX_BOXES))
+    return [_InBox(d, f"{tier}:#{i // per}") for i, d in enumerate(sorted(devs, key=lambda d: d.index))]
+
+
+def _switch_grouping(view: FabricView) -> _Grouping:
     unit = _unit_of(view)
-    box_of: dict[str, str] = {}
     tier_units: dict[str, list[int]] = defaultdict(list)
     for d in view.switches:
         u = unit(d)
@@ -208,70 +271,56 @@ def summary_layout(view: FabricView, title: str) -> Layout:
             tier_units[d.role].append(u)
     # one chunking for the unit shared by leaves, spines and nodes so box k of each row covers the same pods
     shared = _chunks(tier_units.get("leaf") or tier_units.get("router") or [], MAX_BOXES)
-    members: dict[str, list[Device]] = defaultdict(list)
+    grouping = _Grouping()
     for tier in view.tiers():
         devs = [d for d in view.switches if d.role == tier]
         units = [unit(d) for d in devs]
-        if all(u is not None for u in units):
-            chunk = (
-                shared
-                if tier in ("leaf", "router", "spine") and all(u in shared for u in units)
-                else _chunks([u for u in units if u is not None], MAX_BOXES)
-            )
-            for d, u in zip(devs, units, strict=True):
-                lo, hi = chunk[u]  # type: ignore[index]
-                key = f"{tier}:{lo}-{hi}"
-                box_of[d.name] = key
-                members[key].append(d)
-        else:
-            per = max(1, math.ceil(len(devs) / MAX_BOXES))
-            for i, d in enumerate(sorted(devs, key=lambda d: d.index)):
-                key = f"{tier}:#{i // per}"
-                box_of[d.name] = key
-                members[key].append(d)
+        known = [u for u in units if u is not None]
+        placed = (
+            _unit_boxes(tier, devs, known, shared) if len(known) == len(units) else _slice_boxes(tier, devs)
+        )
+        for p in placed:
+            grouping.box_of[p.device.name] = p.key
+            grouping.members[p.key].append(p.device)
+    return grouping
+
+
+def _node_members(view: FabricView, box_of: dict[str, str]) -> dict[str, list[str]]:
+    """Node box → its nodes: each node under the box of the first switch it links to (adds to box_of)."""
     node_members: dict[str, list[str]] = defaultdict(list)
     for d in view.nodes:
         first = view.node_switches[d.name][0][0]
         key = "nodes:" + box_of[first].split(":", 1)[1]
         box_of[d.name] = key
         node_members[key].append(d.name)
+    return node_members
 
-    def sort_key(k: str) -> tuple[int, int]:
-        tail = k.split(":", 1)[1]
-        return (int(tail[1:]), 0) if tail.startswith("#") else (int(tail.split("-")[0]), 1)
 
-    for key in sorted(members, key=lambda k: (view.tiers().index(k.split(":")[0]), sort_key(k))):
+def _add_switch_boxes(lay: Layout, view: FabricView, members: dict[str, list[Device]]) -> None:
+    tiers = view.tiers()
+    for key in sorted(members, key=lambda k: (tiers.index(_parts(k).row), _key_order(k))):
         devs = members[key]
-        tier = key.split(":")[0]
-        tail = key.split(":", 1)[1]
-        if tail.startswith("#"):
-            where = (
-                f"{_short(devs[0].name)} … {_short(devs[-1].name)}" if len(devs) > 1 else _short(devs[0].name)
-            )
+        p = _parts(key)
+        if not p.by_position:
+            where = _range_text(_unit_word(view, p.row), p.lo, p.hi)
+        elif len(devs) > 1:
+            where = f"{_short(devs[0].name)} … {_short(devs[-1].name)}"
         else:
-            lo, hi = (int(x) for x in tail.split("-"))
-            where = _range_text(_unit_word(view, tier), lo, hi)
+            where = _short(devs[0].name)
         rails = len({d.rail for d in devs if d.rail is not None})
         lines = [where, _plural(len(devs), "switch")]
         if rails:
             lines.append(f"{rails} rails")
         models = ", ".join(sorted({d.model for d in devs}))
-        lay.boxes[key] = Box(
-            key,
-            tier,
-            tuple(lines),
-            f"agg {tier}",
-            f"{tier} · {where} · {len(devs)} × {models} · {compress([d.name for d in devs])}",
-            count=len(devs),
-        )
-    for key in sorted(node_members, key=sort_key):
+        tip = f"{p.row} · {where} · {len(devs)} × {models} · {compress([d.name for d in devs])}"
+        lay.boxes[key] = Box(key, p.row, tuple(lines), f"agg {p.row}", tip, count=len(devs))
+
+
+def _add_node_boxes(lay: Layout, view: FabricView, node_members: dict[str, list[str]]) -> None:
+    for key in sorted(node_members, key=_key_order):
         names = node_members[key]
-        tail = key.split(":", 1)[1]
-        where = (
-            names[0] + " …"
-            if tail.startswith("#")
-            else _range_text(_unit_word(view, "leaf"), *(int(x) for x in tail.split("-")))
-        )
+        p = _parts(key)
+        where = names[0] + " …" if p.by_position else _range_text(_unit_word(view, "leaf"), p.lo, p.hi)
         hl = compress(names)
         lay.boxes[key] = Box(
             key,
@@ -281,28 +330,38 @@ def summary_layout(view: FabricView, title: str) -> Layout:
             f"{hl}: {len(names)} nodes",
             count=len(names),
         )
-    is_rail = view.is_rail
-    raw: Counter[tuple[str, str, str, int | None]] = Counter()
+
+
+def _box_bundles(view: FabricView, box_of: dict[str, str]) -> Counter[_BundleKey]:
+    """Cables per (box, box, layer, rail); boxes in one row in one direction only (left to right)."""
+    raw: Counter[_BundleKey] = Counter()
     for a, b, layer, rail in view.links:
         ka, kb = box_of.get(a), box_of.get(b)
         if ka is None or kb is None:
             continue
-        raw[(ka, kb, layer, rail if is_rail and layer.startswith("node") else None)] += 1
-    bundles: Counter[tuple[str, str, str, int | None]] = Counter()
-    for (ka, kb, layer, rail), n in raw.items():  # one direction per pair of boxes in the same row
-        if ka.split(":")[0] == kb.split(":")[0] and sort_key(ka) > sort_key(kb):
-            ka, kb = kb, ka
-        bundles[(ka, kb, layer, rail)] += n
-    for (a, b, layer, rail), n in sorted(
-        bundles.items(), key=lambda t: (t[0][0], t[0][1], t[0][2], t[0][3] or -1)
-    ):
-        if a == b:
+        raw[_BundleKey(ka, kb, layer, rail if view.is_rail and layer.startswith("node") else None)] += 1
+    bundles: Counter[_BundleKey] = Counter()
+    for k, n in raw.items():
+        same_row = _parts(k.a).row == _parts(k.b).row
+        flip = same_row and _key_order(k.a) > _key_order(k.b)
+        bundles[k._replace(a=k.b, b=k.a) if flip else k] += n
+    return bundles
+
+
+def _add_bundles(lay: Layout, bundles: Counter[_BundleKey]) -> None:
+    for k in sorted(bundles, key=lambda k: (k.a, k.b, k.layer, k.rail or -1)):
+        if k.a == k.b:
             continue  # links inside one box (dragonfly local links): counted in the legend
-        tip = (
-            f"{lay.boxes[a].lines[0]} {lay.boxes[a].row} — {lay.boxes[b].lines[0]} {lay.boxes[b].row}: "
-            f"{fmt_count(n)} {layer} cables" + (f" (rail {rail})" if rail is not None else "")
+        n = bundles[k]
+        a, b = lay.boxes[k.a], lay.boxes[k.b]
+        tip = f"{a.lines[0]} {a.row} — {b.lines[0]} {b.row}: {fmt_count(n)} {k.layer} cables" + (
+            f" (rail {k.rail})" if k.rail is not None else ""
         )
-        lay.bundles.append(Bundle(a, b, layer, n, rail, tip))
+        lay.bundles.append(Bundle(k.a, k.b, k.layer, n, k.rail, tip))
+
+
+def _add_cable_counts(lay: Layout, view: FabricView) -> None:
+    """A last label line per box: the cables to the row above (up) and below (down)."""
     rank = {t: i for i, t in enumerate([*view.tiers(), "nodes"])}
     up_n: Counter[str] = Counter()
     down_n: Counter[str] = Counter()
@@ -320,10 +379,25 @@ def summary_layout(view: FabricView, title: str) -> Layout:
         ]
         if any(parts):
             box.lines = (*box.lines, " · ".join(p for p in parts if p) + " cables")
+
+
+def _inside_legend(lay: Layout, bundles: Counter[_BundleKey]) -> None:
     inside: Counter[str] = Counter()
-    for (a, b, layer, _), n in bundles.items():
-        if a == b:
-            inside[layer] += n
+    for k, n in bundles.items():
+        if k.a == k.b:
+            inside[k.layer] += n
     for layer, total in sorted(inside.items()):
         lay.legend.append(f"{fmt_count(total)} {layer} cables join switches inside one box (not drawn)")
+
+
+def summary_layout(view: FabricView, title: str) -> Layout:
+    lay = Layout(title, "", rails=view.rails, summary=True)
+    grouping = _switch_grouping(view)
+    node_members = _node_members(view, grouping.box_of)
+    _add_switch_boxes(lay, view, grouping.members)
+    _add_node_boxes(lay, view, node_members)
+    bundles = _box_bundles(view, grouping.box_of)
+    _add_bundles(lay, bundles)
+    _add_cable_counts(lay, view)
+    _inside_legend(lay, bundles)
     return lay

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from generator.emit.slurm.hostlist import compress, natural_key
 from generator.plan.model import Device, Plan
@@ -122,14 +123,39 @@ def _plural(n: int, what: str) -> str:
     return f"{n} " + (what[:-2] + "ches" if what.endswith("ch") else what + "s")
 
 
-def _tree(
-    plan: Plan, kind: str, slurm_nodes: list[str]
-) -> tuple[list[TreeSwitch], str, list[str], dict[str, str]]:
-    """(switches, flat reason, notes, node → Slurm leaf)."""
+class _LeafPorts(NamedTuple):
+    """Which Slurm leaves each compute node has compute-fabric ports on."""
+
+    ports: dict[str, Counter[str]]  # node → Slurm leaf → ports
+    members: dict[str, list[str]]  # Slurm leaf → its physical switches
+
+
+class _LeafAssignment(NamedTuple):
+    """Each compute node under one Slurm leaf."""
+
+    leaf_of: dict[str, str]  # node → Slurm leaf (nodes with a port)
+    nodes_under: dict[str, list[str]]  # Slurm leaf (or UNATTACHED) → nodes, inventory order
+    leaves: list[str]  # Slurm leaves in natural order (UNATTACHED not included)
+    split: list[str]  # nodes with ports on several leaves
+
+    @property
+    def has_unattached(self) -> bool:
+        return UNATTACHED in self.nodes_under
+
+
+@dataclass(frozen=True)
+class _Tree:
+    switches: list[TreeSwitch]  # leaves first, top last; empty when flat
+    flat_reason: str
+    notes: list[str]
+    leaf_of: dict[str, str]  # node → Slurm leaf
+
+
+def _leaf_ports(plan: Plan, kind: str, slurm_nodes: list[str]) -> _LeafPorts:
     devices = plan.device_by_name
     wanted = set(slurm_nodes)
     ports: dict[str, Counter[str]] = defaultdict(Counter)
-    members: dict[str, list[str]] = defaultdict(list)  # Slurm leaf → physical switches
+    members: dict[str, list[str]] = defaultdict(list)
     for link in plan.links_of(FABRIC):
         for here, there in ((link.a, link.b), (link.b, link.a)):
             if here.device in wanted:
@@ -139,14 +165,16 @@ def _tree(
                     ports[here.device][key] += 1
                     if sw.name not in members[key]:
                         members[key].append(sw.name)
-    switches = [d for d in plan.switches(FABRIC)]
-    if not ports:
-        reason = (
-            ("the compute fabric is a directly cabled " + kind)
-            if kind in ("torus", "hypercube")
-            else "the cluster has no switched compute fabric in the plan"
-        )
-        return [], reason, [], {}
+    return _LeafPorts(ports, members)
+
+
+def _flat_reason(kind: str) -> str:
+    if kind in ("torus", "hypercube"):
+        return "the compute fabric is a directly cabled " + kind
+    return "the cluster has no switched compute fabric in the plan"
+
+
+def _assign_leaves(ports: dict[str, Counter[str]], slurm_nodes: list[str]) -> _LeafAssignment:
     order = {n: i for i, n in enumerate(slurm_nodes)}
     leaf_of: dict[str, str] = {}
     for node, c in ports.items():
@@ -154,100 +182,124 @@ def _tree(
         # ties: the leaf that comes first in natural order (stable, independent of link order)
         leaf_of[node] = min((k for k, v in c.items() if v == best), key=natural_key)
     split = sorted((n for n, c in ports.items() if len(c) > 1), key=order.__getitem__)
-    leaf_nodes: dict[str, list[str]] = defaultdict(list)
+    nodes_under: dict[str, list[str]] = defaultdict(list)
     for node in slurm_nodes:
-        leaf_nodes[leaf_of.get(node, UNATTACHED)].append(node)
-    notes: list[str] = []
-    if split:
-        notes.append(
-            f"{len(split)} node(s) have ports on several leaves and are listed under the leaf holding "
-            f"most of them: {compress(split)}"
-        )
-    leaves = sorted((k for k in leaf_nodes if k != UNATTACHED), key=natural_key)
+        nodes_under[leaf_of.get(node, UNATTACHED)].append(node)
+    leaves = sorted((k for k in nodes_under if k != UNATTACHED), key=natural_key)
+    return _LeafAssignment(leaf_of, nodes_under, leaves, split)
+
+
+def _leaf_switches(plan: Plan, a: _LeafAssignment, members: dict[str, list[str]]) -> list[TreeSwitch]:
+    """The Slurm leaves (an SU of rail leaves gets a comment naming them), then the unattached nodes."""
+    devices = plan.device_by_name
     out: list[TreeSwitch] = []
-    for key in leaves:
-        phys = members[key]
-        comment = (
-            f"{key} = rail leaves {compress(phys)}" if key.startswith("su") and key not in devices else ""
-        )
-        out.append(TreeSwitch(key, tuple(leaf_nodes[key]), comment=comment))
-    if UNATTACHED in leaf_nodes:
+    for key in a.leaves:
+        is_su = key.startswith("su") and key not in devices
+        comment = f"{key} = rail leaves {compress(members[key])}" if is_su else ""
+        out.append(TreeSwitch(key, tuple(a.nodes_under[key]), comment=comment))
+    if a.has_unattached:
         out.append(
             TreeSwitch(
                 UNATTACHED,
-                tuple(leaf_nodes[UNATTACHED]),
+                tuple(a.nodes_under[UNATTACHED]),
                 comment="compute nodes without a port on the compute fabric (Slurm needs every node "
                 "under a switch)",
             )
         )
-        notes.append(f"{len(leaf_nodes[UNATTACHED])} compute node(s) have no compute-fabric port")
-    tops: list[str] = [s.name for s in out]
+    return out
+
+
+def _tree_notes(a: _LeafAssignment) -> list[str]:
+    notes: list[str] = []
+    if a.split:
+        notes.append(
+            f"{len(a.split)} node(s) have ports on several leaves and are listed under the leaf holding "
+            f"most of them: {compress(a.split)}"
+        )
+    if a.has_unattached:
+        notes.append(f"{len(a.nodes_under[UNATTACHED])} compute node(s) have no compute-fabric port")
+    return notes
+
+
+def _pod_switches(
+    plan: Plan, a: _LeafAssignment, members: dict[str, list[str]], by_tier: dict[str, list[str]]
+) -> list[TreeSwitch]:
+    """3-tier fat-tree: one switch per pod (its spines) over the pod's leaves, all under ``cores``."""
+    devices = plan.device_by_name
+    pod_of_leaf: dict[str, int] = {}
+    for key in a.leaves:
+        pods = [pod for m in members[key] if (pod := devices[m].pod) is not None]
+        pod_of_leaf[key] = min(pods) if pods else 0
+    out: list[TreeSwitch] = []
+    for p in sorted(set(pod_of_leaf.values())):
+        spines = [n for n in by_tier.get("spine", []) if devices[n].pod == p]
+        out.append(
+            TreeSwitch(
+                f"pod{p}",
+                switches=tuple(k for k in a.leaves if pod_of_leaf[k] == p),
+                comment=f"pod{p} = pod spines {_ranges(spines)}",
+            )
+        )
+    children = [s.name for s in out] + ([UNATTACHED] if a.has_unattached else [])
+    top = TreeSwitch(
+        "cores",
+        switches=tuple(children),
+        comment=f"cores = {_ranges(by_tier['core'])} (spine j of every pod joins core group j)",
+    )
+    return [*out, top]
+
+
+def _dragonfly_groups(plan: Plan, a: _LeafAssignment) -> list[TreeSwitch]:
+    """Dragonfly: one switch per group over its routers, all under ``global``."""
+    devices = plan.device_by_name
+    groups: dict[int, list[str]] = defaultdict(list)
+    for key in a.leaves:
+        groups[devices[key].su or 0].append(key)
+    out = [
+        TreeSwitch(
+            f"group{g}", switches=tuple(groups[g]), comment=f"dragonfly group {g}: routers linked all-to-all"
+        )
+        for g in sorted(groups)
+    ]
+    children = [s.name for s in out] + ([UNATTACHED] if a.has_unattached else [])
+    return [*out, TreeSwitch("global", switches=tuple(children), comment="global links join every group")]
+
+
+def _upper_switches(
+    plan: Plan, kind: str, a: _LeafAssignment, members: dict[str, list[str]], tops: list[str]
+) -> list[TreeSwitch]:
+    """The switches above the Slurm leaves (``tops``: the leaves and the unattached group), by fabric kind."""
     by_tier: dict[str, list[str]] = defaultdict(list)
-    for d in switches:
+    for d in plan.switches(FABRIC):
         by_tier[d.role].append(d.name)
-    if kind in ("fat-tree", "leaf-spine") and by_tier.get("core"):
-        pod_of_leaf: dict[str, int] = {}
-        for key in leaves:
-            pods = [pod for m in members[key] if (pod := devices[m].pod) is not None]
-            pod_of_leaf[key] = min(pods) if pods else 0
-        pods_in_order = sorted(set(pod_of_leaf.values()))
-        pod_switches: list[str] = []
-        for p in pods_in_order:
-            spines = [n for n in by_tier.get("spine", []) if devices[n].pod == p]
-            name = f"pod{p}"
-            pod_switches.append(name)
-            out.append(
-                TreeSwitch(
-                    name,
-                    switches=tuple(k for k in leaves if pod_of_leaf[k] == p),
-                    comment=f"{name} = pod spines {_ranges(spines)}",
-                )
-            )
-        children = pod_switches + ([UNATTACHED] if UNATTACHED in leaf_nodes else [])
-        out.append(
-            TreeSwitch(
-                "cores",
-                switches=tuple(children),
-                comment=f"cores = {_ranges(by_tier['core'])} (spine j of every pod joins core group j)",
-            )
+    tiered = kind in ("fat-tree", "leaf-spine")
+    if tiered and by_tier.get("core"):
+        return _pod_switches(plan, a, members, by_tier)
+    if tiered and by_tier.get("spine"):
+        comment = f"spines = {_ranges(by_tier['spine'])} (every leaf links to every spine)"
+        return [TreeSwitch("spines", switches=tuple(tops), comment=comment)]
+    if kind == "dragonfly":
+        return _dragonfly_groups(plan, a)
+    if len(tops) > 1 and kind in ("torus", "hypercube"):
+        comment = (
+            f"the {kind} links every vertex switch; Slurm's tree cannot express the "
+            "rings, so one top stands for the whole fabric"
         )
-    elif kind in ("fat-tree", "leaf-spine") and by_tier.get("spine"):
-        out.append(
-            TreeSwitch(
-                "spines",
-                switches=tuple(tops),
-                comment=f"spines = {_ranges(by_tier['spine'])} (every leaf links to every spine)",
-            )
-        )
-    elif kind == "dragonfly":
-        groups: dict[int, list[str]] = defaultdict(list)
-        for key in leaves:
-            groups[devices[key].su or 0].append(key)
-        names = []
-        for g in sorted(groups):
-            names.append(f"group{g}")
-            out.append(
-                TreeSwitch(
-                    f"group{g}",
-                    switches=tuple(groups[g]),
-                    comment=f"dragonfly group {g}: routers linked all-to-all",
-                )
-            )
-        if UNATTACHED in leaf_nodes:
-            names.append(UNATTACHED)
-        out.append(TreeSwitch("global", switches=tuple(names), comment="global links join every group"))
-    elif len(tops) > 1 and kind in ("torus", "hypercube"):
-        out.append(
-            TreeSwitch(
-                kind,
-                switches=tuple(tops),
-                comment=f"the {kind} links every vertex switch; Slurm's tree cannot express the "
-                "rings, so one top stands for the whole fabric",
-            )
-        )
-    elif len(tops) > 1:
-        out.append(TreeSwitch("top", switches=tuple(tops), comment="joins the leaves into one tree"))
-    return out, "", notes, leaf_of
+        return [TreeSwitch(kind, switches=tuple(tops), comment=comment)]
+    if len(tops) > 1:
+        return [TreeSwitch("top", switches=tuple(tops), comment="joins the leaves into one tree")]
+    return []
+
+
+def _tree(plan: Plan, kind: str, slurm_nodes: list[str]) -> _Tree:
+    leaf_ports = _leaf_ports(plan, kind, slurm_nodes)
+    if not leaf_ports.ports:
+        return _Tree([], _flat_reason(kind), [], {})
+    assignment = _assign_leaves(leaf_ports.ports, slurm_nodes)
+    leaves = _leaf_switches(plan, assignment, leaf_ports.members)
+    tops = [s.name for s in leaves]
+    upper = _upper_switches(plan, kind, assignment, leaf_ports.members, tops)
+    return _Tree([*leaves, *upper], "", _tree_notes(assignment), assignment.leaf_of)
 
 
 def _nvlink_domains(pools: tuple[ResolvedPool, ...]) -> list[Block]:
@@ -283,66 +335,87 @@ def block_sizes(base: int, blocks: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _fabric_blocks(plan: Plan, kind: str, tree: list[TreeSwitch]) -> tuple[list[Block], str]:
+class _RawBlocks(NamedTuple):
+    blocks: list[Block]
+    basis: str  # "scalable unit", "NVLink domain", ... ("" when there are no blocks)
+
+
+@dataclass(frozen=True)
+class _Blocks:
+    blocks: list[Block]  # at least the base size
+    left_out: list[Block]  # below the base size
+    sizes: tuple[int, ...]
+    basis: str
+    notes: list[str]
+
+
+def _fabric_blocks(plan: Plan, kind: str, tree: list[TreeSwitch]) -> _RawBlocks:
     leaves = [s for s in tree if s.nodes and s.name != UNATTACHED]
     if kind == "dragonfly":
         devices = plan.device_by_name
         groups: dict[int, list[str]] = defaultdict(list)
         for s in leaves:
             groups[devices[s.name].su or 0].extend(s.nodes)
-        return [
-            Block(f"group{g}", tuple(n), f"dragonfly group {g}") for g, n in sorted(groups.items())
-        ], "dragonfly group"
+        return _RawBlocks(
+            [Block(f"group{g}", tuple(n), f"dragonfly group {g}") for g, n in sorted(groups.items())],
+            "dragonfly group",
+        )
     if leaves and all(s.name.startswith("su") for s in leaves):
-        return [Block(s.name, s.nodes, s.comment) for s in leaves], "scalable unit"
+        return _RawBlocks([Block(s.name, s.nodes, s.comment) for s in leaves], "scalable unit")
     basis = "vertex switch" if kind in ("torus", "hypercube") else "leaf switch"
-    return [Block(s.name, s.nodes, "") for s in leaves], basis
+    return _RawBlocks([Block(s.name, s.nodes, "") for s in leaves], basis)
 
 
-def _split_by_base(blocks: list[Block]) -> tuple[int, list[Block], list[Block]]:
+def _raw_blocks(plan: Plan, kind: str, pools: tuple[ResolvedPool, ...], tree: list[TreeSwitch]) -> _RawBlocks:
+    """NVLink domains that span nodes if there are any, else the fabric's natural unit."""
+    nvl = _nvlink_domains(pools)
+    if nvl:
+        return _RawBlocks(nvl, "NVLink domain")
+    if tree:
+        return _fabric_blocks(plan, kind, tree)
+    return _RawBlocks([], "")
+
+
+class _BaseSplit(NamedTuple):
+    base: int
+    keep: list[Block]
+    drop: list[Block]
+
+
+def _split_by_base(blocks: list[Block]) -> _BaseSplit:
     sizes = Counter(len(b.nodes) for b in blocks)
     # the common size is the design's unit; ties go to the larger (a whole SU beats a partial one)
     base = max(sizes, key=lambda s: (sizes[s], s))
     keep = [b for b in blocks if len(b.nodes) >= base]
     drop = [b for b in blocks if len(b.nodes) < base]
-    return base, keep, drop
+    return _BaseSplit(base, keep, drop)
 
 
-def slurm_topology(cluster: ResolvedCluster, plan: Plan) -> SlurmTopology:
-    pools = slurm_pools(cluster)
-    nodes = [h for p in pools for h in p.hostnames]
-    metrics = plan.metrics.get(FABRIC)
-    kind = metrics.topology if metrics else "none"
-    switches = list(plan.switches(FABRIC))
-    tree, flat_reason, tree_notes, leaf_of = (
-        _tree(plan, kind, nodes) if nodes else ([], "no compute nodes", [], {})
-    )
-    nvl = _nvlink_domains(pools)
-    if nvl:
-        raw_blocks, basis = nvl, "NVLink domain"
-    elif tree:
-        raw_blocks, basis = _fabric_blocks(plan, kind, tree)
-    else:
-        raw_blocks, basis = [], ""
-    blocks: list[Block] = []
-    left_out: list[Block] = []
-    sizes: tuple[int, ...] = ()
-    block_notes: list[str] = []
-    if raw_blocks:
-        base, blocks, left_out = _split_by_base(raw_blocks)
-        sizes = block_sizes(base, len(blocks))
-        if left_out:
-            block_notes.append(
-                f"{sum(len(b.nodes) for b in left_out)} node(s) in {_plural(len(left_out), basis)} "
-                "smaller than the base "
-                f"block size {base} are outside the block topology (Slurm rejects smaller blocks): "
-                + compress([n for b in left_out for n in b.nodes])
-            )
-        in_blocks = {n for b in blocks for n in b.nodes} | {n for b in left_out for n in b.nodes}
-        missing = [n for n in nodes if n not in in_blocks]
-        if missing:
-            block_notes.append(f"{len(missing)} compute node(s) belong to no {basis}: {compress(missing)}")
-    block_of = {n: b.name for b in blocks for n in b.nodes}
+def _blocks(raw: _RawBlocks, nodes: list[str]) -> _Blocks:
+    if not raw.blocks:
+        return _Blocks([], [], (), raw.basis, [])
+    split = _split_by_base(raw.blocks)
+    notes: list[str] = []
+    if split.drop:
+        notes.append(
+            f"{sum(len(b.nodes) for b in split.drop)} node(s) in {_plural(len(split.drop), raw.basis)} "
+            "smaller than the base "
+            f"block size {split.base} are outside the block topology (Slurm rejects smaller blocks): "
+            + compress([n for b in split.drop for n in b.nodes])
+        )
+    in_blocks = {n for b in raw.blocks for n in b.nodes}
+    missing = [n for n in nodes if n not in in_blocks]
+    if missing:
+        notes.append(f"{len(missing)} compute node(s) belong to no {raw.basis}: {compress(missing)}")
+    sizes = block_sizes(split.base, len(split.keep))
+    return _Blocks(split.keep, split.drop, sizes, raw.basis, notes)
+
+
+def _node_groups(
+    plan: Plan, kind: str, pools: tuple[ResolvedPool, ...], leaf_of: dict[str, str], blocks: _Blocks
+) -> tuple[NodeGroup, ...]:
+    """Nodes with the same pool, features (pool, Slurm leaf or dragonfly group, NVLink block) and GPUs."""
+    block_of = {n: b.name for b in blocks.blocks for n in b.nodes}
     groups: dict[tuple[str, tuple[str, ...], int], list[str]] = defaultdict(list)
     devices = plan.device_by_name
     for pool in pools:
@@ -351,27 +424,38 @@ def slurm_topology(cluster: ResolvedCluster, plan: Plan) -> SlurmTopology:
             leaf = leaf_of.get(h)
             if leaf is not None:
                 feats.append(f"group{devices[leaf].su}" if kind == "dragonfly" and devices[leaf].su else leaf)
-            if basis == "NVLink domain" and h in block_of:
+            if blocks.basis == "NVLink domain" and h in block_of:
                 feats.append(block_of[h])
             groups[(pool.name, tuple(dict.fromkeys(feats)), pool.server.gpus)].append(h)
-    node_groups = tuple(NodeGroup(p, tuple(hs), g, f) for (p, f, g), hs in groups.items())
-    if tree:
-        plugin = "topology/block" if basis == "NVLink domain" and blocks else "topology/tree"
-    else:
-        plugin = "topology/block" if blocks else "topology/flat"
+    return tuple(NodeGroup(p, tuple(hs), g, f) for (p, f, g), hs in groups.items())
+
+
+def _plugin(tree: _Tree, blocks: _Blocks) -> str:
+    if tree.switches:
+        return "topology/block" if blocks.basis == "NVLink domain" and blocks.blocks else "topology/tree"
+    return "topology/block" if blocks.blocks else "topology/flat"
+
+
+def slurm_topology(cluster: ResolvedCluster, plan: Plan) -> SlurmTopology:
+    pools = slurm_pools(cluster)
+    nodes = [h for p in pools for h in p.hostnames]
+    metrics = plan.metrics.get(FABRIC)
+    kind = metrics.topology if metrics else "none"
+    tree = _tree(plan, kind, nodes) if nodes else _Tree([], "no compute nodes", [], {})
+    blocks = _blocks(_raw_blocks(plan, kind, pools, tree.switches), nodes)
     return SlurmTopology(
         cluster=cluster.name,
-        fabric=_fabric_text(plan, kind, switches),
-        tree=tuple(tree),
-        flat_reason=flat_reason,
-        tree_notes=tuple(tree_notes),
-        blocks=tuple(blocks),
-        block_sizes=sizes,
-        block_basis=basis,
-        left_out=tuple(left_out),
-        block_notes=tuple(block_notes),
-        plugin=plugin,
+        fabric=_fabric_text(plan, kind, list(plan.switches(FABRIC))),
+        tree=tuple(tree.switches),
+        flat_reason=tree.flat_reason,
+        tree_notes=tuple(tree.notes),
+        blocks=tuple(blocks.blocks),
+        block_sizes=blocks.sizes,
+        block_basis=blocks.basis,
+        left_out=tuple(blocks.left_out),
+        block_notes=tuple(blocks.notes),
+        plugin=_plugin(tree, blocks),
         dragonfly=kind == "dragonfly",
-        node_groups=node_groups,
+        node_groups=_node_groups(plan, kind, pools, tree.leaf_of, blocks),
         nodes=tuple(nodes),
     )
