@@ -16,7 +16,16 @@ from generator.plan.model import BomLine, Device, Endpoint, FabricMetrics, Link,
 from generator.plan.placement import Placed, PlacedRack, PlacementError, RackAllocator
 from generator.plan.site_names import SiteLayoutError, apply_site_layout
 from generator.resolve import ResolvedCluster, ResolvedFabric, ResolvedPool
-from generator.topology.base import BuiltFabric, PortRef, SwitchSpec, Terminal, TopologyError
+from generator.topology.base import (
+    BuiltFabric,
+    DragonflyParams,
+    FatTreeParams,
+    LeafSpineParams,
+    PortRef,
+    SwitchSpec,
+    Terminal,
+    TopologyError,
+)
 from generator.topology.cube import cube
 from generator.topology.dragonfly import dragonfly
 from generator.topology.fat_tree import fat_tree
@@ -223,10 +232,10 @@ def _units(cluster: ResolvedCluster, compute: _Built | None) -> list[_Unit]:
     else:
         built = compute.built
         p = built.params
-        if built.kind == "fat-tree":
+        if isinstance(p, FatTreeParams):
             leaves = [s for s in built.switches if s.tier == "leaf"]
-            if p.get("rail_optimized"):
-                size = int(p["su_nodes"])
+            if p.rail_optimized:
+                size = p.su_nodes
                 by_su: dict[int, list[str]] = defaultdict(list)
                 for s in leaves:
                     by_su[s.su or 0].append(s.name)
@@ -234,7 +243,7 @@ def _units(cluster: ResolvedCluster, compute: _Built | None) -> list[_Unit]:
                     su = i // size + 1
                     units.append(_Unit(f"su{su}", compute_hosts[i : i + size], True, by_su.get(su, [])))
             else:
-                size = max(1, int(p["down"]) // max(1, int(p["rails"])))
+                size = max(1, p.down // max(1, p.rails))
                 for i, leaf in enumerate(leaves):
                     units.append(
                         _Unit(f"u{i + 1}", compute_hosts[i * size : (i + 1) * size], True, [leaf.name])
@@ -242,7 +251,7 @@ def _units(cluster: ResolvedCluster, compute: _Built | None) -> list[_Unit]:
                 rest = compute_hosts[len(leaves) * size :]
                 if rest:
                     units.append(_Unit(f"u{len(leaves) + 1}", rest, True, []))
-        elif built.kind == "dragonfly":
+        elif isinstance(p, DragonflyParams):
             routers = [s for s in built.switches if s.tier == "router"]
             host_router: dict[str, str] = {}
             for link in built.links:
@@ -252,7 +261,7 @@ def _units(cluster: ResolvedCluster, compute: _Built | None) -> list[_Unit]:
             by_group: dict[int, list[str]] = defaultdict(list)
             for h in compute_hosts:
                 by_group[group_of.get(host_router.get(h, ""), 0) or 0].append(h)
-            for g in range(1, int(p["groups"]) + 1):
+            for g in range(1, p.groups + 1):
                 units.append(
                     _Unit(f"g{g}", by_group.get(g, []), True, [s.name for s in routers if s.su == g])
                 )
@@ -336,7 +345,8 @@ def _build_fabrics(cluster: ResolvedCluster) -> _Fabrics:
         b = build_fabric(cluster, rf, ls_order, growth)
         if b is not None:
             builts[name] = b
-            for leaf, label in dict(b.built.params.get("leaf_unit", {})).items():  # type: ignore[call-overload]
+            leaf_unit = b.built.params.leaf_unit if isinstance(b.built.params, LeafSpineParams) else {}
+            for leaf, label in leaf_unit.items():
                 unit_by_label[label].switches.append(leaf)
     _check_unique_names(cluster, builts)
     switches = {

@@ -11,7 +11,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from generator.topology.base import BuiltFabric, PortRef, RawLink, SwitchSpec, Terminal, TopologyError
+from generator.topology.base import (
+    BuiltFabric,
+    CubeParams,
+    PortRef,
+    RawLink,
+    SwitchSpec,
+    Terminal,
+    TopologyError,
+)
 
 
 def cube_degree(dims: Sequence[int]) -> int:
@@ -112,13 +120,7 @@ def cube(
             links.append(
                 RawLink(end(v, _port_slot(d, True, dims)), end(w, _port_slot(d, False, dims)), layer)
             )
-    params = {
-        "dims": list(dims),
-        "vertices": vertices,
-        "degree": degree,
-        "attach": attach,
-        "nodes_per_switch": nodes_per_switch,
-    }
+    params = CubeParams(tuple(dims), vertices, degree, attach, nodes_per_switch)
     return BuiltFabric(kind, switches, links, params)
 
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from generator.topology.base import (
     BuiltFabric,
+    DragonflyParams,
     PortRef,
     RawLink,
     SwitchSpec,
@@ -123,15 +124,5 @@ def dragonfly(
                     )
                 )
                 used_global += 1
-    params = {
-        "p": p,
-        "a": a,
-        "h": h,
-        "groups": groups,
-        "radix": radix,
-        "arrangement": arrangement,
-        "routers": a * groups,
-        "global_links": used_global,
-        "global_ports": ports * groups,
-    }
+    params = DragonflyParams(p, a, h, groups, radix, arrangement, a * groups, used_global, ports * groups)
     return BuiltFabric("dragonfly", switches, links, params)

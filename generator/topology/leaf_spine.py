@@ -27,8 +27,11 @@ from typing import NamedTuple
 
 from generator.topology.base import (
     BuiltFabric,
+    CoreLayer,
+    LeafSpineParams,
     PortRef,
     RawLink,
+    SpineLayer,
     SwitchSpec,
     Terminal,
     TopologyError,
@@ -297,21 +300,20 @@ def leaf_spine(
         SwitchSpec(ld.name, "leaf", radix, ports_per_cage, index=j + 1, uplink_ports=uplink_ports)
         for j, ld in enumerate(loads)
     ]
-    params: dict[str, object] = {
-        "radix": radix,
-        "down": down,
-        "up": up,
-        "leaves": len(loads),
-        "first_up": first_up,
-        "ratio": ratio,
-        "leaves_final": len(loads),
-        "tiers": 2,
-        "rails": 0,
-        "rail_optimized": False,
-        "leaf_unit": leaf_unit,
-    }
     if len(loads) == 1:
-        params.update(spines=0, single_switch=True)
+        params = LeafSpineParams(
+            radix=radix,
+            tiers=2,
+            ratio=ratio,
+            down=down,
+            up=up,
+            first_up=first_up,
+            leaves=1,
+            leaves_final=1,
+            spine=None,
+            uplink_speed_gbps=uplink_speed_gbps,
+            leaf_unit=leaf_unit,
+        )
         return BuiltFabric("leaf-spine", switches, links, params)
     final = _final_loads(loads, set(small_units), growth)
     lay = _current(_layout(final, shape), len(loads))
@@ -319,23 +321,32 @@ def leaf_spine(
     if len(lay.pods) > 1:  # pods: leaves carry their pod number (hop counts, Slurm switches)
         pod_of = {loads[j].name: p + 1 for p, pod in enumerate(lay.pods) for j in pod}
         switches = [replace(s, pod=pod_of[s.name]) for s in switches]
-    params.update(
-        spines=lay.spines * len(lay.pods),
-        spine_links=sum(lay.per_leaf[j] for j in lay.pods[0]),
-        per_pair=max(lay.per_leaf),
-        uplink_speed_gbps=uplink_speed_gbps,
-        leaves_final=max(len(loads), int(len(loads) * growth + 0.999)),
+    spine = SpineLayer(
+        lay.spines * len(lay.pods), max(lay.per_leaf), sum(lay.per_leaf[j] for j in lay.pods[0])
     )
+    core = None
     if len(lay.pods) > 1:
-        params.update(
-            tiers=3,
-            pods=len(lay.pods),
-            spines_per_pod=lay.spines,
-            cores=lay.spines * lay.cores_per_group,
-            cores_per_group=lay.cores_per_group,
-            core_pair=max(lay.core_pair),
-            leaves_per_pod=max(sum(lay.per_leaf[j] for j in pod) for pod in lay.pods),
-            spine_down=shape.sradix // 2,
-            spine_up=lay.spine_up,
+        core = CoreLayer(
+            len(lay.pods),
+            lay.spines,
+            lay.cores_per_group,
+            max(lay.core_pair),
+            max(sum(lay.per_leaf[j] for j in pod) for pod in lay.pods),
+            shape.sradix // 2,
+            lay.spine_up,
         )
+    params = LeafSpineParams(
+        radix=radix,
+        tiers=3 if core is not None else 2,
+        ratio=ratio,
+        down=down,
+        up=up,
+        first_up=first_up,
+        leaves=len(loads),
+        leaves_final=max(len(loads), int(len(loads) * growth + 0.999)),
+        spine=spine,
+        core=core,
+        uplink_speed_gbps=uplink_speed_gbps,
+        leaf_unit=leaf_unit,
+    )
     return BuiltFabric("leaf-spine", switches + spine_switches, links + spine_links, params)

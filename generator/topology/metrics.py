@@ -13,7 +13,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from generator.topology.base import BuiltFabric, RawLink, SwitchSpec, Terminal
+from generator.topology.base import (
+    BuiltFabric,
+    ClosParams,
+    CubeParams,
+    DragonflyParams,
+    RawLink,
+    SwitchSpec,
+    Terminal,
+)
 
 if TYPE_CHECKING:  # networkx costs a quarter second to import; only the exact algorithms need it
     import networkx as nx
@@ -88,7 +96,7 @@ def tier_oversubscription(fabric: BuiltFabric, speed_gbps: float, up_speed: floa
     return out
 
 
-def _hop_stats_clos(fabric: BuiltFabric) -> tuple[int, float]:
+def _hop_stats_clos(fabric: BuiltFabric, tiers: int) -> tuple[int, float]:
     """Diameter and mean hops between node ports of a 2/3-tier Clos from leaf/pod occupancy."""
     leaf_count: Counter[str] = Counter()
     pod_of = {s.name: s.pod for s in fabric.switches}
@@ -103,7 +111,6 @@ def _hop_stats_clos(fabric: BuiltFabric) -> tuple[int, float]:
     pods: Counter[object] = Counter()
     for leaf, c in leaf_count.items():
         pods[pod_of.get(leaf)] += c
-    tiers = int(fabric.params.get("tiers", 2))
     multi_pod = tiers == 3 and len(pods) > 1
     same_pod = sum(c * (c - 1) for c in pods.values()) if multi_pod else pairs
     mean = (2 * same_leaf + 4 * (same_pod - same_leaf) + 6 * (pairs - same_pod)) / pairs
@@ -188,52 +195,51 @@ def compute_metrics(name: str, fabric: BuiltFabric, speed_gbps: float) -> Fabric
     ecmp = 1
     after = 1.0
 
-    if fabric.kind in ("fat-tree", "leaf-spine"):
-        up_speed = float(p.get("uplink_speed_gbps") or speed_gbps)
+    if isinstance(p, ClosParams):
+        up_speed = float(p.uplink_speed_gbps or speed_gbps)
         ls = [lk for lk in fabric.links if lk.layer == "leaf_spine"]
         sc = [lk for lk in fabric.links if lk.layer == "spine_core"]
         up_total = len(ls) * up_speed
         sc_total = len(sc) * speed_gbps
         caps = [injection]
-        if p.get("single_switch"):
+        if p.spine is None:
             bisection = injection / 2
             after = 0.0
             spof = sorted({s.name for s in fabric.switches})
             notes.append("single switch: its loss stops the fabric")
             over["leaf"] = 1.0
         else:
+            core = p.core
+            pods = core.pods if core is not None else 1
             caps.append(up_total)
-            if sc and int(p.get("pods", 1)) > 1:
+            if sc and pods > 1:
                 caps.append(sc_total)
             bisection = min(caps) / 2
             over.update(tier_oversubscription(fabric, speed_gbps, up_speed))
-            spines = int(p.get("spines", 0))
-            if int(p.get("tiers", 2)) == 3 and sc:
-                ecmp = int(p["spines_per_pod"]) * int(p["cores_per_group"])
-                lost_up = up_total - int(p["leaves_per_pod"]) * up_speed
-                lost_sc = sc_total - int(p["spine_up"]) * speed_gbps
-                caps2 = [injection, lost_up] + ([lost_sc] if int(p.get("pods", 1)) > 1 else [])
+            if core is not None and sc:
+                ecmp = core.spines_per_pod * core.cores_per_group
+                lost_up = up_total - core.leaves_per_pod * up_speed
+                lost_sc = sc_total - core.spine_up * speed_gbps
+                caps2 = [injection, lost_up] + ([lost_sc] if pods > 1 else [])
                 after = min(caps2) / 2 / bisection if bisection else 0.0
             else:
-                ecmp = spines
-                per_pair = int(p.get("per_pair", 1))
-                per_spine = int(p.get("spine_links", int(p["leaves"]) * per_pair))
-                lost = up_total - per_spine * up_speed
+                ecmp = p.spine.spines
+                lost = up_total - p.spine.spine_links * up_speed
                 after = min(injection, lost) / 2 / bisection if bisection else 0.0
-                if spines == 1:
+                if p.spine.spines == 1:
                     spof = sorted({*spof, *(s.name for s in fabric.switches if s.tier == "spine")})
-            if int(p.get("cores", 0)) == 1 and int(p.get("pods", 1)) > 1:
+            if core is not None and core.cores == 1 and pods > 1:
                 spof = sorted({*spof, *(s.name for s in fabric.switches if s.tier == "core")})
-        diameter, mean = _hop_stats_clos(fabric)
-    elif fabric.kind == "dragonfly":
-        groups = int(p["groups"])
+        diameter, mean = _hop_stats_clos(fabric, p.tiers)
+    elif isinstance(p, DragonflyParams):
+        groups = p.groups
         group_of = {s.name: (s.su or 1) - 1 for s in fabric.switches}
         side = {n: (0 if grp < groups // 2 else 1) for n, grp in group_of.items()}
         crossing, per_dev = _crossing((lk for lk in fabric.links if lk.layer == "global"), side)
         bisection = min(injection / 2, crossing * speed_gbps) if groups > 1 else injection / 2
         worst = max(per_dev.values(), default=0)
         after = (min(injection / 2, (crossing - worst) * speed_gbps) / bisection) if bisection else 0.0
-        over["router"] = round(int(p["p"]) / int(p["h"]), 4)
+        over["router"] = round(p.p / p.h, 4)
         pair: Counter[frozenset[int]] = Counter()
         for lk in fabric.links:
             if lk.layer == "global":
@@ -243,19 +249,20 @@ def compute_metrics(name: str, fabric: BuiltFabric, speed_gbps: float) -> Fabric
         if len(pair) < groups * (groups - 1) // 2:
             notes.append(f"{groups * (groups - 1) // 2 - len(pair)} group pairs have no direct global link")
     else:  # torus / hypercube
-        dims = list(p["dims"])
+        assert isinstance(p, CubeParams)
+        dims = list(p.dims)
         diameter, mean, ecmp = _cube_hops(dims)
-        vertices = int(p["vertices"])
+        vertices = p.vertices
         cut_dim = max(range(len(dims)), key=lambda i: dims[i])
         k = dims[cut_dim]
         stride = math.prod(dims[:cut_dim])
         crossing_links = (vertices // k) * (2 if k > 2 else 1)
         bisection = min(injection / 2, crossing_links * speed_gbps)
         after = (min(injection / 2, (crossing_links - 1) * speed_gbps) / bisection) if bisection else 0.0
-        if p["attach"] == "switch":
+        if p.attach == "switch":
             diameter, mean = diameter + 2, round(mean + 2, 4)
             per_node_ports = max(1, endpoints // max(1, vertices))
-            over["switch"] = round(per_node_ports / int(p["degree"]), 4)
+            over["switch"] = round(per_node_ports / p.degree, 4)
         else:
             over["node"] = 1.0
         notes.append(f"bisection cut across dimension {cut_dim} (size {k}, stride {stride})")
