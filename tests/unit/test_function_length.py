@@ -25,7 +25,6 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     ("generator/emit/pulumi_targets/maas.py", "project"): 125,  # issue 13
     ("generator/plan/build.py", "build_fabric"): 94,  # issue 15 (grew in its merge)
     ("generator/plan/build.py", "_bill_of_materials"): 100,  # issue 15 (grew in its merge)
-    ("generator/topology/metrics.py", "compute_metrics"): 106,  # issue 15 edits it; params dict -> typed
     ("generator/commands/configure.py", "run"): 80,  # issue 17
     # not split yet (issue 18 debt)
     ("generator/emit/cabling/netbox.py", "render_netbox"): 139,
