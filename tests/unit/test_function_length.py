@@ -48,7 +48,6 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     ("generator/verify/ibnetdiscover.py", "_parse_default"): 66,  # one branch per record form
     ("generator/perf/system.py", "system_for"): 67,  # grew with issue 16's model v2
     ("generator/plan/model.py", "summary"): 63,  # grew with issue 15's metrics
-    ("generator/topology/leaf_spine.py", "leaf_spine"): 96,
 }
 
 
