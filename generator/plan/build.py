@@ -97,6 +97,125 @@ def _cage_factor(switch: Switch, radix: int) -> int:
     return max(1, switch.ports_per_cage * radix // switch.ports)
 
 
+class _LeafSwitch(NamedTuple):
+    """The fabric's (leaf) switch model and its port count at the fabric speed."""
+
+    model: Switch
+    radix: int
+
+
+def _leaf_switch(rf: ResolvedFabric) -> _LeafSwitch:
+    assert rf.switch is not None and rf.switch_id is not None  # resolve gives switched fabrics a model
+    return _LeafSwitch(rf.switch, _radix(rf.switch, rf.speed_gbps, rf.source_path, rf.switch_id))
+
+
+def _build_fat_tree(rf: ResolvedFabric, topo: FatTree, nodes: list[list[Terminal]]) -> BuiltFabric:
+    sw = _leaf_switch(rf)
+    return fat_tree(
+        nodes,
+        radix=sw.radix,
+        tiers=topo.tiers,
+        ratio=parse_ratio(topo.oversubscription),
+        rail_optimized=topo.rail_optimized,
+        su_size=topo.scalable_unit,
+        growth_nodes=topo.growth_nodes,
+        ports_per_cage=_cage_factor(sw.model, sw.radix),
+        prefix=FABRIC_LETTER[rf.name].lower(),
+    )
+
+
+def _build_dragonfly(rf: ResolvedFabric, topo: Dragonfly, nodes: list[list[Terminal]]) -> BuiltFabric:
+    return dragonfly(
+        nodes,
+        p=topo.p,
+        a=topo.a,
+        h=topo.h,
+        groups=topo.groups,
+        radix=_leaf_switch(rf).radix,
+        arrangement=topo.global_arrangement,
+        prefix=FABRIC_LETTER[rf.name].lower(),
+    )
+
+
+def _build_cube(rf: ResolvedFabric, topo: Torus | Hypercube, nodes: list[list[Terminal]]) -> BuiltFabric:
+    dims = list(topo.dimensions) if isinstance(topo, Torus) else [2] * topo.dimension
+    sw, path = rf.switch, rf.source_path
+    cube_radix = (
+        _radix(sw, rf.speed_gbps, path, rf.switch_id or "") if (sw and topo.attach == "switch") else None
+    )
+    if topo.attach == "switch" and cube_radix is None:
+        raise PlanError(f"a switched {topo.kind} needs `switch`", (*path, "topology"))
+    return cube(
+        nodes,
+        dims=dims,
+        kind=topo.kind,
+        attach=topo.attach,
+        nodes_per_switch=topo.nodes_per_switch,
+        radix=cube_radix,
+        prefix=FABRIC_LETTER[rf.name].lower(),
+    )
+
+
+def _build_leaf_spine(
+    rf: ResolvedFabric, topo: LeafSpine, nodes: list[list[Terminal]], units: list[_Unit], growth: float
+) -> BuiltFabric:
+    """Leaves per placement unit (``units`` in placement order), so a unit's leaves sit in its rack."""
+    sw = _leaf_switch(rf)
+    uplinks = sw.model.uplinks
+    up_speed = uplinks.speed_gbps if uplinks else rf.speed_gbps
+    by_host = {t[0].host: t for t in nodes}
+    groups = [(u.label, [by_host[h] for h in u.hosts if h in by_host]) for u in units]
+    return leaf_spine(
+        groups,
+        radix=sw.radix,
+        ratio=parse_ratio(topo.oversubscription),
+        growth=growth,
+        uplink_ports=uplinks.count if uplinks else 0,
+        uplink_speed_gbps=up_speed if uplinks else None,
+        node_speed_gbps=rf.speed_gbps if uplinks else None,
+        small_units=[u.label for u in units if not u.forward],
+        spine_radix=(rf.spine_switch or sw.model).ports_at(up_speed) or None,
+        ports_per_cage=_cage_factor(sw.model, sw.radix),
+        prefix=FABRIC_LETTER[rf.name].lower(),
+    )
+
+
+def _run_builder(
+    rf: ResolvedFabric, nodes: list[list[Terminal]], units: list[_Unit], growth: float
+) -> BuiltFabric:
+    """The topology builder the fabric's kind names; its argument errors located at ``topology``."""
+    topo = rf.spec.topology
+    try:
+        if isinstance(topo, FatTree):
+            return _build_fat_tree(rf, topo, nodes)
+        if isinstance(topo, Dragonfly):
+            return _build_dragonfly(rf, topo, nodes)
+        if isinstance(topo, Torus | Hypercube):
+            return _build_cube(rf, topo, nodes)
+        if isinstance(topo, LeafSpine):
+            return _build_leaf_spine(rf, topo, nodes, units, growth)
+    except TopologyError as exc:
+        raise PlanError(str(exc), (*rf.source_path, "topology")) from None
+    kind = topo.kind if topo is not None else None  # pragma: no cover - the models admit no other kind
+    raise PlanError(f"unknown topology {kind}", (*rf.source_path, "topology"))  # pragma: no cover
+
+
+def _switch_models(
+    rf: ResolvedFabric, built: BuiltFabric, spines: list[str]
+) -> dict[str, tuple[str, Switch]]:
+    """Switch name -> (catalogue id, entry): ``spines`` get the fabric's spine model, the rest its switch."""
+    models: dict[str, tuple[str, Switch]] = {}
+    if spines:
+        assert rf.switch is not None and rf.switch_id is not None
+        spine_model = (rf.spine_switch_id or rf.switch_id, rf.spine_switch or rf.switch)
+        models.update(dict.fromkeys(spines, spine_model))
+    for s in built.switches:
+        if s.name not in models:
+            assert rf.switch is not None and rf.switch_id is not None
+            models[s.name] = (rf.switch_id, rf.switch)
+    return models
+
+
 def build_fabric(
     cluster: ResolvedCluster, rf: ResolvedFabric, units: list[_Unit] | None = None, growth: float = 1.0
 ) -> _Built | None:
@@ -106,90 +225,13 @@ def build_fabric(
     nodes = terminals_for(cluster, rf.name)
     if not nodes:
         return None
-    letter = FABRIC_LETTER[rf.name].lower()
-    path = rf.source_path
-    speed = rf.speed_gbps
-    sw = rf.switch
-    models: dict[str, tuple[str, Switch]] = {}
-    try:
-        if isinstance(topo, FatTree):
-            assert sw is not None and rf.switch_id is not None
-            k = _radix(sw, speed, path, rf.switch_id)
-            built = fat_tree(
-                nodes,
-                radix=k,
-                tiers=topo.tiers,
-                ratio=parse_ratio(topo.oversubscription),
-                rail_optimized=topo.rail_optimized,
-                su_size=topo.scalable_unit,
-                growth_nodes=topo.growth_nodes,
-                ports_per_cage=_cage_factor(sw, k),
-                prefix=letter,
-            )
-        elif isinstance(topo, Dragonfly):
-            assert sw is not None and rf.switch_id is not None
-            k = _radix(sw, speed, path, rf.switch_id)
-            built = dragonfly(
-                nodes,
-                p=topo.p,
-                a=topo.a,
-                h=topo.h,
-                groups=topo.groups,
-                radix=k,
-                arrangement=topo.global_arrangement,
-                prefix=letter,
-            )
-        elif isinstance(topo, Torus | Hypercube):
-            dims = list(topo.dimensions) if isinstance(topo, Torus) else [2] * topo.dimension
-            cube_radix = (
-                _radix(sw, speed, path, rf.switch_id or "") if (sw and topo.attach == "switch") else None
-            )
-            if topo.attach == "switch" and cube_radix is None:
-                raise PlanError(f"a switched {topo.kind} needs `switch`", (*path, "topology"))
-            built = cube(
-                nodes,
-                dims=dims,
-                kind=topo.kind,
-                attach=topo.attach,
-                nodes_per_switch=topo.nodes_per_switch,
-                radix=cube_radix,
-                prefix=letter,
-            )
-        elif isinstance(topo, LeafSpine):
-            assert sw is not None and rf.switch_id is not None
-            k = _radix(sw, speed, path, rf.switch_id)
-            spine = rf.spine_switch or sw
-            up_speed = sw.uplinks.speed_gbps if sw.uplinks else speed
-            by_host = {t[0].host: t for t in nodes}
-            groups = [(u.label, [by_host[h] for h in u.hosts if h in by_host]) for u in (units or [])]
-            built = leaf_spine(
-                groups,
-                radix=k,
-                ratio=parse_ratio(topo.oversubscription),
-                growth=growth,
-                uplink_ports=sw.uplinks.count if sw.uplinks else 0,
-                uplink_speed_gbps=up_speed if sw.uplinks else None,
-                node_speed_gbps=speed if sw.uplinks else None,
-                small_units=[u.label for u in (units or []) if not u.forward],
-                spine_radix=spine.ports_at(up_speed) or None,
-                ports_per_cage=_cage_factor(sw, k),
-                prefix=letter,
-            )
-            for s in built.switches:
-                if s.tier == "spine":
-                    models[s.name] = (rf.spine_switch_id or rf.switch_id, spine)
-        else:  # pragma: no cover - the models admit no other kind
-            raise PlanError(f"unknown topology {topo.kind}", (*path, "topology"))
-    except TopologyError as exc:
-        raise PlanError(str(exc), (*path, "topology")) from None
+    built = _run_builder(rf, nodes, units or [], growth)
+    # leaf-spine spines by their builder names, before the site layout renames them
+    spines = [s.name for s in built.switches if s.tier == "spine"] if isinstance(topo, LeafSpine) else []
     if isinstance(topo, FatTree | LeafSpine):
-        assert sw is not None
-        built = _site_layout(built, topo, sw, rf.name, path)
-    for s in built.switches:
-        if s.name not in models:
-            assert sw is not None and rf.switch_id is not None
-            models[s.name] = (rf.switch_id, sw)
-    return _Built(rf, built, models)
+        assert rf.switch is not None
+        built = _site_layout(built, topo, rf.switch, rf.name, rf.source_path)
+    return _Built(rf, built, _switch_models(rf, built, spines))
 
 
 def _site_layout(
