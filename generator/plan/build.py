@@ -609,8 +609,7 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
             note = f"{unreachable} cables exceed every catalogue medium's reach"
             m = FabricMetrics(**{**m.__dict__, "notes": (*m.notes, note)})
         metrics[fname] = m
-    spec_of = {n: (e.spec, e.model_id, e.model, e.fabric) for n, e in fabrics.switches.items()}
-    bill = _bill_of_materials(cluster, devices, links, racks, chooser, device_by, spec_of)
+    bill = _bill_of_materials(cluster, devices, links, racks, chooser, device_by, fabrics.switches)
     return Plan(
         cluster=cluster,
         devices=tuple(devices),
@@ -623,70 +622,105 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
     )
 
 
-def _bill_of_materials(
-    cluster: ResolvedCluster,
-    devices: list[Device],
-    links: list[Link],
-    racks: list[Rack],
-    chooser: MediaChooser,
-    device_by: dict[str, Device],
-    spec_of: dict[str, tuple[SwitchSpec, str, Switch, str]],
-) -> _Bom:
+class _Module(NamedTuple):
+    """One transceiver: the catalogue id chosen and the fabric of the cable it serves."""
+
+    transceiver: str
+    fabric: str
+
+
+CableKey = tuple[str, float, float]  # (medium id, orderable length, speed): one BOM cable line
+
+
+def _cable_keys(
+    links: list[Link], cluster: ResolvedCluster, device_by: dict[str, Device]
+) -> dict[CableKey, set[object]]:
+    """Cables to order per (medium, length, speed): a switch-to-switch DAC/ACC between twin-port cages is
+    one cable for its two links, everything else one per link."""
     cat = cluster.catalog
-    nic_ff: dict[tuple[str, str], str] = {}
-    for pool in cluster.pools:
-        for p in pool.ports:
-            nic = cat.nics.get(p.model)
-            nic_ff[(pool.name, p.plan_port)] = nic.form_factor if nic else "unknown"
-    modules: dict[tuple[str, object], str] = {}  # (device, cage-or-port key) → transceiver id
-    module_fabric: dict[tuple[str, object], str] = {}
-    cable_keys: dict[tuple[str, float, float], set[object]] = defaultdict(set)
+    out: dict[CableKey, set[object]] = defaultdict(set)
     for link in links:
         if not link.medium:
             continue
-        medium = cat.media[link.medium]
         twin_twin = (
             link.a.cage is not None
             and link.b.cage is not None
             and device_by[link.a.device].kind == "switch"
             and device_by[link.b.device].kind == "switch"
         )
-        if medium.kind in ("dac", "acc") and twin_twin:
-            cable_keys[(link.medium, link.length_m, link.speed_gbps)].add(
+        if cat.media[link.medium].kind in ("dac", "acc") and twin_twin:
+            out[(link.medium, link.length_m, link.speed_gbps)].add(
                 (link.a.device, link.a.cage, link.b.device, link.b.cage)
             )
         else:
-            cable_keys[(link.medium, link.length_m, link.speed_gbps)].add(link.id)
-        if not medium.needs_transceivers:
+            out[(link.medium, link.length_m, link.speed_gbps)].add(link.id)
+    return out
+
+
+class _Socket(NamedTuple):
+    """Where a module plugs in: a cage (twin-port: one module for both ports) or a port; its form factor and
+    the speed it must carry."""
+
+    key: tuple[str, object]
+    form_factor: str
+    speed_gbps: float
+
+
+def _socket(
+    ep: Endpoint, link: Link, dev: Device, entry: Switch | None, nic_ff: dict[tuple[str, str], str]
+) -> _Socket:
+    if entry is not None:  # a switch port
+        key: tuple[str, object] = ("cage", ep.cage) if ep.cage is not None else ("port", ep.port)
+        ff = entry.form_factor
+        speed = entry.speed_gbps if ep.cage is not None else link.speed_gbps
+        if ep.cage is None and entry.uplinks and ep.port_number > entry.ports:
+            ff = "qsfp28" if entry.uplinks.speed_gbps == 100 else ff
+        return _Socket(key, ff, speed)
+    if ep.cage is not None:
+        # server twin-port cages (DGX H100/H200) take flat-top (RHS) modules, switch cages finned (IHS)
+        return _Socket(("cage", ep.cage), "osfp-twin-rhs", link.speed_gbps)
+    return _Socket(("port", ep.port), nic_ff.get((dev.pool or "", ep.port), "unknown"), link.speed_gbps)
+
+
+def _modules(
+    cluster: ResolvedCluster,
+    links: list[Link],
+    chooser: MediaChooser,
+    device_by: dict[str, Device],
+    switches: dict[str, _SwitchEntry],
+) -> dict[tuple[str, tuple[str, object]], _Module]:
+    """(device, cage-or-port key) -> the transceiver it takes, for every cable whose medium needs them."""
+    cat = cluster.catalog
+    nic_ff: dict[tuple[str, str], str] = {}
+    for pool in cluster.pools:
+        for p in pool.ports:
+            nic = cat.nics.get(p.model)
+            nic_ff[(pool.name, p.plan_port)] = nic.form_factor if nic else "unknown"
+    modules: dict[tuple[str, tuple[str, object]], _Module] = {}
+    for link in links:
+        if not link.medium or not cat.media[link.medium].needs_transceivers:
             continue
+        kind = cat.media[link.medium].kind
         for ep in (link.a, link.b):
             dev = device_by[ep.device]
-            if dev.kind == "switch":
-                entry = spec_of[dev.name][2]
-                key: object = ("cage", ep.cage) if ep.cage is not None else ("port", ep.port)
-                ff = entry.form_factor
-                speed = entry.speed_gbps if ep.cage is not None else link.speed_gbps
-                if ep.cage is None and entry.uplinks and ep.port_number > entry.ports:
-                    ff = "qsfp28" if entry.uplinks.speed_gbps == 100 else ff
-            else:
-                if ep.cage is not None:
-                    # server twin-port cages (DGX H100/H200) take flat-top (RHS) modules, switch cages
-                    # finned (IHS)
-                    key, ff, speed = ("cage", ep.cage), "osfp-twin-rhs", link.speed_gbps
-                else:
-                    key, ff, speed = (
-                        ("port", ep.port),
-                        nic_ff.get((dev.pool or "", ep.port), "unknown"),
-                        link.speed_gbps,
-                    )
-            if (ep.device, key) not in modules:
+            entry = switches[dev.name].model if dev.kind == "switch" else None
+            socket = _socket(ep, link, dev, entry, nic_ff)
+            if (ep.device, socket.key) not in modules:
                 protocol = _PROTOCOL[cluster.fabrics[link.fabric].kind]
-                modules[(ep.device, key)] = chooser.transceiver(medium.kind, speed, ff, link.run_m, protocol)
-                module_fabric[(ep.device, key)] = link.fabric
-    transceivers = dict(sorted(Counter(modules.values()).items()))
-    by_fabric: dict[str, Counter[str]] = defaultdict(Counter)
-    for where, tid in modules.items():
-        by_fabric[module_fabric[where]][tid] += 1
+                tid = chooser.transceiver(kind, socket.speed_gbps, socket.form_factor, link.run_m, protocol)
+                modules[(ep.device, socket.key)] = _Module(tid, link.fabric)
+    return modules
+
+
+def _bom_lines(
+    cluster: ResolvedCluster,
+    devices: list[Device],
+    cable_keys: dict[CableKey, set[object]],
+    transceivers: dict[str, int],
+    racks: list[Rack],
+) -> list[BomLine]:
+    """Switches, servers, cables, transceivers, racks: each sorted by catalogue id."""
+    cat = cluster.catalog
     bom: list[BomLine] = []
     for model, n in sorted(Counter(d.model for d in devices if d.kind == "switch").items()):
         sw = cat.switches.get(model)
@@ -696,31 +730,33 @@ def _bill_of_materials(
         bom.append(BomLine("server", model, n, srv.name if srv else model))
     for (mid, length, speed), keys in sorted(cable_keys.items()):
         medium = cat.media[mid]
-        bom.append(
-            BomLine(
-                "cable",
-                mid,
-                len(keys),
-                f"{speed:g}G {length:g} m {medium.name}",
-                medium.part_numbers.get(speed),
-            )
-        )
+        detail = f"{speed:g}G {length:g} m {medium.name}"
+        bom.append(BomLine("cable", mid, len(keys), detail, medium.part_numbers.get(speed)))
     for tid, n in transceivers.items():
         t = cat.transceivers.get(tid)
-        bom.append(
-            BomLine(
-                "transceiver", tid, n, t.name if t else "no catalogue match", t.part_number if t else None
-            )
-        )
+        name, part = (t.name, t.part_number) if t else ("no catalogue match", None)
+        bom.append(BomLine("transceiver", tid, n, name, part))
     if racks:
-        bom.append(
-            BomLine(
-                "rack",
-                f"{cluster.blueprint.site.rack.units}U",
-                len(racks),
-                f"{cluster.blueprint.site.rack.power_kw:g} kW budget each",
-            )
-        )
+        rack = cluster.blueprint.site.rack
+        bom.append(BomLine("rack", f"{rack.units}U", len(racks), f"{rack.power_kw:g} kW budget each"))
+    return bom
+
+
+def _bill_of_materials(
+    cluster: ResolvedCluster,
+    devices: list[Device],
+    links: list[Link],
+    racks: list[Rack],
+    chooser: MediaChooser,
+    device_by: dict[str, Device],
+    switches: dict[str, _SwitchEntry],
+) -> _Bom:
+    modules = _modules(cluster, links, chooser, device_by, switches)
+    transceivers = dict(sorted(Counter(m.transceiver for m in modules.values()).items()))
+    by_fabric: dict[str, Counter[str]] = defaultdict(Counter)
+    for m in modules.values():
+        by_fabric[m.fabric][m.transceiver] += 1
+    bom = _bom_lines(cluster, devices, _cable_keys(links, cluster, device_by), transceivers, racks)
     per_fabric = {f: dict(sorted(c.items())) for f, c in sorted(by_fabric.items())}
     return _Bom(transceivers, per_fabric, bom)
 

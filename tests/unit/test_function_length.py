@@ -23,7 +23,6 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     ("generator/emit/pulumi_targets/azure.py", "project"): 67,  # issue 13
     ("generator/emit/pulumi_targets/gcp.py", "project"): 72,  # issue 13
     ("generator/emit/pulumi_targets/maas.py", "project"): 125,  # issue 13
-    ("generator/plan/build.py", "_bill_of_materials"): 100,  # issue 15 (grew in its merge)
     ("generator/commands/configure.py", "run"): 80,  # issue 17
     # not split yet (issue 18 debt)
     ("generator/emit/cabling/netbox.py", "render_netbox"): 139,
