@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from blueprints.catalog.schema import Switch
@@ -410,67 +410,77 @@ def _place(cluster: ResolvedCluster, fabrics: _Fabrics) -> _Placement:
             raise PlanError(str(exc), ("site",)) from None
 
 
-def _place_once(cluster: ResolvedCluster, fabrics: _Fabrics, *, keep_rows: bool) -> _Placement:
-    site = cluster.blueprint.site
-    pool_of: dict[str, ResolvedPool] = {h: pool for pool in cluster.pools for h in pool.hostnames}
-    placed: dict[str, Placed] = {}
-    su_of_host: dict[str, int] = {}
-    alloc = RackAllocator(site)
+@dataclass
+class _Placer:
+    """Places units one after the other into the site's racks (one attempt: rows kept or not)."""
 
-    def switch_items(names: list[str]) -> list[tuple[str, int, float]]:
-        return [
-            (n, fabrics.switches[n].model.rack_units, fabrics.switches[n].model.power_w / 1000) for n in names
-        ]
+    cluster: ResolvedCluster
+    fabrics: _Fabrics
+    keep_rows: bool  # start a front-filled unit in a new row when it would straddle two
+    alloc: RackAllocator
+    pool_of: dict[str, ResolvedPool]  # host -> its pool
+    placed: dict[str, Placed] = field(default_factory=dict)
 
-    def racks_for(unit: _Unit) -> int:
+    def switch_items(self, names: list[str]) -> list[tuple[str, int, float]]:
+        """(name, rack units, kW) of each switch, as the rack allocator takes them."""
+        sw = self.fabrics.switches
+        return [(n, sw[n].model.rack_units, sw[n].model.power_w / 1000) for n in names]
+
+    def racks_for(self, unit: _Unit) -> int:
         """Racks a unit will take (nodes by space, power and nodes_per_rack; network racks by space)."""
+        site = self.cluster.blueprint.site
         usable = site.rack.units - site.rack.reserved_units
         racks = 0
-        for pool_name, n in Counter(pool_of[h].name for h in unit.hosts).items():
-            pool = next(p for p in cluster.pools if p.name == pool_name)
+        for pool_name, n in Counter(self.pool_of[h].name for h in unit.hosts).items():
+            pool = next(p for p in self.cluster.pools if p.name == pool_name)
             fit = min(usable // pool.server.rack_units, int(site.rack.power_kw // pool.server.power_kw) or 1)
             racks += -(-n // max(1, min(fit, pool.nodes_per_rack or fit)))
-        switch_u = sum(h for _, h, _ in switch_items(unit.switches))
+        switch_u = sum(height for _, height, _ in self.switch_items(unit.switches))
         shared = site.switch_placement == "top-of-rack"
         return racks + (0 if shared or not switch_u else -(-switch_u // usable))
 
-    def place_unit(unit: _Unit, from_end: bool) -> None:
-        if keep_rows and not from_end:
-            alloc.start_unit_in_row(racks_for(unit))
+    def place_unit(self, unit: _Unit, from_end: bool) -> None:
+        """The unit's nodes pool by pool, then its switches (top of rack, own racks, or middle of row)."""
+        alloc = self.alloc
+        if self.keep_rows and not from_end:
+            alloc.start_unit_in_row(self.racks_for(unit))
         first = len(alloc.racks)
         by_pool: dict[str, list[str]] = defaultdict(list)
         for h in unit.hosts:
-            by_pool[pool_of[h].name].append(h)
+            by_pool[self.pool_of[h].name].append(h)
         for names in by_pool.values():
-            pool = pool_of[names[0]]
-            alloc.place_nodes(
-                names,
-                pool.server.rack_units,
-                pool.server.power_kw,
-                pool.nodes_per_rack,
-                placed,
-                from_end=from_end,
-            )
+            pool = self.pool_of[names[0]]
+            height, kw = pool.server.rack_units, pool.server.power_kw
+            alloc.place_nodes(names, height, kw, pool.nodes_per_rack, self.placed, from_end=from_end)
         if unit.switches:
-            mode = site.switch_placement
+            mode = self.cluster.blueprint.site.switch_placement
             share = alloc.racks[-1] if (mode == "top-of-rack" and len(alloc.racks) > first) else None
-            alloc.place_switches(switch_items(unit.switches), placed, from_end=from_end, share=share)
+            alloc.place_switches(
+                self.switch_items(unit.switches), self.placed, from_end=from_end, share=share
+            )
             if mode == "middle-of-row" and not from_end:
-                alloc.move_network_racks_to_middle(first, placed)
+                alloc.move_network_racks_to_middle(first, self.placed)
 
+
+def _place_once(cluster: ResolvedCluster, fabrics: _Fabrics, *, keep_rows: bool) -> _Placement:
+    """Compute units from the front, then central switches and the other pools from the far end."""
+    pool_of = {h: pool for pool in cluster.pools for h in pool.hostnames}
+    placer = _Placer(cluster, fabrics, keep_rows, RackAllocator(cluster.blueprint.site), pool_of)
     units = fabrics.units
+    su_of_host: dict[str, int] = {}
     for i, unit in enumerate(u for u in units if u.forward):
         for h in unit.hosts:
             su_of_host[h] = i + 1
-        place_unit(unit, from_end=False)
+        placer.place_unit(unit, from_end=False)
     in_units = {n for u in units for n in u.switches}
     central = [n for n in fabrics.switches if n not in in_units]
     if central:  # at the far end of the site: their racks do not move when units are added
-        alloc.place_switches(switch_items(central), placed, from_end=True)
+        placer.alloc.place_switches(placer.switch_items(central), placer.placed, from_end=True)
     for unit in units:
         if not unit.forward:
-            place_unit(unit, from_end=True)
-    return _Placement(placed, su_of_host, sorted(alloc.racks, key=lambda r: (r.row, r.position)))
+            placer.place_unit(unit, from_end=True)
+    racks = sorted(placer.alloc.racks, key=lambda r: (r.row, r.position))
+    return _Placement(placer.placed, su_of_host, racks)
 
 
 def _devices(cluster: ResolvedCluster, fabrics: _Fabrics, where: _Placement) -> list[Device]:
