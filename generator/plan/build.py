@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from blueprints.catalog.schema import Switch
@@ -16,7 +16,16 @@ from generator.plan.model import BomLine, Device, Endpoint, FabricMetrics, Link,
 from generator.plan.placement import Placed, PlacedRack, PlacementError, RackAllocator
 from generator.plan.site_names import SiteLayoutError, apply_site_layout
 from generator.resolve import ResolvedCluster, ResolvedFabric, ResolvedPool
-from generator.topology.base import BuiltFabric, PortRef, SwitchSpec, Terminal, TopologyError
+from generator.topology.base import (
+    BuiltFabric,
+    DragonflyParams,
+    FatTreeParams,
+    LeafSpineParams,
+    PortRef,
+    SwitchSpec,
+    Terminal,
+    TopologyError,
+)
 from generator.topology.cube import cube
 from generator.topology.dragonfly import dragonfly
 from generator.topology.fat_tree import fat_tree
@@ -88,6 +97,125 @@ def _cage_factor(switch: Switch, radix: int) -> int:
     return max(1, switch.ports_per_cage * radix // switch.ports)
 
 
+class _LeafSwitch(NamedTuple):
+    """The fabric's (leaf) switch model and its port count at the fabric speed."""
+
+    model: Switch
+    radix: int
+
+
+def _leaf_switch(rf: ResolvedFabric) -> _LeafSwitch:
+    assert rf.switch is not None and rf.switch_id is not None  # resolve gives switched fabrics a model
+    return _LeafSwitch(rf.switch, _radix(rf.switch, rf.speed_gbps, rf.source_path, rf.switch_id))
+
+
+def _build_fat_tree(rf: ResolvedFabric, topo: FatTree, nodes: list[list[Terminal]]) -> BuiltFabric:
+    sw = _leaf_switch(rf)
+    return fat_tree(
+        nodes,
+        radix=sw.radix,
+        tiers=topo.tiers,
+        ratio=parse_ratio(topo.oversubscription),
+        rail_optimized=topo.rail_optimized,
+        su_size=topo.scalable_unit,
+        growth_nodes=topo.growth_nodes,
+        ports_per_cage=_cage_factor(sw.model, sw.radix),
+        prefix=FABRIC_LETTER[rf.name].lower(),
+    )
+
+
+def _build_dragonfly(rf: ResolvedFabric, topo: Dragonfly, nodes: list[list[Terminal]]) -> BuiltFabric:
+    return dragonfly(
+        nodes,
+        p=topo.p,
+        a=topo.a,
+        h=topo.h,
+        groups=topo.groups,
+        radix=_leaf_switch(rf).radix,
+        arrangement=topo.global_arrangement,
+        prefix=FABRIC_LETTER[rf.name].lower(),
+    )
+
+
+def _build_cube(rf: ResolvedFabric, topo: Torus | Hypercube, nodes: list[list[Terminal]]) -> BuiltFabric:
+    dims = list(topo.dimensions) if isinstance(topo, Torus) else [2] * topo.dimension
+    sw, path = rf.switch, rf.source_path
+    cube_radix = (
+        _radix(sw, rf.speed_gbps, path, rf.switch_id or "") if (sw and topo.attach == "switch") else None
+    )
+    if topo.attach == "switch" and cube_radix is None:
+        raise PlanError(f"a switched {topo.kind} needs `switch`", (*path, "topology"))
+    return cube(
+        nodes,
+        dims=dims,
+        kind=topo.kind,
+        attach=topo.attach,
+        nodes_per_switch=topo.nodes_per_switch,
+        radix=cube_radix,
+        prefix=FABRIC_LETTER[rf.name].lower(),
+    )
+
+
+def _build_leaf_spine(
+    rf: ResolvedFabric, topo: LeafSpine, nodes: list[list[Terminal]], units: list[_Unit], growth: float
+) -> BuiltFabric:
+    """Leaves per placement unit (``units`` in placement order), so a unit's leaves sit in its rack."""
+    sw = _leaf_switch(rf)
+    uplinks = sw.model.uplinks
+    up_speed = uplinks.speed_gbps if uplinks else rf.speed_gbps
+    by_host = {t[0].host: t for t in nodes}
+    groups = [(u.label, [by_host[h] for h in u.hosts if h in by_host]) for u in units]
+    return leaf_spine(
+        groups,
+        radix=sw.radix,
+        ratio=parse_ratio(topo.oversubscription),
+        growth=growth,
+        uplink_ports=uplinks.count if uplinks else 0,
+        uplink_speed_gbps=up_speed if uplinks else None,
+        node_speed_gbps=rf.speed_gbps if uplinks else None,
+        small_units=[u.label for u in units if not u.forward],
+        spine_radix=(rf.spine_switch or sw.model).ports_at(up_speed) or None,
+        ports_per_cage=_cage_factor(sw.model, sw.radix),
+        prefix=FABRIC_LETTER[rf.name].lower(),
+    )
+
+
+def _run_builder(
+    rf: ResolvedFabric, nodes: list[list[Terminal]], units: list[_Unit], growth: float
+) -> BuiltFabric:
+    """The topology builder the fabric's kind names; its argument errors located at ``topology``."""
+    topo = rf.spec.topology
+    try:
+        if isinstance(topo, FatTree):
+            return _build_fat_tree(rf, topo, nodes)
+        if isinstance(topo, Dragonfly):
+            return _build_dragonfly(rf, topo, nodes)
+        if isinstance(topo, Torus | Hypercube):
+            return _build_cube(rf, topo, nodes)
+        if isinstance(topo, LeafSpine):
+            return _build_leaf_spine(rf, topo, nodes, units, growth)
+    except TopologyError as exc:
+        raise PlanError(str(exc), (*rf.source_path, "topology")) from None
+    kind = topo.kind if topo is not None else None  # pragma: no cover - the models admit no other kind
+    raise PlanError(f"unknown topology {kind}", (*rf.source_path, "topology"))  # pragma: no cover
+
+
+def _switch_models(
+    rf: ResolvedFabric, built: BuiltFabric, spines: list[str]
+) -> dict[str, tuple[str, Switch]]:
+    """Switch name -> (catalogue id, entry): ``spines`` get the fabric's spine model, the rest its switch."""
+    models: dict[str, tuple[str, Switch]] = {}
+    if spines:
+        assert rf.switch is not None and rf.switch_id is not None
+        spine_model = (rf.spine_switch_id or rf.switch_id, rf.spine_switch or rf.switch)
+        models.update(dict.fromkeys(spines, spine_model))
+    for s in built.switches:
+        if s.name not in models:
+            assert rf.switch is not None and rf.switch_id is not None
+            models[s.name] = (rf.switch_id, rf.switch)
+    return models
+
+
 def build_fabric(
     cluster: ResolvedCluster, rf: ResolvedFabric, units: list[_Unit] | None = None, growth: float = 1.0
 ) -> _Built | None:
@@ -97,90 +225,13 @@ def build_fabric(
     nodes = terminals_for(cluster, rf.name)
     if not nodes:
         return None
-    letter = FABRIC_LETTER[rf.name].lower()
-    path = rf.source_path
-    speed = rf.speed_gbps
-    sw = rf.switch
-    models: dict[str, tuple[str, Switch]] = {}
-    try:
-        if isinstance(topo, FatTree):
-            assert sw is not None and rf.switch_id is not None
-            k = _radix(sw, speed, path, rf.switch_id)
-            built = fat_tree(
-                nodes,
-                radix=k,
-                tiers=topo.tiers,
-                ratio=parse_ratio(topo.oversubscription),
-                rail_optimized=topo.rail_optimized,
-                su_size=topo.scalable_unit,
-                growth_nodes=topo.growth_nodes,
-                ports_per_cage=_cage_factor(sw, k),
-                prefix=letter,
-            )
-        elif isinstance(topo, Dragonfly):
-            assert sw is not None and rf.switch_id is not None
-            k = _radix(sw, speed, path, rf.switch_id)
-            built = dragonfly(
-                nodes,
-                p=topo.p,
-                a=topo.a,
-                h=topo.h,
-                groups=topo.groups,
-                radix=k,
-                arrangement=topo.global_arrangement,
-                prefix=letter,
-            )
-        elif isinstance(topo, Torus | Hypercube):
-            dims = list(topo.dimensions) if isinstance(topo, Torus) else [2] * topo.dimension
-            cube_radix = (
-                _radix(sw, speed, path, rf.switch_id or "") if (sw and topo.attach == "switch") else None
-            )
-            if topo.attach == "switch" and cube_radix is None:
-                raise PlanError(f"a switched {topo.kind} needs `switch`", (*path, "topology"))
-            built = cube(
-                nodes,
-                dims=dims,
-                kind=topo.kind,
-                attach=topo.attach,
-                nodes_per_switch=topo.nodes_per_switch,
-                radix=cube_radix,
-                prefix=letter,
-            )
-        elif isinstance(topo, LeafSpine):
-            assert sw is not None and rf.switch_id is not None
-            k = _radix(sw, speed, path, rf.switch_id)
-            spine = rf.spine_switch or sw
-            up_speed = sw.uplinks.speed_gbps if sw.uplinks else speed
-            by_host = {t[0].host: t for t in nodes}
-            groups = [(u.label, [by_host[h] for h in u.hosts if h in by_host]) for u in (units or [])]
-            built = leaf_spine(
-                groups,
-                radix=k,
-                ratio=parse_ratio(topo.oversubscription),
-                growth=growth,
-                uplink_ports=sw.uplinks.count if sw.uplinks else 0,
-                uplink_speed_gbps=up_speed if sw.uplinks else None,
-                node_speed_gbps=speed if sw.uplinks else None,
-                small_units=[u.label for u in (units or []) if not u.forward],
-                spine_radix=spine.ports_at(up_speed) or None,
-                ports_per_cage=_cage_factor(sw, k),
-                prefix=letter,
-            )
-            for s in built.switches:
-                if s.tier == "spine":
-                    models[s.name] = (rf.spine_switch_id or rf.switch_id, spine)
-        else:  # pragma: no cover - the models admit no other kind
-            raise PlanError(f"unknown topology {topo.kind}", (*path, "topology"))
-    except TopologyError as exc:
-        raise PlanError(str(exc), (*path, "topology")) from None
+    built = _run_builder(rf, nodes, units or [], growth)
+    # leaf-spine spines by their builder names, before the site layout renames them
+    spines = [s.name for s in built.switches if s.tier == "spine"] if isinstance(topo, LeafSpine) else []
     if isinstance(topo, FatTree | LeafSpine):
-        assert sw is not None
-        built = _site_layout(built, topo, sw, rf.name, path)
-    for s in built.switches:
-        if s.name not in models:
-            assert sw is not None and rf.switch_id is not None
-            models[s.name] = (rf.switch_id, sw)
-    return _Built(rf, built, models)
+        assert rf.switch is not None
+        built = _site_layout(built, topo, rf.switch, rf.name, rf.source_path)
+    return _Built(rf, built, _switch_models(rf, built, spines))
 
 
 def _site_layout(
@@ -223,10 +274,10 @@ def _units(cluster: ResolvedCluster, compute: _Built | None) -> list[_Unit]:
     else:
         built = compute.built
         p = built.params
-        if built.kind == "fat-tree":
+        if isinstance(p, FatTreeParams):
             leaves = [s for s in built.switches if s.tier == "leaf"]
-            if p.get("rail_optimized"):
-                size = int(p["su_nodes"])
+            if p.rail_optimized:
+                size = p.su_nodes
                 by_su: dict[int, list[str]] = defaultdict(list)
                 for s in leaves:
                     by_su[s.su or 0].append(s.name)
@@ -234,7 +285,7 @@ def _units(cluster: ResolvedCluster, compute: _Built | None) -> list[_Unit]:
                     su = i // size + 1
                     units.append(_Unit(f"su{su}", compute_hosts[i : i + size], True, by_su.get(su, [])))
             else:
-                size = max(1, int(p["down"]) // max(1, int(p["rails"])))
+                size = max(1, p.down // max(1, p.rails))
                 for i, leaf in enumerate(leaves):
                     units.append(
                         _Unit(f"u{i + 1}", compute_hosts[i * size : (i + 1) * size], True, [leaf.name])
@@ -242,7 +293,7 @@ def _units(cluster: ResolvedCluster, compute: _Built | None) -> list[_Unit]:
                 rest = compute_hosts[len(leaves) * size :]
                 if rest:
                     units.append(_Unit(f"u{len(leaves) + 1}", rest, True, []))
-        elif built.kind == "dragonfly":
+        elif isinstance(p, DragonflyParams):
             routers = [s for s in built.switches if s.tier == "router"]
             host_router: dict[str, str] = {}
             for link in built.links:
@@ -252,7 +303,7 @@ def _units(cluster: ResolvedCluster, compute: _Built | None) -> list[_Unit]:
             by_group: dict[int, list[str]] = defaultdict(list)
             for h in compute_hosts:
                 by_group[group_of.get(host_router.get(h, ""), 0) or 0].append(h)
-            for g in range(1, int(p["groups"]) + 1):
+            for g in range(1, p.groups + 1):
                 units.append(
                     _Unit(f"g{g}", by_group.get(g, []), True, [s.name for s in routers if s.su == g])
                 )
@@ -336,7 +387,8 @@ def _build_fabrics(cluster: ResolvedCluster) -> _Fabrics:
         b = build_fabric(cluster, rf, ls_order, growth)
         if b is not None:
             builts[name] = b
-            for leaf, label in dict(b.built.params.get("leaf_unit", {})).items():  # type: ignore[call-overload]
+            leaf_unit = b.built.params.leaf_unit if isinstance(b.built.params, LeafSpineParams) else {}
+            for leaf, label in leaf_unit.items():
                 unit_by_label[label].switches.append(leaf)
     _check_unique_names(cluster, builts)
     switches = {
@@ -358,67 +410,77 @@ def _place(cluster: ResolvedCluster, fabrics: _Fabrics) -> _Placement:
             raise PlanError(str(exc), ("site",)) from None
 
 
-def _place_once(cluster: ResolvedCluster, fabrics: _Fabrics, *, keep_rows: bool) -> _Placement:
-    site = cluster.blueprint.site
-    pool_of: dict[str, ResolvedPool] = {h: pool for pool in cluster.pools for h in pool.hostnames}
-    placed: dict[str, Placed] = {}
-    su_of_host: dict[str, int] = {}
-    alloc = RackAllocator(site)
+@dataclass
+class _Placer:
+    """Places units one after the other into the site's racks (one attempt: rows kept or not)."""
 
-    def switch_items(names: list[str]) -> list[tuple[str, int, float]]:
-        return [
-            (n, fabrics.switches[n].model.rack_units, fabrics.switches[n].model.power_w / 1000) for n in names
-        ]
+    cluster: ResolvedCluster
+    fabrics: _Fabrics
+    keep_rows: bool  # start a front-filled unit in a new row when it would straddle two
+    alloc: RackAllocator
+    pool_of: dict[str, ResolvedPool]  # host -> its pool
+    placed: dict[str, Placed] = field(default_factory=dict)
 
-    def racks_for(unit: _Unit) -> int:
+    def switch_items(self, names: list[str]) -> list[tuple[str, int, float]]:
+        """(name, rack units, kW) of each switch, as the rack allocator takes them."""
+        sw = self.fabrics.switches
+        return [(n, sw[n].model.rack_units, sw[n].model.power_w / 1000) for n in names]
+
+    def racks_for(self, unit: _Unit) -> int:
         """Racks a unit will take (nodes by space, power and nodes_per_rack; network racks by space)."""
+        site = self.cluster.blueprint.site
         usable = site.rack.units - site.rack.reserved_units
         racks = 0
-        for pool_name, n in Counter(pool_of[h].name for h in unit.hosts).items():
-            pool = next(p for p in cluster.pools if p.name == pool_name)
+        for pool_name, n in Counter(self.pool_of[h].name for h in unit.hosts).items():
+            pool = next(p for p in self.cluster.pools if p.name == pool_name)
             fit = min(usable // pool.server.rack_units, int(site.rack.power_kw // pool.server.power_kw) or 1)
             racks += -(-n // max(1, min(fit, pool.nodes_per_rack or fit)))
-        switch_u = sum(h for _, h, _ in switch_items(unit.switches))
+        switch_u = sum(height for _, height, _ in self.switch_items(unit.switches))
         shared = site.switch_placement == "top-of-rack"
         return racks + (0 if shared or not switch_u else -(-switch_u // usable))
 
-    def place_unit(unit: _Unit, from_end: bool) -> None:
-        if keep_rows and not from_end:
-            alloc.start_unit_in_row(racks_for(unit))
+    def place_unit(self, unit: _Unit, from_end: bool) -> None:
+        """The unit's nodes pool by pool, then its switches (top of rack, own racks, or middle of row)."""
+        alloc = self.alloc
+        if self.keep_rows and not from_end:
+            alloc.start_unit_in_row(self.racks_for(unit))
         first = len(alloc.racks)
         by_pool: dict[str, list[str]] = defaultdict(list)
         for h in unit.hosts:
-            by_pool[pool_of[h].name].append(h)
+            by_pool[self.pool_of[h].name].append(h)
         for names in by_pool.values():
-            pool = pool_of[names[0]]
-            alloc.place_nodes(
-                names,
-                pool.server.rack_units,
-                pool.server.power_kw,
-                pool.nodes_per_rack,
-                placed,
-                from_end=from_end,
-            )
+            pool = self.pool_of[names[0]]
+            height, kw = pool.server.rack_units, pool.server.power_kw
+            alloc.place_nodes(names, height, kw, pool.nodes_per_rack, self.placed, from_end=from_end)
         if unit.switches:
-            mode = site.switch_placement
+            mode = self.cluster.blueprint.site.switch_placement
             share = alloc.racks[-1] if (mode == "top-of-rack" and len(alloc.racks) > first) else None
-            alloc.place_switches(switch_items(unit.switches), placed, from_end=from_end, share=share)
+            alloc.place_switches(
+                self.switch_items(unit.switches), self.placed, from_end=from_end, share=share
+            )
             if mode == "middle-of-row" and not from_end:
-                alloc.move_network_racks_to_middle(first, placed)
+                alloc.move_network_racks_to_middle(first, self.placed)
 
+
+def _place_once(cluster: ResolvedCluster, fabrics: _Fabrics, *, keep_rows: bool) -> _Placement:
+    """Compute units from the front, then central switches and the other pools from the far end."""
+    pool_of = {h: pool for pool in cluster.pools for h in pool.hostnames}
+    placer = _Placer(cluster, fabrics, keep_rows, RackAllocator(cluster.blueprint.site), pool_of)
     units = fabrics.units
+    su_of_host: dict[str, int] = {}
     for i, unit in enumerate(u for u in units if u.forward):
         for h in unit.hosts:
             su_of_host[h] = i + 1
-        place_unit(unit, from_end=False)
+        placer.place_unit(unit, from_end=False)
     in_units = {n for u in units for n in u.switches}
     central = [n for n in fabrics.switches if n not in in_units]
     if central:  # at the far end of the site: their racks do not move when units are added
-        alloc.place_switches(switch_items(central), placed, from_end=True)
+        placer.alloc.place_switches(placer.switch_items(central), placer.placed, from_end=True)
     for unit in units:
         if not unit.forward:
-            place_unit(unit, from_end=True)
-    return _Placement(placed, su_of_host, sorted(alloc.racks, key=lambda r: (r.row, r.position)))
+            placer.place_unit(unit, from_end=True)
+    racks = sorted(placer.alloc.racks, key=lambda r: (r.row, r.position))
+    return _Placement(placer.placed, su_of_host, racks)
 
 
 def _devices(cluster: ResolvedCluster, fabrics: _Fabrics, where: _Placement) -> list[Device]:
@@ -557,8 +619,7 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
             note = f"{unreachable} cables exceed every catalogue medium's reach"
             m = FabricMetrics(**{**m.__dict__, "notes": (*m.notes, note)})
         metrics[fname] = m
-    spec_of = {n: (e.spec, e.model_id, e.model, e.fabric) for n, e in fabrics.switches.items()}
-    bill = _bill_of_materials(cluster, devices, links, racks, chooser, device_by, spec_of)
+    bill = _bill_of_materials(cluster, devices, links, racks, chooser, device_by, fabrics.switches)
     return Plan(
         cluster=cluster,
         devices=tuple(devices),
@@ -571,70 +632,105 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
     )
 
 
-def _bill_of_materials(
-    cluster: ResolvedCluster,
-    devices: list[Device],
-    links: list[Link],
-    racks: list[Rack],
-    chooser: MediaChooser,
-    device_by: dict[str, Device],
-    spec_of: dict[str, tuple[SwitchSpec, str, Switch, str]],
-) -> _Bom:
+class _Module(NamedTuple):
+    """One transceiver: the catalogue id chosen and the fabric of the cable it serves."""
+
+    transceiver: str
+    fabric: str
+
+
+CableKey = tuple[str, float, float]  # (medium id, orderable length, speed): one BOM cable line
+
+
+def _cable_keys(
+    links: list[Link], cluster: ResolvedCluster, device_by: dict[str, Device]
+) -> dict[CableKey, set[object]]:
+    """Cables to order per (medium, length, speed): a switch-to-switch DAC/ACC between twin-port cages is
+    one cable for its two links, everything else one per link."""
     cat = cluster.catalog
-    nic_ff: dict[tuple[str, str], str] = {}
-    for pool in cluster.pools:
-        for p in pool.ports:
-            nic = cat.nics.get(p.model)
-            nic_ff[(pool.name, p.plan_port)] = nic.form_factor if nic else "unknown"
-    modules: dict[tuple[str, object], str] = {}  # (device, cage-or-port key) → transceiver id
-    module_fabric: dict[tuple[str, object], str] = {}
-    cable_keys: dict[tuple[str, float, float], set[object]] = defaultdict(set)
+    out: dict[CableKey, set[object]] = defaultdict(set)
     for link in links:
         if not link.medium:
             continue
-        medium = cat.media[link.medium]
         twin_twin = (
             link.a.cage is not None
             and link.b.cage is not None
             and device_by[link.a.device].kind == "switch"
             and device_by[link.b.device].kind == "switch"
         )
-        if medium.kind in ("dac", "acc") and twin_twin:
-            cable_keys[(link.medium, link.length_m, link.speed_gbps)].add(
+        if cat.media[link.medium].kind in ("dac", "acc") and twin_twin:
+            out[(link.medium, link.length_m, link.speed_gbps)].add(
                 (link.a.device, link.a.cage, link.b.device, link.b.cage)
             )
         else:
-            cable_keys[(link.medium, link.length_m, link.speed_gbps)].add(link.id)
-        if not medium.needs_transceivers:
+            out[(link.medium, link.length_m, link.speed_gbps)].add(link.id)
+    return out
+
+
+class _Socket(NamedTuple):
+    """Where a module plugs in: a cage (twin-port: one module for both ports) or a port; its form factor and
+    the speed it must carry."""
+
+    key: tuple[str, object]
+    form_factor: str
+    speed_gbps: float
+
+
+def _socket(
+    ep: Endpoint, link: Link, dev: Device, entry: Switch | None, nic_ff: dict[tuple[str, str], str]
+) -> _Socket:
+    if entry is not None:  # a switch port
+        key: tuple[str, object] = ("cage", ep.cage) if ep.cage is not None else ("port", ep.port)
+        ff = entry.form_factor
+        speed = entry.speed_gbps if ep.cage is not None else link.speed_gbps
+        if ep.cage is None and entry.uplinks and ep.port_number > entry.ports:
+            ff = "qsfp28" if entry.uplinks.speed_gbps == 100 else ff
+        return _Socket(key, ff, speed)
+    if ep.cage is not None:
+        # server twin-port cages (DGX H100/H200) take flat-top (RHS) modules, switch cages finned (IHS)
+        return _Socket(("cage", ep.cage), "osfp-twin-rhs", link.speed_gbps)
+    return _Socket(("port", ep.port), nic_ff.get((dev.pool or "", ep.port), "unknown"), link.speed_gbps)
+
+
+def _modules(
+    cluster: ResolvedCluster,
+    links: list[Link],
+    chooser: MediaChooser,
+    device_by: dict[str, Device],
+    switches: dict[str, _SwitchEntry],
+) -> dict[tuple[str, tuple[str, object]], _Module]:
+    """(device, cage-or-port key) -> the transceiver it takes, for every cable whose medium needs them."""
+    cat = cluster.catalog
+    nic_ff: dict[tuple[str, str], str] = {}
+    for pool in cluster.pools:
+        for p in pool.ports:
+            nic = cat.nics.get(p.model)
+            nic_ff[(pool.name, p.plan_port)] = nic.form_factor if nic else "unknown"
+    modules: dict[tuple[str, tuple[str, object]], _Module] = {}
+    for link in links:
+        if not link.medium or not cat.media[link.medium].needs_transceivers:
             continue
+        kind = cat.media[link.medium].kind
         for ep in (link.a, link.b):
             dev = device_by[ep.device]
-            if dev.kind == "switch":
-                entry = spec_of[dev.name][2]
-                key: object = ("cage", ep.cage) if ep.cage is not None else ("port", ep.port)
-                ff = entry.form_factor
-                speed = entry.speed_gbps if ep.cage is not None else link.speed_gbps
-                if ep.cage is None and entry.uplinks and ep.port_number > entry.ports:
-                    ff = "qsfp28" if entry.uplinks.speed_gbps == 100 else ff
-            else:
-                if ep.cage is not None:
-                    # server twin-port cages (DGX H100/H200) take flat-top (RHS) modules, switch cages
-                    # finned (IHS)
-                    key, ff, speed = ("cage", ep.cage), "osfp-twin-rhs", link.speed_gbps
-                else:
-                    key, ff, speed = (
-                        ("port", ep.port),
-                        nic_ff.get((dev.pool or "", ep.port), "unknown"),
-                        link.speed_gbps,
-                    )
-            if (ep.device, key) not in modules:
+            entry = switches[dev.name].model if dev.kind == "switch" else None
+            socket = _socket(ep, link, dev, entry, nic_ff)
+            if (ep.device, socket.key) not in modules:
                 protocol = _PROTOCOL[cluster.fabrics[link.fabric].kind]
-                modules[(ep.device, key)] = chooser.transceiver(medium.kind, speed, ff, link.run_m, protocol)
-                module_fabric[(ep.device, key)] = link.fabric
-    transceivers = dict(sorted(Counter(modules.values()).items()))
-    by_fabric: dict[str, Counter[str]] = defaultdict(Counter)
-    for where, tid in modules.items():
-        by_fabric[module_fabric[where]][tid] += 1
+                tid = chooser.transceiver(kind, socket.speed_gbps, socket.form_factor, link.run_m, protocol)
+                modules[(ep.device, socket.key)] = _Module(tid, link.fabric)
+    return modules
+
+
+def _bom_lines(
+    cluster: ResolvedCluster,
+    devices: list[Device],
+    cable_keys: dict[CableKey, set[object]],
+    transceivers: dict[str, int],
+    racks: list[Rack],
+) -> list[BomLine]:
+    """Switches, servers, cables, transceivers, racks: each sorted by catalogue id."""
+    cat = cluster.catalog
     bom: list[BomLine] = []
     for model, n in sorted(Counter(d.model for d in devices if d.kind == "switch").items()):
         sw = cat.switches.get(model)
@@ -644,31 +740,33 @@ def _bill_of_materials(
         bom.append(BomLine("server", model, n, srv.name if srv else model))
     for (mid, length, speed), keys in sorted(cable_keys.items()):
         medium = cat.media[mid]
-        bom.append(
-            BomLine(
-                "cable",
-                mid,
-                len(keys),
-                f"{speed:g}G {length:g} m {medium.name}",
-                medium.part_numbers.get(speed),
-            )
-        )
+        detail = f"{speed:g}G {length:g} m {medium.name}"
+        bom.append(BomLine("cable", mid, len(keys), detail, medium.part_numbers.get(speed)))
     for tid, n in transceivers.items():
         t = cat.transceivers.get(tid)
-        bom.append(
-            BomLine(
-                "transceiver", tid, n, t.name if t else "no catalogue match", t.part_number if t else None
-            )
-        )
+        name, part = (t.name, t.part_number) if t else ("no catalogue match", None)
+        bom.append(BomLine("transceiver", tid, n, name, part))
     if racks:
-        bom.append(
-            BomLine(
-                "rack",
-                f"{cluster.blueprint.site.rack.units}U",
-                len(racks),
-                f"{cluster.blueprint.site.rack.power_kw:g} kW budget each",
-            )
-        )
+        rack = cluster.blueprint.site.rack
+        bom.append(BomLine("rack", f"{rack.units}U", len(racks), f"{rack.power_kw:g} kW budget each"))
+    return bom
+
+
+def _bill_of_materials(
+    cluster: ResolvedCluster,
+    devices: list[Device],
+    links: list[Link],
+    racks: list[Rack],
+    chooser: MediaChooser,
+    device_by: dict[str, Device],
+    switches: dict[str, _SwitchEntry],
+) -> _Bom:
+    modules = _modules(cluster, links, chooser, device_by, switches)
+    transceivers = dict(sorted(Counter(m.transceiver for m in modules.values()).items()))
+    by_fabric: dict[str, Counter[str]] = defaultdict(Counter)
+    for m in modules.values():
+        by_fabric[m.fabric][m.transceiver] += 1
+    bom = _bom_lines(cluster, devices, _cable_keys(links, cluster, device_by), transceivers, racks)
     per_fabric = {f: dict(sorted(c.items())) for f, c in sorted(by_fabric.items())}
     return _Bom(transceivers, per_fabric, bom)
 

@@ -7,10 +7,19 @@ switch configuration, expected discovery output, verification) sees the site's n
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from blueprints.models.naming import NameSource, SwitchNames, parse_ports, render_template
-from generator.topology.base import BuiltFabric, PortRef, RawLink, SwitchSpec, Terminal
+from generator.topology.base import (
+    BuiltFabric,
+    ClosParams,
+    LeafSpineParams,
+    PortRef,
+    RawLink,
+    SwitchSpec,
+    Terminal,
+)
 
 
 class SiteLayoutError(ValueError):
@@ -34,7 +43,7 @@ def _values(s: SwitchSpec, k: int, fabric: str, group: str | None) -> dict[str, 
 
 
 def _tier_names(
-    specs: list[SwitchSpec], source: NameSource, tier: str, fabric: str, groups: dict[str, str]
+    specs: list[SwitchSpec], source: NameSource, tier: str, fabric: str, groups: Mapping[str, str]
 ) -> dict[str, str]:
     if source.names is not None:
         if len(source.names) < len(specs):
@@ -64,7 +73,7 @@ def switch_renames(built: BuiltFabric, names: SwitchNames | None, fabric: str) -
     """Tool name → site name for every switch a name source covers."""
     if names is None:
         return {}
-    groups = dict(built.params.get("leaf_unit", {}))
+    groups: Mapping[str, str] = built.params.leaf_unit if isinstance(built.params, LeafSpineParams) else {}
     out: dict[str, str] = {}
     for tier in ("leaf", "spine", "core"):
         source: NameSource | None = getattr(names, tier)
@@ -113,10 +122,11 @@ def apply_site_layout(
     renames = switch_renames(built, names, fabric)
     leaf_ports: _LeafPorts | None = None
     if layout_down is not None and layout_up is not None:
+        assert isinstance(built.params, ClosParams)  # port layouts apply to leaf/spine fabrics
         leaves = [s for s in built.switches if s.tier == "leaf"]
         capacity = max((s.ports + s.uplink_ports for s in leaves), default=0)
         leaf_ports = _LeafPorts(
-            parse_ports(layout_down), parse_ports(layout_up), int(built.params["first_up"]), capacity
+            parse_ports(layout_down), parse_ports(layout_up), built.params.first_up, capacity
         )
     if not renames and leaf_ports is None:
         return built
@@ -130,9 +140,7 @@ def apply_site_layout(
 
     links = [RawLink(ref(ln.a), ref(ln.b), ln.layer, ln.rail, ln.speed_gbps, ln.group) for ln in built.links]
     switches = [replace(s, name=renames.get(s.name, s.name)) for s in built.switches]
-    params = dict(built.params)
-    if "leaf_unit" in params:
-        params["leaf_unit"] = {renames.get(k, k): v for k, v in dict(params["leaf_unit"]).items()}
-    if leaf_ports is not None:
-        params["port_layout"] = {"down": layout_down, "up": layout_up}
+    params = built.params
+    if isinstance(params, LeafSpineParams):
+        params = replace(params, leaf_unit={renames.get(k, k): v for k, v in params.leaf_unit.items()})
     return BuiltFabric(built.kind, switches, links, params)

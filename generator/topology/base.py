@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 
 class TopologyError(ValueError):
@@ -53,12 +53,98 @@ class RawLink:
     group: str | None = None  # numbering group for stable cable ids (leaf-spine: the placement unit)
 
 
+@dataclass(frozen=True, slots=True)
+class SpineLayer:
+    """How the leaves meet the spines (2 tiers; the pods' spines of 3 tiers)."""
+
+    spines: int  # every spine of the fabric
+    per_pair: int  # links between a leaf and each of its spines (the most, when leaves differ)
+    spine_links: int  # links from the leaves into one spine: what the loss of a spine takes away
+
+
+@dataclass(frozen=True, slots=True)
+class CoreLayer:
+    """3 tiers: pods of leaves and spines; spine *s* of every pod joins core group *s*."""
+
+    pods: int
+    spines_per_pod: int
+    cores_per_group: int
+    core_pair: int  # links from a spine to each core of its group (the most, when pods differ)
+    leaves_per_pod: int  # links from a pod's leaves into one of its spines (fat-tree: one per leaf)
+    spine_down: int  # spine ports facing leaves
+    spine_up: int  # spine ports facing cores (the most used, leaf-spine)
+    pods_final: int | None = None  # pods the declared growth will have (fat-tree)
+
+    @property
+    def cores(self) -> int:
+        return self.spines_per_pod * self.cores_per_group
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClosParams:
+    """What both leaf/spine(/core) builders report (the metrics read these)."""
+
+    radix: int  # leaf ports at the fabric speed
+    tiers: int  # 2 or 3
+    ratio: tuple[float, float]  # down:up oversubscription asked for
+    down: int  # leaf ports that may face nodes
+    up: int  # leaf ports facing spines
+    first_up: int  # number of the first leaf uplink port
+    leaves: int
+    leaves_final: int  # leaves the declared growth will have
+    spine: SpineLayer | None  # None: a single switch carries every node
+    core: CoreLayer | None = None  # 3 tiers
+    uplink_speed_gbps: float | None = None  # None: leaf uplinks run at the fabric speed
+
+    @property
+    def single_switch(self) -> bool:
+        return self.spine is None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FatTreeParams(ClosParams):
+    down_used: int  # down ports nodes (present or declared growth) can ever occupy
+    rails: int
+    rail_optimized: bool
+    su_nodes: int  # nodes per placement unit
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LeafSpineParams(ClosParams):
+    leaf_unit: Mapping[str, str]  # leaf name -> the placement unit whose rack it sits in
+
+
+@dataclass(frozen=True, slots=True)
+class DragonflyParams:
+    p: int  # terminal ports per router
+    a: int  # routers per group
+    h: int  # global ports per router
+    groups: int
+    radix: int
+    arrangement: str  # absolute | relative | circulant
+    routers: int
+    global_links: int  # global cables built
+    global_ports: int  # global ports of all routers
+
+
+@dataclass(frozen=True, slots=True)
+class CubeParams:
+    dims: tuple[int, ...]  # vertices along each dimension (hypercube: all 2)
+    vertices: int
+    degree: int  # cube ports per vertex
+    attach: str  # direct (node ports cabled to neighbours) | switch
+    nodes_per_switch: int
+
+
+FabricParams = FatTreeParams | LeafSpineParams | DragonflyParams | CubeParams
+
+
 @dataclass
 class BuiltFabric:
     kind: str  # fat-tree | dragonfly | torus | hypercube | leaf-spine
     switches: list[SwitchSpec]
     links: list[RawLink]
-    params: dict[str, Any] = field(default_factory=dict)  # builder facts the metrics use
+    params: FabricParams  # builder facts the metrics, placement units and site layout use
 
 
 def smallest_divisor_at_least(n: int, minimum: int) -> int | None:

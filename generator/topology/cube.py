@@ -9,9 +9,18 @@ dimension 0 "+", dimension 0 "−", dimension 1 "+", ... (size-2 dimensions use 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
-from generator.topology.base import BuiltFabric, PortRef, RawLink, SwitchSpec, Terminal, TopologyError
+from generator.topology.base import (
+    BuiltFabric,
+    CubeParams,
+    PortRef,
+    RawLink,
+    SwitchSpec,
+    Terminal,
+    TopologyError,
+)
 
 
 def cube_degree(dims: Sequence[int]) -> int:
@@ -40,6 +49,93 @@ def _port_slot(dim: int, plus: bool, dims: Sequence[int]) -> int:
     return slot if (plus or dims[dim] == 2) else slot + 1
 
 
+class _Vertices(NamedTuple):
+    """The cube's vertices: switches and node cables (switched cubes), and where each cube port is."""
+
+    switches: list[SwitchSpec]
+    links: list[RawLink]  # node-switch cables (none when nodes are the vertices)
+    end: Callable[[int, int], PortRef]  # (vertex, cube port slot) -> the port its cable plugs into
+
+
+def _direct(nodes: Sequence[Sequence[Terminal]], dims: Sequence[int], kind: str) -> _Vertices:
+    """Nodes are the vertices: cube port slot *s* of node *v* is the node's port *s*."""
+    vertices, degree = math.prod(dims), cube_degree(dims)
+    shape = "x".join(map(str, dims))
+    if len(nodes) != vertices:
+        raise TopologyError(
+            f"a direct {kind} of dimensions {shape} has {vertices} vertices; "
+            f"the fabric has {len(nodes)} nodes"
+        )
+    short = [i for i, t in enumerate(nodes) if len(t) < degree]
+    if short:
+        raise TopologyError(
+            f"each node needs {degree} ports for a {kind} of dimensions {shape}; "
+            f"node {nodes[short[0]][0].host if nodes[short[0]] else short[0]} has {len(nodes[short[0]])}"
+        )
+
+    def end(v: int, slot: int) -> PortRef:
+        term = nodes[v][slot]
+        return PortRef(term.host, term)
+
+    return _Vertices([], [], end)
+
+
+def _switched(
+    nodes: Sequence[Sequence[Terminal]],
+    dims: Sequence[int],
+    kind: str,
+    nodes_per_switch: int,
+    radix: int | None,
+    prefix: str,
+) -> _Vertices:
+    """Switches are the vertices: node ports first, then the cube ports."""
+    vertices, degree = math.prod(dims), cube_degree(dims)
+    if radix is None:
+        raise TopologyError(f"a switched {kind} needs a switch model")
+    need = nodes_per_switch + degree
+    if need > radix:
+        raise TopologyError(
+            f"a {kind} switch needs {nodes_per_switch} node ports + {degree} {kind} ports = {need}; "
+            f"the switch has {radix}"
+        )
+    per_node = max((len(t) for t in nodes), default=1)
+    if len(nodes) > vertices * nodes_per_switch:
+        raise TopologyError(f"{len(nodes)} nodes exceed {vertices} switches x {nodes_per_switch} nodes")
+    names = [f"{prefix}-sw-{v + 1:03d}" for v in range(vertices)]
+    switches = [SwitchSpec(name, "switch", radix, index=v + 1) for v, name in enumerate(names)]
+    links: list[RawLink] = []
+    for n, terms in enumerate(nodes):
+        v = n // nodes_per_switch
+        for k, term in enumerate(terms):
+            port_no = (n % nodes_per_switch) * per_node + k + 1
+            links.append(
+                RawLink(PortRef(term.host, term), PortRef(names[v], port_no), "node_switch", term.rail)
+            )
+    base = nodes_per_switch * per_node
+
+    def end(v: int, slot: int) -> PortRef:
+        return PortRef(names[v], base + slot + 1)
+
+    return _Vertices(switches, links, end)
+
+
+def _cube_links(dims: Sequence[int], end: Callable[[int, int], PortRef], layer: str) -> list[RawLink]:
+    """Every vertex to its + neighbour along each dimension (a size-2 dimension: one link per pair)."""
+    links: list[RawLink] = []
+    for v in range(math.prod(dims)):
+        c = _coords(v, dims)
+        for d, k in enumerate(dims):
+            if k == 2 and c[d] == 1:
+                continue  # the pair's single link is made from coordinate 0
+            nc = list(c)
+            nc[d] = (c[d] + 1) % k
+            w = _index(nc, dims)
+            links.append(
+                RawLink(end(v, _port_slot(d, True, dims)), end(w, _port_slot(d, False, dims)), layer)
+            )
+    return links
+
+
 def cube(
     nodes: Sequence[Sequence[Terminal]],
     *,
@@ -52,74 +148,13 @@ def cube(
 ) -> BuiltFabric:
     if not dims or any(k < 2 for k in dims):
         raise TopologyError(f"every {kind} dimension needs at least 2 vertices, got {list(dims)}")
-    vertices = math.prod(dims)
-    degree = cube_degree(dims)
-    layer = kind
-    links: list[RawLink] = []
-    switches: list[SwitchSpec] = []
     if attach == "direct":
-        if len(nodes) != vertices:
-            raise TopologyError(
-                f"a direct {kind} of dimensions {'x'.join(map(str, dims))} has {vertices} vertices; "
-                f"the fabric has {len(nodes)} nodes"
-            )
-        short = [i for i, t in enumerate(nodes) if len(t) < degree]
-        if short:
-            raise TopologyError(
-                f"each node needs {degree} ports for a {kind} of dimensions {'x'.join(map(str, dims))}; "
-                f"node {nodes[short[0]][0].host if nodes[short[0]] else short[0]} has {len(nodes[short[0]])}"
-            )
-
-        def end(v: int, slot: int) -> PortRef:
-            term = nodes[v][slot]
-            return PortRef(term.host, term)
+        vx = _direct(nodes, dims, kind)
     else:
-        if radix is None:
-            raise TopologyError(f"a switched {kind} needs a switch model")
-        need = nodes_per_switch + degree
-        if need > radix:
-            raise TopologyError(
-                f"a {kind} switch needs {nodes_per_switch} node ports + {degree} {kind} ports = {need}; "
-                f"the switch has {radix}"
-            )
-        per_node = max((len(t) for t in nodes), default=1)
-        if len(nodes) > vertices * nodes_per_switch:
-            raise TopologyError(f"{len(nodes)} nodes exceed {vertices} switches x {nodes_per_switch} nodes")
-        names = [f"{prefix}-sw-{v + 1:03d}" for v in range(vertices)]
-        for v, name in enumerate(names):
-            switches.append(SwitchSpec(name, "switch", radix, index=v + 1))
-        port_no = 0
-        for n, terms in enumerate(nodes):
-            v = n // nodes_per_switch
-            for k, term in enumerate(terms):
-                port_no = (n % nodes_per_switch) * per_node + k + 1
-                links.append(
-                    RawLink(PortRef(term.host, term), PortRef(names[v], port_no), "node_switch", term.rail)
-                )
-        base = nodes_per_switch * per_node
-
-        def end(v: int, slot: int) -> PortRef:
-            return PortRef(names[v], base + slot + 1)
-
-    for v in range(vertices):
-        c = _coords(v, dims)
-        for d, k in enumerate(dims):
-            if k == 2 and c[d] == 1:
-                continue  # the pair's single link is made from coordinate 0
-            nc = list(c)
-            nc[d] = (c[d] + 1) % k
-            w = _index(nc, dims)
-            links.append(
-                RawLink(end(v, _port_slot(d, True, dims)), end(w, _port_slot(d, False, dims)), layer)
-            )
-    params = {
-        "dims": list(dims),
-        "vertices": vertices,
-        "degree": degree,
-        "attach": attach,
-        "nodes_per_switch": nodes_per_switch,
-    }
-    return BuiltFabric(kind, switches, links, params)
+        vx = _switched(nodes, dims, kind, nodes_per_switch, radix, prefix)
+    links = vx.links + _cube_links(dims, vx.end, kind)
+    params = CubeParams(tuple(dims), math.prod(dims), cube_degree(dims), attach, nodes_per_switch)
+    return BuiltFabric(kind, vx.switches, links, params)
 
 
 def torus(nodes: Sequence[Sequence[Terminal]], *, dims: Sequence[int], **kw: object) -> BuiltFabric:

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from generator.topology.base import (
     BuiltFabric,
+    DragonflyParams,
     PortRef,
     RawLink,
     SwitchSpec,
@@ -47,17 +49,17 @@ def global_targets(i: int, g: int, ports: int, arrangement: str) -> list[int]:
     return out
 
 
-def dragonfly(
-    nodes: Sequence[Sequence[Terminal]],
-    *,
-    p: int,
-    a: int,
-    h: int,
-    groups: int,
-    radix: int,
-    arrangement: str = "absolute",
-    prefix: str = "c",
-) -> BuiltFabric:
+class _Shape(NamedTuple):
+    p: int  # terminal ports per router
+    a: int  # routers per group
+    h: int  # global ports per router
+    groups: int
+    radix: int
+
+
+def _check(nodes: Sequence[Sequence[Terminal]], d: _Shape) -> int:
+    """Argument checks; the most ports a node has on this fabric."""
+    p, a, h, groups, radix = d.p, d.a, d.h, d.groups, d.radix
     if min(p, a, h, groups) < 1:
         raise TopologyError("dragonfly p, a, h and groups must all be at least 1")
     need = p + (a - 1) + h
@@ -65,51 +67,62 @@ def dragonfly(
         raise TopologyError(
             f"a router needs p + (a-1) + h = {p} + {a - 1} + {h} = {need} ports; the switch has {radix}"
         )
-    terminals = [t for terms in nodes for t in terms]
+    terminals = sum(len(terms) for terms in nodes)
     capacity = p * a * groups
-    if len(terminals) > capacity:
+    if terminals > capacity:
         raise TopologyError(
-            f"{len(terminals)} node ports exceed the dragonfly's p·a·g = {p}·{a}·{groups} = {capacity} "
-            "terminals"
+            f"{terminals} node ports exceed the dragonfly's p·a·g = {p}·{a}·{groups} = {capacity} terminals"
         )
     per_node = max((len(t) for t in nodes), default=1)
     if per_node > p:
         raise TopologyError(f"a node has {per_node} ports but a router only {p} terminal ports")
-    switches: list[SwitchSpec] = []
+    return per_node
+
+
+def _terminal_links(
+    nodes: Sequence[Sequence[Terminal]], d: _Shape, names: list[list[str]], per_node: int
+) -> list[RawLink]:
+    """Whole nodes per router (a node's ports stay on one router), routers in group order."""
     links: list[RawLink] = []
-    names = [[f"{prefix}-router-g{gi + 1}-{r + 1:02d}" for r in range(a)] for gi in range(groups)]
-    for gi in range(groups):
-        for r in range(a):
-            switches.append(SwitchSpec(names[gi][r], "router", radix, su=gi + 1, index=gi * a + r + 1))
-    # terminals: whole nodes per router (a node's ports stay on one router)
-    nodes_per_router = p // per_node
+    nodes_per_router = d.p // per_node
     for n, terms in enumerate(nodes):
         router = n // nodes_per_router
-        gi, r = divmod(router, a)
-        if gi >= groups:
+        gi, r = divmod(router, d.a)
+        if gi >= d.groups:
             raise TopologyError(
                 f"{len(nodes)} nodes of {per_node} ports need {ceil_div(len(nodes), nodes_per_router)} "
-                f"routers; the dragonfly has {a * groups}"
+                f"routers; the dragonfly has {d.a * d.groups}"
             )
         for k, term in enumerate(terms):
             port = (n % nodes_per_router) * per_node + k + 1
             links.append(
                 RawLink(PortRef(term.host, term), PortRef(names[gi][r], port), "node_router", term.rail)
             )
-    for gi in range(groups):
+    return links
+
+
+def _local_links(d: _Shape, names: list[list[str]]) -> list[RawLink]:
+    """All-to-all inside each group: router x's port for peer y is p + (y's rank among x's peers) + 1."""
+    links: list[RawLink] = []
+    p, a = d.p, d.a
+    for gi in range(d.groups):
         for x in range(a):
             for y in range(x + 1, a):
-                # local port q on router x reaches router (x + q) mod a … use a fixed order: port for peer y
                 px = p + (y if y < x else y - 1) + 1
                 py = p + (x if x < y else x - 1) + 1
                 links.append(RawLink(PortRef(names[gi][x], px), PortRef(names[gi][y], py), "local"))
-    ports = a * h
+    return links
+
+
+def _global_links(d: _Shape, names: list[list[str]], arrangement: str) -> list[RawLink]:
+    """The m-th port of group i aimed at group t meets the m-th port of group t aimed at group i."""
+    p, a, h, groups = d.p, d.a, d.h, d.groups
     wanted: dict[tuple[int, int], list[int]] = defaultdict(list)  # (group, target) -> global port indices
     for gi in range(groups):
-        for j, t in enumerate(global_targets(gi, groups, ports, arrangement)):
+        for j, t in enumerate(global_targets(gi, groups, a * h, arrangement)):
             if t >= 0:
                 wanted[(gi, t)].append(j)
-    used_global = 0
+    links: list[RawLink] = []
     for gi in range(groups):
         for t in range(gi + 1, groups):
             mine, theirs = wanted.get((gi, t), []), wanted.get((t, gi), [])
@@ -122,16 +135,32 @@ def dragonfly(
                         "global",
                     )
                 )
-                used_global += 1
-    params = {
-        "p": p,
-        "a": a,
-        "h": h,
-        "groups": groups,
-        "radix": radix,
-        "arrangement": arrangement,
-        "routers": a * groups,
-        "global_links": used_global,
-        "global_ports": ports * groups,
-    }
+    return links
+
+
+def dragonfly(
+    nodes: Sequence[Sequence[Terminal]],
+    *,
+    p: int,
+    a: int,
+    h: int,
+    groups: int,
+    radix: int,
+    arrangement: str = "absolute",
+    prefix: str = "c",
+) -> BuiltFabric:
+    d = _Shape(p, a, h, groups, radix)
+    per_node = _check(nodes, d)
+    names = [[f"{prefix}-router-g{gi + 1}-{r + 1:02d}" for r in range(a)] for gi in range(groups)]
+    switches = [
+        SwitchSpec(names[gi][r], "router", radix, su=gi + 1, index=gi * a + r + 1)
+        for gi in range(groups)
+        for r in range(a)
+    ]
+    terminal_links = _terminal_links(nodes, d, names, per_node)
+    global_links = _global_links(d, names, arrangement)
+    links = terminal_links + _local_links(d, names) + global_links
+    params = DragonflyParams(
+        p, a, h, groups, radix, arrangement, a * groups, len(global_links), a * h * groups
+    )
     return BuiltFabric("dragonfly", switches, links, params)

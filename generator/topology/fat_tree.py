@@ -23,8 +23,11 @@ from typing import NamedTuple
 
 from generator.topology.base import (
     BuiltFabric,
+    CoreLayer,
+    FatTreeParams,
     PortRef,
     RawLink,
+    SpineLayer,
     SwitchSpec,
     Terminal,
     TopologyError,
@@ -156,7 +159,16 @@ def _leaves_per_pod(req: _Request) -> int:
     return leaves_per_pod
 
 
-def _two_tier(req: _Request, layer: LeafLayer, shape: LeafShape, params: dict[str, object]) -> list[RawLink]:
+class _Spines(NamedTuple):
+    """The spine (and core) layers built above the leaves, and the leaf uplinks they use."""
+
+    links: list[RawLink]
+    up: int  # leaf ports facing spines (2 tiers may round an awkward count up)
+    spine: SpineLayer
+    core: CoreLayer | None
+
+
+def _two_tier(req: _Request, layer: LeafLayer, shape: LeafShape) -> _Spines:
     """Spines for the growth leaf count; every leaf meets every spine with ``per_pair`` cables."""
     radix, up, down = req.radix, shape.up, shape.down
     if layer.leaves_final > radix:
@@ -180,7 +192,6 @@ def _two_tier(req: _Request, layer: LeafLayer, shape: LeafShape, params: dict[st
     ):
         spines, per_pair = fewest, rounded
         up = rounded * fewest
-        params["up"] = up
     spine_names = [f"{req.prefix}-spine-{s + 1:03d}" for s in range(spines)]
     req.switches.extend(
         SwitchSpec(n, "spine", radix, req.ports_per_cage, index=s + 1) for s, n in enumerate(spine_names)
@@ -195,8 +206,7 @@ def _two_tier(req: _Request, layer: LeafLayer, shape: LeafShape, params: dict[st
         for s, spine in enumerate(spine_names)
         for t in range(per_pair)
     ]
-    params.update(spines=spines, per_pair=per_pair, cores=0)
-    return links
+    return _Spines(links, up, SpineLayer(spines, per_pair, len(layer.leaves) * per_pair), None)
 
 
 class _CoreShape(NamedTuple):
@@ -230,9 +240,7 @@ def _core_shape(req: _Request, layer: LeafLayer, shape: LeafShape, leaves_per_po
     )
 
 
-def _three_tier(
-    req: _Request, layer: LeafLayer, shape: LeafShape, leaves_per_pod: int, params: dict[str, object]
-) -> list[RawLink]:
+def _three_tier(req: _Request, layer: LeafLayer, shape: LeafShape, leaves_per_pod: int) -> _Spines:
     """Pods of leaves fully meshed with their spines; spine *s* of every pod joins core group *s*."""
     cs = _core_shape(req, layer, shape, leaves_per_pod)
     radix, ppc, prefix = req.radix, req.ports_per_cage, req.prefix
@@ -269,19 +277,19 @@ def _three_tier(
                             "spine_core",
                         )
                     )
-    params.update(
-        spines=cs.pods * cs.spines_per_pod,
-        spines_per_pod=cs.spines_per_pod,
-        cores=cs.spines_per_pod * cs.cores_per_group,
-        cores_per_group=cs.cores_per_group,
-        core_pair=cs.core_pair,
-        pods=cs.pods,
-        pods_final=cs.pods_final,
-        leaves_per_pod=leaves_per_pod,
-        spine_down=cs.spine_down,
-        spine_up=cs.spine_up,
+    core_layer = CoreLayer(
+        cs.pods,
+        cs.spines_per_pod,
+        cs.cores_per_group,
+        cs.core_pair,
+        leaves_per_pod,
+        cs.spine_down,
+        cs.spine_up,
+        cs.pods_final,
     )
-    return links
+    # one link from each pod leaf to each pod spine
+    spine_layer = SpineLayer(cs.pods * cs.spines_per_pod, 1, min(len(layer.leaves), leaves_per_pod))
+    return _Spines(links, shape.up, spine_layer, core_layer)
 
 
 def fat_tree(
@@ -316,25 +324,27 @@ def fat_tree(
                 leaf.name, "leaf", radix, ports_per_cage, su=leaf.su, pod=pod, rail=leaf.rail, index=j + 1
             )
         )
-    params: dict[str, object] = {
-        "radix": radix,
-        "tiers": tiers,
-        "down": shape.down,
-        "up": shape.up,
-        "down_used": shape.down_used,
-        "first_up": shape.down + 1,
-        "rails": rails,
-        "rail_optimized": rail_optimized,
-        "leaves": len(layer.leaves),
-        "leaves_final": layer.leaves_final,
-        "su_nodes": layer.su_nodes,
-        "ratio": ratio,
-    }
-    links = layer.links
-    if len(layer.leaves) == 1 and layer.leaves_final == 1:
-        params.update(spines=0, cores=0, single_switch=True)
-    elif tiers == 2:
-        links = links + _two_tier(req, layer, shape, params)
-    else:
-        links = links + _three_tier(req, layer, shape, leaves_per_pod, params)
-    return BuiltFabric("fat-tree", req.switches, links, params)
+    above: _Spines | None = None  # None: one leaf carries every node, now and after growth
+    if not (len(layer.leaves) == 1 and layer.leaves_final == 1):
+        above = _two_tier(req, layer, shape) if tiers == 2 else _three_tier(req, layer, shape, leaves_per_pod)
+    links = layer.links + above.links if above is not None else layer.links
+    return BuiltFabric("fat-tree", req.switches, links, _params(req, shape, layer, above))
+
+
+def _params(req: _Request, shape: LeafShape, layer: LeafLayer, above: _Spines | None) -> FatTreeParams:
+    return FatTreeParams(
+        radix=req.radix,
+        tiers=req.tiers,
+        ratio=req.ratio,
+        down=shape.down,
+        up=above.up if above is not None else shape.up,
+        first_up=shape.down + 1,
+        leaves=len(layer.leaves),
+        leaves_final=layer.leaves_final,
+        spine=above.spine if above is not None else None,
+        core=above.core if above is not None else None,
+        down_used=shape.down_used,
+        rails=req.rails,
+        rail_optimized=req.rail_optimized,
+        su_nodes=layer.su_nodes,
+    )

@@ -27,8 +27,11 @@ from typing import NamedTuple
 
 from generator.topology.base import (
     BuiltFabric,
+    CoreLayer,
+    LeafSpineParams,
     PortRef,
     RawLink,
+    SpineLayer,
     SwitchSpec,
     Terminal,
     TopologyError,
@@ -70,7 +73,11 @@ class _Shape:
     growth: float
 
 
-Group = tuple[str, list[Sequence[Terminal]]]
+class Group(NamedTuple):
+    """Nodes that get their own leaves: one unit, or small pools sharing a leaf set."""
+
+    label: str
+    nodes: list[Sequence[Terminal]]
 
 
 def _share_small_units(
@@ -79,19 +86,29 @@ def _share_small_units(
     """Merge consecutive small units (pools) while their nodes fit one leaf set together."""
     out: list[Group] = []
     for label, nodes in units:
-        nodes = [t for t in nodes if t]
-        if not nodes:
+        cabled = [t for t in nodes if t]
+        if not cabled:
             continue
-        if out and label in small and out[-1][0] in small and len(out[-1][1]) + len(nodes) <= down:
-            out[-1][1].extend(nodes)
+        last = out[-1] if out else None
+        if (
+            last is not None
+            and label in small
+            and last.label in small
+            and len(last.nodes) + len(cabled) <= down
+        ):
+            last.nodes.extend(cabled)
             continue
-        out.append((label, list(nodes)))
+        out.append(Group(label, cabled))
     return out
 
 
-def _leaves(
-    groups: list[Group], shape: _Shape, prefix: str
-) -> tuple[list[LeafLoad], list[RawLink], dict[str, str]]:
+class _Leaves(NamedTuple):
+    loads: list[LeafLoad]
+    links: list[RawLink]  # node-leaf cables
+    leaf_unit: dict[str, str]  # leaf name -> the unit whose rack it sits in
+
+
+def _leaves(groups: list[Group], shape: _Shape, prefix: str) -> _Leaves:
     links: list[RawLink] = []
     loads: list[LeafLoad] = []
     leaf_unit: dict[str, str] = {}
@@ -115,7 +132,7 @@ def _leaves(
             need = max(1, ceil_div(int(used[name] * shape.speed_ratio * u * 1000), int(d * 1000)))
             loads.append(LeafLoad(name, label, used[name], min(need, shape.up)))
             leaf_unit[name] = label
-    return loads, links, leaf_unit
+    return _Leaves(loads, links, leaf_unit)
 
 
 def _pods(per_leaf: list[int], capacity: int) -> list[list[int]] | None:
@@ -133,21 +150,33 @@ def _pods(per_leaf: list[int], capacity: int) -> list[list[int]] | None:
     return pods
 
 
-def _layout(loads: list[LeafLoad], shape: _Shape) -> SpineLayout:
-    """The 2-tier layout with the fewest uplinks, then spines; else the 3-tier one with the fewest cables."""
-    lo = min(2, shape.up)  # a second spine whenever the leaves have the ports for it
-    two: list[tuple[int, int, SpineLayout]] = []  # (uplinks bought, spines, layout)
+class _Candidate(NamedTuple):
+    cables: int  # leaf-spine (and spine-core) cables bought
+    switches: int  # spines (and cores)
+    layout: SpineLayout
+
+
+def _uniform_per_leaf(loads: list[LeafLoad], spines: int) -> list[int]:
+    """Links from each leaf to each spine: the same for every leaf (OpenSM ftree, see above)."""
+    return [ceil_div(max(ld.need_up for ld in loads), spines)] * len(loads)
+
+
+def _two_tier_layouts(loads: list[LeafLoad], shape: _Shape, lo: int) -> list[_Candidate]:
+    out = []
     for spines in range(lo, shape.up + 1):
-        per_leaf = [ceil_div(max(ld.need_up for ld in loads), spines)] * len(loads)  # uniform: see above
+        per_leaf = _uniform_per_leaf(loads, spines)
         if max(p * spines for p in per_leaf) <= shape.up and sum(per_leaf) <= shape.sradix:
             lay = SpineLayout(spines, [list(range(len(loads)))], per_leaf, 0, [], 0)
-            two.append((sum(per_leaf) * spines, spines, lay))
-    if two:  # the fewest cables (and optics), then the fewest spines
-        return min(two, key=lambda t: (t[0], t[1]))[2]
-    best: tuple[tuple[int, int], SpineLayout] | None = None
+            out.append(_Candidate(sum(per_leaf) * spines, spines, lay))
+    return out
+
+
+def _three_tier_layouts(loads: list[LeafLoad], shape: _Shape, lo: int) -> list[_Candidate]:
+    """Per spine count: pods that fit half a spine, and the fewest cores whose ports take the pods."""
+    out = []
     half = shape.sradix // 2
     for spines in range(lo, shape.up + 1):
-        per_leaf = [ceil_div(max(ld.need_up for ld in loads), spines)] * len(loads)  # uniform: see above
+        per_leaf = _uniform_per_leaf(loads, spines)
         if max(p * spines for p in per_leaf) > shape.up:
             continue
         pods = _pods(per_leaf, half)
@@ -158,15 +187,23 @@ def _layout(loads: list[LeafLoad], shape: _Shape) -> SpineLayout:
             pairs = [ceil_div(max(loads_up), cores)] * len(loads_up)
             if max(pairs) * cores <= shape.sradix - half and sum(pairs) <= shape.sradix:
                 lay = SpineLayout(spines, pods, per_leaf, cores, pairs, max(pairs) * cores)
-                key = (sum(per_leaf) * spines + sum(pairs) * cores * spines, lay.switches)
-                if best is None or key < best[0]:
-                    best = (key, lay)
+                out.append(
+                    _Candidate(sum(per_leaf) * spines + sum(pairs) * cores * spines, lay.switches, lay)
+                )
                 break
-    if best is None:
+    return out
+
+
+def _layout(loads: list[LeafLoad], shape: _Shape) -> SpineLayout:
+    """The 2-tier layout with the fewest uplinks, then spines; else the 3-tier one with the fewest cables."""
+    lo = min(2, shape.up)  # a second spine whenever the leaves have the ports for it
+    # the fewest cables (and optics), then the fewest switches; the first of equals
+    candidates = _two_tier_layouts(loads, shape, lo) or _three_tier_layouts(loads, shape, lo)
+    if not candidates:
         raise TopologyError(
             f"{len(loads)} leaves do not fit 3 tiers of {shape.sradix}-port spines; use a larger spine switch"
         )
-    return best[1]
+    return min(candidates, key=lambda c: (c.cables, c.switches)).layout
 
 
 def _final_loads(loads: list[LeafLoad], small: set[str], growth: float) -> list[LeafLoad]:
@@ -192,9 +229,14 @@ def _current(lay: SpineLayout, n: int) -> SpineLayout:
     )
 
 
+class _Spines(NamedTuple):
+    switches: list[SwitchSpec]  # spines, then cores
+    links: list[RawLink]  # leaf-spine, then spine-core cables
+
+
 def _spine_links(
     loads: list[LeafLoad], lay: SpineLayout, shape: _Shape, prefix: str, up_speed: float | None
-) -> tuple[list[SwitchSpec], list[RawLink]]:
+) -> _Spines:
     three = len(lay.pods) > 1
     switches: list[SwitchSpec] = []
     links: list[RawLink] = []
@@ -229,7 +271,7 @@ def _spine_links(
                     next_port[s] += 1
     if three:
         switches.extend(_core_links(lay, spine_names, shape, prefix, up_speed, links))
-    return switches, links
+    return _Spines(switches, links)
 
 
 def _core_links(
@@ -265,6 +307,62 @@ def _core_links(
     ]
 
 
+def _shape(
+    radix: int,
+    ratio: tuple[float, float],
+    uplink_ports: int,
+    uplink_speed_gbps: float | None,
+    node_speed_gbps: float | None,
+    spine_radix: int | None,
+    growth: float,
+) -> _Shape:
+    """Leaf ports: dedicated uplink ports when the switch has them, else the ratio's share of the radix."""
+    d, u = ratio
+    if uplink_ports:
+        down, up, first_up = radix, uplink_ports, radix + 1
+    else:
+        down = int(radix * d // (d + u))
+        up, first_up = radix - down, down + 1
+    speed_ratio = (node_speed_gbps / uplink_speed_gbps) if (node_speed_gbps and uplink_speed_gbps) else 1.0
+    return _Shape(radix, down, up, first_up, spine_radix or radix, ratio, speed_ratio, growth)
+
+
+def _params(
+    shape: _Shape, leaves: _Leaves, lay: SpineLayout | None, uplink_speed_gbps: float | None
+) -> LeafSpineParams:
+    """What the metrics and placement read; ``lay`` None: one leaf, no spine."""
+    n = len(leaves.loads)
+    spine, core = None, None
+    if lay is not None:
+        spine = SpineLayer(
+            lay.spines * len(lay.pods), max(lay.per_leaf), sum(lay.per_leaf[j] for j in lay.pods[0])
+        )
+    if lay is not None and len(lay.pods) > 1:
+        core = CoreLayer(
+            len(lay.pods),
+            lay.spines,
+            lay.cores_per_group,
+            max(lay.core_pair),
+            max(sum(lay.per_leaf[j] for j in pod) for pod in lay.pods),
+            shape.sradix // 2,
+            lay.spine_up,
+        )
+    return LeafSpineParams(
+        radix=shape.radix,
+        tiers=3 if core is not None else 2,
+        ratio=shape.ratio,
+        down=shape.down,
+        up=shape.up,
+        first_up=shape.first_up,
+        leaves=n,
+        leaves_final=max(n, int(n * shape.growth + 0.999)) if lay is not None else n,
+        spine=spine,
+        core=core,
+        uplink_speed_gbps=uplink_speed_gbps,
+        leaf_unit=leaves.leaf_unit,
+    )
+
+
 def leaf_spine(
     units: Sequence[tuple[str, Sequence[Sequence[Terminal]]]],
     *,
@@ -283,59 +381,21 @@ def leaf_spine(
     ``small_units``: labels of pools that may share leaves with their neighbours in ``units``."""
     if not any(t for _, nodes in units for t in nodes):
         raise TopologyError("no node has a port on this fabric")
-    d, u = ratio
-    if uplink_ports:
-        down, up, first_up = radix, uplink_ports, radix + 1
-    else:
-        down = int(radix * d // (d + u))
-        up, first_up = radix - down, down + 1
-    speed_ratio = (node_speed_gbps / uplink_speed_gbps) if (node_speed_gbps and uplink_speed_gbps) else 1.0
-    shape = _Shape(radix, down, up, first_up, spine_radix or radix, ratio, speed_ratio, growth)
-    groups = _share_small_units(units, down, set(small_units))
-    loads, links, leaf_unit = _leaves(groups, shape, prefix)
+    shape = _shape(radix, ratio, uplink_ports, uplink_speed_gbps, node_speed_gbps, spine_radix, growth)
+    leaves = _leaves(_share_small_units(units, shape.down, set(small_units)), shape, prefix)
+    loads = leaves.loads
     switches = [
         SwitchSpec(ld.name, "leaf", radix, ports_per_cage, index=j + 1, uplink_ports=uplink_ports)
         for j, ld in enumerate(loads)
     ]
-    params: dict[str, object] = {
-        "radix": radix,
-        "down": down,
-        "up": up,
-        "leaves": len(loads),
-        "first_up": first_up,
-        "ratio": ratio,
-        "leaves_final": len(loads),
-        "tiers": 2,
-        "rails": 0,
-        "rail_optimized": False,
-        "leaf_unit": leaf_unit,
-    }
     if len(loads) == 1:
-        params.update(spines=0, single_switch=True)
-        return BuiltFabric("leaf-spine", switches, links, params)
-    final = _final_loads(loads, set(small_units), growth)
-    lay = _current(_layout(final, shape), len(loads))
-    spine_switches, spine_links = _spine_links(loads, lay, shape, prefix, uplink_speed_gbps)
+        return BuiltFabric(
+            "leaf-spine", switches, leaves.links, _params(shape, leaves, None, uplink_speed_gbps)
+        )
+    lay = _current(_layout(_final_loads(loads, set(small_units), growth), shape), len(loads))
+    above = _spine_links(loads, lay, shape, prefix, uplink_speed_gbps)
     if len(lay.pods) > 1:  # pods: leaves carry their pod number (hop counts, Slurm switches)
         pod_of = {loads[j].name: p + 1 for p, pod in enumerate(lay.pods) for j in pod}
         switches = [replace(s, pod=pod_of[s.name]) for s in switches]
-    params.update(
-        spines=lay.spines * len(lay.pods),
-        spine_links=sum(lay.per_leaf[j] for j in lay.pods[0]),
-        per_pair=max(lay.per_leaf),
-        uplink_speed_gbps=uplink_speed_gbps,
-        leaves_final=max(len(loads), int(len(loads) * growth + 0.999)),
-    )
-    if len(lay.pods) > 1:
-        params.update(
-            tiers=3,
-            pods=len(lay.pods),
-            spines_per_pod=lay.spines,
-            cores=lay.spines * lay.cores_per_group,
-            cores_per_group=lay.cores_per_group,
-            core_pair=max(lay.core_pair),
-            leaves_per_pod=max(sum(lay.per_leaf[j] for j in pod) for pod in lay.pods),
-            spine_down=shape.sradix // 2,
-            spine_up=lay.spine_up,
-        )
-    return BuiltFabric("leaf-spine", switches + spine_switches, links + spine_links, params)
+    params = _params(shape, leaves, lay, uplink_speed_gbps)
+    return BuiltFabric("leaf-spine", switches + above.switches, leaves.links + above.links, params)

@@ -11,9 +11,17 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from generator.topology.base import BuiltFabric, RawLink, SwitchSpec, Terminal
+from generator.topology.base import (
+    BuiltFabric,
+    ClosParams,
+    CubeParams,
+    DragonflyParams,
+    RawLink,
+    SwitchSpec,
+    Terminal,
+)
 
 if TYPE_CHECKING:  # networkx costs a quarter second to import; only the exact algorithms need it
     import networkx as nx
@@ -88,7 +96,7 @@ def tier_oversubscription(fabric: BuiltFabric, speed_gbps: float, up_speed: floa
     return out
 
 
-def _hop_stats_clos(fabric: BuiltFabric) -> tuple[int, float]:
+def _hop_stats_clos(fabric: BuiltFabric, tiers: int) -> tuple[int, float]:
     """Diameter and mean hops between node ports of a 2/3-tier Clos from leaf/pod occupancy."""
     leaf_count: Counter[str] = Counter()
     pod_of = {s.name: s.pod for s in fabric.switches}
@@ -103,7 +111,6 @@ def _hop_stats_clos(fabric: BuiltFabric) -> tuple[int, float]:
     pods: Counter[object] = Counter()
     for leaf, c in leaf_count.items():
         pods[pod_of.get(leaf)] += c
-    tiers = int(fabric.params.get("tiers", 2))
     multi_pod = tiers == 3 and len(pods) > 1
     same_pod = sum(c * (c - 1) for c in pods.values()) if multi_pod else pairs
     mean = (2 * same_leaf + 4 * (same_pod - same_leaf) + 6 * (pairs - same_pod)) / pairs
@@ -174,109 +181,158 @@ def _cube_hops(dims: list[int]) -> tuple[int, float, int]:
     return diameter, mean, paths
 
 
+class _Totals(NamedTuple):
+    """Counts every topology's analysis starts from."""
+
+    speed_gbps: float  # the fabric speed
+    endpoints: int  # node ports attached
+    injection: float  # sum of node port speeds
+    cables: dict[str, int]  # layer -> count
+
+
+class _Analysis(NamedTuple):
+    """What one topology's closed forms give (FabricMetrics fields, before rounding)."""
+
+    bisection: float
+    after_loss: float  # fraction of the bisection left after one spine/core/router fails
+    oversubscription: dict[str, float]
+    diameter: int
+    mean_hops: float
+    ecmp: int
+    spof: list[str]
+    notes: list[str]
+
+
+class _Uplinks(NamedTuple):
+    """Clos cables above the leaves, counted once."""
+
+    leaf_spine: int
+    spine_core: int
+    up_speed: float  # leaf uplink speed
+
+
+class _ClosLoss(NamedTuple):
+    ecmp: int
+    after_loss: float
+    spof: list[str]
+
+
+def _clos_spine_loss(
+    fabric: BuiltFabric, p: ClosParams, t: _Totals, up: _Uplinks, bisection: float
+) -> _ClosLoss:
+    """ECMP paths, and what is left when one spine (3 tiers: one spine and one core) fails."""
+    up_speed, sc = up.up_speed, up.spine_core
+    up_total, sc_total = up.leaf_spine * up_speed, sc * t.speed_gbps
+    core, spof = p.core, terminal_spofs(fabric)
+    pods = core.pods if core is not None else 1
+    if core is not None and sc:
+        ecmp = core.spines_per_pod * core.cores_per_group
+        lost_up = up_total - core.leaves_per_pod * up_speed
+        lost_sc = sc_total - core.spine_up * t.speed_gbps
+        caps = [t.injection, lost_up] + ([lost_sc] if pods > 1 else [])
+        after = min(caps) / 2 / bisection if bisection else 0.0
+    else:
+        assert p.spine is not None
+        ecmp = p.spine.spines
+        lost = up_total - p.spine.spine_links * up_speed
+        after = min(t.injection, lost) / 2 / bisection if bisection else 0.0
+        if p.spine.spines == 1:
+            spof = sorted({*spof, *(s.name for s in fabric.switches if s.tier == "spine")})
+    if core is not None and core.cores == 1 and pods > 1:
+        spof = sorted({*spof, *(s.name for s in fabric.switches if s.tier == "core")})
+    return _ClosLoss(ecmp, after, spof)
+
+
+def _clos(fabric: BuiltFabric, p: ClosParams, t: _Totals) -> _Analysis:
+    """Fat-tree and leaf-spine: the tier capacities a half/half cut crosses, hops from leaf occupancy."""
+    diameter, mean = _hop_stats_clos(fabric, p.tiers)
+    if p.spine is None:
+        spof = sorted({s.name for s in fabric.switches})
+        note = "single switch: its loss stops the fabric"
+        return _Analysis(t.injection / 2, 0.0, {"leaf": 1.0}, diameter, mean, 1, spof, [note])
+    ls, sc = t.cables.get("leaf_spine", 0), t.cables.get("spine_core", 0)
+    up = _Uplinks(ls, sc, float(p.uplink_speed_gbps or t.speed_gbps))
+    caps = [t.injection, up.leaf_spine * up.up_speed]
+    if up.spine_core and p.core is not None and p.core.pods > 1:
+        caps.append(up.spine_core * t.speed_gbps)
+    bisection = min(caps) / 2
+    over = tier_oversubscription(fabric, t.speed_gbps, up.up_speed)
+    loss = _clos_spine_loss(fabric, p, t, up, bisection)
+    return _Analysis(bisection, loss.after_loss, over, diameter, mean, loss.ecmp, loss.spof, [])
+
+
+def _dragonfly(fabric: BuiltFabric, p: DragonflyParams, t: _Totals) -> _Analysis:
+    """The cut between the first and second half of the groups; ECMP = the fewest links of a group pair."""
+    groups = p.groups
+    group_of = {s.name: (s.su or 1) - 1 for s in fabric.switches}
+    side = {n: (0 if grp < groups // 2 else 1) for n, grp in group_of.items()}
+    crossing, per_dev = _crossing((lk for lk in fabric.links if lk.layer == "global"), side)
+    bisection = min(t.injection / 2, crossing * t.speed_gbps) if groups > 1 else t.injection / 2
+    worst = max(per_dev.values(), default=0)
+    after = (min(t.injection / 2, (crossing - worst) * t.speed_gbps) / bisection) if bisection else 0.0
+    pair: Counter[frozenset[int]] = Counter()
+    for lk in fabric.links:
+        if lk.layer == "global":
+            pair[frozenset((group_of[lk.a.device], group_of[lk.b.device]))] += 1
+    diameter, mean = _sampled_hops(fabric)
+    notes: list[str] = []
+    if len(pair) < groups * (groups - 1) // 2:
+        notes.append(f"{groups * (groups - 1) // 2 - len(pair)} group pairs have no direct global link")
+    over = {"router": round(p.p / p.h, 4)}
+    ecmp = min(pair.values(), default=0)
+    return _Analysis(bisection, after, over, diameter, mean, ecmp, terminal_spofs(fabric), notes)
+
+
+def _cube(fabric: BuiltFabric, p: CubeParams, t: _Totals) -> _Analysis:
+    """Torus / hypercube: the cut across the largest dimension; switched cubes add the 2 node links."""
+    dims = list(p.dims)
+    diameter, mean, ecmp = _cube_hops(dims)
+    cut_dim = max(range(len(dims)), key=lambda i: dims[i])
+    k = dims[cut_dim]
+    stride = math.prod(dims[:cut_dim])
+    crossing_links = (p.vertices // k) * (2 if k > 2 else 1)
+    bisection = min(t.injection / 2, crossing_links * t.speed_gbps)
+    after = (min(t.injection / 2, (crossing_links - 1) * t.speed_gbps) / bisection) if bisection else 0.0
+    if p.attach == "switch":
+        diameter, mean = diameter + 2, round(mean + 2, 4)
+        per_node_ports = max(1, t.endpoints // max(1, p.vertices))
+        over = {"switch": round(per_node_ports / p.degree, 4)}
+    else:
+        over = {"node": 1.0}
+    note = f"bisection cut across dimension {cut_dim} (size {k}, stride {stride})"
+    spof = terminal_spofs(fabric)
+    return _Analysis(bisection, after, over, diameter, round(mean, 4), ecmp, spof, [note])
+
+
 def compute_metrics(name: str, fabric: BuiltFabric, speed_gbps: float) -> FabricMetrics:
     used, free = _port_usage(fabric)
-    switches = dict(Counter(s.tier for s in fabric.switches))
-    cables = dict(Counter(link.layer for link in fabric.links))
     node_links = [lk for lk in fabric.links if _is_node(lk.a.port)]
-    endpoints = len(node_links)
     injection = sum((lk.speed_gbps or speed_gbps) for lk in node_links)
+    totals = _Totals(speed_gbps, len(node_links), injection, dict(Counter(lk.layer for lk in fabric.links)))
     p = fabric.params
-    notes: list[str] = []
-    spof = terminal_spofs(fabric)
-    over: dict[str, float] = {}
-    ecmp = 1
-    after = 1.0
-
-    if fabric.kind in ("fat-tree", "leaf-spine"):
-        up_speed = float(p.get("uplink_speed_gbps") or speed_gbps)
-        ls = [lk for lk in fabric.links if lk.layer == "leaf_spine"]
-        sc = [lk for lk in fabric.links if lk.layer == "spine_core"]
-        up_total = len(ls) * up_speed
-        sc_total = len(sc) * speed_gbps
-        caps = [injection]
-        if p.get("single_switch"):
-            bisection = injection / 2
-            after = 0.0
-            spof = sorted({s.name for s in fabric.switches})
-            notes.append("single switch: its loss stops the fabric")
-            over["leaf"] = 1.0
-        else:
-            caps.append(up_total)
-            if sc and int(p.get("pods", 1)) > 1:
-                caps.append(sc_total)
-            bisection = min(caps) / 2
-            over.update(tier_oversubscription(fabric, speed_gbps, up_speed))
-            spines = int(p.get("spines", 0))
-            if int(p.get("tiers", 2)) == 3 and sc:
-                ecmp = int(p["spines_per_pod"]) * int(p["cores_per_group"])
-                lost_up = up_total - int(p["leaves_per_pod"]) * up_speed
-                lost_sc = sc_total - int(p["spine_up"]) * speed_gbps
-                caps2 = [injection, lost_up] + ([lost_sc] if int(p.get("pods", 1)) > 1 else [])
-                after = min(caps2) / 2 / bisection if bisection else 0.0
-            else:
-                ecmp = spines
-                per_pair = int(p.get("per_pair", 1))
-                per_spine = int(p.get("spine_links", int(p["leaves"]) * per_pair))
-                lost = up_total - per_spine * up_speed
-                after = min(injection, lost) / 2 / bisection if bisection else 0.0
-                if spines == 1:
-                    spof = sorted({*spof, *(s.name for s in fabric.switches if s.tier == "spine")})
-            if int(p.get("cores", 0)) == 1 and int(p.get("pods", 1)) > 1:
-                spof = sorted({*spof, *(s.name for s in fabric.switches if s.tier == "core")})
-        diameter, mean = _hop_stats_clos(fabric)
-    elif fabric.kind == "dragonfly":
-        groups = int(p["groups"])
-        group_of = {s.name: (s.su or 1) - 1 for s in fabric.switches}
-        side = {n: (0 if grp < groups // 2 else 1) for n, grp in group_of.items()}
-        crossing, per_dev = _crossing((lk for lk in fabric.links if lk.layer == "global"), side)
-        bisection = min(injection / 2, crossing * speed_gbps) if groups > 1 else injection / 2
-        worst = max(per_dev.values(), default=0)
-        after = (min(injection / 2, (crossing - worst) * speed_gbps) / bisection) if bisection else 0.0
-        over["router"] = round(int(p["p"]) / int(p["h"]), 4)
-        pair: Counter[frozenset[int]] = Counter()
-        for lk in fabric.links:
-            if lk.layer == "global":
-                pair[frozenset((group_of[lk.a.device], group_of[lk.b.device]))] += 1
-        ecmp = min(pair.values(), default=0)
-        diameter, mean = _sampled_hops(fabric)
-        if len(pair) < groups * (groups - 1) // 2:
-            notes.append(f"{groups * (groups - 1) // 2 - len(pair)} group pairs have no direct global link")
-    else:  # torus / hypercube
-        dims = list(p["dims"])
-        diameter, mean, ecmp = _cube_hops(dims)
-        vertices = int(p["vertices"])
-        cut_dim = max(range(len(dims)), key=lambda i: dims[i])
-        k = dims[cut_dim]
-        stride = math.prod(dims[:cut_dim])
-        crossing_links = (vertices // k) * (2 if k > 2 else 1)
-        bisection = min(injection / 2, crossing_links * speed_gbps)
-        after = (min(injection / 2, (crossing_links - 1) * speed_gbps) / bisection) if bisection else 0.0
-        if p["attach"] == "switch":
-            diameter, mean = diameter + 2, round(mean + 2, 4)
-            per_node_ports = max(1, endpoints // max(1, vertices))
-            over["switch"] = round(per_node_ports / int(p["degree"]), 4)
-        else:
-            over["node"] = 1.0
-        notes.append(f"bisection cut across dimension {cut_dim} (size {k}, stride {stride})")
-        mean = round(mean, 4)
+    if isinstance(p, ClosParams):
+        a = _clos(fabric, p, totals)
+    elif isinstance(p, DragonflyParams):
+        a = _dragonfly(fabric, p, totals)
+    else:
+        a = _cube(fabric, p, totals)
     return FabricMetrics(
         fabric=name,
         topology=fabric.kind,
-        switches=switches,
+        switches=dict(Counter(s.tier for s in fabric.switches)),
         ports_used=used,
         ports_free=free,
-        cables=cables,
-        endpoints=endpoints,
-        injection_gbps=injection,
-        bisection_gbps=round(bisection, 3),
-        oversubscription=over,
-        diameter_hops=int(diameter),
-        mean_hops=float(mean),
-        ecmp_paths=int(ecmp),
-        spof=tuple(spof),
-        bandwidth_after_spine_loss=round(after, 4),
-        notes=tuple(notes),
+        cables=totals.cables,
+        endpoints=totals.endpoints,
+        injection_gbps=totals.injection,
+        bisection_gbps=round(a.bisection, 3),
+        oversubscription=a.oversubscription,
+        diameter_hops=int(a.diameter),
+        mean_hops=float(a.mean_hops),
+        ecmp_paths=int(a.ecmp),
+        spof=tuple(a.spof),
+        bandwidth_after_spine_loss=round(a.after_loss, 4),
+        notes=tuple(a.notes),
     )
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator.topology.base import Terminal
+from generator.topology.base import LeafSpineParams, Terminal
 from generator.topology.leaf_spine import leaf_spine
 from generator.topology.metrics import exact_spofs
 
@@ -48,7 +48,8 @@ def test_one_full_spine_layer_becomes_three_tiers() -> None:
     # 40 leaves of 8 nodes each on 16-port switches at 1:1: 8 up per leaf, spines of 16 ports
     f = leaf_spine([(f"u{i}", nodes(f"u{i}-", 8, 1)) for i in range(40)], radix=16)
     tiers = Counter(s.tier for s in f.switches)
-    assert tiers["core"] > 0 and f.params["tiers"] == 3
+    assert isinstance(f.params, LeafSpineParams)
+    assert tiers["core"] > 0 and f.params.tiers == 3 and f.params.core is not None
     used: Counter[tuple[str, int]] = Counter()
     for link in f.links:
         for end in (link.a, link.b):

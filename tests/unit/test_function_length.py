@@ -23,20 +23,13 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     ("generator/emit/pulumi_targets/azure.py", "project"): 67,  # issue 13
     ("generator/emit/pulumi_targets/gcp.py", "project"): 72,  # issue 13
     ("generator/emit/pulumi_targets/maas.py", "project"): 125,  # issue 13
-    ("generator/plan/build.py", "build_fabric"): 94,  # issue 15 (grew in its merge)
-    ("generator/plan/build.py", "_bill_of_materials"): 100,  # issue 15 (grew in its merge)
-    ("generator/topology/metrics.py", "compute_metrics"): 106,  # issue 15 edits it; params dict -> typed
     ("generator/commands/configure.py", "run"): 80,  # issue 17
     # not split yet (issue 18 debt)
     ("generator/emit/ansible.py", "pool_vars"): 85,  # issues 11/13: platform and fabric variables
     ("generator/emit/ansible.py", "inventory"): 61,  # issue 13: provisioned addresses per host
     ("generator/rules/dep/dep006_capacity_mode.py", "check"): 66,  # issue 13: one branch per capacity mode
-    ("generator/plan/build.py", "_place_once"): 61,
     ("generator/perf/system.py", "system_for"): 67,  # grew with issue 16's model v2
     ("generator/plan/model.py", "summary"): 63,  # grew with issue 15's metrics
-    ("generator/topology/cube.py", "cube"): 80,
-    ("generator/topology/dragonfly.py", "dragonfly"): 88,
-    ("generator/topology/leaf_spine.py", "leaf_spine"): 96,
 }
 
 
