@@ -58,7 +58,9 @@ else:
     extra["outputs"] = r.outputs
 secs = time.perf_counter() - t0
 peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"seconds": secs, "peak_mb": peak_mb, **extra}))
+# generate forks helpers on large plans (generator/forked.py): the largest one's peak, reported beside
+child_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(json.dumps({"seconds": secs, "peak_mb": peak_mb, "child_peak_mb": child_mb, **extra}))
 """
 
 
@@ -104,7 +106,7 @@ def csv_floor(rows: int) -> float:
 def _verdict(seconds: float, peak_mb: float, floor: float) -> str:
     checks = (
         (seconds <= TARGET_SECONDS, f"<= {TARGET_SECONDS:g} s"),
-        (peak_mb <= TARGET_PEAK_MB, f"<= {TARGET_PEAK_MB:g} MB"),
+        (peak_mb <= TARGET_PEAK_MB, f"<= {TARGET_PEAK_MB:g} MB (largest process)"),
         (seconds <= TARGET_FLOOR_RATIO * floor, f"<= {TARGET_FLOOR_RATIO:g}x floor"),
     )
     return "targets " + ", ".join(f"{what} {'ok' if ok else 'MISSED'}" for ok, what in checks)
@@ -146,8 +148,12 @@ def main() -> None:
                     if stage == "generate" and cables:
                         floor = csv_floor(cables)
                         note = f"{r['files']} files; csv floor {floor:.2f} s ({r['seconds'] / floor:.1f}x)"
+                        if r["child_peak_mb"]:
+                            note += f"; forked helper peak {r['child_peak_mb']:.0f} MB"
                         if gpus == TARGET_GPUS:
-                            note += "; " + _verdict(r["seconds"], r["peak_mb"], floor)
+                            note += "; " + _verdict(
+                                r["seconds"], max(r["peak_mb"], r["child_peak_mb"]), floor
+                            )
                     print(
                         f"{kind:10} {gpus:>7} {stage:9} {r['seconds']:8.2f} {r['peak_mb']:8.0f}  {note}",
                         flush=True,

@@ -11,7 +11,7 @@ from blueprints.models import Dragonfly, FatTree, Hypercube, LeafSpine, Torus, p
 from blueprints.models.site import Site
 from generator.findings import BlueprintError, Finding, Severity
 from generator.gcpause import gc_paused
-from generator.plan.media import MediaChooser, Position, rack_xy, run_length
+from generator.plan.media import MediaChooser, Position, rack_xy, run_lengths
 from generator.plan.model import BomLine, Device, Endpoint, FabricMetrics, Link, Plan, Rack
 from generator.plan.placement import Placed, PlacedRack, PlacementError, RackAllocator
 from generator.plan.site_names import SiteLayoutError, apply_site_layout
@@ -552,15 +552,22 @@ def _racks(site: Site, raw: list[PlacedRack]) -> list[Rack]:
 
 
 def _endpoint(ref: PortRef, cage_of: dict[str, tuple[int, int]]) -> Endpoint:
+    # tuple.__new__: NamedTuple's own __new__ costs a Python call per end (630,000 at 100k GPUs)
     port = ref.port
     if isinstance(port, Terminal):
-        return Endpoint(
-            port.host, port.port, port.port_number, port.cage, port.cage_port, port.netdev, port.faceplate
+        return _new(
+            Endpoint,
+            (port.host, port.port, port.port_number, port.cage, port.cage_port, port.netdev, port.faceplate),
         )
     ppc, nports = cage_of[ref.device]
     if ppc > 1 and port <= nports:
-        return Endpoint(ref.device, str(port), port, (port - 1) // ppc + 1, (port - 1) % ppc + 1)
-    return Endpoint(ref.device, str(port), port)
+        return _new(
+            Endpoint, (ref.device, str(port), port, (port - 1) // ppc + 1, (port - 1) % ppc + 1, None, None)
+        )
+    return _new(Endpoint, (ref.device, str(port), port, None, None, None, None))
+
+
+_new = tuple.__new__
 
 
 def _fabric_links(
@@ -574,27 +581,32 @@ def _fabric_links(
     """One fabric's cables with stable ids, run lengths and media; and how many no medium reaches."""
     letter = FABRIC_LETTER[fname]
     counters: Counter[str] = Counter()
+    codes: dict[tuple[str, str | None], str] = {}
+    measure, protocol = run_lengths(site), _PROTOCOL[b.fabric.kind]
     unreachable = 0
     links: list[Link] = []
     for raw in b.built.links:
-        code = LAYER_CODE.get(raw.layer, raw.layer[:2].upper())
-        if raw.group is not None:
-            code = f"{code}-{raw.group}"
+        code = codes.get((raw.layer, raw.group))
+        if code is None:
+            code = LAYER_CODE.get(raw.layer, raw.layer[:2].upper())
+            code = codes[(raw.layer, raw.group)] = code if raw.group is None else f"{code}-{raw.group}"
         counters[code] += 1
         a, z = _endpoint(raw.a, cage_of), _endpoint(raw.b, cage_of)
         lspeed = raw.speed_gbps or b.fabric.speed_gbps
         medium_id, length, run, part = "", 0.0, 0.0, None
         pa, pb = where.get(a.device), where.get(z.device)
         if pa is not None and pb is not None:
-            run = round(run_length(site, pa, pb), 3)
-            choice = chooser.choose(lspeed, run, _PROTOCOL[b.fabric.kind])
+            run = round(measure(pa, pb), 3)
+            choice = chooser.choose(lspeed, run, protocol)
             if choice is None:
                 unreachable += 1
             else:
                 medium_id, medium, length = choice
                 part = medium.part_numbers.get(lspeed)
         link_id = f"{letter}-{code}-{counters[code]:0{4 if raw.group else 6}d}"
-        links.append(Link(link_id, fname, raw.layer, a, z, lspeed, medium_id, length, run, raw.rail, part))
+        links.append(
+            _new(Link, (link_id, fname, raw.layer, a, z, lspeed, medium_id, length, run, raw.rail, part))
+        )
     return links, unreachable
 
 
