@@ -279,6 +279,10 @@ def _collnet(job: Job, perf: PerfData) -> list[Candidate]:
 
 
 def _alltoall(job: Job, perf: PerfData) -> list[Candidate]:
+    """NCCL's alltoall is point-to-point send/recv, S/n to every rank: (k−1)/n·S over NVLink per rank and
+    k·(n−k)/n·S through each node's NICs; nccl-tests' busbw = algbw·(n−1)/n (src/alltoall.cu). The network
+    part sets the time: busbw ≈ N/(N−1) × the network bandwidth per GPU on N nodes (sjeaugey, NVIDIA/
+    nccl-tests #130), a single NIC's bandwidth per GPU, never aggregated (nccl-tests #267)."""
     nc = perf.nccl
     hw = nc.hw_latency_us
     n, k, u = job.ranks, job.ranks_per_unit, job.units
