@@ -130,8 +130,10 @@ def predict_on(
     *,
     placement: str = "packed",
     algorithms: tuple[str, ...] | None = None,
+    net_share: float = 1.0,
 ) -> Prediction:
-    job = job_for(system, nodes, placement=placement)
+    """``net_share``: the share of each node's network the run may use (1/rails for a one-rail run)."""
+    job = job_for(system, nodes, placement=placement, net_share=net_share)
     return _prediction(
         estimate(collective, int(size_bytes), job, algorithms=algorithms), nodes or system.pool_nodes
     )
@@ -147,6 +149,7 @@ def predict_busbw(
     pool: str | None = None,
     placement: str = "packed",
     algorithms: tuple[str, ...] | None = None,
+    net_share: float = 1.0,
 ) -> Prediction:
     """Predicted nccl-tests result for ``collective`` of ``size_bytes`` over ``nodes`` nodes of the
     largest GPU pool (or ``pool``), all GPUs of each node taking part."""
@@ -157,6 +160,7 @@ def predict_busbw(
         nodes,
         placement=placement,
         algorithms=algorithms,
+        net_share=net_share,
     )
 
 
