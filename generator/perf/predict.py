@@ -103,6 +103,7 @@ def job_for(
         ll128=system.ll128,
         sm_arch=system.sm_arch,
         scattered=placement == "scattered",
+        nics_per_unit=system.net_ports * per_unit * net_share if units > 1 else 0.0,
     )
 
 
