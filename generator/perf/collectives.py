@@ -72,6 +72,7 @@ class Job:
     scattered: bool = False  # ranks placed without regard to leaves: rings and trees see spread_net
     sharp_share: float = 1.0  # share of the rails SHARP aggregates (2 streaming flows per switch)
     nics_per_unit: float = 0.0  # compute NICs a unit's ranks use (0: not known)
+    multi_node_nvls: bool = True  # NCCL 2.18+: NVLS + IB SHARP and NVLS-tree across units
 
     @property
     def ranks(self) -> int:
@@ -230,7 +231,7 @@ def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
     nc = perf.nccl
     hw = nc.hw_latency_us
     k, u = job.ranks_per_unit, job.units
-    if job.nvls is None or k < 2:
+    if job.nvls is None or k < 2 or (u > 1 and not job.multi_node_nvls):
         return []
     out = []
     if u == 1 or job.sharp:

@@ -104,6 +104,7 @@ def job_for(
         sm_arch=system.sm_arch,
         scattered=placement == "scattered",
         nics_per_unit=system.net_ports * per_unit * net_share if units > 1 else 0.0,
+        multi_node_nvls=system.multi_node_nvls,
     )
 
 

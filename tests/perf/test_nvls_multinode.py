@@ -17,9 +17,11 @@ what that mechanism allows: never more than 2 × the single-node NVLS algbw.
 from __future__ import annotations
 
 import pytest
+from perf_blueprints import build, server_nodes
 
+from generator.perf import predict_busbw
 from generator.perf.collectives import Job, bus_factor, estimate
-from generator.perf.system import Limit, PerfError
+from generator.perf.system import Limit, PerfError, system_for
 
 HUGE = 1 << 44
 NVLS_ALGBW = 274.3  # 8 × H100: 480 GB/s busbw / (2·7/8), NVIDIA in nccl-tests #212
@@ -77,3 +79,22 @@ def test_no_multi_node_nvls_without_sharp() -> None:
 def test_nvls_tree_takes_the_network_halved_beyond_two_nodes(units: int, inter: float) -> None:
     est = estimate("all_reduce", HUGE, _job(units, 376.0, sharp=False), algorithms=("nvls_tree",))
     assert est.algbw_gbytes == pytest.approx(min(NVLS_ALGBW, inter), rel=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("nccl", "expected"), [("2.17.1", "ring"), ("2.18.1", "nvls_tree"), ("2.21.5", "nvls_tree")]
+)
+def test_nvls_across_nodes_needs_nccl_2_18(tmp_path, nccl: str, expected: str) -> None:
+    """NCCL 2.18.1 release notes: "Add inter-node algorithms for NVLink SHARP: NVLink SHARP + IB SHARP
+    (NVLS), NVLink SHARP + Tree (NVLSTREE)". Two DGX H100 on NDR pinned to an older NCCL get no NVLS-tree;
+    one node keeps NVLS whatever the pin."""
+    fabric = {"technology": "infiniband-ndr", "topology": {"kind": "fat-tree", "switch": "qm9700"}}
+    bp = server_nodes("dgx-h100", 2, fabric)
+    bp["software"] = {"nccl": nccl}
+    cluster, plan, _ = build(bp, tmp_path)
+    two = predict_busbw(cluster, plan, "all_reduce", 8 << 30)
+    one = predict_busbw(cluster, plan, "all_reduce", 8 << 30, nodes=1)
+    assert (two.algorithm, one.algorithm) == (expected, "nvls")
+    assert any("predates NVLS across nodes" in n for n in system_for(cluster, plan).notes) == (
+        nccl == "2.17.1"
+    )
