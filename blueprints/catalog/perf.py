@@ -122,6 +122,7 @@ class Nccl(_Entry):
     nvls_tree_many_node_inter_factor: PerfConstant
     ib_qps_per_connection: PerfConstant
     sharp_streaming_flows_per_switch: PerfConstant
+    multi_node_nvls_min_release: PerfConstant
 
 
 class Training(_Entry):

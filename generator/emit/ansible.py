@@ -32,6 +32,7 @@ from generator.platform.ports import interfaces, platform_of, rdma_devices
 from generator.safetext import one_line
 
 if TYPE_CHECKING:
+    from generator.perf.system import System
     from generator.plan.model import Plan
     from generator.resolve import ResolvedCluster, ResolvedPool
 
@@ -51,6 +52,9 @@ DEFAULT_CIDR = "10.0.0.0/16"
 # nccl-tests sweep the acceptance role runs (-b .. -e, factor 2); the predictions average the same sizes.
 ACCEPTANCE_SIZES = (1 << 30, 2 << 30, 4 << 30, 8 << 30)
 ACCEPTANCE_COLLECTIVES = ("all_reduce", "all_gather", "alltoall")
+# One-rail runs (NCCL_IB_HCA = one rail's port) between neighbouring hosts: a shorter sweep, all_reduce only.
+RAIL_SIZES = (1 << 30, 2 << 30)
+RAIL_COLLECTIVES = ("all_reduce",)
 WRAP = 130
 
 
@@ -330,6 +334,72 @@ def all_vars(cluster: ResolvedCluster) -> str:
     return "\n".join(out) + "\n"
 
 
+def _acceptance_predictions(
+    cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool
+) -> tuple[dict[str, dict[int, float]], dict[str, float], list[str]]:
+    """Predicted busbw per collective: by node count (every rail), and for one rail between two nodes."""
+    from generator.perf.system import PerfError, system_for
+
+    predicted: dict[str, dict[int, float]] = {}
+    rail: dict[str, float] = {}
+    try:
+        system = system_for(cluster, plan, pool.name)
+        counts = sorted({n for n in (2**k for k in range(1, 20)) if n <= pool.count} | {pool.count} - {1})
+        for coll in ACCEPTANCE_COLLECTIVES:
+            row = {n: _mean_busbw(system, coll, ACCEPTANCE_SIZES, n, 1.0) for n in counts}
+            if row:
+                predicted[coll] = row
+        if pool.count > 1 and system.net_ports > 1:
+            share = 1.0 / system.net_ports
+            rail = {c: _mean_busbw(system, c, RAIL_SIZES, 2, share) for c in RAIL_COLLECTIVES}
+    except PerfError as exc:  # the model refusing a design leaves the line-rate threshold in force;
+        # any other exception is a bug and surfaces as an internal error
+        why = f"no performance-model prediction ({type(exc).__name__}: {exc})"
+        return {}, {}, [why + "; threshold = line rate × efficiency"]
+    notes = []
+    if predicted:
+        notes.append(
+            "acceptance_predicted_busbw: generator.perf's predicted nccl-tests bus bandwidth (GB/s, "
+            "mean over 1-8 GiB) by node count; the role requires prediction × "
+            "acceptance_prediction_margin for the largest count not above the hosts in the play"
+        )
+    if rail:
+        notes.append(
+            "acceptance_predicted_rail_busbw: the same for one rail (NCCL_IB_HCA = that rail's port) "
+            "between two nodes, mean over 1-2 GiB"
+        )
+    return predicted, rail, notes
+
+
+def _mean_busbw(system: System, collective: str, sizes: tuple[int, ...], nodes: int, share: float) -> float:
+    from generator.perf.predict import predict_on
+
+    vals = [predict_on(system, collective, s, nodes, net_share=share).busbw_gbytes for s in sizes]
+    return round(sum(vals) / len(vals), 2)
+
+
+def _rail_hcas(pool: ResolvedPool) -> tuple[list[dict[str, Any]], list[str]]:
+    """One entry per compute rail: the NCCL_IB_HCA device of that rail's port (port map or pools[].ports)."""
+    compute = pool.ports_for("compute")
+    if pool.cloud is not None or len(compute) < 2:
+        return [], []
+    devices = rdma_devices(compute)
+    if devices is None:
+        return [], [
+            "acceptance_rail_hcas: none, so no one-rail runs: the compute ports' RDMA device names of "
+            f"`{pool.server_id}` are not published; declare pools[].ports"
+        ]
+    rails = [
+        {"rail": p.index, "hca": dev, "rate_gbps": p.speed_gbps}
+        for p, dev in zip(compute, devices, strict=True)
+    ]
+    return rails, [
+        "acceptance_rail_hcas: each compute rail's port as NCCL_IB_HCA names it; the role runs "
+        f"{', '.join(RAIL_COLLECTIVES)} on one rail at a time between neighbouring hosts, so "
+        "acceptance-report can tell a weak cable from a weak rail"
+    ]
+
+
 def _acceptance(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> tuple[dict[str, Any], list[str]]:
     compute = pool.ports_for("compute")
     gpus = max(1, pool.server.gpus)
@@ -348,35 +418,8 @@ def _acceptance(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> tup
         f"acceptance_link_gbytes: the node's compute line rate per GPU ({len(compute)} ports, {gpus} GPUs) "
         "in GB/s; the role's fall-back threshold is this × acceptance_efficiency"
     ]
-    predicted: dict[str, dict[int, float]] = {}
-    from generator.perf.predict import predict_busbw
-    from generator.perf.system import PerfError
-
-    try:
-        counts = sorted({n for n in (2**k for k in range(1, 20)) if n <= pool.count} | {pool.count} - {1})
-        for coll in ACCEPTANCE_COLLECTIVES:
-            row: dict[int, float] = {}
-            for n in counts:
-                vals = [
-                    predict_busbw(cluster, plan, coll, size, nodes=n, pool=pool.name).busbw_gbytes
-                    for size in ACCEPTANCE_SIZES
-                ]
-                row[n] = round(sum(vals) / len(vals), 2)
-            if row:
-                predicted[coll] = row
-        if predicted:
-            notes.append(
-                "acceptance_predicted_busbw: generator.perf's predicted nccl-tests bus bandwidth (GB/s, "
-                "mean over 1-8 GiB) by node count; the role requires prediction × "
-                "acceptance_prediction_margin for the largest count not above the hosts in the play"
-            )
-    except PerfError as exc:  # the model refusing a design leaves the line-rate threshold in force;
-        # any other exception is a bug and surfaces as an internal error
-        notes.append(
-            f"no performance-model prediction ({type(exc).__name__}: {exc}); threshold = line rate × "
-            "efficiency"
-        )
-        predicted = {}
+    predicted, rail_predicted, predicted_notes = _acceptance_predictions(cluster, plan, pool)
+    rails, rail_notes = _rail_hcas(pool)
     return {
         "acceptance_link_gbytes": link,
         "acceptance_gpus_per_node": pool.server.gpus,
@@ -385,7 +428,12 @@ def _acceptance(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> tup
         "acceptance_expected_hcas": hcas,
         "acceptance_expected_nvlink": nvlink,
         "acceptance_predicted_busbw": predicted,
-    }, notes
+        "acceptance_rail_hcas": rails,
+        "acceptance_rail_collectives": list(RAIL_COLLECTIVES),
+        "acceptance_rail_min_bytes": "1G",
+        "acceptance_rail_max_bytes": "2G",
+        "acceptance_predicted_rail_busbw": rail_predicted,
+    }, notes + predicted_notes + rail_notes
 
 
 # Routing tables of the RoCE rails (table = base + rail): local numbers, any unused 1-252 would do.

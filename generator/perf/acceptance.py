@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from blueprints.catalog.perf import perf_data
@@ -149,6 +149,21 @@ class AcceptanceReport:
 # ---- phases -------------------------------------------------------------------------------------
 
 
+def _resolve_rail(run: NcclRun, cables: dict[tuple[str, int], list[Cable]]) -> NcclRun | str:
+    """A run restricted to one device (NCCL_IB_HCA=mlx5_9) is on the rail the plan cables that device to
+    on its hosts; the device number is not the rail (DGX H100: rail 5 is mlx5_9)."""
+    if run.hca is None or run.rail is not None:
+        return run
+    by_port = {
+        (node, c.node_port.split("/")[0].lower()): rail for (node, rail), cs in cables.items() for c in cs
+    }
+    rails = {by_port.get((host, run.hca)) for host in run.hosts}
+    if len(rails) != 1 or None in rails:
+        hosts = ", ".join(run.hosts)
+        return f"NCCL_IB_HCA `{run.hca}` is not the same compute rail's port on {hosts} in the plan"
+    return replace(run, rail=rails.pop())
+
+
 def _predict_run(run: NcclRun, system: System, min_bytes: float, threshold: float) -> RunResult:
     """Predict the run's shape at each of its sizes and compare the bandwidth-bound ones."""
     nodes = min(max(1, run.nodes), system.pool_nodes)
@@ -268,8 +283,14 @@ def compare(
     """Predict every run, mark the low ones and name the suspects with their cabling-plan rows."""
     policy = perf_data().policy
     ratio = policy.acceptance_ratio.value if threshold is None else threshold
-    results = [_predict_run(r, system, policy.acceptance_min_bytes.value, ratio) for r in runs]
     cables = _node_cables(plan)
+    results = []
+    for run in runs:
+        resolved = _resolve_rail(run, cables)
+        if isinstance(resolved, str):
+            results.append(RunResult(run, (), 0.0, 0.0, False, resolved))
+        else:
+            results.append(_predict_run(resolved, system, policy.acceptance_min_bytes.value, ratio))
     rails = list(range(system.net_ports))
     planned = {n for n, _ in cables} | ({d.name for d in plan.devices if d.kind == "node"} if plan else set())
     unknown = sorted({h for r in runs for h in r.hosts} - planned)

@@ -15,7 +15,8 @@ Data movement per algorithm (per rank, one direction), which fixes each ``algbw`
 * ring: every rank sends factor·S; the ring's slowest edge sets B: NVLink/PCIe inside a node, and the
   node's NICs between nodes (one ring per NIC, so the whole node's network bandwidth).
 * tree (NCCL double binary tree, all_reduce across nodes): S up and S down, algbw = 0.92·B/2; on two nodes
-  each node sends S once, algbw = 0.92·min(B_intra/2, B_node) (NCCL sizes 2-node trees with bwIntra).
+  each node sends S once, algbw = 0.92·min(B_intra/2, B_node) (NCCL sizes 2-node trees with bwIntra),
+  unless the node has a NIC per GPU (the tree then cannot use them all: NVIDIA/nccl-tests #196).
 * NVLS (NVSwitch multimem): S·(n+1)/n each way per GPU → algbw = e·B_nvlink·n/(n+1); across nodes it
   needs IB SHARP (each node sends and receives S once).
 * NVLS-tree: NVLS inside the node, a tree of nodes outside (S each way for ≤ 2 nodes, 2S beyond).
@@ -70,6 +71,8 @@ class Job:
     sm_arch: int
     scattered: bool = False  # ranks placed without regard to leaves: rings and trees see spread_net
     sharp_share: float = 1.0  # share of the rails SHARP aggregates (2 streaming flows per switch)
+    nics_per_unit: float = 0.0  # compute NICs a unit's ranks use (0: not known)
+    multi_node_nvls: bool = True  # NCCL 2.18+: NVLS + IB SHARP and NVLS-tree across units
 
     @property
     def ranks(self) -> int:
@@ -178,9 +181,18 @@ def _tree_bus(job: Job, net: Limit) -> Limit | None:
     """
     k, u = job.ranks_per_unit, job.units
     intra = job.intra if k > 1 else None
-    if u <= 2:
+    if u <= 2 and not _nic_per_gpu(job):
         return tighter(intra, net.scaled(2.0, f"{net.name} (2-node tree: S per node each way)"))
     return tighter(intra, net)
+
+
+def _nic_per_gpu(job: Job) -> bool:
+    """A NIC for every GPU: the 2-node tree cannot beat the ring there. sjeaugey (NVIDIA/nccl-tests #196):
+    "if you have 8 NICs, Tree will struggle to get better performance than ring without using 32 SMs
+    (which we disallow). But if you have less NICs you'll probably see the 'Tree effect'" — the node's
+    NICs are then filled by the ring, and the tree is held to the network like beyond two nodes
+    (perf.yaml [NCCL-TREE2]). NVLS-tree is not affected (it needs few SMs, same comment)."""
+    return job.nics_per_unit > 0 and job.nics_per_unit >= job.ranks_per_unit
 
 
 def _tree(job: Job, perf: PerfData) -> list[Candidate]:
@@ -219,7 +231,7 @@ def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
     nc = perf.nccl
     hw = nc.hw_latency_us
     k, u = job.ranks_per_unit, job.units
-    if job.nvls is None or k < 2:
+    if job.nvls is None or k < 2 or (u > 1 and not job.multi_node_nvls):
         return []
     out = []
     if u == 1 or job.sharp:
@@ -279,6 +291,10 @@ def _collnet(job: Job, perf: PerfData) -> list[Candidate]:
 
 
 def _alltoall(job: Job, perf: PerfData) -> list[Candidate]:
+    """NCCL's alltoall is point-to-point send/recv, S/n to every rank: (k−1)/n·S over NVLink per rank and
+    k·(n−k)/n·S through each node's NICs; nccl-tests' busbw = algbw·(n−1)/n (src/alltoall.cu). The network
+    part sets the time: busbw ≈ N/(N−1) × the network bandwidth per GPU on N nodes (sjeaugey, NVIDIA/
+    nccl-tests #130), a single NIC's bandwidth per GPU, never aggregated (nccl-tests #267)."""
     nc = perf.nccl
     hw = nc.hw_latency_us
     n, k, u = job.ranks, job.ranks_per_unit, job.units

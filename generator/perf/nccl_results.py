@@ -7,8 +7,10 @@ busbw #wrong`` (nccl-tests src/util.cu ``writeBenchmarkLineBody``). JSON (``-J``
 file): ``args`` (the program first), ``env``, ``config.devices[].hostname``, ``results[]`` with ``size`` and
 ``out_of_place``/``in_place`` objects holding ``time``, ``alg_bw``, ``bus_bw``, ``nwrong``.
 
-A run covers one rail when its ``NCCL_IB_HCA`` (JSON env) names one device, or when the file name carries
-``rail<N>`` or ``mlx5_<N>`` (text output records no environment).
+A run covers one rail when the file name carries ``rail<N>`` (the acceptance role's one-rail runs: N is
+the rail, the compute NIC index of the plan), or when its ``NCCL_IB_HCA`` (JSON env) or file name names one
+device ``mlx5_<N>``: that device is the run's ``hca``, and the rail it serves is the plan's to say (on a
+DGX H100 rail 5 is mlx5_9), which generator.perf.acceptance looks up. Text output records no environment.
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ MAX_FILE_BYTES = 64 << 20
 _RANK_RE = re.compile(r"^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\b")
 _TEST_RE = re.compile(r"^#\s*Collective test starting:\s*(\S+)")
 _AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)")
-_RAIL_NAME_RE = re.compile(r"(?:rail|mlx5_)(\d+)", re.IGNORECASE)
-_HCA_RE = re.compile(r"^[=^]?\s*mlx5_(\d+)(?::\d+)?$")
+_RAIL_NAME_RE = re.compile(r"rail(\d+)", re.IGNORECASE)
+_HCA_NAME_RE = re.compile(r"(mlx5_\d+)", re.IGNORECASE)
+_HCA_RE = re.compile(r"^=?\s*(mlx5_\d+)(?::\d+)?$")
 
 
 class ResultsError(ValueError):
@@ -53,10 +56,11 @@ class NcclRun:
     collective: str
     ranks: int
     hosts: tuple[str, ...]  # in rank order, each once
-    rail: int | None  # one rail (NCCL_IB_HCA=mlx5_<rail>) or None: every rail
+    rail: int | None  # one rail (rail<N> in the file name, or resolved from ``hca``) or None: every rail
     rows: tuple[Row, ...]
     avg_busbw: float | None
     source_format: str  # text | json
+    hca: str | None = None  # the one device NCCL_IB_HCA (or the file name) restricted the run to
 
     @property
     def nodes(self) -> int:
@@ -84,6 +88,13 @@ def _collective(program: str | None, path: Path) -> str | None:
 def _rail_from_name(path: Path) -> int | None:
     m = _RAIL_NAME_RE.search(path.stem)
     return int(m.group(1)) if m else None
+
+
+def _hca_from_name(path: Path) -> str | None:
+    if _rail_from_name(path) is not None:
+        return None
+    m = _HCA_NAME_RE.search(path.stem)
+    return m.group(1).lower() if m else None
 
 
 def _number(token: str) -> float | None:
@@ -125,17 +136,21 @@ def parse_text(text: str, path: Path) -> NcclRun | None:
     if not rows or coll is None:
         return None
     ordered = tuple(dict.fromkeys(hosts[r] for r in sorted(hosts)))
-    return NcclRun(str(path), coll, len(hosts), ordered, _rail_from_name(path), tuple(rows), avg, "text")
+    rail, hca = _rail_from_name(path), _hca_from_name(path)
+    return NcclRun(str(path), coll, len(hosts), ordered, rail, tuple(rows), avg, "text", hca)
 
 
-def _json_rail(env: list[object], path: Path) -> int | None:
+def _json_hca(env: list[object], path: Path) -> str | None:
+    """The one device NCCL_IB_HCA names (``mlx5_9``, ``=mlx5_9:1``); None for several, an exclusion
+    (``^...``) or none at all (then the file name's ``mlx5_<N>``, if any)."""
     for item in env:
         if isinstance(item, str) and item.startswith("NCCL_IB_HCA="):
-            devices = [d.strip() for d in item.split("=", 1)[1].split(",") if d.strip()]
+            value = item.split("=", 1)[1].strip()
+            devices = [d.strip() for d in value.removeprefix("=").split(",") if d.strip()]
             if len(devices) == 1 and (m := _HCA_RE.match(devices[0])):
-                return int(m.group(1))
+                return m.group(1).lower()
             return None
-    return _rail_from_name(path)
+    return _hca_from_name(path)
 
 
 def _json_rows(results: object, where: str) -> list[Row]:
@@ -187,15 +202,17 @@ def parse_json(text: str, path: Path) -> NcclRun | None:
     avg_bw = avg.get("bandwidth") if isinstance(avg, dict) else None
     env_raw = doc.get("env")
     env: list[object] = env_raw if isinstance(env_raw, list) else []
+    rail = _rail_from_name(path)
     return NcclRun(
         str(path),
         coll,
         len(hosts),
         tuple(dict.fromkeys(hosts[r] for r in sorted(hosts))),
-        _json_rail(env, path),
+        rail,
         tuple(rows),
         float(avg_bw) if isinstance(avg_bw, int | float) else None,
         "json",
+        None if rail is not None else _json_hca(env, path),
     )
 
 

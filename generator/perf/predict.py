@@ -103,6 +103,8 @@ def job_for(
         ll128=system.ll128,
         sm_arch=system.sm_arch,
         scattered=placement == "scattered",
+        nics_per_unit=system.net_ports * per_unit * net_share if units > 1 else 0.0,
+        multi_node_nvls=system.multi_node_nvls,
     )
 
 
@@ -130,8 +132,10 @@ def predict_on(
     *,
     placement: str = "packed",
     algorithms: tuple[str, ...] | None = None,
+    net_share: float = 1.0,
 ) -> Prediction:
-    job = job_for(system, nodes, placement=placement)
+    """``net_share``: the share of each node's network the run may use (1/rails for a one-rail run)."""
+    job = job_for(system, nodes, placement=placement, net_share=net_share)
     return _prediction(
         estimate(collective, int(size_bytes), job, algorithms=algorithms), nodes or system.pool_nodes
     )
@@ -147,6 +151,7 @@ def predict_busbw(
     pool: str | None = None,
     placement: str = "packed",
     algorithms: tuple[str, ...] | None = None,
+    net_share: float = 1.0,
 ) -> Prediction:
     """Predicted nccl-tests result for ``collective`` of ``size_bytes`` over ``nodes`` nodes of the
     largest GPU pool (or ``pool``), all GPUs of each node taking part."""
@@ -157,6 +162,7 @@ def predict_busbw(
         nodes,
         placement=placement,
         algorithms=algorithms,
+        net_share=net_share,
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from blueprints.catalog.perf import PerfData, by_capability, perf_data
 from blueprints.catalog.schema import FabricTech, Gpu, Switch
@@ -89,6 +89,7 @@ class System:
     topology: str | None = None
     mean_hops: float = 0.0
     notes: tuple[str, ...] = field(default=())
+    multi_node_nvls: bool = True  # the pinned NCCL runs NVLS across nodes (2.18+)
 
     @property
     def gpus(self) -> int:
@@ -414,7 +415,67 @@ def job_pool(cluster: ResolvedCluster, pool: str | None = None) -> ResolvedPool:
     return max(gpu_pools, key=lambda p: (p.count * p.server.gpus, -gpu_pools.index(p)))
 
 
+class _Network(NamedTuple):
+    """The compute network as one node of the pool sees it (phase of ``system_for``)."""
+
+    technology: str | None
+    kind: str | None
+    net: Limit | None
+    ports: int
+    line_gbps: float
+    latency_us: float
+    fabric: FabricBound | None
+    mean_hops: float
+    topology: str | None
+    notes: list[str]
+
+
+def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf: PerfData) -> _Network:
+    technology, tech, notes = _net_technology(cluster, rp)
+    if tech is None:
+        return _Network(technology, None, None, 0, 0.0, 0.0, None, 0.0, None, notes)
+    fab = cluster.fabrics.get("compute")
+    mtu = fab.spec.mtu if fab is not None else None
+    net, ports, line = _node_network(rp, tech, mtu, perf)
+    m = plan.metrics.get("compute") if plan is not None else None
+    mean_hops = m.mean_hops if m is not None else 0.0
+    topology = m.topology if m is not None else (fab.topology_kind if fab is not None else None)
+    latency = _hop_latency_us(tech, fab.switch if fab is not None else None, mean_hops)
+    fabric = None
+    if net is not None:
+        eff = wire_efficiency(tech.kind, mtu, perf) * transport_efficiency(perf)
+        fabric = _fabric_bound(plan, net, rp, eff, _ecmp_share(tech, fab, plan, perf))
+        notes.extend(_roce_notes(tech.kind, fab))
+        if tech.kind == "ethernet":
+            notes.append("Ethernet without RDMA: NCCL's socket transport; its CPU cost is not modelled")
+    if plan is None or m is None:
+        notes.append("no fabric plan: the network is taken as non-blocking")
+    return _Network(technology, tech.kind, net, ports, line, latency, fabric, mean_hops, topology, notes)
+
+
+def _nccl_release(version: str) -> int | None:
+    """``2.18.1`` → 218 (100·major + minor); None when the pin is not a version NCCL numbers that way."""
+    parts = version.split(".")
+    if len(parts) < 2 or not (parts[0].isdigit() and parts[1].isdigit()):
+        return None
+    return 100 * int(parts[0]) + int(parts[1])
+
+
+def _multi_node_nvls(cluster: ResolvedCluster, perf: PerfData, notes: list[str]) -> bool:
+    """NVLS across nodes (NVLS + IB SHARP, NVLS-tree) needs the NCCL the blueprint pins to have it."""
+    release = _nccl_release(cluster.software.nccl)
+    floor = int(perf.nccl.multi_node_nvls_min_release.value)
+    if release is None or release >= floor:
+        return True
+    notes.append(
+        f"NCCL {cluster.software.nccl} (software.nccl) predates NVLS across nodes (NCCL 2.18.1): "
+        "multi-node NVLS and NVLS-tree are not candidates"
+    )
+    return False
+
+
 def system_for(cluster: ResolvedCluster, plan: Plan | None = None, pool: str | None = None) -> System:
+    """Phases: the pool, its NVLink side, its network side, the NCCL release; then the System."""
     perf = perf_data()
     rp = job_pool(cluster, pool)
     gpu = rp.gpu
@@ -427,33 +488,11 @@ def system_for(cluster: ResolvedCluster, plan: Plan | None = None, pool: str | N
     )
     nvls = bool(gpu.nvls and nv_raw > 0 and (server.nvswitches > 0 or server.nvlink_domain_gpus > g))
     ll128 = gpu.vendor == "nvidia" and intra_class == "nvlink" and gpu.sm_arch >= 70
-    technology, tech, net_notes = _net_technology(cluster, rp)
-    notes.extend(net_notes)
-    net = None
-    ports = 0
-    line = 0.0
-    latency = 0.0
-    fabric = None
-    mean_hops = 0.0
-    topology = None
-    if tech is not None:
-        fab = cluster.fabrics.get("compute")
-        mtu = fab.spec.mtu if fab is not None else None
-        net, ports, line = _node_network(rp, tech, mtu, perf)
-        m = plan.metrics.get("compute") if plan is not None else None
-        mean_hops = m.mean_hops if m is not None else 0.0
-        topology = m.topology if m is not None else (fab.topology_kind if fab is not None else None)
-        latency = _hop_latency_us(tech, fab.switch if fab is not None else None, mean_hops)
-        if net is not None:
-            eff = wire_efficiency(tech.kind, mtu, perf) * transport_efficiency(perf)
-            fabric = _fabric_bound(plan, net, rp, eff, _ecmp_share(tech, fab, plan, perf))
-            notes.extend(_roce_notes(tech.kind, fab))
-            if tech.kind == "ethernet":
-                notes.append("Ethernet without RDMA: NCCL's socket transport; its CPU cost is not modelled")
-        if plan is None or m is None:
-            notes.append("no fabric plan: the network is taken as non-blocking")
-    if net is None and rp.count > 1:
+    nw = _network(cluster, plan, rp, perf)
+    notes.extend(nw.notes)
+    if nw.net is None and rp.count > 1:
         notes.append("no compute network: only one node can take part in a collective")
+    multi_node_nvls = _multi_node_nvls(cluster, perf, notes) if nvls else True
     return System(
         name=cluster.name,
         pool=rp.name,
@@ -468,16 +507,17 @@ def system_for(cluster: ResolvedCluster, plan: Plan | None = None, pool: str | N
         nvlink_raw_gbytes=nv_raw,
         nvls=nvls,
         ll128=ll128,
-        net=net,
-        net_kind=tech.kind if tech is not None else None,
-        net_ports=ports,
-        net_line_gbps=line,
-        net_latency_us=latency,
+        net=nw.net,
+        net_kind=nw.kind,
+        net_ports=nw.ports,
+        net_line_gbps=nw.line_gbps,
+        net_latency_us=nw.latency_us,
         sharp=_sharp(cluster),
-        fabric=fabric,
-        sharp_share=_sharp_share(cluster, ports, perf),
-        technology=technology,
-        topology=topology,
-        mean_hops=mean_hops,
+        fabric=nw.fabric,
+        sharp_share=_sharp_share(cluster, nw.ports, perf),
+        technology=nw.technology,
+        topology=nw.topology,
+        mean_hops=nw.mean_hops,
         notes=tuple(notes),
+        multi_node_nvls=multi_node_nvls,
     )

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from nccl_text import nccl_text
 from perf_blueprints import server_nodes
 from ruamel.yaml import YAML
 
@@ -106,38 +107,14 @@ def test_oci_runs_against_the_model(tmp_path: Path, capsys) -> None:
 
 
 def _text(hosts: list[str], gpus_per_node: int, rows: list[tuple[int, float]]) -> str:
-    """nccl-tests standard output (src/util.cu formats) for an all_reduce_perf run."""
-    lines = [
-        "# nccl-tests version 2.17.6 nccl-headers=22602 nccl-library=22602",
-        "# Collective test starting: all_reduce_perf",
-        "#",
-        "# Using devices",
-    ]
-    rank = 0
-    for host in hosts:
-        for dev in range(gpus_per_node):
-            lines.append(
-                f"#  Rank {rank:2d} Group  0 Pid {1000 + rank:6d} on {host:>10s} device {dev:2d} [0000:{dev:02x}:00] NVIDIA H100 80GB HBM3"
-            )
-            rank += 1
-    lines += [
-        "#",
-        "#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong",
-    ]
-    for size, busbw in rows:
-        t = size / (busbw * 1e3)  # µs at algbw = busbw (2 ranks: factor 1)
-        body = f"  {t:7.1f}  {busbw:6.2f}  {busbw:6.2f}       0"
-        lines.append(f"{size:12d}  {size // 4:12d}     float     sum      -1{body}{body}")
-    lines += [
-        "# Out of bounds values : 0 OK",
-        "# Avg bus bandwidth    : 1.0",
-        "#",
-        "# Collective test concluded: all_reduce_perf",
-    ]
-    return "\n".join(lines) + "\n"
+    return nccl_text(hosts, gpus_per_node, rows)
 
 
-def _json(hosts: list[str], rail: int, rows: list[tuple[int, float]]) -> str:
+# DGX H100 compute ports in rail order (NVIDIA DGX H100/H200 User Guide, Table 6; the catalogue's port map)
+DGX_H100_RAILS = ("mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11")
+
+
+def _json(hosts: list[str], hca: str, rows: list[tuple[int, float]]) -> str:
     """nccl-tests -J output (JSON_FILE_VERSION 2, keys as src/util.cu writes them)."""
     devices = [
         {
@@ -169,7 +146,7 @@ def _json(hosts: list[str], rail: int, rows: list[tuple[int, float]]) -> str:
         "version": 2,
         "start_time": "2026-01-01 00:00:00",
         "args": ["/opt/nccl-tests/build/all_reduce_perf", "-b", "1M", "-e", "1G", "-f", "2", "-g", "1"],
-        "env": [f"NCCL_IB_HCA=mlx5_{rail}", "NCCL_DEBUG=WARN"],
+        "env": [f"NCCL_IB_HCA={hca}", "NCCL_DEBUG=WARN"],
         "nccl_version": 22602,
         "config": {
             "nthreads": 1,
@@ -195,8 +172,10 @@ def _curve(plateau: float) -> list[tuple[int, float]]:
 
 @pytest.fixture()
 def acceptance_run(tmp_path: Path) -> tuple[Path, Path]:
-    """4 DGX H100, 8 NDR rails; one-rail runs between ring neighbours on every rail (half text, half JSON);
-    gpu003's rail-5 cable trained at HDR: its two runs reach 24 GB/s (one HDR NIC) instead of 47 (one NDR)."""
+    """4 DGX H100, 8 NDR rails; one-rail runs between ring neighbours on every rail (half text named
+    rail<i> as the acceptance role names them, half JSON whose only rail mark is NCCL_IB_HCA = the rail's
+    device, as a user's own -J run records it); gpu003's rail-5 cable trained at HDR: its two runs reach
+    24 GB/s (one HDR NIC) instead of 47 (one NDR)."""
     bp = _write(server_nodes("dgx-h100", 4, NDR), tmp_path / "bp.yaml")
     results = tmp_path / "results"
     results.mkdir()
@@ -206,10 +185,13 @@ def acceptance_run(tmp_path: Path) -> tuple[Path, Path]:
             pair = [hosts[i], hosts[(i + 1) % 4]]
             plateau = 24.0 if (rail == 5 and "gpu003" in pair) else 47.0
             rows = _curve(plateau)
-            stem = f"all_reduce_perf-rail{rail}-{pair[0]}-{pair[1]}"
             if (rail + i) % 2:
-                (results / f"{stem}.json").write_text(_json(pair, rail, rows))
+                hca = f"={DGX_H100_RAILS[rail]}:1"
+                (results / f"all_reduce_perf-{pair[0]}-{pair[1]}-run{rail}.json").write_text(
+                    _json(pair, hca, rows)
+                )
             else:
+                stem = f"all_reduce_perf-rail{rail}-{pair[0]}-{pair[1]}"
                 (results / f"{stem}.txt").write_text(_text(pair, 1, rows))
     for host in hosts:  # single-node NVLink runs, healthy (NVLS ~480 GB/s)
         (results / f"all_reduce_perf-{host}-nvlink.txt").write_text(_text([host], 8, _curve(480.0)))
@@ -225,7 +207,9 @@ def test_finds_the_weak_cable(acceptance_run, capsys, tmp_path: Path) -> None:
     out = json.loads(capsys.readouterr().out)
     assert code == 1
     low = sorted(Path(r["file"]).name for r in out["runs"] if r["low"])
-    assert low == ["all_reduce_perf-rail5-gpu002-gpu003.txt", "all_reduce_perf-rail5-gpu003-gpu004.json"]
+    # the JSON run's NCCL_IB_HCA==mlx5_9:1 is rail 5 on a DGX H100 (the plan's port), not rail 9
+    assert low == ["all_reduce_perf-gpu003-gpu004-run5.json", "all_reduce_perf-rail5-gpu002-gpu003.txt"]
+    assert {r["rail"] for r in out["runs"] if r["format"] == "json"} == set(range(8))
     assert [(s["kind"], s["name"]) for s in out["suspects"]] == [("link", "gpu003 rail 5")]
     cables = out["suspects"][0]["cables"]
     # cables are numbered node by node, rail by rail: gpu003 (3rd node) rail 5 = 2·8 + 6 = 22; on a DGX
@@ -249,7 +233,7 @@ def test_text_report_points_to_the_cable(acceptance_run, capsys) -> None:
 
 def test_healthy_run_exits_zero(acceptance_run, capsys) -> None:
     bp, results = acceptance_run
-    for f in results.glob("*rail5*gpu003*"):
+    for f in [*results.glob("*rail5*gpu003*"), *results.glob("*gpu003*run5*")]:
         f.unlink()
     assert main(["acceptance-report", str(bp), "--results", str(results)]) == 0
 
@@ -305,3 +289,18 @@ def test_finds_a_degraded_rail(tmp_path: Path, capsys) -> None:
         "C-NL-000020",
         "C-NL-000028",
     ]
+
+
+def test_a_device_that_is_no_compute_rail_is_an_error_row(tmp_path: Path, capsys) -> None:
+    """NCCL_IB_HCA naming a device the plan does not cable as a compute rail (mlx5_1 is not one of a DGX
+    H100's compute ports): the run is reported as not predictable, never put on rail 1."""
+    bp = _write(server_nodes("dgx-h100", 2, NDR), tmp_path / "bp.yaml")
+    results = tmp_path / "r"
+    results.mkdir()
+    (results / "a.json").write_text(_json(["gpu001", "gpu002"], "=mlx5_1:1", _curve(47.0)))
+    (results / "b.json").write_text(_json(["gpu001", "gpu002"], "mlx5_9", _curve(47.0)))
+    assert main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"]) == 1
+    runs = {Path(r["file"]).name: r for r in json.loads(capsys.readouterr().out)["runs"]}
+    assert runs["a.json"]["rail"] is None
+    assert "NCCL_IB_HCA `mlx5_1`" in runs["a.json"]["error"]
+    assert runs["b.json"]["rail"] == 5 and runs["b.json"]["error"] is None

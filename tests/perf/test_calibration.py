@@ -101,6 +101,19 @@ def test_two_node_tree_beats_the_ring_when_intra_node_allows(tmp_path) -> None:
     assert tree.busbw_gbytes > 1.6 * ring.busbw_gbytes
 
 
+def test_two_node_tree_with_a_nic_per_gpu_does_not_beat_the_ring(tmp_path) -> None:
+    """sjeaugey, NVIDIA/nccl-tests #196: "if you have 8 NICs, Tree will struggle to get better performance
+    than ring ... if you have less NICs you'll probably see the 'Tree effect'". DGX A100, 8 × HDR: the tree
+    is held to the network, 0.92 × the ring's bound, and NCCL's choice on two nodes is the ring."""
+    fabric = {"technology": "infiniband-hdr", "topology": {"kind": "fat-tree", "switch": "qm8700"}}
+    cluster, plan, _ = build(server_nodes("dgx-a100", 2, fabric), tmp_path)
+    tree = predict_busbw(cluster, plan, "all_reduce", EIGHT_G, algorithms=("tree",))
+    ring = predict_busbw(cluster, plan, "all_reduce", EIGHT_G, algorithms=("ring",))
+    best = predict_busbw(cluster, plan, "all_reduce", EIGHT_G, algorithms=("ring", "tree"))
+    assert tree.busbw_gbytes < ring.busbw_gbytes
+    assert best.algorithm == "ring"
+
+
 def test_three_node_tree_stays_below_the_ring(tmp_path) -> None:
     fabric = {"technology": "infiniband-hdr", "topology": {"kind": "fat-tree", "switch": "qm8700"}}
     bp = server_nodes("dgx-a100", 4, fabric)

@@ -27,6 +27,8 @@ def test_at_least_fifteen_sourced_measurements_across_hardware() -> None:
     assert {"infiniband", "roce", "none"} <= techs
     assert {e["nodes"] > 1 for e in entries} == {True, False}
     assert {"ring", "nvls", "default"} <= {e["algorithm"] for e in entries}
+    alltoall = [e for e in entries if e["collective"] == "alltoall"]
+    assert {e["nodes"] > 1 for e in alltoall} == {True, False}  # NVLink-bound and network-bound
 
 
 def test_fitted_facts_are_not_in_the_evaluation_set() -> None:

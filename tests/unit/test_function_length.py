@@ -28,7 +28,6 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     ("generator/emit/ansible.py", "pool_vars"): 85,  # issues 11/13: platform and fabric variables
     ("generator/emit/ansible.py", "inventory"): 61,  # issue 13: provisioned addresses per host
     ("generator/rules/dep/dep006_capacity_mode.py", "check"): 66,  # issue 13: one branch per capacity mode
-    ("generator/perf/system.py", "system_for"): 67,  # grew with issue 16's model v2
     ("generator/plan/model.py", "summary"): 63,  # grew with issue 15's metrics
 }
 
