@@ -253,9 +253,14 @@ def _netdev(purpose: str, idx: int, fabric_kind: str, counters: dict[str, int]) 
     return name
 
 
-def _named(port: NicPort, name: PortName | None, link: str) -> NicPort:
-    """``port`` with the published/declared names of ``name`` (unknown names keep the placeholder ids)."""
+def _named(port: NicPort, name: PortName | None, link: str, mapped: bool = False) -> NicPort:
+    """``port`` with the published/declared names of ``name`` (unknown names keep the placeholder ids).
+
+    ``mapped``: the server has a port map (catalogue or declared ports), so a port it does not list must
+    not keep an ``mlx5_<n>`` placeholder that may be another port's real device name."""
     if name is None:
+        if mapped and port.has_rdma:
+            return replace(port, rdma_dev=port.rdma_dev.replace("mlx5_", "nic"))
         return port
     cage, cage_port = port.cage, port.cage_port
     # an interface name published for the other link layer (IPoIB vs Ethernet) is not this port's name
@@ -337,8 +342,8 @@ def _ports(
 ) -> tuple[NicPort, ...]:
     """The node's cabled ports; placeholder ids (``mlx5_<n>``, ``ib<k>``) where no name is published."""
     ports: list[NicPort] = []
-    rdma = 0
-    net_counters = {"ib": 0, "eth": 1}
+    rdma, net_counters = 0, {"ib": 0, "eth": 1}
+    mapped = any(n.rdma for role in (names or {}).values() for n in role)  # a port map names the devices
     per_purpose: dict[str, int] = {}
     spec_nics = pool_spec.spec.nics if pool_spec.spec else None
     order = {"compute": 0, "storage": 1, "management": 2}
@@ -385,7 +390,7 @@ def _ports(
                     cage,
                     cage_port,
                 )
-                ports.append(_named(port, listed[idx] if idx < len(listed) else None, link_layer))
+                ports.append(_named(port, listed[idx] if idx < len(listed) else None, link_layer, mapped))
     return tuple(ports)
 
 

@@ -35,3 +35,12 @@ def env_file(name: str) -> dict[str, str]:
             key, _, value = line.partition("=")
             out[key] = value
     return out
+
+
+def dgx_a100_compute_hcas() -> list[str]:
+    """The DGX A100 compute HCA of GPU 0..7, read from NVIDIA's burn-in config (GPU_AFFINITY / UCX_AFFINITY)."""
+    env = {k: v.strip('"') for k, v in env_file("dgx_a100_syscfg.sh").items()}
+    gpus = [int(g) for g in env["GPU_AFFINITY"].split(":")]
+    hcas = env["UCX_AFFINITY"].split(":")
+    by_gpu = dict(zip(gpus, hcas, strict=True))
+    return [by_gpu[g] for g in sorted(by_gpu)]
