@@ -376,10 +376,27 @@ class OfedNicLimit(Entry):
     source: str
 
 
+class NcclCudaBuilds(Entry):
+    """The CUDA releases NVIDIA publishes builds of one NCCL release for (``<nccl>-1+cuda<X.Y>``)."""
+
+    nccl: str  # e.g. 2.12.12
+    cuda: tuple[str, ...]  # major.minor of each build
+    source: str
+
+
+class FabricManagerMatch(Entry):
+    """How the Fabric Manager package follows the driver (package per branch, version = driver's)."""
+
+    package_prefix: str  # Debian package name before the driver branch: nvidia-fabricmanager-<branch>
+    source: str
+
+
 class SoftwareCompat(Entry):
     architectures: dict[str, ArchSupport]
     cuda_drivers: dict[str, CudaDriver]
     ofed_nic_limits: tuple[OfedNicLimit, ...] = ()
+    nccl_cuda_builds: tuple[NcclCudaBuilds, ...] = ()
+    fabric_manager: FabricManagerMatch | None = None
 
     def arch_of(self, sm_arch: int) -> tuple[str, ArchSupport] | None:
         return next(((k, a) for k, a in self.architectures.items() if sm_arch in a.sm_archs), None)
