@@ -253,9 +253,14 @@ def _netdev(purpose: str, idx: int, fabric_kind: str, counters: dict[str, int]) 
     return name
 
 
-def _named(port: NicPort, name: PortName | None, link: str) -> NicPort:
-    """``port`` with the published/declared names of ``name`` (unknown names keep the placeholder ids)."""
+def _named(port: NicPort, name: PortName | None, link: str, mapped: bool = False) -> NicPort:
+    """``port`` with the published/declared names of ``name`` (unknown names keep the placeholder ids).
+
+    ``mapped``: the server has a port map (catalogue or declared ports), so a port it does not list must
+    not keep an ``mlx5_<n>`` placeholder that may be another port's real device name."""
     if name is None:
+        if mapped and port.has_rdma:
+            return replace(port, rdma_dev=port.rdma_dev.replace("mlx5_", "nic"))
         return port
     cage, cage_port = port.cage, port.cage_port
     # an interface name published for the other link layer (IPoIB vs Ethernet) is not this port's name
@@ -363,6 +368,7 @@ class _NicFacts(NamedTuple):
     fabric_kind: str
     is_rdma: bool
     listed: list[PortName]  # port-map names of this purpose, by index
+    mapped: bool  # the server has a port map: an unlisted port keeps no mlx5_<n> placeholder
 
 
 class _Cage(NamedTuple):
@@ -407,6 +413,7 @@ def _nic_facts(
         fabric_kinds.get(snic.purpose, "ethernet"),
         is_rdma,
         (names or {}).get(snic.purpose, []),
+        any(n.rdma for role in (names or {}).values() for n in role),
     )
 
 
@@ -435,7 +442,8 @@ def _nic_ports(facts: _NicFacts, numbering: _PortNumbering) -> list[NicPort]:
                 cage.cage,
                 cage.port,
             )
-            out.append(_named(port, facts.listed[idx] if idx < len(facts.listed) else None, link_layer))
+            listed = facts.listed[idx] if idx < len(facts.listed) else None
+            out.append(_named(port, listed, link_layer, facts.mapped))
     return out
 
 

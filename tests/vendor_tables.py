@@ -35,3 +35,39 @@ def env_file(name: str) -> dict[str, str]:
             key, _, value = line.partition("=")
             out[key] = value
     return out
+
+
+def dgx_a100_compute_hcas() -> list[str]:
+    """The DGX A100 compute HCA of GPU 0..7, read from NVIDIA's burn-in config (GPU_AFFINITY / UCX_AFFINITY)."""
+    env = {k: v.strip('"') for k, v in env_file("dgx_a100_syscfg.sh").items()}
+    gpus = [int(g) for g in env["GPU_AFFINITY"].split(":")]
+    hcas = env["UCX_AFFINITY"].split(":")
+    by_gpu = dict(zip(gpus, hcas, strict=True))
+    return [by_gpu[g] for g in sorted(by_gpu)]
+
+
+class PluginInstall(NamedTuple):
+    apt_keys: list[str]
+    steps: list[tuple[str, list[str]]]  # (repository line, packages installed right after it)
+    hold: list[str]
+    login_profile: str
+
+
+def gcp_a3_ultra_gib_install() -> PluginInstall:
+    """The Cluster Toolkit's gIB install tasks, read in order: keys, repository -> packages, holds."""
+    import yaml
+
+    doc = yaml.safe_load((TABLES / "gcp_a3_ultra_install_nccl_gib.yml").read_text())
+    keys: list[str] = []
+    steps: list[tuple[str, list[str]]] = []
+    hold: list[str] = []
+    for task in doc["tasks"]:
+        if "ansible.builtin.apt_key" in task:
+            keys.append(task["ansible.builtin.apt_key"]["url"])
+        elif "apt_repository" in task:
+            steps.append((task["apt_repository"]["repo"], []))
+        elif "ansible.builtin.apt" in task:
+            steps[-1][1].append(task["ansible.builtin.apt"]["name"])
+        elif "ansible.builtin.dpkg_selections" in task:
+            hold.append(task["ansible.builtin.dpkg_selections"]["name"])
+    return PluginInstall(keys, steps, hold, doc["login_profile"])

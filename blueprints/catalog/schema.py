@@ -314,6 +314,28 @@ class PlatformSetting(Entry):
     source: str
 
 
+# A Debian package name, optionally pinned (`name=version`).
+AptPackage = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9.+-]*(=[A-Za-z0-9.+~:-]+)?$")]
+
+
+class PluginInstallStep(Entry):
+    """One apt repository of a plug-in install and the packages installed from it, in the vendor's order."""
+
+    repo: str = Field(pattern=r"^deb [A-Za-z0-9 :/._+=\[\]-]{1,300}$")
+    packages: tuple[AptPackage, ...]
+
+
+class PluginInstall(Entry):
+    """How the plug-in's vendor installs it on a VM (Debian family), step by step, as published."""
+
+    apt_keys: tuple[Annotated[str, StringConstraints(pattern=r"^https://[A-Za-z0-9./_-]{1,200}$")], ...] = ()
+    steps: tuple[PluginInstallStep, ...]
+    hold: tuple[Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9.+-]*$")], ...] = ()
+    # /etc/profile.d file that sources the plug-in's profile for login shells
+    login_profile: str | None = Field(default=None, pattern=r"^/etc/profile\.d/[A-Za-z0-9._-]{1,100}\.sh$")
+    source: str
+
+
 class PlatformPlugin(Entry):
     """A network plug-in the platform needs for NCCL, and where its image installs it."""
 
@@ -322,6 +344,7 @@ class PlatformPlugin(Entry):
     path: str | None = None  # file the image installs (checked by the nccl role)
     profile: str | None = None  # vendor script that sets the plug-in's environment (sourced by jobs)
     source: str
+    install: PluginInstall | None = None  # the vendor's install steps, when it publishes them
 
 
 class KeptFile(Entry):
@@ -376,10 +399,27 @@ class OfedNicLimit(Entry):
     source: str
 
 
+class NcclCudaBuilds(Entry):
+    """The CUDA releases NVIDIA publishes builds of one NCCL release for (``<nccl>-1+cuda<X.Y>``)."""
+
+    nccl: str  # e.g. 2.12.12
+    cuda: tuple[str, ...]  # major.minor of each build
+    source: str
+
+
+class FabricManagerMatch(Entry):
+    """How the Fabric Manager package follows the driver (package per branch, version = driver's)."""
+
+    package_prefix: str  # Debian package name before the driver branch: nvidia-fabricmanager-<branch>
+    source: str
+
+
 class SoftwareCompat(Entry):
     architectures: dict[str, ArchSupport]
     cuda_drivers: dict[str, CudaDriver]
     ofed_nic_limits: tuple[OfedNicLimit, ...] = ()
+    nccl_cuda_builds: tuple[NcclCudaBuilds, ...] = ()
+    fabric_manager: FabricManagerMatch | None = None
 
     def arch_of(self, sm_arch: int) -> tuple[str, ArchSupport] | None:
         return next(((k, a) for k, a in self.architectures.items() if sm_arch in a.sm_archs), None)

@@ -32,6 +32,7 @@ from generator.platform.ports import interfaces, platform_of, rdma_devices
 from generator.safetext import one_line
 
 if TYPE_CHECKING:
+    from blueprints.catalog.schema import Platform
     from generator.perf.system import System
     from generator.plan.model import Plan
     from generator.resolve import ResolvedCluster, ResolvedPool
@@ -479,6 +480,30 @@ def _fabric_vars(cluster: ResolvedCluster, pool: ResolvedPool) -> str:
     return "\n".join(out)
 
 
+def _platform_checks(profile: nccl_emit.NcclProfile, platform: Platform | None) -> str:
+    """The names and files the nccl role checks on the host, and the plug-in install its vendor publishes."""
+    install = platform.plugin.install if platform is not None and platform.plugin is not None else None
+    return _yaml(
+        {
+            "nccl_expected_devices": list(profile.devices),
+            "nccl_expected_interfaces": list(profile.interfaces),
+            "nccl_keep_files": list(profile.keep_files),
+            "nccl_plugin_path": profile.plugin_path,
+            "nccl_plugin_profile": profile.plugin_profile,
+            # catalog:platforms.<id>.plugin.install: the vendor's steps, replayed by the nccl role
+            "nccl_plugin_install": None
+            if install is None
+            else {
+                "apt_keys": list(install.apt_keys),
+                "steps": [{"repo": st.repo, "packages": list(st.packages)} for st in install.steps],
+                "hold": list(install.hold),
+                "login_profile": install.login_profile,
+                "source": install.source,
+            },
+        }
+    )
+
+
 def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
     out = [_header(cluster, f"Variables for pool `{pool.name}` ({pool.count} × {pool.server_id})")]
     out.append(_fabric_vars(cluster, pool))
@@ -516,17 +541,7 @@ def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
         "# Names and files from the platform's port map / vendor entry; the nccl role fails when the host\n"
         "# lacks one of them (generator/platform/ports.py, blueprints/catalog/data/platforms.yaml)."
     )
-    out.append(
-        _yaml(
-            {
-                "nccl_expected_devices": list(profile.devices),
-                "nccl_expected_interfaces": list(profile.interfaces),
-                "nccl_keep_files": list(profile.keep_files),
-                "nccl_plugin_path": profile.plugin_path,
-                "nccl_plugin_profile": profile.plugin_profile,
-            }
-        )
-    )
+    out.append(_platform_checks(profile, platform))
     out.append("nccl_settings:")
     for s in profile.settings:
         out.append(_comment(f"{s.name}={s.value}: {s.reason} [{s.source}]", 2))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from ansible_helpers import DATA, EXAMPLES
-from vendor_tables import dgx_h100_compute_ports, env_file
+from vendor_tables import dgx_h100_compute_ports, env_file, gcp_a3_ultra_gib_install
 
 from generator.emit import nccl
 from generator.pipeline import load_and_resolve
@@ -142,7 +142,7 @@ def test_gcp_a3_mega_and_ultra_take_the_cluster_toolkit_settings(tmp_path: Path)
     assert ultra.transport == "gib" and ultra.plugin == "gib"
     vendor = env_file("gcp_a3_ultra_env.sh")
     assert {k: v for k, v in ultra.env().items() if k in vendor} == vendor
-    assert ultra.plugin_profile == "/var/lib/gib/scripts/set_nccl_env.sh"
+    assert ultra.plugin_profile == "/usr/local/gib/scripts/set_nccl_env.sh"
     assert "NCCL_IB_HCA" not in ultra.env() and "NCCL_IB_GID_INDEX" not in ultra.env()  # gIB sets its own
     assert ultra.interfaces == ("enp0s19", "enp192s20")
 
@@ -206,3 +206,21 @@ def test_no_example_names_a_device_or_interface_nobody_published(example: str) -
         assert set(prof.devices) <= known_rdma and set(prof.interfaces) <= known_if | {
             v for s in prof.settings if s.name == "NCCL_SOCKET_IFNAME" for v in s.value.split(",")
         }
+
+
+def test_gcp_a3_ultra_plugin_install_is_the_cluster_toolkits(tmp_path: Path) -> None:
+    """The nccl role replays the Cluster Toolkit's gIB install (test data: its install_nccl_gib.yml tasks)."""
+    import yaml
+
+    from generator.emit import ansible as ansible_emit
+
+    cluster = load_and_resolve(EXAMPLES / "gcp-a3-ultra.yaml")[1]
+    text = ansible_emit.pool_vars(cluster, build_plan(cluster), cluster.pools[0])
+    got = yaml.load(text.replace("!unsafe ", ""), Loader=yaml.SafeLoader)["nccl_plugin_install"]
+    vendor = gcp_a3_ultra_gib_install()
+    assert got["apt_keys"] == vendor.apt_keys
+    assert [(st["repo"], st["packages"]) for st in got["steps"]] == vendor.steps
+    assert got["hold"] == vendor.hold and got["login_profile"] == vendor.login_profile
+    # the other platforms ship their plug-in in the image (or need none): nothing to install
+    mega = load_and_resolve(EXAMPLES / "superpod-h100-4su.yaml")[1]
+    assert "nccl_plugin_install: null" in ansible_emit.pool_vars(mega, build_plan(mega), mega.pools[0])

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from ansible_helpers import DATA, EXAMPLES, build, chroot_root_fixture, root_tarball_fixture  # noqa: F401
 from conftest import run_cli
-from vendor_tables import TABLES, dgx_h100_compute_ports, env_file
+from vendor_tables import TABLES, dgx_h100_compute_ports, env_file, gcp_a3_ultra_gib_install
 
 pytestmark = pytest.mark.ansible_host
 
@@ -61,6 +62,8 @@ def sysfs(chroot_root: Path) -> Iterator[Path]:
         "etc/nccl/nccl.env",
         "usr/local/sbin/cluster-blueprint-roce-qos",
         "opt/microsoft",
+        "usr/local/gib",
+        "etc/profile.d/nccl-gib.sh",
     ):
         p = chroot_root / f
         shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
@@ -162,3 +165,33 @@ def test_azure_keeps_the_images_nccl_conf(chroot_root: Path, sysfs: Path, tmp_pa
     topo.unlink()  # an image without its topology file is not the platform the settings are for
     code, result, err = _configure(out, inv, "nccl")
     assert code != 0 and "missing platform file(s) /opt/microsoft/ndv5/topo.xml" in json.dumps(result) + err
+
+
+def test_gcp_a3_ultra_gets_the_gib_plugin_environment(chroot_root: Path, sysfs: Path, tmp_path: Path) -> None:
+    """An A3 Ultra image with the gIB package's files (Cluster Toolkit layout, /usr/local/gib): the role
+    checks them, writes the vendor's NCCL_NET / NCCL_SOCKET_IFNAME and the login profile that sources the
+    plug-in's script; a login shell on the host then has the plug-in's environment."""
+    vendor = gcp_a3_ultra_gib_install()
+    _devices(sysfs, [], ["enp0s19", "enp192s20"])
+    gib = chroot_root / "usr/local/gib"
+    (gib / "lib64").mkdir(parents=True)
+    (gib / "scripts").mkdir(parents=True)
+    # a stand-in for the package's script: marks that it was sourced
+    (gib / "scripts/set_nccl_env.sh").write_text("export CB_GIB_PROFILE_SOURCED=yes\n")
+    out = build(EXAMPLES / "gcp-a3-ultra.yaml", tmp_path / "gcp")
+    pool = next(p.name for p in (out / "ansible" / "group_vars").iterdir() if p.name.startswith("pool_"))
+    inv = _inventory(tmp_path / "hosts.yml", "gpu001", chroot_root, pool.removesuffix(".yml"))
+    code, result, err = _configure(out, inv, "nccl")
+    assert code == 0, json.dumps(result, indent=1) + err
+    env = _env((chroot_root / "etc/nccl/nccl.env").read_text())
+    assert {k: env[k].strip("'") for k in env_file("gcp_a3_ultra_env.sh")} == env_file("gcp_a3_ultra_env.sh")
+    profile = chroot_root / vendor.login_profile.lstrip("/")
+    shell = subprocess.run(
+        ["chroot", str(chroot_root), "/bin/sh", "-c", f". {vendor.login_profile}; "
+         'echo "$CB_GIB_PROFILE_SOURCED $LD_LIBRARY_PATH"'],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert profile.is_file() and shell.stdout.split() == ["yes", "/usr/local/gib/lib64"], shell
+    shutil.rmtree(gib)  # an image without the plug-in (and no package install): named, not guessed
+    code, result, err = _configure(out, inv, "nccl")
+    assert code != 0 and "missing platform file(s) /usr/local/gib/lib64" in json.dumps(result) + err

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
+from vendor_tables import dgx_a100_compute_hcas
 
 from generator.verify.sm_guids import GuidError, check_roots, guid_files, parse_nodes
 
@@ -41,7 +42,8 @@ def test_roots_are_the_spines_and_cns_every_gpu_port(plan) -> None:  # type: ign
     assert [name for _, name in files.roots] == spines
     assert [g for g, _ in files.roots] == sorted(_switch_guid(text, s) for s in spines)
     assert len(files.cns) == 16 * 8  # 16 DGX A100 x 8 HCA ports
-    assert {name.split()[1] for _, name in files.cns} == {f"mlx5_{i}" for i in range(8)}
+    # DGX A100 compute HCAs as NVIDIA's burn-in config lists them (tests/data/vendor_tables/)
+    assert {name.split()[1] for _, name in files.cns} == set(dgx_a100_compute_hcas())
     assert files.missing == ()
     assert files.pool_ports == {"gpu": tuple(sorted(g for g, _ in files.cns))}
 
@@ -71,7 +73,7 @@ def test_check_roots_names_every_bad_line(plan, tmp_path: Path) -> None:  # type
         check_roots(plan, "compute", text, "d", bad, "roots")
     msg = str(exc.value).splitlines()
     assert msg[0].startswith("roots:2: ") and "c-leaf-su2-r7 (leaf)" in msg[0]
-    assert msg[1].startswith("roots:3: ") and "is a CA (gpu016 mlx5_7)" in msg[1]
+    assert msg[1].startswith("roots:3: ") and f"is a CA (gpu016 {dgx_a100_compute_hcas()[7]})" in msg[1]
     assert msg[2].startswith("roots:4: ") and "not in the discovered fabric" in msg[2]
     assert msg[3].startswith("roots:5: ") and "is not a GUID" in msg[3]
     f = tmp_path / "roots.conf"

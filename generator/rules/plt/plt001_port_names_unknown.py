@@ -48,9 +48,10 @@ class PortNamesUnknown(Rule):
             what = sorted({p.purpose for p in unknown})
             rdma = sum(1 for p in unknown if not p.rdma_known)
             netdev = sum(1 for p in unknown if not p.netdev_known)
+            needs = "NCCL_IB_HCA, QoS interfaces" if rdma else "QoS interfaces, NCCL_SOCKET_IFNAME"
             yield self.finding(
                 f"pool `{pool.name}` (`{pool.server_id}`): {len(unknown)} {'/'.join(what)} port(s) have no "
-                f"published names ({rdma} RDMA device(s), {netdev} interface(s) unknown); NCCL_IB_HCA, QoS "
-                "interfaces and addressing that need them are left out",
+                f"published names ({rdma} RDMA device(s), {netdev} interface(s) unknown); {needs} "
+                "and addressing that need them are left out",
                 where,
             )

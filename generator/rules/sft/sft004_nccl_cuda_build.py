@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from generator.findings import Finding, Severity
+from generator.rules.base import Rule, RuleContext
+
+
+def _major_minor(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+class NcclHasNoCudaBuild(Rule):
+    """The pinned NCCL release has no build for the pinned CUDA release.
+
+    NVIDIA publishes each NCCL release as builds for a few CUDA releases (``<nccl>-1+cuda<X.Y>``: NCCL
+    download index and the release notes' "Compatibility" section). The ``nccl`` role installs
+    ``libnccl2=<nccl>-1+cuda<cuda>`` from NVIDIA's CUDA repository, so a pair NVIDIA does not build fails
+    at install time on every node. Only NCCL releases whose build list the catalogue holds
+    (``data/software.yaml``, with the source) are checked.
+    """
+
+    id = "SFT004"
+    severity = Severity.ERROR
+    title = "no NCCL build for the pinned CUDA release"
+    rationale = "The NCCL package for this CUDA release does not exist; the install fails on every node."
+    fix = "pin software.cuda to a release the NCCL version is built for, or pin an NCCL built for this CUDA"
+    tags = ("software", "nccl", "cuda")
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        cluster = ctx.cluster
+        compat = cluster.catalog.software
+        if compat is None or not cluster.gpu_pools:
+            return
+        sw = cluster.software
+        builds = next((b for b in compat.nccl_cuda_builds if b.nccl == sw.nccl), None)
+        if builds is None or _major_minor(sw.cuda) in builds.cuda:
+            return
+        package = f"libnccl2={sw.nccl}-1+cuda{_major_minor(sw.cuda)}"
+        yield self.finding(
+            f"software.nccl {sw.nccl} is built for CUDA {', '.join(builds.cuda)} only; software.cuda is "
+            f"{sw.cuda}, so {package} does not exist ({builds.source})",
+            ("software", "nccl"),
+        )
