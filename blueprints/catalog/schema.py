@@ -247,18 +247,33 @@ class StorageTier(Entry):
 _APT_WORD = r"[A-Za-z0-9._+~:-]*"
 
 
+# an apt package name; `{kernel}` = uname -r, `=` pins a version (apt's `name=version`)
+ClientPackage = Annotated[
+    str,
+    StringConstraints(pattern=rf"^{_APT_WORD}(=?\{{kernel\}})?{_APT_WORD}(={_APT_WORD})?$", max_length=120),
+]
+
+
 class StorageClient(Entry):
     """Where a managed file system's client comes from (an apt repository; `{kernel}` = uname -r)."""
 
-    _own_pattern: ClassVar[frozenset[str]] = frozenset({"suite", "packages"})
-    repo: str
-    # `{codename}` = the Ubuntu release codename
+    _own_pattern: ClassVar[frozenset[str]] = frozenset({"repo", "suite", "packages", "packages_by_os"})
+    # `{codename}` = the Ubuntu release codename (in the repository URL too: Azure's amlfs-<codename>)
+    repo: Annotated[
+        str, StringConstraints(pattern=r"^https://[A-Za-z0-9./_-]*(\{codename\})?[A-Za-z0-9./_-]*$")
+    ]
     suite: Annotated[str, StringConstraints(pattern=rf"^{_APT_WORD}(\{{codename\}})?{_APT_WORD}$")]
     components: list[str] = []
     key_url: str
-    packages: list[
-        Annotated[str, StringConstraints(pattern=rf"^{_APT_WORD}(\{{kernel\}})?{_APT_WORD}$", max_length=120)]
-    ]
+    packages: list[ClientPackage] = []
+    # software.os -> packages, for services that publish one versioned package per release (AMLFS)
+    packages_by_os: dict[
+        Annotated[str, StringConstraints(pattern=r"^[a-z]+-[0-9.]+$")], list[ClientPackage]
+    ] = {}
+
+    def packages_for(self, os: str) -> list[str]:
+        """The packages for one OS release; empty when the service publishes none for it."""
+        return list(self.packages_by_os.get(os, self.packages))
 
 
 class ManagedStorage(Entry):

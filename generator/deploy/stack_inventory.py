@@ -82,16 +82,17 @@ def managed_mounts(cluster_json: dict[str, Any], outputs: StackOutputs) -> list[
 
 
 def lustre_client_vars(cluster_json: dict[str, Any]) -> dict[str, Any]:
-    """shared_storage variables for a Lustre client repository the service publishes (GCP Managed Lustre)."""
+    """shared_storage variables for a Lustre client repository the service publishes (GCP Managed Lustre,
+    Azure Managed Lustre)."""
+    release = "{{ ansible_distribution_release }}"
     for spec in cluster_json.get("storage") or []:
         client = spec.get("client")
-        if spec.get("protocol") == "lustre" and client:
+        # no packages: the service publishes none for this OS release, the image or the site provides it
+        if spec.get("protocol") == "lustre" and client and client.get("packages"):
             return {
-                "shared_storage_lustre_repo_url": client["repo"],
+                "shared_storage_lustre_repo_url": client["repo"].replace("{codename}", release),
                 "shared_storage_lustre_repo_key_url": client["key_url"],
-                "shared_storage_lustre_repo_suite": client["suite"].replace(
-                    "{codename}", "{{ ansible_distribution_release }}"
-                ),
+                "shared_storage_lustre_repo_suite": client["suite"].replace("{codename}", release),
                 "shared_storage_lustre_repo_components": client["components"],
                 "shared_storage_lustre_packages": [
                     p.replace("{kernel}", "{{ ansible_kernel }}") for p in client["packages"]
