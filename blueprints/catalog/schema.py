@@ -290,6 +290,21 @@ class ManagedStorage(Entry):
     client: StorageClient | None = None  # None: the image or the site's repository provides it
 
 
+class AccessPath(Entry):
+    """One documented way from the operator's controller into private nodes (data/cloud.yaml `access`):
+    an OpenSSH ProxyCommand; `%h`/`%p` are ssh's tokens, `{project}`/`{zone}` the stack's values."""
+
+    _own_pattern: ClassVar[frozenset[str]] = frozenset({"proxy_command"})
+    target: Literal["aws", "gcp"]
+    # the node's stack output ssh connects to (%h): the instance id, or the instance name (= hostname)
+    host: Literal["instance", "name"]
+    proxy_command: Annotated[
+        str,
+        StringConstraints(pattern=r"^[^\x00-\x1f{}]*(\{(project|zone)\}[^\x00-\x1f{}]*)*$", max_length=300),
+    ]
+    ssh_options: dict[str, str] = {}  # further `-o` options the vendor sets with it
+
+
 class CloudImage(Entry):
     """A default boot image for one cloud and OS (data/cloud.yaml `images`)."""
 

@@ -46,14 +46,13 @@ DOCUMENTED_NFS_OPTIONS = {
 }
 
 
-def stack_build(example: str, tmp: Path) -> tuple[Path, Path, dict]:  # type: ignore[type-arg]
+def stack_build(example: str, tmp: Path, blueprint: Path | None = None) -> tuple[Path, Path, dict]:  # type: ignore[type-arg]
     """generate (ansible + pulumi), run the program under mocks, save its outputs as the CLI would."""
     build = tmp / "build"
-    code, out, err = run_cli(
-        "generate", str(EXAMPLES / f"{example}.yaml"), "-o", str(build), "--only", "ansible,pulumi"
-    )
+    source = blueprint or EXAMPLES / f"{example}.yaml"
+    code, out, err = run_cli("generate", str(source), "-o", str(build), "--only", "ansible,pulumi")
     assert code == 0, out + err
-    cluster = generate(EXAMPLES / f"{example}.yaml", build / "pulumi")
+    cluster = generate(source, build / "pulumi")
     run = run_target(cluster, build / "pulumi")
     outputs = tmp / "outputs.json"
     outputs.write_text(json.dumps(run.outputs, indent=2))
@@ -79,9 +78,9 @@ def test_inventory_carries_the_stack_addresses_and_mounts(example: str, tmp_path
         if g.startswith("pool_")
         for h, hv in grp["hosts"].items()
     }
-    assert {h: hv["ansible_host"] for h, hv in hosts.items()} == {
+    assert {h: hv["cb_mgmt_address"] for h, hv in hosts.items()} == {
         h: n["address"] for h, n in raw["nodes"].items()
-    }
+    }  # ansible_host is the access path's (tests/pulumi/test_access_path.py)
     # the generated groups are kept (rails, racks, roles)
     generated = _load(build / "ansible" / "inventory.yml")["all"]["children"]
     assert set(inv["all"]["children"]) == set(generated)

@@ -66,10 +66,12 @@ def base_data(cluster: ResolvedCluster) -> dict[str, Any]:
 
 def cloud_data(cluster: ResolvedCluster) -> dict[str, Any]:
     """base_data plus what every cloud program reads: the OS image and the file systems to create/mount."""
+    from generator.deploy.access import access_data
     from generator.deploy.cloud import image_for
 
     data = base_data(cluster)
     data["image"] = image_for(cluster)
+    data["access"] = access_data(cluster)
     data["storage"] = managed_storage(cluster)
     data["external_storage"] = external_storage(cluster)
     return data
