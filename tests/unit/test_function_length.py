@@ -17,16 +17,9 @@ MAX_LINES = 60
 # (file, function) -> lines today. Owners: issue 11 (NCCL), 13 (cloud/address plan, Pulumi), 15 (plan
 # and fat-tree builders), 16 (advisor), 17 (CLI commands); the rest are not split yet.
 KNOWN_LONG: dict[tuple[str, str], int] = {
-    ("generator/deploy/cloud.py", "address_plan"): 130,  # issue 13
-    ("generator/deploy/cloud.py", "size_managed"): 68,  # issue 13
-    ("generator/emit/pulumi_targets/aws.py", "project"): 91,  # issue 13
-    ("generator/emit/pulumi_targets/azure.py", "project"): 67,  # issue 13
-    ("generator/emit/pulumi_targets/gcp.py", "project"): 72,  # issue 13
-    ("generator/emit/pulumi_targets/maas.py", "project"): 125,  # issue 13
     ("generator/plan/build.py", "build_fabric"): 94,  # issue 15 (grew in its merge)
     ("generator/plan/build.py", "_bill_of_materials"): 100,  # issue 15 (grew in its merge)
     ("generator/topology/metrics.py", "compute_metrics"): 106,  # issue 15 edits it; params dict -> typed
-    ("generator/commands/configure.py", "run"): 80,  # issue 17
     # not split yet (issue 18 debt)
     ("generator/emit/cabling/netbox.py", "render_netbox"): 139,
     ("generator/emit/cabling/rows.py", "cable_rows"): 66,
@@ -44,7 +37,6 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     ("generator/emit/ansible.py", "pool_vars"): 85,  # issues 11/13: platform and fabric variables
     ("generator/resolve.py", "_ports"): 61,  # issue 11: port-map names
     ("generator/emit/ansible.py", "inventory"): 61,  # issue 13: provisioned addresses per host
-    ("generator/rules/dep/dep006_capacity_mode.py", "check"): 66,  # issue 13: one branch per capacity mode  # bounded parse: one except per YAML failure class
     ("generator/plan/build.py", "_place_once"): 61,
     ("generator/verify/ibnetdiscover.py", "_parse_default"): 66,  # one branch per record form
     ("generator/perf/system.py", "system_for"): 67,  # grew with issue 16's model v2
