@@ -38,7 +38,7 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         packages=PACKAGES,
         user_config=_user_config(cloud),
         credentials=CREDENTIALS,
-        notes=_notes(cloud),
+        notes=_notes(cloud, data["access"]["via"]),
     )
 
 
@@ -46,7 +46,8 @@ CREDENTIALS = (
     "AWS credentials as for the AWS CLI: `aws configure sso` / `AWS_PROFILE`, or "
     "`AWS_ACCESS_KEY_ID` + `AWS_SECRET_ACCESS_KEY` (+ `AWS_SESSION_TOKEN`) in the environment.",
     "Permissions: EC2 (VPC, subnets, NAT, security groups, launch templates, placement groups, "
-    "instances, capacity reservations / capacity blocks), FSx or EFS.",
+    "instances, capacity reservations / capacity blocks), FSx or EFS; with Session Manager access (the "
+    "default) IAM to create a role and instance profile and pass it to the instances (iam:PassRole).",
     "Quota: enough On-Demand P-instance vCPUs (or the reservation / Capacity Block) in the region.",
 )
 
@@ -111,13 +112,23 @@ def _user_config(cloud: CloudSettings) -> list[ConfigKey]:
     return user
 
 
-def _notes(cloud: CloudSettings) -> tuple[str, ...]:
+def _access_note(via: str) -> str:
+    if via == "ssm":
+        return (
+            "The instances get an instance profile with AmazonSSMManagedInstanceCore; `blueprint inventory "
+            "--from-stack` writes each host as its instance id behind the Session Manager ProxyCommand, so "
+            "Ansible reaches them from your machine (AWS CLI with the Session Manager plugin)."
+        )
+    return "Run Ansible through the declared bastion or from inside the VPC (VPN, peering)."
+
+
+def _notes(cloud: CloudSettings, access_via: str) -> tuple[str, ...]:
     notes = [
         "Instances get one EFA per network card: card 0 device 0 is the primary `efa` interface (with "
         "ENA, the instance's IP address); the other cards use device index 1 as `efa-only` "
         "(`efa_only_cards: true`, no IP address) or `efa`.",
         "The private subnet reaches the internet through a NAT gateway; nodes have no public address. "
-        "Run Ansible from a host inside the VPC (bastion, SSM port forwarding or a VPN).",
+        + _access_note(access_via),
     ]
     if cloud.capacity == "capacity-block":
         notes.append(

@@ -68,7 +68,8 @@ NOTES = (
     "(`<zone>-vpc-roce`), plus 2 host gVNICs.",
     "All VMs of a pool share a compact placement policy. Instance names are the blueprint hostnames.",
     "Outbound internet goes through Cloud NAT on the first host network; SSH is open to IAP "
-    "(35.235.240.0/20) only: `gcloud compute ssh --tunnel-through-iap`.",
+    "(35.235.240.0/20) only: `gcloud compute ssh --tunnel-through-iap`, and `blueprint inventory "
+    "--from-stack` writes the same IAP ProxyCommand for every host (access via iap, the default).",
     "VMs consuming a reservation use the instance type's provisioning model from the catalogue "
     "(A3 Ultra: RESERVATION_BOUND, as Google's cluster-toolkit A3 Ultra blueprints do).",
     "Managed Lustre: a firewall rule admits the private services access range on the Lustre ports "
