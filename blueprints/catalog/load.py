@@ -17,6 +17,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from blueprints.catalog.schema import (
     CATALOG_ID_RE,
+    AccessPath,
     CloudImage,
     CloudInstance,
     FabricTech,
@@ -329,6 +330,7 @@ class Catalog:
     sources: tuple[str, ...] = field(default=())
     managed_storage: Mapping[str, Mapping[str, ManagedStorage]] = field(default_factory=dict)
     images: Mapping[str, Mapping[str, CloudImage]] = field(default_factory=dict)
+    access: Mapping[str, AccessPath] = field(default_factory=dict)
     # Port maps and vendor settings, keyed by server id or `provider/instance-type` (data/platforms.yaml).
     platforms: Mapping[str, Platform] = field(default_factory=dict)
     # GPU architecture / CUDA / driver compatibility (data/software.yaml).
@@ -425,6 +427,7 @@ def default_catalog() -> Catalog:
     cloud_raw = dict(_read_yaml(DATA_DIR / "cloud.yaml"))
     storage_raw = cloud_raw.pop("managed_storage", None) or {}  # not a provider: the clouds' file systems
     images_raw = cloud_raw.pop("images", None) or {}  # default boot images per cloud and OS
+    access_raw = cloud_raw.pop("access", None) or {}  # documented ways into private nodes (SSM, IAP)
     cloud = {
         provider: {k: CloudInstance.model_validate(v) for k, v in table.items()}
         for provider, table in cloud_raw.items()
@@ -441,5 +444,6 @@ def default_catalog() -> Catalog:
         sources=("builtin",),
         managed_storage=managed,
         images={p: {k: CloudImage.model_validate(v) for k, v in t.items()} for p, t in images_raw.items()},
+        access={k: AccessPath.model_validate(v) for k, v in access_raw.items()},
         **sections,
     )

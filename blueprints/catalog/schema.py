@@ -247,18 +247,33 @@ class StorageTier(Entry):
 _APT_WORD = r"[A-Za-z0-9._+~:-]*"
 
 
+# an apt package name; `{kernel}` = uname -r, `=` pins a version (apt's `name=version`)
+ClientPackage = Annotated[
+    str,
+    StringConstraints(pattern=rf"^{_APT_WORD}(=?\{{kernel\}})?{_APT_WORD}(={_APT_WORD})?$", max_length=120),
+]
+
+
 class StorageClient(Entry):
     """Where a managed file system's client comes from (an apt repository; `{kernel}` = uname -r)."""
 
-    _own_pattern: ClassVar[frozenset[str]] = frozenset({"suite", "packages"})
-    repo: str
-    # `{codename}` = the Ubuntu release codename
+    _own_pattern: ClassVar[frozenset[str]] = frozenset({"repo", "suite", "packages", "packages_by_os"})
+    # `{codename}` = the Ubuntu release codename (in the repository URL too: Azure's amlfs-<codename>)
+    repo: Annotated[
+        str, StringConstraints(pattern=r"^https://[A-Za-z0-9./_-]*(\{codename\})?[A-Za-z0-9./_-]*$")
+    ]
     suite: Annotated[str, StringConstraints(pattern=rf"^{_APT_WORD}(\{{codename\}})?{_APT_WORD}$")]
     components: list[str] = []
     key_url: str
-    packages: list[
-        Annotated[str, StringConstraints(pattern=rf"^{_APT_WORD}(\{{kernel\}})?{_APT_WORD}$", max_length=120)]
-    ]
+    packages: list[ClientPackage] = []
+    # software.os -> packages, for services that publish one versioned package per release (AMLFS)
+    packages_by_os: dict[
+        Annotated[str, StringConstraints(pattern=r"^[a-z]+-[0-9.]+$")], list[ClientPackage]
+    ] = {}
+
+    def packages_for(self, os: str) -> list[str]:
+        """The packages for one OS release; empty when the service publishes none for it."""
+        return list(self.packages_by_os.get(os, self.packages))
 
 
 class ManagedStorage(Entry):
@@ -273,6 +288,21 @@ class ManagedStorage(Entry):
     tiers: dict[int, StorageTier]
     mount_options: str = "_netdev"  # fstab options the vendor documents for its clients
     client: StorageClient | None = None  # None: the image or the site's repository provides it
+
+
+class AccessPath(Entry):
+    """One documented way from the operator's controller into private nodes (data/cloud.yaml `access`):
+    an OpenSSH ProxyCommand; `%h`/`%p` are ssh's tokens, `{project}`/`{zone}` the stack's values."""
+
+    _own_pattern: ClassVar[frozenset[str]] = frozenset({"proxy_command"})
+    target: Literal["aws", "gcp"]
+    # the node's stack output ssh connects to (%h): the instance id, or the instance name (= hostname)
+    host: Literal["instance", "name"]
+    proxy_command: Annotated[
+        str,
+        StringConstraints(pattern=r"^[^\x00-\x1f{}]*(\{(project|zone)\}[^\x00-\x1f{}]*)*$", max_length=300),
+    ]
+    ssh_options: dict[str, str] = {}  # further `-o` options the vendor sets with it
 
 
 class CloudImage(Entry):

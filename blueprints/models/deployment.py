@@ -44,6 +44,24 @@ class MaasSettings(Model):
     )
 
 
+class AccessSettings(Model):
+    """How the operator's Ansible controller reaches the private nodes (`blueprint inventory` writes it)."""
+
+    via: Literal["ssm", "iap", "bastion", "vpn"]
+    """ssm (AWS Session Manager), iap (Google IAP TCP forwarding), bastion (an SSH jump host), vpn (direct)"""
+    bastion: str | None = Field(
+        default=None,
+        pattern=r"^([a-z_][a-z0-9_-]{0,31}@)?[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$",
+        description="the jump host for via: bastion, as OpenSSH ProxyJump takes it: [user@]host[:port]",
+    )
+
+    @model_validator(mode="after")
+    def _bastion(self) -> AccessSettings:
+        if (self.via == "bastion") != (self.bastion is not None):
+            raise ValueError("`bastion: [user@]host[:port]` goes with `via: bastion` (and only with it)")
+        return self
+
+
 class CloudSettings(Model):
     region: VersionStr
     """cloud region, e.g. us-east-1"""
@@ -79,6 +97,10 @@ class CloudSettings(Model):
         description="AWS capacity-block length to purchase when no reservation_id is given",
     )
     boot_disk_gb: int = Field(default=512, ge=64, le=16384, description="boot / root volume per instance")
+    access: AccessSettings | None = Field(
+        default=None,
+        description="how Ansible reaches the nodes; default: ssm on AWS, iap on GCP, vpn (direct) elsewhere",
+    )
 
     @model_validator(mode="after")
     def _hours(self) -> CloudSettings:
@@ -101,4 +123,8 @@ class Deployment(Model):
             raise ValueError(f"target {self.target} needs a `cloud:` section (at least `region`)")
         if self.target == "maas" and self.cloud is not None:
             raise ValueError("target maas takes a `maas:` section, not `cloud:`")
+        via = self.cloud.access.via if self.cloud and self.cloud.access else None
+        own = {"ssm": "aws", "iap": "gcp"}  # Session Manager is AWS's, IAP TCP forwarding Google's
+        if via in own and self.target != own[via]:
+            raise ValueError(f"access via {via} works on target {own[via]} only: use bastion or vpn")
         return self

@@ -15,7 +15,7 @@ import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from generator.commands._common import (
     add_common,
@@ -148,86 +148,107 @@ def collect(stats: dict[str, dict[str, int]] | None, events: list[dict[str, Any]
     return dict(sorted(hosts.items()))
 
 
-def run(args: argparse.Namespace) -> int:
+class RunInputs(NamedTuple):
+    """What the playbook run needs, checked before ansible-runner starts."""
+
+    ansible_dir: Path
+    playbook: Path
+    inventory: Path
+    extravars: dict[str, Any]
+    bindir: str  # this Python's bin directory, first on the PATH (ansible-playbook of the same install)
+
+
+class RunOutcome(NamedTuple):
+    results: dict[str, HostResult]
+    rc: int
+    status: str
+    tail: str  # the last lines of Ansible's output when it failed without a failed host
+
+
+def _error(message: str) -> int:
+    err_console.print(f"[bold red]error[/]: {message}")
+    return 2
+
+
+def _inputs(args: argparse.Namespace) -> RunInputs | int:
+    """The checked inputs, or exit code 2 with the reason printed."""
     ansible_dir = find_ansible_dir(args.build_dir)
     if ansible_dir is None:
-        err_console.print(
-            f"[bold red]error[/]: {args.build_dir} has no ansible/site.yml and inventory.yml; "
-            "run `blueprint generate` first"
+        return _error(
+            f"{args.build_dir} has no ansible/site.yml and inventory.yml; run `blueprint generate` first"
         )
-        return 2
     playbook = ansible_dir / args.playbook
     if not playbook.is_file():
-        err_console.print(f"[bold red]error[/]: no playbook {playbook}")
-        return 2
+        return _error(f"no playbook {playbook}")
     inventory = Path(args.inventory).resolve() if args.inventory else ansible_dir / "inventory.yml"
     if not inventory.exists():
-        err_console.print(f"[bold red]error[/]: no inventory {inventory}")
-        return 2
+        return _error(f"no inventory {inventory}")
     extravars = _extra_vars(args.extra_vars)
     if extravars is None:
-        err_console.print("[bold red]error[/]: -e takes KEY=VALUE")
-        return 2
+        return _error("-e takes KEY=VALUE")
     try:
-        import ansible_runner
+        import ansible_runner  # noqa: F401
     except ImportError:
-        err_console.print(
-            "[bold red]error[/]: ansible-runner is not installed (pip install 'cluster-blueprint\\[ansible]')"
-        )
-        return 2
-
+        return _error("ansible-runner is not installed (pip install 'cluster-blueprint\\[ansible]')")
     bindir = str(Path(sys.executable).parent)
     if shutil.which("ansible-playbook", path=bindir + os.pathsep + os.environ.get("PATH", "")) is None:
-        err_console.print(
-            "[bold red]error[/]: ansible-playbook is not installed "
+        return _error(
+            "ansible-playbook is not installed "
             "(pip install 'cluster-blueprint\\[ansible]', or ansible-core on the PATH)"
         )
-        return 2
+    return RunInputs(ansible_dir, playbook, inventory, extravars, bindir)
 
-    cmdline = []
-    if args.check:
-        cmdline.append("--check")
-    if args.diff:
-        cmdline.append("--diff")
+
+def run(args: argparse.Namespace) -> int:
+    inputs = _inputs(args)
+    if isinstance(inputs, int):
+        return inputs
     private = (
         Path(args.artifacts).resolve()
         if args.artifacts
         else Path(tempfile.mkdtemp(prefix="blueprint-configure-"))
     )
     private.mkdir(parents=True, exist_ok=True)
-    envvars = {
-        "ANSIBLE_CONFIG": str(ansible_dir / "ansible.cfg"),
-        "PATH": bindir + os.pathsep + os.environ.get("PATH", ""),
-        "ANSIBLE_NOCOLOR": "1",
-    }
     try:
-        runner = ansible_runner.run(
-            private_data_dir=str(private),
-            project_dir=str(ansible_dir.resolve()),
-            playbook=str(playbook.resolve()),
-            inventory=str(inventory),
-            limit=args.limit,
-            tags=args.tags,
-            skip_tags=args.skip_tags,
-            extravars=extravars or None,
-            cmdline=" ".join(cmdline) or None,
-            envvars=envvars,
-            quiet=not args.verbose,
-            suppress_env_files=True,
-        )
-        results = collect(runner.stats, list(runner.events))
-        rc, status = runner.rc, runner.status
-        tail = ""
-        if rc != 0 and not any(r.status in ("failed", "unreachable") for r in results.values()):
-            try:
-                lines = [ln for ln in runner.stdout.read().splitlines() if ln.strip()]
-                tail = "\n".join(lines[-8:])
-            except (OSError, AttributeError):
-                tail = ""
+        outcome = _run_playbook(args, inputs, private)
     finally:
         if not args.artifacts:
             shutil.rmtree(private, ignore_errors=True)
-    return _report(args, results, rc, status, tail)
+    return _report(args, outcome.results, outcome.rc, outcome.status, outcome.tail)
+
+
+def _run_playbook(args: argparse.Namespace, inputs: RunInputs, private: Path) -> RunOutcome:
+    import ansible_runner
+
+    cmdline = [flag for flag, on in (("--check", args.check), ("--diff", args.diff)) if on]
+    envvars = {
+        "ANSIBLE_CONFIG": str(inputs.ansible_dir / "ansible.cfg"),
+        "PATH": inputs.bindir + os.pathsep + os.environ.get("PATH", ""),
+        "ANSIBLE_NOCOLOR": "1",
+    }
+    runner = ansible_runner.run(
+        private_data_dir=str(private),
+        project_dir=str(inputs.ansible_dir.resolve()),
+        playbook=str(inputs.playbook.resolve()),
+        inventory=str(inputs.inventory),
+        limit=args.limit,
+        tags=args.tags,
+        skip_tags=args.skip_tags,
+        extravars=inputs.extravars or None,
+        cmdline=" ".join(cmdline) or None,
+        envvars=envvars,
+        quiet=not args.verbose,
+        suppress_env_files=True,
+    )
+    results = collect(runner.stats, list(runner.events))
+    tail = ""
+    if runner.rc != 0 and not any(r.status in ("failed", "unreachable") for r in results.values()):
+        try:
+            lines = [ln for ln in runner.stdout.read().splitlines() if ln.strip()]
+            tail = "\n".join(lines[-8:])
+        except (OSError, AttributeError):
+            tail = ""
+    return RunOutcome(results, runner.rc, runner.status, tail)
 
 
 def _report(

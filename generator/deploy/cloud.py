@@ -10,10 +10,14 @@ from __future__ import annotations
 import ipaddress
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from blueprints.catalog.schema import CloudImage, CloudInstance, ManagedStorage
 from generator.deploy.addresses import FABRIC_STATIC_OFFSET, ONPREM_TARGETS, onprem_plan
 from generator.resolve import CLOUD_PROVIDERS, ResolvedCluster, ResolvedPool
+
+if TYPE_CHECKING:
+    from blueprints.models.deployment import CloudSettings
 
 DEPLOY_TARGETS = ("maas", *CLOUD_PROVIDERS)
 
@@ -148,105 +152,139 @@ def rails(cluster: ResolvedCluster) -> int:
     return max((len(p.ports_for("compute")) for p in cluster.pools), default=0)
 
 
+class CloudNetwork(NamedTuple):
+    """What every cloud target's subnet layout starts from: the blueprint's host network, split in two."""
+
+    cloud: CloudSettings
+    path: tuple[str | int, ...]  # blueprint path of network_cidr, for the problems
+    reserved: int  # addresses the provider keeps in each subnet
+    pools: list[ResolvedPool]  # the pools with a cloud instance type
+    nodes: int
+    first: Network  # cluster subnet = first half of network_cidr
+    small: Network  # first /24 (or smaller) of the second half: public / storage subnets
+
+
 def address_plan(cluster: ResolvedCluster) -> AddressPlan:
     """Subnets the target's program creates, with the reasons they do not fit (if any)."""
     plan = AddressPlan()
     target = cluster.target
     dep = cluster.blueprint.deployment
     if target in ONPREM_TARGETS:
-        # The on-prem plan (generator/deploy/addresses.py) is what the MAAS program and the inventory use.
-        onprem = onprem_plan(cluster)
-        plan.problems.extend(onprem.problems)
-        if onprem.problems:
-            return plan
-        plan.subnets.append(Subnet("management", onprem.management_cidr, len(onprem.management)))
-        plan.subnets += [Subnet(s.name, s.cidr, s.used) for s in onprem.subnets]
-        return plan
+        return _onprem_address_plan(cluster, plan)
     if not cluster.is_cloud or dep.cloud is None:
         return plan
-    cloud = dep.cloud
-    base = ("deployment", "cloud")
-    reserved = SUBNET_RESERVED[target]
-    pools = [p for p in cluster.pools if p.cloud is not None]
-    nodes = sum(p.count for p in pools)
-    if not _check_cidr(cloud.network_cidr, (*base, "network_cidr"), plan):
+    net = _cloud_network(cluster, dep.cloud, plan)
+    if net is None:
         return plan
+    layouts = {"aws": _aws_subnets, "azure": _azure_subnets, "oci": _oci_subnets, "gcp": _gcp_subnets}
+    if target in layouts:
+        layouts[target](net, plan)
+    return plan
+
+
+def _onprem_address_plan(cluster: ResolvedCluster, plan: AddressPlan) -> AddressPlan:
+    # The on-prem plan (generator/deploy/addresses.py) is what the MAAS program and the inventory use.
+    onprem = onprem_plan(cluster)
+    plan.problems.extend(onprem.problems)
+    if onprem.problems:
+        return plan
+    plan.subnets.append(Subnet("management", onprem.management_cidr, len(onprem.management)))
+    plan.subnets += [Subnet(s.name, s.cidr, s.used) for s in onprem.subnets]
+    return plan
+
+
+def _cloud_network(cluster: ResolvedCluster, cloud: CloudSettings, plan: AddressPlan) -> CloudNetwork | None:
+    """The host network split for the cloud layouts; None (with the problem recorded) when it is unusable."""
+    path: tuple[str | int, ...] = ("deployment", "cloud", "network_cidr")
+    if not _check_cidr(cloud.network_cidr, path, plan):
+        return None
     net = ipaddress.ip_network(cloud.network_cidr)
     if net.prefixlen > 26:
-        plan.problems.append(((*base, "network_cidr"), f"{net} is too small: use a /26 or larger network"))
-        return plan
+        plan.problems.append((path, f"{net} is too small: use a /26 or larger network"))
+        return None
     # Cluster subnet = first half; the second half holds the small public / storage subnets.
     first, rest = net.subnets(prefixlen_diff=1)
-    small = next(rest.subnets(new_prefix=max(rest.prefixlen, 24)))
-    if target == "aws":
-        # efa-only interfaces take no address; `efa` interfaces take one each (plus the primary).
-        per_node = {
-            p.name: (1 if cloud.efa_only_cards else max(1, p.cloud.efa_interfaces)) for p in pools if p.cloud
-        }
-        need = sum(per_node[p.name] * p.count for p in pools) + STORAGE_ADDRESS_HEADROOM
-        private, public = first, small
-        public = next(rest.subnets(new_prefix=max(rest.prefixlen, 24)))
-        if _usable(private, reserved) < need:
-            what = (
-                "one address per instance"
-                if cloud.efa_only_cards
-                else "one address per EFA interface (efa_only_cards: false)"
-            )
-            plan.problems.append(
-                (
-                    (*base, "network_cidr"),
-                    f"private subnet {private} holds {_usable(private, reserved)} addresses; "
-                    f"{need} are needed ({what} plus storage headroom)",
-                )
-            )
-        plan.subnets += [Subnet("private", str(private), need), Subnet("public", str(public), 1)]
-    elif target == "azure":
-        compute, storage = first, small
-        if _usable(compute, reserved) < nodes:
-            plan.problems.append(
-                (
-                    (*base, "network_cidr"),
-                    f"compute subnet {compute} holds "
-                    f"{_usable(compute, reserved)} addresses, {nodes} VMs need one each",
-                )
-            )
-        plan.subnets += [
-            Subnet("compute", str(compute), nodes),
-            Subnet("storage", str(storage), STORAGE_ADDRESS_HEADROOM),
-        ]
-    elif target == "oci":
-        compute = first
-        if _usable(compute, reserved) < nodes + STORAGE_ADDRESS_HEADROOM:
-            plan.problems.append(
-                (
-                    (*base, "network_cidr"),
-                    f"compute subnet {compute} holds "
-                    f"{_usable(compute, reserved)} addresses, {nodes + STORAGE_ADDRESS_HEADROOM} are needed",
-                )
-            )
-        plan.subnets.append(Subnet("compute", str(compute), nodes))
-    elif target == "gcp":
-        host_nics = max((p.cloud.host_nics for p in pools if p.cloud), default=1)
-        _carve(
-            plan,
-            cloud.network_cidr,
-            (*base, "network_cidr"),
-            [f"host{i}" for i in range(host_nics)],
-            nodes + STORAGE_ADDRESS_HEADROOM,
-            reserved,
-            "the host networks",
+    small = cast("Network", next(rest.subnets(new_prefix=max(rest.prefixlen, 24))))
+    pools = [p for p in cluster.pools if p.cloud is not None]
+    nodes = sum(p.count for p in pools)
+    return CloudNetwork(cloud, path, SUBNET_RESERVED[cluster.target], pools, nodes, first, small)
+
+
+def _aws_subnets(net: CloudNetwork, plan: AddressPlan) -> None:
+    cloud = net.cloud
+    # efa-only interfaces take no address; `efa` interfaces take one each (plus the primary).
+    per_node = {
+        p.name: (1 if cloud.efa_only_cards else max(1, p.cloud.efa_interfaces)) for p in net.pools if p.cloud
+    }
+    need = sum(per_node[p.name] * p.count for p in net.pools) + STORAGE_ADDRESS_HEADROOM
+    private, public = net.first, net.small
+    if _usable(private, net.reserved) < need:
+        what = (
+            "one address per instance"
+            if cloud.efa_only_cards
+            else "one address per EFA interface (efa_only_cards: false)"
         )
-        gpu_nics = max((p.cloud.network_cards for p in pools if p.cloud), default=0)
-        _carve(
-            plan,
-            cloud.gpu_network_cidr,
-            (*base, "gpu_network_cidr"),
-            [f"gpu{i}" for i in range(gpu_nics)],
-            nodes,
-            reserved,
-            "the GPU NIC networks",
+        plan.problems.append(
+            (
+                net.path,
+                f"private subnet {private} holds {_usable(private, net.reserved)} addresses; "
+                f"{need} are needed ({what} plus storage headroom)",
+            )
         )
-    return plan
+    plan.subnets += [Subnet("private", str(private), need), Subnet("public", str(public), 1)]
+
+
+def _azure_subnets(net: CloudNetwork, plan: AddressPlan) -> None:
+    compute, storage = net.first, net.small
+    if _usable(compute, net.reserved) < net.nodes:
+        plan.problems.append(
+            (
+                net.path,
+                f"compute subnet {compute} holds "
+                f"{_usable(compute, net.reserved)} addresses, {net.nodes} VMs need one each",
+            )
+        )
+    plan.subnets += [
+        Subnet("compute", str(compute), net.nodes),
+        Subnet("storage", str(storage), STORAGE_ADDRESS_HEADROOM),
+    ]
+
+
+def _oci_subnets(net: CloudNetwork, plan: AddressPlan) -> None:
+    compute = net.first
+    if _usable(compute, net.reserved) < net.nodes + STORAGE_ADDRESS_HEADROOM:
+        plan.problems.append(
+            (
+                net.path,
+                f"compute subnet {compute} holds {_usable(compute, net.reserved)} addresses, "
+                f"{net.nodes + STORAGE_ADDRESS_HEADROOM} are needed",
+            )
+        )
+    plan.subnets.append(Subnet("compute", str(compute), net.nodes))
+
+
+def _gcp_subnets(net: CloudNetwork, plan: AddressPlan) -> None:
+    cloud = net.cloud
+    host_nics = max((p.cloud.host_nics for p in net.pools if p.cloud), default=1)
+    _carve(
+        plan,
+        cloud.network_cidr,
+        net.path,
+        [f"host{i}" for i in range(host_nics)],
+        net.nodes + STORAGE_ADDRESS_HEADROOM,
+        net.reserved,
+        "the host networks",
+    )
+    gpu_nics = max((p.cloud.network_cards for p in net.pools if p.cloud), default=0)
+    _carve(
+        plan,
+        cloud.gpu_network_cidr,
+        ("deployment", "cloud", "gpu_network_cidr"),
+        [f"gpu{i}" for i in range(gpu_nics)],
+        net.nodes,
+        net.reserved,
+        "the GPU NIC networks",
+    )
 
 
 # ----------------------------------------------------------------------------------- managed storage
@@ -278,60 +316,78 @@ def _tib_in(unit: str) -> float:
     return 1024.0 if unit == "GiB" else 1099.511627776  # 1 TiB in GiB / in GB
 
 
-def size_managed(
-    spec: ManagedStorage, capacity_tib: float | None, throughput_gbytes: float | None, efa: bool
-) -> StorageSizing:
-    """The smallest valid size and tier giving the requested capacity and throughput (both optional)."""
-    notes: list[str] = []
+class TierChoice(NamedTuple):
+    tier: int  # MB/s per TiB
+    size: int  # in the service's unit
+
+
+def _tier_step(spec: ManagedStorage, t: int, efa: bool) -> int:
+    tier = spec.tiers[t]
+    return tier.efa_step if efa and tier.efa_step else tier.step
+
+
+def _first_fitting_tier(
+    spec: ManagedStorage, want: int, throughput_gbytes: float | None, efa: bool
+) -> TierChoice | None:
+    """The slowest tier that holds `want` within its maximum and delivers the throughput asked."""
     per_tib = _tib_in(spec.unit)
-    want = math.ceil((capacity_tib or 0) * per_tib)
-    tiers = sorted(spec.tiers)
-    chosen = None
-    for t in tiers:
+    for t in sorted(spec.tiers):
         tier = spec.tiers[t]
-        step = tier.efa_step if efa and tier.efa_step else tier.step
-        size = _round_up(want, tier.min, step, tier.big_from, tier.step_big)
+        size = _round_up(want, tier.min, _tier_step(spec, t, efa), tier.big_from, tier.step_big)
         if tier.max is not None and size > tier.max:
             continue
         if throughput_gbytes and t > 0 and t * (size / per_tib) / 1000 < throughput_gbytes:
             continue
-        chosen = (t, size)
-        break
-    if chosen is None:
-        # No tier both holds the capacity and delivers the throughput. If throughput is the problem, grow
-        # the capacity of the fastest tier until it delivers; otherwise take the tier that holds the most.
-        fits = [
-            t
-            for t in tiers
-            if (top := spec.tiers[t].max) is None
-            or _round_up(
-                want, spec.tiers[t].min, spec.tiers[t].step, spec.tiers[t].big_from, spec.tiers[t].step_big
-            )
-            <= top
-        ]
-        if fits and throughput_gbytes:
-            t = fits[-1]
-            tier = spec.tiers[t]
-            need = math.ceil(throughput_gbytes * 1000 / t * per_tib) if t else 0
-            step = tier.efa_step if efa and tier.efa_step else tier.step
-            size = _round_up(max(want, need), tier.min, step, tier.big_from, tier.step_big)
-            notes.append(
-                f"capacity raised to {size} {spec.unit} so the {t} MB/s/TiB tier delivers "
-                f"{throughput_gbytes:g} GB/s"
-            )
-        else:
-            t = max(tiers, key=lambda k: spec.tiers[k].max or 0)
-            tier = spec.tiers[t]
-            step = tier.efa_step if efa and tier.efa_step else tier.step
-            size = _round_up(want, tier.min, step, tier.big_from, tier.step_big)
-        chosen = (t, size)
+        return TierChoice(t, size)
+    return None
+
+
+def _fallback_tier(
+    spec: ManagedStorage, want: int, throughput_gbytes: float | None, efa: bool, notes: list[str]
+) -> TierChoice:
+    """No tier both holds the capacity and delivers the throughput. If throughput is the problem, grow the
+    capacity of the fastest tier until it delivers; otherwise take the tier that holds the most."""
+    tiers = sorted(spec.tiers)
+    fits = [
+        t
+        for t in tiers
+        if (top := spec.tiers[t].max) is None
+        or _round_up(
+            want, spec.tiers[t].min, spec.tiers[t].step, spec.tiers[t].big_from, spec.tiers[t].step_big
+        )
+        <= top
+    ]
+    if fits and throughput_gbytes:
+        t = fits[-1]
+        tier = spec.tiers[t]
+        need = math.ceil(throughput_gbytes * 1000 / t * _tib_in(spec.unit)) if t else 0
+        size = _round_up(max(want, need), tier.min, _tier_step(spec, t, efa), tier.big_from, tier.step_big)
+        notes.append(
+            f"capacity raised to {size} {spec.unit} so the {t} MB/s/TiB tier delivers "
+            f"{throughput_gbytes:g} GB/s"
+        )
+        return TierChoice(t, size)
+    t = max(tiers, key=lambda k: spec.tiers[k].max or 0)
+    tier = spec.tiers[t]
+    return TierChoice(t, _round_up(want, tier.min, _tier_step(spec, t, efa), tier.big_from, tier.step_big))
+
+
+def _sizing_notes(
+    spec: ManagedStorage,
+    chosen: TierChoice,
+    want: int,
+    capacity_tib: float | None,
+    throughput_gbytes: float | None,
+) -> tuple[float, list[str]]:
+    """The throughput the chosen tier delivers at its size, and what the user should know about it."""
     t, size = chosen
+    notes: list[str] = []
     tier = spec.tiers[t]
     if tier.max is not None and size > tier.max:
         notes.append(f"{size} {spec.unit} exceeds the {spec.service} maximum of {tier.max} {spec.unit}")
     if want and size != want:
         notes.append(f"{capacity_tib:g} TiB rounded up to {size} {spec.unit} ({spec.service} sizes)")
-    delivered = t * (size / per_tib) / 1000 if t else 0.0
+    delivered = t * (size / _tib_in(spec.unit)) / 1000 if t else 0.0
     if throughput_gbytes and t:
         notes.append(
             f"{spec.service} {t} MB/s/TiB tier at {size} {spec.unit} delivers {delivered:.1f} GB/s "
@@ -342,9 +398,30 @@ def size_managed(
             f"{spec.service} does not provision throughput per TiB; {throughput_gbytes:g} GB/s is not "
             "guaranteed"
         )
-    sku = spec.sku.format(tier=t) if spec.sku else None
+    return delivered, notes
+
+
+def size_managed(
+    spec: ManagedStorage, capacity_tib: float | None, throughput_gbytes: float | None, efa: bool
+) -> StorageSizing:
+    """The smallest valid size and tier giving the requested capacity and throughput (both optional)."""
+    notes: list[str] = []
+    want = math.ceil((capacity_tib or 0) * _tib_in(spec.unit))
+    chosen = _first_fitting_tier(spec, want, throughput_gbytes, efa)
+    if chosen is None:
+        chosen = _fallback_tier(spec, want, throughput_gbytes, efa, notes)
+    delivered, more = _sizing_notes(spec, chosen, want, capacity_tib, throughput_gbytes)
+    sku = spec.sku.format(tier=chosen.tier) if spec.sku else None
     return StorageSizing(
-        spec.service, spec.protocol, t, size, spec.unit, sku, efa, round(delivered, 3), tuple(notes)
+        spec.service,
+        spec.protocol,
+        chosen.tier,
+        chosen.size,
+        spec.unit,
+        sku,
+        efa,
+        round(delivered, 3),
+        tuple(notes + more),
     )
 
 

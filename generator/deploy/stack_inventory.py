@@ -3,7 +3,8 @@
 Reads the generated inventory (groups, host variables, the planned addresses), the project's cluster.json
 (managed file systems with the vendor's mount options and client repositories) and the stack outputs
 (`nodes`: hostname -> address; `storage`: name -> protocol, source, mount). Writes the same inventory with
-every host's `ansible_host`/`cb_mgmt_address` set to the address the provider gave it, and
+every host's `cb_mgmt_address` set to the address the provider gave it, `ansible_host` and
+`ansible_ssh_common_args` to the access path of the build (generator/deploy/access.py), and
 `shared_storage_managed_mounts` (plus the Lustre client repository a service publishes) in `all.vars`.
 Hosts missing from the stack, or nodes the blueprint does not know, are errors: the two halves must agree.
 """
@@ -16,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
+
+from generator.deploy.access import AccessError, host_access
 
 # What each target's image logs in as (the Pulumi programs set it up for this user). AWS Deep Learning AMIs
 # on Ubuntu: `ubuntu`; Azure: the program's adminUsername; GCP: the program's sshUser; OCI Ubuntu images:
@@ -82,16 +85,17 @@ def managed_mounts(cluster_json: dict[str, Any], outputs: StackOutputs) -> list[
 
 
 def lustre_client_vars(cluster_json: dict[str, Any]) -> dict[str, Any]:
-    """shared_storage variables for a Lustre client repository the service publishes (GCP Managed Lustre)."""
+    """shared_storage variables for a Lustre client repository the service publishes (GCP Managed Lustre,
+    Azure Managed Lustre)."""
+    release = "{{ ansible_distribution_release }}"
     for spec in cluster_json.get("storage") or []:
         client = spec.get("client")
-        if spec.get("protocol") == "lustre" and client:
+        # no packages: the service publishes none for this OS release, the image or the site provides it
+        if spec.get("protocol") == "lustre" and client and client.get("packages"):
             return {
-                "shared_storage_lustre_repo_url": client["repo"],
+                "shared_storage_lustre_repo_url": client["repo"].replace("{codename}", release),
                 "shared_storage_lustre_repo_key_url": client["key_url"],
-                "shared_storage_lustre_repo_suite": client["suite"].replace(
-                    "{codename}", "{{ ansible_distribution_release }}"
-                ),
+                "shared_storage_lustre_repo_suite": client["suite"].replace("{codename}", release),
                 "shared_storage_lustre_repo_components": client["components"],
                 "shared_storage_lustre_packages": [
                     p.replace("{kernel}", "{{ ansible_kernel }}") for p in client["packages"]
@@ -124,12 +128,17 @@ def build_inventory(build: Path, outputs: StackOutputs) -> dict[str, Any]:
                 if part
             )
         )
+    access = cluster_json.get("access") or {"via": "vpn"}
     for host, hv in hosts.items():
-        address = (outputs.nodes[host] or {}).get("address")
-        if not address:
-            raise StackInventoryError(f"node `{host}` has no address in the stack outputs")
-        hv["ansible_host"] = address
-        hv["cb_mgmt_address"] = address
+        node = outputs.nodes[host] or {}
+        try:
+            reach = host_access(access, node, host)
+        except AccessError as exc:
+            raise StackInventoryError(str(exc)) from exc
+        hv["ansible_host"] = reach.ansible_host
+        hv["cb_mgmt_address"] = node["address"]
+        if reach.ssh_common_args is not None:
+            hv["ansible_ssh_common_args"] = reach.ssh_common_args
     all_vars: dict[str, Any] = {"shared_storage_managed_mounts": managed_mounts(cluster_json, outputs)}
     all_vars.update(lustre_client_vars(cluster_json))
     inventory["all"]["vars"] = {**(inventory["all"].get("vars") or {}), **all_vars}

@@ -276,10 +276,14 @@ def _storage_mounts(cluster: ResolvedCluster) -> tuple[list[dict[str, Any]], lis
         elif s.kind == "beegfs" and server:
             src, fstype = "beegfs_nodev", "beegfs"
             base = ["rw", "relatime", f"cfgFile=/etc/beegfs/beegfs-client-{s.name}.conf", "_netdev"]
+        elif s.kind == "weka" and server and not _weka_gap(s.options, cluster.target):
+            # docs.weka.io "Mount filesystems" (weka/docs-weka-io), "Mount a filesystem using fstab":
+            # <backends>/<fs> <mount> wekafs <mount options>,x-systemd.requires=weka-agent.service,
+            # x-systemd.mount-timeout=infinity,_netdev (a stateless client: the agent joins on mount)
+            src, fstype = f"{server}/{s.filesystem or s.name}", "wekafs"
+            base = ["x-systemd.requires=weka-agent.service", "x-systemd.mount-timeout=infinity", "_netdev"]
         else:
-            skipped.append(
-                f"{s.name} ({s.kind}): mounted by its own client or the cloud provider, not by fstab"
-            )
+            skipped.append(_not_in_fstab(s.name, s.kind, server, cluster.target, s.options))
             continue
         merged = base + [o for o in opts if o not in base]
         mounts.append(
@@ -294,6 +298,35 @@ def _storage_mounts(cluster: ResolvedCluster) -> tuple[list[dict[str, Any]], lis
             }
         )
     return mounts, skipped
+
+
+def _weka_gap(options: list[str], target: str) -> str:
+    """What a WEKA stateless mount lacks: docs.weka.io says `net=` "must be specified for on-premises
+    installation and must not be specified for AWS installations"."""
+    has_net = any(o.startswith("net=") or o.startswith("net:") for o in options)
+    if target == "aws" and has_net:
+        return "on AWS the WEKA client must not be given `net=` (remove it from options)"
+    if target != "aws" and not has_net:
+        return "on-premises WEKA clients need `net=<netdev>` in options (e.g. net=ib0; docs.weka.io)"
+    return ""
+
+
+def _not_in_fstab(name: str, kind: str, server: str | None, target: str, options: list[str]) -> str:
+    """Why a declared file system is not written to fstab, and what the user must do instead."""
+    if kind == "gpfs":
+        # IBM Storage Scale: a node joins the cluster (mmaddnode, issued on a node already in it, after the
+        # licensed Storage Scale packages are installed on the new node; mmchlicense, mmstartup) and mounts
+        # with mmmount, not from fstab (IBM Storage Scale command reference).
+        return (
+            f"{name} (gpfs): IBM Storage Scale clients are not mounted from fstab: install the licensed "
+            "Storage Scale packages on the nodes, then on a node of the Storage Scale cluster run "
+            "`mmaddnode -N <nodes>`, `mmchlicense client --accept -N <nodes>`, `mmstartup -N <nodes>` and "
+            "`mmmount <device> -N <nodes>`; the generator does not do this: supply it"
+        )
+    if kind == "weka":
+        why = _weka_gap(options, target) if server else "needs `server` (a WEKA backend host)"
+        return f"{name} (weka): {why}"
+    return f"{name} ({kind}): mounted by its own client or the cloud provider, not by fstab"
 
 
 def all_vars(cluster: ResolvedCluster) -> str:

@@ -297,3 +297,24 @@ def test_cloud_inventory_has_no_invented_addresses(tmp_path: Path) -> None:
     assert not {s["name"] for s in pool["nccl_settings"]} & {"FI_PROVIDER", "FI_EFA_USE_DEVICE_RDMA", "NCCL_PROTO"}
     all_vars = (out / "ansible" / "group_vars" / "all.yml").read_text()
     assert "not in fstab: fsx (managed)" in all_vars
+
+
+def test_weka_and_gpfs_say_what_the_user_must_supply(tmp_path: Path) -> None:
+    """WEKA is written to fstab only with what docs.weka.io requires (`net=` on-premises, none on AWS);
+    IBM Storage Scale is joined with mmaddnode/mmmount, never fstab: the generated vars say so."""
+    text = (DATA / "ib-hgx-ports.yaml").read_text()
+    text = text.replace("options: [num_cores=1, net=ib0]", "options: [num_cores=1]")
+    text = text.replace(
+        "software:",
+        "  - {name: gpfs1, kind: gpfs, mount: /gpfs/fs1, server: nsd01}\nsoftware:",
+        1,
+    )
+    bp = tmp_path / "storage.yaml"
+    bp.write_text(text)
+    out = build(bp, tmp_path / "b")
+    all_vars = (out / "ansible" / "group_vars" / "all.yml").read_text()
+    mounts = {m["name"] for m in _yaml(out / "ansible" / "group_vars" / "all.yml")["shared_storage_mounts"]}
+    assert mounts == {"home", "scratch"}
+    assert "not in fstab: weights (weka): on-premises WEKA clients need `net=<netdev>`" in all_vars
+    assert "not in fstab: gpfs1 (gpfs): IBM Storage Scale clients are not mounted from fstab" in all_vars
+    assert "`mmaddnode -N <nodes>`" in all_vars and "supply it" in all_vars

@@ -149,7 +149,15 @@ def test_files_packages_and_fstab_are_real(runs, chroot_root: Path, host_build: 
     fstab = (r / "etc/fstab").read_text()
     assert "nfs01:/export/home /home nfs hard,_netdev,vers=4.2,nconnect=8 0 0" in fstab
     assert "mds01@o2ib:/scratch /lustre/scratch lustre flock,_netdev 0 0" in fstab
-    assert (r / "home").is_dir() and (r / "lustre/scratch").is_dir()
+    # WEKA (docs.weka.io "Mount a filesystem using fstab": <backend>/<fs> <mount> wekafs <options> with
+    # x-systemd.requires=weka-agent.service,x-systemd.mount-timeout=infinity,_netdev) and the page's unit
+    assert (
+        "weka01/weights /mnt/weka wekafs x-systemd.requires=weka-agent.service,"
+        "x-systemd.mount-timeout=infinity,_netdev,num_cores=1,net=ib0 0 0" in fstab
+    )
+    unit = (r / "etc/systemd/system/weka-agent.service").read_text()
+    assert "ExecStart=/usr/bin/weka --agent" in unit and "RequiredBy=remote-fs-pre.target remote-fs.target" in unit
+    assert (r / "home").is_dir() and (r / "lustre/scratch").is_dir() and (r / "mnt/weka").is_dir()
     # configuration files of the other roles
     assert "nvidia_peermem" in (r / "etc/modules-load.d/nvidia-peermem.conf").read_text()
     assert (r / "etc/modules-load.d/cluster-blueprint-rdma.conf").read_text().split()[-3:] == [

@@ -26,16 +26,33 @@ CLOUD_EXAMPLES = ["aws-p5-efa", "azure-ndh100v5", "gcp-a3-ultra", "oci-bm-h100"]
 FSX_OPTIONS = "relatime,flock,_netdev"  # FSx for Lustre user guide, mounting from EC2
 EFS_OPTIONS = "nfsvers=4.1,rsize=1048576,wsize=1048576,hard,timeo=600,retrans=2,noresvport,_netdev"
 GCP_LUSTRE_OPTIONS = "defaults,_netdev"  # cluster-toolkit managed-lustre module default
+# Azure Managed Lustre: MicrosoftDocs/azure-stack-docs azure-managed-lustre/automount-clients-fstab.md
+# (defaults,noatime,flock,_netdev; connect-clients.md: `mount -t lustre -o noatime,flock <MGS>@tcp:/lustrefs`)
+AMLFS_OPTIONS = "defaults,noatime,flock,_netdev"
+# client-install.md (Ubuntu): deb [arch=amd64] https://packages.microsoft.com/repos/amlfs-${DISTRIB_CODENAME}/
+# ${DISTRIB_CODENAME} main; includes/client-install-version-ubuntu.md: amlfs-lustre-client-2.15.7-33-g79ddf99=$(uname -r)
+AMLFS_REPO = "https://packages.microsoft.com/repos/amlfs-{{ ansible_distribution_release }}/"
+AMLFS_PACKAGE_2204 = "amlfs-lustre-client-2.15.7-33-g79ddf99={{ ansible_kernel }}"
+# The NFS services' documented fstab options, per cloud example with `managed_storage: nfs`:
+DOCUMENTED_NFS_OPTIONS = {
+    # MicrosoftDocs/azure-docs storage-files-how-to-mount-nfs-shares.md: command line + fstab + options table
+    "azure-ndh100v5": "vers=4,minorversion=1,sec=sys,nconnect=4,rsize=1048576,wsize=1048576,_netdev,nofail",
+    # cluster-toolkit modules/file-system/filestore: mount_options default
+    "gcp-a3-ultra": "defaults,_netdev",
+    # oci-hpc playbooks/compute.yml: FSS mounted with the NFS defaults
+    "oci-bm-h100": "defaults,_netdev",
+    # docs.aws.amazon.com/efs/latest/ug/nfs-automount-efs.html
+    "aws-p5-efa": EFS_OPTIONS,
+}
 
 
-def stack_build(example: str, tmp: Path) -> tuple[Path, Path, dict]:  # type: ignore[type-arg]
+def stack_build(example: str, tmp: Path, blueprint: Path | None = None) -> tuple[Path, Path, dict]:  # type: ignore[type-arg]
     """generate (ansible + pulumi), run the program under mocks, save its outputs as the CLI would."""
     build = tmp / "build"
-    code, out, err = run_cli(
-        "generate", str(EXAMPLES / f"{example}.yaml"), "-o", str(build), "--only", "ansible,pulumi"
-    )
+    source = blueprint or EXAMPLES / f"{example}.yaml"
+    code, out, err = run_cli("generate", str(source), "-o", str(build), "--only", "ansible,pulumi")
     assert code == 0, out + err
-    cluster = generate(EXAMPLES / f"{example}.yaml", build / "pulumi")
+    cluster = generate(source, build / "pulumi")
     run = run_target(cluster, build / "pulumi")
     outputs = tmp / "outputs.json"
     outputs.write_text(json.dumps(run.outputs, indent=2))
@@ -61,9 +78,9 @@ def test_inventory_carries_the_stack_addresses_and_mounts(example: str, tmp_path
         if g.startswith("pool_")
         for h, hv in grp["hosts"].items()
     }
-    assert {h: hv["ansible_host"] for h, hv in hosts.items()} == {
+    assert {h: hv["cb_mgmt_address"] for h, hv in hosts.items()} == {
         h: n["address"] for h, n in raw["nodes"].items()
-    }
+    }  # ansible_host is the access path's (tests/pulumi/test_access_path.py)
     # the generated groups are kept (rails, racks, roles)
     generated = _load(build / "ansible" / "inventory.yml")["all"]["children"]
     assert set(inv["all"]["children"]) == set(generated)
@@ -105,6 +122,53 @@ def test_gcp_managed_lustre_client_repository(tmp_path: Path) -> None:
         "lustre-client-modules-{{ ansible_kernel }}",
         "lustre-client-utils",
     ]
+
+
+def test_azure_managed_lustre_documented_mount_and_client(tmp_path: Path) -> None:
+    build, outputs, _ = stack_build("azure-ndh100v5", tmp_path)
+    assert run_cli("inventory", str(build), "--from-stack", str(outputs))[0] == 0
+    all_vars = _load(build / "ansible" / "inventory.stack.yml")["all"]["vars"]
+    (mount,) = all_vars["shared_storage_managed_mounts"]
+    assert mount["opts"].startswith(AMLFS_OPTIONS)
+    assert mount["src"].endswith("@tcp:/lustrefs")  # the page: keep the literal `lustrefs`
+    assert all_vars["shared_storage_lustre_repo_url"] == AMLFS_REPO
+    assert all_vars["shared_storage_lustre_repo_suite"] == "{{ ansible_distribution_release }}"
+    assert all_vars["shared_storage_lustre_repo_components"] == ["main"]
+    assert (
+        all_vars["shared_storage_lustre_repo_key_url"] == "https://packages.microsoft.com/keys/microsoft.asc"
+    )
+    assert all_vars["shared_storage_lustre_packages"] == [AMLFS_PACKAGE_2204]
+
+
+def test_amlfs_client_is_left_to_the_image_on_an_os_without_a_published_package(tmp_path: Path) -> None:
+    """rhel-9 has no apt metapackage in the table: no repository variables, the role checks mount.lustre."""
+    data = _load(EXAMPLES / "azure-ndh100v5.yaml")
+    data["software"]["os"] = "rhel-9"
+    data["deployment"]["cloud"]["image"] = "my-rhel9-hpc-image"  # no default image for rhel-9 (DEP009)
+    bp = tmp_path / "azure-rhel.yaml"
+    bp.write_text(json.dumps(data))
+    build = tmp_path / "build"
+    code, out, err = run_cli("generate", str(bp), "-o", str(build), "--only", "pulumi")
+    assert code == 0, out + err
+    (fs,) = json.loads((build / "pulumi" / "cluster.json").read_text())["storage"]
+    assert fs["client"]["packages"] == []
+
+
+@pytest.mark.parametrize("example", sorted(DOCUMENTED_NFS_OPTIONS))
+def test_managed_nfs_gets_the_documented_options(example: str, tmp_path: Path) -> None:
+    data = _load(EXAMPLES / f"{example}.yaml")
+    data["deployment"]["cloud"]["managed_storage"] = "nfs"
+    for st in data["storage"]:  # a size every NFS service offers (Azure Files: 100 TiB at most)
+        st["capacity_tib"] = 10
+        st.pop("throughput_gbytes", None)
+    bp = tmp_path / f"{example}-nfs.yaml"
+    bp.write_text(json.dumps(data))
+    build = tmp_path / "build"
+    code, out, err = run_cli("generate", str(bp), "-o", str(build), "--only", "pulumi")
+    assert code == 0, out + err
+    for fs in json.loads((build / "pulumi" / "cluster.json").read_text())["storage"]:
+        assert fs["protocol"] == "nfs"
+        assert fs["mount_options"].startswith(DOCUMENTED_NFS_OPTIONS[example]), fs["mount_options"]
 
 
 def test_a_stack_that_does_not_fit_the_build_is_refused(tmp_path: Path) -> None:

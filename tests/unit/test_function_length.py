@@ -17,17 +17,9 @@ MAX_LINES = 60
 # (file, function) -> lines today. Owners: issue 11 (NCCL), 13 (cloud/address plan, Pulumi), 15 (plan
 # and fat-tree builders), 16 (advisor), 17 (CLI commands); the rest are not split yet.
 KNOWN_LONG: dict[tuple[str, str], int] = {
-    ("generator/deploy/cloud.py", "address_plan"): 130,  # issue 13
-    ("generator/deploy/cloud.py", "size_managed"): 68,  # issue 13
-    ("generator/emit/pulumi_targets/aws.py", "project"): 91,  # issue 13
-    ("generator/emit/pulumi_targets/azure.py", "project"): 67,  # issue 13
-    ("generator/emit/pulumi_targets/gcp.py", "project"): 72,  # issue 13
-    ("generator/emit/pulumi_targets/maas.py", "project"): 125,  # issue 13
-    ("generator/commands/configure.py", "run"): 80,  # issue 17
     # not split yet (issue 18 debt)
     ("generator/emit/ansible.py", "pool_vars"): 85,  # issues 11/13: platform and fabric variables
     ("generator/emit/ansible.py", "inventory"): 61,  # issue 13: provisioned addresses per host
-    ("generator/rules/dep/dep006_capacity_mode.py", "check"): 66,  # issue 13: one branch per capacity mode
     ("generator/plan/model.py", "summary"): 63,  # grew with issue 15's metrics
 }
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from generator.deploy.cloud import address_plan, efa_layout
 from generator.emit.pulumi_targets.common import (
@@ -14,6 +14,7 @@ from generator.emit.pulumi_targets.common import (
 )
 
 if TYPE_CHECKING:
+    from blueprints.models.deployment import CloudSettings
     from generator.plan.model import Plan
     from generator.resolve import ResolvedCluster
 
@@ -30,6 +31,29 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         "private": addresses.cidr("private"),
         "public": addresses.cidr("public"),
     }
+    data["pools"] = _pools(cluster, plan, cloud)
+    return Project(
+        data=data,
+        config=_stack_config(cloud),
+        packages=PACKAGES,
+        user_config=_user_config(cloud),
+        credentials=CREDENTIALS,
+        notes=_notes(cloud, data["access"]["via"]),
+    )
+
+
+CREDENTIALS = (
+    "AWS credentials as for the AWS CLI: `aws configure sso` / `AWS_PROFILE`, or "
+    "`AWS_ACCESS_KEY_ID` + `AWS_SECRET_ACCESS_KEY` (+ `AWS_SESSION_TOKEN`) in the environment.",
+    "Permissions: EC2 (VPC, subnets, NAT, security groups, launch templates, placement groups, "
+    "instances, capacity reservations / capacity blocks), FSx or EFS; with Session Manager access (the "
+    "default) IAM to create a role and instance profile and pass it to the instances (iam:PassRole).",
+    "Quota: enough On-Demand P-instance vCPUs (or the reservation / Capacity Block) in the region.",
+)
+
+
+def _pools(cluster: ResolvedCluster, plan: Plan | None, cloud: CloudSettings) -> list[dict[str, Any]]:
+    """The cloud pools with their EFA interface layout (one EFA per network card)."""
     pools = []
     for pool in cluster.pools:
         if pool.cloud is None:
@@ -37,7 +61,10 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         row = pool_data(cluster, plan, pool)
         row["efa"] = [asdict(i) for i in efa_layout(pool.cloud, cloud.efa_only_cards)]
         pools.append(row)
-    data["pools"] = pools
+    return pools
+
+
+def _stack_config(cloud: CloudSettings) -> dict[str, object]:
     config: dict[str, object] = {
         "aws:region": cloud.region,
         "availabilityZone": cloud.zone,
@@ -49,6 +76,12 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         config["reservationId"] = cloud.reservation_id
     if cloud.capacity_hours:
         config["capacityBlockHours"] = cloud.capacity_hours
+    return config
+
+
+def _user_config(cloud: CloudSettings) -> list[ConfigKey]:
+    """Keys the user sets: the SSH key, and for an unpinned Capacity Block the search start and the
+    offering to buy."""
     user = [
         ConfigKey(
             cloud.ssh_key_config,
@@ -76,12 +109,26 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
                 "cb-0123456789abcdef0",
             )
         )
+    return user
+
+
+def _access_note(via: str) -> str:
+    if via == "ssm":
+        return (
+            "The instances get an instance profile with AmazonSSMManagedInstanceCore; `blueprint inventory "
+            "--from-stack` writes each host as its instance id behind the Session Manager ProxyCommand, so "
+            "Ansible reaches them from your machine (AWS CLI with the Session Manager plugin)."
+        )
+    return "Run Ansible through the declared bastion or from inside the VPC (VPN, peering)."
+
+
+def _notes(cloud: CloudSettings, access_via: str) -> tuple[str, ...]:
     notes = [
         "Instances get one EFA per network card: card 0 device 0 is the primary `efa` interface (with "
         "ENA, the instance's IP address); the other cards use device index 1 as `efa-only` "
         "(`efa_only_cards: true`, no IP address) or `efa`.",
         "The private subnet reaches the internet through a NAT gateway; nodes have no public address. "
-        "Run Ansible from a host inside the VPC (bastion, SSM port forwarding or a VPN).",
+        + _access_note(access_via),
     ]
     if cloud.capacity == "capacity-block":
         notes.append(
@@ -97,17 +144,4 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
             "ids, so "
             "re-running `pulumi up` keeps it; the subnets and instances use the block's Availability Zone."
         )
-    return Project(
-        data=data,
-        config=config,
-        packages=PACKAGES,
-        user_config=user,
-        credentials=(
-            "AWS credentials as for the AWS CLI: `aws configure sso` / `AWS_PROFILE`, or "
-            "`AWS_ACCESS_KEY_ID` + `AWS_SECRET_ACCESS_KEY` (+ `AWS_SESSION_TOKEN`) in the environment.",
-            "Permissions: EC2 (VPC, subnets, NAT, security groups, launch templates, placement groups, "
-            "instances, capacity reservations / capacity blocks), FSx or EFS.",
-            "Quota: enough On-Demand P-instance vCPUs (or the reservation / Capacity Block) in the region.",
-        ),
-        notes=tuple(notes),
-    )
+    return tuple(notes)

@@ -3,7 +3,7 @@ Files NFS."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from generator.deploy.cloud import address_plan, rdma_domains
 from generator.emit.pulumi_targets.common import (
@@ -15,7 +15,7 @@ from generator.emit.pulumi_targets.common import (
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
-    from generator.resolve import ResolvedCluster
+    from generator.resolve import ResolvedCluster, ResolvedPool
 
 PACKAGES = ("pulumi-azure-native",)
 
@@ -30,25 +30,7 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         "compute": addresses.cidr("compute"),
         "storage": addresses.cidr("storage"),
     }
-    pools = []
-    for pool in cluster.pools:
-        if pool.cloud is None:
-            continue
-        row = pool_data(cluster, plan, pool)
-        # Each scale set is one InfiniBand domain (single placement group); big pools become several,
-        # and their index is the node's scalable unit.
-        sets = []
-        start = 0
-        for k, size in enumerate(rdma_domains(pool.count, pool.cloud.rdma_domain_max_vms), start=1):
-            members = row["nodes"][start : start + size]
-            for i, node in enumerate(members):
-                node["su"] = k
-                node["instance_id"] = i
-            sets.append({"su": k, "size": size, "hostnames": [n["hostname"] for n in members]})
-            start += size
-        row["scale_sets"] = sets
-        pools.append(row)
-    data["pools"] = pools
+    data["pools"] = [_pool_row(cluster, plan, pool) for pool in cluster.pools if pool.cloud is not None]
     config: dict[str, object] = {
         "azure-native:location": cloud.region,
         "zone": cloud.zone,
@@ -71,19 +53,40 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
                 '"$(cat ~/.ssh/id_ed25519.pub)"',
             )
         ],
-        credentials=(
-            "Azure CLI login (`az login`, `az account set --subscription <id>`) or a service principal in "
-            "`ARM_CLIENT_ID`, `ARM_CLIENT_SECRET` (secret), `ARM_TENANT_ID`, `ARM_SUBSCRIPTION_ID`.",
-            "Role: Contributor on the subscription or the target resource group; ND-series vCPU quota "
-            "in the region.",
-        ),
-        notes=(
-            "Each scale set is Uniform with a single placement group: its VMs share one InfiniBand fabric. "
-            "A pool larger than one placement group is split into several scale sets (scalable units); "
-            "InfiniBand does not connect VMs of different scale sets.",
-            "VM names come from the scale set (`<prefix><6-character instance id>`); the `nodes` export maps "
-            "each blueprint hostname to that name, which Azure DNS resolves inside the VNet. The mapping "
-            "assumes instance ids 0..n-1 (overprovisioning is off); check with `az vmss list-instances`.",
-            "Outbound internet goes through a NAT gateway; VMs get no public address.",
-        ),
+        credentials=CREDENTIALS,
+        notes=NOTES,
     )
+
+
+CREDENTIALS = (
+    "Azure CLI login (`az login`, `az account set --subscription <id>`) or a service principal in "
+    "`ARM_CLIENT_ID`, `ARM_CLIENT_SECRET` (secret), `ARM_TENANT_ID`, `ARM_SUBSCRIPTION_ID`.",
+    "Role: Contributor on the subscription or the target resource group; ND-series vCPU quota in the region.",
+)
+NOTES = (
+    "Each scale set is Uniform with a single placement group: its VMs share one InfiniBand fabric. "
+    "A pool larger than one placement group is split into several scale sets (scalable units); "
+    "InfiniBand does not connect VMs of different scale sets.",
+    "VM names come from the scale set (`<prefix><6-character instance id>`); the `nodes` export maps "
+    "each blueprint hostname to that name, which Azure DNS resolves inside the VNet. The mapping "
+    "assumes instance ids 0..n-1 (overprovisioning is off); check with `az vmss list-instances`.",
+    "Outbound internet goes through a NAT gateway; VMs get no public address.",
+)
+
+
+def _pool_row(cluster: ResolvedCluster, plan: Plan | None, pool: ResolvedPool) -> dict[str, Any]:
+    """The pool with its scale sets: each is one InfiniBand domain (single placement group); big pools
+    become several, and their index is the node's scalable unit."""
+    assert pool.cloud is not None
+    row = pool_data(cluster, plan, pool)
+    sets = []
+    start = 0
+    for k, size in enumerate(rdma_domains(pool.count, pool.cloud.rdma_domain_max_vms), start=1):
+        members = row["nodes"][start : start + size]
+        for i, node in enumerate(members):
+            node["su"] = k
+            node["instance_id"] = i
+        sets.append({"su": k, "size": size, "hostnames": [n["hostname"] for n in members]})
+        start += size
+    row["scale_sets"] = sets
+    return row

@@ -10,6 +10,7 @@ from generator import __version__
 from generator.deploy.cloud import instance_type, managed_storage_spec, size_managed, storage_efa
 
 if TYPE_CHECKING:
+    from blueprints.catalog.schema import ManagedStorage
     from generator.plan.model import Plan
     from generator.resolve import ResolvedCluster, ResolvedPool
 
@@ -65,10 +66,12 @@ def base_data(cluster: ResolvedCluster) -> dict[str, Any]:
 
 def cloud_data(cluster: ResolvedCluster) -> dict[str, Any]:
     """base_data plus what every cloud program reads: the OS image and the file systems to create/mount."""
+    from generator.deploy.access import access_data
     from generator.deploy.cloud import image_for
 
     data = base_data(cluster)
     data["image"] = image_for(cluster)
+    data["access"] = access_data(cluster)
     data["storage"] = managed_storage(cluster)
     data["external_storage"] = external_storage(cluster)
     return data
@@ -121,10 +124,17 @@ def managed_storage(cluster: ResolvedCluster) -> list[dict[str, Any]]:
                 "mount_options": ",".join(
                     dict.fromkeys([*spec.mount_options.split(","), *st.options]).keys()
                 ),
-                "client": spec.client.model_dump() if spec.client else None,
+                "client": _client(spec, cluster.blueprint.software.os),
             }
         )
     return out
+
+
+def _client(spec: ManagedStorage, os: str) -> dict[str, Any] | None:
+    """The service's client repository with the packages for the blueprint's OS release."""
+    if spec.client is None:
+        return None
+    return {**spec.client.model_dump(exclude={"packages_by_os"}), "packages": spec.client.packages_for(os)}
 
 
 def external_storage(cluster: ResolvedCluster) -> list[dict[str, Any]]:

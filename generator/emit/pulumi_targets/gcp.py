@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from generator.deploy.cloud import address_plan
 from generator.emit.pulumi_targets.common import (
@@ -13,8 +13,9 @@ from generator.emit.pulumi_targets.common import (
 )
 
 if TYPE_CHECKING:
+    from blueprints.models.deployment import CloudSettings
     from generator.plan.model import Plan
-    from generator.resolve import ResolvedCluster
+    from generator.resolve import ResolvedCluster, ResolvedPool
 
 PACKAGES = ("pulumi-gcp",)
 
@@ -22,31 +23,9 @@ PACKAGES = ("pulumi-gcp",)
 def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
     cloud = cluster.blueprint.deployment.cloud
     assert cloud is not None
-    addresses = address_plan(cluster)
-    insts = [p.cloud for p in cluster.pools if p.cloud is not None]
     data = cloud_data(cluster)
-    host = [{"name": s.name, "cidr": s.cidr} for s in addresses.subnets if s.name.startswith("host")]
-    gpu = [{"name": s.name, "cidr": s.cidr} for s in addresses.subnets if s.name.startswith("gpu")]
-    data["network"] = {
-        "host": host,
-        "gpu": gpu,
-        # RoCE (MRDMA) NICs share one VPC created from the zone's RDMA network profile, one subnet per
-        # NIC; GPUDirect-TCPX/O gVNICs each need a VPC of their own (a VM may not have two NICs in one VPC).
-        "gpu_rdma": any(i.gpu_nic_type == "MRDMA" for i in insts),
-        "mtu": max((i.gpu_nic_mtu or 1460 for i in insts), default=1460),
-        "internal": [cloud.network_cidr, cloud.gpu_network_cidr],
-    }
-    pools = []
-    for pool in cluster.pools:
-        if pool.cloud is None:
-            continue
-        row = pool_data(cluster, plan, pool)
-        row["host_nics"] = pool.cloud.host_nics
-        row["gpu_nic_type"] = pool.cloud.gpu_nic_type
-        row["boot_disk_type"] = pool.cloud.boot_disk_type
-        row["reservation_provisioning_model"] = pool.cloud.reservation_provisioning_model
-        pools.append(row)
-    data["pools"] = pools
+    data["network"] = _network(cluster, cloud)
+    data["pools"] = [_pool_row(cluster, plan, pool) for pool in cluster.pools if pool.cloud is not None]
     config: dict[str, object] = {
         "gcp:region": cloud.region,
         "gcp:zone": cloud.zone,
@@ -70,24 +49,56 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
                 '"$(cat ~/.ssh/id_ed25519.pub)"',
             ),
         ],
-        credentials=(
-            "Application Default Credentials: `gcloud auth application-default login`, or a service account "
-            "key file in `GOOGLE_APPLICATION_CREDENTIALS` (keep the file out of the project).",
-            "Roles: Compute Admin, Service Networking Admin (Managed Lustre private services access), "
-            "Filestore Editor or Lustre Admin; A3 GPU quota (or the reservation) in the zone.",
-            "APIs enabled: compute, servicenetworking, file or lustre.",
-        ),
-        notes=(
-            "Every VM has one NIC per GPU network: A3 High 4 and A3 Mega 8 gVNICs "
-            "(GPUDirect-TCPX/TCPXO), each "
-            "in its own VPC; A3 Ultra 8 MRDMA NICs in one RoCE VPC made from the zone's RDMA network profile "
-            "(`<zone>-vpc-roce`), plus 2 host gVNICs.",
-            "All VMs of a pool share a compact placement policy. Instance names are the blueprint hostnames.",
-            "Outbound internet goes through Cloud NAT on the first host network; SSH is open to IAP "
-            "(35.235.240.0/20) only: `gcloud compute ssh --tunnel-through-iap`.",
-            "VMs consuming a reservation use the instance type's provisioning model from the catalogue "
-            "(A3 Ultra: RESERVATION_BOUND, as Google's cluster-toolkit A3 Ultra blueprints do).",
-            "Managed Lustre: a firewall rule admits the private services access range on the Lustre ports "
-            "(TCP 988, and 6988 for GKE-compatible instances) into the host network.",
-        ),
+        credentials=CREDENTIALS,
+        notes=NOTES,
     )
+
+
+CREDENTIALS = (
+    "Application Default Credentials: `gcloud auth application-default login`, or a service account "
+    "key file in `GOOGLE_APPLICATION_CREDENTIALS` (keep the file out of the project).",
+    "Roles: Compute Admin, Service Networking Admin (Managed Lustre private services access), "
+    "Filestore Editor or Lustre Admin; A3 GPU quota (or the reservation) in the zone.",
+    "APIs enabled: compute, servicenetworking, file or lustre.",
+)
+NOTES = (
+    "Every VM has one NIC per GPU network: A3 High 4 and A3 Mega 8 gVNICs "
+    "(GPUDirect-TCPX/TCPXO), each "
+    "in its own VPC; A3 Ultra 8 MRDMA NICs in one RoCE VPC made from the zone's RDMA network profile "
+    "(`<zone>-vpc-roce`), plus 2 host gVNICs.",
+    "All VMs of a pool share a compact placement policy. Instance names are the blueprint hostnames.",
+    "Outbound internet goes through Cloud NAT on the first host network; SSH is open to IAP "
+    "(35.235.240.0/20) only: `gcloud compute ssh --tunnel-through-iap`, and `blueprint inventory "
+    "--from-stack` writes the same IAP ProxyCommand for every host (access via iap, the default).",
+    "VMs consuming a reservation use the instance type's provisioning model from the catalogue "
+    "(A3 Ultra: RESERVATION_BOUND, as Google's cluster-toolkit A3 Ultra blueprints do).",
+    "Managed Lustre: a firewall rule admits the private services access range on the Lustre ports "
+    "(TCP 988, and 6988 for GKE-compatible instances) into the host network.",
+)
+
+
+def _network(cluster: ResolvedCluster, cloud: CloudSettings) -> dict[str, Any]:
+    """Host and GPU NIC subnets from the address plan, the GPU NIC VPC kind and its MTU."""
+    addresses = address_plan(cluster)
+    insts = [p.cloud for p in cluster.pools if p.cloud is not None]
+    host = [{"name": s.name, "cidr": s.cidr} for s in addresses.subnets if s.name.startswith("host")]
+    gpu = [{"name": s.name, "cidr": s.cidr} for s in addresses.subnets if s.name.startswith("gpu")]
+    return {
+        "host": host,
+        "gpu": gpu,
+        # RoCE (MRDMA) NICs share one VPC created from the zone's RDMA network profile, one subnet per
+        # NIC; GPUDirect-TCPX/O gVNICs each need a VPC of their own (a VM may not have two NICs in one VPC).
+        "gpu_rdma": any(i.gpu_nic_type == "MRDMA" for i in insts),
+        "mtu": max((i.gpu_nic_mtu or 1460 for i in insts), default=1460),
+        "internal": [cloud.network_cidr, cloud.gpu_network_cidr],
+    }
+
+
+def _pool_row(cluster: ResolvedCluster, plan: Plan | None, pool: ResolvedPool) -> dict[str, Any]:
+    assert pool.cloud is not None
+    row = pool_data(cluster, plan, pool)
+    row["host_nics"] = pool.cloud.host_nics
+    row["gpu_nic_type"] = pool.cloud.gpu_nic_type
+    row["boot_disk_type"] = pool.cloud.boot_disk_type
+    row["reservation_provisioning_model"] = pool.cloud.reservation_provisioning_model
+    return row

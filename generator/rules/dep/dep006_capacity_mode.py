@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
+
+if TYPE_CHECKING:
+    from blueprints.models.deployment import CloudSettings
+    from generator.resolve import ResolvedPool
+
+PATH = ("deployment", "cloud", "capacity")
 
 
 class CapacityMode(Rule):
@@ -26,66 +33,66 @@ class CapacityMode(Rule):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         cluster = ctx.cluster
         cloud = cluster.blueprint.deployment.cloud
-        target = cluster.target
         if cloud is None or not cluster.is_cloud:
             return
-        path = ("deployment", "cloud", "capacity")
-        cap = cloud.capacity
         pools = [p for p in cluster.pools if p.cloud is not None]
-        if cap == "capacity-block":
-            if target != "aws":
-                yield self.finding(
-                    "capacity-block is an AWS product (EC2 Capacity Blocks for ML), not available on "
-                    f"{target}",
-                    path,
-                    hint="use reservation (with reservation_id), on-demand or spot",
-                )
-                return
-            for p in pools:
-                if p.cloud is not None and not p.cloud.capacity_blocks:
-                    yield self.finding(
-                        f"{p.server_id} (pool `{p.name}`) is not sold as a Capacity Block", path
-                    )
-            if cloud.reservation_id is None and cloud.capacity_hours is None:
-                yield self.finding(
-                    "capacity-block needs reservation_id (a purchased block, cr-...) or capacity_hours "
-                    "(the program buys a block of that length)",
-                    path,
-                )
-            if len(pools) > 1 and cloud.reservation_id is not None:
-                yield self.finding("one capacity block (reservation_id) cannot serve several pools", path)
-            elif len(pools) > 1:
-                yield self.finding(
-                    "capacity-block serves one GPU pool: the block's Availability Zone sets the cluster "
-                    "subnet's, and blocks bought per pool may land in different zones",
-                    path,
-                )
-        elif cap == "reservation":
-            if target != "aws" and cloud.reservation_id is None:
-                what = {
-                    "azure": "capacity reservation group resource id",
-                    "gcp": "reservation name",
-                    "oci": "compute capacity reservation OCID",
-                }[target]
-                yield self.finding(
-                    f"capacity reservation on {target} needs reservation_id (the {what})", path
-                )
-            if target == "aws" and len(pools) > 1 and cloud.reservation_id is not None:
-                yield self.finding(
-                    "one reservation_id cannot serve several pools of different instance types", path
-                )
-        elif cap == "spot":
-            for p in pools:
-                if p.cloud is not None and p.cloud.bare_metal:
-                    yield self.finding(
-                        f"{p.server_id} (pool `{p.name}`) is bare metal: {target} sells no "
-                        "preemptible capacity for it",
-                        path,
-                    )
-        if cap in ("on-demand", "spot") and cloud.reservation_id is not None:
+        modes = {"capacity-block": self._capacity_block, "reservation": self._reservation, "spot": self._spot}
+        if cloud.capacity in modes:
+            yield from modes[cloud.capacity](cluster.target, cloud, pools)
+        if cloud.capacity in ("on-demand", "spot") and cloud.reservation_id is not None:
             yield self.finding(
-                f"reservation_id is ignored with capacity: {cap}",
+                f"reservation_id is ignored with capacity: {cloud.capacity}",
                 ("deployment", "cloud", "reservation_id"),
                 severity=Severity.WARNING,
                 hint="set capacity: reservation (or capacity-block on AWS)",
             )
+
+    def _capacity_block(
+        self, target: str, cloud: CloudSettings, pools: list[ResolvedPool]
+    ) -> Iterator[Finding]:
+        if target != "aws":
+            yield self.finding(
+                f"capacity-block is an AWS product (EC2 Capacity Blocks for ML), not available on {target}",
+                PATH,
+                hint="use reservation (with reservation_id), on-demand or spot",
+            )
+            return
+        for p in pools:
+            if p.cloud is not None and not p.cloud.capacity_blocks:
+                yield self.finding(f"{p.server_id} (pool `{p.name}`) is not sold as a Capacity Block", PATH)
+        if cloud.reservation_id is None and cloud.capacity_hours is None:
+            yield self.finding(
+                "capacity-block needs reservation_id (a purchased block, cr-...) or capacity_hours "
+                "(the program buys a block of that length)",
+                PATH,
+            )
+        if len(pools) > 1 and cloud.reservation_id is not None:
+            yield self.finding("one capacity block (reservation_id) cannot serve several pools", PATH)
+        elif len(pools) > 1:
+            yield self.finding(
+                "capacity-block serves one GPU pool: the block's Availability Zone sets the cluster "
+                "subnet's, and blocks bought per pool may land in different zones",
+                PATH,
+            )
+
+    def _reservation(self, target: str, cloud: CloudSettings, pools: list[ResolvedPool]) -> Iterator[Finding]:
+        if target != "aws" and cloud.reservation_id is None:
+            what = {
+                "azure": "capacity reservation group resource id",
+                "gcp": "reservation name",
+                "oci": "compute capacity reservation OCID",
+            }[target]
+            yield self.finding(f"capacity reservation on {target} needs reservation_id (the {what})", PATH)
+        if target == "aws" and len(pools) > 1 and cloud.reservation_id is not None:
+            yield self.finding(
+                "one reservation_id cannot serve several pools of different instance types", PATH
+            )
+
+    def _spot(self, target: str, cloud: CloudSettings, pools: list[ResolvedPool]) -> Iterator[Finding]:
+        for p in pools:
+            if p.cloud is not None and p.cloud.bare_metal:
+                yield self.finding(
+                    f"{p.server_id} (pool `{p.name}`) is bare metal: {target} sells no "
+                    "preemptible capacity for it",
+                    PATH,
+                )

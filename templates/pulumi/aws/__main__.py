@@ -8,6 +8,8 @@ the stack configuration (region, zone, capacity mode, the pinned Capacity Block 
                Availability Zone is the subnets' zone; the purchase is pinned and protected)
     compute    launch template with the EFA interface layout, one instance per blueprint hostname
     storage    FSx for Lustre (over EFA where the instances support it) or EFS
+    access     with Session Manager access (the default), an instance profile with the AWS managed policy
+               AmazonSSMManagedInstanceCore, so `aws ssm start-session` reaches the private instances
 
 Exports `nodes` (hostname → address, pool, instance id) for the Ansible inventory, and `storage`.
 """
@@ -169,11 +171,28 @@ def image_id() -> pulumi.Input[str]:
     return ami.id
 
 
+SSM_POLICY = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"  # AWS managed policy for SSM Agent
+
+
+def ssm_profile() -> aws.iam.InstanceProfile | None:
+    """The instance profile Session Manager needs (AWS Systems Manager: instance permissions), when the
+    blueprint reaches the nodes through SSM."""
+    if (DATA.get("access") or {}).get("via") != "ssm":
+        return None
+    role = aws.iam.Role(f"{NAME}-ssm", assume_role_policy=json.dumps({
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"}, "Action": "sts:AssumeRole"}]}),
+        tags=tags(Name=f"{NAME}-ssm"))
+    aws.iam.RolePolicyAttachment(f"{NAME}-ssm", role=role.name, policy_arn=SSM_POLICY)
+    return aws.iam.InstanceProfile(f"{NAME}-ssm", role=role.name, tags=tags(Name=f"{NAME}-ssm"))
+
+
 class Compute(pulumi.ComponentResource):
     """A launch template for the pool and one instance per blueprint hostname (cloud-init sets it)."""
 
     def __init__(self, name: str, pool: dict[str, Any], network: Network, placement: Placement,
-                 key: aws.ec2.KeyPair, image: pulumi.Input[str], opts: pulumi.ResourceOptions | None = None) -> None:
+                 key: aws.ec2.KeyPair, image: pulumi.Input[str], profile: aws.iam.InstanceProfile | None = None,
+                 opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("cluster-blueprint:aws:Compute", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         reservation = None
@@ -186,6 +205,7 @@ class Compute(pulumi.ComponentResource):
             instance_type=pool["instance_type"],
             image_id=image,
             key_name=key.key_name,
+            iam_instance_profile=(aws.ec2.LaunchTemplateIamInstanceProfileArgs(arn=profile.arn) if profile else None),
             network_interfaces=efa_interfaces(pool, network),
             placement=aws.ec2.LaunchTemplatePlacementArgs(
                 availability_zone=placement.zone, group_name=placement.group.name if placement.group else None),
@@ -249,10 +269,11 @@ network = Network(NAME, DATA["network"], zone)
 key = aws.ec2.KeyPair(f"{NAME}-key", public_key=config.require(config.get("sshKeyConfig") or "sshPublicKey"),
                       tags=tags(Name=f"{NAME}-key"))
 image = image_id()
+profile = ssm_profile()
 nodes: dict[str, pulumi.Output[dict[str, Any]]] = {}
 for pool in DATA["pools"]:
     pool_name = f"{NAME}-{pool['name']}"
-    compute = Compute(pool_name, pool, network, placements[pool["name"]], key, image)
+    compute = Compute(pool_name, pool, network, placements[pool["name"]], key, image, profile)
     for node in pool["nodes"]:
         inst = compute.instances[node["hostname"]]
         nodes[node["hostname"]] = pulumi.Output.all(inst.private_ip, inst.id).apply(

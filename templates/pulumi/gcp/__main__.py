@@ -208,7 +208,7 @@ for pool in DATA["pools"]:
     for node in pool["nodes"]:
         inst = compute.instances[node["hostname"]]
         nodes[node["hostname"]] = inst.network_interfaces.apply(
-            lambda nics, pool=pool, node=node: {"address": nics[0].network_ip, "pool": pool["name"], "zone": ZONE,
+            lambda nics, pool=pool, node=node: {"address": nics[0].network_ip, "pool": pool["name"], "zone": ZONE, "project": PROJECT,
                                                 "su": node["su"], "rack": node["rack"]})
 storage = {spec["name"]: Storage(f"{NAME}-{spec['name']}", spec, network).mount for spec in DATA["storage"]}
 

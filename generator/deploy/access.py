@@ -1,0 +1,80 @@
+"""How the operator's Ansible controller reaches nodes that have only private addresses.
+
+`deployment.cloud.access` chooses the path (default: AWS Session Manager on AWS, IAP TCP forwarding on
+Google Cloud, a direct connection — the operator's VPN — elsewhere); the vendors' ProxyCommands live in the
+catalogue (data/cloud.yaml `access`, with their sources). The generator writes the choice into the build
+(pulumi/cluster.json `access`); `blueprint inventory --from-stack` turns it into each host's
+`ansible_host` and `ansible_ssh_common_args` once the stack has given the instance ids, names and zones.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from generator.resolve import ResolvedCluster
+
+# The path a cloud target takes when the blueprint declares none: the provider's own private-node access
+# (the AWS and GCP programs set it up: SSM instance profile, IAP firewall rule).
+DEFAULT_VIA = {"aws": "ssm", "gcp": "iap"}
+
+
+class AccessError(ValueError):
+    """The stack outputs lack what the access path needs (message names the node and the field)."""
+
+
+@dataclass(frozen=True)
+class HostAccess:
+    """What Ansible connects to for one node, and the ssh options that get it there."""
+
+    ansible_host: str
+    ssh_common_args: str | None
+
+
+def access_data(cluster: ResolvedCluster) -> dict[str, Any]:
+    """The build's record of the access path (pulumi/cluster.json `access`)."""
+    cloud = cluster.blueprint.deployment.cloud
+    declared = cloud.access if cloud is not None else None
+    via = declared.via if declared is not None else DEFAULT_VIA.get(cluster.target, "vpn")
+    out: dict[str, Any] = {"via": via}
+    if declared is not None and declared.bastion is not None:
+        out["bastion"] = declared.bastion
+    path = cluster.catalog.access.get(via)
+    if path is not None:
+        out.update(host=path.host, proxy_command=path.proxy_command, ssh_options=dict(path.ssh_options))
+    return out
+
+
+def _node_value(node: dict[str, Any], key: str, host: str) -> str:
+    value = node.get(key)
+    if not isinstance(value, str) or not value:
+        raise AccessError(f"node `{host}` has no `{key}` in the stack outputs (needed to reach it)")
+    return value
+
+
+def _proxy_args(access: dict[str, Any], node: dict[str, Any], host: str) -> list[str]:
+    """`-o ProxyCommand=…` with the stack's values filled in, then the vendor's further options."""
+    command = str(access["proxy_command"])
+    for key in ("project", "zone"):
+        if "{" + key + "}" in command:
+            command = command.replace("{" + key + "}", _node_value(node, key, host))
+    args = ["-o", f"ProxyCommand={command}"]
+    for option, value in sorted((access.get("ssh_options") or {}).items()):
+        args += ["-o", f"{option}={value}"]
+    return args
+
+
+def host_access(access: dict[str, Any], node: dict[str, Any], host: str) -> HostAccess:
+    """Where ssh connects for `host` and how: the instance id (SSM) or name (IAP) as %h behind the
+    vendor's ProxyCommand, the address behind a ProxyJump bastion, or the address directly (VPN).
+    Ansible splits ansible_ssh_common_args with shlex, so the arguments are joined with shlex quoting."""
+    address = _node_value(node, "address", host)
+    via = access.get("via", "vpn")
+    if via == "bastion":
+        return HostAccess(address, shlex.join(["-o", f"ProxyJump={access['bastion']}"]))
+    if "proxy_command" not in access:
+        return HostAccess(address, None)
+    target = _node_value(node, "instance", host) if access["host"] == "instance" else host
+    return HostAccess(target, shlex.join(_proxy_args(access, node, host)))
