@@ -44,7 +44,6 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     ("generator/rules/dep/dep006_capacity_mode.py", "check"): 66,  # issue 13: one branch per capacity mode  # bounded parse: one except per YAML failure class
     ("generator/verify/ibnetdiscover.py", "_parse_default"): 66,  # one branch per record form
     ("generator/perf/system.py", "system_for"): 67,  # grew with issue 16's model v2
-    ("generator/plan/model.py", "summary"): 63,  # grew with issue 15's metrics
 }
 
 
