@@ -226,11 +226,11 @@ def build_fabric(
     if not nodes:
         return None
     built = _run_builder(rf, nodes, units or [], growth)
-    # leaf-spine spines by their builder names, before the site layout renames them
-    spines = [s.name for s in built.switches if s.tier == "spine"] if isinstance(topo, LeafSpine) else []
     if isinstance(topo, FatTree | LeafSpine):
         assert rf.switch is not None
         built = _site_layout(built, topo, rf.switch, rf.name, rf.source_path)
+    # by their site names: a spine renamed by the blueprint is still of the spine model
+    spines = [s.name for s in built.switches if s.tier == "spine"] if isinstance(topo, LeafSpine) else []
     return _Built(rf, built, _switch_models(rf, built, spines))
 
 

@@ -6,6 +6,7 @@ given blueprint (``<fabric letter>-<layer>-<n>``), so two builds of one blueprin
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -179,24 +180,37 @@ class Plan:
             )
         return g
 
+    def _fabric_summary(self, name: str, m: FabricMetrics) -> dict[str, Any]:
+        return {
+            "topology": m.topology,
+            "switches": m.switches,
+            "ports_used": m.ports_used,
+            "ports_free": m.ports_free,
+            "cables": m.cables,
+            "endpoints": m.endpoints,
+            "injection_gbps": m.injection_gbps,
+            "bisection_gbps": m.bisection_gbps,
+            "oversubscription": m.oversubscription,
+            "diameter_hops": m.diameter_hops,
+            "mean_hops": m.mean_hops,
+            "ecmp_paths": m.ecmp_paths,
+            "spof": list(m.spof),
+            "bandwidth_after_spine_loss": m.bandwidth_after_spine_loss,
+            "transceivers": sum(self.transceivers_by_fabric.get(name, {}).values()),
+            "transceivers_by_model": self.transceivers_by_fabric.get(name, {}),
+            "notes": list(m.notes),
+        }
+
     def summary(self) -> dict[str, Any]:
         """The `plan --format json` contract (stable keys; see README)."""
         compute = self.metrics.get("compute")
-        switches: dict[str, int] = {}
-        cables: dict[str, int] = {}
-        for m in self.metrics.values():
-            prefix = "" if m.fabric == "compute" else f"{m.fabric}_"
-            for tier, n in m.switches.items():
-                switches[prefix + tier] = switches.get(prefix + tier, 0) + n
-            for layer, n in m.cables.items():
-                cables[prefix + layer] = cables.get(prefix + layer, 0) + n
         return {
             "name": self.cluster.name,
             "nodes": self.cluster.node_count,
             "gpu_nodes": self.cluster.gpu_node_count,
             "gpus": self.cluster.gpu_count,
-            "switches": switches,
-            "cables": cables,
+            "switches": _per_fabric_tally(self.metrics.values(), lambda m: m.switches),
+            "cables": _per_fabric_tally(self.metrics.values(), lambda m: m.cables),
             "cables_total": len(self.links),
             "transceivers": sum(self.transceivers.values()),
             "transceivers_by_model": dict(sorted(self.transceivers.items())),
@@ -209,28 +223,7 @@ class Plan:
             "ecmp_paths": compute.ecmp_paths if compute else 0,
             "spof": list(compute.spof) if compute else [],
             "bandwidth_after_spine_loss": compute.bandwidth_after_spine_loss if compute else 1.0,
-            "fabrics": {
-                name: {
-                    "topology": m.topology,
-                    "switches": m.switches,
-                    "ports_used": m.ports_used,
-                    "ports_free": m.ports_free,
-                    "cables": m.cables,
-                    "endpoints": m.endpoints,
-                    "injection_gbps": m.injection_gbps,
-                    "bisection_gbps": m.bisection_gbps,
-                    "oversubscription": m.oversubscription,
-                    "diameter_hops": m.diameter_hops,
-                    "mean_hops": m.mean_hops,
-                    "ecmp_paths": m.ecmp_paths,
-                    "spof": list(m.spof),
-                    "bandwidth_after_spine_loss": m.bandwidth_after_spine_loss,
-                    "transceivers": sum(self.transceivers_by_fabric.get(name, {}).values()),
-                    "transceivers_by_model": self.transceivers_by_fabric.get(name, {}),
-                    "notes": list(m.notes),
-                }
-                for name, m in sorted(self.metrics.items())
-            },
+            "fabrics": {name: self._fabric_summary(name, m) for name, m in sorted(self.metrics.items())},
             "bom": [
                 {
                     "item": b.item,
@@ -242,3 +235,16 @@ class Plan:
                 for b in self.bom
             ],
         }
+
+
+def _per_fabric_tally(
+    metrics: Iterable[FabricMetrics], counts: Callable[[FabricMetrics], dict[str, int]]
+) -> dict[str, int]:
+    """Tier (or layer) counts of every fabric in one map: the compute fabric's keys bare, the others'
+    prefixed with the fabric name (``storage_leaf``)."""
+    out: dict[str, int] = {}
+    for m in metrics:
+        prefix = "" if m.fabric == "compute" else f"{m.fabric}_"
+        for key, n in counts(m).items():
+            out[prefix + key] = out.get(prefix + key, 0) + n
+    return out

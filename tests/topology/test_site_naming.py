@@ -94,3 +94,29 @@ def test_switch_name_clashing_with_a_host(tmp_path: Path) -> None:
 
     code, out = _validate(_variant(tmp_path, edit))
     assert code == 1 and "switch name `a05-r01-dgx-01` of the compute fabric is also used by pool gpu" in out
+
+
+def test_renamed_leaf_spine_spines_keep_the_spine_model(tmp_path: Path) -> None:
+    """A leaf-spine fabric with `switch: sn2201, spine_switch: sn4600c` and site names for its spines: the
+    spines are still SN4600C in the plan and the bill of materials (the blueprint says so), not SN2201s."""
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+
+    def edit(d: dict) -> None:  # type: ignore[type-arg]
+        d["fabrics"]["management"] = {
+            "technology": "ethernet-1",
+            "topology": {
+                "kind": "leaf-spine",
+                "switch": "sn2201",
+                "spine_switch": "sn4600c",
+                "names": {"spine": {"template": "mgmt-spine-{index:02}"}},
+            },
+        }
+
+    _, cluster = load_and_resolve(_variant(tmp_path, edit))
+    plan = build_plan(cluster)
+    models = {(d.role, d.name.startswith("mgmt-spine-"), d.model) for d in plan.switches("management")}
+    assert ("spine", True, "sn4600c") in models
+    assert not any(role == "spine" and model != "sn4600c" for role, _, model in models)
+    bom = {(b.item, b.model) for b in plan.bom}
+    assert ("switch", "sn4600c") in bom

@@ -20,7 +20,6 @@ KNOWN_LONG: dict[tuple[str, str], int] = {
     # not split yet (issue 18 debt)
     ("generator/emit/ansible.py", "pool_vars"): 85,  # issues 11/13: platform and fabric variables
     ("generator/emit/ansible.py", "inventory"): 61,  # issue 13: provisioned addresses per host
-    ("generator/plan/model.py", "summary"): 63,  # grew with issue 15's metrics
 }
 
 
