@@ -21,6 +21,7 @@ import re
 import shutil
 import textwrap
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from blueprints.catalog.schema import Platform
     from generator.perf.system import System
     from generator.plan.model import Plan
-    from generator.resolve import ResolvedCluster, ResolvedPool
+    from generator.resolve import ResolvedCluster, ResolvedFabric, ResolvedPool
 
 NAME = "ansible"
 PLAYBOOKS: tuple[str, ...] = (
@@ -195,51 +196,12 @@ def _header(cluster: ResolvedCluster, what: str) -> str:
 # --------------------------------------------------------------------------- inventory
 def inventory(cluster: ResolvedCluster, plan: Plan) -> str:
     addresses = management_addresses(cluster)
-    fabric_addresses = onprem_plan(cluster).fabric
-    devices = plan.device_by_name
-    rdma_kinds = {n for n, f in cluster.fabrics.items() if f.kind in ("infiniband", "roce")}
-    groups: dict[str, set[str]] = defaultdict(set)
-    children: dict[str, list[str]] = defaultdict(list)
-    pools_block: dict[str, Any] = {}
-    for pool in cluster.pools:
-        pg = f"pool_{group_name(pool.name)}"
-        hosts: dict[str, Any] = {}
-        for host in pool.hostnames:
-            hv: dict[str, Any] = {}
-            if host in addresses:
-                hv["ansible_host"] = addresses[host]
-                hv["cb_mgmt_address"] = addresses[host]
-            if fabric_addresses.get(host):
-                named = {a.interface: a.address for a in fabric_addresses[host] if a.interface is not None}
-                if named:
-                    hv["cb_fabric_addresses"] = named
-            dev = devices.get(host)
-            if dev is not None:
-                if dev.rack:
-                    hv["cb_rack"] = dev.rack
-                    groups[f"rack_{group_name(dev.rack)}"].add(host)
-                if dev.su is not None:
-                    hv["cb_su"] = dev.su
-                    groups[f"su{dev.su}"].add(host)
-            for port in pool.ports_for("compute"):
-                groups[f"rail{port.index}"].add(host)
-            hosts[host] = hv
-        pools_block[pg] = {"hosts": hosts}
-        children[f"role_{group_name(pool.role)}"].append(pg)
-        if any(pool.ports_for(f) for f in rdma_kinds) or (
-            pool.cloud is not None and pool.cloud.fabric in cluster.catalog.fabrics
-        ):
-            children["rdma"].append(pg)
-
-    def order(name: str) -> tuple[str, int, str]:
-        m = re.match(r"^([a-z_]+?)(\d+)$", name)
-        return (m.group(1), int(m.group(2)), name) if m else (name, -1, name)
-
-    all_children: dict[str, Any] = dict(pools_block)
-    for g in sorted(children):
-        all_children[g] = {"children": {c: {} for c in children[g]}}
-    for g in sorted(groups, key=order):
-        all_children[g] = {"hosts": {h: {} for h in sorted(groups[g])}}
+    groups = _Groups()
+    all_children: dict[str, Any] = {
+        f"pool_{group_name(pool.name)}": {"hosts": _pool_hosts(cluster, plan, pool, addresses, groups)}
+        for pool in cluster.pools
+    }
+    all_children.update(groups.blocks(cluster))
     note = (
         "Management addresses: the on-prem address plan (docs/pulumi.md, generator/deploy/addresses.py), "
         "the addresses the MAAS program assigns; cb_fabric_addresses: the IPoIB/RoCE address per interface."
@@ -254,6 +216,62 @@ def inventory(cluster: ResolvedCluster, plan: Plan) -> str:
         + _yaml({"all": {"children": all_children}}, tag=PROVEN_PLAIN)
         + "\n"
     )
+
+
+@dataclass
+class _Groups:
+    """The inventory's groups besides the pools: hosts by rack, SU and rail; pools by role and RDMA."""
+
+    hosts: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    pools: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+
+    def blocks(self, cluster: ResolvedCluster) -> dict[str, Any]:
+        rdma_kinds = {n for n, f in cluster.fabrics.items() if f.kind in ("infiniband", "roce")}
+        for pool in cluster.pools:
+            pg = f"pool_{group_name(pool.name)}"
+            self.pools[f"role_{group_name(pool.role)}"].append(pg)
+            if any(pool.ports_for(f) for f in rdma_kinds) or (
+                pool.cloud is not None and pool.cloud.fabric in cluster.catalog.fabrics
+            ):
+                self.pools["rdma"].append(pg)
+        out: dict[str, Any] = {g: {"children": {c: {} for c in self.pools[g]}} for g in sorted(self.pools)}
+        for g in sorted(self.hosts, key=_group_order):
+            out[g] = {"hosts": {h: {} for h in sorted(self.hosts[g])}}
+        return out
+
+
+def _group_order(name: str) -> tuple[str, int, str]:
+    """rail2 before rail10: a trailing number sorts as a number."""
+    m = re.match(r"^([a-z_]+?)(\d+)$", name)
+    return (m.group(1), int(m.group(2)), name) if m else (name, -1, name)
+
+
+def _pool_hosts(
+    cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool, addresses: dict[str, str], groups: _Groups
+) -> dict[str, Any]:
+    """Each host's variables (addresses, rack, SU), and its rack, SU and rail groups into ``groups``."""
+    fabric_addresses = onprem_plan(cluster).fabric
+    rails = [f"rail{port.index}" for port in pool.ports_for("compute")]
+    hosts: dict[str, Any] = {}
+    for host in pool.hostnames:
+        hv: dict[str, Any] = {}
+        if host in addresses:
+            hv["ansible_host"] = addresses[host]
+            hv["cb_mgmt_address"] = addresses[host]
+        named = {a.interface: a.address for a in fabric_addresses.get(host, ()) if a.interface is not None}
+        if named:
+            hv["cb_fabric_addresses"] = named
+        dev = plan.device_by_name.get(host)
+        if dev is not None and dev.rack:
+            hv["cb_rack"] = dev.rack
+            groups.hosts[f"rack_{group_name(dev.rack)}"].add(host)
+        if dev is not None and dev.su is not None:
+            hv["cb_su"] = dev.su
+            groups.hosts[f"su{dev.su}"].add(host)
+        for rail in rails:
+            groups.hosts[rail].add(host)
+        hosts[host] = hv
+    return hosts
 
 
 # --------------------------------------------------------------------------- group_vars
@@ -550,8 +568,21 @@ def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
         out.append(_yaml({"cb_compute_transport": transport}))
         return "\n".join(out) + "\n"
     profile = nccl_emit.derive(cluster, pool, plan)
+    out.extend(_gpu_vars(cluster, pool, profile))
+    if profile.transport == "roce" and compute_fabric is not None:
+        out.extend(_roce_qos_vars(pool, compute_fabric))
+    acc, notes = _acceptance(cluster, plan, pool)
+    out.append("\n# Acceptance thresholds and expectations from the plan")
+    out.extend(_comment(n) for n in notes)
+    out.append(_yaml(acc))
+    return "\n".join(out) + "\n"
+
+
+def _gpu_vars(cluster: ResolvedCluster, pool: ResolvedPool, profile: nccl_emit.NcclProfile) -> list[str]:
+    """Driver facts, the NCCL settings with their reasons, the platform's names and the topology file."""
+    assert pool.gpu is not None
     platform = platform_of(cluster.catalog, pool.server_id)
-    out.append(
+    out = [
         _yaml(
             {
                 "cb_compute_transport": profile.transport,
@@ -560,22 +591,16 @@ def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
                 # the platform image ships a driver: checked against the branch, never replaced
                 "nvidia_driver_shipped": bool(platform is not None and platform.ships_driver),
             }
-        )
-    )
-    out.append(
+        ),
         "\n# NCCL settings derived from the resolved fabric (generator/emit/nccl.py); the reason and the\n"
-        "# blueprint fact [source] of each are kept with it and land in /etc/nccl.conf."
-    )
-    out.append(
-        _yaml({"nccl_pool": pool.name, "nccl_transport": profile.transport, "nccl_plugin": profile.plugin})
-    )
-    out.extend(_comment(n) for n in profile.notes)
-    out.append(
+        "# blueprint fact [source] of each are kept with it and land in /etc/nccl.conf.",
+        _yaml({"nccl_pool": pool.name, "nccl_transport": profile.transport, "nccl_plugin": profile.plugin}),
+        *(_comment(n) for n in profile.notes),
         "# Names and files from the platform's port map / vendor entry; the nccl role fails when the host\n"
-        "# lacks one of them (generator/platform/ports.py, blueprints/catalog/data/platforms.yaml)."
-    )
-    out.append(_platform_checks(profile, platform))
-    out.append("nccl_settings:")
+        "# lacks one of them (generator/platform/ports.py, blueprints/catalog/data/platforms.yaml).",
+        _platform_checks(profile, platform),
+        "nccl_settings:",
+    ]
     for s in profile.settings:
         out.append(_comment(f"{s.name}={s.value}: {s.reason} [{s.source}]", 2))
         out.append(_yaml([{"name": s.name, "value": s.value, "reason": s.reason, "source": s.source}], 2))
@@ -583,35 +608,34 @@ def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
     if topo is not None:
         out.append(_comment("NCCL_TOPO_FILE layout: " + str(topo["reason"])))
     out.append(_yaml({"nccl_topology": topo}))
-    if profile.transport == "roce" and compute_fabric is not None:
-        from blueprints.models.fabric import Lossless
+    return out
 
-        ll = compute_fabric.spec.lossless or Lossless()
-        ports = pool.ports_for("compute")
-        ifaces, devices = interfaces(ports), rdma_devices(ports)
-        out.append("\n# RoCE lossless class [fabrics.compute.lossless] on the compute ports of the port map")
-        if ifaces is None or devices is None:  # both or neither: the role pairs them one to one
-            ifaces = devices = None
-            missing = f"compute port names of `{pool.server_id}` not published: declare pools[].ports"
-            out.append(_comment(missing))
-        out.append(
-            _yaml(
-                {
-                    "roce_qos_interfaces": list(ifaces or ()),
-                    "roce_qos_rdma_devices": [d.split(":")[0] for d in devices or ()],
-                    "roce_qos_pfc": ll.pfc,
-                    "roce_qos_pfc_priority": ll.pfc_priority,
-                    "roce_qos_ecn": ll.ecn,
-                    "roce_qos_dscp": ll.dscp,
-                    "roce_qos_trust": ll.trust,
-                }
-            )
+
+def _roce_qos_vars(pool: ResolvedPool, compute_fabric: ResolvedFabric) -> list[str]:
+    """The RoCE lossless class the roce_qos role sets on the compute ports the port map names."""
+    from blueprints.models.fabric import Lossless
+
+    ll = compute_fabric.spec.lossless or Lossless()
+    ports = pool.ports_for("compute")
+    ifaces, devices = interfaces(ports), rdma_devices(ports)
+    out = ["\n# RoCE lossless class [fabrics.compute.lossless] on the compute ports of the port map"]
+    if ifaces is None or devices is None:  # both or neither: the role pairs them one to one
+        ifaces = devices = None
+        out.append(_comment(f"compute port names of `{pool.server_id}` not published: declare pools[].ports"))
+    out.append(
+        _yaml(
+            {
+                "roce_qos_interfaces": list(ifaces or ()),
+                "roce_qos_rdma_devices": [d.split(":")[0] for d in devices or ()],
+                "roce_qos_pfc": ll.pfc,
+                "roce_qos_pfc_priority": ll.pfc_priority,
+                "roce_qos_ecn": ll.ecn,
+                "roce_qos_dscp": ll.dscp,
+                "roce_qos_trust": ll.trust,
+            }
         )
-    acc, notes = _acceptance(cluster, plan, pool)
-    out.append("\n# Acceptance thresholds and expectations from the plan")
-    out.extend(_comment(n) for n in notes)
-    out.append(_yaml(acc))
-    return "\n".join(out) + "\n"
+    )
+    return out
 
 
 ANSIBLE_CFG = """\
