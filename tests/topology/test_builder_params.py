@@ -144,7 +144,8 @@ def test_dragonfly_facts(arrangement: str) -> None:
 
 @pytest.mark.parametrize(("dims", "attach"), [((4, 4), "direct"), ((2, 2, 2), "switch"), ((3, 5), "switch")])
 def test_cube_facts(dims: tuple[int, ...], attach: str) -> None:
-    """k-ary n-cube: prod(k) vertices of degree sum(2 if k > 2 else 1); k*prod/k ring links per dimension."""
+    """k-ary n-cube: prod(k) vertices of degree sum(2 if k > 2 else 1); prod(k) links along a dimension of
+    size k > 2 (one ring per line), half that along a dimension of size 2 (one link per pair)."""
     vertices = math.prod(dims)
     degree = sum(2 if k > 2 else 1 for k in dims)
     n = vertices if attach == "direct" else vertices * 2
