@@ -20,11 +20,6 @@ from ruamel.yaml import YAML
 
 from generator.deploy.access import AccessError, host_access
 
-# What each target's image logs in as (the Pulumi programs set it up for this user). AWS Deep Learning AMIs
-# on Ubuntu: `ubuntu`; Azure: the program's adminUsername; GCP: the program's sshUser; OCI Ubuntu images:
-# `ubuntu`.
-ACCESS_USER_KEYS = {"azure": "adminUsername", "gcp": "sshUser"}
-
 
 class StackInventoryError(ValueError):
     """The stack outputs do not fit the build (message names the file and what is wrong)."""
@@ -35,6 +30,9 @@ class StackOutputs:
     blueprint: str
     nodes: dict[str, dict[str, Any]]
     storage: dict[str, dict[str, Any]]
+    # the user the program installed the SSH key for (Azure adminUsername, GCP sshUser); AWS and OCI keep
+    # the image's default user, which the stack does not report
+    login_user: str | None = None
 
 
 def read_outputs(path: Path) -> StackOutputs:
@@ -48,7 +46,13 @@ def read_outputs(path: Path) -> StackOutputs:
         raise StackInventoryError(
             f"{path}: no `nodes` object: give the output of `pulumi stack output --json`"
         )
-    return StackOutputs(str(raw.get("blueprint", "")), raw["nodes"], dict(raw.get("storage") or {}))
+    user = raw.get("login_user")
+    return StackOutputs(
+        str(raw.get("blueprint", "")),
+        raw["nodes"],
+        dict(raw.get("storage") or {}),
+        user if isinstance(user, str) and user else None,
+    )
 
 
 def _hosts(inventory: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -140,6 +144,8 @@ def build_inventory(build: Path, outputs: StackOutputs) -> dict[str, Any]:
         if reach.ssh_common_args is not None:
             hv["ansible_ssh_common_args"] = reach.ssh_common_args
     all_vars: dict[str, Any] = {"shared_storage_managed_mounts": managed_mounts(cluster_json, outputs)}
+    if outputs.login_user is not None:
+        all_vars["ansible_user"] = outputs.login_user
     all_vars.update(lustre_client_vars(cluster_json))
     inventory["all"]["vars"] = {**(inventory["all"].get("vars") or {}), **all_vars}
     return inventory

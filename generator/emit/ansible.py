@@ -332,9 +332,9 @@ def _weka_gap(options: list[str], target: str) -> str:
 def _not_in_fstab(name: str, kind: str, server: str | None, target: str, options: list[str]) -> str:
     """Why a declared file system is not written to fstab, and what the user must do instead."""
     if kind == "gpfs":
-        # IBM Storage Scale: a node joins the cluster (mmaddnode, issued on a node already in it, after the
-        # licensed Storage Scale packages are installed on the new node; mmchlicense, mmstartup) and mounts
-        # with mmmount, not from fstab (IBM Storage Scale command reference).
+        # IBM Storage Scale 6.0.1 command reference (ibm.com/docs/en/storage-scale): mmaddnode -N (issued on a
+        # node already in the cluster; Storage Scale installed on the new nodes first), mmchlicense
+        # {client|server} [--accept] -N, mmstartup -N, mmmount Device -N: a join, not an fstab mount.
         return (
             f"{name} (gpfs): IBM Storage Scale clients are not mounted from fstab: install the licensed "
             "Storage Scale packages on the nodes, then on a node of the Storage Scale cluster run "

@@ -123,6 +123,22 @@ def test_a_declared_bastion_is_the_jump_host(tmp_path: Path) -> None:
         assert _ssh_config(hv)["proxyjump"] == "ops@jump.example.org:2222"  # ssh_config(5) ProxyJump
 
 
+@pytest.mark.parametrize("example,user", [("azure-ndh100v5", "azureuser"), ("gcp-a3-ultra", "cluster")])
+def test_the_login_user_is_the_one_the_program_installed_the_key_for(
+    example: str, user: str, tmp_path: Path
+) -> None:
+    """Azure's adminUsername and GCP's sshUser (the generated stack configuration) reach ansible_user."""
+    config = (tmp_path / "build").joinpath
+    inventory, raw = _stack_inventory(example, tmp_path)
+    key = "adminUsername" if example.startswith("azure") else "sshUser"
+    assert f'{key}: "{user}"' in next(config("pulumi").glob("Pulumi.*.yaml")).read_text().replace(
+        f"{example}:", ""
+    )
+    assert raw["login_user"] == user
+    for hv in _inventory_hosts(inventory).values():
+        assert hv["ansible_user"] == user
+
+
 def test_vpn_connects_directly(tmp_path: Path) -> None:
     inventory, raw = _stack_inventory("oci-bm-h100", tmp_path)  # OCI: no declared path, the default
     for host, hv in _inventory_hosts(inventory).items():

@@ -196,5 +196,6 @@ storage = {spec["name"]: Storage(f"{NAME}-{spec['name']}", spec, network).mount 
 
 pulumi.export("blueprint", NAME)
 pulumi.export("resource_group", network.group.name)
+pulumi.export("login_user", ADMIN)  # the admin user the VMs are created with (Ansible's remote user)
 pulumi.export("nodes", nodes)
 pulumi.export("storage", storage)

@@ -27,6 +27,7 @@ NAME: str = DATA["blueprint"]
 config = pulumi.Config()
 gcp_config = pulumi.Config("gcp")
 PROJECT = gcp_config.require("project")
+SSH_USER = config.get("sshUser") or "cluster"  # the account the metadata SSH key is installed for
 REGION = gcp_config.require("region")
 ZONE = gcp_config.require("zone")
 CAPACITY = config.get("capacity") or "on-demand"
@@ -149,7 +150,7 @@ class Compute(pulumi.ComponentResource):
                 scheduling=scheduling(pool),
                 reservation_affinity=reservation(),
                 resource_policies=placement.policy.self_link,
-                metadata={"ssh-keys": f"{config.get('sshUser') or 'cluster'}:{ssh}"},
+                metadata={"ssh-keys": f"{SSH_USER}:{ssh}"},
                 labels=labels(pool=pool["name"], su=node["su"], rack=node["rack"]),
                 allow_stopping_for_update=True,
                 opts=child)
@@ -215,3 +216,4 @@ storage = {spec["name"]: Storage(f"{NAME}-{spec['name']}", spec, network).mount 
 pulumi.export("blueprint", NAME)
 pulumi.export("nodes", nodes)
 pulumi.export("storage", storage)
+pulumi.export("login_user", SSH_USER)  # Ansible's remote user
