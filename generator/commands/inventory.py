@@ -37,6 +37,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _access_via(build: Path) -> str:
+    """The build's access path (pulumi/cluster.json `access`), `vpn` for builds without one."""
+    import json
+
+    data = json.loads((build / "pulumi" / "cluster.json").read_text(encoding="utf-8"))
+    return str((data.get("access") or {}).get("via", "vpn"))
+
+
 def run(args: argparse.Namespace) -> int:
     from generator.deploy.stack_inventory import StackInventoryError, build_inventory, read_outputs, render
     from generator.fsutil import atomic_write_text
@@ -61,5 +69,14 @@ def run(args: argparse.Namespace) -> int:
     )
     mounts = len(inventory["all"]["vars"]["shared_storage_managed_mounts"])
     note(args, f"{target}: {hosts} hosts, {mounts} managed file system(s)")
+    via = _access_via(build)
+    if via == "vpn":
+        note(
+            args,
+            "hosts are reached at their private addresses: run from inside the network (VPN), or declare "
+            "deployment.cloud.access (bastion) and regenerate",
+        )
+    else:
+        note(args, f"hosts are reached through {via} (deployment.cloud.access; docs/pulumi.md)")
     note(args, f"next: blueprint configure {build} -i {target}")
     return 0

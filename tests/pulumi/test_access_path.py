@@ -141,6 +141,10 @@ def test_the_login_user_is_the_one_the_program_installed_the_key_for(
 
 def test_vpn_connects_directly(tmp_path: Path) -> None:
     inventory, raw = _stack_inventory("oci-bm-h100", tmp_path)  # OCI: no declared path, the default
+    code, out, err = run_cli(
+        "inventory", str(tmp_path / "build"), "--from-stack", str(tmp_path / "outputs.json")
+    )
+    assert code == 0 and "reached at their private addresses" in out + err
     for host, hv in _inventory_hosts(inventory).items():
         assert hv["ansible_host"] == raw["nodes"][host]["address"]
         assert "ansible_ssh_common_args" not in hv
