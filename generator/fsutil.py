@@ -37,6 +37,15 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def write_new_text(path: Path, text: str) -> None:
+    """Create ``path`` (it must not exist) inside a fresh folder that is itself made whole or not at all,
+    such as ``generate``'s staging folder (``atomic_dir``): no temporary file and rename per file, which
+    for the 25,600 switch files of a 100k-GPU dragonfly cost ~0.4 ms each."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("x", encoding="utf-8", newline="") as fh:
+        fh.write(text)
+
+
 def atomic_dir(target: str | Path, fill: Callable[[Path], None]) -> None:
     """Build a directory with ``fill(tmpdir)`` beside ``target`` and swap it in; on failure nothing
     changes."""

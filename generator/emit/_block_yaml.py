@@ -18,6 +18,13 @@ _NUMBER_LIKE = re.compile(r"^[-+]?(\d[\d_]*)?(\.\d*)?([eE][-+]?\d+)?$|^0[xob]|^\
 
 
 def scalar(value: object) -> str:
+    if type(value) is str:  # most scalars: port names, addresses, repeated across thousands of switches
+        text = _STRINGS.get(value)
+        if text is None:
+            if len(_STRINGS) > _STRINGS_MAX:
+                _STRINGS.clear()
+            text = _STRINGS[value] = _string(value)
+        return text
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -26,9 +33,18 @@ def scalar(value: object) -> str:
         return str(value)
     if not isinstance(value, str):
         raise TypeError(f"unexpected value {value!r} in generated YAML")
+    return _string(value)
+
+
+def _string(value: str) -> str:
     if _PLAIN.match(value) and value.lower() not in _YAML11_WORDS and not _NUMBER_LIKE.match(value):
         return value
     return "'" + value.replace("'", "''") + "'"
+
+
+# Strings already written (a bounded memo: the plain-or-quoted decision is three regex/set tests).
+_STRINGS: dict[str, str] = {}
+_STRINGS_MAX = 1 << 18
 
 
 def _key(k: Any) -> tuple[bool, Any]:
@@ -37,7 +53,11 @@ def _key(k: Any) -> tuple[bool, Any]:
 
 def mapping(node: dict[Any, Any], indent: int, out: list[str]) -> None:
     pad = " " * indent
-    for key in sorted(node, key=_key):
+    try:
+        keys = sorted(node)  # one key type: the same order as by _key, without a call per key
+    except TypeError:  # ints and strings: ints first
+        keys = sorted(node, key=_key)
+    for key in keys:
         value = node[key]
         head = f"{pad}{scalar(key)}:"
         if isinstance(value, dict) and value:

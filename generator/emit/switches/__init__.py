@@ -17,7 +17,7 @@ from generator.emit.switches.frr import render_frr
 from generator.emit.switches.nvue import render_startup
 from generator.emit.switches.qos import lossless_class
 from generator.emit.switches.underlay import SwitchUnderlay, routed_fabrics, underlay
-from generator.fsutil import atomic_write_text
+from generator.fsutil import write_new_text
 from generator.plan.model import Plan
 from generator.resolve import ResolvedCluster
 
@@ -83,5 +83,6 @@ def render(cluster: ResolvedCluster, plan: Plan) -> dict[str, str]:
 
 
 def emit(cluster: ResolvedCluster, plan: Plan, out: Path) -> None:
+    """Write every file into ``out``, the fresh folder ``generate`` stages this output in."""
     for rel, text in sorted(render(cluster, plan).items()):
-        atomic_write_text(out / rel, text)
+        write_new_text(out / rel, text)
