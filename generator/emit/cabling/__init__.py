@@ -110,6 +110,15 @@ def write_files(out: Path, files: dict[str, bytes]) -> None:
         atomic_write_bytes(out / rel, data)
 
 
+def _write_formats(
+    out: Path, cluster: ResolvedCluster, plan: Plan, formats: tuple[str, ...], rows: list[CableRow]
+) -> None:
+    """Render and write one format at a time into ``out``, a folder made whole or not at all by the caller
+    (generate's staging folder): a 100k-GPU plan's formats are ~300 MB of text, never all held at once."""
+    for fmt in formats:
+        write_files(out, _render(cluster, plan, (fmt,), rows, None, True))
+
+
 # How ``emit`` shares the work between two processes: ~4.3 s and ~3.7 s of a 100k-GPU plan's ~8 s.
 CHILD_FORMATS: tuple[str, ...] = ("csv", "xlsx")
 
@@ -117,33 +126,38 @@ CHILD_FORMATS: tuple[str, ...] = ("csv", "xlsx")
 def emit(cluster: ResolvedCluster, plan: Plan, out: Path) -> None:
     """Write every cabling format under ``out`` (a fresh directory for this output).
 
-    Nothing is written unless every format could be rendered. Large plans render on two cores: a forked
-    child makes the CHILD_FORMATS (see forked.py) while this process makes the rest.
+    Nothing is written unless every format could be rendered: formats are written one at a time into a
+    staging directory, moved into ``out`` once all are made. Large plans render on two cores: a forked
+    child makes the CHILD_FORMATS (see generator/forked.py) while this process makes the rest.
     """
     out = Path(out)
-    with gc_paused():
-        rows = cable_rows(cluster, plan)
-        if len(rows) < FORK_MIN_CABLES or not can_fork():
-            write_files(out, _render(cluster, plan, FORMATS, rows, None, True))
-            return
-        theirs = tuple(f for f in FORMATS if f in CHILD_FORMATS)
-        mine = tuple(f for f in FORMATS if f not in CHILD_FORMATS)
-        out.mkdir(parents=True, exist_ok=True)
-        # Both processes write into a staging directory, moved into ``out`` once everything is made.
-        stage = Path(tempfile.mkdtemp(prefix=".cabling-part-", dir=out))
-        try:
-            child = Child(lambda: write_files(stage, _render(cluster, plan, theirs, rows, None, True)))
-            try:
-                write_files(stage, _render(cluster, plan, mine, rows, None, True))
-                done = child.wait()
-            except BaseException:  # an error here, or Ctrl-C: the child's work is not wanted
-                child.cancel()
-                raise
-            if not done:  # do the child's part here, raising its error if it has one
-                write_files(stage, _render(cluster, plan, theirs, rows, None, True))
-            for path in sorted(p for p in stage.rglob("*") if p.is_file()):
-                target = out / path.relative_to(stage)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(path, target)
-        finally:
-            shutil.rmtree(stage, ignore_errors=True)
+    out.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=".cabling-part-", dir=out))
+    try:
+        with gc_paused():
+            rows = cable_rows(cluster, plan)
+            if len(rows) < FORK_MIN_CABLES or not can_fork():
+                _write_formats(stage, cluster, plan, FORMATS, rows)
+            else:
+                _write_forked(stage, cluster, plan, rows)
+        for path in sorted(p for p in stage.rglob("*") if p.is_file()):
+            target = out / path.relative_to(stage)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(path, target)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _write_forked(stage: Path, cluster: ResolvedCluster, plan: Plan, rows: list[CableRow]) -> None:
+    """The CHILD_FORMATS in a forked child, the others here; the child's part redone here if it fails."""
+    theirs = tuple(f for f in FORMATS if f in CHILD_FORMATS)
+    mine = tuple(f for f in FORMATS if f not in CHILD_FORMATS)
+    child = Child(lambda: _write_formats(stage, cluster, plan, theirs, rows))
+    try:
+        _write_formats(stage, cluster, plan, mine, rows)
+        done = child.wait()
+    except BaseException:  # an error here, or Ctrl-C: the child's work is not wanted
+        child.cancel()
+        raise
+    if not done:  # do the child's part here, raising its error if it has one
+        _write_formats(stage, cluster, plan, theirs, rows)
