@@ -264,7 +264,7 @@ def _named(port: NicPort, name: PortName | None, link: str, mapped: bool = False
         return port
     cage, cage_port = port.cage, port.cage_port
     # an interface name published for the other link layer (IPoIB vs Ethernet) is not this port's name
-    netdev = name.netdev if name.netdev_link in (None, link) else None
+    netdev = name.netdev_for(link)
     if name.cage is not None and name.cage_port is not None:
         cage, cage_port = name.cage, name.cage_port
     return replace(
@@ -422,6 +422,9 @@ def _nic_ports(facts: _NicFacts, numbering: _PortNumbering) -> list[NicPort]:
     snic, link = facts.snic, facts.link
     link_layer = "infiniband" if facts.fabric_kind == "infiniband" else "ethernet"
     out: list[NicPort] = []
+    # A port map that names its own RDMA device per port (one PCI function each, as DGX Table 5 lists
+    # the dual-port cards) puts that port at port 1 of its device; a device named twice counts up.
+    uses: dict[str, int] = {}
     for copy in range(snic.count):
         dev = numbering.next_rdma_dev(facts.is_rdma)
         for port_no in range(1, snic.ports + 1):
@@ -443,7 +446,11 @@ def _nic_ports(facts: _NicFacts, numbering: _PortNumbering) -> list[NicPort]:
                 cage.port,
             )
             listed = facts.listed[idx] if idx < len(facts.listed) else None
-            out.append(_named(port, listed, link_layer, facts.mapped))
+            named = _named(port, listed, link_layer, facts.mapped)
+            if named.rdma_known:
+                uses[named.rdma_dev] = uses.get(named.rdma_dev, 0) + 1
+                named = replace(named, port=uses[named.rdma_dev])
+            out.append(named)
     return out
 
 

@@ -27,6 +27,42 @@ def dgx_h100_compute_ports() -> list[DgxPort]:
     return sorted(rows, key=lambda r: r.gpu)
 
 
+class DgxMappedPort(NamedTuple):
+    port: str  # Slot1 P1
+    pci: str
+    default: str  # interface name in the port's default link layer
+    optional: str  # interface name in the other link layer
+    rdma: str
+
+    @property
+    def names(self) -> dict[str, str]:
+        """Interface name per link layer: names starting ``ib`` are IPoIB, ``en`` Ethernet."""
+        out = {}
+        for name in (self.default, self.optional):
+            if name.startswith("ib"):
+                out["infiniband"] = name
+            elif name.startswith("en"):
+                out["ethernet"] = name
+        return out
+
+
+def dgx_h100_port_mapping() -> dict[str, DgxMappedPort]:
+    """Table 5 ("Network Port Mapping") rows by their Port column."""
+    lines = [
+        ln
+        for ln in (TABLES / "dgx_h100_network_port_mapping.csv").read_text().splitlines()
+        if not ln.startswith("#")
+    ]
+    rows = [DgxMappedPort(**r) for r in csv.DictReader(lines)]
+    return {r.port: r for r in rows}
+
+
+def dgx_h100_storage_ports() -> list[DgxMappedPort]:
+    """The two dual-port ConnectX-7 cards' ports (slot 1, slot 2), in slot then port order."""
+    table = dgx_h100_port_mapping()
+    return [table[f"Slot{slot} P{port}"] for slot in (1, 2) for port in (1, 2)]
+
+
 def env_file(name: str) -> dict[str, str]:
     """``NAME=value`` lines of a vendor file (comments skipped)."""
     out: dict[str, str] = {}

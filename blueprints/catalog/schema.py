@@ -331,6 +331,8 @@ class MappedPort(Entry):
     netdev: str | None = None  # network interface (ibp220s0)
     # The link layer the interface name belongs to (an IPoIB name like ibp220s0 is not the Ethernet one).
     netdev_link: Literal["infiniband", "ethernet"] | None = None
+    # The interface name the vendor publishes for the other link layer (DGX Table 5 "Optional").
+    netdev_optional: str | None = None
     gpu: int | None = None  # GPU the vendor pairs with this port (DGX "GPU" column)
     speed_gbps: float | None = None
     source: str  # document and table (or repository path) this row comes from

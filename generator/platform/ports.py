@@ -44,6 +44,13 @@ class PortName:
     cage_port: int | None
     source: str  # "catalog:platforms.<id>: <document>" or "pools[<i>].ports[<j>]"
     netdev_link: str | None = None  # infiniband | ethernet: the link layer the interface name is for
+    netdev_optional: str | None = None  # the interface name in the other link layer, where published
+
+    def netdev_for(self, link: str) -> str | None:
+        """The interface name for ``link`` (an IPoIB name like ibp220s0 is not the Ethernet one)."""
+        if self.netdev_link in (None, link):
+            return self.netdev
+        return self.netdev_optional
 
 
 def platform_of(catalog: Catalog, server_id: str) -> Platform | None:
@@ -63,6 +70,7 @@ def _from_catalog(server_id: str, platform: Platform, entry: MappedPort) -> Port
         entry.cage_port,
         f"catalog:platforms.{server_id}: {platform.source} {entry.source}",
         entry.netdev_link,
+        entry.netdev_optional,
     )
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from ansible_helpers import DATA, EXAMPLES, ansible_bin, build
 from ruamel.yaml import YAML
-from vendor_tables import dgx_h100_compute_ports
+from vendor_tables import dgx_h100_compute_ports, dgx_h100_storage_ports
 
 from generator.emit import ansible as ansible_emit
 from generator.emit import nccl
@@ -67,6 +67,10 @@ def test_inventory_groups_and_addresses_as_ansible_reads_them(superpod_build: Pa
     addrs = [v["ansible_host"] for v in hostvars.values()]
     assert len(set(addrs)) == len(addrs)
     assert hostvars["dgx001"]["cb_rack"] == "r01-01" and hostvars["dgx001"]["cb_su"] == 1
+    # IPoIB addresses go to the interface names NVIDIA publishes (Table 6 compute, Table 5 storage cards)
+    assert set(hostvars["dgx001"]["cb_fabric_addresses"]) == {r.netdev for r in dgx_h100_compute_ports()} | {
+        r.names["infiniband"] for r in dgx_h100_storage_ports()
+    }
 
 
 def test_rack_groups_match_the_plan(superpod_build: Path) -> None:
@@ -111,14 +115,18 @@ def test_group_vars_carry_the_pins_mounts_and_derived_nccl(superpod_build: Path)
     ]
     dgx = _yaml(gv / "pool_dgx.yml")
     # A DGX H100 on a rail-optimised NDR fabric: the 8 compute ports in rail order as NVIDIA's User Guide
-    # Table 6 names them (test data), port 1; no bootstrap interface (the in-band name is not published, so
-    # NCCL picks one); rings on the same NIC index across nodes.
+    # Table 6 names them (test data), port 1; bootstrap over the first in-band port (slot 1 port 2) by its
+    # Table 5 IPoIB name (the storage fabric is InfiniBand); rings on the same NIC index across nodes.
     settings = {s["name"]: s for s in dgx["nccl_settings"]}
     assert settings["NCCL_IB_HCA"]["value"] == "=" + ",".join(f"{r.rdma}:1" for r in dgx_h100_compute_ports())
-    assert "NCCL_SOCKET_IFNAME" not in settings
+    assert settings["NCCL_SOCKET_IFNAME"]["value"] == "=" + dgx_h100_storage_ports()[1].names["infiniband"]
     assert settings["NCCL_CROSS_NIC"]["value"] == "0"
     # long reasons are folded in the YAML file and must read back whole (one line, ending as written)
-    assert settings["NCCL_IB_HCA"]["reason"].endswith("Networking [DGXH100-T6])")
+    reason = settings["NCCL_IB_HCA"]["reason"]
+    assert "Networking [DGXH100-T6])" in reason
+    # ... and names the storage cards' devices (Table 5) the exact match keeps out
+    storage = sorted((r.rdma for r in dgx_h100_storage_ports()), key=lambda d: int(d.split("_")[1]))
+    assert reason.endswith(f"`=` (exact match) keeps {', '.join(storage)} out")
     assert all(s["reason"] and "\n" not in s["reason"] and s["source"] for s in settings.values())
     assert dgx["nvidia_driver_nvswitch"] is True and dgx["cb_compute_transport"] == "ib"
     assert dgx["acceptance_link_gbytes"] == 50.0  # 8 x 400 Gb/s for 8 GPUs

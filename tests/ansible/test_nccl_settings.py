@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from ansible_helpers import DATA, EXAMPLES
-from vendor_tables import dgx_h100_compute_ports, env_file, gcp_a3_ultra_gib_install
+from vendor_tables import dgx_h100_compute_ports, dgx_h100_storage_ports, env_file, gcp_a3_ultra_gib_install
 
 from generator.emit import nccl
 from generator.pipeline import load_and_resolve
@@ -36,8 +36,12 @@ def test_superpod_ib_settings(superpod) -> None:
     # DGX H100/H200 User Guide Table 6 (test data): rail k = the port paired with GPU k
     assert env["NCCL_IB_HCA"] == "=" + ",".join(f"{r.rdma}:1" for r in dgx_h100_compute_ports())
     assert prof.devices == tuple(r.rdma for r in dgx_h100_compute_ports())
-    # the in-band interface of a DGX H100 is not in the published table: left out, with the reason
-    assert "NCCL_SOCKET_IFNAME" not in env and any("NCCL_SOCKET_IFNAME left out" in n for n in prof.notes)
+    # bootstrap over the first in-band port (slot 1 port 2), named as User Guide Table 5 (test data) names it
+    # on this example's InfiniBand storage fabric
+    inband = dgx_h100_storage_ports()[1]
+    assert inband.port == "Slot1 P2"
+    assert env["NCCL_SOCKET_IFNAME"] == "=" + inband.names["infiniband"]
+    assert not any("NCCL_SOCKET_IFNAME left out" in n for n in prof.notes)
     assert env["NCCL_IB_SL"] == "0"
     assert env["NCCL_CROSS_NIC"] == "0"  # rail-optimised fat-tree
     assert env["NCCL_COLLNET_ENABLE"] == "1" and env["SHARP_COLL_ENABLE_SAT"] == "1"  # qm9700 + sm.sharp

@@ -17,7 +17,13 @@ from pathlib import Path
 import pytest
 from ansible_helpers import DATA, EXAMPLES, build, chroot_root_fixture, root_tarball_fixture  # noqa: F401
 from conftest import run_cli
-from vendor_tables import TABLES, dgx_h100_compute_ports, env_file, gcp_a3_ultra_gib_install
+from vendor_tables import (
+    TABLES,
+    dgx_h100_compute_ports,
+    dgx_h100_storage_ports,
+    env_file,
+    gcp_a3_ultra_gib_install,
+)
 
 pytestmark = pytest.mark.ansible_host
 
@@ -82,10 +88,10 @@ def _env(text: str) -> dict[str, str]:
 
 def test_dgx_h100_nccl_uses_table_6_names(chroot_root: Path, sysfs: Path, tmp_path: Path) -> None:
     table = dgx_h100_compute_ports()
-    # a DGX H100 has 12 mlx5 devices: the 8 compute ones of Table 6 plus the storage / in-band cards
-    _devices(
-        sysfs, [r.rdma for r in table] + ["mlx5_1", "mlx5_2", "mlx5_7", "mlx5_8"], [r.netdev for r in table]
-    )
+    cards = dgx_h100_storage_ports()
+    # a DGX H100 has 12 mlx5 devices: the 8 compute ones of Table 6 plus the storage / in-band cards of
+    # Table 5, each interface under its default ("Default" column) name
+    _devices(sysfs, [r.rdma for r in table + cards], [r.netdev for r in table] + [r.default for r in cards])
     out = build(DATA / "dgx-h100-ib.yaml", tmp_path / "dgx")
     inv = _inventory(tmp_path / "hosts.yml", "dgx001", chroot_root, "pool_dgx")
     code, result, err = _configure(out, inv, "nccl")
@@ -94,6 +100,8 @@ def test_dgx_h100_nccl_uses_table_6_names(chroot_root: Path, sysfs: Path, tmp_pa
     assert conf["NCCL_IB_HCA"] == "=" + ",".join(f"{r.rdma}:1" for r in table)
     env = _env((chroot_root / "etc/nccl/nccl.env").read_text())
     assert env["NCCL_IB_HCA"] == conf["NCCL_IB_HCA"]
+    # no storage fabric here, so the in-band port (slot 1 port 2) keeps its Ethernet default name
+    assert conf["NCCL_SOCKET_IFNAME"] == "=" + cards[1].names["ethernet"]
 
 
 def test_a_host_whose_names_differ_fails_naming_the_device(

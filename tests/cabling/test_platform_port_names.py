@@ -1,6 +1,7 @@
 """Labels, NetBox interfaces and expected LLDP of a DGX H100 use the vendor's names (not mlx5_<i>/eth<k>).
 
-Compared with NVIDIA DGX H100/H200 User Guide Table 6, kept as test data (tests/data/vendor_tables/).
+Compared with NVIDIA DGX H100/H200 User Guide Table 6 (compute) and Table 5 (storage / in-band cards), kept as
+test data (tests/data/vendor_tables/).
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from functools import cache
 
 import netbox_checks
 from conftest import EXAMPLES
-from vendor_tables import dgx_h100_compute_ports
+from vendor_tables import DgxMappedPort, dgx_h100_compute_ports, dgx_h100_storage_ports
 
+from generator.deploy.addresses import onprem_plan
 from generator.emit import lldp
 from generator.emit.cabling import render_format
 from generator.emit.cabling.rows import cable_rows
@@ -54,6 +56,53 @@ def test_netbox_interfaces_are_the_os_names() -> None:
     assert {r.netdev for r in table} <= names
     assert "BMC" in names  # the out-of-band port (DGX BasePOD deployment guide): never an mlx5 device
     assert not any(n.startswith(("eth", "ib0", "mlx5_")) for n in names), names
+
+
+def _faceplate(row: DgxMappedPort) -> str:
+    """The catalogue's faceplate label for a Table 5 row (``Slot1 P2`` -> ``slot1-port2``)."""
+    slot, port = row.port.split()
+    return f"{slot.lower()}-port{port[1:]}"
+
+
+def _storage_expected(link: str) -> set[tuple[str, str, str]]:
+    """(faceplate, RDMA port, interface) of the storage cards' ports on a ``link`` fabric, from Table 5."""
+    return {(_faceplate(r), f"{r.rdma}/1", r.names[link]) for r in dgx_h100_storage_ports()}
+
+
+def test_storage_ports_carry_table_5_names() -> None:
+    plan = _plan()
+    assert plan.cluster.fabrics["storage"].kind == "infiniband"  # so every card port has its IPoIB name
+    ends = _node_ends(plan, "storage", "dgx001")
+    assert {(e.label_port, e.port, e.netdev) for e in ends} == _storage_expected("infiniband")
+    labels = [r for r in cable_rows(plan.cluster, plan) if r.fabric == "storage" and r.a.device == "dgx001"]
+    faceplates = [_faceplate(r) for r in dgx_h100_storage_ports()]
+    assert sorted(next(f for f in faceplates if r.a.label.endswith("-" + f)) for r in labels) == sorted(
+        faceplates
+    )
+
+
+def test_storage_netbox_interfaces_and_fabric_addresses_use_table_5_names() -> None:
+    plan = _plan()
+    expected = {r.names["infiniband"] for r in dgx_h100_storage_ports()}
+    t = netbox_checks.read(render_format(plan.cluster, plan, "netbox"))
+    names = {
+        (r["side_a_name"] if r["side_a_device"] == "dgx001" else r["side_b_name"])
+        for r in t["cables.csv"]
+        if "dgx001" in (r["side_a_device"], r["side_b_device"])
+    }
+    assert expected <= names
+    addressed = {a.interface for a in onprem_plan(plan.cluster).fabric["dgx001"] if a.purpose == "storage"}
+    assert addressed == expected
+
+
+def test_catalogue_storage_rows_match_table_5() -> None:
+    dgx = _plan().cluster.pools[0]
+    assert dgx.server_id == "dgx-h100"
+    storage = dgx.ports_for("storage")
+    table = dgx_h100_storage_ports()
+    assert [p.faceplate for p in storage] == [_faceplate(r) for r in table]
+    assert [p.rdma_dev for p in storage] == [r.rdma for r in table]
+    assert all(p.rdma_known and p.netdev_known for p in storage)
 
 
 def test_management_lldp_names_the_bmc() -> None:

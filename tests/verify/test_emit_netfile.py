@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from vendor_tables import dgx_h100_compute_ports
+from vendor_tables import dgx_h100_compute_ports, dgx_h100_storage_ports
 from vfy_plans import SUPERPOD, TINY, plan_of
 
 from generator.emit import ibnetdiscover as emitter
@@ -55,9 +55,11 @@ def test_one_ca_per_rdma_device_and_descriptions_are_device_names() -> None:
     assert switches == {d.name: 64 for d in plan.switches("compute")}
     storage = records(emitter.render_netfile(plan, "storage"))
     dual = {desc: (n, sorted(p)) for kind, n, desc, p in storage.values() if kind == "Ca"}
-    # dual-port adapter: one Ca with both ports; its device name is not published, so the plan's
-    # placeholder `nic<n>` stands in (never an `mlx5_<n>` that could be another port's real name)
-    assert dual["dgx001 nic8"] == (2, [1, 2])
+    # the two dual-port storage cards: User Guide Table 5 (test data) gives each port its own PCI function
+    # and RDMA device, so each is one Ca with one port, named by its device
+    assert {d: v for d, v in dual.items() if d.startswith("dgx001 ")} == {
+        f"dgx001 {r.rdma}": (1, [1]) for r in dgx_h100_storage_ports()
+    }
     assert {rate for *_x, ports in storage.values() for *_y, rate in ports.values()} == {"2xNDR"}
 
 
