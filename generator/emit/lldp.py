@@ -16,14 +16,16 @@ host's netdev (``eth1``). Only fields the plan knows are written (no MACs, ages 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from generator.findings import BlueprintError, Finding, Severity
 from generator.fsutil import atomic_write_text
 from generator.plan.model import Device, Endpoint, Plan
 from generator.resolve import ResolvedCluster
+
+T = TypeVar("T")
 
 NAME = "lldp"
 
@@ -69,25 +71,47 @@ def neighbours(plan: Plan, fabric: str) -> dict[str, dict[str, Any]]:
 
 def _documents(plan: Plan, fabric: str) -> Iterator[tuple[str, dict[str, Any]]]:
     """(switch name, its expected ``lldpcli -f json`` document), by switch name, built one at a time."""
+    per_switch = _per_switch(plan, fabric, _neighbour)
+    for name in sorted(per_switch):
+        yield name, {"lldp": {"interface": _interfaces(per_switch.pop(name))}}
+
+
+def _per_switch(
+    plan: Plan, fabric: str, make: Callable[[Device, Endpoint], T]
+) -> dict[str, list[tuple[int, str, T]]]:
+    """Switch name -> (port number, interface name, ``make(neighbour device, its end)``) per cabled port."""
     fabrics = plan.cluster.fabrics
     if fabric not in fabrics:
         raise BlueprintError(
             [Finding("VER001", Severity.ERROR, f"the blueprint has no `{fabric}` fabric", ("fabrics",))]
         )
     if fabrics[fabric].kind not in ("ethernet", "roce"):
-        return
+        return {}
     devices = plan.device_by_name
-    per_switch: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}
+    per_switch: dict[str, list[tuple[int, str, T]]] = {}
     for link in plan.links_of(fabric):
         for local, remote in ((link.a, link.b), (link.b, link.a)):
             ldev, rdev = devices.get(local.device), devices.get(remote.device)
             if ldev is None or rdev is None or ldev.kind != "switch":
                 continue
             per_switch.setdefault(ldev.name, []).append(
-                (local.port_number, interface_name(ldev, local), _neighbour(rdev, remote))
+                (local.port_number, interface_name(ldev, local), make(rdev, remote))
             )
-    for name in sorted(per_switch):
-        yield name, {"lldp": {"interface": _interfaces(per_switch.pop(name))}}
+    return per_switch
+
+
+def _compact_neighbour(device: Device, end: Endpoint) -> str:
+    return json.dumps(_neighbour(device, end), separators=(",", ":"))
+
+
+def _compact_document(entries: list[tuple[int, str, str]]) -> str:
+    """``json.dumps(document, separators=(",", ":"))`` of a switch's document, from its neighbours' JSON
+    texts: the 761,000 neighbour dicts of a 100k-GPU dragonfly are never all held at once (~0.9 GB)."""
+    entries = sorted(entries, key=lambda t: (t[0], t[1]))
+    items = ["{" + json.dumps(ifname) + ":" + body + "}" for _n, ifname, body in entries]
+    # lldpcli's own shape rule (see _interfaces): one interface is an object, several a list
+    interface = items[0] if len(items) == 1 else "[" + ",".join(items) + "]"
+    return '{"lldp":{"interface":' + interface + "}}"
 
 
 def _interfaces(entries: list[tuple[int, str, dict[str, Any]]]) -> Any:
@@ -110,8 +134,6 @@ def render_lldp_fabric(plan: Plan, fabric: str) -> str | None:
     None when the fabric has no cabled switch (a directly attached torus, an InfiniBand fabric)."""
     # One switch per line, compact, so json's C encoder writes it (indenting 12,800 switches' documents
     # goes through json's pure-Python encoder: seconds and most of a gigabyte).
-    lines = [
-        f"{json.dumps(name)}: {json.dumps(doc, separators=(',', ':'))}"
-        for name, doc in _documents(plan, fabric)
-    ]
+    per_switch = _per_switch(plan, fabric, _compact_neighbour)
+    lines = [f"{json.dumps(name)}: {_compact_document(per_switch.pop(name))}" for name in sorted(per_switch)]
     return "{\n" + ",\n".join(lines) + "\n}\n" if lines else None

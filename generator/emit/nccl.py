@@ -168,8 +168,22 @@ def _gdr_level(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting:
     )
 
 
+def _inband_names(pool: ResolvedPool) -> list[str]:
+    """The distinct known names of the host's in-band / front-end ports (port map or declared)."""
+    names = [p.netdev for p in pool.ports if p.role in ("inband", "frontend") and p.netdev_known]
+    names += [n.netdev for n in pool.extra_ports if n.role in ("inband", "frontend") and n.netdev]
+    return sorted({n for n in names if n})
+
+
 def _socket_ifname(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting | str:
     """Bootstrap over the host's in-band / front-end interface, or a note why it is left out."""
+    inband = _inband_names(pool)
+    if len(inband) > 1:
+        return (
+            f"NCCL_SOCKET_IFNAME left out: `{pool.server_id}` has {len(inband)} in-band ports "
+            f"({', '.join(inband)}), which its vendor's guide bonds; the bond's name is the site's, and an "
+            "interface in a bond carries no address; NCCL picks an interface itself"
+        )
     name = host_interface(pool)
     if name is not None:
         return NcclSetting(

@@ -115,11 +115,21 @@ def test_group_vars_carry_the_pins_mounts_and_derived_nccl(superpod_build: Path)
     ]
     dgx = _yaml(gv / "pool_dgx.yml")
     # A DGX H100 on a rail-optimised NDR fabric: the 8 compute ports in rail order as NVIDIA's User Guide
-    # Table 6 names them (test data), port 1; bootstrap over the first in-band port (slot 1 port 2) by its
-    # Table 5 IPoIB name (the storage fabric is InfiniBand); rings on the same NIC index across nodes.
+    # Table 6 names them (test data), port 1; no bootstrap interface: the two in-band ports (Table 5, slot
+    # 1 and 2 port 2) are bonded in a BasePOD and the bond's name is the site's; rings on one NIC index.
     settings = {s["name"]: s for s in dgx["nccl_settings"]}
     assert settings["NCCL_IB_HCA"]["value"] == "=" + ",".join(f"{r.rdma}:1" for r in dgx_h100_compute_ports())
-    assert settings["NCCL_SOCKET_IFNAME"]["value"] == "=" + dgx_h100_storage_ports()[1].names["infiniband"]
+    assert "NCCL_SOCKET_IFNAME" not in settings
+    inband = [dgx_h100_storage_ports()[i].names["infiniband"] for i in (1, 3)]  # IB storage fabric
+    comments = " ".join(
+        line.strip().lstrip("#").strip()
+        for line in (gv / "pool_dgx.yml").read_text().splitlines()
+        if line.strip().startswith("#")
+    )
+    assert (
+        f"NCCL_SOCKET_IFNAME left out: `dgx-h100` has 2 in-band ports ({', '.join(sorted(inband))})"
+        in comments
+    )
     assert settings["NCCL_CROSS_NIC"]["value"] == "0"
     # long reasons are folded in the YAML file and must read back whole (one line, ending as written)
     reason = settings["NCCL_IB_HCA"]["reason"]
@@ -302,7 +312,11 @@ def test_cloud_inventory_has_no_invented_addresses(tmp_path: Path) -> None:
     pool = _yaml(out / "ansible" / "group_vars" / "pool_gpu.yml")
     assert pool["cb_compute_transport"] == "efa" and pool["nccl_plugin"] == "aws-ofi-nccl"
     # aws-ofi-nccl doc/efa-env-var.md: with libfabric>=1.18 / aws-ofi-nccl>=1.7 none of these is needed
-    assert not {s["name"] for s in pool["nccl_settings"]} & {"FI_PROVIDER", "FI_EFA_USE_DEVICE_RDMA", "NCCL_PROTO"}
+    assert not {s["name"] for s in pool["nccl_settings"]} & {
+        "FI_PROVIDER",
+        "FI_EFA_USE_DEVICE_RDMA",
+        "NCCL_PROTO",
+    }
     all_vars = (out / "ansible" / "group_vars" / "all.yml").read_text()
     assert "not in fstab: fsx (managed)" in all_vars
 

@@ -100,8 +100,8 @@ def test_dgx_h100_nccl_uses_table_6_names(chroot_root: Path, sysfs: Path, tmp_pa
     assert conf["NCCL_IB_HCA"] == "=" + ",".join(f"{r.rdma}:1" for r in table)
     env = _env((chroot_root / "etc/nccl/nccl.env").read_text())
     assert env["NCCL_IB_HCA"] == conf["NCCL_IB_HCA"]
-    # no storage fabric here, so the in-band port (slot 1 port 2) keeps its Ethernet default name
-    assert conf["NCCL_SOCKET_IFNAME"] == "=" + cards[1].names["ethernet"]
+    # the two in-band ports (slot 1 and 2 port 2) are a bond on a BasePOD: no bootstrap interface is named
+    assert "NCCL_SOCKET_IFNAME" not in conf
 
 
 def test_a_host_whose_names_differ_fails_naming_the_device(
