@@ -344,7 +344,13 @@ def _not_in_fstab(name: str, kind: str, server: str | None, target: str, options
     if kind == "weka":
         why = _weka_gap(options, target) if server else "needs `server` (a WEKA backend host)"
         return f"{name} (weka): {why}"
-    return f"{name} ({kind}): mounted by its own client or the cloud provider, not by fstab"
+    if kind == "managed":
+        return (
+            f"{name} (managed): created by `pulumi up`; its address is known only then: "
+            "`blueprint inventory BUILD --from-stack outputs.json` adds it to shared_storage_managed_mounts "
+            "with the vendor's options, and the shared_storage role mounts it"
+        )
+    return f"{name} ({kind}): mounted by its own client, not by fstab"
 
 
 def all_vars(cluster: ResolvedCluster) -> str:

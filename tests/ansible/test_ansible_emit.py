@@ -318,7 +318,8 @@ def test_cloud_inventory_has_no_invented_addresses(tmp_path: Path) -> None:
         "NCCL_PROTO",
     }
     all_vars = (out / "ansible" / "group_vars" / "all.yml").read_text()
-    assert "not in fstab: fsx (managed)" in all_vars
+    assert "not in fstab: fsx (managed): created by `pulumi up`" in all_vars
+    assert "shared_storage_managed_mounts" in all_vars  # where the mount comes from after `pulumi up`
 
 
 def test_weka_and_gpfs_say_what_the_user_must_supply(tmp_path: Path) -> None:
