@@ -20,12 +20,19 @@ def _umask() -> int:
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the new one, never a torn one."""
+    atomic_write_parts(path, (data,))
+
+
+def atomic_write_parts(path: str | Path, parts: Iterable[bytes]) -> None:
+    """atomic_write_bytes of the concatenated ``parts``, each written as it is made (a big file is never
+    held whole in memory); an error while making a part leaves no file."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            for part in parts:
+                fh.write(part)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are ordinary files
         os.replace(tmp, target)
     except BaseException:

@@ -11,6 +11,7 @@ from cabling_plans import SUPERPOD, cluster_of, plan_of, small_plan
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from generator.emit.cabling import tables
 from generator.emit.cabling.rows import cable_rows, fmt_num
 from generator.emit.cabling.tables import (
     CABLE_COLUMNS,
@@ -21,6 +22,8 @@ from generator.emit.cabling.tables import (
     counts,
     label_columns,
     label_table,
+    rows_csv,
+    sliced_csv,
     to_csv,
 )
 
@@ -177,3 +180,39 @@ def test_signed_zero_and_nan_survive_the_memo() -> None:
     assert to_csv(("v", "i"), rows) == reference_csv(("v", "i"), rows)
     mixed = [[v, i] for i in range(20) for v in (1, 1.0, True)]
     assert to_csv(("v", "i"), mixed) == reference_csv(("v", "i"), mixed)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(2, 4).flatmap(
+        lambda w: st.tuples(
+            st.lists(st.text(alphabet="ab_", min_size=1, max_size=3), min_size=w, max_size=w),
+            st.lists(st.lists(_cell, min_size=w, max_size=w), max_size=14),
+        )
+    ),
+    st.integers(1, 5),
+)
+def test_streamed_csv_slices_are_the_whole_table(table, slice_rows) -> None:
+    """A CsvStream written a slice at a time is csv.writer's text of the whole table, whatever the slice
+    size: a header once, no line lost or doubled at a slice boundary, quoting and formula guards per cell
+    (a CR in one slice sends only that slice to csv.writer)."""
+    header, rows = table
+    columns = [list(c) for c in zip(*rows, strict=True)] if rows else [[] for _ in header]
+    old, tables.CSV_SLICE_ROWS = tables.CSV_SLICE_ROWS, slice_rows
+    try:
+        stream = sliced_csv(header, columns)
+        parts = list(stream.parts())
+    finally:
+        tables.CSV_SLICE_ROWS = old
+    assert "".join(parts) == reference_csv(header, rows)
+    assert len(parts) == max(1, -(-len(rows) // slice_rows))
+
+
+def test_streamed_labels_of_a_plan_are_label_table(monkeypatch) -> None:
+    """The labels sheet streamed in slices of 2 cables (two label rows each) is label_table's rows."""
+    plan = small_plan()
+    rows = cable_rows(plan.cluster, plan)
+    monkeypatch.setattr(tables, "CSV_SLICE_ROWS", 2)
+    stream = rows_csv(LABEL_COLUMNS, rows, label_columns)
+    assert len(rows) > 2
+    assert stream.text() == reference_csv(LABEL_COLUMNS, label_table(rows))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from generator.emit.cabling.fabric_views import ibnetdiscover_files, lldp_files
@@ -23,16 +24,17 @@ from generator.emit.cabling.tables import (
     BOM_COLUMNS,
     CABLE_COLUMNS,
     LABEL_COLUMNS,
+    CsvStream,
     bom_rows,
     bom_table,
     cable_columns,
-    columns_to_csv,
     label_columns,
+    rows_csv,
     to_csv,
 )
 from generator.emit.cabling.xlsx import render_xlsx
 from generator.forked import FORK_MIN_CABLES, Child, can_fork
-from generator.fsutil import atomic_write_bytes
+from generator.fsutil import atomic_write_bytes, atomic_write_parts
 from generator.gcpause import gc_paused
 from generator.plan.model import Plan
 from generator.resolve import ResolvedCluster
@@ -42,6 +44,8 @@ FORMATS: tuple[str, ...] = ("csv", "xlsx", "netbox", "ibnetdiscover", "lldp")
 # Where each format goes when all are written into one directory ("" = the directory itself).
 SUBDIR = {"csv": "", "xlsx": "", "netbox": "netbox", "ibnetdiscover": "ibnetdiscover", "lldp": "lldp"}
 XLSX_NAME = "cabling.xlsx"
+# A file's content: bytes, or a CSV written a slice at a time (the big tables of large plans).
+FileData = bytes | CsvStream
 
 __all__ = ["FORMATS", "NAME", "CableRow", "CablingError", "applies", "cable_rows", "emit", "render"]
 
@@ -59,6 +63,20 @@ def render_format(
     fabric: str | None = None,
 ) -> dict[str, bytes]:
     """File path (relative to the format's own directory) → bytes, for one format."""
+    return {name: _bytes(data) for name, data in _format_files(cluster, plan, fmt, rows, fabric).items()}
+
+
+def _bytes(data: FileData) -> bytes:
+    return data.text().encode("utf-8") if isinstance(data, CsvStream) else data
+
+
+def _format_files(
+    cluster: ResolvedCluster,
+    plan: Plan,
+    fmt: str,
+    rows: list[CableRow] | None,
+    fabric: str | None,
+) -> dict[str, FileData]:
     if fmt not in FORMATS:
         raise CablingError(f"unknown cabling format `{fmt}` (choose from {', '.join(FORMATS)})")
     if fmt in ("ibnetdiscover", "lldp"):
@@ -71,13 +89,16 @@ def render_format(
     rows = cable_rows(cluster, plan) if rows is None else rows
     if fmt == "csv":
         return {
-            "cables.csv": columns_to_csv(CABLE_COLUMNS, cable_columns(rows)).encode("utf-8"),
+            "cables.csv": rows_csv(CABLE_COLUMNS, rows, cable_columns),
             "bom.csv": to_csv(BOM_COLUMNS, bom_table(bom_rows(cluster, plan))).encode("utf-8"),
-            "labels.csv": columns_to_csv(LABEL_COLUMNS, label_columns(rows)).encode("utf-8"),
+            "labels.csv": rows_csv(LABEL_COLUMNS, rows, label_columns),
         }
     if fmt == "xlsx":
         return {XLSX_NAME: render_xlsx(cluster, plan, rows, bom_rows(cluster, plan))}
-    return {name: text.encode("utf-8") for name, text in render_netbox(cluster, plan, rows).items()}
+    return {
+        name: text if isinstance(text, CsvStream) else text.encode("utf-8")
+        for name, text in render_netbox(cluster, plan, rows).items()
+    }
 
 
 def render(
@@ -86,7 +107,8 @@ def render(
     """Every file of ``formats`` laid out as in one output directory (path → bytes), rendered in memory so
     nothing is written unless all of it could be made."""
     with gc_paused():
-        return _render(cluster, plan, formats, cable_rows(cluster, plan), fabric, len(formats) > 1)
+        files = _render(cluster, plan, formats, cable_rows(cluster, plan), fabric, len(formats) > 1)
+        return {rel: _bytes(data) for rel, data in files.items()}
 
 
 def _render(
@@ -96,18 +118,21 @@ def _render(
     rows: list[CableRow],
     fabric: str | None,
     subdirs: bool,
-) -> dict[str, bytes]:
-    out: dict[str, bytes] = {}
+) -> dict[str, FileData]:
+    out: dict[str, FileData] = {}
     for fmt in formats:
         sub = SUBDIR[fmt] if subdirs else ""
-        for name, data in render_format(cluster, plan, fmt, rows, fabric).items():
+        for name, data in _format_files(cluster, plan, fmt, rows, fabric).items():
             out[f"{sub}/{name}" if sub else name] = data
     return dict(sorted(out.items()))
 
 
-def write_files(out: Path, files: dict[str, bytes]) -> None:
+def write_files(out: Path, files: Mapping[str, FileData]) -> None:
     for rel, data in files.items():
-        atomic_write_bytes(out / rel, data)
+        if isinstance(data, CsvStream):
+            atomic_write_parts(out / rel, (part.encode("utf-8") for part in data.parts()))
+        else:
+            atomic_write_bytes(out / rel, data)
 
 
 def _write_formats(

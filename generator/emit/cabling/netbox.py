@@ -16,7 +16,7 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from generator.emit.cabling.rows import CableEnd, CableRow, fmt_num, natural_key, rack_code
-from generator.emit.cabling.tables import columns_to_csv, to_csv
+from generator.emit.cabling.tables import CsvStream, sliced_csv, to_csv
 from generator.emit.lldp import interface_name as ethernet_interface_name
 from generator.plan.model import Device, Plan
 from generator.resolve import ResolvedCluster
@@ -190,9 +190,9 @@ def _interface_names(
     return names
 
 
-def render_netbox(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow]) -> dict[str, str]:
-    """File name → CSV text for every file in IMPORT_ORDER."""
-    files = {
+def render_netbox(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow]) -> dict[str, str | CsvStream]:
+    """File name → CSV text for every file in IMPORT_ORDER (the interfaces and cables as CsvStreams)."""
+    files: dict[str, str | CsvStream] = {
         **_site_files(cluster, plan),
         **_device_type_files(cluster, plan),
         "racks.csv": _racks_csv(cluster, plan),
@@ -200,7 +200,7 @@ def render_netbox(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow]) ->
     }
     ends = _ends(rows)
     names = _interface_names(cluster, plan, rows, ends)
-    files["interfaces.csv"] = columns_to_csv(
+    files["interfaces.csv"] = sliced_csv(
         ("device", "name", "label", "type", "speed", "enabled", "mgmt_only", "description"),
         _interface_columns(cluster, plan, rows, ends, names),
     )
@@ -335,12 +335,12 @@ def _devices_csv(cluster: ResolvedCluster, plan: Plan) -> str:
     return to_csv(_DEVICE_COLUMNS, dev_rows)
 
 
-def _cables_csv(rows: list[CableRow], names: list[str]) -> str:
+def _cables_csv(rows: list[CableRow], names: list[str]) -> CsvStream:
     """cables.csv: each cable between the two interfaces ``names`` gives its ends (A, B, A, B, ...)."""
     lengths = {v: (fmt_num(v) if v > 0 else "", "m" if v > 0 else "") for v in {r.length_m for r in rows}}
     length_cells = [lengths[r.length_m] for r in rows]
     n = len(rows)
-    return columns_to_csv(
+    return sliced_csv(
         CABLE_COLUMNS,
         [
             [r.a.device for r in rows],
