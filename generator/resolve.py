@@ -706,9 +706,9 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
 def default_pins(software: Software, catalog: Catalog, sm_archs: list[int]) -> Software:
     """``software`` with the driver branch / CUDA the blueprint left out raised to what its GPUs need.
 
-    A Blackwell blueprint without ``software:`` gets the architecture's default pins (R570 / CUDA 12.8,
-    data/software.yaml) instead of the model's 550 / 12.4, which cannot drive the GPU. Values the user
-    wrote are kept as written (rule SFT001 judges them).
+    A Blackwell blueprint without ``software:`` gets the architecture's default pins (R570 / CUDA 12.8 and
+    an NCCL built for CUDA 12.8, data/software.yaml) instead of the model's 550 / 12.4 / NCCL 2.21.5, which
+    cannot drive the GPU. Values the user wrote are kept as written (rules SFT001 and SFT004 judge them).
     """
     if catalog.software is None:
         return software
@@ -720,6 +720,7 @@ def default_pins(software: Software, catalog: Catalog, sm_archs: list[int]) -> S
         for field_name, default in (
             ("driver_branch", found[1].default_driver_branch),
             ("cuda", found[1].default_cuda),
+            ("nccl", found[1].default_nccl),
         ):
             current = update.get(field_name, getattr(software, field_name))
             given = field_name in software.model_fields_set

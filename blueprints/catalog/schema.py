@@ -409,6 +409,8 @@ class ArchSupport(Entry):
     # Default pins for blueprints that give no `software:` (the architecture's minimum supported stack).
     default_driver_branch: str | None = None
     default_cuda: str | None = None
+    default_nccl: str | None = None  # an NCCL release built for default_cuda
+    default_nccl_source: str | None = None
 
 
 class CudaDriver(Entry):

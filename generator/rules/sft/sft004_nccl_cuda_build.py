@@ -3,6 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
+from generator.resolve import version_key
 from generator.rules.base import Rule, RuleContext
 
 
@@ -17,7 +18,10 @@ class NcclHasNoCudaBuild(Rule):
     download index and the release notes' "Compatibility" section). The ``nccl`` role installs
     ``libnccl2=<nccl>-1+cuda<cuda>`` from NVIDIA's CUDA repository, so a pair NVIDIA does not build fails
     at install time on every node. Only NCCL releases whose build list the catalogue holds
-    (``data/software.yaml``, with the source) are checked.
+    (``data/software.yaml``, with the source) are checked. A CUDA release between the oldest and newest
+    recorded build that is missing was dropped (NVIDIA builds for about three current CUDA releases): an
+    error. One outside that range is a warning, because NVIDIA adds builds for CUDA releases published
+    after the NCCL release, which the recorded list may predate.
     """
 
     id = "SFT004"
@@ -34,11 +38,23 @@ class NcclHasNoCudaBuild(Rule):
             return
         sw = cluster.software
         builds = next((b for b in compat.nccl_cuda_builds if b.nccl == sw.nccl), None)
-        if builds is None or _major_minor(sw.cuda) in builds.cuda:
+        cuda = _major_minor(sw.cuda)
+        if builds is None or cuda in builds.cuda:
             return
-        package = f"libnccl2={sw.nccl}-1+cuda{_major_minor(sw.cuda)}"
+        package = f"libnccl2={sw.nccl}-1+cuda{cuda}"
+        recorded = sorted(builds.cuda, key=version_key)
+        if version_key(recorded[0]) < version_key(cuda) < version_key(recorded[-1]):
+            yield self.finding(
+                f"software.nccl {sw.nccl} is built for CUDA {', '.join(builds.cuda)} only; software.cuda is "
+                f"{sw.cuda}, so {package} does not exist ({builds.source})",
+                ("software", "nccl"),
+            )
+            return
         yield self.finding(
-            f"software.nccl {sw.nccl} is built for CUDA {', '.join(builds.cuda)} only; software.cuda is "
-            f"{sw.cuda}, so {package} does not exist ({builds.source})",
+            f"software.nccl {sw.nccl}: the recorded builds are CUDA {', '.join(builds.cuda)} "
+            f"({builds.source}); software.cuda {sw.cuda} is outside them, so {package} may not exist",
             ("software", "nccl"),
+            hint="NVIDIA adds builds for CUDA releases newer than the list; check that the package is in "
+            "NVIDIA's CUDA repository for the node OS before installing",
+            severity=Severity.WARNING,
         )
