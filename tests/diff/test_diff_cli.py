@@ -5,13 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-from vendor_tables import dgx_h100_compute_ports
 from collections import Counter
 from pathlib import Path
 
 from conftest import run_cli  # tests/conftest.py
 from diff_blueprints import variant
 from openpyxl import load_workbook
+from vendor_tables import dgx_h100_compute_ports
 
 
 def test_same_blueprint_exits_0() -> None:

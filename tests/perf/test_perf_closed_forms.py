@@ -93,7 +93,7 @@ def test_multi_node_ring_latency_counts_network_steps() -> None:
     est = estimate("all_reduce", size, job, algorithms=("ring",))
     assert est.protocol == "simple"
     assert est.latency_us == pytest.approx(lat)
-    assert est.time_s == pytest.approx(lat * 1e-6 + size * (2 * 31 / 32) / 370.8e9, rel=1e-12)  # 2(n-1)/n
+    assert est.time_s == pytest.approx(lat * 1e-6 + size * (2 * (n - 1) / n) / 370.8e9, rel=1e-12)
     assert est.limit == "nvl"
 
 
