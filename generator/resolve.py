@@ -173,6 +173,24 @@ class ResolvedCluster:
     def is_cloud(self) -> bool:
         return self.target in CLOUD_PROVIDERS
 
+    @property
+    def routed_fabrics(self) -> tuple[str, ...]:
+        """Ethernet/RoCE compute and storage fabrics with switches: the ones build/switches/ configures and
+        ``switch_os`` applies to (the management network stays layer 2; a cloud has no switches of ours)."""
+        if self.is_cloud:
+            return ()
+        return tuple(
+            sorted(
+                name
+                for name, f in self.fabrics.items()
+                if f.kind in ("ethernet", "roce")
+                and name != "management"
+                and f.spec.topology is not None
+                # a direct torus/hypercube has no switches (the nodes are the vertices): nothing to configure
+                and getattr(f.spec.topology, "attach", "switch") != "direct"
+            )
+        )
+
     def pools_on(self, fabric: str) -> tuple[ResolvedPool, ...]:
         """Pools with at least one port on ``fabric``."""
         return tuple(p for p in self.pools if p.ports_for(fabric))

@@ -23,6 +23,8 @@ Technology = Literal[
     "ethernet-1",
 ]
 
+SwitchOs = Literal["cumulus", "frr"]
+
 
 class Partition(Model):
     """An InfiniBand partition (OpenSM partitions.conf, linux-rdma/opensm doc/partition-config.txt)."""
@@ -109,6 +111,11 @@ class Fabric(Model):
     """switches spread each flow over the equal-cost paths (InfiniBand adaptive routing, Spectrum-X);
     without it Ethernet ECMP hashes whole flows onto one path and flows collide"""
     underlay: Underlay | None = Field(default=None, description="Ethernet/RoCE: ASN and loopback plan")
+    switch_os: SwitchOs = "cumulus"
+    """Ethernet/RoCE compute or storage fabric: the operating system of its switches, which decides the one
+    configuration file each switch gets in build/switches/ (docs/switches.md): cumulus (NVIDIA Cumulus Linux:
+    startup.yaml, applied with NVUE) or frr (a Linux NOS running FRRouting: frr.conf, installed as
+    /etc/frr/frr.conf and reloaded)"""
 
 
 class Fabrics(Model):

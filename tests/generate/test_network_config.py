@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import EXAMPLES, run_cli
+from switch_os import with_switch_os
 
 from generator.emit import subnet_manager as sm_emit
 from generator.emit import switches as sw_emit
@@ -80,8 +81,9 @@ def test_every_example_gets_sm_and_switch_config_for_its_fabrics(example: str) -
                 assert not any(f.startswith(f"{name}/") for f in sw_files)
                 continue
             assert {f.split("/")[1] for f in sw_files if f.startswith(f"{name}/")} == switches
+            only = {"cumulus": "startup.yaml", "frr": "frr.conf"}[fab.spec.switch_os]  # one file per switch
             for s in switches:
-                assert f"{name}/{s}/startup.yaml" in sw_files and f"{name}/{s}/frr.conf" in sw_files
+                assert {f.split("/")[2] for f in sw_files if f.startswith(f"{name}/{s}/")} == {only}
     assert not any(f.startswith("management/") for f in sw_files)  # management stays layer 2
 
 
@@ -98,8 +100,8 @@ def test_generate_is_byte_identical(example: str, tmp_path: Path) -> None:
         assert code == 0, err
     ta, tb = _tree(a), _tree(b)
     assert ta == tb
-    if example == "roce-dragonfly":  # 512 routers x 2 files + ASN plan + inventory (+ manifest)
-        assert len(ta) == 512 * 2 + 3
+    if example == "roce-dragonfly":  # 512 routers x 1 startup.yaml + ASN plan + inventory (+ manifest)
+        assert len(ta) == 512 + 3
 
 
 def _startup(files: dict[str, str], rel: str) -> dict:
@@ -133,13 +135,15 @@ def test_asn_plan_follows_rfc7938_and_loopbacks_are_unique() -> None:
 
 
 @pytest.mark.parametrize("blueprint", [ROCE_FT, ROCE_DF], ids=["fat-tree", "dragonfly"])
-def test_nvue_and_frr_describe_the_cabling_sheet_ports(blueprint: Path) -> None:
+def test_nvue_and_frr_describe_the_cabling_sheet_ports(blueprint: Path, tmp_path: Path) -> None:
+    """The same fabric as a Cumulus fabric (startup.yaml) and as an FRR fabric (frr.conf)."""
     cluster, plan = built(str(blueprint))
     files = sw_emit.render(cluster, plan)
+    frr_files = sw_emit.render(*built(str(with_switch_os(blueprint, tmp_path, compute="frr"))))
     lldp = render_lldp(plan, "compute")  # the expected-LLDP files name the ports as the cabling sheets do
     for d in plan.switches("compute"):
         s = _startup(files, f"compute/{d.name}/startup.yaml")
-        frr = files[f"compute/{d.name}/frr.conf"]
+        frr = frr_files[f"compute/{d.name}/frr.conf"]
         cabled = {ifname for ifname, _ in _lldp_ports(lldp[f"{d.name}.json"])}
         ports = {i for i, v in s["interface"].items() if v.get("type") == "swp"}
         assert ports == cabled

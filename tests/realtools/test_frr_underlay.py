@@ -1,8 +1,9 @@
 """The generated frr.conf files bring up a real BGP unnumbered underlay (Debian's FRR, one netns per switch).
 
-For each fabric: ``blueprint generate --only switches`` output is read from disk, every switch gets a
-network namespace running zebra + bgpd from its own ``frr.conf``, every switch-to-switch cable of the plan
-becomes a veth pair with the configured interface names. Expectations are computed independently from the
+For each fabric, declared ``switch_os: frr`` (a variant of the fixture), the switches output is read from
+disk (one ``frr.conf`` per switch, nothing else), every switch gets a network namespace running zebra +
+bgpd from its own ``frr.conf``, every switch-to-switch cable of the plan becomes a veth pair with the
+configured interface names. Expectations are computed independently from the
 plan's cable graph (breadth-first distances): a switch reaches a destination over every cable whose far
 end is one hop closer; for the rail-optimised fat-tree that is the closed form "one path per spine" (the
 fixture has one cable per leaf-spine pair). Then one spine (dragonfly: one router) is stopped and every
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 from frr_harness import FrrFabric, missing_tools
 from ib_fixtures import plan_of
+from switch_os import with_switch_os
 
 from generator.emit import switches as switches_emit
 from generator.emit.switches import underlay
@@ -97,6 +99,7 @@ def _start(plan: Plan, fabric: str, build: Path, made: list[FrrFabric]) -> FrrFa
     made.append(fab)
     sws = underlay(plan, fabric)
     for sw in sws:
+        assert [p.name for p in (build / fabric / sw.name).iterdir()] == ["frr.conf"]  # no startup.yaml
         fab.add_switch(sw.name, (build / fabric / sw.name / "frr.conf").read_text())
     done: set[str] = set()
     for sw in sws:
@@ -139,7 +142,7 @@ def _converge(fab: FrrFabric, plan: Plan, fabric: str, want: dict[str, dict[str,
 def test_fat_tree_leaves_learn_each_other_over_every_spine(
     frr_tools: None, fabric_factory: list[FrrFabric], tmp_path: Path
 ) -> None:
-    plan = plan_of(FAT_TREE)
+    plan = plan_of(str(with_switch_os(FAT_TREE, tmp_path, compute="frr")))
     leaves = sorted(d.name for d in plan.switches("compute") if d.role == "leaf")
     spines = sorted(d.name for d in plan.switches("compute") if d.role == "spine")
     assert len(leaves) == 4 and len(spines) == 4
@@ -164,7 +167,7 @@ def test_fat_tree_leaves_learn_each_other_over_every_spine(
 def test_dragonfly_routers_reach_each_other_on_all_shortest_paths(
     frr_tools: None, fabric_factory: list[FrrFabric], tmp_path: Path
 ) -> None:
-    plan = plan_of(DRAGONFLY)
+    plan = plan_of(str(with_switch_os(DRAGONFLY, tmp_path, compute="frr")))
     routers = sorted(d.name for d in plan.switches("compute"))
     assert len(routers) == 12
     fab = _start(plan, "compute", tmp_path / "build", fabric_factory)

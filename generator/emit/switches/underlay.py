@@ -62,21 +62,8 @@ def _error(msg: str, path: tuple[str | int, ...]) -> BlueprintError:
 
 
 def routed_fabrics(cluster: ResolvedCluster) -> tuple[str, ...]:
-    """Ethernet/RoCE compute and storage fabrics with switches (management stays layer 2; clouds have "
-    "none)."""
-    if cluster.is_cloud:
-        return ()
-    return tuple(
-        sorted(
-            name
-            for name, f in cluster.fabrics.items()
-            if f.kind in ("ethernet", "roce")
-            and name != "management"
-            and f.spec.topology is not None
-            # a direct torus/hypercube has no switches (the nodes are the vertices): nothing to configure
-            and getattr(f.spec.topology, "attach", "switch") != "direct"
-        )
-    )
+    """Ethernet/RoCE compute and storage fabrics with switches (``ResolvedCluster.routed_fabrics``)."""
+    return cluster.routed_fabrics
 
 
 def _asn_key(d: Device) -> tuple[str, int | None]:
