@@ -276,6 +276,10 @@ def test_gcp_a3_mega_installs_tcpxo_as_the_slurm_prolog_does(
     stale.write_text("")
     out = build(_mega_blueprint(tmp_path), tmp_path / "mega")
     inv = _inventory(tmp_path / "hosts.yml", "gpu001", chroot_root, "pool_gpu")
+    # a dry run finds docker, removes and runs nothing
+    code, result, err = _configure(out, inv, "nccl", "-e", "nccl_install_plugin=true", "--check")
+    assert code == 0, json.dumps(result, indent=1) + err
+    assert _calls(chroot_root) == [] and stale.exists()
     code, result, err = _configure(out, inv, "nccl", "-e", "nccl_install_plugin=true")
     assert code == 0, json.dumps(result, indent=1) + err
     assert _calls(chroot_root) == [vendor.login, vendor.installer]
@@ -300,13 +304,18 @@ def test_gcp_a3_mega_without_install_only_checks_the_plugin(
     chroot_root: Path, sysfs: Path, tmp_path: Path
 ) -> None:
     """nccl_install_packages=false (and so nccl_install_plugin): no installer runs, a host without
-    /var/lib/tcpxo fails naming the files; with them it passes and the profile is left untouched."""
+    /var/lib/tcpxo fails naming the files; with them it passes and the profile is left untouched. An
+    install on a host without docker fails saying so."""
     env = env_file("gcp_a3_mega_env.sh")
     _devices(sysfs, [], [*env["NCCL_FASTRAK_IFNAME"].split(","), env["NCCL_FASTRAK_CTRL_DEV"]])
     out = build(_mega_blueprint(tmp_path), tmp_path / "mega")
     inv = _inventory(tmp_path / "hosts.yml", "gpu001", chroot_root, "pool_gpu")
     code, result, err = _configure(out, inv, "nccl")
     assert code != 0 and "missing platform file(s) /var/lib/tcpxo/lib64" in json.dumps(result) + err
+    # asked to install on a host without docker: named, and nothing removed or run
+    code, result, err = _configure(out, inv, "nccl", "-e", "nccl_install_plugin=true")
+    text = json.dumps(result) + err
+    assert code != 0 and "gpu001 has no docker" in text and "nccl_install_plugin=false" in text, text[-2000:]
     lib = chroot_root / "var/lib/tcpxo/lib64"
     lib.mkdir(parents=True)
     (lib / "nccl-env-profile.sh").write_text("export FROM_THE_IMAGE=1\n")
