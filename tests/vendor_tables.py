@@ -107,3 +107,47 @@ def gcp_a3_ultra_gib_install() -> PluginInstall:
         elif "ansible.builtin.dpkg_selections" in task:
             hold.append(task["ansible.builtin.dpkg_selections"]["name"])
     return PluginInstall(keys, steps, hold, doc["login_profile"])
+
+
+class ContainerPluginInstall(NamedTuple):
+    """How Google's A3 Mega Slurm prolog installs the TCPXO NCCL plug-in, read from its lines."""
+
+    login: list[str]  # the registry login command (argv)
+    login_path: str  # the directory the prolog appends to PATH for it
+    removes: str  # the directory removed before the install
+    installer: list[str]  # the docker command that runs the installer image (argv, image substituted)
+    profile: str  # the profile the installer wrote, which the lines are appended to
+    profile_lines: list[str]  # the lines appended to it afterwards
+    profile_lines_on: list[str]  # on these distributions ("Debian 12", "Ubuntu")
+
+
+def gcp_a3_mega_tcpxo_install() -> ContainerPluginInstall:
+    """Parse the slurm-gcp prolog excerpt as the shell reads it (continuations joined, heredoc unescaped)."""
+    import re
+    import shlex
+
+    lines = (TABLES / "gcp_a3_mega_rxdm_prolog.sh").read_text().splitlines()
+    image = next(ln.split("=", 1)[1] for ln in lines if ln.startswith("NCCL_PLUGIN_IMAGE="))
+    body = [ln.strip() for ln in lines]
+    login_line = next(ln for ln in body if ln.startswith("gcloud auth configure-docker"))
+    login = [w for w in shlex.split(login_line) if not w.startswith(("2>", "&>"))]
+    login_path = next(ln for ln in body if ln.startswith("export PATH=")).split(":", 1)[1]
+    removes = next(ln for ln in body if ln.startswith("rm -rf ")).split()[-1]
+    start = next(i for i, ln in enumerate(body) if ln.startswith("docker run --rm --name nccl-installer"))
+    command = ""
+    for ln in body[start:]:
+        command += ln.removesuffix("\\")
+        if not ln.endswith("\\"):
+            break
+    installer = shlex.split(command.replace("${NCCL_PLUGIN_IMAGE}", image))
+    doc = next(i for i, ln in enumerate(body) if "<<-EOF" in ln)
+    end = next(i for i in range(doc + 1, len(body)) if body[i] == "EOF")
+    # an unquoted here-document: \$ stands for a literal $
+    profile_lines = [ln.replace("\\$", "$") for ln in body[doc + 1 : end]]
+    profile = body[doc].split(">>", 1)[1].split("<<", 1)[0].strip()
+    guard = body[doc - 1]
+    distros = re.findall(
+        r'grep -q "ID=(\w+)" /etc/os-release(?: && lsb_release -rs \| grep -q "(\d+)")?', guard
+    )
+    on = [f"{name.capitalize()} {release}".strip() for name, release in distros]
+    return ContainerPluginInstall(login, login_path, removes, installer, profile, profile_lines, on)

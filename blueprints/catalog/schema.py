@@ -357,11 +357,40 @@ class PluginInstallStep(Entry):
     packages: tuple[AptPackage, ...]
 
 
+PROFILE_LINE_RE = r"^export [A-Z][A-Z0-9_]{0,63}=([A-Za-z0-9_./:-]|\$\{[A-Z][A-Z0-9_]{0,63}\}){0,60}$"
+# One word of a command line the role runs as argv (no shell): flags, paths, registry hosts.
+ArgvWord = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_./:=-]{1,200}$")]
+
+
+class ContainerInstall(Entry):
+    """A plug-in installed by running its vendor's installer image, which copies it into a host directory."""
+
+    login: tuple[ArgvWord, ...]  # registry login the vendor runs first (argv)
+    login_path: str = Field(pattern=r"^/[A-Za-z0-9._/-]{1,200}$")  # appended to PATH for the login command
+    # the directory the vendor removes before installing (what a previous install left)
+    removes: str = Field(pattern=r"^/[A-Za-z0-9._/-]{1,200}$")
+    image: str = Field(pattern=r"^[a-z0-9.-]+(/[a-z0-9._-]+)+:[A-Za-z0-9._-]{1,128}$")  # with its tag
+    run: tuple[ArgvWord, ...]  # `docker run` options (name, network, host mounts)
+    args: tuple[ArgvWord, ...]  # the installer's own command
+    source: str
+
+
 class PluginInstall(Entry):
     """How the plug-in's vendor installs it on a VM (Debian family), step by step, as published."""
 
     apt_keys: tuple[Annotated[str, StringConstraints(pattern=r"^https://[A-Za-z0-9./_-]{1,200}$")], ...] = ()
-    steps: tuple[PluginInstallStep, ...]
+    steps: tuple[PluginInstallStep, ...] = ()
+    # A profile line may expand a variable (${LD_LIBRARY_PATH}); its pattern admits a brace only right
+    # after `$` around a variable name, so no template delimiter can form.
+    _own_pattern: ClassVar[frozenset[str]] = frozenset({"profile_lines"})
+
+    container: ContainerInstall | None = None
+    # Lines the vendor appends to the plug-in's profile after installing it, on these distributions
+    # ("Debian 12": name and major release; "Ubuntu": any release).
+    profile_lines: tuple[Annotated[str, StringConstraints(pattern=PROFILE_LINE_RE)], ...] = ()
+    profile_lines_on: tuple[
+        Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Za-z]{1,30}( [0-9]{1,3})?$")], ...
+    ] = ()
     hold: tuple[Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9.+-]*$")], ...] = ()
     # /etc/profile.d file that sources the plug-in's profile for login shells
     login_profile: str | None = Field(default=None, pattern=r"^/etc/profile\.d/[A-Za-z0-9._-]{1,100}\.sh$")

@@ -33,7 +33,7 @@ from generator.platform.ports import interfaces, platform_of, rdma_devices
 from generator.safetext import one_line
 
 if TYPE_CHECKING:
-    from blueprints.catalog.schema import Platform
+    from blueprints.catalog.schema import ContainerInstall, Platform
     from generator.perf.system import System
     from generator.plan.model import Plan
     from generator.resolve import ResolvedCluster, ResolvedFabric, ResolvedPool
@@ -553,12 +553,28 @@ def _platform_checks(profile: nccl_emit.NcclProfile, platform: Platform | None) 
             else {
                 "apt_keys": list(install.apt_keys),
                 "steps": [{"repo": st.repo, "packages": list(st.packages)} for st in install.steps],
+                "container": None if install.container is None else _container_install(install.container),
+                "profile_lines": list(install.profile_lines),
+                "profile_lines_on": list(install.profile_lines_on),
                 "hold": list(install.hold),
                 "login_profile": install.login_profile,
                 "source": install.source,
             },
         }
     )
+
+
+def _container_install(c: ContainerInstall) -> dict[str, object]:
+    """catalog:platforms.<id>.plugin.install.container: the installer image and the commands around it."""
+    return {
+        "login": list(c.login),
+        "login_path": c.login_path,
+        "removes": c.removes,
+        "image": c.image,
+        "run": list(c.run),
+        "args": list(c.args),
+        "source": c.source,
+    }
 
 
 def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:

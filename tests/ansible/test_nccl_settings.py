@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 from ansible_helpers import DATA, EXAMPLES
-from vendor_tables import dgx_h100_compute_ports, dgx_h100_storage_ports, env_file, gcp_a3_ultra_gib_install
+from vendor_tables import (
+    dgx_h100_compute_ports,
+    dgx_h100_storage_ports,
+    env_file,
+    gcp_a3_mega_tcpxo_install,
+    gcp_a3_ultra_gib_install,
+)
 
 from generator.emit import nccl
 from generator.pipeline import load_and_resolve
@@ -228,3 +234,31 @@ def test_gcp_a3_ultra_plugin_install_is_the_cluster_toolkits(tmp_path: Path) -> 
     # the other platforms ship their plug-in in the image (or need none): nothing to install
     mega = load_and_resolve(EXAMPLES / "superpod-h100-4su.yaml")[1]
     assert "nccl_plugin_install: null" in ansible_emit.pool_vars(mega, build_plan(mega), mega.pools[0])
+
+
+def test_gcp_a3_mega_plugin_install_is_the_slurm_prologs(tmp_path: Path) -> None:
+    """The nccl role replays the A3 Mega Slurm prolog's TCPXO install (test data: slurm-gcp's
+    receive-data-path-manager-mega lines): the same login, removal, docker command and profile lines."""
+    import yaml
+
+    from generator.emit import ansible as ansible_emit
+
+    p = tmp_path / "mega.yaml"
+    p.write_text(
+        "apiVersion: cluster-blueprint/v1\nname: mega\npools:\n"
+        "  - {name: gpu, count: 2, server: gcp/a3-megagpu-8g}\n"
+        "deployment:\n  target: gcp\n  cloud: {region: us-central1, zone: us-central1-a}\n"
+    )
+    cluster = load_and_resolve(p)[1]
+    text = ansible_emit.pool_vars(cluster, build_plan(cluster), cluster.pools[0])
+    doc = yaml.load(text.replace("!unsafe ", ""), Loader=yaml.SafeLoader)
+    got = doc["nccl_plugin_install"]
+    vendor = gcp_a3_mega_tcpxo_install()
+    box = got["container"]
+    assert box["login"] == vendor.login and box["login_path"] == vendor.login_path
+    assert box["removes"] == vendor.removes
+    assert ["docker", "run", *box["run"], box["image"], *box["args"]] == vendor.installer
+    assert got["profile_lines"] == vendor.profile_lines and got["profile_lines_on"] == vendor.profile_lines_on
+    # the lines go into the profile the installer writes, which the role checks afterwards
+    assert doc["nccl_plugin_profile"] == vendor.profile
+    assert got["steps"] == [] and got["apt_keys"] == [] and got["hold"] == [] and got["login_profile"] is None

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ansible_helpers import DATA, EXAMPLES, build, chroot_root_fixture, root_tarball_fixture  # noqa: F401
@@ -22,6 +23,7 @@ from vendor_tables import (
     dgx_h100_compute_ports,
     dgx_h100_storage_ports,
     env_file,
+    gcp_a3_mega_tcpxo_install,
     gcp_a3_ultra_gib_install,
 )
 
@@ -45,9 +47,9 @@ def _inventory(path: Path, host: str, root: Path, pool: str) -> Path:
     return path
 
 
-def _configure(build_dir: Path, inventory: Path, tags: str) -> tuple[int, dict, str]:  # type: ignore[type-arg]
+def _configure(build_dir: Path, inventory: Path, tags: str, *extra: str) -> tuple[int, dict[str, Any], str]:
     code, out, err = run_cli(
-        "configure", str(build_dir), "-i", str(inventory), "--tags", tags, "--format", "json", *ARGS
+        "configure", str(build_dir), "-i", str(inventory), "--tags", tags, "--format", "json", *ARGS, *extra
     )
     try:
         return code, json.loads(out), err
@@ -70,6 +72,10 @@ def sysfs(chroot_root: Path) -> Iterator[Path]:
         "opt/microsoft",
         "usr/local/gib",
         "etc/profile.d/nccl-gib.sh",
+        "var/lib/tcpxo",
+        "usr/local/bin/docker",
+        "usr/local/lib/google-cloud-sdk",
+        "var/log/cb-fake-argv",
     ):
         p = chroot_root / f
         shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
@@ -203,3 +209,117 @@ def test_gcp_a3_ultra_gets_the_gib_plugin_environment(chroot_root: Path, sysfs: 
     shutil.rmtree(gib)  # an image without the plug-in (and no package install): named, not guessed
     code, result, err = _configure(out, inv, "nccl")
     assert code != 0 and "missing platform file(s) /usr/local/gib/lib64" in json.dumps(result) + err
+
+
+# Test stand-ins for the two commands Google's A3 Mega prolog runs (no container runtime, no registry in
+# the chroot): each records its argv; docker, like the installer image, writes the plug-in directory into
+# the host side of the /var/lib mount it is given, and only for the installer's own command.
+FAKE_GCLOUD = """#!/bin/sh
+{ echo gcloud; printf '%s\\n' "$@"; echo --; } >> /var/log/cb-fake-argv
+"""
+FAKE_DOCKER = """#!/bin/sh
+{ echo docker; printf '%s\\n' "$@"; echo --; } >> /var/log/cb-fake-argv
+host=""
+prev=""
+for a in "$@"; do
+  [ "$prev" = "-v" ] && [ "${a#*:}" = /var/lib ] && host="${a%%:*}"
+  prev="$a"
+done
+case "$*" in *" install --install-nccl") ;; *) exit 1 ;; esac
+[ -n "$host" ] || exit 1
+mkdir -p "$host/tcpxo/lib64"
+: > "$host/tcpxo/lib64/libnccl-net.so"
+echo 'export CB_TCPXO_PROFILE_SOURCED=yes' > "$host/tcpxo/lib64/nccl-env-profile.sh"
+"""
+
+
+def _calls(root: Path) -> list[list[str]]:
+    log = root / "var/log/cb-fake-argv"
+    words = log.read_text().splitlines() if log.exists() else []
+    calls, cur = [], []  # type: ignore[var-annotated]
+    for w in words:
+        if w == "--":
+            calls.append(cur)
+            cur = []
+        else:
+            cur.append(w)
+    return calls
+
+
+def _mega_blueprint(tmp_path: Path) -> Path:
+    p = tmp_path / "gcp-a3-mega.yaml"
+    p.write_text(
+        "apiVersion: cluster-blueprint/v1\nname: gcp-a3-mega\npools:\n"
+        "  - {name: gpu, role: gpu, count: 2, server: gcp/a3-megagpu-8g}\n"
+        "deployment:\n  target: gcp\n  cloud: {region: us-central1, zone: us-central1-a}\n"
+    )
+    return p
+
+
+def test_gcp_a3_mega_installs_tcpxo_as_the_slurm_prolog_does(
+    chroot_root: Path, sysfs: Path, tmp_path: Path
+) -> None:
+    """The nccl role runs the installer image exactly as slurm-gcp's receive-data-path-manager-mega prolog
+    (test data) does, after the same registry login with the same PATH, adds the prolog's two profile
+    lines on this Debian 12 host, and leaves an installed host alone on the next run."""
+    vendor = gcp_a3_mega_tcpxo_install()
+    env = env_file("gcp_a3_mega_env.sh")
+    _devices(sysfs, [], [*env["NCCL_FASTRAK_IFNAME"].split(","), env["NCCL_FASTRAK_CTRL_DEV"]])
+    gcloud = chroot_root / vendor.login_path.lstrip("/") / "gcloud"
+    docker = chroot_root / "usr/local/bin/docker"
+    for fake, text in ((gcloud, FAKE_GCLOUD), (docker, FAKE_DOCKER)):
+        fake.parent.mkdir(parents=True, exist_ok=True)
+        fake.write_text(text)
+        fake.chmod(0o755)
+    stale = chroot_root / vendor.removes.lstrip("/") / "stale.so"  # a previous, partial install
+    stale.parent.mkdir(parents=True)
+    stale.write_text("")
+    out = build(_mega_blueprint(tmp_path), tmp_path / "mega")
+    inv = _inventory(tmp_path / "hosts.yml", "gpu001", chroot_root, "pool_gpu")
+    # a dry run finds docker, removes and runs nothing
+    code, result, err = _configure(out, inv, "nccl", "-e", "nccl_install_plugin=true", "--check")
+    assert code == 0, json.dumps(result, indent=1) + err
+    assert _calls(chroot_root) == [] and stale.exists()
+    code, result, err = _configure(out, inv, "nccl", "-e", "nccl_install_plugin=true")
+    assert code == 0, json.dumps(result, indent=1) + err
+    assert _calls(chroot_root) == [vendor.login, vendor.installer]
+    assert not stale.exists()  # removed first, as the prolog's rm -rf does
+    profile = chroot_root / "var/lib/tcpxo/lib64/nccl-env-profile.sh"
+    assert profile.read_text().splitlines() == ["export CB_TCPXO_PROFILE_SOURCED=yes", *vendor.profile_lines]
+    assert "Debian 12" in vendor.profile_lines_on  # the test host is Debian 12: the lines apply
+    shell = subprocess.run(
+        ["chroot", str(chroot_root), "/bin/sh", "-c",
+         'LD_LIBRARY_PATH=/x; . /var/lib/tcpxo/lib64/nccl-env-profile.sh; '
+         'echo "$CB_TCPXO_PROFILE_SOURCED $LD_LIBRARY_PATH $NCCL_FASTRAK_LLCM_DEVICE_DIRECTORY"'],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert shell.stdout.split() == ["yes", "/var/lib/tcpxo/lib64:/x", "/dev/aperture_devices"], shell
+    # installed: the second run runs nothing and changes nothing
+    code, result, err = _configure(out, inv, "nccl", "-e", "nccl_install_plugin=true")
+    assert code == 0 and result["hosts"]["gpu001"]["changed"] == 0, json.dumps(result, indent=1) + err
+    assert len(_calls(chroot_root)) == 2
+
+
+def test_gcp_a3_mega_without_install_only_checks_the_plugin(
+    chroot_root: Path, sysfs: Path, tmp_path: Path
+) -> None:
+    """nccl_install_packages=false (and so nccl_install_plugin): no installer runs, a host without
+    /var/lib/tcpxo fails naming the files; with them it passes and the profile is left untouched. An
+    install on a host without docker fails saying so."""
+    env = env_file("gcp_a3_mega_env.sh")
+    _devices(sysfs, [], [*env["NCCL_FASTRAK_IFNAME"].split(","), env["NCCL_FASTRAK_CTRL_DEV"]])
+    out = build(_mega_blueprint(tmp_path), tmp_path / "mega")
+    inv = _inventory(tmp_path / "hosts.yml", "gpu001", chroot_root, "pool_gpu")
+    code, result, err = _configure(out, inv, "nccl")
+    assert code != 0 and "missing platform file(s) /var/lib/tcpxo/lib64" in json.dumps(result) + err
+    # asked to install on a host without docker: named, and nothing removed or run
+    code, result, err = _configure(out, inv, "nccl", "-e", "nccl_install_plugin=true")
+    text = json.dumps(result) + err
+    assert code != 0 and "gpu001 has no docker" in text and "nccl_install_plugin=false" in text, text[-2000:]
+    lib = chroot_root / "var/lib/tcpxo/lib64"
+    lib.mkdir(parents=True)
+    (lib / "nccl-env-profile.sh").write_text("export FROM_THE_IMAGE=1\n")
+    code, result, err = _configure(out, inv, "nccl")
+    assert code == 0, json.dumps(result, indent=1) + err
+    assert (lib / "nccl-env-profile.sh").read_text() == "export FROM_THE_IMAGE=1\n"
+    assert _calls(chroot_root) == []
