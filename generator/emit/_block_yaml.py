@@ -13,7 +13,8 @@ from typing import Any
 
 # YAML 1.1 words a plain scalar would turn into a bool or null (quoted so they stay strings).
 _YAML11_WORDS = {"y", "yes", "n", "no", "true", "false", "on", "off", "null", "~"}
-_PLAIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._/-]*$")
+# no trailing space: a plain scalar's trailing spaces are not part of it ("0 " would read back as 0)
+_PLAIN = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9 ._/-]*[A-Za-z0-9._/-])?$")
 _NUMBER_LIKE = re.compile(r"^[-+]?(\d[\d_]*)?(\.\d*)?([eE][-+]?\d+)?$|^0[xob]|^\d+:\d")
 
 
@@ -51,7 +52,17 @@ def _key(k: Any) -> tuple[bool, Any]:
     return (isinstance(k, str), k)
 
 
-def mapping(node: dict[Any, Any], indent: int, out: list[str]) -> None:
+class SharedBlock(dict[Any, Any]):
+    """A mapping that appears many times in one document (the same object under each parent, e.g. the
+    ``link`` block of every port of a switch): written once per indent, then its lines are reused. It
+    must not change while the document is written."""
+
+
+def mapping(
+    node: dict[Any, Any], indent: int, out: list[str], shared: dict[tuple[int, int], list[str]] | None = None
+) -> None:
+    if shared is None:  # the top of a document: SharedBlocks are memoised for this document only
+        shared = {}
     pad = " " * indent
     try:
         keys = sorted(node)  # one key type: the same order as by _key, without a call per key
@@ -60,9 +71,13 @@ def mapping(node: dict[Any, Any], indent: int, out: list[str]) -> None:
     for key in keys:
         value = node[key]
         head = f"{pad}{scalar(key)}:"
-        if isinstance(value, dict) and value:
+        kind = type(value)
+        if (kind is dict or kind is SharedBlock) and value:
             out.append(head)
-            mapping(value, indent + 2, out)
+            if kind is SharedBlock:
+                _shared(value, indent + 2, out, shared)
+            else:
+                mapping(value, indent + 2, out, shared)
         elif isinstance(value, list) and value:
             out.append(head)
             sequence(value, indent, out)
@@ -72,14 +87,30 @@ def mapping(node: dict[Any, Any], indent: int, out: list[str]) -> None:
             out.append(f"{head} {scalar(value)}")
 
 
+def _shared(node: SharedBlock, indent: int, out: list[str], shared: dict[tuple[int, int], list[str]]) -> None:
+    # id() is a safe key: the caller holds the document, so the block stays alive while it is written
+    lines = shared.get((id(node), indent))
+    if lines is None:
+        start = len(out)
+        mapping(node, indent, out, shared)
+        shared[(id(node), indent)] = out[start:]
+    else:
+        out.extend(lines)
+
+
 def sequence(items: list[Any], indent: int, out: list[str]) -> None:
     pad = " " * indent
     for item in items:
-        if isinstance(item, dict) and item:
+        if isinstance(item, dict | list) and item:  # a block: its first line goes after the dash
             inner: list[str] = []
-            mapping(item, indent + 2, inner)
+            if isinstance(item, dict):
+                mapping(item, indent + 2, inner)
+            else:
+                sequence(item, indent + 2, inner)
             out.append(f"{pad}- {inner[0].lstrip()}")
             out.extend(inner[1:])
+        elif isinstance(item, dict | list):  # an empty one
+            out.append(f"{pad}- {'{}' if isinstance(item, dict) else '[]'}")
         else:
             out.append(f"{pad}- {scalar(item)}")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.emit._block_yaml import mapping
+from generator.emit._block_yaml import SharedBlock, mapping
 from generator.emit.switches.frr import MAXIMUM_PATHS
 from generator.emit.switches.qos import (
     ECN_MAX_THRESHOLD_BYTES,
@@ -34,16 +34,14 @@ def _interfaces(sw: SwitchUnderlay, mtu: int) -> dict[str, Any]:
     for p in sw.ports:
         if p.cage is not None:  # the parent cage is split into cage_ports sub-ports swp<cage>s<n>
             out[f"swp{p.cage}"] = {"link": {"breakout": {f"{p.cage_ports}x": {}}}}
+    link = SharedBlock(mtu=mtu, state={"up": {}})  # every port's: written once per switch
     for p in sw.ports:
-        out[p.ifname] = {
-            "type": "swp",
-            "description": f"{p.cable} to {p.peer} {p.peer_ifname}",
-            "link": {"mtu": mtu, "state": {"up": {}}},
-        }
+        out[p.ifname] = {"type": "swp", "description": f"{p.cable} to {p.peer} {p.peer_ifname}", "link": link}
     return out
 
 
 def _bgp(sw: SwitchUnderlay) -> dict[str, Any]:
+    peer = SharedBlock({"remote-as": "external", "type": "unnumbered"})  # every neighbour's: written once
     return {
         "enable": "on",
         "path-selection": {"multipath": {"aspath-ignore": "on"}},
@@ -54,7 +52,7 @@ def _bgp(sw: SwitchUnderlay) -> dict[str, Any]:
                 "multipaths": {"ebgp": MAXIMUM_PATHS},
             }
         },
-        "neighbor": {p.ifname: {"remote-as": "external", "type": "unnumbered"} for p in sw.bgp_ports},
+        "neighbor": dict.fromkeys((p.ifname for p in sw.bgp_ports), peer),
     }
 
 
