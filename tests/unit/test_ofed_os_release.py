@@ -18,6 +18,7 @@ from conftest import run_cli
 
 from blueprints.catalog.load import default_catalog
 from blueprints.models.software import Software
+from generator.pipeline import check
 from generator.rules.sft.sft006_ofed_os_release import release_line
 
 FIX = Path(__file__).resolve().parents[1] / "rules" / "fixtures" / "SFT006"
@@ -94,3 +95,11 @@ def test_release_line_of_nvidia_version_formats() -> None:
         "2.5",
         "3.2",
     ]
+
+
+def test_default_ofed_pin_is_clean_on_every_os(tmp_path: Path) -> None:
+    head = (FIX / "fail.yaml").read_text().split("software:")[0]
+    for os in typing.get_args(Software.model_fields["os"].annotation):
+        path = tmp_path / f"default-{os}.yaml"
+        path.write_text(f"{head}software:\n  os: {os}\n")  # software.ofed left at its default
+        assert [f for f in check(path).findings if f.rule == "SFT006"] == [], os
