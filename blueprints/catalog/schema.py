@@ -470,6 +470,22 @@ class NcclCudaBuilds(Entry):
     source: str
 
 
+class OfedOsAdded(Entry):
+    """An OFED release whose release notes add the first release of an OS major version.
+
+    A lower bound on its release line only: releases of the same line (``5.6`` of ``5.6-2.0.9.0``) come
+    out in version order, so the line's earlier releases lack the OS. Another line (an LTS branch such as
+    5.4-3.x, which NVIDIA updates with "support for new major operating systems") may have added it on
+    its own, so nothing is said about other lines.
+    """
+
+    ofed: Literal["doca", "mlnx"]
+    os: str  # a software.os value (blueprints/models/software.py), e.g. rhel-9
+    os_release: str  # the vendor's name of the release added, e.g. RHEL 9.0
+    added_in: str  # full release, e.g. 5.6-2.0.9.0
+    source: str
+
+
 class FabricManagerMatch(Entry):
     """How the Fabric Manager package follows the driver (package per branch, version = driver's)."""
 
@@ -482,6 +498,7 @@ class SoftwareCompat(Entry):
     cuda_drivers: dict[str, CudaDriver]
     ofed_nic_limits: tuple[OfedNicLimit, ...] = ()
     nccl_cuda_builds: tuple[NcclCudaBuilds, ...] = ()
+    ofed_os_added: tuple[OfedOsAdded, ...] = ()
     fabric_manager: FabricManagerMatch | None = None
 
     def arch_of(self, sm_arch: int) -> tuple[str, ArchSupport] | None:
