@@ -6,6 +6,8 @@ import dataclasses
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from vfy_plans import SUPERPOD, TINY, plan_of
 
 from generator.emit import lldp as emitter
@@ -126,3 +128,22 @@ def test_lldp_faults_reported(tmp_path) -> None:
     msg = {r.a.device: r.message for r in v.discrepancies}
     # the management cable ends at the DGX BMC port, never an mlx5 device
     assert "m-leaf-su1-01 port 1 goes to dgx002 BMC, plan says dgx001 BMC" in msg["dgx001"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(min_size=1, max_size=12),
+    st.one_of(st.none(), st.text(min_size=1, max_size=10)),
+    st.sampled_from(["switch", "node"]),
+)
+def test_compact_neighbour_text_is_json_dumps_of_the_document(name, netdev, kind) -> None:
+    """The neighbour text written directly is json.dumps of the neighbour document, whatever the names
+    hold (quotes, backslashes, control and non-ASCII characters): json.loads reads back the document."""
+    plan = plan_of(TINY)
+    device = next(d for d in plan.devices if d.kind == kind)._replace(name=name)
+    end = plan.links[0].a._replace(netdev=netdev, device=name)
+    text = emitter._compact_neighbour(device, end)
+    assert text == json.dumps(emitter._neighbour(device, end), separators=(",", ":"))
+    assert json.loads(text)["chassis"] == {
+        name: {"capability": {"type": "Bridge" if kind == "switch" else "Station", "enabled": True}}
+    }
