@@ -724,6 +724,10 @@ def _modules(
             continue
         kind = cat.media[link.medium].kind
         for ep in (link.a, link.b):
+            # _socket's key, known before the socket is made: a twin-port cage's second port (half the
+            # switch ends of a 100k-GPU fat-tree) needs nothing more
+            if (ep.device, ("cage", ep.cage) if ep.cage is not None else ("port", ep.port)) in modules:
+                continue
             dev = device_by[ep.device]
             entry = switches[dev.name].model if dev.kind == "switch" else None
             socket = _socket(ep, link, dev, entry, nic_ff)
