@@ -153,3 +153,13 @@ def test_validate_refuses_a_driver_version_outside_its_branch_on_nvswitch(tmp_pa
     pcie.write_text(path.read_text().replace("server: dgx-h100", "server: pcie-h100-8"))
     code, out, _ = run_cli("validate", str(pcie))
     assert " SFT005 " not in out, out
+
+
+def test_an_nccl_release_without_a_recorded_build_list_is_named_as_unchecked(tmp_path: Path) -> None:
+    # 2.27.3 is an NCCL release (oci-hpc recommends "NCCL 2.27.3+") whose CUDA build list no source recorded
+    cluster = load_and_resolve(FIX / "SFT004" / "pass.yaml")[1]
+    assert "2.27.3" not in {b.nccl for b in cluster.catalog.software.nccl_cuda_builds}
+    path = _pins(tmp_path, "12.9", "2.27.3")
+    code, out, _ = run_cli("validate", str(path))
+    assert code == 0 and f"{path}:13:3: info SFT004" in out, out
+    assert "is not checked" in out and "libnccl2=2.27.3-1+cuda12.9" in out

@@ -21,7 +21,8 @@ class NcclHasNoCudaBuild(Rule):
     (``data/software.yaml``, with the source) are checked. A CUDA release between the oldest and newest
     recorded build that is missing was dropped (NVIDIA builds for about three current CUDA releases): an
     error. One outside that range is a warning, because NVIDIA adds builds for CUDA releases published
-    after the NCCL release, which the recorded list may predate.
+    after the NCCL release, which the recorded list may predate. An NCCL release with no recorded list is
+    named in an info finding: the pair is unchecked, and the user is told so.
     """
 
     id = "SFT004"
@@ -39,7 +40,17 @@ class NcclHasNoCudaBuild(Rule):
         sw = cluster.software
         builds = next((b for b in compat.nccl_cuda_builds if b.nccl == sw.nccl), None)
         cuda = _major_minor(sw.cuda)
-        if builds is None or cuda in builds.cuda:
+        if builds is None:
+            yield self.finding(
+                f"software.nccl {sw.nccl}: no public list of the CUDA releases it is built for is recorded "
+                f"(data/software.yaml), so the pair with CUDA {sw.cuda} is not checked",
+                ("software", "nccl"),
+                hint=f"check that libnccl2={sw.nccl}-1+cuda{cuda} is in NVIDIA's CUDA repository for the "
+                "node OS, or pin a release of `nccl_cuda_builds` in blueprints/catalog/data/software.yaml",
+                severity=Severity.INFO,
+            )
+            return
+        if cuda in builds.cuda:
             return
         package = f"libnccl2={sw.nccl}-1+cuda{cuda}"
         recorded = sorted(builds.cuda, key=version_key)
