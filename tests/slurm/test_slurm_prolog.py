@@ -58,3 +58,33 @@ def test_no_prolog_unless_every_slurm_node_has_the_script(name: str) -> None:
         assert gcp_a3_mega_stage_scripts().path in text
     else:
         assert said == ""
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        (
+            "url",
+            "https://raw.githubusercontent.com/GoogleCloudPlatform/slurm-gcp/master/tools/x",
+        ),  # not pinned
+        ("url", "http://example.com/" + "0" * 40 + "/x"),
+        ("path", "/opt/apps/adm/slurm/scripts/rxdm;reboot"),  # reaches slurm.conf and a task's dest
+        ("path", "/opt/apps/x\nProlog=/tmp/evil"),
+        ("mode", "755"),
+    ],
+)
+def test_a_catalogue_job_script_must_be_pinned_and_plain(field: str, value: str) -> None:
+    from pydantic import ValidationError
+
+    from blueprints.catalog.schema import JobScript
+
+    good = {
+        "url": "https://raw.githubusercontent.com/o/r/" + "0" * 40 + "/tools/x",
+        "path": "/opt/x",
+        "mode": "0755",
+        "dir_mode": "0755",
+        "source": "s",
+    }
+    JobScript(**good)  # type: ignore[arg-type]
+    with pytest.raises(ValidationError):
+        JobScript(**{**good, field: value})  # type: ignore[arg-type]
