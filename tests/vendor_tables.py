@@ -151,3 +151,44 @@ def gcp_a3_mega_tcpxo_install() -> ContainerPluginInstall:
     )
     on = [f"{name.capitalize()} {release}".strip() for name, release in distros]
     return ContainerPluginInstall(login, login_path, removes, installer, profile, profile_lines, on)
+
+
+class StagedJobScript(NamedTuple):
+    """How Google's A3 Mega Slurm blueprint stages slurm-gcp's RxDM prolog, read from stage_scripts.sh."""
+
+    url: str  # what curl fetches (slurm-gcp at master)
+    path: str  # where it is written (SLURM_ROOT expanded)
+    mode: str  # chmod of the script
+    dir_mode: str  # mkdir -m of its directory
+    contexts: list[str]  # the SLURM_SCRIPT_CONTEXT values it is linked for (prolog_slurmd, epilog_slurmd)
+
+
+def gcp_a3_mega_stage_scripts() -> StagedJobScript:
+    """Parse stage_scripts.sh as the shell reads it (SLURM_ROOT expanded, continuations joined)."""
+    import shlex
+
+    body = [
+        ln.strip() for ln in (TABLES / "gcp_a3_mega_stage_scripts.sh").read_text().splitlines()
+        if ln.strip() and not ln.startswith("#")
+    ]  # fmt: skip
+    root = next(ln.split("=", 1)[1] for ln in body if ln.startswith("SLURM_ROOT="))
+    joined, cur = [], ""
+    for ln in body:
+        cur += ln.removesuffix("\\")
+        if not ln.endswith("\\"):
+            joined.append(shlex.split(cur.replace("${SLURM_ROOT}", root)))
+            cur = ""
+    curl = next(w for w in joined if w[0] == "curl")
+    path, url = curl[curl.index("-o") + 1], curl[-1]
+    mode = next(w[1] for w in joined if w[0] == "chmod" and w[2] == path)
+    directory = path.rsplit("/", 1)[0]
+    dir_mode = next(w[w.index("-m") + 1] for w in joined if w[0] == "mkdir" and w[-1] == directory)
+    links = [w[-1] for w in joined if w[0] == "ln" and w[2] == path]
+    contexts = [link.rsplit(".", 1)[1] for link in links]
+    return StagedJobScript(url, path, mode, dir_mode, contexts)
+
+
+def gcp_long_prolog_timers() -> dict[str, str]:
+    """The TIMERS settings of the Cluster Toolkit's long-prolog slurm.conf template, in file order."""
+    text = (TABLES / "gcp_long_prolog_slurm.conf").read_text()
+    return dict(ln.split("=", 1) for ln in text.splitlines() if ln and not ln.startswith("#"))

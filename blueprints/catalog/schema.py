@@ -397,6 +397,30 @@ class PluginInstall(Entry):
     source: str
 
 
+class SlurmSetting(Entry):
+    """One slurm.conf setting the vendor's Slurm cluster sets for its job prolog (timers, prolog flags)."""
+
+    name: Literal["PrologFlags", "PrologEpilogTimeout", "MessageTimeout", "BatchStartTimeout"]
+    value: str = Field(pattern=r"^[A-Za-z0-9,]{1,64}$")
+
+
+class JobScript(Entry):
+    """A script the vendor's Slurm cluster runs as the job prolog and epilog on the platform's nodes (e.g.
+    slurm-gcp's RxDM prolog for TCPXO), fetched from a pinned commit; the nccl role installs it at ``path``
+    and the Slurm fragment names it as Prolog= and Epilog=."""
+
+    # raw.githubusercontent.com at a full commit id: the bytes cannot change under the pin
+    url: str = Field(
+        pattern=r"^https://raw\.githubusercontent\.com/[A-Za-z0-9._-]{1,100}/[A-Za-z0-9._-]{1,100}/[0-9a-f]{40}"
+        r"/[A-Za-z0-9._/-]{1,150}$"
+    )
+    path: str = Field(pattern=r"^/[A-Za-z0-9._/-]{1,200}$")
+    mode: str = Field(pattern=r"^0[0-7]{3}$")  # the script's
+    dir_mode: str = Field(pattern=r"^0[0-7]{3}$")  # the directory holding it
+    slurm_conf: tuple[SlurmSetting, ...] = ()
+    source: str
+
+
 class PlatformPlugin(Entry):
     """A network plug-in the platform needs for NCCL, and where its image installs it."""
 
@@ -406,6 +430,7 @@ class PlatformPlugin(Entry):
     profile: str | None = None  # vendor script that sets the plug-in's environment (sourced by jobs)
     source: str
     install: PluginInstall | None = None  # the vendor's install steps, when it publishes them
+    job_script: JobScript | None = None  # per-job work of the plug-in (e.g. TCPXO's RxDM), as a Slurm prolog
 
 
 class KeptFile(Entry):

@@ -560,8 +560,18 @@ def _platform_checks(profile: nccl_emit.NcclProfile, platform: Platform | None) 
                 "login_profile": install.login_profile,
                 "source": install.source,
             },
+            # catalog:platforms.<id>.plugin.job_script: the vendor's Slurm job prolog/epilog, installed by
+            # the nccl role where the Slurm fragment's Prolog=/Epilog= name it
+            "nccl_job_script": _job_script(platform),
         }
     )
+
+
+def _job_script(platform: Platform | None) -> dict[str, object] | None:
+    js = platform.plugin.job_script if platform is not None and platform.plugin is not None else None
+    if js is None:
+        return None
+    return {"url": js.url, "path": js.path, "mode": js.mode, "dir_mode": js.dir_mode, "source": js.source}
 
 
 def _container_install(c: ContainerInstall) -> dict[str, object]:

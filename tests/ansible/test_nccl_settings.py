@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ansible_helpers import DATA, EXAMPLES
 from vendor_tables import (
+    TABLES,
     dgx_h100_compute_ports,
     dgx_h100_storage_ports,
     env_file,
+    gcp_a3_mega_stage_scripts,
     gcp_a3_mega_tcpxo_install,
     gcp_a3_ultra_gib_install,
 )
@@ -18,6 +21,18 @@ from vendor_tables import (
 from generator.emit import nccl
 from generator.pipeline import load_and_resolve
 from generator.plan.build import build_plan
+
+
+def _group_vars(text: str) -> dict[str, Any]:
+    """Generated group_vars as plain data: `!unsafe` (every string; long ones wrapped) read as its string."""
+    import yaml
+
+    class _Loader(yaml.SafeLoader):
+        pass
+
+    _Loader.add_constructor("!unsafe", lambda loader, node: loader.construct_scalar(node))  # type: ignore[arg-type]
+    doc: dict[str, Any] = yaml.load(text, Loader=_Loader)
+    return doc
 
 
 def _cluster(path: Path):  # type: ignore[no-untyped-def]
@@ -220,13 +235,12 @@ def test_no_example_names_a_device_or_interface_nobody_published(example: str) -
 
 def test_gcp_a3_ultra_plugin_install_is_the_cluster_toolkits(tmp_path: Path) -> None:
     """The nccl role replays the Cluster Toolkit's gIB install (test data: its install_nccl_gib.yml tasks)."""
-    import yaml
 
     from generator.emit import ansible as ansible_emit
 
     cluster = load_and_resolve(EXAMPLES / "gcp-a3-ultra.yaml")[1]
     text = ansible_emit.pool_vars(cluster, build_plan(cluster), cluster.pools[0])
-    got = yaml.load(text.replace("!unsafe ", ""), Loader=yaml.SafeLoader)["nccl_plugin_install"]
+    got = _group_vars(text)["nccl_plugin_install"]
     vendor = gcp_a3_ultra_gib_install()
     assert got["apt_keys"] == vendor.apt_keys
     assert [(st["repo"], st["packages"]) for st in got["steps"]] == vendor.steps
@@ -239,7 +253,6 @@ def test_gcp_a3_ultra_plugin_install_is_the_cluster_toolkits(tmp_path: Path) -> 
 def test_gcp_a3_mega_plugin_install_is_the_slurm_prologs(tmp_path: Path) -> None:
     """The nccl role replays the A3 Mega Slurm prolog's TCPXO install (test data: slurm-gcp's
     receive-data-path-manager-mega lines): the same login, removal, docker command and profile lines."""
-    import yaml
 
     from generator.emit import ansible as ansible_emit
 
@@ -251,7 +264,7 @@ def test_gcp_a3_mega_plugin_install_is_the_slurm_prologs(tmp_path: Path) -> None
     )
     cluster = load_and_resolve(p)[1]
     text = ansible_emit.pool_vars(cluster, build_plan(cluster), cluster.pools[0])
-    doc = yaml.load(text.replace("!unsafe ", ""), Loader=yaml.SafeLoader)
+    doc = _group_vars(text)
     got = doc["nccl_plugin_install"]
     vendor = gcp_a3_mega_tcpxo_install()
     box = got["container"]
@@ -262,3 +275,30 @@ def test_gcp_a3_mega_plugin_install_is_the_slurm_prologs(tmp_path: Path) -> None
     # the lines go into the profile the installer writes, which the role checks afterwards
     assert doc["nccl_plugin_profile"] == vendor.profile
     assert got["steps"] == [] and got["apt_keys"] == [] and got["hold"] == [] and got["login_profile"] is None
+
+
+def test_gcp_a3_mega_job_script_is_staged_as_the_toolkit_does(tmp_path: Path) -> None:
+    """The nccl role's job prolog/epilog for A3 Mega is what the Cluster Toolkit's stage_scripts.sh (test
+    data) stages: the same slurm-gcp file (pinned to the commit the TCPXO install was read at instead of
+    master), the same place, the same modes; platforms without one get none."""
+    import re
+
+    from generator.emit import ansible as ansible_emit
+
+    p = tmp_path / "mega.yaml"
+    p.write_text(
+        "apiVersion: cluster-blueprint/v1\nname: mega\npools:\n"
+        "  - {name: gpu, count: 2, server: gcp/a3-megagpu-8g}\n"
+        "deployment:\n  target: gcp\n  cloud: {region: us-central1, zone: us-central1-a}\n"
+    )
+    cluster = load_and_resolve(p)[1]
+    text = ansible_emit.pool_vars(cluster, build_plan(cluster), cluster.pools[0])
+    got = _group_vars(text)["nccl_job_script"]
+    staged = gcp_a3_mega_stage_scripts()
+    header = (TABLES / "gcp_a3_mega_rxdm_prolog.sh").read_text().split("\n\n", 1)[0]
+    commit = re.search(r"\(commit\s+#\s+([0-9a-f]{40})\)", header)
+    assert commit and got["url"] == staged.url.replace("/master/", f"/{commit.group(1)}/")
+    assert (got["path"], got["mode"], got["dir_mode"]) == (staged.path, staged.mode, staged.dir_mode)
+    for other in ("gcp-a3-ultra.yaml", "superpod-h100-4su.yaml"):
+        c = load_and_resolve(EXAMPLES / other)[1]
+        assert "nccl_job_script: null" in ansible_emit.pool_vars(c, build_plan(c), c.pools[0])

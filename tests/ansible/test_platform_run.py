@@ -23,6 +23,7 @@ from vendor_tables import (
     dgx_h100_compute_ports,
     dgx_h100_storage_ports,
     env_file,
+    gcp_a3_mega_stage_scripts,
     gcp_a3_mega_tcpxo_install,
     gcp_a3_ultra_gib_install,
 )
@@ -76,6 +77,8 @@ def sysfs(chroot_root: Path) -> Iterator[Path]:
         "usr/local/bin/docker",
         "usr/local/lib/google-cloud-sdk",
         "var/log/cb-fake-argv",
+        "opt/apps",
+        "var/tmp/cb-rxdm",
     ):
         p = chroot_root / f
         shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink(missing_ok=True)
@@ -246,6 +249,20 @@ def _calls(root: Path) -> list[list[str]]:
     return calls
 
 
+# The RxDM job prolog/epilog comes from raw.githubusercontent.com; the chroot has no network, so the test
+# serves a stand-in file through the role's URL override (a file:// URL inside the chroot).
+FAKE_RXDM = "#!/bin/bash\n# test stand-in for slurm-gcp's receive-data-path-manager-mega\nexit 0\n"
+FAKE_RXDM_PATH = "/var/tmp/cb-rxdm/receive-data-path-manager-mega"
+
+
+def _serve_rxdm(root: Path) -> tuple[str, ...]:
+    src = root / FAKE_RXDM_PATH.lstrip("/")
+    src.parent.mkdir(parents=True, exist_ok=True)
+    src.write_text(FAKE_RXDM)
+    src.chmod(0o600)  # the role sets the mode, not the source
+    return ("-e", f"nccl_job_script_url=file://{FAKE_RXDM_PATH}")
+
+
 def _mega_blueprint(tmp_path: Path) -> Path:
     p = tmp_path / "gcp-a3-mega.yaml"
     p.write_text(
@@ -261,7 +278,8 @@ def test_gcp_a3_mega_installs_tcpxo_as_the_slurm_prolog_does(
 ) -> None:
     """The nccl role runs the installer image exactly as slurm-gcp's receive-data-path-manager-mega prolog
     (test data) does, after the same registry login with the same PATH, adds the prolog's two profile
-    lines on this Debian 12 host, and leaves an installed host alone on the next run."""
+    lines on this Debian 12 host, stages that prolog as the job prolog/epilog where and with the modes the
+    Cluster Toolkit's stage_scripts.sh (test data) does, and leaves an installed host alone on the next run."""
     vendor = gcp_a3_mega_tcpxo_install()
     env = env_file("gcp_a3_mega_env.sh")
     _devices(sysfs, [], [*env["NCCL_FASTRAK_IFNAME"].split(","), env["NCCL_FASTRAK_CTRL_DEV"]])
@@ -276,11 +294,14 @@ def test_gcp_a3_mega_installs_tcpxo_as_the_slurm_prolog_does(
     stale.write_text("")
     out = build(_mega_blueprint(tmp_path), tmp_path / "mega")
     inv = _inventory(tmp_path / "hosts.yml", "gpu001", chroot_root, "pool_gpu")
+    rxdm = _serve_rxdm(chroot_root)
+    staged = gcp_a3_mega_stage_scripts()
+    script = chroot_root / staged.path.lstrip("/")
     # a dry run finds docker, removes and runs nothing
-    code, result, err = _configure(out, inv, "nccl", "-e", "nccl_install_plugin=true", "--check")
+    code, result, err = _configure(out, inv, "nccl", "-e", "nccl_install_plugin=true", *rxdm, "--check")
     assert code == 0, json.dumps(result, indent=1) + err
-    assert _calls(chroot_root) == [] and stale.exists()
-    code, result, err = _configure(out, inv, "nccl", "-e", "nccl_install_plugin=true")
+    assert _calls(chroot_root) == [] and stale.exists() and not script.exists()
+    code, result, err = _configure(out, inv, "nccl", "-e", "nccl_install_plugin=true", *rxdm)
     assert code == 0, json.dumps(result, indent=1) + err
     assert _calls(chroot_root) == [vendor.login, vendor.installer]
     assert not stale.exists()  # removed first, as the prolog's rm -rf does
@@ -294,8 +315,13 @@ def test_gcp_a3_mega_installs_tcpxo_as_the_slurm_prolog_does(
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert shell.stdout.split() == ["yes", "/var/lib/tcpxo/lib64:/x", "/dev/aperture_devices"], shell
+    # the job prolog/epilog: the fetched bytes, where stage_scripts.sh puts them, its modes, root's
+    assert script.read_text() == FAKE_RXDM
+    for path, mode in ((script, staged.mode), (script.parent, staged.dir_mode)):
+        st = path.stat()
+        assert (oct(st.st_mode & 0o7777), st.st_uid, st.st_gid) == (oct(int(mode, 8)), 0, 0), path
     # installed: the second run runs nothing and changes nothing
-    code, result, err = _configure(out, inv, "nccl", "-e", "nccl_install_plugin=true")
+    code, result, err = _configure(out, inv, "nccl", "-e", "nccl_install_plugin=true", *rxdm)
     assert code == 0 and result["hosts"]["gpu001"]["changed"] == 0, json.dumps(result, indent=1) + err
     assert len(_calls(chroot_root)) == 2
 
@@ -304,8 +330,8 @@ def test_gcp_a3_mega_without_install_only_checks_the_plugin(
     chroot_root: Path, sysfs: Path, tmp_path: Path
 ) -> None:
     """nccl_install_packages=false (and so nccl_install_plugin): no installer runs, a host without
-    /var/lib/tcpxo fails naming the files; with them it passes and the profile is left untouched. An
-    install on a host without docker fails saying so."""
+    /var/lib/tcpxo fails naming the files, one without the job prolog/epilog fails naming it; with them it
+    passes and the profile is left untouched. An install on a host without docker fails saying so."""
     env = env_file("gcp_a3_mega_env.sh")
     _devices(sysfs, [], [*env["NCCL_FASTRAK_IFNAME"].split(","), env["NCCL_FASTRAK_CTRL_DEV"]])
     out = build(_mega_blueprint(tmp_path), tmp_path / "mega")
@@ -319,6 +345,14 @@ def test_gcp_a3_mega_without_install_only_checks_the_plugin(
     lib = chroot_root / "var/lib/tcpxo/lib64"
     lib.mkdir(parents=True)
     (lib / "nccl-env-profile.sh").write_text("export FROM_THE_IMAGE=1\n")
+    code, result, err = _configure(out, inv, "nccl")
+    staged = gcp_a3_mega_stage_scripts()
+    text = json.dumps(result) + err
+    assert code != 0 and f"{staged.path} is missing or not executable" in text, text[-2000:]
+    script = chroot_root / staged.path.lstrip("/")
+    script.parent.mkdir(parents=True)
+    script.write_text(FAKE_RXDM)
+    script.chmod(0o755)
     code, result, err = _configure(out, inv, "nccl")
     assert code == 0, json.dumps(result, indent=1) + err
     assert (lib / "nccl-env-profile.sh").read_text() == "export FROM_THE_IMAGE=1\n"

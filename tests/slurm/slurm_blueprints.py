@@ -67,6 +67,14 @@ BLUEPRINTS = {
     ),
     "cloud": "apiVersion: cluster-blueprint/v1\nname: cloud\ndeployment: {target: aws, cloud: {region: us-east-1}}\n"
     "pools:\n  - {name: p5, count: 4, server: aws/p5.48xlarge}\n",
+    # GCP A3 Mega (its vendor's RxDM job prolog/epilog), alone and beside another machine type
+    "a3mega": "apiVersion: cluster-blueprint/v1\nname: a3mega\n"
+    "deployment: {target: gcp, cloud: {region: us-central1, zone: us-central1-a}}\n"
+    "pools:\n  - {name: mega, count: 2, server: gcp/a3-megagpu-8g}\n",
+    "a3mixed": "apiVersion: cluster-blueprint/v1\nname: a3mixed\n"
+    "deployment: {target: gcp, cloud: {region: us-central1, zone: us-central1-a}}\n"
+    "pools:\n  - {name: mega, count: 2, server: gcp/a3-megagpu-8g}\n"
+    "  - {name: ultra, count: 2, server: gcp/a3-ultragpu-8g}\n",
 }
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "superpod-h100-4su.yaml"

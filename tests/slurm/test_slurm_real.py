@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from real_tools import missing_executables
 from slurm_blueprints import planned
+from vendor_tables import gcp_a3_mega_stage_scripts, gcp_long_prolog_timers
 
 from generator.emit.slurm import render
 from generator.emit.slurm.hostlist import expand
@@ -66,7 +67,8 @@ def _conf(tmp: Path, fragment: str) -> Path:
     return path
 
 
-def _show_topology(conf: Path) -> dict[str, tuple[int, list[str], list[str]]]:
+def _scontrol(conf: Path, *args: str) -> str:
+    """Start slurmctld on ``conf`` (foreground, bounded waits), run ``scontrol args``, stop it."""
     env = {**os.environ, "SLURM_CONF": str(conf)}
     proc = subprocess.Popen(
         [SLURMCTLD, "-D", "-f", str(conf)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -83,9 +85,7 @@ def _show_topology(conf: Path) -> dict[str, tuple[int, list[str], list[str]]]:
             time.sleep(0.5)
         else:
             pytest.fail("slurmctld did not come up in 30 s")
-        out = subprocess.run(
-            [SCONTROL, "show", "topology"], env=env, capture_output=True, text=True, timeout=20
-        ).stdout
+        return subprocess.run([SCONTROL, *args], env=env, capture_output=True, text=True, timeout=20).stdout
     finally:
         proc.terminate()
         try:
@@ -93,6 +93,10 @@ def _show_topology(conf: Path) -> dict[str, tuple[int, list[str], list[str]]]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+
+
+def _show_topology(conf: Path) -> dict[str, tuple[int, list[str], list[str]]]:
+    out = _scontrol(conf, "show", "topology")
     tree: dict[str, tuple[int, list[str], list[str]]] = {}
     for line in out.splitlines():
         kv = dict(re.findall(r"(\w+)=(\S+)", line))
@@ -128,3 +132,21 @@ def test_slurmctld_loads_our_tree(name: str, tmp_path: Path) -> None:
             assert level == 1 + max(got[c][0] for c in children) and set(got_nodes) == below
     top = max(got.values(), key=lambda t: t[0])
     assert sorted(top[1]) == sorted(h for p in cluster.pools if p.role == "gpu" for h in p.hostnames)
+
+
+def test_slurmctld_loads_the_a3_mega_job_prolog(tmp_path: Path) -> None:
+    """The A3 Mega fragment's Prolog/Epilog and long-prolog timers, as a real slurmctld reads them: the
+    script stage_scripts.sh stages (test data) and the Toolkit's long-prolog template's TIMERS."""
+    cluster, plan = planned("a3mega")
+    conf = _conf(tmp_path, render(cluster, plan)["slurm.conf.fragment"])
+    shown = dict(
+        (k.strip(), v.strip())
+        for k, _, v in (ln.partition("=") for ln in _scontrol(conf, "show", "config").splitlines())
+    )
+    staged = gcp_a3_mega_stage_scripts()
+    timers = gcp_long_prolog_timers()
+    assert shown["Prolog"] == staged.path and shown["Epilog"] == staged.path, shown
+    # Contain implies Alloc (slurm.conf(5)), which Slurm lists too
+    assert set(shown["PrologFlags"].split(",")) == {*timers["PrologFlags"].split(","), "Alloc"}, shown
+    for key in ("PrologEpilogTimeout", "MessageTimeout", "BatchStartTimeout"):
+        assert shown[key].split()[0] == timers[key], (key, shown[key])

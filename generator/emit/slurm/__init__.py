@@ -1,5 +1,6 @@
 """Slurm outputs (``build/slurm/``): topology.conf (tree), topology-block.conf (block), topology.yaml
-(both, Slurm >= 25.05) and a slurm.conf fragment with the NodeName lines.
+(both, Slurm >= 25.05) and a slurm.conf fragment with the NodeName lines (and the platform's job
+prolog/epilog, ``prolog.py``).
 
 Node names are the inventory hostnames (``ResolvedPool.hostnames``) of the compute (``gpu`` role) pools;
 the switch tree and the blocks are read from the plan's compute fabric (see ``topology.py``).
@@ -10,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from generator.emit.slurm.hostlist import HostlistError, compress, expand
+from generator.emit.slurm.prolog import job_script_lines
 from generator.emit.slurm.render import slurm_conf_fragment, topology_block_conf, topology_conf, topology_yaml
 from generator.emit.slurm.topology import SlurmTopology, slurm_pools, slurm_topology
 from generator.fsutil import atomic_write_text
@@ -42,7 +44,7 @@ def render(cluster: ResolvedCluster, plan: Plan) -> dict[str, str]:
     files = {
         "topology.conf": topology_conf(topo),
         "topology.yaml": topology_yaml(topo),
-        "slurm.conf.fragment": slurm_conf_fragment(topo),
+        "slurm.conf.fragment": slurm_conf_fragment(topo, job_script_lines(cluster)),
     }
     if topo.blocks:
         files["topology-block.conf"] = topology_block_conf(topo)
