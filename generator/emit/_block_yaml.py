@@ -15,7 +15,8 @@ from typing import Any
 _YAML11_WORDS = {"y", "yes", "n", "no", "true", "false", "on", "off", "null", "~"}
 # no trailing space: a plain scalar's trailing spaces are not part of it ("0 " would read back as 0)
 _PLAIN = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9 ._/-]*[A-Za-z0-9._/-])?$")
-_NUMBER_LIKE = re.compile(r"^[-+]?(\d[\d_]*)?(\.\d*)?([eE][-+]?\d+)?$|^0[xob]|^\d+:\d")
+# YAML 1.1 floats allow underscores after the point too ("0._" reads as 0.0)
+_NUMBER_LIKE = re.compile(r"^[-+]?(\d[\d_]*)?(\.[\d_]*)?([eE][-+]?\d+)?$|^0[xob]|^\d+:\d")
 
 
 def scalar(value: object) -> str:
@@ -63,16 +64,25 @@ def mapping(
 ) -> None:
     if shared is None:  # the top of a document: SharedBlocks are memoised for this document only
         shared = {}
-    pad = " " * indent
+    heads = _HEADS.get(indent)
+    if heads is None or len(heads) > _STRINGS_MAX:
+        heads = _HEADS[indent] = {}
     try:
         keys = sorted(node)  # one key type: the same order as by _key, without a call per key
     except TypeError:  # ints and strings: ints first
         keys = sorted(node, key=_key)
     for key in keys:
         value = node[key]
-        head = f"{pad}{scalar(key)}:"
+        head = heads.get(key) if type(key) is str else None
+        if head is None:
+            head = f"{' ' * indent}{scalar(key)}:"
+            if type(key) is str:
+                heads[key] = head
         kind = type(value)
-        if (kind is dict or kind is SharedBlock) and value:
+        if kind is str:  # most values (scalar's string memo, without the call)
+            text = _STRINGS.get(value)
+            out.append(f"{head} {scalar(value) if text is None else text}")
+        elif (kind is dict or kind is SharedBlock) and value:
             out.append(head)
             if kind is SharedBlock:
                 _shared(value, indent + 2, out, shared)
@@ -85,6 +95,11 @@ def mapping(
             out.append(f"{head} {'{}' if isinstance(value, dict) else '[]'}")
         else:
             out.append(f"{head} {scalar(value)}")
+
+
+# "<indent spaces><key>:" per indent and string key: the same keys (port names, description, link, type)
+# start lines in every switch of a fabric. Bounded like _STRINGS.
+_HEADS: dict[int, dict[str, str]] = {}
 
 
 def _shared(node: SharedBlock, indent: int, out: list[str], shared: dict[tuple[int, int], list[str]]) -> None:
