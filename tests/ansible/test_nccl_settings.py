@@ -254,17 +254,7 @@ def test_gcp_a3_mega_plugin_install_is_the_slurm_prologs(tmp_path: Path) -> None
     """The nccl role replays the A3 Mega Slurm prolog's TCPXO install (test data: slurm-gcp's
     receive-data-path-manager-mega lines): the same login, removal, docker command and profile lines."""
 
-    from generator.emit import ansible as ansible_emit
-
-    p = tmp_path / "mega.yaml"
-    p.write_text(
-        "apiVersion: cluster-blueprint/v1\nname: mega\npools:\n"
-        "  - {name: gpu, count: 2, server: gcp/a3-megagpu-8g}\n"
-        "deployment:\n  target: gcp\n  cloud: {region: us-central1, zone: us-central1-a}\n"
-    )
-    cluster = load_and_resolve(p)[1]
-    text = ansible_emit.pool_vars(cluster, build_plan(cluster), cluster.pools[0])
-    doc = _group_vars(text)
+    doc = _a3_mega_group_vars(tmp_path)
     got = doc["nccl_plugin_install"]
     vendor = gcp_a3_mega_tcpxo_install()
     box = got["container"]
@@ -285,15 +275,7 @@ def test_gcp_a3_mega_job_script_is_staged_as_the_toolkit_does(tmp_path: Path) ->
 
     from generator.emit import ansible as ansible_emit
 
-    p = tmp_path / "mega.yaml"
-    p.write_text(
-        "apiVersion: cluster-blueprint/v1\nname: mega\npools:\n"
-        "  - {name: gpu, count: 2, server: gcp/a3-megagpu-8g}\n"
-        "deployment:\n  target: gcp\n  cloud: {region: us-central1, zone: us-central1-a}\n"
-    )
-    cluster = load_and_resolve(p)[1]
-    text = ansible_emit.pool_vars(cluster, build_plan(cluster), cluster.pools[0])
-    got = _group_vars(text)["nccl_job_script"]
+    got = _a3_mega_group_vars(tmp_path)["nccl_job_script"]
     staged = gcp_a3_mega_stage_scripts()
     header = (TABLES / "gcp_a3_mega_rxdm_prolog.sh").read_text().split("\n\n", 1)[0]
     commit = re.search(r"\(commit\s+#\s+([0-9a-f]{40})\)", header)
@@ -302,3 +284,17 @@ def test_gcp_a3_mega_job_script_is_staged_as_the_toolkit_does(tmp_path: Path) ->
     for other in ("gcp-a3-ultra.yaml", "superpod-h100-4su.yaml"):
         c = load_and_resolve(EXAMPLES / other)[1]
         assert "nccl_job_script: null" in ansible_emit.pool_vars(c, build_plan(c), c.pools[0])
+
+
+def _a3_mega_group_vars(tmp_path: Path) -> dict:  # type: ignore[type-arg]
+    """The GPU pool's group_vars of a two-node GCP A3 Mega cluster, as the play reads them."""
+    from generator.emit import ansible as ansible_emit
+
+    p = tmp_path / "mega.yaml"
+    p.write_text(
+        "apiVersion: cluster-blueprint/v1\nname: mega\npools:\n"
+        "  - {name: gpu, count: 2, server: gcp/a3-megagpu-8g}\n"
+        "deployment:\n  target: gcp\n  cloud: {region: us-central1, zone: us-central1-a}\n"
+    )
+    cluster = load_and_resolve(p)[1]
+    return _group_vars(ansible_emit.pool_vars(cluster, build_plan(cluster), cluster.pools[0]))
