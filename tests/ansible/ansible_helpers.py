@@ -10,6 +10,7 @@ session's apt (still a real `apt install`, without the download). Nothing is mou
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -103,3 +104,39 @@ def build(blueprint: Path, out: Path) -> Path:
     ansible_emit.emit(cluster, plan, out / "ansible")
     nccl_emit.emit(cluster, plan, out / "nccl")
     return out
+
+
+def run_local_play(
+    play: Path, extra_vars: dict[str, object], *flags: str, env: dict[str, str] | None = None
+) -> tuple[int, dict]:  # type: ignore[type-arg]
+    """Real ansible-playbook of ``play`` on localhost (local connection) with ``extra_vars`` as JSON and
+    the json stdout callback: its exit code and its parsed result."""
+    needs(missing_executables([ansible_bin("ansible-playbook")]), "the test extra installs ansible-core")
+    proc = subprocess.run(
+        [
+            ansible_bin("ansible-playbook"),
+            "-i",
+            "localhost,",
+            "-c",
+            "local",
+            str(play),
+            "-e",
+            json.dumps(extra_vars),
+            *flags,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={
+            "ANSIBLE_STDOUT_CALLBACK": "json",
+            "PATH": "/usr/bin:/bin",
+            "ANSIBLE_NOCOLOR": "1",
+            **(env or {}),
+        },
+    )
+    try:
+        return proc.returncode, json.loads(proc.stdout)
+    except ValueError:
+        pytest.fail(
+            f"ansible-playbook printed no JSON (exit {proc.returncode}): {proc.stdout[-2000:]}{proc.stderr[-2000:]}"
+        )

@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import http.server
 import json
-import subprocess
 import threading
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 
 import pytest
-from ansible_helpers import ansible_bin
-from real_tools import missing_executables, needs
+from ansible_helpers import run_local_play
 
 ROLES = Path(__file__).resolve().parents[2] / "playbooks" / "roles"
 UBUNTU_22_04 = {
@@ -45,7 +43,6 @@ def repo(tmp_path: Path) -> Iterator[str]:
 
 
 def _run(tmp_path: Path, base: str, version: str, *flags: str) -> tuple[int, dict]:  # type: ignore[type-arg]
-    needs(missing_executables([ansible_bin("ansible-playbook")]), "the test extra installs ansible-core")
     play = tmp_path / "published.yml"
     play.write_text(
         "- hosts: localhost\n  gather_facts: false\n  tasks:\n"
@@ -54,30 +51,9 @@ def _run(tmp_path: Path, base: str, version: str, *flags: str) -> tuple[int, dic
     extra = {**UBUNTU_22_04, "doca_ofed_kind": "doca", "doca_ofed_version": version}
     # the role's own URL rule with this server as the repository root
     extra["doca_ofed_repo_url"] = f"{base}doca/{version}/ubuntu22.04/x86_64/"
-    proc = subprocess.run(
-        [
-            ansible_bin("ansible-playbook"),
-            "-i",
-            "localhost,",
-            "-c",
-            "local",
-            str(play),
-            "-e",
-            json.dumps(extra),
-            *flags,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={
-            "ANSIBLE_STDOUT_CALLBACK": "json",
-            "ANSIBLE_ROLES_PATH": str(ROLES),
-            "PATH": "/usr/bin:/bin",
-            "ANSIBLE_NOCOLOR": "1",
-            "no_proxy": "127.0.0.1",
-        },
+    return run_local_play(
+        play, extra, *flags, env={"ANSIBLE_ROLES_PATH": str(ROLES), "no_proxy": "127.0.0.1"}
     )
-    return proc.returncode, json.loads(proc.stdout)
 
 
 def _tasks(result: dict) -> dict[str, dict]:  # type: ignore[type-arg]

@@ -10,12 +10,10 @@ OS releases"); Ubuntu per release (``doca/2.9.1/ubuntu24.04/``, public install n
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
-from ansible_helpers import ansible_bin
-from real_tools import missing_executables, needs
+from ansible_helpers import run_local_play
 
 ROLE_DEFAULTS = (
     Path(__file__).resolve().parents[2] / "playbooks" / "roles" / "doca_ofed" / "defaults" / "main.yml"
@@ -37,7 +35,6 @@ UBUNTU_24_04 = {
 
 
 def _repo_url(tmp_path: Path, facts: dict[str, str], version: str) -> str:
-    needs(missing_executables([ansible_bin("ansible-playbook")]), "the test extra installs ansible-core")
     play = tmp_path / "render.yml"
     play.write_text(
         "- hosts: localhost\n  gather_facts: false\n"
@@ -50,24 +47,8 @@ def _repo_url(tmp_path: Path, facts: dict[str, str], version: str) -> str:
         "doca_ofed_kind": "doca",
         "doca_ofed_version": version,
     }
-    proc = subprocess.run(
-        [
-            ansible_bin("ansible-playbook"),
-            "-i",
-            "localhost,",
-            "-c",
-            "local",
-            str(play),
-            "-e",
-            json.dumps(extra),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={"ANSIBLE_STDOUT_CALLBACK": "json", "PATH": "/usr/bin:/bin", "ANSIBLE_NOCOLOR": "1"},
-    )
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    result = json.loads(proc.stdout)
+    code, result = run_local_play(play, extra)
+    assert code == 0, json.dumps(result)[-2000:]
     return str(result["plays"][0]["tasks"][0]["hosts"]["localhost"]["doca_ofed_repo_url"])
 
 

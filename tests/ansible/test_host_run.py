@@ -156,7 +156,10 @@ def test_files_packages_and_fstab_are_real(runs, chroot_root: Path, host_build: 
         "x-systemd.mount-timeout=infinity,_netdev,num_cores=1,net=ib0 0 0" in fstab
     )
     unit = (r / "etc/systemd/system/weka-agent.service").read_text()
-    assert "ExecStart=/usr/bin/weka --agent" in unit and "RequiredBy=remote-fs-pre.target remote-fs.target" in unit
+    assert (
+        "ExecStart=/usr/bin/weka --agent" in unit
+        and "RequiredBy=remote-fs-pre.target remote-fs.target" in unit
+    )
     assert (r / "home").is_dir() and (r / "lustre/scratch").is_dir() and (r / "mnt/weka").is_dir()
     # configuration files of the other roles
     assert "nvidia_peermem" in (r / "etc/modules-load.d/nvidia-peermem.conf").read_text()

@@ -48,6 +48,13 @@ def _inventory(path: Path, host: str, root: Path, pool: str) -> Path:
     return path
 
 
+def _cloud_build(example: str, out: Path, chroot_root: Path) -> tuple[Path, Path]:
+    """The example's build and an inventory putting its one GPU pool's host gpu001 on the chroot."""
+    built = build(EXAMPLES / example, out)
+    pool = next(p.stem for p in (built / "ansible" / "group_vars").iterdir() if p.name.startswith("pool_"))
+    return built, _inventory(out.parent / "hosts.yml", "gpu001", chroot_root, pool)
+
+
 def _configure(build_dir: Path, inventory: Path, tags: str, *extra: str) -> tuple[int, dict[str, Any], str]:
     code, out, err = run_cli(
         "configure", str(build_dir), "-i", str(inventory), "--tags", tags, "--format", "json", *ARGS, *extra
@@ -156,9 +163,7 @@ def test_oci_h100_gets_the_oci_hpc_nccl_conf(chroot_root: Path, sysfs: Path, tmp
     vendor = env_file("oci_bm_gpu_h100_8_nccl.conf")
     hcas = vendor["NCCL_IB_HCA"].lstrip("=").split(",")
     _devices(sysfs, [*hcas, "mlx5_2", "mlx5_11"], ["eth0"])  # 18 devices; mlx5_2 / mlx5_11 = host NICs
-    out = build(EXAMPLES / "oci-bm-h100.yaml", tmp_path / "oci")
-    pool = next(p.name for p in (out / "ansible" / "group_vars").iterdir() if p.name.startswith("pool_"))
-    inv = _inventory(tmp_path / "hosts.yml", "gpu001", chroot_root, pool.removesuffix(".yml"))
+    out, inv = _cloud_build("oci-bm-h100.yaml", tmp_path / "oci", chroot_root)
     code, result, err = _configure(out, inv, "nccl")
     assert code == 0, json.dumps(result, indent=1) + err
     conf = _env((chroot_root / "etc/nccl.conf").read_text())
@@ -171,9 +176,7 @@ def test_azure_keeps_the_images_nccl_conf(chroot_root: Path, sysfs: Path, tmp_pa
     topo = chroot_root / "opt/microsoft/ndv5/topo.xml"
     topo.parent.mkdir(parents=True)
     topo.write_text('<system version="1"/>\n')
-    out = build(EXAMPLES / "azure-ndh100v5.yaml", tmp_path / "az")
-    pool = next(p.name for p in (out / "ansible" / "group_vars").iterdir() if p.name.startswith("pool_"))
-    inv = _inventory(tmp_path / "hosts.yml", "gpu001", chroot_root, pool.removesuffix(".yml"))
+    out, inv = _cloud_build("azure-ndh100v5.yaml", tmp_path / "az", chroot_root)
     code, result, err = _configure(out, inv, "nccl")
     assert code == 0, json.dumps(result, indent=1) + err
     assert (chroot_root / "etc/nccl.conf").read_text() == image_conf  # the image's file, untouched
@@ -195,9 +198,7 @@ def test_gcp_a3_ultra_gets_the_gib_plugin_environment(chroot_root: Path, sysfs: 
     (gib / "scripts").mkdir(parents=True)
     # a stand-in for the package's script: marks that it was sourced
     (gib / "scripts/set_nccl_env.sh").write_text("export CB_GIB_PROFILE_SOURCED=yes\n")
-    out = build(EXAMPLES / "gcp-a3-ultra.yaml", tmp_path / "gcp")
-    pool = next(p.name for p in (out / "ansible" / "group_vars").iterdir() if p.name.startswith("pool_"))
-    inv = _inventory(tmp_path / "hosts.yml", "gpu001", chroot_root, pool.removesuffix(".yml"))
+    out, inv = _cloud_build("gcp-a3-ultra.yaml", tmp_path / "gcp", chroot_root)
     code, result, err = _configure(out, inv, "nccl")
     assert code == 0, json.dumps(result, indent=1) + err
     env = _env((chroot_root / "etc/nccl/nccl.env").read_text())

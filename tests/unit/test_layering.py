@@ -19,7 +19,14 @@ ROOT = Path(__file__).resolve().parents[2]
 # Lowest first. A module belongs to the layer of the longest prefix that names it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     # utilities that know nothing of blueprints
-    ("generator", "generator.findings", "generator.fsutil", "generator.gcpause", "generator.forked", "generator.resources"),
+    (
+        "generator",
+        "generator.findings",
+        "generator.fsutil",
+        "generator.gcpause",
+        "generator.forked",
+        "generator.resources",
+    ),
     ("blueprints", "blueprints.models"),
     ("blueprints.catalog",),
     ("generator.load", "generator.migrate"),
