@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from blueprints import fat_tree_blueprint
+from synthetic import fat_tree_blueprint
 
 MAX_BYTES = 4096
 AS_CAP = 3 << 30  # address-space cap of each child (Python maps more than it touches)

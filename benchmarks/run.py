@@ -31,7 +31,7 @@ TARGET_PEAK_MB = 1024.0
 TARGET_FLOOR_RATIO = 8.0
 sys.path.insert(0, str(HERE))
 
-from blueprints import dragonfly_blueprint, fat_tree_blueprint  # noqa: E402
+from synthetic import dragonfly_blueprint, fat_tree_blueprint  # noqa: E402
 
 STAGE = r"""
 import json, resource, sys, time, tempfile

@@ -1,4 +1,4 @@
-"""Synthetic large blueprints for the benchmarks (and the scale tests of the diagrams)."""
+"""Synthetic large blueprints for the benchmarks (a module name apart from the `blueprints` package)."""
 
 from __future__ import annotations
 
