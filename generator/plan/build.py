@@ -303,10 +303,11 @@ def _units(cluster: ResolvedCluster, compute: _Built | None) -> list[_Unit]:
             by_group: dict[int, list[str]] = defaultdict(list)
             for h in compute_hosts:
                 by_group[group_of.get(host_router.get(h, ""), 0) or 0].append(h)
+            routers_of: dict[int | None, list[str]] = defaultdict(list)
+            for s in routers:
+                routers_of[s.su].append(s.name)
             for g in range(1, p.groups + 1):
-                units.append(
-                    _Unit(f"g{g}", by_group.get(g, []), True, [s.name for s in routers if s.su == g])
-                )
+                units.append(_Unit(f"g{g}", by_group.get(g, []), True, routers_of.get(g, [])))
         else:
             units.append(_Unit("u1", compute_hosts, True, [s.name for s in built.switches]))
     taken = {h for u in units for h in u.hosts}
@@ -718,11 +719,14 @@ def _modules(
         for p in pool.ports:
             nic = cat.nics.get(p.model)
             nic_ff[(pool.name, p.plan_port)] = nic.form_factor if nic else "unknown"
+    protocol_of = {name: _PROTOCOL[rf.kind] for name, rf in cluster.fabrics.items()}
     modules: dict[tuple[str, tuple[str, object]], _Module] = {}
     for link in links:
-        if not link.medium or not cat.media[link.medium].needs_transceivers:
+        if not link.medium:
             continue
-        kind = cat.media[link.medium].kind
+        medium = cat.media[link.medium]
+        if not medium.needs_transceivers:
+            continue
         for ep in (link.a, link.b):
             # _socket's key, known before the socket is made: a twin-port cage's second port (half the
             # switch ends of a 100k-GPU fat-tree) needs nothing more
@@ -732,8 +736,9 @@ def _modules(
             entry = switches[dev.name].model if dev.kind == "switch" else None
             socket = _socket(ep, link, dev, entry, nic_ff)
             if (ep.device, socket.key) not in modules:
-                protocol = _PROTOCOL[cluster.fabrics[link.fabric].kind]
-                tid = chooser.transceiver(kind, socket.speed_gbps, socket.form_factor, link.run_m, protocol)
+                tid = chooser.transceiver(
+                    medium.kind, socket.speed_gbps, socket.form_factor, link.run_m, protocol_of[link.fabric]
+                )
                 modules[(ep.device, socket.key)] = _Module(tid, link.fabric)
     return modules
 

@@ -47,15 +47,11 @@ class FabricMetrics:
     notes: tuple[str, ...] = ()
 
 
-def _is_node(ref_port: object) -> bool:
-    return isinstance(ref_port, Terminal)
-
-
 def _port_usage(fabric: BuiltFabric) -> tuple[dict[str, int], dict[str, int]]:
     used: Counter[str] = Counter()
     for link in fabric.links:
         for end in (link.a, link.b):
-            if not _is_node(end.port):
+            if not isinstance(end.port, Terminal):
                 used[end.device] += 1
     per_tier_used: dict[str, int] = defaultdict(int)
     per_tier_free: dict[str, int] = defaultdict(int)
@@ -70,7 +66,7 @@ def terminal_spofs(fabric: BuiltFabric) -> list[str]:
     """Switches that carry every port of at least one node (their loss cuts that node off)."""
     homes: dict[str, set[str]] = defaultdict(set)
     for link in fabric.links:
-        if _is_node(link.a.port) and not _is_node(link.b.port):
+        if isinstance(link.a.port, Terminal) and not isinstance(link.b.port, Terminal):
             homes[link.a.device].add(link.b.device)
     return sorted({next(iter(s)) for s in homes.values() if len(s) == 1})
 
@@ -81,7 +77,7 @@ def tier_oversubscription(fabric: BuiltFabric, speed_gbps: float, up_speed: floa
     down: defaultdict[str, float] = defaultdict(float)
     up: defaultdict[str, float] = defaultdict(float)
     for lk in fabric.links:
-        if _is_node(lk.a.port):
+        if isinstance(lk.a.port, Terminal):
             down[lk.b.device] += lk.speed_gbps or speed_gbps
         elif lk.layer == "leaf_spine":
             up[lk.a.device] += lk.speed_gbps or up_speed
@@ -101,7 +97,7 @@ def _hop_stats_clos(fabric: BuiltFabric, tiers: int) -> tuple[int, float]:
     leaf_count: Counter[str] = Counter()
     pod_of = {s.name: s.pod for s in fabric.switches}
     for link in fabric.links:
-        if _is_node(link.a.port):
+        if isinstance(link.a.port, Terminal):
             leaf_count[link.b.device] += 1
     total = sum(leaf_count.values())
     if total < 2:
@@ -124,7 +120,7 @@ def _switch_graph(fabric: BuiltFabric) -> nx.Graph:
     g = nx.Graph()
     g.add_nodes_from(s.name for s in fabric.switches)
     for link in fabric.links:
-        if not _is_node(link.a.port) and not _is_node(link.b.port):
+        if not isinstance(link.a.port, Terminal) and not isinstance(link.b.port, Terminal):
             g.add_edge(link.a.device, link.b.device)
     return g
 
@@ -134,7 +130,7 @@ def _sampled_hops(fabric: BuiltFabric, sample: int = 48) -> tuple[int, float]:
     import networkx as nx
 
     g = _switch_graph(fabric)
-    hosts = sorted({link.b.device for link in fabric.links if _is_node(link.a.port)})
+    hosts = sorted({link.b.device for link in fabric.links if isinstance(link.a.port, Terminal)})
     if not hosts:
         return 0, 0.0
     step = max(1, len(hosts) // sample)
@@ -306,7 +302,7 @@ def _cube(fabric: BuiltFabric, p: CubeParams, t: _Totals) -> _Analysis:
 
 def compute_metrics(name: str, fabric: BuiltFabric, speed_gbps: float) -> FabricMetrics:
     used, free = _port_usage(fabric)
-    node_links = [lk for lk in fabric.links if _is_node(lk.a.port)]
+    node_links = [lk for lk in fabric.links if isinstance(lk.a.port, Terminal)]
     injection = sum((lk.speed_gbps or speed_gbps) for lk in node_links)
     totals = _Totals(speed_gbps, len(node_links), injection, dict(Counter(lk.layer for lk in fabric.links)))
     p = fabric.params
@@ -360,8 +356,8 @@ def exact_bisection(fabric: BuiltFabric, speed_gbps: float, first_half: set[str]
 
     g = flow_graph(fabric, speed_gbps)
     hosts = sorted(
-        {lk.a.device for lk in fabric.links if _is_node(lk.a.port)}
-        | {lk.b.device for lk in fabric.links if _is_node(lk.b.port)}
+        {lk.a.device for lk in fabric.links if isinstance(lk.a.port, Terminal)}
+        | {lk.b.device for lk in fabric.links if isinstance(lk.b.port, Terminal)}
     )
     for h in hosts:
         if h in first_half:
@@ -379,7 +375,7 @@ def exact_spofs(fabric: BuiltFabric) -> list[str]:
     g = nx.Graph()
     for link in fabric.links:
         g.add_edge(link.a.device, link.b.device)
-    hosts = {lk.a.device for lk in fabric.links if _is_node(lk.a.port)}
+    hosts = {lk.a.device for lk in fabric.links if isinstance(lk.a.port, Terminal)}
     switch_names = {s.name for s in fabric.switches}
     out = []
     for ap in nx.articulation_points(g):
