@@ -11,7 +11,8 @@ From those figures it prints a lower bound for ``--cores`` cores, assuming perfe
 forks: everything needs the plan, so import, load, resolve and the plan build come first, one after the
 other; the rules, the outputs and the cabling formats (after the cable rows) can share the cores; the
 manifest hashes the finished files last. A wall time below the bound needs less CPU, not better
-scheduling. The bound is printed again without each output, to show what leaving one out could buy.
+scheduling. The bound is printed again without each output, to show what leaving one out could buy;
+and the whole run's CPU divided by the cores, which not even a plan build split over the cores could beat.
 """
 
 from __future__ import annotations
@@ -177,6 +178,7 @@ def report(prof: Profile, cores: int) -> None:
     best = lower_bound(prof, cores)
     print(f"lower bound on {cores} cores: {best:.2f} s; target {TARGET_SECONDS:g} s; ", end="")
     print(f"csv floor {floor:.2f} s, so {TARGET_FLOOR_RATIO:g}x floor = {TARGET_FLOOR_RATIO * floor:.2f} s")
+    print(f"every part split perfectly over {cores} cores, the plan included: {total / cores:.2f} s")
     print("the bound without one piece (what leaving it out of `generate` could buy):")
     for p in (*prof.outputs, *prof.formats):
         if p.cpu < 0.01:
