@@ -81,6 +81,11 @@ def terminals_for(cluster: ResolvedCluster, fabric: str) -> list[list[Terminal]]
     return out
 
 
+def _hosts_on(cluster: ResolvedCluster, fabric: str) -> list[str]:
+    """The nodes with ports on ``fabric`` in blueprint order: terminals_for's hosts, without its ports."""
+    return [host for pool in cluster.pools if pool.ports_for(fabric) for host in pool.hostnames]
+
+
 def _radix(switch: Switch, speed: float, path: tuple[str | int, ...], sid: str) -> int:
     k = switch.ports_at(speed)
     if k <= 0:
@@ -265,7 +270,7 @@ class _Unit:
 def _units(cluster: ResolvedCluster, compute: _Built | None) -> list[_Unit]:
     """Placement units: scalable units / dragonfly groups / leaves of the compute fabric first (in
     order, so growth appends), then one unit per pool without compute ports."""
-    compute_hosts = [t[0].host for t in terminals_for(cluster, "compute") if t]
+    compute_hosts = _hosts_on(cluster, "compute")
     units: list[_Unit] = []
     if compute is None:
         for pool in cluster.pools:
@@ -378,7 +383,7 @@ def _build_fabrics(cluster: ResolvedCluster) -> _Fabrics:
     growth = 1.0
     topo = cluster.fabrics["compute"].spec.topology if "compute" in cluster.fabrics else None
     if isinstance(topo, FatTree) and topo.growth_nodes and builts.get("compute"):
-        growth = max(1.0, topo.growth_nodes / max(1, len(terminals_for(cluster, "compute"))))
+        growth = max(1.0, topo.growth_nodes / max(1, len(_hosts_on(cluster, "compute"))))
     # leaf-spine fabrics: units without compute ports first, so adding compute units only appends
     ls_order = [u for u in units if not u.forward] + [u for u in units if u.forward]
     unit_by_label = {u.label: u for u in units}
