@@ -236,10 +236,16 @@ def to_csv(header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
     return _written(header, rows)
 
 
+def _row_count(columns: Sequence[Sequence[Cell]]) -> int:
+    """How many rows a table given as columns has; its columns must be the same length."""
+    lengths = {len(c) for c in columns}
+    if len(lengths) > 1:
+        raise ValueError(f"columns of different lengths: {sorted(lengths)}")
+    return lengths.pop() if lengths else 0
+
+
 def _columns_text(header: Sequence[str], columns: Sequence[Sequence[Cell]], first: bool) -> str:
-    if len({len(c) for c in columns}) > 1:
-        raise ValueError(f"columns of different lengths: {sorted({len(c) for c in columns})}")
-    if columns and len(columns[0]):
+    if _row_count(columns):
         fast = _joined(header, columns, first)
         if fast is not None:
             return fast
@@ -290,10 +296,7 @@ def rows_csv(
 
 def sliced_csv(header: Sequence[str], columns: Sequence[Sequence[Cell]]) -> CsvStream:
     """A CsvStream of a table already made as whole columns (sorted tables such as NetBox interfaces)."""
-    if len({len(c) for c in columns}) > 1:
-        raise ValueError(f"columns of different lengths: {sorted({len(c) for c in columns})}")
-    n = len(columns[0]) if columns else 0
-    return CsvStream(tuple(header), n, lambda start, stop: [c[start:stop] for c in columns])
+    return CsvStream(tuple(header), _row_count(columns), lambda start, stop: [c[start:stop] for c in columns])
 
 
 def counts(rows: Iterable[CableRow], *keys: str) -> list[tuple[tuple[Cell, ...], int]]:

@@ -24,18 +24,18 @@ from generator.emit._block_yaml import block_yaml
 from generator.emit.switches.frr import render_frr
 from generator.emit.switches.nvue import render_startup
 from generator.emit.switches.qos import lossless_class
-from generator.emit.switches.underlay import SwitchUnderlay, routed_fabrics, underlay
+from generator.emit.switches.underlay import SwitchUnderlay, underlay
 from generator.fsutil import write_new_text
 from generator.plan.model import Plan
 from generator.resolve import ResolvedCluster
 
 NAME = "switches"
 
-__all__ = ["CONFIG_FILE", "NAME", "applies", "emit", "render", "routed_fabrics", "underlay"]
+__all__ = ["CONFIG_FILE", "NAME", "applies", "emit", "render", "underlay"]
 
 
 def applies(cluster: ResolvedCluster) -> bool:
-    return bool(routed_fabrics(cluster))
+    return bool(cluster.routed_fabrics)
 
 
 def _asn_plan(switches: list[SwitchUnderlay]) -> str:
@@ -95,7 +95,7 @@ def _files(cluster: ResolvedCluster, plan: Plan) -> Iterator[tuple[str, str]]:
     12,800 switch files (~180 MB of text) are then written one by one, never all held at once."""
     everything: list[SwitchUnderlay] = []
     os_of: dict[str, SwitchOs] = {}
-    for fabric in routed_fabrics(cluster):
+    for fabric in cluster.routed_fabrics:
         spec = cluster.fabrics[fabric].spec
         os_of[fabric] = spec.switch_os
         qos = lossless_class(spec)

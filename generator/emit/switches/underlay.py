@@ -21,7 +21,6 @@ from blueprints.models.fabric import Underlay
 from generator.emit.lldp import interface_name
 from generator.findings import BlueprintError, Finding, Severity, dotted
 from generator.plan.model import Device, Plan
-from generator.resolve import ResolvedCluster
 
 # Tokens that reach frr.conf / startup.yaml unquoted: plan names follow the safe naming pattern.
 _TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$")
@@ -60,11 +59,6 @@ class SwitchUnderlay:
 def _error(msg: str, path: tuple[str | int, ...]) -> BlueprintError:
     # emitters have no source map: name the blueprint path in the message
     return BlueprintError([Finding("PLN001", Severity.ERROR, f"{dotted(path)}: {msg}", path)])
-
-
-def routed_fabrics(cluster: ResolvedCluster) -> tuple[str, ...]:
-    """Ethernet/RoCE compute and storage fabrics with switches (``ResolvedCluster.routed_fabrics``)."""
-    return cluster.routed_fabrics
 
 
 def _asn_key(d: Device) -> tuple[str, int | None]:
