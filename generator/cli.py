@@ -11,6 +11,7 @@ import generator.commands as commands_pkg
 from generator import __version__
 from generator.commands._common import err_console, print_blueprint_error
 from generator.findings import BlueprintError
+from generator.foreign import ForeignInputError
 from generator.fsutil import OutputRefused
 from generator.report import safe
 
@@ -39,6 +40,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except BlueprintError as exc:
         print_blueprint_error(exc)
+        return 2
+    except ForeignInputError as exc:
+        err_console.print(f"{safe(exc.where)}: [bold red]cannot use this file[/]: {safe(exc.message)}")
         return 2
     except OutputRefused as exc:
         err_console.print(f"[bold red]refused[/]: {safe(exc)} (nothing written)")

@@ -19,6 +19,14 @@ if os.environ.get("BLUEPRINT_TEST_INSTALLED"):
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != REPO]
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="rewrite tests/golden/examples from this build instead of comparing (commit the result)",
+    )
+
+
 @pytest.fixture(scope="session")
 def examples() -> list[Path]:
     return sorted(EXAMPLES.glob("*.yaml"))

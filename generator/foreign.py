@@ -1,0 +1,187 @@
+"""Reading files this tool did not write: bounded, regular files only, refused with a located error.
+
+Every foreign input (Pulumi stack outputs, ibnetdiscover and LLDP dumps, nccl-tests results, advice JSON,
+blueprints given to `migrate`) is read through :func:`read_foreign`: the path must name a regular file
+(a symlink to `/dev/zero` or a FIFO would otherwise be read until the memory cap), at most `limit` bytes
+are read, and every file a command reads is charged to one :class:`ByteBudget`, so six files just under the
+per-file limit cannot add up to an exhaustion either. A refusal is a :class:`ForeignInputError`, which
+names the file and, where known, the line or JSON path; the CLI prints it and exits 2.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import re
+import stat
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+STDIN = "-"
+
+# One command reads at most this much foreign text in all (the largest real input, a discovered 100k-GPU
+# fabric, is ~60 MB of ibnetdiscover text).
+DEFAULT_BUDGET = 256 * 1024 * 1024
+
+
+class ForeignInputError(ValueError):
+    """A foreign file cannot be used: `where` is `file`, `file:line` or `file: $.json.path`."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(f"{where}: {message}")
+        self.where = where
+        self.message = message
+
+
+class ByteBudget:
+    """The bytes one command may still read from foreign files, all files together."""
+
+    def __init__(self, total: int = DEFAULT_BUDGET) -> None:
+        self.total = total
+        self.left = total
+
+    def charge(self, where: str, size: int) -> None:
+        if size > self.left:
+            raise ForeignInputError(
+                where,
+                f"the files given to this command exceed {self.total:,} bytes in all: "
+                "give fewer or smaller files",
+            )
+        self.left -= size
+
+
+def _regular(path: Path) -> None:
+    try:
+        st = path.stat()  # follows a symlink: what matters is what is read
+    except OSError as exc:
+        raise ForeignInputError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (device, FIFO or socket)"
+        raise ForeignInputError(str(path), f"{kind}: give a regular file")
+
+
+def read_foreign(path: str | Path, limit: int, budget: ByteBudget | None = None) -> bytes:
+    """At most `limit` bytes of a regular file (or standard input for `-`), else a located refusal."""
+    where = "<stdin>" if str(path) == STDIN else str(path)
+    if str(path) == STDIN:
+        data = sys.stdin.buffer.read(limit + 1)
+    else:
+        fs = Path(path)
+        _regular(fs)
+        try:
+            with open(fs, "rb") as fh:
+                # the type is checked again on the open descriptor: the path may have been swapped
+                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                    raise ForeignInputError(where, "not a regular file: give a regular file")
+                data = fh.read(limit + 1)
+        except OSError as exc:
+            raise ForeignInputError(where, f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise ForeignInputError(where, f"larger than {limit:,} bytes: not a file this command reads")
+    if budget is not None:
+        budget.charge(where, len(data))
+    return data
+
+
+def read_foreign_text(path: str | Path, limit: int, budget: ByteBudget | None = None) -> str:
+    """UTF-8 text without NUL bytes (the line of the first bad byte in the refusal)."""
+    raw = read_foreign(path, limit, budget)
+    where = "<stdin>" if str(path) == STDIN else str(path)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ForeignInputError(f"{where}:{line}", "not UTF-8 text (binary file?)") from None
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        raise ForeignInputError(f"{where}:{line}", "not a text file (NUL byte)")
+    return text
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+MAX_JSON_DEPTH = 64
+
+
+def _depth_ok(text: str, limit: int) -> int | None:
+    """The offset where bracket nesting first passes `limit` (strings skipped), or None; linear."""
+    depth = 0
+    in_string = False
+    escaped = False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return i
+        elif ch in "]}":
+            depth -= 1
+    return None
+
+
+def parse_json(text: str, where: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """JSON as the standard defines it (no NaN/Infinity), nested at most `max_depth`; located refusals."""
+    deep = _depth_ok(text, max_depth)
+    if deep is not None:
+        line = text.count("\n", 0, deep) + 1
+        raise ForeignInputError(f"{where}:{line}", f"nested deeper than {max_depth} levels")
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise ForeignInputError(f"{where}:{exc.lineno}:{exc.colno}", f"not JSON: {exc.msg}") from None
+    except ValueError as exc:  # a constant refused above, or an integer longer than Python converts
+        raise ForeignInputError(where, f"not JSON this command reads: {exc}") from None
+
+
+def json_path(loc: Sequence[int | str]) -> str:
+    """`$.nodes["gpu001"].address` from a Pydantic error location."""
+    out = "$"
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
+            out += f".{part}"
+        else:
+            out += "[" + json.dumps(part) + "]"
+    return out
+
+
+def pydantic_refusal(where: str, errors: Iterable[Any]) -> ForeignInputError:
+    """The first validation error of a foreign document, at its JSON path."""
+    first = next(iter(errors))
+    loc = [p for p in first["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
+    return ForeignInputError(f"{where}: {json_path(loc)}", str(first["msg"]))
+
+
+# RFC 1123 host name label: letters, digits and hyphens, 1-63 characters, no leading or trailing hyphen.
+_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
+
+
+def host_name_problem(name: str) -> str | None:
+    """Why `name` cannot be a host or switch name (None when it can): one RFC 1123 label (no dots, so it
+    is the same name in DNS, Ansible, Slurm and OpenSM), not all digits, not an address literal (Ansible
+    and ssh would connect to that address: `0x7f000001` is 127.0.0.1 to inet_aton)."""
+    if not _LABEL.fullmatch(name):
+        return "not a host name: 1-63 letters, digits and hyphens, starting and ending with a letter or digit"
+    if name.isdigit():
+        return "all digits: resolvers read it as an address"
+    if re.fullmatch(r"0[xX][0-9A-Fa-f]+", name):
+        return "a hexadecimal number: resolvers (inet_aton) read it as an address"
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return None
+    return "an IP address literal, not a name"
