@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "generator.gcpause",
         "generator.forked",
         "generator.resources",
+        "generator.foreign",
     ),
     ("blueprints", "blueprints.models"),
     ("blueprints.catalog",),
@@ -38,7 +39,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("generator.rules",),
     ("generator.pipeline", "generator.report"),
     ("generator.emit",),
-    ("generator.build", "generator.diff", "generator.verify"),
+    ("generator.build", "generator.diff", "generator.verify", "generator.rehearse", "generator.sot"),
     ("generator.commands",),
     ("generator.cli",),
 )
