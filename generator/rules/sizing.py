@@ -17,6 +17,7 @@ from blueprints.models import parse_ratio
 from blueprints.models.topology import Dragonfly, FatTree, Hypercube, LeafSpine, Torus
 from generator.findings import Path
 from generator.resolve import NicPort, ResolvedCluster, ResolvedFabric, ResolvedPool
+from generator.topology.base import ratio_down_ports, uplinks_for
 
 PURPOSE_ORDER = {"compute": 0, "storage": 1, "management": 2}
 
@@ -91,10 +92,11 @@ def radix(fab: ResolvedFabric) -> int:
 
 
 def leaf_split(k: int, ratio: str) -> tuple[int, int]:
-    """Down and up ports of a leaf of radix ``k`` at oversubscription ``ratio`` (down:up)."""
-    d, u = parse_ratio(ratio)
-    down = math.floor(k * d / (d + u))
-    return down, k - down
+    """Down ports of a leaf of radix ``k`` at oversubscription ``ratio`` (down:up) and the uplinks they
+    need: the fat-tree builder's own split (generator/topology/base.py), never a second computation."""
+    parsed = parse_ratio(ratio)
+    down = ratio_down_ports(k, parsed)
+    return down, uplinks_for(down, parsed)
 
 
 def leaf_down(k: int, ratio: str, rail_optimized: bool = False, scalable_unit: int | None = None) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 
 
 class TopologyError(ValueError):
@@ -157,3 +158,22 @@ def smallest_divisor_at_least(n: int, minimum: int) -> int | None:
 
 def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
+
+
+def _exact(ratio: tuple[float, float]) -> tuple[Fraction, Fraction]:
+    """The ratio's sides as the decimals the user wrote (1.7 is 17/10, not the nearest binary float), so
+    that 64 ports at 1.5:1.7 split 30 + 34 everywhere instead of 29 or 30 depending on the float path."""
+    return Fraction(repr(ratio[0])), Fraction(repr(ratio[1]))
+
+
+def ratio_down_ports(radix: int, ratio: tuple[float, float]) -> int:
+    """Ports of a leaf of ``radix`` that may face nodes at a d:u oversubscription: floor(radix·d/(d+u)).
+    The one computation of the leaf split: builders and rules (generator/rules/sizing.py) read it."""
+    d, u = _exact(ratio)
+    return int(radix * d // (d + u))
+
+
+def uplinks_for(down: int, ratio: tuple[float, float]) -> int:
+    """Uplinks ``down`` node ports need at a d:u oversubscription: ceil(down·u/d)."""
+    d, u = _exact(ratio)
+    return -(-down * u.numerator * d.denominator // (u.denominator * d.numerator))

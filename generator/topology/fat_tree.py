@@ -32,7 +32,9 @@ from generator.topology.base import (
     Terminal,
     TopologyError,
     ceil_div,
+    ratio_down_ports,
     smallest_divisor_at_least,
+    uplinks_for,
 )
 
 
@@ -81,15 +83,15 @@ def _leaf_shape(
 ) -> LeafShape:
     """Ports per leaf. ``demand``: node ports one leaf can ever see (None = as many as fit)."""
     d, u = ratio
-    down = su_size if (rail_optimized and su_size) else int(radix * d // (d + u))
+    down = su_size if (rail_optimized and su_size) else ratio_down_ports(radix, ratio)
     if down < 1:
         raise TopologyError(f"a {radix}-port leaf at {d:g}:{u:g} leaves no port for nodes")
     used = down if demand is None else max(1, min(down, demand))
-    up = ceil_div(int(used * u * 1000), int(d * 1000))
+    up = uplinks_for(used, ratio)
     if used + up > radix:
         raise TopologyError(
             f"a leaf needs {used} down + {up} up = {used + up} ports at {d:g}:{u:g}, the switch has {radix}; "
-            f"use at most {int(radix * d // (d + u))} nodes per scalable unit"
+            f"use at most {ratio_down_ports(radix, ratio)} nodes per scalable unit"
         )
     return LeafShape(down, up, used)
 

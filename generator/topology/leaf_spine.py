@@ -36,6 +36,7 @@ from generator.topology.base import (
     Terminal,
     TopologyError,
     ceil_div,
+    ratio_down_ports,
 )
 
 
@@ -317,11 +318,10 @@ def _shape(
     growth: float,
 ) -> _Shape:
     """Leaf ports: dedicated uplink ports when the switch has them, else the ratio's share of the radix."""
-    d, u = ratio
     if uplink_ports:
         down, up, first_up = radix, uplink_ports, radix + 1
     else:
-        down = int(radix * d // (d + u))
+        down = ratio_down_ports(radix, ratio)
         up, first_up = radix - down, down + 1
     speed_ratio = (node_speed_gbps / uplink_speed_gbps) if (node_speed_gbps and uplink_speed_gbps) else 1.0
     return _Shape(radix, down, up, first_up, spine_radix or radix, ratio, speed_ratio, growth)
