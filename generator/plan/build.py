@@ -13,7 +13,7 @@ from generator.findings import BlueprintError, Finding, Severity
 from generator.gcpause import gc_paused
 from generator.plan.media import MediaChooser, Position, rack_xy, run_lengths
 from generator.plan.model import BomLine, Device, Endpoint, FabricMetrics, Link, Plan, Rack
-from generator.plan.placement import Placed, PlacedRack, PlacementError, RackAllocator
+from generator.plan.placement import Placed, PlacedRack, PlacementError, RackAllocator, servers_per_rack
 from generator.plan.site_names import SiteLayoutError, apply_site_layout
 from generator.resolve import ResolvedCluster, ResolvedFabric, ResolvedPool
 from generator.topology.base import (
@@ -439,7 +439,7 @@ class _Placer:
         racks = 0
         for pool_name, n in Counter(self.pool_of[h].name for h in unit.hosts).items():
             pool = next(p for p in self.cluster.pools if p.name == pool_name)
-            fit = min(usable // pool.server.rack_units, int(site.rack.power_kw // pool.server.power_kw) or 1)
+            fit = servers_per_rack(site, pool.server.rack_units, pool.server.power_kw)
             racks += -(-n // max(1, min(fit, pool.nodes_per_rack or fit)))
         switch_u = sum(height for _, height, _ in self.switch_items(unit.switches))
         shared = site.switch_placement == "top-of-rack"

@@ -31,20 +31,38 @@ class PlacedRack:
     used: int = 0
     power: float = 0.0
     slot: int = 0  # row-major index in the site
+    drawn: int = 0  # the devices' draw in milliwatts (watts()), compared exactly by fits()
 
     @property
     def id(self) -> str:
         return f"r{self.row:02d}-{self.position:02d}"
 
     def fits(self, height: int, power_kw: float) -> bool:
-        return self.used + height <= self.usable and self.power + power_kw <= self.budget_kw + 1e-9
+        return self.used + height <= self.usable and self.drawn + watts(power_kw) <= watts(self.budget_kw)
 
     def put(self, name: str, height: int, power_kw: float) -> int:
         u = self.used + 1
         self.devices.append((name, u, height))
         self.used += height
         self.power += power_kw
+        self.drawn += watts(power_kw)
         return u
+
+
+def watts(kw: float) -> int:
+    """kW as whole milliwatts (round(kW × 10⁶)): budgets and draws compared exactly, so that a rack holds
+    the same number of servers in the rules, the rack count and the allocator (floats made them disagree)."""
+    return round(kw * 1_000_000)
+
+
+def servers_per_rack(site: Site, height: int, power_kw: float) -> int:
+    """Servers of ``height`` U drawing ``power_kw`` each that one rack of the site holds by space and power
+    (0: not even one). The one computation of rack fit: the PWR rules and the plan's rack count read it,
+    and RackAllocator.fits() admits exactly this many."""
+    by_space = (site.rack.units - site.rack.reserved_units) // height if height > 0 else 0
+    if power_kw <= 0:  # cloud instances draw nothing from the blueprint's racks
+        return max(0, by_space)
+    return max(0, min(by_space, watts(site.rack.power_kw) // watts(power_kw)))
 
 
 @dataclass(frozen=True)

@@ -216,7 +216,8 @@ def test_clos_capacity_matches_the_reference_table() -> None:
         assert clos_capacity(k, 2, k // 2) == two
         assert clos_capacity(k, 3, k // 2) == three
         assert capacity_formula(k, 3, k // 2) == f"k³/4 = {three:,}"
-    assert leaf_split(64, "2:1") == (42, 22)
+    # 42 node ports at 2:1 need 21 uplinks (the builder cables 21; k − down = 22 would leave one idle)
+    assert leaf_split(64, "2:1") == (42, 21)
     assert clos_capacity(64, 2, 42) == 64 * 42
     # rail-optimised pods hold whole scalable units: 6 rails → 30 of a 64-port spine's 32 down ports
     assert pod_leaves(64, 6) == 30 and clos_capacity(64, 3, 32, rails=6) == 64 * 30 * 32
