@@ -13,8 +13,10 @@ from typing import Any
 
 # YAML 1.1 words a plain scalar would turn into a bool or null (quoted so they stay strings).
 _YAML11_WORDS = {"y", "yes", "n", "no", "true", "false", "on", "off", "null", "~"}
-# no trailing space: a plain scalar's trailing spaces are not part of it ("0 " would read back as 0)
-_PLAIN = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9 ._/-]*[A-Za-z0-9._/-])?$")
+# no trailing space: a plain scalar's trailing spaces are not part of it ("0 " would read back as 0).
+# Brackets and commas after the first character stay plain: this writer emits block style only, where
+# they are ordinary characters (YAML 1.2.2 §7.3.3, ns-plain-safe-out), so Slurm hostlists read as written.
+_PLAIN = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9 ._/\[\],-]*[A-Za-z0-9._/\]-])?$")
 # YAML 1.1 floats allow underscores after the point too ("0._" reads as 0.0)
 _NUMBER_LIKE = re.compile(r"^[-+]?(\d[\d_]*)?(\.[\d_]*)?([eE][-+]?\d+)?$|^0[xob]|^\d+:\d")
 

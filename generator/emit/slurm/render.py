@@ -7,13 +7,11 @@ it depends on the time or the machine, so two runs give the same bytes.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from generator.emit._block_yaml import scalar
 from generator.emit.slurm.hostlist import compress
 from generator.emit.slurm.topology import SlurmTopology
-
-_PLAIN_YAML = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-\[\],]*$")
 
 
 def _header(topo: SlurmTopology, what: str, install: str) -> list[str]:
@@ -79,19 +77,9 @@ def topology_block_conf(topo: SlurmTopology) -> str:
 
 
 def _y(value: str) -> str:
-    """A YAML scalar: plain when safe (hostlists like dgx[001-032] are), else double-quoted."""
-    if _PLAIN_YAML.match(value) and value.lower() not in (
-        "true",
-        "false",
-        "null",
-        "yes",
-        "no",
-        "on",
-        "off",
-        "~",
-    ):
-        return value
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A YAML scalar, quoted by the one rule every generated YAML file follows (generator/emit/_block_yaml):
+    `123`, `1e3` or `y` as a name stay strings for Slurm's YAML reader."""
+    return scalar(value)
 
 
 def topology_yaml(topo: SlurmTopology) -> str:
