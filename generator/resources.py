@@ -29,7 +29,3 @@ def playbooks_dir() -> Path:
 
 def examples_dir() -> Path:
     return _find("examples")
-
-
-def is_installed_copy() -> bool:
-    return (_HERE / "_shipped").is_dir()

@@ -36,13 +36,6 @@ STORAGE_ADDRESS_HEADROOM = 64
 MAAS_SERIES = {"ubuntu-22.04": "jammy", "ubuntu-24.04": "noble"}
 
 
-def pool_provider(pool: ResolvedPool) -> str | None:
-    """The cloud a pool's server names (``aws/p5.48xlarge`` → ``aws``), None for catalogue servers."""
-    if pool.cloud is None:
-        return None
-    return pool.server_id.partition("/")[0]
-
-
 def instance_type(pool: ResolvedPool) -> str:
     return pool.server_id.partition("/")[2]
 

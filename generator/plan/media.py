@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from blueprints.catalog import Catalog
-from blueprints.catalog.schema import Medium, Transceiver
+from blueprints.catalog.schema import Medium
 from blueprints.models.site import Site
 
 
@@ -103,6 +103,3 @@ class MediaChooser:
         if best is not None:
             return best[1]
         return f"generic-{medium_kind}-{speed_gbps:g}g-{form_factor}" + (f"-{protocol}" if protocol else "")
-
-    def transceiver_entry(self, tid: str, catalog: Catalog) -> Transceiver | None:
-        return catalog.transceivers.get(tid)

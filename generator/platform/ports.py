@@ -103,11 +103,6 @@ def port_names(
     return out
 
 
-def missing_names(pool: ResolvedPool, purposes: Sequence[str] = ("compute",)) -> tuple[NicPort, ...]:
-    """Ports of ``pool`` whose RDMA device or interface name is not known (neither published nor declared)."""
-    return tuple(p for p in pool.ports if p.purpose in purposes and not (p.rdma_known and p.netdev_known))
-
-
 def rdma_devices(ports: Sequence[NicPort]) -> tuple[str, ...] | None:
     """``mlx5_11:1``-style NCCL_IB_HCA entries in the given (rail) order, or None if a name is unknown."""
     if not ports or not all(p.rdma_known for p in ports):

@@ -180,10 +180,6 @@ def min_switches(cluster: ResolvedCluster, fab: ResolvedFabric) -> int:
     return 0
 
 
-def fmt_int(n: float) -> str:
-    return f"{int(n):,}"
-
-
 def gb(n_bytes: float) -> str:
     """Bytes as GB with sensible precision (decimal GB, as GPU memory is quoted)."""
     v = n_bytes / 1e9
