@@ -5,6 +5,9 @@ HCA ports), ``partitions.conf`` (the blueprint's partitions with their pools' po
 ``node-name-map`` into DIR, for ``/etc/opensm`` (playbooks/opensm.yml installs them). With
 ``--check-roots FILE`` it only checks an existing root file: exit 1 when it lists anything but a
 top-tier switch of the plan (e.g. a leaf), before OpenSM ranks the fabric from it.
+A discovered device is trusted with a plan name only as generator/verify/trust.py allows (the GUID the site
+recorded with ``--node-name-map``, or its planned port of an identified switch); otherwise nothing is
+written. Files already in DIR are replaced only with ``--force``.
 Exit 0 ok, 1 check failed, 2 unusable input.
 """
 
@@ -12,8 +15,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from generator.commands._common import add_blueprint, add_common, command, err_console, note
+from generator.foreign import ByteBudget
+from generator.report import safe
+
+if TYPE_CHECKING:
+    from generator.resolve import ResolvedCluster
+    from generator.verify.sm_guids import GuidFiles
 
 ORDER = 46
 
@@ -37,6 +47,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the InfiniBand fabric the dump is of (default: compute)",
     )
     p.add_argument("--check-roots", metavar="FILE", help="check an existing root_guid_file instead")
+    p.add_argument(
+        "--node-name-map",
+        metavar="FILE",
+        help='`0x<guid> "name"` lines: the GUIDs the site recorded; a device is then trusted with a plan '
+        "name only if its GUID is recorded for that name",
+    )
+    p.add_argument("--force", action="store_true", help="replace the files already in DIR")
     add_common(
         p,
         formats=("text",),
@@ -47,52 +64,92 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+OUTPUTS = ("root_guids.conf", "cn_guids.conf", "node-name-map", "partitions.conf")
+
+
 def _fail(message: str, code: int = 2) -> int:
-    err_console.print(f"[bold red]sm-guids[/]: {message}", highlight=False, markup=False)
+    # the message holds dump text (node descriptions, file names): shown, never read as markup
+    err_console.print(f"[bold red]sm-guids[/]: {safe(message)}", highlight=False)
     return code
 
 
+def _outputs(output: str, force: bool) -> Path:
+    """DIR, checked before anything is read: a folder (or a new name), no file in it replaced unasked."""
+    from generator.fsutil import OutputRefused, checked_output_dir, checked_output_file
+
+    out = checked_output_dir(output, None)
+    existing = [name for name in OUTPUTS if checked_output_file(out / name).exists()]
+    if existing and not force:
+        raise OutputRefused(f"{output} already holds {', '.join(existing)}; give --force to replace them")
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
-    from generator.emit.subnet_manager import render_partitions, sm_plan
-    from generator.fsutil import atomic_write_text
+    from generator.foreign import read_foreign, read_foreign_text
     from generator.pipeline import load_and_resolve
     from generator.plan.build import plan_or_raise
-    from generator.verify.sm_guids import GuidError, check_roots, guid_files, render_guids
+    from generator.verify.ibnetdiscover import MAX_DUMP_BYTES
+    from generator.verify.model import DiscoveryError
+    from generator.verify.sm_guids import GuidError, check_roots, guid_files
+    from generator.verify.trust import IdentityError
 
-    for path in (args.blueprint, args.discovered, args.check_roots):
-        if path is not None and not Path(path).is_file():
-            return _fail(f"{path}: no such file")
     if args.check_roots is None and not args.output:
         return _fail("-o DIR is required (or --check-roots FILE)")
+    out = _outputs(args.output, args.force) if args.check_roots is None else None
     loaded, cluster = load_and_resolve(args.blueprint)
     fabric = cluster.fabrics.get(args.fabric)
     if fabric is None or fabric.kind != "infiniband":
         return _fail(f"{cluster.name} has no InfiniBand {args.fabric} fabric")
     plan = plan_or_raise(cluster, loaded.locate)
-    text = Path(args.discovered).read_text(encoding="utf-8", errors="replace")
+    budget = ByteBudget()
+    # raw NodeDescription bytes are replaced, not refused (see read_ibnetdiscover)
+    text = read_foreign(args.discovered, MAX_DUMP_BYTES, budget).decode("utf-8", errors="replace")
     try:
         if args.check_roots is not None:
-            roots = Path(args.check_roots).read_text(encoding="utf-8", errors="replace")
+            roots = read_foreign_text(args.check_roots, 1024 * 1024, budget)  # one GUID a line
             check_roots(plan, args.fabric, text, args.discovered, roots, args.check_roots)
-            note(args, f"{args.check_roots}: every root is a top-tier switch of the plan")
+            note(args, f"{safe(args.check_roots)}: every root is a top-tier switch of the plan")
             return 0
-        files = guid_files(plan, args.fabric, text, args.discovered)
+        files = guid_files(plan, args.fabric, text, args.discovered, _recorded(args.node_name_map, budget))
+    except (IdentityError, DiscoveryError) as exc:
+        return _fail(str(exc), 2)
     except GuidError as exc:
         return _fail(str(exc), 1 if args.check_roots is not None else 2)
-    out = Path(args.output)
+    assert out is not None
+    _write(args, cluster, out, files)
+    return 0
+
+
+def _recorded(path: str | None, budget: ByteBudget) -> dict[int, str]:
+    from generator.foreign import ForeignInputError
+    from generator.verify.identify import read_node_name_map
+    from generator.verify.model import DiscoveryError
+
+    if path is None:
+        return {}
+    try:
+        return read_node_name_map(path, budget).names
+    except DiscoveryError as exc:
+        raise ForeignInputError(path, str(exc)) from None
+
+
+def _write(args: argparse.Namespace, cluster: ResolvedCluster, out: Path, files: GuidFiles) -> None:
+    from generator.emit.subnet_manager import render_partitions, sm_plan
+    from generator.fsutil import atomic_write_text
+    from generator.verify.sm_guids import render_guids
+
     atomic_write_text(out / "root_guids.conf", render_guids(files.roots))
     atomic_write_text(out / "cn_guids.conf", render_guids(files.cns))
     atomic_write_text(out / "node-name-map", files.node_name_map())
+    fabric = cluster.fabrics[args.fabric]
     if fabric.spec.subnet_manager is not None:
         part = render_partitions(cluster, sm_plan(cluster, args.fabric), files.pool_ports)
         atomic_write_text(out / "partitions.conf", part)
+    missing = files.missing
     note(
         args,
-        f"wrote {out}: {len(files.roots)} roots, {len(files.cns)} compute-node ports"
-        + (
-            f"; not discovered: {len(files.missing)} ({', '.join(files.missing[:5])})"
-            if files.missing
-            else ""
+        safe(
+            f"wrote {out}: {len(files.roots)} roots, {len(files.cns)} compute-node ports"
+            + (f"; not discovered: {len(missing)} ({', '.join(missing[:5])})" if missing else "")
         ),
     )
-    return 0

@@ -64,6 +64,7 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from generator.foreign import ByteBudget, ForeignInputError
     from generator.pipeline import load_and_resolve
     from generator.plan.build import plan_or_raise
     from generator.verify.check import verify
@@ -88,9 +89,14 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"--sim-speed {args.sim_speed}: not an InfiniBand speed ({', '.join(SPEED_TOKENS)})")
     try:
         result = verify(
-            plan, args.fabric, args.discovered, node_name_map=args.node_name_map, sim_speed=sim_speed
+            plan,
+            args.fabric,
+            args.discovered,
+            node_name_map=args.node_name_map,
+            sim_speed=sim_speed,
+            budget=ByteBudget(),  # one budget for every file this command reads
         )
-    except DiscoveryError as exc:
+    except (DiscoveryError, ForeignInputError) as exc:  # the readers' refusals, located (file:line)
         return _fail(str(exc))
     if args.format == "json":
         write_text(to_json(result, blueprint=str(args.blueprint), show_ok=args.all), args.output)

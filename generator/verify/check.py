@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from generator.foreign import ByteBudget
 from generator.plan.model import Plan
 from generator.verify.diff import Verification, compare, expected_cables
 from generator.verify.identify import PlanIndex, ib_found_links, lldp_found_links, read_node_name_map
@@ -18,8 +19,10 @@ def verify(
     *,
     node_name_map: str | Path | None = None,
     sim_speed: str | None = None,
+    budget: ByteBudget | None = None,
 ) -> Verification:
-    """Raises DiscoveryError when ``discovered`` cannot be read or does not fit the fabric."""
+    """Raises DiscoveryError when ``discovered`` cannot be read or does not fit the fabric. ``budget``: the
+    bytes the whole command may read (the dump, the node-name map and LLDP files together)."""
     path = Path(discovered)
     rf = plan.cluster.fabrics[fabric]
     index = PlanIndex(plan, fabric)
@@ -35,13 +38,13 @@ def verify(
             )
         from generator.verify.ibnetdiscover import read_ibnetdiscover
 
-        disc = read_ibnetdiscover(path)
+        disc = read_ibnetdiscover(path, budget)
         if not disc.links:
             raise DiscoveryError(
                 f"{path}: {len(disc.nodes)} node(s) but no links: nothing to compare (was ibnetdiscover run "
                 "on a cabled port with the subnet up?)"
             )
-        name_map = read_node_name_map(node_name_map) if node_name_map else None
+        name_map = read_node_name_map(node_name_map, budget) if node_name_map else None
         found, unidentified = ib_found_links(disc, index, name_map.names if name_map else {})
         found = [replace(f, a=index.sheet_label(f.a), b=index.sheet_label(f.b)) for f in found]
         result = compare(expected, found, fabric=fabric, source=str(path))
@@ -55,7 +58,7 @@ def verify(
         raise DiscoveryError(f"--sim-speed applies to InfiniBand fabrics; {fabric} is {rf.technology}")
     from generator.verify.lldp import read_lldp
 
-    neighbors = read_lldp(path)
+    neighbors = read_lldp(path, budget)
     found, unidentified = lldp_found_links(neighbors, index)
     found = [replace(f, a=index.sheet_label(f.a), b=index.sheet_label(f.b)) for f in found]
     result = compare(expected, found, fabric=fabric, source=str(path))

@@ -12,17 +12,40 @@ is not a cable and is left out.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from generator.verify.model import (
-    DiscoveryError,
-    IbDiscovery,
-    SeenLink,
-    SeenNode,
-    long_line,
-    read_bounded,
+from generator.foreign import ByteBudget, ForeignInputError, read_foreign
+from generator.limits import MAX_LINKS
+from generator.verify.model import MAX_LINE, DiscoveryError, IbDiscovery, SeenLink, SeenNode
+
+# The dump of the largest fabric this tool plans (102,400 GPUs, 315,392 links; benchmarks/synthetic.py) is
+# ~44 MB in net-file form and ~60 MB as ibnetdiscover prints it with GUIDs: the limit leaves room for that.
+MAX_DUMP_BYTES = 64 * 1024 * 1024
+# One fabric of the largest design has ~315k links (generator/limits.py: 800k for all fabrics together);
+# a dump with more links or nodes than half of that limit is not of a fabric this tool planned.
+MAX_SEEN = MAX_LINKS // 2
+# IBA: PortNum is an 8-bit field (SMP attribute modifiers, PortInfo:LocalPortNum), so a switch has at
+# most 254 external ports plus port 0; anything larger is not a port number.
+MAX_PORT = 255
+# On a record-looking line the parser did not match: a number no field can hold (GUIDs are 64 bits = at
+# most 16 hex digits; port numbers at most 3 digits). The description (after `#` or `'`) is not searched.
+_OVERSIZE = re.compile(r"[0-9A-Fa-f]{17,}|\[\d{4,}\]")
+_RECORD_START = (
+    "[",
+    "Switch",
+    "Ca",
+    "Hca",
+    "Rt",
+    "SW",
+    "CA",
+    "RT",
+    "switchguid",
+    "caguid",
+    "rtguid",
+    "sysimg",
 )
 
 # Linear-time patterns: numbers bounded (a 5,000-digit port count never reaches int()), GUIDs 64-bit, no
@@ -84,9 +107,13 @@ class _Builder:
         self.source = source
         self.fmt = fmt
         self.nodes: dict[str, SeenNode] = {}
-        self.links: dict[frozenset[tuple[str, int]], SeenLink] = {}
+        self.links: dict[tuple[tuple[str, int], tuple[str, int]], SeenLink] = {}
         self.peer: dict[tuple[str, int], tuple[str, int]] = {}
         self.warnings: list[str] = []
+        self.words: dict[str, str] = {}  # width/speed tokens, one object each (1M links share a few)
+
+    def word(self, text: str | None) -> str | None:
+        return None if text is None else self.words.setdefault(text, text)
 
     def node(
         self,
@@ -97,12 +124,19 @@ class _Builder:
         nports: int = 0,
         devid: int | None = None,
         header: bool = False,
-    ) -> None:
+        line: int = 0,
+    ) -> str:
+        """Record a node; returns its key as stored (one string object per node, shared by its links)."""
         old = self.nodes.get(key)
+        if old is None and len(self.nodes) >= MAX_SEEN:
+            raise DiscoveryError(f"{self.source}:{line}: more than {MAX_SEEN:,} nodes: no fabric this large")
+        if old is not None:
+            key = old.key
         if old is None or header:
             if old is not None and header:
                 desc = desc if desc or not old.desc else old.desc
             self.nodes[key] = SeenNode(key, kind, desc, guid, nports, devid)
+        return key
 
     def link(
         self, a: tuple[str, int], b: tuple[str, int], width: str | None, speed: str | None, line: int
@@ -115,14 +149,18 @@ class _Builder:
                     f"{y[0]}[{y[1]}] here and to {known[0]}[{known[1]}] elsewhere"
                 )
             self.peer.setdefault(x, y)
-        key = frozenset((a, b))
+        key = (a, b) if a <= b else (b, a)
         old = self.links.get(key)
+        width, speed = self.word(_width(width)), self.word(speed)
         if old is None:
-            self.links[key] = SeenLink(a[0], a[1], b[0], b[1], _width(width), speed, line)
+            if len(self.links) >= MAX_SEEN:
+                raise DiscoveryError(
+                    f"{self.source}:{line}: more than {MAX_SEEN:,} links: larger than any fabric this tool "
+                    "plans (generator/limits.py)"
+                )
+            self.links[key] = SeenLink(a[0], a[1], b[0], b[1], width, speed, line)
         elif old.width is None and width is not None:
-            self.links[key] = SeenLink(
-                old.a_node, old.a_port, old.b_node, old.b_port, _width(width), speed, old.line
-            )
+            self.links[key] = SeenLink(old.a_node, old.a_port, old.b_node, old.b_port, width, speed, old.line)
 
     def result(self) -> IbDiscovery:
         excluded = sorted(k for k, n in self.nodes.items() if is_sharp_node(n))
@@ -209,12 +247,20 @@ def _read_ids(record: _Record, line: str) -> bool:
     return False
 
 
-def _open_record(b: _Builder, record: _Record, header: _Header) -> None:
+def _open_record(b: _Builder, record: _Record, header: _Header, no: int) -> None:
     key, guid = _node_key(header.node_id)
     guid = guid if guid is not None else record.pending_guid
-    b.node(key, header.kind, header.desc, guid, header.nports, record.pending_devid, header=True)
+    key = b.node(key, header.kind, header.desc, guid, header.nports, record.pending_devid, True, no)
     record.current, record.current_kind = key, header.kind
     record.pending_guid = record.pending_devid = None
+
+
+def _port_number(b: _Builder, port: int, no: int) -> int:
+    if port > MAX_PORT:
+        raise DiscoveryError(
+            f"{b.source}:{no}: port {port}: InfiniBand port numbers are 8-bit (at most {MAX_PORT})"
+        )
+    return port
 
 
 def _add_port(b: _Builder, record: _Record, line: str, no: int) -> None:
@@ -222,55 +268,67 @@ def _add_port(b: _Builder, record: _Record, line: str, no: int) -> None:
     port = _port_line(line)
     current = record.current
     if port is None or current is None:
+        _unparsed(b, line, no)
         if line.startswith("[") and current is None:
             b.warnings.append(f"{b.source}:{no}: port line outside a node record ignored")
         return
+    lport, rport = _port_number(b, port.lport, no), _port_number(b, port.rport, no)
     rkey, rguid = _node_key(port.remote_id)
-    b.node(rkey, _KIND_BY_LETTER[port.remote_letter], port.remote_desc or "", rguid)
-    if (current, port.lport) == (rkey, port.rport):
-        b.warnings.append(f"{b.source}:{no}: port {port.lport} of {current} is connected to itself")
+    rkey = b.node(rkey, _KIND_BY_LETTER[port.remote_letter], port.remote_desc or "", rguid, line=no)
+    if (current, lport) == (rkey, rport):
+        b.warnings.append(f"{b.source}:{no}: port {lport} of {current} is connected to itself")
         return
-    b.link((current, port.lport), (rkey, port.rport), port.width, port.speed, no)
+    b.link((current, lport), (rkey, rport), port.width, port.speed, no)
 
 
-def _parse_default(lines: list[str], source: str) -> IbDiscovery:
+def _unparsed(b: _Builder, line: str, no: int) -> None:
+    """A record-looking line that did not parse: refused when it holds a number no field can hold (it would
+    otherwise be skipped, and its cable reported missing rather than the dump as damaged)."""
+    if not line.startswith(_RECORD_START):
+        return
+    cut = min((i for i in (line.find("#"), line.find("'")) if i >= 0), default=len(line))
+    if _OVERSIZE.search(line, 0, cut):
+        raise DiscoveryError(
+            f"{b.source}:{no}: a number longer than any ibnetdiscover field (GUIDs are 64-bit, at most 16 "
+            f"hex digits; port numbers at most {MAX_PORT})"
+        )
+
+
+def _parse_default(text: str, source: str) -> IbDiscovery:
     b = _Builder(source, "ibnetdiscover")
     record = _Record()
-    for no, raw in enumerate(lines, 1):
+    for no, raw in dump_lines(text, source):
         line = raw.strip()
         if not line or _read_ids(record, line):
             continue
         if (header := _header(line)) is not None:
-            _open_record(b, record, header)
+            _open_record(b, record, header, no)
         elif line.startswith(("[", "@")):
             _add_port(b, record, line, no)
-        elif record.current_kind and not line.startswith("#"):
-            record.close()  # any other line ends a record (ibsim does the same)
+        else:
+            _unparsed(b, line, no)
+            if record.current_kind and not line.startswith("#"):
+                record.close()  # any other line ends a record (ibsim does the same)
     return b.result()
 
 
-def _parse_ports(lines: list[str], source: str) -> IbDiscovery:
+def _parse_ports(text: str, source: str) -> IbDiscovery:
     b = _Builder(source, "ibnetdiscover -p")
-    for no, raw in enumerate(lines, 1):
-        m = _p_link(raw.strip())
+    for no, raw in dump_lines(text, source):
+        line = raw.strip()
+        m = _p_link(line)
         if not m:
-            if free := _P_FREE.match(raw.strip()):  # an unconnected port still names its node
+            if free := _P_FREE.match(line):  # an unconnected port still names its node
                 guid = int(free.group(3), 16)
-                b.node(f"0x{guid:016x}", _KIND_BY_P[free.group(1)], free.group(4), guid)
+                b.node(f"0x{guid:016x}", _KIND_BY_P[free.group(1)], free.group(4), guid, line=no)
+            else:
+                _unparsed(b, line, no)
             continue
-        ltype, lport, lguid, width, speed = (
-            m.group(1),
-            int(m.group(3)),
-            int(m.group(4), 16),
-            m.group(5),
-            m.group(6),
-        )
-        rtype, rport, rguid = m.group(7), int(m.group(9)), int(m.group(10), 16)
-        ldesc, rdesc = m.group(11), m.group(12)
-        lkey, rkey = f"0x{lguid:016x}", f"0x{rguid:016x}"
-        b.node(lkey, _KIND_BY_P[ltype], ldesc, lguid, header=True)
-        b.node(rkey, _KIND_BY_P[rtype], rdesc, rguid)
-        b.link((lkey, lport), (rkey, rport), width, speed, no)
+        lport, rport = _port_number(b, int(m.group(3)), no), _port_number(b, int(m.group(9)), no)
+        lguid, rguid = int(m.group(4), 16), int(m.group(10), 16)
+        lkey = b.node(f"0x{lguid:016x}", _KIND_BY_P[m.group(1)], m.group(11), lguid, header=True, line=no)
+        rkey = b.node(f"0x{rguid:016x}", _KIND_BY_P[m.group(7)], m.group(12), rguid, line=no)
+        b.link((lkey, lport), (rkey, rport), m.group(5), m.group(6), no)
     return b.result()
 
 
@@ -301,35 +359,58 @@ def _p_link(line: str) -> _PLink | None:
     return _PLink(head, descs.group(1), tail[descs.end() : -1])
 
 
+def dump_lines(text: str, source: str) -> Iterator[tuple[int, str]]:
+    """(line number, line) one at a time: a list of every line of a 64 MB dump of 2-byte lines would
+    take ~2 GB of string objects. A line longer than MAX_LINE is refused before it is sliced."""
+    start, no, end_of_text = 0, 0, len(text)
+    while start < end_of_text:
+        end = text.find("\n", start)
+        end = end_of_text if end < 0 else end
+        no += 1
+        if end - start > MAX_LINE:
+            raise DiscoveryError(
+                f"{source}:{no}: line of {end - start:,} characters; the limit is {MAX_LINE:,}"
+            )
+        yield no, text[start:end]
+        start = end + 1
+
+
+def _format_votes(text: str, source: str) -> tuple[int, int]:
+    """(default-format record headers, ``-p`` port lines): which of the two formats the dump is in."""
+    default_hits = port_hits = 0
+    for _no, raw in dump_lines(text, source):
+        line = raw.strip()
+        if line.startswith(("Switch", "Ca", "Hca", "Rt")):
+            default_hits += _header(line) is not None
+        elif line.startswith(("SW", "CA", "RT")):
+            port_hits += bool(_p_link(line) or _P_FREE.match(line))
+    return default_hits, port_hits
+
+
 def parse_ibnetdiscover(text: str, source: str = "<ibnetdiscover>") -> IbDiscovery:
     """Parse a dump in the default or the ``-p`` format (detected from its lines)."""
-    lines = text.splitlines()
-    long_line(lines, source)
-    default_hits = sum(
-        1
-        for ln in lines
-        if _SW.match(ln.strip())
-        or _CA.match(ln.strip())
-        or _SW_BARE.match(ln.strip())
-        or _CA_BARE.match(ln.strip())
-    )
-    port_hits = sum(1 for ln in lines if _p_link(ln.strip()) or _P_FREE.match(ln.strip()))
+    default_hits, port_hits = _format_votes(text, source)
     if not default_hits and not port_hits:
         raise DiscoveryError(
             f"{source}: no ibnetdiscover records found (expected `Switch`/`Ca` records or "
             "`ibnetdiscover -p` port lines)"
         )
     if port_hits > default_hits:
-        return _parse_ports(lines, source)
-    return _parse_default(lines, source)
+        return _parse_ports(text, source)
+    return _parse_default(text, source)
 
 
-def read_ibnetdiscover(path: str | Path) -> IbDiscovery:
-    p = Path(path)
-    data = read_bounded(p)
+def read_ibnetdiscover(path: str | Path, budget: ByteBudget | None = None) -> IbDiscovery:
+    """A dump file: regular, at most MAX_DUMP_BYTES (charged to ``budget``). Not required to be UTF-8: a
+    NodeDescription is 64 raw bytes (IBA NodeDescription attribute) that ibnetdiscover prints as they are,
+    so undecodable bytes are replaced (and every output path strips control characters)."""
+    try:
+        data = read_foreign(path, MAX_DUMP_BYTES, budget)
+    except ForeignInputError as exc:
+        raise DiscoveryError(str(exc)) from None
     if b"\0" in data[:4096]:
         raise DiscoveryError(
-            f"{p}: binary file (an `ibnetdiscover --cache` file? print it with "
+            f"{path}: binary file (an `ibnetdiscover --cache` file? print it with "
             "`ibnetdiscover --load-cache FILE`)"
         )
-    return parse_ibnetdiscover(data.decode("utf-8", errors="replace"), str(p))
+    return parse_ibnetdiscover(data.decode("utf-8", errors="replace"), str(path))

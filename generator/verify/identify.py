@@ -19,15 +19,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
+from generator.foreign import ByteBudget, ForeignInputError, read_foreign_text
 from generator.plan.model import Plan
 from generator.verify.model import (
+    MAX_LINE,
+    DiscoveryError,
     End,
     FoundLink,
     IbDiscovery,
     LldpNeighbor,
     SeenNode,
-    long_line,
-    read_bounded,
 )
 
 _MF0 = re.compile(r"^[^;]*;([^:;]+):")  # "MF0;A09-P1-IBLEAF-04-04:MQM9701/U1"
@@ -133,17 +134,23 @@ class NodeNameMap(NamedTuple):
     warnings: list[str]  # lines that are none of the accepted forms, located
 
 
-def read_node_name_map(path: str | Path) -> NodeNameMap:
+MAX_NAME_MAP_BYTES = 64 * 1024 * 1024  # one line per device: ~40 bytes x 1M ports of the largest design
+
+
+def read_node_name_map(path: str | Path, budget: ByteBudget | None = None) -> NodeNameMap:
     """GUID → name lines: ``0x<guid> "name"`` (``ibnetdiscover --node-name-map``), the same with the name
     unquoted, or keyed by the topology file's node ids ``H-<guid>`` / ``S-<guid>`` / ``R-<guid>`` (quoted
     or not). Blank lines and ``#`` comments are skipped; any other line is reported, not guessed at."""
     p = Path(path)
-    text = read_bounded(p, 64 * 1024 * 1024).decode("utf-8", errors="replace")
-    lines = text.splitlines()
-    long_line(lines, str(p))
+    try:
+        text = read_foreign_text(p, MAX_NAME_MAP_BYTES, budget)
+    except ForeignInputError as exc:
+        raise DiscoveryError(str(exc)) from None
     out: dict[int, str] = {}
     warnings: list[str] = []
-    for no, line in enumerate(lines, 1):
+    for no, line in enumerate(text.splitlines(), 1):
+        if len(line) > MAX_LINE:
+            raise DiscoveryError(f"{p}:{no}: line of {len(line):,} characters; the limit is {MAX_LINE:,}")
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
@@ -195,13 +202,15 @@ def ib_found_links(
         k: _ib_identity(n, index, names) for k, n in disc.nodes.items()
     }
     unidentified: set[str] = set()
+    labels: dict[str, str] = {}  # one label string per unidentified node, shared by all its links
 
     def end(key: str, port: int) -> End:
         node = disc.nodes[key]
         dev, rdma = ident[key]
         if dev is None:
             unidentified.add(key)
-            return End(_unidentified(node), str(port), "switch" if node.kind == "switch" else "", known=False)
+            label = labels.get(key) or labels.setdefault(key, _unidentified(node))
+            return End(label, str(port), "switch" if node.kind == "switch" else "", known=False)
         if index.kind(dev) == "switch":
             return End(dev, str(port), "switch")
         return End(dev, f"{rdma or '?'}/{port}", "node")

@@ -12,14 +12,29 @@ holds many devices at once.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from generator.verify.model import DiscoveryError, LldpNeighbor, read_bounded
+from generator.foreign import ByteBudget, ForeignInputError, parse_json, read_foreign_text
+from generator.verify.model import DiscoveryError, LldpNeighbor
 
 SUFFIXES = (".json", ".json0", ".lldp")
 MAX_LLDP_BYTES = 16 * 1024 * 1024  # one device's neighbours: a few KB per port
+# all the files of one directory together: a few KB per port of every device of the largest Ethernet
+# fabric (~315k links, each seen from both ends at ~1 KB) fits in this
+MAX_LLDP_TOTAL = 768 * 1024 * 1024
+
+
+def _json(text: str, source: str) -> Any:
+    """Standard JSON (generator.foreign.parse_json: no NaN, depth bounded), refusals as DiscoveryError."""
+    try:
+        return parse_json(text, source) if text.strip() else None
+    except ForeignInputError as exc:
+        if exc.message.startswith("nested deeper"):
+            raise DiscoveryError(f"{exc.where}: JSON nested too deeply for `lldpcli` output") from None
+        raise DiscoveryError(
+            f"{exc.where}: {exc.message}; expected `lldpcli show neighbors -f json` output"
+        ) from None
 
 
 def _unwrap(x: Any) -> Any:
@@ -94,15 +109,12 @@ def _interfaces_of(itfs: Any, json0: bool) -> list[tuple[str, dict[str, Any]]]:
 
 
 def parse_lldp_json(text: str, local_device: str, source: str = "<lldp>") -> list[LldpNeighbor]:
-    try:
-        data = json.loads(text) if text.strip() else {"lldp": {}}
-    except RecursionError:
-        raise DiscoveryError(f"{source}: JSON nested too deeply for `lldpcli` output") from None
-    except json.JSONDecodeError as exc:
-        raise DiscoveryError(
-            f"{source}:{exc.lineno}:{exc.colno}: not JSON ({exc.msg}); expected "
-            "`lldpcli show neighbors -f json` output"
-        ) from None
+    data = _json(text, source)
+    return lldp_neighbors(data if data is not None else {"lldp": {}}, local_device, source)
+
+
+def lldp_neighbors(data: Any, local_device: str, source: str) -> list[LldpNeighbor]:
+    """The neighbour entries of one device's parsed ``lldpcli`` JSON document."""
     if not isinstance(data, dict) or "lldp" not in data:
         raise DiscoveryError(
             f"{source}: no top-level `lldp` key; expected `lldpcli show neighbors -f json` output"
@@ -137,9 +149,11 @@ def device_name_of(path: Path) -> str:
     return path.stem
 
 
-def read_lldp(path: str | Path) -> list[LldpNeighbor]:
-    """A directory of per-device files (``<device>.json``), one such file, or one many-device file."""
+def read_lldp(path: str | Path, budget: ByteBudget | None = None) -> list[LldpNeighbor]:
+    """A directory of per-device files (``<device>.json``), one such file, or one many-device file; every
+    file regular and bounded, all of them together at most MAX_LLDP_TOTAL bytes (or ``budget``)."""
     p = Path(path)
+    budget = budget if budget is not None else ByteBudget(MAX_LLDP_TOTAL)
     if p.is_dir():
         files = sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith(SUFFIXES))
         if not files:
@@ -150,25 +164,22 @@ def read_lldp(path: str | Path) -> list[LldpNeighbor]:
         files = [p]
     out: list[LldpNeighbor] = []
     for f in files:
-        text = read_bounded(f, MAX_LLDP_BYTES).decode("utf-8", errors="replace")
         try:
-            combined = _combined(text)
-            if combined is None:
-                out.extend(parse_lldp_json(text, device_name_of(f), str(f)))
-            else:
-                for device, doc in sorted(combined.items()):
-                    out.extend(parse_lldp_json(json.dumps(doc), device, f"{f} [{device}]"))
-        except RecursionError:
-            raise DiscoveryError(f"{f}: JSON nested too deeply for `lldpcli` output") from None
+            text = read_foreign_text(f, MAX_LLDP_BYTES, budget)
+        except ForeignInputError as exc:
+            raise DiscoveryError(str(exc)) from None
+        data = _json(text, str(f))
+        combined = _combined(data)
+        if combined is None:
+            out.extend(lldp_neighbors(data if data is not None else {"lldp": {}}, device_name_of(f), str(f)))
+        else:
+            for device, doc in sorted(combined.items()):
+                out.extend(lldp_neighbors(doc, device, f"{f} [{device}]"))
     return out
 
 
-def _combined(text: str) -> dict[str, Any] | None:
+def _combined(data: Any) -> dict[str, Any] | None:
     """The device → output mapping of a many-device file, or None for one device's own output."""
-    try:
-        data = json.loads(text) if text.strip() else None
-    except ValueError:
-        return None  # parse_lldp_json reports it
     if not isinstance(data, dict) or "lldp" in data or not data:
         return None
     if all(isinstance(v, dict) and "lldp" in v for v in data.values()):

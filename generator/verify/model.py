@@ -8,7 +8,6 @@ An ``End`` names a port the way the plan does: a switch's logical port number (`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -111,35 +110,4 @@ class DiscoveryError(ValueError):
     """The discovered input cannot be used (unreadable, not a known format, empty)."""
 
 
-MAX_DISCOVERED_BYTES = 512 * 1024 * 1024  # ~5x the ibnetdiscover dump of a 100k-GPU fabric
 MAX_LINE = 4096  # an IB NodeDescription is at most 64 bytes (IBTA NodeDescription); a record line ~300
-
-
-def read_bounded(path: str | Path, limit: int = MAX_DISCOVERED_BYTES) -> bytes:
-    """A discovered dump: a regular file (not /dev/zero, a FIFO or a folder) of at most ``limit`` bytes."""
-    import os
-    import stat
-
-    p = Path(path)
-    try:
-        st = os.stat(p)
-        if not stat.S_ISREG(st.st_mode):
-            raise DiscoveryError(f"{p}: not a regular file")
-        if st.st_size > limit:
-            raise DiscoveryError(f"{p}: {st.st_size:,} bytes; the limit is {limit:,}")
-        with p.open("rb") as fh:
-            data = fh.read(limit + 1)
-    except OSError as exc:
-        raise DiscoveryError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise DiscoveryError(f"{p}: more than {limit:,} bytes")
-    return data
-
-
-def long_line(lines: list[str], source: str) -> None:
-    """DiscoveryError at the first line longer than MAX_LINE (no tool writes one; parsing stays linear)."""
-    for no, line in enumerate(lines, 1):
-        if len(line) > MAX_LINE:
-            raise DiscoveryError(
-                f"{source}:{no}: line of {len(line):,} characters; the limit is {MAX_LINE:,}"
-            )

@@ -15,12 +15,19 @@ import re
 from dataclasses import dataclass, field
 
 from generator.plan.model import Plan
+from generator.verify.ibnetdiscover import MAX_PORT, dump_lines
+from generator.verify.trust import PortClaim, Trust, trusted_claims
 
+# numbers are captured whole and then checked, so a 41-digit GUID or a 5,000-digit port is refused at its
+# line instead of skipped (or handed to int()): GUIDs are 64-bit (IBA NodeInfo:NodeGUID), ports 8-bit
 _GUID_LINE = re.compile(r"^(switchguid|caguid|rtguid)=0x([0-9a-fA-F]+)")
 _NODE = re.compile(r'^(Switch|Ca|Rt)\s+\d+\s+"([^"]+)"\s*(?:#\s*"([^"]*)")?')
-_CA_PORT = re.compile(r"^\[(\d+)\]\(([0-9a-fA-F]+)\)")
+# `[lport](lguid) "S-<remote id>"[rport](rguid)`: every port line of either record kind (the GUIDs optional)
+_PORT_LINE = re.compile(
+    r'^\[(\d+)\](?:\(([0-9a-fA-F]+)\))?\s*"[SHR?]-([^"]*)"(?:\[(\d+)\])?(?:\(([0-9a-fA-F]+)\))?'
+)
 _ID_GUID = re.compile(r"^[SHR]-([0-9a-fA-F]{16})$")
-_FILE_GUID = re.compile(r"^\s*(0x[0-9a-fA-F]+|\d+)\s*$")
+_FILE_GUID = re.compile(r"^\s*(0x[0-9a-fA-F]{1,16}|\d{1,20})\s*$")
 
 
 class GuidError(ValueError):
@@ -34,6 +41,20 @@ class DiscoveredNode:
     desc: str
     ports: dict[int, int] = field(default_factory=dict)  # CA: port number → port GUID
     line: int = 0
+    peers: dict[int, tuple[int, int]] = field(default_factory=dict)  # CA port → (switch GUID, its port)
+    port_lines: dict[int, int] = field(default_factory=dict)  # CA port → line of its port line
+
+
+def _guid(text: str, where: str) -> int:
+    if len(text) > 16:
+        raise GuidError(f"{where}: a GUID of {len(text)} hex digits: GUIDs are 64-bit (at most 16)")
+    return int(text, 16)
+
+
+def _port(text: str, where: str) -> int:
+    if len(text) > 3 or int(text) > MAX_PORT:
+        raise GuidError(f"{where}: port {text[:12]}: InfiniBand port numbers are 8-bit (at most {MAX_PORT})")
+    return int(text)
 
 
 @dataclass(frozen=True)
@@ -53,27 +74,45 @@ def parse_nodes(text: str, source: str) -> list[DiscoveredNode]:
     nodes: list[DiscoveredNode] = []
     pending: int | None = None
     current: DiscoveredNode | None = None
-    for no, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
+    for no, raw in dump_lines(text, source):
+        line, where = raw.strip(), f"{source}:{no}"
         if m := _GUID_LINE.match(line):
-            pending = int(m.group(2), 16)
-            continue
-        if m := _NODE.match(line):
-            kind = {"Switch": "switch", "Ca": "ca", "Rt": "router"}[m.group(1)]
-            guid = pending
-            if guid is None and (g := _ID_GUID.match(m.group(2))):
-                guid = int(g.group(1), 16)
-            if guid is None:
-                raise GuidError(f"{source}:{no}: node without a GUID (use ibnetdiscover's default format)")
-            current = DiscoveredNode(kind, guid, (m.group(3) or "").strip(), {}, no)
+            pending = _guid(m.group(2), where)
+        elif m := _NODE.match(line):
+            current = _node(m, pending, where, no)
             nodes.append(current)
             pending = None
-            continue
-        if current is not None and current.kind == "ca" and (m := _CA_PORT.match(line)):
-            current.ports[int(m.group(1))] = int(m.group(2), 16)
+        elif current is not None and (m := _PORT_LINE.match(line)):
+            _port_line(current, m, where, no)
     if not nodes:
         raise GuidError(f"{source}: no Switch/Ca records: not ibnetdiscover output in its default format")
     return nodes
+
+
+def _port_line(current: DiscoveredNode, m: re.Match[str], where: str, no: int) -> None:
+    """Check a port line's numbers (either record kind); a CA's port GUID and the switch port it is on."""
+    port = _port(m.group(1), where)
+    rport = _port(m.group(4) or "1", where)
+    lguid = _guid(m.group(2), where) if m.group(2) else None
+    if m.group(5):
+        _guid(m.group(5), where)
+    remote = m.group(3)
+    if current.kind != "ca" or lguid is None:
+        return
+    current.ports[port] = lguid
+    current.port_lines[port] = no
+    if 0 < len(remote) <= 16 and all(c in "0123456789abcdefABCDEF" for c in remote):
+        current.peers[port] = (int(remote, 16), rport)
+
+
+def _node(m: re.Match[str], pending: int | None, where: str, no: int) -> DiscoveredNode:
+    kind = {"Switch": "switch", "Ca": "ca", "Rt": "router"}[m.group(1)]
+    guid = pending
+    if guid is None and (g := _ID_GUID.match(m.group(2))):
+        guid = int(g.group(1), 16)
+    if guid is None:
+        raise GuidError(f"{where}: node without a GUID (use ibnetdiscover's default format)")
+    return DiscoveredNode(kind, guid, (m.group(3) or "").strip(), {}, no)
 
 
 def top_tier(plan: Plan, fabric: str) -> set[str]:
@@ -83,42 +122,78 @@ def top_tier(plan: Plan, fabric: str) -> set[str]:
     return {d.name for d in plan.switches(fabric) if d.role == top}
 
 
-def _planned_ports(plan: Plan, fabric: str) -> dict[tuple[str, str, int], str]:
-    """(host, rdma device, port) → pool, for every node port cabled into ``fabric``."""
+def _planned_peers(plan: Plan, fabric: str) -> dict[tuple[str, str, int], tuple[str, str, str]]:
+    """(host, rdma device, port) → (pool, switch, switch port), for every node port cabled into ``fabric``."""
     devices = plan.device_by_name
-    out: dict[tuple[str, str, int], str] = {}
+    out: dict[tuple[str, str, int], tuple[str, str, str]] = {}
     for link in plan.links_of(fabric):
-        for ep in (link.a, link.b):
+        for ep, other in ((link.a, link.b), (link.b, link.a)):
             d = devices[ep.device]
             if d.kind == "node" and d.pool is not None:
                 rdma, _, port = ep.port.partition("/")
-                out[(d.name, rdma, int(port or 1))] = d.pool
+                out[(d.name, rdma, int(port or 1))] = (d.pool, other.device, other.port)
     return out
 
 
-def guid_files(plan: Plan, fabric: str, text: str, source: str) -> GuidFiles:
+def identified_switches(
+    nodes: list[DiscoveredNode], plan: Plan, fabric: str, source: str, recorded: dict[int, str]
+) -> dict[int, str]:
+    """Switch GUID → plan switch name (the recorded name when the site gave one); a plan switch name
+    claimed by two switches, or by one the site recorded otherwise, is a located error."""
+    planned = {d.name for d in plan.switches(fabric)}
+    claimed: dict[str, list[DiscoveredNode]] = {}
+    for n in nodes:
+        name = recorded.get(n.guid, n.desc) if n.kind == "switch" else ""
+        if name in planned:
+            claimed.setdefault(name, []).append(n)
+    problems = [
+        f"{source}:{n.line}: switch 0x{n.guid:016x} claims {name!r}, "
+        + (
+            f"as do the switches at lines {', '.join(str(o.line) for o in group if o is not n)}"
+            if len(group) > 1
+            else "which the site recorded for another GUID"
+        )
+        for name, group in claimed.items()
+        for n in group
+        if len(group) > 1 or (recorded and n.guid not in recorded and name in recorded.values())
+    ]
+    if problems:
+        raise GuidError("\n".join(problems))
+    return {group[0].guid: name for name, group in claimed.items()}
+
+
+def _claims(nodes: list[DiscoveredNode], planned: set[tuple[str, str, int]], source: str) -> list[PortClaim]:
+    """Every discovered HCA port whose description names a port the plan cables into this fabric."""
+    out: list[PortClaim] = []
+    for n in nodes:
+        if n.kind != "ca":
+            continue
+        host, _, rdma = n.desc.partition(" ")
+        for port, pguid in n.ports.items():
+            if (host, rdma.strip(), port) in planned:
+                where = f"{source}:{n.port_lines.get(port, n.line)}"
+                out.append(PortClaim(host, rdma.strip(), port, n.guid, pguid, n.peers.get(port), where))
+    return out
+
+
+def guid_files(
+    plan: Plan, fabric: str, text: str, source: str, recorded: dict[int, str] | None = None
+) -> GuidFiles:
+    """The GUID files; IdentityError (located) when a discovered device claims a plan name it may not."""
+    recorded = recorded or {}
     nodes = parse_nodes(text, source)
     roots_wanted = top_tier(plan, fabric)
     gpu_pools = {p.name for p in plan.cluster.pools if p.role == "gpu"}
-    planned = _planned_ports(plan, fabric)
-    roots: list[tuple[int, str]] = []
-    cns: list[tuple[int, str]] = []
+    planned = _planned_peers(plan, fabric)
+    switches = identified_switches(nodes, plan, fabric, source, recorded)
+    trust = Trust({k: (sw, port) for k, (_pool, sw, port) in planned.items()}, switches, recorded)
+    claims = trusted_claims(_claims(nodes, set(planned), source), trust)
+    roots = sorted((g, name) for g, name in switches.items() if name in roots_wanted)
+    cns = sorted((c.port_guid, c.name) for c in claims if planned[(c.host, c.rdma, c.port)][0] in gpu_pools)
     pool_ports: dict[str, list[int]] = {}
-    seen: set[object] = set()
-    for n in nodes:
-        if n.kind == "switch" and n.desc in roots_wanted:
-            roots.append((n.guid, n.desc))
-            seen.add(n.desc)
-        elif n.kind == "ca":
-            host, _, rdma = n.desc.partition(" ")
-            for port, pguid in n.ports.items():
-                pool = planned.get((host, rdma.strip(), port))
-                if pool is None:
-                    continue
-                seen.add((host, rdma.strip(), port))
-                pool_ports.setdefault(pool, []).append(pguid)
-                if pool in gpu_pools:
-                    cns.append((pguid, f"{host} {rdma.strip()}"))
+    for c in claims:
+        pool_ports.setdefault(planned[(c.host, c.rdma, c.port)][0], []).append(c.port_guid)
+    seen = {name for _, name in roots} | {(c.host, c.rdma, c.port) for c in claims}
     missing = sorted(s for s in roots_wanted if s not in seen)
     missing += sorted(f"{h} {r}/{p}" for (h, r, p) in planned if (h, r, p) not in seen)
     if not roots:
@@ -127,8 +202,8 @@ def guid_files(plan: Plan, fabric: str, text: str, source: str) -> GuidFiles:
             "(are NodeDescriptions set to the plan's switch names?)"
         )
     return GuidFiles(
-        tuple(sorted(set(roots))),
-        tuple(sorted(set(cns))),
+        tuple(roots),
+        tuple(cns),
         {k: tuple(sorted(set(v))) for k, v in sorted(pool_ports.items())},
         tuple(missing),
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from generator.deploy.cloud import address_plan
 from generator.emit.pulumi_targets.common import (
@@ -17,6 +17,34 @@ if TYPE_CHECKING:
     from generator.resolve import ResolvedCluster
 
 PACKAGES = ("pulumi-oci",)
+
+
+def _user_config(ssh_key_config: str, data: dict[str, Any]) -> list[ConfigKey]:
+    """The keys the user sets before `pulumi up` (the README lists each)."""
+    user_config = [
+        ConfigKey(
+            "compartmentId", False, "OCID of the compartment to deploy into", "ocid1.compartment.oc1..xxxx"
+        ),
+        ConfigKey(
+            ssh_key_config,
+            False,
+            "SSH public key for the `ubuntu`/`opc` user",
+            '"$(cat ~/.ssh/id_ed25519.pub)"',
+        ),
+    ]
+    if not (data.get("image") or {}).get("id"):
+        # the program stops before creating anything without one (templates/pulumi/oci/__main__.py
+        # image_id(): no stock image carries the cluster-network tooling), so the README must say it
+        user_config.append(
+            ConfigKey(
+                "imageId",
+                False,
+                "OCID of an OCI GPU/HPC image with the cluster-network RDMA tooling (or set "
+                "deployment.cloud.image in the blueprint and regenerate)",
+                "ocid1.image.oc1..xxxx",
+            )
+        )
+    return user_config
 
 
 def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
@@ -36,34 +64,11 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
     }
     if cloud.reservation_id:
         config["capacityReservationId"] = cloud.reservation_id
-    user_config = [
-        ConfigKey(
-            "compartmentId", False, "OCID of the compartment to deploy into", "ocid1.compartment.oc1..xxxx"
-        ),
-        ConfigKey(
-            cloud.ssh_key_config,
-            False,
-            "SSH public key for the `ubuntu`/`opc` user",
-            '"$(cat ~/.ssh/id_ed25519.pub)"',
-        ),
-    ]
-    if not (data.get("image") or {}).get("id"):
-        # the program stops before creating anything without one (templates/pulumi/oci/__main__.py
-        # image_id(): no stock image carries the cluster-network tooling), so the README must say it
-        user_config.append(
-            ConfigKey(
-                "imageId",
-                False,
-                "OCID of an OCI GPU/HPC image with the cluster-network RDMA tooling (or set "
-                "deployment.cloud.image in the blueprint and regenerate)",
-                "ocid1.image.oc1..xxxx",
-            )
-        )
     return Project(
         data=data,
         config=config,
         packages=PACKAGES,
-        user_config=user_config,
+        user_config=_user_config(cloud.ssh_key_config, data),
         credentials=(
             "An OCI API signing key: `oci setup config` writes ~/.oci/config (tenancy, user, "
             "fingerprint, key "
