@@ -6,21 +6,28 @@ collective the measured and predicted bus bandwidth. Runs below the threshold na
 (node, rail) link, a node, a rail or a leaf switch whose every run was low — with their cabling-plan rows
 (cable ids and both ends). Exit 0 = every run reaches the threshold, 1 = some runs are low, 2 = unusable
 input.
+
+The results are foreign input: all files together are read against one byte budget, every value is
+checked (generator.perf.results_model), and every string taken from them (file names, host names) is shown
+without control characters, so a file cannot forge a line of the report or drive the terminal.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections import defaultdict
+from dataclasses import replace
 
 from generator import __version__
 from generator.commands._common import add_blueprint, add_common, command, err_console, note, write_text
-from generator.perf.acceptance import AcceptanceReport, compare
+from generator.foreign import ByteBudget
+from generator.perf.acceptance import AcceptanceReport, RunResult, compare
 from generator.perf.nccl_results import ResultsError, read_results
 from generator.perf.plots import PlotError, check_plot_path, plot_measured_vs_predicted
 from generator.perf.sizes import format_size
 from generator.perf.system import PerfError, system_for
-from generator.report import dumps
+from generator.report import dumps, safe
+from generator.safetext import one_line, terminal
 
 ORDER = 22
 
@@ -53,8 +60,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _fail(message: str) -> int:
-    err_console.print(f"[bold red]acceptance-report[/]: {message}", highlight=False, markup=True)
+    err_console.print(f"[bold red]acceptance-report[/]: {safe(message)}", highlight=False, markup=True)
     return 2
+
+
+def _plot_labels(results: list[RunResult]) -> list[RunResult]:
+    """The runs with file names Matplotlib shows as written: a pair of `$` in a name would be parsed as
+    mathtext (an unparsable one raises), so each is escaped as `\\$` (Matplotlib's "Writing mathematical
+    expressions": a literal dollar sign is `\\$`), and control characters are dropped."""
+    out = []
+    for res in results:
+        label = _shown(res.run.path).replace("$", "\\$")
+        out.append(replace(res, run=replace(res.run, path=label)))
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,13 +84,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.plot:
             check_plot_path(args.plot)
-        runs, ignored = read_results(args.results)
+        runs, ignored = read_results(args.results, ByteBudget())  # one budget for every file of this run
         loaded, cluster = load_and_resolve(args.blueprint)
         plan = plan_or_raise(cluster, loaded.locate)
         system = system_for(cluster, plan, args.pool)
         report = compare(str(args.blueprint), system, plan, runs, threshold=args.threshold, ignored=ignored)
         if args.plot:
-            plot_measured_vs_predicted(report.results, args.plot)
+            plot_measured_vs_predicted(_plot_labels(report.results), args.plot)
     except (ResultsError, PerfError, PlotError) as exc:
         return _fail(str(exc))
     if args.format == "json":
@@ -89,6 +107,12 @@ def run(args: argparse.Namespace) -> int:
 # ---- text ---------------------------------------------------------------------------------------
 
 
+def _shown(text: object) -> str:
+    """A string from a results file (or the command line) as one line of plain text: no escape sequence,
+    no control character, no line break (the report is plain text, so no Rich markup escaping)."""
+    return one_line(terminal(str(text)))
+
+
 def _run_lines(report: AcceptanceReport) -> list[str]:
     head = (
         f"{'run':<44} {'collective':<14} {'nodes':>5} {'ranks':>5} {'rail':>4} "
@@ -98,9 +122,9 @@ def _run_lines(report: AcceptanceReport) -> list[str]:
     for res in sorted(report.results, key=lambda r: (not (r.low or r.error), r.run.collective, r.run.path)):
         r = res.run
         rail = "all" if r.rail is None else str(r.rail)
-        status = "ERROR " + (res.error or "") if res.error else ("LOW" if res.low else "ok")
+        status = "ERROR " + _shown(res.error) if res.error else ("LOW" if res.low else "ok")
         lines.append(
-            f"{r.name[:44]:<44} {r.collective:<14} {r.nodes:>5} {r.ranks:>5} {rail:>4} "
+            f"{_shown(r.name)[:44]:<44} {r.collective:<14} {r.nodes:>5} {r.ranks:>5} {rail:>4} "
             f"{res.measured:>9.1f} {res.predicted:>9.1f} {res.ratio:>6.0%}  {status}"
         )
     return lines
@@ -120,9 +144,8 @@ def _group_lines(report: AcceptanceReport) -> list[str]:
             lows[key] += int(res.low)
     lines = ["", "per collective, node and rail (runs, low runs, worst measured/predicted):"]
     for key in sorted(groups):
-        lines.append(
-            f"  {key:<30} {len(groups[key]):>3} runs, {lows[key]:>3} low, worst {min(groups[key]):.0%}"
-        )
+        worst = min(groups[key])
+        lines.append(f"  {_shown(key):<30} {len(groups[key]):>3} runs, {lows[key]:>3} low, worst {worst:.0%}")
     return lines
 
 
@@ -144,7 +167,7 @@ def _suspect_lines(report: AcceptanceReport) -> list[str]:
             "rail": "rail (every node on it low)",
             "switch": "leaf switch (every link through it low)",
         }[s.kind]
-        lines.append(f"  {s.kind} {s.name}: {what}, {s.low_runs} low run(s)")
+        lines.append(f"  {s.kind} {_shown(s.name)}: {what}, {s.low_runs} low run(s)")
         for c in s.cables[:16]:
             lines.append(f"      {c.id}: {c.node} {c.node_port} <-> {c.switch} port {c.switch_port}")
         if len(s.cables) > 16:
@@ -157,7 +180,7 @@ def _size_lines(report: AcceptanceReport) -> list[str]:
     for res in report.results:
         if not res.low:
             continue
-        lines += ["", f"{res.run.name} ({res.run.collective}) by message size:"]
+        lines += ["", f"{_shown(res.run.name)} ({res.run.collective}) by message size:"]
         for s in res.sizes:
             lines.append(
                 f"  {format_size(s.size_bytes):>8}  measured {s.measured:>8.2f}  predicted "
@@ -170,7 +193,7 @@ def _size_lines(report: AcceptanceReport) -> list[str]:
 def to_text(report: AcceptanceReport) -> str:
     low = sum(1 for r in report.results if r.low)
     lines = [
-        f"acceptance report for {report.blueprint}: {len(report.results)} runs, {low} below "
+        f"acceptance report for {_shown(report.blueprint)}: {len(report.results)} runs, {low} below "
         f"{report.threshold:.0%} of the predicted bus bandwidth (GB/s, bandwidth-bound sizes)",
         "",
         *_run_lines(report),
@@ -179,7 +202,8 @@ def to_text(report: AcceptanceReport) -> str:
         *_size_lines(report),
     ]
     if report.unknown_hosts:
-        lines += ["", "hosts not in the plan (no cables to point to): " + ", ".join(report.unknown_hosts)]
+        hosts = ", ".join(_shown(h) for h in report.unknown_hosts)
+        lines += ["", "hosts not in the plan (no cables to point to): " + hosts]
     if report.ignored:
-        lines += ["", "files without nccl-tests results: " + ", ".join(report.ignored)]
+        lines += ["", "files without nccl-tests results: " + ", ".join(_shown(f) for f in report.ignored)]
     return "\n".join(lines) + "\n"

@@ -1,9 +1,12 @@
 """`blueprint advise --params 70e9 --mode pretrain [--gpus 512]`: what to build, by the article's rules,
-with the numbers behind each choice; `--write FILE` writes a starter blueprint that validates."""
+with the numbers behind each choice; `--write FILE` writes a starter blueprint that validates, and never
+replaces an existing file unless --force is given."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
@@ -18,6 +21,8 @@ from generator.commands._common import (
     text_output,
     write_text,
 )
+from generator.fsutil import OutputRefused, checked_output_file
+from generator.perf.advice_model import MAX_PARAMS, MAX_TARGET_DAYS, MAX_TOKENS, scale_problem
 from generator.perf.advisor import (
     BUDGETS,
     MODES,
@@ -29,19 +34,29 @@ from generator.perf.advisor import (
     write_starter,
 )
 from generator.perf.system import PerfError
-from generator.report import dumps
+from generator.report import dumps, safe
 
 ORDER = 25
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"`{text}` is not a number (e.g. 70e9)") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"`{text}` must be positive")
-    return value
+def _bounded_float(limit: float) -> Callable[[str], float]:
+    """A positive, finite number up to ``limit`` (advice_model's bounds, the same as --from-advice's)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"`{text}` is not a number (e.g. 70e9)") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"`{text}` must be positive")
+        if not value <= limit:  # also refuses inf and nan
+            raise argparse.ArgumentTypeError(f"`{text}` is larger than {limit:g}")
+        return value
+
+    return parse
+
+
+_positive_float = _bounded_float(MAX_PARAMS)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -65,23 +80,49 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="number format of weights and compute (default: int4 for qlora, else bf16)",
     )
     p.add_argument(
-        "--tokens", type=_positive_float, help="training tokens (with --target-days sizes for time)"
+        "--tokens",
+        type=_bounded_float(MAX_TOKENS),
+        help="training tokens (with --target-days sizes for time)",
     )
-    p.add_argument("--target-days", type=_positive_float, help="wanted training time in days")
+    p.add_argument("--target-days", type=_bounded_float(MAX_TARGET_DAYS), help="wanted training time in days")
     p.add_argument(
         "--sequence-length", type=int, default=4096, help="tokens per sequence (default: %(default)s)"
     )
     p.add_argument("--name", help="name of the starter blueprint (default: from --write, else `starter`)")
     p.add_argument("--write", metavar="FILE", help="write a starter blueprint that validates")
+    p.add_argument("--force", action="store_true", help="with --write: replace FILE if it exists")
     add_common(p, output_help="write the advice (text or JSON) to this file")
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
+def _write_refusal(target: str | None, force: bool) -> str | None:
+    """Why --write cannot write ``target`` (checked before any work): a user's file is replaced only with
+    --force, and never through a symlink or over something that is not a regular file."""
+    if target is None:
+        return None
+    path = Path(target)
+    if (path.exists() or path.is_symlink()) and not force:
+        return f"{target} exists; choose another --write file or add --force to replace it"
+    try:
+        checked_output_file(path)
+    except OutputRefused as exc:
+        return str(exc)
+    return None
 
+
+def _argument_problem(args: argparse.Namespace) -> str | None:
     if args.gpus is not None and args.gpus < 1:
-        err_console.print("[bold red]error[/]: --gpus must be at least 1")
+        return "--gpus must be at least 1"
+    scale = scale_problem(args.gpus, args.gpu)
+    if scale is not None:
+        return f"--gpus {args.gpus}: {scale}"
+    return _write_refusal(args.write, args.force)
+
+
+def run(args: argparse.Namespace) -> int:
+    problem = _argument_problem(args)
+    if problem is not None:
+        err_console.print(f"[bold red]error[/]: {safe(problem)} (nothing written)")
         return 2
     name = args.name or (Path(args.write).stem if args.write else "starter")
     req = Request(

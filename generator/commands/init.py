@@ -8,7 +8,6 @@ so a scaffold and an advice for the same answers are the same blueprint. The fil
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +16,8 @@ from typing import Any
 from rich.markup import escape
 
 from generator.commands._common import add_common, command, err_console, note, write_text
+from generator.foreign import ByteBudget
+from generator.perf.advice_model import read_advice
 from generator.perf.advisor import MODES, AdviceError, Request, advise, starter_yaml
 from generator.perf.system import PerfError
 
@@ -100,22 +101,6 @@ def _interactive(args: argparse.Namespace) -> Request:
     )
 
 
-def _from_advice(path: str, name: str) -> Request:
-    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    req = json.loads(text)["request"]
-    return Request(
-        params=float(req["params"]),
-        mode=req["mode"],
-        gpus=req.get("gpus"),
-        gpu=req.get("gpu") or "h100-sxm",
-        budget=req.get("budget"),
-        prefer=req.get("prefer") or "cost",
-        tokens=req.get("tokens"),
-        target_days=req.get("target_days"),
-        name=name,
-    )
-
-
 def _name_from(output: str | None) -> str:
     return "my-cluster" if output in (None, "-") else Path(output).stem
 
@@ -124,12 +109,9 @@ def _request(args: argparse.Namespace) -> Request | str:
     """The answers as an advisor request, or why there are none."""
     name = args.name or _name_from(args.output)
     if args.from_advice:
-        try:
-            return _from_advice(args.from_advice, name)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            return (
-                f"--from-advice {args.from_advice}: not the JSON of `blueprint advise --format json` ({exc})"
-            )
+        # a foreign file: bounded, regular, checked against advice_model; a refusal (ForeignInputError) is
+        # printed by the CLI at its JSON path with exit 2
+        return read_advice(args.from_advice, name, ByteBudget())
     if args.interactive or (args.params is None and sys.stdin.isatty()):
         try:
             return _interactive(args)

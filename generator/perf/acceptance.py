@@ -10,6 +10,10 @@ switches of those links. An element is *suspect* when every run that touched it 
 therefore shows as one suspect link (its node's other rails and its rail's other nodes pass), a down rail
 as a suspect rail, a bad switch as a suspect switch whose links all fail; when every run is low the cause
 is cluster-wide (settings, firmware), which the report says instead of naming cables.
+
+The runs are foreign input: each distinct prediction (run shape, collective, size) is made once and there
+are at most ``MAX_PREDICTIONS`` of them (one costs ~0.15 ms), and every index over the plan's cables is
+built once, so the work grows linearly with the runs and the cables.
 """
 
 from __future__ import annotations
@@ -20,13 +24,18 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from blueprints.catalog.perf import perf_data
+from generator.foreign import ForeignInputError
 from generator.perf.collectives import estimate
 from generator.perf.nccl_results import NcclRun
-from generator.perf.predict import job_for
+from generator.perf.predict import Job, job_for
 from generator.perf.system import PerfError, System
 
 if TYPE_CHECKING:
     from generator.plan.model import Link, Plan
+
+# Distinct predictions one report makes: a real acceptance run asks for a few shapes (one-rail pairs, the
+# whole pool, one node) x 5 collectives x ~40 sizes, some 600; 8,192 of them take ~1.2 s.
+MAX_PREDICTIONS = 8_192
 
 
 @dataclass(frozen=True)
@@ -149,14 +158,18 @@ class AcceptanceReport:
 # ---- phases -------------------------------------------------------------------------------------
 
 
-def _resolve_rail(run: NcclRun, cables: dict[tuple[str, int], list[Cable]]) -> NcclRun | str:
+def _ports(cables: dict[tuple[str, int], list[Cable]]) -> dict[tuple[str, str], int]:
+    """(node, device) -> the compute rail the plan cables that device to (built once per report)."""
+    return {
+        (node, c.node_port.split("/")[0].lower()): rail for (node, rail), cs in cables.items() for c in cs
+    }
+
+
+def _resolve_rail(run: NcclRun, by_port: dict[tuple[str, str], int]) -> NcclRun | str:
     """A run restricted to one device (NCCL_IB_HCA=mlx5_9) is on the rail the plan cables that device to
     on its hosts; the device number is not the rail (DGX H100: rail 5 is mlx5_9)."""
     if run.hca is None or run.rail is not None:
         return run
-    by_port = {
-        (node, c.node_port.split("/")[0].lower()): rail for (node, rail), cs in cables.items() for c in cs
-    }
     rails = {by_port.get((host, run.hca)) for host in run.hosts}
     if len(rails) != 1 or None in rails:
         hosts = ", ".join(run.hosts)
@@ -164,23 +177,52 @@ def _resolve_rail(run: NcclRun, cables: dict[tuple[str, int], list[Cable]]) -> N
     return replace(run, rail=rails.pop())
 
 
-def _predict_run(run: NcclRun, system: System, min_bytes: float, threshold: float) -> RunResult:
+class _Predictions:
+    """Each (shape, collective, size) predicted once; more than MAX_PREDICTIONS distinct ones are refused."""
+
+    def __init__(self, system: System) -> None:
+        self.system = system
+        self.jobs: dict[tuple[int, int, float], Job] = {}
+        self.made: dict[tuple[int, int, float, str, int], tuple[float, str]] = {}
+
+    def job(self, nodes: int, rpn: int, share: float) -> Job:
+        key = (nodes, rpn, share)
+        if key not in self.jobs:
+            self.jobs[key] = job_for(self.system, nodes, ranks_per_node=rpn, net_share=share)
+        return self.jobs[key]
+
+    def busbw(self, run: NcclRun, shape: tuple[int, int, float], size: int) -> tuple[float, str]:
+        key = (*shape, run.collective, size)
+        if key not in self.made:
+            if len(self.made) >= MAX_PREDICTIONS:
+                raise ForeignInputError(
+                    run.path,
+                    f"the runs ask for more than {MAX_PREDICTIONS:,} different predictions (run shapes x "
+                    "collectives x message sizes); give fewer runs or sizes",
+                )
+            est = estimate(run.collective, max(1, size), self.job(*shape))
+            self.made[key] = (est.busbw_gbytes, est.algorithm)
+        return self.made[key]
+
+
+def _predict_run(run: NcclRun, predictions: _Predictions, min_bytes: float, threshold: float) -> RunResult:
     """Predict the run's shape at each of its sizes and compare the bandwidth-bound ones."""
+    system = predictions.system
     nodes = min(max(1, run.nodes), system.pool_nodes)
     rpn = min(run.ranks_per_node, system.gpus_per_node)
     share = 1.0 / system.net_ports if (run.rail is not None and system.net_ports) else 1.0
     try:
-        job = job_for(system, nodes, ranks_per_node=rpn, net_share=share)
+        predictions.job(nodes, rpn, share)
     except PerfError as exc:
         return RunResult(run, (), 0.0, 0.0, False, str(exc))
-    compared = [r for r in run.rows if r.size_bytes >= min_bytes] or [
-        max(run.rows, key=lambda r: r.size_bytes)
-    ]
+    compared = {r.size_bytes for r in run.rows if r.size_bytes >= min_bytes} or {
+        max(r.size_bytes for r in run.rows)
+    }
     sizes = []
     for row in run.rows:
-        est = estimate(run.collective, max(1, row.size_bytes), job)
-        sizes.append(SizeCompare(row.size_bytes, row.busbw_gbytes, est.busbw_gbytes, est.algorithm))
-    chosen = [s for s in sizes if s.size_bytes in {r.size_bytes for r in compared}]
+        busbw, algorithm = predictions.busbw(run, (nodes, rpn, share), row.size_bytes)
+        sizes.append(SizeCompare(row.size_bytes, row.busbw_gbytes, busbw, algorithm))
+    chosen = [s for s in sizes if s.size_bytes in compared]
     measured = statistics.fmean(s.measured for s in chosen)
     predicted = statistics.fmean(s.predicted for s in chosen)
     low = predicted > 0 and measured < threshold * predicted
@@ -238,11 +280,12 @@ def _suspects(
             total[el] += 1
             low[el] += int(res.low)
     order = {"link": 0, "node": 1, "rail": 2, "switch": 3}
+    index = _cable_index(cables)
     out = []
     for (kind, name), n in sorted(total.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])):
         if low[(kind, name)] != n:
             continue
-        out.append(Suspect(kind, name, n, tuple(_suspect_cables(kind, name, cables))))
+        out.append(Suspect(kind, name, n, tuple(index.get((kind, name), ()))))
     return _collapse(out)
 
 
@@ -260,15 +303,19 @@ def _collapse(suspects: list[Suspect]) -> list[Suspect]:
     return kept
 
 
-def _suspect_cables(kind: str, name: str, cables: dict[tuple[str, int], list[Cable]]) -> list[Cable]:
-    if kind == "link":
-        host, _, rail = name.rpartition(" rail ")
-        return cables.get((host, int(rail)), [])
-    if kind == "switch":
-        return sorted((c for cs in cables.values() for c in cs if c.switch == name), key=lambda c: c.id)
-    if kind == "rail":
-        return sorted((c for (_, r), cs in cables.items() if str(r) == name for c in cs), key=lambda c: c.id)
-    return sorted((c for (h, _), cs in cables.items() if h == name for c in cs), key=lambda c: c.id)
+def _cable_index(cables: dict[tuple[str, int], list[Cable]]) -> dict[tuple[str, str], list[Cable]]:
+    """(kind, name) -> the cables a suspect of that kind names, sorted by id (built once per report)."""
+    index: dict[tuple[str, str], list[Cable]] = defaultdict(list)
+    for (host, rail), cs in cables.items():
+        index[("link", f"{host} rail {rail}")].extend(cs)  # in plan order, as the plan lists them
+        for c in cs:
+            index[("switch", c.switch)].append(c)
+            index[("rail", str(rail))].append(c)
+            index[("node", host)].append(c)
+    for (kind, _), cs in index.items():
+        if kind != "link":
+            cs.sort(key=lambda c: c.id)
+    return index
 
 
 def compare(
@@ -284,13 +331,15 @@ def compare(
     policy = perf_data().policy
     ratio = policy.acceptance_ratio.value if threshold is None else threshold
     cables = _node_cables(plan)
+    by_port = _ports(cables)
+    predictions = _Predictions(system)
     results = []
     for run in runs:
-        resolved = _resolve_rail(run, cables)
+        resolved = _resolve_rail(run, by_port)
         if isinstance(resolved, str):
             results.append(RunResult(run, (), 0.0, 0.0, False, resolved))
         else:
-            results.append(_predict_run(resolved, system, policy.acceptance_min_bytes.value, ratio))
+            results.append(_predict_run(resolved, predictions, policy.acceptance_min_bytes.value, ratio))
     rails = list(range(system.net_ports))
     planned = {n for n, _ in cables} | ({d.name for d in plan.devices if d.kind == "node"} if plan else set())
     unknown = sorted({h for r in runs for h in r.hosts} - planned)

@@ -11,14 +11,26 @@ A run covers one rail when the file name carries ``rail<N>`` (the acceptance rol
 the rail, the compute NIC index of the plan), or when its ``NCCL_IB_HCA`` (JSON env) or file name names one
 device ``mlx5_<N>``: that device is the run's ``hca``, and the rail it serves is the plan's to say (on a
 DGX H100 rail 5 is mlx5_9), which generator.perf.acceptance looks up. Text output records no environment.
+
+Every file is foreign input (generator/foreign.py): regular files only, at most ``MAX_FILE_BYTES`` each and
+one byte budget for the whole command, parsed in one pass, and every value checked against
+generator.perf.results_model; a value outside it is refused at ``file:line`` (text) or ``file: $.path``
+(JSON).
 """
 
 from __future__ import annotations
 
-import json
+import os
 import re
-from dataclasses import dataclass
+import stat
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from pydantic import ValidationError
+
+from generator.foreign import ByteBudget, ForeignInputError, host_name_problem, pydantic_refusal, read_foreign
+from generator.foreign import parse_json as parse_json_document
+from generator.perf.results_model import AVERAGE, MAX_RANKS, MAX_ROWS, NcclJson, ResultRow
 
 PROGRAMS = {
     "all_reduce_perf": "all_reduce",
@@ -28,22 +40,41 @@ PROGRAMS = {
     "broadcast_perf": "broadcast",
 }
 SUFFIXES = (".txt", ".log", ".out", ".json")
+# One file: a 131,072-GPU run's -J file lists every rank (~200 bytes each in `config.devices`): ~26 MB.
 MAX_FILE_BYTES = 64 << 20
+# Files one command reads: above a 100k-GPU acceptance run's one-rail runs (12,800 nodes x 8 rails).
+MAX_FILES = 1 << 17
+# Result rows of all files together: a 100k-GPU acceptance run's one-rail runs are 204,800 rows (102,400
+# runs of two sizes, 1G and 2G). Each row is predicted, kept and reported, so this bounds the command's time
+# and memory (measured: 64 runs of 4,095 rows each, 7 s CPU and 470 MB for the whole command).
+MAX_TOTAL_ROWS = 1 << 18
+# Entries (files and folders) looked at under --results, matching or not.
+MAX_ENTRIES = 1 << 20
+# A number column of nccl-tests is at most a few characters wide (getFloatStr, util.cu); a longer token is
+# no number it wrote, and is not converted (int() of a long digit string costs quadratic time).
+MAX_TOKEN = 32
 
-_RANK_RE = re.compile(r"^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\b")
-_TEST_RE = re.compile(r"^#\s*Collective test starting:\s*(\S+)")
-_AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)")
-_RAIL_NAME_RE = re.compile(r"rail(\d+)", re.IGNORECASE)
-_HCA_NAME_RE = re.compile(r"(mlx5_\d+)", re.IGNORECASE)
-_HCA_RE = re.compile(r"^=?\s*(mlx5_\d+)(?::\d+)?$")
+_ASCII_DIGITS = re.compile(r"[0-9]+")
+_RANK_RE = re.compile(
+    r"^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\b", re.ASCII
+)
+_TEST_RE = re.compile(r"^#\s*Collective test starting:\s*(\S+)", re.ASCII)
+_AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)", re.ASCII)
+_RAIL_NAME_RE = re.compile(r"rail(\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
+_HCA_NAME_RE = re.compile(r"(mlx5_\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
+_HCA_RE = re.compile(r"^=?\s*(mlx5_\d{1,4})(?::\d{1,4})?$", re.ASCII)
+# text column -> the Row field it fills, for refusals that name the column as nccl-tests heads it
+_COLUMNS = {"size_bytes": "size", "busbw_gbytes": "busbw", "time_us": "time", "wrong": "#wrong"}
 
 
 class ResultsError(ValueError):
-    """An nccl-tests output that cannot be read; the message starts with ``file:line:col``."""
+    """A results folder that cannot be used (no folder, no results); a bad file is a ForeignInputError."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Row:
+    """One result row, as checked by results_model.ResultRow (kept small: a command may hold 500k)."""
+
     size_bytes: int
     busbw_gbytes: float  # out-of-place (in-place when the out-of-place column is absent)
     time_us: float
@@ -55,7 +86,7 @@ class NcclRun:
     path: str
     collective: str
     ranks: int
-    hosts: tuple[str, ...]  # in rank order, each once
+    hosts: tuple[str, ...]  # in rank order, each once; each one RFC 1123 label (results_model.HostName)
     rail: int | None  # one rail (rail<N> in the file name, or resolved from ``hca``) or None: every rail
     rows: tuple[Row, ...]
     avg_busbw: float | None
@@ -97,54 +128,119 @@ def _hca_from_name(path: Path) -> str | None:
     return m.group(1).lower() if m else None
 
 
-def _number(token: str) -> float | None:
+# ---- text ---------------------------------------------------------------------------------------
+
+
+def _number(token: str) -> float | str:
+    """The float a number column holds, or the token itself when it is none (the refusal shows it)."""
+    if len(token) > MAX_TOKEN:
+        return token[:MAX_TOKEN] + "..."
     try:
         return float(token)
     except ValueError:
-        return None
+        return token
 
 
-def _row(tokens: list[str]) -> Row | None:
+def _checked_row(values: dict[str, object], where: str) -> Row:
+    try:
+        r = ResultRow.model_validate(values)
+        return Row(r.size_bytes, r.busbw_gbytes, r.time_us, r.wrong)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = str(first["loc"][0]) if first["loc"] else ""
+        column = _COLUMNS.get(name, name)
+        shown = values.get(name)
+        raise ForeignInputError(
+            where, f"result row: {column} `{shown}` is not a measurement ({first['msg']})"
+        ) from None
+
+
+def _row(tokens: list[str], where: str) -> Row | None:
     """A result row: size and count first, then (oop time algbw busbw wrong)(ip time algbw busbw wrong)."""
-    if len(tokens) < 6 or not tokens[0].isdigit() or not tokens[1].isdigit():
+    if len(tokens) < 6 or not _ASCII_DIGITS.fullmatch(tokens[0]) or not _ASCII_DIGITS.fullmatch(tokens[1]):
         return None
     tail = tokens[-8:] if len(tokens) >= 10 else tokens[-4:]
-    oop = [_number(t) for t in tail[:4]]
-    if oop[0] is None or oop[2] is None:
-        return None
-    return Row(int(tokens[0]), float(oop[2]), float(oop[0]), oop[3])
+    size: int | str = int(tokens[0]) if len(tokens[0]) <= MAX_TOKEN else tokens[0][:MAX_TOKEN] + "..."
+    wrong = _number(tail[3])
+    values: dict[str, object] = {
+        "size_bytes": size,
+        "time_us": _number(tail[0]),
+        "busbw_gbytes": _number(tail[2]),
+        # `N/A` without validation (-c 0); anything else that is no number says nothing either
+        "wrong": wrong if isinstance(wrong, float) else None,
+    }
+    return _checked_row(values, where)
+
+
+@dataclass
+class _TextRun:
+    """What one pass over a text output has found so far."""
+
+    path: Path
+    hosts: dict[int, str] = field(default_factory=dict)
+    program: str | None = None
+    avg: float | None = None
+    rows: list[Row] = field(default_factory=list)
+
+    def header(self, line: str, where: str) -> None:
+        if m := _RANK_RE.match(line):
+            self.rank(m.group(1), m.group(2), where)
+        elif m := _TEST_RE.match(line):
+            self.program = m.group(1)
+        elif m := _AVG_RE.match(line):
+            value = _number(m.group(1))
+            try:
+                self.avg = AVERAGE.validate_python(value)
+            except ValidationError as exc:
+                raise ForeignInputError(
+                    where, f"average bus bandwidth `{value}`: {exc.errors()[0]['msg']}"
+                ) from None
+
+    def rank(self, number: str, host: str, where: str) -> None:
+        rank = int(number) if len(number) <= 7 else MAX_RANKS
+        if rank >= MAX_RANKS:
+            raise ForeignInputError(where, f"rank {number[:MAX_TOKEN]}: ranks are below {MAX_RANKS:,}")
+        problem = host_name_problem(host)
+        if problem is not None:
+            raise ForeignInputError(where, f"rank {rank} host `{host[:80]}`: {problem}")
+        if self.hosts.setdefault(rank, host) != host:
+            raise ForeignInputError(
+                where, f"rank {rank} is listed on two hosts: {self.hosts[rank]} and {host}"
+            )
+
+    def row(self, row: Row, where: str) -> None:
+        if len(self.rows) >= MAX_ROWS:
+            raise ForeignInputError(where, f"more than {MAX_ROWS:,} result rows in one run")
+        self.rows.append(row)
 
 
 def parse_text(text: str, path: Path) -> NcclRun | None:
-    hosts: dict[int, str] = {}
-    program = None
-    avg = None
-    rows: list[Row] = []
-    for line in text.splitlines():
+    """One pass over the lines (linear in the text); None when it holds no result of a known collective."""
+    run = _TextRun(path)
+    for number, line in enumerate(text.split("\n"), 1):
+        where = f"{path}:{number}"
         if line.startswith("#"):
-            if m := _RANK_RE.match(line):
-                hosts[int(m.group(1))] = m.group(2)
-            elif m := _TEST_RE.match(line):
-                program = m.group(1)
-            elif m := _AVG_RE.match(line):
-                avg = _number(m.group(1))
+            run.header(line, where)
             continue
-        row = _row(line.split())
+        row = _row(line.split(), where)
         if row is not None:
-            rows.append(row)
-    coll = _collective(program, path)
-    if not rows or coll is None:
+            run.row(row, where)
+    coll = _collective(run.program, path)
+    if not run.rows or coll is None:
         return None
-    ordered = tuple(dict.fromkeys(hosts[r] for r in sorted(hosts)))
+    ordered = tuple(dict.fromkeys(run.hosts[r] for r in sorted(run.hosts)))
     rail, hca = _rail_from_name(path), _hca_from_name(path)
-    return NcclRun(str(path), coll, len(hosts), ordered, rail, tuple(rows), avg, "text", hca)
+    return NcclRun(str(path), coll, len(run.hosts), ordered, rail, tuple(run.rows), run.avg, "text", hca)
 
 
-def _json_hca(env: list[object], path: Path) -> str | None:
+# ---- JSON ---------------------------------------------------------------------------------------
+
+
+def _json_hca(env: list[str], path: Path) -> str | None:
     """The one device NCCL_IB_HCA names (``mlx5_9``, ``=mlx5_9:1``); None for several, an exclusion
     (``^...``) or none at all (then the file name's ``mlx5_<N>``, if any)."""
     for item in env:
-        if isinstance(item, str) and item.startswith("NCCL_IB_HCA="):
+        if item.startswith("NCCL_IB_HCA="):
             value = item.split("=", 1)[1].strip()
             devices = [d.strip() for d in value.removeprefix("=").split(",") if d.strip()]
             if len(devices) == 1 and (m := _HCA_RE.match(devices[0])):
@@ -153,55 +249,51 @@ def _json_hca(env: list[object], path: Path) -> str | None:
     return _hca_from_name(path)
 
 
-def _json_rows(results: object, where: str) -> list[Row]:
-    if not isinstance(results, list):
-        raise ResultsError(f"{where}: `results` is not a list")
+def _json_rows(doc: NcclJson) -> list[Row]:
     rows = []
-    for i, rec in enumerate(results):
-        if not isinstance(rec, dict) or not isinstance(rec.get("size"), int):
-            raise ResultsError(f"{where}: results[{i}] has no integer `size`")
-        body = rec.get("out_of_place") or rec.get("in_place")
-        if not isinstance(body, dict) or not isinstance(body.get("bus_bw"), int | float):
+    for rec in doc.results:
+        body = rec.out_of_place or rec.in_place
+        if body is None:
             continue  # a size nccl-tests skipped (null body)
-        wrong = body.get("nwrong")
-        rows.append(
-            Row(
-                rec["size"],
-                float(body["bus_bw"]),
-                float(body.get("time") or body.get("cpu_time") or 0.0),
-                float(wrong) if isinstance(wrong, int | float) else None,
-            )
-        )
+        time = body.time if body.time is not None else (body.cpu_time or 0.0)
+        rows.append(Row(rec.size, body.bus_bw, time, body.nwrong))
     return rows
 
 
-def parse_json(text: str, path: Path) -> NcclRun | None:
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ResultsError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from exc
-    if not isinstance(doc, dict) or "results" not in doc:
+def _json_hosts(doc: NcclJson, where: str) -> dict[int, str]:
+    hosts: dict[int, str] = {}
+    for i, dev in enumerate(doc.config.devices):
+        rank = i if dev.rank is None else dev.rank
+        if hosts.setdefault(rank, dev.hostname) != dev.hostname:
+            raise ForeignInputError(
+                f"{where}: $.config.devices[{i}].rank",
+                f"rank {rank} is listed on two hosts: {hosts[rank]} and {dev.hostname}",
+            )
+    return hosts
+
+
+def _json_document(text: str, path: Path) -> NcclJson | None:
+    raw = parse_json_document(text, str(path))
+    if not isinstance(raw, dict) or "results" not in raw:
         return None
-    where = f"{path}:1:1"
-    args = doc.get("args") or []
-    program = args[0] if args and isinstance(args[0], str) else None
+    try:
+        return NcclJson.model_validate(raw)
+    except ValidationError as exc:
+        raise pydantic_refusal(str(path), exc.errors()) from None
+
+
+def parse_json(text: str, path: Path) -> NcclRun | None:
+    """An nccl-tests -J file; None when it is JSON of something else or holds no known collective."""
+    doc = _json_document(text, path)
+    if doc is None:
+        return None
+    program = doc.args[0] if doc.args else None
     coll = _collective(program, path)
-    config = doc.get("config") or {}
-    devices = config.get("devices") if isinstance(config, dict) else None
-    if not isinstance(devices, list) or not devices:
-        raise ResultsError(f"{where}: `config.devices` lists no ranks")
-    hosts = {
-        int(d.get("rank", i)): str(d.get("hostname", ""))
-        for i, d in enumerate(devices)
-        if isinstance(d, dict)
-    }
-    rows = _json_rows(doc["results"], where)
+    hosts = _json_hosts(doc, str(path))
+    rows = _json_rows(doc)
     if not rows or coll is None:
         return None
-    avg = doc.get("average_bus_bandwidth")
-    avg_bw = avg.get("bandwidth") if isinstance(avg, dict) else None
-    env_raw = doc.get("env")
-    env: list[object] = env_raw if isinstance(env_raw, list) else []
+    avg = doc.average_bus_bandwidth.bandwidth if doc.average_bus_bandwidth else None
     rail = _rail_from_name(path)
     return NcclRun(
         str(path),
@@ -210,38 +302,83 @@ def parse_json(text: str, path: Path) -> NcclRun | None:
         tuple(dict.fromkeys(hosts[r] for r in sorted(hosts))),
         rail,
         tuple(rows),
-        float(avg_bw) if isinstance(avg_bw, int | float) else None,
+        avg if isinstance(avg, float) else None,
         "json",
-        None if rail is not None else _json_hca(env, path),
+        None if rail is not None else _json_hca(doc.env, path),
     )
 
 
-def read_run(path: Path) -> NcclRun | None:
+# ---- files --------------------------------------------------------------------------------------
+
+
+def read_run(path: Path, budget: ByteBudget | None = None) -> NcclRun | None:
     """One file; None when it holds no nccl-tests result of a collective the model knows."""
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ResultsError(f"{path}:1:1: larger than {MAX_FILE_BYTES >> 20} MiB")
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise ResultsError(f"{path}:1:1: cannot read: {exc.strerror}") from exc
+    raw = read_foreign(path, MAX_FILE_BYTES, budget)
+    # nccl-tests writes ASCII (its JSON writer refuses anything else); a stray byte in a log is no reason
+    # to refuse a text output, and every value taken from it is checked against results_model
+    text = raw.decode("utf-8", errors="replace")
     if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
         return parse_json(text, path)
     return parse_text(text, path)
 
 
-def read_results(directory: str | Path) -> tuple[list[NcclRun], list[str]]:
-    """Every run under ``directory`` (sorted by path) and the files that held none."""
+def _candidates(root: Path) -> list[Path]:
+    """The result files under ``root``, sorted; folders reached through a symlink are not entered."""
+    found: list[Path] = []
+    seen = 0
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        seen += len(dirs) + len(files)
+        if seen > MAX_ENTRIES:
+            raise ForeignInputError(
+                str(root), f"more than {MAX_ENTRIES:,} files and folders: not a results folder"
+            )
+        found.extend(Path(folder, f) for f in files if Path(f).suffix.lower() in SUFFIXES)
+        if len(found) > MAX_FILES:
+            raise ForeignInputError(str(root), f"more than {MAX_FILES:,} result files; give fewer")
+    return sorted(found)
+
+
+def _check_sizes(paths: list[Path], budget: ByteBudget) -> None:
+    """Refuse before reading anything when the files' sizes alone pass a limit (the reads are charged to
+    ``budget`` again, so a file that grows in between is refused too)."""
+    ahead = ByteBudget(budget.left)
+    for path in paths:
+        try:
+            st = path.stat()
+        except OSError:
+            continue  # read_foreign says why
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        if st.st_size > MAX_FILE_BYTES:
+            raise ForeignInputError(
+                str(path), f"larger than {MAX_FILE_BYTES:,} bytes: not a file this command reads"
+            )
+        ahead.charge(str(path), st.st_size)
+
+
+def read_results(directory: str | Path, budget: ByteBudget | None = None) -> tuple[list[NcclRun], list[str]]:
+    """Every run under ``directory`` (sorted by path) and the files that held none; all files together
+    are charged to ``budget`` (one per command)."""
     root = Path(directory)
     if not root.is_dir():
         raise ResultsError(f"{root}: not a directory of nccl-tests outputs")
+    budget = budget if budget is not None else ByteBudget()
+    paths = _candidates(root)
+    _check_sizes(paths, budget)
     runs: list[NcclRun] = []
     ignored: list[str] = []
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES):
-        run = read_run(path)
+    rows = 0
+    for path in paths:
+        run = read_run(path, budget)
         if run is None:
             ignored.append(str(path))
-        else:
-            runs.append(run)
+            continue
+        rows += len(run.rows)
+        if rows > MAX_TOTAL_ROWS:
+            raise ForeignInputError(
+                str(path), f"the results hold more than {MAX_TOTAL_ROWS:,} rows in all; give fewer"
+            )
+        runs.append(run)
     if not runs:
         raise ResultsError(f"{root}: no nccl-tests results ({', '.join(SUFFIXES)} files) found")
     return runs, ignored
