@@ -65,14 +65,9 @@ def _fail(message: str) -> int:
 
 
 def _plot_labels(results: list[RunResult]) -> list[RunResult]:
-    """The runs with file names Matplotlib shows as written: a pair of `$` in a name would be parsed as
-    mathtext (an unparsable one raises), so each is escaped as `\\$` (Matplotlib's "Writing mathematical
-    expressions": a literal dollar sign is `\\$`), and control characters are dropped."""
-    out = []
-    for res in results:
-        label = _shown(res.run.path).replace("$", "\\$")
-        out.append(replace(res, run=replace(res.run, path=label)))
-    return out
+    """The runs with file names shown as written, control characters dropped (generator.perf.plots
+    escapes the `$` Matplotlib would read as mathtext)."""
+    return [replace(res, run=replace(res.run, path=_shown(res.run.path))) for res in results]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,13 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
-
 from generator.commands._common import add_common, command, err_console, note, write_text
 from generator.foreign import ByteBudget
 from generator.perf.advice_model import read_advice
 from generator.perf.advisor import MODES, AdviceError, Request, advise, starter_yaml
 from generator.perf.system import PerfError
+from generator.report import safe
 
 ORDER = 4
 DEFAULT_FILE = "blueprint.yaml"
@@ -67,12 +66,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _ask(prompt: str, default: str, parse: Callable[[str], Any], read: Callable[[], str]) -> Any:
     while True:
-        err_console.print(escape(f"{prompt} [{default}]: "), end="")
+        err_console.print(safe(f"{prompt} [{default}]: "), end="")
         answer = read().strip() or default
         try:
             return parse(answer)
         except ValueError as exc:
-            err_console.print(f"  not understood ({escape(str(exc))}); try again")
+            err_console.print(f"  not understood ({safe(str(exc))}); try again")
 
 
 def _interactive(args: argparse.Namespace) -> Request:
@@ -124,13 +123,11 @@ def _request(args: argparse.Namespace) -> Request | str:
 
 def run(args: argparse.Namespace) -> int:
     if args.output not in (None, "-") and Path(args.output).exists() and not args.force:
-        err_console.print(
-            f"[bold red]init[/]: {escape(args.output)} exists; choose another -o or add --force"
-        )
+        err_console.print(f"[bold red]init[/]: {safe(args.output)} exists; choose another -o or add --force")
         return 2
     req = _request(args)
     if isinstance(req, str):
-        err_console.print(f"[bold red]init[/]: {escape(req)}")
+        err_console.print(f"[bold red]init[/]: {safe(req)}")
         return 2
     if req.gpus is not None and req.gpus < 1:
         err_console.print("[bold red]init[/]: --gpus must be at least 1")
@@ -138,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         adv = advise(req)
     except (AdviceError, PerfError) as exc:
-        err_console.print(f"[bold red]init[/]: {escape(str(exc))}")
+        err_console.print(f"[bold red]init[/]: {safe(str(exc))}")
         return 2
     text = (
         SCHEMA_LINE
@@ -148,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     errors = _validate(text)
     if errors:  # the advisor promises a valid starter; say so loudly if it is not
         err_console.print(
-            f"[bold red]init[/]: the scaffold does not validate (not written): {escape('; '.join(errors))}"
+            f"[bold red]init[/]: the scaffold does not validate (not written): {safe('; '.join(errors))}"
         )
         return 3
     write_text(text if text.endswith("\n") else text + "\n", args.output)

@@ -565,8 +565,22 @@ def _gpus_for_time(req: Request, sz: _Sizing) -> None:
             f"{req.tokens:.3g} tokens in {req.target_days:g} days need {for_time:,} GPUs at "
             f"{tr.model_flops_utilization.value:.0%} MFU"
         )
-        sz.gpus = for_time
+        sz.gpus = _within_limits(for_time, sz)
         sz.scope = _scope_for(sz.gpus, sz.server.gpus)
+
+
+def _within_limits(gpus: int, sz: _Sizing) -> int:
+    """``gpus``, or an AdviceError when they need more nodes than a design may have (generator/limits.py):
+    a time target can ask for any number, the design must stay one this tool can build."""
+    from generator.limits import MAX_NODES
+
+    if gpus > MAX_NODES * sz.server.gpus:
+        raise AdviceError(
+            f"{gpus:,} GPUs would need {math.ceil(gpus / sz.server.gpus):,} {sz.server_id} nodes; a design "
+            f"has at most {MAX_NODES:,} nodes (docs/architecture.md, Limits): lower --tokens or raise "
+            "--target-days"
+        )
+    return gpus
 
 
 def _whole_nodes(sz: _Sizing) -> int:
@@ -680,7 +694,7 @@ def advise(req: Request) -> Advice:
             f"{sz.gpus:,} "
             f"GPUs, beyond {req.target_days:g}: {more:,} GPUs"
         )
-        sz.gpus = more
+        sz.gpus = _within_limits(more, sz)
         sz.scope = _scope_for(sz.gpus, sz.server.gpus)
         adv = _design_round(req, cat, sz)
     return adv

@@ -122,7 +122,8 @@ def plot_measured_vs_predicted(runs: Sequence[object], path: str | Path, max_lin
             xs = [s.size_bytes for s in res.sizes]
             sizes = sorted(set(sizes) | set(xs))
             color = f"C{i % 10}"
-            label = res.run.name + (" (LOW)" if res.low else "")
+            # a file name is foreign text: Matplotlib reads `$…$` in a label as mathtext (a parse error)
+            label = res.run.name.replace("$", r"\$") + (" (LOW)" if res.low else "")
             ax.plot(xs, [s.measured for s in res.sizes], marker="o", markersize=3, color=color, label=label)
             ax.plot(xs, [s.predicted for s in res.sizes], linestyle="--", color=color, linewidth=1)
         _axes_style(ax, f"{coll}: measured (solid) vs predicted (dashed)", sizes)
