@@ -5,13 +5,16 @@
 Reads ``benchmarks/evaluation.yaml`` (each entry: source, hardware, run shape, measured busbw), builds each
 entry's cluster as a blueprint (resolve + plan, like ``blueprint estimate``), predicts the same run (nodes,
 ranks per node, collective, size, NCCL_ALGO when the source forced one) and prints predicted vs measured
-with the signed error, then the median and worst absolute error.
+with the signed error, then per family (message-size band, fabric, GPU generation, collective, and the
+issue-28 family a row was added for) the count, median |error|, median signed error and the share within
+±15 %, and the same for the whole set.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import sys
 from dataclasses import dataclass
@@ -45,6 +48,10 @@ class Outcome:
     measured: float
     predicted: float
     source: str
+    size_bytes: int = 0
+    fabric: str = "none"
+    gpu: str = ""
+    family: str = "-"
 
     @property
     def error(self) -> float:
@@ -101,6 +108,10 @@ def evaluate_entry(entry: dict[str, Any], specs: dict[str, Any]) -> Outcome:
         float(entry["measured"]),
         est.busbw_gbytes,
         entry["source"],
+        size_bytes=int(parse_size(str(entry["size"]))),
+        fabric=str(entry.get("fabric", {}).get("technology", "none")).split("-")[0],
+        gpu=system.gpu_id,
+        family=str(entry.get("family", "-")),
     )
 
 
@@ -110,13 +121,57 @@ def evaluate(path: Path = EVALUATION) -> list[Outcome]:
     return [evaluate_entry(e, doc.get("specs", {})) for e in doc["measurements"]]
 
 
+WITHIN = 0.15  # the issue's per-row bound (issue 28: at least 80 % of rows within ±15 %)
+BANDS = (
+    (1 << 20, "≤1 MiB (latency)"),
+    (128 << 20, "≤128 MiB (mid-size)"),
+    (math.inf, ">128 MiB (bandwidth)"),
+)
+
+
 def summary(outcomes: list[Outcome]) -> dict[str, float]:
     errors = [abs(o.error) for o in outcomes]
     return {
         "count": len(outcomes),
         "median_abs_error": statistics.median(errors),
+        "median_error": statistics.median(o.error for o in outcomes),
+        "within_15": sum(e <= WITHIN for e in errors) / len(errors),
         "worst_abs_error": max(errors),
     }
+
+
+def band(size_bytes: int) -> str:
+    return next(name for limit, name in BANDS if size_bytes <= limit)
+
+
+FAMILIES = {
+    "size band": lambda o: band(o.size_bytes),
+    "fabric": lambda o: o.fabric,
+    "GPU": lambda o: o.gpu,
+    "collective": lambda o: o.collective,
+    "issue-28 family": lambda o: o.family,
+}
+
+
+def by_family(outcomes: list[Outcome]) -> dict[str, dict[str, dict[str, float]]]:
+    """Summary per value of each family key (rows without a value for the issue family are `-`)."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for key, of in FAMILIES.items():
+        groups: dict[str, list[Outcome]] = {}
+        for o in outcomes:
+            groups.setdefault(of(o), []).append(o)
+        out[key] = {name: summary(rows) for name, rows in sorted(groups.items())}
+    return out
+
+
+def _print_families(outcomes: list[Outcome]) -> None:
+    print(f"\n{'family':<16} {'value':<24} {'rows':>4} {'median|e|':>9} {'median e':>9} {'±15 %':>6}")
+    for key, groups in by_family(outcomes).items():
+        for name, s in groups.items():
+            print(
+                f"{key:<16} {name:<24} {s['count']:>4} {s['median_abs_error']:>9.1%} "
+                f"{s['median_error']:>+9.1%} {s['within_15']:>6.0%}"
+            )
 
 
 def main() -> int:
@@ -127,20 +182,22 @@ def main() -> int:
     s = summary(outcomes)
     if args.json:
         rows = [{**o.__dict__, "error": round(o.error, 4)} for o in outcomes]
-        print(json.dumps({"measurements": rows, **s}, indent=2))
+        print(json.dumps({"measurements": rows, **s, "families": by_family(outcomes)}, indent=2))
         return 0
     print(
-        f"{'measurement':<38} {'coll':<11} {'nodes':>5} {'ranks':>5} {'algo':<9} {'measured':>9} {'predicted':>9} {'error':>7}"
+        f"{'measurement':<38} {'coll':<11} {'nodes':>5} {'ranks':>5} {'algo':<9} "
+        f"{'measured':>9} {'predicted':>9} {'error':>7}"
     )
     for o in outcomes:
         print(
             f"{o.id:<38} {o.collective:<11} {o.nodes:>5} {o.ranks:>5} {o.algorithm:<9} "
             f"{o.measured:>9.1f} {o.predicted:>9.1f} {o.error:>+7.1%}"
         )
+    _print_families(outcomes)
     worst = max(outcomes, key=lambda o: abs(o.error))
     print(
         f"\n{s['count']} measurements: median |error| {s['median_abs_error']:.1%}, "
-        f"worst {s['worst_abs_error']:.1%} ({worst.id})"
+        f"{s['within_15']:.0%} within ±15 %, worst {s['worst_abs_error']:.1%} ({worst.id})"
     )
     return 0
 

@@ -99,6 +99,21 @@ class Calibration(_Entry):
     h100_gpus: PerfConstant
 
 
+class TreeCorrection(_Entry):
+    """NCCL's tree bandwidth correction per protocol, by log2(bytes / 64)."""
+
+    source: str
+    ll: tuple[float, ...]
+    ll128: tuple[float, ...]
+    simple: tuple[float, ...]
+
+    def get(self, protocol: str, size_bytes: float) -> float:
+        table: tuple[float, ...] = getattr(self, protocol)
+        chunks = int(size_bytes) >> 6
+        index = chunks.bit_length() - 1 if chunks > 0 else 0
+        return table[index] if index < len(table) else 1.0
+
+
 class Nccl(_Entry):
     base_latency_us: LatencyTable
     hw_latency_us: HwLatencyTable
@@ -123,6 +138,12 @@ class Nccl(_Entry):
     ib_qps_per_connection: PerfConstant
     sharp_streaming_flows_per_switch: PerfConstant
     multi_node_nvls_min_release: PerfConstant
+    max_channels: PerfConstant
+    ring_graph_max_channels: PerfConstant
+    tree_correction_factor: TreeCorrection
+    ring_plateau_latency_factor: PerfConstant
+    ring_plateau_latency_factor_pre80: PerfConstant
+    nvls_tree_multi_unit_efficiency: PerfConstant
 
 
 class Training(_Entry):

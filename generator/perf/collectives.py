@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from blueprints.catalog.perf import PerfData, by_capability, perf_data
+from blueprints.catalog.perf import PerfData, TreeCorrection, by_capability, perf_data
 from generator.perf.system import Limit, PerfError, tighter
 
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast")
@@ -81,13 +81,32 @@ class Job:
 
 @dataclass(frozen=True)
 class Candidate:
+    """One algorithm/protocol with its plateau bandwidth and latency, and NCCL's size-dependent corrections
+    (ncclTopoGetAlgoTime): the tree's medium-size bandwidth factor and the ring's plateau latency."""
+
     algorithm: str
     protocol: str
     algbw: Limit
     latency_us: float
+    tree_correction: TreeCorrection | None = None
+    plateau_from_bytes: float = math.inf  # the ring plateau latency applies from this size on
+    plateau_factor: float = 1.0
+    tuner_share: float = 1.0  # share of algbw NCCL's tuner believes in when it picks (it chooses, not we)
+
+    def latency_at(self, size_bytes: float) -> float:
+        return self.latency_us * (self.plateau_factor if size_bytes >= self.plateau_from_bytes else 1.0)
+
+    def bandwidth_at(self, size_bytes: float) -> float:
+        corr = self.tree_correction.get(self.protocol, size_bytes) if self.tree_correction else 1.0
+        return self.algbw.gbytes * corr
 
     def time_s(self, size_bytes: float) -> float:
-        return self.latency_us * 1e-6 + size_bytes / (self.algbw.gbytes * 1e9)
+        return self.latency_at(size_bytes) * 1e-6 + size_bytes / (self.bandwidth_at(size_bytes) * 1e9)
+
+    def tuner_time_s(self, size_bytes: float) -> float:
+        """The time NCCL's tuner predicts, which decides the algorithm NCCL runs."""
+        bw = self.bandwidth_at(size_bytes) * self.tuner_share
+        return self.latency_at(size_bytes) * 1e-6 + size_bytes / (bw * 1e9)
 
 
 @dataclass(frozen=True)
@@ -167,8 +186,21 @@ def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
                 intra_lat = max(intra_lat, overhead)
             inter_lat = hw.get("net", "ring", p) + job.net_latency_us * (2 if p == "simple" else 1)
             lat += (nsteps - ninter) * intra_lat + ninter * inter_lat
-        out.append(Candidate("ring", p, bw.scaled(1 / factor), lat))
+        out.append(_ring_candidate(collective, job, perf, p, bw.scaled(1 / factor), lat))
     return out
+
+
+def _ring_candidate(collective: str, job: Job, perf: PerfData, p: str, bw: Limit, lat: float) -> Candidate:
+    """NCCL's 'plateau effect of ring': a Simple all_reduce ring across NVLink domains pays its latency
+    ×1.4 (×1.9 before sm80) once each channel moves ≥ 64 B per rank (perf.yaml ring_plateau_latency_factor;
+    the channel count is taken at its ceiling, MAXCHANNELS, so the plateau starts no earlier than NCCL's)."""
+    nc = perf.nccl
+    if p != "simple" or collective != "all_reduce" or job.units < 2:
+        return Candidate("ring", p, bw, lat)
+    pre80 = job.sm_arch < 80
+    factor = (nc.ring_plateau_latency_factor_pre80 if pre80 else nc.ring_plateau_latency_factor).value
+    threshold = 64 * nc.max_channels.value * job.ranks
+    return Candidate("ring", p, bw, lat, plateau_from_bytes=threshold, plateau_factor=factor)
 
 
 def _tree_bus(job: Job, net: Limit) -> Limit | None:
@@ -183,6 +215,12 @@ def _tree_bus(job: Job, net: Limit) -> Limit | None:
     intra = job.intra if k > 1 else None
     if u <= 2 and not _nic_per_gpu(job):
         return tighter(intra, net.scaled(2.0, f"{net.name} (2-node tree: S per node each way)"))
+    if u == 3:
+        # NCCL's double binary tree (src/graph/trees.cc ncclGetDtree): on three nodes the busiest node is the
+        # root of one tree (S/2 to each of 2 children) and a leaf of the other (S/2 up): 1.5·S each way
+        # against 2·S on four nodes and more, so the network allows 2/1.5 of B_node. Measured with a NIC per
+        # GPU too (GB200 partitions in three racks, NVIDIA/nccl #1801: tree 1.19-1.23 × ring).
+        return tighter(intra, net.scaled(2 / 1.5, f"{net.name} (3-node tree: 1.5·S per node each way)"))
     return tighter(intra, net)
 
 
@@ -223,8 +261,24 @@ def _tree(job: Job, perf: PerfData) -> list[Candidate]:
         lat = nc.base_latency_us.get("tree", p) + 2 * (
             (k - 1) * hw.get(job.intra_class, "tree", p) + _log2i(u) * inter
         )
-        out.append(Candidate("tree", p, bw.scaled(0.5), lat))
+        out.append(
+            Candidate(
+                "tree",
+                p,
+                bw.scaled(0.5),
+                lat,
+                tree_correction=nc.tree_correction_factor,
+                tuner_share=_tree_tuner_share(job),
+            )
+        )
     return out
+
+
+def _tree_tuner_share(job: Job) -> float:
+    """NCCL's tuner sizes trees beyond two nodes with bwInter alone (tuning.cc: ``nNodes <= 2 ? bwIntra :
+    bwInter``), so it does not see the three-node gain of ``_tree_bus`` and keeps choosing the ring there
+    (NVIDIA/nccl #1801: ring chosen, tree 1.19-1.23× faster when forced)."""
+    return 1.5 / 2 if job.units == 3 else 1.0
 
 
 def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
@@ -248,7 +302,9 @@ def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
         # a tree of nodes: S per node each way on two nodes, 2S beyond (NCCL: bwInter x2 on <= 2 nodes)
         factor = nc.nvls_tree_two_node_inter_factor.value if u <= 2 else 1.0
         tree_net = net.scaled(factor * nc.nvls_tree_many_node_inter_factor.value)
-        bw = tighter(job.nvls, tree_net) or job.nvls
+        eff = nc.nvls_tree_multi_unit_efficiency.value
+        domain = job.nvls.scaled(eff, f"NVLS inside each domain × {eff:g} NVLS-tree share [fitted]")
+        bw = tighter(domain, tree_net) or domain
         lat = hw.get("nvlink", "nvls_tree", "simple") + 2 * _log2i(u) * (
             hw.get("net", "nvls_tree", "simple") + 2 * job.net_latency_us
         )
@@ -359,12 +415,12 @@ def estimate(
     if not cands:
         only = f" with {', '.join(algorithms)}" if algorithms else ""
         raise PerfError(f"no algorithm can run {collective} on {n} ranks{only}")
-    best = min(cands, key=lambda c: c.time_s(size_bytes))
+    best = min(cands, key=lambda c: c.tuner_time_s(size_bytes))
     t = best.time_s(size_bytes)
     algbw = size_bytes / t / 1e9 if t > 0 else 0.0
     share = perf.policy.latency_bound_share.value
-    lat_s = best.latency_us * 1e-6
-    bottleneck = f"latency {best.latency_us:.1f} µs" if lat_s >= share * t else best.algbw.name
+    lat_us = best.latency_at(size_bytes)
+    bottleneck = f"latency {lat_us:.1f} µs" if lat_us * 1e-6 >= share * t else best.algbw.name
     return Estimate(
         collective,
         int(size_bytes),
@@ -374,7 +430,7 @@ def estimate(
         algbw * bus_factor(collective, n),
         best.algorithm,
         best.protocol,
-        best.latency_us,
+        lat_us,
         best.algbw.name,
         bottleneck,
     )

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from blueprints.catalog.perf import perf_data
 from generator.perf.collectives import Estimate, Job, estimate
 from generator.perf.system import Limit, PerfError, System, nvls_efficiency, system_for
 
@@ -78,7 +79,7 @@ def job_for(
         scale = per_unit * net_share
         prefix = f"{per_unit} nodes' " if per_unit > 1 else ""
         share = f", 1/{round(1 / net_share)} share" if net_share < 1 else ""
-        net = system.net.scaled(scale, prefix + system.net.name + share)
+        net = _ring_channel_cap(system, system.net.scaled(scale, prefix + system.net.name + share), scale)
         bound = system.fabric.limit if system.fabric is not None else system.net
         spread = bound.scaled(scale, prefix + bound.name + share)
     nvls = None
@@ -105,6 +106,24 @@ def job_for(
         scattered=placement == "scattered",
         nics_per_unit=system.net_ports * per_unit * net_share if units > 1 else 0.0,
         multi_node_nvls=system.multi_node_nvls,
+    )
+
+
+def _ring_channel_cap(system: System, net: Limit, scale: float) -> Limit:
+    """An NVLink domain's network as rings and trees between domains see it: each channel leaves the domain
+    through one NIC and NCCL searches at most ``ring_graph_max_channels`` of them, so a domain with more
+    NICs than that (GB200 NVL72: 72) uses only that many (perf.yaml [NCCL-INIT]). Spread traffic (alltoall,
+    point-to-point) is not bound this way."""
+    nics = system.net_ports * scale
+    channels = perf_data().nccl.ring_graph_max_channels.value
+    if system.net_ports < 1 or nics <= channels:
+        return net
+    per_nic = net.gbytes / nics
+    return Limit(
+        per_nic * channels,
+        f"{channels:g} ring channels × 1 NIC",
+        f"NCCL searches at most {channels:g} inter-node ring channels, one NIC each, of the domain's "
+        f"{nics:g} NICs ({per_nic:.1f} GB/s each)",
     )
 
 
