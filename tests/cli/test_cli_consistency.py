@@ -28,6 +28,7 @@ NOT_A_BLUEPRINT = {
     "init": set(),
     "examples": {"name"},
     "completion": {"shell"},
+    "rehearse": {"build_dir"},
 }
 COMMON = {"--format", "--output", "--quiet"}
 

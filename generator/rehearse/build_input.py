@@ -1,0 +1,167 @@
+"""What a rehearsal reads from a ``blueprint generate`` output directory (never the blueprint itself).
+
+``manifest.json`` (the design's name), ``cabling/cables.csv`` (the cables technicians pull: the wiring),
+``switches/<fabric>/<switch>/startup.yaml|frr.conf`` and ``switches/asn-plan.csv`` (Ethernet/RoCE),
+``cabling/ibnetdiscover/<fabric>.net`` and ``subnet_manager/<fabric>/`` (InfiniBand),
+``report/plan.json`` (the plan's metrics). The files may have been edited since ``generate`` wrote them,
+so they are read as foreign input: bounded, and a bad one is refused with its location.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from generator.foreign import ByteBudget, ForeignInputError, parse_json, read_foreign_text
+from generator.rehearse.nvue import SwitchConfig, from_frr_conf, from_startup
+
+MAX_FILE = 64 * 1024 * 1024  # a 100k-GPU build's cables.csv is ~60 MB
+MAX_CONFIG = 4 * 1024 * 1024  # one switch's configuration
+
+
+@dataclass(frozen=True)
+class Cable:
+    id: str
+    fabric: str
+    layer: str
+    a: str  # device
+    a_port: str
+    a_cage: str
+    a_cage_port: str
+    b: str
+    b_port: str
+    b_cage: str
+    b_cage_port: str
+
+
+@dataclass(frozen=True)
+class AsnEntry:
+    fabric: str
+    role: str
+    asn: int
+    loopback: str
+
+
+@dataclass(frozen=True)
+class IbFabric:
+    name: str
+    netfile: Path
+    members: tuple[tuple[str, Path], ...]  # (SM host, its opensm.conf), master first as generated
+    partitions: Path | None
+
+
+@dataclass
+class Build:
+    root: Path
+    name: str
+    cables: list[Cable] = field(default_factory=list)
+    switches: dict[str, dict[str, SwitchConfig]] = field(default_factory=dict)  # fabric -> name -> config
+    asn_plan: dict[str, AsnEntry] = field(default_factory=dict)
+    infiniband: dict[str, IbFabric] = field(default_factory=dict)
+    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)  # plan.json fabrics
+
+    @property
+    def fabrics(self) -> list[str]:
+        return sorted({*self.switches, *self.infiniband})
+
+    def cables_of(self, fabric: str) -> list[Cable]:
+        return [c for c in self.cables if c.fabric == fabric]
+
+
+def read_build(root: Path) -> Build:
+    """Raises ForeignInputError when ``root`` is not a usable ``generate`` output."""
+    budget = ByteBudget()
+    manifest = root / "manifest.json"
+    if not manifest.is_file():
+        raise ForeignInputError(str(root), "not a `blueprint generate` output directory (no manifest.json)")
+    doc = parse_json(read_foreign_text(manifest, MAX_FILE, budget), str(manifest))
+    name = doc.get("blueprint", {}).get("name") if isinstance(doc, dict) else None
+    build = Build(root, str(name or root.name))
+    _read_switches(build, budget)
+    _read_infiniband(build)
+    if build.fabrics:
+        build.cables = _read_cables(root / "cabling" / "cables.csv", budget)
+    plan_json = root / "report" / "plan.json"
+    if plan_json.is_file():
+        plan = parse_json(read_foreign_text(plan_json, MAX_FILE, budget), str(plan_json))
+        fabrics = plan.get("fabrics") if isinstance(plan, dict) else None
+        build.metrics = fabrics if isinstance(fabrics, dict) else {}
+    return build
+
+
+def _read_cables(path: Path, budget: ByteBudget) -> list[Cable]:
+    if not path.is_file():
+        raise ForeignInputError(str(path), "missing: the cabling plan is the rehearsal's wiring")
+    rows = csv.DictReader(io.StringIO(read_foreign_text(path, MAX_FILE, budget)))
+    need = ("cable_id", "fabric", "layer", "a_device", "a_port", "b_device", "b_port")
+    if rows.fieldnames is None or any(n not in rows.fieldnames for n in need):
+        raise ForeignInputError(f"{path}:1", f"the header lacks one of {', '.join(need)}")
+    out = []
+    for row in rows:
+        ends = [row.get(k) or "" for k in ("a_cage", "a_cage_port", "b_cage", "b_cage_port")]
+        out.append(
+            Cable(row["cable_id"], row["fabric"], row["layer"], row["a_device"], row["a_port"], ends[0],
+                  ends[1], row["b_device"], row["b_port"], ends[2], ends[3])
+        )  # fmt: skip
+    return out
+
+
+def _read_switches(build: Build, budget: ByteBudget) -> None:
+    base = build.root / "switches"
+    if not base.is_dir():
+        return
+    for fabric_dir in sorted(p for p in base.iterdir() if p.is_dir()):
+        configs: dict[str, SwitchConfig] = {}
+        for sw_dir in sorted(p for p in fabric_dir.iterdir() if p.is_dir()):
+            configs[sw_dir.name] = _read_switch(sw_dir, fabric_dir.name, budget)
+        if configs:
+            build.switches[fabric_dir.name] = configs
+    asn_csv = base / "asn-plan.csv"
+    if asn_csv.is_file():
+        build.asn_plan = _read_asn_plan(asn_csv, budget)
+
+
+def _read_switch(sw_dir: Path, fabric: str, budget: ByteBudget) -> SwitchConfig:
+    nvue, frr = sw_dir / "startup.yaml", sw_dir / "frr.conf"
+    if frr.is_file():
+        return from_frr_conf(read_foreign_text(frr, MAX_CONFIG, budget), sw_dir.name, fabric, str(frr))
+    if nvue.is_file():
+        return from_startup(read_foreign_text(nvue, MAX_CONFIG, budget), sw_dir.name, fabric, str(nvue))
+    raise ForeignInputError(str(sw_dir), "holds neither startup.yaml (NVUE) nor frr.conf")
+
+
+def _read_asn_plan(path: Path, budget: ByteBudget) -> dict[str, AsnEntry]:
+    out = {}
+    for n, row in enumerate(csv.DictReader(io.StringIO(read_foreign_text(path, MAX_FILE, budget))), 2):
+        try:
+            out[row["switch"]] = AsnEntry(row["fabric"], row["role"], int(row["asn"]), row["loopback"])
+        except (KeyError, TypeError, ValueError):
+            raise ForeignInputError(f"{path}:{n}", "expected fabric, switch, role, asn, loopback") from None
+    return out
+
+
+def _read_infiniband(build: Build) -> None:
+    base = build.root / "cabling" / "ibnetdiscover"
+    for netfile in sorted(base.glob("*.net")) if base.is_dir() else []:
+        fabric = netfile.stem
+        sm_dir = build.root / "subnet_manager" / fabric
+        members: list[tuple[str, Path]] = []
+        if sm_dir.is_dir():
+            confs = [p / "opensm.conf" for p in sorted(sm_dir.iterdir()) if (p / "opensm.conf").is_file()]
+            members = sorted(((c.parent.name, c) for c in confs), key=lambda m: -_priority(m[1]))
+        parts = sm_dir / "partitions.conf"
+        build.infiniband[fabric] = IbFabric(
+            fabric, netfile, tuple(members), parts if parts.is_file() else None
+        )
+
+
+def _priority(conf: Path) -> int:
+    """sm_priority of an opensm.conf (the master has the highest)."""
+    for line in read_foreign_text(conf, MAX_CONFIG).splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "sm_priority" and parts[1].isdigit():
+            return int(parts[1])
+    return 0

@@ -1,0 +1,121 @@
+"""FRR (zebra + bgpd) in one network namespace per switch, wired with veth pairs as cabled.
+
+Each switch gets a namespace (``cleanup.Reaper.namespace``); every wire becomes a veth pair created
+directly in the two namespaces with the configured interface names (``ip link add NAME netns A type veth
+peer name PEER netns B``, ip-link(8)), so names may repeat across switches. zebra and bgpd run in the
+foreground as children of the rehearsal (killed by process group; a SIGKILLed one is seen by ``poll``),
+each switch with its own FRR pathspace (``-N``), pid files and vty socket directory, dropping to user
+frr as Debian's build expects (its vty sockets belong to group frrvty).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from generator.rehearse import tools
+from generator.rehearse.cleanup import FRR_RUN, Reaper, must, run
+from generator.rehearse.expect import Wire
+
+DAEMONS = ("zebra", "bgpd")
+
+
+@dataclass
+class FrrSwitch:
+    name: str
+    ns: str
+    rundir: Path
+
+    def vtysh(self, command: str, timeout_s: float = 15) -> str:
+        return must([tools.must("vtysh"), "--vty_socket", str(self.rundir), "-c", command], timeout_s)
+
+    def json(self, command: str) -> Any:
+        """vtysh's JSON answer, or None while the daemon is not answering yet."""
+        with contextlib.suppress(RuntimeError, subprocess.SubprocessError, ValueError):
+            return json.loads(self.vtysh(command))
+        return None
+
+
+class FrrNetwork:
+    def __init__(self, reaper: Reaper, workdir: Path) -> None:
+        self.reaper = reaper
+        self.workdir = workdir
+        self.switches: dict[str, FrrSwitch] = {}
+
+    def add_switch(self, name: str, frr_conf: str) -> FrrSwitch:
+        ns = self.reaper.namespace()
+        rundir = self.workdir / ns
+        rundir.mkdir(parents=True)
+        (rundir / "frr.conf").write_text(frr_conf)
+        pathspace = self.reaper.directory(FRR_RUN / ns)
+        pathspace.mkdir(parents=True, exist_ok=True)
+        for path in (rundir, pathspace):  # the daemons run as user frr: their files must be theirs
+            shutil.chown(path, "frr", "frr")
+        sw = FrrSwitch(name, ns, rundir)
+        self.switches[name] = sw
+        return sw
+
+    def wire(self, wires: list[Wire]) -> None:
+        """Every veth pair in one ``ip -batch`` (thousands of ``ip`` runs cost seconds), then each
+        namespace's links up in one batch per namespace."""
+        lines = [
+            f"link add name {w.a_if} netns {self.switches[w.a].ns} type veth "
+            f"peer name {w.b_if} netns {self.switches[w.b].ns}"
+            for w in wires
+        ]
+        _batch([], lines)
+        ups: dict[str, list[str]] = {sw.ns: ["link set lo up"] for sw in self.switches.values()}
+        for w in wires:
+            ups[self.switches[w.a].ns].append(f"link set {w.a_if} up")
+            ups[self.switches[w.b].ns].append(f"link set {w.b_if} up")
+        for ns, cmds in ups.items():
+            _batch(["-n", ns], cmds)
+
+    def start(self) -> None:
+        """zebra everywhere first (bgpd connects to it), then bgpd."""
+        for daemon in DAEMONS:
+            for sw in self.switches.values():
+                argv = [
+                    "ip", "netns", "exec", sw.ns, tools.must(daemon), "-N", sw.ns,
+                    "-f", str(sw.rundir / "frr.conf"), "-i", str(sw.rundir / f"{daemon}.pid"),
+                    "--vty_socket", str(sw.rundir), "-u", "frr", "-g", "frr", "-P", "0",
+                    "--log", f"file:{sw.rundir / daemon}.log",
+                ]  # fmt: skip
+                log = open(sw.rundir / f"{daemon}.out", "wb")  # noqa: SIM115 - the child keeps it
+                self.reaper.spawn(f"{daemon} of {sw.name}", argv, stdout=log, stderr=subprocess.STDOUT)
+                log.close()
+
+    def fail(self, name: str) -> None:
+        """A switch dies: its daemons stop and its ports lose carrier, so its peers see the links go."""
+        sw = self.switches[name]
+        for daemon in DAEMONS:
+            self.reaper.stop(f"{daemon} of {name}")
+        out = run(["ip", "-n", sw.ns, "-o", "link", "show"]).stdout
+        names = [ln.split(":")[1].strip().split("@")[0] for ln in out.splitlines() if ":" in ln]
+        _batch(["-n", sw.ns], [f"link set {n} down" for n in names if n != "lo"])
+
+    def wait_ready(self, timeout_s: float = 60) -> list[str]:
+        """Switches whose bgpd does not answer on its vty socket within ``timeout_s``."""
+        deadline = time.monotonic() + timeout_s
+        pending = set(self.switches)
+        while pending and time.monotonic() < deadline and not self.reaper.dead():
+            pending = {n for n in pending if not (self.switches[n].rundir / "bgpd.vty").exists()}
+            time.sleep(0.2)
+        return sorted(pending)
+
+
+def _batch(prefix: list[str], commands: list[str]) -> None:
+    if not commands:
+        return
+    proc = subprocess.run(
+        ["ip", *prefix, "-batch", "-"], input="\n".join(commands) + "\n", capture_output=True, text=True,
+        timeout=600, check=False,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        raise RuntimeError(f"ip {' '.join(prefix)} -batch failed: {proc.stderr.strip()[-600:]}")

@@ -1,0 +1,232 @@
+"""Rehearse an InfiniBand fabric: ibsim on the build's expected net file, discovery, OpenSM.
+
+* simulation: ibsim runs ``cabling/ibnetdiscover/<fabric>.net`` (the plan's fabric in ibnetdiscover/ibsim
+  form); Debian's ibsim 0.10 models link speeds only up to HDR, so NDR/XDR links are simulated at HDR
+  (``SIM_SPEED``) and the report says so;
+* discovery: ``ibnetdiscover`` from the master SM's host, every link compared with the net file from both
+  ends by NodeDescription and port (the dump read by the parser ``verify-cabling`` uses);
+* subnet manager: the generated master ``opensm.conf`` runs once (``opensm -F FILE -o``) with its paths
+  moved into the rehearsal's directory, the ftree root and compute-node GUID files made from the
+  discovery (top-tier switches: cores, else spines; every CA port); verdicts from its log: MASTER, SUBNET
+  UP, the configured routing engine and no ``ERR`` line; the time it took is the time to converge;
+* the same after each ``--fail`` device (removed from the simulated fabric, cumulatively).
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import time
+from pathlib import Path
+
+from generator.foreign import read_foreign_text
+from generator.rehearse import tools
+from generator.rehearse.build_input import MAX_FILE, Build, IbFabric
+from generator.rehearse.cleanup import WORK_PREFIX, Reaper
+from generator.rehearse.ibsim import Simulator, ca_of
+from generator.rehearse.verdict import FabricVerdict
+from generator.verify.ibnetdiscover import parse_ibnetdiscover
+from generator.verify.sm_guids import parse_nodes, render_guids
+
+SIM_SPEED = "HDR"  # the fastest speed Debian's ibsim 0.10 parses (sim_net.c speed table)
+_FAST = re.compile(r"\b(\d+x)(NDR|XDR)\b")
+_PATH_KEYS = (
+    "root_guid_file",
+    "cn_guid_file",
+    "partition_config_file",
+    "log_file",
+    "guid_routing_order_file",
+)
+
+Link = tuple[tuple[str, int], tuple[str, int]]
+
+
+def simulated(text: str) -> tuple[str, str | None]:
+    """The net file ibsim can run, and the note when speeds were lowered."""
+    speeds = sorted({m.group(2) for m in _FAST.finditer(text)})
+    if not speeds:
+        return text, None
+    note = f"{'/'.join(speeds)} links simulated at {SIM_SPEED} (ibsim 0.10 models nothing faster)"
+    return _FAST.sub(rf"\g<1>{SIM_SPEED}", text), note
+
+
+def without(text: str, devices: set[str]) -> str:
+    """The net file with ``devices`` (NodeDescriptions) powered off: their records and every port to them."""
+    ids = {m.group(1) for m in re.finditer(r'^\S+\s+\d+\s+"([^"]+)"\s*#\s*"([^"]*)"', text, re.M)
+           if m.group(2) in devices}  # fmt: skip
+    out, skipping = [], False
+    for line in text.splitlines():
+        if m := re.match(r'^\S+\s+\d+\s+"([^"]+)"', line):
+            skipping = m.group(1) in ids
+        elif not line.startswith("["):
+            skipping = False
+        if skipping or (line.startswith("[") and any(f'"{i}"[' in line for i in ids)):
+            continue
+        out.append(line)
+    return _drop_unwired("\n".join(out) + "\n")
+
+
+def _drop_unwired(text: str) -> str:
+    """Records left without a single port line (CAs of a powered-off leaf) are dropped too."""
+    blocks = re.split(r"\n(?=(?:Switch|Ca|Hca|Rt)\s)", text)
+    keep = [b for b in blocks if not re.match(r"(?:Ca|Hca)\s", b) or re.search(r"^\[", b, re.M)]
+    return "\n".join(keep)
+
+
+def links(text: str, source: str) -> dict[Link, str | None]:
+    """Each link by its two (NodeDescription, port) ends, sorted, with its rate (4xHDR)."""
+    disc = parse_ibnetdiscover(text, source)
+    desc = {k: n.desc for k, n in disc.nodes.items()}
+    out: dict[Link, str | None] = {}
+    for ln in disc.links:
+        a, b = (desc.get(ln.a_node, ln.a_node), ln.a_port), (desc.get(ln.b_node, ln.b_node), ln.b_port)
+        out[(min(a, b), max(a, b))] = ln.rate
+    return out
+
+
+def _end(device: str, port: str) -> tuple[str, int] | None:
+    """A cabling-plan end as ibnetdiscover names it: (switch, port) or ('host mlx5_N', HCA port)."""
+    if "/" in port:  # an HCA port, mlx5_0/1
+        hca, _, number = port.rpartition("/")
+        return (f"{device} {hca}", int(number)) if number.isdigit() else None
+    return (device, int(port)) if port.isdigit() else None
+
+
+def planned_links(build: Build, fabric: str, down: set[str]) -> set[Link]:
+    """The fabric's cables of ``cabling/cables.csv`` (the sheet technicians cable from)."""
+    out: set[Link] = set()
+    for c in build.cables_of(fabric):
+        a, b = _end(c.a, c.a_port), _end(c.b, c.b_port)
+        if a and b and c.a not in down and c.b not in down:
+            out.add((min(a, b), max(a, b)))
+    return out
+
+
+def compare(expected: dict[Link, str | None], found: dict[Link, str | None], plan: set[Link]) -> list[str]:
+    """The discovery against the simulated net file, and both against the cabling plan."""
+    out = [f"missing: {a[0]} port {a[1]} - {b[0]} port {b[1]}" for a, b in sorted(expected.keys() - found)]
+    out += [f"not in the net file: {a[0]} port {a[1]} - {b[0]} port {b[1]} (cabling/cables.csv has it)"
+            for a, b in sorted(plan - found.keys())]  # fmt: skip
+    out += [f"not in cabling/cables.csv: {a[0]} port {a[1]} - {b[0]} port {b[1]}"
+            for a, b in sorted(found.keys() - plan)]  # fmt: skip
+    out += [f"unplanned: {a[0]} port {a[1]} - {b[0]} port {b[1]}" for a, b in sorted(found.keys() - expected)]
+    for key in sorted(expected.keys() & found.keys()):
+        if expected[key] != found[key]:
+            (a, b), want, got = key, expected[key], found[key]
+            out.append(f"{a[0]} port {a[1]} - {b[0]} port {b[1]}: {got}, planned {want}")
+    return out
+
+
+def guid_files(dump: str, where: Path) -> tuple[Path, Path, int, int]:
+    """root_guids.conf (cores, else spines) and cn_guids.conf (every CA port) from a discovery."""
+    nodes = parse_nodes(dump, "ibnetdiscover")
+    switches = [n for n in nodes if n.kind == "switch"]
+    top = [n for n in switches if "-core-" in n.desc] or [n for n in switches if "-spine-" in n.desc]
+    cns = [(g, f"{n.desc} {p}") for n in nodes if n.kind == "ca" for p, g in sorted(n.ports.items())]
+    roots, cn = where / "root_guids.conf", where / "cn_guids.conf"
+    roots.write_text(render_guids(tuple((n.guid, n.desc) for n in top)))
+    cn.write_text(render_guids(tuple(cns)))
+    return roots, cn, len(top), len(cns)
+
+
+def relocated_conf(conf: Path, files: dict[str, Path], out: Path) -> Path:
+    """The generated opensm.conf with its file paths moved into the rehearsal's directory."""
+    lines = []
+    for line in read_foreign_text(conf, MAX_FILE).splitlines():
+        key = line.split()[0] if line.split() else ""
+        lines.append(f"{key} {files[key]}" if key in _PATH_KEYS and key in files else line)
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def engine_of(conf: Path) -> str:
+    for line in read_foreign_text(conf, MAX_FILE).splitlines():
+        if line.startswith("routing_engine "):
+            return line.split()[1]
+    return "minhop"  # OpenSM's default routing engine (opensm(8))
+
+
+def sm_problems(log: str, engine: str, code: int | None) -> list[str]:
+    out = []
+    if "Entering MASTER state" not in log:
+        out.append("OpenSM never entered MASTER state")
+    if "SUBNET UP" not in log:
+        out.append("OpenSM never reported SUBNET UP")
+    first = engine.split(",")[0]
+    if first == "ftree" and "ftree tables configured on all switches" not in log:
+        out.append("the ftree routing engine did not configure every switch (OpenSM fell back)")
+    elif re.search(rf"routing engine '?{re.escape(first)}'? failed", log, re.I):
+        out.append(f"the {first} routing engine failed")
+    out += [f"OpenSM: {m.strip()}" for m in re.findall(r"ERR [0-9A-F]{4}:[^\n]*", log)[:10]]
+    if code not in (0, None):
+        out.append(f"opensm exited with {code}")
+    return out
+
+
+def _step(
+    sim_text: str, fab: IbFabric, reaper: Reaper, work: Path, timeout_s: float, plan: set[Link]
+) -> tuple[dict[str, list[str]], float, dict[str, str]]:
+    """One simulated fabric: (problems by check, OpenSM seconds, facts for the detail lines)."""
+    netfile = work / f"{fab.name}.net"
+    netfile.write_text(sim_text)
+    sim = Simulator(reaper, netfile, work)
+    sim.start()
+    try:
+        host_id = ca_of(sim_text, fab.members[0][0] if fab.members else "") or ca_of(sim_text, "")
+        if host_id is None:
+            return {"simulation": ["no CA with port 1 cabled to run the clients from"]}, 0.0, {}
+        dump = sim.client(host_id, [tools.must("ibnetdiscover")], timeout_s)
+        if dump.returncode != 0:
+            return {"discovery": [f"ibnetdiscover failed: {dump.stderr.strip()[-300:]}"]}, 0.0, {}
+        found = {
+            "discovery": compare(links(sim_text, str(netfile)), links(dump.stdout, "ibnetdiscover"), plan)
+        }
+        if not fab.members:
+            return found, 0.0, {"sm": "no subnet manager configured"}
+        roots, cns, n_roots, n_cns = guid_files(dump.stdout, work)
+        files = {"root_guid_file": roots, "cn_guid_file": cns, "log_file": work / "opensm.log"}
+        if fab.partitions is not None:
+            files["partition_config_file"] = fab.partitions
+        conf = relocated_conf(fab.members[0][1], files, work / "opensm.conf")
+        (work / "opensm.log").unlink(missing_ok=True)
+        t0 = time.monotonic()
+        proc = sim.client(host_id, [tools.must("opensm"), "-F", str(conf), "-o"], timeout_s)
+        seconds = time.monotonic() - t0
+        log = (work / "opensm.log").read_text(errors="replace") if (work / "opensm.log").exists() else ""
+        engine = engine_of(fab.members[0][1])
+        found["subnet manager"] = sm_problems(log, engine, proc.returncode)
+        facts = {"sm": f"{fab.members[0][0]}'s opensm.conf: MASTER, SUBNET UP, {engine} "
+                       f"({n_roots} roots, {n_cns} compute ports)"}  # fmt: skip
+        return found, seconds, facts
+    finally:
+        sim.stop()
+
+
+def rehearse_infiniband(
+    build: Build, fabric: str, reaper: Reaper, fail: list[str], timeout_s: float, verdict: FabricVerdict,
+    text: str,
+    outside: set[str],
+) -> None:  # fmt: skip
+    """Run the fabric (without the devices in ``outside`` when sampled) and record its checks."""
+    fab = build.infiniband[fabric]
+    sim_text, note = simulated(without(text, outside) if outside else text)
+    if note:
+        verdict.notes.append(note)
+    work = reaper.directory(Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{reaper.tag[3:]}-")))
+    down: set[str] = set(outside)
+    for step in ["all up", *fail]:
+        if step != "all up":
+            down.add(step)
+        suffix = "" if step == "all up" else f" (after --fail {step})"
+        found, seconds, facts = _step(
+            without(sim_text, down), fab, reaper, work, timeout_s, planned_links(build, fabric, down)
+        )
+        verdict.converge_s[step if step == "all up" else f"after --fail {step}"] = seconds
+        details = {
+            "simulation": "ibsim runs the planned fabric",
+            "discovery": "ibnetdiscover finds every link of cables.csv and the net file, nothing else, "
+            "at the planned rate",
+            "subnet manager": facts.get("sm", ""),
+        }
+        for name, reasons in found.items():
+            verdict.add(name + suffix, reasons, details[name])

@@ -1,0 +1,168 @@
+"""A switch's routing configuration as FRR runs it: ``frr.conf`` as written, or the routing part of an
+NVUE ``startup.yaml`` rendered into ``frr.conf`` the way Cumulus Linux does.
+
+On Cumulus Linux "NVUE manages FRR daemons and configuration automatically" (Cumulus Linux user guide,
+"Layer 3" > "FRRouting" > "Configure FRR"), with FRR's ``datacenter`` defaults. The NVUE keys map to the
+vtysh commands the user guide gives beside each ``nv set`` ("Border Gateway Protocol - BGP" > "BGP
+Unnumbered", "Equal Cost Multipath Load Sharing"): ``router bgp autonomous-system`` -> ``router bgp N``,
+``router-id`` -> ``bgp router-id``, a neighbour with ``type: unnumbered`` -> ``neighbor swpN interface
+remote-as external`` (with router advertisements on the port, which unnumbered peering learns the
+peer's link-local address from), ``path-selection multipath aspath-ignore on`` -> ``bgp bestpath
+as-path multipath-relax``, ``address-family ipv4-unicast network`` / ``multipaths ebgp`` -> ``network``
+/ ``maximum-paths``. The loopback address (ifupdown2 on the switch) is given to zebra here. Ports,
+breakouts, MTU and QoS are not routing and do not take part.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from generator.foreign import ForeignInputError
+
+RA_INTERVAL_S = 10  # the interval FRR's and Cumulus's BGP-unnumbered examples use
+_DESCRIPTION = re.compile(r"^(\S+) to (\S+) (\S+)$")  # "C-LS-000001 to c-spine-001 swp1s0"
+
+
+@dataclass(frozen=True)
+class SwitchConfig:
+    name: str
+    fabric: str
+    source: str  # the file it came from
+    asn: int
+    router_id: str
+    loopbacks: tuple[str, ...]  # addresses on lo, prefix form (10.254.0.1/32)
+    networks: tuple[str, ...]  # prefixes announced
+    neighbors: tuple[str, ...]  # interfaces with an unnumbered session
+    interfaces: frozenset[str]  # every interface the configuration names
+    descriptions: dict[str, str]  # interface -> "cable to peer peer_if"
+    frr_conf: str
+
+    def planned_peer(self, ifname: str) -> tuple[str, str, str] | None:
+        """(cable, peer, peer interface) from the port's description, when it has that form."""
+        m = _DESCRIPTION.match(self.descriptions.get(ifname, ""))
+        return (m.group(1), m.group(2), m.group(3)) if m else None
+
+
+def _get(doc: Any, *keys: str) -> Any:
+    for key in keys:
+        doc = doc.get(key) if isinstance(doc, dict) else None
+    return doc
+
+
+def _asn(value: Any, where: str) -> int:
+    try:
+        asn = int(value)
+    except (TypeError, ValueError):
+        raise ForeignInputError(where, f"no usable BGP autonomous-system number ({value!r})") from None
+    if not 1 <= asn <= 4_294_967_295:  # 4-byte ASNs, RFC 6793
+        raise ForeignInputError(where, f"autonomous-system {asn} is outside 1..4294967295")
+    return asn
+
+
+def _prefix(value: str, where: str) -> str:
+    try:
+        return str(ipaddress.ip_network(value, strict=False))
+    except ValueError:
+        raise ForeignInputError(where, f"`{value}` is not an IP prefix") from None
+
+
+def from_startup(text: str, name: str, fabric: str, where: str) -> SwitchConfig:
+    try:
+        doc = YAML(typ="safe", pure=True).load(text)
+    except YAMLError as exc:
+        raise ForeignInputError(where, f"not YAML: {str(exc).splitlines()[0]}") from None
+    sets = [d.get("set") for d in doc if isinstance(d, dict)] if isinstance(doc, list) else []
+    top = next((s for s in sets if isinstance(s, dict)), None)
+    if top is None:
+        raise ForeignInputError(where, "not an NVUE startup.yaml (a list holding a `set` document)")
+    bgp = _get(top, "vrf", "default", "router", "bgp") or {}
+    ifaces = _get(top, "interface") or {}
+    asn = _asn(_get(top, "router", "bgp", "autonomous-system"), where)
+    router_id = str(_get(top, "router", "bgp", "router-id") or "")
+    # the loopback is `interface lo ip address` before Cumulus Linux 5.13's object model, `ipv4` since
+    # (the spellings generator/emit/switches/nvue.py writes per release, sourced in its catalogue)
+    lo_v4 = _get(ifaces, "lo", "ipv4", "address") or _get(ifaces, "lo", "ip", "address") or {}
+    lo = [_prefix(str(a), where) for a in lo_v4]
+    v4 = _get(bgp, "address-family", "ipv4-unicast") or {}
+    networks = tuple(_prefix(str(n), where) for n in (v4.get("network") or {}))
+    neighbors = _get(bgp, "neighbor") or {}
+    unnumbered = tuple(
+        str(n) for n, v in neighbors.items() if isinstance(v, dict) and v.get("type") == "unnumbered"
+    )
+    descriptions = {str(k): str(v.get("description", "")) for k, v in ifaces.items() if isinstance(v, dict)}
+    relax = _get(bgp, "path-selection", "multipath", "aspath-ignore") in ("on", "enabled", True)
+    paths = _get(v4, "multipaths", "ebgp")
+    conf = _render(name, asn, router_id, lo, networks, unnumbered, descriptions, relax, paths, neighbors)
+    return SwitchConfig(name, fabric, where, asn, router_id, tuple(lo), networks, unnumbered,
+                        frozenset(map(str, ifaces)), descriptions, conf)  # fmt: skip
+
+
+def _render(
+    name: str,
+    asn: int,
+    router_id: str,
+    lo: list[str],
+    networks: tuple[str, ...],
+    unnumbered: tuple[str, ...],
+    descriptions: dict[str, str],
+    relax: bool,
+    paths: Any,
+    neighbors: dict[str, Any],
+) -> str:
+    lines = ["frr defaults datacenter", f"hostname {name}", "interface lo"]
+    lines += [f" ip address {p}" for p in lo] + ["exit"]
+    for ifname in unnumbered:
+        lines += [f"interface {ifname}"]
+        lines += [f" description {descriptions[ifname]}"] if descriptions.get(ifname) else []
+        lines += [f" ipv6 nd ra-interval {RA_INTERVAL_S}", " no ipv6 nd suppress-ra", "exit"]
+    lines += [f"router bgp {asn}"] + ([f" bgp router-id {router_id}"] if router_id else [])
+    lines += [" no bgp ebgp-requires-policy"] + ([" bgp bestpath as-path multipath-relax"] if relax else [])
+    for ifname in unnumbered:
+        remote = str(_get(neighbors, ifname, "remote-as") or "external")
+        lines.append(f" neighbor {ifname} interface remote-as {remote}")
+    lines += [" address-family ipv4 unicast"] + [f"  network {n}" for n in networks]
+    lines += [f"  maximum-paths {int(paths)}"] if str(paths or "").isdigit() else []
+    lines += [" exit-address-family", "exit"]
+    return "\n".join(lines) + "\n"
+
+
+_ROUTER = re.compile(r"^router bgp (\S+)")
+_NEIGHBOR = re.compile(r"^ neighbor (\S+) interface\b")
+
+
+def from_frr_conf(text: str, name: str, fabric: str, where: str) -> SwitchConfig:
+    asn: int | None = None
+    router_id, current = "", ""
+    lo: list[str] = []
+    networks: list[str] = []
+    neighbors: list[str] = []
+    ifaces: set[str] = set()
+    descriptions: dict[str, str] = {}
+    for no, line in enumerate(text.splitlines(), 1):
+        loc = f"{where}:{no}"
+        words = line.split()
+        if line.startswith("interface "):
+            current = words[1]
+            ifaces.add(current)
+        elif line.startswith(" description ") and current:
+            descriptions[current] = line[len(" description ") :].strip()
+        elif current == "lo" and line.startswith(" ip address "):
+            lo.append(_prefix(words[2], loc))
+        elif m := _ROUTER.match(line):
+            asn, current = _asn(m.group(1), loc), ""
+        elif line.startswith(" bgp router-id "):
+            router_id = words[2]
+        elif m := _NEIGHBOR.match(line):
+            neighbors.append(m.group(1))
+        elif line.startswith("  network "):
+            networks.append(_prefix(words[1], loc))
+    if asn is None:
+        raise ForeignInputError(where, "no `router bgp` section")
+    return SwitchConfig(name, fabric, where, asn, router_id, tuple(lo), tuple(networks), tuple(neighbors),
+                        frozenset(ifaces | set(neighbors)), descriptions, text)  # fmt: skip

@@ -1,0 +1,67 @@
+"""A fabric larger than the machine is rehearsed as a faithful sample: one scalable unit (the leaves named
+``-su<S>-`` of the lowest S, docs/architecture.md "Naming") with every spine those leaves are cabled to and
+every core those spines are cabled to, so each leaf keeps all of its uplinks and every path between two
+leaves of the unit is present. The report says so. Fabrics without scalable units (dragonfly, torus) are
+not sampled.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+
+# Resident memory of one switch (zebra + bgpd of Debian's FRR 8.4 with a few dozen sessions), measured by
+# benchmarks/rehearse.py on roce-rail-2tier; the estimate keeps a rehearsal inside half the free memory.
+FRR_SWITCH_BYTES = 40 * 1024 * 1024
+# ibsim + OpenSM per simulated node, generous: an OpenSM fabric of 16,384 HCAs and 1,280 switches ran in
+# about 2 minutes and well under 2 GB on 2 cores (issue 27).
+IB_NODE_BYTES = 64 * 1024
+MAX_SWITCHES = 400  # FRR namespaces: beyond this, polling every switch's RIB is slower than it is useful
+_SU = re.compile(r"-su(\d+)-")
+_TIERS = ("leaf", "spine", "core")
+
+
+def available_bytes() -> int:
+    """MemAvailable of /proc/meminfo (proc(5)), or the physical memory when it cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
+def fits_ethernet(switches: int) -> bool:
+    return switches <= MAX_SWITCHES and switches * FRR_SWITCH_BYTES < available_bytes() // 2
+
+
+def fits_infiniband(nodes: int) -> bool:
+    return nodes * IB_NODE_BYTES < available_bytes() // 2
+
+
+def tier(name: str) -> str:
+    return next((t for t in _TIERS if f"-{t}-" in name), "")
+
+
+def scalable_unit(switches: Iterable[str], edges: Iterable[tuple[str, str]]) -> tuple[set[str], str] | None:
+    """(switches of the sample, what it is), or None when the fabric has no scalable units."""
+    names = set(switches)
+    units = sorted({int(m.group(1)) for n in names if tier(n) == "leaf" and (m := _SU.search(n))})
+    if not units:
+        return None
+    adj: dict[str, set[str]] = {}
+    for a, b in edges:
+        adj.setdefault(a, set()).add(b)
+        adj.setdefault(b, set()).add(a)
+    keep = {n for n in names if tier(n) == "leaf" and f"-su{units[0]}-" in n}
+    leaves = len(keep)
+    for lower, upper in (("leaf", "spine"), ("spine", "core")):
+        keep |= {p for n in keep if tier(n) == lower for p in adj.get(n, ()) if tier(p) == upper}
+    spines = sum(tier(n) == "spine" for n in keep)
+    cores = sum(tier(n) == "core" for n in keep)
+    what = (f"sampled: scalable unit su{units[0]} of {len(units)} ({leaves} leaves) with the {spines} spines"
+            + (f" and {cores} cores" if cores else "") + " it is cabled to")  # fmt: skip
+    return keep, what

@@ -1,0 +1,62 @@
+"""`blueprint rehearse` on an InfiniBand build: ibsim from the net file, ibnetdiscover against the cabling
+plan, the generated OpenSM configuration as master. hdr-fat-tree-a100 fits whole; it is also rehearsed as
+a sample (one scalable unit with its spines), which the report states."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from rehearse_fixtures import REPO, failed, generate, need_tools, rehearse
+
+from generator.rehearse import tools
+
+pytestmark = [pytest.mark.realtools]
+
+
+@pytest.fixture(scope="module")
+def hdr(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    need_tools(tools.INFINIBAND_TOOLS)
+    return generate(REPO / "examples" / "hdr-fat-tree-a100.yaml", tmp_path_factory.mktemp("hdr") / "build")
+
+
+def test_hdr_fat_tree_passes_whole_and_sampled_with_a_spine_down(hdr: Path) -> None:
+    code, report, err = rehearse(str(hdr), "--fail", "c-spine-001")
+    assert code == 0, (failed(report), err[-2000:])
+    (fab,) = report["fabrics"]
+    assert fab["size"] == "26 switches, 320 HCAs" and fab["notes"] == []
+    assert [c["check"] for c in fab["checks"]] == [
+        "discovery", "subnet manager",
+        "discovery (after --fail c-spine-001)", "subnet manager (after --fail c-spine-001)",
+    ]  # fmt: skip
+    assert "MASTER, SUBNET UP, ftree (10 roots, 320 compute ports)" in fab["checks"][1]["detail"]
+    assert "(9 roots, 320 compute ports)" in fab["checks"][3]["detail"]
+
+    code, report, err = rehearse(str(hdr), "--sample", "always")
+    assert code == 0, (failed(report), err[-2000:])
+    (fab,) = report["fabrics"]
+    assert fab["notes"] == ["sampled: scalable unit su1 of 2 (8 leaves) with the 10 spines it is cabled to"]
+    assert "(10 roots, 160 compute ports)" in fab["checks"][1]["detail"]
+
+
+def test_a_cable_missing_from_the_net_file_is_named(hdr: Path, tmp_path: Path) -> None:
+    build = tmp_path / "edited"
+    shutil.copytree(hdr, build)
+    net = build / "cabling" / "ibnetdiscover" / "compute.net"
+    lines = net.read_text().splitlines()
+    # the leaf's end of dgx001 mlx5_0's cable, and the HCA's end: the cable was never pulled
+    cut = [
+        ln
+        for ln in lines
+        if '"H-dgx001-mlx5_0"[1]' in ln or ('"S-c-leaf-su1-r0"[1]' in ln and ln.startswith("[1]"))
+    ]
+    assert len(cut) == 2, cut
+    net.write_text("\n".join(ln for ln in lines if ln not in cut) + "\n")
+    code, report, err = rehearse(str(build))
+    assert code == 1, err[-2000:]
+    assert failed(report) == {
+        "discovery": [
+            "not in the net file: c-leaf-su1-r0 port 1 - dgx001 mlx5_0 port 1 (cabling/cables.csv has it)"
+        ]
+    }
