@@ -2,7 +2,9 @@
 
 `cd BUILD_DIR/pulumi && pulumi stack output --json > outputs.json`, then this command writes
 BUILD_DIR/ansible/inventory.stack.yml: the generated inventory with the provider's addresses and the managed
-file systems to mount. Exit 0 written, 2 when the outputs do not fit the build (named hosts, file:line:col).
+file systems to mount. `--from-stack -` reads standard input. Exit 0 written, 2 when the outputs are refused
+(a value outside the provider's syntax, a stack value contradicting the blueprint, hosts that do not match:
+located as `file: $.nodes["gpu001"].zone` or `file:line:col`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import argparse
 from pathlib import Path
 
 from generator.commands._common import add_common, command, err_console, note
+from generator.report import safe
 
 ORDER = 61
 DEFAULT_NAME = "inventory.stack.yml"
@@ -45,30 +48,36 @@ def _access_via(build: Path) -> str:
     return str((data.get("access") or {}).get("via", "vpn"))
 
 
+def _missing_build(build: Path) -> Path | None:
+    for needed in (build / "ansible" / "inventory.yml", build / "pulumi" / "cluster.json"):
+        if not needed.is_file():
+            return needed
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
-    from generator.deploy.stack_inventory import StackInventoryError, build_inventory, read_outputs, render
+    """Refusals of the stack outputs are ForeignInputError (located, exit 2: generator/cli.py prints them)."""
+    from generator.deploy.stack_inventory import build_inventory, build_target, read_outputs, render
+    from generator.deploy.stack_outputs import where_of
+    from generator.foreign import ByteBudget
     from generator.fsutil import atomic_write_text
 
     build = Path(args.build_dir)
-    outputs_path = Path(args.from_stack)
-    for needed in (build / "ansible" / "inventory.yml", build / "pulumi" / "cluster.json"):
-        if not needed.is_file():
-            err_console.print(
-                f"{needed}: missing: run `blueprint generate` first (with the ansible and pulumi outputs)"
-            )
-            return 2
-    try:
-        inventory = build_inventory(build, read_outputs(outputs_path))
-    except StackInventoryError as exc:
-        err_console.print(f"error: {exc}", markup=False)
+    missing = _missing_build(build)
+    if missing is not None:
+        err_console.print(
+            f"{safe(missing)}: missing: run `blueprint generate` first (with the ansible and pulumi outputs)"
+        )
         return 2
+    outputs = read_outputs(args.from_stack, build_target(build), ByteBudget())
+    inventory = build_inventory(build, outputs, where_of(args.from_stack))
     target = Path(args.output) if args.output else build / "ansible" / DEFAULT_NAME
-    atomic_write_text(target, render(inventory, outputs_path))
+    atomic_write_text(target, render(inventory, args.from_stack))
     hosts = sum(
         len(g.get("hosts") or {}) for n, g in inventory["all"]["children"].items() if n.startswith("pool_")
     )
     mounts = len(inventory["all"]["vars"]["shared_storage_managed_mounts"])
-    note(args, f"{target}: {hosts} hosts, {mounts} managed file system(s)")
+    note(args, f"{safe(target)}: {hosts} hosts, {mounts} managed file system(s)")
     via = _access_via(build)
     if via == "vpn":
         note(
@@ -78,5 +87,5 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         note(args, f"hosts are reached through {via} (deployment.cloud.access; docs/pulumi.md)")
-    note(args, f"next: blueprint configure {build} -i {target}")
+    note(args, f"next: blueprint configure {safe(build)} -i {safe(target)}")
     return 0

@@ -9,9 +9,14 @@ catalogue (data/cloud.yaml `access`, with their sources). The generator writes t
 
 from __future__ import annotations
 
+import ipaddress
+import re
 import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from generator.deploy.stack_outputs import AWS_INSTANCE_ID, GCP_PROJECT, GCP_ZONE, OCID
+from generator.foreign import host_name_problem
 
 if TYPE_CHECKING:
     from generator.resolve import ResolvedCluster
@@ -22,7 +27,14 @@ DEFAULT_VIA = {"aws": "ssm", "gcp": "iap"}
 
 
 class AccessError(ValueError):
-    """The stack outputs lack what the access path needs (message names the node and the field)."""
+    """The stack outputs lack what the access path needs, or hold a value its syntax refuses: `field` is the
+    node's output at fault (the caller locates it in the file: `$.nodes["gpu001"].zone`)."""
+
+    def __init__(self, host: str, field: str, message: str) -> None:
+        super().__init__(f"node `{host}` {field}: {message}")
+        self.host = host
+        self.field = field
+        self.message = message
 
 
 @dataclass(frozen=True)
@@ -47,19 +59,52 @@ def access_data(cluster: ResolvedCluster) -> dict[str, Any]:
     return out
 
 
+# What a value substituted into the ssh command line must be: the provider's documented syntax
+# (generator/deploy/stack_outputs.py cites each), which admits no shell, ssh-token (`%`) or template syntax.
+SYNTAX = {
+    "zone": GCP_ZONE,
+    "project": GCP_PROJECT,
+    "instance": re.compile(f"{AWS_INSTANCE_ID.pattern}|{OCID.pattern}"),
+}
+
+
+_PLACEHOLDER = re.compile(r"\{(project|zone)\}")
+
+
 def _node_value(node: dict[str, Any], key: str, host: str) -> str:
+    """The node's `key` output, checked against its syntax here too (the command line is built from it)."""
     value = node.get(key)
     if not isinstance(value, str) or not value:
-        raise AccessError(f"node `{host}` has no `{key}` in the stack outputs (needed to reach it)")
+        raise AccessError(host, key, "missing from the stack outputs (needed to reach the node)")
+    pattern = SYNTAX.get(key)
+    if pattern is not None and not pattern.fullmatch(value):
+        raise AccessError(host, key, f"{value!r} is not a valid {key}: refused in an ssh command line")
+    return value
+
+
+def _address(node: dict[str, Any], host: str) -> str:
+    value = _node_value(node, "address", host)
+    if host_name_problem(value) is not None:
+        try:
+            value = str(ipaddress.ip_address(value))
+        except ValueError:
+            raise AccessError(
+                host, "address", f"{value!r} is neither an IP address nor a host name"
+            ) from None
+    if "%" in value:  # an IPv6 zone index: `%` is an ssh token
+        raise AccessError(host, "address", f"{value!r}: no zone index")
     return value
 
 
 def _proxy_args(access: dict[str, Any], node: dict[str, Any], host: str) -> list[str]:
-    """`-o ProxyCommand=…` with the stack's values filled in, then the vendor's further options."""
-    command = str(access["proxy_command"])
-    for key in ("project", "zone"):
-        if "{" + key + "}" in command:
-            command = command.replace("{" + key + "}", _node_value(node, key, host))
+    """`-o ProxyCommand=…` with the stack's values filled in, then the vendor's further options. The
+    ProxyCommand is run by the user's shell (ssh_config(5)): each value, already checked against the
+    provider's syntax (no `%`, which ssh expands as a token before the shell runs), is substituted
+    shell-quoted: OpenSSH runs `$SHELL -c "exec <ProxyCommand>"` (sshconnect.c, ssh_proxy_connect)."""
+    # one pass: a substituted value is never scanned for placeholders again
+    command = _PLACEHOLDER.sub(
+        lambda m: shlex.quote(_node_value(node, m.group(1), host)), str(access["proxy_command"])
+    )
     args = ["-o", f"ProxyCommand={command}"]
     for option, value in sorted((access.get("ssh_options") or {}).items()):
         args += ["-o", f"{option}={value}"]
@@ -70,7 +115,7 @@ def host_access(access: dict[str, Any], node: dict[str, Any], host: str) -> Host
     """Where ssh connects for `host` and how: the instance id (SSM) or name (IAP) as %h behind the
     vendor's ProxyCommand, the address behind a ProxyJump bastion, or the address directly (VPN).
     Ansible splits ansible_ssh_common_args with shlex, so the arguments are joined with shlex quoting."""
-    address = _node_value(node, "address", host)
+    address = _address(node, host)
     via = access.get("via", "vpn")
     if via == "bastion":
         return HostAccess(address, shlex.join(["-o", f"ProxyJump={access['bastion']}"]))

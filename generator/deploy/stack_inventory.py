@@ -1,58 +1,57 @@
 """The Ansible inventory from what `pulumi up` created: `pulumi stack output --json` joined to the build.
 
 Reads the generated inventory (groups, host variables, the planned addresses), the project's cluster.json
-(managed file systems with the vendor's mount options and client repositories) and the stack outputs
-(`nodes`: hostname -> address; `storage`: name -> protocol, source, mount). Writes the same inventory with
-every host's `cb_mgmt_address` set to the address the provider gave it, `ansible_host` and
+(managed file systems with the vendor's mount options and client repositories, the target, the access path)
+and the stack outputs, through the target's typed model (generator/deploy/stack_outputs.py: addresses are
+IP addresses, ids/zones/projects/users match the provider's syntax). Writes the same inventory with every
+host's `cb_mgmt_address` set to the address the provider gave it, `ansible_host` and
 `ansible_ssh_common_args` to the access path of the build (generator/deploy/access.py), and
 `shared_storage_managed_mounts` (plus the Lustre client repository a service publishes) in `all.vars`.
-Hosts missing from the stack, or nodes the blueprint does not know, are errors: the two halves must agree.
+
+The stack only fills what the blueprint left to the provider (addresses, instance ids, the mount source,
+the login user); the blueprint keeps its decisions (protocol, mount point): a stack value that contradicts
+one is refused at its JSON path. Hosts missing from the stack, or nodes the blueprint does not know, are
+errors too: the two halves must agree. Every value taken from the stack is written `!unsafe`, so Ansible
+never templates it, on top of its syntax admitting no `{{`/`{%`.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
 
 from generator.deploy.access import AccessError, host_access
+from generator.deploy.stack_outputs import StackOutputs, read_stack_outputs, source_problem, where_of
+from generator.foreign import ByteBudget, ForeignInputError, json_path
+
+# Ansible's YAML loader reads `!unsafe` as a string it never templates (Ansible docs, "Advanced playbook
+# syntax: Unsafe or raw strings"); the tag is also valid in a flow (JSON-shaped) mapping.
+UNSAFE_TAG = "!unsafe "
 
 
-class StackInventoryError(ValueError):
-    """The stack outputs do not fit the build (message names the file and what is wrong)."""
+class Foreign(str):
+    """A string taken from the stack outputs: rendered `!unsafe`."""
 
 
-@dataclass(frozen=True)
-class StackOutputs:
-    blueprint: str
-    nodes: dict[str, dict[str, Any]]
-    storage: dict[str, dict[str, Any]]
-    # the user the program installed the SSH key for (Azure adminUsername, GCP sshUser); AWS and OCI keep
-    # the image's default user, which the stack does not report
-    login_user: str | None = None
+class StackInventoryError(ForeignInputError):
+    """The stack outputs do not fit the build (located at the outputs' JSON path; exit 2)."""
 
 
-def read_outputs(path: Path) -> StackOutputs:
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise StackInventoryError(f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from exc
-    except OSError as exc:
-        raise StackInventoryError(f"{path}: {exc.strerror}") from exc
-    if not isinstance(raw, dict) or not isinstance(raw.get("nodes"), dict):
-        raise StackInventoryError(
-            f"{path}: no `nodes` object: give the output of `pulumi stack output --json`"
-        )
-    user = raw.get("login_user")
-    return StackOutputs(
-        str(raw.get("blueprint", "")),
-        raw["nodes"],
-        dict(raw.get("storage") or {}),
-        user if isinstance(user, str) and user else None,
-    )
+def build_target(build: Path) -> str:
+    return str(_cluster_json(build).get("target", ""))
+
+
+def read_outputs(path: str | Path, target: str, budget: ByteBudget | None = None) -> StackOutputs:
+    """The stack outputs, typed for the build's target (bounded read, located refusals)."""
+    return read_stack_outputs(path, target, budget)
+
+
+def _cluster_json(build: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((build / "pulumi" / "cluster.json").read_text(encoding="utf-8"))
+    return data
 
 
 def _hosts(inventory: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -66,31 +65,64 @@ def _hosts(inventory: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def managed_mounts(cluster_json: dict[str, Any], outputs: StackOutputs) -> list[dict[str, Any]]:
-    """One shared_storage mount per managed file system the stack created, with the vendor's options."""
-    mounts = []
-    for spec in cluster_json.get("storage") or []:
-        out = outputs.storage.get(spec["name"])
-        if not out or not out.get("source"):
-            raise StackInventoryError(f"storage `{spec['name']}` has no source in the stack outputs")
-        kind = out.get("protocol", spec["protocol"])
-        mounts.append(
-            {
-                "name": spec["name"],
-                "kind": kind,
-                "src": out["source"],
-                "path": out.get("mount") or spec["mount"],
-                "fstype": "lustre" if kind == "lustre" else "nfs",
-                "opts": spec.get("mount_options") or "_netdev",
-                "server": None,
-            }
+def _at(where: str, *loc: str) -> str:
+    return f"{where}: {json_path(list(loc))}"
+
+
+def _decided(where: str, name: str, key: str, blueprint_value: Any, stack_value: Any) -> Any:
+    """The blueprint's value; the stack's only where the blueprint left it open. A stack value that differs
+    from the blueprint's is refused: outputs of another build, or edited to move data elsewhere."""
+    if blueprint_value is None:
+        return stack_value
+    if stack_value is not None and stack_value != blueprint_value:
+        raise StackInventoryError(
+            _at(where, "storage", name, key),
+            f"the blueprint decides `{key}` of `{name}` ({blueprint_value}); the stack says {stack_value}: "
+            "the outputs are not this build's (regenerate, `pulumi up`, export the outputs again)",
         )
-    return mounts
+    return blueprint_value
+
+
+def _mount(where: str, spec: dict[str, Any], outputs: StackOutputs) -> dict[str, Any]:
+    name = spec["name"]
+    out = outputs.storage.get(name)
+    if out is None or not out.source:
+        raise StackInventoryError(_at(where, "storage", name, "source"), f"storage `{name}` has no source")
+    kind = _decided(where, name, "protocol", spec.get("protocol"), out.protocol)
+    problem = source_problem(kind, out.source)
+    if problem is not None:
+        raise StackInventoryError(_at(where, "storage", name, "source"), problem)
+    path = _decided(where, name, "mount", spec.get("mount"), out.mount)
+    if path is None:
+        raise StackInventoryError(
+            _at(where, "storage", name, "mount"), f"storage `{name}` has no mount point"
+        )
+    return {
+        "name": name,
+        "kind": kind,
+        "src": Foreign(out.source),
+        "path": path if spec.get("mount") is not None else Foreign(path),
+        "fstype": "lustre" if kind == "lustre" else "nfs",
+        "opts": spec.get("mount_options") or "_netdev",
+        "server": None,
+    }
+
+
+def managed_mounts(cluster_json: dict[str, Any], outputs: StackOutputs, where: str) -> list[dict[str, Any]]:
+    """One shared_storage mount per managed file system the stack created, with the vendor's options."""
+    specs = cluster_json.get("storage") or []
+    unknown = sorted(set(outputs.storage) - {s["name"] for s in specs})
+    if unknown:
+        raise StackInventoryError(
+            _at(where, "storage", unknown[0]),
+            "a file system the build does not create: not this build's outputs",
+        )
+    return [_mount(where, spec, outputs) for spec in specs]
 
 
 def lustre_client_vars(cluster_json: dict[str, Any]) -> dict[str, Any]:
     """shared_storage variables for a Lustre client repository the service publishes (GCP Managed Lustre,
-    Azure Managed Lustre)."""
+    Azure Managed Lustre). From the catalogue, not the stack: templated by Ansible on purpose."""
     release = "{{ ansible_distribution_release }}"
     for spec in cluster_json.get("storage") or []:
         client = spec.get("client")
@@ -108,54 +140,81 @@ def lustre_client_vars(cluster_json: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-def build_inventory(build: Path, outputs: StackOutputs) -> dict[str, Any]:
-    yaml = YAML(typ="safe", pure=True)
-    inventory = yaml.load((build / "ansible" / "inventory.yml").read_text(encoding="utf-8"))
-    cluster_json = json.loads((build / "pulumi" / "cluster.json").read_text(encoding="utf-8"))
-    if outputs.blueprint and outputs.blueprint != cluster_json["blueprint"]:
-        raise StackInventoryError(
-            f"the stack outputs are for blueprint `{outputs.blueprint}`, the build is "
-            f"`{cluster_json['blueprint']}`"
-        )
-    hosts = _hosts(inventory)
+def _names(names: list[str]) -> str:
+    shown = ", ".join(names[:10])
+    return shown + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+
+
+def _same_hosts(where: str, hosts: dict[str, Any], outputs: StackOutputs) -> None:
     missing = sorted(set(hosts) - set(outputs.nodes))
     unknown = sorted(set(outputs.nodes) - set(hosts))
     if missing or unknown:
-        raise StackInventoryError(
-            "the stack and the build disagree: "
-            + "; ".join(
-                part
-                for part in (
-                    f"not in the stack: {', '.join(missing)}" if missing else "",
-                    f"not in the blueprint: {', '.join(unknown)}" if unknown else "",
-                )
-                if part
-            )
+        parts = (
+            f"not in the stack: {_names(missing)}" if missing else "",
+            f"not in the blueprint: {_names(unknown)}" if unknown else "",
         )
-    access = cluster_json.get("access") or {"via": "vpn"}
+        raise StackInventoryError(
+            _at(where, "nodes"), "the stack and the build disagree: " + "; ".join(p for p in parts if p)
+        )
+
+
+def _reach_hosts(where: str, hosts: dict[str, Any], outputs: StackOutputs, access: dict[str, Any]) -> None:
     for host, hv in hosts.items():
-        node = outputs.nodes[host] or {}
+        node = outputs.nodes[host].model_dump(exclude_none=True)
         try:
             reach = host_access(access, node, host)
         except AccessError as exc:
-            raise StackInventoryError(str(exc)) from exc
-        hv["ansible_host"] = reach.ansible_host
-        hv["cb_mgmt_address"] = node["address"]
+            raise StackInventoryError(_at(where, "nodes", host, exc.field), exc.message) from None
+        # the IAP path connects to the inventory's own name (%h), not to a stack value
+        hv["ansible_host"] = reach.ansible_host if reach.ansible_host == host else Foreign(reach.ansible_host)
+        hv["cb_mgmt_address"] = Foreign(node["address"])
         if reach.ssh_common_args is not None:
-            hv["ansible_ssh_common_args"] = reach.ssh_common_args
-    all_vars: dict[str, Any] = {"shared_storage_managed_mounts": managed_mounts(cluster_json, outputs)}
+            hv["ansible_ssh_common_args"] = Foreign(reach.ssh_common_args)
+
+
+def build_inventory(build: Path, outputs: StackOutputs, where: str = "outputs") -> dict[str, Any]:
+    """The generated inventory joined to the stack outputs (`where` names the outputs in refusals)."""
+    yaml = YAML(typ="safe", pure=True)
+    inventory = yaml.load((build / "ansible" / "inventory.yml").read_text(encoding="utf-8"))
+    cluster_json = _cluster_json(build)
+    if outputs.blueprint and outputs.blueprint != cluster_json["blueprint"]:
+        raise StackInventoryError(
+            _at(where, "blueprint"),
+            f"the stack outputs are for blueprint `{outputs.blueprint}`, the build is "
+            f"`{cluster_json['blueprint']}`",
+        )
+    hosts = _hosts(inventory)
+    _same_hosts(where, hosts, outputs)
+    _reach_hosts(where, hosts, outputs, cluster_json.get("access") or {"via": "vpn"})
+    all_vars: dict[str, Any] = {"shared_storage_managed_mounts": managed_mounts(cluster_json, outputs, where)}
     if outputs.login_user is not None:
-        all_vars["ansible_user"] = outputs.login_user
+        all_vars["ansible_user"] = Foreign(outputs.login_user)
     all_vars.update(lustre_client_vars(cluster_json))
     inventory["all"]["vars"] = {**(inventory["all"].get("vars") or {}), **all_vars}
     return inventory
 
 
-def render(inventory: dict[str, Any], outputs_path: Path) -> str:
-    """JSON is YAML: every value is quoted and escaped for YAML by construction."""
+def _dump(value: Any, indent: int) -> str:
+    """JSON text (which is YAML) with each stack value tagged `!unsafe`."""
+    pad, inner = " " * indent, " " * (indent + 2)
+    if isinstance(value, dict) and value:
+        items = (
+            f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {_dump(v, indent + 2)}"
+            for k, v in value.items()
+        )
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    if isinstance(value, list) and value:
+        return "[\n" + ",\n".join(f"{inner}{_dump(v, indent + 2)}" for v in value) + f"\n{pad}]"
+    text = json.dumps(value, ensure_ascii=False)
+    return UNSAFE_TAG + text if isinstance(value, Foreign) else text
+
+
+def render(inventory: dict[str, Any], outputs_path: str | Path) -> str:
+    """JSON-shaped YAML: every value quoted and escaped by construction, stack values `!unsafe`."""
+    name = Path(where_of(outputs_path)).name
     header = (
         "# Inventory from the Pulumi stack outputs "
-        f"({outputs_path.name}), written by `blueprint inventory --from-stack`.\n"
+        f"({json.dumps(name, ensure_ascii=True)}), written by `blueprint inventory --from-stack`.\n"
         "# Regenerate after every `pulumi up`; use with `blueprint configure BUILD -i` this file.\n"
     )
-    return header + json.dumps(inventory, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    return header + _dump(inventory, 0) + "\n"

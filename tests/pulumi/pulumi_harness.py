@@ -103,6 +103,14 @@ COMPUTED: dict[str, Any] = {
 }
 
 
+def _resource_id(args: pulumi.runtime.MockResourceArgs) -> str:
+    """The id the provider would give: EC2 instance ids in AWS's syntax (Amazon EC2 User Guide, "Resource
+    IDs": `i-` and 17 hex digits), which `blueprint inventory --from-stack` checks; `<name>-id` elsewhere."""
+    if args.typ == "aws:ec2/instance:Instance":
+        return "i-" + hashlib.sha256(args.name.encode()).hexdigest()[:17]
+    return f"{args.name}-id"
+
+
 class RecordingMocks(pulumi.runtime.Mocks):
     def __init__(self, run: Run, call_results: dict[str, Any], computed: dict[str, Any]) -> None:
         self.run = run
@@ -116,7 +124,7 @@ class RecordingMocks(pulumi.runtime.Mocks):
         extra = self.computed.get(args.typ)
         if extra is not None:
             outputs.update(extra(args))
-        return f"{args.name}-id", outputs
+        return _resource_id(args), outputs
 
     def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
         self.run.calls.append((args.token, dict(args.args)))

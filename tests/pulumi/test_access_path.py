@@ -43,7 +43,19 @@ def _inventory_hosts(path: Path) -> dict[str, dict]:  # type: ignore[type-arg]
     done = subprocess.run(
         [exe, "-i", str(path), "--list"], capture_output=True, text=True, timeout=120, check=True
     )
-    return json.loads(done.stdout)["_meta"]["hostvars"]  # type: ignore[no-any-return]
+    return _plain(json.loads(done.stdout)["_meta"]["hostvars"])  # type: ignore[no-any-return]
+
+
+def _plain(value: object) -> object:
+    """ansible-inventory prints a `!unsafe` value (every value taken from the stack outputs) as
+    {"__ansible_unsafe": value} (ansible.parsing.ajson.AnsibleJSONEncoder): the value it marks."""
+    if isinstance(value, dict):
+        if set(value) == {"__ansible_unsafe"}:
+            return value["__ansible_unsafe"]
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _ssh_config(hv: dict) -> dict[str, str]:  # type: ignore[type-arg]

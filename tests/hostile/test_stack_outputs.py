@@ -1,0 +1,385 @@
+"""Hostile Pulumi stack outputs given to `blueprint inventory BUILD --from-stack outputs.json`.
+
+An attacker who controls the stack state (or the file handed to the command) tries to run code on the
+operator's machine through Ansible templating or the IAP ProxyCommand, to move a file system's mount point,
+or to exhaust the command. Each is refused at its JSON path with exit 2, nothing is written and no payload
+runs; the inventory written from valid outputs is read by the real consumers: `ansible-inventory`/`ansible`
+(values from the stack are `!unsafe`) and OpenSSH (`ssh -G`, then the ProxyCommand run by `sh -c` as ssh
+runs it, with `gcloud` a stub that records its argv).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import EXAMPLES, run_cli
+from real_tools import missing_executables, needs
+from ruamel.yaml import YAML
+
+PAYLOAD = "{{ lookup('pipe', 'touch CANARY') }}"
+VENV_BIN = Path(sys.executable).parent
+
+
+# ---- builds and valid outputs in the shape the programs export (templates/pulumi/<target>/__main__.py)
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("stack-builds")
+    out = {}
+    for target, example in (("gcp", "gcp-a3-ultra"), ("aws", "aws-p5-efa")):
+        code, stdout, err = run_cli(
+            "generate",
+            str(EXAMPLES / f"{example}.yaml"),
+            "-o",
+            str(root / target),
+            "--only",
+            "ansible,pulumi",
+        )
+        assert code == 0, stdout + err
+        out[target] = root / target
+    return out
+
+
+def _hosts(build: Path) -> list[str]:
+    inventory = YAML(typ="safe", pure=True).load((build / "ansible" / "inventory.yml").read_text())
+    return sorted(
+        h for g, grp in inventory["all"]["children"].items() if g.startswith("pool_") for h in grp["hosts"]
+    )
+
+
+def valid_outputs(build: Path) -> dict[str, Any]:
+    cluster = json.loads((build / "pulumi" / "cluster.json").read_text())
+    target = cluster["target"]
+    nodes = {}
+    for i, host in enumerate(_hosts(build)):
+        node: dict[str, Any] = {"address": f"10.0.{i // 200}.{i % 200 + 10}", "pool": "gpu", "su": 0}
+        if target == "gcp":
+            node.update(zone="europe-west1-b", project="test-project")
+        if target == "aws":
+            node["instance"] = f"i-{i:017x}"
+        nodes[host] = node
+    storage = {
+        s["name"]: {
+            "protocol": s["protocol"],
+            "source": f"10.9.0.4@tcp:/{s['filesystem']}" if s["protocol"] == "lustre" else "10.9.0.4:/",
+            "mount": s["mount"],
+        }
+        for s in cluster["storage"]
+    }
+    out = {"blueprint": cluster["blueprint"], "nodes": nodes, "storage": storage}
+    if target == "gcp":
+        out["login_user"] = "cluster"
+    return out
+
+
+@pytest.fixture
+def case(builds: dict[str, Path], tmp_path: Path):  # type: ignore[no-untyped-def]
+    """(build copy, outputs path, valid outputs) for a target; the canary path is in tmp_path."""
+
+    def make(target: str) -> tuple[Path, Path, dict[str, Any]]:
+        build = tmp_path / target
+        shutil.copytree(builds[target], build)
+        return build, tmp_path / "outputs.json", valid_outputs(build)
+
+    return make
+
+
+def refused(build: Path, outputs: Path, where: str, *words: str) -> str:
+    """`inventory --from-stack` exits 2 with the located refusal; nothing written, no payload ran."""
+    code, out, err = run_cli("inventory", str(build), "--from-stack", str(outputs))
+    assert code == 2, out + err
+    assert "Traceback" not in err
+    assert f"{outputs}{where}" in err, err
+    for word in words:
+        assert word in err, err
+    assert not (build / "ansible" / "inventory.stack.yml").exists()
+    assert not (build.parent / "CANARY").exists() and not Path("CANARY").exists()
+    return err
+
+
+def first_host(data: dict[str, Any]) -> str:
+    return sorted(data["nodes"])[0]
+
+
+# ---- each hostile class, refused at its JSON path ------------------------------------------------------
+def test_template_in_the_address_is_refused(case: Any) -> None:
+    build, outputs, data = case("gcp")
+    host = first_host(data)
+    data["nodes"][host]["address"] = PAYLOAD
+    outputs.write_text(json.dumps(data))
+    refused(build, outputs, f": $.nodes.{host}.address", "not an IP address")
+
+
+def test_template_in_the_login_user_is_refused(case: Any) -> None:
+    build, outputs, data = case("gcp")
+    data["login_user"] = PAYLOAD
+    outputs.write_text(json.dumps(data))
+    refused(build, outputs, ": $.login_user", "not a Linux user name")
+
+
+@pytest.mark.parametrize("source", [PAYLOAD, "10.9.0.4@tcp:/x$(touch CANARY)", "10.9.0.4@tcp:/lustre\n"])
+def test_template_or_shell_in_the_storage_source_is_refused(case: Any, source: str) -> None:
+    build, outputs, data = case("gcp")
+    (name,) = data["storage"]
+    data["storage"][name]["source"] = source
+    outputs.write_text(json.dumps(data))
+    refused(build, outputs, f": $.storage.{name}.source")
+
+
+def test_an_nfs_source_for_a_lustre_file_system_is_refused(case: Any) -> None:
+    build, outputs, data = case("gcp")
+    (name,) = data["storage"]
+    data["storage"][name]["source"] = "10.9.0.4:/export"
+    outputs.write_text(json.dumps(data))
+    refused(build, outputs, f": $.storage.{name}.source", "not a lustre mount source")
+
+
+@pytest.mark.parametrize(
+    "key,value",
+    [
+        ("zone", "europe-west1-b$(touch CANARY)"),
+        ("zone", "europe-west1-b' ; touch CANARY; '"),
+        ("project", "test-project`touch CANARY`"),
+        ("project", "%h"),
+    ],
+)
+def test_shell_in_the_iap_zone_or_project_is_refused(case: Any, key: str, value: str) -> None:
+    build, outputs, data = case("gcp")
+    host = first_host(data)
+    data["nodes"][host][key] = value
+    outputs.write_text(json.dumps(data))
+    refused(build, outputs, f": $.nodes.{host}.{key}", "Google Cloud")
+
+
+def test_shell_in_the_aws_instance_id_is_refused(case: Any) -> None:
+    build, outputs, data = case("aws")
+    host = first_host(data)
+    data["nodes"][host]["instance"] = "i-0123456789abcdef0;touch CANARY"
+    outputs.write_text(json.dumps(data))
+    refused(build, outputs, f": $.nodes.{host}.instance", "EC2 instance id")
+
+
+def test_the_blueprint_mount_point_wins_over_the_stack(case: Any) -> None:
+    build, outputs, data = case("gcp")
+    (name,) = data["storage"]
+    data["storage"][name]["mount"] = "/etc"
+    outputs.write_text(json.dumps(data))
+    refused(build, outputs, f": $.storage.{name}.mount", "the blueprint decides `mount`", "/lustre")
+
+
+def test_the_blueprint_protocol_wins_over_the_stack(case: Any) -> None:
+    build, outputs, data = case("gcp")
+    (name,) = data["storage"]
+    data["storage"][name].update(protocol="nfs", source="10.9.0.4:/share")
+    outputs.write_text(json.dumps(data))
+    refused(build, outputs, f": $.storage.{name}.protocol", "the blueprint decides `protocol`")
+
+
+def test_an_address_literal_as_a_node_name_is_refused(case: Any) -> None:
+    build, outputs, data = case("gcp")
+    data["nodes"]["0x7f000001"] = {"address": "127.0.0.1"}
+    outputs.write_text(json.dumps(data))
+    refused(build, outputs, ': $.nodes["0x7f000001"]', "hexadecimal")
+
+
+def test_a_100k_deep_document_is_refused_at_its_line(case: Any) -> None:
+    build, outputs, _ = case("gcp")
+    outputs.write_text('{"nodes": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    refused(build, outputs, ":1", "nested deeper than")
+
+
+@pytest.mark.parametrize(
+    "mutate,where",
+    [
+        (lambda d, h: d.update(nodes=[]), ": $.nodes"),
+        (lambda d, h: d["nodes"].update({h: "10.0.0.1"}), ": $.nodes.{h}"),
+        (lambda d, h: d["nodes"][h].update(address=167772161), ": $.nodes.{h}.address"),
+        (lambda d, h: d["nodes"][h].update(su="abc"), ": $.nodes.{h}.su"),
+        (lambda d, h: d["nodes"][h].update(su=10**400), ": $.nodes.{h}.su"),
+        (lambda d, h: d["nodes"][h].update(shell="rm -rf /"), ": $.nodes.{h}.shell"),
+        (lambda d, h: d.update(storage=[]), ": $.storage"),
+        (lambda d, h: d.update(login_user=["root"]), ": $.login_user"),
+    ],
+)
+def test_wrongly_typed_outputs_are_refused(case: Any, mutate: Any, where: str) -> None:
+    build, outputs, data = case("gcp")
+    host = first_host(data)
+    mutate(data, host)
+    outputs.write_text(json.dumps(data))
+    refused(build, outputs, where.format(h=host))
+
+
+def test_nan_is_not_json(case: Any) -> None:
+    build, outputs, data = case("gcp")
+    outputs.write_text(json.dumps(data).replace('"su": 0', '"su": NaN', 1))
+    refused(build, outputs, "", "not JSON this command reads")
+
+
+def test_a_symlink_to_dev_zero_is_refused_without_reading_it(case: Any) -> None:
+    build, outputs, _ = case("gcp")
+    outputs.symlink_to("/dev/zero")
+    started = time.monotonic()
+    refused(build, outputs, "", "not a regular file")
+    assert time.monotonic() - started < 5
+
+
+def test_an_oversized_file_is_refused(case: Any) -> None:
+    build, outputs, _ = case("gcp")
+    with outputs.open("wb") as fh:
+        fh.truncate(16 * 1024 * 1024 + 1)
+    refused(build, outputs, "", "larger than")
+
+
+# ---- the real consumers read what is written from valid outputs --------------------------------------
+def _written(case: Any, target: str) -> tuple[Path, dict[str, Any], Path]:
+    build, outputs, data = case(target)
+    outputs.write_text(json.dumps(data))
+    code, out, err = run_cli("inventory", str(build), "--from-stack", str(outputs))
+    assert code == 0, out + err
+    return build / "ansible" / "inventory.stack.yml", data, build
+
+
+def _tool(name: str) -> str:
+    exe = VENV_BIN / name
+    needs(missing_executables([str(exe)]), "the test extra installs ansible-core")
+    return str(exe)
+
+
+def test_ansible_reads_every_stack_value_unsafe(case: Any) -> None:
+    inventory, data, _ = _written(case, "gcp")
+    done = subprocess.run(
+        [_tool("ansible-inventory"), "-i", str(inventory), "--list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    listed = json.loads(done.stdout)
+    host = first_host(data)
+    hv = listed["_meta"]["hostvars"][host]
+    # ansible.parsing.ajson.AnsibleJSONEncoder writes a value Ansible will never template this way
+    assert hv["cb_mgmt_address"] == {"__ansible_unsafe": data["nodes"][host]["address"]}
+    assert hv["ansible_user"] == {"__ansible_unsafe": "cluster"}
+    assert set(hv["ansible_ssh_common_args"]) == {"__ansible_unsafe"}
+    (mount,) = hv["shared_storage_managed_mounts"]
+    assert mount["src"] == {"__ansible_unsafe": "10.9.0.4@tcp:/scratch"} and mount["path"] == "/lustre"
+
+
+def _debug(inventory: Path, host: str, tmp: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ANSIBLE_LOCALHOST_WARNING": "0", "ANSIBLE_HOME": str(tmp / "ansible-home")}
+    return subprocess.run(
+        [
+            _tool("ansible"),
+            "-i",
+            str(inventory),
+            host,
+            "-c",
+            "local",
+            "-m",
+            "debug",
+            "-a",
+            "var=cb_mgmt_address",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp,
+        env=env,
+    )
+
+
+def test_a_payload_written_unsafe_never_runs_in_ansible(case: Any, tmp_path: Path) -> None:
+    """Defence in depth: were a lookup ever to pass the syntax checks, the `!unsafe` tag keeps it text. The
+    same inventory with the tag removed runs it (the canary appears): the test can fail."""
+    from generator.deploy.stack_inventory import UNSAFE_TAG
+
+    inventory, data, _ = _written(case, "gcp")
+    host = first_host(data)
+    canary = tmp_path / "CANARY"
+    payload = json.dumps(PAYLOAD.replace("CANARY", str(canary)))
+    text = inventory.read_text().replace(json.dumps(data["nodes"][host]["address"]), payload, 1)
+    assert UNSAFE_TAG + payload in text
+    inventory.write_text(text)
+    shown = _debug(inventory, host, tmp_path)
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert "lookup('pipe'" in shown.stdout and not canary.exists()
+    inventory.write_text(text.replace(UNSAFE_TAG + payload, payload))
+    _debug(inventory, host, tmp_path)
+    assert canary.exists()
+
+
+def _ssh_g(args: list[str], host: str) -> dict[str, str]:
+    needs(missing_executables(["ssh"]), "apt-get install openssh-client")
+    done = subprocess.run(
+        ["ssh", "-G", "-F", "/dev/null", *args, host], capture_output=True, text=True, timeout=30, check=True
+    )
+    return dict(line.split(" ", 1) for line in done.stdout.splitlines() if " " in line)
+
+
+def _run_proxy(proxy: str, host: str, tmp: Path) -> list[str]:
+    """Run the ProxyCommand as ssh does (`exec` of it by the user's shell, %h/%p expanded) with a `gcloud`
+    stub that records its arguments, one per line."""
+    stub_dir = tmp / "bin"
+    stub_dir.mkdir(exist_ok=True)
+    record = tmp / "argv"
+    stub = stub_dir / "gcloud"
+    stub.write_text(f'#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done > {shlex.quote(str(record))}\n')
+    stub.chmod(0o755)
+    command = proxy.replace("%h", host).replace("%p", "22")
+    env = {"PATH": f"{stub_dir}:/usr/bin:/bin", "HOME": str(tmp)}
+    subprocess.run(["sh", "-c", f"exec {command}"], env=env, cwd=tmp, timeout=30, check=True)
+    return record.read_text().splitlines()
+
+
+def test_ssh_runs_the_iap_command_with_the_stack_values_as_plain_arguments(case: Any, tmp_path: Path) -> None:
+    inventory, data, _ = _written(case, "gcp")
+    host = first_host(data)
+    hv = json.loads("\n".join(inventory.read_text().replace("!unsafe ", "").splitlines()[2:]))
+    hv = next(g["hosts"][host] for n, g in hv["all"]["children"].items() if host in (g.get("hosts") or {}))
+    ssh = _ssh_g(shlex.split(hv["ansible_ssh_common_args"]), hv["ansible_host"])
+    expected = "gcloud compute start-iap-tunnel '%h' '%p' --listen-on-stdin --project=test-project --zone=europe-west1-b"
+    assert ssh["proxycommand"] == expected
+    argv = _run_proxy(ssh["proxycommand"], host, tmp_path)
+    assert argv == [
+        "compute",
+        "start-iap-tunnel",
+        host,
+        "22",
+        "--listen-on-stdin",
+        "--project=test-project",
+        "--zone=europe-west1-b",
+    ]
+
+
+def test_the_proxy_command_quotes_each_value_even_past_the_syntax_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Defence in depth: with the syntax check switched off, a `$(touch …)` zone reaches ssh and the shell
+    as one quoted word: gcloud receives it literally and nothing runs."""
+    import re
+
+    from generator.deploy import access
+
+    monkeypatch.setattr(access, "SYNTAX", {k: re.compile(r".*", re.S) for k in access.SYNTAX})
+    canary = tmp_path / "CANARY"
+    zone = f"europe-west1-b$(touch {canary})`touch {canary}`'\";touch {canary}"
+    iap = {
+        "via": "iap",
+        "host": "name",
+        "proxy_command": "gcloud compute start-iap-tunnel '%h' '%p' --listen-on-stdin --project={project} --zone={zone}",
+        "ssh_options": {"ProxyUseFdpass": "no"},
+    }
+    reach = access.host_access(
+        iap, {"address": "10.0.0.5", "zone": zone, "project": "test-project"}, "gpu001"
+    )
+    ssh = _ssh_g(shlex.split(reach.ssh_common_args or ""), reach.ansible_host)
+    argv = _run_proxy(ssh["proxycommand"], "gpu001", tmp_path)
+    assert argv[-1] == f"--zone={zone}" and not canary.exists()
