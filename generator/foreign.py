@@ -108,20 +108,25 @@ def _no_constant(name: str) -> Any:
 MAX_JSON_DEPTH = 64
 
 
+_JSON_MARKS = re.compile(r'["\\\[\]{}]')
+
+
 def _depth_ok(text: str, limit: int) -> int | None:
-    """The offset where bracket nesting first passes `limit` (strings skipped), or None; linear."""
+    """The offset where bracket nesting first passes `limit` (strings skipped), or None; linear, and the
+    loop runs only over quotes, backslashes and brackets (a regex finds them), not every character."""
     depth = 0
     in_string = False
-    escaped = False
-    for i, ch in enumerate(text):
+    escaped_at = -2
+    for m in _JSON_MARKS.finditer(text):
+        ch, i = m.group(), m.start()
         if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
+            if ch == "\\":
+                # a backslash escapes the next character; a run of them pairs up
+                escaped_at = -2 if escaped_at == i - 1 else i
+            elif ch == '"' and escaped_at != i - 1:
                 in_string = False
-        elif ch == '"':
+            continue
+        if ch == '"':
             in_string = True
         elif ch in "[{":
             depth += 1
