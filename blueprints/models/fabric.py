@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from blueprints.models.base import Model, SafeName
 from blueprints.models.topology import Topology
@@ -23,7 +24,19 @@ Technology = Literal[
     "ethernet-1",
 ]
 
-SwitchOs = Literal["cumulus", "frr"]
+SwitchOs = Literal["cumulus", "frr"]  # the kind of OS: which one configuration file a switch gets
+# fabrics.<f>.switch_os: an OS, optionally with a release (cumulus-linux@5.14); which releases exist is
+# catalogue data (blueprints/catalog/data/switch_os.yaml, rule NET016), not schema.
+SWITCH_OS_PATTERN = r"^(cumulus|cumulus-linux|frr)$|^cumulus(-linux)?@[0-9]{1,2}\.[0-9]{1,2}$"
+
+
+def _switch_os(value: str) -> str:
+    # a validator rather than Field(pattern=...): the error names the accepted forms, not the regex
+    if not re.fullmatch(SWITCH_OS_PATTERN, value):
+        raise ValueError(
+            "expected cumulus, cumulus-linux, cumulus-linux@<release> (e.g. cumulus-linux@5.15) or frr"
+        )
+    return value
 
 
 class Partition(Model):
@@ -43,6 +56,10 @@ class Partition(Model):
 class SubnetManager(Model):
     kind: Literal["opensm", "ufm", "switch"] = "opensm"
     """InfiniBand subnet manager: opensm, ufm, or the switch's own"""
+    flavour: Literal["opensm-upstream", "opensm-nvidia", "ufm"] | None = None
+    """which SM software: opensm-upstream (the distribution's OpenSM 3.3, what playbooks/opensm.yml installs;
+    default for kind opensm), opensm-nvidia (NVIDIA's OpenSM from DOCA-Host/MLNX_OFED) or ufm (default for
+    kind ufm); its routing engines and SHARP settings are catalogue data (subnet_managers.yaml, rule NET022)"""
     ha: bool = Field(default=False, description="a standby SM on a second host/switch")
     routing_engine: (
         Literal["ftree", "updn", "dfsssp", "sssp", "nue", "minhop", "torus-2QoS", "ar_updn"] | None
@@ -111,9 +128,12 @@ class Fabric(Model):
     """switches spread each flow over the equal-cost paths (InfiniBand adaptive routing, Spectrum-X);
     without it Ethernet ECMP hashes whole flows onto one path and flows collide"""
     underlay: Underlay | None = Field(default=None, description="Ethernet/RoCE: ASN and loopback plan")
-    switch_os: SwitchOs = "cumulus"
+    switch_os: Annotated[str, AfterValidator(_switch_os)] = Field(
+        default="cumulus", json_schema_extra={"pattern": SWITCH_OS_PATTERN}
+    )
     """Ethernet/RoCE compute or storage fabric: the operating system of its switches, which decides the one
-    configuration file each switch gets in build/switches/ (docs/switches.md): cumulus (NVIDIA Cumulus Linux:
+    configuration file each switch gets in build/switches/ (docs/switches.md): cumulus or cumulus-linux
+    (NVIDIA Cumulus Linux, the latest release the catalogue documents; cumulus-linux@5.14 names a release:
     startup.yaml, applied with NVUE) or frr (a Linux NOS running FRRouting: frr.conf, installed as
     /etc/frr/frr.conf and reloaded)"""
 

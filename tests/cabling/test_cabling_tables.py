@@ -140,7 +140,15 @@ def _reference_cable_table(rows):
 
 def _reference_label_table(rows):
     return [
-        [r.id, name, here.label, here.location, f"{here.device}-{here.label_port}", there.label]
+        [
+            r.id,
+            name,
+            here.label,
+            here.location,
+            f"{here.device}-{here.label_port}",
+            there.label,
+            here.netdev or "",
+        ]
         for r in rows
         for name, here, there in (("A", r.a, r.b), ("B", r.b, r.a))
     ]

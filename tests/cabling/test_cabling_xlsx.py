@@ -92,7 +92,7 @@ def test_sheets_and_rack_pulls() -> None:
     assert ws.cell(row=3, column=fabric_col).fill.fgColor.rgb.endswith("DDEBF7")  # compute
     assert ws.cell(row=5, column=fabric_col).fill.fgColor.rgb.endswith("FCE4D6")  # management
     assert ws.cell(row=3, column=1).fill.fill_type is None
-    assert [ws.column_dimensions[c].width for c in "LMN"] == [9, 9, 9]
+    assert [ws.column_dimensions[c].width for c in "NOP"] == [9, 9, 9]
     label_col = PULL_HEADER.index("From label") + 1
     longest = max(len(str(c.value)) for c in ws[chr(64 + label_col)][1:])
     assert ws.column_dimensions[chr(64 + label_col)].width == min(longest + 2, 44)

@@ -159,7 +159,10 @@ def test_unknown_switch_os_is_a_located_error(tmp_path: Path) -> None:
     line = len(text.splitlines()) + 1  # the appended line; the key starts at column 5
     code, out, err = run_cli("validate", str(bp))
     assert code == 2
-    assert f"{bp}:{line}:5: error SCHEMA fabrics.compute.switch_os: Input should be 'cumulus' or 'frr'" in out
+    assert (
+        f"{bp}:{line}:5: error SCHEMA fabrics.compute.switch_os: Value error, expected cumulus, cumulus-linux, "
+        "cumulus-linux@<release> (e.g. cumulus-linux@5.15) or frr (got 'sonic')"
+    ) in out
     assert "Traceback" not in out + err
     code, _, err = run_cli("generate", str(bp), "-o", str(tmp_path / "out"), "--quiet", "--only", "switches")
     assert code == 2 and f"{bp}:{line}:5:" in err

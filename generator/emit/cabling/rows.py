@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from itertools import islice
 from typing import Any, NamedTuple
 
+from generator.emit.lldp import interface_name
 from generator.plan.model import Device, Endpoint, Link, Plan, Rack
 from generator.resolve import ResolvedCluster
 
@@ -41,7 +42,7 @@ class CableEnd(NamedTuple):
     label_port: str  # faceplate port: "P09/1", "P17", "mlx5_0/1"
     cage: int | None
     cage_port: int | None
-    netdev: str | None
+    netdev: str | None  # the OS interface: a node's netdev, an Ethernet switch port's swp17 / swp17s0
     kind: str  # node | switch
     role: str
     model: str
@@ -158,8 +159,11 @@ def cable_rows(cluster: ResolvedCluster, plan: Plan, links: Iterable[Link] | Non
     made: list[_Made] = []
     labels: list[str] = []
     new = tuple.__new__
+    ethernet = {name for name, f in cluster.fabrics.items() if f.kind in ("ethernet", "roce")}
+    switch_ifs: dict[tuple, str] = {}  # (ports per cage, endpoint minus device) -> swp name
     for link in plan.links if links is None else links:
         ends: list[CableEnd] = []
+        on_ethernet = link.fabric in ethernet
         for ep in (link.a, link.b):  # one loop body for both ends: no call per end (630k at 100k GPUs)
             place = places.get(ep.device)
             if place is None:
@@ -173,10 +177,13 @@ def cable_rows(cluster: ResolvedCluster, plan: Plan, links: Iterable[Link] | Non
             if not (printable and port[1]):
                 raise CablingError(f"cable {link.id}: label {label!r} is not printable ASCII without spaces")
             labels.append(label)
+            netdev = ep.netdev
+            if on_ethernet and fields[0] == "switch":
+                netdev = _switch_ifname(plan, ep, switch_ifs)
             ends.append(
                 new(
                     CableEnd,
-                    (ep.device, ep.port, port[0], ep.cage, ep.cage_port, ep.netdev, *fields, label, ep),
+                    (ep.device, ep.port, port[0], ep.cage, ep.cage_port, netdev, *fields, label, ep),
                 )
             )
         info = mediums.get((link.medium, link.speed_gbps))
@@ -190,6 +197,18 @@ def cable_rows(cluster: ResolvedCluster, plan: Plan, links: Iterable[Link] | Non
     if len(set(labels)) != len(labels) or len({row.id for row in rows}) != len(rows):
         _check_unique(rows)  # names the first clash in pull order
     return rows
+
+
+def _switch_ifname(plan: Plan, ep: Endpoint, cache: dict[tuple, str]) -> str:
+    """The name the switch OS gives an Ethernet switch port (``swp17``, ``swp17s0`` for a split cage), by the
+    same rule as the expected-LLDP files, NetBox and the switch configuration (``lldp.interface_name``);
+    a few hundred distinct names, looked up once per end."""
+    device = plan.device_by_name[ep.device]
+    key = (device.ports_per_cage, ep[1:])
+    name = cache.get(key)
+    if name is None:
+        name = cache[key] = interface_name(device, ep)
+    return name
 
 
 def _numbered(made: list[_Made], order: list[int]) -> list[CableRow]:

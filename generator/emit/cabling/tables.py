@@ -56,7 +56,9 @@ CABLE_COLUMNS: tuple[str, ...] = (
     "rail",
 )
 BOM_COLUMNS: tuple[str, ...] = ("item", "model", "detail", "part_number", "count")
-LABEL_COLUMNS: tuple[str, ...] = ("cable_id", "end", "label", "line1", "line2", "far_end")
+# interface: the OS name of this end's port (swp17s0 on an Ethernet switch, the netdev on a node; blank when
+# unknown), so whoever cables or imports the plan need not derive it from the faceplate port
+LABEL_COLUMNS: tuple[str, ...] = ("cable_id", "end", "label", "line1", "line2", "far_end", "interface")
 
 
 _END_FIELDS = ("label", "rack", "row", "position", "u", "device", "port", "cage", "cage_port", "netdev")
@@ -110,6 +112,7 @@ def label_columns(rows: Sequence[CableRow]) -> list[list[Cell]]:
             (f"{r.a.device}-{r.a.label_port}" for r in rows), (f"{r.b.device}-{r.b.label_port}" for r in rows)
         ),
         _interleave(b_label, a_label),
+        _interleave((r.a.netdev or "" for r in rows), (r.b.netdev or "" for r in rows)),
     ]
 
 

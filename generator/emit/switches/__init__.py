@@ -8,7 +8,8 @@ by hand or by automation (Cumulus Linux user guide, "NVUE CLI": "NVUE commands r
 in files such as /etc/network/interfaces and /etc/frr/frr.conf"), so a second file would only be a copy
 that must not be installed. Plus, once for all fabrics, ``asn-plan.csv`` (switch, role, ASN, loopback, BGP
 ports) and ``inventory.yml`` (the switches for ``playbooks/switches.yml``, one group per fabric with the
-connection and configuration kind of its OS). The management network stays layer 2 and gets no
+connection and configuration kind of its OS, and for Cumulus Linux the release the files are written for).
+The management network stays layer 2 and gets no
 configuration here (docs/switches.md).
 """
 
@@ -19,6 +20,7 @@ import io
 from collections.abc import Iterator
 from pathlib import Path
 
+from blueprints.catalog.switch_os import nvue_release, os_kind
 from blueprints.models.fabric import SwitchOs
 from generator.emit._block_yaml import block_yaml
 from generator.emit.switches.frr import render_frr
@@ -58,21 +60,24 @@ _CONNECTION: dict[SwitchOs, dict[str, object]] = {
 }
 
 
-def _inventory(switches: list[SwitchUnderlay], os_of: dict[str, SwitchOs]) -> str:
+def _group_vars(fabric: str, switch_os: str) -> dict[str, object]:
+    kind = os_kind(switch_os)
+    out: dict[str, object] = {
+        **_CONNECTION[kind],
+        "cb_switch_fabric": fabric,
+        "cb_switch_os": kind,
+        "cb_switch_config": CONFIG_FILE[kind],
+    }
+    if kind == "cumulus":  # the release whose NVUE keys startup.yaml is written in
+        out["cb_switch_os_release"] = nvue_release(switch_os)[0]
+    return out
+
+
+def _inventory(switches: list[SwitchUnderlay], os_of: dict[str, str]) -> str:
     groups: dict[str, dict[str, object]] = {}
     for sw in switches:
-        os_name = os_of[sw.fabric]
         group = groups.setdefault(
-            f"switches_{sw.fabric}",
-            {
-                "hosts": {},
-                "vars": {
-                    **_CONNECTION[os_name],
-                    "cb_switch_fabric": sw.fabric,
-                    "cb_switch_os": os_name,
-                    "cb_switch_config": CONFIG_FILE[os_name],
-                },
-            },
+            f"switches_{sw.fabric}", {"hosts": {}, "vars": _group_vars(sw.fabric, os_of[sw.fabric])}
         )
         hosts = group["hosts"]
         assert isinstance(hosts, dict)
@@ -94,7 +99,7 @@ def _files(cluster: ResolvedCluster, plan: Plan) -> Iterator[tuple[str, str]]:
     """(relative path, text) of each file, a switch's file as soon as it is made: a 100k-GPU dragonfly's
     12,800 switch files (~180 MB of text) are then written one by one, never all held at once."""
     everything: list[SwitchUnderlay] = []
-    os_of: dict[str, SwitchOs] = {}
+    os_of: dict[str, str] = {}
     for fabric in cluster.routed_fabrics:
         spec = cluster.fabrics[fabric].spec
         os_of[fabric] = spec.switch_os
@@ -102,8 +107,9 @@ def _files(cluster: ResolvedCluster, plan: Plan) -> Iterator[tuple[str, str]]:
         mtu = qos.switch_mtu if qos is not None else max(9216, spec.mtu or 0)
         for sw in underlay(plan, fabric):
             everything.append(sw)
-            rel = f"{fabric}/{sw.name}/{CONFIG_FILE[spec.switch_os]}"
-            yield rel, render_startup(sw, qos, mtu) if spec.switch_os == "cumulus" else render_frr(sw)
+            kind = os_kind(spec.switch_os)
+            rel = f"{fabric}/{sw.name}/{CONFIG_FILE[kind]}"
+            yield rel, render_startup(sw, qos, mtu, spec.switch_os) if kind == "cumulus" else render_frr(sw)
     yield "asn-plan.csv", _asn_plan(everything)
     yield "inventory.yml", _inventory(everything, os_of)
 

@@ -1,36 +1,36 @@
 """NVUE ``startup.yaml`` of one Cumulus Linux switch (``/etc/nvue.d/startup.yaml``; the file ``nv config
-save`` writes and ``nv config replace`` + ``nv config apply`` load: a list holding one ``set`` document).
+save`` writes and ``nv config replace`` + ``nv config apply`` load: a list holding one ``set`` document), in
+the key spelling of the fabric's Cumulus Linux release (``switch_os: cumulus-linux@<release>``, default the
+latest release of ``blueprints/catalog/data/switch_os.yaml``, where each spelling is sourced).
 
 Keys follow the NVUE object model of the Cumulus Linux 5.x user guide, one ``nv set`` path per key:
 ``interface <swp> link breakout 2x`` (split twin-port cages, "Switch Port Attributes" > "Breakout Ports"),
-``interface <swp> link mtu``, ``interface lo ip address``, ``router bgp autonomous-system|router-id``,
-``vrf default router bgp neighbor <swp> remote-as external|type unnumbered`` ("Border Gateway
-Protocol - BGP" > "BGP Unnumbered"), ``... address-family ipv4-unicast network|multipaths ebgp``,
-``... path-selection multipath aspath-ignore on`` ("Equal Cost Multipath Load Sharing"), and for RoCE
-``qos roce enable|mode``, ``qos mapping default-global trust|dscp <n> switch-priority``,
-``qos pfc default-global switch-priority``, ``qos congestion-control default-global traffic-class <n>
-ecn|min-threshold|max-threshold|probability`` and ``qos traffic-pool default-lossless switch-priority``
-("Quality of Service", "RDMA over Converged Ethernet - RoCE").
+``interface <swp> link mtu``, ``interface lo ip|ipv4 address``, ``router bgp enable|state``,
+``router bgp autonomous-system|router-id``, ``vrf default router bgp neighbor <swp> remote-as external|type
+unnumbered`` ("Border Gateway Protocol - BGP" > "BGP Unnumbered"), ``... address-family ipv4-unicast
+network|multipaths ebgp``, ``... path-selection multipath aspath-ignore`` ("Equal Cost Multipath Load
+Sharing"), and for RoCE ``qos roce enable|state`` and ``mode``, ``qos mapping default-global trust|dscp <n>
+switch-priority``, ``qos pfc default-global switch-priority``, ``qos egress-queue-mapping default-global
+switch-priority <n> traffic-class``, ``qos congestion-control default-global traffic-class 3
+ecn|min-threshold|max-threshold|probability`` and ``qos traffic-pool roce-lossless|default-lossy
+memory-percent`` ("Quality of Service", "RDMA over Converged Ethernet - RoCE").
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from blueprints.catalog.switch_os import NvueRelease, nvue_release
 from generator.emit._block_yaml import SharedBlock, mapping
 from generator.emit.switches.frr import MAXIMUM_PATHS
-from generator.emit.switches.qos import (
-    ECN_MAX_THRESHOLD_BYTES,
-    ECN_MIN_THRESHOLD_BYTES,
-    ECN_PROBABILITY_PERCENT,
-    LOSSLESS_POOL,
-    LosslessClass,
-)
+from generator.emit.switches.qos import LosslessClass, egress_queue_mapping
 from generator.emit.switches.underlay import SwitchUnderlay
 
 
-def _interfaces(sw: SwitchUnderlay, mtu: int) -> dict[str, Any]:
-    out: dict[str, Any] = {"lo": {"type": "loopback", "ip": {"address": {f"{sw.loopback}/32": {}}}}}
+def _interfaces(sw: SwitchUnderlay, mtu: int, rel: NvueRelease) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "lo": {"type": "loopback", rel.interface_ipv4: {"address": {f"{sw.loopback}/32": {}}}}
+    }
     for p in sw.ports:
         if p.cage is not None:  # the parent cage is split into cage_ports sub-ports swp<cage>s<n>
             out[f"swp{p.cage}"] = {"link": {"breakout": {f"{p.cage_ports}x": {}}}}
@@ -40,44 +40,58 @@ def _interfaces(sw: SwitchUnderlay, mtu: int) -> dict[str, Any]:
     return out
 
 
-def _bgp(sw: SwitchUnderlay) -> dict[str, Any]:
+def _bgp(sw: SwitchUnderlay, rel: NvueRelease) -> dict[str, Any]:
     peer = SharedBlock({"remote-as": "external", "type": "unnumbered"})  # every neighbour's: written once
-    return {
-        "enable": "on",
-        "path-selection": {"multipath": {"aspath-ignore": "on"}},
+    out: dict[str, Any] = {
+        rel.state_key: rel.state_on,
+        "path-selection": {"multipath": {"aspath-ignore": rel.flag_on}},
         "address-family": {
             "ipv4-unicast": {
-                "enable": "on",
+                rel.state_key: rel.state_on,
                 "network": {f"{sw.loopback}/32": {}},
                 "multipaths": {"ebgp": MAXIMUM_PATHS},
             }
         },
-        "neighbor": dict.fromkeys((p.ifname for p in sw.bgp_ports), peer),
     }
+    if sw.bgp_ports:  # a lone switch has no neighbour; an empty `neighbor` is no NVUE command
+        out["neighbor"] = dict.fromkeys((p.ifname for p in sw.bgp_ports), peer)
+    return out
 
 
-def _qos(qos: LosslessClass) -> dict[str, Any]:
+def _qos(qos: LosslessClass, rel: NvueRelease) -> dict[str, Any]:
+    roce = rel.roce
     out: dict[str, Any] = {
-        "roce": {"enable": "on", "mode": qos.mode},
+        "roce": {rel.state_key: rel.state_on, "mode": qos.mode},
         "mapping": {
             "default-global": {
                 "trust": qos.nvue_trust,
                 "dscp": {qos.dscp: {"switch-priority": qos.priority}},
             }
         },
-        "traffic-pool": {LOSSLESS_POOL: {"switch-priority": {qos.priority: {}}}},
     }
-    if qos.pfc:
+    moves = egress_queue_mapping(qos, roce)
+    if moves:
+        out["egress-queue-mapping"] = {
+            "default-global": {"switch-priority": {sp: {"traffic-class": tc} for sp, tc in moves.items()}}
+        }
+    if qos.pfc:  # the lossless pool exists in lossless mode only (RoCE page, default table)
         out["pfc"] = {"default-global": {"switch-priority": {qos.priority: {}}}}
+        out["traffic-pool"] = {
+            roce.lossy_pool: {"memory-percent": roce.lossy_memory_percent},
+            roce.lossless_pool: {
+                "memory-percent": roce.lossless_memory_percent,
+                "switch-priority": {qos.priority: {}},
+            },
+        }
     if qos.ecn:
         out["congestion-control"] = {
             "default-global": {
                 "traffic-class": {
-                    qos.priority: {
-                        "ecn": "enable",
-                        "min-threshold": f"{ECN_MIN_THRESHOLD_BYTES // 1000}KB",
-                        "max-threshold": f"{ECN_MAX_THRESHOLD_BYTES // 1000}KB",
-                        "probability": ECN_PROBABILITY_PERCENT,
+                    roce.roce_traffic_class: {
+                        "ecn": rel.ecn_on,
+                        "min-threshold": roce.ecn_min_threshold_bytes,  # bytes: NVUE's KB is 1,024 bytes
+                        "max-threshold": roce.ecn_max_threshold_bytes,
+                        "probability": roce.ecn_probability_percent,
                     }
                 }
             }
@@ -85,26 +99,34 @@ def _qos(qos: LosslessClass) -> dict[str, Any]:
     return out
 
 
-def startup_document(sw: SwitchUnderlay, qos: LosslessClass | None, mtu: int) -> list[dict[str, Any]]:
+def startup_document(
+    sw: SwitchUnderlay, qos: LosslessClass | None, mtu: int, switch_os: str = "cumulus"
+) -> list[dict[str, Any]]:
+    rel = nvue_release(switch_os)[1]
     doc: dict[str, Any] = {
         "system": {"hostname": sw.name},
-        "interface": _interfaces(sw, mtu),
-        "router": {"bgp": {"enable": "on", "autonomous-system": sw.asn, "router-id": sw.loopback}},
-        "vrf": {"default": {"router": {"bgp": _bgp(sw)}}},
+        "interface": _interfaces(sw, mtu, rel),
+        "router": {
+            "bgp": {rel.state_key: rel.state_on, "autonomous-system": sw.asn, "router-id": sw.loopback}
+        },
+        "vrf": {"default": {"router": {"bgp": _bgp(sw, rel)}}},
     }
     if qos is not None:
-        doc["qos"] = _qos(qos)
+        doc["qos"] = _qos(qos, rel)
     return [{"set": doc}]
 
 
-def render_startup(sw: SwitchUnderlay, qos: LosslessClass | None, mtu: int) -> str:
+def render_startup(
+    sw: SwitchUnderlay, qos: LosslessClass | None, mtu: int, switch_os: str = "cumulus"
+) -> str:
     # A small writer instead of PyYAML's emitter: 40x faster (512 routers of the dragonfly example in
     # about a second) and the same document (tests compare yaml.safe_load of it with startup_document).
+    release = nvue_release(switch_os)[0]
     lines = [
-        f"# NVUE startup.yaml for {sw.name} (fabric {sw.fabric}, {sw.role}, ASN {sw.asn}) - generated by "
-        "cluster-blueprint.",
+        f"# NVUE startup.yaml for {sw.name} (fabric {sw.fabric}, {sw.role}, ASN {sw.asn}) for Cumulus Linux "
+        f"{release} - generated by cluster-blueprint.",
         "# Apply: nv config replace startup.yaml && nv config apply -y (docs/switches.md)",
         "- set:",
     ]
-    mapping(startup_document(sw, qos, mtu)[0]["set"], 4, lines)
+    mapping(startup_document(sw, qos, mtu, switch_os)[0]["set"], 4, lines)
     return "\n".join(lines) + "\n"

@@ -1,35 +1,26 @@
 """The lossless RoCE class a switch applies, from the same blueprint facts as the hosts' ``roce_qos`` role
-(``fabrics.<f>.lossless``; the Ansible emitter passes them to the role as ``roce_qos_*``).
-
-Defaults follow NVIDIA Cumulus Linux "RDMA over Converged Ethernet - RoCE" (user guide 5.x, "Default RoCE
-Configuration" table): switch priority 3 -> traffic class 3 for RoCE, 6 -> 6 for CNPs, ECN absolute
-thresholds 150 KB (min) to 1500 KB (max) on the RoCE class, PFC on the RoCE priority in lossless mode,
-trust L3 (DSCP). NVUE has no way to set a buffer size per port: the lossless buffer profile is the
-``default-lossless`` traffic pool holding the RoCE switch priority (user guide "Quality of Service",
-"Lossless and lossy traffic pools").
+(``fabrics.<f>.lossless``; the Ansible emitter passes them to the role as ``roce_qos_*``), and NVIDIA's RoCE
+values for the switch's Cumulus Linux release (``blueprints/catalog/data/switch_os.yaml``, sourced there:
+the "RDMA over Converged Ethernet - RoCE" page of each release): RoCE on traffic class 3, the
+``roce-lossless`` traffic pool and its ``memory-percent``, ECN thresholds in bytes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from blueprints.catalog.switch_os import RoceQos
 from blueprints.models.fabric import Fabric, Lossless
 
-ECN_MIN_THRESHOLD_BYTES = (
-    150_000  # Cumulus Linux RoCE default table: "Port ECN absolute threshold 150-1500 KB"
-)
-ECN_MAX_THRESHOLD_BYTES = 1_500_000
-ECN_PROBABILITY_PERCENT = 100  # mark every packet above the max threshold (Cumulus RoCE default)
 CNP_PRIORITY = 6  # Cumulus RoCE default: switch priority 6 -> traffic class 6 (CNP), strict
 # Cumulus Linux "Interface configuration": swp ports default to MTU 9216, the largest the ASIC forwards.
 SWITCH_PORT_MTU = 9216
-LOSSLESS_POOL = "default-lossless"
 
 
 @dataclass(frozen=True)
 class LosslessClass:
     pfc: bool
-    priority: int  # switch priority = traffic class of RDMA traffic (PFC priority on the hosts)
+    priority: int  # switch priority of RDMA traffic (PFC priority on the hosts)
     ecn: bool
     dscp: int  # DSCP the hosts mark RoCE with (cma_roce_tos = dscp * 4)
     trust: str  # dscp (NVUE trust l3) | pcp (trust l2)
@@ -59,3 +50,12 @@ def lossless_class(spec: Fabric) -> LosslessClass | None:
         host_mtu=spec.mtu,
         switch_mtu=max(SWITCH_PORT_MTU, spec.mtu or 0),
     )
+
+
+def egress_queue_mapping(qos: LosslessClass, roce: RoceQos) -> dict[int, int]:
+    """switch priority -> traffic class moves, as the RoCE page's "Change RoCE Configuration" does to put RoCE
+    on another switch priority: the RoCE priority onto the RoCE traffic class, the default priority back to
+    class 0. Empty with the default priority (the RoCE default already maps it)."""
+    if qos.priority == roce.default_priority:
+        return {}
+    return {qos.priority: roce.roce_traffic_class, roce.default_priority: 0}

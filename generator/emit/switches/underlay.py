@@ -6,27 +6,25 @@ ASN plan (RFC 7938 "Use of BGP for Routing in Large-Scale Data Centers", section
 3-tier Clos share one ASN per pod and the cores share one ASN, so a route never comes back down into
 the tier it left (BGP rejects paths holding its own ASN). Routers of a dragonfly, torus or hypercube
 have no tiers: each gets its own ASN. ASNs come from the private 4-byte range of RFC 6996 (section 5:
-4200000000-4294967294) starting at ``fabrics.<f>.underlay.asn_base``.
+4200000000-4294967294) starting at ``fabrics.<f>.underlay.asn_base``. Loopbacks and ASNs are unique
+across every routed fabric of the site (``generator.plan.switch_numbers``, shared with rule NET017).
 """
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
 
-from blueprints.models.fabric import Underlay
 from generator.emit.lldp import interface_name
 from generator.findings import BlueprintError, Finding, Severity, dotted
-from generator.plan.model import Device, Plan
+from generator.plan.model import Plan
+from generator.plan.switch_numbers import ASN_MAX, SHARED_TIERS, site_numbers
 
 # Tokens that reach frr.conf / startup.yaml unquoted: plan names follow the safe naming pattern.
 _TOKEN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,63}$")
-ASN_MAX = 4_294_967_294
-# Tiers that share an ASN (RFC 7938 5.2.1); anything else (leaf, router, sw) gets its own.
-SHARED_TIERS = ("spine", "core")
+__all__ = ["ASN_MAX", "SHARED_TIERS", "FabricPort", "SwitchUnderlay", "underlay"]
 
 
 class FabricPort(NamedTuple):  # a NamedTuple: 659,000 of them at 100k GPUs, ~5x cheaper to make
@@ -61,15 +59,6 @@ def _error(msg: str, path: tuple[str | int, ...]) -> BlueprintError:
     return BlueprintError([Finding("PLN001", Severity.ERROR, f"{dotted(path)}: {msg}", path)])
 
 
-def _asn_key(d: Device) -> tuple[str, int | None]:
-    """Switches with the same key share an ASN."""
-    if d.role == "core":
-        return ("core", None)
-    if d.role == "spine":
-        return ("spine", d.pod)
-    return (d.name, None)
-
-
 def _check(token: str, what: str) -> str:
     if not _TOKEN.fullmatch(token):  # fullmatch: `$` alone lets a trailing line break through
         raise _error(f"{what} `{token}` cannot be written into a switch configuration", ("fabrics",))
@@ -92,24 +81,8 @@ _TOKENS = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._/-]{0,63}\n)*")
 
 def underlay(plan: Plan, fabric: str) -> tuple[SwitchUnderlay, ...]:
     """Every switch of ``fabric`` with its ASN, loopback and cabled ports (sorted by name)."""
-    spec = plan.cluster.fabrics[fabric].spec
-    cfg = spec.underlay or Underlay()
-    src = (*plan.cluster.fabrics[fabric].source_path, "underlay")
     switches = sorted(plan.switches(fabric), key=lambda d: d.name)
-    try:
-        net = ipaddress.IPv4Network(cfg.loopback_cidr, strict=False)
-    except ValueError as exc:
-        raise _error(str(exc), (*src, "loopback_cidr")) from None
-    if net.num_addresses - 2 < len(switches):
-        raise _error(
-            f"{net} holds {net.num_addresses - 2} loopbacks, the fabric has {len(switches)} switches",
-            (*src, "loopback_cidr"),
-        )
-    asn_of: dict[tuple[str, int | None], int] = {}
-    for d in switches:  # shared tiers first numbered in name order, like everything else
-        asn_of.setdefault(_asn_key(d), cfg.asn_base + len(asn_of))
-    if cfg.asn_base + len(asn_of) - 1 > ASN_MAX:
-        raise _error(f"asn_base {cfg.asn_base} + {len(asn_of)} ASNs passes {ASN_MAX}", src)
+    numbers = site_numbers(plan)[fabric]  # raises the located NET017 error validate reports
     ports = _ports(plan, fabric)
     return tuple(
         SwitchUnderlay(
@@ -117,11 +90,11 @@ def underlay(plan: Plan, fabric: str) -> tuple[SwitchUnderlay, ...]:
             fabric=fabric,
             role=d.role,
             model=d.model,
-            asn=asn_of[_asn_key(d)],
-            loopback=str(net.network_address + i + 1),
+            asn=numbers.asn[d.name],
+            loopback=numbers.loopback[d.name],
             ports=tuple(sorted(ports.get(d.name, []), key=lambda p: _port_order(p.ifname))),
         )
-        for i, d in enumerate(switches)
+        for d in switches
     )
 
 
