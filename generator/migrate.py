@@ -14,7 +14,7 @@ file as current.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,23 +77,42 @@ def _yaml() -> YAML:
     return yaml
 
 
-def migrate_text(text: str, migrations: Sequence[Migration] | None = None) -> Migrated:
+def _bounded_version(text: str, file: str) -> object:
+    """The document's apiVersion, read by the loader's bounded parser first: it refuses alias bombs, deep
+    flow nesting (quadratic in ruamel's scanner) and huge numbers in bounded time, located, before the
+    round-trip parser (which keeps comments, and is unbounded) ever sees the text."""
+    from generator.findings import BlueprintError
+    from generator.load import parse_yaml
+
+    try:
+        data = parse_yaml(text, file).data
+    except BlueprintError as exc:
+        first = exc.findings[0]
+        at = first.location
+        where = f"{at.file}:{at.line}:{at.column}: " if at else ""
+        raise MigrationError(f"{where}{first.message}") from None
+    if not isinstance(data, Mapping):
+        raise MigrationError("not a blueprint: the document is not a mapping of keys")
+    return data.get("apiVersion")
+
+
+def migrate_text(
+    text: str, migrations: Sequence[Migration] | None = None, file: str = "<blueprint>"
+) -> Migrated:
     """The document upgraded to CURRENT, one step at a time (unchanged text when already current)."""
     migrations = MIGRATIONS if migrations is None else migrations
-    yaml = _yaml()
-    try:
-        doc = yaml.load(text)
-    except Exception as exc:  # ruamel raises several error types for broken YAML
-        raise MigrationError(f"not valid YAML: {str(exc).splitlines()[0] if str(exc) else exc}") from None
-    if not hasattr(doc, "get"):
-        raise MigrationError("not a blueprint: the document is not a mapping of keys")
-    version = doc.get("apiVersion")
+    version = _bounded_version(text, file)
     if version == CURRENT:
         return Migrated(text, CURRENT, CURRENT)
     by_source = {m.source: m for m in migrations}
-    if version not in by_source:
+    if not isinstance(version, str) or version not in by_source:
         raise MigrationError(f"apiVersion `{version}` is not one this tool knows: {version_hint(version)}")
-    result = Migrated(text, str(version), CURRENT)
+    yaml = _yaml()
+    try:  # within the bounds checked above
+        doc = yaml.load(text)
+    except Exception as exc:  # ruamel raises several error types for broken YAML
+        raise MigrationError(f"not valid YAML: {str(exc).splitlines()[0] if str(exc) else exc}") from None
+    result = Migrated(text, version, CURRENT)
     while version != CURRENT:
         step = by_source[version]
         result.notes += step.apply(doc)

@@ -9,6 +9,7 @@ servers) that are flagged unknown and never written into host configuration.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path as FsPath
@@ -20,8 +21,9 @@ from blueprints.models import Blueprint, Fabric, NodePool
 from blueprints.models.naming import is_safe_name, render_template, template_fields
 from blueprints.models.nodes import PcieSlot, ServerSpec
 from blueprints.models.software import Software
+from blueprints.models.topology import Dragonfly, Hypercube, Torus
 from generator.findings import BlueprintError, Finding, Location, Path, Severity
-from generator.limits import MAX_NODES
+from generator.limits import IDLE_FACTOR, IDLE_FLOOR, MAX_NODES, MAX_SWITCHES
 from generator.load import LoadedBlueprint
 from generator.platform.ports import PortName, port_names
 
@@ -524,6 +526,51 @@ def _refuse_too_many_nodes(bp: Blueprint, loaded: LoadedBlueprint | Blueprint) -
     raise BlueprintError([loaded.locate(finding) if isinstance(loaded, LoadedBlueprint) else finding])
 
 
+class _Budget(NamedTuple):
+    what: str  # "routers" or "vertices"
+    built: int  # what the topology parameters build (closed form)
+    need: int  # what the fabric's nodes need
+    key: str  # the topology key that sets the size
+
+
+def _budget(fab: ResolvedFabric, nodes: int, ports: int) -> _Budget | None:
+    """The size a fabric's parameters ask for against what its nodes need, in closed form, per kind."""
+    t = fab.spec.topology
+    if isinstance(t, Dragonfly):  # g·a routers; each takes p node ports
+        return _Budget("routers", t.groups * t.a, -(-ports // t.p), "groups")
+    if isinstance(t, Torus | Hypercube):  # ∏k or 2^n vertices: nodes, or switches of nodes_per_switch
+        vertices = math.prod(t.dimensions) if isinstance(t, Torus) else 2**t.dimension
+        per = t.nodes_per_switch if t.attach == "switch" else 1
+        return _Budget(
+            "vertices", vertices, -(-nodes // per), "dimensions" if isinstance(t, Torus) else "dimension"
+        )
+    return None
+
+
+def _size_budget_errors(fabrics: Mapping[str, ResolvedFabric], pools: list[ResolvedPool]) -> list[Finding]:
+    """Before anything is built: no fabric builds far more than its nodes need (generator/limits.py)."""
+    out: list[Finding] = []
+    for fab in fabrics.values():
+        on = [p for p in pools if p.ports_for(fab.name)]
+        nodes = sum(p.count for p in on)
+        b = _budget(fab, nodes, sum(p.count * len(p.ports_for(fab.name)) for p in on))
+        # above MAX_SWITCHES the planner's absolute limits refuse it (generator/plan/size.py)
+        if b is None or b.built <= max(IDLE_FLOOR, IDLE_FACTOR * b.need) or b.built > MAX_SWITCHES:
+            continue
+        out.append(
+            Finding(
+                "PLN001",
+                Severity.ERROR,
+                f"the {fab.name} {fab.topology_kind} would build {b.built:,} {b.what} for {nodes:,} nodes "
+                f"that need {b.need:,}; at most max({IDLE_FLOOR:,}, {IDLE_FACTOR} × {b.need:,}) are built "
+                "(docs/architecture.md, Limits)",
+                (*fab.source_path, "topology", b.key),
+                "size the topology for the nodes the blueprint declares",
+            )
+        )
+    return out
+
+
 class _Source(NamedTuple):
     blueprint: Blueprint
     file: str
@@ -712,6 +759,7 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
     resolved = [_pool(i, pool, cat, fabric_kinds, su_size, errors) for i, pool in enumerate(bp.pools)]
     pools = [p for p in resolved if p is not None]
     errors += _duplicate_hostnames(pools)
+    errors += _size_budget_errors(fabrics, pools) if not errors else []
     if errors:
         if isinstance(loaded, LoadedBlueprint):
             errors = [e if e.location else loaded.locate(e) for e in errors]  # catalogue errors keep theirs

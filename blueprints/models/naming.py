@@ -17,7 +17,8 @@ from pydantic import Field, field_validator, model_validator
 from blueprints.models.base import SAFE_NAME, Model, SafeName
 
 _FIELD = re.compile(r"\{([a-z_0-9]+)(?::(0?)(\d{1,2}))?\}")
-_TEMPLATE = re.compile(r"^(?:[a-z0-9-]|\{[a-z_0-9]+(?::0?\d{1,2})?\})+$")
+# fullmatch, never `$` (which also matches before a final newline: `"gpu-{index}\n"` passed)
+_TEMPLATE = re.compile(r"(?:[a-z0-9-]|\{[a-z_0-9]+(?::0?\d{1,2})?\})+")
 _RANGE = re.compile(r"^\s*(\d{1,4})\s*(?:-\s*(\d{1,4}))?\s*$")
 
 HOST_FIELDS = ("pool", "index", "su", "su_index", "rack", "slot")
@@ -29,14 +30,14 @@ def template_fields(template: str) -> list[str]:
 
 
 def check_template(template: str, allowed: tuple[str, ...]) -> str:
-    if not _TEMPLATE.match(template):
-        raise ValueError(
-            f"`{template}` is not a name template: lower-case letters, digits, '-' and fields like "
+    if not _TEMPLATE.fullmatch(template):
+        raise ValueError(  # repr: a newline or escape in the template is shown, never printed
+            f"{template!r} is not a name template: lower-case letters, digits, '-' and fields like "
             f"{{index:02}}"
         )
     bad = [f for f in template_fields(template) if f not in allowed]
     if bad:
-        raise ValueError(f"`{template}`: unknown field(s) {', '.join(bad)}; allowed: {', '.join(allowed)}")
+        raise ValueError(f"{template!r}: unknown field(s) {', '.join(bad)}; allowed: {', '.join(allowed)}")
     return template
 
 
@@ -114,4 +115,4 @@ class PortLayout(Model):
 
 
 def is_safe_name(name: str) -> bool:
-    return bool(SAFE_NAME.match(name))
+    return bool(SAFE_NAME.fullmatch(name))  # fullmatch: `$` would accept a final newline

@@ -7,12 +7,13 @@ original beside it as FILE.bak. See docs/schema-versions.md for the version poli
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from rich.markup import escape
 
 from generator.commands._common import add_blueprint, add_common, command, err_console, note, write_text
+from generator.foreign import read_foreign_text
+from generator.load import MAX_BYTES
 from generator.migrate import CURRENT, MigrationError, migrate_text
 
 ORDER = 92
@@ -41,13 +42,11 @@ def run(args: argparse.Namespace) -> int:
     if args.in_place and (args.output or args.blueprint == "-"):
         err_console.print("[bold red]migrate[/]: --in-place rewrites the file itself: give a file and no -o")
         return 2
+    # a regular file (or standard input) of at most the loader's 4 MiB: a symlink to /dev/zero is refused,
+    # located, instead of read until the memory cap (the CLI prints a ForeignInputError and exits 2)
+    text = read_foreign_text(args.blueprint, MAX_BYTES)
     try:
-        text = sys.stdin.read() if args.blueprint == "-" else Path(args.blueprint).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        err_console.print(f"[bold red]migrate[/]: cannot read {escape(args.blueprint)}: {escape(str(exc))}")
-        return 2
-    try:
-        result = migrate_text(text)
+        result = migrate_text(text, file="<stdin>" if args.blueprint == "-" else args.blueprint)
     except MigrationError as exc:
         err_console.print(f"[bold red]migrate[/]: {escape(str(exc))}")
         return 2

@@ -64,10 +64,11 @@ def is_catalog_file(path: Path) -> bool:
         return False
     from blueprints.catalog.load import SECTIONS
     from generator.findings import BlueprintError
-    from generator.load import parse_yaml
+    from generator.foreign import read_foreign_text
+    from generator.load import MAX_BYTES, parse_yaml
 
-    try:  # the loader's own bounded parse: a hostile file is reported by the loader, not here
-        data = parse_yaml(path.read_text(encoding="utf-8"), str(path)).data
+    try:  # the loader's own bounded read and parse: a hostile file is reported by the loader, not here
+        data = parse_yaml(read_foreign_text(path, MAX_BYTES), str(path)).data
     except (BlueprintError, UnicodeDecodeError, OSError, ValueError, RecursionError):
         return False  # not readable YAML: let the loader report it, located
     return isinstance(data, Mapping) and bool(data) and set(data) <= {*SECTIONS, "cloud"}

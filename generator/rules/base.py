@@ -62,6 +62,9 @@ class Rule:
     fix: ClassVar[str]
     tags: ClassVar[tuple[str, ...]] = ()
     lifecycle: ClassVar[str] = "stable"
+    # False for the rules that keep hostile input out of the outputs (names that resolve to an address,
+    # partitions that merge tenants): a `suppress:` entry cannot turn them off.
+    suppressible: ClassVar[bool] = True
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         raise NotImplementedError

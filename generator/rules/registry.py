@@ -40,7 +40,7 @@ def run_rules(ctx: RuleContext) -> list[Finding]:
     out: list[Finding] = []
     suppressed = ctx.cluster.suppressed
     for rule_cls in all_rules():
-        if rule_cls.id in suppressed:
+        if rule_cls.id in suppressed and rule_cls.suppressible:
             continue
         rule = rule_cls()
         try:

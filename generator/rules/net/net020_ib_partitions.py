@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from blueprints.models.fabric import Partition
+from generator.findings import Finding, Severity
+from generator.resolve import ResolvedCluster, ResolvedFabric
+from generator.rules.base import Rule, RuleContext
+
+
+class IbPartitions(Rule):
+    """InfiniBand partitions that merge, admit every adapter, or name pools that are not on the fabric.
+
+    OpenSM's partition file (linux-rdma/opensm doc/partition-config.txt) says "PartitionName does not need
+    to be unique, PKey does need to be unique. If PKey is repeated then those partition configurations
+    will be merged": a second partition reusing tenant A's P_Key makes its members full members of A's
+    partition. A partition that lists no pools is written as ``ALL_CAS``: with ``membership: full`` every
+    channel adapter on the fabric, including one plugged in tomorrow, is a full member, so it isolates
+    nothing. Its pools must exist and have ports on the fabric (else the partition is empty). A partition
+    whose members are all ``limited`` carries no traffic between them: limited members talk only to full
+    members, and the only full member is the SM's own port (``SELF=full``), so this is a warning. The
+    errors cannot be suppressed.
+    """
+
+    id = "NET020"
+    severity = Severity.ERROR
+    title = "InfiniBand partitions merge, admit every adapter or name absent pools"
+    rationale = "OpenSM merges partitions that share a P_Key and ALL_CAS admits any adapter: tenants leak."
+    fix = (
+        "give every partition of a fabric its own P_Key and list its pools (pools with ports on that "
+        "fabric); use `membership: limited` for a partition every adapter may join"
+    )
+    tags = ("infiniband", "subnet-manager", "partitions", "security")
+    suppressible = False
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        cluster = ctx.cluster
+        if cluster.is_cloud:  # the provider runs the SM: no partitions.conf or opensm.conf is written
+            return
+        for fab in cluster.fabrics.values():
+            sm = fab.spec.subnet_manager
+            if fab.kind != "infiniband" or sm is None:
+                continue
+            first: dict[int, str] = {}
+            for j, part in enumerate(sm.partitions):
+                path = (*fab.source_path, "subnet_manager", "partitions", j)
+                if part.pkey in first:
+                    yield self.finding(
+                        f"{fab.name} partition `{part.name}` reuses P_Key 0x{part.pkey:04x} of partition "
+                        f"`{first[part.pkey]}`: OpenSM merges partitions that share a P_Key, so its members "
+                        f"join `{first[part.pkey]}`",
+                        (*path, "pkey"),
+                    )
+                first.setdefault(part.pkey, part.name)
+                yield from self._members(cluster, fab, part, path)
+
+    def _members(
+        self, cluster: ResolvedCluster, fab: ResolvedFabric, part: Partition, path: tuple[str | int, ...]
+    ) -> Iterator[Finding]:
+        head = f"{fab.name} partition `{part.name}` (P_Key 0x{part.pkey:04x})"
+        if not part.pools and part.membership == "full":
+            yield self.finding(
+                f"{head} lists no pools: every adapter on the fabric (ALL_CAS) is a full member, any HCA "
+                "plugged in included",
+                (*path, "pools"),
+            )
+        pools = {p.name: p for p in cluster.pools}
+        for k, name in enumerate(part.pools):
+            pool = pools.get(name)
+            if pool is None:
+                yield self.finding(
+                    f"{head}: pool `{name}` is not a pool of this blueprint", (*path, "pools", k)
+                )
+            elif not pool.ports_for(fab.name):
+                yield self.finding(
+                    f"{head}: pool `{name}` has no port on the {fab.name} fabric", (*path, "pools", k)
+                )
+        if part.membership == "limited":
+            yield self.finding(
+                f"{head}: every member is limited, and limited members talk only to full ones (here only "
+                "the SM's own port): no two members can talk in it",
+                (*path, "membership"),
+                hint="make the pools that serve the others (e.g. storage) full members in their own entry",
+                severity=Severity.WARNING,
+            )

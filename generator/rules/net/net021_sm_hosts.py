@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from blueprints.models.fabric import SubnetManager
+from generator.findings import Finding, Path, Severity
+from generator.resolve import ResolvedFabric, ResolvedPool
+from generator.rules.base import Rule, RuleContext
+
+
+class SmHosts(Rule):
+    """Subnet manager ``hosts`` that are repeated, not hosts of the blueprint, or not on the fabric.
+
+    ``subnet_manager.hosts`` names the head nodes that run OpenSM, master first; ``blueprint generate``
+    writes an ``opensm.conf`` per host (``sm_priority`` 15 for the master, 14 for the standby: the highest
+    priority is master, IBA 14.4.1) and an Ansible inventory of them. The same host twice with
+    ``ha: true`` writes one host with both priorities (no standby, and which file wins is an accident); a
+    host in no pool gets an inventory entry Ansible connects to by that name, on whatever machine DNS
+    says; a host with no port on the fabric has no HCA for OpenSM to bind to. ``ha: true`` with one host
+    has no standby. It cannot be suppressed.
+    """
+
+    id = "NET021"
+    severity = Severity.ERROR
+    title = "subnet manager hosts repeated, unknown or off the fabric"
+    rationale = (
+        "The SM runs only on the hosts listed: each must be a distinct host with a port on the fabric."
+    )
+    fix = "list distinct hosts of the blueprint's pools that have a port on the fabric (two with ha: true)"
+    tags = ("infiniband", "subnet-manager")
+    suppressible = False
+
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        cluster = ctx.cluster
+        if cluster.is_cloud:  # the provider runs the SM: no partitions.conf or opensm.conf is written
+            return
+        owner = {h: p for p in cluster.pools for h in p.hostnames}
+        for fab in cluster.fabrics.values():
+            sm = fab.spec.subnet_manager
+            if fab.kind != "infiniband" or sm is None or not sm.hosts:
+                continue
+            yield from self._hosts(fab, sm, owner)
+
+    def _hosts(
+        self, fab: ResolvedFabric, sm: SubnetManager, owner: dict[str, ResolvedPool]
+    ) -> Iterator[Finding]:
+        base: Path = (*fab.source_path, "subnet_manager", "hosts")
+        seen: set[str] = set()
+        for i, host in enumerate(sm.hosts):
+            pool = owner.get(host)
+            if host in seen:
+                yield self.finding(f"{fab.name} subnet manager host `{host}` is listed twice", (*base, i))
+            elif pool is None:
+                yield self.finding(
+                    f"{fab.name} subnet manager host `{host}` is not a host of any pool", (*base, i)
+                )
+            elif not pool.ports_for(fab.name):
+                yield self.finding(
+                    f"{fab.name} subnet manager host `{host}` has no port on the {fab.name} fabric",
+                    (*base, i),
+                )
+            seen.add(host)
+        if sm.ha and len(seen) < 2:
+            yield self.finding(
+                f"{fab.name} subnet manager has ha: true but {len(seen)} distinct host(s): no standby", base
+            )
