@@ -39,9 +39,21 @@ def check(path: str | FsPath) -> Checked:
     loaded, cluster = load_and_resolve(path)
     ctx = RuleContext(cluster)
     findings = run_rules(ctx)
-    known = {r.id for r in all_rules()}
+    rules = {r.id: r for r in all_rules()}
     for i, sup in enumerate(loaded.blueprint.suppress):
-        if sup.rule not in known:
+        rule = rules.get(sup.rule)
+        if rule is not None and not rule.suppressible:
+            findings.append(
+                Finding(
+                    "SUP001",
+                    Severity.WARNING,
+                    f"rule {sup.rule} cannot be suppressed (it guards names, tenants or the subnet manager); "
+                    "this entry has no effect",
+                    ("suppress", i, "rule"),
+                    "fix what the rule reports instead",
+                )
+            )
+        if rule is None:
             findings.append(
                 Finding(
                     "SUP001",

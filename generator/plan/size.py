@@ -57,10 +57,15 @@ def fabric_size(cluster: ResolvedCluster, fab: ResolvedFabric) -> FabricSize | N
         return FabricSize(fab.name, routers, links, path)
     # fat-tree / leaf-spine: a leaf takes at least half its radix in node ports (more when oversubscribed),
     # so each tier has at most ports / (k/2) switches; one link per node port per tier
+    # a declared growth_nodes is built for too (spines and cores sized for the grown fabric), so the bound
+    # counts the grown node ports: 2 nodes growing to 8,000 build ~1,000 switches, not 3
     tiers = getattr(topo, "tiers", 2) or 2
     radix = fab.switch.ports_at(fab.speed_gbps) if fab.switch is not None else 0
     per_leaf = max(1, radix // 2)
-    return FabricSize(fab.name, tiers * -(-ports // per_leaf), ports * tiers, path)
+    nodes = sum(p.count for p in cluster.pools_on(fab.name))
+    growth = getattr(topo, "growth_nodes", None) or 0
+    target = max(ports, -(-growth * ports // nodes)) if nodes else ports
+    return FabricSize(fab.name, tiers * -(-target // per_leaf), target * tiers, path)
 
 
 def too_large(cluster: ResolvedCluster) -> list[TooLarge]:

@@ -233,3 +233,24 @@ def test_the_rules_fast_path_accepts_only_what_the_full_check_accepts(name: str)
 
     assert _problem(name) == host_name_problem(name) is None
     assert _problem(name + "-") is not None and _problem("-" + name) is not None
+
+
+def test_fat_tree_growth_counts_in_the_size_budget(tmp_path: Path) -> None:
+    """2 nodes declaring growth to 1,000,000 would build spines and cores for them: refused before building
+    (the bound used to ignore growth_nodes)."""
+    bp = write(
+        tmp_path, HEAD + POOL.replace("count: 4", "count: 2") + IB + "      tiers: 3\n      growth_nodes: 1000000\n"
+    )
+    started = time.monotonic()
+    code, out, err = run_cli("validate", str(bp))
+    no_crash(out + err)
+    assert code in (1, 2) and "PLN001" in out + err and "switches" in out + err, out + err
+    assert time.monotonic() - started < 60
+
+
+def test_suppressing_a_guard_rule_says_it_has_no_effect(tmp_path: Path) -> None:
+    text = (HERE / "names-hex-switch-template.yaml").read_text()
+    bp = write(tmp_path, text + "suppress:\n  - {rule: PLN002, reason: trying to silence it}\n")
+    code, out, err = run_cli("validate", str(bp))
+    assert code == 1
+    assert "SUP001" in out + err and "cannot be suppressed" in out + err
