@@ -7,6 +7,12 @@ the designs that cost the most per byte of YAML: topologies whose size grows exp
 multiplicatively in one number (hypercube dimension, torus dimensions, dragonfly groups), node counts,
 the largest design inside the limits of docs/architecture.md, and YAML-level bombs. Exit status 1 if a
 case misses a target, exits 3 or prints a traceback.
+
+The second table (issue 31) does the same for every reader of a file this tool did not write: Pulumi
+stack outputs (`inventory --from-stack`), ibnetdiscover dumps (`verify-cabling`, `sm-guids`), LLDP JSON,
+nccl-tests results (`acceptance-report`, text and `-J` JSON) and advice JSON (`init --from-advice`). Each
+hostile input must end in exit 1 or 2 with the offending file named in the message, within the same time
+and memory targets.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic import fat_tree_blueprint
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 MAX_BYTES = 4096
 AS_CAP = 3 << 30  # address-space cap of each child (Python maps more than it touches)
@@ -113,6 +121,168 @@ def run(text: str, tmp: Path) -> dict[str, float | int | str]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+# ---- foreign inputs (issue 31) -------------------------------------------------------------------------
+FOREIGN_STAGE = r"""
+import io, json, resource, sys, time
+from contextlib import redirect_stderr, redirect_stdout
+t0 = time.perf_counter()
+from generator.cli import main
+out, err = io.StringIO(), io.StringIO()
+with redirect_stdout(out), redirect_stderr(err):
+    code = main(json.loads(sys.argv[1]))
+print(json.dumps({"code": code, "seconds": time.perf_counter() - t0, "said": err.getvalue()[-400:],
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+IB_EXAMPLE = "hdr-fat-tree-a100.yaml"
+GCP_EXAMPLE = "gcp-a3-ultra.yaml"
+GUID = "0x" + "1" * 16
+
+
+def _gcp_outputs(**node: object) -> str:
+    base = {"address": "10.0.0.2", "zone": "europe-west1-b", "project": "test-project-1"}
+    return json.dumps({"blueprint": "gcp-a3-ultra", "nodes": {"a3u-001": {**base, **node}}})
+
+
+def _dump_line(port: str = "1", guid: str = GUID) -> str:
+    return (
+        f"vendid=0x2c9\ndevid=0xcf08\nsysimgguid={guid}\nswitchguid={guid}({guid})\n"
+        f'Switch\t40 "S-{guid[2:]}"\t\t# "c-leaf-su1-r0" enhanced port 0 lid 1 lmc 0\n'
+        f'[{port}]\t"H-{"2" * 16}"[1](2222222222222222)\t\t# "dgx001 mlx5_0" lid 2 4xHDR\n'
+    )
+
+
+def _results_text(busbw: str) -> str:
+    return (
+        "# nThread 1 nGpus 1 minBytes 8 maxBytes 8 step: 2(factor) warmup iters: 5 iters: 20\n"
+        "#  Rank  0 Group  0 Pid 1 on dgx001 device  0 [0x07] NVIDIA A100-SXM4-80GB\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+        "     time   algbw   busbw #wrong\n"
+        f"           8             2     float     sum      -1    10.0    0.00    {busbw}      0"
+        f"    10.0    0.00    {busbw}      0\n"
+    )
+
+
+def foreign_cases(root: Path, builds: dict[str, Path]) -> Iterator[tuple[str, list[str]]]:
+    """(name, argv) with the hostile files written under ``root``."""
+
+    def put(name: str, data: str | bytes) -> str:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data if isinstance(data, bytes) else data.encode())
+        return str(path)
+
+    def zero(name: str) -> str:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.symlink_to("/dev/zero")
+        return str(path)
+
+    gcp, ib = str(builds["gcp"]), str(EXAMPLES / IB_EXAMPLE)
+    inv = ["inventory", gcp, "-o", str(root / "inv.yml"), "--from-stack"]
+    yield (
+        "stack: lookup template in address",
+        [*inv, put("s1.json", _gcp_outputs(address="{{ lookup('pipe','id') }}"))],
+    )
+    yield (
+        "stack: $(...) in the GCP zone",
+        [*inv, put("s2.json", _gcp_outputs(zone="europe-west1-b$(touch x)"))],
+    )
+    yield (
+        "stack: 100,000-deep nesting",
+        [*inv, put("s3.json", '{"nodes": ' + "[" * 100_000 + "]" * 100_000 + "}")],
+    )
+    yield (
+        "stack: NaN and a 400-digit counter",
+        [*inv, put("s4.json", _gcp_outputs(su=10**400).replace("10.0.0.2", "NaN"))],
+    )
+    yield "stack: symlink to /dev/zero", [*inv, zero("s5.json")]
+    yield "stack: 17 MiB", [*inv, put("s6.json", " " * (17 << 20))]
+    verify = ["verify-cabling", ib, "--discovered"]
+    smg = ["sm-guids", ib, "-o", str(root / "smg"), "--discovered"]
+    yield "ibnetdiscover: 164-bit GUID", [*verify, put("d1.net", _dump_line(guid="0x" + "f" * 41))]
+    yield "ibnetdiscover: 5,000-digit port", [*smg, put("d2.net", _dump_line(port="9" * 5000))]
+    yield "ibnetdiscover: 67 MiB", [*verify, put("d3.net", _dump_line() * ((67 << 20) // len(_dump_line())))]
+    yield "ibnetdiscover: symlink to /dev/zero", [*smg, zero("d4.net")]
+    lldp = root / "lldp"
+    yield "lldp: NaN and deep nesting", [*verify, str(lldp), "--fabric", "management"]
+    put("lldp/sw1.json", '{"lldp": {"interface": ' + "[" * 5000 + "]" * 5000 + "}}")
+    put("lldp/sw2.json", '{"lldp": NaN}')
+    acc = ["acceptance-report", ib, "--results"]
+    put("r1/all_reduce.txt", _results_text("nan"))
+    yield "nccl-tests text: busbw nan", [*acc, str(root / "r1")]
+    put("r2/all_reduce.json", json.dumps({"config": {"devices": [{"rank": "abc", "hostname": "dgx001"}]}}))
+    yield "nccl-tests JSON: rank 'abc'", [*acc, str(root / "r2")]
+    for i in range(6):
+        put(f"r3/run{i}.txt", _results_text("1.0") * ((16 << 20) // len(_results_text("1.0")) - 1))
+    yield "nccl-tests: 6 x 16 MiB", [*acc, str(root / "r3")]
+    (root / "r4").mkdir()
+    (root / "r4" / "all_reduce.txt").symlink_to("/dev/zero")
+    yield "nccl-tests: symlink to /dev/zero", [*acc, str(root / "r4")]
+    adv = ["init", "-o", str(root / "starter.yaml"), "--from-advice"]
+    yield "advice: params nan", [*adv, put("a1.json", '{"request": {"params": "nan", "mode": "pretrain"}}')]
+    yield "advice: gpus 1e300", [*adv, put("a2.json", '{"request": {"params": 7e10, "gpus": 1e300}}')]
+    yield "advice: symlink to /dev/zero", [*adv, zero("a3.json")]
+
+
+def run_foreign(argv: list[str]) -> dict[str, float | int | str]:
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (AS_CAP, AS_CAP))
+
+    proc = subprocess.run(
+        [sys.executable, "-c", FOREIGN_STAGE, json.dumps(argv)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=cap,
+    )
+    if proc.returncode != 0 or "Traceback" in proc.stderr:
+        return {"code": proc.returncode, "seconds": -1, "peak_mb": -1, "error": proc.stderr.strip()[-300:]}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def foreign_table(max_seconds: float, max_mb: float) -> bool:
+    """Every hostile foreign input: exit 1 or 2, the file named, in time and memory. True when one missed."""
+    failed = False
+    print(f"\n{'foreign input (command)':55} {'exit':>4} {'seconds':>8} {'peak MB':>8}")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        gcp = root / "gcp-build"
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "generator.cli",
+                "generate",
+                str(EXAMPLES / GCP_EXAMPLE),
+                "-o",
+                str(gcp),
+                "-q",
+                "--only",
+                "pulumi,ansible",
+            ],
+            check=True,
+        )
+        for name, argv in list(foreign_cases(root, {"gcp": gcp})):
+            r = run_foreign(argv)
+            located = any(part in str(r.get("said", "")) for part in (root.name, "<stdin>"))
+            bad = (
+                "error" in r
+                or r["code"] not in (1, 2)
+                or not located
+                or float(r["seconds"]) > max_seconds
+                or float(r["peak_mb"]) > max_mb
+            )
+            failed |= bad
+            print(
+                f"{name:55} {r['code']:>4} {float(r['seconds']):8.2f} {float(r['peak_mb']):8.0f}"
+                + ("  MISSED" if bad else "")
+                + ("" if located or "error" in r else "  (file not named)")
+                + (f"  {r['error']}" if "error" in r else ""),
+                flush=True,
+            )
+    return failed
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--max-seconds", type=float, default=30.0)
@@ -138,6 +308,7 @@ def main() -> int:
                 + (f"  {r['error']}" if "error" in r else ""),
                 flush=True,
             )
+    failed |= foreign_table(args.max_seconds, args.max_mb)
     return 1 if failed else 0
 
 
