@@ -7,8 +7,12 @@ HCA ports), ``partitions.conf`` (the blueprint's partitions with their pools' po
 top-tier switch of the plan (e.g. a leaf), before OpenSM ranks the fabric from it.
 A discovered device is trusted with a plan name only as generator/verify/trust.py allows (the GUID the site
 recorded with ``--node-name-map``, or its planned port of an identified switch); otherwise nothing is
-written. Files already in DIR are replaced only with ``--force``.
-Exit 0 ok, 1 check failed, 2 unusable input.
+written. Devices are identified as verify-cabling identifies them (``MF0;<name>:<model>/U1`` switches,
+``<host> HCA-N`` or firmware-default HCAs on their planned ports). A top-tier switch of the plan missing
+from the dump is refused (exit 1) unless ``--accept-missing-roots``; a plan without a top tier (a
+hypercube or torus for dfsssp/updn) needs no root file and none is written.
+Files already in DIR are replaced only with ``--force``.
+Exit 0 ok, 1 check failed (bad root file, top-tier switch not discovered), 2 unusable input.
 """
 
 from __future__ import annotations
@@ -53,6 +57,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help='`0x<guid> "name"` lines: the GUIDs the site recorded; a device is then trusted with a plan '
         "name only if its GUID is recorded for that name",
     )
+    p.add_argument(
+        "--accept-missing-roots",
+        action="store_true",
+        help="write the root file even when some top-tier switches are not in the dump (OpenSM then roots "
+        "the fabric at those found only)",
+    )
     p.add_argument("--force", action="store_true", help="replace the files already in DIR")
     add_common(
         p,
@@ -90,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     from generator.plan.build import plan_or_raise
     from generator.verify.ibnetdiscover import MAX_DUMP_BYTES
     from generator.verify.model import DiscoveryError
-    from generator.verify.sm_guids import GuidError, check_roots, guid_files
+    from generator.verify.sm_guids import GuidError, MissingRootsError, check_roots, guid_files
     from generator.verify.trust import IdentityError
 
     if args.check_roots is None and not args.output:
@@ -110,9 +120,14 @@ def run(args: argparse.Namespace) -> int:
             check_roots(plan, args.fabric, text, args.discovered, roots, args.check_roots)
             note(args, f"{safe(args.check_roots)}: every root is a top-tier switch of the plan")
             return 0
-        files = guid_files(plan, args.fabric, text, args.discovered, _recorded(args.node_name_map, budget))
+        recorded = _recorded(args.node_name_map, budget)
+        files = guid_files(
+            plan, args.fabric, text, args.discovered, recorded, accept_missing_roots=args.accept_missing_roots
+        )
     except (IdentityError, DiscoveryError) as exc:
         return _fail(str(exc), 2)
+    except MissingRootsError as exc:
+        return _fail(str(exc), 1)
     except GuidError as exc:
         return _fail(str(exc), 1 if args.check_roots is not None else 2)
     assert out is not None
@@ -138,7 +153,8 @@ def _write(args: argparse.Namespace, cluster: ResolvedCluster, out: Path, files:
     from generator.fsutil import atomic_write_text
     from generator.verify.sm_guids import render_guids
 
-    atomic_write_text(out / "root_guids.conf", render_guids(files.roots))
+    if files.needs_roots:
+        atomic_write_text(out / "root_guids.conf", render_guids(files.roots))
     atomic_write_text(out / "cn_guids.conf", render_guids(files.cns))
     atomic_write_text(out / "node-name-map", files.node_name_map())
     fabric = cluster.fabrics[args.fabric]
@@ -149,7 +165,9 @@ def _write(args: argparse.Namespace, cluster: ResolvedCluster, out: Path, files:
     note(
         args,
         safe(
-            f"wrote {out}: {len(files.roots)} roots, {len(files.cns)} compute-node ports"
+            f"wrote {out}: "
+            + (f"{len(files.roots)} roots" if files.needs_roots else "no root file (no top tier in the plan)")
+            + f", {len(files.cns)} compute-node ports"
             + (f"; not discovered: {len(missing)} ({', '.join(missing[:5])})" if missing else "")
         ),
     )

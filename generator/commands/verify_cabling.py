@@ -3,8 +3,9 @@
 InfiniBand fabrics take an ``ibnetdiscover`` dump (default or ``-p`` format); Ethernet/RoCE
 fabrics take a directory of ``lldpcli show neighbors -f json`` files, one per device, named
 ``<device>.json``. Exit 0 when every planned cable is present, on the planned ports at the
-planned width/speed, and nothing else is cabled; 1 when there are discrepancies; 2 when the
-blueprint or the discovered input cannot be used.
+planned width/speed, and nothing else is cabled — or every difference is acknowledged in the
+``--accept`` file (generator/verify/accept.py); 1 when there are discrepancies; 2 when the
+blueprint, the discovered input or the accept file cannot be used.
 """
 
 from __future__ import annotations
@@ -53,6 +54,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the dump comes from ibsim on a net file written with this speed (e.g. HDR: ibsim 0.10 "
         "models nothing faster); expect it instead of the fabric's speed",
     )
+    p.add_argument(
+        "--accept",
+        metavar="FILE",
+        help="YAML of known differences: absent devices, acknowledged cables, switch ports with "
+        "unplanned devices (see docs/existing-site.md); exit 0 when nothing else differs",
+    )
     p.add_argument("--all", action="store_true", help="also list the cables that match")
     add_common(p, output_help="write the report to this file")
     p.set_defaults(func=run)
@@ -95,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
             node_name_map=args.node_name_map,
             sim_speed=sim_speed,
             budget=ByteBudget(),  # one budget for every file this command reads
+            accept=args.accept,
         )
     except (DiscoveryError, ForeignInputError) as exc:  # the readers' refusals, located (file:line)
         return _fail(str(exc))

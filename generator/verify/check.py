@@ -7,7 +7,7 @@ from pathlib import Path
 
 from generator.foreign import ByteBudget
 from generator.plan.model import Plan
-from generator.verify.diff import Verification, compare, expected_cables
+from generator.verify.diff import Verification, collapse_absent, compare, expected_cables
 from generator.verify.identify import PlanIndex, ib_found_links, lldp_found_links, read_node_name_map
 from generator.verify.model import DiscoveryError
 
@@ -20,10 +20,26 @@ def verify(
     node_name_map: str | Path | None = None,
     sim_speed: str | None = None,
     budget: ByteBudget | None = None,
+    accept: str | Path | None = None,
 ) -> Verification:
-    """Raises DiscoveryError when ``discovered`` cannot be read or does not fit the fabric. ``budget``: the
-    bytes the whole command may read (the dump, the node-name map and LLDP files together)."""
-    path = Path(discovered)
+    """Raises DiscoveryError when ``discovered`` cannot be read or does not fit the fabric, ForeignInputError
+    (located) for a bad ``accept`` file. ``budget``: the bytes the whole command may read (the dump, the
+    node-name map, the accept file and LLDP files together)."""
+    from generator.verify.accept import apply_accepted, read_accept
+
+    accepted = read_accept(accept, plan, fabric, budget) if accept is not None else None
+    result = _verify(plan, fabric, Path(discovered), node_name_map, sim_speed, budget)
+    return apply_accepted(result, accepted) if accepted is not None else result
+
+
+def _verify(
+    plan: Plan,
+    fabric: str,
+    path: Path,
+    node_name_map: str | Path | None,
+    sim_speed: str | None,
+    budget: ByteBudget | None,
+) -> Verification:
     rf = plan.cluster.fabrics[fabric]
     index = PlanIndex(plan, fabric)
     expected = [
@@ -45,10 +61,12 @@ def verify(
                 "on a cabled port with the subnet up?)"
             )
         name_map = read_node_name_map(node_name_map, budget) if node_name_map else None
-        found, unidentified = ib_found_links(disc, index, name_map.names if name_map else {})
-        found = [replace(f, a=index.sheet_label(f.a), b=index.sheet_label(f.b)) for f in found]
+        ib = ib_found_links(disc, index, name_map.names if name_map else {})
+        found = [replace(f, a=index.sheet_label(f.a), b=index.sheet_label(f.b)) for f in ib.links]
         result = compare(expected, found, fabric=fabric, source=str(path))
-        result.unidentified = unidentified
+        switches = {d.name for d in plan.switches(fabric)}
+        result = collapse_absent(result, {n.device for n in ib.identity.values()}, switches)
+        result.unidentified = ib.unidentified
         result.excluded = disc.excluded
         result.warnings = (
             disc.warnings + (name_map.warnings if name_map else []) + sorted(index.notes.values())

@@ -7,7 +7,8 @@ same two GUIDs, but port 63 now reaches the spine's port 2 instead of port 1.
 
 Statuses: ``ok``; ``missing`` (neither end connected to anything); ``miswired`` (at least one
 end connected elsewhere or dangling — both ends are described); ``rate`` (right ports, wrong
-width/speed); ``unexpected`` (a discovered link neither of whose ends is a planned port).
+width/speed); ``unexpected`` (a discovered link neither of whose ends is a planned port); ``absent`` (a
+planned switch not discovered at all: one finding with its count of missing cables, not one per cable).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from generator.plan.model import Plan
 from generator.verify.model import End, ExpectedCable, FoundLink
 
-STATUSES = ("miswired", "missing", "rate", "unexpected", "ok")
+STATUSES = ("miswired", "missing", "absent", "rate", "unexpected", "ok")
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,8 @@ class CableResult:
     expected_rate: str | None = None
     found_rate: str | None = None
     where: tuple[str, ...] = ()  # source locations of the discovered links involved
+    accepted: str = ""  # why the site acknowledged this difference (verify-cabling --accept)
+    cables: tuple[str, ...] = ()  # absent: the planned cables of the device not discovered
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -46,6 +49,8 @@ class CableResult:
             "found_rate": self.found_rate,
             "message": self.message,
             "source": list(self.where),
+            "accepted": self.accepted or None,
+            **({"cables": list(self.cables)} if self.status == "absent" else {}),
         }
 
 
@@ -60,19 +65,31 @@ class Verification:
     excluded: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     rate_unchecked: int = 0  # matched cables whose dump printed no width/speed
+    accepted_from: str = ""  # the accept file applied, if any
 
     @property
     def counts(self) -> dict[str, int]:
-        c = Counter(r.status for r in self.results)
-        return {s: c.get(s, 0) for s in STATUSES}
+        """Cables per status, acknowledged ones left out (they are counted by ``accepted``); switches not
+        discovered are counted by ``absent``."""
+        c = Counter(r.status for r in self.results if not r.accepted)
+        return {s: c.get(s, 0) for s in STATUSES if s != "absent"}
+
+    @property
+    def absent(self) -> int:
+        return sum(1 for r in self.results if r.status == "absent" and not r.accepted)
+
+    @property
+    def accepted(self) -> int:
+        return sum(1 for r in self.results if r.accepted)
 
     @property
     def clean(self) -> bool:
-        return all(r.status == "ok" for r in self.results)
+        """Nothing differs from the plan but what the site acknowledged."""
+        return all(r.status == "ok" or r.accepted for r in self.results)
 
     @property
     def discrepancies(self) -> list[CableResult]:
-        return [r for r in self.results if r.status != "ok"]
+        return [r for r in self.results if r.status != "ok" and not r.accepted]
 
 
 def _norm_rate(rate: str | None) -> str | None:
@@ -184,6 +201,27 @@ def compare(
     order = {s: i for i, s in enumerate(STATUSES)}
     results.sort(key=lambda r: (order[r.status], r.cable or "", r.a.device, r.a.port, r.b.device, r.b.port))
     return Verification(fabric, source, results, len(expected), len(links), rate_unchecked=rate_unchecked)
+
+
+def collapse_absent(v: Verification, discovered: set[str], switches: set[str]) -> Verification:
+    """The missing cables of each planned switch that was not discovered at all, as one ``absent`` finding
+    with their count (a leaf never installed is one line, not 36)."""
+    gone: dict[str, list[CableResult]] = {}
+    keep: list[CableResult] = []
+    for r in v.results:
+        absent = [e.device for e in (r.a, r.b) if e.device in switches and e.device not in discovered]
+        if r.status == "missing" and absent:
+            gone.setdefault(absent[0], []).append(r)
+        else:
+            keep.append(r)
+    for sw, rs in sorted(gone.items()):
+        ids = tuple(sorted(r.cable for r in rs if r.cable))
+        message = f"{sw} was not discovered: its {len(rs)} planned cable(s) are missing"
+        keep.append(CableResult("absent", None, End(sw, "", "switch"), End("", ""), message, cables=ids))
+    order = {s: i for i, s in enumerate(STATUSES)}
+    keep.sort(key=lambda r: (order[r.status], r.cable or "", r.a.device, r.a.port, r.b.device, r.b.port))
+    v.results = keep
+    return v
 
 
 def expected_cables(plan: Plan, fabric: str, *, sim_speed: str | None = None) -> list[ExpectedCable]:

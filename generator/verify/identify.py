@@ -15,7 +15,8 @@ interfaces are tied to the plan's logical ports by their number (``swp17``, ``Et
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -163,26 +164,154 @@ def read_node_name_map(path: str | Path, budget: ByteBudget | None = None) -> No
     return NodeNameMap(out, warnings)
 
 
-def _ib_identity(node: SeenNode, index: PlanIndex, names: dict[int, str]) -> tuple[str | None, str | None]:
-    """(plan device, rdma device for CAs) or (None, None)."""
-    desc = names.get(node.guid, node.desc) if node.guid is not None else node.desc
-    desc = desc.strip()
-    if not desc:
-        return None, None
-    if node.kind == "switch":
-        candidates = [desc]
-        if m := _MF0.match(desc):
-            candidates.append(m.group(1))
-        candidates.append(desc.split()[0])
-        for c in candidates:
-            if (dev := index.device(c)) is not None:
-                return dev, None
-        return None, None
-    tokens = desc.split()
-    dev = index.device(tokens[0])
-    if dev is None:
-        return None, None
-    return dev, tokens[1] if len(tokens) > 1 else None
+# -- one identification of discovered InfiniBand nodes (verify-cabling and sm-guids) ------------------
+
+
+class Described(NamedTuple):
+    """What a NodeDescription says: a name (switch or host), the HCA token after a host name, the form."""
+
+    name: str | None
+    hca: str | None
+    form: str  # empty | mf0 | firmware | localhost | name
+
+
+def describe(desc: str) -> Described:
+    """Read a NodeDescription in the forms real fabrics print:
+    ``MF0;<name>:<model>/U1`` (managed NVIDIA switches), ``<name>``, ``<host> HCA-N`` / ``<host> mlx5_N``
+    (rdma-ndd: "%h %d", rdma-core rdma-ndd(8)), firmware defaults (``MT4129 ConnectX7   Mellanox
+    Technologies``, ``SwitchIB Mellanox Technologies``) and ``localhost …`` (rdma-ndd ran before the host
+    name was set): the last two name nothing."""
+    text = desc.strip()
+    if not text:
+        return Described(None, None, "empty")
+    if m := _MF0.match(text):
+        return Described(m.group(1).strip(), None, "mf0")
+    if _FIRMWARE_DESC.match(text):
+        return Described(None, None, "firmware")
+    tokens = text.split()
+    hca = tokens[1] if len(tokens) > 1 else None
+    if tokens[0].split(".", 1)[0].lower() == "localhost":
+        return Described(None, hca, "localhost")
+    return Described(tokens[0], hca, "name")
+
+
+@dataclass
+class NodeIdentity:
+    """A discovered node tied to a plan device, and how: ``guid`` (the site's node-name map),
+    ``description`` or ``position`` (on the planned port of an identified switch)."""
+
+    device: str
+    how: str
+    hca: str | None = None  # the HCA token of a CA's description ("mlx5_0", "HCA-1")
+    ports: dict[int, str] = field(default_factory=dict)  # CA port → plan port, when read from position
+
+
+def _by_name(node: SeenNode, index: PlanIndex, names: dict[int, str]) -> NodeIdentity | None:
+    """GUIDs first (what the site recorded), then the node's own description."""
+    recorded = names.get(node.guid) if node.guid is not None else None
+    for text, how in ((recorded, "guid"), (node.desc, "description")):
+        if not text:
+            continue
+        d = describe(text)
+        whole = index.device(text) if node.kind == "switch" else None
+        dev = whole or index.device(d.name)
+        if dev is not None and (index.kind(dev) == "switch") == (node.kind == "switch"):
+            return NodeIdentity(dev, how, None if node.kind == "switch" else d.hca)
+        if recorded is not None:
+            return None  # a recorded name that is not in the plan is not overridden by the description
+    return None
+
+
+def _neighbours(disc: IbDiscovery) -> dict[str, list[tuple[int, str, int]]]:
+    """node → [(its port, peer node, peer port)]."""
+    out: dict[str, list[tuple[int, str, int]]] = {}
+    for ln in disc.links:
+        out.setdefault(ln.a_node, []).append((ln.a_port, ln.b_node, ln.b_port))
+        out.setdefault(ln.b_node, []).append((ln.b_port, ln.a_node, ln.a_port))
+    return out
+
+
+def _planned_here(
+    key: str, ident: dict[str, NodeIdentity], index: PlanIndex, nbrs: dict[str, list[tuple[int, str, int]]]
+) -> dict[int, tuple[str, str]]:
+    """port of ``key`` → the plan (device, port) that the identified switches it hangs on expect there."""
+    out: dict[int, tuple[str, str]] = {}
+    for port, peer, pport in nbrs.get(key, []):
+        sw = ident.get(peer)
+        if sw is None or index.kind(sw.device) != "switch":
+            continue
+        planned = index.peer.get((sw.device, str(pport)))
+        if planned is not None:
+            out[port] = planned
+    return out
+
+
+def _position(
+    node: SeenNode, planned: dict[int, tuple[str, str]], index: PlanIndex, taken: set[tuple[str, str]]
+) -> NodeIdentity | None:
+    """The plan device every identified neighbour expects on this node's ports (port numbers agreeing)."""
+    want_switch = node.kind == "switch"
+    fits: dict[int, tuple[str, str]] = {}
+    for port, (dev, dport) in planned.items():
+        is_switch = index.kind(dev) == "switch"
+        same_port = dport == str(port) if is_switch else dport.rsplit("/", 1)[-1] == str(port)
+        if is_switch == want_switch and same_port and (dev, dport) not in taken:
+            fits[port] = (dev, dport)
+    devices = {dev for dev, _ in fits.values()}
+    # one device, expected by most of the identified neighbours (a crossed uplink does not hide a leaf)
+    if len(devices) != 1 or 2 * len(fits) <= len(planned):
+        return None
+    (dev,) = devices
+    return NodeIdentity(dev, "position", ports={} if want_switch else {p: dp for p, (_, dp) in fits.items()})
+
+
+def identify_nodes(disc: IbDiscovery, index: PlanIndex, names: dict[int, str]) -> dict[str, NodeIdentity]:
+    """Every node of ``disc`` that can be tied to a plan device: by recorded GUID, by description, then by
+    position (switches first, so HCAs can hang on a leaf that was itself placed by position)."""
+    ident: dict[str, NodeIdentity] = {}
+    for key, node in disc.nodes.items():
+        if (hit := _by_name(node, index, names)) is not None:
+            ident[key] = hit
+    nbrs = _neighbours(disc)
+    for kind in ("switch", "switch", "ca"):  # two passes: a spine placed by position can place a leaf
+        taken = _taken(ident, index)
+        for key, node in disc.nodes.items():
+            if key in ident or node.kind != kind:
+                continue
+            if (hit := _position(node, _planned_here(key, ident, index, nbrs), index, taken)) is not None:
+                ident[key] = hit
+                taken |= {(hit.device, p) for p in hit.ports.values()} | {(hit.device, "")}
+    return ident
+
+
+def _taken(ident: dict[str, NodeIdentity], index: PlanIndex) -> set[tuple[str, str]]:
+    """Plan switches and host ports already claimed by a name, which position may not give again."""
+    out: set[tuple[str, str]] = set()
+    for n in ident.values():
+        if index.kind(n.device) == "switch":
+            out |= {(n.device, p) for p in index.ports.get(n.device, ())} | {(n.device, "")}
+        elif n.hca is not None:
+            out |= {(n.device, p) for p in index.ports.get(n.device, ()) if p.split("/")[0] == n.hca}
+        out |= {(n.device, p) for p in n.ports.values()}
+    return out
+
+
+def position_notes(disc: IbDiscovery, ident: dict[str, NodeIdentity]) -> list[str]:
+    """One finding per device placed by position only: where it is, and that its description is not set."""
+    out = []
+    for key, n in ident.items():
+        if n.how != "position":
+            continue
+        node = disc.nodes[key]
+        what = "switch" if node.kind == "switch" else "HCA"
+        guid = f"0x{node.guid:016x}" if node.guid is not None else key
+        shown = repr(node.desc.strip()) if node.desc.strip() else "empty"
+        ports = f" ({', '.join(sorted(n.ports.values()))})" if n.ports else ""
+        out.append(
+            f"{n.device}{ports}: {what} {guid} identified by position only: its node description is not set "
+            f"(it reads {shown}); set it (rdma-ndd on hosts, hostname on managed switches)"
+        )
+    return sorted(out)
 
 
 def _unidentified(node: SeenNode) -> str:
@@ -191,53 +320,50 @@ def _unidentified(node: SeenNode) -> str:
     return f"unidentified {kind} {ident}" + (f' "{node.desc}"' if node.desc.strip() else "")
 
 
-def ib_found_links(
-    disc: IbDiscovery,
-    index: PlanIndex,
-    names: dict[int, str] | None = None,
-) -> tuple[list[FoundLink], list[str]]:
+class IbFound(NamedTuple):
+    links: list[FoundLink]
+    unidentified: list[str]  # labels of nodes that matched no plan device, with where they hang
+    identity: dict[str, NodeIdentity]  # node key → plan device
+    ends: dict[tuple[str, int], End]  # (node key, port) → the plan end it was read as
+
+
+def ib_found_links(disc: IbDiscovery, index: PlanIndex, names: dict[int, str] | None = None) -> IbFound:
     """Discovered links as plan ends, and the labels of nodes that matched no plan device."""
-    names = names or {}
-    ident: dict[str, tuple[str | None, str | None]] = {
-        k: _ib_identity(n, index, names) for k, n in disc.nodes.items()
-    }
-    unidentified: set[str] = set()
+    ident = identify_nodes(disc, index, names or {})
     labels: dict[str, str] = {}  # one label string per unidentified node, shared by all its links
 
     def end(key: str, port: int) -> End:
         node = disc.nodes[key]
-        dev, rdma = ident[key]
-        if dev is None:
-            unidentified.add(key)
+        n = ident.get(key)
+        if n is None:
             label = labels.get(key) or labels.setdefault(key, _unidentified(node))
             return End(label, str(port), "switch" if node.kind == "switch" else "", known=False)
-        if index.kind(dev) == "switch":
-            return End(dev, str(port), "switch")
-        return End(dev, f"{rdma or '?'}/{port}", "node")
+        if index.kind(n.device) == "switch":
+            return End(n.device, str(port), "switch")
+        return End(n.device, n.ports.get(port) or f"{n.hca or '?'}/{port}", "node")
 
     found = [
-        _site_hca_names(
-            FoundLink(
-                end(ln.a_node, ln.a_port), end(ln.b_node, ln.b_port), ln.rate, f"{disc.source}:{ln.line}"
-            ),
-            index,
-        )
+        FoundLink(end(ln.a_node, ln.a_port), end(ln.b_node, ln.b_port), ln.rate, f"{disc.source}:{ln.line}")
         for ln in disc.links
     ]
-    on_switch: dict[str, list[str]] = {k: [] for k in unidentified}  # node → plan switch ports it hangs on
+    found = site_hca_names(found, index)
+    ends: dict[tuple[str, int], End] = {}
+    for ln, fl in zip(disc.links, found, strict=True):  # site_hca_names keeps the order, link for link
+        ends[(ln.a_node, ln.a_port)], ends[(ln.b_node, ln.b_port)] = fl.a, fl.b
+    on_switch: dict[str, list[str]] = {k: [] for k in labels}  # unidentified nodes with links
     for ln in disc.links:
         for mine, peer, port in ((ln.a_node, ln.b_node, ln.b_port), (ln.b_node, ln.a_node, ln.a_port)):
-            dev = ident[peer][0]
-            if mine in on_switch and dev is not None and index.kind(dev) == "switch":
-                on_switch[mine].append(index.sheet_label(End(dev, str(port), "switch")).text())
-    return found, sorted(_describe_unidentified(disc.nodes[k], on_switch[k]) for k in unidentified)
+            sw = ident.get(peer)
+            if mine in on_switch and sw is not None and index.kind(sw.device) == "switch":
+                on_switch[mine].append(index.sheet_label(End(sw.device, str(port), "switch")).text())
+    unidentified = sorted(_describe_unidentified(disc.nodes[k], v) for k, v in on_switch.items())
+    index.notes.update({f"position:{i}": note for i, note in enumerate(position_notes(disc, ident))})
+    return IbFound(found, unidentified, ident, ends)
 
 
-def _site_hca_names(link: FoundLink, index: PlanIndex) -> FoundLink:
-    """A host identified by name whose HCA the site calls something the plan does not (``HCA-1`` rather
-    than ``mlx5_0``): its port is read from the switch side when the plan has this host on that switch
-    port. Recorded in ``index.notes``: two such HCAs of one host swapped between leaves of the same host
-    would not be told apart, so the report says the HCA names were not checked."""
+def _site_hca_end(link: FoundLink, index: PlanIndex) -> tuple[End, End, tuple[str, str]] | None:
+    """(host end, switch end, planned host port) of a link whose host end names an HCA the plan does not
+    know (``HCA-1`` rather than ``mlx5_0``), on a switch port the plan gives to that same host."""
     for node, other in ((link.a, link.b), (link.b, link.a)):
         if node.kind != "node" or not node.known or node.port in index.ports.get(node.device, ()):
             continue
@@ -245,14 +371,58 @@ def _site_hca_names(link: FoundLink, index: PlanIndex) -> FoundLink:
             continue
         planned = index.peer.get((other.device, other.port))
         if planned is not None and planned[0] == node.device:
+            return node, other, planned
+    return None
+
+
+def learn_hca_names(found: list[FoundLink], index: PlanIndex) -> dict[str, str]:
+    """The site's HCA name → the plan's RDMA device (``HCA-1`` → ``mlx5_0``), learned from where each named
+    HCA sits: kept when more than half of the hosts agree, so one host with two rails crossed is an
+    exception to the rule and not the rule."""
+    votes: dict[str, Counter[str]] = {}
+    for link in found:
+        if (hit := _site_hca_end(link, index)) is not None:
+            node, _, planned = hit
+            votes.setdefault(node.port.split("/")[0], Counter())[planned[1].split("/")[0]] += 1
+    learned: dict[str, str] = {}
+    for label, c in votes.items():
+        (best, n), *_ = c.most_common(1)
+        if 2 * n > sum(c.values()):
+            learned[label] = best
+    if len(set(learned.values())) != len(learned):
+        return {}  # two site names for one device: no rule to learn
+    return learned
+
+
+def site_hca_names(found: list[FoundLink], index: PlanIndex) -> list[FoundLink]:
+    """Links whose host end uses the site's HCA names, rewritten to the plan's RDMA devices: by the learned
+    rule (a host that breaks it is reported miswired), else from the switch side with a note that the HCA
+    names of that host were not checked."""
+    learned = learn_hca_names(found, index)
+    if learned:
+        rule = ", ".join(f"{k}={v}" for k, v in sorted(learned.items()))
+        index.notes["hca-names"] = (
+            f"HCA names read as the plan's RDMA devices by the rule the hosts follow: {rule}"
+        )
+    out = []
+    for link in found:
+        for node in (link.a, link.b):
+            label, _, num = node.port.partition("/")
+            if node.kind == "node" and node.known and label in learned:
+                fixed = replace(node, port=f"{learned[label]}/{num}")
+                link = replace(link, a=fixed) if node is link.a else replace(link, b=fixed)
+        hit = _site_hca_end(link, index)
+        if hit is not None:
+            node, _, planned = hit
             index.notes.setdefault(
                 node.device,
                 f"{node.device}: HCA name {node.port.split('/')[0]!r} is not one of the plan's RDMA devices; "
                 "its ports were matched from the switch side (HCA names not checked)",
             )
             fixed = replace(node, port=planned[1])
-            return replace(link, a=fixed) if node is link.a else replace(link, b=fixed)
-    return link
+            link = replace(link, a=fixed) if node is link.a else replace(link, b=fixed)
+        out.append(link)
+    return out
 
 
 def _describe_unidentified(node: SeenNode, on_switch: list[str]) -> str:

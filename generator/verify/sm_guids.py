@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from generator.plan.model import Plan
 from generator.verify.ibnetdiscover import MAX_PORT, dump_lines
+from generator.verify.identify import IbFound, PlanIndex, ib_found_links
 from generator.verify.trust import PortClaim, Trust, trusted_claims
 
 # numbers are captured whole and then checked, so a 41-digit GUID or a 5,000-digit port is refused at its
@@ -63,6 +64,7 @@ class GuidFiles:
     cns: tuple[tuple[int, str], ...]  # (port GUID, "host mlx5_N")
     pool_ports: dict[str, tuple[int, ...]]  # pool → its HCA port GUIDs (for partitions)
     missing: tuple[str, ...]  # planned top-tier switches / compute ports not discovered
+    needs_roots: bool = True  # False: the plan has no top tier (not a fat-tree; its engine takes no roots)
 
     def node_name_map(self) -> str:
         """``0x<guid> "name"`` lines (ibnetdiscover/opensm --node-name-map format)."""
@@ -135,17 +137,27 @@ def _planned_peers(plan: Plan, fabric: str) -> dict[tuple[str, str, int], tuple[
     return out
 
 
+class MissingRootsError(GuidError):
+    """A top-tier switch of the plan is not in the dump: OpenSM would rank the fabric from the others."""
+
+
+def _identified(plan: Plan, fabric: str, text: str, source: str, recorded: dict[int, str]) -> IbFound:
+    """The dump's nodes tied to the plan the way verify-cabling ties them (generator/verify/identify.py)."""
+    from generator.verify.ibnetdiscover import parse_ibnetdiscover
+
+    return ib_found_links(parse_ibnetdiscover(text, source), PlanIndex(plan, fabric), recorded)
+
+
 def identified_switches(
-    nodes: list[DiscoveredNode], plan: Plan, fabric: str, source: str, recorded: dict[int, str]
+    nodes: list[DiscoveredNode], found: IbFound, source: str, recorded: dict[int, str]
 ) -> dict[int, str]:
-    """Switch GUID → plan switch name (the recorded name when the site gave one); a plan switch name
-    claimed by two switches, or by one the site recorded otherwise, is a located error."""
-    planned = {d.name for d in plan.switches(fabric)}
+    """Switch GUID → plan switch name; a plan switch name claimed by two switches, or by one the site
+    recorded otherwise, is a located error."""
     claimed: dict[str, list[DiscoveredNode]] = {}
     for n in nodes:
-        name = recorded.get(n.guid, n.desc) if n.kind == "switch" else ""
-        if name in planned:
-            claimed.setdefault(name, []).append(n)
+        ident = found.identity.get(f"0x{n.guid:016x}")
+        if n.kind == "switch" and ident is not None:
+            claimed.setdefault(ident.device, []).append(n)
     problems = [
         f"{source}:{n.line}: switch 0x{n.guid:016x} claims {name!r}, "
         + (
@@ -162,33 +174,50 @@ def identified_switches(
     return {group[0].guid: name for name, group in claimed.items()}
 
 
-def _claims(nodes: list[DiscoveredNode], planned: set[tuple[str, str, int]], source: str) -> list[PortClaim]:
-    """Every discovered HCA port whose description names a port the plan cables into this fabric."""
+def _claims(
+    nodes: list[DiscoveredNode], found: IbFound, planned: set[tuple[str, str, int]], source: str
+) -> list[PortClaim]:
+    """Every discovered HCA port identified as a port the plan cables into this fabric, whatever its
+    description says (``host mlx5_N``, ``host HCA-N``, firmware default: identify.py reads them all)."""
     out: list[PortClaim] = []
     for n in nodes:
-        if n.kind != "ca":
+        ident = found.identity.get(f"0x{n.guid:016x}")
+        if n.kind != "ca" or ident is None:
             continue
-        host, _, rdma = n.desc.partition(" ")
         for port, pguid in n.ports.items():
-            if (host, rdma.strip(), port) in planned:
+            end = found.ends.get((f"0x{n.guid:016x}", port))
+            if end is None or not end.known or end.kind != "node":
+                continue
+            rdma, _, num = end.port.partition("/")
+            key = (end.device, rdma, int(num) if num.isdigit() else port)
+            if key in planned:
                 where = f"{source}:{n.port_lines.get(port, n.line)}"
-                out.append(PortClaim(host, rdma.strip(), port, n.guid, pguid, n.peers.get(port), where))
+                out.append(PortClaim(*key, n.guid, pguid, n.peers.get(port), where, ident.how))
     return out
 
 
 def guid_files(
-    plan: Plan, fabric: str, text: str, source: str, recorded: dict[int, str] | None = None
+    plan: Plan,
+    fabric: str,
+    text: str,
+    source: str,
+    recorded: dict[int, str] | None = None,
+    *,
+    accept_missing_roots: bool = False,
 ) -> GuidFiles:
-    """The GUID files; IdentityError (located) when a discovered device claims a plan name it may not."""
+    """The GUID files; IdentityError (located) when a discovered device claims a plan name it may not,
+    MissingRootsError when a top-tier switch is not discovered (unless ``accept_missing_roots``)."""
     recorded = recorded or {}
     nodes = parse_nodes(text, source)
+    found = _identified(plan, fabric, text, source, recorded)
     roots_wanted = top_tier(plan, fabric)
     gpu_pools = {p.name for p in plan.cluster.pools if p.role == "gpu"}
     planned = _planned_peers(plan, fabric)
-    switches = identified_switches(nodes, plan, fabric, source, recorded)
+    switches = identified_switches(nodes, found, source, recorded)
     trust = Trust({k: (sw, port) for k, (_pool, sw, port) in planned.items()}, switches, recorded)
-    claims = trusted_claims(_claims(nodes, set(planned), source), trust)
+    claims = trusted_claims(_claims(nodes, found, set(planned), source), trust)
     roots = sorted((g, name) for g, name in switches.items() if name in roots_wanted)
+    _check_roots_found(roots_wanted, roots, source, accept_missing_roots)
     cns = sorted((c.port_guid, c.name) for c in claims if planned[(c.host, c.rdma, c.port)][0] in gpu_pools)
     pool_ports: dict[str, list[int]] = {}
     for c in claims:
@@ -196,16 +225,34 @@ def guid_files(
     seen = {name for _, name in roots} | {(c.host, c.rdma, c.port) for c in claims}
     missing = sorted(s for s in roots_wanted if s not in seen)
     missing += sorted(f"{h} {r}/{p}" for (h, r, p) in planned if (h, r, p) not in seen)
-    if not roots:
-        raise GuidError(
-            f"{source}: none of the {len(roots_wanted)} top-tier switches of the plan were discovered "
-            "(are NodeDescriptions set to the plan's switch names?)"
-        )
     return GuidFiles(
         tuple(roots),
         tuple(cns),
         {k: tuple(sorted(set(v))) for k, v in sorted(pool_ports.items())},
         tuple(missing),
+        needs_roots=bool(roots_wanted),
+    )
+
+
+def _check_roots_found(
+    wanted: set[str], roots: list[tuple[int, str]], source: str, accept_missing: bool
+) -> None:
+    """Every top-tier switch of the plan must be in the dump: with one missing, OpenSM's ftree ranks the
+    fabric from a partial root list (a spine down at discovery ends up below the leaves)."""
+    found = {name for _, name in roots}
+    absent = sorted(wanted - found)
+    if not absent or (accept_missing and found):
+        return
+    shown = ", ".join(absent[:8]) + (f" and {len(absent) - 8} more" if len(absent) > 8 else "")
+    advice = (
+        "no root file can be written without any (are the switches up and their descriptions set?)"
+        if not found
+        else "bring them up and discover again, or give --accept-missing-roots to write the "
+        f"{len(found)} found (OpenSM then roots the fabric at those only)"
+    )
+    raise MissingRootsError(
+        f"{source}: {len(absent)} of the {len(wanted)} top-tier switches of the plan are not in the dump "
+        f"({shown}): {advice}"
     )
 
 
@@ -217,6 +264,7 @@ def render_guids(entries: tuple[tuple[int, str], ...]) -> str:
 def check_roots(plan: Plan, fabric: str, text: str, source: str, roots_text: str, roots_source: str) -> None:
     """Raise a located GuidError if ``roots_text`` lists a GUID that is not a top-tier switch of the plan."""
     nodes = parse_nodes(text, source)
+    found = _identified(plan, fabric, text, source, {})
     by_guid = {n.guid: n for n in nodes}
     # a CA GUID (node or port) makes OpenSM root the CA's leaf switch (opensm(8), guid list file note 2)
     by_guid.update({g: n for n in nodes if n.kind == "ca" for g in n.ports.values()})
@@ -232,7 +280,9 @@ def check_roots(plan: Plan, fabric: str, text: str, source: str, roots_text: str
             continue
         guid = int(m.group(1), 0)
         node = by_guid.get(guid)
-        name = node.desc if node is not None else None
+        ident = found.identity.get(f"0x{node.guid:016x}") if node is not None else None
+        name = ident.device if ident is not None and node is not None and node.kind == "switch" else None
+        name = name or (node.desc if node is not None else None)
         if node is None:
             problems.append(f"{roots_source}:{no}: 0x{guid:016x} is not in the discovered fabric ({source})")
         elif node.kind != "switch":

@@ -5,8 +5,10 @@ firmware) sets: `gpu001 mlx5_0` on a device plugged into a spare leaf port would
 member of gpu001's partitions. So a name is trusted only as the plan and the operator allow: the GUID the
 site recorded for that name (``--node-name-map``) when one was given, else the device sitting on its
 planned port of an identified switch. A name claimed twice is never trusted. ``identity_problem`` is the
-one place that decides; reworking how devices are identified (GUIDs first, then every real form of node
-description, then position) extends it.
+one place that decides. Devices are identified as generator/verify/identify.py does for verify-cabling
+(GUIDs first, then every real form of node description, then position); a device identified by position
+only (firmware-default or ``localhost`` description) must sit on its planned port like any other, and
+once the site gave its GUID record, position alone is not enough: its GUID must be recorded for the name.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class PortClaim:
     port_guid: int
     peer: tuple[int, int] | None  # (switch node GUID, switch port) the dump shows it cabled to
     where: str  # file:line of its record
+    how: str = "description"  # how it was identified: guid | description | position
 
     @property
     def name(self) -> str:
@@ -55,6 +58,8 @@ def identity_problem(claim: PortClaim, trust: Trust) -> str | None:
             return None if recorded == claim.name else f"the site recorded its GUID as {recorded!r}"
         if claim.name in trust.recorded_names:
             return f"the site recorded other GUIDs for {claim.name!r}"
+        if claim.how == "position":
+            return "its node description is not set and the site's record (--node-name-map) lacks its GUID"
     planned = trust.planned_peer.get((claim.host, claim.rdma, claim.port))
     if planned is None:
         return "the plan has no such port on this fabric"

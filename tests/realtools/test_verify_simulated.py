@@ -211,18 +211,21 @@ def test_faults_reported_exactly(
 def test_firmware_default_description_and_node_name_map(
     simulator: Callable[[str, str], Simulator], tmp_path: Path
 ) -> None:
-    """An HCA whose description was never set is unidentified; naming its GUID fixes that."""
+    """An HCA whose description was never set, on its planned port, is identified by position: its cable is
+    ok with a warning that the description is not set (issue 24: it used to be a MISWIRED false alarm);
+    naming its GUID identifies it outright."""
     plan = plan_of(FT2)
     net = render_netfile(plan, "compute")
     victim = "gpu002 mlx5_0"
     net = net.replace(f'# "{victim}"\n', '# "MT4123 ConnectX6   Mellanox Technologies"\n')
     dump = discover(simulator, net, tmp_path, "fwdesc")
     code, report = verify_json(FT2, dump)
-    assert code == 1
-    assert len(report["unidentified"]) == 1 and "MT4123 ConnectX6" in report["unidentified"][0]
-    bad = [r for r in report["results"] if r["status"] != "ok"]
-    assert len(bad) == 1 and bad[0]["status"] == "miswired"
-    assert "goes to unidentified CA 0x" in bad[0]["message"]
+    assert code == 0, report["results"]
+    assert report["unidentified"] == []
+    assert any(
+        w.startswith("gpu002 (mlx5_0/1): HCA 0x") and "identified by position only" in w
+        for w in report["warnings"]
+    ), report["warnings"]
 
     guid = re.search(
         r'^caguid=0x([0-9a-f]+)\s*\n(?:.*\n)?Ca\s+\d+\s+"H-[0-9a-f]+"\s+# "MT4123', dump.read_text(), re.M

@@ -45,10 +45,13 @@ def test_quirky_real_dump_reports_each_cable(tmp_path) -> None:
     code, out, err = run_cli("verify-cabling", str(TINY), "--discovered", str(FIXTURES / "quirks.topo"))
     assert code == 1, err
     lines = out.splitlines()
+    # the HCA with ConnectX-7's firmware-default description sits on dgx002's planned port: identified by
+    # position, its cable is ok, and a warning says its description is not set (never MISWIRED)
+    assert not any("C-NL-000009" in ln for ln in lines)
     assert (
-        "MISWIRED    C-NL-000009  dgx002 mlx5_0/1 is not connected, plan says c-leaf-su1-r0 port 2 [P01/2]; "
-        "c-leaf-su1-r0 port 2 [P01/2] goes to unidentified CA 0x0946dae0300b1c3e "
-        '"MT4129 ConnectX7   Mellanox Technologies" port 1, plan says dgx002 mlx5_0/1'
+        "warning: dgx002 (mlx5_0/1): HCA 0x0946dae0300b1c3e identified by position only: its node description "
+        "is not set (it reads 'MT4129 ConnectX7   Mellanox Technologies'); set it (rdma-ndd on hosts, hostname "
+        "on managed switches)"
     ) in lines
     # a foreign switch on a planned spine port is a miswiring of that cable, not an extra link
     assert (
@@ -69,9 +72,14 @@ def test_quirky_real_dump_reports_each_cable(tmp_path) -> None:
     ) in lines
     assert "left out: 1 SHARP aggregation node(s) (not cables)" in lines
     assert any(ln.startswith("UNEXPECTED  -            unidentified CA 0x946dae0300b1c511") for ln in lines)
+    # the dump covers one leaf and one spine: each leaf not discovered is one finding with its cable count
+    assert (
+        "ABSENT      -            c-leaf-su1-r1 was not discovered: its 8 planned cable(s) are missing"
+        in lines
+    )
     assert lines[-1] == (
-        "64 cables planned, 3 ok, 4 miswired, 55 missing, 2 wrong speed/width, 1 unexpected — "
-        "DOES NOT MATCH THE PLAN"
+        "64 cables planned, 4 ok, 3 miswired, 0 missing, 2 wrong speed/width, 1 unexpected, "
+        "7 switch(es) not discovered — DOES NOT MATCH THE PLAN"
     )
     assert not any("C-NL-000001 " in ln for ln in lines)  # ok cables are not listed by default
 
@@ -91,14 +99,17 @@ def test_quirky_real_dump_reports_each_cable(tmp_path) -> None:
     assert report["summary"] == {
         "planned": 64,
         "discovered_links": 10,
-        "miswired": 4,
-        "missing": 55,
+        "miswired": 3,
+        "missing": 0,
         "rate": 2,
         "unexpected": 1,
-        "ok": 3,
+        "ok": 4,
         "rate_unchecked": 0,
     }
-    assert len(report["unidentified"]) == 4
+    assert (report["absent_switches"], report["acknowledged"]) == (7, 0)
+    absent = [r for r in report["results"] if r["status"] == "absent"]
+    assert sum(len(r["cables"]) for r in absent) == 55  # the missing cables, grouped by the leaf not found
+    assert len(report["unidentified"]) == 3
     first = report["results"][0]
     assert set(first) == {
         "status",
@@ -111,6 +122,7 @@ def test_quirky_real_dump_reports_each_cable(tmp_path) -> None:
         "found_rate",
         "message",
         "source",
+        "accepted",
     }
 
 

@@ -1,0 +1,143 @@
+"""Accepted differences: what a site knows is not as planned (``verify-cabling --accept FILE``).
+
+A YAML file the site keeps next to its blueprint::
+
+    absent:                       # devices known not to be there (never installed, out for repair)
+      - {device: a05-ibleaf-su2-r8, reason: never installed}
+    cables:                       # planned cables whose finding is acknowledged (missing, miswired, rate)
+      - {cable: <plan cable id>, reason: spare optic on order}
+    ports:                        # switch ports with something the plan does not cable (a UFM appliance)
+      - {device: a05-ibleaf-su1-r1, port: 40, reason: UFM appliance}
+
+Every entry must name something of the plan's fabric (a located error otherwise), so a typo cannot
+silently acknowledge nothing. Acknowledged findings are still listed, marked accepted, and the command
+exits 0 when nothing else differs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from generator.findings import BlueprintError
+from generator.foreign import ByteBudget, ForeignInputError, json_path, pydantic_refusal, read_foreign_text
+from generator.load import SourceMap, parse_yaml
+from generator.plan.model import Plan
+from generator.verify.diff import CableResult, Verification
+
+MAX_ACCEPT_BYTES = 4 * 1024 * 1024  # one line per acknowledged item; a fabric has at most ~315k cables
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    reason: str = Field(default="", max_length=500)
+
+
+class _Absent(_Entry):
+    device: str = Field(min_length=1, max_length=200)
+
+
+class _Cable(_Entry):
+    cable: str = Field(min_length=1, max_length=200)
+
+
+class _Port(_Entry):
+    device: str = Field(min_length=1, max_length=200)
+    port: int = Field(ge=1, le=255)  # IBA PortNum is 8-bit (see ibnetdiscover.MAX_PORT)
+
+
+class _AcceptFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    absent: list[_Absent] = []
+    cables: list[_Cable] = []
+    ports: list[_Port] = []
+
+
+@dataclass
+class Accepted:
+    source: str
+    absent: dict[str, str] = field(default_factory=dict)  # device → reason
+    cables: dict[str, str] = field(default_factory=dict)  # plan cable id → reason
+    ports: dict[tuple[str, str], str] = field(default_factory=dict)  # (switch, port) → reason
+
+
+def _located(doc: SourceMap, path: tuple[str | int, ...]) -> str:
+    return f"{doc.locate(path)}: {json_path(path)}"
+
+
+def read_accept(path: str | Path, plan: Plan, fabric: str, budget: ByteBudget | None = None) -> Accepted:
+    """The accept file, every entry checked against the plan's ``fabric``; ForeignInputError (located)."""
+    source = str(path)
+    text = read_foreign_text(path, MAX_ACCEPT_BYTES, budget)
+    try:
+        doc = parse_yaml(text, source)
+    except BlueprintError as exc:
+        f = exc.findings[0]
+        raise ForeignInputError(str(f.location or source), f.message) from None
+    try:
+        model = _AcceptFile.model_validate(doc.data if doc.data is not None else {})
+    except ValidationError as exc:
+        raise pydantic_refusal(source, exc.errors()) from None
+    return _checked(model, plan, fabric, doc)
+
+
+def _checked(
+    model: _AcceptFile,
+    plan: Plan,
+    fabric: str,
+    doc: SourceMap,
+) -> Accepted:
+    links = plan.links_of(fabric)
+    devices = {ep.device for ln in links for ep in (ln.a, ln.b)}
+    cables = {ln.id for ln in links}
+    switches = {d.name: d for d in plan.switches(fabric)}
+    out = Accepted(doc.file)
+    for i, a in enumerate(model.absent):
+        if a.device not in devices:
+            where = _located(doc, ("absent", i, "device"))
+            raise ForeignInputError(where, f"{a.device!r} is not a device of the {fabric} fabric")
+        out.absent[a.device] = a.reason or "known absent"
+    for i, c in enumerate(model.cables):
+        if c.cable not in cables:
+            where = _located(doc, ("cables", i, "cable"))
+            raise ForeignInputError(where, f"{c.cable!r} is not a planned cable of the {fabric} fabric")
+        out.cables[c.cable] = c.reason or "acknowledged"
+    for i, p in enumerate(model.ports):
+        sw = switches.get(p.device)
+        if sw is None:
+            where = _located(doc, ("ports", i, "device"))
+            raise ForeignInputError(where, f"{p.device!r} is not a switch of the {fabric} fabric")
+        if p.port > sw.ports:
+            where = _located(doc, ("ports", i, "port"))
+            raise ForeignInputError(where, f"{p.device} has {sw.ports} ports; there is no port {p.port}")
+        out.ports[(p.device, str(p.port))] = p.reason or "acknowledged"
+    return out
+
+
+def _reason(r: CableResult, acc: Accepted) -> str:
+    """Why ``r`` is acknowledged ("" when it is not)."""
+    if r.cable is not None and r.cable in acc.cables:
+        return acc.cables[r.cable]
+    if r.status == "absent" and r.a.device in acc.absent:
+        return acc.absent[r.a.device]
+    if r.status == "missing":
+        for e in (r.a, r.b):
+            if e.device in acc.absent:
+                return acc.absent[e.device]
+    if r.status == "unexpected":
+        for e in (r.a, r.b):
+            if e.known and (e.device, e.port) in acc.ports:
+                return acc.ports[(e.device, e.port)]
+    return ""
+
+
+def apply_accepted(v: Verification, acc: Accepted) -> Verification:
+    """``v`` with every acknowledged finding marked with its reason."""
+    v.results = [
+        replace(r, accepted=reason) if r.status != "ok" and (reason := _reason(r, acc)) else r
+        for r in v.results
+    ]
+    v.accepted_from = acc.source
+    return v
