@@ -499,7 +499,11 @@ def _sharp(cluster: ResolvedCluster, fabric: object) -> list[NcclSetting]:
     sm = fabric.spec.subnet_manager
     switch = fabric.switch
     src = _path("fabrics", "compute", "subnet_manager", "sharp")
-    if switch is not None and switch.sharp and sm is not None and sm.sharp:
+    from blueprints.catalog import subnet_managers
+
+    # CollNet only when SHARP is really on: the SM flavour must enable it on the switches (NVIDIA's OpenSM
+    # `sharp_enabled 2`, UFM `ib sm sharp enable`); Debian's OpenSM 3.3 cannot (subnet_managers.yaml)
+    if switch is not None and switch.sharp and sm is not None and subnet_managers.sharp_on(sm):
         why = (
             f"switch `{fabric.switch_id}` ({switch.name}) supports SHARP and subnet_manager.sharp runs the "
             "aggregation manager"
@@ -513,7 +517,12 @@ def _sharp(cluster: ResolvedCluster, fabric: object) -> list[NcclSetting]:
                 src,
             ),
         ]
-    if switch is not None and switch.sharp:
+    if switch is not None and switch.sharp and sm is not None and sm.sharp:
+        why = (
+            f"switch `{fabric.switch_id}` supports SHARP but the subnet manager "
+            f"({subnet_managers.flavour_name(sm)}) cannot enable it (rule NET022)"
+        )
+    elif switch is not None and switch.sharp:
         why = f"switch `{fabric.switch_id}` supports SHARP but subnet_manager.sharp is off"
     elif switch is not None:
         why = f"switch `{fabric.switch_id}` ({switch.name}) has no SHARP engine"

@@ -15,14 +15,20 @@ service level the hosts' NCCL_IB_SL uses on its own VL (opensm(8) "QoS", the har
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from blueprints.models.fabric import SubnetManager
+from blueprints.catalog import subnet_managers
+from blueprints.models.fabric import Partition
 from generator.emit._block_yaml import block_yaml
 from generator.fsutil import atomic_write_text
 from generator.plan.model import Plan
-from generator.resolve import ResolvedCluster, ResolvedFabric
+from generator.plan.subnet_manager import (
+    SmMember,
+    SmPlan,
+    sm_fabrics,
+    sm_plan,
+)
+from generator.resolve import ResolvedCluster
 
 NAME = "subnet_manager"
 
@@ -30,8 +36,6 @@ CONF_DIR = (
     "/etc/opensm"  # the opensm role installs fabric <f>'s files in /etc/opensm/<f>/ (one SM per fabric)
 )
 DEFAULT_PKEY = 0x7FFF  # doc/partition-config.txt: "The default partition has P_Key value 0x7fff"
-MASTER_PRIORITY = 15  # opensm.conf: "Range goes from 0 (lowest priority) to 15 (highest)"
-STANDBY_PRIORITY = 14
 # OpenSM 3.3.23 defaults (opensm --create-config), written explicitly.
 SWEEP_INTERVAL_S = 10
 SUBNET_TIMEOUT = 18  # 4.096 us * 2^18 = 1.07 s
@@ -43,72 +47,10 @@ QOS_SL2VL_DEFAULT = "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7"  # opensm(8) "QoS": h
 # SHARP AM: "ib_port_guid ... Value of 0 means to use the" port OpenSM uses (SHARP 3.x docs,
 # "sharp_am Network Interfaces").
 SHARP_IB_PORT_GUID = "0x0"
-LOCATION_DEFAULT = {"opensm": "head-node", "ufm": "ufm-appliance", "switch": "switch-embedded"}
-
-
-@dataclass(frozen=True)
-class SmMember:
-    name: str  # host name (head-node) or master/standby
-    priority: int
-
-
-@dataclass(frozen=True)
-class SmPlan:
-    fabric: str
-    sm: SubnetManager
-    location: str
-    members: tuple[SmMember, ...]
-    routing_engine: str
-    uses_guid_files: bool
-
-
-def sm_fabrics(cluster: ResolvedCluster) -> tuple[str, ...]:
-    return tuple(
-        sorted(
-            n
-            for n, f in cluster.fabrics.items()
-            if f.kind == "infiniband" and f.spec.subnet_manager is not None and not cluster.is_cloud
-        )
-    )
 
 
 def applies(cluster: ResolvedCluster) -> bool:
     return bool(sm_fabrics(cluster))
-
-
-def routing_engine(fabric: ResolvedFabric) -> str:
-    sm = fabric.spec.subnet_manager
-    if sm is not None and sm.routing_engine:
-        return sm.routing_engine
-    # fat-trees and leaf/spines route deadlock-free and balanced with ftree; anything else with
-    # OpenSM's own default (minhop) unless the blueprint says otherwise.
-    return "ftree" if fabric.topology_kind in ("fat-tree", "leaf-spine") else "minhop"
-
-
-def _head_nodes(cluster: ResolvedCluster, fabric: str, sm: SubnetManager) -> tuple[str, ...]:
-    """The blueprint's hosts, else the first hosts cabled to the fabric (management pools first)."""
-    want = 2 if sm.ha else 1
-    if sm.hosts:
-        return tuple(sm.hosts[:want])
-    pools = [p for p in cluster.pools if p.ports_for(fabric)]
-    pools.sort(key=lambda p: (p.role != "management", p.role != "storage", p.name))
-    hosts = [h for p in pools for h in p.hostnames]
-    return tuple(hosts[:want])
-
-
-def sm_plan(cluster: ResolvedCluster, fabric: str) -> SmPlan:
-    f = cluster.fabrics[fabric]
-    sm = f.spec.subnet_manager
-    assert sm is not None
-    location = sm.location or LOCATION_DEFAULT[sm.kind]
-    names: tuple[str, ...]
-    if location == "head-node":
-        names = _head_nodes(cluster, fabric, sm)
-    else:
-        names = ("master", "standby") if sm.ha else ("master",)
-    members = tuple(SmMember(n, MASTER_PRIORITY if i == 0 else STANDBY_PRIORITY) for i, n in enumerate(names))
-    engine = routing_engine(f)
-    return SmPlan(fabric, sm, location, members, engine, uses_guid_files=engine.split(",")[0] == "ftree")
 
 
 def render_opensm_conf(p: SmPlan, member: SmMember) -> str:
@@ -147,31 +89,68 @@ def render_opensm_conf(p: SmPlan, member: SmMember) -> str:
         lines.append("qos FALSE")
     else:
         lines += ["qos TRUE", f"qos_sl2vl {QOS_SL2VL_DEFAULT}"]
+    flavour = subnet_managers.flavour(p.sm)
+    if p.sm.sharp and flavour is not None and flavour.sharp is not None and flavour.sharp.opensm_conf:
+        # NVIDIA's OpenSM enables SHARP on every capable switch (catalogue subnet_managers.yaml [SHARPEN]);
+        # upstream OpenSM has no such key, and rule NET022 refuses sharp: true with it
+        lines += ["", f"# SHARP [fabrics.{p.fabric}.subnet_manager.sharp]", flavour.sharp.opensm_conf]
     lines += ["", f"log_file /var/log/opensm-{p.fabric}.log"]
     return "\n".join(lines) + "\n"
+
+
+def _default_partition(
+    cluster: ResolvedCluster, p: SmPlan, tenants: Sequence[str], guids: Mapping[str, Sequence[int]] | None
+) -> list[str]:
+    """The Default partition (0x7fff). OpenSM's own port is always a full member of it (opensm(8),
+    PARTITION CONFIGURATION: "OpenSM's port will always have full membership in default partition"), which
+    is all the SM needs. Without pool partitions every port is a full member (one tenant, nothing to
+    isolate). With them, ports are limited members: they still reach the SM/SA (a full member) but not each
+    other, so tenants do not meet in Default; this is OpenSM's own rule when the file has no Default entry
+    ("Default=0x7fff : ALL=limited, SELF=full"). Pools that no partition names stay full members."""
+    head = f"Default=0x{DEFAULT_PKEY:04x}, ipoib"
+    if not tenants:
+        return [f"{head} : ALL=full, SELF=full ;"]
+    shared = [pool.name for pool in cluster.pools if pool.ports_for(p.fabric) and pool.name not in tenants]
+    if guids is None:
+        note = f"# pools in no partition ({', '.join(shared)}) stay full members: `blueprint sm-guids`"
+        return ([note] if shared else []) + [f"{head} : ALL=limited, SELF=full ;"]
+    full = sorted({g for pool in shared for g in guids.get(pool, [])})
+    return [
+        f"{head} : " + ", ".join(["ALL=limited", *[f"0x{g:016x}=full" for g in full], "SELF=full"]) + " ;"
+    ]
+
+
+def _pool_partition(part: Partition, guids: Mapping[str, Sequence[int]] | None) -> list[str]:
+    """A partition of pools: their ports and nothing else. No ``SELF``: the SM's port needs only Default
+    (above), and SELF=full here would make the SM's host a full member of every tenant."""
+    flags = ", ipoib" if part.ipoib else ""
+    head = f"{part.name}=0x{part.pkey:04x}{flags}, defmember={part.membership}"
+    if not part.pools:
+        return [f"{head} : ALL_CAS ;"]
+    if guids is None:
+        # opensm(8): "Empty list means no ports in this partition" until the GUIDs are known
+        return [
+            f"# pools {', '.join(part.pools)}: port GUIDs filled in by `blueprint sm-guids`",
+            f"{head} : ;",
+        ]
+    members = sorted({g for pool in part.pools for g in guids.get(pool, [])})
+    return [f"{head} : " + ", ".join(f"0x{g:016x}" for g in members) + " ;"]
 
 
 def render_partitions(
     cluster: ResolvedCluster, p: SmPlan, guids: Mapping[str, Sequence[int]] | None = None
 ) -> str:
-    """partitions.conf; pool partitions list their members' port GUIDs when ``guids`` (pool → GUIDs) is "
-    "given."""
+    """partitions.conf; pool partitions list their members' port GUIDs when ``guids`` (pool → GUIDs) is
+    given. Membership comes from the blueprint only (issue 25): a port is in a partition because its pool is
+    listed there."""
+    tenants = sorted({pool for part in p.sm.partitions for pool in part.pools})
     lines = [
         f"# OpenSM partitions for fabric `{p.fabric}` - generated by cluster-blueprint",
-        "# Format: linux-rdma/opensm doc/partition-config.txt",
-        f"Default=0x{DEFAULT_PKEY:04x}, ipoib : ALL=full, SELF=full ;",
+        "# Format: opensm(8) PARTITION CONFIGURATION (linux-rdma/opensm doc/partition-config.txt)",
+        *_default_partition(cluster, p, tenants, guids),
     ]
     for part in p.sm.partitions:
-        flags = ", ipoib" if part.ipoib else ""
-        head = f"{part.name}=0x{part.pkey:04x}{flags}, defmember={part.membership}"
-        if not part.pools:
-            lines.append(f"{head} : ALL_CAS, SELF=full ;")
-        elif guids is None:
-            lines.append(f"# pools {', '.join(part.pools)}: port GUIDs filled in by `blueprint sm-guids`")
-            lines.append(f"{head} : SELF=full ;")
-        else:
-            members = sorted({g for pool in part.pools for g in guids.get(pool, [])})
-            lines.append(f"{head} : " + ", ".join([f"0x{g:016x}" for g in members] + ["SELF=full"]) + " ;")
+        lines += _pool_partition(part, guids)
     return "\n".join(lines) + "\n"
 
 
@@ -206,7 +185,8 @@ def _inventory(cluster: ResolvedCluster, plans: list[SmPlan]) -> str:
                 {
                     "fabric": p.fabric,
                     "rdma_device": _rdma_device(cluster, m.name, p.fabric),
-                    "sharp": p.sm.sharp,
+                    "sharp": subnet_managers.sharp_on(p.sm),
+                    "flavour": subnet_managers.flavour_name(p.sm),
                     "guid_files": p.uses_guid_files,
                 }
             )
@@ -221,7 +201,7 @@ def render(cluster: ResolvedCluster, plan: Plan) -> dict[str, str]:
         for m in p.members:
             files[f"{p.fabric}/{m.name}/opensm.conf"] = render_opensm_conf(p, m)
         files[f"{p.fabric}/partitions.conf"] = render_partitions(cluster, p)
-        if p.sm.sharp:
+        if subnet_managers.sharp_on(p.sm):
             files[f"{p.fabric}/sharp_am.cfg"] = render_sharp_am(p)
     files["inventory.yml"] = _inventory(cluster, plans)
     return files

@@ -18,8 +18,8 @@ class IbPartitions(Rule):
     channel adapter on the fabric, including one plugged in tomorrow, is a full member, so it isolates
     nothing. Its pools must exist and have ports on the fabric (else the partition is empty). A partition
     whose members are all ``limited`` carries no traffic between them: limited members talk only to full
-    members, and the only full member is the SM's own port (``SELF=full``), so this is a warning. The
-    errors cannot be suppressed.
+    members, and it has none (the SM's own port is full only in the Default partition), so this is a
+    warning. The errors cannot be suppressed.
     """
 
     id = "NET020"
@@ -77,8 +77,8 @@ class IbPartitions(Rule):
                 )
         if part.membership == "limited":
             yield self.finding(
-                f"{head}: every member is limited, and limited members talk only to full ones (here only "
-                "the SM's own port): no two members can talk in it",
+                f"{head}: every member is limited, and limited members talk only to full ones (it has "
+                "none): no two members can talk in it",
                 (*path, "membership"),
                 hint="make the pools that serve the others (e.g. storage) full members in their own entry",
                 severity=Severity.WARNING,

@@ -1,0 +1,73 @@
+"""InfiniBand subnet-manager flavours (``data/subnet_managers.yaml``): routing engines and SHARP settings.
+
+``fabrics.<f>.subnet_manager.flavour`` names the SM software; without it ``kind: opensm`` means the
+distribution's OpenSM (what ``playbooks/opensm.yml`` installs) and ``kind: ufm`` means UFM. The facts and
+their sources live in the YAML; this module types, loads and looks them up.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from pydantic import BaseModel, ConfigDict
+from ruamel.yaml import YAML
+
+from blueprints.catalog.load import DATA_DIR
+from blueprints.models.fabric import SubnetManager
+
+DEFAULT_FLAVOUR = {"opensm": "opensm-upstream", "ufm": "ufm"}  # kind: switch runs the switch's own SM
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SharpSetting(_Entry):
+    opensm_conf: str | None = None  # the opensm.conf line that turns SHARP on in the switches
+    cli: str | None = None  # the appliance command that does it
+
+
+class AggregationManager(_Entry):
+    config: str | None = None  # sharp_am.cfg path on the SM host
+    service: str | None = None  # systemd unit the role starts
+    cli: str | None = None  # appliance command
+
+
+class Flavour(_Entry):
+    name: str
+    routing_engines: tuple[str, ...]
+    routing_engines_complete: bool
+    sharp: SharpSetting | None
+    aggregation_manager: AggregationManager | None
+
+
+class _Document(_Entry):
+    flavours: dict[str, Flavour]
+
+
+@cache
+def _document() -> _Document:
+    raw = YAML(typ="safe", pure=True).load((DATA_DIR / "subnet_managers.yaml").read_text(encoding="utf-8"))
+    return _Document.model_validate(raw)
+
+
+def flavour_name(sm: SubnetManager) -> str | None:
+    """The flavour the blueprint chose, else the default of its kind (None for a switch-embedded SM)."""
+    return sm.flavour or DEFAULT_FLAVOUR.get(sm.kind)
+
+
+def flavour(sm: SubnetManager) -> Flavour | None:
+    name = flavour_name(sm)
+    return _document().flavours[name] if name is not None else None
+
+
+def lacks_engine(sm: SubnetManager, engine: str) -> bool:
+    """True when the flavour's documented engine list is complete and ``engine`` is not in it."""
+    f = flavour(sm)
+    return f is not None and f.routing_engines_complete and engine not in f.routing_engines
+
+
+def sharp_on(sm: SubnetManager) -> bool:
+    """SHARP really on: the blueprint asks for it and the flavour has a setting that turns it on."""
+    f = flavour(sm)
+    return sm.sharp and f is not None and f.sharp is not None

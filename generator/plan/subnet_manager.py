@@ -1,0 +1,77 @@
+"""Where each InfiniBand fabric's subnet manager runs and how it routes: decided once, below the rules.
+
+The rules (NET021-NET023) and the subnet_manager emitter read the same SmPlan, so `validate` judges
+exactly the hosts and engine `generate` writes (issue 29: one truth per fact).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from blueprints.models.fabric import SubnetManager
+from generator.resolve import ResolvedCluster, ResolvedFabric
+
+MASTER_PRIORITY = 15  # opensm.conf: "Range goes from 0 (lowest priority) to 15 (highest)"
+STANDBY_PRIORITY = 14
+LOCATION_DEFAULT = {"opensm": "head-node", "ufm": "ufm-appliance", "switch": "switch-embedded"}
+
+
+@dataclass(frozen=True)
+class SmMember:
+    name: str  # host name (head-node) or master/standby
+    priority: int
+
+
+@dataclass(frozen=True)
+class SmPlan:
+    fabric: str
+    sm: SubnetManager
+    location: str
+    members: tuple[SmMember, ...]
+    routing_engine: str
+    uses_guid_files: bool
+
+
+def sm_fabrics(cluster: ResolvedCluster) -> tuple[str, ...]:
+    return tuple(
+        sorted(
+            n
+            for n, f in cluster.fabrics.items()
+            if f.kind == "infiniband" and f.spec.subnet_manager is not None and not cluster.is_cloud
+        )
+    )
+
+
+def routing_engine(fabric: ResolvedFabric) -> str:
+    sm = fabric.spec.subnet_manager
+    if sm is not None and sm.routing_engine:
+        return sm.routing_engine
+    # fat-trees and leaf/spines route deadlock-free and balanced with ftree; anything else with
+    # OpenSM's own default (minhop) unless the blueprint says otherwise.
+    return "ftree" if fabric.topology_kind in ("fat-tree", "leaf-spine") else "minhop"
+
+
+def _head_nodes(cluster: ResolvedCluster, fabric: str, sm: SubnetManager) -> tuple[str, ...]:
+    """The blueprint's hosts, else the first hosts cabled to the fabric (management pools first)."""
+    want = 2 if sm.ha else 1
+    if sm.hosts:
+        return tuple(sm.hosts[:want])
+    pools = [p for p in cluster.pools if p.ports_for(fabric)]
+    pools.sort(key=lambda p: (p.role != "management", p.role != "storage", p.name))
+    hosts = [h for p in pools for h in p.hostnames]
+    return tuple(hosts[:want])
+
+
+def sm_plan(cluster: ResolvedCluster, fabric: str) -> SmPlan:
+    f = cluster.fabrics[fabric]
+    sm = f.spec.subnet_manager
+    assert sm is not None
+    location = sm.location or LOCATION_DEFAULT[sm.kind]
+    names: tuple[str, ...]
+    if location == "head-node":
+        names = _head_nodes(cluster, fabric, sm)
+    else:
+        names = ("master", "standby") if sm.ha else ("master",)
+    members = tuple(SmMember(n, MASTER_PRIORITY if i == 0 else STANDBY_PRIORITY) for i, n in enumerate(names))
+    engine = routing_engine(f)
+    return SmPlan(fabric, sm, location, members, engine, uses_guid_files=engine.split(",")[0] == "ftree")

@@ -1,0 +1,195 @@
+"""Tenant isolation in real OpenSM (Debian 3.3.23) on ibsim, from the generated partitions (issue 25).
+
+A two-tenant blueprint: pools ``train`` and ``infer`` of one HDR fat-tree, each in its own partition; the
+HA subnet manager runs on the first ``infer`` hosts. The simulated fabric is discovered, ``blueprint
+sm-guids`` writes ``partitions.conf`` with the ports' GUIDs, the master's generated ``opensm.conf`` runs
+as written (paths moved into the test directory), and every CA port's P_Key table is read back with
+``smpquery pkeys`` after the SM configured the subnet. A P_Key's top bit is the membership: 0x8000 set is
+full, clear is limited (IBA 10.9.1). Verdicts:
+
+* a ``train`` port holds the train P_Key as a full member and no infer P_Key at all, and vice versa;
+* every tenant port is a limited member of Default (0x7fff): tenants do not meet there either;
+* the SM's own port (an ``infer`` host) is a full member of Default and of infer (its pool), and holds no
+  train P_Key: the SM host is not a member of a tenant it was not given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from ib_fixtures import run_cli, simulators
+from ibsim_harness import Simulator, _tool, missing_tools
+
+from generator.emit import subnet_manager as sm_emit
+from generator.emit.ibnetdiscover import render_netfile
+from generator.pipeline import load_and_resolve
+from generator.plan.build import build_plan
+
+pytestmark = [pytest.mark.realtools]
+
+BLUEPRINT = """\
+apiVersion: cluster-blueprint/v1
+name: two-tenants
+site: {name: lab, rows: 2, racks_per_row: 8, rack: {units: 48, power_kw: 40}}
+pools:
+  - {name: infer, role: gpu, count: 4, server: dgx-a100, placement: {nodes_per_rack: 4}}
+  - {name: train, role: gpu, count: 4, server: dgx-a100, placement: {nodes_per_rack: 4}}
+fabrics:
+  compute:
+    technology: infiniband-hdr
+    topology: {kind: fat-tree, tiers: 2, switch: qm8700, rail_optimized: true, scalable_unit: 4}
+    subnet_manager:
+      kind: opensm
+      ha: true
+      routing_engine: ftree
+      partitions:
+        - {name: train, pkey: 0x10, pools: [train], membership: full}
+        - {name: infer, pkey: 0x20, pools: [infer], membership: full}
+"""
+TRAIN, INFER = 0x10, 0x20
+FULL = 0x8000
+WAIT_S = 60.0
+
+
+@pytest.fixture
+def simulator(tmp_path: Path) -> Iterator[Callable[..., Simulator]]:
+    missing = missing_tools() + [t for t in ("smpquery",) if not _which(t)]
+    if missing:
+        msg = f"InfiniBand tools not installed: {', '.join(missing)}"
+        if os.environ.get("CI"):
+            pytest.fail(msg)
+        pytest.skip(msg)
+    yield from simulators(tmp_path)
+
+
+def _which(tool: str) -> bool:
+    return any(Path(d, tool).exists() for d in [*os.environ.get("PATH", "").split(":"), "/usr/sbin"])
+
+
+@pytest.fixture
+def daemon() -> Iterator[list[subprocess.Popen[bytes]]]:
+    started: list[subprocess.Popen[bytes]] = []
+    try:
+        yield started
+    finally:
+        for proc in started:
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait(timeout=10)
+
+
+def _ca_ports(dump: str) -> dict[str, int]:
+    """ibnetdiscover output → {"<host> <rdma>" (the node description): port 1 GUID}."""
+    ports: dict[str, int] = {}
+    for m in re.finditer(r'^Ca\s+\d+\s+"[^"]+"\s+# "([^"]+)"\n\[1\]\(([0-9a-f]+)\)', dump, re.M):
+        ports[m.group(1)] = int(m.group(2), 16)
+    return ports
+
+
+def _pkeys(sim: Simulator, sm_host: str, guid: int, *, wait: bool = False) -> set[int]:
+    # -G asks the SA for the port's LID: it fails until the SM has brought the subnet up
+    proc = sim._run(sm_host, [_tool("smpquery"), "pkeys", "-G", f"0x{guid:016x}", "1"], 30)
+    if wait and proc.returncode != 0:
+        return set()
+    assert proc.returncode == 0, proc.stderr[-500:]
+    # "0: 0xffff 0x8010 0x0000 ..." rows after a header; 0x0000 is an empty slot
+    return {int(v, 16) for v in re.findall(r"0x[0-9a-f]{4}\b", proc.stdout)} - {0}
+
+
+def _setup(blueprint: Path, sim: Simulator, sm_host: str, work: Path) -> tuple[Path, str]:
+    """Discover, `sm-guids` into etc/compute, the master's opensm.conf relocated into ``work``."""
+    dump = sim.ibnetdiscover(sm_host)
+    (work / "ibnetdiscover.out").write_text(dump)
+    etc = work / "etc"
+    code, _, err = run_cli(
+        "sm-guids",
+        str(blueprint),
+        "--discovered",
+        str(work / "ibnetdiscover.out"),
+        "-o",
+        str(etc / "compute"),
+    )
+    assert code == 0, err
+    plan = build_plan(load_and_resolve(str(blueprint))[1])
+    master = sm_emit.sm_plan(plan.cluster, "compute").members[0].name
+    text = sm_emit.render(plan.cluster, plan)[f"compute/{master}/opensm.conf"]
+    conf = work / "opensm-master.conf"
+    conf.write_text(text.replace(f"{sm_emit.CONF_DIR}/", f"{etc}/").replace("/var/log/", f"{work}/"))
+    return conf, dump
+
+
+def _start_sm(sim: Simulator, host: str, conf: Path, work: Path) -> subprocess.Popen[bytes]:
+    env = {**sim.client_env(host), "OSM_CACHE_DIR": str(work), "OSM_TMP_DIR": str(work)}
+    return subprocess.Popen(
+        [_tool("timeout"), "-k", "5", "300", _tool("opensm"), "-F", str(conf)],
+        env=env,
+        cwd=work,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def _wait_configured(sim: Simulator, sm_host: str, guid: int) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        if FULL | TRAIN in _pkeys(sim, sm_host, guid, wait=True):
+            return
+        time.sleep(0.3)
+    raise AssertionError(f"the train partition never reached port 0x{guid:016x}")
+
+
+def test_each_tenant_sees_only_its_partition_and_the_sm_host_no_other(
+    simulator: Callable[..., Simulator], daemon: list[subprocess.Popen[bytes]], tmp_path: Path
+) -> None:
+    blueprint = tmp_path / "two-tenants.yaml"
+    blueprint.write_text(BLUEPRINT)
+    plan = build_plan(load_and_resolve(str(blueprint))[1])
+    members = [m.name for m in sm_emit.sm_plan(plan.cluster, "compute").members]
+    assert members == ["infer001", "infer002"]  # the SM runs on infer hosts: the leak issue 25 found
+    net = render_netfile(plan, "compute")
+    sim_host = next(n for n in re.findall(r'^Ca\s+\d+\s+"([^"]+)"', net, re.M) if n.startswith("H-infer001-"))
+    sim = simulator(net, "tenants")
+    conf, dump = _setup(blueprint, sim, sim_host, tmp_path)
+    partitions = (tmp_path / "etc" / "compute" / "partitions.conf").read_text()
+    assert partitions.count("SELF") == 1  # Default only
+    daemon.append(_start_sm(sim, sim_host, conf, tmp_path))
+
+    ports = _ca_ports(dump)
+    assert len(ports) == len(re.findall(r"^Ca\s", net, re.M)) > 0  # every CA port discovered
+    train = {n: g for n, g in ports.items() if n.startswith("train")}
+    infer = {n: g for n, g in ports.items() if n.startswith("infer")}
+    assert len(train) == len(infer) == len(ports) // 2
+    sm_port = f"infer001 {sim_host.removeprefix('H-infer001-')}"
+    _wait_configured(sim, sim_host, next(iter(train.values())))
+    tables = {n: _pkeys(sim, sim_host, g) for n, g in ports.items()}
+
+    for name in train:
+        assert tables[name] == {FULL | TRAIN, 0x7FFF}, (name, sorted(map(hex, tables[name])))
+    for name in infer:
+        if name != sm_port:
+            assert tables[name] == {FULL | INFER, 0x7FFF}, (name, sorted(map(hex, tables[name])))
+    # the SM's port: full in Default (what OpenSM needs), full in its own pool's partition, not in train
+    assert tables[sm_port] == {0xFFFF, FULL | INFER}, sorted(map(hex, tables[sm_port]))
+
+    os.killpg(daemon[0].pid, signal.SIGTERM)  # OpenSM buffers its log: read it after it exits
+    daemon[0].wait(timeout=30)
+    log = (tmp_path / "opensm-compute.log").read_text(errors="replace")
+    assert "Entering MASTER state" in log
+    assert "ftree tables configured on all switches" in log, log[-3000:]
+    assert not re.findall(r"ERR [0-9A-F]{4}", log), log[-3000:]
