@@ -20,7 +20,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from blueprints.models.cluster import API_VERSION
+from blueprints.api_version import API_VERSION
 
 CURRENT = API_VERSION
 

@@ -2,21 +2,31 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable
-from typing import Any
-
-from rich.console import Console
-from rich.markup import escape
-
-from generator.findings import Finding, Severity
 from generator.safetext import terminal
 
-STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
+# Rich, json and the findings model are imported where they are used: every command module imports
+# `safe` or `dumps` from here, and `blueprint --help` must not pay for them
+# (tests/cli/test_startup_imports.py).
+TYPE_CHECKING = False  # typing itself costs start-up time; mypy treats this name as True
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+    from rich.console import Console
+
+    from generator.findings import Finding, Severity
+
+
+def _style(severity: Severity) -> str:
+    from generator.findings import Severity
+
+    return {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}[severity]
 
 
 def safe(text: object) -> str:
     """Any text for a Rich console: control/escape sequences removed, ``[...]`` shown, never markup."""
+    from rich.markup import escape
+
     return escape(terminal(str(text)))
 
 
@@ -24,7 +34,7 @@ def text_report(findings: Iterable[Finding], console: Console) -> None:
     for f in findings:
         loc = f"{f.location}: " if f.location else ""
         console.print(
-            f"{safe(loc)}[{STYLE[f.severity]}]{f.severity}[/] [bold]{f.rule}[/] {safe(f.message)}",
+            f"{safe(loc)}[{_style(f.severity)}]{f.severity}[/] [bold]{f.rule}[/] {safe(f.message)}",
             highlight=False,
             soft_wrap=True,
         )
@@ -33,6 +43,8 @@ def text_report(findings: Iterable[Finding], console: Console) -> None:
 
 
 def summary_line(findings: list[Finding]) -> str:
+    from generator.findings import Severity
+
     counts = {s: sum(1 for f in findings if f.severity == s) for s in Severity}
     return (
         f"{counts[Severity.ERROR]} error(s), {counts[Severity.WARNING]} warning(s), "
@@ -89,8 +101,12 @@ def sarif(results: dict[str, list[Finding]], version: str) -> dict[str, Any]:
 
 
 def _level(sev: Severity) -> str:
+    from generator.findings import Severity
+
     return {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}[sev]
 
 
 def dumps(data: Any) -> str:
+    import json
+
     return json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from functools import cache
 
 # C0 and C1 controls, DEL, and the Unicode line/paragraph separators some readers treat as line breaks.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -20,8 +21,9 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _ESCAPE_SEQ = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?|\x9b[0-?]*[ -/]*[@-~]"
 )
-# Characters XML 1.0 allows (section 2.2 "Characters"); everything else is dropped.
-_XML_ILLEGAL = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Characters XML 1.0 allows (section 2.2 "Characters"); everything else is dropped. Compiled on first
+# use: this class alone takes longer to compile than Python takes to start (benchmarks/startup.py).
+XML_ILLEGAL = "[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 # OWASP CSV Injection: cells beginning with these are formulas in Excel, LibreOffice and Google Sheets.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _FORMULA_AT_CELL = re.compile("\x00[=+\\-@\t\r]")
@@ -53,7 +55,12 @@ def csv_needs_neutralising(cells: list[str]) -> bool:
 
 def xml_text(text: str) -> str:
     """``text`` without the characters XML 1.0 forbids (controls other than TAB/LF/CR, lone surrogates)."""
-    return _XML_ILLEGAL.sub("", text)
+    return _xml_illegal().sub("", text)
+
+
+@cache
+def _xml_illegal() -> re.Pattern[str]:
+    return re.compile(XML_ILLEGAL)
 
 
 def terminal(text: str) -> str:

@@ -1,6 +1,7 @@
 """Pydantic v2 models of a cluster blueprint (one module per domain)."""
 
-from blueprints.models.cluster import API_VERSION, Blueprint, Suppression
+from blueprints.api_version import API_VERSION
+from blueprints.models.cluster import Blueprint, Suppression
 from blueprints.models.deployment import CloudSettings, Deployment, MaasSettings
 from blueprints.models.fabric import Fabric, Fabrics, Lossless, SubnetManager
 from blueprints.models.nodes import NicSpec, NodePool, ServerSpec

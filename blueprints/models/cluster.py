@@ -15,8 +15,6 @@ from blueprints.models.software import Software
 from blueprints.models.storage import SharedStorage
 from blueprints.models.workload import Workload
 
-API_VERSION = "cluster-blueprint/v1"
-
 
 class Suppression(Model):
     rule: RuleId

@@ -59,7 +59,7 @@ class SubnetManager(Model):
     flavour: Literal["opensm-upstream", "opensm-nvidia", "ufm"] | None = None
     """which SM software: opensm-upstream (the distribution's OpenSM 3.3, what playbooks/opensm.yml installs;
     default for kind opensm), opensm-nvidia (NVIDIA's OpenSM from DOCA-Host/MLNX_OFED) or ufm (default for
-    kind ufm); its routing engines and SHARP settings are catalogue data (subnet_managers.yaml, rule NET022)"""
+    kind ufm); its routing engines and SHARP settings are catalogue data (subnet_managers.yaml, NET022)"""
     ha: bool = Field(default=False, description="a standby SM on a second host/switch")
     routing_engine: (
         Literal["ftree", "updn", "dfsssp", "sssp", "nue", "minhop", "torus-2QoS", "ar_updn"] | None

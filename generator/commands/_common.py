@@ -8,18 +8,20 @@ the exit-code epilog are spelled the same everywhere. New commands should use th
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import sys
-from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from rich.cells import cell_len
-from rich.console import Console, ConsoleDimensions
-from rich.table import Table
+# Rich (its console alone costs several times Python's own start-up) and the findings model are
+# imported inside the functions that print, so `--help`, `--version` and completion never load them.
+TYPE_CHECKING = False  # typing itself costs start-up time; mypy treats this name as True
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
 
-from generator.findings import BlueprintError
-from generator.report import summary_line, text_report
+    from rich.console import Console
+    from rich.table import Table
+
+    from generator.findings import BlueprintError
 
 # Exit codes, identical in meaning for every command (also printed under each command's --help).
 EXIT_OK = 0  # done; nothing to report (valid, identical, every host ok, ...)
@@ -36,28 +38,65 @@ BLUEPRINT_HELP = "blueprint YAML file, or - to read it from standard input"
 PIPE_WIDTH = 1000  # not a terminal: lay tables out at their natural width, never cut an id
 
 
-class _PipeAwareConsole(Console):
+def new_console(stderr: bool = False) -> Console:
     """A Console that, when its output is not a terminal, is wide enough never to truncate a table.
 
     Rich otherwise assumes 80 columns (or the width of a terminal on another descriptor) and cuts
     cells with an ellipsis, which breaks ids that users copy from piped output. Colour is already
     off when not a terminal (and with NO_COLOR).
     """
+    from rich.console import Console, ConsoleDimensions
 
-    def _get_size(self) -> ConsoleDimensions:
-        size = Console.size.fget(self)  # type: ignore[attr-defined]
-        if self._width is None and "COLUMNS" not in os.environ and not self.is_terminal:
-            return ConsoleDimensions(PIPE_WIDTH, size.height)
-        return size
+    class _PipeAwareConsole(Console):
+        def _get_size(self) -> ConsoleDimensions:
+            size = Console.size.fget(self)  # type: ignore[attr-defined]
+            if self._width is None and "COLUMNS" not in os.environ and not self.is_terminal:
+                return ConsoleDimensions(PIPE_WIDTH, size.height)
+            return size
 
-    size = property(_get_size, Console.size.fset)  # type: ignore[attr-defined,assignment]
+        size = property(_get_size, Console.size.fset)  # type: ignore[attr-defined,assignment]
+
+    return _PipeAwareConsole(stderr=stderr, highlight=False, soft_wrap=True)
 
 
-console = _PipeAwareConsole(highlight=False, soft_wrap=True)
-err_console = _PipeAwareConsole(stderr=True, highlight=False, soft_wrap=True)
+class _LazyConsole:
+    """Stands for a Rich console created on first use: importing a command module costs no Rich.
+
+    Rich looks up the output stream on every write (sys.stdout/sys.stderr at that moment), so creating
+    the console later prints to exactly the same place as creating it at import did.
+    """
+
+    def __init__(self, stderr: bool) -> None:
+        object.__setattr__(self, "_stderr", stderr)
+        object.__setattr__(self, "_console", None)
+
+    def real(self) -> Console:
+        made = object.__getattribute__(self, "_console")
+        if made is None:
+            made = new_console(stderr=object.__getattribute__(self, "_stderr"))
+            object.__setattr__(self, "_console", made)
+        return made
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.real(), name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        setattr(self.real(), name, value)
+
+    def __enter__(self) -> Console:
+        return self.real().__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        self.real().__exit__(*exc)  # type: ignore[arg-type]
+
+
+console: Console = _LazyConsole(stderr=False)  # type: ignore[assignment]
+err_console: Console = _LazyConsole(stderr=True)  # type: ignore[assignment]
 
 
 def print_blueprint_error(exc: BlueprintError) -> None:
+    from generator.report import summary_line, text_report
+
     text_report(exc.findings, err_console)
     err_console.print(f"[bold red]cannot use this blueprint[/]: {summary_line(exc.findings)}")
 
@@ -79,6 +118,10 @@ def text_output(output: str | None) -> Iterator[Console]:
     if output in (None, "-"):
         yield console
         return
+    import io
+
+    from rich.console import Console
+
     buf = io.StringIO()
     yield Console(file=buf, width=PIPE_WIDTH, highlight=False, soft_wrap=True, no_color=True)
     write_text(buf.getvalue(), output)
@@ -90,6 +133,8 @@ def print_table(table: Table, out: Console | None = None, keys: Sequence[int] = 
     The ``keys`` columns (ids users copy) are never wrapped either: they keep their full width and
     the other columns fold instead, so a narrow terminal shows every character of every id.
     """
+    from rich.cells import cell_len
+
     for i, column in enumerate(table.columns):
         column.overflow = "fold"
         if i in keys:

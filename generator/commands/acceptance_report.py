@@ -16,18 +16,16 @@ from __future__ import annotations
 
 import argparse
 from collections import defaultdict
-from dataclasses import replace
 
-from generator import __version__
 from generator.commands._common import add_blueprint, add_common, command, err_console, note, write_text
-from generator.foreign import ByteBudget
-from generator.perf.acceptance import AcceptanceReport, RunResult, compare
-from generator.perf.nccl_results import ResultsError, read_results
-from generator.perf.plots import PlotError, check_plot_path, plot_measured_vs_predicted
-from generator.perf.sizes import format_size
-from generator.perf.system import PerfError, system_for
 from generator.report import dumps, safe
 from generator.safetext import one_line, terminal
+
+TYPE_CHECKING = (
+    False  # start-up: heavy modules are imported in run() (generator/cli.py); mypy reads this as True
+)
+if TYPE_CHECKING:
+    from generator.perf.acceptance import AcceptanceReport, RunResult
 
 ORDER = 22
 
@@ -67,10 +65,18 @@ def _fail(message: str) -> int:
 def _plot_labels(results: list[RunResult]) -> list[RunResult]:
     """The runs with file names shown as written, control characters dropped (generator.perf.plots
     escapes the `$` Matplotlib would read as mathtext)."""
+    from dataclasses import replace
+
     return [replace(res, run=replace(res.run, path=_shown(res.run.path))) for res in results]
 
 
 def run(args: argparse.Namespace) -> int:
+    from generator import __version__
+    from generator.foreign import ByteBudget
+    from generator.perf.acceptance import compare
+    from generator.perf.nccl_results import ResultsError, read_results
+    from generator.perf.plots import PlotError, check_plot_path, plot_measured_vs_predicted
+    from generator.perf.system import PerfError, system_for
     from generator.pipeline import load_and_resolve
     from generator.plan.build import plan_or_raise
 
@@ -171,6 +177,8 @@ def _suspect_lines(report: AcceptanceReport) -> list[str]:
 
 
 def _size_lines(report: AcceptanceReport) -> list[str]:
+    from generator.perf.sizes import format_size
+
     lines = []
     for res in report.results:
         if not res.low:

@@ -8,10 +8,6 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
 from generator.commands._common import (
     add_common,
     command,
@@ -21,22 +17,27 @@ from generator.commands._common import (
     text_output,
     write_text,
 )
-from generator.fsutil import OutputRefused, checked_output_file
-from generator.perf.advice_model import MAX_PARAMS, MAX_TARGET_DAYS, MAX_TOKENS, scale_problem
-from generator.perf.advisor import (
-    BUDGETS,
-    MODES,
-    PREFERENCES,
-    Advice,
-    AdviceError,
-    Request,
-    advise,
-    write_starter,
-)
-from generator.perf.system import PerfError
 from generator.report import dumps, safe
 
+TYPE_CHECKING = (
+    False  # start-up: heavy modules are imported in run() (generator/cli.py); mypy reads this as True
+)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from generator.perf.advisor import Advice
+
 ORDER = 25
+
+# The option choices and bounds, written here so that registering the command (every `blueprint`
+# start) does not import the advisor and its model; tests/cli/test_startup_imports.py checks that they
+# equal generator.perf.advisor's MODES, BUDGETS, PREFERENCES and advice_model's MAX_* bounds.
+MODES = ("pretrain", "full-finetune", "lora", "qlora", "inference")
+BUDGETS = ("high", "medium", "low", "minimal")
+PREFERENCES = ("cost", "non-blocking")
+MAX_PARAMS = 1e18
+MAX_TOKENS = 1e18
+MAX_TARGET_DAYS = 3650.0
 
 
 def _bounded_float(limit: float) -> Callable[[str], float]:
@@ -98,6 +99,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _write_refusal(target: str | None, force: bool) -> str | None:
     """Why --write cannot write ``target`` (checked before any work): a user's file is replaced only with
     --force, and never through a symlink or over something that is not a regular file."""
+    from generator.fsutil import OutputRefused, checked_output_file
+
     if target is None:
         return None
     path = Path(target)
@@ -113,6 +116,8 @@ def _write_refusal(target: str | None, force: bool) -> str | None:
 def _argument_problem(args: argparse.Namespace) -> str | None:
     if args.gpus is not None and args.gpus < 1:
         return "--gpus must be at least 1"
+    from generator.perf.advice_model import scale_problem
+
     scale = scale_problem(args.gpus, args.gpu)
     if scale is not None:
         return f"--gpus {args.gpus}: {scale}"
@@ -120,6 +125,11 @@ def _argument_problem(args: argparse.Namespace) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rich.markup import escape
+
+    from generator.perf.advisor import AdviceError, Request, advise, write_starter
+    from generator.perf.system import PerfError
+
     problem = _argument_problem(args)
     if problem is not None:
         err_console.print(f"[bold red]error[/]: {safe(problem)} (nothing written)")
@@ -160,6 +170,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _render(adv: Advice, console: Console) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
     r = adv.request
     console.print(
         f"[bold]{r.params / 1e9:.3g}B parameters, {r.mode}[/]: {adv.gpus} × {adv.gpu_id} on "

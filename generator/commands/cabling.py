@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from generator.commands._common import add_blueprint, add_common, command, err_console, note
-from generator.pipeline import check_or_raise
 from generator.report import safe
 
 ORDER = 40
@@ -53,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from generator.emit.cabling import FORMATS as ALL_FORMATS
     from generator.emit.cabling import CablingError, render, write_files
     from generator.fsutil import atomic_dir, checked_output_dir, output_lock
+    from generator.pipeline import check_or_raise
     from generator.plan.build import plan_or_raise
 
     to_stdout = args.output in (None, "-")

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
-from typing import Any
 
-from rich.markup import escape
-from rich.table import Table
-
-from blueprints.catalog import default_catalog
 from generator.commands._common import add_common, command, print_table, text_output, write_text
+
+TYPE_CHECKING = False  # start-up: the catalogue, Rich and typing are imported in run() (cli.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 ORDER = 40
 
@@ -75,6 +73,8 @@ def _cell(v: Any) -> str:
 
 
 def _rows(section: str, side_file: str | None = None) -> dict[str, Any]:
+    from blueprints.catalog import default_catalog
+
     cat = default_catalog()
     if side_file:
         from pathlib import Path
@@ -92,6 +92,11 @@ def _rows(section: str, side_file: str | None = None) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import json
+
+    from rich.markup import escape
+    from rich.table import Table
+
     from blueprints.catalog import CatalogError
     from generator.commands._common import err_console
 

@@ -8,12 +8,8 @@ succeeded, 1 when any host failed or was unreachable, 2 when the build directory
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import shutil
 import sys
-import tempfile
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -32,16 +28,20 @@ ORDER = 60
 STATUSES = ("ok", "changed", "failed", "unreachable")
 
 
-@dataclass
 class HostResult:
-    host: str
-    ok: int = 0
-    changed: int = 0
-    failed: int = 0
-    unreachable: int = 0
-    skipped: int = 0
-    rescued: int = 0
-    failures: list[dict[str, str]] = field(default_factory=list)
+    """One host's counts and failures (a plain class: dataclasses costs more start-up than argparse)."""
+
+    COUNTS = ("ok", "changed", "failed", "unreachable", "skipped", "rescued")
+
+    def __init__(self, host: str) -> None:
+        self.host = host
+        self.ok = self.changed = self.failed = self.unreachable = self.skipped = self.rescued = 0
+        self.failures: list[dict[str, str]] = []
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields in declaration order, as dataclasses.asdict gave them (the JSON report's keys)."""
+        counts: dict[str, Any] = {name: getattr(self, name) for name in self.COUNTS}
+        return {"host": self.host, **counts, "failures": [dict(f) for f in self.failures]}
 
     @property
     def status(self) -> str:
@@ -190,6 +190,8 @@ def _inputs(args: argparse.Namespace) -> RunInputs | int:
         import ansible_runner  # noqa: F401
     except ImportError:
         return _error("ansible-runner is not installed (pip install 'cluster-blueprint\\[ansible]')")
+    import shutil
+
     bindir = str(Path(sys.executable).parent)
     if shutil.which("ansible-playbook", path=bindir + os.pathsep + os.environ.get("PATH", "")) is None:
         return _error(
@@ -200,6 +202,9 @@ def _inputs(args: argparse.Namespace) -> RunInputs | int:
 
 
 def run(args: argparse.Namespace) -> int:
+    import shutil
+    import tempfile
+
     inputs = _inputs(args)
     if isinstance(inputs, int):
         return inputs
@@ -263,8 +268,10 @@ def _report(
             "status": status,
             "check": bool(args.check),
             "error": tail,
-            "hosts": {h: {**asdict(r), "status": r.status} for h, r in results.items()},
+            "hosts": {h: {**r.as_dict(), "status": r.status} for h, r in results.items()},
         }
+        import json
+
         write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", args.output)
         return code
     from rich.table import Table

@@ -8,11 +8,13 @@ from __future__ import annotations
 import argparse
 
 from generator.commands._common import add_common, command, note, write_text
-from generator.findings import BlueprintError
-from generator.pipeline import load_and_resolve
-from generator.plan.build import plan_or_raise
-from generator.plan.model import Plan
 from generator.report import dumps
+
+TYPE_CHECKING = (
+    False  # start-up: heavy modules are imported in run() (generator/cli.py); mypy reads this as True
+)
+if TYPE_CHECKING:
+    from generator.plan.model import Plan
 
 ORDER = 40
 FABRICS = ("compute", "storage", "management")
@@ -47,6 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _plan(path: str) -> Plan:
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import plan_or_raise
+
     loaded, cluster = load_and_resolve(path)
     return plan_or_raise(cluster, loaded.locate)
 
@@ -54,6 +59,7 @@ def _plan(path: str) -> Plan:
 def run(args: argparse.Namespace) -> int:
     from generator.diff import compare
     from generator.diff.report import to_json, to_text
+    from generator.findings import BlueprintError
 
     if args.old == args.new == "-":
         from generator.commands._common import err_console

@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import argparse
 
-from rich.markup import escape
-from rich.table import Table
-
-from generator import __version__
 from generator.commands._common import (
     add_blueprint,
     add_common,
@@ -19,18 +15,29 @@ from generator.commands._common import (
     text_output,
     write_text,
 )
-from generator.perf.collectives import ALGORITHMS, COLLECTIVES
-from generator.perf.plots import PlotError, check_plot_path, plot_collectives, plot_comparison
-from generator.perf.predict import PLACEMENTS
-from generator.perf.report import EstimateReport, build_report
-from generator.perf.sizes import SizeError, format_size, parse_sizes
-from generator.perf.system import PerfError
-from generator.pipeline import load_and_resolve
-from generator.plan.build import plan_or_raise
 from generator.report import dumps
+
+TYPE_CHECKING = (
+    False  # start-up: heavy modules are imported in run() (generator/cli.py); mypy reads this as True
+)
+if TYPE_CHECKING:
+    from generator.perf.report import EstimateReport
 
 ORDER = 20
 DEFAULT_SIZES = "8..8G:8"
+# The option choices, written here so that registering the command (every `blueprint` start) does not
+# import the performance model; tests/cli/test_startup_imports.py checks that they equal
+# generator.perf.collectives' COLLECTIVES and ALGORITHMS and generator.perf.predict's PLACEMENTS.
+COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast")
+ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet", "p2p")
+PLACEMENTS = ("packed", "scattered")
+
+
+def escape(text: str) -> str:
+    """Rich's markup escape, imported on use: Rich costs more start-up than the rest of the CLI."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -65,6 +72,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _collectives(text: str) -> list[str]:
+    from generator.perf.system import PerfError
+
     if text.strip() == "all":
         return list(COLLECTIVES)
     out = [c.strip() for c in text.split(",") if c.strip()]
@@ -84,6 +93,14 @@ def _collectives(text: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from generator import __version__
+    from generator.perf.plots import PlotError, check_plot_path, plot_collectives, plot_comparison
+    from generator.perf.report import build_report
+    from generator.perf.sizes import SizeError, parse_sizes
+    from generator.perf.system import PerfError
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import plan_or_raise
+
     try:
         collectives = _collectives(args.collective)
         sizes = parse_sizes(args.sizes)
@@ -136,6 +153,10 @@ def _render(reports: list[EstimateReport], out) -> None:  # type: ignore[no-unty
 
 
 def _render_one(r: EstimateReport, out) -> None:  # type: ignore[no-untyped-def]
+    from rich.table import Table
+
+    from generator.perf.sizes import format_size
+
     s = r.system
     out.print(
         f"[bold]{escape(s.name)}[/] ({escape(r.file)}): pool `{s.pool}`, {s.pool_nodes} × {s.gpus_per_node} "
@@ -231,6 +252,8 @@ def _render_training(r: EstimateReport, out) -> None:  # type: ignore[no-untyped
 
 
 def _render_comparison(reports: list[EstimateReport], out) -> None:  # type: ignore[no-untyped-def]
+    from rich.table import Table
+
     colls = list(reports[0].series)
     t = Table(title="fabric comparison (largest message size)", title_justify="left")
     t.add_column("blueprint")

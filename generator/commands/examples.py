@@ -10,9 +10,6 @@ import argparse
 import json
 from pathlib import Path
 
-from rich.markup import escape
-from rich.table import Table
-
 from generator.commands._common import (
     add_common,
     command,
@@ -25,6 +22,13 @@ from generator.commands._common import (
 from generator.resources import examples_dir
 
 ORDER = 6
+
+
+def escape(text: str) -> str:
+    """Rich's markup escape, imported on use: Rich costs more start-up than the rest of the CLI."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -96,6 +100,8 @@ def _list(args: argparse.Namespace, examples: dict[str, Path]) -> int:
     if args.format == "json":
         write_text(json.dumps({k: summary(p) for k, p in examples.items()}, indent=2) + "\n", args.output)
         return 0
+    from rich.table import Table
+
     table = Table("example", "what it shows", title="shipped examples (`blueprint examples NAME -o FILE`)")
     for name, path in examples.items():
         table.add_row(name, summary(path))

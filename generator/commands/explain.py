@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from rich.markup import escape
-from rich.table import Table
-
 from generator.commands._common import add_common, command, console, err_console, print_table, write_text
-from generator.diagnostics import DIAGNOSTICS, RENAMED, Diagnostic, diagnostic_by_id
 from generator.report import dumps
-from generator.rules.base import Rule
-from generator.rules.registry import all_rules, rule_by_id
+
+TYPE_CHECKING = (
+    False  # start-up: heavy modules are imported in run() (generator/cli.py); mypy reads this as True
+)
+if TYPE_CHECKING:
+    from generator.diagnostics import Diagnostic
+    from generator.rules.base import Rule
 
 ORDER = 30
 
@@ -28,6 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def known_ids() -> list[str]:
     """Every id the tool can print: the rules and the other diagnostics."""
+    from generator.diagnostics import DIAGNOSTICS
+    from generator.rules.registry import all_rules
+
     return sorted([r.id for r in all_rules()] + list(DIAGNOSTICS))
 
 
@@ -44,6 +48,12 @@ def _entry(item: type[Rule] | Diagnostic) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from generator.diagnostics import DIAGNOSTICS, RENAMED, diagnostic_by_id
+    from generator.rules.registry import all_rules, rule_by_id
+
     items: list[type[Rule] | Diagnostic] = [*all_rules(), *DIAGNOSTICS.values()]
     if args.list or not args.rule:
         items.sort(key=lambda i: i.id)

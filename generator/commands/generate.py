@@ -6,15 +6,15 @@ import argparse
 import json
 from pathlib import Path
 
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-from generator.build import BuildRefused, generate
 from generator.commands._common import add_blueprint, add_common, command, console, err_console
-from generator.emit import OUTPUTS
-from generator.findings import Finding, Severity
-from generator.fsutil import OutputRefused
-from generator.pipeline import check
+from generator.emit import OUTPUTS  # a tuple in a module that imports no emitter until asked
 from generator.report import safe, summary_line, text_report
+
+TYPE_CHECKING = (
+    False  # start-up: heavy modules are imported in run() (generator/cli.py); mypy reads this as True
+)
+if TYPE_CHECKING:
+    from generator.findings import Finding
 
 ORDER = 5
 
@@ -44,6 +44,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from generator.build import BuildRefused, generate
+    from generator.fsutil import OutputRefused
+    from generator.pipeline import check
+
     if args.output == "-":
         err_console.print("[bold red]generate[/]: -o takes a directory; the build has many files")
         return 2
@@ -107,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _counts(findings: list[Finding]) -> dict[str, object]:
     """The findings and their counts by severity, as `validate --format json` reports them."""
+    from generator.findings import Severity
+
     return {
         "errors": sum(1 for f in findings if f.severity == Severity.ERROR),
         "warnings": sum(1 for f in findings if f.severity == Severity.WARNING),

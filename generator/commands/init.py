@@ -14,11 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from generator.commands._common import add_common, command, err_console, note, write_text
-from generator.foreign import ByteBudget
-from generator.perf.advice_model import read_advice
-from generator.perf.advisor import MODES, AdviceError, Request, advise, starter_yaml
-from generator.perf.system import PerfError
+from generator.commands.advise import MODES  # the advisor's modes, without importing the advisor
 from generator.report import safe
+
+TYPE_CHECKING = (
+    False  # start-up: heavy modules are imported in run() (generator/cli.py); mypy reads this as True
+)
+if TYPE_CHECKING:
+    from generator.perf.advisor import Request
 
 ORDER = 4
 DEFAULT_FILE = "blueprint.yaml"
@@ -75,6 +78,8 @@ def _ask(prompt: str, default: str, parse: Callable[[str], Any], read: Callable[
 
 
 def _interactive(args: argparse.Namespace) -> Request:
+    from generator.perf.advisor import Request
+
     def read() -> str:
         line = sys.stdin.readline()
         if not line:
@@ -106,6 +111,10 @@ def _name_from(output: str | None) -> str:
 
 def _request(args: argparse.Namespace) -> Request | str:
     """The answers as an advisor request, or why there are none."""
+    from generator.foreign import ByteBudget
+    from generator.perf.advice_model import read_advice
+    from generator.perf.advisor import Request
+
     name = args.name or _name_from(args.output)
     if args.from_advice:
         # a foreign file: bounded, regular, checked against advice_model; a refusal (ForeignInputError) is
@@ -122,6 +131,9 @@ def _request(args: argparse.Namespace) -> Request | str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from generator.perf.advisor import AdviceError, advise, starter_yaml
+    from generator.perf.system import PerfError
+
     if args.output not in (None, "-") and Path(args.output).exists() and not args.force:
         err_console.print(f"[bold red]init[/]: {safe(args.output)} exists; choose another -o or add --force")
         return 2

@@ -9,12 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rich.markup import escape
-
+from blueprints.api_version import API_VERSION as CURRENT
 from generator.commands._common import add_blueprint, add_common, command, err_console, note, write_text
-from generator.foreign import read_foreign_text
-from generator.load import MAX_BYTES
-from generator.migrate import CURRENT, MigrationError, migrate_text
 
 ORDER = 92
 
@@ -42,6 +38,11 @@ def run(args: argparse.Namespace) -> int:
     if args.in_place and (args.output or args.blueprint == "-"):
         err_console.print("[bold red]migrate[/]: --in-place rewrites the file itself: give a file and no -o")
         return 2
+    from generator.foreign import read_foreign_text
+    from generator.load import MAX_BYTES
+    from generator.migrate import MigrationError, migrate_text
+    from generator.report import safe as escape  # foreign text: control characters dropped, markup shown
+
     # a regular file (or standard input) of at most the loader's 4 MiB: a symlink to /dev/zero is refused,
     # located, instead of read until the memory cap (the CLI prints a ForeignInputError and exits 2)
     text = read_foreign_text(args.blueprint, MAX_BYTES)

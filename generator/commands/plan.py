@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from rich.console import Console
-from rich.table import Table
-
 from generator.commands._common import (
     add_blueprint,
     add_common,
@@ -15,9 +12,13 @@ from generator.commands._common import (
     text_output,
     write_text,
 )
-from generator.pipeline import load_and_resolve
-from generator.plan.build import plan_or_raise
 from generator.report import dumps
+
+TYPE_CHECKING = (
+    False  # start-up: heavy modules are imported in run() (generator/cli.py); mypy reads this as True
+)
+if TYPE_CHECKING:
+    from rich.console import Console
 
 ORDER = 15
 
@@ -30,6 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import plan_or_raise
+
     loaded, cluster = load_and_resolve(args.blueprint)
     plan = plan_or_raise(cluster, loaded.locate)
     summary = plan.summary()
@@ -42,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _render(summary: dict, console: Console) -> None:  # type: ignore[type-arg]
+    from rich.table import Table
+
     console.print(
         f"[bold]{summary['name']}[/]: {summary['nodes']} nodes ({summary['gpu_nodes']} with GPUs), "
         f"{summary['gpus']} GPUs, {summary['racks']} racks, {summary['power_kw']:g} kW"

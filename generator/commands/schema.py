@@ -6,7 +6,6 @@ import argparse
 import json
 from typing import Any
 
-from blueprints.models import Blueprint
 from generator.commands._common import add_common, command, write_text
 
 ORDER = 20
@@ -46,6 +45,8 @@ def _rewrite(node: Any) -> Any:
 
 
 def blueprint_schema() -> dict[str, Any]:
+    from blueprints.models import Blueprint  # the model: imported here, never at CLI start-up
+
     schema = _rewrite(Blueprint.model_json_schema(by_alias=True, mode="validation"))
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = "https://cluster-blueprint.dev/schema/v1/blueprint.schema.json"

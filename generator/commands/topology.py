@@ -5,16 +5,17 @@ from __future__ import annotations
 import argparse
 import io
 import json
-from typing import TYPE_CHECKING
 
 from generator.commands._common import add_blueprint, add_common, command, err_console, write_text
-from generator.pipeline import load_and_resolve
-from generator.plan.build import plan_or_raise
-from generator.plan.model import Plan
 from generator.safetext import xml_text
 
+TYPE_CHECKING = (
+    False  # start-up: heavy modules are imported in run() (generator/cli.py); mypy reads this as True
+)
 if TYPE_CHECKING:  # networkx takes a quarter second to import; only this command's run needs it
     import networkx as nx
+
+    from generator.plan.model import Plan
 
 ORDER = 16
 PORT_LEVEL_MAX_LINKS = 50_000  # above this, export the device-level graph (a port graph would be huge)
@@ -96,6 +97,9 @@ def _svg(args: argparse.Namespace, plan: Plan, fabric: str | None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import plan_or_raise
+
     loaded, cluster = load_and_resolve(args.blueprint)
     plan = plan_or_raise(cluster, loaded.locate)
     fabric = None if args.fabric == "all" else args.fabric

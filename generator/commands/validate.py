@@ -6,8 +6,8 @@ import argparse
 import json
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from generator import __version__
 from generator.commands._common import (
     add_blueprint,
     add_common,
@@ -16,9 +16,9 @@ from generator.commands._common import (
     text_output,
     write_text,
 )
-from generator.findings import BlueprintError, Finding, Severity
-from generator.pipeline import check
-from generator.report import dumps, sarif, summary_line, text_report
+
+if TYPE_CHECKING:
+    from generator.findings import Finding, Severity
 
 ORDER = 10
 
@@ -75,10 +75,9 @@ def is_catalog_file(path: Path) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    from generator.findings import Severity  # the model and the pipeline load only when a command runs
+
     fail_on = Severity.parse(args.fail_on)
-    results: dict[str, list[Finding]] = {}
-    unusable = False
-    rule_failure = False
     paths, skipped = _expand(args.blueprint)
     for path in skipped:
         note(args, f"{path}: skipped, a hardware catalogue file (named by `catalog:`), not a blueprint")
@@ -89,6 +88,20 @@ def run(args: argparse.Namespace) -> int:
             f"[bold red]validate[/]: no *.yaml or *.yml blueprints in {', '.join(args.blueprint)}"
         )
         return 2
+    results, unusable, rule_failure = _check_all(paths, fail_on)
+    _report(results, args, fail_on)
+    if unusable:
+        return 2
+    return 1 if rule_failure else 0
+
+
+def _check_all(paths: list[Path], fail_on: Severity) -> tuple[dict[str, list[Finding]], bool, bool]:
+    """Findings per file; whether one was unusable; whether one has a rule finding at ``fail_on``."""
+    from generator.findings import BlueprintError
+    from generator.pipeline import check
+
+    results: dict[str, list[Finding]] = {}
+    unusable = rule_failure = False
     for path in paths:
         try:
             findings = check(path).findings
@@ -102,6 +115,14 @@ def run(args: argparse.Namespace) -> int:
             if f.rule not in ("SCHEMA",) and not f.rule.startswith(("LOAD", "CAT"))
         ):
             rule_failure = True
+    return results, unusable, rule_failure
+
+
+def _report(results: dict[str, list[Finding]], args: argparse.Namespace, fail_on: Severity) -> None:
+    from generator import __version__
+    from generator.findings import Severity
+    from generator.report import dumps, sarif, summary_line, text_report
+
     if args.format == "json":
         payload = {
             "version": __version__,
@@ -126,9 +147,6 @@ def run(args: argparse.Namespace) -> int:
                 )
                 if not args.quiet or any(f.severity >= fail_on for f in fs):
                     out.print(f"{file}: {state} — {summary_line(fs)}")
-    if unusable:
-        return 2
-    return 1 if rule_failure else 0
 
 
 def _emit(text: str, output: str | None, args: argparse.Namespace) -> None:
