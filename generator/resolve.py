@@ -54,6 +54,8 @@ class NicPort:
     rdma_known: bool = False
     netdev_known: bool = False
     names_source: str = ""  # where the names come from (catalogue entry + document, or blueprint path)
+    label: str | None = None  # the site's name for the adapter (HCA-1, pools[].ports[].label): verification
+    # and cable labels only; NCCL_IB_HCA and QoS use rdma_dev
 
     @property
     def has_rdma(self) -> bool:
@@ -300,6 +302,7 @@ def _named(port: NicPort, name: PortName | None, link: str, mapped: bool = False
         rdma_known=bool(name.rdma) and port.has_rdma,
         netdev_known=bool(netdev),
         names_source=name.source,
+        label=name.label,
     )
 
 

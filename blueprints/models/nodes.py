@@ -71,6 +71,11 @@ class DeclaredPort(Model):
     netdev: PortName | None = Field(default=None, description="network interface, e.g. ibp220s0 (ip link)")
     pci: PortName | None = Field(default=None, description="PCI address, e.g. 0000:dc:00.0")
     gpu: int | None = Field(default=None, ge=0, le=127, description="GPU paired with this port")
+    label: PortName | None = Field(
+        default=None,
+        description="what the site calls this port's adapter, e.g. HCA-1: the name hosts report in their "
+        "node description (`<host> HCA-1`) and cable labels print; NCCL and QoS keep the RDMA device name",
+    )
 
 
 class PoolPlacement(Model):
@@ -130,6 +135,25 @@ class NodePool(Model):
             raise ValueError(f"`hostnames` lists {len(self.hostnames)} names for {self.count} nodes")
         if self.hostnames is not None and len(set(self.hostnames)) != len(self.hostnames):
             raise ValueError("`hostnames` lists a name twice")
+        return self
+
+    @model_validator(mode="after")
+    def _labels(self) -> NodePool:
+        """A site label names one adapter (both ports of a dual-port adapter may share it): two adapters
+        with one label, or a label that is another port's RDMA device name, would make `<host> HCA-1`
+        mean two things."""
+        ports = [p for p in self.ports or () if p.label is not None]
+        adapters: dict[str, set[str]] = {}
+        for port in ports:
+            adapter = port.rdma.casefold() if port.rdma else f"ports[{id(port)}]"
+            adapters.setdefault(str(port.label).casefold(), set()).add(adapter)
+        if twice := sorted(label for label, found in adapters.items() if len(found) > 1):
+            raise ValueError(f"`ports` label {twice[0]!r} names two adapters")
+        devices = {p.rdma.casefold(): p.rdma for p in self.ports or () if p.rdma}
+        for port in ports:
+            other = devices.get(str(port.label).casefold())
+            if other is not None and other.casefold() != (port.rdma or "").casefold():
+                raise ValueError(f"`ports` label {port.label!r} is another port's RDMA device name")
         return self
 
     @model_validator(mode="after")

@@ -19,6 +19,11 @@ class PlacementError(ValueError):
     pass
 
 
+def default_rack_id(row: int, position: int) -> str:
+    """The tool's rack id when the site names none: ``r01-05`` = row 1, position 5."""
+    return f"r{row:02d}-{position:02d}"
+
+
 @dataclass
 class PlacedRack:
     row: int
@@ -32,10 +37,11 @@ class PlacedRack:
     power: float = 0.0
     slot: int = 0  # row-major index in the site
     drawn: int = 0  # the devices' draw in milliwatts (watts()), compared exactly by fits()
+    name: str = ""  # the site's name for the rack (site.rack_names), "" = the default id
 
     @property
     def id(self) -> str:
-        return f"r{self.row:02d}-{self.position:02d}"
+        return self.name or default_rack_id(self.row, self.position)
 
     def fits(self, height: int, power_kw: float) -> bool:
         return self.used + height <= self.usable and self.drawn + watts(power_kw) <= watts(self.budget_kw)
@@ -78,6 +84,9 @@ class RackAllocator:
         self.capacity = site.rows * site.racks_per_row
         self.front = 0
         self.back = 0
+        # the site's rack names by row-major slot (site.rack_names), rendered once per plan
+        named = getattr(site, "rack_names", None)  # a Site; tests pass bare namespaces
+        self.names = named.all(site.rows, site.racks_per_row) if named else None
 
     def new_rack(self, purpose: str, from_end: bool = False) -> PlacedRack:
         if self.front + self.back >= self.capacity:
@@ -95,7 +104,14 @@ class RackAllocator:
         row, pos = divmod(n, self.site.racks_per_row)
         spec = self.site.rack
         rack = PlacedRack(
-            row + 1, pos + 1, spec.units, spec.units - spec.reserved_units, spec.power_kw, purpose, slot=n
+            row + 1,
+            pos + 1,
+            spec.units,
+            spec.units - spec.reserved_units,
+            spec.power_kw,
+            purpose,
+            slot=n,
+            name=self.names[n] if self.names else "",
         )
         self.racks.append(rack)
         return rack

@@ -10,6 +10,7 @@ A name that neither the catalogue (``data/platforms.yaml``, with its vendor sour
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -45,6 +46,7 @@ class PortName:
     source: str  # "catalog:platforms.<id>: <document>" or "pools[<i>].ports[<j>]"
     netdev_link: str | None = None  # infiniband | ethernet: the link layer the interface name is for
     netdev_optional: str | None = None  # the interface name in the other link layer, where published
+    label: str | None = None  # the site's name for the adapter (HCA-1), declared only: never in NCCL/QoS
 
     def netdev_for(self, link: str) -> str | None:
         """The interface name for ``link`` (an IPoIB name like ibp220s0 is not the Ethernet one)."""
@@ -77,7 +79,7 @@ def _from_catalog(server_id: str, platform: Platform, entry: MappedPort) -> Port
 def _from_blueprint(pool_index: int, j: int, entry: DeclaredPort) -> PortName:
     return PortName(
         entry.role, entry.faceplate, entry.rdma, entry.netdev, entry.pci, entry.gpu, None, None,
-        f"pools[{pool_index}].ports[{j}]",
+        f"pools[{pool_index}].ports[{j}]", label=entry.label,
     )  # fmt: skip
 
 
@@ -115,6 +117,31 @@ def interfaces(ports: Sequence[NicPort]) -> tuple[str, ...] | None:
     if not ports or not all(p.netdev_known for p in ports):
         return None
     return tuple(p.netdev for p in ports)
+
+
+def site_labels(pools: Sequence[ResolvedPool]) -> dict[str, dict[str, str]]:
+    """pool → {plan port (``mlx5_4/1``) → the site's label for its adapter (``HCA-5``)}, declared only
+    (``pools[].ports[].label``); pools without labels are left out, so most plans give ``{}``."""
+    out: dict[str, dict[str, str]] = {}
+    for pool in pools:
+        labels = {p.plan_port: p.label for p in pool.ports if p.label and p.has_rdma}
+        shared = {label for label, n in Counter(labels.values()).items() if n > 1}
+        if labels:  # both ports of a dual-port adapter under one label print as HCA-1/1, HCA-1/2
+            out[pool.name] = {
+                port: f"{label}/{port.rsplit('/', 1)[-1]}" if label in shared else label
+                for port, label in labels.items()
+            }
+    return out
+
+
+def label_devices(pools: Sequence[ResolvedPool]) -> dict[str, dict[str, str]]:
+    """pool → {the site's adapter label, case-folded (``hca-5``) → the plan's RDMA device (``mlx5_4``)}."""
+    out: dict[str, dict[str, str]] = {}
+    for pool in pools:
+        labels = {p.label.casefold(): p.rdma_dev for p in pool.ports if p.label and p.has_rdma}
+        if labels:
+            out[pool.name] = labels
+    return out
 
 
 def host_interface(pool: ResolvedPool) -> str | None:

@@ -4,8 +4,10 @@ InfiniBand: by NodeDescription. Switches are found by their description (or the 
 NVIDIA's ``MF0;<hostname>:<part>/U1`` convention), HCAs by ``<hostname> <rdma device>`` (what
 ``rdma-ndd`` sets), hostnames matched exactly, then case-insensitively, then by their short
 name (before the first dot). A GUID → name map (``ibnetdiscover --node-name-map`` format) can
-name nodes whose descriptions were never set. Anything else — firmware-default descriptions such
-as ``MT4129 ConnectX7   Mellanox Technologies`` — stays *unidentified*, labelled by GUID.
+name nodes whose descriptions were never set. An HCA token the blueprint declares as a port's site
+label (``pools[].ports[].label``: ``gpu001 HCA-5``) is read as that port's RDMA device. Anything else —
+firmware-default descriptions such as ``MT4129 ConnectX7   Mellanox Technologies`` — stays
+*unidentified*, labelled by GUID.
 
 LLDP: the local device is the file's name, the remote device is the chassis SysName; switch
 interfaces are tied to the plan's logical ports by their number (``swp17``, ``Ethernet17``,
@@ -22,6 +24,7 @@ from typing import NamedTuple
 
 from generator.foreign import ByteBudget, ForeignInputError, read_foreign_text
 from generator.plan.model import Plan
+from generator.platform.ports import label_devices, site_labels
 from generator.verify.model import (
     MAX_LINE,
     DiscoveryError,
@@ -66,6 +69,30 @@ class PlanIndex:
                     self.netdev[(ep.device, ep.netdev)] = ep.port
                 if ep.cage is not None and ep.cage_port is not None:
                     self.cage[(ep.device, ep.cage, ep.cage_port)] = ep.port
+        self._declared_hca: dict[str, dict[str, str]] = {}  # pool → site label (case-folded) → RDMA device
+        self._site_labels()
+
+    def _site_labels(self) -> None:
+        """The adapters' site labels the blueprint declares (``pools[].ports[].label``): they name the host
+        ends on the report, as on the cable labels, and read ``<host> HCA-5`` as the declared device."""
+        pools = getattr(self.plan.cluster, "pools", None) or ()
+        self._declared_hca = label_devices(pools)
+        named = site_labels(pools)
+        if not named:
+            return
+        for (device, port), _ in list(self.sheet.items()):
+            d = self.devices.get(device)
+            label = named.get(d.pool or "", {}).get(port) if d is not None and d.kind == "node" else None
+            if label is not None:
+                self.sheet[(device, port)] = label
+
+    def declared_hca(self, device: str, token: str | None) -> str | None:
+        """The plan's RDMA device for the site label ``token`` the blueprint declares for ``device``'s pool
+        (``HCA-5`` → ``mlx5_4``); any other token unchanged."""
+        if token is None or not self._declared_hca:
+            return token
+        d = self.devices.get(device)
+        return self._declared_hca.get(d.pool or "", {}).get(token.casefold(), token) if d else token
 
     def device(self, text: str | None) -> str | None:
         if not text:
@@ -216,7 +243,7 @@ def _by_name(node: SeenNode, index: PlanIndex, names: dict[int, str]) -> NodeIde
         whole = index.device(text) if node.kind == "switch" else None
         dev = whole or index.device(d.name)
         if dev is not None and (index.kind(dev) == "switch") == (node.kind == "switch"):
-            return NodeIdentity(dev, how, None if node.kind == "switch" else d.hca)
+            return NodeIdentity(dev, how, None if node.kind == "switch" else index.declared_hca(dev, d.hca))
         if recorded is not None:
             return None  # a recorded name that is not in the plan is not overridden by the description
     return None

@@ -6,7 +6,8 @@ catalogue's media entries; nothing about the fabric is re-derived.
 Label convention (docs/cabling.md): ``<site>-R<row>-<position>-U<unit>-<device>-<port>``, e.g.
 ``dc1-R01-05-U12-c-leaf-su1-r0-P09/2`` — site, rack (row and position in the row, as on the floor plan),
 lowest rack unit of the device, device name, port as printed on the faceplate (``P<cage>/<sub-port>`` for
-twin-port cages, ``P<n>`` for single ports, the RDMA port ``mlx5_3/1`` for adapters without cages).
+twin-port cages, ``P<n>`` for single ports, the RDMA port ``mlx5_3/1`` for adapters without cages); a host
+port whose adapter the blueprint labels (``pools[].ports[].label``) prints that label (``HCA-5``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from typing import Any, NamedTuple
 
 from generator.emit.lldp import interface_name
 from generator.plan.model import Device, Endpoint, Link, Plan, Rack
+from generator.plan.placement import default_rack_id
+from generator.platform.ports import site_labels
 from generator.resolve import ResolvedCluster
 
 # Label printers (wrap-around cable labels) take one or two lines of about 20-24 characters; a label
@@ -84,7 +87,10 @@ def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
 
 
 def rack_code(rack: Rack) -> str:
-    """``R<row>-<position>`` with at least two digits each (``R01-05``)."""
+    """The site's rack name where it declares them (``site.rack_names``: ``A09``), else ``R<row>-<position>``
+    with at least two digits each (``R01-05``)."""
+    if rack.id != default_rack_id(rack.row, rack.position):
+        return rack.id
     return f"R{rack.row:02d}-{rack.position:02d}"
 
 
@@ -161,6 +167,7 @@ def cable_rows(cluster: ResolvedCluster, plan: Plan, links: Iterable[Link] | Non
     new = tuple.__new__
     ethernet = {name for name, f in cluster.fabrics.items() if f.kind in ("ethernet", "roce")}
     switch_ifs: dict[tuple, str] = {}  # (ports per cage, endpoint minus device) -> swp name
+    named = site_labels(cluster.pools)  # declared adapter labels (HCA-5): usually none
     for link in plan.links if links is None else links:
         ends: list[CableEnd] = []
         on_ethernet = link.fabric in ethernet
@@ -173,6 +180,8 @@ def cable_rows(cluster: ResolvedCluster, plan: Plan, links: Iterable[Link] | Non
                 label_port = ep.label_port
                 port = label_ports[ep[1:]] = (label_port, bool(_PRINTABLE.match("-" + label_port)))
             fields, prefix, _, printable = place
+            if named and fields[0] == "node":
+                port = _site_port(plan, ep, named, port)
             label = f"{prefix}-{port[0]}"
             if not (printable and port[1]):
                 raise CablingError(f"cable {link.id}: label {label!r} is not printable ASCII without spaces")
@@ -197,6 +206,15 @@ def cable_rows(cluster: ResolvedCluster, plan: Plan, links: Iterable[Link] | Non
     if len(set(labels)) != len(labels) or len({row.id for row in rows}) != len(rows):
         _check_unique(rows)  # names the first clash in pull order
     return rows
+
+
+def _site_port(
+    plan: Plan, ep: Endpoint, named: dict[str, dict[str, str]], port: tuple[str, bool]
+) -> tuple[str, bool]:
+    """The site's label for a host port's adapter (``pools[].ports[].label``, e.g. ``HCA-5``) where the
+    blueprint declares one: what the site writes on its cables, in place of the chassis or RDMA name."""
+    own = named.get(plan.device_by_name[ep.device].pool or "", {}).get(ep.port)
+    return port if own is None else (own, bool(_PRINTABLE.match("-" + own)))
 
 
 def _switch_ifname(plan: Plan, ep: Endpoint, cache: dict[tuple, str]) -> str:
