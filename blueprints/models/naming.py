@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Annotated
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, StringConstraints, field_validator, model_validator
 
-from blueprints.models.base import SAFE_NAME, Model, SafeName
+from blueprints.models.base import SAFE_NAME, Model
 
 _FIELD = re.compile(r"\{([a-z_0-9]+)(?::(0?)(\d{1,2}))?\}")
 # fullmatch, never `$` (which also matches before a final newline: `"gpu-{index}\n"` passed)
 _TEMPLATE = re.compile(r"(?:[a-z0-9-]|\{[a-z_0-9]+(?::0?\d{1,2})?\})+")
+# switch names keep the site's case (`R01-P1-IBLEAF-1-2`): switches are named in DNS, LLDP and OpenSM,
+# which compare names without case, so two names differing only in case are refused as one name
+_SWITCH_TEMPLATE = re.compile(r"(?:[A-Za-z0-9-]|\{[a-z_0-9]+(?::0?\d{1,2})?\})+")
+SwitchName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9-]{0,39}$")]
 _RANGE = re.compile(r"^\s*(\d{1,4})\s*(?:-\s*(\d{1,4}))?\s*$")
 
 HOST_FIELDS = ("pool", "index", "su", "su_index", "rack", "slot")
@@ -30,10 +35,11 @@ def template_fields(template: str) -> list[str]:
 
 
 def check_template(template: str, allowed: tuple[str, ...]) -> str:
-    if not _TEMPLATE.fullmatch(template):
+    switch = allowed is SWITCH_FIELDS
+    if not (_SWITCH_TEMPLATE if switch else _TEMPLATE).fullmatch(template):
+        letters = "letters" if switch else "lower-case letters"
         raise ValueError(  # repr: a newline or escape in the template is shown, never printed
-            f"{template!r} is not a name template: lower-case letters, digits, '-' and fields like "
-            f"{{index:02}}"
+            f"{template!r} is not a name template: {letters}, digits, '-' and fields like {{index:02}}"
         )
     bad = [f for f in template_fields(template) if f not in allowed]
     if bad:
@@ -74,7 +80,7 @@ class NameSource(Model):
     """Names of one switch tier: a template, or the names in build order."""
 
     template: str | None = Field(default=None, description="e.g. ib-leaf-su{su}-r{rail}")
-    names: list[SafeName] | None = Field(default=None, max_length=100_000)
+    names: list[SwitchName] | None = Field(default=None, max_length=100_000)
     """the tier's switch names in build order (instead of a template)"""
 
     @field_validator("template")

@@ -50,7 +50,10 @@ def _tier_names(
             raise SiteLayoutError(
                 f"{len(source.names)} {tier} names listed for {len(specs)} {tier} switches", (tier, "names")
             )
-        return {s.name: n for s, n in zip(specs, source.names, strict=False)}
+        listed = {s.name: n for s, n in zip(specs, source.names, strict=False)}
+        if len({n.lower() for n in listed.values()}) != len(listed):  # DNS, LLDP and OpenSM ignore case
+            raise SiteLayoutError(f"{tier} names list the same name twice (case ignored)", (tier, "names"))
+        return listed
     assert source.template is not None
     out = {}
     for k, s in enumerate(specs, start=1):
@@ -61,7 +64,7 @@ def _tier_names(
                 f"{tier} template `{source.template}`: {tier} switches of this fabric have no {exc.args[0]}",
                 (tier, "template"),
             ) from None
-    if len(set(out.values())) != len(out):
+    if len({n.lower() for n in out.values()}) != len(out):  # DNS, LLDP and OpenSM ignore case
         raise SiteLayoutError(
             f"{tier} template `{source.template}` gives two switches the same name; add {{index}}",
             (tier, "template"),

@@ -120,3 +120,29 @@ def test_renamed_leaf_spine_spines_keep_the_spine_model(tmp_path: Path) -> None:
     assert not any(role == "spine" and model != "sn4600c" for role, _, model in models)
     bom = {(b.item, b.model) for b in plan.bom}
     assert ("switch", "sn4600c") in bom
+
+
+def test_switch_names_keep_the_sites_case(tmp_path: Path) -> None:
+    """A site's upper-case switch names (issue 24: `R01-P1-IBLEAF-1`) reach the outputs as written; two
+    names differing only in case are one name to DNS, LLDP and OpenSM and are refused."""
+    from conftest import EXAMPLES, run_cli
+
+    text = (EXAMPLES / "hdr-fat-tree-a100.yaml").read_text()
+    named = text.replace(
+        "      scalable_unit: 20\n",
+        '      scalable_unit: 20\n      names:\n        leaf: {template: "R{su:02}-P1-IBLEAF-{rail}"}\n',
+        1,
+    )
+    assert named != text
+    bp = tmp_path / "upper.yaml"
+    bp.write_text(named)
+    code, out, err = run_cli("generate", str(bp), "-o", str(tmp_path / "b"), "-q", "--only", "cabling")
+    assert code == 0, out + err
+    cables = (tmp_path / "b" / "cabling" / "cables.csv").read_text()
+    assert "R01-P1-IBLEAF-1" in cables and "r01-p1-ibleaf" not in cables
+    names = ", ".join([f"L{i}" for i in range(1, 16)] + ["l1"])  # 16 leaves; L1 and l1 are one name
+    bp.write_text(
+        named.replace('leaf: {template: "R{su:02}-P1-IBLEAF-{rail}"}', f"leaf: {{names: [{names}]}}")
+    )
+    code, out, err = run_cli("validate", str(bp))
+    assert code in (1, 2) and "the same name twice (case ignored)" in out + err, out + err
