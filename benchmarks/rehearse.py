@@ -19,9 +19,13 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+# every shipped example with a switch; the others (single nodes, clouds, the direct-attach torus) print
+# "nothing to rehearse" and exit 0 (tests/rehearse/test_rehearse_refusals.py)
 DEFAULT = [
     "roce-rail-2tier",
+    "roce-dragonfly",
     "hdr-fat-tree-a100",
+    "hypercube-research",
     "superpod-h100-4su",
     "maas-onprem-h100",
     "ndr-3tier-4096gpu",

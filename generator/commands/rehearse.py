@@ -82,10 +82,9 @@ def _refusal(build: Build, args: argparse.Namespace) -> str | None:
 
     fabrics = args.fabric or build.fabrics
     unknown = [f for f in fabrics if f not in build.fabrics]
-    if not build.fabrics:
-        return f"{args.build_dir}: no fabric to rehearse (no switches/ configuration, no InfiniBand net file)"
     if unknown:
-        return f"no fabric {', '.join(unknown)} in {args.build_dir} (it has: {', '.join(build.fabrics)})"
+        has = ", ".join(build.fabrics) or "none"
+        return f"no fabric {', '.join(unknown)} in {args.build_dir} (it has: {has})"
     devices: set[str] = set().union(*(fabric_devices(build, f) for f in fabrics))
     stray = [d for d in args.fail if d not in devices]
     if stray:
@@ -113,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
         build = read_build(root)
     except ForeignInputError as exc:
         return _fail(str(exc))
+    if not build.fabrics and not args.fabric:
+        return _nothing(build, args)
     refusal = _refusal(build, args)
     if refusal:
         return _fail(refusal)
@@ -131,6 +132,26 @@ def run(args: argparse.Namespace) -> int:
     else:
         _text(result, args.output)
     return EXIT_OK if result.ok else EXIT_FINDINGS
+
+
+NOTHING = (
+    "nothing to rehearse: the build has no switch configuration (switches/<fabric>/) and no InfiniBand net "
+    "file (cabling/ibnetdiscover/): a single node, a cloud fabric or a direct-attach torus has no switch to "
+    "bring up"
+)
+
+
+def _nothing(build: Build, args: argparse.Namespace) -> int:
+    """A build without switches passes: there is no configuration that could be wrong (exit 0, said)."""
+    from generator.rehearse.verdict import Rehearsal
+
+    result = Rehearsal(str(build.root), nothing=NOTHING)
+    if args.format == "json":
+        write_text(result.to_json(), args.output)
+    else:
+        with text_output(args.output) as out:
+            out.print(f"{args.build_dir}: {NOTHING}", highlight=False)
+    return EXIT_OK
 
 
 def _text(result: object, output: str | None) -> None:

@@ -20,10 +20,11 @@ import time
 from pathlib import Path
 
 from generator.foreign import read_foreign_text
-from generator.rehearse import tools
+from generator.rehearse import partitions, sm_ha, tools
 from generator.rehearse.build_input import MAX_FILE, Build, IbFabric
 from generator.rehearse.cleanup import WORK_PREFIX, Reaper
 from generator.rehearse.ibsim import Simulator, ca_of
+from generator.rehearse.nvue import load_yaml
 from generator.rehearse.verdict import FabricVerdict
 from generator.verify.ibnetdiscover import parse_ibnetdiscover
 from generator.verify.sm_guids import parse_nodes, render_guids
@@ -164,8 +165,9 @@ def sm_problems(log: str, engine: str, code: int | None) -> list[str]:
 
 
 def _step(
-    sim_text: str, fab: IbFabric, reaper: Reaper, work: Path, timeout_s: float, plan: set[Link]
-) -> tuple[dict[str, list[str]], float, dict[str, str]]:
+    sim_text: str, fab: IbFabric, reaper: Reaper, work: Path, timeout_s: float, plan: set[Link],
+    pools: dict[str, str], ha: bool,
+) -> tuple[dict[str, list[str]], float, dict[str, str]]:  # fmt: skip
     """One simulated fabric: (problems by check, OpenSM seconds, facts for the detail lines)."""
     netfile = work / f"{fab.name}.net"
     netfile.write_text(sim_text)
@@ -186,7 +188,7 @@ def _step(
         roots, cns, n_roots, n_cns = guid_files(dump.stdout, work)
         files = {"root_guid_file": roots, "cn_guid_file": cns, "log_file": work / "opensm.log"}
         if fab.partitions is not None:
-            files["partition_config_file"] = fab.partitions
+            files["partition_config_file"] = run_partitions(fab.partitions, dump.stdout, pools, work)
         conf = relocated_conf(fab.members[0][1], files, work / "opensm.conf")
         (work / "opensm.log").unlink(missing_ok=True)
         t0 = time.monotonic()
@@ -197,6 +199,8 @@ def _step(
         found["subnet manager"] = sm_problems(log, engine, proc.returncode)
         facts = {"sm": f"{fab.members[0][0]}'s opensm.conf: MASTER, SUBNET UP, {engine} "
                        f"({n_roots} roots, {n_cns} compute ports)"}  # fmt: skip
+        if ha and not found["subnet manager"]:
+            _pair(sim, fab, (host_id, sim_text, dump.stdout), files, pools, found, facts)
         return found, seconds, facts
     finally:
         sim.stop()
@@ -214,19 +218,114 @@ def rehearse_infiniband(
         verdict.notes.append(note)
     work = reaper.directory(Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{reaper.tag[3:]}-")))
     down: set[str] = set(outside)
+    pools = pool_hosts(build.root)
     for step in ["all up", *fail]:
         if step != "all up":
             down.add(step)
         suffix = "" if step == "all up" else f" (after --fail {step})"
         found, seconds, facts = _step(
-            without(sim_text, down), fab, reaper, work, timeout_s, planned_links(build, fabric, down)
-        )
+            without(sim_text, down), fab, reaper, work, timeout_s, planned_links(build, fabric, down),
+            pools, step == "all up",
+        )  # fmt: skip
         verdict.converge_s[step if step == "all up" else f"after --fail {step}"] = seconds
+        if "takeover" in facts:
+            verdict.converge_s["standby takeover"] = float(facts.pop("takeover"))
         details = {
             "simulation": "ibsim runs the planned fabric",
             "discovery": "ibnetdiscover finds every link of cables.csv and the net file, nothing else, "
             "at the planned rate",
             "subnet manager": facts.get("sm", ""),
+            "partitions": facts.get("partitions", ""),
+            "standby and takeover": facts.get("standby", ""),
         }
         for name, reasons in found.items():
             verdict.add(name + suffix, reasons, details[name])
+
+
+def pool_hosts(root: Path) -> dict[str, str]:
+    """host -> pool, from the generated Ansible inventory's ``pool_<name>`` groups (empty without one)."""
+    path = root / "ansible" / "inventory.yml"
+    if not path.is_file():
+        return {}
+    doc = load_yaml(read_foreign_text(path, MAX_FILE), str(path))
+    children = (doc.get("all") or {}).get("children") or {} if isinstance(doc, dict) else {}
+    out: dict[str, str] = {}
+    for group, body in children.items() if isinstance(children, dict) else []:
+        hosts = body.get("hosts") if isinstance(body, dict) else None
+        if str(group).startswith("pool_") and isinstance(hosts, dict):
+            out.update({str(h): str(group)[len("pool_") :] for h in hosts})
+    return out
+
+
+def ca_ports(dump: str) -> dict[int, tuple[str, int]]:
+    """Port GUID -> ('<host> <hca>/<port>', port number) for every HCA port of a discovery."""
+    return {g: (f"{n.desc}/{p}", p) for n in parse_nodes(dump, "ibnetdiscover") if n.kind == "ca"
+            for p, g in n.ports.items()}  # fmt: skip
+
+
+def _pool_of(ports: dict[int, tuple[str, int]], pools: dict[str, str]) -> dict[int, str]:
+    return {g: pools[d.split(" ")[0]] for g, (d, _) in ports.items() if d.split(" ")[0] in pools}
+
+
+def run_partitions(conf: Path, dump: str, pools: dict[str, str], work: Path) -> Path:
+    """The generated partitions.conf with its pool partitions' port GUIDs filled in (as sm-guids does)."""
+    ports = ca_ports(dump)
+    by_pool: dict[str, list[int]] = {}
+    for g, pool in _pool_of(ports, pools).items():
+        by_pool.setdefault(pool, []).append(g)
+    out = work / "partitions.conf"
+    out.write_text(partitions.filled(read_foreign_text(conf, MAX_FILE), by_pool))
+    return out
+
+
+def _pair(
+    sim: Simulator, fab: IbFabric, where: tuple[str, str, str], files: dict[str, Path], pools: dict[str, str],
+    found: dict[str, list[str]], facts: dict[str, str],
+) -> None:  # fmt: skip
+    """The master as a daemon: partitions per port; then the standby and the takeover."""
+    host_id, sim_text, dump = where
+    work = sim.workdir
+    members = []
+    for n, (host, conf) in enumerate(fab.members[:2]):
+        log = work / f"opensm-{n}-{host}.log"
+        relocated = relocated_conf(conf, {**files, "log_file": log}, work / f"opensm-{n}-{host}.conf")
+        with relocated.open("a") as f:
+            f.write("force_log_flush TRUE\n")  # opensm.conf: flush after each message (followed here)
+        members.append(sm_ha.Sm(host, relocated, log, f"opensm {host}"))
+    master = members[0]
+    sm_ha.start(sim, master, host_id)
+    if sm_ha.wait_log(sim, master, ("Entering MASTER state", "SUBNET UP"), 120) is None:
+        found["subnet manager"].append(f"{master.host}'s OpenSM daemon never reached SUBNET UP")
+        return
+    if "partition_config_file" in files:
+        ports = ca_ports(dump)
+        sm_port = next((g for g, (d, p) in ports.items() if p == 1 and _node_is(sim_text, host_id, d)), None)
+        ports.pop(sm_port, None)  # type: ignore[arg-type]
+        text = files["partition_config_file"].read_text()
+        found["partitions"], facts["partitions"] = sm_ha.port_tables(sim, host_id, ports,
+                                                                    _pool_of(ports, pools), text)  # fmt: skip
+    if len(members) < 2:
+        return
+    # members that are no host of the fabric (SM appliances named `master`/`standby`) run from another CA,
+    # as the master does from the first one
+    standby_id = ca_of(sim_text, members[1].host) or _other_ca(sim_text, host_id)
+    if standby_id is None:
+        found["standby and takeover"] = [f"{members[1].host} (standby): no second cabled HCA port to run on"]
+        return
+    problems, facts["standby"], seconds = sm_ha.takeover(sim, (master, host_id), (members[1], standby_id))
+    found["standby and takeover"] = problems
+    facts["takeover"] = str(seconds)
+
+
+def _other_ca(net: str, taken: str) -> str | None:
+    """The first CA record other than ``taken`` whose port 1 is cabled."""
+    for m in re.finditer(r'^(?:Ca|Hca)\s+\d+\s+"([^"]+)"[^\n]*\n\[1\]', net, re.M):
+        if m.group(1) != taken:
+            return m.group(1)
+    return None
+
+
+def _node_is(net: str, node_id: str, desc: str) -> bool:
+    """Whether the CA record ``node_id`` of the net file has NodeDescription ``desc`` (minus the port)."""
+    m = re.search(rf'^(?:Ca|Hca)\s+\d+\s+"{re.escape(node_id)}"\s*#\s*"([^"]*)"', net, re.M)
+    return m is not None and desc.rsplit("/", 1)[0] == m.group(1)

@@ -24,6 +24,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from generator.foreign import ForeignInputError
+from generator.rehearse import block_read
 
 RA_INTERVAL_S = 10  # the interval FRR's and Cumulus's BGP-unnumbered examples use
 _DESCRIPTION = re.compile(r"^(\S+) to (\S+) (\S+)$")  # "C-LS-000001 to c-spine-001 swp1s0"
@@ -72,11 +73,20 @@ def _prefix(value: str, where: str) -> str:
         raise ForeignInputError(where, f"`{value}` is not an IP prefix") from None
 
 
-def from_startup(text: str, name: str, fabric: str, where: str) -> SwitchConfig:
+def load_yaml(text: str, where: str) -> Any:
+    """The block reader for what ``generate`` writes (block_read.py, fast), ruamel for anything else."""
     try:
-        doc = YAML(typ="safe", pure=True).load(text)
+        return block_read.load(text)
+    except block_read.NotBlock:
+        pass
+    try:
+        return YAML(typ="safe", pure=True).load(text)
     except YAMLError as exc:
         raise ForeignInputError(where, f"not YAML: {str(exc).splitlines()[0]}") from None
+
+
+def from_startup(text: str, name: str, fabric: str, where: str) -> SwitchConfig:
+    doc = load_yaml(text, where)
     sets = [d.get("set") for d in doc if isinstance(d, dict)] if isinstance(doc, list) else []
     top = next((s for s in sets if isinstance(s, dict)), None)
     if top is None:

@@ -38,10 +38,12 @@ def _ethernet(
     )
     keep = None
     if mode == "always" or (mode == "auto" and not sample.fits_ethernet(len(configs))):
-        found = sample.scalable_unit(configs, ((w.a, w.b) for w in wires))
+        edges = [(w.a, w.b) for w in wires]
+        found = sample.scalable_unit(configs, edges) or sample.group_set(configs, edges)
         if found is None:
             verdict.add("size", [f"{len(configs)} switches do not fit this machine and the fabric has no "
-                                 "scalable units to sample"], "the fabric fits this machine")  # fmt: skip
+                                 "scalable units or dragonfly groups to sample"],
+                        "the fabric fits this machine")  # fmt: skip
             return verdict
         keep, what = found
         verdict.notes.append(what)

@@ -1,8 +1,11 @@
 """A fabric larger than the machine is rehearsed as a faithful sample: one scalable unit (the leaves named
 ``-su<S>-`` of the lowest S, docs/architecture.md "Naming") with every spine those leaves are cabled to and
 every core those spines are cabled to, so each leaf keeps all of its uplinks and every path between two
-leaves of the unit is present. The report says so. Fabrics without scalable units (dragonfly, torus) are
-not sampled.
+leaves of the unit is present. A dragonfly (routers named ``-g<G>-``, docs/architecture.md "Naming") is
+sampled as a group set: every router of the lowest-numbered groups and every cable between them (each
+group's full local mesh and every global link between the groups), so traffic between two groups of the
+set takes the direct global links or transits a third group of the set exactly as the plan's graph says.
+The report says so.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ FRR_SWITCH_BYTES = 40 * 1024 * 1024
 IB_NODE_BYTES = 64 * 1024
 MAX_SWITCHES = 400  # FRR namespaces: beyond this, polling every switch's RIB is slower than it is useful
 _SU = re.compile(r"-su(\d+)-")
+_GROUP = re.compile(r"-g(\d+)-")
+DRAGONFLY_GROUPS = 3  # the smallest set where two groups may also meet through a third (two global hops)
 _TIERS = ("leaf", "spine", "core")
 
 
@@ -64,4 +69,23 @@ def scalable_unit(switches: Iterable[str], edges: Iterable[tuple[str, str]]) -> 
     cores = sum(tier(n) == "core" for n in keep)
     what = (f"sampled: scalable unit su{units[0]} of {len(units)} ({leaves} leaves) with the {spines} spines"
             + (f" and {cores} cores" if cores else "") + " it is cabled to")  # fmt: skip
+    return keep, what
+
+
+def group_set(
+    switches: Iterable[str], edges: Iterable[tuple[str, str]], groups: int = DRAGONFLY_GROUPS
+) -> tuple[set[str], str] | None:
+    """(routers of the lowest ``groups`` dragonfly groups, what it is), or None without groups."""
+    names = set(switches)
+    of = {n: int(m.group(1)) for n in names if (m := _GROUP.search(n))}
+    numbers = sorted(set(of.values()))
+    if len(numbers) < 2:
+        return None
+    chosen = set(numbers[:groups])
+    keep = {n for n, g in of.items() if g in chosen}
+    globals_ = sum(1 for a, b in edges if a in keep and b in keep and of[a] != of[b])
+    what = (
+        f"sampled: dragonfly groups {', '.join(f'g{g}' for g in sorted(chosen))} of {len(numbers)} "
+        f"({len(keep)} routers) with every local and global link between them ({globals_} global)"
+    )
     return keep, what

@@ -2,7 +2,7 @@
 
 Package contents: Debian's ``frr`` installs zebra/bgpd under /usr/lib/frr and ``vtysh``;
 ``ibsim-utils`` installs ``ibsim`` and the umad2sim preload library; ``opensm`` the subnet manager;
-``infiniband-diags`` ``ibnetdiscover``; ``iproute2`` ``ip`` (packages.debian.org file lists).
+``infiniband-diags`` ``ibnetdiscover`` and ``smpquery``; ``iproute2`` ``ip`` (packages.debian.org file lists).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ INFINIBAND_TOOLS = {
     "libumad2sim.so": "ibsim-utils",
     "opensm": "opensm",
     "ibnetdiscover": "infiniband-diags",
+    "smpquery": "infiniband-diags",
 }
 
 

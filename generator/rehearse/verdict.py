@@ -58,15 +58,19 @@ class Rehearsal:
     limits: list[LimitChange] = field(default_factory=list)
     limits_restored: bool = True
     seconds: float = 0.0
+    nothing: str = ""  # why there is nothing to rehearse (no switch anywhere): a pass
 
     @property
     def ok(self) -> bool:
+        if self.nothing:
+            return not self.fabrics
         return bool(self.fabrics) and all(f.ok for f in self.fabrics)
 
     def to_json(self) -> str:
         doc = {
             "build": self.build,
             "ok": self.ok,
+            **({"nothing_to_rehearse": self.nothing} if self.nothing else {}),
             "seconds": round(self.seconds, 1),
             "kernel_limits": [c.as_dict() for c in self.limits],
             "kernel_limits_restored": self.limits_restored,

@@ -4,6 +4,7 @@ a sample (one scalable unit with its spines), which the report states."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -21,19 +22,33 @@ def hdr(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return generate(REPO / "examples" / "hdr-fat-tree-a100.yaml", tmp_path_factory.mktemp("hdr") / "build")
 
 
-def test_hdr_fat_tree_passes_whole_and_sampled_with_a_spine_down(hdr: Path) -> None:
+def _single_sm(hdr: Path, tmp_path: Path) -> Path:
+    """A copy of the build without the standby's configuration (a fabric with one subnet manager)."""
+    build = tmp_path / "single-sm"
+    shutil.copytree(hdr, build)
+    shutil.rmtree(build / "subnet_manager" / "compute" / "dgx002")
+    return build
+
+
+def test_hdr_fat_tree_passes_whole_and_sampled_with_a_spine_down(hdr: Path, tmp_path: Path) -> None:
     code, report, err = rehearse(str(hdr), "--fail", "c-spine-001")
     assert code == 0, (failed(report), err[-2000:])
     (fab,) = report["fabrics"]
     assert fab["size"] == "26 switches, 320 HCAs" and fab["notes"] == []
     assert [c["check"] for c in fab["checks"]] == [
-        "discovery", "subnet manager",
+        "discovery", "subnet manager", "partitions", "standby and takeover",
         "discovery (after --fail c-spine-001)", "subnet manager (after --fail c-spine-001)",
     ]  # fmt: skip
     assert "MASTER, SUBNET UP, ftree (10 roots, 320 compute ports)" in fab["checks"][1]["detail"]
-    assert "(9 roots, 320 compute ports)" in fab["checks"][3]["detail"]
+    assert "(9 roots, 320 compute ports)" in fab["checks"][5]["detail"]
+    assert fab["checks"][2]["detail"] == (
+        "P_Key tables of 64 of 319 HCA ports (smpquery pkeys) hold the plan's 1 partitions, as planned"
+    )
+    assert fab["checks"][3]["detail"].startswith("dgx002 STANDBY, MASTER after dgx001's OpenSM was killed")
+    assert 0 < fab["converge_seconds"]["standby takeover"] < 80  # 10 s polls x (4 retries + 1) + 30 s
 
-    code, report, err = rehearse(str(hdr), "--sample", "always")
+    single = _single_sm(hdr, tmp_path)  # the takeover is rehearsed above: 60 s it need not take twice
+    code, report, err = rehearse(str(single), "--sample", "always")
     assert code == 0, (failed(report), err[-2000:])
     (fab,) = report["fabrics"]
     assert fab["notes"] == ["sampled: scalable unit su1 of 2 (8 leaves) with the 10 spines it is cabled to"]
@@ -41,8 +56,7 @@ def test_hdr_fat_tree_passes_whole_and_sampled_with_a_spine_down(hdr: Path) -> N
 
 
 def test_a_cable_missing_from_the_net_file_is_named(hdr: Path, tmp_path: Path) -> None:
-    build = tmp_path / "edited"
-    shutil.copytree(hdr, build)
+    build = _single_sm(hdr, tmp_path)
     net = build / "cabling" / "ibnetdiscover" / "compute.net"
     lines = net.read_text().splitlines()
     # the leaf's end of dgx001 mlx5_0's cable, and the HCA's end: the cable was never pulled
@@ -60,3 +74,20 @@ def test_a_cable_missing_from_the_net_file_is_named(hdr: Path, tmp_path: Path) -
             "not in the net file: c-leaf-su1-r0 port 1 - dgx001 mlx5_0 port 1 (cabling/cables.csv has it)"
         ]
     }
+
+
+def test_a_partition_membership_change_names_the_ports(hdr: Path, tmp_path: Path) -> None:
+    """Default made limited for every port by a hand edit (the plan: one tenant, every port full); the
+    standby is removed from the copy so that only the partitions are rehearsed (no 60 s takeover)."""
+    build = _single_sm(hdr, tmp_path)
+    conf = build / "subnet_manager" / "compute" / "partitions.conf"
+    text = conf.read_text()
+    assert "Default=0x7fff, ipoib : ALL=full, SELF=full ;" in text
+    conf.write_text(text.replace("ALL=full, SELF=full", "ALL=limited, SELF=full"))
+    code, report, err = rehearse(str(build))
+    assert code == 1, err[-2000:]
+    problems = failed(report)
+    assert list(problems) == ["partitions"]
+    assert len(problems["partitions"]) == 64
+    assert all(re.fullmatch(r"dgx\d{3} mlx5_\d/1 \(0x[0-9a-f]{16}\): Default 0x7fff limited, the plan full", p)
+               for p in problems["partitions"]), problems["partitions"][:3]  # fmt: skip

@@ -47,3 +47,14 @@ def test_unknown_fabric_and_fail_device_and_non_build(tmp_path: Path) -> None:
     assert code == 2 and "--fail c-spine-009: not a switch of compute" in err
     code, _, err = run_cli("rehearse", str(tmp_path))
     assert code == 2 and "no manifest.json" in err
+
+
+def test_a_build_without_switches_has_nothing_to_rehearse(tmp_path: Path) -> None:
+    """A single node, a cloud fabric or a direct-attach torus: exit 0, said, without root or tools."""
+    root = tmp_path / "build"
+    (root / "cabling").mkdir(parents=True)
+    (root / "manifest.json").write_text('{"blueprint": {"name": "t"}}')
+    code, out, _ = run_cli("rehearse", str(root), "--format", "json")
+    assert code == 0 and '"nothing_to_rehearse": "nothing to rehearse: the build has no switch' in out
+    code, _, err = run_cli("rehearse", str(root), "--fabric", "compute")
+    assert code == 2 and "no fabric compute" in err and "it has: none" in err

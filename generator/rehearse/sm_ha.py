@@ -1,0 +1,145 @@
+"""The generated OpenSM pair as the site runs it: the master as a daemon, the partitions it set on each
+HCA port, the standby entering STANDBY and taking over when the master dies.
+
+* partitions: ``smpquery pkeys -G <port GUID> <port>`` (infiniband-diags; ``-G`` asks the SA for the LID,
+  so the master must be running) per HCA port, compared with the plan's intent (``partitions.py``); at
+  most ``MAX_PORTS`` ports are queried (evenly spread, every pool's first port included), the report says
+  how many. The master's own port is not compared: OpenSM always makes it a full member of Default
+  (opensm(8): "OpenSM's port will always have full membership in default partition").
+* standby and takeover: the second member's ``opensm.conf`` (lower ``sm_priority``) started on its host
+  enters STANDBY; the master is SIGKILLed (a crash, not a handover) and the standby must log "Entering
+  MASTER state" and "SUBNET UP" within ``sminfo_polling_timeout`` x (``polling_retry_number`` + 1) + 30 s:
+  a standby polls the master every ``sminfo_polling_timeout`` ms and takes over after
+  ``polling_retry_number`` unanswered polls (opensm.conf comments of OpenSM 3.3), plus one sweep.
+* both daemons flush their log per line (``force_log_flush TRUE``, opensm.conf) so it can be followed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.rehearse import partitions, tools
+from generator.rehearse.ibsim import Simulator
+
+MAX_PORTS = 64
+TAKEOVER_MARGIN_S = 30.0
+
+
+@dataclass
+class Sm:
+    host: str
+    conf: Path  # relocated
+    log: Path
+    label: str
+
+
+def conf_int(conf: Path, key: str, default: int) -> int:
+    for line in conf.read_text(errors="replace").splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == key and parts[1].isdigit():
+            return int(parts[1])
+    return default
+
+
+def start(sim: Simulator, sm: Sm, sim_host: str) -> subprocess.Popen[bytes]:
+    sm.log.unlink(missing_ok=True)
+    env = sim.env(sim_host, sim.workdir / "state" / f"daemon-{sm.host}")
+    with open(sim.workdir / f"{sm.label}.out", "wb") as out:
+        return sim.reaper.spawn(sm.label, [tools.must("opensm"), "-F", str(sm.conf)], env=env,
+                                cwd=sim.workdir, stdout=out, stderr=subprocess.STDOUT)  # fmt: skip
+
+
+def wait_log(
+    sim: Simulator, sm: Sm, needles: tuple[str, ...], timeout_s: float, after: int = 0
+) -> float | None:
+    """Seconds until every needle is in the log (past byte ``after``), or None (time up, or it died)."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout_s:
+        text = sm.log.read_text(errors="replace")[after:] if sm.log.exists() else ""
+        if all(n in text for n in needles):
+            return time.monotonic() - t0
+        proc = sim.reaper.procs.get(sm.label)
+        if proc is None or proc.poll() is not None:
+            return None
+        time.sleep(0.2)
+    return None
+
+
+def pkeys(sim: Simulator, sim_host: str, guid: int, port: int) -> set[int] | None:
+    argv = [tools.must("smpquery"), "pkeys", "-G", f"0x{guid:016x}", str(port)]
+    proc = sim.client(sim_host, argv, 30)
+    if proc.returncode != 0:
+        return None
+    # "0: 0xffff 0x800a 0x0000 ..." rows; 0x0000 is an empty slot
+    return {int(v, 16) for v in re.findall(r"\b0x[0-9a-f]{4}\b", proc.stdout)} - {0}
+
+
+def chosen(ports: dict[int, str], pool_of: dict[int, str]) -> list[int]:
+    if len(ports) <= MAX_PORTS:
+        return sorted(ports)
+    order = sorted(ports, key=lambda g: ports[g])
+    pick = {order[i * len(order) // MAX_PORTS] for i in range(MAX_PORTS)}
+    firsts = {next(g for g in order if pool_of.get(g) == p) for p in set(pool_of.values())}
+    return sorted(pick | firsts)
+
+
+def port_tables(
+    sim: Simulator, sim_host: str, ports: dict[int, tuple[str, int]], pool_of: dict[int, str], text: str
+) -> tuple[list[str], str]:
+    """(problems, detail) of the P_Key tables OpenSM set against the plan's partitions."""
+    parts = partitions.parse(text)
+    names = {g: d for g, (d, _) in ports.items()}
+    asked = chosen(names, pool_of)
+    got: dict[int, set[int]] = {}
+    problems = []
+    for g in asked:
+        table = pkeys(sim, sim_host, g, ports[g][1])
+        if table is None:
+            problems.append(f"{names[g]} (0x{g:016x}): no LID from the SA (smpquery pkeys)")
+        else:
+            got[g] = table
+    want = partitions.intended(parts, {g: names[g] for g in got}, pool_of)
+    problems += partitions.table_problems(want, got, names, parts)
+    shown = f"{len(asked)} of {len(ports)}" if len(asked) < len(ports) else f"every one of the {len(ports)}"
+    return problems, (f"P_Key tables of {shown} HCA ports (smpquery pkeys) hold the plan's "
+                      f"{len(partitions.names(parts))} partitions, as planned")  # fmt: skip
+
+
+def takeover(sim: Simulator, master: tuple[Sm, str], standby: tuple[Sm, str]) -> tuple[list[str], str, float]:
+    """(problems, detail, seconds from the master's death to the standby's SUBNET UP)."""
+    (m, _), (s, s_host) = master, standby
+    start(sim, s, s_host)
+    if wait_log(sim, s, ("Entering STANDBY state",), 60) is None:
+        return [f"{s.host}'s OpenSM never entered STANDBY (its log: {_tail(s)})"], "", 0.0
+    bound = (
+        conf_int(s.conf, "sminfo_polling_timeout", 10000)
+        / 1000
+        * (conf_int(s.conf, "polling_retry_number", 4) + 1)
+        + TAKEOVER_MARGIN_S
+    )
+    size = s.log.stat().st_size
+    _kill(sim, m.label)
+    seconds = wait_log(sim, s, ("Entering MASTER state", "SUBNET UP"), bound, size)
+    detail = f"{s.host} STANDBY, MASTER after {m.host}'s OpenSM was killed (bound {bound:.0f} s)"
+    if seconds is None:
+        return [f"{s.host}'s OpenSM did not take over within {bound:.0f} s of the master's death"], detail, 0
+    return [], detail, seconds
+
+
+def _kill(sim: Simulator, label: str) -> None:
+    proc = sim.reaper.procs.pop(label, None)
+    if proc is not None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+def _tail(sm: Sm) -> str:
+    return sm.log.read_text(errors="replace")[-300:] if sm.log.exists() else "none"

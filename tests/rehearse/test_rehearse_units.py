@@ -1,0 +1,68 @@
+"""Pieces of `blueprint rehearse` that need no real tool: the fast reader of generated NVUE files against
+ruamel (the loader it replaces), the dragonfly group-set sample, the partition intent per port."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rehearse_fixtures import small_build
+from ruamel.yaml import YAML
+
+from generator.rehearse import block_read, partitions, sample
+from generator.rehearse.nvue import load_yaml
+
+
+def test_block_reader_reads_generated_nvue_exactly_as_ruamel() -> None:
+    files = sorted((small_build() / "switches").glob("*/*/startup.yaml"))
+    assert len(files) == 8
+    for f in files:
+        text = f.read_text()
+        fast, slow = block_read.load(text), YAML(typ="safe", pure=True).load(text)
+        assert fast == slow and repr(fast) == repr(slow), f
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- set: {router: {bgp: {autonomous-system: 65001}}}\n",  # flow style (a hand edit)
+        "- set:\n    a: &x 1\n    b: *x\n",  # anchors
+        "- set:\n    a: on\n",  # a YAML 1.1 bool
+        "- set:\n    a: 0x10\n",  # a hex int
+        '- set:\n    a: "x"\n',  # double quotes
+    ],
+)
+def test_anything_else_falls_back_to_ruamel(text: str) -> None:
+    with pytest.raises(block_read.NotBlock):
+        block_read.load(text)
+    assert load_yaml(text, "t.yaml") == YAML(typ="safe", pure=True).load(text)
+
+
+def test_dragonfly_is_sampled_as_a_group_set_with_its_global_links() -> None:
+    routers = [f"c-router-g{g}-{r:02d}" for g in range(1, 6) for r in range(1, 5)]
+    local = [(f"c-router-g{g}-{a:02d}", f"c-router-g{g}-{b:02d}") for g in range(1, 6)
+             for a in range(1, 5) for b in range(a + 1, 5)]  # fmt: skip
+    glob = [(f"c-router-g{a}-01", f"c-router-g{b}-02") for a in range(1, 6) for b in range(a + 1, 6)]
+    found = sample.group_set(routers, local + glob)
+    assert found is not None
+    keep, what = found
+    assert keep == {n for n in routers if n.split("-")[2] in ("g1", "g2", "g3")}
+    assert what == ("sampled: dragonfly groups g1, g2, g3 of 5 (12 routers) with every local and global "
+                    "link between them (3 global)")  # fmt: skip
+    assert sample.group_set(["c-leaf-001", "c-spine-001"], []) is None
+
+
+def test_partition_intent_per_port() -> None:
+    text = Path(__file__).with_name("partitions-tenants.conf").read_text()
+    parts = partitions.parse(text)
+    ports = {1: "gpu001 mlx5_0/1", 2: "cpu001 mlx5_0/1"}
+    want = partitions.intended(parts, ports, {1: "gpu", 2: "cpu"})
+    # gpu is a tenant: limited in Default; cpu is in no partition: full; storage is ALL_CAS limited
+    assert want == {1: {0x7FFF, 0x800A, 0x000B}, 2: {0xFFFF, 0x000B}}
+    got = {1: {0xFFFF, 0x800A, 0x000B}, 2: {0xFFFF, 0x000B, 0x800A}}
+    assert partitions.table_problems(want, got, ports, parts) == [
+        "gpu001 mlx5_0/1 (0x0000000000000001): Default 0x7fff full, the plan limited",
+        "cpu001 mlx5_0/1 (0x0000000000000002): tenant-a 0x000a full, the plan absent",
+    ]
+    filled = partitions.filled(text, {"gpu": [1, 3]})
+    assert "tenant-a=0x000a, ipoib, defmember=full : 0x0000000000000001, 0x0000000000000003 ;" in filled
