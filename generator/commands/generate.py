@@ -14,7 +14,9 @@ TYPE_CHECKING = (
     False  # start-up: heavy modules are imported in run() (generator/cli.py); mypy reads this as True
 )
 if TYPE_CHECKING:
+    from generator.build import BuildResult
     from generator.findings import Finding
+    from generator.pipeline import Checked
 
 ORDER = 5
 
@@ -44,9 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    from generator.build import BuildRefused, generate
+    from generator.build import BuildRefused
     from generator.fsutil import OutputRefused
     from generator.pipeline import check
 
@@ -60,55 +60,62 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "json":
             print(json.dumps({"ok": False, **_counts(checked.findings)}, indent=2))
         return 1
-    only = [o.strip() for o in args.only.split(",") if o.strip()] if args.only else None
     out = Path(args.output)
-    show = not args.quiet and args.format == "text"
     try:
-        if show:
-            with Progress(
-                SpinnerColumn(),
-                TextColumn("{task.description}"),
-                TimeElapsedColumn(),
-                console=err_console,
-                transient=True,
-            ) as bar:
-                task = bar.add_task("planning", total=None)
-                result = generate(
-                    checked,
-                    out,
-                    only,
-                    args.overwrite_edited,
-                    progress=lambda name: bar.update(task, description=f"writing {name}/"),
-                )
-        else:
-            result = generate(checked, out, only, args.overwrite_edited)
+        result = _build(checked, out, args)
     except BuildRefused as exc:
         err_console.print(f"[bold red]refused[/]: {safe(exc)}")
         return 1
     except OutputRefused as exc:
         err_console.print(f"[bold red]refused[/]: {safe(exc)} (nothing written)")
         return 2
-    if args.format == "json":
-        print(
-            json.dumps(
-                {
-                    "ok": True,
-                    "output": str(out),
-                    "outputs": result.outputs,
-                    "skipped": result.skipped,
-                    "files": len(result.files),
-                    **_counts(checked.findings),
-                },
-                indent=2,
-            )
+    _summary(checked, result, out, args)
+    return 0
+
+
+def _build(checked: Checked, out: Path, args: argparse.Namespace) -> BuildResult:
+    """Every output, with a progress line on a terminal."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from generator.build import generate
+
+    only = [o.strip() for o in args.only.split(",") if o.strip()] if args.only else None
+    if args.quiet or args.format != "text":
+        return generate(checked, out, only, args.overwrite_edited)
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("planning", total=None)
+        return generate(
+            checked,
+            out,
+            only,
+            args.overwrite_edited,
+            progress=lambda name: bar.update(task, description=f"writing {name}/"),
         )
+
+
+def _summary(checked: Checked, result: BuildResult, out: Path, args: argparse.Namespace) -> None:
+    if args.format == "json":
+        payload = {
+            "ok": True,
+            "output": str(out),
+            "outputs": result.outputs,
+            "skipped": result.skipped,
+            "files": len(result.files),
+            **_counts(checked.findings),
+        }
+        print(json.dumps(payload, indent=2))
     elif not args.quiet:
         if checked.findings:
             text_report(checked.findings, err_console)
         console.print(f"wrote {len(result.files)} files to {safe(out)}/ ({', '.join(result.outputs)})")
         for name, why in result.skipped.items():
             console.print(f"  skipped {name}/: {why}")
-    return 0
 
 
 def _counts(findings: list[Finding]) -> dict[str, object]:
