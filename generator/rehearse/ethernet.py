@@ -24,6 +24,7 @@ from generator.rehearse.build_input import Build, Cable
 from generator.rehearse.cleanup import WORK_PREFIX, Reaper
 from generator.rehearse.expect import Wire, adjacency, first_hops
 from generator.rehearse.frr import FrrNetwork
+from generator.rehearse.hosts import check_hosts
 from generator.rehearse.nvue import SwitchConfig
 from generator.rehearse.verdict import FabricVerdict
 
@@ -214,6 +215,7 @@ def rehearse_ethernet(
     down: set[str] = set()
     found, seconds = converge(net, Expectation(configs, wires, srcs, down), timeout_s)
     _record(verdict, "all up", found, seconds, len(srcs))
+    check_hosts(build, fabric, configs, verdict)
     for device in fail:
         if "daemons" in found:
             return

@@ -263,7 +263,7 @@ def test_node_descriptions_cannot_drive_the_terminal() -> None:
 
 
 def test_exception_text_is_shown_not_interpreted(monkeypatch: pytest.MonkeyPatch) -> None:
-    import generator.commands.validate as validate
+    import generator.pipeline as validate  # `validate` imports check from here when it runs
 
     def boom(path: object) -> None:
         raise RuntimeError("broken [/x] [bold]\x1b[2J")
