@@ -17,10 +17,10 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from generator import __version__
-from generator.emit import OUTPUTS, emitters
+from generator.emit import emitters
+from generator.emit._registry import BuildContext, Emitter
 from generator.emit.pulumi import STACK
 from generator.forked import FORK_MIN_CABLES, Child, can_fork
 from generator.fsutil import atomic_dir, carry_entries, checked_output_dir, output_lock, user_entries
@@ -153,10 +153,10 @@ def generate(
     """Write the build to ``out``; files the manifest does not list are the user's and are kept."""
     cluster = checked.cluster
     available = emitters()
-    wanted = list(only) if only else list(OUTPUTS)
-    unknown = [w for w in wanted if w not in OUTPUTS]
+    wanted = list(only) if only else list(available)
+    unknown = [w for w in wanted if w not in available]
     if unknown:
-        raise BuildRefused(f"unknown output(s) {', '.join(unknown)}; known: {', '.join(OUTPUTS)}")
+        raise BuildRefused(f"unknown output(s) {', '.join(unknown)}; known: {', '.join(available)}")
     shown = out
     out = checked_output_dir(out, MANIFEST)
     with output_lock(out):
@@ -196,19 +196,17 @@ class _Build:
     out: Path
     wanted: list[str]
     owned: dict[str, str]
-    available: dict[str, Any]
+    available: dict[str, Emitter]
     progress: Callable[[str], None] | None
     result: BuildResult
 
     def write_outputs(self, tmp: Path) -> None:
         cluster = self.checked.cluster
         jobs: list[str] = []
-        for name in OUTPUTS:
+        for name, emitter in self.available.items():
             if name not in self.wanted:
                 self._keep_previous(name, tmp)  # outputs not asked for stay as the previous build made them
-            elif (module := self.available.get(name)) is None:
-                self.result.skipped[name] = "not available in this version"
-            elif not module.applies(cluster):
+            elif not emitter.applies(cluster):
                 self.result.skipped[name] = "does not apply to this blueprint"
             else:
                 jobs.append(name)
@@ -239,17 +237,13 @@ class _Build:
                 self.progress(name)
 
     def _emit(self, names: list[str], tmp: Path, quiet: bool = False) -> None:
-        findings = [f.as_dict() for f in self.checked.findings]
+        findings = tuple(f.as_dict() for f in self.checked.findings)
         for name in names:
             if self.progress and not quiet:
                 self.progress(name)
             target = tmp / name
             target.mkdir(parents=True)
-            module = self.available[name]
-            if name == "report":
-                module.emit(self.checked.cluster, self.plan, target, findings=findings)
-            else:
-                module.emit(self.checked.cluster, self.plan, target)
+            self.available[name].emit(BuildContext(self.checked.cluster, self.plan, target, findings))
 
     def _keep_previous(self, name: str, tmp: Path) -> None:
         for rel in self.owned:

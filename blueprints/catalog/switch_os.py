@@ -14,9 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from ruamel.yaml import YAML
 
 from blueprints.catalog.load import DATA_DIR
-from blueprints.models.fabric import SwitchOs
 
-OsKind = SwitchOs  # which one configuration file a switch gets (docs/switches.md)
+# The spellings of Cumulus Linux in fabrics.<f>.switch_os, the OS whose releases this catalogue documents;
+# any other name is its own OS (its record: generator/emit/switches/systems/<name>.py).
+CUMULUS_NAMES = ("cumulus", "cumulus-linux")
 
 
 class _Entry(BaseModel):
@@ -77,13 +78,13 @@ def latest_release() -> str:
     return releases()[-1]
 
 
-def split(switch_os: str) -> tuple[OsKind, str | None]:
+def split(switch_os: str) -> tuple[str, str | None]:
     """(kind, release as written or None) of a switch_os value the model accepted."""
     name, _, release = switch_os.partition("@")
-    return ("frr" if name == "frr" else "cumulus"), (release or None)
+    return ("cumulus" if name in CUMULUS_NAMES else name), (release or None)
 
 
-def os_kind(switch_os: str) -> OsKind:
+def os_kind(switch_os: str) -> str:
     return split(switch_os)[0]
 
 

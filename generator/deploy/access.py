@@ -16,14 +16,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from generator.deploy.stack_outputs import AWS_INSTANCE_ID, GCP_PROJECT, GCP_ZONE, OCID
+from generator.deploy.targets import cloud_target
 from generator.foreign import host_name_problem
 
 if TYPE_CHECKING:
     from generator.resolve import ResolvedCluster
-
-# The path a cloud target takes when the blueprint declares none: the provider's own private-node access
-# (the AWS and GCP programs set it up: SSM instance profile, IAP firewall rule).
-DEFAULT_VIA = {"aws": "ssm", "gcp": "iap"}
 
 
 class AccessError(ValueError):
@@ -45,11 +42,18 @@ class HostAccess:
     ssh_common_args: str | None
 
 
+def default_via(target: str) -> str:
+    """The path a target takes when the blueprint declares none (its record's `default_access`: the
+    provider's own private-node access that its program sets up, else a direct connection)."""
+    record = cloud_target(target)
+    return record.default_access if record is not None else "vpn"
+
+
 def access_data(cluster: ResolvedCluster) -> dict[str, Any]:
     """The build's record of the access path (pulumi/cluster.json `access`)."""
     cloud = cluster.blueprint.deployment.cloud
     declared = cloud.access if cloud is not None else None
-    via = declared.via if declared is not None else DEFAULT_VIA.get(cluster.target, "vpn")
+    via = declared.via if declared is not None else default_via(cluster.target)
     out: dict[str, Any] = {"via": via}
     if declared is not None and declared.bastion is not None:
         out["bastion"] = declared.bastion

@@ -26,10 +26,11 @@ import socket
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from generator.deploy.targets import onprem
+
 if TYPE_CHECKING:
     from generator.resolve import NicPort, ResolvedCluster, ResolvedPool
 
-ONPREM_TARGETS = ("maas", "none")
 DEFAULT_MANAGEMENT_CIDR = "10.0.0.0/16"
 DEFAULT_COMPUTE_CIDR = "10.100.0.0/16"
 DEFAULT_STORAGE_CIDR = "10.200.0.0/16"
@@ -298,7 +299,7 @@ def onprem_plan(cluster: ResolvedCluster) -> OnPremPlan:
 def _make_plan(cluster: ResolvedCluster) -> OnPremPlan:
     mgmt, compute, storage = _cidrs(cluster)
     plan = OnPremPlan(mgmt)
-    if cluster.target not in ONPREM_TARGETS:
+    if not onprem(cluster.target):
         return plan
     _management(cluster, mgmt, plan)
     nets = _fabric_subnets(cluster, compute, storage, plan)

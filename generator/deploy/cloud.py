@@ -13,20 +13,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from blueprints.catalog.schema import CloudImage, CloudInstance, ManagedStorage
-from generator.deploy.addresses import FABRIC_STATIC_OFFSET, ONPREM_TARGETS, onprem_plan
-from generator.resolve import CLOUD_PROVIDERS, ResolvedCluster, ResolvedPool
+from generator.deploy.addresses import FABRIC_STATIC_OFFSET, onprem_plan
+from generator.deploy.targets import cloud_target, onprem
+from generator.resolve import ResolvedCluster, ResolvedPool
 
 if TYPE_CHECKING:
     from blueprints.models.deployment import CloudSettings
 
-DEPLOY_TARGETS = ("maas", *CLOUD_PROVIDERS)
-
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network  # what ipaddress.ip_network returns
 
-# Addresses a provider keeps for itself in every subnet. Sources: AWS VPC user guide "Subnet CIDR
-# blocks" (first four and last one), Azure VNet FAQ (five per subnet), GCP "Subnets" (four per primary
-# range), OCI "VCNs and subnets" (first two and last one). MAAS/plain IPv4: network + broadcast.
-SUBNET_RESERVED = {"aws": 5, "azure": 5, "gcp": 4, "oci": 3, "maas": 2}
 # First host offset for static fabric addresses the MAAS program hands out (deploy/addresses.py).
 MAAS_STATIC_OFFSET = FABRIC_STATIC_OFFSET
 # AWS FSx for Lustre / EFS and Azure Managed Lustre take addresses from the cluster subnet; keep headroom.
@@ -98,7 +93,7 @@ def _split(base: str, parts: int) -> list[Network] | None:
     return subnets[:parts]
 
 
-def _usable(net: Network, reserved: int) -> int:
+def usable(net: Network, reserved: int) -> int:
     return max(0, net.num_addresses - reserved)
 
 
@@ -114,7 +109,7 @@ def _check_cidr(text: str, path: tuple[str | int, ...], plan: AddressPlan) -> bo
     return True
 
 
-def _carve(
+def carve(
     plan: AddressPlan,
     base: str,
     path: tuple[str | int, ...],
@@ -130,11 +125,11 @@ def _carve(
         plan.problems.append((path, f"{base} cannot be split into {len(names)} subnets for {what}"))
         return
     for name, net in zip(names, nets, strict=True):
-        if _usable(net, reserved) < hosts:
+        if usable(net, reserved) < hosts:
             plan.problems.append(
                 (
                     path,
-                    f"{what}: subnet {net} ({name}) holds {_usable(net, reserved)} addresses, "
+                    f"{what}: subnet {net} ({name}) holds {usable(net, reserved)} addresses, "
                     f"{hosts} are needed",
                 )
             )
@@ -146,7 +141,8 @@ def rails(cluster: ResolvedCluster) -> int:
 
 
 class CloudNetwork(NamedTuple):
-    """What every cloud target's subnet layout starts from: the blueprint's host network, split in two."""
+    """What every cloud target's subnet layout (generator/deploy/targets/<name>.py) starts from: the
+    blueprint's host network, split in two."""
 
     cloud: CloudSettings
     path: tuple[str | int, ...]  # blueprint path of network_cidr, for the problems
@@ -160,18 +156,15 @@ class CloudNetwork(NamedTuple):
 def address_plan(cluster: ResolvedCluster) -> AddressPlan:
     """Subnets the target's program creates, with the reasons they do not fit (if any)."""
     plan = AddressPlan()
-    target = cluster.target
     dep = cluster.blueprint.deployment
-    if target in ONPREM_TARGETS:
+    if onprem(cluster.target):
         return _onprem_address_plan(cluster, plan)
-    if not cluster.is_cloud or dep.cloud is None:
+    target = cloud_target(cluster.target)
+    if target is None or target.subnet_layout is None or dep.cloud is None:
         return plan
-    net = _cloud_network(cluster, dep.cloud, plan)
-    if net is None:
-        return plan
-    layouts = {"aws": _aws_subnets, "azure": _azure_subnets, "oci": _oci_subnets, "gcp": _gcp_subnets}
-    if target in layouts:
-        layouts[target](net, plan)
+    net = _cloud_network(cluster, dep.cloud, target.subnet_reserved, plan)
+    if net is not None:
+        target.subnet_layout(net, plan)
     return plan
 
 
@@ -186,7 +179,9 @@ def _onprem_address_plan(cluster: ResolvedCluster, plan: AddressPlan) -> Address
     return plan
 
 
-def _cloud_network(cluster: ResolvedCluster, cloud: CloudSettings, plan: AddressPlan) -> CloudNetwork | None:
+def _cloud_network(
+    cluster: ResolvedCluster, cloud: CloudSettings, reserved: int, plan: AddressPlan
+) -> CloudNetwork | None:
     """The host network split for the cloud layouts; None (with the problem recorded) when it is unusable."""
     path: tuple[str | int, ...] = ("deployment", "cloud", "network_cidr")
     if not _check_cidr(cloud.network_cidr, path, plan):
@@ -200,84 +195,7 @@ def _cloud_network(cluster: ResolvedCluster, cloud: CloudSettings, plan: Address
     small = cast("Network", next(rest.subnets(new_prefix=max(rest.prefixlen, 24))))
     pools = [p for p in cluster.pools if p.cloud is not None]
     nodes = sum(p.count for p in pools)
-    return CloudNetwork(cloud, path, SUBNET_RESERVED[cluster.target], pools, nodes, first, small)
-
-
-def _aws_subnets(net: CloudNetwork, plan: AddressPlan) -> None:
-    cloud = net.cloud
-    # efa-only interfaces take no address; `efa` interfaces take one each (plus the primary).
-    per_node = {
-        p.name: (1 if cloud.efa_only_cards else max(1, p.cloud.efa_interfaces)) for p in net.pools if p.cloud
-    }
-    need = sum(per_node[p.name] * p.count for p in net.pools) + STORAGE_ADDRESS_HEADROOM
-    private, public = net.first, net.small
-    if _usable(private, net.reserved) < need:
-        what = (
-            "one address per instance"
-            if cloud.efa_only_cards
-            else "one address per EFA interface (efa_only_cards: false)"
-        )
-        plan.problems.append(
-            (
-                net.path,
-                f"private subnet {private} holds {_usable(private, net.reserved)} addresses; "
-                f"{need} are needed ({what} plus storage headroom)",
-            )
-        )
-    plan.subnets += [Subnet("private", str(private), need), Subnet("public", str(public), 1)]
-
-
-def _azure_subnets(net: CloudNetwork, plan: AddressPlan) -> None:
-    compute, storage = net.first, net.small
-    if _usable(compute, net.reserved) < net.nodes:
-        plan.problems.append(
-            (
-                net.path,
-                f"compute subnet {compute} holds "
-                f"{_usable(compute, net.reserved)} addresses, {net.nodes} VMs need one each",
-            )
-        )
-    plan.subnets += [
-        Subnet("compute", str(compute), net.nodes),
-        Subnet("storage", str(storage), STORAGE_ADDRESS_HEADROOM),
-    ]
-
-
-def _oci_subnets(net: CloudNetwork, plan: AddressPlan) -> None:
-    compute = net.first
-    if _usable(compute, net.reserved) < net.nodes + STORAGE_ADDRESS_HEADROOM:
-        plan.problems.append(
-            (
-                net.path,
-                f"compute subnet {compute} holds {_usable(compute, net.reserved)} addresses, "
-                f"{net.nodes + STORAGE_ADDRESS_HEADROOM} are needed",
-            )
-        )
-    plan.subnets.append(Subnet("compute", str(compute), net.nodes))
-
-
-def _gcp_subnets(net: CloudNetwork, plan: AddressPlan) -> None:
-    cloud = net.cloud
-    host_nics = max((p.cloud.host_nics for p in net.pools if p.cloud), default=1)
-    _carve(
-        plan,
-        cloud.network_cidr,
-        net.path,
-        [f"host{i}" for i in range(host_nics)],
-        net.nodes + STORAGE_ADDRESS_HEADROOM,
-        net.reserved,
-        "the host networks",
-    )
-    gpu_nics = max((p.cloud.network_cards for p in net.pools if p.cloud), default=0)
-    _carve(
-        plan,
-        cloud.gpu_network_cidr,
-        ("deployment", "cloud", "gpu_network_cidr"),
-        [f"gpu{i}" for i in range(gpu_nics)],
-        net.nodes,
-        net.reserved,
-        "the GPU NIC networks",
-    )
+    return CloudNetwork(cloud, path, reserved, pools, nodes, first, small)
 
 
 # ----------------------------------------------------------------------------------- managed storage

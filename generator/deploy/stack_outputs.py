@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from generator.deploy.targets import cloud_target  # each target's record names its outputs model
 from generator.foreign import (
     ByteBudget,
     ForeignInputError,
@@ -234,15 +235,6 @@ class MaasOutputs(StackOutputs):
     nodes: dict[HostName, MaasNode]
 
 
-MODELS: dict[str, type[StackOutputs]] = {
-    "aws": AwsOutputs,
-    "gcp": GcpOutputs,
-    "azure": AzureOutputs,
-    "oci": OciOutputs,
-    "maas": MaasOutputs,
-}
-
-
 def where_of(path: str | Path) -> str:
     return "<stdin>" if str(path) == "-" else str(path)
 
@@ -250,7 +242,8 @@ def where_of(path: str | Path) -> str:
 def read_stack_outputs(path: str | Path, target: str, budget: ByteBudget | None = None) -> StackOutputs:
     """The stack outputs in `path` (`-`: standard input) as the `target` program exports them."""
     where = where_of(path)
-    model = MODELS.get(target)
+    record = cloud_target(target)
+    model = record.stack_outputs if record is not None else None
     if model is None:
         raise ForeignInputError(where, f"the build's target `{target}` has no Pulumi stack outputs to read")
     text = read_foreign_text(path, MAX_OUTPUTS_BYTES, budget or ByteBudget())

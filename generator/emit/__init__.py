@@ -1,16 +1,19 @@
-"""Emitters: one module per output folder of `blueprint generate` (Plan + ResolvedCluster in, files out).
+"""Emitters: one output folder of `blueprint generate` each (Plan + ResolvedCluster in, files out).
 
-A module is an emitter when it defines ``NAME``, ``applies(cluster)`` and ``emit(cluster, plan, out)``.
+The registry is generator/emit/_registry.py: a module under generator/emit/ defining an ``Emitter``
+subclass (name, order, applies, emit(BuildContext)) is an output; nothing else is edited to add one.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-from functools import cache
-from types import ModuleType
+from typing import TYPE_CHECKING
 
-# The folders of build/, in the order they are produced (the product's output contract).
+if TYPE_CHECKING:
+    from generator.emit._registry import Emitter
+
+# The registry's output names in build order, written out so that `blueprint generate --help` imports no
+# emitter at start-up (tests/cli/test_startup_imports.py). Only help text reads it; the build reads the
+# registry, and tests/unit/test_registries.py checks the two are the same.
 OUTPUTS = (
     "cabling",
     "ansible",
@@ -24,18 +27,8 @@ OUTPUTS = (
 )
 
 
-@cache
-def emitters() -> dict[str, ModuleType]:
-    found: dict[str, ModuleType] = {}
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        name = getattr(module, "NAME", None)
-        if (
-            name in OUTPUTS
-            and callable(getattr(module, "emit", None))
-            and callable(getattr(module, "applies", None))
-        ):
-            found[name] = module
-    return {n: found[n] for n in OUTPUTS if n in found}
+def emitters() -> dict[str, Emitter]:
+    """name -> emitter of every output, in build order (imports every emitter: not for start-up)."""
+    from generator.emit._registry import emitters as registered
+
+    return registered()

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from generator.deploy.addresses import onprem_plan
 from generator.deploy.cloud import image_tuned
 from generator.emit import nccl as nccl_emit
+from generator.emit._registry import BuildContext, Emitter
 from generator.findings import BlueprintError, Finding, Severity
 from generator.platform.ports import interfaces, platform_of, rdma_devices
 from generator.safetext import one_line
@@ -701,3 +702,14 @@ def emit(cluster: ResolvedCluster, plan: Plan, out: FsPath) -> None:
         atomic_write_text(
             out / "group_vars" / f"pool_{group_name(pool.name)}.yml", pool_vars(cluster, plan, pool)
         )
+
+
+class AnsibleEmitter(Emitter):
+    name = NAME
+    order = 20
+
+    def applies(self, cluster: ResolvedCluster) -> bool:
+        return applies(cluster)
+
+    def emit(self, ctx: BuildContext) -> None:
+        emit(ctx.cluster, ctx.plan, ctx.out)

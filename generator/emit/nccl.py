@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING
 
+from generator.emit._registry import BuildContext, Emitter
 from generator.findings import dotted
 from generator.platform.ports import host_interface, interfaces, platform_of, rdma_devices
 from generator.safetext import one_line
@@ -595,3 +596,14 @@ def emit(cluster: ResolvedCluster, plan: Plan, out: FsPath) -> None:
     for profile in profiles(cluster, plan):
         atomic_write_text(out / profile.pool / "nccl.conf", render(profile, "nccl.conf.j2"))
         atomic_write_text(out / profile.pool / "nccl.env", render(profile, "nccl.env.j2"))
+
+
+class NcclEmitter(Emitter):
+    name = NAME
+    order = 30
+
+    def applies(self, cluster: ResolvedCluster) -> bool:
+        return applies(cluster)
+
+    def emit(self, ctx: BuildContext) -> None:
+        emit(ctx.cluster, ctx.plan, ctx.out)

@@ -3,7 +3,8 @@
 Files: Pulumi.yaml, Pulumi.<stack>.yaml (non-secret settings the blueprint decided), requirements.txt
 (pinned SDKs), README.md (how to run, which credentials and secrets), __main__.py (the target's program,
 shipped as plain Python under templates/pulumi/<target>/) and cluster.json (the resolved cluster it reads).
-The per-target data lives in generator/emit/pulumi_targets/<target>.py.
+The target's record (title, components, ...) is generator/deploy/targets/<target>.py; its program's data
+is generator/emit/pulumi_targets/<target>.py.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 from ruamel.yaml import YAML
 
-from generator.deploy.cloud import DEPLOY_TARGETS
+from generator.deploy.targets import CloudTarget, cloud_target
+from generator.emit._registry import BuildContext, Emitter
 from generator.fsutil import atomic_write_text
 from generator.resources import templates_dir
 
@@ -27,24 +29,17 @@ if TYPE_CHECKING:
 
 NAME = "pulumi"
 STACK = "prod"
-TITLES = {
-    "maas": "on-prem bare metal with MAAS",
-    "aws": "AWS EC2 with EFA",
-    "azure": "Azure ND-series scale sets with InfiniBand",
-    "gcp": "Google Cloud A3",
-    "oci": "OCI bare-metal GPU cluster network",
-}
-COMPONENTS = {
-    "maas": "network, tags, compute",
-    "aws": "network, placement, compute, storage",
-    "azure": "network, compute (scale sets = placement), storage",
-    "gcp": "network, placement, compute, storage",
-    "oci": "network, compute (cluster network = placement), storage",
-}
 
 
 def applies(cluster: ResolvedCluster) -> bool:
-    return cluster.target in DEPLOY_TARGETS
+    return cloud_target(cluster.target) is not None
+
+
+def _target(cluster: ResolvedCluster) -> CloudTarget:
+    target = cloud_target(cluster.target)
+    if target is None:
+        raise ValueError(f"target {cluster.target} has no Pulumi program")
+    return target
 
 
 def target_project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
@@ -78,21 +73,22 @@ def qualified(project: str, key: str) -> str:
 def render(cluster: ResolvedCluster, plan: Plan | None) -> dict[str, str]:
     """File name → content of the generated project (deterministic)."""
     proj = target_project(cluster, plan)
+    target = _target(cluster)
     env = _env()
     name = cluster.name
     versions = pinned_versions()
     packages = [("pulumi", versions["pulumi"]), *((p, versions[p]) for p in sorted(proj.packages))]
     config = sorted((qualified(name, k), v) for k, v in proj.config.items() if v is not None)
-    description = f"{TITLES[cluster.target]}: {cluster.gpu_count} GPUs on {cluster.node_count} nodes ({name})"
+    description = f"{target.title}: {cluster.gpu_count} GPUs on {cluster.node_count} nodes ({name})"
     ctx: dict[str, Any] = {
         "project": name,
         "stack": STACK,
         "target": cluster.target,
-        "target_title": TITLES[cluster.target],
+        "target_title": target.title,
         "description": description,
         "summary": description[0].upper() + description[1:] + ".",
         "sha": cluster.sha256 or "n/a",
-        "components": COMPONENTS[cluster.target],
+        "components": target.components,
         "config": config,
         "packages": packages,
         "user_config": list(proj.user_config),
@@ -117,3 +113,14 @@ def render(cluster: ResolvedCluster, plan: Plan | None) -> dict[str, str]:
 def emit(cluster: ResolvedCluster, plan: Plan, out: Path) -> None:
     for rel, text in sorted(render(cluster, plan).items()):
         atomic_write_text(out / rel, text)
+
+
+class PulumiEmitter(Emitter):
+    name = NAME
+    order = 40
+
+    def applies(self, cluster: ResolvedCluster) -> bool:
+        return applies(cluster)
+
+    def emit(self, ctx: BuildContext) -> None:
+        emit(ctx.cluster, ctx.plan, ctx.out)

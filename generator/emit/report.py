@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from generator.emit._registry import BuildContext, Emitter
 from generator.plan.model import Plan
 from generator.resolve import ResolvedCluster
 from generator.safetext import markdown_line
@@ -15,6 +16,19 @@ NAME = "report"
 
 def applies(cluster: ResolvedCluster) -> bool:
     return True
+
+
+class ReportEmitter(Emitter):
+    """The build's own summary: lists the findings `validate` reported (BuildContext.findings)."""
+
+    name = NAME
+    order = 70
+
+    def applies(self, cluster: ResolvedCluster) -> bool:
+        return applies(cluster)
+
+    def emit(self, ctx: BuildContext) -> None:
+        emit(ctx.cluster, ctx.plan, ctx.out, findings=list(ctx.findings))
 
 
 def _dump(data: Any) -> str:

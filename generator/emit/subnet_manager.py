@@ -20,6 +20,7 @@ from pathlib import Path
 from blueprints.catalog import subnet_managers
 from blueprints.models.fabric import Partition
 from generator.emit._block_yaml import block_yaml
+from generator.emit._registry import BuildContext, Emitter
 from generator.fsutil import atomic_write_text
 from generator.plan.model import Plan
 from generator.plan.subnet_manager import (
@@ -210,3 +211,14 @@ def render(cluster: ResolvedCluster, plan: Plan) -> dict[str, str]:
 def emit(cluster: ResolvedCluster, plan: Plan, out: Path) -> None:
     for rel, text in sorted(render(cluster, plan).items()):
         atomic_write_text(out / rel, text)
+
+
+class SubnetManagerEmitter(Emitter):
+    name = NAME
+    order = 80
+
+    def applies(self, cluster: ResolvedCluster) -> bool:
+        return applies(cluster)
+
+    def emit(self, ctx: BuildContext) -> None:
+        emit(ctx.cluster, ctx.plan, ctx.out)

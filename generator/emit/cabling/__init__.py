@@ -17,6 +17,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from generator.emit._registry import BuildContext, Emitter
 from generator.emit.cabling.fabric_views import ibnetdiscover_files, lldp_files
 from generator.emit.cabling.netbox import render_netbox
 from generator.emit.cabling.rows import CableRow, CablingError, cable_rows
@@ -186,3 +187,14 @@ def _write_forked(stage: Path, cluster: ResolvedCluster, plan: Plan, rows: list[
         raise
     if not done:  # do the child's part here, raising its error if it has one
         _write_formats(stage, cluster, plan, theirs, rows)
+
+
+class CablingEmitter(Emitter):
+    name = NAME
+    order = 10
+
+    def applies(self, cluster: ResolvedCluster) -> bool:
+        return applies(cluster)
+
+    def emit(self, ctx: BuildContext) -> None:
+        emit(ctx.cluster, ctx.plan, ctx.out)

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from generator.emit._registry import BuildContext, Emitter
 from generator.emit.diagrams.cube import cube_svg
 from generator.emit.diagrams.layout import Bundle, mesh_rows, render
 from generator.emit.diagrams.racks import rack_elevation_svgs
@@ -160,3 +161,14 @@ def emit(cluster: ResolvedCluster, plan: Plan, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for name, text in render_all(cluster, plan).items():
         atomic_write_text(out / name, text)
+
+
+class DiagramsEmitter(Emitter):
+    name = NAME
+    order = 60
+
+    def applies(self, cluster: ResolvedCluster) -> bool:
+        return applies(cluster)
+
+    def emit(self, ctx: BuildContext) -> None:
+        emit(ctx.cluster, ctx.plan, ctx.out)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from generator.emit._registry import BuildContext, Emitter
 from generator.emit.slurm.hostlist import HostlistError, compress, expand
 from generator.emit.slurm.prolog import job_script_lines
 from generator.emit.slurm.render import slurm_conf_fragment, topology_block_conf, topology_conf, topology_yaml
@@ -56,3 +57,14 @@ def emit(cluster: ResolvedCluster, plan: Plan, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for name, text in render(cluster, plan).items():
         atomic_write_text(out / name, text)
+
+
+class SlurmEmitter(Emitter):
+    name = NAME
+    order = 50
+
+    def applies(self, cluster: ResolvedCluster) -> bool:
+        return applies(cluster)
+
+    def emit(self, ctx: BuildContext) -> None:
+        emit(ctx.cluster, ctx.plan, ctx.out)

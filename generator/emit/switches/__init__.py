@@ -1,6 +1,7 @@
 """Switch configuration (``build/switches/``) for every Ethernet/RoCE compute or storage fabric.
 
-One configuration file per switch, in the form its operating system loads (``fabrics.<f>.switch_os``):
+One configuration file per switch, in the form its operating system loads (``fabrics.<f>.switch_os``; one
+record per OS in ``systems/``, which is all a new switch OS needs besides its renderer):
 ``<fabric>/<switch>/startup.yaml`` for ``cumulus`` (NVIDIA Cumulus Linux, NVUE: routing, ports and RoCE QoS)
 or ``<fabric>/<switch>/frr.conf`` for ``frr`` (a Linux NOS running FRRouting: the routing). Never both:
 on Cumulus Linux NVUE writes /etc/frr/frr.conf itself from its configuration and removes what was added
@@ -20,12 +21,10 @@ import io
 from collections.abc import Iterator
 from pathlib import Path
 
-from blueprints.catalog.switch_os import nvue_release, os_kind
-from blueprints.models.fabric import SwitchOs
 from generator.emit._block_yaml import block_yaml
-from generator.emit.switches.frr import render_frr
-from generator.emit.switches.nvue import render_startup
+from generator.emit._registry import BuildContext, Emitter
 from generator.emit.switches.qos import lossless_class
+from generator.emit.switches.systems import switch_os_of
 from generator.emit.switches.underlay import SwitchUnderlay, underlay
 from generator.fsutil import write_new_text
 from generator.plan.model import Plan
@@ -33,7 +32,7 @@ from generator.resolve import ResolvedCluster
 
 NAME = "switches"
 
-__all__ = ["CONFIG_FILE", "NAME", "applies", "emit", "render", "underlay"]
+__all__ = ["NAME", "applies", "emit", "render", "underlay"]
 
 
 def applies(cluster: ResolvedCluster) -> bool:
@@ -50,27 +49,17 @@ def _asn_plan(switches: list[SwitchUnderlay]) -> str:
     return buf.getvalue()
 
 
-# What playbooks/switches.yml needs per OS: how Ansible reaches the switch and which file it installs.
-# Cumulus keeps the NVUE network OS name (for the nvidia.nvue collection; the playbook itself uses
-# ansible.builtin over SSH as Cumulus Linux's default user); an FRR switch is a plain Linux host over SSH.
-CONFIG_FILE: dict[SwitchOs, str] = {"cumulus": "startup.yaml", "frr": "frr.conf"}
-_CONNECTION: dict[SwitchOs, dict[str, object]] = {
-    "cumulus": {"ansible_network_os": "nvidia.nvue.nvue", "ansible_user": "cumulus"},
-    "frr": {"ansible_connection": "ansible.builtin.ssh"},
-}
-
-
 def _group_vars(fabric: str, switch_os: str) -> dict[str, object]:
-    kind = os_kind(switch_os)
-    out: dict[str, object] = {
-        **_CONNECTION[kind],
+    """What playbooks/switches.yml needs per OS (its record in generator/emit/switches/systems/): how
+    Ansible reaches the switch and which file it installs."""
+    record = switch_os_of(switch_os)
+    return {
+        **record.connection,
         "cb_switch_fabric": fabric,
-        "cb_switch_os": kind,
-        "cb_switch_config": CONFIG_FILE[kind],
+        "cb_switch_os": record.kind,
+        "cb_switch_config": record.config_file,
+        **record.release_vars(switch_os),
     }
-    if kind == "cumulus":  # the release whose NVUE keys startup.yaml is written in
-        out["cb_switch_os_release"] = nvue_release(switch_os)[0]
-    return out
 
 
 def _inventory(switches: list[SwitchUnderlay], os_of: dict[str, str]) -> str:
@@ -107,9 +96,8 @@ def _files(cluster: ResolvedCluster, plan: Plan) -> Iterator[tuple[str, str]]:
         mtu = qos.switch_mtu if qos is not None else max(9216, spec.mtu or 0)
         for sw in underlay(plan, fabric):
             everything.append(sw)
-            kind = os_kind(spec.switch_os)
-            rel = f"{fabric}/{sw.name}/{CONFIG_FILE[kind]}"
-            yield rel, render_startup(sw, qos, mtu, spec.switch_os) if kind == "cumulus" else render_frr(sw)
+            record = switch_os_of(spec.switch_os)
+            yield f"{fabric}/{sw.name}/{record.config_file}", record.render(sw, qos, mtu, spec.switch_os)
     yield "asn-plan.csv", _asn_plan(everything)
     yield "inventory.yml", _inventory(everything, os_of)
 
@@ -118,3 +106,14 @@ def emit(cluster: ResolvedCluster, plan: Plan, out: Path) -> None:
     """Write every file into ``out``, the fresh folder ``generate`` stages this output in."""
     for rel, text in _files(cluster, plan):
         write_new_text(out / rel, text)
+
+
+class SwitchesEmitter(Emitter):
+    name = NAME
+    order = 90
+
+    def applies(self, cluster: ResolvedCluster) -> bool:
+        return applies(cluster)
+
+    def emit(self, ctx: BuildContext) -> None:
+        emit(ctx.cluster, ctx.plan, ctx.out)

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
+from generator.deploy.targets import cloud_target
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
-
-OCI_AD = re.compile(r"^(?:AD-)?([1-3])$", re.IGNORECASE)
 
 
 class CloudLocation(Rule):
     """GPU placement is zonal: an AWS cluster placement group and its subnet live in one availability
-    zone, a GCP compact placement policy and the A3 Ultra RoCE network in one zone, an OCI cluster
-    network in one availability domain. The program needs that zone, and it must belong to the region:
-    AWS `us-east-1a` in `us-east-1`, GCP `us-central1-b` in `us-central1`, OCI `AD-1`..`AD-3` (the
-    tenancy-specific AD name is looked up), Azure availability zone `1`..`3` (optional)."""
+        zone, a GCP compact placement policy and the A3 Ultra RoCE network in one zone, an OCI cluster
+        network in one availability domain. The program needs that zone, and it must belong to the region:
+        AWS `us-east-1a` in `us-east-1`, GCP `us-central1-b` in `us-central1`, OCI `AD-1`..`AD-3` (the
+        tenancy-specific AD name is looked up), Azure availability zone `1`..`3` (optional). Each target's
+    rule is in its record (generator/deploy/targets/<name>.py: zone_required, zone_check)."""
 
     id = "DEP005"
     severity = Severity.ERROR
@@ -28,28 +27,16 @@ class CloudLocation(Rule):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         cluster = ctx.cluster
         cloud = cluster.blueprint.deployment.cloud
-        target = cluster.target
-        if cloud is None or not cluster.is_cloud:
+        target = cloud_target(cluster.target)
+        if cloud is None or target is None or not target.provider:
             return
-        path = ("deployment", "cloud", "zone")
-        zone = cloud.zone
-        if zone is None:
-            if target != "azure":
+        if cloud.zone is None:
+            if target.zone_required:
                 yield self.finding(
-                    f"target {target} needs deployment.cloud.zone: GPU placement is zonal",
+                    f"target {target.name} needs deployment.cloud.zone: GPU placement is zonal",
                     ("deployment", "cloud"),
                 )
             return
-        if target == "aws" and not re.fullmatch(re.escape(cloud.region) + r"[a-z]", zone):
-            yield self.finding(
-                f"`{zone}` is not an availability zone of {cloud.region} (expected e.g. {cloud.region}a)",
-                path,
-            )
-        elif target == "gcp" and not re.fullmatch(re.escape(cloud.region) + r"-[a-z]", zone):
-            yield self.finding(
-                f"`{zone}` is not a zone of {cloud.region} (expected e.g. {cloud.region}-a)", path
-            )
-        elif target == "oci" and not OCI_AD.match(zone):
-            yield self.finding(f"`{zone}` is not an OCI availability domain: use AD-1, AD-2 or AD-3", path)
-        elif target == "azure" and zone not in ("1", "2", "3"):
-            yield self.finding(f"`{zone}` is not an Azure availability zone: use 1, 2 or 3", path)
+        problem = target.zone_check(cloud.region, cloud.zone) if target.zone_check else None
+        if problem is not None:
+            yield self.finding(problem, ("deployment", "cloud", "zone"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from generator.deploy.targets import cloud_target
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 
@@ -50,7 +51,8 @@ class CapacityMode(Rule):
     def _capacity_block(
         self, target: str, cloud: CloudSettings, pools: list[ResolvedPool]
     ) -> Iterator[Finding]:
-        if target != "aws":
+        record = cloud_target(target)
+        if record is None or not record.capacity_blocks:
             yield self.finding(
                 f"capacity-block is an AWS product (EC2 Capacity Blocks for ML), not available on {target}",
                 PATH,
@@ -76,12 +78,9 @@ class CapacityMode(Rule):
             )
 
     def _reservation(self, target: str, cloud: CloudSettings, pools: list[ResolvedPool]) -> Iterator[Finding]:
-        if target != "aws" and cloud.reservation_id is None:
-            what = {
-                "azure": "capacity reservation group resource id",
-                "gcp": "reservation name",
-                "oci": "compute capacity reservation OCID",
-            }[target]
+        record = cloud_target(target)
+        what = record.reservation_id if record is not None else ""
+        if what and cloud.reservation_id is None:  # the program cannot create the reservation itself
             yield self.finding(f"capacity reservation on {target} needs reservation_id (the {what})", PATH)
         if target == "aws" and len(pools) > 1 and cloud.reservation_id is not None:
             yield self.finding(

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from generator.deploy.targets import cloud_targets
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
-
-AWS_ONLY = {
-    "efa_only_cards": "EFA network cards exist only on AWS",
-    "capacity_hours": "capacity blocks exist only on AWS",
-}
-GCP_ONLY = {"gpu_network_cidr": "only GCP gives every GPU NIC its own subnet"}
 
 
 class ProviderSpecificSetting(Rule):
@@ -32,10 +27,10 @@ class ProviderSpecificSetting(Rule):
         if cloud is None:
             return
         target = cluster.target
-        for provider, table in (("aws", AWS_ONLY), ("gcp", GCP_ONLY)):
-            if target == provider:
+        for provider in cloud_targets().values():  # each record lists its own settings (own_settings)
+            if target == provider.name:
                 continue
-            for key, why in table.items():
+            for key, why in provider.own_settings.items():
                 if key in cloud.model_fields_set:
                     yield self.finding(
                         f"deployment.cloud.{key} is ignored on target {target}: {why}",

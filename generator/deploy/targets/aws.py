@@ -1,0 +1,65 @@
+"""AWS: EC2 GPU instances with EFA in a cluster placement group.
+
+Its program: generator/emit/pulumi_targets/aws.py and templates/pulumi/aws/__main__.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+from generator.deploy.cloud import STORAGE_ADDRESS_HEADROOM, AddressPlan, CloudNetwork, Subnet, usable
+from generator.deploy.stack_outputs import AwsOutputs
+from generator.deploy.targets import CloudTarget
+
+
+def _zone(region: str, zone: str) -> str | None:
+    # An availability zone is the region's name plus one letter (us-east-1a in us-east-1).
+    if re.fullmatch(re.escape(region) + r"[a-z]", zone):
+        return None
+    return f"`{zone}` is not an availability zone of {region} (expected e.g. {region}a)"
+
+
+def _subnets(net: CloudNetwork, plan: AddressPlan) -> None:
+    """A private cluster subnet (instances, EFA interfaces, FSx) and a small public one (NAT)."""
+    cloud = net.cloud
+    # efa-only interfaces take no address; `efa` interfaces take one each (plus the primary).
+    per_node = {
+        p.name: (1 if cloud.efa_only_cards else max(1, p.cloud.efa_interfaces)) for p in net.pools if p.cloud
+    }
+    need = sum(per_node[p.name] * p.count for p in net.pools) + STORAGE_ADDRESS_HEADROOM
+    private, public = net.first, net.small
+    if usable(private, net.reserved) < need:
+        what = (
+            "one address per instance"
+            if cloud.efa_only_cards
+            else "one address per EFA interface (efa_only_cards: false)"
+        )
+        plan.problems.append(
+            (
+                net.path,
+                f"private subnet {private} holds {usable(private, net.reserved)} addresses; "
+                f"{need} are needed ({what} plus storage headroom)",
+            )
+        )
+    plan.subnets += [Subnet("private", str(private), need), Subnet("public", str(public), 1)]
+
+
+TARGET = CloudTarget(
+    name="aws",
+    title="AWS EC2 with EFA",
+    components="network, placement, compute, storage",
+    provider=True,
+    # AWS VPC user guide, "Subnet CIDR blocks": the first four and the last address of every subnet.
+    subnet_reserved=5,
+    stack_outputs=AwsOutputs,
+    default_access="ssm",  # Session Manager: the program gives every instance the SSM instance profile
+    subnet_layout=_subnets,
+    # a cluster placement group and its subnet live in one availability zone
+    zone_required=True,
+    zone_check=_zone,
+    capacity_blocks=True,  # EC2 Capacity Blocks for ML
+    own_settings={
+        "efa_only_cards": "EFA network cards exist only on AWS",
+        "capacity_hours": "capacity blocks exist only on AWS",
+    },
+)

@@ -1,0 +1,44 @@
+"""Azure: ND-series scale sets with InfiniBand (program: generator/emit/pulumi_targets/azure.py)."""
+
+from __future__ import annotations
+
+from generator.deploy.cloud import STORAGE_ADDRESS_HEADROOM, AddressPlan, CloudNetwork, Subnet, usable
+from generator.deploy.stack_outputs import AzureOutputs
+from generator.deploy.targets import CloudTarget
+
+
+def _zone(region: str, zone: str) -> str | None:
+    # Azure availability zones are numbered 1 to 3 within a region.
+    return None if zone in ("1", "2", "3") else f"`{zone}` is not an Azure availability zone: use 1, 2 or 3"
+
+
+def _subnets(net: CloudNetwork, plan: AddressPlan) -> None:
+    """A compute subnet (one address per VM) and a small storage subnet (Managed Lustre, Files)."""
+    compute, storage = net.first, net.small
+    if usable(compute, net.reserved) < net.nodes:
+        plan.problems.append(
+            (
+                net.path,
+                f"compute subnet {compute} holds "
+                f"{usable(compute, net.reserved)} addresses, {net.nodes} VMs need one each",
+            )
+        )
+    plan.subnets += [
+        Subnet("compute", str(compute), net.nodes),
+        Subnet("storage", str(storage), STORAGE_ADDRESS_HEADROOM),
+    ]
+
+
+TARGET = CloudTarget(
+    name="azure",
+    title="Azure ND-series scale sets with InfiniBand",
+    components="network, compute (scale sets = placement), storage",
+    provider=True,
+    # Azure Virtual Network FAQ: five addresses are reserved in every subnet.
+    subnet_reserved=5,
+    stack_outputs=AzureOutputs,
+    subnet_layout=_subnets,
+    zone_required=False,  # a scale set is the placement; the zone is optional
+    zone_check=_zone,
+    reservation_id="capacity reservation group resource id",
+)
