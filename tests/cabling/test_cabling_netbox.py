@@ -43,11 +43,13 @@ def test_cables_and_interfaces() -> None:
     ifaces = {(r["device"], r["name"]): r for r in t["interfaces.csv"]}
     assert ifaces[("dgx001", "ib0")]["type"] == "infiniband-ndr"
     assert ifaces[("dgx001", "ib0")]["speed"] == "400000000"  # kb/s
-    assert ifaces[("dgx001", "ib0")]["label"] == "P01/1"
+    # the RDMA device as the label (a later sync matches OS names and RDMA devices, issue 30)
+    assert ifaces[("dgx001", "ib0")]["label"] == "mlx5_0/1"
     assert ifaces[("c-leaf-001", "33")]["label"] == "P17/1"
+    # the in-band management port is not mgmt_only: NetBox means out-of-band (BMC) by it (issue 30)
     assert (
         ifaces[("dgx001", "eth0")]["type"] == "1000base-t"
-        and ifaces[("dgx001", "eth0")]["mgmt_only"] == "true"
+        and ifaces[("dgx001", "eth0")]["mgmt_only"] == "false"
     )
     assert ifaces[("m-leaf-001", "swp1")]["type"] == "1000base-t"
 
@@ -66,11 +68,9 @@ def test_devices_racks_types() -> None:
     )
     assert devices["c-leaf-001"]["role"] == "compute-leaf"
     types = {r["slug"]: r for r in t["device-types.csv"]}
-    assert types["dgx-h100"]["u_height"] == "8" and types["qm9700"]["u_height"] == "1"
-    assert (
-        types["dgx-h100"]["manufacturer"] == "NVIDIA"
-        and types["qm9700"]["model"] == "NVIDIA Quantum-2 QM9700 (NDR, managed)"
-    )
+    assert types["dgx-h100"]["u_height"] == "8" and types["nvidia-qm9700"]["u_height"] == "1"
+    # the devicetype-library's model and slug, so an instance holding library types gets no parallel type
+    assert types["dgx-h100"]["manufacturer"] == "NVIDIA" and types["nvidia-qm9700"]["model"] == "QM9700"
     assert devices["dgx001"]["manufacturer"] == "NVIDIA"
     assert [r["name"] for r in t["manufacturers.csv"]] == ["NVIDIA"]
     racks = {r["name"]: r for r in t["racks.csv"]}

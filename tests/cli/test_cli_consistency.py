@@ -29,6 +29,7 @@ NOT_A_BLUEPRINT = {
     "examples": {"name"},
     "completion": {"shell"},
     "rehearse": {"build_dir"},
+    "sot": {"action", "build"},
 }
 COMMON = {"--format", "--output", "--quiet"}
 

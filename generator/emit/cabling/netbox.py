@@ -19,7 +19,7 @@ from generator.emit.cabling.rows import CableEnd, CableRow, fmt_num, natural_key
 from generator.emit.cabling.tables import CsvStream, sliced_csv, to_csv
 from generator.emit.lldp import interface_name as ethernet_interface_name
 from generator.plan.model import Device, Plan
-from generator.resolve import ResolvedCluster
+from generator.resolve import NicPort, ResolvedCluster
 
 IMPORT_ORDER: tuple[str, ...] = (
     "sites.csv",
@@ -51,6 +51,16 @@ GENERIC_MANUFACTURER = "Generic"
 # Every switch and server in the catalogue mounts on 19-inch (EIA-310) rails; NetBox requires a width.
 RAIL_WIDTH_IN = 19
 STATUS = "planned"
+# Catalogue models the NetBox devicetype-library has, by its model name and slug (the key NetBox's
+# device-type importer and `sot push` match on), so a site that loaded the library gets no parallel
+# type: netbox-community/devicetype-library device-types/Nvidia/SN5600.yaml, SN2201.yaml (its slug
+# keeps the Mellanox name), QM9700.yaml, Q3400-RA.yaml.
+DEVICETYPE_LIBRARY: dict[str, tuple[str, str]] = {
+    "sn5600": ("SN5600", "nvidia-sn5600"),
+    "sn2201": ("SN2201", "mellanox-sn2201"),
+    "qm9700": ("QM9700", "nvidia-qm9700"),
+    "q3400": ("Q3400-RA", "nvidia-q3400-ra"),
+}
 
 # NetBox InterfaceTypeChoices slugs for Ethernet by (Gb/s, cage form factor), then by speed alone where
 # one form factor is near-universal. InfiniBand uses infiniband-<speed token> (all NetBox versions; newer
@@ -127,6 +137,9 @@ def _device_type(cluster: ResolvedCluster, device: Device) -> tuple[str, str, st
             "",
         )
     manufacturer = entry.manufacturer or GENERIC_MANUFACTURER
+    library = DEVICETYPE_LIBRARY.get(device.model)
+    if library is not None:
+        return manufacturer, library[0], library[1], f"catalogue id {device.model}: {entry.name}"
     return manufacturer, entry.name, slugify(device.model), f"catalogue id {device.model}"
 
 
@@ -378,12 +391,39 @@ def _interface_columns(
     Built for 630k ends at 100k GPUs: interface types, speeds and name sort keys repeat per model and
     port, so each is computed once and looked up after; the sort runs on one int per end.
     """
+    speeds = {v: round(v * 1_000_000) for v in {r.speed_gbps for r in rows}}
+    kinds = _interface_kinds(cluster, plan, rows, ends)
+    labels, descriptions, management = _interface_texts(cluster, plan, rows, ends)
+    device = [e.device for e in ends]
+    # Sort key: (device, natural order of the interface name), as one int: device rank x name rank.
+    name_rank = _ranks(names, natural_key)
+    device_rank = _ranks(device, None)
+    width = max(name_rank.values(), default=0) + 1
+    keys = [device_rank[d] * width + name_rank[n] for d, n in zip(device, names, strict=True)]
+    order = sorted(range(len(ends)), key=keys.__getitem__)
+
+    def sorted_column(values: list) -> list:
+        return list(itemgetter(*order)(values)) if len(order) > 1 else [values[i] for i in order]
+
+    return [
+        sorted_column(device),
+        sorted_column(names),
+        sorted_column(labels),
+        sorted_column(kinds),
+        sorted_column([speeds[rows[i >> 1].speed_gbps] for i in range(len(ends))]),
+        ["true"] * len(ends),
+        sorted_column(management),
+        sorted_column(descriptions),
+    ]
+
+
+def _interface_kinds(
+    cluster: ResolvedCluster, plan: Plan, rows: list[CableRow], ends: list[CableEnd]
+) -> list[str]:
+    """The NetBox interface type of each end (computed once per fabric, speed, medium, model and port)."""
     devices = plan.device_by_name
     types: dict[tuple, str] = {}
-    speeds = {v: round(v * 1_000_000) for v in {r.speed_gbps for r in rows}}
     kinds: list[str] = []
-    descriptions: list[str] = []
-    management: list[str] = []
     for i, end in enumerate(ends):
         r = rows[i >> 1]
         node = end.kind == "node"
@@ -401,35 +441,57 @@ def _interface_columns(
         if kind is None:
             kind = types[key] = interface_type(cluster, plan, r, end)
         kinds.append(kind)
+    return kinds
+
+
+def _interface_texts(
+    cluster: ResolvedCluster, plan: Plan, rows: list[CableRow], ends: list[CableEnd]
+) -> tuple[list[str], list[str], list[str]]:
+    """Each end's label, description and mgmt_only cell."""
+    labels: list[str] = []
+    descriptions: list[str] = []
+    management: list[str] = []
+    port_cache: dict[tuple[str, str], NicPort | None] = {}
+    for i, end in enumerate(ends):
+        r = rows[i >> 1]
         text = f"{r.fabric} {r.layer}, cable {r.id}"
-        if node:
-            descriptions.append(f"{end.port}; {text}")
+        port = _node_port(cluster, plan, end, port_cache) if end.kind == "node" else None
+        if end.kind == "node":
+            # the RDMA device/port as the label (the name NCCL and ibstat use; the interface name is the
+            # OS one), the chassis port in the description
+            labels.append(end.port if port is not None and port.has_rdma else end.label_port)
+            descriptions.append(f"{end.label_port}; {text}")
         elif end.label_port != f"P{end.port}":
+            labels.append(end.label_port)
             descriptions.append(f"cage {end.label_port}; {text}")
         else:
+            labels.append(end.label_port)
             descriptions.append(text)
-        management.append("true" if node and r.fabric == "management" else "false")
-    device = [e.device for e in ends]
-    # Sort key: (device, natural order of the interface name), as one int: device rank x name rank.
-    name_rank = _ranks(names, natural_key)
-    device_rank = _ranks(device, None)
-    width = max(name_rank.values(), default=0) + 1
-    keys = [device_rank[d] * width + name_rank[n] for d, n in zip(device, names, strict=True)]
-    order = sorted(range(len(ends)), key=keys.__getitem__)
+        management.append("true" if _out_of_band(r, port) else "false")
+    return labels, descriptions, management
 
-    def sorted_column(values: list) -> list:
-        return list(itemgetter(*order)(values)) if len(order) > 1 else [values[i] for i in order]
 
-    return [
-        sorted_column(device),
-        sorted_column(names),
-        sorted_column([e.label_port for e in ends]),
-        sorted_column(kinds),
-        sorted_column([speeds[rows[i >> 1].speed_gbps] for i in range(len(ends))]),
-        ["true"] * len(ends),
-        sorted_column(management),
-        sorted_column(descriptions),
-    ]
+def _node_port(
+    cluster: ResolvedCluster, plan: Plan, end: CableEnd, cache: dict[tuple[str, str], NicPort | None]
+) -> NicPort | None:
+    """The pool's NIC port behind a node's cable end (one lookup per pool and port)."""
+    pool = plan.device_by_name[end.device].pool or ""
+    key = (pool, end.port)
+    if key not in cache:
+        resolved = next((p for p in cluster.pools if p.name == pool), None)
+        ports = resolved.ports if resolved else ()
+        cache[key] = next((p for p in ports if p.plan_port == end.port), None)
+    return cache[key]
+
+
+def _out_of_band(row: CableRow, port: NicPort | None) -> bool:
+    """NetBox's mgmt_only means an out-of-band management interface ("This interface is used only for
+    out-of-band management", dcim Interface model): a node's BMC port, not the in-band host network.
+    A port the port map names is the BMC by its role; without a map, servers.yaml's management NIC is
+    the BMC port (generator/platform/ports.py, ROLES_FOR_PURPOSE)."""
+    if port is None or row.fabric != "management":
+        return False
+    return port.role == "bmc" or (port.role == "" and port.purpose == "management")
 
 
 def _ranks(values: list[str], key: Callable[[str], Any] | None) -> dict[str, int]:
@@ -443,3 +505,50 @@ def _ranks(values: list[str], key: Callable[[str], Any] | None) -> dict[str, int
             rank, previous = rank + 1, k
         ranks[v] = rank
     return ranks
+
+
+# --- air-gapped import: the files cut to sizes one NetBox request can take --------------------------
+# NetBox's bulk import handles a file in one request and one transaction: it must finish inside the
+# documented gunicorn timeout (120 s, NetBox docs "Installation: gunicorn") and stay under Django's
+# DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB by default) for pasted text. A cable row cost ~1 s of server CPU in
+# a measured NetBox 4.4 import (it traces the cable path), so cable files hold 60 rows (~60 s, half the
+# timeout); interfaces 500; everything else at most 1,000.
+CHUNK_ROWS: dict[str, int] = {"cables.csv": 60, "interfaces.csv": 500}
+MAX_CHUNK_ROWS = 1000
+
+
+def import_chunks(files: dict[str, str], rows: dict[str, int] | None = None) -> dict[str, str]:
+    """``files`` (IMPORT_ORDER name -> CSV text) cut into numbered files that sort in import order:
+    ``01-sites.csv``, ``08-interfaces-001.csv``, ``08-interfaces-002.csv``, ... each with the header.
+
+    A file whose rows are all dropped (nothing new) is left out; ``rows`` overrides rows per file."""
+    limits = {**CHUNK_ROWS, **(rows or {})}
+    out: dict[str, str] = {}
+    for step, name in enumerate(IMPORT_ORDER, start=1):
+        header, records = csv_records(files.get(name, ""))
+        if not records:
+            continue
+        size = max(1, min(limits.get(name, MAX_CHUNK_ROWS), MAX_CHUNK_ROWS))
+        parts = [records[i : i + size] for i in range(0, len(records), size)]
+        stem = name.removesuffix(".csv")
+        for number, part in enumerate(parts, start=1):
+            label = f"{step:02d}-{stem}" + (f"-{number:03d}" if len(parts) > 1 else "")
+            out[f"{label}.csv"] = header + "".join(part)
+    return out
+
+
+def csv_records(text: str) -> tuple[str, list[str]]:
+    """The header line and each record's text (a quoted cell may hold a line break)."""
+    lines = text.splitlines(keepends=True)
+    if not lines:
+        return "", []
+    header, records, pending = lines[0], [], ""
+    for line in lines[1:]:
+        pending += line
+        # a record ends where its quotes balance (RFC 4180: a quote inside a cell is doubled)
+        if pending.count('"') % 2 == 0:
+            records.append(pending)
+            pending = ""
+    if pending:
+        records.append(pending)
+    return header, records

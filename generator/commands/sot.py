@@ -1,0 +1,179 @@
+"""`blueprint sot push BUILD --url URL` / `blueprint sot csv BUILD -o DIR`: the plan in the site's NetBox
+or Nautobot, over the REST API or as numbered files for the bulk import.
+
+Reads the NetBox files of a build (``cabling/netbox/``), reads back what the site holds, and creates
+what is missing, updates what changed and leaves the rest: a second push of the same build changes
+nothing, and a grown build (``blueprint diff`` 2 -> 3 SU) creates only the additions. ``--dry-run``
+prints the change set and writes nothing. ``--mark-connected`` (once ``verify-cabling`` passes) sets the
+build's cables from planned to connected.
+
+Exit 0 when the site now matches the build (a dry run: when nothing would change), 1 when a dry run
+found changes or the server refused a write, 2 when the build or the options cannot be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from generator.commands._common import add_common, command, err_console, note, write_text
+from generator.report import dumps, safe
+
+ORDER = 47
+KINDS = ("netbox", "nautobot")
+ACTIONS = ("push", "csv")
+TOKEN_ENV = "BLUEPRINT_SOT_TOKEN"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = command(
+        sub,
+        "sot",
+        "put the plan in the site's source of truth (NetBox or Nautobot): REST push or import files",
+        description="push: create or update a build's racks, devices, interfaces and cables in NetBox or "
+        "Nautobot over the REST API (get-or-create what the site already has, update what changed, "
+        "create what is new, in batches). csv: the build's NetBox files as numbered chunks for NetBox's "
+        "bulk import (air-gapped sites). Exit 0 = the site matches the build / files written, 1 = a dry "
+        "run found changes or the server refused, 2 = unusable build or options.",
+    )
+    p.add_argument(
+        "action", choices=ACTIONS, metavar="ACTION", help="push (REST API) or csv (files for the bulk import)"
+    )
+    p.add_argument(
+        "build", metavar="BUILD", help="a `blueprint generate` output folder (or its cabling/netbox)"
+    )
+    push = p.add_argument_group("push")
+    push.add_argument("--url", help="the server's base URL, e.g. https://netbox.example.com (push)")
+    push.add_argument(
+        "--token", help=f"API token (default: the {TOKEN_ENV} environment variable, kept out of `ps`)"
+    )
+    push.add_argument(
+        "--kind", choices=KINDS, help="the product (default: asked from the server's /api/status/)"
+    )
+    push.add_argument("--dry-run", action="store_true", help="print the change set; write nothing")
+    push.add_argument(
+        "--mark-connected",
+        action="store_true",
+        help="after `verify-cabling` passes: set the build's cables from planned to connected",
+    )
+    push.add_argument(
+        "--batch", type=int, default=None, metavar="N", help="objects per write request (1-1000)"
+    )
+    files = p.add_argument_group("csv")
+    files.add_argument(
+        "--since", metavar="OLD_BUILD", help="only the objects OLD_BUILD did not have (grown cluster)"
+    )
+    files.add_argument("--rows", type=int, metavar="N", help="rows per file for every file (at most 1000)")
+    files.add_argument("--force", action="store_true", help="replace the -o folder when it is not empty")
+    add_common(
+        p,
+        output_help="push: write the change set report here (default: standard output); "
+        "csv: the folder for the numbered files (required)",
+        output_metavar="PATH",
+    )
+    p.set_defaults(func=run)
+
+
+def _fail(message: str, code: int = 2) -> int:
+    err_console.print(f"[bold red]sot[/]: {safe(message)}", highlight=False)
+    return code
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.action == "csv":
+        return run_csv(args)
+    return run_push(args)
+
+
+def run_push(args: argparse.Namespace) -> int:
+    from generator.sot.backends import MissingClient, SotError
+    from generator.sot.build import read_build
+    from generator.sot.push import DEFAULT_BATCH
+
+    if not args.url:
+        return _fail("push needs --url")
+    token = args.token or os.environ.get(TOKEN_ENV, "")
+    if not token:
+        return _fail(f"no API token: give --token or set {TOKEN_ENV}")
+    if args.batch is not None and not 1 <= args.batch <= 1000:
+        return _fail("--batch must be between 1 and 1000")
+    if not Path(args.build).is_dir():
+        return _fail(f"{args.build}: not a folder")
+    desired = read_build(Path(args.build))
+    try:
+        return _push(args, token, desired, args.batch or DEFAULT_BATCH)
+    except MissingClient as exc:
+        return _fail(str(exc), 2)
+    except SotError as exc:
+        return _fail(str(exc), 1)
+
+
+def run_csv(args: argparse.Namespace) -> int:
+    from generator.emit.cabling.netbox import IMPORT_ORDER, MAX_CHUNK_ROWS, import_chunks
+    from generator.foreign import ByteBudget
+    from generator.sot.csvfiles import new_only, read_files, write_chunks
+
+    if not args.output or args.output == "-":
+        return _fail("csv needs -o DIR: the folder for the numbered files")
+    if args.rows is not None and not 1 <= args.rows <= MAX_CHUNK_ROWS:
+        return _fail(f"--rows must be between 1 and {MAX_CHUNK_ROWS}")
+    for folder in (args.build, args.since):
+        if folder is not None and not Path(folder).is_dir():
+            return _fail(f"{folder}: not a folder")
+    budget = ByteBudget()
+    files = read_files(Path(args.build), budget)
+    if args.since:
+        files = new_only(files, read_files(Path(args.since), budget))
+    rows = {name: args.rows for name in IMPORT_ORDER} if args.rows else None
+    chunks = import_chunks(files, rows)
+    write_chunks(Path(args.output), chunks, args.force)
+    note(args, f"{len(chunks)} file(s) in {args.output}: import them in name order")
+    return 0
+
+
+def _push(args: argparse.Namespace, token: str, desired: Any, batch: int) -> int:
+    from generator.sot.changes import describe
+    from generator.sot.push import mark_connected, push
+
+    backend = _connect(args, token)
+    progress = (lambda text: None) if args.quiet else (lambda text: note(args, text))
+    apply = not args.dry_run
+    result = push(backend, desired, apply=apply, batch=batch, progress=progress)
+    if args.mark_connected:
+        mark_connected(backend, desired, result, apply=apply, batch=batch, progress=progress)
+    if args.format == "json":
+        write_text(dumps(_as_json(result, backend.product, apply)), args.output)
+    else:
+        lines = describe(result.changes)
+        if args.mark_connected:
+            lines.append(f"cable status -> connected: {result.connected}")
+        verb = "written" if apply else "to write"
+        lines.append(f"{backend.product}: {result.written} change(s) {verb}")
+        write_text("\n".join(lines) + "\n", args.output)
+    return 1 if args.dry_run and result.written else 0
+
+
+def _connect(args: argparse.Namespace, token: str) -> Any:
+    from generator.sot import nautobot, netbox
+    from generator.sot.backends import detect
+
+    kind = args.kind or detect(args.url, token)
+    return (nautobot if kind == "nautobot" else netbox).connect(args.url, token)
+
+
+def _as_json(result: Any, product: str, applied: bool) -> dict[str, Any]:
+    return {
+        "product": product,
+        "applied": applied,
+        "kinds": {
+            c.kind: {
+                "create": ["/".join(r.key) for r, _ in c.creates],
+                "update": {"/".join(u.record.key): sorted(u.changed) for u in c.updates},
+                "unchanged": c.unchanged,
+            }
+            for c in result.changes
+        },
+        "connected": result.connected,
+    }

@@ -1,0 +1,191 @@
+"""The two products' REST APIs behind one interface: find what a site holds, create, update in bulk.
+
+Both speak Django REST Framework: a list endpoint filters with repeated query parameters
+(``?name=a&name=b``), a POST of a JSON list creates objects in one request and transaction, and a PATCH of
+a list of ``{"id": ..., field: value}`` updates several (NetBox docs "REST API overview", "Creating
+Multiple Objects" / "Updating Multiple Objects"; Nautobot docs "REST API overview", the same). Related
+objects are referred to by id.
+
+Where the two differ (NetBox 4 / Nautobot 2-3):
+- NetBox has sites, locations under a site and slugs; Nautobot 2 dropped slugs, and sites and rows are
+  both Locations, of location types that say what they may hold.
+- NetBox statuses are choice values (``planned``); Nautobot's are Status objects (``Planned``) by id.
+- NetBox 4 cables take ``a_terminations``/``b_terminations`` lists; Nautobot ``termination_a_type`` +
+  ``termination_a_id``, and its cable length is a whole number.
+- Nautobot racks and devices carry ``comments`` where NetBox has a description, and its roles are
+  shared by models (``content_types``).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable, Iterable
+from functools import partial
+from typing import Any, ClassVar, Protocol
+
+from generator.sot.build import Desired, Key, Record, chunks
+from generator.sot.changes import Found, Pending
+
+IdMap = dict[tuple[str, Key], Any]
+# Names and ids per filtered GET: keeps a query string well under common 8 KB URL limits (nginx's
+# large_client_header_buffers default), even with 36-character UUIDs.
+FILTER_CHUNK = 100
+
+
+class SotError(Exception):
+    """The source of truth refused or could not be reached: the message says what and where."""
+
+
+class MissingClient(SotError):
+    """The product's Python client is not installed (an optional dependency)."""
+
+    def __init__(self, package: str) -> None:
+        super().__init__(f"{package} is not installed: pip install 'cluster-blueprint[sot]'")
+
+
+class Backend(Protocol):
+    product: str
+
+    def prepare(self, desired: Desired, create: bool) -> None: ...
+
+    def find(self, kind: str, records: list[Record], ids: IdMap) -> dict[Key, Found]: ...
+
+    def payload(self, record: Record, ids: IdMap) -> dict[str, Any]: ...
+
+    def create(self, kind: str, payloads: list[dict[str, Any]]) -> list[Any]: ...
+
+    def update(self, kind: str, payloads: list[dict[str, Any]]) -> None: ...
+
+    def delete(self, kind: str, ids: list[Any]) -> None: ...
+
+    @property
+    def end_fields(self) -> dict[str, frozenset[str]]: ...
+
+    def status(self, name: str) -> Any: ...
+
+
+def ref(ids: IdMap, record: Record, name: str) -> Any:
+    """The id of what ``record`` refers to as ``name`` (a Pending one while it is still to create)."""
+    target = record.refs[name]
+    return ids.get(target, Pending(*target))
+
+
+def plain(value: Any) -> Any:
+    """An API value in payload shape: a choice's value, a related object's id, whole floats as ints."""
+    if isinstance(value, dict):
+        if "value" in value and "label" in value:
+            return value["value"]
+        if "id" in value:
+            return value["id"]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def flat(record: Any) -> dict[str, Any]:
+    """A pynetbox/pynautobot Record as a plain dict of payload-shaped values."""
+    raw = dict(record)
+    return {k: plain(v) for k, v in raw.items()}
+
+
+def known(values: Iterable[Any]) -> list[Any]:
+    """The ids among ``values`` that exist at the site (a Pending one cannot be filtered on)."""
+    return [v for v in values if not isinstance(v, Pending)]
+
+
+class RestBackend:
+    """What both products share: endpoints by kind, chunked filtered reads, batched writes."""
+
+    product = "?"
+    endpoints: ClassVar[dict[str, tuple[str, str]]] = {}
+
+    def __init__(self, api: Any, error: type[Exception], progress: Callable[[str], None] | None = None):
+        self.api = api
+        self.error = error
+        self.progress = progress or (lambda text: print(text, file=sys.stderr))
+
+    def endpoint(self, kind: str) -> Any:
+        app, name = self.endpoints[kind]
+        return getattr(getattr(self.api, app), name)
+
+    def _call(self, what: str, call: Callable[[], Any]) -> Any:
+        try:
+            return call()
+        except self.error as exc:
+            raise SotError(f"{self.product} refused {what}: {exc}") from None
+        except OSError as exc:  # requests' ConnectionError and timeouts derive from OSError
+            raise SotError(f"{self.product} could not be reached ({what}): {exc}") from None
+
+    def fetch(self, kind: str, **filters: Any) -> list[dict[str, Any]]:
+        """Every object of ``kind`` matching ``filters``; one list-valued filter is fetched in chunks."""
+        many = [k for k, v in filters.items() if isinstance(v, list)]
+        if not many:
+            return [
+                flat(r) for r in self._call(f"listing {kind}", lambda: self.endpoint(kind).filter(**filters))
+            ]
+        name = many[0]
+        out: list[dict[str, Any]] = []
+        for part in chunks(filters[name], FILTER_CHUNK):
+            rows = self._call(f"listing {kind}", partial(self._filter, kind, {**filters, name: part}))
+            out.extend(flat(r) for r in rows)
+        return out
+
+    def _filter(self, kind: str, query: dict[str, Any]) -> list[Any]:
+        return list(self.endpoint(kind).filter(**query))
+
+    def create(self, kind: str, payloads: list[dict[str, Any]]) -> list[Any]:
+        made = self._call(f"creating {len(payloads)} {kind}", lambda: self.endpoint(kind).create(payloads))
+        made = made if isinstance(made, list) else [made]
+        return [m.id for m in made]
+
+    def update(self, kind: str, payloads: list[dict[str, Any]]) -> None:
+        self._call(f"updating {len(payloads)} {kind}", lambda: self.endpoint(kind).update(payloads))
+
+    def delete(self, kind: str, ids: list[Any]) -> None:
+        self._call(f"deleting {len(ids)} {kind}", lambda: self.endpoint(kind).delete(ids))
+
+    def found(
+        self, rows: list[dict[str, Any]], key: Callable[[dict[str, Any]], Key | None]
+    ) -> dict[Key, Found]:
+        out: dict[Key, Found] = {}
+        for row in rows:
+            k = key(row)
+            if k is not None:
+                out.setdefault(k, Found(row["id"], row))
+        return out
+
+
+def whole_length(length: Any, unit: str) -> tuple[Any, str]:
+    """A cable length as a whole number (Nautobot's field is an integer): metres, else centimetres."""
+    if length in (None, "") or float(length).is_integer():
+        return (None if length in (None, "") else int(length)), unit if length not in (None, "") else ""
+    return math.ceil(float(length) * 100), "cm"
+
+
+def detect(url: str, token: str, timeout: float = 30.0) -> str:
+    """``netbox`` or ``nautobot``, from the status endpoint both serve (``netbox-version`` /
+    ``nautobot-version`` keys of ``GET /api/status/``)."""
+    import requests
+
+    try:
+        reply = requests.get(
+            f"{url.rstrip('/')}/api/status/",
+            headers={"Authorization": f"Token {token}", "Accept": "application/json"},
+            timeout=timeout,
+        )
+    except requests.RequestException as exc:
+        raise SotError(f"{url} could not be reached: {exc}") from None
+    if reply.status_code != 200:
+        raise SotError(
+            f"{url}/api/status/ answered HTTP {reply.status_code}: give --kind, or check the token"
+        )
+    try:
+        status = reply.json()
+    except ValueError:
+        status = None
+    if isinstance(status, dict):
+        for product in ("nautobot", "netbox"):
+            if f"{product}-version" in status:
+                return product
+    raise SotError(f"{url}/api/status/ is neither NetBox's nor Nautobot's: give --kind")

@@ -1,0 +1,80 @@
+"""The air-gapped path: a build's NetBox CSVs as numbered files NetBox's bulk import takes one by one,
+optionally only the objects an older build did not have (a grown cluster: ``blueprint diff`` 2 -> 3 SU).
+
+The import can only create: moved devices and re-routed or re-sized cables of a grown build are not in
+the "new only" files (``sot push`` updates them; docs/cabling.md says how by hand).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from generator.emit.cabling.netbox import IMPORT_ORDER, csv_records
+from generator.foreign import ByteBudget, ForeignInputError, read_foreign_text
+from generator.fsutil import OutputRefused, atomic_dir, checked_output_dir, write_new_text
+from generator.sot.build import FILE_LIMIT, netbox_dir
+
+# The columns that name an object in each file (what makes a row "the same object" in two builds).
+KEY_COLUMNS: dict[str, tuple[str, ...]] = {
+    "sites.csv": ("name",),
+    "locations.csv": ("site", "name"),
+    "manufacturers.csv": ("name",),
+    "device-roles.csv": ("name",),
+    "device-types.csv": ("slug",),
+    "racks.csv": ("name",),
+    "devices.csv": ("name",),
+    "interfaces.csv": ("device", "name"),
+    "cables.csv": ("label",),
+}
+
+
+def read_files(build: Path, budget: ByteBudget) -> dict[str, str]:
+    folder = netbox_dir(build)
+    return {name: read_foreign_text(folder / name, FILE_LIMIT, budget) for name in IMPORT_ORDER}
+
+
+def new_only(files: dict[str, str], old: dict[str, str]) -> dict[str, str]:
+    """``files`` less every row whose object (KEY_COLUMNS) ``old`` already has."""
+    out = {}
+    for name in IMPORT_ORDER:
+        header, records = csv_records(files[name])
+        had = {key for key in _keys(name, old.get(name, ""))}
+        keep = [
+            r for r, key in zip(records, _record_keys(name, header, records), strict=True) if key not in had
+        ]
+        out[name] = header + "".join(keep)
+    return out
+
+
+def _record_keys(name: str, header: str, records: list[str]) -> list[tuple[str, ...]]:
+    columns = next(csv.reader(io.StringIO(header)), [])
+    try:
+        at = [columns.index(c) for c in KEY_COLUMNS[name]]
+    except ValueError:
+        raise ForeignInputError(name, f"no column {', '.join(KEY_COLUMNS[name])}") from None
+    keys = []
+    for record in records:
+        row = next(csv.reader(io.StringIO(record)), [])
+        keys.append(tuple(row[i] if i < len(row) else "" for i in at))
+    return keys
+
+
+def _keys(name: str, text: str) -> list[tuple[str, ...]]:
+    header, records = csv_records(text)
+    return _record_keys(name, header, records) if header else []
+
+
+def write_chunks(out: Path, chunks: dict[str, str], force: bool) -> None:
+    """The numbered files into a new (or empty) folder; an existing non-empty one only with ``force``,
+    and then replaced whole so no file of an earlier run is left to be imported by mistake."""
+    target = checked_output_dir(out, None)
+    if target.exists() and any(target.iterdir()) and not force:
+        raise OutputRefused(f"{out} is not empty; give a new folder, or --force to replace it")
+
+    def fill(tmp: Path) -> None:
+        for name, text in chunks.items():
+            write_new_text(tmp / name, text)
+
+    atomic_dir(target, fill)

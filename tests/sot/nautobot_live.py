@@ -1,0 +1,149 @@
+"""`blueprint sot push` against a real Nautobot (tests/sot/nautobot_server.sh): a separate job, not collected
+by the default run (the file name does not start with test_; docs/cabling.md says how to run it).
+
+Push a build, push it again (nothing written), push the grown build (only the additions and the moves
+`blueprint diff` names), mark the cables connected; then read back through Nautobot's REST API, with
+pynautobot and not the code under test, that every device, interface and cable end equals the plan.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import EXAMPLES, run_cli
+from real_tools import needs
+from sot_fixtures import builds, growth, netbox_rows  # noqa: F401  (fixtures)
+
+URL = os.environ.get("CB_NAUTOBOT_URL", "")
+TOKEN = os.environ.get("CB_NAUTOBOT_TOKEN", "")
+
+
+@pytest.fixture(scope="module")
+def api() -> Any:
+    needs(
+        [] if URL and TOKEN else ["a Nautobot server (CB_NAUTOBOT_URL, CB_NAUTOBOT_TOKEN)"],
+        "start one with: bash tests/sot/nautobot_server.sh --install start DIR; . DIR/env",
+    )
+    import pynautobot
+
+    return pynautobot.api(URL, token=TOKEN)
+
+
+@pytest.fixture(scope="module")
+def ib_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    prebuilt = os.environ.get("CB_SOT_PREBUILT")
+    if prebuilt:
+        return Path(prebuilt) / "build-hypercube-research"
+    out = tmp_path_factory.mktemp("sot-ib") / "build"
+    code, _, err = run_cli("generate", str(EXAMPLES / "hypercube-research.yaml"), "-o", str(out), "-q")
+    assert code == 0, err
+    return out
+
+
+def push(build: Path, *extra: str) -> tuple[int, dict, str]:
+    code, out, err = run_cli(
+        "sot", "push", str(build), "--url", URL, "--token", TOKEN, "--format", "json", *extra
+    )
+    return code, (json.loads(out) if out.strip() else {}), err
+
+
+def changed(report: dict, what: str) -> dict[str, int]:
+    return {kind: len(v[what]) for kind, v in report["kinds"].items() if v[what]}
+
+
+def read_back(api: Any, build: Path) -> dict[str, Any]:
+    """The build's devices (rack, position), interfaces and cable ends as Nautobot holds them."""
+    names = [r["name"] for r in netbox_rows(build, "devices.csv")]
+    devices = {d.id: d for d in api.dcim.devices.filter(name=names)}
+    racks = {r.id: r.name for r in api.dcim.racks.all()}
+    interfaces: dict[str, tuple[str, str]] = {}
+    for i in range(0, len(names), 50):
+        ids = [d for d in devices if devices[d].name in names[i : i + 50]]
+        for itf in api.dcim.interfaces.filter(device=ids):
+            interfaces[itf.id] = (devices[itf.device.id].name, itf.name)
+    labels = {r["label"] for r in netbox_rows(build, "cables.csv")}
+    statuses = {s.id: s.name for s in api.extras.statuses.all()}  # one read, not one per cable
+    cables = {}
+    for cable in api.dcim.cables.all():
+        if cable.label in labels:
+            a, b = interfaces[cable.termination_a_id], interfaces[cable.termination_b_id]
+            cables[cable.label] = (*a, *b, statuses[cable.status.id])
+    return {
+        "devices": {
+            d.name: (racks.get(d.rack.id) if d.rack else None, d.position) for d in devices.values()
+        },
+        "interfaces": set(interfaces.values()),
+        "cables": cables,
+    }
+
+
+def planned(build: Path) -> dict[str, Any]:
+    return {
+        "devices": {
+            r["name"]: (r["rack"] or None, int(r["position"]) if r["position"] else None)
+            for r in netbox_rows(build, "devices.csv")
+        },
+        "interfaces": {(r["device"], r["name"]) for r in netbox_rows(build, "interfaces.csv")},
+        "cables": {
+            r["label"]: (r["side_a_device"], r["side_a_name"], r["side_b_device"], r["side_b_name"])
+            for r in netbox_rows(build, "cables.csv")
+        },
+    }
+
+
+def assert_matches(api: Any, build: Path, status: str) -> None:
+    there, plan = read_back(api, build), planned(build)
+    assert there["devices"] == plan["devices"]
+    assert there["interfaces"] == plan["interfaces"]
+    assert {k: v[:4] for k, v in there["cables"].items()} == plan["cables"]
+    assert {v[4] for v in there["cables"].values()} == {status}
+
+
+def test_push_repush_of_an_infiniband_example(api: Any, ib_build: Path) -> None:
+    code, report, err = push(ib_build)
+    assert code == 0, err
+    assert changed(report, "create")["cable"] == len(netbox_rows(ib_build, "cables.csv"))
+    assert_matches(api, ib_build, "Planned")
+    code, report, err = push(ib_build)
+    assert code == 0, err
+    assert changed(report, "create") == {} and changed(report, "update") == {}
+
+
+def test_push_repush_grow_and_connect(api: Any, builds: dict, growth: dict) -> None:
+    small, grown = builds["small"], builds["grown"]
+    code, report, err = push(small)
+    assert code == 0, err
+    assert_matches(api, small, "Planned")
+    # again: nothing to do, and a dry run agrees
+    code, report, err = push(small)
+    assert code == 0, err
+    assert changed(report, "create") == {} and changed(report, "update") == {}
+    assert push(small, "--dry-run")[0] == 0
+    # grown by 16 nodes: the additions are created, the moves and re-sized cables updated
+    code, report, err = push(grown, "--dry-run")
+    assert code == 1, err
+    summary = growth["summary"]
+    assert changed(report, "create")["device"] == summary["devices_added"]
+    code, report, err = push(grown)
+    assert code == 0, err
+    made, moved = changed(report, "create"), changed(report, "update")
+    assert made["device"] == summary["devices_added"]
+    assert made["cable"] == summary["cables_added"]
+    assert made["interface"] == 2 * summary["cables_added"]
+    assert made["rack"] == summary["racks_added"]
+    assert moved["device"] == summary["devices_relocated"]
+    assert moved["cable"] == summary["cables_changed"]
+    assert_matches(api, grown, "Planned")
+    # verify-cabling passed: planned -> connected, and a later push leaves them connected
+    code, report, err = push(grown, "--mark-connected")
+    assert code == 0, err
+    assert report["connected"] == len(netbox_rows(grown, "cables.csv"))
+    assert_matches(api, grown, "Connected")
+    code, report, err = push(grown)
+    assert code == 0 and changed(report, "update") == {}
+    assert_matches(api, grown, "Connected")
