@@ -297,13 +297,17 @@ def _fabric_section(cat: Catalog, technology: str, topology: dict[str, Any]) -> 
     out: dict[str, Any] = {"technology": technology, "topology": topology}
     if tech.kind == "infiniband":
         switch = cat.switch(topology["switch"])
-        engine = "ftree" if topology["kind"] == "fat-tree" else "dfsssp"
-        out["subnet_manager"] = {
-            "kind": "opensm",
-            "ha": True,
-            "routing_engine": engine,
-            "sharp": bool(switch.sharp),
-        }
+        if topology["kind"] == "fat-tree":
+            # NVIDIA's SuperPOD design: the SM and SHARP's Aggregation Manager on UFM appliances, never on
+            # a GPU node (rules NET022/NET023; data/subnet_managers.yaml)
+            out["subnet_manager"] = {
+                "kind": "ufm",
+                "ha": True,
+                "routing_engine": "ftree",
+                "sharp": bool(switch.sharp),
+            }
+        else:  # upstream OpenSM's dfsssp; SHARP needs a flavour upstream OpenSM is not
+            out["subnet_manager"] = {"kind": "opensm", "ha": True, "routing_engine": "dfsssp"}
     elif tech.kind == "roce":
         out["lossless"] = {"pfc": True, "ecn": True}  # priority, DSCP and trust: the blueprint's defaults
     return out
