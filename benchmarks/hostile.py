@@ -102,23 +102,24 @@ def cases() -> Iterator[tuple[str, str]]:
 COMMENTS = "800,000 comment lines (3.2 MB)"
 
 
-def run(text: str, tmp: Path) -> dict[str, float | int | str]:
-    path = tmp / "bp.yaml"
-    path.write_text(text)
+def _capped_child(args: list[str]) -> dict[str, float | int | str]:
+    """Run one measuring stage in a fresh Python under the address-space cap; its last line is its JSON."""
 
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (AS_CAP, AS_CAP))
 
     proc = subprocess.run(
-        [sys.executable, "-c", STAGE, str(path), str(tmp / "report.json")],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        preexec_fn=cap,
+        [sys.executable, "-c", *args], capture_output=True, text=True, timeout=600, preexec_fn=cap
     )
     if proc.returncode != 0 or "Traceback" in proc.stderr:
         return {"code": proc.returncode, "seconds": -1, "peak_mb": -1, "error": proc.stderr.strip()[-300:]}
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def run(text: str, tmp: Path) -> dict[str, float | int | str]:
+    path = tmp / "bp.yaml"
+    path.write_text(text)
+    return _capped_child([STAGE, str(path), str(tmp / "report.json")])
 
 
 # ---- foreign inputs (issue 31) -------------------------------------------------------------------------
@@ -225,19 +226,7 @@ def foreign_cases(root: Path, builds: dict[str, Path]) -> Iterator[tuple[str, li
 
 
 def run_foreign(argv: list[str]) -> dict[str, float | int | str]:
-    def cap() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (AS_CAP, AS_CAP))
-
-    proc = subprocess.run(
-        [sys.executable, "-c", FOREIGN_STAGE, json.dumps(argv)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        preexec_fn=cap,
-    )
-    if proc.returncode != 0 or "Traceback" in proc.stderr:
-        return {"code": proc.returncode, "seconds": -1, "peak_mb": -1, "error": proc.stderr.strip()[-300:]}
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return _capped_child([FOREIGN_STAGE, json.dumps(argv)])
 
 
 def foreign_table(max_seconds: float, max_mb: float) -> bool:
