@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from ruamel.yaml import YAML  # noqa: E402
 
 from blueprints.models import Blueprint  # noqa: E402
-from generator.perf.collectives import estimate  # noqa: E402
+from generator.perf.collectives import algorithm_list, estimate, protocol_list  # noqa: E402
 from generator.perf.predict import job_for  # noqa: E402
 from generator.perf.sizes import parse_size  # noqa: E402
 from generator.perf.system import system_for  # noqa: E402
@@ -93,11 +93,18 @@ def _blueprint(entry: dict[str, Any], specs: dict[str, Any]) -> dict[str, Any]:
 
 def evaluate_entry(entry: dict[str, Any], specs: dict[str, Any]) -> Outcome:
     cluster = resolve(Blueprint.model_validate(_blueprint(entry, specs)))
-    system = system_for(cluster, build_plan(cluster))
-    job = job_for(system, entry["nodes"], ranks_per_node=entry["ranks_per_node"])
+    # what the run changed, as `blueprint estimate` takes it: the NCCL release (--nccl-version), NVLink off
+    # (--no-nvlink), NCCL_PROTO (--proto), inter-node channels (--channels)
+    nccl = str(entry["nccl"]) if "nccl" in entry else None
+    system = system_for(cluster, build_plan(cluster), nvlink=entry.get("nvlink", True), nccl_version=nccl)
+    job = job_for(
+        system, entry["nodes"], ranks_per_node=entry["ranks_per_node"], channels=entry.get("channels")
+    )
     algo = entry.get("algorithm", "default")
-    algorithms = None if algo == "default" else tuple(a.strip() for a in algo.split(","))
-    est = estimate(entry["collective"], parse_size(str(entry["size"])), job, algorithms=algorithms)
+    algorithms = None if algo == "default" else algorithm_list(algo)
+    protocols = protocol_list(entry["protocol"]) if "protocol" in entry else None
+    size = parse_size(str(entry["size"]))
+    est = estimate(entry["collective"], size, job, algorithms=algorithms, protocols=protocols)
     return Outcome(
         entry["id"],
         entry["hardware"],

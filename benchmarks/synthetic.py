@@ -8,27 +8,40 @@ _DEPLOYMENT = "deployment: {target: maas, maas: {compute_cidr: 10.64.0.0/12}}\n"
 
 
 def fat_tree_blueprint(gpus: int) -> str:
-    """A 3-tier rail-optimised NDR fat-tree of DGX H100 (8 GPUs, 8 rails per node).
+    """A 3-tier rail-optimised InfiniBand fat-tree, 8 GPUs and 8 rails per node.
 
-    QM9700 (radix 64) carries at most 64^3/4 = 65,536 NDR ports in 3 tiers; beyond that the switch is a
-    Quantum-X800 Q3400 split to 288 NDR ports.
+    Up to 65,536 GPUs: NDR DGX H100 on QM9700 (radix 64 carries at most 64^3/4 = 65,536 ports in 3 tiers).
+    Beyond: XDR B200 nodes with ConnectX-8 on Quantum-X800 Q3400 at its native 144 XDR ports (one InfiniBand
+    node numbers at most 254 ports, rule NET025, so the Q3400 is not split to 288 NDR ports), DOCA-Host
+    past the 2.9 branch that lacks ConnectX-8 (SFT003).
     """
     nodes = gpus // 8
-    switch = "qm9700" if gpus <= 65536 else "q3400"
-    su = 32 if switch == "qm9700" else 128
-    racks = nodes // 4 + nodes // 32 + 200
+    if gpus <= 65536:
+        tech, switch, su, pool, software = "infiniband-ndr", "qm9700", 32, "server: dgx-h100", ""
+    else:
+        tech, switch, su, pool, software = "infiniband-xdr", "q3400", 64, _XDR_SPEC, _XDR_SOFTWARE
+    # compute racks + network racks (the 144-port XDR leaves come in more racks than the NDR ones) + spare
+    racks = nodes // 4 + nodes // (32 if gpus <= 65536 else 8) + 200
     rows = max(1, -(-racks // 100))
     return f"""apiVersion: cluster-blueprint/v1
 name: bench-ft-{gpus}
-site: {{rows: {rows}, racks_per_row: 100, rack: {{units: 48, power_kw: 44}}}}
+site: {{rows: {rows}, racks_per_row: 100, rack: {{units: 48, power_kw: 60}}}}
 pools:
-  - {{name: dgx, role: gpu, count: {nodes}, server: dgx-h100, placement: {{nodes_per_rack: 4}}}}
+  - {{name: dgx, role: gpu, count: {nodes}, {pool}, placement: {{nodes_per_rack: 4}}}}
 fabrics:
   compute:
-    technology: infiniband-ndr
+    technology: {tech}
     topology: {{kind: fat-tree, tiers: 3, switch: {switch}, rail_optimized: true, scalable_unit: {su}}}
     subnet_manager: {{kind: ufm, ha: true}}
-{_DEPLOYMENT}"""
+{_DEPLOYMENT}{software}"""
+
+
+# An 8-GPU B200 node with eight ConnectX-8 XDR adapters, as the NET025 pass fixture declares it.
+_XDR_SPEC = (
+    "spec: {gpu: b200, gpus: 8, gpu_interconnect: nvlink5, nvlink_domain_gpus: 8, nvswitches: 2, pcie_gen: 6, "
+    "nics: [{purpose: compute, model: cx8, count: 8, speed_gbps: 800}], power_kw: 14.3, rack_units: 10}"
+)
+_XDR_SOFTWARE = "software: {ofed: {kind: doca, version: '3.0.0'}, driver_branch: '570', cuda: '12.8', nccl: '2.26.2'}\n"
 
 
 def dragonfly_blueprint(gpus: int) -> str:

@@ -1,9 +1,10 @@
 """The `blueprint` command: thin argument parsing; each sub-command lives in generator/commands/.
 
-Start-up is kept to argparse: every command module imports only argparse-level things at top level
-and its heavy modules (the model, the catalogue, Rich, the pipeline) inside ``run()``, and the
-version is read only when ``--version`` is asked (benchmarks/startup.py measures it;
-tests/cli/test_startup_imports.py enforces it).
+Start-up is kept to argparse: the sub-commands are listed in :data:`COMMANDS` (name, one-line help,
+module), so `blueprint --help` and `--version` import no command module, and a command imports only
+its own module, whose heavy imports (the model, the catalogue, Rich, the pipeline) sit inside
+``run()`` (benchmarks/startup.py measures it; tests/cli/test_startup_imports.py enforces it;
+tests/cli/test_command_table.py checks the table equals what the modules register).
 """
 
 from __future__ import annotations
@@ -13,12 +14,110 @@ import importlib
 import os
 import sys
 
-import generator.commands as commands_pkg
+from blueprints.api_version import API_VERSION  # a constant: the migrate command's one-line help
 
 TYPE_CHECKING = False  # typing itself costs start-up time; mypy treats this name as True
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
+
+COMMANDS_PACKAGE = "generator.commands"
+
+# (name, one-line help, module in generator/commands/), in the order `blueprint --help` lists them (the
+# modules' ORDER, then module name). A copy of what each module's register() says, written out so that
+# the top-level help costs no import of the 22 modules; tests/cli/test_command_table.py fails when it
+# differs from them in any way (a new module, a renamed command, an edited help text, another ORDER).
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    (
+        "init",
+        "scaffold a blueprint that validates (from a few answers, from `advise`, or interactively)",
+        "init",
+    ),
+    ("generate", "validate, then write every output (cabling, ansible, pulumi, slurm, ...)", "generate"),
+    ("examples", "list the shipped example blueprints, or copy one (or --all) to start from", "examples"),
+    ("validate", "check blueprints against the schema and the performance rules", "validate"),
+    ("plan", "build the fabric and physical plan and summarise it", "plan"),
+    ("topology", "export the fabric graph (graphml, json, dot, svg)", "topology"),
+    ("estimate", "predicted collective bandwidth (nccl-tests busbw) and training sync time", "estimate"),
+    ("schema", "print the blueprint JSON Schema (for editors: yaml-language-server)", "schema"),
+    (
+        "acceptance-report",
+        "measured (nccl-tests) vs predicted bus bandwidth per node, rail and collective; names "
+        "suspect cables",
+        "acceptance_report",
+    ),
+    ("advise", "recommend GPUs, nodes, topology and fabric for a model (the article's rules)", "advise"),
+    ("explain", "explain a rule or diagnostic id (or --list them all)", "explain"),
+    (
+        "cabling",
+        "write the cabling plan: CSV, printable XLSX, NetBox import, expected ibnetdiscover/LLDP",
+        "cabling",
+    ),
+    ("catalog", "list the hardware catalogue's entries (the ids blueprints refer to)", "catalog"),
+    ("diff", "compare two blueprints' physical plans (devices, cables, moves, live or not)", "diff"),
+    (
+        "verify-cabling",
+        "compare the fabric as built (ibnetdiscover / LLDP) with the cabling plan",
+        "verify_cabling",
+    ),
+    (
+        "sm-guids",
+        "OpenSM ftree root/compute-node GUID files from ibnetdiscover output and the plan",
+        "sm_guids",
+    ),
+    (
+        "sot",
+        "put the plan in the site's source of truth (NetBox or Nautobot): REST push or import files",
+        "sot",
+    ),
+    ("configure", "run the generated Ansible playbooks (ansible-runner) and report per host", "configure"),
+    (
+        "inventory",
+        "write the Ansible inventory from `pulumi stack output --json` (after pulumi up)",
+        "inventory",
+    ),
+    (
+        "rehearse",
+        "bring the generated network up in namespaces (FRR) and ibsim (OpenSM) and check it",
+        "rehearse",
+    ),
+    ("migrate", f"upgrade a blueprint to the current schema version ({API_VERSION})", "migrate"),
+    ("completion", "print a shell completion script (bash or zsh)", "completion"),
+)
+
+
+def terminal_columns() -> int:
+    """The terminal's width as shutil.get_terminal_size() gives it (COLUMNS, then the terminal, then 80).
+
+    Written out because argparse imports shutil (with zlib, bz2 and lzma, a tenth of `--help`'s CPU)
+    for this one number each time it makes a formatter: the same steps, from its documentation
+    (https://docs.python.org/3/library/shutil.html#shutil.get_terminal_size).
+    """
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help layout at the same width, without importing shutil to learn it."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+        **more: Any,  # what later Pythons add (3.14: color), passed on
+    ) -> None:
+        width = terminal_columns() - 2 if width is None else width  # argparse's own margin of 2
+        super().__init__(prog, indent_increment, max_help_position, width, **more)
 
 
 class _VersionAction(argparse._VersionAction):
@@ -31,32 +130,60 @@ class _VersionAction(argparse._VersionAction):
         values: str | Sequence[Any] | None,
         option_string: str | None = None,
     ) -> None:
-        from generator import installed_version
-
-        self.version = f"cluster-blueprint {installed_version()}"
+        self.version = version_text()
         super().__call__(parser, namespace, values, option_string)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def version_text() -> str:
+    from generator import installed_version
+
+    return f"cluster-blueprint {installed_version()}"
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; with ``only``, that command's in full and the others' names only.
+
+    A name-only command is enough to list it in `--help` and to refuse a misspelt one; its module is
+    imported only when it is the command being run (``only``), or for the whole parser (completion).
+    """
     parser = argparse.ArgumentParser(
         prog="blueprint",
         description="Infrastructure-as-code for AI GPU clusters: validate, plan, cable, configure, "
         "deploy, verify.",
+        formatter_class=_Formatter,
     )
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    modules = [importlib.import_module(f"{commands_pkg.__name__}.{name}") for name in command_names()]
-    for module in sorted(modules, key=lambda m: getattr(m, "ORDER", 50)):
-        module.register(sub)
+    for name, help, module in COMMANDS:
+        if only is None or name == only:
+            importlib.import_module(f"{COMMANDS_PACKAGE}.{module}").register(sub)
+        else:
+            sub.add_parser(name, help=help, formatter_class=_Formatter)
     return parser
 
 
-def command_names() -> list[str]:
-    """The command modules: generator/commands/*.py not starting with `_`.
+def command_word(argv: Sequence[str]) -> str:
+    """The sub-command ``argv`` names ('' if none): the first word that is not an option.
 
-    A directory listing, not pkgutil.iter_modules: that imports inspect and typing, which cost more
-    start-up than all the command modules together, to find the same `.py` files.
+    The top-level parser's only options (-h, --version) take no value, so the first other word is
+    the command, as argparse will read it.
     """
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            return argv[i + 1] if i + 1 < len(argv) else ""
+        if not arg.startswith("-") or arg == "-":
+            return arg
+    return ""
+
+
+def command_names() -> list[str]:
+    """The command modules: generator/commands/*.py not starting with `_` (what COMMANDS must list).
+
+    A directory listing, not pkgutil.iter_modules: that imports inspect and typing to find the same
+    `.py` files.
+    """
+    import generator.commands as commands_pkg
+
     names: set[str] = set()
     for folder in commands_pkg.__path__:
         for entry in os.scandir(folder):
@@ -67,8 +194,12 @@ def command_names() -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    if words == ["--version"]:  # the answer needs no parser (argparse's own action gives the same text)
+        sys.stdout.write(version_text() + "\n")
+        return 0
+    parser = build_parser(only=command_word(words))
+    args = parser.parse_args(words)
     try:
         return int(args.func(args) or 0)
     except (Exception, KeyboardInterrupt) as exc:  # never a traceback for a user

@@ -54,9 +54,6 @@ class SourceMap:
         line, col = self.positions.get(found, (1, 1))
         return Location(self.file, line, col)
 
-    def path_exists(self, path: Path) -> bool:
-        return tuple(path) in self.positions
-
 
 @dataclass(frozen=True)
 class LoadedBlueprint:

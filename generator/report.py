@@ -30,6 +30,8 @@ def safe(text: object) -> str:
     return escape(terminal(str(text)))
 
 
+# emoji=False: a finding's text is data; Rich would otherwise turn `:100:` (a location on line 100) or
+# `:smile:` in a message into an emoji.
 def text_report(findings: Iterable[Finding], console: Console) -> None:
     for f in findings:
         loc = f"{f.location}: " if f.location else ""
@@ -37,9 +39,33 @@ def text_report(findings: Iterable[Finding], console: Console) -> None:
             f"{safe(loc)}[{_style(f.severity)}]{f.severity}[/] [bold]{f.rule}[/] {safe(f.message)}",
             highlight=False,
             soft_wrap=True,
+            emoji=False,
         )
         if f.hint:
-            console.print(f"    [dim]hint:[/] {safe(f.hint)}", highlight=False, soft_wrap=True)
+            console.print(f"    [dim]hint:[/] {safe(f.hint)}", highlight=False, soft_wrap=True, emoji=False)
+
+
+def plain_text_report(findings: Iterable[Finding]) -> str | None:
+    """What :func:`text_report` prints on a console without colour (not a terminal), made without
+    importing Rich (~40 ms of a short command's CPU); None when Rich would print something else."""
+    out: list[str] = []
+    for f in findings:
+        loc, message = plain(f"{f.location}: " if f.location else ""), plain(f.message)
+        hint = plain(f.hint) if f.hint else ""
+        if loc is None or message is None or hint is None:
+            return None
+        out.append(f"{loc}{f.severity} {f.rule} {message}\n")
+        if f.hint:
+            out.append(f"    hint: {hint}\n")
+    return "".join(out)
+
+
+def plain(text: str) -> str | None:
+    """What Rich prints for ``safe(text)`` without colour, or None where it would not print the text as
+    it is: it expands tabs by cell widths, drops the backslash of a ``\\[`` that is no markup and
+    doubles a trailing backslash (tests/cli/test_validate_plain_text.py compares the two)."""
+    shown = terminal(text)
+    return None if "\t" in shown or "\\[" in shown or shown.endswith("\\") else shown
 
 
 def summary_line(findings: list[Finding]) -> str:

@@ -5,13 +5,12 @@ from __future__ import annotations
 from functools import cache
 
 from pydantic import BaseModel, ConfigDict
-from ruamel.yaml import YAML
 
-from blueprints.catalog.load import DATA_DIR
+from blueprints.catalog.load import DATA_DIR, read_shipped
 
 
 class _Entry(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
 
 
 class ScaleRange(_Entry):
@@ -40,6 +39,4 @@ class Advice(_Entry):
 
 @cache
 def advice() -> Advice:
-    with (DATA_DIR / "advice.yaml").open("rb") as fh:
-        raw = YAML(typ="safe", pure=True).load(fh)
-    return Advice.model_validate(raw)
+    return Advice.model_validate(read_shipped(DATA_DIR / "advice.yaml"))

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -16,8 +14,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
 from blueprints.catalog.schema import (
     CATALOG_ID_RE,
@@ -93,6 +89,8 @@ class CatalogError(Exception):
 
 
 def did_you_mean(name: str, choices: list[str] | tuple[str, ...] | Any) -> str | None:
+    import difflib  # only for a name the catalogue lacks
+
     close = difflib.get_close_matches(str(name), [str(c) for c in choices], n=3, cutoff=0.5)
     if not close:
         return None
@@ -120,8 +118,8 @@ def missing_hint(key: str, section: str, table: Mapping[str, Any]) -> str:
     return f"{guess} ({known}); {add}" if guess else f"{known}; {add}"
 
 
-def _read_yaml(path: Path) -> Any:
-    """A shipped data file, from the parse cache when it has it (default_catalog reads each once)."""
+def read_shipped(path: Path) -> Any:
+    """A shipped data file, from the parse cache when it has it (each reader reads its file once)."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -142,6 +140,9 @@ def read_data(data: bytes, source: str) -> Any:
     cached = _cache_read(key)
     if cached is not _MISSING:
         return cached
+    from ruamel.yaml import YAML  # only on a cache miss: a command reading the cache never imports it
+    from ruamel.yaml.error import YAMLError
+
     try:
         doc = YAML(typ="safe", pure=True).load(data)
     except YAMLError as exc:
@@ -243,6 +244,8 @@ def _cache_write(key: str, doc: Any) -> None:
         where.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not _private_dir(where):
             return
+        import tempfile  # only on a cache miss
+
         fd, tmp = tempfile.mkstemp(dir=where, prefix=".tmp-", suffix=".json")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -275,6 +278,9 @@ def _read_user_yaml(path: Path) -> Any:
         raise CatalogError(
             f"catalogue file {path}: nesting too deep", source=str(path), line=line, column=column
         )
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
     yaml = YAML(typ="rt", pure=True)
     yaml.allow_duplicate_keys = False
     try:
@@ -548,9 +554,11 @@ class Catalog:
 @cache
 def default_catalog() -> Catalog:
     # each section's table of its own model (Gpu, Nic, ...): typed by the Catalog fields they fill
-    sections: dict[str, Any] = {s: _parse_section(s, _read_yaml(DATA_DIR / f"{s}.yaml"), s) for s in SECTIONS}
-    inter = Interconnects.model_validate(_read_yaml(DATA_DIR / "interconnects.yaml"))
-    cloud_raw = dict(_read_yaml(DATA_DIR / "cloud.yaml"))
+    sections: dict[str, Any] = {
+        s: _parse_section(s, read_shipped(DATA_DIR / f"{s}.yaml"), s) for s in SECTIONS
+    }
+    inter = Interconnects.model_validate(read_shipped(DATA_DIR / "interconnects.yaml"))
+    cloud_raw = dict(read_shipped(DATA_DIR / "cloud.yaml"))
     storage_raw = cloud_raw.pop("managed_storage", None) or {}  # not a provider: the clouds' file systems
     images_raw = cloud_raw.pop("images", None) or {}  # default boot images per cloud and OS
     access_raw = cloud_raw.pop("access", None) or {}  # documented ways into private nodes (SSM, IAP)
@@ -562,7 +570,7 @@ def default_catalog() -> Catalog:
         provider: {k: ManagedStorage.model_validate(v) for k, v in table.items()}
         for provider, table in storage_raw.items()
     }
-    software = SoftwareCompat.model_validate(_read_yaml(DATA_DIR / "software.yaml"))
+    software = SoftwareCompat.model_validate(read_shipped(DATA_DIR / "software.yaml"))
     return Catalog(
         interconnects=inter,
         software=software,

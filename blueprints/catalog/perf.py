@@ -10,9 +10,8 @@ from functools import cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from ruamel.yaml import YAML
 
-from blueprints.catalog.load import DATA_DIR, CatalogError
+from blueprints.catalog.load import DATA_DIR, CatalogError, read_data
 from blueprints.catalog.schema import PerfConstant
 
 PERF_FILE = DATA_DIR / "perf.yaml"
@@ -23,7 +22,7 @@ NET_KINDS = ("infiniband", "roce", "ethernet")
 
 
 class _Entry(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
 
 
 class ByProtocol(_Entry):
@@ -114,6 +113,13 @@ class TreeCorrection(_Entry):
         return table[index] if index < len(table) else 1.0
 
 
+class Series(_Entry):
+    """A list of numbers from one source (NCCL's speed arrays, its per-node-count tables)."""
+
+    source: str
+    values: tuple[float, ...]
+
+
 class Nccl(_Entry):
     base_latency_us: LatencyTable
     hw_latency_us: HwLatencyTable
@@ -144,6 +150,13 @@ class Nccl(_Entry):
     ring_plateau_latency_factor: PerfConstant
     ring_plateau_latency_factor_pre80: PerfConstant
     nvls_tree_multi_unit_efficiency: PerfConstant
+    search_speeds_gbytes: dict[int, Series]
+    search_stop_ratio: PerfConstant
+    dup_channels_min_gbytes: PerfConstant
+    dup_channels_sm90_gbytes: PerfConstant
+    dup_channels_sm90_channels: PerfConstant
+    tree_per_channel_max_gbytes: dict[int, Series]
+    tree_ll128_per_channel_max_gbytes: dict[int, Series]
 
 
 class Training(_Entry):
@@ -230,8 +243,7 @@ def by_capability(table: dict[int, PerfConstant], sm_arch: int) -> PerfConstant 
 
 def load_perf(path: Path = PERF_FILE) -> PerfData:
     try:
-        with path.open("rb") as fh:
-            raw = YAML(typ="safe", pure=True).load(fh)
+        raw = read_data(path.read_bytes(), str(path))  # through the parse cache, as the catalogue
         return PerfData.model_validate(raw)
     except OSError as exc:
         raise CatalogError(f"cannot read {path}: {exc}", source=str(path)) from exc

@@ -46,7 +46,7 @@ def _check_value(value: Any, where: str) -> None:
 
 
 class Entry(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
     _own_pattern: ClassVar[frozenset[str]] = frozenset()  # fields whose own pattern replaces the text rule
 
     @model_validator(mode="after")

@@ -10,16 +10,15 @@ from __future__ import annotations
 from functools import cache
 
 from pydantic import BaseModel, ConfigDict
-from ruamel.yaml import YAML
 
-from blueprints.catalog.load import DATA_DIR
+from blueprints.catalog.load import DATA_DIR, read_shipped
 from blueprints.models.fabric import SubnetManager
 
 DEFAULT_FLAVOUR = {"opensm": "opensm-upstream", "ufm": "ufm"}  # kind: switch runs the switch's own SM
 
 
 class _Entry(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
 
 
 class SharpSetting(_Entry):
@@ -28,6 +27,8 @@ class SharpSetting(_Entry):
 
 
 class AggregationManager(_Entry):
+    package: str | None = None  # the distribution package that ships it (the opensm role installs it)
+    prefix: str | None = None  # where that package installs SHARP (bin/, systemd/system/)
     config: str | None = None  # sharp_am.cfg path on the SM host
     service: str | None = None  # systemd unit the role starts
     cli: str | None = None  # appliance command
@@ -47,8 +48,7 @@ class _Document(_Entry):
 
 @cache
 def _document() -> _Document:
-    raw = YAML(typ="safe", pure=True).load((DATA_DIR / "subnet_managers.yaml").read_text(encoding="utf-8"))
-    return _Document.model_validate(raw)
+    return _Document.model_validate(read_shipped(DATA_DIR / "subnet_managers.yaml"))
 
 
 def flavour_name(sm: SubnetManager) -> str | None:

@@ -9,11 +9,11 @@ looks them up.
 from __future__ import annotations
 
 from functools import cache
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-from ruamel.yaml import YAML
 
-from blueprints.catalog.load import DATA_DIR
+from blueprints.catalog.load import DATA_DIR, read_shipped
 
 # The spellings of Cumulus Linux in fabrics.<f>.switch_os, the OS whose releases this catalogue documents;
 # any other name is its own OS (its record: generator/emit/switches/systems/<name>.py).
@@ -21,7 +21,7 @@ CUMULUS_NAMES = ("cumulus", "cumulus-linux")
 
 
 class _Entry(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
 
 
 class RoceQos(_Entry):
@@ -48,6 +48,11 @@ class NvueRelease(_Entry):
     interface_ipv4: str  # `ip` (<= 5.14) or `ipv4` (5.15): interface <id> <this> address <prefix>
     ecn_on: str
     roce: RoceQos
+    # management leaves (generator/emit/switches/management.py): how the release writes a DHCP relay
+    # (`server-group`: `service dhcp-relay <vrf> server-group <g> server|upstream-interface` and
+    # `downstream-interface <svi> server-group-name <g>`, 5.14 and later) and the default bridge
+    dhcp_relay: Literal["server-group"] = "server-group"  # the <= 5.13 form is not written
+    bridge_domain: str = "br_default"
 
 
 class _Family(_Entry):
@@ -61,8 +66,7 @@ class _Document(_Entry):
 
 @cache
 def _document() -> _Document:
-    raw = YAML(typ="safe", pure=True).load((DATA_DIR / "switch_os.yaml").read_text(encoding="utf-8"))
-    return _Document.model_validate(raw)
+    return _Document.model_validate(read_shipped(DATA_DIR / "switch_os.yaml"))
 
 
 def _version_key(release: str) -> tuple[int, ...]:

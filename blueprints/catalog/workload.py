@@ -11,13 +11,12 @@ from functools import cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
-from ruamel.yaml import YAML
 
-from blueprints.catalog.load import DATA_DIR
+from blueprints.catalog.load import DATA_DIR, read_shipped
 
 
 class _Entry(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
 
 
 class ModeMemory(_Entry):
@@ -81,9 +80,7 @@ class MemoryNeed:
 
 @cache
 def workload_factors() -> WorkloadFactors:
-    with (DATA_DIR / "workload.yaml").open("rb") as fh:
-        raw = YAML(typ="safe", pure=True).load(fh)
-    return WorkloadFactors.model_validate(raw)
+    return WorkloadFactors.model_validate(read_shipped(DATA_DIR / "workload.yaml"))
 
 
 def memory_need(params: float, mode: str, precision: str, sequence_length: int, batch: int = 1) -> MemoryNeed:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, StringConstraints
+
+from blueprints.models import field_docs
 
 # Names reach hostnames, file paths, Jinja, YAML, shell and Pulumi resource names: one safe pattern.
 SAFE_NAME_RE = r"^[a-z][a-z0-9-]{0,39}$"
@@ -24,7 +26,13 @@ SAFE_NAME = re.compile(SAFE_NAME_RE)
 class Model(BaseModel):
     """Every blueprint model rejects unknown keys and is immutable once loaded."""
 
-    # use_attribute_docstrings: the docstring under a field is its schema description (editors show it)
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, use_attribute_docstrings=True
-    )
+    # defer_build: a model's validator is built when first used, once for the whole Blueprint, not at
+    # import for each of its ~40 classes (benchmarks/startup.py). The docstring under a field is its
+    # schema description (editors show it): field_docs.attach reads them, as use_attribute_docstrings
+    # would, from one parse per module.
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, defer_build=True)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        field_docs.attach(cls)

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from blueprints.models.appliance import Appliance
 from blueprints.models.base import Model, RuleId, SafeName, SafeText
 from blueprints.models.deployment import Deployment
 from blueprints.models.fabric import Fabrics
@@ -40,6 +41,8 @@ class Blueprint(Model):
     """node pools: groups of identical servers (GPU nodes, storage, login, management)"""
     fabrics: Fabrics = Field(default_factory=Fabrics)
     """the compute, storage and management networks"""
+    appliances: list[Appliance] = Field(default_factory=list, max_length=64)
+    """devices cabled to fabric switch ports besides the pools' nodes: UFM appliances, a spare host"""
     storage: list[SharedStorage] = Field(default_factory=list, max_length=32)
     """shared file systems the nodes mount"""
     software: Software = Field(default_factory=Software)
@@ -56,6 +59,7 @@ class Blueprint(Model):
         for label, names in (
             ("pool", [p.name for p in self.pools]),
             ("storage", [s.name for s in self.storage]),
+            ("appliance", [a.name for a in self.appliances]),
         ):
             seen: set[str] = set()
             for n in names:

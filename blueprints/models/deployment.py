@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, model_validator
 
 from blueprints.models.base import HostStr, Model, SafeName, VersionStr
+from blueprints.models.targets import NO_TARGET, TARGETS, access_owner, is_provider
+
+# deployment.target: the names of targets.yaml (mypy sees a str; the schema an enum of the names)
+if TYPE_CHECKING:
+    TargetName = str
+else:
+    TargetName = Literal[tuple(TARGETS)]
+_NAMES = tuple(TARGETS)
 
 CIDR_PATTERN = r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$"
 
@@ -110,8 +118,9 @@ class CloudSettings(Model):
 
 
 class Deployment(Model):
-    target: Literal["maas", "aws", "azure", "gcp", "oci", "none"] = "none"
-    """where to deploy: maas, aws, azure, gcp, oci or none"""
+    target: TargetName = Field(
+        default=NO_TARGET, description=f"where to deploy: {', '.join(_NAMES[:-1])} or {_NAMES[-1]}"
+    )
     maas: MaasSettings | None = None
     """MAAS settings (target maas)"""
     cloud: CloudSettings | None = None
@@ -119,12 +128,12 @@ class Deployment(Model):
 
     @model_validator(mode="after")
     def _settings(self) -> Deployment:
-        if self.target in ("aws", "azure", "gcp", "oci") and self.cloud is None:
+        if is_provider(self.target) and self.cloud is None:
             raise ValueError(f"target {self.target} needs a `cloud:` section (at least `region`)")
-        if self.target == "maas" and self.cloud is not None:
-            raise ValueError("target maas takes a `maas:` section, not `cloud:`")
+        if self.target != NO_TARGET and not is_provider(self.target) and self.cloud is not None:
+            raise ValueError(f"target {self.target} takes a `{self.target}:` section, not `cloud:`")
         via = self.cloud.access.via if self.cloud and self.cloud.access else None
-        own = {"ssm": "aws", "iap": "gcp"}  # Session Manager is AWS's, IAP TCP forwarding Google's
-        if via in own and self.target != own[via]:
-            raise ValueError(f"access via {via} works on target {own[via]} only: use bastion or vpn")
+        owner = access_owner(via) if via else None  # Session Manager is AWS's, IAP TCP forwarding Google's
+        if owner is not None and self.target != owner:
+            raise ValueError(f"access via {via} works on target {owner} only: use bastion or vpn")
         return self

@@ -114,6 +114,31 @@ class Underlay(Model):
     )
 
 
+class ManagementVlans(Model):
+    """The management fabric's VLANs (docs/switches.md, "Management network"): every leaf puts each host port
+    in the access VLAN of its role and routes it (an SVI per VLAN, its gateway, a /N per leaf carved from
+    the role's block); ids 1-4094 and different (rule NET019)."""
+
+    inband: int = Field(default=10, ge=0, le=4095, description="VLAN id of host in-band management ports")
+    bmc: int = Field(default=20, ge=0, le=4095, description="VLAN id of out-of-band (BMC) ports")
+    inband_cidr: str = Field(
+        default="10.252.0.0/16",
+        pattern=r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$",
+        description="block the in-band VLAN's per-leaf subnets are carved from",
+    )
+    bmc_cidr: str = Field(
+        default="10.253.0.0/16",
+        pattern=r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$",
+        description="block the BMC VLAN's per-leaf subnets are carved from",
+    )
+    dhcp_server: str | None = Field(
+        default=None,
+        pattern=r"^\d{1,3}(\.\d{1,3}){3}$",
+        description="where the leaves relay DHCP to (default for deployment target maas: the planned "
+        "management address of the first host of the first management pool, the MAAS rack controller)",
+    )
+
+
 class Fabric(Model):
     technology: Technology
     """link technology and speed, e.g. infiniband-ndr or roce-v2-400 (`blueprint catalog fabrics`)"""
@@ -128,6 +153,9 @@ class Fabric(Model):
     """switches spread each flow over the equal-cost paths (InfiniBand adaptive routing, Spectrum-X);
     without it Ethernet ECMP hashes whole flows onto one path and flows collide"""
     underlay: Underlay | None = Field(default=None, description="Ethernet/RoCE: ASN and loopback plan")
+    vlans: ManagementVlans | None = Field(
+        default=None, description="management fabric only: VLAN ids and per-leaf subnets (default: 10 and 20)"
+    )
     switch_os: Annotated[str, AfterValidator(_switch_os)] = Field(
         default="cumulus", json_schema_extra={"pattern": SWITCH_OS_PATTERN}
     )

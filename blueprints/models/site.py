@@ -75,6 +75,24 @@ class RackNames(Model):
         ]
 
 
+# A placement unit as the plan names it: a scalable unit `su3`, a leaf's nodes `u2`, a dragonfly group `g1`.
+UnitName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$")]
+
+
+class NetworkRack(Model):
+    """One network rack that holds the switches of several units (a site with one leaf rack per two
+    scalable units): their compute leaves and the storage/management leaves serving them, stacked from the
+    bottom. The rack sits in the slot `rack` names, else right after the compute racks of the first listed
+    unit the plan places (between `su1` and `su2` for `[su1, su2]`)."""
+
+    units: list[UnitName] = Field(min_length=1, max_length=1000)
+    """the units whose leaves share this rack: `su1`, `su2` ... (fat-tree scalable units), `u1` ... (the
+    nodes of one leaf, without rail optimisation), `g1` ... (dragonfly groups), or a pool's name"""
+    rack: RackName | None = None
+    """the rack that holds them, by the site's name (`rack_names`) or the default id (`r01-09`): the placement
+    keeps that slot for it; default: the slot right after the first unit's compute racks"""
+
+
 class Site(Model):
     name: SafeName = "dc1"
     """site name; the first part of every cable label"""
@@ -96,6 +114,9 @@ class Site(Model):
         "last compute rack (shared with nodes, a network rack only when they do not fit), or a network rack "
         "in the middle of its compute racks",
     )
+    network_racks: list[NetworkRack] | None = Field(default=None, max_length=10_000)
+    """network racks shared by several units (e.g. `[{units: [su1, su2]}, {units: [su3, su4]}]`): the
+    leaves of the listed units go into one rack; units not listed keep `switch_placement`"""
 
     @model_validator(mode="after")
     def _rack_names(self) -> Site:
@@ -118,4 +139,26 @@ class Site(Model):
             if len(name) > 40:
                 raise ValueError(f"`rack_names` {what} {name!r}, longer than 40 characters")
             seen.add(name.casefold())
+        return self
+
+    @model_validator(mode="after")
+    def _one_rack_per_unit(self) -> Site:
+        """A unit's leaves sit in one rack: no unit in two `network_racks` entries."""
+        seen: dict[str, int] = {}
+        racks: dict[str, int] = {}
+        for i, group in enumerate(self.network_racks or []):
+            if group.rack is not None:
+                if group.rack.casefold() in racks:
+                    raise ValueError(
+                        f"`network_racks` entries {racks[group.rack.casefold()]} and {i} both name rack "
+                        f"{group.rack!r}: list the units of one rack in one entry"
+                    )
+                racks[group.rack.casefold()] = i
+            for unit in group.units:
+                if unit in seen:
+                    where = "twice in" if seen[unit] == i else f"in entries {seen[unit]} and"
+                    raise ValueError(
+                        f"`network_racks` lists unit {unit!r} {where} {i}: its leaves sit in one rack"
+                    )
+                seen[unit] = i
         return self

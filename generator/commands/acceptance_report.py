@@ -124,6 +124,9 @@ def _run_lines(report: AcceptanceReport) -> list[str]:
         r = res.run
         rail = "all" if r.rail is None else str(r.rail)
         status = "ERROR " + _shown(res.error) if res.error else ("LOW" if res.low else "ok")
+        env = " ".join(f"NCCL_{k}={v}" for k, v in (("ALGO", r.algo), ("PROTO", r.proto)) if v)
+        if env and not res.error:  # the run's own settings, which the prediction follows
+            status += f" ({_shown(env)})"
         lines.append(
             f"{_shown(r.name)[:44]:<44} {r.collective:<14} {r.nodes:>5} {r.ranks:>5} {rail:>4} "
             f"{res.measured:>9.1f} {res.predicted:>9.1f} {res.ratio:>6.0%}  {status}"

@@ -8,6 +8,7 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
+from blueprints.starter import STARTER_GPU
 from generator.commands._common import (
     add_common,
     command,
@@ -25,13 +26,13 @@ TYPE_CHECKING = (
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from generator.perf.advisor import Advice
+    from generator.perf.advice import Advice
 
 ORDER = 25
 
 # The option choices and bounds, written here so that registering the command (every `blueprint`
 # start) does not import the advisor and its model; tests/cli/test_startup_imports.py checks that they
-# equal generator.perf.advisor's MODES, BUDGETS, PREFERENCES and advice_model's MAX_* bounds.
+# equal generator.perf.advice's MODES, BUDGETS, PREFERENCES and advice_model's MAX_* bounds.
 MODES = ("pretrain", "full-finetune", "lora", "qlora", "inference")
 BUDGETS = ("high", "medium", "low", "minimal")
 PREFERENCES = ("cost", "non-blocking")
@@ -65,7 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--params", type=_positive_float, required=True, help="model parameters, e.g. 70e9")
     p.add_argument("--mode", choices=MODES, default="pretrain", help="what the GPUs do (default: pretrain)")
     p.add_argument("--gpus", type=int, help="GPUs you plan to use (default: what memory and time need)")
-    p.add_argument("--gpu", default="h100-sxm", help="GPU catalogue id (default h100-sxm)")
+    p.add_argument("--gpu", default=STARTER_GPU, help=f"GPU catalogue id (default {STARTER_GPU})")
     p.add_argument(
         "--budget", choices=BUDGETS, help="fabric budget (default: high for large scale, else medium)"
     )
@@ -127,7 +128,9 @@ def _argument_problem(args: argparse.Namespace) -> str | None:
 def run(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
-    from generator.perf.advisor import AdviceError, Request, advise, write_starter
+    from generator.perf.advice import AdviceError, Request
+    from generator.perf.advisor import advise
+    from generator.perf.starter import write_starter
     from generator.perf.system import PerfError
 
     problem = _argument_problem(args)

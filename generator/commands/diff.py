@@ -58,7 +58,7 @@ def _plan(path: str) -> Plan:
 
 def run(args: argparse.Namespace) -> int:
     from generator.diff import compare
-    from generator.diff.report import to_json, to_text
+    from generator.diff.render import to_json, to_text
     from generator.findings import BlueprintError
 
     if args.old == args.new == "-":

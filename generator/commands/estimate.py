@@ -21,7 +21,7 @@ TYPE_CHECKING = (
     False  # start-up: heavy modules are imported in run() (generator/cli.py); mypy reads this as True
 )
 if TYPE_CHECKING:
-    from generator.perf.report import EstimateReport
+    from generator.perf.estimate import EstimateReport
 
 ORDER = 20
 DEFAULT_SIZES = "8..8G:8"
@@ -64,7 +64,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="packed: ranks in leaf order (topology-aware scheduler); scattered: spread over the fabric",
     )
     p.add_argument(
-        "--algo", help=f"restrict algorithms like NCCL_ALGO: comma list of {', '.join(ALGORITHMS)}"
+        "--algo",
+        help=f"restrict algorithms like NCCL_ALGO: comma list of {', '.join(ALGORITHMS)} "
+        "(NCCL's spellings too: Ring, Tree, NVLSTree, CollNetDirect)",
+    )
+    p.add_argument("--proto", help="restrict protocols like NCCL_PROTO: comma list of LL, LL128, Simple")
+    p.add_argument(
+        "--channels",
+        type=int,
+        help="channels of rings and trees between nodes (like NCCL_MAX_NCHANNELS on NCCL's inter-node graph)",
+    )
+    p.add_argument(
+        "--no-nvlink",
+        action="store_true",
+        help="NVLink off, like NCCL_P2P_DISABLE=1: GPUs of a node exchange through host memory over PCIe",
+    )
+    p.add_argument(
+        "--nccl-version", help="the NCCL release of the run (default: the blueprint's software.nccl)"
     )
     p.add_argument("--plot", metavar="FILE", help="write busbw vs message size to this .svg or .png")
     add_common(p, output_help="write the table or JSON to this file")
@@ -92,10 +108,27 @@ def _collectives(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    """The run's NCCL settings from the options (--algo, --proto, --channels, --no-nvlink, --nccl-version)."""
+    from generator.perf.collectives import algorithm_list, protocol_list
+    from generator.perf.predict import RunSettings
+    from generator.perf.system import PerfError, check_nccl_version
+
+    if args.channels is not None and args.channels < 1:
+        raise PerfError(f"--channels must be at least 1, not {args.channels}")
+    return RunSettings(
+        algorithms=algorithm_list(args.algo) or None if args.algo else None,
+        protocols=protocol_list(args.proto) or None if args.proto else None,
+        channels=args.channels,
+        nvlink=not args.no_nvlink,
+        nccl_version=check_nccl_version(args.nccl_version) if args.nccl_version else None,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     from generator import __version__
+    from generator.perf.estimate import build_report
     from generator.perf.plots import PlotError, check_plot_path, plot_collectives, plot_comparison
-    from generator.perf.report import build_report
     from generator.perf.sizes import SizeError, parse_sizes
     from generator.perf.system import PerfError
     from generator.pipeline import load_and_resolve
@@ -104,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         collectives = _collectives(args.collective)
         sizes = parse_sizes(args.sizes)
-        algorithms = tuple(a.strip() for a in args.algo.split(",") if a.strip()) if args.algo else None
+        settings = _settings(args)
         if args.plot:
             check_plot_path(args.plot)
         reports: list[EstimateReport] = []
@@ -121,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
                     nodes=args.nodes,
                     pool=args.pool,
                     placement=args.placement,
-                    algorithms=algorithms,
+                    settings=settings,
                 )
             )
         if args.plot:
@@ -162,6 +195,8 @@ def _render_one(r: EstimateReport, out) -> None:  # type: ignore[no-untyped-def]
         f"[bold]{escape(s.name)}[/] ({escape(r.file)}): pool `{s.pool}`, {s.pool_nodes} × {s.gpus_per_node} "
         f"{escape(s.gpu.name)}; collectives over {r.nodes} nodes = {r.ranks} GPUs, placement {r.placement}"
     )
+    if r.settings.describe():
+        out.print(f"  run settings  : {escape(r.settings.describe())}")
     if s.intra:
         out.print(
             f"  inside a node : {s.intra.gbytes:.1f} GB/s per GPU — {escape(s.intra.describe())}"

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from blueprints.starter import STARTER_GPU
 from generator.commands._common import add_common, command, err_console, note, write_text
 from generator.commands.advise import MODES  # the advisor's modes, without importing the advisor
 from generator.report import safe
@@ -21,7 +22,8 @@ TYPE_CHECKING = (
     False  # start-up: heavy modules are imported in run() (generator/cli.py); mypy reads this as True
 )
 if TYPE_CHECKING:
-    from generator.perf.advisor import Request
+    from generator.findings import Finding
+    from generator.perf.advice import Advice, Request
 
 ORDER = 4
 DEFAULT_FILE = "blueprint.yaml"
@@ -47,7 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--mode", choices=MODES, default="pretrain", help="what the GPUs do (default: pretrain)")
     p.add_argument("--gpus", type=int, help="GPUs in the cluster (default: what the model needs)")
     p.add_argument(
-        "--gpu", default="h100-sxm", help="GPU catalogue id (default: h100-sxm; `blueprint catalog gpus`)"
+        "--gpu",
+        default=STARTER_GPU,
+        help=f"GPU catalogue id (default: {STARTER_GPU}; `blueprint catalog gpus`)",
     )
     p.add_argument(
         "--from-advice",
@@ -71,6 +75,8 @@ def _ask(prompt: str, default: str, parse: Callable[[str], Any], read: Callable[
     while True:
         err_console.print(safe(f"{prompt} [{default}]: "), end="")
         answer = read().strip() or default
+        if not sys.stdin.isatty():  # a piped answer is not echoed: end the prompt's line with it
+            err_console.print(safe(answer), highlight=False)
         try:
             return parse(answer)
         except ValueError as exc:
@@ -78,7 +84,7 @@ def _ask(prompt: str, default: str, parse: Callable[[str], Any], read: Callable[
 
 
 def _interactive(args: argparse.Namespace) -> Request:
-    from generator.perf.advisor import Request
+    from generator.perf.advice import Request
 
     def read() -> str:
         line = sys.stdin.readline()
@@ -112,8 +118,8 @@ def _name_from(output: str | None) -> str:
 def _request(args: argparse.Namespace) -> Request | str:
     """The answers as an advisor request, or why there are none."""
     from generator.foreign import ByteBudget
+    from generator.perf.advice import Request
     from generator.perf.advice_model import read_advice
-    from generator.perf.advisor import Request
 
     name = args.name or _name_from(args.output)
     if args.from_advice:
@@ -131,7 +137,9 @@ def _request(args: argparse.Namespace) -> Request | str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from generator.perf.advisor import AdviceError, advise, starter_yaml
+    from generator.perf.advice import AdviceError
+    from generator.perf.advisor import advise
+    from generator.perf.starter import starter_yaml
     from generator.perf.system import PerfError
 
     if args.output not in (None, "-") and Path(args.output).exists() and not args.force:
@@ -149,12 +157,17 @@ def run(args: argparse.Namespace) -> int:
     except (AdviceError, PerfError) as exc:
         err_console.print(f"[bold red]init[/]: {safe(str(exc))}")
         return 2
+    notes = _settle(adv, starter_yaml)
     text = (
         SCHEMA_LINE
         + "\n"
         + starter_yaml(adv).replace("written by `blueprint advise`", "written by `blueprint init`")
     )
-    errors = _validate(text)
+    if notes:  # what init changed in the advisor's starter, beside the advisor's own reasons
+        text = text.replace("\n# Review site,", "".join(f"\n# - {n}" for n in notes) + "\n# Review site,", 1)
+    from generator.findings import Severity  # late: keeps `init --help` light
+
+    errors = [f"{f.rule}: {f.message}" for f in _check(text) if f.severity is Severity.ERROR]
     if errors:  # the advisor promises a valid starter; say so loudly if it is not
         err_console.print(
             f"[bold red]init[/]: the scaffold does not validate (not written): {safe('; '.join(errors))}"
@@ -170,7 +183,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _validate(text: str) -> list[str]:
+def _check(text: str) -> list[Finding]:
+    """Every finding `validate` reports for the scaffold ``text`` (errors that stop it included)."""
     import tempfile
 
     from generator.findings import BlueprintError
@@ -180,6 +194,94 @@ def _validate(text: str) -> list[str]:
         probe = Path(tmp) / "scaffold.yaml"
         probe.write_text(text, encoding="utf-8")
         try:
-            return [f"{f.rule}: {f.message}" for f in check(probe).errors]
+            return list(check(probe).findings)
         except BlueprintError as exc:
-            return [f"{f.rule}: {f.message}" for f in exc.findings]
+            return list(exc.findings)
+
+
+# A scaffold must not warn about itself: the warnings a starter can trip because of choices the answers
+# did not make, each with the change that avoids it (in the blueprint's own terms) and its note.
+SETTLE_ROUNDS = 6
+
+
+def _settle(adv: Advice, render: Callable[[Advice], str]) -> list[str]:
+    """Change the advisor's starter (in place) until `validate` gives it no warning these fixes know;
+    returns one note per change made."""
+    from generator.findings import Severity  # late: keeps `init --help` light
+
+    fixes: dict[str, Callable[[Advice, Finding], str | None]] = {
+        "TOP017": _two_spines,
+        "PLT001": _published_ports,
+        "PWR005": _longer_rows,
+    }
+    notes: list[str] = []
+    for _ in range(SETTLE_ROUNDS):
+        warnings = [f for f in _check(render(adv)) if f.severity is Severity.WARNING and f.rule in fixes]
+        made = [note for f in warnings if (note := fixes[f.rule](adv, f)) is not None]
+        if not made:
+            break
+        notes += [n for n in made if n not in notes]
+    return notes
+
+
+def _two_spines(adv: Advice, finding: Finding) -> str | None:
+    """TOP017 (the leaves meet in one spine): size the spines for twice the nodes (``growth_nodes``)."""
+    fabric = finding.path[1] if len(finding.path) > 1 else None
+    topology = adv.starter.get("fabrics", {}).get(fabric, {}).get("topology", {})
+    if topology.get("kind") != "fat-tree":
+        return None
+    nodes = sum(int(p.get("count", 0)) for p in adv.starter.get("pools", []))
+    topology["growth_nodes"] = 2 * int(topology.get("growth_nodes") or nodes)
+    return (
+        f"{fabric} spines sized for {topology['growth_nodes']} nodes (growth_nodes): a fabric whose leaves "
+        "meet in one spine loses everything with it (TOP017)"
+    )
+
+
+def _published_ports(adv: Advice, finding: Finding) -> str | None:
+    """PLT001 on a spec the advisor derived from a catalogue server (its compute NICs at another speed, the
+    same adapters): the compute port names that server's vendor publishes (catalogue platforms.yaml)."""
+    from blueprints.catalog import default_catalog
+
+    pool = _pool_at(adv, finding)
+    cat = default_catalog()
+    server, platform = cat.servers.get(adv.server_id), cat.platforms.get(adv.server_id)
+    if pool is None or "ports" in pool or server is None or platform is None:
+        return None
+    kind = cat.fabric(adv.technology).kind if adv.technology else None
+    link = "infiniband" if kind == "infiniband" else "ethernet"
+    same = {n.model for n in server.nics if n.purpose == "compute"} == {
+        n["model"] for n in pool["spec"].get("nics", []) if n["purpose"] == "compute"
+    }
+    rows = [r for r in platform.ports if r.role == "compute"]
+    if not same or not rows or any(r.rdma is None or r.netdev_link != link for r in rows):
+        return None  # other adapters, or names not published for this link layer: PLT001 stays
+    pool["ports"] = [
+        {"role": "compute", "faceplate": r.faceplate, "rdma": r.rdma, "netdev": r.netdev, "gpu": r.gpu}
+        for r in rows
+    ]
+    return (
+        f"pool `{pool['name']}`: the compute port names of the {server.name} it is derived from (same "
+        f"adapters; catalogue platforms.yaml `{adv.server_id}`) (PLT001)"
+    )
+
+
+def _pool_at(adv: Advice, finding: Finding) -> dict[str, Any] | None:
+    pools = adv.starter.get("pools", [])
+    index = finding.path[1] if len(finding.path) > 2 and finding.path[0] == "pools" else None
+    if not isinstance(index, int) or index >= len(pools) or "spec" not in pools[index]:
+        return None
+    pool: dict[str, Any] = pools[index]
+    return pool
+
+
+def _longer_rows(adv: Advice, finding: Finding) -> str | None:
+    """PWR005 (node-leaf cables cross rows): the same racks in half as many, twice as long rows."""
+    site = adv.starter.get("site", {})
+    if int(site.get("rows", 1)) < 2:
+        return None
+    site["racks_per_row"] = 2 * int(site["racks_per_row"])
+    site["rows"] = -(-int(site["rows"]) // 2)
+    return (
+        f"{site['rows']} row(s) of {site['racks_per_row']} racks: no node-leaf cable crosses a row (PWR005)"
+    )

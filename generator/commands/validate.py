@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from generator.commands._common import (
     add_blueprint,
@@ -46,16 +48,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _expand(files: list[str]) -> tuple[list[Path], list[Path]]:
-    """The blueprints to check, and the catalogue side files skipped among them."""
+def _expand(files: list[str]) -> list[Path]:
+    """The files to check: each file named, and the *.yaml/*.yml of each directory named."""
     out: list[Path] = []
-    skipped: list[Path] = []
     for f in files:
         p = Path(f)
-        candidates = sorted([*p.glob("*.yaml"), *p.glob("*.yml")]) if p.is_dir() else [p]
-        for c in candidates:
-            (skipped if is_catalog_file(c) else out).append(c)
-    return out, skipped
+        out.extend(sorted([*p.glob("*.yaml"), *p.glob("*.yml")]) if p.is_dir() else [p])
+    return out
 
 
 def is_catalog_file(path: Path) -> bool:
@@ -78,50 +77,63 @@ def run(args: argparse.Namespace) -> int:
     from generator.findings import Severity  # the model and the pipeline load only when a command runs
 
     fail_on = Severity.parse(args.fail_on)
-    paths, skipped = _expand(args.blueprint)
-    for path in skipped:
-        note(args, f"{path}: skipped, a hardware catalogue file (named by `catalog:`), not a blueprint")
-    if not paths and not skipped:
+    paths = _expand(args.blueprint)
+    if not paths:
         from generator.commands._common import err_console
 
         err_console.print(
             f"[bold red]validate[/]: no *.yaml or *.yml blueprints in {', '.join(args.blueprint)}"
         )
         return 2
-    results, unusable, rule_failure = _check_all(paths, fail_on)
-    _report(results, args, fail_on)
-    if unusable:
+    checked = _check_all(paths, fail_on)
+    for path in checked.skipped:
+        note(args, f"{path}: skipped, a hardware catalogue file (named by `catalog:`), not a blueprint")
+    _report(checked.results, args, fail_on)
+    if checked.unusable:
         return 2
-    return 1 if rule_failure else 0
+    return 1 if checked.rule_failure else 0
 
 
-def _check_all(paths: list[Path], fail_on: Severity) -> tuple[dict[str, list[Finding]], bool, bool]:
-    """Findings per file; whether one was unusable; whether one has a rule finding at ``fail_on``."""
+class _Checked(NamedTuple):
+    results: dict[str, list[Finding]]  # findings per blueprint
+    skipped: list[Path]  # catalogue side files
+    unusable: bool  # a blueprint could not be loaded or resolved
+    rule_failure: bool  # a rule finding at or above --fail-on
+
+
+def _check_all(paths: list[Path], fail_on: Severity) -> _Checked:
+    """Each file checked, or skipped as a catalogue side file.
+
+    A catalogue file is never a blueprint (it has no apiVersion, name or pools), so only a file the loader
+    refuses is parsed a second time to tell which it is: a blueprint is parsed once."""
     from generator.findings import BlueprintError
     from generator.pipeline import check
 
-    results: dict[str, list[Finding]] = {}
+    out = _Checked({}, [], False, False)
     unusable = rule_failure = False
     for path in paths:
         try:
             findings = check(path).findings
         except BlueprintError as exc:
+            if is_catalog_file(path):
+                out.skipped.append(path)
+                continue
             findings = exc.findings
             unusable = True
-        results["<stdin>" if str(path) == "-" else str(path)] = findings
+        out.results["<stdin>" if str(path) == "-" else str(path)] = findings
         if any(
             f.severity >= fail_on
             for f in findings
             if f.rule not in ("SCHEMA",) and not f.rule.startswith(("LOAD", "CAT"))
         ):
             rule_failure = True
-    return results, unusable, rule_failure
+    return out._replace(unusable=unusable, rule_failure=rule_failure)
 
 
 def _report(results: dict[str, list[Finding]], args: argparse.Namespace, fail_on: Severity) -> None:
     from generator import __version__
     from generator.findings import Severity
-    from generator.report import dumps, sarif, summary_line, text_report
+    from generator.report import dumps, safe, sarif, summary_line, text_report
 
     if args.format == "json":
         payload = {
@@ -139,14 +151,50 @@ def _report(results: dict[str, list[Finding]], args: argparse.Namespace, fail_on
     elif args.format == "sarif":
         _emit(json.dumps(sarif(results, __version__), indent=2) + "\n", args.output, args)
     else:
+        plain = _plain_text(results, args, fail_on) if _plain_stdout(args) else None
+        if plain is not None:
+            write_text(plain, None)
+            return
         with text_output(args.output) as out:
             for file, fs in results.items():
                 text_report([f for f in fs if not args.quiet or f.severity >= fail_on], out)
                 state = (
                     "[red]invalid[/]" if any(f.severity == Severity.ERROR for f in fs) else "[green]valid[/]"
                 )
-                if not args.quiet or any(f.severity >= fail_on for f in fs):
-                    out.print(f"{file}: {state} — {summary_line(fs)}")
+                if not args.quiet or any(f.severity >= fail_on for f in fs):  # a file name is not markup
+                    out.print(f"{safe(file)}: {state} — {summary_line(fs)}", emoji=False)
+
+
+def _plain_stdout(args: argparse.Namespace) -> bool:
+    """Whether Rich would print the text report to stdout without styles: not a terminal, and nothing in
+    the environment that makes Rich treat it as one (FORCE_COLOR, TTY_COMPATIBLE) or render for Jupyter."""
+    if args.output not in (None, "-") or {"FORCE_COLOR", "TTY_COMPATIBLE"} & set(os.environ):
+        return False
+    if "IPython" in sys.modules:
+        return False
+    try:
+        return not sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _plain_text(results: dict[str, list[Finding]], args: argparse.Namespace, fail_on: Severity) -> str | None:
+    """The text report exactly as Rich prints it to a pipe or file, or None where only Rich can say
+    (tests/cli/test_validate_plain_text.py compares the two)."""
+    from generator.findings import Severity
+    from generator.report import plain, plain_text_report, summary_line
+
+    parts: list[str] = []
+    for file, fs in results.items():
+        shown = plain_text_report([f for f in fs if not args.quiet or f.severity >= fail_on])
+        name = plain(file)
+        if shown is None or name is None:
+            return None
+        parts.append(shown)
+        if not args.quiet or any(f.severity >= fail_on for f in fs):
+            state = "invalid" if any(f.severity == Severity.ERROR for f in fs) else "valid"
+            parts.append(f"{name}: {state} — {summary_line(fs)}\n")
+    return "".join(parts)
 
 
 def _emit(text: str, output: str | None, args: argparse.Namespace) -> None:

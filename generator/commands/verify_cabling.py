@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     from generator.plan.build import plan_or_raise
     from generator.verify.check import verify
     from generator.verify.model import DiscoveryError
-    from generator.verify.report import to_json, to_text
+    from generator.verify.render import to_json, to_text
 
     if args.blueprint != "-" and not Path(args.blueprint).is_file():
         return _fail(f"{args.blueprint}: no such file")

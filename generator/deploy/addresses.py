@@ -14,6 +14,20 @@ With 10.10.0.0/16 the first pool's hosts are 10.10.1.1, 10.10.1.2, ...; a 4-node
 10.10.0.17-10.10.0.20. Fabric networks (``compute_cidr`` split into one subnet per rail, ``storage_cidr``):
 addresses from ``FABRIC_STATIC_OFFSET`` in blueprint order, one per node and port.
 
+On a routed (BGP) Ethernet/RoCE fabric (``cluster.routed_fabrics``) a host port does not share a subnet
+with the other hosts of its rail, which sit behind other leaves: each host port and the leaf port it is
+cabled to form one /31 point-to-point network (RFC 3021), the host on the first (even) address, the leaf
+port on the second as the host's gateway, and the host routes its rail subnet and the whole fabric network
+(``compute_cidr`` / ``storage_cidr``) via that gateway. This is NVIDIA's Spectrum-X design as its Network
+Operator configures the hosts: one rail subnet per rail carved from one east-west network, a /31 per host
+rail port (``perNodeNetworkPrefix: 31``), routes to the rail subnet and the east-west network
+("Spectrum-X Quick Start", Step "Allocate Rail Subnets", docs.nvidia.com/networking/display/kubernetes2640/
+spectrum-x/quick-start-single-plane.html), the gateway being the /31's second address and "TOR is the
+gateway" (github.com/Mellanox/spectrum-x-operator: ``getHostsAllocation`` uses ``GetGatewayForSubnet(net,
+1)`` for each host's ``network`` /31; docs/examples/spectrum-x-config.yaml). Each leaf announces its host
+/31s in BGP (generator/emit/switches/; docs/switches.md). Pairs are handed out from ``FABRIC_STATIC_OFFSET``
+(even) in the same blueprint order, two addresses per port.
+
 The MAAS program sets these addresses (static links on the planned interfaces); the inventory carries the
 same ones; DEP010 reports at ``validate`` what does not fit.
 """
@@ -24,7 +38,7 @@ import ipaddress
 import math
 import socket
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from generator.deploy.targets import onprem
 
@@ -41,6 +55,9 @@ ALIGNMENTS = (256, 16, 1)
 FABRIC_STATIC_OFFSET = 10
 
 Path = tuple[str | int, ...]
+_Net = TypeVar("_Net", bound=ipaddress.IPv4Network | ipaddress.IPv6Network)
+# Addresses a routed host port takes: its own and its leaf port's (one /31 each, RFC 3021).
+ROUTED_PORT_ADDRESSES = 2
 
 
 @dataclass(frozen=True)
@@ -53,7 +70,15 @@ class FabricAddress:
     rdma_dev: str
     subnet: str  # compute-rail<r> | storage
     cidr: str
-    address: str  # a.b.c.d/prefix
+    address: str  # a.b.c.d/prefix (a /31 on a routed fabric)
+    port: str = ""  # the plan's port id (mlx5_0/1): the switch end of its cable is found by it
+    gateway: str | None = None  # routed fabric: the leaf port's address, the other one of the /31
+    routes: tuple[str, ...] = ()  # routed fabric: the networks the host reaches via ``gateway``
+
+    @property
+    def leaf_address(self) -> str | None:
+        """The leaf port's ``a.b.c.d/31`` (routed fabrics), what the switch configuration sets."""
+        return f"{self.gateway}/{self.address.rpartition('/')[2]}" if self.gateway else None
 
 
 @dataclass(frozen=True)
@@ -161,11 +186,14 @@ def _management(cluster: ResolvedCluster, cidr: str, plan: OnPremPlan) -> None:
             plan.management[host] = _dotted(base + i)
 
 
-def _split(net: ipaddress.IPv4Network, parts: int) -> list[ipaddress.IPv4Network] | None:
+def split(net: _Net, parts: int, longest: int = 30) -> list[_Net] | None:
+    """The first ``parts`` of ``net`` cut into equal power-of-two subnets, or None when they would be longer
+    than /``longest``: the one subnet splitter of the address plans (this module's rails and storage, and
+    generator/deploy/address_plan.py's cloud layouts)."""
     bits = math.ceil(math.log2(parts)) if parts > 1 else 0
-    if net.prefixlen + bits > 30:
+    if net.prefixlen + bits > longest:
         return None
-    return list(net.subnets(prefixlen_diff=bits))[:parts]
+    return cast("list[_Net]", list(net.subnets(prefixlen_diff=bits))[:parts])
 
 
 def _fabric_subnets(
@@ -181,23 +209,27 @@ def _fabric_subnets(
     if "storage" in cluster.fabrics:
         nodes = sum(p.count * len(p.ports_for("storage")) for p in cluster.pools_on("storage"))
         wanted.append(("storage", storage_cidr, [("storage", None)], nodes))
-    for fabric, cidr, names, nodes in wanted:
+    for fabric, cidr, names, ports in wanted:
         path: Path = ("deployment", "maas", f"{fabric}_cidr")
         net = _network(cidr, path, plan)
         if net is None or not names:
             continue
-        nets = _split(net, len(names))
+        nets = split(net, len(names))
         if nets is None:
             plan.problems.append((path, f"{cidr} cannot be split into {len(names)} subnets for {fabric}"))
             continue
+        routed = fabric in cluster.routed_fabrics
         for (name, rail), sub in zip(names, nets, strict=True):
             room = sub.num_addresses - 1 - FABRIC_STATIC_OFFSET  # broadcast and the infrastructure range
-            if room < nodes:
+            holds = max(room, 0) // (ROUTED_PORT_ADDRESSES if routed else 1)
+            if holds < ports:
+                what = (
+                    "host ports of the routed fabric (a /31 each: host and leaf port)"
+                    if routed
+                    else ("node addresses")
+                )
                 plan.problems.append(
-                    (
-                        path,
-                        f"{fabric} subnet {sub} ({name}) holds {max(room, 0)} node addresses, {nodes} needed",
-                    )
+                    (path, f"{fabric} subnet {sub} ({name}) holds {holds} {what}, {ports} needed")
                 )
             out[name] = sub
             plan.subnets.append(FabricSubnet(name, str(sub), fabric, rail, 0))
@@ -211,6 +243,8 @@ def _dotted(address: int) -> str:
 
 def _fabric(cluster: ResolvedCluster, nets: dict[str, ipaddress.IPv4Network], plan: OnPremPlan) -> None:
     used = dict.fromkeys(nets, 0)
+    cidrs = _cidrs(cluster)
+    whole = {"compute": cidrs[1], "storage": cidrs[2]}  # the fabric network a routed host reaches
     for pool in cluster.pools:
         ports = [
             p for p in pool.ports if p.purpose in ("compute", "storage") and p.purpose in cluster.fabrics
@@ -220,22 +254,23 @@ def _fabric(cluster: ResolvedCluster, nets: dict[str, ipaddress.IPv4Network], pl
             rows = []
             for slot in slots:
                 offset = FABRIC_STATIC_OFFSET + used[slot.subnet]
-                used[slot.subnet] += 1
-                if offset >= slot.size - 1:
+                used[slot.subnet] += ROUTED_PORT_ADDRESSES if slot.routed else 1
+                if offset + (1 if slot.routed else 0) >= slot.size - 1:
                     continue  # reported by _fabric_subnets
-                rows.append(
-                    FabricAddress(
-                        slot.purpose,
-                        slot.rail,
-                        slot.interface,
-                        slot.rdma_dev,
-                        slot.subnet,
-                        slot.cidr,
-                        f"{_dotted(slot.base + offset)}/{slot.prefixlen}",
-                    )
-                )
+                rows.append(_address_of(slot, slot.base + offset, whole[slot.purpose]))
             plan.fabric[host] = rows
     plan.subnets = [FabricSubnet(s.name, s.cidr, s.fabric, s.rail, used[s.name]) for s in plan.subnets]
+
+
+def _address_of(slot: _PortSlot, address: int, whole: str) -> FabricAddress:
+    """The host port's address; on a routed fabric its /31, gateway (the next address) and routes."""
+    if not slot.routed:
+        prefix = f"{_dotted(address)}/{slot.prefixlen}"
+        return FabricAddress(slot.purpose, slot.rail, slot.interface, slot.rdma_dev, slot.subnet, slot.cidr,
+                             prefix, slot.port)  # fmt: skip
+    routes = (slot.cidr,) if slot.cidr == whole else (slot.cidr, whole)
+    return FabricAddress(slot.purpose, slot.rail, slot.interface, slot.rdma_dev, slot.subnet, slot.cidr,
+                         f"{_dotted(address)}/31", slot.port, _dotted(address + 1), routes)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -251,6 +286,8 @@ class _PortSlot:
     base: int  # network address as an int
     prefixlen: int
     size: int
+    port: str  # the plan's port id
+    routed: bool  # a /31 with the leaf port (cluster.routed_fabrics)
 
 
 def _port_slots(
@@ -276,9 +313,22 @@ def _port_slots(
                 int(net.network_address),
                 net.prefixlen,
                 net.num_addresses,
+                port.plan_port,
+                port.purpose in cluster.routed_fabrics,
             )
         )
     return slots
+
+
+def host_port_addresses(cluster: ResolvedCluster, fabric: str) -> dict[tuple[str, str], FabricAddress]:
+    """(host, plan port id) -> the planned address of every host port on ``fabric``: what the switch
+    configuration puts on the leaf port facing it (``FabricAddress.leaf_address``)."""
+    return {
+        (host, a.port): a
+        for host, rows in onprem_plan(cluster).fabric.items()
+        for a in rows
+        if a.purpose == fabric
+    }
 
 
 # The last plan and the cluster it was made for: the inventory, group_vars, the MAAS program and the cloud

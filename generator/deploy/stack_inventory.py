@@ -26,10 +26,9 @@ from ruamel.yaml import YAML
 from generator.deploy.access import AccessError, host_access
 from generator.deploy.stack_outputs import StackOutputs, read_stack_outputs, source_problem, where_of
 from generator.foreign import ByteBudget, ForeignInputError, json_path
+from generator.yamltext import PROVEN_PLAIN, TEMPLATE_MARKS, UNSAFE, ansible_scalar, double_quoted
 
-# Ansible's YAML loader reads `!unsafe` as a string it never templates (Ansible docs, "Advanced playbook
-# syntax: Unsafe or raw strings"); the tag is also valid in a flow (JSON-shaped) mapping.
-UNSAFE_TAG = "!unsafe "
+UNSAFE_TAG = UNSAFE  # the one YAML writer's Ansible tag (generator/yamltext.py says why)
 
 
 class Foreign(str):
@@ -195,18 +194,19 @@ def build_inventory(build: Path, outputs: StackOutputs, where: str = "outputs") 
 
 
 def _dump(value: Any, indent: int) -> str:
-    """JSON text (which is YAML) with each stack value tagged `!unsafe`."""
+    """JSON-shaped YAML with each stack value tagged `!unsafe` (scalars by the one YAML writer's Ansible
+    mode, generator/yamltext.py)."""
     pad, inner = " " * indent, " " * (indent + 2)
     if isinstance(value, dict) and value:
-        items = (
-            f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {_dump(v, indent + 2)}"
-            for k, v in value.items()
-        )
+        items = (f"{inner}{double_quoted(str(k))}: {_dump(v, indent + 2)}" for k, v in value.items())
         return "{\n" + ",\n".join(items) + f"\n{pad}}}"
     if isinstance(value, list) and value:
         return "[\n" + ",\n".join(f"{inner}{_dump(v, indent + 2)}" for v in value) + f"\n{pad}]"
-    text = json.dumps(value, ensure_ascii=False)
-    return UNSAFE_TAG + text if isinstance(value, Foreign) else text
+    if isinstance(value, dict | list):
+        return "{}" if isinstance(value, dict) else "[]"
+    # a build value holding template syntax (a hand-edited inventory) is tagged too: never templated
+    unsafe = isinstance(value, Foreign) or (isinstance(value, str) and TEMPLATE_MARKS.search(value))
+    return ansible_scalar(value, UNSAFE if unsafe else PROVEN_PLAIN)
 
 
 def render(inventory: dict[str, Any], outputs_path: str | Path) -> str:

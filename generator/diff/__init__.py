@@ -1,4 +1,4 @@
-"""Day-2 changes: compare two plans (``compare``) and say what it means on the floor (``report``,
+"""Day-2 changes: compare two plans (``compare``) and say what it means on the floor (``render``,
 ``workorder``)."""
 
 from __future__ import annotations

@@ -100,7 +100,7 @@ def _cable_changes(old_links: list[Link], new_links: list[Link]) -> CableChanges
     changed: list[CableChange] = []
     for x in new_links:
         before = old_by.get(x.id)
-        if before is None:
+        if before is None or before == x:  # absent, or equal in every field (most cables of a change)
             continue
         (oa, ob), (na, nb) = _ends(before), _ends(x)
         ends = tuple(e for e, was, now in (("a", oa, na), ("b", ob, nb)) if was != now)
@@ -120,11 +120,9 @@ def _cable_changes(old_links: list[Link], new_links: list[Link]) -> CableChanges
 
 def _port_speed_changes(old_links: list[Link], new_links: list[Link]) -> tuple[PortSpeed, ...]:
     old_speed, new_speed = _port_speeds(old_links), _port_speeds(new_links)
-    return tuple(
-        PortSpeed(dev, port, old_speed[(dev, port)], s)
-        for (dev, port), s in sorted(new_speed.items())
-        if (dev, port) in old_speed and old_speed[(dev, port)] != s
-    )
+    # filtered, then sorted: the same order as sorting every port first, without sorting 600k ports
+    changed = [(end, s) for end, s in new_speed.items() if end in old_speed and old_speed[end] != s]
+    return tuple(PortSpeed(dev, port, old_speed[(dev, port)], s) for (dev, port), s in sorted(changed))
 
 
 def _going_down(old_links: list[Link], devices: DeviceChanges, cables: CableChanges) -> GoingDown:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from generator.diff.model import PlanDiff
-from generator.diff.report import to_text
+from generator.diff.render import to_text
 from generator.emit.cabling.rows import CableRow, cable_rows
 from generator.emit.cabling.tables import CABLE_COLUMNS, Cell, cable_table, to_csv
 from generator.emit.cabling.xlsx import MAX_COL_WIDTH, TICK_COL_WIDTH, fit_widths, printable

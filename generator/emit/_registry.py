@@ -88,7 +88,3 @@ def emitters() -> dict[str, Emitter]:
     import generator.emit as emit_pkg
 
     return dict(_cached(emit_pkg.__name__, tuple(emit_pkg.__path__)))
-
-
-def output_names() -> tuple[str, ...]:
-    return tuple(emitters())

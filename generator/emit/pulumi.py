@@ -21,6 +21,7 @@ from generator.deploy.targets import CloudTarget, cloud_target
 from generator.emit._registry import BuildContext, Emitter
 from generator.fsutil import atomic_write_text
 from generator.resources import templates_dir
+from generator.yamltext import scalar as yaml_scalar
 
 if TYPE_CHECKING:
     from generator.emit.pulumi_targets.common import Project
@@ -55,7 +56,7 @@ def pinned_versions() -> dict[str, str]:
 
 
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir() / "pulumi")),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -63,6 +64,8 @@ def _env() -> jinja2.Environment:
         lstrip_blocks=True,
         autoescape=False,
     )
+    env.filters["yaml"] = yaml_scalar  # quoted by the one YAML writer when a reader would not read a string
+    return env
 
 
 def qualified(project: str, key: str) -> str:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from blueprints.catalog.perf import perf_data
 from generator.foreign import ForeignInputError
-from generator.perf.collectives import estimate
+from generator.perf.collectives import algorithm_list, estimate, protocol_list
 from generator.perf.nccl_results import NcclRun
 from generator.perf.predict import Job, job_for
 from generator.perf.system import PerfError, System
@@ -95,6 +95,8 @@ class RunResult:
             "hosts": list(r.hosts),
             "ranks": r.ranks,
             "rail": r.rail,
+            **({"nccl_algo": r.algo} if r.algo else {}),
+            **({"nccl_proto": r.proto} if r.proto else {}),
             "measured_busbw_gbytes": round(self.measured, 3),
             "predicted_busbw_gbytes": round(self.predicted, 3),
             "ratio": round(self.ratio, 4),
@@ -183,7 +185,7 @@ class _Predictions:
     def __init__(self, system: System) -> None:
         self.system = system
         self.jobs: dict[tuple[int, int, float], Job] = {}
-        self.made: dict[tuple[int, int, float, str, int], tuple[float, str]] = {}
+        self.made: dict[tuple[object, ...], tuple[float, str]] = {}
 
     def job(self, nodes: int, rpn: int, share: float) -> Job:
         key = (nodes, rpn, share)
@@ -192,7 +194,7 @@ class _Predictions:
         return self.jobs[key]
 
     def busbw(self, run: NcclRun, shape: tuple[int, int, float], size: int) -> tuple[float, str]:
-        key = (*shape, run.collective, size)
+        key = (*shape, run.collective, size, run.algo, run.proto)
         if key not in self.made:
             if len(self.made) >= MAX_PREDICTIONS:
                 raise ForeignInputError(
@@ -200,9 +202,23 @@ class _Predictions:
                     f"the runs ask for more than {MAX_PREDICTIONS:,} different predictions (run shapes x "
                     "collectives x message sizes); give fewer runs or sizes",
                 )
-            est = estimate(run.collective, max(1, size), self.job(*shape))
+            algos, protos = run_settings(run)
+            est = estimate(run.collective, max(1, size), self.job(*shape), algorithms=algos, protocols=protos)
             self.made[key] = (est.busbw_gbytes, est.algorithm)
         return self.made[key]
+
+
+def _settings_text(run: NcclRun) -> str:
+    parts = [f"NCCL_ALGO={run.algo}" if run.algo else "", f"NCCL_PROTO={run.proto}" if run.proto else ""]
+    return " ".join(p for p in parts if p) or "NCCL's own choice"
+
+
+def run_settings(run: NcclRun) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
+    """The run's NCCL_ALGO / NCCL_PROTO (as its output echoes them) in the model's names; PerfError on one
+    the model cannot honour (an unknown name, a `^` exclusion)."""
+    algos = algorithm_list(run.algo) or None if run.algo else None
+    protos = protocol_list(run.proto) or None if run.proto else None
+    return algos, protos
 
 
 def _predict_run(run: NcclRun, predictions: _Predictions, min_bytes: float, threshold: float) -> RunResult:
@@ -213,15 +229,19 @@ def _predict_run(run: NcclRun, predictions: _Predictions, min_bytes: float, thre
     share = 1.0 / system.net_ports if (run.rail is not None and system.net_ports) else 1.0
     try:
         predictions.job(nodes, rpn, share)
+        run_settings(run)
     except PerfError as exc:
         return RunResult(run, (), 0.0, 0.0, False, str(exc))
     compared = {r.size_bytes for r in run.rows if r.size_bytes >= min_bytes} or {
         max(r.size_bytes for r in run.rows)
     }
     sizes = []
-    for row in run.rows:
-        busbw, algorithm = predictions.busbw(run, (nodes, rpn, share), row.size_bytes)
-        sizes.append(SizeCompare(row.size_bytes, row.busbw_gbytes, busbw, algorithm))
+    try:
+        for row in run.rows:
+            busbw, algorithm = predictions.busbw(run, (nodes, rpn, share), row.size_bytes)
+            sizes.append(SizeCompare(row.size_bytes, row.busbw_gbytes, busbw, algorithm))
+    except PerfError as exc:  # e.g. NCCL_ALGO=NVLS on GPUs without NVLink SHARP
+        return RunResult(run, (), 0.0, 0.0, False, f"{_settings_text(run)}: {exc}")
     chosen = [s for s in sizes if s.size_bytes in compared]
     measured = statistics.fmean(s.measured for s in chosen)
     predicted = statistics.fmean(s.predicted for s in chosen)

@@ -15,9 +15,11 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
+from blueprints.starter import STARTER_GPU
 from generator.foreign import ByteBudget, ForeignInputError, parse_json, pydantic_refusal, read_foreign_text
 from generator.limits import MAX_NODES
-from generator.perf.advisor import BUDGETS, MODES, PREFERENCES, AdviceError, Request, server_for
+from generator.perf.advice import BUDGETS, MODES, PREFERENCES, AdviceError, Request
+from generator.perf.advisor import server_for
 
 # An advice file is ~3 kB (one request, a few designs); 1 MiB leaves room for a hand-edited one.
 MAX_ADVICE_BYTES = 1 << 20
@@ -101,7 +103,7 @@ def read_advice(path: str, name: str, budget: ByteBudget | None = None) -> Reque
         req = AdviceDocument.model_validate(raw).request
     except ValidationError as exc:
         raise pydantic_refusal(where, exc.errors()) from None
-    gpu = req.gpu or "h100-sxm"
+    gpu = req.gpu or STARTER_GPU
     problem = scale_problem(req.gpus, gpu)
     if problem is not None:
         raise ForeignInputError(f"{where}: $.request.gpus", problem)

@@ -13,9 +13,7 @@
 from __future__ import annotations
 
 import math
-import re
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from blueprints.catalog import Catalog, default_catalog
@@ -24,122 +22,17 @@ from blueprints.catalog.perf import perf_data
 from blueprints.catalog.schema import Gpu, Server
 from blueprints.catalog.workload import memory_need, workload_factors
 from blueprints.models import Blueprint
+from generator.perf.advice import BUDGETS, MODES, PREFERENCES, SCOPES, Advice, AdviceError, Option, Request
 from generator.perf.predict import predict_on
-from generator.perf.system import PerfError, System, system_for
+from generator.perf.starter import (
+    fabric_section,
+    network_racks,
+    rack_estimate,
+    starter_blueprint,
+    starter_pool,
+)
+from generator.perf.system import PerfError, system_for
 from generator.perf.training import StepEstimate, training_step
-
-SCOPES = ("gpu", "node", "nodes")
-BUDGETS = ("high", "medium", "low", "minimal")
-PREFERENCES = ("cost", "non-blocking")
-MODES = ("pretrain", "full-finetune", "lora", "qlora", "inference")
-
-
-@dataclass(frozen=True)
-class Request:
-    params: float
-    mode: str = "pretrain"
-    gpus: int | None = None
-    gpu: str = "h100-sxm"
-    budget: str | None = None
-    prefer: str = "cost"
-    precision: str | None = None
-    tokens: float | None = None
-    target_days: float | None = None
-    sequence_length: int = 4096
-    name: str = "starter"
-
-
-@dataclass
-class Option:
-    """One buildable design (a topology for the chosen nodes), with what it costs and what it delivers."""
-
-    label: str
-    blueprint: dict[str, Any]
-    switches: int = 0
-    cables: int = 0
-    transceivers: int = 0
-    bisection_gbps: float = 0.0
-    allreduce_busbw: float = 0.0
-    allreduce_scattered_busbw: float = 0.0
-    alltoall_busbw: float = 0.0
-    bottleneck: str = ""
-    error: str | None = None
-    system: System | None = field(default=None, repr=False, compare=False)  # the planned option, for the step
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "label": self.label,
-            "switches": self.switches,
-            "cables": self.cables,
-            "transceivers": self.transceivers,
-            "bisection_gbps": self.bisection_gbps,
-            "all_reduce_busbw_gbytes": round(self.allreduce_busbw, 2),
-            "all_reduce_scattered_busbw_gbytes": round(self.allreduce_scattered_busbw, 2),
-            "alltoall_busbw_gbytes": round(self.alltoall_busbw, 2),
-            "bottleneck": self.bottleneck,
-            "error": self.error,
-        }
-
-
-@dataclass
-class Advice:
-    request: Request
-    article_scope: str
-    memory_scope: str
-    scope: str
-    memory_gb: float
-    memory_gpus: int
-    gpus: int
-    nodes: int
-    gpu_id: str
-    server_id: str
-    budget: str
-    technology: str | None
-    topology_rule: str
-    options: list[Option] = field(default_factory=list)
-    chosen: int = 0
-    reasons: list[str] = field(default_factory=list)
-    training: StepEstimate | None = None
-
-    @property
-    def starter(self) -> dict[str, Any]:
-        return self.options[self.chosen].blueprint
-
-    def as_dict(self) -> dict[str, Any]:
-        r = self.request
-        return {
-            "request": {
-                "params": r.params,
-                "mode": r.mode,
-                "gpus": r.gpus,
-                "gpu": r.gpu,
-                "budget": r.budget,
-                "prefer": r.prefer,
-                "tokens": r.tokens,
-                "target_days": r.target_days,
-            },
-            "article_scope": self.article_scope,
-            "memory_scope": self.memory_scope,
-            "scope": self.scope,
-            "memory_gb": round(self.memory_gb, 1),
-            "memory_min_gpus": self.memory_gpus,
-            "gpus": self.gpus,
-            "nodes": self.nodes,
-            "gpu": self.gpu_id,
-            "server": self.server_id,
-            "budget": self.budget,
-            "technology": self.technology,
-            "topology_rule": self.topology_rule,
-            "options": [o.as_dict() for o in self.options],
-            "chosen": self.options[self.chosen].label,
-            "reasons": self.reasons,
-            "training": self.training.as_dict() if self.training else None,
-        }
-
-
-class AdviceError(ValueError):
-    pass
-
 
 # ---- hardware choice ----------------------------------------------------------------------------
 
@@ -198,83 +91,6 @@ def _fabric(budget: str, nodes: int, reasons: list[str]) -> str:
     return row.technology
 
 
-def _nic_model(cat: Catalog, preferred: str, speed: float, kind: str) -> str:
-    protocol = "infiniband" if kind == "infiniband" else "roce" if kind == "roce" else "ethernet"
-
-    def ok(nid: str) -> bool:
-        n = cat.nics.get(nid)
-        return n is not None and speed in n.speeds_gbps and protocol in n.protocols
-
-    if ok(preferred):
-        return preferred
-    for nid in sorted(cat.nics):
-        if ok(nid):
-            return nid
-    raise AdviceError(f"no catalogue NIC runs {kind} at {speed:g} Gb/s")
-
-
-def _pool(
-    cat: Catalog, server_id: str, server: Server, nodes: int, technology: str | None, scope: str, gpu_id: str
-) -> dict[str, Any]:
-    pool: dict[str, Any] = {"name": "gpu", "role": "gpu", "count": nodes}
-    gpu = cat.gpu(gpu_id)
-    if scope == "gpu":
-        units = int(perf_data().advisor.single_gpu_server_units.value)
-        ic = f"nvlink{gpu.nvlink.generation}" if gpu.nvlink else f"pcie{gpu.pcie_gen}"
-        pool["spec"] = {
-            "gpu": gpu_id,
-            "gpus": 1,
-            "gpu_interconnect": ic,
-            "nvlink_domain_gpus": 1,
-            "nvswitches": 0,
-            "pcie_gen": max(gpu.pcie_gen, 4),
-            "nics": [
-                {"purpose": n.purpose, "model": n.model, "count": 1, "ports": 1, "speed_gbps": n.speed_gbps}
-                for n in server.nics
-                if n.purpose == "management"
-            ],
-            "power_kw": round(math.ceil(server.power_kw / server.gpus * 10) / 10, 1),
-            "rack_units": units,
-        }
-        return pool
-    if technology is None:
-        pool["server"] = server_id
-        return pool
-    tech = cat.fabric(technology)
-    nics = []
-    changed = False
-    for n in server.nics:
-        entry = {
-            "purpose": n.purpose,
-            "model": n.model,
-            "count": n.count,
-            "ports": n.ports,
-            "speed_gbps": n.speed_gbps,
-        }
-        if n.cage_ports != 1:
-            entry["cage_ports"] = n.cage_ports
-        if n.purpose == "compute" and n.speed_gbps != tech.speed_gbps:
-            entry["model"] = _nic_model(cat, n.model, tech.speed_gbps, tech.kind)
-            entry["speed_gbps"] = tech.speed_gbps
-            changed = True
-        nics.append(entry)
-    if not changed:
-        pool["server"] = server_id
-        return pool
-    pool["spec"] = {
-        "gpu": server.gpu,
-        "gpus": server.gpus,
-        "gpu_interconnect": server.gpu_interconnect,
-        "nvlink_domain_gpus": server.nvlink_domain_gpus,
-        "nvswitches": server.nvswitches,
-        "pcie_gen": server.pcie_gen,
-        "nics": nics,
-        "power_kw": server.power_kw,
-        "rack_units": server.rack_units,
-    }
-    return pool
-
-
 # ---- topologies ---------------------------------------------------------------------------------
 
 
@@ -290,27 +106,6 @@ def dragonfly_shape(radix: int, ports_per_node: int, nodes: int) -> dict[str, in
             return None
         return {"p": p, "a": a, "h": h, "groups": groups}
     return None
-
-
-def _fabric_section(cat: Catalog, technology: str, topology: dict[str, Any]) -> dict[str, Any]:
-    tech = cat.fabric(technology)
-    out: dict[str, Any] = {"technology": technology, "topology": topology}
-    if tech.kind == "infiniband":
-        switch = cat.switch(topology["switch"])
-        if topology["kind"] == "fat-tree":
-            # NVIDIA's SuperPOD design: the SM and SHARP's Aggregation Manager on UFM appliances, never on
-            # a GPU node (rules NET022/NET023; data/subnet_managers.yaml)
-            out["subnet_manager"] = {
-                "kind": "ufm",
-                "ha": True,
-                "routing_engine": "ftree",
-                "sharp": bool(switch.sharp),
-            }
-        else:  # upstream OpenSM's dfsssp; SHARP needs a flavour upstream OpenSM is not
-            out["subnet_manager"] = {"kind": "opensm", "ha": True, "routing_engine": "dfsssp"}
-    elif tech.kind == "roce":
-        out["lossless"] = {"pfc": True, "ecn": True}  # priority, DSCP and trust: the blueprint's defaults
-    return out
 
 
 def _topologies(
@@ -366,75 +161,7 @@ def _topologies(
     return rule, [(df_label, df_topo), (f"fat-tree 3-tier {switch_id}", fat3)]
 
 
-# ---- starter blueprints -------------------------------------------------------------------------
-
-
-def _safe_name(text: str) -> str:
-    name = re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")
-    if not name or not name[0].isalpha():
-        name = f"bp-{name}".strip("-")
-    return name[:40].rstrip("-") or "starter"
-
-
-def _site(racks: int) -> dict[str, Any]:
-    adv = perf_data().advisor
-    row = int(adv.racks_per_row.value)
-    per_row = row if racks > row else max(1, racks)
-    rows = max(1, math.ceil(racks / per_row))
-    return {
-        "name": "dc1",
-        "rows": rows,
-        "racks_per_row": per_row,
-        "rack": {"units": int(adv.rack_units.value), "power_kw": adv.rack_power_kw.value},
-    }
-
-
-def _rack_estimate(server: Server, nodes: int, scope: str) -> int:
-    adv = perf_data().advisor
-    units = adv.rack_units.value - adv.reserved_rack_units.value
-    ru = adv.single_gpu_server_units.value if scope == "gpu" else server.rack_units
-    power = server.power_kw / server.gpus if scope == "gpu" else server.power_kw
-    per_rack = max(1, int(min(adv.rack_power_kw.value // max(power, 0.1), units // ru)))
-    return math.ceil(nodes / per_rack)
-
-
-def _network_racks(compute_racks: int) -> int:
-    adv = perf_data().advisor
-    return math.ceil(compute_racks / adv.compute_racks_per_switch_rack.value) + int(adv.spine_racks.value)
-
-
-def starter_blueprint(
-    req: Request, pool: dict[str, Any], fabric: dict[str, Any] | None, racks: int, precision: str
-) -> dict[str, Any]:
-    bp: dict[str, Any] = {
-        "apiVersion": "cluster-blueprint/v1",
-        "name": _safe_name(req.name),
-        "description": f"starter from blueprint advise: {req.params:.3g} parameters, {req.mode}",
-        "site": _site(racks),
-        "pools": [pool],
-    }
-    if fabric is not None:
-        mgmt = perf_data().advisor.management
-        bp["fabrics"] = {
-            "compute": fabric,
-            "management": {
-                "technology": mgmt.technology,
-                "topology": {"kind": "leaf-spine", "switch": mgmt.leaf, "spine_switch": mgmt.spine},
-            },
-        }
-    wl: dict[str, Any] = {
-        "params": req.params,
-        "mode": req.mode,
-        "precision": precision,
-        "sequence_length": req.sequence_length,
-    }
-    if req.tokens:
-        wl["tokens"] = req.tokens
-    if req.target_days:
-        wl["target_days"] = req.target_days
-    bp["workload"] = wl
-    Blueprint.model_validate(bp)  # the schema must accept what we write
-    return bp
+# ---- candidates, planned and costed -------------------------------------------------------------
 
 
 def _plan_option(bp: dict[str, Any]) -> tuple[Any, Any] | str:
@@ -601,20 +328,20 @@ def _designs(
 ) -> tuple[str, str | None, str, list[Option]]:
     """(budget, fabric technology, topology rule, one starter blueprint per candidate topology)."""
     budget = _budget(req, nodes)
-    racks = _rack_estimate(sz.server, nodes, sz.scope)
+    racks = rack_estimate(sz.server, nodes, sz.scope)
     if nodes == 1:
-        pool = _pool(cat, sz.server_id, sz.server, 1, None, sz.scope, req.gpu)
+        pool = starter_pool(cat, sz.server_id, sz.server, 1, None, sz.scope, req.gpu)
         single = Option("single server", starter_blueprint(req, pool, None, racks + 1, sz.precision))
         return budget, None, "one node: no compute fabric", [single]
     technology = _fabric(budget, nodes, sz.reasons)
-    pool = _pool(cat, sz.server_id, sz.server, nodes, technology, sz.scope, req.gpu)
+    pool = starter_pool(cat, sz.server_id, sz.server, nodes, technology, sz.scope, req.gpu)
     ports = sum(n.count * n.ports for n in sz.server.nics if n.purpose == "compute")
     rule, topos = _topologies(cat, technology, nodes, ports, req.prefer, sz.reasons)
-    all_racks = racks + _network_racks(racks)
+    all_racks = racks + network_racks(racks)
     options = [
         Option(
             label,
-            starter_blueprint(req, pool, _fabric_section(cat, technology, topo), all_racks, sz.precision),
+            starter_blueprint(req, pool, fabric_section(cat, technology, topo), all_racks, sz.precision),
         )
         for label, topo in topos
     ]
@@ -702,47 +429,3 @@ def advise(req: Request) -> Advice:
         sz.scope = _scope_for(sz.gpus, sz.server.gpus)
         adv = _design_round(req, cat, sz)
     return adv
-
-
-def starter_yaml(adv: Advice) -> str:
-    import io
-
-    from ruamel.yaml import YAML
-
-    yaml = YAML()
-    yaml.default_flow_style = False
-    yaml.width = 120
-    buf = io.StringIO()
-    yaml.dump(adv.starter, buf)
-    head = [
-        "# Starter blueprint written by `blueprint advise`.",
-        f"# {adv.request.params:.3g} parameters, {adv.request.mode}: {adv.gpus} × {adv.gpu_id} on "
-        f"{adv.nodes} node(s)"
-        + (f", {adv.technology}, {adv.options[adv.chosen].label}" if adv.technology else ""),
-        *(f"# - {r}" for r in adv.reasons),
-        "# Review site, racks, storage and software before building; `blueprint validate` checks it.",
-    ]
-    return "\n".join(head) + "\n" + buf.getvalue()
-
-
-def write_starter(adv: Advice, path: str | Path) -> list[str]:
-    """Write the chosen starter atomically after checking it validates; returns error messages (none =
-    written)."""
-    import tempfile
-
-    from generator.findings import BlueprintError
-    from generator.fsutil import atomic_write_text
-    from generator.pipeline import check
-
-    text = starter_yaml(adv)
-    target = Path(path)
-    with tempfile.TemporaryDirectory() as tmp:
-        probe = Path(tmp) / (target.name or "starter.yaml")
-        probe.write_text(text)
-        try:
-            errors = [f"{f.rule}: {f.message}" for f in check(probe).errors]
-        except BlueprintError as exc:
-            errors = [f"{f.rule}: {f.message}" for f in exc.findings]
-    if not errors:
-        atomic_write_text(target, text)
-    return errors

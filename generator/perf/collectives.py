@@ -34,6 +34,34 @@ from generator.perf.system import Limit, PerfError, tighter
 
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast")
 ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet", "p2p")
+PROTOCOLS = ("ll", "ll128", "simple")
+# NCCL_ALGO / NCCL_PROTO spellings (src/graph/tuning.cc ncclAlgoStr, ncclProtoStr; case-insensitive there too)
+ALGORITHM_NAMES = {"nvlstree": "nvls_tree", "collnetdirect": "collnet", "collnet_direct": "collnet"}
+
+
+def algorithm_list(text: str) -> tuple[str, ...]:
+    """``Ring,Tree`` / ``nvlstree`` → model names; PerfError on an unknown one (``^`` exclusion refused)."""
+    out = []
+    for raw in (a.strip() for a in text.split(",") if a.strip()):
+        if raw.startswith("^"):
+            raise PerfError(f"`{text}`: name the algorithms to keep (NCCL's `^` exclusion is not modelled)")
+        name = ALGORITHM_NAMES.get(raw.lower(), raw.lower())
+        if name not in ALGORITHMS:
+            raise PerfError(
+                f"unknown algorithm `{raw}` (known: {', '.join(ALGORITHMS)}; NCCL's NVLSTree too)"
+            )
+        out.append(name)
+    return tuple(dict.fromkeys(out))
+
+
+def protocol_list(text: str) -> tuple[str, ...]:
+    """``LL128,Simple`` → model names; PerfError on an unknown one."""
+    out = []
+    for raw in (a.strip() for a in text.split(",") if a.strip()):
+        if raw.lower() not in PROTOCOLS:
+            raise PerfError(f"unknown protocol `{raw}` (known: LL, LL128, Simple)")
+        out.append(raw.lower())
+    return tuple(dict.fromkeys(out))
 
 
 def bus_factor(collective: str, n: int) -> float:
@@ -73,6 +101,12 @@ class Job:
     sharp_share: float = 1.0  # share of the rails SHARP aggregates (2 streaming flows per switch)
     nics_per_unit: float = 0.0  # compute NICs a unit's ranks use (0: not known)
     multi_node_nvls: bool = True  # NCCL 2.18+: NVLS + IB SHARP and NVLS-tree across units
+    mnnvl: bool = False  # the NVLink domain spans nodes (NCCL's MNNVL: its tuner sees one node)
+    ring_graph: Limit | None = (
+        None  # NCCL's inter-unit ring graph: channels × per-channel speed (channels.py)
+    )
+    tree_channel_cap: float = math.inf  # tree bus GB/s NCCL's tuner allows: channels × perChMaxTreeBw
+    tree_ll128_channel_cap: float = math.inf  # the same for LL128: channels × perChMaxTreeLL128Bw
 
     @property
     def ranks(self) -> int:
@@ -92,6 +126,9 @@ class Candidate:
     plateau_from_bytes: float = math.inf  # the ring plateau latency applies from this size on
     plateau_factor: float = 1.0
     tuner_share: float = 1.0  # share of algbw NCCL's tuner believes in when it picks (it chooses, not we)
+    tuner_cap_gbytes: float = (
+        math.inf
+    )  # algbw NCCL's tuner allows at most (tree: channels × perChMaxTreeBw / 2)
 
     def latency_at(self, size_bytes: float) -> float:
         return self.latency_us * (self.plateau_factor if size_bytes >= self.plateau_from_bytes else 1.0)
@@ -105,7 +142,7 @@ class Candidate:
 
     def tuner_time_s(self, size_bytes: float) -> float:
         """The time NCCL's tuner predicts, which decides the algorithm NCCL runs."""
-        bw = self.bandwidth_at(size_bytes) * self.tuner_share
+        bw = min(self.bandwidth_at(size_bytes) * self.tuner_share, self.tuner_cap_gbytes)
         return self.latency_at(size_bytes) * 1e-6 + size_bytes / (bw * 1e9)
 
 
@@ -147,7 +184,7 @@ def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
     nc = perf.nccl
     n, k, u = job.ranks, job.ranks_per_unit, job.units
     net = job.spread_net if job.scattered else job.net
-    base = tighter(job.intra if k > 1 else None, net if u > 1 else None)
+    base = tighter(job.intra if k > 1 else None, net if u > 1 else None, job.ring_graph if u > 1 else None)
     if base is None:
         return []
     out: list[Candidate] = []
@@ -258,8 +295,11 @@ def _tree(job: Job, perf: PerfData) -> list[Candidate]:
             if bw.gbytes > cap:
                 bw = Limit(cap, "LL protocol ceiling", f"NCCL's LL ceiling {cap:g} GB/s")
         inter = hw.get("net", "tree", p) + job.net_latency_us * (2 if p == "simple" else 1)
+        # NCCL 2.20 tunes a multi-node NVLink job as one node ("MNNVL support - treat as a single NVLink
+        # connected node", tuning.cc): its tree latency counts every rank as an NVLink hop of one chain.
+        chain, levels = (job.ranks, 1) if job.mnnvl else (k, u)
         lat = nc.base_latency_us.get("tree", p) + 2 * (
-            (k - 1) * hw.get(job.intra_class, "tree", p) + _log2i(u) * inter
+            (chain - 1) * hw.get(job.intra_class, "tree", p) + _log2i(levels) * inter
         )
         out.append(
             Candidate(
@@ -269,9 +309,20 @@ def _tree(job: Job, perf: PerfData) -> list[Candidate]:
                 lat,
                 tree_correction=nc.tree_correction_factor,
                 tuner_share=_tree_tuner_share(job),
+                tuner_cap_gbytes=_tree_tuner_cap(job, p),
             )
         )
     return out
+
+
+def _tree_tuner_cap(job: Job, protocol: str) -> float:
+    """Tree algbw NCCL's tuner allows (bus / 2): channels × perChMaxTreeBw (Simple) or perChMaxTreeLL128Bw
+    (tuning.cc; 23.6 GB/s a channel on Ampere, 41.4 on Hopper, two nodes), one channel per NIC (search.cc).
+    It steers NCCL's choice only: with fewer NICs than GPUs the tree looks no faster than the ring and NCCL
+    runs the ring (two A100 nodes with 4 HDR NICs: 91 GB/s, NVIDIA/nccl-tests #100), while a forced tree
+    still runs at what the links allow (forced trees beat the table: NVIDIA/nccl #1801, #837)."""
+    cap = {"simple": job.tree_channel_cap, "ll128": job.tree_ll128_channel_cap}.get(protocol, math.inf)
+    return cap / 2
 
 
 def _tree_tuner_share(job: Job) -> float:
@@ -379,12 +430,28 @@ def candidates(collective: str, job: Job, perf: PerfData | None = None) -> list[
     return out
 
 
+def _no_candidate(
+    collective: str, n: int, job: Job, algorithms: tuple[str, ...] | None, protocols: tuple[str, ...] | None
+) -> str:
+    only = ", ".join([*(algorithms or ()), *(p.upper() for p in protocols or ())])
+    text = f"no algorithm can run {collective} on {n} ranks" + (f" with {only}" if only else "")
+    if protocols and "ll128" in protocols and not job.ll128:
+        text += (
+            "; LL128 is enabled by NCCL only over NVLink on NVIDIA GPUs (tuning.cc), the model has no figure "
+            "for it elsewhere"
+        )
+    if protocols and set(protocols) <= {"ll", "ll128"}:
+        text += "; NVLS, NVLS-tree, CollNet and alltoall run Simple only (tuning.cc)"
+    return text
+
+
 def estimate(
     collective: str,
     size_bytes: int,
     job: Job,
     perf: PerfData | None = None,
     algorithms: tuple[str, ...] | None = None,
+    protocols: tuple[str, ...] | None = None,
 ) -> Estimate:
     """The fastest candidate for one message size (among ``algorithms``, like NCCL_ALGO), with busbw as
     nccl-tests reports it."""
@@ -412,9 +479,10 @@ def estimate(
     cands = candidates(collective, job, perf)
     if algorithms:
         cands = [c for c in cands if c.algorithm in algorithms]
+    if protocols:
+        cands = [c for c in cands if c.protocol in protocols]
     if not cands:
-        only = f" with {', '.join(algorithms)}" if algorithms else ""
-        raise PerfError(f"no algorithm can run {collective} on {n} ranks{only}")
+        raise PerfError(_no_candidate(collective, n, job, algorithms, protocols))
     best = min(cands, key=lambda c: c.tuner_time_s(size_bytes))
     t = best.time_s(size_bytes)
     algbw = size_bytes / t / 1e9 if t > 0 else 0.0

@@ -59,6 +59,10 @@ _RANK_RE = re.compile(
     r"^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\b", re.ASCII
 )
 _TEST_RE = re.compile(r"^#\s*Collective test starting:\s*(\S+)", re.ASCII)
+# NCCL_DEBUG=INFO echoes its environment: "... NCCL INFO NCCL_ALGO set by environment to Ring" (tuning.cc)
+_ENV_RE = re.compile(
+    r"NCCL INFO (NCCL_ALGO|NCCL_PROTO) set by environment to ([A-Za-z0-9_,^]{1,64})\s*$", re.ASCII
+)
 _AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)", re.ASCII)
 _RAIL_NAME_RE = re.compile(r"rail(\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
 _HCA_NAME_RE = re.compile(r"(mlx5_\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
@@ -92,6 +96,8 @@ class NcclRun:
     avg_busbw: float | None
     source_format: str  # text | json
     hca: str | None = None  # the one device NCCL_IB_HCA (or the file name) restricted the run to
+    algo: str | None = None  # NCCL_ALGO as the output echoes it (NCCL_DEBUG=INFO line or -J env)
+    proto: str | None = None  # NCCL_PROTO, the same way
 
     @property
     def nodes(self) -> int:
@@ -181,6 +187,7 @@ class _TextRun:
     program: str | None = None
     avg: float | None = None
     rows: list[Row] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
 
     def header(self, line: str, where: str) -> None:
         if m := _RANK_RE.match(line):
@@ -222,6 +229,9 @@ def parse_text(text: str, path: Path) -> NcclRun | None:
         if line.startswith("#"):
             run.header(line, where)
             continue
+        if "NCCL INFO NCCL_" in line and (m := _ENV_RE.search(line)):
+            run.env.setdefault(m.group(1), m.group(2))
+            continue
         row = _row(line.split(), where)
         if row is not None:
             run.row(row, where)
@@ -230,7 +240,10 @@ def parse_text(text: str, path: Path) -> NcclRun | None:
         return None
     ordered = tuple(dict.fromkeys(run.hosts[r] for r in sorted(run.hosts)))
     rail, hca = _rail_from_name(path), _hca_from_name(path)
-    return NcclRun(str(path), coll, len(run.hosts), ordered, rail, tuple(run.rows), run.avg, "text", hca)
+    algo, proto = run.env.get("NCCL_ALGO"), run.env.get("NCCL_PROTO")
+    return NcclRun(
+        str(path), coll, len(run.hosts), ordered, rail, tuple(run.rows), run.avg, "text", hca, algo, proto
+    )
 
 
 # ---- JSON ---------------------------------------------------------------------------------------
@@ -247,6 +260,15 @@ def _json_hca(env: list[str], path: Path) -> str | None:
                 return m.group(1).lower()
             return None
     return _hca_from_name(path)
+
+
+def _json_env(env: list[str], name: str) -> str | None:
+    """``NCCL_ALGO=Ring`` from the -J file's environment list (None when absent or not a plain list)."""
+    for item in env:
+        if item.startswith(name + "="):
+            value = item.split("=", 1)[1].strip()
+            return value if re.fullmatch(r"[A-Za-z0-9_,^]{1,64}", value, re.ASCII) else None
+    return None
 
 
 def _json_rows(doc: NcclJson) -> list[Row]:
@@ -305,6 +327,8 @@ def parse_json(text: str, path: Path) -> NcclRun | None:
         avg if isinstance(avg, float) else None,
         "json",
         None if rail is not None else _json_hca(doc.env, path),
+        _json_env(doc.env, "NCCL_ALGO"),
+        _json_env(doc.env, "NCCL_PROTO"),
     )
 
 

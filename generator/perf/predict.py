@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from blueprints.catalog.perf import perf_data
+from generator.perf.channels import search, tree_channel_cap
 from generator.perf.collectives import Estimate, Job, estimate
 from generator.perf.system import Limit, PerfError, System, nvls_efficiency, system_for
 
@@ -20,6 +21,32 @@ if TYPE_CHECKING:
     from generator.resolve import ResolvedCluster
 
 PLACEMENTS = ("packed", "scattered")
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What a run changes, as NCCL's environment would: NCCL_ALGO, NCCL_PROTO, the inter-node channel count
+    (NCCL_MAX_NCHANNELS-like), NCCL_P2P_DISABLE (NVLink off) and the NCCL release."""
+
+    algorithms: tuple[str, ...] | None = None
+    protocols: tuple[str, ...] | None = None
+    channels: int | None = None
+    nvlink: bool = True
+    nccl_version: str | None = None
+
+    def describe(self) -> str:
+        parts = []
+        if self.algorithms:
+            parts.append("NCCL_ALGO=" + ",".join(self.algorithms))
+        if self.protocols:
+            parts.append("NCCL_PROTO=" + ",".join(self.protocols))
+        if self.channels:
+            parts.append(f"{self.channels} inter-node channels")
+        if not self.nvlink:
+            parts.append("NVLink off")
+        if self.nccl_version:
+            parts.append(f"NCCL {self.nccl_version}")
+        return "; ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -59,6 +86,7 @@ def job_for(
     ranks_per_node: int | None = None,
     net_share: float = 1.0,
     placement: str = "packed",
+    channels: int | None = None,
 ) -> Job:
     """The collective's view of ``nodes`` nodes of the system's pool (default: all of them)."""
     if placement not in PLACEMENTS:
@@ -82,14 +110,8 @@ def job_for(
         net = _ring_channel_cap(system, system.net.scaled(scale, prefix + system.net.name + share), scale)
         bound = system.fabric.limit if system.fabric is not None else system.net
         spread = bound.scaled(scale, prefix + bound.name + share)
-    nvls = None
-    if system.nvls and k > 1:
-        e = nvls_efficiency(sm_arch=system.sm_arch)
-        nvls = Limit(
-            e * system.nvlink_raw_gbytes * k / (k + 1),
-            "NVLS",
-            f"NVSwitch multimem: {system.nvlink_raw_gbytes:g} GB/s NVLink per GPU × {e:.1%} NVLS efficiency",
-        )
+    nvls = _nvls_limit(system, k, per_unit)
+    ring_graph, tree_caps = _graphs(system, units, per_unit * net_share, channels)
     return Job(
         units=units,
         ranks_per_unit=k,
@@ -106,7 +128,63 @@ def job_for(
         scattered=placement == "scattered",
         nics_per_unit=system.net_ports * per_unit * net_share if units > 1 else 0.0,
         multi_node_nvls=system.multi_node_nvls,
+        mnnvl=per_unit > 1,
+        ring_graph=ring_graph,
+        tree_channel_cap=tree_caps[0],
+        tree_ll128_channel_cap=tree_caps[1],
     )
+
+
+def _nvls_limit(system: System, k: int, per_unit: int) -> Limit | None:
+    """NVLS algbw inside a unit of ``k`` ranks: S·(k+1)/k each way per GPU over NVLink × NVLS efficiency."""
+    if not system.nvls or k < 2 or _mnnvl_without_nvls(system, per_unit):
+        return None
+    e = nvls_efficiency(sm_arch=system.sm_arch)
+    return Limit(
+        e * system.nvlink_raw_gbytes * k / (k + 1),
+        "NVLS",
+        f"NVSwitch multimem: {system.nvlink_raw_gbytes:g} GB/s NVLink per GPU × {e:.1%} NVLS efficiency",
+    )
+
+
+def _mnnvl_without_nvls(system: System, per_unit: int) -> bool:
+    """NCCL 2.20 (the tuner the model follows, perf.yaml [NCCL-TUNE]) turns NVLS off on a multi-node NVLink
+    domain unless CollNet (IB SHARP) is supported: ``if (comm->nNodes > 1 || comm->MNNVL) algoEnable[NVLS] =
+    0`` ("MNNVL: NVLS not yet supported"), and NVLS-tree with it."""
+    return per_unit > 1 and not system.sharp
+
+
+def _graphs(
+    system: System, units: int, scale: float, channels: int | None
+) -> tuple[Limit | None, tuple[float, float]]:
+    """NCCL's inter-unit channel graph (perf/channels.py): the ring bound it plans (channels × speed) and the
+    tree bus bandwidth its tuner allows (channels × perChMaxTreeBw); ``channels`` caps the channel count
+    (NCCL_MAX_NCHANNELS-like). Nothing within one unit: the graph is that of NICs."""
+    if channels is not None and channels < 1:
+        raise PerfError(f"--channels must be at least 1, not {channels}")
+    if units < 2 or system.net is None:
+        if channels is not None:
+            raise PerfError(
+                "--channels sets the channels of rings and trees between nodes (NCCL's inter-node graph); "
+                "this run has one node or NVLink domain, whose channels the model does not count"
+            )
+        return None, (math.inf, math.inf)
+    perf = perf_data()
+    nvlink = system.intra.gbytes if (system.intra is not None and system.intra_class == "nvlink") else None
+    graph = search(system.sm_arch, system.nic_gbytes, system.net_ports * scale, nvlink, perf)
+    if graph is None:
+        return None, (math.inf, math.inf)
+    given = ""
+    if channels is not None and channels < graph.channels:
+        graph = type(graph)(channels, graph.speed)
+        given = " (--channels)"
+    ring = Limit(
+        graph.gbytes,
+        f"NCCL ring graph: {graph.channels} channels × {graph.speed:g} GB/s{given}",
+        "search.cc: one NIC per channel, each GPU's NVLink crossed once per channel, NCCL's speeds",
+    )
+    caps = tuple(tree_channel_cap(graph, system.sm_arch, units, perf, p) for p in ("simple", "ll128"))
+    return ring, (caps[0], caps[1])
 
 
 def _ring_channel_cap(system: System, net: Limit, scale: float) -> Limit:
@@ -193,7 +271,15 @@ def sweep(
     *,
     placement: str = "packed",
     algorithms: tuple[str, ...] | None = None,
+    settings: RunSettings | None = None,
 ) -> list[Prediction]:
-    job = job_for(system, nodes, placement=placement)
+    """``settings`` (algorithms, protocols, channels) as the run sets them; its ``nvlink`` and
+    ``nccl_version`` are the system's (``system_for``)."""
+    s = settings or RunSettings()
+    job = job_for(system, nodes, placement=placement, channels=s.channels)
     n = nodes or system.pool_nodes
-    return [_prediction(estimate(collective, int(s), job, algorithms=algorithms), n) for s in sizes]
+    algos = algorithms or s.algorithms
+    return [
+        _prediction(estimate(collective, int(x), job, algorithms=algos, protocols=s.protocols), n)
+        for x in sizes
+    ]

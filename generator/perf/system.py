@@ -90,6 +90,8 @@ class System:
     mean_hops: float = 0.0
     notes: tuple[str, ...] = field(default=())
     multi_node_nvls: bool = True  # the pinned NCCL runs NVLS across nodes (2.18+)
+    nic_gbytes: float = 0.0  # one compute NIC as NCCL's graph search counts it: min(line rate, PCIe slot)
+    nccl_version: str = ""  # the NCCL release the prediction is for (software.nccl or --nccl-version)
 
     @property
     def gpus(self) -> int:
@@ -150,15 +152,21 @@ def pcie_gbytes(gen: int, lanes: int, perf: PerfData | None = None) -> float:
 
 
 def _intra(
-    pool: ResolvedPool, cluster: ResolvedCluster, perf: PerfData
+    pool: ResolvedPool, cluster: ResolvedCluster, perf: PerfData, nvlink: bool = True
 ) -> tuple[Limit | None, str, float, list[str]]:
     gpu = pool.gpu
     assert gpu is not None
     server = pool.server
     notes: list[str] = []
     g = server.gpus
-    nv_dir = pool.nvlink_gbytes_per_gpu_dir
-    domain = server.nvlink_domain_gpus
+    nv_dir = pool.nvlink_gbytes_per_gpu_dir if nvlink else 0.0
+    domain = server.nvlink_domain_gpus if nvlink else min(server.nvlink_domain_gpus, g)
+    if not nvlink:
+        # NCCL_P2P_DISABLE: "disables the peer to peer (P2P) transport, which uses CUDA direct access between
+        # GPUs, using NVLink or PCI"; SHM then goes "through host memory" (NCCL env docs): each GPU's PCIe.
+        notes.append(
+            "NVLink off (like NCCL_P2P_DISABLE=1): GPUs of a node exchange through host memory over PCIe"
+        )
     if g < 2 and domain <= g:
         return None, "nvlink" if nv_dir > 0 else "pci", nv_dir, notes
     if nv_dir > 0 and domain >= g and pool.nvlink_generation is not None and gpu.nvlink is not None:
@@ -176,7 +184,7 @@ def _intra(
         if server.nvswitches == 0 and domain <= g:
             notes.append(f"{server.gpus} GPUs on NVLink without NVSwitch: rings use the direct links")
         return Limit(bw, name, detail), "nvlink", nv_dir, notes
-    if server.gpu_interconnect == "infinity-fabric" and gpu.infinity_fabric_gbps:
+    if nvlink and server.gpu_interconnect == "infinity-fabric" and gpu.infinity_fabric_gbps:
         raw = gpu.infinity_fabric_gbps / 2
         eff = perf.nvlink.xgmi_efficiency.value
         return (
@@ -187,7 +195,7 @@ def _intra(
         )
     pcie_gen = min(gpu.pcie_gen, server.pcie_gen)
     bw = pcie_gbytes(pcie_gen, 16, perf)
-    if nv_dir > 0 or gpu.nvlink_bridge_gpus:
+    if nvlink and (nv_dir > 0 or gpu.nvlink_bridge_gpus):
         notes.append(f"NVLink joins only {max(domain, gpu.nvlink_bridge_gpus)} GPUs; rings cross PCIe")
     return (
         Limit(bw, f"PCIe Gen{pcie_gen} GPU-GPU", f"x16 per GPU, {bw:g} GB/s as NCCL counts it"),
@@ -218,6 +226,22 @@ def _net_technology(
         )
         return pool.cloud.fabric, roce, notes
     return None, None, notes
+
+
+def nic_nccl_gbytes(pool: ResolvedPool, perf: PerfData) -> float:
+    """One compute port as NCCL's graph search counts it: line rate / 8, or its share of the adapter's PCIe
+    slot when that is less (the slowest port of the pool)."""
+    ports: tuple[NicPort, ...] = pool.ports_for("compute")
+    adapters: dict[str, list[NicPort]] = {}
+    for p in ports:
+        adapters.setdefault(p.rdma_dev, []).append(p)
+    out = math.inf
+    for dev_ports in adapters.values():
+        first = dev_ports[0]
+        slot = pcie_gbytes(first.pcie_gen, first.pcie_lanes, perf) if first.model != "cloud" else math.inf
+        for p in dev_ports:
+            out = min(out, p.speed_gbps / 8, slot / len(dev_ports))
+    return 0.0 if out == math.inf else out
 
 
 def _node_network(
@@ -461,26 +485,55 @@ def _nccl_release(version: str) -> int | None:
     return 100 * int(parts[0]) + int(parts[1])
 
 
-def _multi_node_nvls(cluster: ResolvedCluster, perf: PerfData, notes: list[str]) -> bool:
-    """NVLS across nodes (NVLS + IB SHARP, NVLS-tree) needs the NCCL the blueprint pins to have it."""
-    release = _nccl_release(cluster.software.nccl)
+def _multi_node_nvls(version: str, given: bool, perf: PerfData, notes: list[str]) -> bool:
+    """NVLS across nodes (NVLS + IB SHARP, NVLS-tree) needs the NCCL the blueprint pins (or the run uses)
+    to have it."""
+    release = _nccl_release(version)
     floor = int(perf.nccl.multi_node_nvls_min_release.value)
     if release is None or release >= floor:
         return True
+    where = "--nccl-version" if given else "software.nccl"
     notes.append(
-        f"NCCL {cluster.software.nccl} (software.nccl) predates NVLS across nodes (NCCL 2.18.1): "
+        f"NCCL {version} ({where}) predates NVLS across nodes (NCCL 2.18.1): "
         "multi-node NVLS and NVLS-tree are not candidates"
     )
     return False
 
 
-def system_for(cluster: ResolvedCluster, plan: Plan | None = None, pool: str | None = None) -> System:
-    """Phases: the pool, its NVLink side, its network side, the NCCL release; then the System."""
+def _mnnvl_notes(cluster: ResolvedCluster, nvls: bool, unit_nodes: int) -> list[str]:
+    """NCCL 2.20's tuner ("MNNVL: NVLS not yet supported" without IB SHARP) runs rings across the trays of
+    one NVLink domain; the release that changed it is not in the catalogue: every release is modelled so."""
+    if not nvls or unit_nodes < 2 or _sharp(cluster):
+        return []
+    return [
+        "NVLS across the nodes of one NVLink domain is off, as in NCCL 2.20's tuner without IB SHARP: "
+        "collectives spanning trays run rings (later releases are not modelled)"
+    ]
+
+
+def check_nccl_version(version: str) -> str:
+    """A release NCCL numbers as major.minor[.patch] (2.21.5), else PerfError."""
+    if _nccl_release(version.strip()) is None:
+        raise PerfError(f"NCCL version `{version}` is not a release like 2.21.5")
+    return version.strip()
+
+
+def system_for(
+    cluster: ResolvedCluster,
+    plan: Plan | None = None,
+    pool: str | None = None,
+    *,
+    nvlink: bool = True,
+    nccl_version: str | None = None,
+) -> System:
+    """Phases: the pool, its NVLink side (``nvlink=False``: as with NCCL_P2P_DISABLE), its network side, the
+    NCCL release (``nccl_version`` in place of software.nccl); then the System."""
     perf = perf_data()
+    version = check_nccl_version(nccl_version) if nccl_version else cluster.software.nccl
     rp = job_pool(cluster, pool)
     gpu = rp.gpu
     assert gpu is not None
-    intra, intra_class, nv_raw, notes = _intra(rp, cluster, perf)
+    intra, intra_class, nv_raw, notes = _intra(rp, cluster, perf, nvlink)
     server = rp.server
     g = server.gpus
     unit_nodes = (
@@ -492,7 +545,8 @@ def system_for(cluster: ResolvedCluster, plan: Plan | None = None, pool: str | N
     notes.extend(nw.notes)
     if nw.net is None and rp.count > 1:
         notes.append("no compute network: only one node can take part in a collective")
-    multi_node_nvls = _multi_node_nvls(cluster, perf, notes) if nvls else True
+    multi_node_nvls = _multi_node_nvls(version, nccl_version is not None, perf, notes) if nvls else True
+    notes.extend(_mnnvl_notes(cluster, nvls, unit_nodes))
     return System(
         name=cluster.name,
         pool=rp.name,
@@ -520,4 +574,6 @@ def system_for(cluster: ResolvedCluster, plan: Plan | None = None, pool: str | N
         mean_hops=nw.mean_hops,
         notes=tuple(notes),
         multi_node_nvls=multi_node_nvls,
+        nic_gbytes=nic_nccl_gbytes(rp, perf) if nw.net is not None else 0.0,
+        nccl_version=version,
     )

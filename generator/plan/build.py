@@ -1,4 +1,5 @@
-"""ResolvedCluster → Plan: run the topology builders, place racks, size cables, count the BOM."""
+"""ResolvedCluster → Plan: run the topology builders and place racks; the cables are made in
+``links.py``, the bill of materials counted in ``bom.py``."""
 
 from __future__ import annotations
 
@@ -11,9 +12,29 @@ from blueprints.models import Dragonfly, FatTree, Hypercube, LeafSpine, Torus, p
 from blueprints.models.site import Site
 from generator.findings import BlueprintError, Finding, Severity
 from generator.gcpause import gc_paused
+from generator.plan.attached import (
+    AttachError,
+    Attachment,
+    attachment_devices,
+    attachment_links,
+    place_attachments,
+    resolve_attachments,
+)
+from generator.plan.bom import bill_of_materials
+from generator.plan.links import FABRIC_LETTER, fabric_links
 from generator.plan.media import MediaChooser, Position, rack_xy, run_lengths
-from generator.plan.model import BomLine, Device, Endpoint, FabricMetrics, Link, Plan, Rack
-from generator.plan.placement import Placed, PlacedRack, PlacementError, RackAllocator, servers_per_rack
+from generator.plan.model import Device, FabricMetrics, Link, Plan, Rack
+from generator.plan.placement import (
+    Placed,
+    PlacedRack,
+    PlacementError,
+    RackAllocator,
+    default_rack_id,
+    pool_demand,
+    racks_for,
+    shares_one_rack,
+    switch_demand,
+)
 from generator.plan.site_names import SiteLayoutError, apply_site_layout
 from generator.resolve import ResolvedCluster, ResolvedFabric, ResolvedPool
 from generator.topology.base import (
@@ -21,7 +42,6 @@ from generator.topology.base import (
     DragonflyParams,
     FatTreeParams,
     LeafSpineParams,
-    PortRef,
     SwitchSpec,
     Terminal,
     TopologyError,
@@ -31,20 +51,6 @@ from generator.topology.dragonfly import dragonfly
 from generator.topology.fat_tree import fat_tree
 from generator.topology.leaf_spine import leaf_spine
 from generator.topology.metrics import compute_metrics
-
-FABRIC_LETTER = {"compute": "C", "storage": "S", "management": "M"}
-_PROTOCOL = {"infiniband": "infiniband", "roce": "ethernet", "ethernet": "ethernet"}
-LAYER_CODE = {
-    "node_leaf": "NL",
-    "leaf_spine": "LS",
-    "spine_core": "SC",
-    "node_router": "NR",
-    "local": "LO",
-    "global": "GL",
-    "node_switch": "NS",
-    "torus": "TO",
-    "hypercube": "HC",
-}
 
 
 class PlanError(ValueError):
@@ -347,12 +353,6 @@ def build_plan(cluster: ResolvedCluster) -> Plan:
         return _build_plan(cluster)
 
 
-class _Bom(NamedTuple):
-    transceivers: dict[str, int]  # transceiver id → modules, all fabrics
-    by_fabric: dict[str, dict[str, int]]  # fabric → transceiver id → modules
-    lines: list[BomLine]
-
-
 class _SwitchEntry(NamedTuple):
     spec: SwitchSpec
     model_id: str
@@ -407,6 +407,7 @@ def _build_fabrics(cluster: ResolvedCluster) -> _Fabrics:
 
 def _place(cluster: ResolvedCluster, fabrics: _Fabrics) -> _Placement:
     """Racks for every unit; units kept inside rows when the site has room for that, else packed."""
+    _check_network_racks(cluster, fabrics.units)
     try:
         return _place_once(cluster, fabrics, keep_rows=True)
     except PlacementError:
@@ -426,6 +427,17 @@ class _Placer:
     alloc: RackAllocator
     pool_of: dict[str, ResolvedPool]  # host -> its pool
     placed: dict[str, Placed] = field(default_factory=dict)
+    shared: dict[int, PlacedRack] = field(default_factory=dict)  # site.network_racks entry -> its rack
+    groups: dict[str, int] = field(init=False)  # unit label -> the site.network_racks entry listing it
+
+    slots: dict[int, int] = field(init=False)  # site.network_racks entry -> the slot its `rack` names
+
+    def __post_init__(self) -> None:
+        site = self.cluster.blueprint.site
+        declared = site.network_racks or []
+        self.groups = {unit: i for i, group in enumerate(declared) for unit in group.units}
+        self.slots = _network_rack_slots(site)
+        self.alloc.reserved.update(self.slots.values())
 
     def switch_items(self, names: list[str]) -> list[tuple[str, int, float]]:
         """(name, rack units, kW) of each switch, as the rack allocator takes them."""
@@ -439,9 +451,11 @@ class _Placer:
         racks = 0
         for pool_name, n in Counter(self.pool_of[h].name for h in unit.hosts).items():
             pool = next(p for p in self.cluster.pools if p.name == pool_name)
-            fit = servers_per_rack(site, pool.server.rack_units, pool.server.power_kw)
-            racks += -(-n // max(1, min(fit, pool.nodes_per_rack or fit)))
+            racks += racks_for(site, pool_demand(pool, n))
         switch_u = sum(height for _, height, _ in self.switch_items(unit.switches))
+        group = self.groups.get(unit.label)
+        if group is not None:  # a shared network rack: counted by the unit that opens it in the fill
+            return racks + (0 if group in self.shared or group in self.slots or not switch_u else 1)
         shared = site.switch_placement == "top-of-rack"
         return racks + (0 if shared or not switch_u else -(-switch_u // usable))
 
@@ -458,7 +472,9 @@ class _Placer:
             pool = self.pool_of[names[0]]
             height, kw = pool.server.rack_units, pool.server.power_kw
             alloc.place_nodes(names, height, kw, pool.nodes_per_rack, self.placed, from_end=from_end)
-        if unit.switches:
+        if unit.switches and unit.label in self.groups:
+            self.place_in_shared_rack(unit, from_end)
+        elif unit.switches:
             mode = self.cluster.blueprint.site.switch_placement
             share = alloc.racks[-1] if (mode == "top-of-rack" and len(alloc.racks) > first) else None
             alloc.place_switches(
@@ -467,11 +483,78 @@ class _Placer:
             if mode == "middle-of-row" and not from_end:
                 alloc.move_network_racks_to_middle(first, self.placed)
 
+    def place_in_shared_rack(self, unit: _Unit, from_end: bool) -> None:
+        """The unit's switches stacked in the network rack of its ``site.network_racks`` entry, opened by the
+        first of its units placed (right after that unit's compute racks); refused, located at the entry,
+        when the leaves of its units do not fit one rack's units or power budget."""
+        group = self.groups[unit.label]
+        rack = self.shared.get(group)
+        if rack is None:
+            slot = self.slots.get(group)  # None: the fill's next slot, right after this unit's compute racks
+            alloc = self.alloc
+            rack = alloc.new_rack("network", from_end) if slot is None else alloc.open_rack(slot, "network")
+            self.shared[group] = rack
+        for name, height, kw in self.switch_items(unit.switches):
+            if not rack.fits(height, kw):
+                raise PlanError(self.shared_overflow(group, rack), ("site", "network_racks", group))
+            self.placed[name] = Placed(rack.id, rack.put(name, height, kw))
+
+    def shared_overflow(self, group: int, rack: PlacedRack) -> str:
+        """Why the switches of a ``site.network_racks`` entry do not fit one rack: their units and draw."""
+        labels = set((self.cluster.blueprint.site.network_racks or [])[group].units)
+        items = [i for u in self.fabrics.units if u.label in labels for i in self.switch_items(u.switches)]
+        units, kw = sum(i[1] for i in items), sum(i[2] for i in items)
+        return (
+            f"the {len(items)} switches of units {', '.join(sorted(labels))} take {units}U and {kw:g} kW, "
+            f"more than one network rack holds ({rack.usable}U usable, {rack.budget_kw:g} kW budget)"
+        )
+
+
+def _check_network_racks(cluster: ResolvedCluster, units: list[_Unit]) -> None:
+    """Every unit a ``site.network_racks`` entry lists is one the plan places (su1.., u1.., g1.., pools)."""
+    labels = [u.label for u in units]
+    for i, group in enumerate(cluster.blueprint.site.network_racks or []):
+        for j, label in enumerate(group.units):
+            if label not in labels:
+                shown = ", ".join(labels[:8]) + (f" ... ({len(labels)} units)" if len(labels) > 8 else "")
+                raise PlanError(
+                    f"`site.network_racks` names unit `{label}`, which the plan does not have "
+                    f"(its units: {shown})",
+                    ("site", "network_racks", i, "units", j),
+                )
+
+
+def _network_rack_slots(site: Site) -> dict[int, int]:
+    """The row-major slot of each ``site.network_racks`` entry that names its rack (the site's rack names,
+    else the default ids ``r01-09``; case ignored, as the names are told apart)."""
+    named = [(i, g.rack) for i, g in enumerate(site.network_racks or []) if g.rack is not None]
+    if not named:
+        return {}
+    per_row = site.racks_per_row
+    if site.rack_names is not None:
+        names = site.rack_names.all(site.rows, per_row)
+    else:
+        names = [default_rack_id(r, p) for r in range(1, site.rows + 1) for p in range(1, per_row + 1)]
+    slot_of = {name.casefold(): n for n, name in enumerate(names)}
+    slots: dict[int, int] = {}
+    for i, rack in named:
+        if rack.casefold() not in slot_of:
+            raise PlanError(
+                f"`site.network_racks` names rack `{rack}`, which the site does not have (its racks: "
+                f"{names[0]} ... {names[-1]}, {len(names)} in all)",
+                ("site", "network_racks", i, "rack"),
+            )
+        slots[i] = slot_of[rack.casefold()]
+    return slots
+
 
 def _place_once(cluster: ResolvedCluster, fabrics: _Fabrics, *, keep_rows: bool) -> _Placement:
     """Compute units from the front, then central switches and the other pools from the far end."""
     pool_of = {h: pool for pool in cluster.pools for h in pool.hostnames}
-    placer = _Placer(cluster, fabrics, keep_rows, RackAllocator(cluster.blueprint.site), pool_of)
+    site = cluster.blueprint.site
+    demands = [*map(pool_demand, cluster.pools), *(switch_demand(e.model) for e in fabrics.switches.values())]
+    alloc = RackAllocator(site, one_rack=shares_one_rack(site, demands))  # a small site: one rack
+    placer = _Placer(cluster, fabrics, keep_rows, alloc, pool_of)
     units = fabrics.units
     su_of_host: dict[str, int] = {}
     for i, unit in enumerate(u for u in units if u.forward):
@@ -485,6 +568,7 @@ def _place_once(cluster: ResolvedCluster, fabrics: _Fabrics, *, keep_rows: bool)
     for unit in units:
         if not unit.forward:
             placer.place_unit(unit, from_end=True)
+    placer.alloc.check_capacity()
     racks = sorted(placer.alloc.racks, key=lambda r: (r.row, r.position))
     return _Placement(placer.placed, su_of_host, racks)
 
@@ -557,70 +641,13 @@ def _racks(site: Site, raw: list[PlacedRack]) -> list[Rack]:
     return out
 
 
-def _endpoint(ref: PortRef, cage_of: dict[str, tuple[int, int]]) -> Endpoint:
-    # tuple.__new__: NamedTuple's own __new__ costs a Python call per end (630,000 at 100k GPUs)
-    port = ref.port
-    if isinstance(port, Terminal):
-        return _new(
-            Endpoint,
-            (port.host, port.port, port.port_number, port.cage, port.cage_port, port.netdev, port.faceplate),
-        )
-    ppc, nports = cage_of[ref.device]
-    if ppc > 1 and port <= nports:
-        return _new(
-            Endpoint, (ref.device, str(port), port, (port - 1) // ppc + 1, (port - 1) % ppc + 1, None, None)
-        )
-    return _new(Endpoint, (ref.device, str(port), port, None, None, None, None))
-
-
-_new = tuple.__new__
-
-
-def _fabric_links(
-    site: Site,
-    fname: str,
-    b: _Built,
-    where: dict[str, Position],
-    cage_of: dict[str, tuple[int, int]],
-    chooser: MediaChooser,
-) -> tuple[list[Link], int]:
-    """One fabric's cables with stable ids, run lengths and media; and how many no medium reaches."""
-    letter = FABRIC_LETTER[fname]
-    counters: Counter[str] = Counter()
-    codes: dict[tuple[str, str | None], str] = {}
-    measure, protocol = run_lengths(site), _PROTOCOL[b.fabric.kind]
-    unreachable = 0
-    links: list[Link] = []
-    for raw in b.built.links:
-        code = codes.get((raw.layer, raw.group))
-        if code is None:
-            code = LAYER_CODE.get(raw.layer, raw.layer[:2].upper())
-            code = codes[(raw.layer, raw.group)] = code if raw.group is None else f"{code}-{raw.group}"
-        counters[code] += 1
-        a, z = _endpoint(raw.a, cage_of), _endpoint(raw.b, cage_of)
-        lspeed = raw.speed_gbps or b.fabric.speed_gbps
-        medium_id, length, run, part = "", 0.0, 0.0, None
-        pa, pb = where.get(a.device), where.get(z.device)
-        if pa is not None and pb is not None:
-            run = round(measure(pa, pb), 3)
-            choice = chooser.choose(lspeed, run, protocol)
-            if choice is None:
-                unreachable += 1
-            else:
-                medium_id, medium, length = choice
-                part = medium.part_numbers.get(lspeed)
-        link_id = f"{letter}-{code}-{counters[code]:0{4 if raw.group else 6}d}"
-        links.append(
-            _new(Link, (link_id, fname, raw.layer, a, z, lspeed, medium_id, length, run, raw.rail, part))
-        )
-    return links, unreachable
-
-
 def _build_plan(cluster: ResolvedCluster) -> Plan:
     site = cluster.blueprint.site
     fabrics = _build_fabrics(cluster)
     where = _place(cluster, fabrics) if not cluster.is_cloud else _Placement({}, {}, [])
     devices = _devices(cluster, fabrics, where)
+    attached = _attach(cluster, fabrics, devices, where)
+    devices.extend(attachment_devices(attached, where.placed))
     device_by = {d.name: d for d in devices}
     racks = _racks(site, where.racks)
     pos_of_rack = {r.id: (r.x_m, r.y_m) for r in racks}
@@ -630,14 +657,15 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
     links: list[Link] = []
     metrics: dict[str, FabricMetrics] = {}
     for fname, b in fabrics.builts.items():
-        fabric_links, unreachable = _fabric_links(site, fname, b, position, cage_of, chooser)
-        links.extend(fabric_links)
+        cables, unreachable = fabric_links(site, fname, b, position, cage_of, chooser)
+        links.extend(cables)
         m = compute_metrics(fname, b.built, b.fabric.speed_gbps)
         if unreachable:
             note = f"{unreachable} cables exceed every catalogue medium's reach"
             m = FabricMetrics(**{**m.__dict__, "notes": (*m.notes, note)})
         metrics[fname] = m
-    bill = _bill_of_materials(cluster, devices, links, racks, chooser, device_by, fabrics.switches)
+    links.extend(attachment_links(cluster, attached, position, cage_of, chooser, run_lengths(site)))
+    bill = bill_of_materials(cluster, devices, links, racks, chooser, device_by, fabrics.switches)
     return Plan(
         cluster=cluster,
         devices=tuple(devices),
@@ -650,151 +678,19 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
     )
 
 
-class _Module(NamedTuple):
-    """One transceiver: the catalogue id chosen and the fabric of the cable it serves."""
-
-    transceiver: str
-    fabric: str
-
-
-CableKey = tuple[str, float, float]  # (medium id, orderable length, speed): one BOM cable line
-
-
-def _cable_keys(
-    links: list[Link], cluster: ResolvedCluster, device_by: dict[str, Device]
-) -> dict[CableKey, set[object]]:
-    """Cables to order per (medium, length, speed): a switch-to-switch DAC/ACC between twin-port cages is
-    one cable for its two links, everything else one per link."""
-    cat = cluster.catalog
-    out: dict[CableKey, set[object]] = defaultdict(set)
-    for link in links:
-        if not link.medium:
-            continue
-        twin_twin = (
-            link.a.cage is not None
-            and link.b.cage is not None
-            and device_by[link.a.device].kind == "switch"
-            and device_by[link.b.device].kind == "switch"
-        )
-        if cat.media[link.medium].kind in ("dac", "acc") and twin_twin:
-            out[(link.medium, link.length_m, link.speed_gbps)].add(
-                (link.a.device, link.a.cage, link.b.device, link.b.cage)
-            )
-        else:
-            out[(link.medium, link.length_m, link.speed_gbps)].add(link.id)
-    return out
-
-
-class _Socket(NamedTuple):
-    """Where a module plugs in: a cage (twin-port: one module for both ports) or a port; its form factor and
-    the speed it must carry."""
-
-    key: tuple[str, object]
-    form_factor: str
-    speed_gbps: float
-
-
-def _socket(
-    ep: Endpoint, link: Link, dev: Device, entry: Switch | None, nic_ff: dict[tuple[str, str], str]
-) -> _Socket:
-    if entry is not None:  # a switch port
-        key: tuple[str, object] = ("cage", ep.cage) if ep.cage is not None else ("port", ep.port)
-        ff = entry.form_factor
-        speed = entry.speed_gbps if ep.cage is not None else link.speed_gbps
-        if ep.cage is None and entry.uplinks and ep.port_number > entry.ports:
-            ff = "qsfp28" if entry.uplinks.speed_gbps == 100 else ff
-        return _Socket(key, ff, speed)
-    if ep.cage is not None:
-        # server twin-port cages (DGX H100/H200) take flat-top (RHS) modules, switch cages finned (IHS)
-        return _Socket(("cage", ep.cage), "osfp-twin-rhs", link.speed_gbps)
-    return _Socket(("port", ep.port), nic_ff.get((dev.pool or "", ep.port), "unknown"), link.speed_gbps)
-
-
-def _modules(
-    cluster: ResolvedCluster,
-    links: list[Link],
-    chooser: MediaChooser,
-    device_by: dict[str, Device],
-    switches: dict[str, _SwitchEntry],
-) -> dict[tuple[str, tuple[str, object]], _Module]:
-    """(device, cage-or-port key) -> the transceiver it takes, for every cable whose medium needs them."""
-    cat = cluster.catalog
-    nic_ff: dict[tuple[str, str], str] = {}
-    for pool in cluster.pools:
-        for p in pool.ports:
-            nic = cat.nics.get(p.model)
-            nic_ff[(pool.name, p.plan_port)] = nic.form_factor if nic else "unknown"
-    protocol_of = {name: _PROTOCOL[rf.kind] for name, rf in cluster.fabrics.items()}
-    modules: dict[tuple[str, tuple[str, object]], _Module] = {}
-    for link in links:
-        if not link.medium:
-            continue
-        medium = cat.media[link.medium]
-        if not medium.needs_transceivers:
-            continue
-        for ep in (link.a, link.b):
-            # _socket's key, known before the socket is made: a twin-port cage's second port (half the
-            # switch ends of a 100k-GPU fat-tree) needs nothing more
-            if (ep.device, ("cage", ep.cage) if ep.cage is not None else ("port", ep.port)) in modules:
-                continue
-            dev = device_by[ep.device]
-            entry = switches[dev.name].model if dev.kind == "switch" else None
-            socket = _socket(ep, link, dev, entry, nic_ff)
-            if (ep.device, socket.key) not in modules:
-                tid = chooser.transceiver(
-                    medium.kind, socket.speed_gbps, socket.form_factor, link.run_m, protocol_of[link.fabric]
-                )
-                modules[(ep.device, socket.key)] = _Module(tid, link.fabric)
-    return modules
-
-
-def _bom_lines(
-    cluster: ResolvedCluster,
-    devices: list[Device],
-    cable_keys: dict[CableKey, set[object]],
-    transceivers: dict[str, int],
-    racks: list[Rack],
-) -> list[BomLine]:
-    """Switches, servers, cables, transceivers, racks: each sorted by catalogue id."""
-    cat = cluster.catalog
-    bom: list[BomLine] = []
-    for model, n in sorted(Counter(d.model for d in devices if d.kind == "switch").items()):
-        sw = cat.switches.get(model)
-        bom.append(BomLine("switch", model, n, sw.name if sw else ""))
-    for model, n in sorted(Counter(d.model for d in devices if d.kind == "node").items()):
-        srv = cat.servers.get(model)
-        bom.append(BomLine("server", model, n, srv.name if srv else model))
-    for (mid, length, speed), keys in sorted(cable_keys.items()):
-        medium = cat.media[mid]
-        detail = f"{speed:g}G {length:g} m {medium.name}"
-        bom.append(BomLine("cable", mid, len(keys), detail, medium.part_numbers.get(speed)))
-    for tid, n in transceivers.items():
-        t = cat.transceivers.get(tid)
-        name, part = (t.name, t.part_number) if t else ("no catalogue match", None)
-        bom.append(BomLine("transceiver", tid, n, name, part))
-    if racks:
-        rack = cluster.blueprint.site.rack
-        bom.append(BomLine("rack", f"{rack.units}U", len(racks), f"{rack.power_kw:g} kW budget each"))
-    return bom
-
-
-def _bill_of_materials(
-    cluster: ResolvedCluster,
-    devices: list[Device],
-    links: list[Link],
-    racks: list[Rack],
-    chooser: MediaChooser,
-    device_by: dict[str, Device],
-    switches: dict[str, _SwitchEntry],
-) -> _Bom:
-    modules = _modules(cluster, links, chooser, device_by, switches)
-    transceivers = dict(sorted(Counter(m.transceiver for m in modules.values()).items()))
-    by_fabric: dict[str, Counter[str]] = defaultdict(Counter)
-    for m in modules.values():
-        by_fabric[m.fabric][m.transceiver] += 1
-    bom = _bom_lines(cluster, devices, _cable_keys(links, cluster, device_by), transceivers, racks)
-    per_fabric = {f: dict(sorted(c.items())) for f, c in sorted(by_fabric.items())}
-    return _Bom(transceivers, per_fabric, bom)
+def _attach(
+    cluster: ResolvedCluster, fabrics: _Fabrics, devices: list[Device], where: _Placement
+) -> list[Attachment]:
+    """The blueprint's appliances on free switch ports, placed in racks (generator/plan/attached.py)."""
+    if not cluster.blueprint.appliances:
+        return []
+    switches = {d.name: d for d in devices if d.kind == "switch"}
+    try:
+        atts = resolve_attachments(cluster, {n: b.built for n, b in fabrics.builts.items()}, switches)
+        place_attachments(atts, where.racks, where.placed)
+    except AttachError as exc:
+        raise PlanError(str(exc), exc.path) from None
+    return atts
 
 
 def plan_or_raise(cluster: ResolvedCluster, locate=None) -> Plan:  # type: ignore[no-untyped-def]

@@ -22,20 +22,17 @@ def rack_xy(site: Site, row: int, position: int) -> tuple[float, float]:
     return (position - 1) * site.rack.width_m, (row - 1) * (site.rack.depth_m + site.cabling.aisle_m)
 
 
-def run_length(site: Site, a: Position, b: Position) -> float:
-    """Manhattan run through the overhead tray (vertical rise at both ends) plus the service loop."""
-    return run_lengths(site)(a, b)
-
-
 def run_lengths(site: Site) -> Callable[[Position, Position], float]:
-    """``run_length`` for one site, its constants read once (the plan measures 315,000 runs at 100k GPUs)."""
+    """The cable run between two positions of ``site``: a Manhattan run through the overhead tray (vertical
+    rise at both ends) plus the service loop; the site's constants read once (the plan measures 315,000
+    runs at 100k GPUs)."""
     geo = site.cabling
     units, unit_m, tray_m = site.rack.units, geo.unit_height_m, geo.tray_height_m
     width_m, in_rack_slack_m, slack_m = site.rack.width_m, geo.in_rack_slack_m, geo.slack_m
 
     def measure(a: Position, b: Position) -> float:
         if a.rack == b.rack:
-            return abs(a.u - b.u) * unit_m + width_m + in_rack_slack_m  # the order of run_length's sums
+            return abs(a.u - b.u) * unit_m + width_m + in_rack_slack_m
         rise_a = (units - a.u) * unit_m + tray_m
         rise_b = (units - b.u) * unit_m + tray_m
         return rise_a + rise_b + abs(a.x_m - b.x_m) + abs(a.y_m - b.y_m) + slack_m

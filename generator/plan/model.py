@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 class Device(NamedTuple):  # NamedTuple, not a frozen dataclass: 10x cheaper to create at 100k GPUs
     name: str  # hostname for nodes; e.g. "c-leaf-su1-r3", "c-spine-07" for switches
-    kind: str  # "node" | "switch"
+    kind: str  # "node" | "switch" | "appliance" (a device on switch ports: generator/plan/attached.py)
     role: str  # node: pool role (gpu/storage/login/management); switch: tier (leaf/spine/core/router)
     model: str  # catalogue id (server, switch) or "custom"
     fabric: str | None  # switches: the fabric they serve; nodes: None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from blueprints.catalog.appliances import appliance_model
 from blueprints.models.fabric import SubnetManager
 from generator.resolve import ResolvedCluster, ResolvedFabric
 
@@ -18,7 +19,7 @@ LOCATION_DEFAULT = {"opensm": "head-node", "ufm": "ufm-appliance", "switch": "sw
 
 @dataclass(frozen=True)
 class SmMember:
-    name: str  # host name (head-node) or master/standby
+    name: str  # host name (head-node), UFM appliance name (ufm-appliance), else master/standby placeholders
     priority: int
 
 
@@ -62,6 +63,16 @@ def _head_nodes(cluster: ResolvedCluster, fabric: str, sm: SubnetManager) -> tup
     return tuple(hosts[:want])
 
 
+def ufm_appliances(cluster: ResolvedCluster, fabric: str) -> tuple[str, ...]:
+    """The blueprint's appliances on ``fabric`` whose catalogue model runs UFM, in blueprint order."""
+    out = []
+    for a in cluster.blueprint.appliances:
+        model = appliance_model(a.model)
+        if a.fabric == fabric and model is not None and model.runs == "ufm":
+            out.append(a.name)
+    return tuple(out)
+
+
 def sm_plan(cluster: ResolvedCluster, fabric: str) -> SmPlan:
     f = cluster.fabrics[fabric]
     sm = f.spec.subnet_manager
@@ -70,7 +81,10 @@ def sm_plan(cluster: ResolvedCluster, fabric: str) -> SmPlan:
     names: tuple[str, ...]
     if location == "head-node":
         names = _head_nodes(cluster, fabric, sm)
-    else:
+    elif location == "ufm-appliance" and ufm_appliances(cluster, fabric):
+        # the declared UFM appliances cabled to this fabric (generator/plan/attached.py), master first
+        names = ufm_appliances(cluster, fabric)[: 2 if sm.ha else 1]
+    else:  # not declared: placeholders (rule NET024 says the members are unknown)
         names = ("master", "standby") if sm.ha else ("master",)
     members = tuple(SmMember(n, MASTER_PRIORITY if i == 0 else STANDBY_PRIORITY) for i, n in enumerate(names))
     engine = routing_engine(f)

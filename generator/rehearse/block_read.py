@@ -1,4 +1,4 @@
-"""A fast reader for the block YAML that ``generator/emit/_block_yaml.py`` writes (NVUE ``startup.yaml``).
+"""A fast reader for the block YAML that ``generator/yamltext.py`` writes (NVUE ``startup.yaml``).
 
 ruamel's pure-Python loader needs about 90 ms for one 16 KB ``startup.yaml``: 45 s of the 49 s a rehearsal
 of the 512-router dragonfly spent before any switch started. The writer uses a small subset of YAML:

@@ -10,7 +10,8 @@ Checks (each with the switches, interfaces and cables it is about when it fails)
 * ecmp: the next-hop interfaces of each of those routes are exactly the plan's equal-cost first hops
   (``expect.first_hops`` over the cable graph).
 
-Then the same after each ``--fail`` device, cumulatively (the first stays down when the second fails).
+Then the hosts on their leaves (``hosts.py``: host subnets routed, the per-rail ping matrix) and the same
+switch checks after each ``--fail`` device, cumulatively (the first stays down when the second fails).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from generator.rehearse.build_input import Build, Cable
 from generator.rehearse.cleanup import WORK_PREFIX, Reaper
 from generator.rehearse.expect import Wire, adjacency, first_hops
 from generator.rehearse.frr import FrrNetwork
-from generator.rehearse.hosts import check_hosts
+from generator.rehearse.hosts import check_hosts, place_hosts
 from generator.rehearse.nvue import SwitchConfig
 from generator.rehearse.verdict import FabricVerdict
 
@@ -206,6 +207,7 @@ def rehearse_ethernet(
     for name, cfg in sorted(configs.items()):
         net.add_switch(name, cfg.frr_conf)
     net.wire(wires)
+    placed = place_hosts(build, fabric, configs, net, verdict)
     net.start()
     slow = net.wait_ready()
     if slow or reaper.dead():
@@ -215,7 +217,8 @@ def rehearse_ethernet(
     down: set[str] = set()
     found, seconds = converge(net, Expectation(configs, wires, srcs, down), timeout_s)
     _record(verdict, "all up", found, seconds, len(srcs))
-    check_hosts(build, fabric, configs, verdict)
+    if "daemons" not in found:
+        check_hosts(build, fabric, configs, verdict, placed)
     for device in fail:
         if "daemons" in found:
             return

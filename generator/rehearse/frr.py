@@ -50,6 +50,9 @@ class FrrNetwork:
 
     def add_switch(self, name: str, frr_conf: str) -> FrrSwitch:
         ns = self.reaper.namespace()
+        # forward IPv4 as a switch does; no reverse-path filter: ECMP brings replies back over another port
+        must(["ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1",
+              "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0"])  # fmt: skip
         rundir = self.workdir / ns
         rundir.mkdir(parents=True)
         (rundir / "frr.conf").write_text(frr_conf)
@@ -69,13 +72,36 @@ class FrrNetwork:
             f"peer name {w.b_if} netns {self.switches[w.b].ns}"
             for w in wires
         ]
-        _batch([], lines)
+        batch([], lines)
         ups: dict[str, list[str]] = {sw.ns: ["link set lo up"] for sw in self.switches.values()}
         for w in wires:
             ups[self.switches[w.a].ns].append(f"link set {w.a_if} up")
             ups[self.switches[w.b].ns].append(f"link set {w.b_if} up")
         for ns, cmds in ups.items():
-            _batch(["-n", ns], cmds)
+            batch(["-n", ns], cmds)
+
+    def host_ports(self, dummies: list[tuple[str, str]], veths: list[tuple[str, str, str, str]]) -> None:
+        """A switch's host-facing ports: ``dummies`` (switch, interface) exist with carrier, ``veths``
+        (switch, interface, host namespace, host interface) reach a host namespace (hosts.py)."""
+        ups: dict[str, list[str]] = {}
+        lines = []
+        # a veth whose peer stays in the switch's namespace: carrier without a far end (the dummy driver
+        # is not in every kernel); the peers are named cbp<n>, a name no switch configuration uses
+        for n, (name, ifname) in enumerate(dummies):
+            ns = self.switches[name].ns
+            lines.append(f"link add name {ifname} netns {ns} type veth peer name cbp{n} netns {ns}")
+            ups.setdefault(ns, []).append(f"link set cbp{n} up")
+        for name, ifname, host_ns, host_if in veths:
+            ns = self.switches[name].ns
+            lines.append(f"link add name {ifname} netns {ns} type veth peer name {host_if} netns {host_ns}")
+            ups.setdefault(ns, [])
+        batch([], lines)
+        for name, ifname in dummies:
+            ups[self.switches[name].ns].append(f"link set {ifname} up")
+        for name, ifname, _, _ in veths:
+            ups[self.switches[name].ns].append(f"link set {ifname} up")
+        for ns, cmds in ups.items():
+            batch(["-n", ns], cmds)
 
     def start(self) -> None:
         """zebra everywhere first (bgpd connects to it), then bgpd."""
@@ -98,7 +124,7 @@ class FrrNetwork:
             self.reaper.stop(f"{daemon} of {name}")
         out = run(["ip", "-n", sw.ns, "-o", "link", "show"]).stdout
         names = [ln.split(":")[1].strip().split("@")[0] for ln in out.splitlines() if ":" in ln]
-        _batch(["-n", sw.ns], [f"link set {n} down" for n in names if n != "lo"])
+        batch(["-n", sw.ns], [f"link set {n} down" for n in names if n != "lo"])
 
     def wait_ready(self, timeout_s: float = 60) -> list[str]:
         """Switches whose bgpd does not answer on its vty socket within ``timeout_s``."""
@@ -110,7 +136,8 @@ class FrrNetwork:
         return sorted(pending)
 
 
-def _batch(prefix: list[str], commands: list[str]) -> None:
+def batch(prefix: list[str], commands: list[str]) -> None:
+    """``ip [prefix] -batch -`` of ``commands``; raises with ip's error when one fails."""
     if not commands:
         return
     proc = subprocess.run(

@@ -9,7 +9,8 @@ Unnumbered", "Equal Cost Multipath Load Sharing"): ``router bgp autonomous-syste
 remote-as external`` (with router advertisements on the port, which unnumbered peering learns the
 peer's link-local address from), ``path-selection multipath aspath-ignore on`` -> ``bgp bestpath
 as-path multipath-relax``, ``address-family ipv4-unicast network`` / ``multipaths ebgp`` -> ``network``
-/ ``maximum-paths``. The loopback address (ifupdown2 on the switch) is given to zebra here. Ports,
+/ ``maximum-paths``. The loopback address and a routed leaf's host-facing port addresses (``interface <swp>
+ip|ipv4 address``; ifupdown2 sets them on the switch) are given to zebra here. Ports,
 breakouts, MTU and QoS are not routing and do not take part.
 """
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -43,6 +44,8 @@ class SwitchConfig:
     interfaces: frozenset[str]  # every interface the configuration names
     descriptions: dict[str, str]  # interface -> "cable to peer peer_if"
     frr_conf: str
+    # interface -> its addresses (prefix form), lo excepted: a routed leaf's host-facing /31s
+    addresses: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def planned_peer(self, ifname: str) -> tuple[str, str, str] | None:
         """(cable, peer, peer interface) from the port's description, when it has that form."""
@@ -106,11 +109,41 @@ def from_startup(text: str, name: str, fabric: str, where: str) -> SwitchConfig:
         str(n) for n, v in neighbors.items() if isinstance(v, dict) and v.get("type") == "unnumbered"
     )
     descriptions = {str(k): str(v.get("description", "")) for k, v in ifaces.items() if isinstance(v, dict)}
+    addresses = _port_addresses(ifaces, where)
     relax = _get(bgp, "path-selection", "multipath", "aspath-ignore") in ("on", "enabled", True)
     paths = _get(v4, "multipaths", "ebgp")
     conf = _render(name, asn, router_id, lo, networks, unnumbered, descriptions, relax, paths, neighbors)
+    conf = _with_addresses(conf, addresses, descriptions)
     return SwitchConfig(name, fabric, where, asn, router_id, tuple(lo), networks, unnumbered,
-                        frozenset(map(str, ifaces)), descriptions, conf)  # fmt: skip
+                        frozenset(map(str, ifaces)), descriptions, conf, addresses)  # fmt: skip
+
+
+def _port_addresses(ifaces: dict[str, Any], where: str) -> dict[str, tuple[str, ...]]:
+    """``interface <swp> ip|ipv4 address`` of every port but lo (both release spellings, as for lo)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for ifname, body in ifaces.items():
+        found = (_get(body, "ipv4", "address") or _get(body, "ip", "address") or {}) if ifname != "lo" else {}
+        if found:
+            out[str(ifname)] = tuple(_interface(str(a), where) for a in found)
+    return out
+
+
+def _interface(value: str, where: str) -> str:
+    try:
+        return str(ipaddress.ip_interface(value))
+    except ValueError:
+        raise ForeignInputError(where, f"`{value}` is not an interface address") from None
+
+
+def _with_addresses(conf: str, addresses: dict[str, tuple[str, ...]], descriptions: dict[str, str]) -> str:
+    """The ports' addresses given to zebra (ifupdown2 sets them on the switch, as it does the loopback)."""
+    lines = []
+    for ifname, prefixes in addresses.items():
+        lines += [f"interface {ifname}"]
+        lines += [f" description {descriptions[ifname]}"] if descriptions.get(ifname) else []
+        lines += [f" ip address {p}" for p in prefixes] + ["exit"]
+    head, _, rest = conf.partition("router bgp ")
+    return head + "".join(line + "\n" for line in lines) + "router bgp " + rest
 
 
 def _render(
@@ -154,6 +187,7 @@ def from_frr_conf(text: str, name: str, fabric: str, where: str) -> SwitchConfig
     neighbors: list[str] = []
     ifaces: set[str] = set()
     descriptions: dict[str, str] = {}
+    addresses: dict[str, tuple[str, ...]] = {}
     for no, line in enumerate(text.splitlines(), 1):
         loc = f"{where}:{no}"
         words = line.split()
@@ -164,6 +198,8 @@ def from_frr_conf(text: str, name: str, fabric: str, where: str) -> SwitchConfig
             descriptions[current] = line[len(" description ") :].strip()
         elif current == "lo" and line.startswith(" ip address "):
             lo.append(_prefix(words[2], loc))
+        elif current and line.startswith(" ip address "):
+            addresses[current] = (*addresses.get(current, ()), _interface(words[2], loc))
         elif m := _ROUTER.match(line):
             asn, current = _asn(m.group(1), loc), ""
         elif line.startswith(" bgp router-id "):
@@ -175,4 +211,4 @@ def from_frr_conf(text: str, name: str, fabric: str, where: str) -> SwitchConfig
     if asn is None:
         raise ForeignInputError(where, "no `router bgp` section")
     return SwitchConfig(name, fabric, where, asn, router_id, tuple(lo), tuple(networks), tuple(neighbors),
-                        frozenset(ifaces | set(neighbors)), descriptions, text)  # fmt: skip
+                        frozenset(ifaces | set(neighbors)), descriptions, text, addresses)  # fmt: skip

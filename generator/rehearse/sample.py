@@ -1,7 +1,8 @@
 """A fabric larger than the machine is rehearsed as a faithful sample: one scalable unit (the leaves named
-``-su<S>-`` of the lowest S, docs/architecture.md "Naming") with every spine those leaves are cabled to and
-every core those spines are cabled to, so each leaf keeps all of its uplinks and every path between two
-leaves of the unit is present. A dragonfly (routers named ``-g<G>-``, docs/architecture.md "Naming") is
+``-su<S>-`` of the lowest S, docs/architecture.md "Naming") and every leaf outside the units (a storage
+fabric's storage-server leaves) with every spine those leaves are cabled to and every core those spines are
+cabled to, so each leaf keeps all of its uplinks and every path between two leaves of the sample is
+present. A dragonfly (routers named ``-g<G>-``, docs/architecture.md "Naming") is
 sampled as a group set: every router of the lowest-numbered groups and every cable between them (each
 group's full local mesh and every global link between the groups), so traffic between two groups of the
 set takes the direct global links or transits a third group of the set exactly as the plan's graph says.
@@ -51,6 +52,11 @@ def tier(name: str) -> str:
     return next((t for t in _TIERS if f"-{t}-" in name), "")
 
 
+def in_unit(name: str) -> bool:
+    """The switch belongs to a scalable unit (``-su<S>-``); a storage or service pool's leaf does not."""
+    return _SU.search(name) is not None
+
+
 def scalable_unit(switches: Iterable[str], edges: Iterable[tuple[str, str]]) -> tuple[set[str], str] | None:
     """(switches of the sample, what it is), or None when the fabric has no scalable units."""
     names = set(switches)
@@ -63,12 +69,19 @@ def scalable_unit(switches: Iterable[str], edges: Iterable[tuple[str, str]]) -> 
         adj.setdefault(b, set()).add(a)
     keep = {n for n in names if tier(n) == "leaf" and f"-su{units[0]}-" in n}
     leaves = len(keep)
+    # leaves outside every unit carry the pools the units' nodes talk to (a storage fabric's storage
+    # servers on s-leaf-<pool>-NN, login/management pools): a sample without them rehearses no path to them
+    others = sorted(n for n in names if tier(n) == "leaf" and not in_unit(n))
+    keep |= set(others)
     for lower, upper in (("leaf", "spine"), ("spine", "core")):
         keep |= {p for n in keep if tier(n) == lower for p in adj.get(n, ()) if tier(p) == upper}
     spines = sum(tier(n) == "spine" for n in keep)
     cores = sum(tier(n) == "core" for n in keep)
-    what = (f"sampled: scalable unit su{units[0]} of {len(units)} ({leaves} leaves) with the {spines} spines"
-            + (f" and {cores} cores" if cores else "") + " it is cabled to")  # fmt: skip
+    named = ", ".join(others[:4]) + (", …" if len(others) > 4 else "")
+    what = (f"sampled: scalable unit su{units[0]} of {len(units)} ({leaves} leaves)"
+            + (f" and the {len(others)} leaves outside scalable units ({named})" if others else "")
+            + f" with the {spines} spines" + (f" and {cores} cores" if cores else "")
+            + (" they are" if others else " it is") + " cabled to")  # fmt: skip
     return keep, what
 
 

@@ -19,7 +19,6 @@ from generator.topology.base import (
     CubeParams,
     DragonflyParams,
     RawLink,
-    SwitchSpec,
     Terminal,
 )
 
@@ -114,22 +113,37 @@ def _hop_stats_clos(fabric: BuiltFabric, tiers: int) -> tuple[int, float]:
     return diameter, round(mean, 4)
 
 
-def _switch_graph(fabric: BuiltFabric) -> nx.Graph:
-    import networkx as nx
-
-    g = nx.Graph()
-    g.add_nodes_from(s.name for s in fabric.switches)
+def _switch_adjacency(fabric: BuiltFabric) -> dict[str, set[str]]:
+    """Switch -> the switches it has a link to (the router-level graph, parallel links merged)."""
+    adjacent: dict[str, set[str]] = {s.name: set() for s in fabric.switches}
     for link in fabric.links:
-        if not isinstance(link.a.port, Terminal) and not isinstance(link.b.port, Terminal):
-            g.add_edge(link.a.device, link.b.device)
-    return g
+        a_switch, b_switch = not isinstance(link.a.port, Terminal), not isinstance(link.b.port, Terminal)
+        if a_switch and b_switch and link.a.device != link.b.device:
+            adjacent.setdefault(link.a.device, set()).add(link.b.device)
+            adjacent.setdefault(link.b.device, set()).add(link.a.device)
+    return adjacent
+
+
+def _hops_from(adjacent: dict[str, set[str]], source: str) -> dict[str, int]:
+    """Breadth-first hop counts from ``source`` to every switch it reaches."""
+    dist = {source: 0}
+    frontier = [source]
+    depth = 0
+    while frontier:
+        depth += 1
+        nxt = []
+        for u in frontier:
+            for v in adjacent[u]:
+                if v not in dist:
+                    dist[v] = depth
+                    nxt.append(v)
+        frontier = nxt
+    return dist
 
 
 def _sampled_hops(fabric: BuiltFabric, sample: int = 48) -> tuple[int, float]:
     """Router-level BFS from a deterministic sample of switches hosting nodes, plus 2 terminal links."""
-    import networkx as nx
-
-    g = _switch_graph(fabric)
+    adjacent = _switch_adjacency(fabric)
     hosts = sorted({link.b.device for link in fabric.links if isinstance(link.a.port, Terminal)})
     if not hosts:
         return 0, 0.0
@@ -138,8 +152,7 @@ def _sampled_hops(fabric: BuiltFabric, sample: int = 48) -> tuple[int, float]:
     host_set = set(hosts)
     diameter, total, count = 0, 0, 0
     for s in sources:
-        dist = nx.single_source_shortest_path_length(g, s)
-        for t, d in dist.items():
+        for t, d in _hops_from(adjacent, s).items():
             if t in host_set and t != s:
                 diameter = max(diameter, d)
                 total += d
@@ -389,7 +402,3 @@ def exact_spofs(fabric: BuiltFabric) -> list[str]:
     if len(switch_names) == 1 and len(hosts) > 1:
         out = sorted(switch_names)
     return sorted(out)
-
-
-def switch_spec_by_name(fabric: BuiltFabric) -> dict[str, SwitchSpec]:
-    return {s.name: s for s in fabric.switches}

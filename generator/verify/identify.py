@@ -70,6 +70,7 @@ class PlanIndex:
                 if ep.cage is not None and ep.cage_port is not None:
                     self.cage[(ep.device, ep.cage, ep.cage_port)] = ep.port
         self._declared_hca: dict[str, dict[str, str]] = {}  # pool → site label (case-folded) → RDMA device
+        self.site: dict[tuple[str, str], str] = {}  # (host, plan port) → the adapter's declared site label
         self._site_labels()
 
     def _site_labels(self) -> None:
@@ -84,7 +85,7 @@ class PlanIndex:
             d = self.devices.get(device)
             label = named.get(d.pool or "", {}).get(port) if d is not None and d.kind == "node" else None
             if label is not None:
-                self.sheet[(device, port)] = label
+                self.sheet[(device, port)] = self.site[(device, port)] = label
 
     def declared_hca(self, device: str, token: str | None) -> str | None:
         """The plan's RDMA device for the site label ``token`` the blueprint declares for ``device``'s pool
@@ -106,9 +107,13 @@ class PlanIndex:
         return None
 
     def sheet_label(self, end: End) -> End:
-        """``end`` with the port as the cabling sheet labels it (cage/sub-port on twin-port cages)."""
+        """``end`` with the port as the cabling sheet labels it (cage/sub-port on twin-port cages) and, on a
+        host, the site's label for its adapter where the blueprint declares one."""
         if not end.known:
             return end
+        site = self.site.get((end.device, end.port)) if self.site else None
+        if site is not None:
+            return replace(end, sheet=site, site=site)
         label = self.sheet.get((end.device, end.port))
         if label is None:
             d = self.devices.get(end.device)
@@ -282,6 +287,8 @@ def _position(
     for port, (dev, dport) in planned.items():
         is_switch = index.kind(dev) == "switch"
         same_port = dport == str(port) if is_switch else dport.rsplit("/", 1)[-1] == str(port)
+        # an appliance's HCA port names are not published (plan ports p1, p2): where it sits is what counts
+        same_port = same_port or index.kind(dev) == "appliance"
         if is_switch == want_switch and same_port and (dev, dport) not in taken:
             fits[port] = (dev, dport)
     devices = {dev for dev, _ in fits.values()}
@@ -323,8 +330,12 @@ def _taken(ident: dict[str, NodeIdentity], index: PlanIndex) -> set[tuple[str, s
     return out
 
 
-def position_notes(disc: IbDiscovery, ident: dict[str, NodeIdentity]) -> list[str]:
-    """One finding per device placed by position only: where it is, and that its description is not set."""
+def position_notes(
+    disc: IbDiscovery, ident: dict[str, NodeIdentity], index: PlanIndex | None = None
+) -> list[str]:
+    """One finding per device placed by position only: where it is (host ports by the site's adapter labels
+    where the blueprint declares them), and that its description is not set."""
+    site = index.site if index is not None else {}
     out = []
     for key, n in ident.items():
         if n.how != "position":
@@ -333,7 +344,10 @@ def position_notes(disc: IbDiscovery, ident: dict[str, NodeIdentity]) -> list[st
         what = "switch" if node.kind == "switch" else "HCA"
         guid = f"0x{node.guid:016x}" if node.guid is not None else key
         shown = repr(node.desc.strip()) if node.desc.strip() else "empty"
-        ports = f" ({', '.join(sorted(n.ports.values()))})" if n.ports else ""
+        shown_ports = sorted(
+            f"{site[(n.device, p)]} = {p}" if (n.device, p) in site else p for p in n.ports.values()
+        )
+        ports = f" ({', '.join(shown_ports)})" if n.ports else ""
         out.append(
             f"{n.device}{ports}: {what} {guid} identified by position only: its node description is not set "
             f"(it reads {shown}); set it (rdma-ndd on hosts, hostname on managed switches)"
@@ -384,7 +398,7 @@ def ib_found_links(disc: IbDiscovery, index: PlanIndex, names: dict[int, str] | 
             if mine in on_switch and sw is not None and index.kind(sw.device) == "switch":
                 on_switch[mine].append(index.sheet_label(End(sw.device, str(port), "switch")).text())
     unidentified = sorted(_describe_unidentified(disc.nodes[k], v) for k, v in on_switch.items())
-    index.notes.update({f"position:{i}": note for i, note in enumerate(position_notes(disc, ident))})
+    index.notes.update({f"position:{i}": note for i, note in enumerate(position_notes(disc, ident, index))})
     return IbFound(found, unidentified, ident, ends)
 
 

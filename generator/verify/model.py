@@ -1,7 +1,8 @@
 """What the verifier compares: planned cables and discovered links, both as pairs of ``End``s.
 
 An ``End`` names a port the way the plan does: a switch's logical port number (``"17"``) or a node's
-``<rdma device>/<port>`` (``"mlx5_3/1"``). Discovered ports that cannot be tied to a plan device
+``<rdma device>/<port>`` (``"mlx5_3/1"``); a node port whose adapter the site labels (``HCA-4``) prints
+both, ``gpu001 HCA-4 (mlx5_3/1)``. Discovered ports that cannot be tied to a plan device
 (firmware-default node descriptions, foreign hosts) keep a descriptive label and ``known=False``.
 """
 
@@ -17,10 +18,13 @@ class End:
     kind: str = field(default="", compare=False)  # switch | node | "" (unknown)
     known: bool = field(default=True, compare=False)
     sheet: str = field(default="", compare=False)  # the port as the cabling sheet labels it ("P09/1")
+    # nodes: the site's label for the adapter, where the blueprint declares one (pools[].ports[].label)
+    site: str = field(default="", compare=False)
 
     def text(self) -> str:
         if self.kind == "node" and self.known:
-            return f"{self.device} {self.port}"
+            # the site's name first (what is written on the cable), the RDMA device/port the hosts use after
+            return f"{self.device} {self.site} ({self.port})" if self.site else f"{self.device} {self.port}"
         # twin-port cages: the sheet's cage/sub-port label next to the logical port number
         extra = f" [{self.sheet}]" if self.sheet and self.sheet != f"P{self.port}" else ""
         return f"{self.device} port {self.port}{extra}"
@@ -31,6 +35,8 @@ class End:
             "port": self.port,
             "identified": self.known,
             "sheet_port": self.sheet or None,
+            # only where declared: reports of plans without site labels keep their keys
+            **({"site_label": self.site} if self.site else {}),
         }
 
 

@@ -160,7 +160,9 @@ def problems(files: dict[str, bytes]) -> list[str]:
             other = cabled.setdefault(key, r["label"])
             if other != r["label"]:
                 bad.append(f"cable {r['label']}: {key} already cabled by {other}")
-        if r["type"] not in CABLE_TYPES or r["status"] not in CABLE_STATUS:
+        # a cable's type is optional in NetBox (netbox.netbox.netbox_cable: "Create cable within NetBox with
+        # only required information" gives none): an appliance's cable before its length is known has none
+        if (r["type"] and r["type"] not in CABLE_TYPES) or r["status"] not in CABLE_STATUS:
             bad.append(f"cable {r['label']}: type/status {r['type']}/{r['status']}")
         if r["length"] and (float(r["length"]) <= 0 or r["length_unit"] != "m"):
             bad.append(f"cable {r['label']}: length {r['length']} {r['length_unit']}")

@@ -23,13 +23,13 @@ site:
   rack_names: {rack_names}
 pools:
   - name: gpu
-    count: 4
+    count: 8  # two compute racks and the leaves' network rack (a 4-node lab would share one rack)
     server: pcie-h100-8
     placement: {{nodes_per_rack: 4}}
 fabrics:
   compute:
     technology: infiniband-ndr
-    topology: {{kind: fat-tree, tiers: 2, switch: mqm9701, rail_optimized: true, scalable_unit: 4}}
+    topology: {{kind: fat-tree, tiers: 2, switch: mqm9701, rail_optimized: true, scalable_unit: 8}}
     subnet_manager: {{kind: opensm, ha: true, routing_engine: ftree}}
 """
 
@@ -52,11 +52,11 @@ def test_listed_rack_names_are_the_racks_of_labels_and_netbox(tmp_path: Path) ->
     labels = _rows(cabling / "labels.csv")
     node_end = next(r for r in labels if r["cable_id"] == "C-NL-000001" and r["end"] == "A")
     assert node_end["label"] == "p1-A09-U01-gpu001-mlx5_0/1"  # the site's rack, not R01-01
-    assert node_end["far_end"].startswith("p1-A10-U01-c-leaf-su1-r0-")  # the leaves' network rack
+    assert node_end["far_end"].startswith("p1-A11-U01-c-leaf-su1-r0-")  # the leaves' network rack
     racks = [r["name"] for r in _rows(cabling / "netbox" / "racks.csv")]
     assert set(racks) <= {"A09", "A10", "A11", "A12"} and "A09" in racks
     devices = {r["name"]: r["rack"] for r in _rows(cabling / "netbox" / "devices.csv")}
-    assert devices["gpu001"] == "A09" and devices["c-leaf-su1-r0"] == "A10"
+    assert devices["gpu001"] == "A09" and devices["gpu005"] == "A10" and devices["c-leaf-su1-r0"] == "A11"
 
 
 def test_a_rack_name_template_keeps_case(tmp_path: Path) -> None:

@@ -62,6 +62,49 @@ def test_init_interactive_with_defaults_and_a_retry(tmp_path: Path) -> None:
     _valid(target)
 
 
+# Warnings a scaffold may still carry, each with the work that removes it (none is init's to fix).
+PENDING = {
+    "NET024": "issue 25: the advisor puts fat-tree subnet managers on UFM appliances it does not declare "
+    "yet (generator/perf/starter.py)",
+}
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [
+        ("--params", "7e9"),
+        ("--params", "70e9"),  # two nodes: rail leaves that would meet in one spine (TOP017), a derived spec
+        ("--params", "70e9", "--gpus", "64"),  # a DGX H100 at HDR: a spec without port names (PLT001)
+        ("--params", "70e9", "--gpus", "2048"),  # rows too short for the leaves (PWR005)
+        ("--params", "13e9", "--mode", "inference"),
+    ],
+)
+def test_a_scaffold_does_not_warn_about_itself(tmp_path: Path, answers: tuple[str, ...]) -> None:
+    from generator.findings import Severity
+    from generator.pipeline import check
+
+    target = tmp_path / "starter.yaml"
+    code, out, err = run_cli("init", *answers, "-o", str(target))
+    assert code == 0, err
+    warnings = [
+        f"{f.rule}: {f.message}"
+        for f in check(target).findings
+        if f.severity >= Severity.WARNING and f.rule not in PENDING
+    ]
+    assert warnings == []
+    # what it prints ends its lines (no "...0 infowrote" when stdout and stderr share a terminal)
+    assert out == "" and err.startswith("wrote ") and err.endswith("\n") and err.count("\n") == 1
+
+
+def test_interactive_answers_from_a_pipe_end_their_prompt_lines(tmp_path: Path) -> None:
+    target = tmp_path / "piped.yaml"
+    proc = _cmd("init", "--interactive", "-o", str(target), stdin="lab2\n7e9\n\n\n\n")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert lines[0] == "cluster name [piped]: lab2" and lines[-1].startswith("wrote ")
+    assert all(line.count("]: ") == 1 for line in lines[:-1]), lines
+
+
 def test_init_without_answers_says_what_to_give() -> None:
     proc = _cmd("init", "-o", "-", stdin="")
     assert proc.returncode == 2 and "--params" in proc.stderr

@@ -102,6 +102,18 @@ def test_cli_start_imports_nothing_heavy(argv: list[str]) -> None:
     assert sorted(_heavy(result["modules"]) - excused) == []
 
 
+# `validate` of an example whose fabric hashes flows (RoCE, Ethernet) counts ECMP collisions exactly
+# with Python integers (generator/perf/ecmp.py; tests/cli/test_ecmp_exact.py): numpy (~70 ms of CPU to
+# import) is for fabrics with more flows than MAX_EXACT_FLOWS, networkx for sampled dragonfly hops only.
+@pytest.mark.parametrize("example", ["roce-rail-2tier.yaml", "ethernet-torus.yaml", "single-dgx-h100.yaml"])
+def test_validate_of_a_small_ethernet_example_imports_no_numpy(example: str) -> None:
+    result = _run(_LIST_MODULES, json.dumps(["validate", "-q", f"examples/{example}"]))
+    assert result["code"] == 0
+    assert "generator.perf.ecmp" in result["modules"] or example.startswith("single")
+    heavy = {m for m in result["modules"] if m.split(".")[0] in ("numpy", "networkx")}
+    assert sorted(heavy) == []
+
+
 def _command_modules() -> list[str]:
     names = sorted(p.stem for p in (ROOT / "generator" / "commands").glob("*.py"))
     return [n for n in names if n != "__init__"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -25,7 +26,10 @@ def variant(
 ) -> Path:
     """The example with the dgx and mgmt pool sizes, SU size and growth headroom changed; ``hdr``: an HDR
     SuperPOD of QM8700 leaves (20 down + 20 up ports)."""
-    text = _replace(EXAMPLE.read_text(), "    count: 128\n", f"    count: {dgx}\n")
+    # the example's 127 DGX and the UFM appliances in the 128th node slot: these diffs grow whole units,
+    # so the appliances (and their leaf ports) are left out
+    text = _replace(EXAMPLE.read_text(), "    count: 127\n", f"    count: {dgx}\n")
+    text = re.sub(r"\nappliances:\n(?:  - .*\n)+", "\n", text)
     text = _replace(text, "    count: 3\n", f"    count: {mgmt}\n")
     text = _replace(
         text,

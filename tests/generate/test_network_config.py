@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 REALTOOLS = REPO / "tests" / "realtools" / "fixtures"
 ROCE_FT = REALTOOLS / "roce-ft2-rail.yaml"
 ROCE_DF = REALTOOLS / "roce-dragonfly-small.yaml"
-ROCE_PCIE = REPO / "tests" / "ansible" / "data" / "roce-pcie.yaml"  # PFC priority 4, DSCP 24
+ROCE_PCIE = REPO / "tests" / "ansible_playbooks" / "data" / "roce-pcie.yaml"  # PFC priority 4, DSCP 24
 ROLE_DEFAULTS = REPO / "playbooks" / "roles" / "roce_qos" / "defaults" / "main.yml"
 
 
@@ -84,7 +84,17 @@ def test_every_example_gets_sm_and_switch_config_for_its_fabrics(example: str) -
             only = {"cumulus": "startup.yaml", "frr": "frr.conf"}[fab.spec.switch_os]  # one file per switch
             for s in switches:
                 assert {f.split("/")[2] for f in sw_files if f.startswith(f"{name}/{s}/")} == {only}
-    assert not any(f.startswith("management/") for f in sw_files)  # management stays layer 2
+    # the Ethernet management fabric: one startup.yaml per switch (VLANs, relay; tests/switches_mgmt/) and
+    # its VLAN table, nothing for an InfiniBand or switchless one
+    mgmt = cluster.fabrics.get("management")
+    switches = {d.name for d in plan.switches("management")}
+    if mgmt is not None and mgmt.kind == "ethernet" and switches and not cluster.is_cloud:
+        assert {f for f in sw_files if f.startswith("management/")} == {
+            *(f"management/{s}/startup.yaml" for s in switches),
+            "management/vlans.csv",
+        }
+    else:
+        assert not any(f.startswith("management/") for f in sw_files)
 
 
 def _tree(root: Path) -> dict[str, bytes]:
@@ -101,7 +111,8 @@ def test_generate_is_byte_identical(example: str, tmp_path: Path) -> None:
     ta, tb = _tree(a), _tree(b)
     assert ta == tb
     if example == "roce-dragonfly":  # 512 routers x 1 startup.yaml + ASN plan + inventory (+ manifest)
-        assert len(ta) == 512 + 3
+        management = sum(1 for f in ta if f.startswith("switches/management/"))  # its switches + vlans.csv
+        assert len(ta) == 512 + 3 + management and management == 35 + 1  # 35 management switches
 
 
 def _startup(files: dict[str, str], rel: str) -> dict:
@@ -184,7 +195,7 @@ def _roce_blueprints() -> list[str]:
 def test_host_and_switch_roce_qos_agree(blueprint: str) -> None:
     """What the hosts' roce_qos role applies (the pool's group_vars over the role defaults, as the Ansible
     emitter writes them) and what every switch's startup.yaml applies."""
-    from generator.emit.ansible import pool_vars
+    from generator.emit.ansible.group_vars import pool_vars
 
     cluster, plan = built(blueprint)
     defaults = yaml.safe_load(ROLE_DEFAULTS.read_text())
@@ -233,13 +244,15 @@ def test_startup_yaml_is_the_document_it_describes(blueprint: Path) -> None:
     files = sw_emit.render(cluster, plan)
     qos = lossless_class(cluster.fabrics["compute"].spec)
     assert qos is not None
-    for sw in sw_emit.underlay(plan, "compute"):
+    from generator.deploy.addresses import host_port_addresses
+
+    for sw in sw_emit.underlay(plan, "compute", host_port_addresses(cluster, "compute")):
         text = files[f"compute/{sw.name}/startup.yaml"]
         assert yaml.safe_load(text) == startup_document(sw, qos, qos.switch_mtu)
 
 
 def ansible_bin(name: str) -> str:
-    local = Path(sys.executable).parent / name  # the venv's ansible (as tests/ansible/ansible_helpers.py)
+    local = Path(sys.executable).parent / name  # the venv's ansible (as tests/ansible_playbooks/ansible_helpers.py)
     return str(local) if local.exists() else (shutil.which(name) or name)
 
 

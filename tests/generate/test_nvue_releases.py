@@ -19,7 +19,7 @@ from blueprints.catalog.switch_os import latest_release, releases
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data" / "nvue"
 ROCE_FT = REPO / "tests" / "realtools" / "fixtures" / "roce-ft2-rail.yaml"
-ROCE_PCIE = REPO / "tests" / "ansible" / "data" / "roce-pcie.yaml"  # PFC priority 4, DSCP 24
+ROCE_PCIE = REPO / "tests" / "ansible_playbooks" / "data" / "roce-pcie.yaml"  # PFC priority 4, DSCP 24
 ETH_STORAGE = "ethernet-100"
 
 

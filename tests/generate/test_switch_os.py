@@ -31,7 +31,7 @@ CONNECTION_KEYS = {"ansible_network_os", "ansible_user", "ansible_connection"}
 
 
 def ansible_bin(name: str) -> str:
-    local = Path(sys.executable).parent / name  # the venv's ansible (as tests/ansible/ansible_helpers.py)
+    local = Path(sys.executable).parent / name  # the venv's ansible (as tests/ansible_playbooks/ansible_helpers.py)
     return str(local) if local.exists() else (shutil.which(name) or name)
 
 

@@ -175,7 +175,7 @@ def _play(build: Path, tmp_path: Path, *extra: str) -> subprocess.CompletedProce
 
 
 def ansible_playbook() -> str:
-    local = Path(sys.executable).parent / "ansible-playbook"  # the venv's, like tests/ansible
+    local = Path(sys.executable).parent / "ansible-playbook"  # the venv's, like tests/ansible_playbooks
     return str(local) if local.exists() else shutil.which("ansible-playbook") or "ansible-playbook"
 
 

@@ -8,7 +8,8 @@ import pytest
 from conftest import run_cli
 
 from generator.findings import Severity
-from generator.perf.advisor import AdviceError, Request, advise, dragonfly_shape
+from generator.perf.advice import AdviceError, Request
+from generator.perf.advisor import advise, dragonfly_shape
 from generator.pipeline import check
 
 

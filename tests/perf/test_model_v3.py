@@ -42,9 +42,10 @@ def test_nvl72_racks_are_joined_by_at_most_the_ring_channels_nics(tmp_path: Path
     per_nic = system.net.gbytes / system.net_ports
     assert two.net.gbytes == pytest.approx(16 * per_nic)
     assert "ring channels" in two.net.name
-    one = estimate("all_reduce", 8 * GIB, job_for(system, 18))
     across = estimate("all_reduce", 8 * GIB, two)
-    assert across.algorithm == "nvls_tree" and across.busbw_gbytes < 0.9 * one.busbw_gbytes
+    # NCCL 2.20 runs no NVLS on a multi-node NVLink domain without IB SHARP (tuning.cc "MNNVL: NVLS not yet
+    # supported"): the racks are joined by a ring through those 16 NICs
+    assert across.algorithm == "ring" and across.busbw_gbytes <= two.net.gbytes + 1e-6
 
 
 def test_eight_nic_nodes_keep_every_nic(tmp_path: Path) -> None:

@@ -17,8 +17,17 @@ TOKENS = 4194304  # Llama 2's 4M-token global batch (perf.yaml default)
 
 
 @pytest.fixture(scope="module")
-def superpod():
-    _, cluster = load_and_resolve(EXAMPLES / "superpod-h100-4su.yaml")
+def superpod(tmp_path_factory: pytest.TempPathFactory):
+    """The example at 1,024 GPUs (the closed forms below): its 127 DGX back at 128, without the UFM
+    appliances that take the 128th node slot."""
+    import yaml
+
+    data = yaml.safe_load((EXAMPLES / "superpod-h100-4su.yaml").read_text())
+    data["pools"][0]["count"] = 128
+    data.pop("appliances")
+    path = tmp_path_factory.mktemp("superpod") / "superpod-1024.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    _, cluster = load_and_resolve(path)
     return cluster, system_for(cluster, build_plan(cluster))
 
 

@@ -55,7 +55,7 @@ def fabric_counts(log: str) -> tuple[int, int]:
     [
         (FT2, "compute", 2),
         (FT3, "compute", 3),
-        (SUPERPOD, "compute", 2),  # 128 DGX x 8 HCAs = 1024 CAs, 48 switches
+        (SUPERPOD, "compute", 2),  # 127 DGX x 8 HCAs + 4 UFM ports = 1020 CAs, 48 switches
         (SUPERPOD, "storage", 2),  # leaf-spine with dual-port storage HCAs
         (SUPERPOD8, "compute", 2),  # 2048 CAs + 96 switches: beyond ibsim's default -N
     ],
@@ -75,12 +75,12 @@ def test_opensm_routes_generated_fat_tree_with_ftree(
         {
             (ln.a.device, ln.a.port.split("/")[0])
             for ln in plan.links_of(fabric)
-            if plan.device_by_name[ln.a.device].kind == "node"
+            if plan.device_by_name[ln.a.device].kind != "switch"  # nodes and appliances (UFM) are CAs
         }
         | {
             (ln.b.device, ln.b.port.split("/")[0])
             for ln in plan.links_of(fabric)
-            if plan.device_by_name[ln.b.device].kind == "node"
+            if plan.device_by_name[ln.b.device].kind != "switch"
         }
     )
     assert fabric_counts(run.log) == (cas, len(plan.switches(fabric)))

@@ -11,6 +11,14 @@ full, clear is limited (IBA 10.9.1). Verdicts:
 * every tenant port is a limited member of Default (0x7fff): tenants do not meet there either;
 * the SM's own port (an ``infer`` host) is a full member of Default and of infer (its pool), and holds no
   train P_Key: the SM host is not a member of a tenant it was not given.
+
+Failover (second test): the HA pair on dedicated management hosts (``sm001``/``sm002``, one HDR port each, in
+no tenant partition). The master's generated opensm.conf runs on sm001's port and the standby's on sm002's;
+the standby must enter STANDBY; the master is SIGKILLed (a crash) and the standby must log "Entering MASTER
+state" and "SUBNET UP" within sminfo_polling_timeout x (polling_retry_number + 1) + 30 s (the standby polls
+the master every sminfo_polling_timeout ms and takes over after polling_retry_number missed polls, opensm.conf
+of OpenSM 3.3), ``sminfo`` from sm002 must name sm002's port as the master, and every port's P_Key table read
+again through the new master must still isolate the tenants.
 """
 
 from __future__ import annotations
@@ -193,3 +201,125 @@ def test_each_tenant_sees_only_its_partition_and_the_sm_host_no_other(
     assert "Entering MASTER state" in log
     assert "ftree tables configured on all switches" in log, log[-3000:]
     assert not re.findall(r"ERR [0-9A-F]{4}", log), log[-3000:]
+
+
+# ------------------------------------------------------------------------------------------------- failover
+SM_POOL = """\
+  - name: sm
+    role: management
+    count: 2
+    spec:
+      gpu: null
+      gpus: 0
+      gpu_interconnect: none
+      nics:
+        - {purpose: compute, model: cx6, count: 1, ports: 1, speed_gbps: 200}
+        - {purpose: management, model: x710, count: 1, ports: 1, speed_gbps: 1}
+      power_kw: 0.8
+      rack_units: 1
+    ports:
+      - {role: compute, rdma: mlx5_0, netdev: ibp1s0}
+"""
+BLUEPRINT_HA = (
+    BLUEPRINT.replace("name: two-tenants\n", "name: two-tenants-sm-ha\n")
+    .replace("fabrics:\n", SM_POOL + "fabrics:\n", 1)
+    .replace("rail_optimized: true, scalable_unit: 4", "rail_optimized: false")
+    .replace("      ha: true\n", "      ha: true\n      hosts: [sm001, sm002]\n")
+)
+TAKEOVER_MARGIN_S = 30.0
+STANDBY_WAIT_S = 60.0
+
+
+def _member_conf(plan, member: str, etc: Path, run: Path) -> Path:  # type: ignore[no-untyped-def]
+    """``member``'s generated opensm.conf with /etc/opensm and /var/log moved into the test directory, and the
+    log flushed per line (``force_log_flush``, an OpenSM 3.3 key) so the test can follow it."""
+    text = sm_emit.render(plan.cluster, plan)[f"compute/{member}/opensm.conf"]
+    run.mkdir(parents=True, exist_ok=True)
+    conf = run / "opensm.conf"
+    text = text.replace(f"{sm_emit.CONF_DIR}/", f"{etc}/").replace("/var/log/", f"{run}/")
+    conf.write_text(text + "force_log_flush TRUE\n")
+    return conf
+
+
+def _conf_int(conf: Path, key: str) -> int:
+    values = [ln.split()[1] for ln in conf.read_text().splitlines() if ln.split()[:1] == [key]]
+    assert len(values) == 1 and values[0].isdigit(), (key, values)
+    return int(values[0])
+
+
+def _wait_log(log: Path, needles: tuple[str, ...], timeout_s: float, after: int = 0) -> float | None:
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout_s:
+        text = log.read_text(errors="replace")[after:] if log.exists() else ""
+        if all(n in text for n in needles):
+            return time.monotonic() - t0
+        time.sleep(0.2)
+    return None
+
+
+def _check_isolation(tables: dict[str, set[int]], sm_ports: set[str]) -> None:
+    for name, table in tables.items():
+        if name in sm_ports:  # a management host in no tenant partition: Default only, full
+            assert table == {0xFFFF}, (name, sorted(map(hex, table)))
+        elif name.startswith("train"):
+            assert table == {FULL | TRAIN, 0x7FFF}, (name, sorted(map(hex, table)))
+        else:
+            assert name.startswith("infer"), name
+            assert table == {FULL | INFER, 0x7FFF}, (name, sorted(map(hex, table)))
+
+
+def test_standby_takes_over_and_the_tenants_stay_isolated(
+    simulator: Callable[..., Simulator], daemon: list[subprocess.Popen[bytes]], tmp_path: Path
+) -> None:
+    blueprint = tmp_path / "two-tenants-sm-ha.yaml"
+    blueprint.write_text(BLUEPRINT_HA)
+    plan = build_plan(load_and_resolve(str(blueprint))[1])
+    assert [m.name for m in sm_emit.sm_plan(plan.cluster, "compute").members] == ["sm001", "sm002"]
+    net = render_netfile(plan, "compute")
+    master_host, standby_host = "H-sm001-mlx5_0", "H-sm002-mlx5_0"
+    assert {master_host, standby_host} <= set(re.findall(r'^Ca\s+\d+\s+"([^"]+)"', net, re.M))
+    sim = simulator(net, "tenants-ha")
+    _, dump = _setup(blueprint, sim, master_host, tmp_path)
+    etc = tmp_path / "etc"
+    master = _member_conf(plan, "sm001", etc, tmp_path / "sm001")
+    standby = _member_conf(plan, "sm002", etc, tmp_path / "sm002")
+    assert _conf_int(master, "sm_priority") > _conf_int(standby, "sm_priority")
+    ports = _ca_ports(dump)
+    sm_ports = {"sm001 mlx5_0", "sm002 mlx5_0"}
+    assert sm_ports <= set(ports)
+    train = next(g for n, g in ports.items() if n.startswith("train"))
+
+    daemon.append(_start_sm(sim, master_host, master, tmp_path / "sm001"))
+    _wait_configured(sim, master_host, train)
+    _check_isolation({n: _pkeys(sim, master_host, g) for n, g in ports.items()}, sm_ports)
+
+    daemon.append(_start_sm(sim, standby_host, standby, tmp_path / "sm002"))
+    standby_log = tmp_path / "sm002" / "opensm-compute.log"
+    assert _wait_log(standby_log, ("Entering STANDBY state",), STANDBY_WAIT_S) is not None, _tail(standby_log)
+    bound = (
+        _conf_int(standby, "sminfo_polling_timeout") / 1000 * (_conf_int(standby, "polling_retry_number") + 1)
+        + TAKEOVER_MARGIN_S
+    )
+    size = standby_log.stat().st_size
+    os.killpg(daemon[0].pid, signal.SIGKILL)  # the master crashes
+    daemon[0].wait(timeout=10)
+    took = _wait_log(standby_log, ("Entering MASTER state", "SUBNET UP"), bound, size)
+    assert took is not None, f"no takeover within {bound:.0f} s: {_tail(standby_log)}"
+
+    # the SA and SMInfo now answer from sm002's port
+    proc = sim._run(standby_host, [_tool("sminfo")], 30)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    guid = int(re.search(r"sm guid (0x[0-9a-f]+)", proc.stdout).group(1), 16)  # type: ignore[union-attr]
+    assert guid == ports["sm002 mlx5_0"] and "SMINFO_MASTER" in proc.stdout, proc.stdout
+    _wait_configured(sim, standby_host, train)
+    _check_isolation({n: _pkeys(sim, standby_host, g) for n, g in ports.items()}, sm_ports)
+    # before the takeover the log holds the SMInfo timeouts that told the standby its master was gone
+    text = standby_log.read_text(errors="replace")
+    after = text[text.rindex("Entering MASTER state") :]
+    assert "ftree tables configured on all switches" in after, _tail(standby_log)
+    assert not re.findall(r"ERR [0-9A-F]{4}", after), _tail(standby_log)
+    assert re.search(r"ERR 3120: Timeout while getting attribute 0x20 \(SMInfo\)", text[: -len(after)])
+
+
+def _tail(log: Path) -> str:
+    return log.read_text(errors="replace")[-2000:] if log.exists() else "(no log)"

@@ -31,8 +31,11 @@ def small() -> Path:
 def test_roce_rail_2tier_example_passes_also_with_a_spine_down(roce_example: Path) -> None:
     code, report, err = rehearse(str(roce_example), "--fail", "c-spine-001")
     assert code == 0, (failed(report), err[-2000:])
-    (fab,) = report["fabrics"]
+    fab, mgmt = sorted(report["fabrics"], key=lambda f: f["fabric"] != "compute")
     assert fab["fabric"] == "compute" and fab["size"] == "20 switches, 512 switch-to-switch cables"
+    # the management fabric's routed uplinks (build/switches/management/, docs/switches.md) pass too
+    assert mgmt["fabric"] == "management" and mgmt["size"] == "5 switches, 6 switch-to-switch cables"
+    assert [c["check"] for c in mgmt["checks"]] == ["configuration", "bgp sessions", "reachability", "ecmp"]
     names = [c["check"] for c in fab["checks"]]
     assert names == ["configuration", "bgp sessions", "reachability", "ecmp"] + [
         f"{n} (after --fail c-spine-001)" for n in ("bgp sessions", "reachability", "ecmp")

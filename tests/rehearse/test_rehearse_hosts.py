@@ -1,26 +1,37 @@
-"""Hosts on their leaves (issue 27): the generated host fabric addresses against what the leaves route.
+"""Hosts on their leaves (issues 26, 27): the generated host fabric addresses, gateways and routes placed in
+namespaces on their leaves, and pinged across leaves of each rail through FRR running the generated leaves.
 
-roce-rail-2tier as shipped has no host fabric addresses (its platform's port map names no interface), so a
-build is given some the way `generate` writes them for an on-prem target with named ports
-(``cb_fabric_addresses`` in ansible/inventory.yml, the interface in cables.csv's ``a_netdev``)."""
+roce-rail-2tier as shipped has no host fabric addresses (its platform's port map names no interface), so the
+tests give its GPU pool declared ports (``pools[].ports``, docs/ports.md) and let ``generate`` write the
+addresses: the inventory and the switch configuration come from the one address plan, as on a real site.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
+import ipaddress
 import re
 import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 from rehearse_fixtures import REPO, failed, generate, need_tools, rehearse
 
 from generator.rehearse import tools
 from generator.rehearse.build_input import read_build
-from generator.rehearse.hosts import HostPort, check_hosts, host_addresses, host_ports, sampled
-from generator.rehearse.verdict import FabricVerdict
+from generator.rehearse.hosts import (
+    PING_PACKAGE,
+    HostPort,
+    host_addresses,
+    host_ports,
+    host_routing,
+    routing_problems,
+    sampled,
+)
 
-HOSTS = ("gpu001", "gpu002", "gpu033")  # two on the su1 leaves, one on the su2 leaves: every rail crosses
+HOST_TOOLS = {**tools.ETHERNET_TOOLS, "ping": PING_PACKAGE}
 
 
 @pytest.fixture(scope="module")
@@ -28,93 +39,106 @@ def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return generate(REPO / "examples" / "roce-rail-2tier.yaml", tmp_path_factory.mktemp("hosts") / "build")
 
 
-def _address(host: str, rail: int) -> str:
-    return f"10.100.{rail}.{9 + int(host[3:])}/24"
+@pytest.fixture(scope="module")
+def named(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """roce-rail-2tier with its GPU pool's eight compute ports named eth0..eth7 (mlx5_0..mlx5_7)."""
+    doc = yaml.safe_load((REPO / "examples" / "roce-rail-2tier.yaml").read_text())
+    gpu = next(p for p in doc["pools"] if p["name"] == "gpu")
+    gpu["ports"] = [{"role": "compute", "rdma": f"mlx5_{r}", "netdev": f"eth{r}"} for r in range(8)]
+    tmp = tmp_path_factory.mktemp("named")
+    (tmp / "roce-named.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    return generate(tmp / "roce-named.yaml", tmp / "build")
 
 
-def with_addresses(build: Path, dest: Path) -> Path:
-    """A copy of ``build`` whose inventory and cables carry host fabric addresses for ``HOSTS``."""
-    shutil.copytree(build, dest)
-    inv = dest / "ansible" / "inventory.yml"
-    text = inv.read_text()
-    for host in HOSTS:
-        block = "".join(f'            eth{r}: "{_address(host, r)}"\n' for r in range(8))
-        text, n = re.subn(
-            rf"^(        {host}:\n)", rf"\1          cb_fabric_addresses:\n{block}", text, flags=re.M
-        )
-        assert n == 1, host
-    inv.write_text(text)
-    path = dest / "cabling" / "cables.csv"
-    rows = list(csv.DictReader(io.StringIO(path.read_text())))
-    for row in rows:
-        if row["fabric"] == "compute" and row["a_device"] in HOSTS:
-            row["a_netdev"] = f"eth{row['rail']}"
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
-    writer.writeheader()
-    writer.writerows(rows)
-    path.write_text(out.getvalue())
-    return dest
-
-
-def test_the_shipped_build_has_no_host_addresses_and_says_so(shipped: Path) -> None:
+def test_the_shipped_build_has_no_host_addresses(shipped: Path) -> None:
     assert host_addresses(shipped) == {}
-    build = read_build(shipped)
-    verdict = FabricVerdict("compute", "ethernet", "")
-    check_hosts(build, "compute", build.switches["compute"], verdict)
-    assert verdict.checks == []
-    assert any("no host fabric addresses" in n for n in verdict.notes)
 
 
-def test_generated_leaves_do_not_route_host_subnets(shipped: Path, tmp_path: Path) -> None:
-    build = read_build(with_addresses(shipped, tmp_path / "b"))
-    ports = host_ports(build, "compute", build.switches["compute"], host_addresses(build.root))
-    assert len(ports) == 3 * 8
+def test_generated_hosts_sit_on_a_31_with_their_leaf_port(named: Path) -> None:
+    """The inventory's address, the leaf's port address and the gateway form one /31; the leaf announces it
+    (independent arithmetic: rail r of compute_cidr 10.100.0.0/16 split in 8 is 10.100.32r.0/19)."""
+    build = read_build(named)
+    configs = build.switches["compute"]
+    ports = host_ports(build, "compute", configs, host_addresses(named))
+    assert len(ports) == 64 * 8
+    routing = host_routing(named)
+    for p in ports:
+        host = ipaddress.ip_interface(p.address)
+        gw = routing[(p.host, p.interface)].gateway
+        rail_net = ipaddress.ip_network(f"10.100.{32 * int(p.rail)}.0/19")
+        assert host.network.prefixlen == 31 and int(host.ip) % 2 == 0 and host.ip in rail_net
+        assert gw == str(host.ip + 1)
+        assert configs[p.leaf].addresses[p.leaf_if] == (f"{gw}/31",), (p, configs[p.leaf].addresses)
+        assert str(host.network) in configs[p.leaf].networks
+        assert routing[(p.host, p.interface)].routes == (str(rail_net), "10.100.0.0/16")
     first = next(p for p in ports if p.host == "gpu001" and p.rail == "0")
-    assert (first.leaf, first.leaf_if, first.address) == ("c-leaf-su1-r0", "swp1s0", "10.100.0.10/24")
-    verdict = FabricVerdict("compute", "ethernet", "")
-    check_hosts(build, "compute", build.switches["compute"], verdict)
-    (check,) = verdict.checks
-    assert not check.ok and len(check.reasons) == 24
-    assert (
-        "gpu001 eth0 (10.100.0.10/24, rail 0) on c-leaf-su1-r0 swp1s0 (C-NL-000001): c-leaf-su1-r0 announces "
-        "only 10.254.0.1/32" in check.reasons[0]
-    ), check.reasons[0]
+    assert (first.leaf, first.leaf_if, first.address) == ("c-leaf-su1-r0", "swp1s0", "10.100.0.10/31")
+    assert routing_problems(ports, configs) == []
 
 
-def test_a_leaf_announcing_the_host_subnet_passes(shipped: Path, tmp_path: Path) -> None:
-    root = with_addresses(shipped, tmp_path / "b")
-    for leaf in (p for p in (root / "switches" / "compute").iterdir() if "-leaf-" in p.name):
-        rail = int(leaf.name.rsplit("-r", 1)[1])
-        conf = leaf / "startup.yaml"
-        text, n = re.subn(
-            r"^( +)network:\n", rf"\g<0>\g<1>  10.100.{rail}.0/24: {{}}\n", conf.read_text(), flags=re.M
-        )
-        assert n == 1
-        conf.write_text(text)
-    build = read_build(root)
-    verdict = FabricVerdict("compute", "ethernet", "")
-    check_hosts(build, "compute", build.switches["compute"], verdict)
-    (check,) = verdict.checks
-    assert check.ok, check.reasons
+def test_a_leaf_without_its_host_networks_is_named(named: Path) -> None:
+    build = read_build(named)
+    configs = dict(build.switches["compute"])
+    leaf = configs["c-leaf-su1-r0"]
+    configs["c-leaf-su1-r0"] = type(leaf)(**{**leaf.__dict__, "networks": leaf.loopbacks})
+    ports = [p for p in host_ports(build, "compute", configs, host_addresses(named)) if p.rail == "0"]
+    bad = routing_problems(ports, configs)
+    assert len(bad) == 32 and all(" on c-leaf-su1-r0 " in r for r in bad)
 
 
-def test_sample_keeps_two_leaves_per_rail() -> None:
+def test_sample_keeps_two_ports_of_two_leaves_per_rail() -> None:
     ports = [
-        HostPort(f"h{i}", "eth0", f"10.0.0.{i}/24", "0", f"leaf{i % 3}", "swp1", f"C{i}") for i in range(6)
+        HostPort(f"h{i}", "eth0", f"10.0.0.{2 * i}/31", "0", f"leaf{i % 3}", f"swp{i}", f"C{i}")
+        for i in range(9)
     ]
-    ports += [HostPort("x", "eth1", "10.0.1.1/24", "1", "leafA", "swp1", "CX")]
+    ports += [HostPort("x", "eth1", "10.0.1.0/31", "1", "leafA", "swp1", "CX")]
     kept, note = sampled(ports)
-    assert {p.leaf for p in kept} == {"leaf0", "leaf1", "leafA"} and len(kept) == 5
-    assert "5 of 7 host ports" in note
+    assert sorted(p.host for p in kept) == ["h0", "h1", "h3", "h4", "x"]
+    assert "5 of 10 host ports" in note
     assert sampled(kept)[1] == ""
 
 
-def test_rehearse_reports_the_finding(shipped: Path, tmp_path: Path) -> None:
-    """The command: switches converge, then the host check fails with the leaf port, exit 1."""
-    need_tools(tools.ETHERNET_TOOLS)
-    code, report, err = rehearse(str(with_addresses(shipped, tmp_path / "b")), timeout_s=300)
+def _without_host_network(build: Path, dest: Path, leaf: str, network: str) -> Path:
+    """A copy of ``build`` whose ``leaf`` no longer announces ``network`` (its BGP network statement)."""
+    shutil.copytree(build, dest)
+    conf = dest / "switches" / "compute" / leaf / "startup.yaml"
+    text, n = re.subn(rf"^ +{re.escape(network)}: \{{\}}\n", "", conf.read_text(), flags=re.M)
+    assert n == 1
+    conf.write_text(text)
+    return dest
+
+
+def _host_of(build: Path, host: str, netdev: str) -> str:
+    rows = csv.DictReader(io.StringIO((build / "cabling" / "cables.csv").read_text()))
+    return next(r["b_device"] for r in rows if r["a_device"] == host and r["a_netdev"] == netdev)
+
+
+@pytest.mark.realtools
+def test_rehearse_pings_every_sampled_pair_across_leaves(named: Path) -> None:
+    need_tools(HOST_TOOLS)
+    code, report, err = rehearse(str(named), "--fabric", "compute", timeout_s=400)
+    assert code == 0, (failed(report), err[-2000:])
+    (fab,) = report["fabrics"]
+    checks = {c["check"]: c for c in fab["checks"]}
+    assert list(checks)[-2:] == ["host subnets routed", "host reachability"]
+    # 8 rails x 2 leaves x 2 ports sampled; each port pings the 2 behind the other leaf of its rail
+    assert checks["host reachability"]["detail"].startswith("64 pings "), checks["host reachability"]
+    assert any("32 of 512 host ports" in n for n in fab["notes"])
+    assert not any("not rehearsed yet" in n for n in fab["notes"])
+
+
+@pytest.mark.realtools
+def test_a_missing_host_network_statement_fails_precisely(named: Path, tmp_path: Path) -> None:
+    """gpu001 eth0's /31 (10.100.0.10/31) removed from its leaf's BGP networks: the host check names it
+    and the pings to and from gpu001 eth0 fail; every other pair and every switch check still holds."""
+    need_tools(HOST_TOOLS)
+    assert _host_of(named, "gpu001", "eth0") == "c-leaf-su1-r0"
+    build = _without_host_network(named, tmp_path / "b", "c-leaf-su1-r0", "10.100.0.10/31")
+    code, report, err = rehearse(str(build), "--fabric", "compute", timeout_s=400)
     assert code == 1, err[-2000:]
-    checks = {c["check"]: c for c in report["fabrics"][0]["checks"]}
-    assert [c for c in checks if not checks[c]["ok"]] == ["host subnets routed"], failed(report)
-    assert any("c-leaf-su1-r0 swp1s0" in r for r in checks["host subnets routed"]["reasons"])
+    bad = failed(report)
+    assert sorted(bad) == ["host reachability", "host subnets routed"], bad
+    (routed,) = bad["host subnets routed"]
+    assert routed.startswith("gpu001 eth0 (10.100.0.10/31, rail 0) on c-leaf-su1-r0 swp1s0 (C-NL-000001)")
+    assert len(bad["host reachability"]) == 4, bad["host reachability"]  # 2 peers x 2 directions
+    assert all("gpu001 eth0 (10.100.0.10/31" in r for r in bad["host reachability"])

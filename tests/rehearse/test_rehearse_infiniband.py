@@ -14,6 +14,8 @@ from rehearse_fixtures import REPO, failed, generate, need_tools, rehearse
 from generator.rehearse import tools
 
 pytestmark = [pytest.mark.realtools]
+# `--fabric compute` throughout: the example's Ethernet management fabric is rehearsed in FRR too since it
+# gets switch configuration (tests/rehearse/test_rehearse_ethernet.py checks that one)
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +33,7 @@ def _single_sm(hdr: Path, tmp_path: Path) -> Path:
 
 
 def test_hdr_fat_tree_passes_whole_and_sampled_with_a_spine_down(hdr: Path, tmp_path: Path) -> None:
-    code, report, err = rehearse(str(hdr), "--fail", "c-spine-001")
+    code, report, err = rehearse(str(hdr), "--fabric", "compute", "--fail", "c-spine-001")
     assert code == 0, (failed(report), err[-2000:])
     (fab,) = report["fabrics"]
     assert fab["size"] == "26 switches, 320 HCAs" and fab["notes"] == []
@@ -48,7 +50,7 @@ def test_hdr_fat_tree_passes_whole_and_sampled_with_a_spine_down(hdr: Path, tmp_
     assert 0 < fab["converge_seconds"]["standby takeover"] < 80  # 10 s polls x (4 retries + 1) + 30 s
 
     single = _single_sm(hdr, tmp_path)  # the takeover is rehearsed above: 60 s it need not take twice
-    code, report, err = rehearse(str(single), "--sample", "always")
+    code, report, err = rehearse(str(single), "--fabric", "compute", "--sample", "always")
     assert code == 0, (failed(report), err[-2000:])
     (fab,) = report["fabrics"]
     assert fab["notes"] == ["sampled: scalable unit su1 of 2 (8 leaves) with the 10 spines it is cabled to"]
@@ -67,7 +69,7 @@ def test_a_cable_missing_from_the_net_file_is_named(hdr: Path, tmp_path: Path) -
     ]
     assert len(cut) == 2, cut
     net.write_text("\n".join(ln for ln in lines if ln not in cut) + "\n")
-    code, report, err = rehearse(str(build))
+    code, report, err = rehearse(str(build), "--fabric", "compute")
     assert code == 1, err[-2000:]
     assert failed(report) == {
         "discovery": [
@@ -84,7 +86,7 @@ def test_a_partition_membership_change_names_the_ports(hdr: Path, tmp_path: Path
     text = conf.read_text()
     assert "Default=0x7fff, ipoib : ALL=full, SELF=full ;" in text
     conf.write_text(text.replace("ALL=full, SELF=full", "ALL=limited, SELF=full"))
-    code, report, err = rehearse(str(build))
+    code, report, err = rehearse(str(build), "--fabric", "compute")
     assert code == 1, err[-2000:]
     problems = failed(report)
     assert list(problems) == ["partitions"]

@@ -66,3 +66,45 @@ def test_partition_intent_per_port() -> None:
     ]
     filled = partitions.filled(text, {"gpu": [1, 3]})
     assert "tenant-a=0x000a, ipoib, defmember=full : 0x0000000000000001, 0x0000000000000003 ;" in filled
+
+
+@pytest.mark.parametrize("key", ["ip", "ipv4"])  # Cumulus Linux <= 5.14 / >= 5.15 spelling
+def test_a_leafs_host_port_address_reaches_zebra(key: str) -> None:
+    """The host-facing port's /31 of a routed leaf is given to zebra as ifupdown2 sets it on the switch, in
+    either release's spelling; frr.conf's own `interface` blocks are read back the same way."""
+    from generator.rehearse.nvue import from_frr_conf, from_startup
+
+    text = f"""- set:
+    interface:
+      lo:
+        {key}:
+          address:
+            10.254.0.1/32: {{}}
+      swp1s0:
+        description: C-NL-000001 to gpu001 eth0
+        {key}:
+          address:
+            10.100.0.11/31: {{}}
+    router:
+      bgp:
+        autonomous-system: 4200000000
+        router-id: 10.254.0.1
+    vrf:
+      default:
+        router:
+          bgp:
+            address-family:
+              ipv4-unicast:
+                network:
+                  10.100.0.10/31: {{}}
+                  10.254.0.1/32: {{}}
+"""
+    cfg = from_startup(text, "leaf", "compute", "startup.yaml")
+    assert cfg.addresses == {"swp1s0": ("10.100.0.11/31",)} and cfg.loopbacks == ("10.254.0.1/32",)
+    assert (
+        "interface swp1s0\n description C-NL-000001 to gpu001 eth0\n ip address 10.100.0.11/31\nexit\n"
+        in (cfg.frr_conf)
+    )
+    assert "  network 10.100.0.10/31\n" in cfg.frr_conf
+    back = from_frr_conf(cfg.frr_conf, "leaf", "compute", "frr.conf")
+    assert back.addresses == cfg.addresses and set(back.networks) == set(cfg.networks)

@@ -156,13 +156,14 @@ def test_superpod(tmp_path: Path) -> None:
     tree = tree_of(files["topology.conf"])
     assert check_tree(tree, compute_nodes(cluster)) == "spines"
     assert tree["spines"] == ("switches", ["su1", "su2", "su3", "su4"])
-    for s in range(4):
-        assert tree[f"su{s + 1}"] == ("nodes", [f"dgx{i:03d}" for i in range(32 * s + 1, 32 * s + 33)])
+    for s in range(4):  # 127 DGX as in NVIDIA's RA: the fourth SU's 32nd node slot carries the UFM appliances
+        last = min(32 * s + 32, 127)
+        assert tree[f"su{s + 1}"] == ("nodes", [f"dgx{i:03d}" for i in range(32 * s + 1, last + 1)])
     assert "# su1 = rail leaves c-leaf-su1-r[0-7]" in files["topology.conf"]
     assert "c-spine-[001-016]" in files["topology.conf"]
     blocks, sizes = blocks_of(files["topology-block.conf"])
-    assert sizes == [32, 64, 128]
-    assert sorted(blocks) == ["su1", "su2", "su3", "su4"]
+    assert sizes == [32, 64]  # su4's 31 DGX are a partial unit: in the tree, not a block
+    assert sorted(blocks) == ["su1", "su2", "su3"]
     # storage and management pools are not Slurm nodes
     assert "oss" not in files["slurm.conf.fragment"] and "mgmt" not in files["slurm.conf.fragment"]
     assert "NodeName=dgx[001-032] Gres=gpu:8 Features=dgx,su1 State=UNKNOWN" in files["slurm.conf.fragment"]

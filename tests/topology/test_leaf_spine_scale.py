@@ -64,7 +64,7 @@ def test_one_full_spine_layer_becomes_three_tiers() -> None:
 
 def _scaled(tmp_path: Path, sus: int) -> Path:
     data = yaml.safe_load(EXAMPLE.read_text())
-    data["pools"][0]["count"] = 32 * sus
+    data["pools"][0]["count"] = 32 * sus - 1  # one node slot for the UFM appliances, as the example
     data["site"]["rows"] = 3 * sus + 8
     data["fabrics"]["compute"]["topology"]["tiers"] = 3
     out = tmp_path / f"superpod-{sus}su.yaml"
@@ -84,11 +84,11 @@ def test_example_scaled_plans_without_errors(tmp_path: Path, sus: int) -> None:
     assert code == 0 and " 0 error(s)" in out, out + err
     plan = build_plan(load_and_resolve(path)[1])
     storage = Counter(link.layer for link in plan.links_of("storage"))
-    assert storage["node_leaf"] == 32 * sus * 4 + 8 * 2 + 3
+    assert storage["node_leaf"] == (32 * sus - 1) * 4 + 8 * 2 + 3
     # right-sized: every leaf gets the uplinks of a full SU leaf (32 DGX storage ports at 1:1), no more
     leaves = plan.metrics["storage"].switches["leaf"]
     assert storage["leaf_spine"] == leaves * 32
     assert plan.metrics["storage"].switches.get("core", 0) > 0  # 4 x 32 SU leaves exceed one spine layer
     mgmt = Counter(link.layer for link in plan.links_of("management"))
-    assert mgmt["node_leaf"] == 32 * sus + 8 + 3
+    assert mgmt["node_leaf"] == 32 * sus - 1 + 8 + 3
     assert plan.metrics["management"].switches["spine"] >= 2

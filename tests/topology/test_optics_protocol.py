@@ -73,5 +73,5 @@ def test_dgx_h100_cages_take_flat_top_twin_port_modules() -> None:
 
     plan = build_plan(load_and_resolve(EXAMPLES / "superpod-h100-4su.yaml")[1])
     compute = plan.transceivers_by_fabric["compute"]
-    assert compute["mma4z00-ns-flt"] == 128 * 4
+    assert compute["mma4z00-ns-flt"] == 127 * 4  # 127 DGX (the RA's UFM node slot)
     assert compute["mma4z00-ns"] == (32 + 16) * 32  # every leaf and spine cage, finned

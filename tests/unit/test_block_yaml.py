@@ -1,4 +1,4 @@
-"""The block-style YAML writer (generator/emit/_block_yaml.py) read back by PyYAML: the document it was
+"""The block-style YAML writer (generator/yamltext.py) read back by PyYAML: the document it was
 given, whatever the nesting, key types, awkward strings, and shared blocks (one object under many parents,
 written once per indent and reused)."""
 
@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generator.emit._block_yaml import SharedBlock, block_yaml
+from generator.yamltext import SharedBlock, block_yaml
 
 _key = st.one_of(st.integers(0, 99), st.text(alphabet="abc-_/. 'yn019", min_size=1, max_size=6))
 _leaf = st.one_of(

@@ -41,14 +41,16 @@ def test_superpod_plan_numbers() -> None:
     assert code == 0
     data = json.loads(out)
     assert data["switches"]["leaf"] == 32 and data["switches"]["spine"] == 16
-    assert data["cables"]["node_leaf"] == 1024 and data["cables"]["leaf_spine"] == 1024
-    assert data["gpus"] == 1024
-    # non-blocking: half the injection bandwidth (1024 ports x 400 Gb/s / 2)
-    assert data["bisection_gbps"] == 1024 * 400 / 2
+    # NVIDIA's RA, 4 SUs: 127 DGX (a node slot left to the UFM appliances), 1024 leaf-spine cables
+    assert data["cables"]["node_leaf"] == 127 * 8 and data["cables"]["leaf_spine"] == 1024
+    assert data["gpus"] == 127 * 8
+    # non-blocking: half the injection bandwidth (1016 ports x 400 Gb/s / 2)
+    assert data["bisection_gbps"] == 127 * 8 * 400 / 2
     assert data["oversubscription"] == {"leaf": 1.0}
     assert data["spof"] == []
     # twin-port cages: one transceiver per used cage at both ends of every optical run
-    assert data["transceivers"] == 2048
+    # (the UFM appliances' 4 cables have no length, so no module, until the appliances are racked: NET024)
+    assert data["transceivers"] == (32 + 16) * 32 + 127 * 4
 
 
 def test_topology_exports_parse() -> None:
@@ -59,7 +61,7 @@ def test_topology_exports_parse() -> None:
     assert code == 0
     graph = json.loads(out)
     cables = [e for e in graph["links"] if e.get("kind") == "cable"]
-    assert len(cables) == 2048
+    assert len(cables) == 1020 + 1024  # the RA's Table 4: "Compute and UFM" 1020, spine-leaf 1024
     code, out, _ = run_cli("topology", path, "--format", "graphml")
     assert code == 0 and ET.fromstring(out.encode()).tag.endswith("graphml")
     code, out, _ = run_cli("topology", path, "--format", "dot", "--level", "device")

@@ -13,7 +13,7 @@ from generator.resolve import resolve
 
 def test_reference_example_resolves() -> None:
     cluster = resolve(load_file(EXAMPLES / "superpod-h100-4su.yaml"))
-    assert cluster.gpu_count == 1024
+    assert cluster.gpu_count == 127 * 8  # the RA's 127 DGX: one node slot carries the UFM appliances
     dgx = cluster.pools[0]
     table = dgx_h100_compute_ports()  # NVIDIA DGX H100/H200 User Guide, Table 6 (test data)
     compute = dgx.ports_for("compute")

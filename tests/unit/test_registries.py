@@ -3,9 +3,10 @@
 Each test writes a dummy module into a temporary folder added to the registry package's search path (as a
 new file in the package would be), and shows every consumer that lists that kind of thing picks it up with
 no other edit. The registries' caches are cleared around each test, so no dummy outlives it. Where a lower
-layer keeps its own copy of the names (the blueprint schema's `Literal`s, `resolve.CLOUD_PROVIDERS`, the
-`--help` text of `generate`), a test here checks the copy equals the registry, and the dummy tests set the
-copy as the schema would.
+layer keeps its own copy of the names (the blueprint schema's switch-OS `Literal`s, the `--help` text of
+`generate`), a test here checks the copy equals the registry, and the dummy tests set the copy as the
+schema would. Deployment targets have no copy: their names are one list (blueprints/models/targets.yaml)
+that the schema, the resolver and the registry read, and a dummy target adds its line to it.
 """
 
 from __future__ import annotations
@@ -22,13 +23,14 @@ from types import ModuleType
 import pytest
 from conftest import EXAMPLES
 
+import blueprints.models.targets as targets_data
 import generator.deploy.targets as targets_pkg
 import generator.emit as emit_pkg
 import generator.emit.switches.systems as systems_pkg
 from generator import resolve
 from generator.build import generate
 from generator.deploy.access import access_data
-from generator.deploy.cloud import address_plan
+from generator.deploy.address_plan import address_plan
 from generator.deploy.stack_outputs import read_stack_outputs
 from generator.deploy.targets import cloud_targets, deploy_targets, provider_targets
 from generator.emit import OUTPUTS, emitters
@@ -117,7 +119,7 @@ def test_report_receives_the_findings_through_the_context(tmp_path: Path) -> Non
 # -------------------------------------------------------------------------------------- cloud targets
 
 DUMMY_TARGET = """
-    from generator.deploy.cloud import AddressPlan, CloudNetwork, Subnet
+    from generator.deploy.address_plan import AddressPlan, CloudNetwork, Subnet
     from generator.deploy.stack_outputs import AwsOutputs
     from generator.deploy.targets import CloudTarget
 
@@ -128,7 +130,6 @@ DUMMY_TARGET = """
         name="dummycloud",
         title="Dummy Cloud GPUs",
         components="network, compute",
-        provider=True,
         subnet_reserved=7,
         stack_outputs=AwsOutputs,
         default_access="iap",
@@ -163,8 +164,8 @@ def test_a_new_target_module_is_read_by_every_table(
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
 ) -> None:
+    monkeypatch.setitem(targets_data.TARGETS, "dummycloud", targets_data.Target(provider=True))  # its line
     plug_in(targets_pkg, "dummycloud", DUMMY_TARGET)
-    monkeypatch.setattr(resolve, "CLOUD_PROVIDERS", (*resolve.CLOUD_PROVIDERS, "dummycloud"))  # the schema
     assert "dummycloud" in deploy_targets() and "dummycloud" in provider_targets()
     aws = check(EXAMPLES / "aws-p5-efa.yaml").cluster
     cluster = _retargeted(aws, "dummycloud", zone="nowhere", capacity="reservation")
@@ -191,8 +192,35 @@ def test_lower_layers_name_the_registered_targets() -> None:
 
     schema = typing.get_args(Deployment.model_fields["target"].annotation)
     assert sorted(schema) == sorted([*deploy_targets(), "none"])
-    assert sorted(resolve.CLOUD_PROVIDERS) == sorted(provider_targets())
+    assert sorted(targets_data.providers()) == sorted(provider_targets())
     assert all(t.title and t.components and t.subnet_reserved >= 2 for t in cloud_targets().values())
+
+
+def test_the_target_list_reads_as_a_yaml_loader_reads_it(tmp_path: Path) -> None:
+    import yaml
+
+    raw = yaml.safe_load(targets_data.DATA.read_text(encoding="utf-8"))
+    assert {n: (t["provider"], tuple(t.get("own_access", ()))) for n, t in raw.items()} == {
+        n: (t.provider, t.own_access) for n, t in targets_data.TARGETS.items()
+    }
+    assert list(raw) == list(targets_data.TARGETS)  # the schema's order
+    bad = tmp_path / "targets.yaml"
+    bad.write_text("aws: {provider: yes}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"targets\.yaml:1"):
+        targets_data._load(bad)
+
+
+def test_a_target_module_missing_from_the_list_is_refused(plug_in) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(RuntimeError, match=r"not in blueprints/models/targets\.yaml"):
+        plug_in(targets_pkg, "dummycloud", DUMMY_TARGET)
+        deploy_targets()
+
+
+def test_the_list_decides_what_is_a_cloud(monkeypatch: pytest.MonkeyPatch) -> None:
+    aws = check(EXAMPLES / "aws-p5-efa.yaml").cluster
+    assert aws.is_cloud and cloud_targets()["aws"].provider
+    monkeypatch.setitem(targets_data.TARGETS, "aws", targets_data.Target(provider=False))
+    assert not aws.is_cloud and not cloud_targets()["aws"].provider
 
 
 def test_every_target_has_its_program() -> None:

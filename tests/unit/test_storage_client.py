@@ -46,7 +46,7 @@ AMLFS_TABLE = {40: (48, 768, 48), 125: (16, 128, 16), 250: (8, 128, 8), 500: (4,
 @pytest.mark.parametrize("tier,limits", sorted(AMLFS_TABLE.items()))
 def test_amlfs_sizes_follow_the_documented_table(tier: int, limits: tuple[int, int, int]) -> None:
     from blueprints.catalog.load import default_catalog
-    from generator.deploy.cloud import size_managed
+    from generator.deploy.managed_storage import size_managed
 
     spec = default_catalog().managed_storage["azure"]["lustre"]
     low, high, step = limits

@@ -80,7 +80,8 @@ def test_large_fabric_lines_are_short_and_output_deterministic() -> None:
     text = emitter.render_netfile(plan, "compute")
     assert max(len(line) for line in text.splitlines()) < 256
     assert text == emitter.render_netfile(plan_of(SUPERPOD), "compute")
-    assert text.count("\nCa\t") == 1024 and text.count("\nSwitch\t") == 48
+    # 127 DGX x 8 HCAs + the UFM appliances' 4 ports (the RA's "Compute and UFM" 1020 cables)
+    assert text.count("\nCa\t") == 1020 and text.count("\nSwitch\t") == 48
 
 
 @pytest.mark.parametrize("fabric", ["compute", "storage"])

@@ -8,6 +8,8 @@ plan, the access path, the stack-outputs reader, rules DEP005-DEP007) read these
 program itself is generator/emit/pulumi_targets/<name>.py with templates/pulumi/<name>/__main__.py.
 
 `none` (no program: only the on-prem inventory) is not a record; ``onprem(target)`` covers it.
+The names (and whether each is a cloud provider) are the one list blueprints/models/targets.yaml, which the
+blueprint schema and the resolver read too: a module whose name is not there is refused.
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from generator.deploy.cloud import AddressPlan, CloudNetwork
-    from generator.deploy.stack_outputs import StackOutputs
+from blueprints.models.targets import NO_TARGET, TARGETS
 
-NO_TARGET = "none"  # deployment.target without a program: the on-prem inventory only
+if TYPE_CHECKING:
+    from generator.deploy.address_plan import AddressPlan, CloudNetwork
+    from generator.deploy.stack_outputs import StackOutputs
 
 # region, zone -> why the zone is not one of the region's (None: it is)
 ZoneCheck = Callable[[str, str], "str | None"]
@@ -35,7 +37,6 @@ class CloudTarget:
     name: str  # the deployment.target value
     title: str  # what the generated Pulumi project deploys (README, project description)
     components: str  # what the program creates, for the README
-    provider: bool  # a cloud provider (deployment.cloud) rather than on-prem bare metal
     subnet_reserved: int  # addresses the provider keeps in every subnet
     stack_outputs: type[StackOutputs]  # what its program exports (`blueprint inventory --from-stack`)
     default_access: str = "vpn"  # deployment.cloud.access.via when the blueprint declares none
@@ -49,6 +50,11 @@ class CloudTarget:
     # deployment.cloud settings that mean something only on this provider: key -> why (DEP007)
     own_settings: Mapping[str, str] = field(default_factory=dict)
 
+    @property
+    def provider(self) -> bool:
+        """A cloud provider (deployment.cloud) rather than on-prem bare metal (targets.yaml says which)."""
+        return TARGETS[self.name].provider
+
 
 def discover(package: str, path: Sequence[str]) -> dict[str, CloudTarget]:
     """The TARGET record of every module directly in ``path``, by name; a name defined twice is a bug."""
@@ -61,6 +67,11 @@ def discover(package: str, path: Sequence[str]) -> dict[str, CloudTarget]:
             continue
         if record.name in found or record.name == NO_TARGET:
             raise RuntimeError(f"deployment target {record.name} is defined twice ({info.name})")
+        if record.name not in TARGETS:
+            raise RuntimeError(
+                f"deployment target {record.name} ({info.name}) is not in blueprints/models/targets.yaml, "
+                "the list the blueprint schema reads: add it there"
+            )
         found[record.name] = record
     return dict(sorted(found.items()))
 
@@ -91,5 +102,7 @@ def provider_targets() -> tuple[str, ...]:
 
 def onprem(target: str) -> bool:
     """On-prem bare metal: the on-prem address plan (generator/deploy/addresses.py) applies."""
+    if target == NO_TARGET:  # no record to read: on-prem `validate` imports no target module
+        return True
     record = cloud_target(target)
-    return target == NO_TARGET or (record is not None and not record.provider)
+    return record is not None and not record.provider

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from generator.deploy.cloud import STORAGE_ADDRESS_HEADROOM, AddressPlan, CloudNetwork, Subnet, usable
+from generator.deploy.address_plan import STORAGE_ADDRESS_HEADROOM, AddressPlan, CloudNetwork, Subnet, usable
 from generator.deploy.stack_outputs import AwsOutputs
 from generator.deploy.targets import CloudTarget
 
@@ -48,7 +48,6 @@ TARGET = CloudTarget(
     name="aws",
     title="AWS EC2 with EFA",
     components="network, placement, compute, storage",
-    provider=True,
     # AWS VPC user guide, "Subnet CIDR blocks": the first four and the last address of every subnet.
     subnet_reserved=5,
     stack_outputs=AwsOutputs,

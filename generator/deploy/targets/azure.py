@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.deploy.cloud import STORAGE_ADDRESS_HEADROOM, AddressPlan, CloudNetwork, Subnet, usable
+from generator.deploy.address_plan import STORAGE_ADDRESS_HEADROOM, AddressPlan, CloudNetwork, Subnet, usable
 from generator.deploy.stack_outputs import AzureOutputs
 from generator.deploy.targets import CloudTarget
 
@@ -33,7 +33,6 @@ TARGET = CloudTarget(
     name="azure",
     title="Azure ND-series scale sets with InfiniBand",
     components="network, compute (scale sets = placement), storage",
-    provider=True,
     # Azure Virtual Network FAQ: five addresses are reserved in every subnet.
     subnet_reserved=5,
     stack_outputs=AzureOutputs,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from generator.deploy.cloud import STORAGE_ADDRESS_HEADROOM, AddressPlan, CloudNetwork, carve
+from generator.deploy.address_plan import STORAGE_ADDRESS_HEADROOM, AddressPlan, CloudNetwork, carve
 from generator.deploy.stack_outputs import GcpOutputs
 from generator.deploy.targets import CloudTarget
 
@@ -45,7 +45,6 @@ TARGET = CloudTarget(
     name="gcp",
     title="Google Cloud A3",
     components="network, placement, compute, storage",
-    provider=True,
     # Google Cloud "Subnets": four addresses of every primary IPv4 range are reserved.
     subnet_reserved=4,
     stack_outputs=GcpOutputs,

@@ -12,7 +12,6 @@ TARGET = CloudTarget(
     name="maas",
     title="on-prem bare metal with MAAS",
     components="network, tags, compute",
-    provider=False,  # its subnets are the on-prem address plan, not a layout of a cloud network
     subnet_reserved=2,  # plain IPv4 subnet: the network and the broadcast address
     stack_outputs=MaasOutputs,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from generator.deploy.cloud import STORAGE_ADDRESS_HEADROOM, AddressPlan, CloudNetwork, Subnet, usable
+from generator.deploy.address_plan import STORAGE_ADDRESS_HEADROOM, AddressPlan, CloudNetwork, Subnet, usable
 from generator.deploy.stack_outputs import OciOutputs
 from generator.deploy.targets import CloudTarget
 
@@ -37,7 +37,6 @@ TARGET = CloudTarget(
     name="oci",
     title="OCI bare-metal GPU cluster network",
     components="network, compute (cluster network = placement), storage",
-    provider=True,
     # OCI "VCNs and subnets": the first two and the last address of every subnet are reserved.
     subnet_reserved=3,
     stack_outputs=OciOutputs,

@@ -63,8 +63,10 @@ DEVICETYPE_LIBRARY: dict[str, tuple[str, str]] = {
 }
 
 # NetBox InterfaceTypeChoices slugs for Ethernet by (Gb/s, cage form factor), then by speed alone where
-# one form factor is near-universal. InfiniBand uses infiniband-<speed token> (all NetBox versions; newer
-# releases also offer infiniband-<token>-4x).
+# one form factor is near-universal. InfiniBand uses infiniband-<speed token> (netbox/dcim/choices.py
+# "InfiniBand" group, per-lane labels such as "NDR (100 Gbps)"), which every NetBox 4 release accepts; the
+# "InfiniBand 4X" group (infiniband-<token>-4x) exists only from NetBox 4.6.9 (#21387), so it is not
+# written (docs/cabling.md).
 _ETH_BY_FORM: dict[tuple[float, str], str] = {
     (1, "rj45"): "1000base-t",
     (1, "sfp"): "1000base-x-sfp",
@@ -456,7 +458,12 @@ def _interface_texts(
         r = rows[i >> 1]
         text = f"{r.fabric} {r.layer}, cable {r.id}"
         port = _node_port(cluster, plan, end, port_cache) if end.kind == "node" else None
-        if end.kind == "node":
+        if end.kind == "node" and port is not None and port.label and port.has_rdma:
+            # the site's label for the adapter (pools[].ports[].label: HCA-5, as its cable labels print it)
+            # is what the site calls the port; the RDMA device/port stays in the description
+            labels.append(end.label_port)
+            descriptions.append(f"{end.port}; {text}")
+        elif end.kind == "node":
             # the RDMA device/port as the label (the name NCCL and ibstat use; the interface name is the
             # OS one), the chassis port in the description
             labels.append(end.port if port is not None and port.has_rdma else end.label_port)

@@ -103,10 +103,6 @@ def end_location(site: str, rack: Rack | None, device: Device) -> str:
     return "-".join(parts)
 
 
-def end_label(site: str, rack: Rack | None, device: Device, ep: Endpoint) -> str:
-    return f"{end_location(site, rack, device)}-{device.name}-{ep.label_port}"
-
-
 # What every end on one device shares, built once per device rather than once per port: the CableEnd
 # fields from ``kind`` to ``location``, the label prefix "<location>-<device>", the device's part of the
 # pull-order key, and whether the prefix is printable.

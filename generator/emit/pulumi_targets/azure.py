@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from generator.deploy.cloud import address_plan, rdma_domains
+from generator.deploy.address_plan import address_plan
+from generator.deploy.rdma_layout import rdma_domains
 from generator.emit.pulumi_targets.common import (
     ConfigKey,
     Project,

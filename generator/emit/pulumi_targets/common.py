@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from generator import __version__
-from generator.deploy.cloud import instance_type, managed_storage_spec, size_managed, storage_efa
+from generator.deploy.images import instance_type
+from generator.deploy.managed_storage import managed_storage_spec, size_managed, storage_efa
 
 if TYPE_CHECKING:
     from blueprints.catalog.schema import ManagedStorage
@@ -67,7 +68,7 @@ def base_data(cluster: ResolvedCluster) -> dict[str, Any]:
 def cloud_data(cluster: ResolvedCluster) -> dict[str, Any]:
     """base_data plus what every cloud program reads: the OS image and the file systems to create/mount."""
     from generator.deploy.access import access_data
-    from generator.deploy.cloud import image_for
+    from generator.deploy.images import image_for
 
     data = base_data(cluster)
     data["image"] = image_for(cluster)

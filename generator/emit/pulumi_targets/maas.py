@@ -6,7 +6,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from generator.deploy.addresses import management_interface, onprem_plan, reserved_range
-from generator.deploy.cloud import maas_series
+from generator.deploy.images import maas_series
 from generator.emit.pulumi_targets.common import ConfigKey, Project, base_data, external_storage, pool_data
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from generator.deploy.cloud import address_plan
+from generator.deploy.address_plan import address_plan
 from generator.emit.pulumi_targets.common import (
     ConfigKey,
     Project,

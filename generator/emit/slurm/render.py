@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from generator.emit._block_yaml import scalar
 from generator.emit.slurm.hostlist import compress
 from generator.emit.slurm.topology import SlurmTopology
+from generator.yamltext import scalar
 
 
 def _header(topo: SlurmTopology, what: str, install: str) -> list[str]:
@@ -77,7 +77,7 @@ def topology_block_conf(topo: SlurmTopology) -> str:
 
 
 def _y(value: str) -> str:
-    """A YAML scalar, quoted by the one rule every generated YAML file follows (generator/emit/_block_yaml):
+    """A YAML scalar, quoted by the one rule every generated YAML file follows (generator/yamltext.py):
     `123`, `1e3` or `y` as a name stay strings for Slurm's YAML reader."""
     return scalar(value)
 

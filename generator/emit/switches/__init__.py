@@ -10,8 +10,8 @@ in files such as /etc/network/interfaces and /etc/frr/frr.conf"), so a second fi
 that must not be installed. Plus, once for all fabrics, ``asn-plan.csv`` (switch, role, ASN, loopback, BGP
 ports) and ``inventory.yml`` (the switches for ``playbooks/switches.yml``, one group per fabric with the
 connection and configuration kind of its OS, and for Cumulus Linux the release the files are written for).
-The management network stays layer 2 and gets no
-configuration here (docs/switches.md).
+The Ethernet management
+fabric's switches get theirs from ``management.py`` (VLANs, SVIs, BGP uplinks, DHCP relay; docs/switches.md).
 """
 
 from __future__ import annotations
@@ -21,14 +21,16 @@ import io
 from collections.abc import Iterator
 from pathlib import Path
 
-from generator.emit._block_yaml import block_yaml
+from generator.deploy.addresses import host_port_addresses
 from generator.emit._registry import BuildContext, Emitter
+from generator.emit.switches import management
 from generator.emit.switches.qos import lossless_class
 from generator.emit.switches.systems import switch_os_of
 from generator.emit.switches.underlay import SwitchUnderlay, underlay
 from generator.fsutil import write_new_text
 from generator.plan.model import Plan
 from generator.resolve import ResolvedCluster
+from generator.yamltext import block_yaml
 
 NAME = "switches"
 
@@ -36,7 +38,7 @@ __all__ = ["NAME", "applies", "emit", "render", "underlay"]
 
 
 def applies(cluster: ResolvedCluster) -> bool:
-    return bool(cluster.routed_fabrics)
+    return bool(cluster.routed_fabrics) or management.applies(cluster)
 
 
 def _asn_plan(switches: list[SwitchUnderlay]) -> str:
@@ -94,10 +96,16 @@ def _files(cluster: ResolvedCluster, plan: Plan) -> Iterator[tuple[str, str]]:
         os_of[fabric] = spec.switch_os
         qos = lossless_class(spec)
         mtu = qos.switch_mtu if qos is not None else max(9216, spec.mtu or 0)
-        for sw in underlay(plan, fabric):
+        for sw in underlay(plan, fabric, host_port_addresses(cluster, fabric)):
             everything.append(sw)
             record = switch_os_of(spec.switch_os)
             yield f"{fabric}/{sw.name}/{record.config_file}", record.render(sw, qos, mtu, spec.switch_os)
+    for item in management.files(cluster, plan):  # VLANs, SVIs, DHCP relay (generator/deploy/mgmt_vlans.py)
+        if isinstance(item, SwitchUnderlay):
+            everything.append(item)
+            os_of[item.fabric] = cluster.fabrics[item.fabric].spec.switch_os
+        else:
+            yield item
     yield "asn-plan.csv", _asn_plan(everything)
     yield "inventory.yml", _inventory(everything, os_of)
 

@@ -6,7 +6,10 @@ remote-as external`` peers over the IPv6 link-local address with the extended-ne
 peers learn each other's link-local address from. ``frr defaults datacenter`` is FRR's profile for
 this design (fast timers, no ``ebgp-requires-policy``); ``bgp bestpath as-path multipath-relax`` lets
 paths through different neighbour ASNs share ECMP (leaves and dragonfly routers have their own ASNs).
-Every switch announces its loopback; leaves learn each other's over every spine.
+Every switch announces its loopback; leaves learn each other's over every spine. A leaf of a routed
+fabric also carries each host port's /31 (the leaf end, the host's gateway: generator/deploy/addresses.py)
+and announces it with a ``network`` statement ("BGP" > "network A.B.C.D/M": announced while the prefix is
+in the RIB, i.e. while the port is up), so every host reaches the hosts behind the other leaves.
 """
 
 from __future__ import annotations
@@ -32,6 +35,10 @@ def render_frr(sw: SwitchUnderlay) -> str:
         "exit",
         "!",
     ]
+    for p in sw.ports:
+        if p.address:
+            lines += [f"interface {p.ifname}", f" description {p.cable} to {p.peer} {p.peer_ifname}",
+                      f" ip address {p.address}", "exit", "!"]  # fmt: skip
     for p in sw.bgp_ports:
         lines += [
             f"interface {p.ifname}",
@@ -54,6 +61,7 @@ def render_frr(sw: SwitchUnderlay) -> str:
         " !",
         " address-family ipv4 unicast",
         f"  network {sw.loopback}/32",
+        *(f"  network {n}" for n in sw.host_networks),
         f"  maximum-paths {MAXIMUM_PATHS}",
         " exit-address-family",
         "exit",

@@ -5,13 +5,14 @@ latest release of ``blueprints/catalog/data/switch_os.yaml``, where each spellin
 
 Keys follow the NVUE object model of the Cumulus Linux 5.x user guide, one ``nv set`` path per key:
 ``interface <swp> link breakout 2x`` (split twin-port cages, "Switch Port Attributes" > "Breakout Ports"),
-``interface <swp> link mtu``, ``interface lo ip|ipv4 address``, ``router bgp enable|state``,
-``router bgp autonomous-system|router-id``, ``vrf default router bgp neighbor <swp> remote-as external|type
-unnumbered`` ("Border Gateway Protocol - BGP" > "BGP Unnumbered"), ``... address-family ipv4-unicast
-network|multipaths ebgp``, ``... path-selection multipath aspath-ignore`` ("Equal Cost Multipath Load
-Sharing"), and for RoCE ``qos roce enable|state`` and ``mode``, ``qos mapping default-global trust|dscp <n>
-switch-priority``, ``qos pfc default-global switch-priority``, ``qos egress-queue-mapping default-global
-switch-priority <n> traffic-class``, ``qos congestion-control default-global traffic-class 3
+``interface <swp> link mtu``, ``interface lo|<swp> ip|ipv4 address`` (a host-facing port's /31 on a routed
+fabric, generator/deploy/addresses.py), ``router bgp enable|state``, ``router bgp
+autonomous-system|router-id``, ``vrf default router bgp neighbor <swp> remote-as external|type unnumbered``
+("Border Gateway Protocol - BGP" > "BGP Unnumbered"), ``... address-family ipv4-unicast network|multipaths
+ebgp`` (the loopback and every host /31), ``... path-selection multipath aspath-ignore`` ("Equal Cost
+Multipath Load Sharing"), and for RoCE ``qos roce enable|state`` and ``mode``, ``qos mapping default-global
+trust|dscp <n> switch-priority``, ``qos pfc default-global switch-priority``, ``qos egress-queue-mapping
+default-global switch-priority <n> traffic-class``, ``qos congestion-control default-global traffic-class 3
 ecn|min-threshold|max-threshold|probability`` and ``qos traffic-pool roce-lossless|default-lossy
 memory-percent`` ("Quality of Service", "RDMA over Converged Ethernet - RoCE").
 """
@@ -21,10 +22,10 @@ from __future__ import annotations
 from typing import Any
 
 from blueprints.catalog.switch_os import NvueRelease, nvue_release
-from generator.emit._block_yaml import SharedBlock, mapping
 from generator.emit.switches.frr import MAXIMUM_PATHS
 from generator.emit.switches.qos import LosslessClass, egress_queue_mapping
 from generator.emit.switches.underlay import SwitchUnderlay
+from generator.yamltext import SharedBlock, mapping
 
 
 def _interfaces(sw: SwitchUnderlay, mtu: int, rel: NvueRelease) -> dict[str, Any]:
@@ -37,6 +38,8 @@ def _interfaces(sw: SwitchUnderlay, mtu: int, rel: NvueRelease) -> dict[str, Any
     link = SharedBlock(mtu=mtu, state={"up": {}})  # every port's: written once per switch
     for p in sw.ports:
         out[p.ifname] = {"type": "swp", "description": f"{p.cable} to {p.peer} {p.peer_ifname}", "link": link}
+        if p.address:  # a host's gateway on a routed fabric: the leaf end of the port's /31
+            out[p.ifname][rel.interface_ipv4] = {"address": {p.address: {}}}
     return out
 
 
@@ -48,7 +51,7 @@ def _bgp(sw: SwitchUnderlay, rel: NvueRelease) -> dict[str, Any]:
         "address-family": {
             "ipv4-unicast": {
                 rel.state_key: rel.state_on,
-                "network": {f"{sw.loopback}/32": {}},
+                "network": {n: {} for n in (f"{sw.loopback}/32", *sw.host_networks)},
                 "multipaths": {"ebgp": MAXIMUM_PATHS},
             }
         },

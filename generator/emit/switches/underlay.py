@@ -13,10 +13,12 @@ across every routed fabric of the site (``generator.plan.switch_numbers``, share
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import NamedTuple
 
+from generator.deploy.addresses import FabricAddress
 from generator.emit.lldp import interface_name
 from generator.findings import BlueprintError, Finding, Severity, dotted
 from generator.plan.model import Plan
@@ -36,6 +38,10 @@ class FabricPort(NamedTuple):  # a NamedTuple: 659,000 of them at 100k GPUs, ~5x
     speed_gbps: float
     cage: int | None  # twin-port cage of this port (breakout parent swp<cage>), if split
     cage_ports: int  # sub-ports per cage on this switch (1 = no breakout)
+    # a host-facing port of a routed fabric: this port's a.b.c.d/31, the host's gateway, and the /31 network
+    # it shares with the host (the host's address: the /31's first; generator/deploy/addresses.py)
+    address: str | None = None
+    network: str | None = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,12 @@ class SwitchUnderlay:
     def bgp_ports(self) -> tuple[FabricPort, ...]:
         """Switch-to-switch ports: one unnumbered eBGP session each."""
         return tuple(p for p in self.ports if p.peer_is_switch)
+
+    @property
+    def host_networks(self) -> tuple[str, ...]:
+        """The /31 networks of the host-facing ports with an address, in port order: what BGP announces
+        besides the loopback, so that every host reaches the hosts behind the other leaves."""
+        return tuple(p.network for p in self.ports if p.network)
 
 
 def _error(msg: str, path: tuple[str | int, ...]) -> BlueprintError:
@@ -79,11 +91,15 @@ def _check_all(tokens: list[str], what: str) -> None:
 _TOKENS = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._/-]{0,63}\n)*")
 
 
-def underlay(plan: Plan, fabric: str) -> tuple[SwitchUnderlay, ...]:
-    """Every switch of ``fabric`` with its ASN, loopback and cabled ports (sorted by name)."""
+def underlay(
+    plan: Plan, fabric: str, hosts: Mapping[tuple[str, str], FabricAddress] | None = None
+) -> tuple[SwitchUnderlay, ...]:
+    """Every switch of ``fabric`` with its ASN, loopback and cabled ports (sorted by name); ``hosts``
+    ((host, plan port) -> its planned address, ``generator.deploy.addresses.host_port_addresses``) gives
+    the host-facing ports of a routed fabric their /31."""
     switches = sorted(plan.switches(fabric), key=lambda d: d.name)
     numbers = site_numbers(plan)[fabric]  # raises the located NET017 error validate reports
-    ports = _ports(plan, fabric)
+    ports = _ports(plan, fabric, hosts or {})
     return tuple(
         SwitchUnderlay(
             name=_check(d.name, "switch name"),
@@ -104,7 +120,9 @@ def _port_order(ifname: str) -> tuple[int, int]:
     return (int(m.group(1)), int(m.group(2) or 0)) if m else (1 << 30, 0)
 
 
-def _ports(plan: Plan, fabric: str) -> dict[str, list[FabricPort]]:
+def _ports(
+    plan: Plan, fabric: str, hosts: Mapping[tuple[str, str], FabricAddress]
+) -> dict[str, list[FabricPort]]:
     devices = plan.device_by_name
     out: dict[str, list[FabricPort]] = {}
     names: set[str] = set()  # interface and device names: few distinct ones, each checked once
@@ -116,20 +134,21 @@ def _ports(plan: Plan, fabric: str) -> dict[str, list[FabricPort]]:
             if ldev.kind != "switch":
                 continue
             split = ldev.ports_per_cage > 1 and local.cage is not None and local.cage_port is not None
-            port = (
-                _new(  # FabricPort(ifname, cable, peer, peer_ifname, peer_is_switch, speed, cage, cage_ports)
-                    FabricPort,
-                    (
-                        interface_name(ldev, local),
-                        link.id,
-                        rdev.name,
-                        interface_name(rdev, remote),
-                        rdev.kind == "switch",
-                        link.speed_gbps,
-                        local.cage if split else None,
-                        ldev.ports_per_cage if split else 1,
-                    ),
-                )
+            host = None if rdev.kind == "switch" else hosts.get((rdev.name, remote.port))
+            port = _new(  # FabricPort(ifname, cable, peer, ..., address)
+                FabricPort,
+                (
+                    interface_name(ldev, local),
+                    link.id,
+                    rdev.name,
+                    interface_name(rdev, remote),
+                    rdev.kind == "switch",
+                    link.speed_gbps,
+                    local.cage if split else None,
+                    ldev.ports_per_cage if split else 1,
+                    host.leaf_address if host is not None else None,
+                    host.address if host is not None and host.gateway else None,
+                ),
             )
             _check_names(port, names)
             out.setdefault(ldev.name, []).append(port)

@@ -27,8 +27,10 @@ class CloudLocation(Rule):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         cluster = ctx.cluster
         cloud = cluster.blueprint.deployment.cloud
+        if cloud is None:  # before the records: on-prem blueprints do not import the target modules
+            return
         target = cloud_target(cluster.target)
-        if cloud is None or target is None or not target.provider:
+        if target is None or not target.provider:
             return
         if cloud.zone is None:
             if target.zone_required:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator.deploy.cloud import managed_storage_spec, size_managed, storage_efa
+from generator.deploy.managed_storage import managed_storage_spec, size_managed, storage_efa
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 

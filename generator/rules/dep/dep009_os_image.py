@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator.deploy.cloud import MAAS_SERIES, default_image, image_for, maas_series
+from generator.deploy.images import MAAS_SERIES, default_image, image_for, maas_series
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 

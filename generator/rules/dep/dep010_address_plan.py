@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator.deploy.cloud import address_plan
+from generator.deploy.address_plan import address_plan
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator.deploy.cloud import rdma_domains
+from generator.deploy.rdma_layout import rdma_domains
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from blueprints.catalog.switch_os import os_kind
+from generator.deploy.mgmt_vlans import management_fabrics
 from generator.findings import Finding, Severity
 from generator.resolve import ResolvedCluster, ResolvedFabric
 from generator.rules.base import Rule, RuleContext
@@ -12,10 +14,10 @@ class SwitchOsUnused(Rule):
 
     ``fabrics.<f>.switch_os`` chooses the one file per switch that ``blueprint generate`` writes in
     build/switches/ (``startup.yaml`` for Cumulus Linux, ``frr.conf`` for FRR; docs/switches.md). Only
-    Ethernet/RoCE compute and storage fabrics with switches get one. On an InfiniBand fabric, the
-    management network (it stays layer 2), a fabric without a topology, a direct-attached torus or
-    hypercube (the nodes are the routers) or a cloud fabric the setting changes nothing, so a declared
-    value was most likely meant for another fabric.
+    Ethernet/RoCE compute and storage fabrics and the Ethernet management fabric (on Cumulus Linux) with
+    switches get one. On an InfiniBand fabric, the management fabric on another OS, a fabric without a
+    topology, a direct-attached torus or hypercube (the nodes are the routers) or a cloud fabric the
+    setting changes nothing, so a declared value was most likely meant for another fabric.
     """
 
     id = "NET014"
@@ -30,6 +32,10 @@ class SwitchOsUnused(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         routed = set(ctx.cluster.routed_fabrics)
+        # the management fabric's leaves and spines get NVUE files (build/switches/management/), Cumulus only
+        mgmt = ctx.cluster.fabrics.get("management")
+        if mgmt is not None and os_kind(mgmt.spec.switch_os) == "cumulus":
+            routed |= set(management_fabrics(ctx.cluster))
         for fab in ctx.cluster.fabrics.values():
             if "switch_os" not in fab.spec.model_fields_set or fab.name in routed:
                 continue
@@ -46,8 +52,8 @@ def _why(cluster: ResolvedCluster, fab: ResolvedFabric) -> str:
         return f"the cloud provider ({cluster.target}) runs its switches"
     if fab.kind not in ("ethernet", "roce"):
         return f"it is {fab.technology}, not Ethernet/RoCE"
-    if fab.name == "management":
-        return "the management network stays layer 2"
+    if fab.name == "management" and fab.kind in ("ethernet", "roce") and fab.spec.topology is not None:
+        return "the management fabric's configuration is written for Cumulus Linux (NVUE) only"
     if fab.spec.topology is None:
         return "it has no topology"
     return f"its {fab.topology_kind} is direct-attached (the nodes are the routers)"

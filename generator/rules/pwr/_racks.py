@@ -12,7 +12,7 @@ def usable_units(site: Site) -> int:
 
 
 def nodes_per_rack(pool: ResolvedPool, site: Site) -> int:
-    """The pool's stated nodes_per_rack, else as many as power and space allow (0: not even one)."""
-    if pool.nodes_per_rack:
-        return pool.nodes_per_rack
-    return servers_per_rack(site, pool.server.rack_units, pool.server.power_kw)
+    """As many as power and space allow, at most the pool's stated nodes_per_rack (0: not even one): what
+    ``racks_for`` divides by."""
+    fit = servers_per_rack(site, pool.server.rack_units, pool.server.power_kw)
+    return min(fit, pool.nodes_per_rack or fit)

@@ -3,6 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
+from generator.plan.placement import watts
 from generator.rules.base import Rule, RuleContext
 from generator.rules.sizing import server_path
 
@@ -31,10 +32,11 @@ class RackPower(Rule):
         for pool in cluster.pools:
             kw = pool.server.power_kw
             npr = pool.nodes_per_rack
+            # whole milliwatts, the rack allocator's arithmetic (placement.watts): no float edge between them
             if npr:
                 total = npr * kw
-                if total > budget + 1e-9:
-                    fit = int(budget // kw)
+                if npr * watts(kw) > watts(budget):
+                    fit = watts(budget) // watts(kw)
                     yield self.finding(
                         f"pool `{pool.name}`: {npr} × {pool.server_id} at {kw:g} kW = {total:g} kW per "
                         "rack, over the "
@@ -42,7 +44,7 @@ class RackPower(Rule):
                         (*pool.source_path, "placement", "nodes_per_rack"),
                         f"at most {fit} per rack at {budget:g} kW, or raise site.rack.power_kw",
                     )
-            elif kw > budget:
+            elif watts(kw) > watts(budget):
                 yield self.finding(
                     f"pool `{pool.name}`: one {pool.server_id} draws {kw:g} kW, over the {budget:g} kW "
                     "rack budget",

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
+from generator.plan.placement import pool_demand, racks_for, shares_one_rack
 from generator.rules.base import Rule, RuleContext
 from generator.rules.pwr._racks import nodes_per_rack
 
@@ -14,7 +14,10 @@ class SiteCapacity(Rule):
     Each pool fills racks with nodes_per_rack nodes (given, or as many as power and space allow); its
     racks are ceil(count / nodes_per_rack). The site has rows × racks_per_row positions, and a pool
     limited to some rows (``placement.rows``) only those rows' positions. Network switches need racks
-    too, so the count here is a lower bound: the planner reports the full layout.
+    too, so the count here is a lower bound: the planner reports the full layout. A small site whose nodes
+    all fit one rack (by units, power and each pool's nodes_per_rack) counts one rack, as the planner puts
+    them there with their switches (``shares_one_rack``; when the switches do not fit too, PLN001 reports
+    the layout).
     """
 
     id = "PWR003"
@@ -30,14 +33,15 @@ class SiteCapacity(Rule):
             return
         site = cluster.blueprint.site
         capacity = site.rows * site.racks_per_row
-        total = 0
+        one_rack = shares_one_rack(site, map(pool_demand, cluster.pools))
+        total = 1 if one_rack else 0
         parts = []
         for pool in cluster.pools:
             per = nodes_per_rack(pool, site)
             if per == 0:
                 continue  # PWR001/PWR002 report the node that fits no rack
-            racks = math.ceil(pool.count / per)
-            total += racks
+            racks = 1 if one_rack else racks_for(site, pool_demand(pool))
+            total += 0 if one_rack else racks
             parts.append(f"{pool.name} {pool.count}/{per} = {racks}")
             if pool.rows is not None:
                 rows = {r for r in pool.rows if 0 <= r < site.rows}

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
-from generator.resolve import version_key
+from generator.resolve.software import version_key
 from generator.rules.base import Rule, RuleContext
 
 

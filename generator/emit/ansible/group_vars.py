@@ -1,0 +1,434 @@
+"""``group_vars/``: ``all.yml`` (every host: OS, storage mounts) and one ``pool_<pool>.yml`` per pool (fabric
+interfaces, GPU and NCCL settings, RoCE QoS, the acceptance run and its predicted bus bandwidth)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from generator.deploy.addresses import onprem_plan
+from generator.deploy.images import image_tuned
+from generator.emit import nccl as nccl_emit
+from generator.emit.ansible.yaml_text import comment, header, yaml_block
+from generator.platform.ports import interfaces, platform_of, rdma_devices
+
+if TYPE_CHECKING:
+    from blueprints.catalog.schema import ContainerInstall, Platform
+    from generator.perf.system import System
+    from generator.plan.model import Plan
+    from generator.resolve import ResolvedCluster, ResolvedFabric, ResolvedPool
+
+
+# nccl-tests sweep the acceptance role runs (-b .. -e, factor 2); the predictions average the same sizes.
+ACCEPTANCE_SIZES = (1 << 30, 2 << 30, 4 << 30, 8 << 30)
+
+
+ACCEPTANCE_COLLECTIVES = ("all_reduce", "all_gather", "alltoall")
+
+
+# One-rail runs (NCCL_IB_HCA = one rail's port) between neighbouring hosts: a shorter sweep, all_reduce only.
+RAIL_SIZES = (1 << 30, 2 << 30)
+
+
+RAIL_COLLECTIVES = ("all_reduce",)
+
+
+def _storage_mounts(cluster: ResolvedCluster) -> tuple[list[dict[str, Any]], list[str]]:
+    mounts: list[dict[str, Any]] = []
+    skipped: list[str] = []
+    pools = {p.name: p for p in cluster.pools}
+    fab = cluster.fabrics.get("storage") or cluster.fabrics.get("compute")
+    lnet = "o2ib" if fab is not None and fab.kind == "infiniband" else "tcp"
+    for s in cluster.blueprint.storage:
+        server = s.server or (pools[s.pool].hostnames[0] if s.pool in pools else None)
+        opts = list(s.options)
+        if s.kind == "nfs" and server:
+            src, fstype, base = f"{server}:{s.export}", "nfs", ["hard", "_netdev"]
+        elif s.kind == "lustre" and server:
+            src, fstype, base = f"{server}@{lnet}:/{s.filesystem or s.name}", "lustre", ["flock", "_netdev"]
+        elif s.kind == "vast" and server:
+            # VAST serves its views over NFS (the client is the kernel's NFS client).
+            src, fstype, base = f"{server}:{s.export or '/'}", "nfs", ["hard", "_netdev"]
+        elif s.kind == "beegfs" and server:
+            src, fstype = "beegfs_nodev", "beegfs"
+            base = ["rw", "relatime", f"cfgFile=/etc/beegfs/beegfs-client-{s.name}.conf", "_netdev"]
+        elif s.kind == "weka" and server and not _weka_gap(s.options, cluster.target):
+            # docs.weka.io "Mount filesystems" (weka/docs-weka-io), "Mount a filesystem using fstab":
+            # <backends>/<fs> <mount> wekafs <mount options>,x-systemd.requires=weka-agent.service,
+            # x-systemd.mount-timeout=infinity,_netdev (a stateless client: the agent joins on mount)
+            src, fstype = f"{server}/{s.filesystem or s.name}", "wekafs"
+            base = ["x-systemd.requires=weka-agent.service", "x-systemd.mount-timeout=infinity", "_netdev"]
+        else:
+            skipped.append(_not_in_fstab(s.name, s.kind, server, cluster.target, s.options))
+            continue
+        merged = base + [o for o in opts if o not in base]
+        mounts.append(
+            {
+                "name": s.name,
+                "kind": "nfs" if s.kind == "vast" else s.kind,
+                "src": src,
+                "path": s.mount,
+                "fstype": fstype,
+                "opts": ",".join(merged),
+                "server": server,
+            }
+        )
+    return mounts, skipped
+
+
+def _weka_gap(options: list[str], target: str) -> str:
+    """What a WEKA stateless mount lacks: docs.weka.io says `net=` "must be specified for on-premises
+    installation and must not be specified for AWS installations"."""
+    has_net = any(o.startswith("net=") or o.startswith("net:") for o in options)
+    if target == "aws" and has_net:
+        return "on AWS the WEKA client must not be given `net=` (remove it from options)"
+    if target != "aws" and not has_net:
+        return "on-premises WEKA clients need `net=<netdev>` in options (e.g. net=ib0; docs.weka.io)"
+    return ""
+
+
+def _not_in_fstab(name: str, kind: str, server: str | None, target: str, options: list[str]) -> str:
+    """Why a declared file system is not written to fstab, and what the user must do instead."""
+    if kind == "gpfs":
+        # IBM Storage Scale 6.0.1 command reference (ibm.com/docs/en/storage-scale): mmaddnode -N (issued on a
+        # node already in the cluster; Storage Scale installed on the new nodes first), mmchlicense
+        # {client|server} [--accept] -N, mmstartup -N, mmmount Device -N: a join, not an fstab mount.
+        return (
+            f"{name} (gpfs): IBM Storage Scale clients are not mounted from fstab: install the licensed "
+            "Storage Scale packages on the nodes, then on a node of the Storage Scale cluster run "
+            "`mmaddnode -N <nodes>`, `mmchlicense client --accept -N <nodes>`, `mmstartup -N <nodes>` and "
+            "`mmmount <device> -N <nodes>`; the generator does not do this: supply it"
+        )
+    if kind == "weka":
+        why = _weka_gap(options, target) if server else "needs `server` (a WEKA backend host)"
+        return f"{name} (weka): {why}"
+    if kind == "managed":
+        return (
+            f"{name} (managed): created by `pulumi up`; its address is known only then: "
+            "`blueprint inventory BUILD --from-stack outputs.json` adds it to shared_storage_managed_mounts "
+            "with the vendor's options, and the shared_storage role mounts it"
+        )
+    return f"{name} ({kind}): mounted by its own client, not by fstab"
+
+
+def all_vars(cluster: ResolvedCluster) -> str:
+    sw = cluster.software
+    mounts, skipped = _storage_mounts(cluster)
+    out = [header(cluster, "Variables for every host")]
+    out.append(
+        "# Hosts without GPUs/HCAs (image staging, tests) set this false: services, modules and\n"
+        "# hardware checks are skipped; files and packages are still installed."
+    )
+    out.append(yaml_block({"cb_hardware_present": True, "cb_cluster_name": cluster.name, "cb_os": sw.os}))
+    out.append("\n# Pinned versions [software.*]")
+    out.append(
+        yaml_block(
+            {
+                "nvidia_driver_branch": sw.driver_branch,
+                "nvidia_driver_version": sw.driver_version or "",
+                "nccl_version": sw.nccl,
+                "nccl_cuda": sw.cuda,
+                "nccl_tests_version": sw.nccl_tests,
+                "doca_ofed_kind": sw.ofed.kind,
+                "doca_ofed_version": sw.ofed.version,
+            }
+        )
+    )
+    if image_tuned(cluster):
+        out.append(
+            "\n# The cloud's HPC image (Azure/azhpc-images) ships DOCA-OFED, NCCL and its own tuning: "
+            "keep them\n"
+            "# (no vendor repository, no NCCL packages on top) [blueprints/catalog/data/cloud.yaml images]"
+        )
+        out.append(
+            yaml_block(
+                {"cb_image_tuned": True, "doca_ofed_manage_repo": False, "nccl_install_packages": False}
+            )
+        )
+    out.append("\n# Shared storage [storage]: written to fstab by the shared_storage role")
+    for note in skipped:
+        out.append(comment("not in fstab: " + note))
+    out.append(yaml_block({"shared_storage_mounts": mounts}))
+    return "\n".join(out) + "\n"
+
+
+def _acceptance_predictions(
+    cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool
+) -> tuple[dict[str, dict[int, float]], dict[str, float], list[str]]:
+    """Predicted busbw per collective: by node count (every rail), and for one rail between two nodes."""
+    from generator.perf.system import PerfError, system_for
+
+    predicted: dict[str, dict[int, float]] = {}
+    rail: dict[str, float] = {}
+    try:
+        system = system_for(cluster, plan, pool.name)
+        counts = sorted({n for n in (2**k for k in range(1, 20)) if n <= pool.count} | {pool.count} - {1})
+        for coll in ACCEPTANCE_COLLECTIVES:
+            row = {n: _mean_busbw(system, coll, ACCEPTANCE_SIZES, n, 1.0) for n in counts}
+            if row:
+                predicted[coll] = row
+        if pool.count > 1 and system.net_ports > 1:
+            share = 1.0 / system.net_ports
+            rail = {c: _mean_busbw(system, c, RAIL_SIZES, 2, share) for c in RAIL_COLLECTIVES}
+    except PerfError as exc:  # the model refusing a design leaves the line-rate threshold in force;
+        # any other exception is a bug and surfaces as an internal error
+        why = f"no performance-model prediction ({type(exc).__name__}: {exc})"
+        return {}, {}, [why + "; threshold = line rate × efficiency"]
+    notes = []
+    if predicted:
+        notes.append(
+            "acceptance_predicted_busbw: generator.perf's predicted nccl-tests bus bandwidth (GB/s, "
+            "mean over 1-8 GiB) by node count; the role requires prediction × "
+            "acceptance_prediction_margin for the largest count not above the hosts in the play"
+        )
+    if rail:
+        notes.append(
+            "acceptance_predicted_rail_busbw: the same for one rail (NCCL_IB_HCA = that rail's port) "
+            "between two nodes, mean over 1-2 GiB"
+        )
+    return predicted, rail, notes
+
+
+def _mean_busbw(system: System, collective: str, sizes: tuple[int, ...], nodes: int, share: float) -> float:
+    from generator.perf.predict import predict_on
+
+    vals = [predict_on(system, collective, s, nodes, net_share=share).busbw_gbytes for s in sizes]
+    return round(sum(vals) / len(vals), 2)
+
+
+def _rail_hcas(pool: ResolvedPool) -> tuple[list[dict[str, Any]], list[str]]:
+    """One entry per compute rail: the NCCL_IB_HCA device of that rail's port (port map or pools[].ports)."""
+    compute = pool.ports_for("compute")
+    if pool.cloud is not None or len(compute) < 2:
+        return [], []
+    devices = rdma_devices(compute)
+    if devices is None:
+        return [], [
+            "acceptance_rail_hcas: none, so no one-rail runs: the compute ports' RDMA device names of "
+            f"`{pool.server_id}` are not published; declare pools[].ports"
+        ]
+    rails = [
+        {"rail": p.index, "hca": dev, "rate_gbps": p.speed_gbps}
+        for p, dev in zip(compute, devices, strict=True)
+    ]
+    return rails, [
+        "acceptance_rail_hcas: each compute rail's port as NCCL_IB_HCA names it; the role runs "
+        f"{', '.join(RAIL_COLLECTIVES)} on one rail at a time between neighbouring hosts, so "
+        "acceptance-report can tell a weak cable from a weak rail"
+    ]
+
+
+def _acceptance(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> tuple[dict[str, Any], list[str]]:
+    compute = pool.ports_for("compute")
+    gpus = max(1, pool.server.gpus)
+    link = round(sum(p.speed_gbps for p in compute) / gpus / 8, 3) if compute else 0.0
+    fabric = cluster.fabrics.get("compute")
+    layer = "InfiniBand" if fabric is not None and fabric.kind == "infiniband" else "Ethernet"
+    hcas = [
+        {"dev": p.rdma_dev, "port": p.port, "rate_gbps": p.speed_gbps, "link_layer": layer}
+        for p in compute
+        if pool.cloud is None
+    ]
+    nvlink = ""
+    if pool.gpu is not None and pool.gpu.nvlink is not None and pool.server.nvswitches > 0:
+        nvlink = f"NV{pool.gpu.nvlink.links}"
+    notes = [
+        f"acceptance_link_gbytes: the node's compute line rate per GPU ({len(compute)} ports, {gpus} GPUs) "
+        "in GB/s; the role's fall-back threshold is this × acceptance_efficiency"
+    ]
+    predicted, rail_predicted, predicted_notes = _acceptance_predictions(cluster, plan, pool)
+    rails, rail_notes = _rail_hcas(pool)
+    return {
+        "acceptance_link_gbytes": link,
+        "acceptance_gpus_per_node": pool.server.gpus,
+        "acceptance_min_bytes": "1G",
+        "acceptance_max_bytes": "8G",
+        "acceptance_expected_hcas": hcas,
+        "acceptance_expected_nvlink": nvlink,
+        "acceptance_predicted_busbw": predicted,
+        "acceptance_rail_hcas": rails,
+        "acceptance_rail_collectives": list(RAIL_COLLECTIVES),
+        "acceptance_rail_min_bytes": "1G",
+        "acceptance_rail_max_bytes": "2G",
+        "acceptance_predicted_rail_busbw": rail_predicted,
+    }, notes + predicted_notes + rail_notes
+
+
+# Routing tables of the RoCE rails (table = base + rail): local numbers, any unused 1-252 would do.
+ROCE_RAIL_TABLE_BASE = 100
+
+
+def _fabric_vars(cluster: ResolvedCluster, pool: ResolvedPool) -> str:
+    """host_fabric interfaces of the pool (same for every host; addresses are host vars) and LNet networks."""
+    planned = onprem_plan(cluster).fabric.get(pool.hostnames[0], []) if pool.hostnames else []
+    addresses = [a for a in planned if a.interface is not None]  # unnamed ports: PLT001, no host config
+    interfaces = []
+    for a in addresses:
+        fabric = cluster.fabrics[a.purpose]
+        kind = {"infiniband": "ipoib", "roce": "roce"}.get(fabric.kind, "ethernet")
+        table = ROCE_RAIL_TABLE_BASE + a.rail if kind == "roce" and a.rail is not None else None
+        mtu = fabric.spec.mtu if kind != "ipoib" else None  # IPoIB takes its MTU from the IB port
+        interfaces.append(
+            {
+                "interface": a.interface,
+                "purpose": a.purpose,
+                "rail": a.rail,
+                "kind": kind,
+                "subnet": a.cidr,
+                "mtu": mtu,
+                "table": table,
+                **({"routes": list(a.routes)} if a.routes else {}),  # via the host's cb_fabric_gateways
+            }
+        )
+    out = [
+        "\n# Fabric interfaces [deployment.maas.compute_cidr/storage_cidr, address plan]: the host_fabric "
+        "role "
+        "writes\n# them to netplan with each host's cb_fabric_addresses; RoCE rails route by their own table."
+    ]
+    out.append(yaml_block({"host_fabric_interfaces": interfaces}))
+    lustre = [s for s in cluster.blueprint.storage if s.kind == "lustre"]
+    named = [a for a in addresses if a.interface]  # LNet needs the interface's OS name
+    lnet_on = [a for a in named if a.purpose == "storage"] or [a for a in named if a.purpose == "compute"]
+    if lustre and lnet_on:
+        fabric = cluster.fabrics[lnet_on[0].purpose]
+        net = "o2ib0" if fabric.kind == "infiniband" else "tcp0"
+        ifaces = ",".join(a.interface for a in lnet_on if a.interface)
+        out.append(f"\n# LNet for Lustre over the {lnet_on[0].purpose} fabric ({fabric.technology})")
+        out.append(yaml_block({"shared_storage_lustre_lnet_networks": f"{net}({ifaces})"}))
+    return "\n".join(out)
+
+
+def _platform_checks(profile: nccl_emit.NcclProfile, platform: Platform | None) -> str:
+    """The names and files the nccl role checks on the host, and the plug-in install its vendor publishes."""
+    install = platform.plugin.install if platform is not None and platform.plugin is not None else None
+    return yaml_block(
+        {
+            "nccl_expected_devices": list(profile.devices),
+            "nccl_expected_interfaces": list(profile.interfaces),
+            "nccl_keep_files": list(profile.keep_files),
+            "nccl_plugin_path": profile.plugin_path,
+            "nccl_plugin_profile": profile.plugin_profile,
+            # catalog:platforms.<id>.plugin.install: the vendor's steps, replayed by the nccl role
+            "nccl_plugin_install": None
+            if install is None
+            else {
+                "apt_keys": list(install.apt_keys),
+                "steps": [{"repo": st.repo, "packages": list(st.packages)} for st in install.steps],
+                "container": None if install.container is None else _container_install(install.container),
+                "profile_lines": list(install.profile_lines),
+                "profile_lines_on": list(install.profile_lines_on),
+                "hold": list(install.hold),
+                "login_profile": install.login_profile,
+                "source": install.source,
+            },
+            # catalog:platforms.<id>.plugin.job_script: the vendor's Slurm job prolog/epilog, installed by
+            # the nccl role where the Slurm fragment's Prolog=/Epilog= name it
+            "nccl_job_script": _job_script(platform),
+        }
+    )
+
+
+def _job_script(platform: Platform | None) -> dict[str, object] | None:
+    js = platform.plugin.job_script if platform is not None and platform.plugin is not None else None
+    if js is None:
+        return None
+    return {"url": js.url, "path": js.path, "mode": js.mode, "dir_mode": js.dir_mode, "source": js.source}
+
+
+def _container_install(c: ContainerInstall) -> dict[str, object]:
+    """catalog:platforms.<id>.plugin.install.container: the installer image and the commands around it."""
+    return {
+        "login": list(c.login),
+        "login_path": c.login_path,
+        "removes": c.removes,
+        "image": c.image,
+        "run": list(c.run),
+        "args": list(c.args),
+        "source": c.source,
+    }
+
+
+def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
+    out = [header(cluster, f"Variables for pool `{pool.name}` ({pool.count} × {pool.server_id})")]
+    out.append(_fabric_vars(cluster, pool))
+    compute_fabric = cluster.fabrics.get("compute")
+    if pool.server.gpus == 0 or pool.gpu is None:
+        transport = (
+            {"infiniband": "ib", "roce": "roce"}.get(compute_fabric.kind, "socket")
+            if compute_fabric is not None and pool.ports_for("compute")
+            else "none"
+        )
+        out.append(yaml_block({"cb_compute_transport": transport}))
+        return "\n".join(out) + "\n"
+    profile = nccl_emit.derive(cluster, pool, plan)
+    out.extend(_gpu_vars(cluster, pool, profile))
+    if profile.transport == "roce" and compute_fabric is not None:
+        out.extend(_roce_qos_vars(pool, compute_fabric))
+    acc, notes = _acceptance(cluster, plan, pool)
+    out.append("\n# Acceptance thresholds and expectations from the plan")
+    out.extend(comment(n) for n in notes)
+    out.append(yaml_block(acc))
+    return "\n".join(out) + "\n"
+
+
+def _gpu_vars(cluster: ResolvedCluster, pool: ResolvedPool, profile: nccl_emit.NcclProfile) -> list[str]:
+    """Driver facts, the NCCL settings with their reasons, the platform's names and the topology file."""
+    assert pool.gpu is not None
+    platform = platform_of(cluster.catalog, pool.server_id)
+    out = [
+        yaml_block(
+            {
+                "cb_compute_transport": profile.transport,
+                "cb_gpu_vendor": pool.gpu.vendor,
+                "nvidia_driver_nvswitch": pool.server.nvswitches > 0,
+                # the platform image ships a driver: checked against the branch, never replaced
+                "nvidia_driver_shipped": bool(platform is not None and platform.ships_driver),
+            }
+        ),
+        "\n# NCCL settings derived from the resolved fabric (generator/emit/nccl.py); the reason and the\n"
+        "# blueprint fact [source] of each are kept with it and land in /etc/nccl.conf.",
+        yaml_block(
+            {"nccl_pool": pool.name, "nccl_transport": profile.transport, "nccl_plugin": profile.plugin}
+        ),
+        *(comment(n) for n in profile.notes),
+        "# Names and files from the platform's port map / vendor entry; the nccl role fails when the host\n"
+        "# lacks one of them (generator/platform/ports.py, blueprints/catalog/data/platforms.yaml).",
+        _platform_checks(profile, platform),
+        "nccl_settings:",
+    ]
+    for s in profile.settings:
+        out.append(comment(f"{s.name}={s.value}: {s.reason} [{s.source}]", 2))
+        out.append(
+            yaml_block([{"name": s.name, "value": s.value, "reason": s.reason, "source": s.source}], 2)
+        )
+    topo = nccl_emit.topology_vars(profile)
+    if topo is not None:
+        out.append(comment("NCCL_TOPO_FILE layout: " + str(topo["reason"])))
+    out.append(yaml_block({"nccl_topology": topo}))
+    return out
+
+
+def _roce_qos_vars(pool: ResolvedPool, compute_fabric: ResolvedFabric) -> list[str]:
+    """The RoCE lossless class the roce_qos role sets on the compute ports the port map names."""
+    from blueprints.models.fabric import Lossless
+
+    ll = compute_fabric.spec.lossless or Lossless()
+    ports = pool.ports_for("compute")
+    ifaces, devices = interfaces(ports), rdma_devices(ports)
+    out = ["\n# RoCE lossless class [fabrics.compute.lossless] on the compute ports of the port map"]
+    if ifaces is None or devices is None:  # both or neither: the role pairs them one to one
+        ifaces = devices = None
+        out.append(comment(f"compute port names of `{pool.server_id}` not published: declare pools[].ports"))
+    out.append(
+        yaml_block(
+            {
+                "roce_qos_interfaces": list(ifaces or ()),
+                "roce_qos_rdma_devices": [d.split(":")[0] for d in devices or ()],
+                "roce_qos_pfc": ll.pfc,
+                "roce_qos_pfc_priority": ll.pfc_priority,
+                "roce_qos_ecn": ll.ecn,
+                "roce_qos_dscp": ll.dscp,
+                "roce_qos_trust": ll.trust,
+            }
+        )
+    )
+    return out

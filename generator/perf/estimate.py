@@ -1,0 +1,119 @@
+"""One blueprint's estimate: the system, a busbw sweep per collective, the training step; as a dict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from generator.perf.predict import Prediction, RunSettings, sweep
+from generator.perf.system import System, system_for
+from generator.perf.training import StepEstimate, training_step
+
+if TYPE_CHECKING:
+    from generator.plan.model import Plan
+    from generator.resolve import ResolvedCluster
+
+
+@dataclass(frozen=True)
+class EstimateReport:
+    file: str
+    system: System
+    nodes: int
+    placement: str
+    series: dict[str, list[Prediction]]
+    training: StepEstimate | None
+    bisection_gbps: float | None
+    oversubscription: dict[str, float] = field(default_factory=dict)
+    training_error: str | None = None
+    settings: RunSettings = field(default_factory=RunSettings)
+
+    @property
+    def ranks(self) -> int:
+        return self.nodes * self.system.gpus_per_node
+
+    def system_dict(self) -> dict[str, Any]:
+        s = self.system
+        return {
+            "pool": s.pool,
+            "gpu": s.gpu_id,
+            "gpus_per_node": s.gpus_per_node,
+            "pool_nodes": s.pool_nodes,
+            "nvlink_domain_nodes": s.unit_nodes,
+            "intra_node_gbytes": round(s.intra.gbytes, 3) if s.intra else None,
+            "intra_node_limit": s.intra.describe() if s.intra else None,
+            "nvls": s.nvls,
+            "ll128": s.ll128,
+            "network_gbytes_per_node": round(s.net.gbytes, 3) if s.net else None,
+            "network_limit": s.net.describe() if s.net else None,
+            "network_line_gbps_per_node": s.net_line_gbps,
+            "compute_ports_per_node": s.net_ports,
+            "technology": s.technology,
+            "topology": s.topology,
+            "hop_latency_us": round(s.net_latency_us, 4),
+            "mean_hops": s.mean_hops,
+            "ib_sharp": s.sharp,
+            "bisection_gbps": self.bisection_gbps,
+            "oversubscription": self.oversubscription,
+            "spread_traffic_gbytes_per_node": round(s.fabric.limit.gbytes, 3) if s.fabric else None,
+            "spread_traffic_limit": s.fabric.limit.describe() if s.fabric else None,
+            "notes": list(s.notes),
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.system.name,
+            "file": self.file,
+            "nodes": self.nodes,
+            "ranks": self.ranks,
+            "placement": self.placement,
+            **({"settings": self.settings.describe()} if self.settings.describe() else {}),
+            "system": self.system_dict(),
+            "collectives": {c: [r.as_dict() for r in rows] for c, rows in self.series.items()},
+            "training": self.training.as_dict() if self.training else None,
+            "training_error": self.training_error,
+        }
+
+
+def build_report(
+    file: str,
+    cluster: ResolvedCluster,
+    plan: Plan | None,
+    collectives: list[str],
+    sizes: list[int],
+    *,
+    nodes: int | None = None,
+    pool: str | None = None,
+    placement: str = "packed",
+    algorithms: tuple[str, ...] | None = None,
+    settings: RunSettings | None = None,
+) -> EstimateReport:
+    from generator.perf.system import PerfError
+
+    s = settings or RunSettings(algorithms=algorithms)
+    system = system_for(cluster, plan, pool, nvlink=s.nvlink, nccl_version=s.nccl_version)
+    n = nodes or system.pool_nodes
+    series = {
+        c: sweep(system, c, sizes, n, placement=placement, algorithms=algorithms, settings=s)
+        for c in collectives
+    }
+    training = None
+    error = None
+    wl = cluster.blueprint.workload
+    if wl is not None:
+        try:
+            training = training_step(wl, system, placement=placement)
+        except PerfError as exc:
+            error = str(exc)
+    metrics = plan.metrics.get("compute") if plan is not None else None
+    return EstimateReport(
+        file,
+        system,
+        n,
+        placement,
+        series,
+        training,
+        metrics.bisection_gbps if metrics else None,
+        dict(metrics.oversubscription) if metrics else {},
+        error,
+        s,
+    )

@@ -1,0 +1,304 @@
+"""Devices attached to fabric switch ports that are not pool nodes (blueprint ``appliances:``).
+
+NVIDIA's DGX SuperPOD cables its UFM appliances, which run the subnet manager and the SHARP Aggregation
+Manager, to compute leaf ports: the H100 reference architecture counts "Compute and UFM" cables as 8 per
+DGX plus 4 (Table 4, 127 nodes: 1020), its 4 scalable units of 32 node slots holding 127 DGX so that one
+node slot's leaf ports carry the UFM cables (catalogue data/appliances.yaml, [RAH100]). A site may also
+put a spare host on spare leaf ports. Each appliance becomes a ``Device`` of kind ``appliance`` with its
+cables (``Link`` layer ``appliance_switch``), a rack position and a bill-of-materials line.
+
+The ports are the blueprint's (``links``: switch and port, refused when the topology already uses the
+port or the switch has no such port) or, with ``ports: N``, ports the topology leaves free on the last
+leaves of the fabric, where the RA puts them, the appliances of an HA pair on different leaves (UFM
+manual: "it is recommended that the InfiniBand ports of the primary and secondary UFM-SDN Appliance be
+connected to different fabric switches on the same tier").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from blueprints.catalog.appliances import ApplianceModel, appliance_model, appliance_models
+from blueprints.catalog.load import did_you_mean
+from blueprints.models.appliance import Appliance
+from generator.plan.media import MediaChooser, Position
+from generator.plan.model import BomLine, Device, Endpoint, Link
+from generator.plan.placement import Placed, PlacedRack, put_in_rack
+from generator.resolve import ResolvedCluster
+from generator.topology.base import BuiltFabric, Terminal
+
+LAYER = "appliance_switch"
+LAYER_CODE = "AS"
+KIND = "appliance"
+_LETTER = {"compute": "C", "storage": "S", "management": "M"}
+
+
+class AttachError(ValueError):
+    """An appliance cannot be cabled or placed as declared; ``path`` points into the blueprint."""
+
+    def __init__(self, message: str, path: tuple[str | int, ...]) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+@dataclass(frozen=True)
+class Attachment:
+    index: int  # position in the blueprint's `appliances:` list
+    spec: Appliance
+    model: ApplianceModel | None  # None: a generic host
+    ports: tuple[tuple[str, int], ...]  # (switch, logical port) per cable, in declaration order
+    height_u: int | None  # None: not published and not declared (the device stays unracked)
+    power_kw: float | None
+
+
+def _path(i: int, *rest: str | int) -> tuple[str | int, ...]:
+    return ("appliances", i, *rest)
+
+
+def used_ports(built: BuiltFabric) -> dict[tuple[str, int], str]:
+    """(switch, port) -> what the topology cables there (the far end), for every switch end."""
+    used: dict[tuple[str, int], str] = {}
+    for link in built.links:
+        for end, far in ((link.a, link.b), (link.b, link.a)):
+            if not isinstance(end.port, Terminal):
+                other = far.port
+                what = (
+                    f"{other.host} {other.port}"
+                    if isinstance(other, Terminal)
+                    else f"{far.device} port {other}"
+                )
+                used[(end.device, end.port)] = what
+    return used
+
+
+def _model(a: Appliance, i: int) -> ApplianceModel | None:
+    if a.model is None:
+        return None
+    m = appliance_model(a.model)
+    if m is None:
+        known = sorted(appliance_models())
+        hint = did_you_mean(a.model, known) or f"known: {', '.join(known)}"
+        raise AttachError(
+            f"appliance `{a.name}`: unknown appliance model `{a.model}` ({hint})", _path(i, "model")
+        )
+    return m
+
+
+class _Ports:
+    """The switch ports of one fabric: which exist, which the topology or an earlier appliance took."""
+
+    def __init__(self, fabric: str, switches: Mapping[str, Device], built: BuiltFabric) -> None:
+        self.fabric = fabric
+        self.switches = {n: d for n, d in switches.items() if d.fabric == fabric}
+        self.taken = used_ports(built)
+
+    def claim(self, a: Appliance, i: int, j: int, switch: str, port: int) -> None:
+        where = _path(i, "links", j)
+        dev = self.switches.get(switch)
+        if dev is None:
+            hint = did_you_mean(switch, sorted(self.switches)) or "`blueprint plan` lists the switches"
+            raise AttachError(
+                f"appliance `{a.name}`: no switch `{switch}` on the {self.fabric} fabric ({hint})",
+                (*where, "switch"),
+            )
+        if port > dev.ports:
+            raise AttachError(
+                f"appliance `{a.name}`: switch {switch} has ports 1-{dev.ports}, not {port}", (*where, "port")
+            )
+        owner = self.taken.get((switch, port))
+        if owner is not None:
+            raise AttachError(
+                f"appliance `{a.name}`: port {port} of {switch} is taken by the cable to {owner}",
+                (*where, "port"),
+            )
+        self.taken[(switch, port)] = a.name
+
+    def free_leaf_ports(self) -> list[list[tuple[str, int]]]:
+        """Free ports per candidate switch, the fabric's last leaves first (the RA's free node slot)."""
+        devs = list(self.switches.values())
+        leaves = (
+            [d for d in devs if d.role == "leaf"]
+            or [d for d in devs if d.role in ("router", "switch")]
+            or devs
+        )
+        out = []
+        for d in reversed(leaves):
+            free = [(d.name, p) for p in range(1, d.ports + 1) if (d.name, p) not in self.taken]
+            if free:
+                out.append(free)
+        return out
+
+
+def _auto(specs: list[tuple[int, Appliance]], ports: _Ports) -> dict[int, list[tuple[str, int]]]:
+    """``ports: N`` appliances, round-robin over the leaves with free ports: consecutive cables (and the
+    two appliances of an HA pair) land on different leaves."""
+    pools = ports.free_leaf_ports()
+    out: dict[int, list[tuple[str, int]]] = {}
+    for i, a in specs:
+        assert a.ports is not None
+        got: list[tuple[str, int]] = []
+        for _ in range(a.ports):
+            if not pools:
+                raise AttachError(
+                    f"appliance `{a.name}`: the {ports.fabric} fabric has no free leaf port left for its "
+                    f"{a.ports} cable(s) (the topology uses every port; leave a node slot free, as NVIDIA's "
+                    "SuperPOD does with 127 nodes in 4 scalable units of 32)",
+                    _path(i, "ports"),
+                )
+            leaf = pools.pop(0)  # the next leaf in turn, then to the back of the queue
+            choice = leaf.pop(0)
+            if leaf:
+                pools.append(leaf)
+            ports.taken[choice] = a.name
+            got.append(choice)
+        out[i] = got
+    return out
+
+
+def resolve_attachments(
+    cluster: ResolvedCluster, builts: Mapping[str, BuiltFabric], switches: Mapping[str, Device]
+) -> list[Attachment]:
+    """Every declared appliance with its checked ports and figures (declared first, then auto per fabric)."""
+    specs = list(enumerate(cluster.blueprint.appliances))
+    per_fabric: dict[str, _Ports] = {}
+    chosen: dict[int, list[tuple[str, int]]] = {}
+    for i, a in specs:
+        if a.fabric not in builts:
+            raise AttachError(
+                f"appliance `{a.name}`: the {a.fabric} fabric has no switches in the plan to cable it to",
+                _path(i, "fabric"),
+            )
+        ports = per_fabric.setdefault(a.fabric, _Ports(a.fabric, switches, builts[a.fabric]))
+        for j, ln in enumerate(a.links or []):
+            ports.claim(a, i, j, ln.switch, ln.port)
+        if a.links:
+            chosen[i] = [(ln.switch, ln.port) for ln in a.links]
+    for fabric, ports in per_fabric.items():
+        chosen.update(_auto([(i, a) for i, a in specs if a.fabric == fabric and a.ports], ports))
+    out = []
+    for i, a in specs:
+        m = _model(a, i)
+        height = a.rack_units or (m.rack_units if m else None)
+        watts = a.power_w or (m.power_w if m else None)
+        kw = watts / 1000 if watts is not None else None
+        out.append(Attachment(i, a, m, tuple(chosen[i]), height, kw))
+    return out
+
+
+def place_attachments(atts: list[Attachment], racks: list[PlacedRack], placed: dict[str, Placed]) -> None:
+    """Each appliance with a known height and draw into its declared rack, else its first switch's rack."""
+    for att in atts:
+        if att.height_u is None or att.power_kw is None:
+            continue  # rule NET024 asks for the figures; the device stays unracked until then
+        a = att.spec
+        switch_rack = placed[att.ports[0][0]].rack if att.ports[0][0] in placed else None
+        rack = a.rack or switch_rack
+        if rack is None:
+            continue
+        problem = put_in_rack(racks, rack, a.name, att.height_u, att.power_kw, placed)
+        if problem is not None:
+            raise AttachError(
+                f"appliance `{a.name}`: {problem}", _path(att.index, "rack") if a.rack else _path(att.index)
+            )
+
+
+def attachment_devices(atts: list[Attachment], placed: Mapping[str, Placed]) -> list[Device]:
+    out = []
+    for n, att in enumerate(atts, start=1):
+        pl = placed.get(att.spec.name)
+        out.append(
+            Device(
+                name=att.spec.name,
+                kind=KIND,
+                role=(att.model.runs or "host") if att.model else "host",
+                model=att.spec.model or "generic",
+                fabric=att.spec.fabric,
+                index=n,
+                rack=pl.rack if pl else None,
+                u=pl.u if pl else None,
+                height_u=att.height_u or 0,
+                power_kw=att.power_kw or 0.0,
+                ports=len(att.ports),
+            )
+        )
+    return out
+
+
+def _switch_end(switch: str, port: int, cage_of: Mapping[str, tuple[int, int]]) -> Endpoint:
+    ppc, nports = cage_of.get(switch, (1, 0))
+    if ppc > 1 and port <= nports:
+        return Endpoint(switch, str(port), port, (port - 1) // ppc + 1, (port - 1) % ppc + 1)
+    return Endpoint(switch, str(port), port)
+
+
+def attachment_links(
+    cluster: ResolvedCluster,
+    atts: list[Attachment],
+    position: Mapping[str, Position],
+    cage_of: Mapping[str, tuple[int, int]],
+    chooser: MediaChooser,
+    measure: Callable[[Position, Position], float],
+) -> list[Link]:
+    """One cable per declared port, ids ``<F>-AS-<NNNNNN>``, length and medium from both real positions
+    (none while the appliance has no rack: NET024 says which figures it needs)."""
+    links: list[Link] = []
+    counters: dict[str, int] = {}
+    for att in atts:
+        rf = cluster.fabrics[att.spec.fabric]
+        protocol = "infiniband" if rf.kind == "infiniband" else "ethernet"
+        iface = att.model.fabric_interface if att.model else None
+        for k, (switch, port) in enumerate(att.ports, start=1):
+            letter = _LETTER[att.spec.fabric]
+            counters[letter] = counters.get(letter, 0) + 1
+            mine = Endpoint(att.spec.name, f"p{k}", k, netdev=iface if k == 1 else None)
+            medium, length, run, part = "", 0.0, 0.0, None
+            pa, pb = position.get(att.spec.name), position.get(switch)
+            if pa is not None and pb is not None:
+                run = round(measure(pa, pb), 3)
+                choice = chooser.choose(rf.speed_gbps, run, protocol)
+                if choice is not None:
+                    medium, m, length = choice
+                    part = m.part_numbers.get(rf.speed_gbps)
+            link_id = f"{letter}-{LAYER_CODE}-{counters[letter]:06d}"
+            links.append(
+                Link(
+                    link_id,
+                    att.spec.fabric,
+                    LAYER,
+                    _switch_end(switch, port, cage_of),  # A end the switch: racked, its pulls start there
+                    mine,
+                    rf.speed_gbps,
+                    medium,
+                    length,
+                    run,
+                    None,
+                    part,
+                )
+            )
+    return links
+
+
+def appliance_bom_lines(devices: list[Device]) -> list[BomLine]:
+    """One ``appliance`` line per model (a generic host counts as ``generic``)."""
+    counts: dict[str, int] = {}
+    for d in devices:
+        if d.kind == KIND:
+            counts[d.model] = counts.get(d.model, 0) + 1
+    out = []
+    for model, n in sorted(counts.items()):
+        m = appliance_model(model)
+        name = m.name if m else "host on fabric switch ports"
+        out.append(BomLine(KIND, model, n, name, m.part_number if m else None))
+    return out
+
+
+def unsized_cable_lines(links: list[Link]) -> list[BomLine]:
+    """One ``cable`` line per speed for the appliances' cables no length could be given (the appliance has
+    no rack yet: NET024), so the BOM still counts every cable of the plan."""
+    unsized: dict[float, int] = {}
+    for link in links:
+        if link.layer == LAYER and not link.medium:
+            unsized[link.speed_gbps] = unsized.get(link.speed_gbps, 0) + 1
+    detail = "G, length and medium unknown until the appliance is racked (NET024)"
+    return [BomLine("cable", "unsized", n, f"{speed:g}{detail}") for speed, n in sorted(unsized.items())]

@@ -1,0 +1,106 @@
+"""DEP rules: each fires on its fail fixture (and no other DEP rule does), never on its pass fixture;
+and the deployment facts they share with the Pulumi emitter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from blueprints.catalog import default_catalog
+from generator.deploy.address_plan import address_plan
+from generator.deploy.managed_storage import size_managed
+from generator.deploy.rdma_layout import efa_layout, rdma_domains
+from generator.load import load_file
+from generator.pipeline import check
+from generator.resolve import resolve
+from generator.rules.registry import all_rules
+
+FIXTURES = Path(__file__).resolve().parent.parent / "rules" / "fixtures"
+DEP_RULES = [r for r in all_rules() if r.id.startswith("DEP")]
+
+
+def test_every_dep_rule_has_fixtures_and_docs() -> None:
+    assert len(DEP_RULES) >= 11
+    for rule in DEP_RULES:
+        assert (FIXTURES / rule.id / "pass.yaml").is_file() and (
+            FIXTURES / rule.id / "fail.yaml"
+        ).is_file(), rule.id
+        assert rule.doc() and rule.title and rule.fix, rule.id
+
+
+@pytest.mark.parametrize("rule", DEP_RULES, ids=lambda r: r.id)
+def test_fail_fixture_fires_only_that_rule(rule) -> None:
+    findings = check(FIXTURES / rule.id / "fail.yaml").findings
+    fired = {f.rule for f in findings if f.rule.startswith("DEP")}
+    assert fired == {rule.id}, [f.message for f in findings]
+    mine = [f for f in findings if f.rule == rule.id]
+    assert any(f.severity == rule.severity for f in mine)
+    assert all(f.location is not None and f.location.line > 0 for f in mine)
+
+
+@pytest.mark.parametrize("rule", DEP_RULES, ids=lambda r: r.id)
+def test_pass_fixture_is_clean(rule) -> None:
+    findings = check(FIXTURES / rule.id / "pass.yaml").findings
+    assert not [f for f in findings if f.rule.startswith("DEP")], [f.message for f in findings]
+
+
+def test_fat_tree_on_a_cloud_says_why() -> None:
+    findings = check(FIXTURES / "DEP002" / "fail.yaml").findings
+    msg = next(f for f in findings if f.rule == "DEP002")
+    assert (
+        "fat-tree" in msg.message
+        and "azure" in msg.message
+        and msg.path == ("fabrics", "compute", "topology")
+    )
+
+
+def test_efa_layout_follows_aws() -> None:
+    cloud = default_catalog().cloud["aws"]
+    p5 = efa_layout(cloud["p5.48xlarge"], efa_only_cards=True)
+    assert len(p5) == 32
+    assert (p5[0].network_card_index, p5[0].device_index, p5[0].interface_type) == (0, 0, "efa")
+    assert {(i.device_index, i.interface_type) for i in p5[1:]} == {(1, "efa-only")}
+    p4d = efa_layout(cloud["p4d.24xlarge"], efa_only_cards=False)
+    assert [(i.network_card_index, i.interface_type) for i in p4d] == [
+        (0, "efa"),
+        (1, "efa"),
+        (2, "efa"),
+        (3, "efa"),
+    ]
+
+
+def test_managed_storage_sizing() -> None:
+    ms = default_catalog().managed_storage
+    fsx = ms["aws"]["lustre"]
+    # EFA-enabled FSx grows in tier-specific steps; 100 TiB at 50 GB/s needs the 500 tier.
+    s = size_managed(fsx, 100, 50, efa=True)
+    assert (s.tier, s.size) == (500, 105600) and s.throughput_gbytes >= 50
+    # Without EFA the SSD steps are 2400 GiB; the smallest tier when no throughput is asked.
+    s = size_managed(fsx, 10, None, efa=False)
+    assert (s.tier, s.size) == (125, 12000)
+    # Smallest size when nothing is asked.
+    assert size_managed(fsx, None, None, efa=False).size == 1200
+    # GCP Managed Lustre: a throughput beyond every tier at this capacity grows the capacity.
+    s = size_managed(ms["gcp"]["lustre"], 9, 100, efa=False)
+    assert s.tier == 1000 and s.throughput_gbytes >= 100 and s.size % 9000 == 0
+    assert any("raised" in n for n in s.notes)
+    # Elastic NFS services provision no throughput and say so.
+    s = size_managed(ms["oci"]["nfs"], 5, 10, efa=False)
+    assert s.tier == 0 and any("not guaranteed" in n for n in s.notes)
+
+
+def test_rdma_domains_split_evenly() -> None:
+    assert rdma_domains(100, 100) == [100]
+    assert rdma_domains(150, 100) == [75, 75]
+    assert rdma_domains(301, 100) == [76, 75, 75, 75]
+    assert rdma_domains(7, None) == [7]
+
+
+def test_maas_address_plan_has_one_subnet_per_rail() -> None:
+    cluster = resolve(load_file(Path(__file__).resolve().parents[2] / "examples" / "maas-onprem-h100.yaml"))
+    plan = address_plan(cluster)
+    assert not plan.problems
+    rails = [s for s in plan.subnets if s.name.startswith("compute-rail")]
+    assert [s.name for s in rails] == [f"compute-rail{r}" for r in range(8)]
+    assert len({s.cidr for s in rails}) == 8 and all(s.cidr.endswith("/19") for s in rails)

@@ -1,0 +1,108 @@
+"""What verify-cabling leaves out and how it says so: a switch that was not discovered is one finding with
+its cable count (InfiniBand and LLDP alike), and text output says how many lines of a list it cut
+(``… and N more``) while ``--format json`` keeps them all."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from vfy_plans import SUPERPOD, TINY, plan_of, run_cli
+
+from generator.emit import lldp as lldp_emitter
+from generator.emit.ibnetdiscover import render_netfile
+from generator.verify.diff import Verification
+from generator.verify.render import MAX_LISTED, MAX_WARNINGS, to_json, to_text
+
+GONE = "c-leaf-su1-r1"
+
+
+def _without_switch(text: str, node_id: str) -> tuple[str, int]:
+    """The net file with one switch's block and every line naming it removed (hosts left without a link
+    dropped too: ibnetdiscover cannot reach them), and the number of port lines the switch had."""
+    blocks = text.split("\n\n")
+    mine = next(b for b in blocks if b.startswith("Switch") and f'"{node_id}"' in b.splitlines()[0])
+    cables = sum(1 for line in mine.splitlines() if line.startswith("["))
+    kept = []
+    for block in blocks:
+        if block is mine:
+            continue
+        lines = [line for line in block.splitlines() if f'"{node_id}"' not in line]
+        if lines and lines[0].startswith("Ca") and not any(line.startswith("[") for line in lines):
+            continue
+        kept.append("\n".join(lines))
+    return "\n\n".join(kept), cables
+
+
+def test_an_undiscovered_ib_switch_is_one_finding_with_its_cable_count(tmp_path: Path) -> None:
+    text, cables = _without_switch(render_netfile(plan_of(TINY), "compute"), f"S-{GONE}")
+    assert cables == 8  # 4 hosts and 4 uplinks, counted in the net file
+    dump = tmp_path / "fabric.topo"
+    dump.write_text(text)
+    code, out, _ = run_cli("verify-cabling", str(TINY), "--discovered", str(dump))
+    assert code == 1
+    findings = [line for line in out.splitlines() if re.match(r"^[A-Z]", line) and "  " in line]
+    assert len(findings) == 1, out
+    assert (
+        findings[0].startswith("ABSENT") and f"{GONE} was not discovered: its {cables} planned cable" in out
+    )
+    assert "MISSING" not in out
+    code, js, _ = run_cli("verify-cabling", str(TINY), "--discovered", str(dump), "--format", "json")
+    report = json.loads(js)
+    (absent,) = report["results"]
+    assert absent["status"] == "absent" and absent["a"]["device"] == GONE and len(absent["cables"]) == cables
+    assert report["absent_switches"] == 1 and report["summary"]["missing"] == 0
+
+
+def test_an_undiscovered_ethernet_switch_is_one_finding_too(tmp_path: Path) -> None:
+    plan = plan_of(SUPERPOD)
+    files = lldp_emitter.render_lldp(plan, "management")
+    gone = "m-leaf-su1-01"
+    # its own file is not there, and no neighbour's file names it
+    cables = sum(1 for text in files.values() if f'"{gone}"' in text)
+    for name, text in files.items():
+        if name == f"{gone}.json":
+            continue
+        doc = json.loads(text)
+        items = doc["lldp"]["interface"]
+        items = items if isinstance(items, list) else [items]
+        doc["lldp"]["interface"] = [i for i in items if gone not in json.dumps(i)]
+        (tmp_path / name).write_text(json.dumps(doc))
+    own = json.loads(files[f"{gone}.json"])["lldp"]["interface"]
+    own_cables = len(own) if isinstance(own, list) else 1
+    code, js, _ = run_cli(
+        "verify-cabling",
+        str(SUPERPOD),
+        "--fabric",
+        "management",
+        "--discovered",
+        str(tmp_path),
+        "--format",
+        "json",
+    )
+    report = json.loads(js)
+    assert code == 1
+    statuses = [r["status"] for r in report["results"]]
+    assert statuses == ["absent"], statuses
+    assert len(report["results"][0]["cables"]) == own_cables >= cables
+
+
+def test_text_says_how_many_lines_it_left_out_and_json_keeps_all() -> None:
+    v = Verification("compute", "x.topo", [], planned=0, discovered=0)
+    v.unidentified = [f"unidentified CA 0x{i:016x}" for i in range(MAX_LISTED + 7)]
+    v.warnings = [f"warning number {i}" for i in range(MAX_WARNINGS + 3)]
+    text = to_text(v)
+    assert sum(1 for line in text.splitlines() if line.startswith("  unidentified CA")) == MAX_LISTED
+    assert "  … and 7 more (all of them with --format json)" in text
+    assert sum(1 for line in text.splitlines() if line.startswith("warning: warning number")) == MAX_WARNINGS
+    assert "warning: … and 3 more (all of them with --format json)" in text
+    payload = json.loads(to_json(v))
+    assert len(payload["unidentified"]) == MAX_LISTED + 7 and len(payload["warnings"]) == MAX_WARNINGS + 3
+
+
+def test_text_cuts_nothing_at_the_limit() -> None:
+    v = Verification("compute", "x.topo", [], planned=0, discovered=0)
+    v.unidentified = [f"u{i}" for i in range(MAX_LISTED)]
+    v.warnings = [f"w{i}" for i in range(MAX_WARNINGS)]
+    assert "more (all of them" not in to_text(v)
