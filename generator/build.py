@@ -221,6 +221,7 @@ class _Build:
         if len(self.plan.links) < FORK_MIN_CABLES or not theirs or not can_fork():
             self._emit(jobs, tmp)
             return
+        _ = self.plan.bom  # counted on first read (generator/plan/model.py): once here, not in each child
         child = Child(lambda: self._emit(theirs, tmp, quiet=True))
         try:
             self._emit([n for n in jobs if n not in theirs], tmp)

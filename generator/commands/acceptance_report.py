@@ -53,6 +53,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="flag runs below this share of the prediction (default: perf.yaml policy.acceptance_ratio)",
     )
     p.add_argument("--plot", help="write measured vs predicted busbw by message size to this .svg or .png")
+    p.add_argument(
+        "--calibrate",
+        nargs="?",
+        const="",
+        metavar="FILE",
+        help="write a site calibration (measured/predicted at 1 GiB and up, per collective, regime and node "
+        "band) to FILE (default: <blueprint stem>.calibration.yaml beside the blueprint)",
+    )
+    p.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="compare against predictions carrying this site calibration (from --calibrate)",
+    )
+    p.add_argument("--force", action="store_true", help="with --calibrate: replace FILE if it exists")
     add_common(p, output_help="write the report to this file instead of standard output")
     p.set_defaults(func=run)
 
@@ -70,29 +84,69 @@ def _plot_labels(results: list[RunResult]) -> list[RunResult]:
     return [replace(res, run=replace(res.run, path=_shown(res.run.path))) for res in results]
 
 
-def run(args: argparse.Namespace) -> int:
-    from generator import __version__
+def _calibration_target(args: argparse.Namespace) -> str | None:
+    """Where --calibrate writes (None: not asked); CalibrationError when it cannot be asked so."""
+    from generator.perf.calibration import CalibrationError, default_path
+
+    if args.calibrate is None:
+        return None
+    if args.calibration:
+        raise CalibrationError("--calibrate compares with the uncalibrated model: drop --calibration")
+    if args.calibrate:
+        return str(args.calibrate)
+    if str(args.blueprint) == "-":
+        raise CalibrationError(
+            "--calibrate with a blueprint on standard input: name the file (--calibrate FILE)"
+        )
+    return str(default_path(args.blueprint))
+
+
+def _compare(args: argparse.Namespace, target: str | None) -> AcceptanceReport:
+    """Read, predict and compare; with --calibrate also write the calibration file (whole or not at all)."""
     from generator.foreign import ByteBudget
     from generator.perf.acceptance import compare
-    from generator.perf.nccl_results import ResultsError, read_results
-    from generator.perf.plots import PlotError, check_plot_path, plot_measured_vs_predicted
-    from generator.perf.system import PerfError, system_for
+    from generator.perf.calibration import calibrate, read_calibration, write_calibration
+    from generator.perf.nccl_results import read_results
+    from generator.perf.system import system_for
     from generator.pipeline import load_and_resolve
     from generator.plan.build import plan_or_raise
+
+    budget = ByteBudget()  # one budget for every foreign file of this run
+    runs, ignored = read_results(args.results, budget)
+    loaded, cluster = load_and_resolve(args.blueprint)
+    plan = plan_or_raise(cluster, loaded.locate)
+    system = system_for(cluster, plan, args.pool)
+    site = read_calibration(args.calibration, system.name, budget) if args.calibration else None
+    report = compare(
+        str(args.blueprint), system, plan, runs, threshold=args.threshold, ignored=ignored, calibration=site
+    )
+    if target is not None:
+        cal, skipped = calibrate(report, system, args.results, budget)
+        write_calibration(target, cal, args.force)
+        for line in skipped:
+            note(args, f"not used for the calibration: {_shown(line)}")
+        factors = ", ".join(f"{f.label()} x{f.factor:g}" for f in cal.factors)
+        note(args, f"calibration written to {_shown(target)}: {_shown(factors)}")
+    return report
+
+
+def run(args: argparse.Namespace) -> int:
+    from generator import __version__
+    from generator.perf.calibration import CalibrationError
+    from generator.perf.nccl_results import ResultsError
+    from generator.perf.plots import PlotError, check_plot_path, plot_measured_vs_predicted
+    from generator.perf.system import PerfError
 
     if args.threshold is not None and not 0 < args.threshold <= 1:
         return _fail(f"--threshold {args.threshold}: give a share of the prediction in (0, 1]")
     try:
+        target = _calibration_target(args)
         if args.plot:
             check_plot_path(args.plot)
-        runs, ignored = read_results(args.results, ByteBudget())  # one budget for every file of this run
-        loaded, cluster = load_and_resolve(args.blueprint)
-        plan = plan_or_raise(cluster, loaded.locate)
-        system = system_for(cluster, plan, args.pool)
-        report = compare(str(args.blueprint), system, plan, runs, threshold=args.threshold, ignored=ignored)
+        report = _compare(args, target)
         if args.plot:
             plot_measured_vs_predicted(_plot_labels(report.results), args.plot)
-    except (ResultsError, PerfError, PlotError) as exc:
+    except (ResultsError, PerfError, PlotError, CalibrationError) as exc:
         return _fail(str(exc))
     if args.format == "json":
         write_text(dumps({"version": __version__, **report.as_dict()}), args.output)
@@ -201,6 +255,11 @@ def to_text(report: AcceptanceReport) -> str:
     lines = [
         f"acceptance report for {_shown(report.blueprint)}: {len(report.results)} runs, {low} below "
         f"{report.threshold:.0%} of the predicted bus bandwidth (GB/s, bandwidth-bound sizes)",
+        *(
+            [f"site calibration applied to the predictions: {_shown(report.calibration)}"]
+            if report.calibration
+            else []
+        ),
         "",
         *_run_lines(report),
         *_group_lines(report),

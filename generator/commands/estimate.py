@@ -83,6 +83,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--nccl-version", help="the NCCL release of the run (default: the blueprint's software.nccl)"
     )
     p.add_argument("--plot", metavar="FILE", help="write busbw vs message size to this .svg or .png")
+    p.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="apply a site calibration (from `acceptance-report --calibrate`) to the predictions; one "
+        "blueprint only",
+    )
     add_common(p, output_help="write the table or JSON to this file")
     p.set_defaults(func=run)
 
@@ -125,38 +131,66 @@ def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    from generator import __version__
+def _reports(args: argparse.Namespace) -> list[EstimateReport]:
     from generator.perf.estimate import build_report
-    from generator.perf.plots import PlotError, check_plot_path, plot_collectives, plot_comparison
-    from generator.perf.sizes import SizeError, parse_sizes
-    from generator.perf.system import PerfError
+    from generator.perf.sizes import parse_sizes
     from generator.pipeline import load_and_resolve
     from generator.plan.build import plan_or_raise
 
+    collectives = _collectives(args.collective)
+    sizes = parse_sizes(args.sizes)
+    settings = _settings(args)
+    reports: list[EstimateReport] = []
+    for file in args.blueprint:
+        loaded, cluster = load_and_resolve(file)
+        plan = plan_or_raise(cluster, loaded.locate)
+        reports.append(
+            build_report(
+                file,
+                cluster,
+                plan,
+                collectives,
+                sizes,
+                nodes=args.nodes,
+                pool=args.pool,
+                placement=args.placement,
+                settings=settings,
+            )
+        )
+    return reports
+
+
+def _calibrated(report: EstimateReport, file: str) -> tuple[EstimateReport, dict[str, object]]:
+    """The report with the site factors applied to its collectives' series, and what was applied (a
+    collective without a factor for its regime and node band keeps the model's numbers: None)."""
+    from dataclasses import replace
+
+    from generator.perf.calibration import apply_to_series, read_calibration
+
+    cal = read_calibration(file, report.system.name)
+    series = {}
+    factors: dict[str, float | None] = {}
+    for coll, rows in report.series.items():
+        series[coll], entry = apply_to_series(cal, report.system, coll, rows, report.nodes)
+        factors[coll] = entry.factor if entry else None
+    return replace(report, series=series), {"file": cal.file, "factors": factors}
+
+
+def run(args: argparse.Namespace) -> int:
+    from generator import __version__
+    from generator.perf.plots import PlotError, check_plot_path, plot_collectives, plot_comparison
+    from generator.perf.sizes import SizeError
+    from generator.perf.system import PerfError
+
+    site: dict[str, object] | None = None
     try:
-        collectives = _collectives(args.collective)
-        sizes = parse_sizes(args.sizes)
-        settings = _settings(args)
+        if args.calibration and len(args.blueprint) > 1:
+            raise PerfError("--calibration belongs to one blueprint's site: give one blueprint")
         if args.plot:
             check_plot_path(args.plot)
-        reports: list[EstimateReport] = []
-        for file in args.blueprint:
-            loaded, cluster = load_and_resolve(file)
-            plan = plan_or_raise(cluster, loaded.locate)
-            reports.append(
-                build_report(
-                    file,
-                    cluster,
-                    plan,
-                    collectives,
-                    sizes,
-                    nodes=args.nodes,
-                    pool=args.pool,
-                    placement=args.placement,
-                    settings=settings,
-                )
-            )
+        reports = _reports(args)
+        if args.calibration:
+            reports[0], site = _calibrated(reports[0], args.calibration)
         if args.plot:
             if len(reports) == 1:
                 r = reports[0]
@@ -169,13 +203,32 @@ def run(args: argparse.Namespace) -> int:
         err_console.print(f"[bold red]error[/]: {escape(str(exc))}")
         return 2
     if args.format == "json":
-        write_text(dumps({"version": __version__, "blueprints": [r.as_dict() for r in reports]}), args.output)
+        docs = [r.as_dict() for r in reports]
+        if site is not None:
+            docs[0]["site_calibration"] = site
+        write_text(dumps({"version": __version__, "blueprints": docs}), args.output)
     else:
         with text_output(args.output) as out:
+            if site is not None:
+                _render_site(site, out)
             _render(reports, out)
     if args.plot:
         note(args, f"plot written to {args.plot}")
     return 0
+
+
+def _render_site(site: dict[str, object], out) -> None:  # type: ignore[no-untyped-def]
+    from generator.safetext import one_line, terminal
+
+    factors = site["factors"]
+    assert isinstance(factors, dict)
+    applied = ", ".join(
+        f"{c} ×{f:g}" if f is not None else f"{c} none (model as is)" for c, f in factors.items()
+    )
+    out.print(
+        f"site calibration applied from {escape(one_line(terminal(str(site['file']))))}: {escape(applied)} "
+        "(bandwidth term only; the training step is not calibrated)"
+    )
 
 
 def _render(reports: list[EstimateReport], out) -> None:  # type: ignore[no-untyped-def]

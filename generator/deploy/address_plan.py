@@ -8,7 +8,7 @@ import ipaddress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from generator.deploy.addresses import FABRIC_STATIC_OFFSET, onprem_plan, split
+from generator.deploy.addresses import FABRIC_STATIC_OFFSET, checked_network, onprem_plan, split
 from generator.deploy.targets import cloud_target, onprem
 from generator.resolve import ResolvedCluster, ResolvedPool
 
@@ -53,18 +53,6 @@ def usable(net: Network, reserved: int) -> int:
     return max(0, net.num_addresses - reserved)
 
 
-def _check_cidr(text: str, path: tuple[str | int, ...], plan: AddressPlan) -> bool:
-    try:
-        net = ipaddress.ip_network(text, strict=False)
-    except ValueError as exc:
-        plan.problems.append((path, f"`{text}` is not an IPv4 network: {exc}"))
-        return False
-    if str(net) != text:
-        plan.problems.append((path, f"`{text}` has host bits set; the network is {net}"))
-        return False
-    return True
-
-
 def carve(
     plan: AddressPlan,
     base: str,
@@ -74,7 +62,7 @@ def carve(
     reserved: int,
     what: str,
 ) -> None:
-    if not names or not _check_cidr(base, path, plan):
+    if not names or checked_network(base, path, plan.problems) is None:
         return
     nets = _split(base, len(names))
     if nets is None:
@@ -140,9 +128,9 @@ def _cloud_network(
 ) -> CloudNetwork | None:
     """The host network split for the cloud layouts; None (with the problem recorded) when it is unusable."""
     path: tuple[str | int, ...] = ("deployment", "cloud", "network_cidr")
-    if not _check_cidr(cloud.network_cidr, path, plan):
+    net = checked_network(cloud.network_cidr, path, plan.problems)
+    if net is None:
         return None
-    net = ipaddress.ip_network(cloud.network_cidr)
     if net.prefixlen > 26:
         plan.problems.append((path, f"{net} is too small: use a /26 or larger network"))
         return None

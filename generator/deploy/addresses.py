@@ -123,14 +123,25 @@ def _cidrs(cluster: ResolvedCluster) -> tuple[str, str, str]:
     return maas.management_cidr, maas.compute_cidr, maas.storage_cidr
 
 
-def _network(text: str, path: Path, plan: OnPremPlan) -> ipaddress.IPv4Network | None:
+def checked_network(
+    text: str, path: Path, problems: list[tuple[Path, str]]
+) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    """``text`` as a network written without host bits; else None, the reason appended to ``problems`` at
+    ``path``. The check of every blueprint CIDR: the on-prem plan's here, the cloud's in address_plan.py."""
     try:
         net = ipaddress.ip_network(text, strict=False)
     except ValueError as exc:
-        plan.problems.append((path, f"`{text}` is not an IPv4 network: {exc}"))
+        problems.append((path, f"`{text}` is not an IPv4 network: {exc}"))
         return None
     if str(net) != text:
-        plan.problems.append((path, f"`{text}` has host bits set; the network is {net}"))
+        problems.append((path, f"`{text}` has host bits set; the network is {net}"))
+        return None
+    return net
+
+
+def _network(text: str, path: Path, plan: OnPremPlan) -> ipaddress.IPv4Network | None:
+    net = checked_network(text, path, plan.problems)
+    if net is None:
         return None
     if not isinstance(net, ipaddress.IPv4Network):
         plan.problems.append((path, f"`{text}` is not an IPv4 network"))
@@ -159,10 +170,26 @@ def _layout(size: int, counts: list[int]) -> tuple[int, int, list[tuple[int, int
 
 
 def _management(cluster: ResolvedCluster, cidr: str, plan: OnPremPlan) -> None:
+    placed = _management_blocks(cluster, cidr, plan)
+    if placed is None:
+        return
+    net, blocks = placed
+    for pool, (start, size) in zip(cluster.pools, blocks, strict=True):
+        plan.blocks.append(PoolBlock(pool.name, str(net.network_address + start), size))
+        base = int(net.network_address) + start
+        for i, host in enumerate(pool.hostnames, start=1):
+            plan.management[host] = _dotted(base + i)
+
+
+def _management_blocks(
+    cluster: ResolvedCluster, cidr: str, plan: OnPremPlan
+) -> tuple[ipaddress.IPv4Network, list[tuple[int, int]]] | None:
+    """The management network and each pool's (start offset, size) in it; None (with the problem recorded)
+    when it does not parse or the pools do not fit."""
     path: Path = ("deployment", "maas", "management_cidr")
     net = _network(cidr, path, plan)
     if net is None or not cluster.pools:
-        return
+        return None
     counts = [p.count for p in cluster.pools]
     layout = _layout(net.num_addresses, counts)
     if layout is None:
@@ -177,13 +204,9 @@ def _management(cluster: ResolvedCluster, cidr: str, plan: OnPremPlan) -> None:
                 f"use a /{prefix} or larger",
             )
         )
-        return
+        return None
     plan.infrastructure, plan.alignment, blocks = layout
-    for pool, (start, size) in zip(cluster.pools, blocks, strict=True):
-        plan.blocks.append(PoolBlock(pool.name, str(net.network_address + start), size))
-        base = int(net.network_address) + start
-        for i, host in enumerate(pool.hostnames, start=1):
-            plan.management[host] = _dotted(base + i)
+    return net, blocks
 
 
 def split(net: _Net, parts: int, longest: int = 30) -> list[_Net] | None:
@@ -344,6 +367,31 @@ def onprem_plan(cluster: ResolvedCluster) -> OnPremPlan:
     plan = _make_plan(cluster)
     _LAST[:] = [(cluster, plan)]
     return plan
+
+
+def management_addresses(cluster: ResolvedCluster) -> dict[str, str]:
+    """Host -> management address, the same as ``onprem_plan(cluster).management``, without the fabric
+    addresses (what ``validate`` reads: NET019's DHCP relay, issue 32)."""
+    if _LAST and _LAST[0][0] is cluster:
+        return _LAST[0][1].management
+    mgmt = _cidrs(cluster)[0]
+    plan = OnPremPlan(mgmt)
+    if onprem(cluster.target):
+        _management(cluster, mgmt, plan)
+    return plan.management
+
+
+def onprem_problems(cluster: ResolvedCluster) -> list[tuple[Path, str]]:
+    """What does not fit in the on-prem plan (DEP010), the same as ``onprem_plan(cluster).problems``, by
+    arithmetic on the counts: no host's address is written out (8,192 of them on the dragonfly example)."""
+    if _LAST and _LAST[0][0] is cluster:
+        return _LAST[0][1].problems
+    mgmt, compute, storage = _cidrs(cluster)
+    plan = OnPremPlan(mgmt)
+    if onprem(cluster.target):
+        _management_blocks(cluster, mgmt, plan)
+        _fabric_subnets(cluster, compute, storage, plan)  # _fabric only hands out what these checked
+    return plan.problems
 
 
 def _make_plan(cluster: ResolvedCluster) -> OnPremPlan:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ipaddress
 import math
 from dataclasses import dataclass
+from itertools import islice
 
 from blueprints.models.fabric import ManagementVlans, Underlay
 from generator.findings import BlueprintError, Finding, Severity, dotted
@@ -185,7 +186,8 @@ def _subnets(cluster: ResolvedCluster, role: str, counts: list[int]) -> list[ipa
             f"with {role} ports, {max(counts)} ports on the fullest): use a /{need} or larger",
             path,
         )
-    return list(block.subnets(new_prefix=prefix))[: len(counts)]
+    # the first few only: the roce-dragonfly example's block cuts into 1,024 (issue 32: validate's CPU)
+    return list(islice(block.subnets(new_prefix=prefix), len(counts)))
 
 
 def dhcp_server(cluster: ResolvedCluster) -> str | None:
@@ -197,9 +199,9 @@ def dhcp_server(cluster: ResolvedCluster) -> str | None:
         return declared
     if cluster.target != "maas":
         return None
-    from generator.deploy.addresses import onprem_plan
+    from generator.deploy.addresses import management_addresses
 
-    addresses = onprem_plan(cluster).management
+    addresses = management_addresses(cluster)
     for pool in cluster.pools:
         if pool.role == "management" and pool.hostnames:
             return addresses.get(pool.hostnames[0])

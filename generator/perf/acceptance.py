@@ -25,12 +25,13 @@ from typing import TYPE_CHECKING
 
 from blueprints.catalog.perf import perf_data
 from generator.foreign import ForeignInputError
-from generator.perf.collectives import algorithm_list, estimate, protocol_list
+from generator.perf.collectives import Estimate, algorithm_list, estimate, protocol_list
 from generator.perf.nccl_results import NcclRun
 from generator.perf.predict import Job, job_for
 from generator.perf.system import PerfError, System
 
 if TYPE_CHECKING:
+    from generator.perf.calibration import Calibration
     from generator.plan.model import Link, Plan
 
 # Distinct predictions one report makes: a real acceptance run asks for a few shapes (one-rail pairs, the
@@ -139,6 +140,7 @@ class AcceptanceReport:
     cluster_wide: bool = False
     unknown_hosts: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
+    calibration: str | None = None  # the site calibration file the predictions carry, if any
 
     @property
     def clean(self) -> bool:
@@ -154,6 +156,7 @@ class AcceptanceReport:
             "suspects": [s.as_dict() for s in self.suspects],
             "unknown_hosts": self.unknown_hosts,
             "ignored_files": self.ignored,
+            **({"calibration": self.calibration} if self.calibration else {}),
         }
 
 
@@ -182,8 +185,9 @@ def _resolve_rail(run: NcclRun, by_port: dict[tuple[str, str], int]) -> NcclRun 
 class _Predictions:
     """Each (shape, collective, size) predicted once; more than MAX_PREDICTIONS distinct ones are refused."""
 
-    def __init__(self, system: System) -> None:
+    def __init__(self, system: System, calibration: Calibration | None = None) -> None:
         self.system = system
+        self.calibration = calibration
         self.jobs: dict[tuple[int, int, float], Job] = {}
         self.made: dict[tuple[object, ...], tuple[float, str]] = {}
 
@@ -194,7 +198,7 @@ class _Predictions:
         return self.jobs[key]
 
     def busbw(self, run: NcclRun, shape: tuple[int, int, float], size: int) -> tuple[float, str]:
-        key = (*shape, run.collective, size, run.algo, run.proto)
+        key = (*shape, run.collective, size, run.algo, run.proto, run.rail is not None)
         if key not in self.made:
             if len(self.made) >= MAX_PREDICTIONS:
                 raise ForeignInputError(
@@ -204,8 +208,21 @@ class _Predictions:
                 )
             algos, protos = run_settings(run)
             est = estimate(run.collective, max(1, size), self.job(*shape), algorithms=algos, protocols=protos)
-            self.made[key] = (est.busbw_gbytes, est.algorithm)
+            self.made[key] = (self._calibrated(run, shape[0], est), est.algorithm)
         return self.made[key]
+
+    def _calibrated(self, run: NcclRun, nodes: int, est: Estimate) -> float:
+        """The busbw with the site factor of the run's (collective, regime, node band), if any."""
+        if self.calibration is None:
+            return est.busbw_gbytes
+        from generator.perf.calibration import calibrated_busbw, regime
+
+        entry = self.calibration.factor_for(
+            run.collective, regime(self.system, nodes, run.rail is not None), nodes
+        )
+        if entry is None:
+            return est.busbw_gbytes
+        return calibrated_busbw(est.busbw_gbytes, est.time_s, est.latency_us, entry.factor)
 
 
 def _settings_text(run: NcclRun) -> str:
@@ -346,13 +363,14 @@ def compare(
     *,
     threshold: float | None = None,
     ignored: list[str] | None = None,
+    calibration: Calibration | None = None,
 ) -> AcceptanceReport:
     """Predict every run, mark the low ones and name the suspects with their cabling-plan rows."""
     policy = perf_data().policy
     ratio = policy.acceptance_ratio.value if threshold is None else threshold
     cables = _node_cables(plan)
     by_port = _ports(cables)
-    predictions = _Predictions(system)
+    predictions = _Predictions(system, calibration)
     results = []
     for run in runs:
         resolved = _resolve_rail(run, by_port)
@@ -364,7 +382,12 @@ def compare(
     planned = {n for n, _ in cables} | ({d.name for d in plan.devices if d.kind == "node"} if plan else set())
     unknown = sorted({h for r in runs for h in r.hosts} - planned)
     report = AcceptanceReport(
-        blueprint, results, threshold=ratio, unknown_hosts=unknown, ignored=ignored or []
+        blueprint,
+        results,
+        threshold=ratio,
+        unknown_hosts=unknown,
+        ignored=ignored or [],
+        calibration=calibration.file if calibration else None,
     )
     usable = [r for r in results if not r.error]
     if usable and all(r.low for r in usable) and len(usable) > 1:

@@ -62,6 +62,7 @@ class Prediction:
     protocol: str  # ll | ll128 | simple
     bottleneck: str
     limit: str  # the bandwidth limit of the chosen algorithm (even when latency dominates)
+    latency_us: float = 0.0  # the latency term of time_s (a site calibration scales only the rest)
 
     @property
     def algbw(self) -> float:
@@ -218,6 +219,7 @@ def _prediction(est: Estimate, nodes: int) -> Prediction:
         est.protocol,
         est.bottleneck,
         est.limit,
+        est.latency_us,
     )
 
 

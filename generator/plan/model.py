@@ -9,14 +9,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, overload
 
+from generator.gcpause import gc_paused
 from generator.topology.metrics import FabricMetrics  # defined beside the code that computes it
 
 if TYPE_CHECKING:
     import networkx as nx
 
+    from generator.plan.bom import Bom
     from generator.resolve import ResolvedCluster
+
+_T = TypeVar("_T")
 
 
 class Device(NamedTuple):  # NamedTuple, not a frozen dataclass: 10x cheaper to create at 100k GPUs
@@ -97,6 +101,39 @@ class BomLine:
     part_number: str | None = None
 
 
+class _FromBill(Generic[_T]):
+    """A ``Plan`` field the bill of materials fills. Given to ``Plan(...)`` (or ``dataclasses.replace``) it
+    is that value; left out, it is counted on first read by ``Plan.bill`` (generator/plan/bom.py), once for
+    the three fields. No rule reads the BOM, so ``validate`` never pays for it (issue 32: 75 ms of a
+    dragonfly's 0.7 s); ``plan`` and ``generate`` read the same value as when it was built eagerly."""
+
+    def __init__(self, part: Callable[[Bom], _T], empty: Callable[[], _T] | None = None) -> None:
+        self.part, self.empty = part, empty  # empty: the value with neither a given value nor a bill
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name, self.slot = name, f"_given_{name}"
+
+    @overload
+    def __get__(self, plan: None, owner: type) -> _FromBill[_T]: ...
+    @overload
+    def __get__(self, plan: Plan, owner: type) -> _T: ...
+    def __get__(self, plan: Plan | None, owner: type) -> _T | _FromBill[_T]:
+        if plan is None:
+            return self  # dataclass reads the default here: "not given"
+        given = plan.__dict__.get(self.slot, self)
+        if given is not self:
+            return given  # type: ignore[no-any-return]
+        if plan.bill is not None:
+            value = plan.__dict__[self.slot] = self.part(plan._bill_counted)
+            return value
+        if self.empty is not None:
+            return self.empty()
+        raise TypeError(f"Plan has neither {self.name} nor a bill to count it from")
+
+    def __set__(self, plan: Plan, value: _T) -> None:
+        plan.__dict__[self.slot] = value  # frozen: only the dataclass __init__ sets it
+
+
 @dataclass(frozen=True)
 class Plan:
     cluster: ResolvedCluster = field(repr=False, compare=False)
@@ -104,9 +141,19 @@ class Plan:
     links: tuple[Link, ...]
     racks: tuple[Rack, ...]
     metrics: dict[str, FabricMetrics]
-    bom: tuple[BomLine, ...]
-    transceivers: dict[str, int]  # transceiver catalogue id → count
-    transceivers_by_fabric: dict[str, dict[str, int]] = field(default_factory=dict)  # fabric → id → count
+    bom: _FromBill[tuple[BomLine, ...]] = _FromBill(lambda b: tuple(b.lines))
+    transceivers: _FromBill[dict[str, int]] = _FromBill(lambda b: b.transceivers)  # catalogue id → count
+    transceivers_by_fabric: _FromBill[dict[str, dict[str, int]]] = _FromBill(  # fabric → id → count
+        lambda b: b.by_fabric, dict
+    )
+    # counts the fields above on first read (generator/plan/build.py); None: they were given
+    bill: Callable[[], Bom] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def _bill_counted(self) -> Bom:
+        assert self.bill is not None
+        with gc_paused():  # as the rest of the plan is built (generator/gcpause.py)
+            return self.bill()
 
     @cached_property
     def device_by_name(self) -> dict[str, Device]:

@@ -11,7 +11,8 @@ Checks (each with the switches, interfaces and cables it is about when it fails)
   (``expect.first_hops`` over the cable graph).
 
 Then the hosts on their leaves (``hosts.py``: host subnets routed, the per-rail ping matrix) and the same
-switch checks after each ``--fail`` device, cumulatively (the first stays down when the second fails).
+switch checks and ping matrix after each ``--fail`` device, cumulatively (the first stays down when the second
+fails; the host ports behind a failed leaf are expected down, every other pair must still ping).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from generator.rehearse.build_input import Build, Cable
 from generator.rehearse.cleanup import WORK_PREFIX, Reaper
 from generator.rehearse.expect import Wire, adjacency, first_hops
 from generator.rehearse.frr import FrrNetwork
-from generator.rehearse.hosts import check_hosts, place_hosts
+from generator.rehearse.hosts import check_hosts, check_hosts_after_fail, place_hosts
 from generator.rehearse.nvue import SwitchConfig
 from generator.rehearse.verdict import FabricVerdict
 
@@ -207,7 +208,7 @@ def rehearse_ethernet(
     for name, cfg in sorted(configs.items()):
         net.add_switch(name, cfg.frr_conf)
     net.wire(wires)
-    placed = place_hosts(build, fabric, configs, net, verdict)
+    hosts = place_hosts(build, fabric, configs, net, verdict, fail)
     net.start()
     slow = net.wait_ready()
     if slow or reaper.dead():
@@ -218,7 +219,7 @@ def rehearse_ethernet(
     found, seconds = converge(net, Expectation(configs, wires, srcs, down), timeout_s)
     _record(verdict, "all up", found, seconds, len(srcs))
     if "daemons" not in found:
-        check_hosts(build, fabric, configs, verdict, placed)
+        check_hosts(build, fabric, configs, verdict, hosts)
     for device in fail:
         if "daemons" in found:
             return
@@ -226,3 +227,5 @@ def rehearse_ethernet(
         down.add(device)
         found, seconds = converge(net, Expectation(configs, wires, srcs, down), timeout_s)
         _record(verdict, f"after --fail {device}", found, seconds, len(srcs))
+        if "daemons" not in found:
+            check_hosts_after_fail(verdict, hosts, device, down)

@@ -18,11 +18,16 @@ filtering off, since ECMP returns packets over another uplink). After the fabric
 
 * ``host subnets routed``: every host address is in a network its leaf announces;
 * ``host reachability``: per rail, every sampled host port pings every sampled host port behind another
-  leaf of the rail (both directions), through the leaves and spines as cabled.
+  leaf of the rail (both directions), through the leaves and spines as cabled. A rail without such a pair
+  is a note; no pair on any rail fails the check (0 pings would prove nothing);
+* ``host reachability (after --fail X)``: after each ``--fail`` (``check_hosts_after_fail``) the same
+  matrix without the pairs that have an end behind a failed leaf; those host ports (every one behind the
+  leaf, not only the sampled) are named as expected down, every other pair must still reply.
 
 Larger builds are sampled: the first ``PORTS_PER_LEAF`` host ports (by host name) of the first
 ``LEAVES_PER_RAIL`` leaves (by name, leaves outside scalable units first: a storage fabric's storage-server
-leaves) of each rail, which crosses leaves on every rail.
+leaves) of each rail, which crosses leaves on every rail; a sampled leaf that ``--fail`` takes down brings
+in the rail's next leaf that stays up.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import io
 import ipaddress
 import subprocess
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,6 +79,12 @@ class PlacedHost:
     port: HostPort
     ns: str
     routing: HostRouting
+
+
+@dataclass(frozen=True)
+class HostSample:
+    placed: list[PlacedHost]  # the sampled host ports, in their namespaces
+    ports: list[HostPort]  # every addressed host port on the rehearsed leaves: who a failed leaf takes down
 
 
 def host_addresses(root: Path) -> dict[str, dict[str, str]]:
@@ -202,9 +214,11 @@ def host_ports(
     return out
 
 
-def sampled(ports: list[HostPort]) -> tuple[list[HostPort], str]:
+def sampled(ports: list[HostPort], fail: Collection[str] = ()) -> tuple[list[HostPort], str]:
     """The first ``PORTS_PER_LEAF`` host ports of the first ``LEAVES_PER_RAIL`` leaves of each rail, and
-    the note saying so ("" if that is all of them)."""
+    the note saying so ("" if that is all of them). A sampled leaf that ``--fail`` takes down brings in
+    the rail's next leaf that stays up, so the rail keeps a cross-leaf pair after the failure where it
+    has one."""
     leaves: dict[str, set[str]] = defaultdict(set)
     for p in ports:
         leaves[p.rail].add(p.leaf)
@@ -212,15 +226,26 @@ def sampled(ports: list[HostPort]) -> tuple[list[HostPort], str]:
     # sampled pings cross from GPU nodes to storage whatever the storage pool is named
     first = {r: sorted(ls, key=lambda n: (in_unit(n), n)) for r, ls in leaves.items()}
     keep = {r: set(ls[:LEAVES_PER_RAIL]) for r, ls in first.items()}
+    extra = {r: _live_stand_ins(ls, fail) for r, ls in first.items()}
     per_leaf: dict[str, list[HostPort]] = defaultdict(list)
     for p in sorted(ports, key=lambda p: (p.host, p.interface)):
-        if p.leaf in keep[p.rail] and len(per_leaf[p.leaf]) < PORTS_PER_LEAF:
+        if p.leaf in keep[p.rail] | extra[p.rail] and len(per_leaf[p.leaf]) < PORTS_PER_LEAF:
             per_leaf[p.leaf].append(p)
     out = [p for p in ports if p in per_leaf[p.leaf]]
     if len(out) == len(ports):
         return out, ""
+    more = sorted(n for ls in extra.values() for n in ls)
     return out, (f"hosts sampled: the first {PORTS_PER_LEAF} host ports of the first {LEAVES_PER_RAIL} "
-                 f"leaves of each of {len(keep)} rails ({len(out)} of {len(ports)} host ports)")  # fmt: skip
+                 f"leaves of each of {len(keep)} rails"
+                 + (f", and of {', '.join(more)} (standing in for a sampled leaf --fail takes down)"
+                    if more else "")
+                 + f" ({len(out)} of {len(ports)} host ports)")  # fmt: skip
+
+
+def _live_stand_ins(ordered: list[str], fail: Collection[str]) -> set[str]:
+    """The rail's next leaves that stay up, one per sampled leaf that ``--fail`` takes down."""
+    gone = sum(1 for n in ordered[:LEAVES_PER_RAIL] if n in fail)
+    return set([n for n in ordered[LEAVES_PER_RAIL:] if n not in fail][:gone])
 
 
 def routing_problems(ports: list[HostPort], configs: dict[str, SwitchConfig]) -> list[str]:
@@ -238,13 +263,18 @@ def routing_problems(ports: list[HostPort], configs: dict[str, SwitchConfig]) ->
 
 
 def place_hosts(
-    build: Build, fabric: str, configs: dict[str, SwitchConfig], net: FrrNetwork, verdict: FabricVerdict
-) -> list[PlacedHost]:
+    build: Build,
+    fabric: str,
+    configs: dict[str, SwitchConfig],
+    net: FrrNetwork,
+    verdict: FabricVerdict,
+    fail: Collection[str] = (),
+) -> HostSample:
     """Before FRR starts: the sampled host ports in namespaces on veths to their leaf ports, the leaves'
     other addressed ports as dummies. Notes why no host is placed when there is none."""
     addrs = host_addresses(build.root)
-    ports = host_ports(build, fabric, configs, addrs) if addrs else []
-    ports, note = sampled(ports)
+    every = host_ports(build, fabric, configs, addrs) if addrs else []
+    ports, note = sampled(every, fail)
     if not addrs:
         verdict.notes.append("hosts: the build has no host fabric addresses (no cb_fabric_addresses in "
                              "ansible/inventory.yml), so no host is placed on its leaf")  # fmt: skip
@@ -265,7 +295,7 @@ def place_hosts(
     net.host_ports(dummies, [(h.port.leaf, h.port.leaf_if, h.ns, h.port.interface) for h in placed])
     for h in placed:
         batch(["-n", h.ns], _host_commands(h))
-    return placed
+    return HostSample(placed, every)
 
 
 def _host_commands(h: PlacedHost) -> list[str]:
@@ -283,23 +313,91 @@ def check_hosts(
     fabric: str,
     configs: dict[str, SwitchConfig],
     verdict: FabricVerdict,
-    placed: list[PlacedHost],
+    sample: HostSample,
 ) -> None:
-    """Record ``host subnets routed`` and ``host reachability`` (nothing when no host is placed)."""
-    if not placed:
+    """Record ``host subnets routed`` and ``host reachability`` with every device up (nothing when no host
+    is placed)."""
+    if not sample.placed:
         return
-    ports = [h.port for h in placed]
+    ports = [h.port for h in sample.placed]
     rails = sorted({p.rail for p in ports})
     verdict.add("host subnets routed", routing_problems(ports, configs),
                 f"{len(ports)} host ports on {len({p.leaf for p in ports})} leaves ({len(rails)} rails): "
                 "each address is in a network its leaf announces")  # fmt: skip
-    pairs = matrix(placed)
-    if tools.tool("ping") is None:
-        verdict.add("host reachability", [tools.install_hint([("ping", PING_PACKAGE)])], "ping is installed")
+    check_reachability(verdict, sample, set(), "")
+
+
+def check_hosts_after_fail(verdict: FabricVerdict, sample: HostSample, device: str, down: set[str]) -> None:
+    """``host reachability (after --fail DEVICE)``: every pair whose ends both stay up still pings; the host
+    ports behind a failed leaf are named as expected down (nothing when no host is placed)."""
+    if sample.placed:
+        check_reachability(verdict, sample, down, f" (after --fail {device})")
+
+
+@dataclass(frozen=True)
+class PingPlan:
+    pairs: list[tuple[PlacedHost, PlacedHost]]  # to ping: same rail, different leaves, both leaves up
+    skipped: int  # pairs with an end behind a failed leaf: expected unreachable, not pinged
+    lonely: list[str]  # per rail with sampled host ports but no pair to ping: why
+
+
+def ping_plan(placed: list[PlacedHost], down: Collection[str]) -> PingPlan:
+    """The cross-leaf pairs of each rail among the host ports whose leaf is up, and why a rail has none."""
+    every = matrix(placed)
+    pairs = [(a, b) for a, b in every if a.port.leaf not in down and b.port.leaf not in down]
+    lonely = []
+    for rail in sorted({h.port.rail for h in placed}):
+        if any(a.port.rail == rail for a, _ in pairs):
+            continue
+        here = [h.port for h in placed if h.port.rail == rail]
+        live = sorted({p.leaf for p in here if p.leaf not in down})
+        dead = sorted({p.leaf for p in here if p.leaf in down})
+        why = f"rail {rail or '(none)'}: {len(here)} sampled host ports, " + (
+            f"the live ones all behind {live[0]}" if live else "none behind a leaf that is up"
+        )
+        why += (
+            f" ({', '.join(dead)} failed)" if dead else " (the rehearsed switches have no other leaf on it)"
+        )
+        lonely.append(why + ": no cross-leaf pair to ping")
+    return PingPlan(pairs, len(every) - len(pairs), lonely)
+
+
+def expected_down(ports: list[HostPort], down: Collection[str]) -> list[str]:
+    """Per failed leaf, every addressed host port behind it (host interface, cable), by host."""
+    out = []
+    for leaf in sorted({p.leaf for p in ports if p.leaf in down}):
+        behind = sorted((p for p in ports if p.leaf == leaf), key=lambda p: (p.host, p.interface))
+        out.append(f"{len(behind)} host ports behind failed {leaf}: "
+                   + ", ".join(f"{p.host} {p.interface} ({p.cable})" for p in behind))  # fmt: skip
+    return out
+
+
+def check_reachability(verdict: FabricVerdict, sample: HostSample, down: set[str], suffix: str) -> None:
+    """Ping the plan's pairs; a fabric with host ports where no pair can be formed fails (all up) or says
+    that only failed leaves are to blame (after ``--fail``)."""
+    name = "host reachability" + suffix
+    plan = ping_plan(sample.placed, down)
+    gone = expected_down(sample.ports, down)
+    verdict.notes += [f"{name}: {why}" for why in plan.lonely]
+    verdict.notes += [f"{name}: expected down: {g}" for g in gone]
+    rails = len({a.port.rail for a, _ in plan.pairs})
+    n_gone = sum(1 for p in sample.ports if p.leaf in down)
+    spared = (f"; {n_gone} host ports behind failed leaves expected down "
+              f"(named in the notes), {plan.skipped} sampled pairs with such an end not pinged"
+              if gone else "")  # fmt: skip
+    if not plan.pairs and not down:
+        verdict.add(name, ["no pair of sampled host ports on one rail behind different leaves to ping: "
+                           + "; ".join(plan.lonely)], "cross-leaf pings between host ports")  # fmt: skip
         return
-    verdict.add("host reachability", ping_all(pairs),
-                f"{len(pairs)} pings between host ports behind different leaves of the same rail "
-                f"({len(rails)} rails), through the fabric as cabled")  # fmt: skip
+    if not plan.pairs:
+        verdict.add(name, [], f"0 pings: every cross-leaf pair has an end behind a failed leaf{spared}")
+        return
+    if tools.tool("ping") is None:
+        verdict.add(name, [tools.install_hint([("ping", PING_PACKAGE)])], "ping is installed")
+        return
+    verdict.add(name, ping_all(plan.pairs),
+                f"{len(plan.pairs)} pings between host ports behind different leaves of the same rail "
+                f"({rails} rails), through the fabric as cabled{spared}")  # fmt: skip
 
 
 def matrix(placed: list[PlacedHost]) -> list[tuple[PlacedHost, PlacedHost]]:

@@ -64,6 +64,14 @@ _COMMENT = re.compile(
 )
 _GUID = re.compile(r"^(switchguid|caguid|rtguid|sysimgguid)=0x([0-9a-fA-F]{1,16})\b")
 _DEVID = re.compile(r"^devid=0x([0-9a-fA-F]{1,8})\b")
+# What ibnetdiscover prints (libibmad's IBWARN, on stderr) when a node does not answer its SMP, e.g.
+# "src/query_smp.c:195; umad (DR path slid 0; dlid 0; 0,1,1,31 Attr 0x11:0) bad status 110; Connection
+# timed out" (tests/verify/fixtures/real/ibtopotool-3.topo, line 1): the directed route ends at a port whose
+# link is up but whose peer is missing from the dump. The header names the node the route starts from.
+_DR_FAIL = re.compile(
+    r"DR path slid \d{1,5}; dlid \d{1,5}; (\d{1,3}(?:,\d{1,3}){0,63})\b[^)]{0,80}\)(.{0,200})"
+)
+_INITIATED = re.compile(r"^#\s*Initiated from node ([0-9a-fA-F]{1,16})\b")
 _P_HEAD = re.compile(
     r"^(SW|CA|RT)\s+(\d{1,6})\s+(\d{1,6})\s+0x([0-9a-fA-F]{1,16})\s+(\d{1,3}[xX]|\?\?)\s+(\S+)\s+-\s+"
     r"(SW|CA|RT)\s+(\d{1,6})\s+(\d{1,6})\s+0x([0-9a-fA-F]{1,16})\s+\(\s*'"
@@ -297,6 +305,8 @@ def _unparsed(b: _Builder, line: str, no: int) -> None:
 def _parse_default(text: str, source: str) -> IbDiscovery:
     b = _Builder(source, "ibnetdiscover")
     record = _Record()
+    unreached: list[tuple[int, list[int], str]] = []
+    start: list[str] = []
     for no, raw in dump_lines(text, source):
         line = raw.strip()
         if not line or _read_ids(record, line):
@@ -306,10 +316,40 @@ def _parse_default(text: str, source: str) -> IbDiscovery:
         elif line.startswith(("[", "@")):
             _add_port(b, record, line, no)
         else:
+            _note_unreached(line, no, unreached, start)
             _unparsed(b, line, no)
             if record.current_kind and not line.startswith("#"):
                 record.close()  # any other line ends a record (ibsim does the same)
+    b.warnings += [_unreached_warning(b, start, no, route, why) for no, route, why in unreached]
     return b.result()
+
+
+def _note_unreached(
+    line: str, no: int, unreached: list[tuple[int, list[int], str]], start: list[str]
+) -> None:
+    """Keep a failed directed route (stderr noise in the dump) and the node the discovery started from."""
+    if m := _INITIATED.match(line):
+        start.append(f"0x{int(m.group(1), 16):016x}")
+    elif m := _DR_FAIL.search(line):
+        why = m.group(2).strip(" ;") or "no answer"
+        unreached.append((no, [int(p) for p in m.group(1).split(",")], why))
+
+
+def _unreached_warning(b: _Builder, start: list[str], no: int, route: list[int], why: str) -> str:
+    """The port a failed directed route ends at, followed from the start node over the dump's links."""
+    node: str | None = start[0] if start else None
+    for port in route[1:-1]:
+        hop = b.peer.get((node, port)) if node is not None else None
+        node = hop[0] if hop is not None else None
+    text = f"DR path {','.join(map(str, route))}"
+    if node is not None and len(route) > 1:
+        seen = b.nodes.get(node)
+        desc = f' "{seen.desc}"' if seen is not None and seen.desc else ""
+        text = f"port {route[-1]} of {node}{desc} ({text})"
+    return (
+        f"{b.source}:{no}: ibnetdiscover got no answer through {text}: {why}; whatever is cabled there is "
+        "not in the dump"
+    )
 
 
 def _parse_ports(text: str, source: str) -> IbDiscovery:

@@ -408,6 +408,8 @@ def _site_hca_end(link: FoundLink, index: PlanIndex) -> tuple[End, End, tuple[st
     for node, other in ((link.a, link.b), (link.b, link.a)):
         if node.kind != "node" or not node.known or node.port in index.ports.get(node.device, ()):
             continue
+        if node.port.split("/")[0] in {p.split("/")[0] for p in index.ports.get(node.device, ())}:
+            continue  # a planned HCA cabled on another of its ports: a wrong port, not a site HCA name
         if other.kind != "switch" or not other.known:
             continue
         planned = index.peer.get((other.device, other.port))
@@ -422,7 +424,7 @@ def learn_hca_names(found: list[FoundLink], index: PlanIndex) -> dict[str, str]:
     exception to the rule and not the rule."""
     votes: dict[str, Counter[str]] = {}
     for link in found:
-        if (hit := _site_hca_end(link, index)) is not None:
+        if (hit := _site_hca_end(link, index)) is not None and index.kind(hit[0].device) != "appliance":
             node, _, planned = hit
             votes.setdefault(node.port.split("/")[0], Counter())[planned[1].split("/")[0]] += 1
     learned: dict[str, str] = {}
@@ -449,17 +451,20 @@ def site_hca_names(found: list[FoundLink], index: PlanIndex) -> list[FoundLink]:
     for link in found:
         for node in (link.a, link.b):
             label, _, num = node.port.partition("/")
-            if node.kind == "node" and node.known and label in learned:
+            appliance = index.kind(node.device) == "appliance"  # plan ports p1, p2: no HCA names to map
+            if node.kind == "node" and node.known and label in learned and not appliance:
                 fixed = replace(node, port=f"{learned[label]}/{num}")
                 link = replace(link, a=fixed) if node is link.a else replace(link, b=fixed)
         hit = _site_hca_end(link, index)
         if hit is not None:
             node, _, planned = hit
-            index.notes.setdefault(
-                node.device,
-                f"{node.device}: HCA name {node.port.split('/')[0]!r} is not one of the plan's RDMA devices; "
-                "its ports were matched from the switch side (HCA names not checked)",
-            )
+            # an appliance's HCA names are not published (plan ports p1, p2): where it sits is what counts
+            if index.kind(node.device) != "appliance":
+                index.notes.setdefault(
+                    node.device,
+                    f"{node.device}: HCA name {node.port.split('/')[0]!r} is not one of the plan's RDMA "
+                    "devices; its ports were matched from the switch side (HCA names not checked)",
+                )
             fixed = replace(node, port=planned[1])
             link = replace(link, a=fixed) if node is link.a else replace(link, b=fixed)
         out.append(link)

@@ -24,19 +24,34 @@ from generator.rehearse.build_input import read_build
 from generator.rehearse.hosts import (
     PING_PACKAGE,
     HostPort,
+    HostRouting,
+    HostSample,
+    PlacedHost,
+    check_reachability,
+    expected_down,
     host_addresses,
     host_ports,
     host_routing,
+    ping_plan,
     routing_problems,
     sampled,
 )
+from generator.rehearse.verdict import FabricVerdict
 
 HOST_TOOLS = {**tools.ETHERNET_TOOLS, "ping": PING_PACKAGE}
+STORAGE = REPO / "tests" / "rehearse" / "data" / "roce-rail-2tier-storage.yaml"
+SWITCH_CHECKS = ["configuration", "bgp sessions", "reachability", "ecmp"]
 
 
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return generate(REPO / "examples" / "roce-rail-2tier.yaml", tmp_path_factory.mktemp("hosts") / "build")
+
+
+@pytest.fixture(scope="module")
+def storage(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The storage fabric of tests/rehearse/data (4 leaves, 2 spines; both pools' ports declared)."""
+    return generate(STORAGE, tmp_path_factory.mktemp("storage") / "build")
 
 
 @pytest.fixture(scope="module")
@@ -98,10 +113,10 @@ def test_sample_keeps_two_ports_of_two_leaves_per_rail() -> None:
     assert sampled(kept)[1] == ""
 
 
-def _without_host_network(build: Path, dest: Path, leaf: str, network: str) -> Path:
+def _without_host_network(build: Path, dest: Path, leaf: str, network: str, fabric: str = "compute") -> Path:
     """A copy of ``build`` whose ``leaf`` no longer announces ``network`` (its BGP network statement)."""
     shutil.copytree(build, dest)
-    conf = dest / "switches" / "compute" / leaf / "startup.yaml"
+    conf = dest / "switches" / fabric / leaf / "startup.yaml"
     text, n = re.subn(rf"^ +{re.escape(network)}: \{{\}}\n", "", conf.read_text(), flags=re.M)
     assert n == 1
     conf.write_text(text)
@@ -142,3 +157,119 @@ def test_a_missing_host_network_statement_fails_precisely(named: Path, tmp_path:
     assert routed.startswith("gpu001 eth0 (10.100.0.10/31, rail 0) on c-leaf-su1-r0 swp1s0 (C-NL-000001)")
     assert len(bad["host reachability"]) == 4, bad["host reachability"]  # 2 peers x 2 directions
     assert all("gpu001 eth0 (10.100.0.10/31" in r for r in bad["host reachability"])
+
+
+def _placed(host: str, rail: str, leaf: str) -> PlacedHost:
+    port = HostPort(host, "eth0", "10.0.0.0/31", rail, leaf, "swp1", f"C-{host}")
+    return PlacedHost(port, f"ns-{host}", HostRouting(None, ()))
+
+
+def test_no_cross_leaf_pair_fails_with_the_reason_and_a_lonely_rail_is_noted() -> None:
+    """No tool needed (issue 27): a rail whose sampled host ports sit behind one leaf gets a note; a fabric
+    where no rail has a pair fails ``host reachability`` instead of passing with 0 pings."""
+    lonely = [_placed("a", "0", "leaf1"), _placed("b", "0", "leaf1")]
+    verdict = FabricVerdict("compute", "ethernet", "")
+    sample = HostSample(lonely, [h.port for h in lonely])
+    check_reachability(verdict, sample, set(), "")
+    (check,) = verdict.checks
+    assert (check.name, check.ok) == ("host reachability", False)
+    want = ("rail 0: 2 sampled host ports, the live ones all behind leaf1 (the rehearsed switches have no "
+            "other leaf on it): no cross-leaf pair to ping")  # fmt: skip
+    assert check.reasons == [
+        f"no pair of sampled host ports on one rail behind different leaves to ping: {want}"
+    ]
+    # a second rail with a pair: rail 0 is a note, the pairs of rail 1 are what is pinged
+    paired = [*lonely, _placed("c", "1", "leaf2"), _placed("d", "1", "leaf3")]
+    plan = ping_plan(paired, set())
+    assert plan.lonely == [want] and plan.skipped == 0
+    assert sorted((a.port.host, b.port.host) for a, b in plan.pairs) == [("c", "d"), ("d", "c")]
+
+
+def test_a_failed_leaf_takes_its_pairs_out_of_the_plan_and_names_its_ports() -> None:
+    placed = [_placed("a", "0", "leaf1"), _placed("b", "0", "leaf2"), _placed("c", "0", "leaf3")]
+    plan = ping_plan(placed, {"leaf2"})
+    assert sorted((a.port.host, b.port.host) for a, b in plan.pairs) == [("a", "c"), ("c", "a")]
+    assert plan.skipped == 4 and plan.lonely == []
+    behind = [h.port for h in placed] + [HostPort("z", "eth1", "10.0.0.8/31", "0", "leaf2", "swp9", "C-z")]
+    assert expected_down(behind, {"leaf2"}) == [
+        "2 host ports behind failed leaf2: b eth0 (C-b), z eth1 (C-z)"
+    ]
+    gone = ping_plan(placed[:2], {"leaf2"})
+    assert gone.pairs == [] and gone.lonely == [
+        "rail 0: 2 sampled host ports, the live ones all behind leaf1 (leaf2 failed): no cross-leaf pair to ping"
+    ]
+
+
+def test_a_failed_sampled_leaf_brings_in_the_rails_next_live_leaf() -> None:
+    ports = [
+        HostPort(f"h{i}", "eth0", f"10.0.0.{2 * i}/31", "0", f"leaf{i % 3}", f"swp{i}", f"C{i}")
+        for i in range(9)
+    ]
+    kept, note = sampled(ports, {"leaf1"})
+    assert sorted(p.host for p in kept) == ["h0", "h1", "h2", "h3", "h4", "h5"]
+    assert "and of leaf2 (standing in for a sampled leaf --fail takes down)" in note
+    assert sampled(ports, {"leaf2"}) == sampled(ports)  # an unsampled leaf failing changes nothing
+
+
+def _behind(build: Path, leaf: str) -> list[str]:
+    """Independent oracle: the host ports cabled to ``leaf`` in cables.csv, as ``host netdev (cable)``."""
+    rows = csv.DictReader(io.StringIO((build / "cabling" / "cables.csv").read_text()))
+    ends = [(r["a_device"], r["a_netdev"], r["cable_id"]) for r in rows
+            if r["fabric"] == "storage" and r["layer"] == "node_leaf" and r["b_device"] == leaf]  # fmt: skip
+    return [f"{h} {n} ({c})" for h, n, c in sorted(ends)]
+
+
+@pytest.mark.realtools
+def test_pings_after_a_spine_and_then_a_leaf_fail(storage: Path) -> None:
+    """Issue 27, cumulative: s-spine-001 down, every cross-leaf pair still pings (ECMP over s-spine-002);
+    then s-leaf-su1-01 down too: its 32 host ports are named expected down, their pairs not pinged, every
+    other pair still pings, and s-leaf-su2-01 stands in for it in rail 0's sample."""
+    need_tools(HOST_TOOLS)
+    code, report, err = rehearse(str(storage), "--fabric", "storage", "--fail", "s-spine-001",
+                                 "--fail", "s-leaf-su1-01", timeout_s=400)  # fmt: skip
+    assert code == 0, (failed(report), err[-2000:])
+    (fab,) = report["fabrics"]
+    checks = {c["check"]: c for c in fab["checks"]}
+    after = [f" (after --fail {d})" for d in ("s-spine-001", "s-leaf-su1-01")]
+    assert list(checks) == [*SWITCH_CHECKS, "host subnets routed", "host reachability"] + [
+        f"{c}{a}" for a in after for c in [*SWITCH_CHECKS[1:], "host reachability"]
+    ]
+    # rail 0: s-leaf-stor-01, s-leaf-su1-01 and its stand-in s-leaf-su2-01, 2 ports each: 6 x 4 ordered
+    # cross-leaf pairs; rail 1: s-leaf-stor-02 and s-leaf-su1-02: 4 x 2
+    assert checks["host reachability"]["detail"].startswith("32 pings "), checks["host reachability"]
+    spine = checks["host reachability" + after[0]]["detail"]
+    assert spine.startswith("32 pings ") and "expected down" not in spine, spine
+    leaf = checks["host reachability" + after[1]]["detail"]
+    assert leaf.startswith("16 pings ") and leaf.endswith(
+        "; 32 host ports behind failed leaves expected down (named in the notes), 16 sampled pairs with such "
+        "an end not pinged"
+    ), leaf
+    behind = _behind(storage, "s-leaf-su1-01")
+    assert len(behind) == 32 and behind[0].startswith("gpu001 ens1f0 ")
+    down = [n for n in fab["notes"] if "expected down" in n]
+    assert down == [f"host reachability{after[1]}: expected down: 32 host ports behind failed s-leaf-su1-01: "
+                    + ", ".join(behind)]  # fmt: skip
+    assert any(
+        "and of s-leaf-su2-01 (standing in for a sampled leaf --fail takes down)" in n for n in fab["notes"]
+    )
+
+
+@pytest.mark.realtools
+def test_a_fault_on_a_leaf_that_stays_up_is_caught_after_a_leaf_fails(storage: Path, tmp_path: Path) -> None:
+    """gpu001 ens1f1's /31 removed from s-leaf-su1-02 (rail 1), s-leaf-su1-01 (rail 0) failed: the pings to and
+    from gpu001 ens1f1 fail with every device up and still after the failure; nothing else fails."""
+    need_tools(HOST_TOOLS)
+    rows = csv.DictReader(io.StringIO((storage / "cabling" / "cables.csv").read_text()))
+    assert next(r["b_device"] for r in rows if r["a_device"] == "gpu001" and r["a_netdev"] == "ens1f1") == (
+        "s-leaf-su1-02"
+    )
+    address = host_addresses(storage)["gpu001"]["ens1f1"]
+    network = str(ipaddress.ip_interface(address).network)
+    build = _without_host_network(storage, tmp_path / "b", "s-leaf-su1-02", network, "storage")
+    code, report, err = rehearse(str(build), "--fabric", "storage", "--fail", "s-leaf-su1-01", timeout_s=400)
+    assert code == 1, err[-2000:]
+    bad = failed(report)
+    after = "host reachability (after --fail s-leaf-su1-01)"
+    assert sorted(bad) == ["host reachability", after, "host subnets routed"], bad
+    for check in ("host reachability", after):  # 2 peers behind s-leaf-stor-02 x 2 directions
+        assert len(bad[check]) == 4 and all(f"gpu001 ens1f1 ({address}" in r for r in bad[check]), bad[check]

@@ -93,7 +93,7 @@ def test_compute_and_storage_pass_also_with_a_storage_spine_down(build: Path) ->
     assert storage["size"] == f"8 switches, {n_storage} switch-to-switch cables"
     assert [c["check"] for c in compute["checks"]] == SWITCH_CHECKS + HOST_CHECKS
     assert [c["check"] for c in storage["checks"]] == SWITCH_CHECKS + HOST_CHECKS + [
-        f"{n} (after --fail s-spine-001)" for n in SWITCH_CHECKS[1:]
+        f"{n} (after --fail s-spine-001)" for n in [*SWITCH_CHECKS[1:], "host reachability"]
     ]
     assert all(c["ok"] for f in fabrics.values() for c in f["checks"])
     # the raised thresholds cover the larger fabric (fabrics run one after another): 2 x 512 ends

@@ -1,0 +1,371 @@
+"""Site calibration: the ratio measured/predicted from a site's own acceptance runs, applied to predictions.
+
+``acceptance-report --calibrate`` groups the runs by (collective, regime, node band) and keeps, per group,
+the median over runs of measured/predicted bus bandwidth at the *plateau* sizes: ``plateau_min_bytes()``
+(1 GiB, the size the advisor compares topologies at because it is bandwidth-bound) and up. There the
+latency term is a few tens of microseconds against milliseconds of transfer (1 GiB at 400 GB/s is 2.7 ms),
+so the ratio is the site's bandwidth efficiency against the model, not a latency error; a run without such
+a size is skipped (smaller sizes mix in the latency model). The median, not the mean, so one run over a
+degraded cable moves the factor little; ``spread`` (largest minus smallest run ratio) says how much the
+runs agreed.
+
+* regime: ``in-node`` (the run stays in one NVLink domain: NVLink, NVLS, PCIe), ``network-all-rails``
+  (every compute rail) or ``network-one-rail`` (the acceptance role's one-rail runs);
+* node band: 1, 2, 3-4, 5-8, 9-16 ... (powers of two: NCCL's rings and trees change shape with the node
+  count, so a factor from 2 nodes is not used for 64).
+
+Applying a factor scales the bandwidth term of the predicted time, not the latency term:
+``time' = latency + (time - latency) / factor``, so plateau sizes get ``factor x busbw`` and latency-bound
+sizes stay as the model has them. A prediction whose (collective, regime, band) has no factor is left as
+it is, and the output says so.
+
+The calibration file is the site's, so it is foreign input to every later command: read bounded
+(``MAX_FILE_BYTES``) with the blueprint loader's hardened YAML reader (no alias expansion past its limit, no
+duplicate keys), checked against :class:`CalibrationFile` (factors in ``FACTOR_RANGE``), and refused at
+``file:line`` when it does not fit or names another blueprint. benchmarks/evaluate.py (the published-
+measurement evaluation) never reads one: a site's factors would hide the model's error there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import statistics
+import tempfile
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError, model_validator
+
+from generator.findings import BlueprintError
+from generator.foreign import ByteBudget, ForeignInputError, json_path, read_foreign, read_foreign_text
+from generator.limits import MAX_NODES
+
+if TYPE_CHECKING:
+    from generator.perf.acceptance import AcceptanceReport, RunResult
+    from generator.perf.predict import Prediction
+    from generator.perf.system import System
+
+VERSION = 1
+# [POLICY] a site factor outside this range is no calibration but a broken run or a model gap to report
+# (a factor of 0.2 is a link trained at a fifth of its speed; 2.0 a model that halves the hardware).
+FACTOR_RANGE = (0.2, 2.0)
+# A calibration file: ~150 bytes per factor and per source; 1 MiB holds thousands of both.
+MAX_FILE_BYTES = 1 << 20
+MAX_FACTORS = 4096
+MAX_SOURCES = 1 << 17  # generator.perf.nccl_results.MAX_FILES
+COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast")
+REGIMES = ("in-node", "network-all-rails", "network-one-rail")
+
+
+def plateau_min_bytes() -> int:
+    """The plateau's smallest size: the advisor's bandwidth-bound probe size (perf.yaml
+    advisor.probe_size_bytes, 1 GiB)."""
+    from blueprints.catalog.perf import perf_data
+
+    return int(perf_data().advisor.probe_size_bytes.value)
+
+
+class CalibrationError(ValueError):
+    """The runs cannot give a calibration (no plateau size, a ratio outside FACTOR_RANGE, a file exists)."""
+
+
+# ---- the file's model -----------------------------------------------------------------------------
+
+Factor = Annotated[float, Field(ge=FACTOR_RANGE[0], le=FACTOR_RANGE[1], allow_inf_nan=False)]
+Nodes = Annotated[StrictInt, Field(ge=1, le=MAX_NODES)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class FactorEntry(_Strict):
+    collective: Literal["all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast"]
+    regime: Literal["in-node", "network-all-rails", "network-one-rail"]
+    nodes_min: Nodes
+    nodes_max: Nodes
+    factor: Factor
+    runs: Annotated[StrictInt, Field(ge=1, le=MAX_SOURCES)]
+    spread: Annotated[float, Field(ge=0, le=FACTOR_RANGE[1], allow_inf_nan=False)]
+
+    @model_validator(mode="after")
+    def _band(self) -> FactorEntry:
+        if self.nodes_min > self.nodes_max:
+            raise ValueError(f"nodes_min {self.nodes_min} is above nodes_max {self.nodes_max}")
+        return self
+
+    def label(self) -> str:
+        band = (
+            str(self.nodes_min) if self.nodes_min == self.nodes_max else f"{self.nodes_min}-{self.nodes_max}"
+        )
+        return f"{self.collective} {self.regime} {band} node(s)"
+
+
+class Source(_Strict):
+    file: Annotated[StrictStr, Field(min_length=1, max_length=4096)]
+    sha256: Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}\z")]
+
+
+class CalibrationFile(_Strict):
+    version: Literal[1]
+    blueprint: Annotated[StrictStr, Field(min_length=1, max_length=253)]
+    nccl_version: Annotated[StrictStr, Field(max_length=64)]
+    plateau_min_bytes: Annotated[StrictInt, Field(ge=1)]
+    sources: list[Source] = Field(max_length=MAX_SOURCES)
+    factors: list[FactorEntry] = Field(min_length=1, max_length=MAX_FACTORS)
+
+    @model_validator(mode="after")
+    def _no_overlap(self) -> CalibrationFile:
+        seen: dict[tuple[str, str], list[FactorEntry]] = defaultdict(list)
+        for f in self.factors:
+            for other in seen[(f.collective, f.regime)]:
+                if f.nodes_min <= other.nodes_max and other.nodes_min <= f.nodes_max:
+                    raise ValueError(f"two factors for {f.label()} (overlaps {other.label()})")
+            seen[(f.collective, f.regime)].append(f)
+        return self
+
+    def factor_for(self, collective: str, regime: str, nodes: int) -> FactorEntry | None:
+        for f in self.factors:
+            if f.collective == collective and f.regime == regime and f.nodes_min <= nodes <= f.nodes_max:
+                return f
+        return None
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A validated calibration file and where it was read from (shown beside every calibrated output)."""
+
+    file: str
+    data: CalibrationFile
+
+    def factor_for(self, collective: str, regime: str, nodes: int) -> FactorEntry | None:
+        return self.data.factor_for(collective, regime, nodes)
+
+
+# ---- keys -----------------------------------------------------------------------------------------
+
+
+def band(nodes: int) -> tuple[int, int]:
+    """The power-of-two node band of ``nodes``: 1, 2, 3-4, 5-8, 9-16 ..."""
+    if nodes <= 2:
+        return max(1, nodes), max(1, nodes)
+    hi = 1 << math.ceil(math.log2(nodes))
+    return hi // 2 + 1, hi
+
+
+def regime(system: System, nodes: int, one_rail: bool) -> str:
+    if nodes <= max(1, system.unit_nodes):
+        return "in-node"
+    return "network-one-rail" if one_rail else "network-all-rails"
+
+
+def calibrated_time(time_s: float, latency_us: float, factor: float) -> float:
+    """The predicted time with its bandwidth term divided by ``factor`` (latency kept)."""
+    latency = min(max(0.0, latency_us * 1e-6), time_s)
+    return latency + (time_s - latency) / factor
+
+
+def calibrated_busbw(busbw: float, time_s: float, latency_us: float, factor: float) -> float:
+    if time_s <= 0:
+        return busbw * factor
+    return busbw * time_s / calibrated_time(time_s, latency_us, factor)
+
+
+def apply_to_series(
+    calibration: Calibration, system: System, collective: str, rows: list[Prediction], nodes: int
+) -> tuple[list[Prediction], FactorEntry | None]:
+    """``rows`` (one collective over all rails of ``nodes`` nodes) with the site factor applied, and the
+    factor (None: the calibration has none for this collective, regime and band; rows unchanged)."""
+    from dataclasses import replace
+
+    entry = calibration.factor_for(collective, regime(system, nodes, False), nodes)
+    if entry is None:
+        return rows, None
+    out = []
+    for r in rows:
+        t = calibrated_time(r.time_s, r.latency_us, entry.factor)
+        scale = r.time_s / t if t > 0 else entry.factor
+        out.append(
+            replace(r, time_s=t, busbw_gbytes=r.busbw_gbytes * scale, algbw_gbytes=r.algbw_gbytes * scale)
+        )
+    return out, entry
+
+
+# ---- calibrate ------------------------------------------------------------------------------------
+
+
+def _run_ratio(res: RunResult, plateau: int) -> float | None:
+    ratios = [s.measured / s.predicted for s in res.sizes if s.size_bytes >= plateau and s.predicted > 0]
+    return statistics.fmean(ratios) if ratios else None
+
+
+def _groups(
+    report: AcceptanceReport, system: System, plateau: int
+) -> tuple[dict[tuple[str, str, int, int], list[float]], list[str]]:
+    groups: dict[tuple[str, str, int, int], list[float]] = defaultdict(list)
+    skipped = []
+    for res in report.results:
+        if res.error:
+            skipped.append(f"{res.run.name}: {res.error}")
+            continue
+        ratio = _run_ratio(res, plateau)
+        if ratio is None:
+            skipped.append(f"{res.run.name}: no message size of {plateau:,} bytes or more")
+            continue
+        run = res.run
+        groups[(run.collective, regime(system, run.nodes, run.rail is not None), *band(run.nodes))].append(
+            ratio
+        )
+    return groups, skipped
+
+
+def _entries(groups: dict[tuple[str, str, int, int], list[float]]) -> list[dict[str, object]]:
+    entries = []
+    lo, hi = FACTOR_RANGE
+    for (collective, reg, nmin, nmax), ratios in sorted(groups.items()):
+        factor = statistics.median(ratios)
+        if not lo <= factor <= hi:
+            raise CalibrationError(
+                f"{collective} {reg} {nmin}-{nmax} node(s): measured/predicted {factor:.3f} over "
+                f"{len(ratios)} run(s) is outside {lo}-{hi}: a broken run or a model gap to report, "
+                "not a calibration (nothing written)"
+            )
+        entries.append(
+            {
+                "collective": collective,
+                "regime": reg,
+                "nodes_min": nmin,
+                "nodes_max": nmax,
+                "factor": round(factor, 4),
+                "runs": len(ratios),
+                "spread": round(max(ratios) - min(ratios), 4),
+            }
+        )
+    return entries
+
+
+def _sources(paths: Iterable[str], root: Path, budget: ByteBudget) -> list[dict[str, str]]:
+    """Each result file's name (relative to the results folder) and sha256, read again bounded."""
+    from generator.perf.nccl_results import MAX_FILE_BYTES as RESULT_BYTES
+
+    out = []
+    for p in sorted(set(paths)):
+        data = read_foreign(p, RESULT_BYTES, budget)
+        try:
+            name = Path(p).relative_to(root).as_posix()
+        except ValueError:
+            name = Path(p).name
+        out.append({"file": name, "sha256": hashlib.sha256(data).hexdigest()})
+    return out
+
+
+def calibrate(
+    report: AcceptanceReport, system: System, results: str | Path, budget: ByteBudget
+) -> tuple[CalibrationFile, list[str]]:
+    """The calibration of ``report``'s runs (predicted without calibration) and the runs it skipped."""
+    plateau = plateau_min_bytes()
+    groups, skipped = _groups(report, system, plateau)
+    if not groups:
+        raise CalibrationError(
+            f"no run has a message size of {plateau:,} bytes or more (the bandwidth plateau): "
+            "run nccl-tests up to at least 1G (-e 1G) to calibrate (nothing written)"
+        )
+    used = [r.run.path for r in report.results]
+    doc = {
+        "version": VERSION,
+        "blueprint": system.name,
+        "nccl_version": system.nccl_version,
+        "plateau_min_bytes": plateau,
+        "sources": _sources(used, Path(results), budget),
+        "factors": _entries(groups),
+    }
+    return CalibrationFile.model_validate(doc), skipped
+
+
+# ---- files ----------------------------------------------------------------------------------------
+
+
+def default_path(blueprint: str | Path) -> Path:
+    """``<blueprint stem>.calibration.yaml`` beside the blueprint."""
+    p = Path(blueprint)
+    return p.with_name(f"{p.stem}.calibration.yaml")
+
+
+def to_yaml(cal: CalibrationFile) -> str:
+    from generator.yamltext import block_yaml
+
+    head = (
+        "# Site calibration written by `blueprint acceptance-report --calibrate`: measured/predicted bus\n"
+        "# bandwidth at the plateau sizes, per collective, regime and node band. Applied by\n"
+        "# `blueprint estimate --calibration FILE`; never read by benchmarks/evaluate.py.\n"
+    )
+    return head + block_yaml(cal.model_dump(mode="json"))
+
+
+def write_calibration(path: str | Path, cal: CalibrationFile, force: bool) -> None:
+    """Write the file whole or not at all; an existing file is replaced only with ``force``."""
+    from generator.fsutil import OutputRefused, atomic_write_text, checked_output_file
+
+    target = Path(path)
+    try:
+        checked_output_file(target)
+    except OutputRefused as exc:
+        raise CalibrationError(f"{exc} (nothing written)") from None
+    text = to_yaml(cal)
+    if force:
+        atomic_write_text(target, text)
+        return
+    if target.exists():
+        raise CalibrationError(f"{target} exists; add --force to replace it (nothing written)")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o644)
+        os.link(tmp, target)  # fails if the name appeared meanwhile: never replaces a file
+    except FileExistsError:
+        raise CalibrationError(f"{target} exists; add --force to replace it (nothing written)") from None
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _loaded(text: str, where: str):  # type: ignore[no-untyped-def]
+    from generator.load import parse_yaml
+
+    try:
+        return parse_yaml(text, where)
+    except BlueprintError as exc:
+        first = exc.findings[0]
+        loc = first.location
+        raise ForeignInputError(f"{where}:{loc.line}" if loc else where, first.message) from None
+
+
+def read_calibration(path: str | Path, blueprint: str, budget: ByteBudget | None = None) -> Calibration:
+    """The calibration file at ``path`` for the blueprint named ``blueprint``; ForeignInputError located
+    at ``file:line`` when it cannot be used."""
+    where = str(path)
+    source = _loaded(read_foreign_text(path, MAX_FILE_BYTES, budget), where)
+    if not isinstance(source.data, dict):
+        raise ForeignInputError(f"{where}:1", "not a calibration file (a YAML mapping is expected)")
+    try:
+        data = CalibrationFile.model_validate(source.data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+        at = source.locate(loc)
+        raise ForeignInputError(f"{where}:{at.line}", f"{json_path(list(loc))}: {err['msg']}") from None
+    if data.blueprint != blueprint:
+        at = source.locate(("blueprint",))
+        from generator.safetext import one_line, terminal
+
+        raise ForeignInputError(
+            f"{where}:{at.line}",
+            f"calibration of blueprint `{one_line(terminal(data.blueprint))[:80]}`, not of `{blueprint}`: "
+            "a site's factors hold for the cluster they were measured on",
+        )
+    return Calibration(where, data)
