@@ -408,8 +408,11 @@ def _site_hca_end(link: FoundLink, index: PlanIndex) -> tuple[End, End, tuple[st
     for node, other in ((link.a, link.b), (link.b, link.a)):
         if node.kind != "node" or not node.known or node.port in index.ports.get(node.device, ()):
             continue
-        if node.port.split("/")[0] in {p.split("/")[0] for p in index.ports.get(node.device, ())}:
-            continue  # a planned HCA cabled on another of its ports: a wrong port, not a site HCA name
+        hca = node.port.split("/")[0]
+        if any("/" in p and p.split("/")[0] == hca for p in index.ports.get(node.device, ())):
+            # a planned HCA cabled on another of its ports: a wrong port, not a site HCA name (plan ports
+            # without a port number, such as an appliance's p1, name no HCA and are matched from the switch)
+            continue
         if other.kind != "switch" or not other.known:
             continue
         planned = index.peer.get((other.device, other.port))
