@@ -104,14 +104,8 @@ def scalar(value: object) -> str:
                 _STRINGS.clear()
             text = _STRINGS[value] = _string(value)
         return text
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return number(value)
+    if (plain := _non_string(value)) is not None:
+        return plain
     if not isinstance(value, str):
         raise TypeError(f"unexpected value {value!r} in generated YAML")
     return _string(value)
@@ -226,7 +220,8 @@ def tagged(value: str, tag: str = UNSAFE) -> str:
     return tag + double_quoted(value)
 
 
-def ansible_scalar(value: Any, tag: str = UNSAFE) -> str:
+def _non_string(value: Any) -> str | None:
+    """A boolean, null, int or float as YAML writes it (both writers), else None."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
@@ -235,7 +230,12 @@ def ansible_scalar(value: Any, tag: str = UNSAFE) -> str:
         return str(value)
     if isinstance(value, float):
         return number(value)
-    return tagged(str(value), tag)
+    return None
+
+
+def ansible_scalar(value: Any, tag: str = UNSAFE) -> str:
+    plain = _non_string(value)
+    return plain if plain is not None else tagged(str(value), tag)
 
 
 # A break point: one space between two non-space characters. YAML folds a line break inside a
