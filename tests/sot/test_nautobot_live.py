@@ -1,37 +1,89 @@
-"""`blueprint sot push` against a real Nautobot (tests/sot/nautobot_server.sh): a separate job, not collected
-by the default run (the file name does not start with test_; docs/cabling.md says how to run it).
+"""`blueprint sot push` against a real Nautobot: push a build, push it again (nothing written), push the
+grown build (only the additions and the moves `blueprint diff` names), mark the cables connected; then read
+back through Nautobot's REST API, with pynautobot and not the code under test, that every device, interface
+and cable end equals the plan.
 
-Push a build, push it again (nothing written), push the grown build (only the additions and the moves
-`blueprint diff` names), mark the cables connected; then read back through Nautobot's REST API, with
-pynautobot and not the code under test, that every device, interface and cable end equals the plan.
+The server is Nautobot from PyPI on Debian's PostgreSQL and Redis, started for this module by
+tests/sot/nautobot_server.sh (`.ci/run` installs it in .venv-nautobot) and stopped after it, or one of
+your own named by CB_NAUTOBOT_URL and CB_NAUTOBOT_TOKEN.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conftest import EXAMPLES, run_cli
-from real_tools import needs
+from real_tools import missing_executables, needs
 from sot_fixtures import builds, growth, netbox_rows  # noqa: F401  (fixtures)
 
-URL = os.environ.get("CB_NAUTOBOT_URL", "")
-TOKEN = os.environ.get("CB_NAUTOBOT_TOKEN", "")
+HERE = Path(__file__).resolve().parent
+SERVER = HERE / "nautobot_server.sh"
+NAUTOBOT_VENV = Path(os.environ.get("NAUTOBOT_VENV", HERE.parents[1] / ".venv-nautobot"))
+START_TIMEOUT_S = 900  # install excluded; start-up measured at ~30 s on the 2-core CI machine
+
+
+def _missing_for_a_server() -> list[str]:
+    missing = missing_executables(["redis-server", "runuser"])
+    if not list(Path("/usr/lib/postgresql").glob("*/bin/initdb")):
+        missing.append("PostgreSQL (Debian package postgresql)")
+    if not (NAUTOBOT_VENV / "bin" / "nautobot-server").exists():
+        missing.append(f"nautobot-server in {NAUTOBOT_VENV}")
+    if os.geteuid() != 0:
+        missing.append("root (PostgreSQL runs as the postgres user)")
+    return missing
+
+
+def _env_file(path: Path) -> dict[str, str]:
+    """The ``export A=x B=y`` line nautobot_server.sh writes."""
+    words = path.read_text().split()
+    return dict(w.split("=", 1) for w in words if "=" in w)
 
 
 @pytest.fixture(scope="module")
-def api() -> Any:
-    needs(
-        [] if URL and TOKEN else ["a Nautobot server (CB_NAUTOBOT_URL, CB_NAUTOBOT_TOKEN)"],
-        "start one with: bash tests/sot/nautobot_server.sh --install start DIR; . DIR/env",
-    )
+def server() -> Iterator[dict[str, str]]:
+    """URL and token of a Nautobot: yours (CB_NAUTOBOT_URL/TOKEN) or one started for this module."""
+    url, token = os.environ.get("CB_NAUTOBOT_URL", ""), os.environ.get("CB_NAUTOBOT_TOKEN", "")
+    if url and token:
+        yield {"CB_NAUTOBOT_URL": url, "CB_NAUTOBOT_TOKEN": token}
+        return
+    needs(_missing_for_a_server(), f"install it with: bash {SERVER} --install start DIR (or .ci/run)")
+    state = Path(tempfile.mkdtemp(prefix="cb-nautobot-"))
+    state.chmod(0o755)  # the postgres user writes its cluster below it
+    env = {**os.environ, "NAUTOBOT_VENV": str(NAUTOBOT_VENV)}
+    try:
+        run = subprocess.run(
+            ["bash", str(SERVER), "start", str(state)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=START_TIMEOUT_S,
+            check=False,
+        )
+        assert run.returncode == 0, f"{run.stderr[-3000:]}\n{_tail(state / 'migrate.log')}"
+        yield _env_file(state / "env")
+    finally:
+        subprocess.run(["bash", str(SERVER), "stop", str(state)], env=env, timeout=120, check=False)
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def _tail(path: Path) -> str:
+    return path.read_text(errors="replace")[-3000:] if path.exists() else ""
+
+
+@pytest.fixture(scope="module")
+def api(server: dict[str, str]) -> Any:
     import pynautobot
 
-    return pynautobot.api(URL, token=TOKEN)
+    return pynautobot.api(server["CB_NAUTOBOT_URL"], token=server["CB_NAUTOBOT_TOKEN"])
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +97,10 @@ def ib_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def push(build: Path, *extra: str) -> tuple[int, dict, str]:
+def push(server: dict[str, str], build: Path, *extra: str) -> tuple[int, dict, str]:
+    url, token = server["CB_NAUTOBOT_URL"], server["CB_NAUTOBOT_TOKEN"]
     code, out, err = run_cli(
-        "sot", "push", str(build), "--url", URL, "--token", TOKEN, "--format", "json", *extra
+        "sot", "push", str(build), "--url", url, "--token", token, "--format", "json", *extra
     )
     return code, (json.loads(out) if out.strip() else {}), err
 
@@ -74,9 +127,7 @@ def read_back(api: Any, build: Path) -> dict[str, Any]:
             a, b = interfaces[cable.termination_a_id], interfaces[cable.termination_b_id]
             cables[cable.label] = (*a, *b, statuses[cable.status.id])
     return {
-        "devices": {
-            d.name: (racks.get(d.rack.id) if d.rack else None, d.position) for d in devices.values()
-        },
+        "devices": {d.name: (racks.get(d.rack.id) if d.rack else None, d.position) for d in devices.values()},
         "interfaces": set(interfaces.values()),
         "cables": cables,
     }
@@ -104,32 +155,32 @@ def assert_matches(api: Any, build: Path, status: str) -> None:
     assert {v[4] for v in there["cables"].values()} == {status}
 
 
-def test_push_repush_of_an_infiniband_example(api: Any, ib_build: Path) -> None:
-    code, report, err = push(ib_build)
+def test_push_repush_of_an_infiniband_example(api: Any, server: dict[str, str], ib_build: Path) -> None:
+    code, report, err = push(server, ib_build)
     assert code == 0, err
     assert changed(report, "create")["cable"] == len(netbox_rows(ib_build, "cables.csv"))
     assert_matches(api, ib_build, "Planned")
-    code, report, err = push(ib_build)
+    code, report, err = push(server, ib_build)
     assert code == 0, err
     assert changed(report, "create") == {} and changed(report, "update") == {}
 
 
-def test_push_repush_grow_and_connect(api: Any, builds: dict, growth: dict) -> None:
+def test_push_repush_grow_and_connect(api: Any, server: dict[str, str], builds: dict, growth: dict) -> None:
     small, grown = builds["small"], builds["grown"]
-    code, report, err = push(small)
+    code, report, err = push(server, small)
     assert code == 0, err
     assert_matches(api, small, "Planned")
     # again: nothing to do, and a dry run agrees
-    code, report, err = push(small)
+    code, report, err = push(server, small)
     assert code == 0, err
     assert changed(report, "create") == {} and changed(report, "update") == {}
-    assert push(small, "--dry-run")[0] == 0
+    assert push(server, small, "--dry-run")[0] == 0
     # grown by 16 nodes: the additions are created, the moves and re-sized cables updated
-    code, report, err = push(grown, "--dry-run")
+    code, report, err = push(server, grown, "--dry-run")
     assert code == 1, err
     summary = growth["summary"]
     assert changed(report, "create")["device"] == summary["devices_added"]
-    code, report, err = push(grown)
+    code, report, err = push(server, grown)
     assert code == 0, err
     made, moved = changed(report, "create"), changed(report, "update")
     assert made["device"] == summary["devices_added"]
@@ -140,10 +191,10 @@ def test_push_repush_grow_and_connect(api: Any, builds: dict, growth: dict) -> N
     assert moved["cable"] == summary["cables_changed"]
     assert_matches(api, grown, "Planned")
     # verify-cabling passed: planned -> connected, and a later push leaves them connected
-    code, report, err = push(grown, "--mark-connected")
+    code, report, err = push(server, grown, "--mark-connected")
     assert code == 0, err
     assert report["connected"] == len(netbox_rows(grown, "cables.csv"))
     assert_matches(api, grown, "Connected")
-    code, report, err = push(grown)
+    code, report, err = push(server, grown)
     assert code == 0 and changed(report, "update") == {}
     assert_matches(api, grown, "Connected")
