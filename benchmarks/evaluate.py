@@ -5,9 +5,9 @@
 Reads ``benchmarks/evaluation.yaml`` (each entry: source, hardware, run shape, measured busbw), builds each
 entry's cluster as a blueprint (resolve + plan, like ``blueprint estimate``), predicts the same run (nodes,
 ranks per node, collective, size, NCCL_ALGO when the source forced one) and prints predicted vs measured
-with the signed error, then per family (message-size band, fabric, GPU generation, collective, and the
-issue-28 family a row was added for) the count, median |error|, median signed error and the share within
-±15 %, and the same for the whole set.
+with the signed error, then per family (message-size band, fabric — a cloud transport by its catalogue name —,
+GPU generation, collective, and the issue-28 family a row was added for) the count, median |error|, median
+signed error and the share within ±15 %, the rows outside ±15 %, and the same for the whole set.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ class Outcome:
     fabric: str = "none"
     gpu: str = ""
     family: str = "-"
+    sm_arch: int = 0
 
     @property
     def error(self) -> float:
@@ -116,10 +117,19 @@ def evaluate_entry(entry: dict[str, Any], specs: dict[str, Any]) -> Outcome:
         est.busbw_gbytes,
         entry["source"],
         size_bytes=int(parse_size(str(entry["size"]))),
-        fabric=str(entry.get("fabric", {}).get("technology", "none")).split("-")[0],
+        fabric=_fabric_family(system.technology),
         gpu=system.gpu_id,
         family=str(entry.get("family", "-")),
+        sm_arch=system.sm_arch,
     )
+
+
+def _fabric_family(technology: str | None) -> str:
+    """infiniband-ndr → infiniband; a cloud fabric the catalogue names (efa, gpudirect-tcpxo) stays whole."""
+    if technology is None:
+        return "none"
+    head = technology.split("-")[0]
+    return head if head in ("infiniband", "roce", "ethernet") else technology
 
 
 def evaluate(path: Path = EVALUATION) -> list[Outcome]:
@@ -151,9 +161,18 @@ def band(size_bytes: int) -> str:
     return next(name for limit, name in BANDS if size_bytes <= limit)
 
 
+GENERATIONS = ((100, "Blackwell"), (90, "Hopper"), (80, "Ampere"), (70, "Volta"))
+
+
+def generation(sm_arch: int) -> str:
+    """NVIDIA's architecture name for a compute capability (sm_100 Blackwell, sm_90 Hopper, sm_80 Ampere)."""
+    return next((name for floor, name in GENERATIONS if sm_arch >= floor), f"sm_{sm_arch}")
+
+
 FAMILIES = {
     "size band": lambda o: band(o.size_bytes),
     "fabric": lambda o: o.fabric,
+    "GPU generation": lambda o: generation(o.sm_arch),
     "GPU": lambda o: o.gpu,
     "collective": lambda o: o.collective,
     "issue-28 family": lambda o: o.family,
@@ -201,6 +220,8 @@ def main() -> int:
             f"{o.measured:>9.1f} {o.predicted:>9.1f} {o.error:>+7.1%}"
         )
     _print_families(outcomes)
+    outside = [o for o in outcomes if abs(o.error) > WITHIN]
+    print(f"\noutside ±15 % ({len(outside)}): " + ", ".join(f"{o.id} {o.error:+.0%}" for o in outside))
     worst = max(outcomes, key=lambda o: abs(o.error))
     print(
         f"\n{s['count']} measurements: median |error| {s['median_abs_error']:.1%}, "

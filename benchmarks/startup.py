@@ -9,8 +9,9 @@ start-up cases are shown as a ratio to it. Targets (issue 32): `--version` and `
 floor; `validate` of any shipped example within 0.35 s of CPU. Exit 1 when a target is missed.
 
 --root measures another source tree (e.g. a checkout of an older commit) with this interpreter, for
-before/after figures. The catalogue's parse cache ($XDG_CACHE_HOME/cluster-blueprint) is warm after the
-first run, as it is for a user; --cold-cache gives every run an empty cache directory instead.
+before/after figures. The catalogue's parse cache and the snapshots of the validated catalogue and the
+models' field docs ($XDG_CACHE_HOME/cluster-blueprint, blueprints/snapshot.py) are warm after the first
+run, as they are for a user; --cold-cache gives every run an empty cache directory instead.
 
 Compiled bytecode is warm too, as after `pip install` (which writes it): the runs share a private
 PYTHONPYCACHEPREFIX filled by the unmeasured first run, whatever PYTHONDONTWRITEBYTECODE says

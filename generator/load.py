@@ -57,6 +57,8 @@ class SourceMap:
 
 @dataclass(frozen=True)
 class LoadedBlueprint:
+    """A blueprint file read and validated: the model, its key positions, path and the sha256 of its bytes."""
+
     blueprint: Blueprint
     source: SourceMap
     path: FsPath

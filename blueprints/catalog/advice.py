@@ -1,12 +1,10 @@
 """The article's advice as numbers (``data/advice.yaml``): server limits, topology and fabric by scale."""
 
-from __future__ import annotations
-
 from functools import cache
 
 from pydantic import BaseModel, ConfigDict
 
-from blueprints.catalog.load import DATA_DIR, read_shipped
+from blueprints.catalog.load import validated_file
 
 
 class _Entry(BaseModel):
@@ -39,4 +37,4 @@ class Advice(_Entry):
 
 @cache
 def advice() -> Advice:
-    return Advice.model_validate(read_shipped(DATA_DIR / "advice.yaml"))
+    return validated_file(Advice, "advice.yaml")

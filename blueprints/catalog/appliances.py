@@ -5,14 +5,12 @@ A figure the vendor does not publish is ``None``: the blueprint declares it (``a
 loads and looks them up.
 """
 
-from __future__ import annotations
-
 from functools import cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from blueprints.catalog.load import DATA_DIR, read_shipped
+from blueprints.catalog.load import validated_file
 
 
 class _Entry(BaseModel):
@@ -37,7 +35,7 @@ class _Document(_Entry):
 
 @cache
 def _document() -> _Document:
-    return _Document.model_validate(read_shipped(DATA_DIR / "appliances.yaml"))
+    return validated_file(_Document, "appliances.yaml")
 
 
 def appliance_models() -> dict[str, ApplianceModel]:

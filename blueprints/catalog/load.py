@@ -7,7 +7,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -32,10 +32,12 @@ from blueprints.catalog.schema import (
     Switch,
     Transceiver,
 )
+from blueprints.snapshot import cache_root, private_dir, snapshot
 
 DATA_DIR = Path(__file__).parent / "data"
 
 E = TypeVar("E", bound=BaseModel)
+T = TypeVar("T")
 
 SECTIONS: dict[str, type[BaseModel]] = {
     "gpus": Gpu,
@@ -162,15 +164,9 @@ _MISSING = object()
 
 
 def cache_dir() -> Path | None:
-    """$XDG_CACHE_HOME/cluster-blueprint (default ~/.cache): the XDG Base Directory specification,
-    https://specifications.freedesktop.org/basedir-spec/latest/. None when there is no usable home."""
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    if not os.path.isabs(base):  # the specification: a relative path is invalid and ignored
-        home = os.path.expanduser("~")
-        if not os.path.isabs(home):
-            return None
-        base = os.path.join(home, ".cache")
-    return Path(base) / "cluster-blueprint" / "catalog"
+    """$XDG_CACHE_HOME/cluster-blueprint/catalog (blueprints/snapshot.py ``cache_root``)."""
+    root = cache_root()
+    return None if root is None else root / "catalog"
 
 
 def _cache_key(data: bytes) -> str:
@@ -194,18 +190,9 @@ def _parser_identity() -> str:
     return f"{origin}:{st.st_size}:{st.st_mtime_ns}" if st else "unknown"
 
 
-def _private_dir(path: Path) -> bool:
-    """A directory of this user that nobody else can write: only then is a cached parse trusted."""
-    try:
-        st = path.stat()
-    except OSError:
-        return False
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
-
-
 def _cache_read(key: str) -> Any:
     where = cache_dir()
-    if where is None or not _private_dir(where):
+    if where is None or not private_dir(where):
         return _MISSING
     try:
         with open(where / f"{key}.json", encoding="utf-8") as fh:
@@ -242,7 +229,7 @@ def _cache_write(key: str, doc: Any) -> None:
     try:
         text = json.dumps(_encode(doc), ensure_ascii=False)
         where.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not _private_dir(where):
+        if not private_dir(where):
             return
         import tempfile  # only on a cache miss
 
@@ -450,6 +437,8 @@ def _parse_section(section: str, raw: Any, source: str, parent: Any = None) -> d
 
 @dataclass(frozen=True)
 class Catalog:
+    """The hardware catalogue: the shipped entries, and a user's `catalog:` file's when extended."""
+
     gpus: Mapping[str, Gpu]
     interconnects: Interconnects
     fabrics: Mapping[str, FabricTech]
@@ -551,8 +540,28 @@ class Catalog:
         return Catalog(**fields)
 
 
+def shipped(name: str, files: list[str], kind: type[T], load: Callable[[], T]) -> T:
+    """What ``load()`` makes of the shipped data ``files`` (names in DATA_DIR), validated once per change
+    of them or of the models, not once per process (blueprints/snapshot.py)."""
+    return snapshot(cache_dir(), name, [DATA_DIR / f for f in files], kind, load)
+
+
+def validated_file(kind: type[E], file: str) -> E:
+    """The shipped document ``file`` (in DATA_DIR) validated as ``kind``, through its snapshot."""
+    return shipped(
+        file.removesuffix(".yaml"), [file], kind, lambda: kind.model_validate(read_shipped(DATA_DIR / file))
+    )
+
+
+CATALOG_FILES = [*(f"{s}.yaml" for s in SECTIONS), "interconnects.yaml", "cloud.yaml", "software.yaml"]
+
+
 @cache
 def default_catalog() -> Catalog:
+    return shipped("catalog", CATALOG_FILES, Catalog, _load_default_catalog)
+
+
+def _load_default_catalog() -> Catalog:
     # each section's table of its own model (Gpu, Nic, ...): typed by the Catalog fields they fill
     sections: dict[str, Any] = {
         s: _parse_section(s, read_shipped(DATA_DIR / f"{s}.yaml"), s) for s in SECTIONS

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from blueprints.catalog.load import DATA_DIR, CatalogError, read_data
+from blueprints.catalog.load import DATA_DIR, CatalogError, read_data, shipped
 from blueprints.catalog.schema import PerfConstant
 
 PERF_FILE = DATA_DIR / "perf.yaml"
@@ -120,6 +120,24 @@ class Series(_Entry):
     values: tuple[float, ...]
 
 
+class NetPlugin(_Entry):
+    """A cloud transport's NCCL net plugin. ``reported_latency_us`` is what the plugin reports to NCCL
+    (``ncclNetProperties_t.latency``, the graph's ``latencyInter`` in NCCL's tuner) by instance type, ``*``
+    for any other: a tuner input, not a measurement. ``traversal_latency_us`` is what a run pays per network
+    traversal when the model has a figure for it (None: the fabric's own hop latency)."""
+
+    plugin: str
+    source: str
+    reported_latency_us: dict[str, float]
+    traversal_latency_us: PerfConstant | None = None
+    bandwidth_share: PerfConstant | None = None  # share of the RDMA model's NIC bandwidth it delivers
+
+    def reported_for(self, instance: str) -> float | None:
+        """The latency the plugin reports on ``instance`` (None: the plugin sets none for it)."""
+        value = self.reported_latency_us.get(instance, self.reported_latency_us.get("*"))
+        return None if value is None else float(value)
+
+
 class Nccl(_Entry):
     base_latency_us: LatencyTable
     hw_latency_us: HwLatencyTable
@@ -157,6 +175,12 @@ class Nccl(_Entry):
     dup_channels_sm90_channels: PerfConstant
     tree_per_channel_max_gbytes: dict[int, Series]
     tree_ll128_per_channel_max_gbytes: dict[int, Series]
+    ring_ll128_per_channel_max_gbytes: dict[int, Series]
+    mid_size_ramp_factor: PerfConstant
+    mid_size_ramp_bytes: PerfConstant
+    mid_size_ramp_latency_cap_us: PerfConstant
+    launch_overhead_us: PerfConstant
+    net_plugins: dict[str, NetPlugin]
 
 
 class Training(_Entry):
@@ -255,4 +279,4 @@ def load_perf(path: Path = PERF_FILE) -> PerfData:
 
 @cache
 def perf_data() -> PerfData:
-    return load_perf()
+    return shipped("perf", [PERF_FILE.name], PerfData, load_perf)  # validated once per change

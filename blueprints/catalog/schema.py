@@ -1,7 +1,5 @@
 """Typed entries of the hardware catalogue (the data lives in ``data/*.yaml``)."""
 
-from __future__ import annotations
-
 import math
 import re
 from typing import Annotated, Any, ClassVar, Literal
@@ -50,7 +48,7 @@ class Entry(BaseModel):
     _own_pattern: ClassVar[frozenset[str]] = frozenset()  # fields whose own pattern replaces the text rule
 
     @model_validator(mode="after")
-    def _bounded(self) -> Entry:
+    def _bounded(self) -> "Entry":
         for name in type(self).model_fields:
             value = getattr(self, name)
             if not isinstance(value, BaseModel) and name not in self._own_pattern:

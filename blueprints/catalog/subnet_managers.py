@@ -5,13 +5,11 @@ distribution's OpenSM (what ``playbooks/opensm.yml`` installs) and ``kind: ufm``
 their sources live in the YAML; this module types, loads and looks them up.
 """
 
-from __future__ import annotations
-
 from functools import cache
 
 from pydantic import BaseModel, ConfigDict
 
-from blueprints.catalog.load import DATA_DIR, read_shipped
+from blueprints.catalog.load import validated_file
 from blueprints.models.fabric import SubnetManager
 
 DEFAULT_FLAVOUR = {"opensm": "opensm-upstream", "ufm": "ufm"}  # kind: switch runs the switch's own SM
@@ -48,7 +46,7 @@ class _Document(_Entry):
 
 @cache
 def _document() -> _Document:
-    return _Document.model_validate(read_shipped(DATA_DIR / "subnet_managers.yaml"))
+    return validated_file(_Document, "subnet_managers.yaml")
 
 
 def flavour_name(sm: SubnetManager) -> str | None:

@@ -6,14 +6,12 @@
 looks them up.
 """
 
-from __future__ import annotations
-
 from functools import cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from blueprints.catalog.load import DATA_DIR, read_shipped
+from blueprints.catalog.load import validated_file
 
 # The spellings of Cumulus Linux in fabrics.<f>.switch_os, the OS whose releases this catalogue documents;
 # any other name is its own OS (its record: generator/emit/switches/systems/<name>.py).
@@ -66,7 +64,7 @@ class _Document(_Entry):
 
 @cache
 def _document() -> _Document:
-    return _Document.model_validate(read_shipped(DATA_DIR / "switch_os.yaml"))
+    return validated_file(_Document, "switch_os.yaml")
 
 
 def _version_key(release: str) -> tuple[int, ...]:

@@ -4,15 +4,13 @@ The numbers and their sources live in the YAML; this module only types and loads
 parameter count into the memory a mode needs (``memory_need``).
 """
 
-from __future__ import annotations
-
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from blueprints.catalog.load import DATA_DIR, read_shipped
+from blueprints.catalog.load import validated_file
 
 
 class _Entry(BaseModel):
@@ -80,7 +78,7 @@ class MemoryNeed:
 
 @cache
 def workload_factors() -> WorkloadFactors:
-    return WorkloadFactors.model_validate(read_shipped(DATA_DIR / "workload.yaml"))
+    return validated_file(WorkloadFactors, "workload.yaml")
 
 
 def memory_need(params: float, mode: str, precision: str, sequence_length: int, batch: int = 1) -> MemoryNeed:

@@ -6,8 +6,6 @@ put a spare host or another appliance on spare leaf ports. Each is a device of t
 rack position and bill-of-materials line (generator/plan/attached.py).
 """
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -48,7 +46,7 @@ class Appliance(Model):
     """its power draw in watts, where the catalogue has no published figure"""
 
     @model_validator(mode="after")
-    def _links_or_ports(self) -> Appliance:
+    def _links_or_ports(self) -> "Appliance":
         if (self.links is None) == (self.ports is None):
             raise ValueError(
                 "give exactly one of `links` (switch and port of each cable) or `ports` (a count)"

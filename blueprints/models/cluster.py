@@ -1,7 +1,5 @@
 """The blueprint root."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -35,19 +33,19 @@ class Blueprint(Model):
         pattern=r"^[A-Za-z0-9._/-]{1,200}$",
         description="extra catalogue YAML, relative to this file",
     )
-    site: Site = Field(default_factory=Site)
+    site: Site = Field(default_factory=dict, validate_default=True)  # its defaults: base.py
     """the data-centre site: rows, racks, power and cabling geometry"""
     pools: list[NodePool] = Field(min_length=1, max_length=64)
     """node pools: groups of identical servers (GPU nodes, storage, login, management)"""
-    fabrics: Fabrics = Field(default_factory=Fabrics)
+    fabrics: Fabrics = Field(default_factory=dict, validate_default=True)  # its defaults: base.py
     """the compute, storage and management networks"""
     appliances: list[Appliance] = Field(default_factory=list, max_length=64)
     """devices cabled to fabric switch ports besides the pools' nodes: UFM appliances, a spare host"""
     storage: list[SharedStorage] = Field(default_factory=list, max_length=32)
     """shared file systems the nodes mount"""
-    software: Software = Field(default_factory=Software)
+    software: Software = Field(default_factory=dict, validate_default=True)  # its defaults: base.py
     """pinned software versions (driver, CUDA, NCCL, OFED, OS)"""
-    deployment: Deployment = Field(default_factory=Deployment)
+    deployment: Deployment = Field(default_factory=dict, validate_default=True)  # its defaults: base.py
     """where the cluster is stood up: bare metal with MAAS, a cloud, or none"""
     workload: Workload | None = None
     """the model the cluster is for (optional): checks memory fit and communication time"""
@@ -55,7 +53,7 @@ class Blueprint(Model):
     """findings that do not apply, each with its rule id and a reason"""
 
     @model_validator(mode="after")
-    def _unique_names(self) -> Blueprint:
+    def _unique_names(self) -> "Blueprint":
         for label, names in (
             ("pool", [p.name for p in self.pools]),
             ("storage", [s.name for s in self.storage]),

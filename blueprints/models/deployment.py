@@ -1,7 +1,5 @@
 """Where the cluster is stood up: on-prem bare metal (MAAS) or a cloud."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, model_validator
@@ -64,7 +62,7 @@ class AccessSettings(Model):
     )
 
     @model_validator(mode="after")
-    def _bastion(self) -> AccessSettings:
+    def _bastion(self) -> "AccessSettings":
         if (self.via == "bastion") != (self.bastion is not None):
             raise ValueError("`bastion: [user@]host[:port]` goes with `via: bastion` (and only with it)")
         return self
@@ -111,7 +109,7 @@ class CloudSettings(Model):
     )
 
     @model_validator(mode="after")
-    def _hours(self) -> CloudSettings:
+    def _hours(self) -> "CloudSettings":
         if self.capacity_hours is not None and self.capacity_hours % 24:
             raise ValueError("capacity_hours is sold in whole days: use a multiple of 24")
         return self
@@ -127,7 +125,7 @@ class Deployment(Model):
     """cloud settings (cloud targets)"""
 
     @model_validator(mode="after")
-    def _settings(self) -> Deployment:
+    def _settings(self) -> "Deployment":
         if is_provider(self.target) and self.cloud is None:
             raise ValueError(f"target {self.target} needs a `cloud:` section (at least `region`)")
         if self.target != NO_TARGET and not is_provider(self.target) and self.cloud is not None:

@@ -1,7 +1,5 @@
 """Fabrics: technology, topology, subnet manager or lossless settings."""
 
-from __future__ import annotations
-
 import re
 from typing import Annotated, Literal
 

@@ -7,8 +7,6 @@ beyond a width). Port layouts list the switch ports, in order, that face nodes (
 (``up``): ``"1-18"``, ``"33-50"``, ``"1,3,5-8"``.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Mapping
 from typing import Annotated
@@ -89,7 +87,7 @@ class NameSource(Model):
         return check_template(v, SWITCH_FIELDS) if v is not None else v
 
     @model_validator(mode="after")
-    def _one(self) -> NameSource:
+    def _one(self) -> "NameSource":
         if (self.template is None) == (self.names is None):
             raise ValueError("give exactly one of `template` or `names`")
         return self
@@ -113,7 +111,7 @@ class PortLayout(Model):
     up: str = Field(description="spine-facing ports, e.g. 33-50")
 
     @model_validator(mode="after")
-    def _ports(self) -> PortLayout:
+    def _ports(self) -> "PortLayout":
         down, up = parse_ports(self.down), parse_ports(self.up)
         if set(down) & set(up):
             raise ValueError(f"ports {sorted(set(down) & set(up))[:8]} are listed both down and up")

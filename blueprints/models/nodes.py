@@ -1,7 +1,5 @@
 """Node pools: what the servers are and how many."""
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, field_validator, model_validator
@@ -110,7 +108,7 @@ class NodePool(Model):
     hostnames: list[SafeName] | None = Field(
         default=None, max_length=200_000, description="explicit host names, one per node, in order"
     )
-    placement: PoolPlacement = Field(default_factory=PoolPlacement)
+    placement: PoolPlacement = Field(default_factory=dict, validate_default=True)  # its defaults: base.py
     """where the pool's nodes go in the site"""
     ports: list[DeclaredPort] | None = Field(
         default=None,
@@ -125,7 +123,7 @@ class NodePool(Model):
         return check_template(v, HOST_FIELDS) if v is not None else v
 
     @model_validator(mode="after")
-    def _names(self) -> NodePool:
+    def _names(self) -> "NodePool":
         given = [
             k for k in ("hostname_prefix", "hostname_template", "hostnames") if getattr(self, k) is not None
         ]
@@ -138,7 +136,7 @@ class NodePool(Model):
         return self
 
     @model_validator(mode="after")
-    def _labels(self) -> NodePool:
+    def _labels(self) -> "NodePool":
         """A site label names one adapter (both ports of a dual-port adapter may share it): two adapters
         with one label, or a label that is another port's RDMA device name, would make `<host> HCA-1`
         mean two things."""
@@ -157,7 +155,7 @@ class NodePool(Model):
         return self
 
     @model_validator(mode="after")
-    def _server_or_spec(self) -> NodePool:
+    def _server_or_spec(self) -> "NodePool":
         if (self.server is None) == (self.spec is None):
             raise ValueError("give exactly one of `server` (a catalogue id) or `spec` (an explicit server)")
         return self

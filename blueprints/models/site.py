@@ -1,7 +1,5 @@
 """The data-centre site: rows, racks, power and cabling geometry."""
 
-from __future__ import annotations
-
 import re
 from typing import Annotated, Literal
 
@@ -53,7 +51,7 @@ class RackNames(Model):
     )
 
     @model_validator(mode="after")
-    def _one(self) -> RackNames:
+    def _one(self) -> "RackNames":
         if (self.template is None) == (self.names is None):
             raise ValueError("give exactly one of `template` or `names`")
         if self.template is not None and not _RACK_TEMPLATE.fullmatch(self.template):
@@ -100,9 +98,9 @@ class Site(Model):
     """rows of racks"""
     racks_per_row: int = Field(default=16, ge=1, le=500)
     """racks in each row"""
-    rack: RackSpec = Field(default_factory=RackSpec)
+    rack: RackSpec = Field(default_factory=dict, validate_default=True)  # its defaults: base.py
     """the racks' size and power budget"""
-    cabling: CablingGeometry = Field(default_factory=CablingGeometry)
+    cabling: CablingGeometry = Field(default_factory=dict, validate_default=True)  # its defaults: base.py
     """geometry used to size cable lengths"""
     rack_names: RackNames | None = Field(
         default=None,
@@ -119,7 +117,7 @@ class Site(Model):
     leaves of the listed units go into one rack; units not listed keep `switch_placement`"""
 
     @model_validator(mode="after")
-    def _rack_names(self) -> Site:
+    def _rack_names(self) -> "Site":
         """One distinct name per rack slot: a list as long as the site, a template that tells them apart."""
         if self.rack_names is None:
             return self
@@ -142,7 +140,7 @@ class Site(Model):
         return self
 
     @model_validator(mode="after")
-    def _one_rack_per_unit(self) -> Site:
+    def _one_rack_per_unit(self) -> "Site":
         """A unit's leaves sit in one rack: no unit in two `network_racks` entries."""
         seen: dict[str, int] = {}
         racks: dict[str, int] = {}

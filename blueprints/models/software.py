@@ -1,7 +1,5 @@
 """Pinned software versions."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field
@@ -25,7 +23,7 @@ class Software(Model):
     """CUDA toolkit version, e.g. 12.4"""
     nccl: VersionStr = "2.21.5"
     """NCCL version, e.g. 2.21.5"""
-    ofed: OfedPin = Field(default_factory=OfedPin)
+    ofed: OfedPin = Field(default_factory=dict, validate_default=True)  # its defaults: base.py
     """RDMA stack and its version"""
     nccl_tests: VersionStr = "2.13.11"
     """nccl-tests version used for acceptance tests"""

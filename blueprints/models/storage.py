@@ -1,7 +1,5 @@
 """Shared storage the cluster mounts."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -29,7 +27,7 @@ class SharedStorage(Model):
     pool: SafeName | None = Field(default=None, description="storage node pool that serves it (on-prem)")
 
     @model_validator(mode="after")
-    def _needs(self) -> SharedStorage:
+    def _needs(self) -> "SharedStorage":
         if self.kind == "nfs" and self.export is None:
             raise ValueError("an nfs storage needs `export` (the exported path)")
         if self.kind in ("nfs", "lustre", "beegfs") and self.server is None and self.pool is None:

@@ -1,7 +1,5 @@
 """Fabric topologies and their parameters."""
 
-from __future__ import annotations
-
 import re
 from typing import Annotated, Literal
 

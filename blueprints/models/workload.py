@@ -1,7 +1,5 @@
 """The workload the cluster is for (optional): checks model fit and communication time."""
 
-from __future__ import annotations
-
 from typing import Literal
 
 from pydantic import Field
@@ -36,5 +34,5 @@ class Workload(Model):
     """tokens per sequence"""
     inference_batch: int = Field(default=1, ge=1, le=100_000)
     """sequences served at once (inference)"""
-    parallelism: Parallelism = Field(default_factory=Parallelism)
+    parallelism: Parallelism = Field(default_factory=dict, validate_default=True)  # its defaults: base.py
     """parallelism degrees (default: chosen to fit)"""

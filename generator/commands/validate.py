@@ -85,7 +85,10 @@ def run(args: argparse.Namespace) -> int:
             f"[bold red]validate[/]: no *.yaml or *.yml blueprints in {', '.join(args.blueprint)}"
         )
         return 2
-    checked = _check_all(paths, fail_on)
+    from generator.gcpause import gc_paused
+
+    with gc_paused():  # loading the model, catalogue and rules makes no garbage cycles worth a pass (~17 ms)
+        checked = _check_all(paths, fail_on)
     for path in checked.skipped:
         note(args, f"{path}: skipped, a hardware catalogue file (named by `catalog:`), not a blueprint")
     _report(checked.results, args, fail_on)

@@ -8,18 +8,41 @@ stay but whose speed, medium or orderable length changes is *changed* (re-pulled
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
+from itertools import chain, compress, repeat
+from operator import is_, itemgetter, ne, not_, or_
 from typing import NamedTuple
 
 from generator.diff.model import CableChange, CableMove, PlanDiff, PortSpeed, Relocation, Replacement
-from generator.plan.model import Device, Link, Plan
+from generator.gcpause import gc_paused
+from generator.plan.model import Device, Endpoint, Link, Plan
 
 CHANGED_FIELDS = ("speed_gbps", "medium", "length_m", "part_number")
 
+# Two 100k-GPU plans hold 600,000 cables. Every pass over all of them runs in map/zip/compress (C code);
+# Python code runs per cable only for the cables that differ (comparing took 3x building a plan before:
+# benchmarks/day2.py, issue 32). The results are those of the plain loops the docstrings describe.
+_ID, _A, _B, _SPEED = (itemgetter(Link._fields.index(f)) for f in ("id", "a", "b", "speed_gbps"))
+_REPORTED = itemgetter(*(Link._fields.index(f) for f in CHANGED_FIELDS))
+_DEVICE = itemgetter(Endpoint._fields.index("device"))
+_PORT = itemgetter(Endpoint._fields.index("device"), Endpoint._fields.index("port"))  # where a cable lands
 
-def _ends(link: Link) -> tuple[tuple[str, str], tuple[str, str]]:
-    return (link.a.device, link.a.port), (link.b.device, link.b.port)
+PortKey = tuple[str, str]  # (device, port)
+
+
+def _ends(link: Link) -> tuple[PortKey, PortKey]:
+    return _PORT(link.a), _PORT(link.b)
+
+
+def _port_keys(links: list[Link]) -> chain[PortKey]:
+    """The a end then the b end of each cable, cable by cable: ``(k for x in links for k in _ends(x))``."""
+    a_ends, b_ends = map(_PORT, map(_A, links)), map(_PORT, map(_B, links))
+    return chain.from_iterable(zip(a_ends, b_ends, strict=True))
+
+
+def _twice(values: list[object]) -> chain[object]:
+    """Each value twice in a row: one per end of its cable, beside ``_port_keys``."""
+    return chain.from_iterable(zip(values, values, strict=True))
 
 
 def _devices_in_scope(
@@ -35,12 +58,9 @@ def _devices_in_scope(
     }
 
 
-def _port_speeds(links: Iterable[Link]) -> dict[tuple[str, str], float]:
-    out: dict[tuple[str, str], float] = {}
-    for link in links:
-        for ep in (link.a, link.b):
-            out[(ep.device, ep.port)] = link.speed_gbps
-    return out
+def _port_speeds(links: list[Link]) -> dict[PortKey, float]:
+    """Each cable's speed at both its ends; a later cable on a port wins."""
+    return dict(zip(_port_keys(links), _twice(list(map(_SPEED, links))), strict=True))  # type: ignore[arg-type]
 
 
 def _plural(n: int, word: str) -> str:
@@ -93,34 +113,52 @@ def _device_changes(
     )
 
 
-def _cable_changes(old_links: list[Link], new_links: list[Link]) -> CableChanges:
-    old_by = {x.id: x for x in old_links}
-    new_ids = {x.id for x in new_links}
-    moved: list[CableMove] = []
-    changed: list[CableChange] = []
-    for x in new_links:
-        before = old_by.get(x.id)
-        if before is None or before == x:  # absent, or equal in every field (most cables of a change)
-            continue
-        (oa, ob), (na, nb) = _ends(before), _ends(x)
-        ends = tuple(e for e, was, now in (("a", oa, na), ("b", ob, nb)) if was != now)
-        if ends:
-            moved.append(CableMove(before, x, ends))
-            continue
-        fields = tuple(f for f in CHANGED_FIELDS if getattr(before, f) != getattr(x, f))
-        if fields:
-            changed.append(CableChange(before, x, fields))
-    return CableChanges(
-        added=tuple(x for x in new_links if x.id not in old_by),
-        removed=tuple(x for x in old_links if x.id not in new_ids),
+class _Cables(NamedTuple):
+    changes: CableChanges
+    speed_changed: list[tuple[Link, Link]]  # (old, new) of one id, same ports, another speed
+
+
+def _cable_changes(old_links: list[Link], new_links: list[Link]) -> _Cables:
+    """Per new cable, the old one of its id: none is *added*; one equal in every field is unchanged (most
+    cables of a change); one with another port at either end has *moved*; else a CHANGED_FIELDS difference
+    makes it *changed*. An old id no new cable has is *removed*. (Cable ids are unique in a plan.)"""
+    old_by = dict(zip(map(_ID, old_links), old_links, strict=True))
+    before_of = list(map(old_by.get, map(_ID, new_links)))  # None: a new id
+    differing = list(compress(zip(before_of, new_links, strict=True), map(ne, before_of, new_links)))
+    olds = [b for b, _ in differing if b is not None]  # the differing cables whose id both plans have
+    news = [x for b, x in differing if b is not None]
+    at_a = list(map(ne, map(_PORT, map(_A, olds)), map(_PORT, map(_A, news))))  # a end on another port
+    at_b = list(map(ne, map(_PORT, map(_B, olds)), map(_PORT, map(_B, news))))
+    moved = [
+        CableMove(o, x, ("a",) * a + ("b",) * b)
+        for o, x, a, b in compress(zip(olds, news, at_a, at_b, strict=True), map(or_, at_a, at_b))
+    ]
+    stayed = list(compress(zip(olds, news, strict=True), map(not_, map(or_, at_a, at_b))))
+    changed = [
+        CableChange(o, x, tuple(compress(CHANGED_FIELDS, map(ne, _REPORTED(o), _REPORTED(x)))))
+        for o, x in stayed
+        if _REPORTED(o) != _REPORTED(x)
+    ]
+    new_ids = set(map(_ID, new_links))
+    changes = CableChanges(
+        added=tuple(compress(new_links, map(is_, before_of, repeat(None)))),
+        removed=tuple(compress(old_links, map(not_, map(new_ids.__contains__, map(_ID, old_links))))),
         moved=tuple(moved),
         changed=tuple(changed),
     )
+    return _Cables(changes, [(o, x) for o, x in stayed if o.speed_gbps != x.speed_gbps])
 
 
-def _port_speed_changes(old_links: list[Link], new_links: list[Link]) -> tuple[PortSpeed, ...]:
-    old_speed, new_speed = _port_speeds(old_links), _port_speeds(new_links)
-    # filtered, then sorted: the same order as sorting every port first, without sorting 600k ports
+def _port_speed_changes(cables: _Cables) -> tuple[PortSpeed, ...]:
+    """Ports cabled in both plans whose speed differs, sorted by (device, port).
+
+    A port holds one cable in a plan, so a port's speed can differ only at an end of a cable added,
+    removed or moved, or of one whose speed changed: only those ends are compared, not 600k ports. (Each
+    cable's speed at both its ends; a later cable on a port wins.)"""
+    c = cables.changes
+    old_x = [*c.removed, *(m.old for m in c.moved), *(o for o, _ in cables.speed_changed)]
+    new_x = [*c.added, *(m.new for m in c.moved), *(x for _, x in cables.speed_changed)]
+    old_speed, new_speed = _port_speeds(old_x), _port_speeds(new_x)
     changed = [(end, s) for end, s in new_speed.items() if end in old_speed and old_speed[end] != s]
     return tuple(PortSpeed(dev, port, old_speed[(dev, port)], s) for (dev, port), s in sorted(changed))
 
@@ -131,19 +169,28 @@ def _going_down(old_links: list[Link], devices: DeviceChanges, cables: CableChan
     names = {d.name for d in devices.removed} | {r.name for r in devices.replaced}
     names |= {r.name for r in devices.relocated}
     down = {x.id for x in cables.removed} | {m.id for m in cables.moved} | {c.id for c in cables.changed}
-    by_device: dict[str, list[str]] = defaultdict(list)
-    for x in old_links:
-        for ep in (x.a, x.b):
-            by_device[ep.device].append(x.id)
-    for name in names:
-        down.update(by_device.get(name, ()))
+    if names:  # the old cables with either end on one of them
+        on_a = map(names.__contains__, map(_DEVICE, map(_A, old_links)))
+        on_b = map(names.__contains__, map(_DEVICE, map(_B, old_links)))
+        down.update(compress(map(_ID, old_links), map(or_, on_a, on_b)))
     return GoingDown(tuple(sorted(names)), frozenset(down))
 
 
 def _port_conflicts(old_links: list[Link], added: tuple[Link, ...], down: frozenset[str]) -> list[str]:
     """A new cable must land on a port that was free before, or one a departing cable frees."""
     conflicts: list[str] = []
-    old_port_cable = {end: x.id for x in old_links for end in _ends(x)}
+    if not added:
+        return conflicts
+    # the old cable on each port a new cable needs (a later cable on a port wins, as in a plain loop over
+    # every old cable): found among the old cables of the devices those ports are on
+    wanted = {end for x in added for end in _ends(x)}
+    devices = {device for device, _ in wanted}
+    on_a = map(devices.__contains__, map(_DEVICE, map(_A, old_links)))
+    on_b = map(devices.__contains__, map(_DEVICE, map(_B, old_links)))
+    near = list(compress(old_links, map(or_, on_a, on_b)))
+    ports = list(_port_keys(near))
+    held = zip(ports, _twice(list(map(_ID, near))), strict=True)
+    old_port_cable = dict(compress(held, map(wanted.__contains__, ports)))
     for x in added:
         for end in _ends(x):
             holder = old_port_cable.get(end)
@@ -152,10 +199,11 @@ def _port_conflicts(old_links: list[Link], added: tuple[Link, ...], down: frozen
     return conflicts
 
 
-def _link_racks(plan: Plan, link: Link) -> set[str]:
-    return {
-        d.rack for ep in (link.a, link.b) if (d := plan.device_by_name.get(ep.device)) is not None and d.rack
-    }
+def _link_racks(plan: Plan, links: Iterable[Link]) -> set[str]:
+    """The racks of the devices at either end of ``links`` (the plan's devices; those with a rack)."""
+    names = {n for x in links for n in (x.a.device, x.b.device)}
+    by_name = plan.device_by_name
+    return {d.rack for n in names if (d := by_name.get(n)) is not None and d.rack}
 
 
 def _affected_racks(
@@ -165,14 +213,9 @@ def _affected_racks(
     for r in devices.relocated:
         affected.update((r.old_rack or "", r.new_rack or ""))
     affected.update(new.device_by_name[rp.name].rack or "" for rp in devices.replaced)
-    for x in cables.added:
-        affected |= _link_racks(new, x)
-    for x in cables.removed:
-        affected |= _link_racks(old, x)
-    for m in cables.moved:
-        affected |= _link_racks(old, m.old) | _link_racks(new, m.new)
-    for c in cables.changed:
-        affected |= _link_racks(new, c.new)
+    affected |= _link_racks(new, chain(cables.added, (m.new for m in cables.moved)))
+    affected |= _link_racks(new, (c.new for c in cables.changed))
+    affected |= _link_racks(old, chain(cables.removed, (m.old for m in cables.moved)))
     affected.discard("")
     return tuple(sorted(affected | racks_changed))
 
@@ -205,15 +248,20 @@ def _disruption_reasons(
 
 def compare(old: Plan, new: Plan, fabrics: Iterable[str] | None = None) -> PlanDiff:
     """The physical changes from ``old`` to ``new`` (optionally only on some fabrics)."""
-    scope = tuple(sorted(set(fabrics))) if fabrics is not None else None
-    old_links = [x for x in old.links if scope is None or x.fabric in scope]
-    new_links = [x for x in new.links if scope is None or x.fabric in scope]
+    with gc_paused():  # as when the plans were built (generator/gcpause.py): no cycles among the cables
+        return _compare(old, new, tuple(sorted(set(fabrics))) if fabrics is not None else None)
+
+
+def _compare(old: Plan, new: Plan, scope: tuple[str, ...] | None) -> PlanDiff:
+    old_links = list(old.links) if scope is None else [x for x in old.links if x.fabric in scope]
+    new_links = list(new.links) if scope is None else [x for x in new.links if x.fabric in scope]
     old_dev = _devices_in_scope(old, old_links, scope)
     new_dev = _devices_in_scope(new, new_links, scope)
 
     devices = _device_changes(old, new, old_dev, new_dev)
-    cables = _cable_changes(old_links, new_links)
-    speeds = _port_speed_changes(old_links, new_links)
+    differing = _cable_changes(old_links, new_links)
+    cables = differing.changes
+    speeds = _port_speed_changes(differing)
     old_racks, new_racks = {r.id for r in old.racks}, {r.id for r in new.racks}
     racks_added, racks_removed = tuple(sorted(new_racks - old_racks)), tuple(sorted(old_racks - new_racks))
     down = _going_down(old_links, devices, cables)

@@ -27,7 +27,7 @@ Data movement per algorithm (per rank, one direction), which fixes each ``algbw`
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from blueprints.catalog.perf import PerfData, TreeCorrection, by_capability, perf_data
 from generator.perf.system import Limit, PerfError, tighter
@@ -107,6 +107,13 @@ class Job:
     )
     tree_channel_cap: float = math.inf  # tree bus GB/s NCCL's tuner allows: channels × perChMaxTreeBw
     tree_ll128_channel_cap: float = math.inf  # the same for LL128: channels × perChMaxTreeLL128Bw
+    ring_ll128_channel_cap: float = math.inf  # ring LL128 bus GB/s: channels × perChMaxRingLL128Bw
+    # the latency a cloud transport's net plugin reports to NCCL (its tuner's latencyInter, in place of the
+    # traversal latency); None: NCCL's tuner sees the traversal latency (IB/RoCE transports report none)
+    tuner_net_latency_us: float | None = None
+    # the unit's network as NCCL's NVLS graph uses it (up to MAXCHANNELS NICs, twice the ring graph's); None:
+    # the same as ``net``
+    nvls_net: Limit | None = None
 
     @property
     def ranks(self) -> int:
@@ -129,9 +136,13 @@ class Candidate:
     tuner_cap_gbytes: float = (
         math.inf
     )  # algbw NCCL's tuner allows at most (tree: channels × perChMaxTreeBw / 2)
+    tuner_latency_us: float | None = None  # the latency NCCL's tuner computes, when not latency_us
 
     def latency_at(self, size_bytes: float) -> float:
-        return self.latency_us * (self.plateau_factor if size_bytes >= self.plateau_from_bytes else 1.0)
+        return self._plateau(self.latency_us, size_bytes)
+
+    def _plateau(self, latency_us: float, size_bytes: float) -> float:
+        return latency_us * (self.plateau_factor if size_bytes >= self.plateau_from_bytes else 1.0)
 
     def bandwidth_at(self, size_bytes: float) -> float:
         corr = self.tree_correction.get(self.protocol, size_bytes) if self.tree_correction else 1.0
@@ -143,7 +154,8 @@ class Candidate:
     def tuner_time_s(self, size_bytes: float) -> float:
         """The time NCCL's tuner predicts, which decides the algorithm NCCL runs."""
         bw = min(self.bandwidth_at(size_bytes) * self.tuner_share, self.tuner_cap_gbytes)
-        return self.latency_at(size_bytes) * 1e-6 + size_bytes / (bw * 1e9)
+        lat = self.latency_us if self.tuner_latency_us is None else self.tuner_latency_us
+        return self._plateau(lat, size_bytes) * 1e-6 + size_bytes / (bw * 1e9)
 
 
 @dataclass(frozen=True)
@@ -195,6 +207,8 @@ def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
             bw = base
         elif p == "ll128":
             bw = base.scaled(nc.ring_ll128_factor.value if k >= 2 else nc.ring_ll128_factor_ppn1.value)
+            if u > 1:
+                bw = _ll128_channel_cap(bw, job.ring_ll128_channel_cap, "ring")
         else:
             f = (
                 nc.ring_ll_factor_multi.value
@@ -225,6 +239,17 @@ def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
             lat += (nsteps - ninter) * intra_lat + ninter * inter_lat
         out.append(_ring_candidate(collective, job, perf, p, bw.scaled(1 / factor), lat))
     return out
+
+
+def _ll128_channel_cap(bw: Limit, cap: float, algorithm: str) -> Limit:
+    """LL128 bus bandwidth at most channels × NCCL's per-channel LL128 maximum (tuning.cc
+    perChMaxRingLL128Bws / perChMaxTreeLL128Bws, perf.yaml). Applied to what the run reaches, not only to
+    NCCL's choice: it is NCCL's own per-channel LL128 figure, not a link bound, and no measurement of the
+    evaluation set runs LL128 above it (unlike the Simple tree table, which forced trees beat: #1801)."""
+    if bw.gbytes <= cap:
+        return bw
+    detail = f"NCCL's {algorithm} LL128 maximum: {cap:g} GB/s over its channels"
+    return Limit(cap, "LL128 per-channel maximum", detail)
 
 
 def _ring_candidate(collective: str, job: Job, perf: PerfData, p: str, bw: Limit, lat: float) -> Candidate:
@@ -289,6 +314,7 @@ def _tree(job: Job, perf: PerfData) -> list[Candidate]:
             bw = base
         elif p == "ll128":
             bw = base.scaled(nc.tree_ll128_factor_multi.value)
+            bw = _ll128_channel_cap(bw, job.tree_ll128_channel_cap, "tree")
         else:
             bw = base.scaled(nc.tree_ll_factor.value)
             cap = _ll_max(job, perf)
@@ -344,11 +370,12 @@ def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
         lat = hw.get("nvlink", "nvls", "simple")
         if u > 1:
             assert job.net is not None
-            bw = tighter(bw, _sharp_net(job, nc.collnet_factor.value)) or bw
+            # NVLS + IB SHARP runs on NCCL's NVLS graph (up to MAXCHANNELS NICs), CollNet on the ring's
+            bw = tighter(bw, _sharp_net(job, nc.collnet_factor.value, job.nvls_net)) or bw
             lat += hw.get("net", "nvls", "simple") + 2 * job.net_latency_us
         out.append(Candidate("nvls", "simple", bw, lat))
     if u > 1:
-        net = job.spread_net if job.scattered else job.net
+        net = job.spread_net if job.scattered else (job.nvls_net or job.net)
         assert net is not None
         # a tree of nodes: S per node each way on two nodes, 2S beyond (NCCL: bwInter x2 on <= 2 nodes)
         factor = nc.nvls_tree_two_node_inter_factor.value if u <= 2 else 1.0
@@ -363,16 +390,18 @@ def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
     return out
 
 
-def _sharp_net(job: Job, collnet_factor: float) -> Limit:
-    """The node's network as IB SHARP sees it: NCCL's CollNet ×0.9, and only the rails the switches can
-    aggregate (two streaming flows per switch when leaves carry several rails)."""
-    assert job.net is not None
-    name = f"IB SHARP, {job.net.name}"
+def _sharp_net(job: Job, collnet_factor: float, graph_net: Limit | None = None) -> Limit:
+    """The node's network as IB SHARP sees it (``graph_net``: as the algorithm's channel graph uses it,
+    default ``job.net``): NCCL's CollNet ×0.9, and only the rails the switches can aggregate (two streaming
+    flows per switch when leaves carry several rails)."""
+    net = graph_net or job.net
+    assert net is not None
+    name = f"IB SHARP, {net.name}"
     if job.sharp_share < 1.0:
         name += (
             f", {job.sharp_share:.0%} of rails aggregated (2 SHARP flows per leaf, leaves not rail-optimised)"
         )
-    return job.net.scaled(collnet_factor * job.sharp_share, name)
+    return net.scaled(collnet_factor * job.sharp_share, name)
 
 
 def _collnet(job: Job, perf: PerfData) -> list[Candidate]:
@@ -419,15 +448,44 @@ def _alltoall(job: Job, perf: PerfData) -> list[Candidate]:
 
 
 def candidates(collective: str, job: Job, perf: PerfData | None = None) -> list[Candidate]:
-    """Every algorithm/protocol NCCL could run for ``collective`` on ``job``, in NCCL's preference order."""
+    """Every algorithm/protocol NCCL could run for ``collective`` on ``job``, in NCCL's preference order.
+    With a net plugin that reports a latency, NCCL's tuner adds that latency per inter-node step where the run
+    pays the traversal latency (tuning.cc: ``interLat = hwLat[NET] + latencyInter``): each candidate carries
+    both, the first for the time, the second for NCCL's choice."""
     perf = perf or perf_data()
     bus_factor(collective, max(job.ranks, 1))  # validates the name
+    out = _candidates(collective, job, perf)
+    if job.tuner_net_latency_us is None or job.units < 2:
+        return out
+    tuned = _candidates(collective, replace(job, net_latency_us=job.tuner_net_latency_us), perf)
+    return [replace(c, tuner_latency_us=t.latency_us) for c, t in zip(out, tuned, strict=True)]
+
+
+def _candidates(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
     if collective == "alltoall":
         return _alltoall(job, perf)
     out = _ring(collective, job, perf)
     if collective == "all_reduce":
         out += _tree(job, perf) + _nvls(job, perf) + _collnet(job, perf)
     return out
+
+
+def launch_overhead_s(perf: PerfData) -> float:
+    """Per-call time nccl-tests measures beyond NCCL's tuner latency (host enqueue and kernel launch;
+    perf.yaml launch_overhead_us, [FITTED]): the same for every algorithm, so it never changes the choice."""
+    return perf.nccl.launch_overhead_us.value * 1e-6
+
+
+def mid_size_ramp_s(latency_us: float, size_bytes: float, perf: PerfData) -> float:
+    """Time published sweeps spend above latency + S/bandwidth on their way to the plateau (perf.yaml
+    mid_size_ramp_*, [FITTED] to three single-node sweeps outside the evaluation set): factor × min(latency,
+    cap) × sqrt(min(1, S / ramp bytes)). NCCL's tuner does not see it, so it never changes the algorithm
+    chosen; it is part of the bandwidth term (a site calibration scales it with the rest)."""
+    nc = perf.nccl
+    scale = min(1.0, size_bytes / nc.mid_size_ramp_bytes.value) ** 0.5
+    return (
+        nc.mid_size_ramp_factor.value * min(latency_us, nc.mid_size_ramp_latency_cap_us.value) * scale * 1e-6
+    )
 
 
 def _no_candidate(
@@ -484,10 +542,13 @@ def estimate(
     if not cands:
         raise PerfError(_no_candidate(collective, n, job, algorithms, protocols))
     best = min(cands, key=lambda c: c.tuner_time_s(size_bytes))
-    t = best.time_s(size_bytes)
+    overhead = launch_overhead_s(perf)
+    ramp = mid_size_ramp_s(best.latency_at(size_bytes), size_bytes, perf)
+    t = best.time_s(size_bytes) + ramp + overhead
     algbw = size_bytes / t / 1e9 if t > 0 else 0.0
     share = perf.policy.latency_bound_share.value
-    lat_us = best.latency_at(size_bytes)
+    # the fixed part of the time (a site calibration scales only the rest): NCCL's latency and the overhead
+    lat_us = best.latency_at(size_bytes) + overhead * 1e6
     bottleneck = f"latency {lat_us:.1f} µs" if lat_us * 1e-6 >= share * t else best.algbw.name
     return Estimate(
         collective,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from blueprints.catalog.perf import perf_data
-from generator.perf.channels import search, tree_channel_cap
+from generator.perf.channels import ring_ll128_cap, search, tree_channel_cap
 from generator.perf.collectives import Estimate, Job, estimate
 from generator.perf.system import Limit, PerfError, System, nvls_efficiency, system_for
 
@@ -103,16 +103,19 @@ def job_for(
     per_unit = min(n_nodes, system.unit_nodes)
     units = math.ceil(n_nodes / per_unit)
     k = per_unit * rpn
-    net = spread = None
+    net = spread = nvls_net = None
     if system.net is not None and units > 1:
         scale = per_unit * net_share
         prefix = f"{per_unit} nodes' " if per_unit > 1 else ""
         share = f", 1/{round(1 / net_share)} share" if net_share < 1 else ""
-        net = _ring_channel_cap(system, system.net.scaled(scale, prefix + system.net.name + share), scale)
+        whole = system.net.scaled(scale, prefix + system.net.name + share)
+        nc = perf_data().nccl
+        net = _ring_channel_cap(system, whole, scale, nc.ring_graph_max_channels.value, "ring")
+        nvls_net = _ring_channel_cap(system, whole, scale, nc.max_channels.value, "NVLS")
         bound = system.fabric.limit if system.fabric is not None else system.net
         spread = bound.scaled(scale, prefix + bound.name + share)
     nvls = _nvls_limit(system, k, per_unit)
-    ring_graph, tree_caps = _graphs(system, units, per_unit * net_share, channels)
+    ring_graph, caps = _graphs(system, units, per_unit * net_share, channels)
     return Job(
         units=units,
         ranks_per_unit=k,
@@ -131,8 +134,11 @@ def job_for(
         multi_node_nvls=system.multi_node_nvls,
         mnnvl=per_unit > 1,
         ring_graph=ring_graph,
-        tree_channel_cap=tree_caps[0],
-        tree_ll128_channel_cap=tree_caps[1],
+        tree_channel_cap=caps[0],
+        tree_ll128_channel_cap=caps[1],
+        ring_ll128_channel_cap=caps[2],
+        tuner_net_latency_us=system.tuner_net_latency_us,
+        nvls_net=nvls_net,
     )
 
 
@@ -157,9 +163,10 @@ def _mnnvl_without_nvls(system: System, per_unit: int) -> bool:
 
 def _graphs(
     system: System, units: int, scale: float, channels: int | None
-) -> tuple[Limit | None, tuple[float, float]]:
-    """NCCL's inter-unit channel graph (perf/channels.py): the ring bound it plans (channels × speed) and the
-    tree bus bandwidth its tuner allows (channels × perChMaxTreeBw); ``channels`` caps the channel count
+) -> tuple[Limit | None, tuple[float, float, float]]:
+    """NCCL's inter-unit channel graph (perf/channels.py): the ring bound it plans (channels × speed), the
+    tree bus bandwidth its tuner allows (channels × perChMaxTreeBw, Simple and LL128) and the ring LL128 bus
+    bandwidth (channels × perChMaxRingLL128Bw); ``channels`` caps the channel count
     (NCCL_MAX_NCHANNELS-like). Nothing within one unit: the graph is that of NICs."""
     if channels is not None and channels < 1:
         raise PerfError(f"--channels must be at least 1, not {channels}")
@@ -169,12 +176,12 @@ def _graphs(
                 "--channels sets the channels of rings and trees between nodes (NCCL's inter-node graph); "
                 "this run has one node or NVLink domain, whose channels the model does not count"
             )
-        return None, (math.inf, math.inf)
+        return None, (math.inf, math.inf, math.inf)
     perf = perf_data()
     nvlink = system.intra.gbytes if (system.intra is not None and system.intra_class == "nvlink") else None
     graph = search(system.sm_arch, system.nic_gbytes, system.net_ports * scale, nvlink, perf)
     if graph is None:
-        return None, (math.inf, math.inf)
+        return None, (math.inf, math.inf, math.inf)
     given = ""
     if channels is not None and channels < graph.channels:
         graph = type(graph)(channels, graph.speed)
@@ -184,24 +191,25 @@ def _graphs(
         f"NCCL ring graph: {graph.channels} channels × {graph.speed:g} GB/s{given}",
         "search.cc: one NIC per channel, each GPU's NVLink crossed once per channel, NCCL's speeds",
     )
-    caps = tuple(tree_channel_cap(graph, system.sm_arch, units, perf, p) for p in ("simple", "ll128"))
-    return ring, (caps[0], caps[1])
+    simple, ll128 = (tree_channel_cap(graph, system.sm_arch, units, perf, p) for p in ("simple", "ll128"))
+    return ring, (simple, ll128, ring_ll128_cap(graph, system.sm_arch, units, perf))
 
 
-def _ring_channel_cap(system: System, net: Limit, scale: float) -> Limit:
+def _ring_channel_cap(system: System, net: Limit, scale: float, channels: float, graph: str) -> Limit:
     """An NVLink domain's network as rings and trees between domains see it: each channel leaves the domain
     through one NIC and NCCL searches at most ``ring_graph_max_channels`` of them, so a domain with more
-    NICs than that (GB200 NVL72: 72) uses only that many (perf.yaml [NCCL-INIT]). Spread traffic (alltoall,
+    NICs than that (GB200 NVL72: 72) uses only that many (perf.yaml [NCCL-INIT]). NCCL's NVLS graph (NVLS
+    and NVLS-tree between nodes) is searched with MAXCHANNELS, twice the ring's (init.cc
+    ``nvlsGraph.maxChannels = MAXCHANNELS``): ``channels`` is the graph's maximum. Spread traffic (alltoall,
     point-to-point) is not bound this way."""
     nics = system.net_ports * scale
-    channels = perf_data().nccl.ring_graph_max_channels.value
     if system.net_ports < 1 or nics <= channels:
         return net
     per_nic = net.gbytes / nics
     return Limit(
         per_nic * channels,
-        f"{channels:g} ring channels × 1 NIC",
-        f"NCCL searches at most {channels:g} inter-node ring channels, one NIC each, of the domain's "
+        f"{channels:g} {graph} channels × 1 NIC",
+        f"NCCL searches at most {channels:g} inter-node {graph} channels, one NIC each, of the domain's "
         f"{nics:g} NICs ({per_nic:.1f} GB/s each)",
     )
 

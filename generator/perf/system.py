@@ -92,6 +92,9 @@ class System:
     multi_node_nvls: bool = True  # the pinned NCCL runs NVLS across nodes (2.18+)
     nic_gbytes: float = 0.0  # one compute NIC as NCCL's graph search counts it: min(line rate, PCIe slot)
     nccl_version: str = ""  # the NCCL release the prediction is for (software.nccl or --nccl-version)
+    # the latency the cloud transport's NCCL net plugin reports to NCCL's tuner (None: none reported, NCCL's
+    # IB/RoCE transports): steers NCCL's choice only, perf.yaml nccl.net_plugins
+    tuner_net_latency_us: float | None = None
 
     @property
     def gpus(self) -> int:
@@ -220,12 +223,24 @@ def _net_technology(
         if tech is not None:
             return pool.cloud.fabric, tech, notes
         roce = cluster.catalog.fabrics.get("roce-v2-400") or cluster.catalog.fabrics.get("roce-v2-200")
-        notes.append(
-            f"cloud fabric `{pool.cloud.fabric}` is not in the catalogue: modelled as RoCE v2 "
-            "(its own transport efficiency is not modelled)"
-        )
+        notes.append(_cloud_fabric_note(pool.cloud.fabric))
         return pool.cloud.fabric, roce, notes
     return None, None, notes
+
+
+def _cloud_fabric_note(fabric: str) -> str:
+    """How a cloud transport the catalogue has no fabric for is modelled: RoCE v2, plus what its NCCL net
+    plugin entry (perf.yaml nccl.net_plugins) gives."""
+    head = f"cloud fabric `{fabric}` is not in the catalogue: modelled as RoCE v2"
+    plugin = perf_data().nccl.net_plugins.get(fabric)
+    if plugin is None:
+        return head + " (its own transport efficiency is not modelled)"
+    given = ["the latency it reports to NCCL's tuner"]
+    if plugin.traversal_latency_us is not None:
+        given.append("a traversal latency")
+    if plugin.bandwidth_share is not None:
+        given.append("a bandwidth share")
+    return f"{head}, with {', '.join(given)} from its NCCL net plugin entry ({plugin.plugin}, perf.yaml)"
 
 
 def nic_nccl_gbytes(pool: ResolvedPool, perf: PerfData) -> float:
@@ -452,6 +467,7 @@ class _Network(NamedTuple):
     mean_hops: float
     topology: str | None
     notes: list[str]
+    plugin_latency_us: float | None = None
 
 
 def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf: PerfData) -> _Network:
@@ -465,6 +481,10 @@ def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf
     mean_hops = m.mean_hops if m is not None else 0.0
     topology = m.topology if m is not None else (fab.topology_kind if fab is not None else None)
     latency = _hop_latency_us(tech, fab.switch if fab is not None else None, mean_hops)
+    plugin_latency, traversal, share = _net_plugin(technology, rp, perf, notes)
+    latency = traversal if traversal is not None else latency
+    if net is not None and share is not None:
+        net = Limit(net.gbytes * share, f"{net.name} × {share:.0%} transport share [fitted]", net.detail)
     fabric = None
     if net is not None:
         eff = wire_efficiency(tech.kind, mtu, perf) * transport_efficiency(perf)
@@ -474,7 +494,33 @@ def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf
             notes.append("Ethernet without RDMA: NCCL's socket transport; its CPU cost is not modelled")
     if plan is None or m is None:
         notes.append("no fabric plan: the network is taken as non-blocking")
-    return _Network(technology, tech.kind, net, ports, line, latency, fabric, mean_hops, topology, notes)
+    return _Network(
+        technology, tech.kind, net, ports, line, latency, fabric, mean_hops, topology, notes, plugin_latency
+    )
+
+
+def _net_plugin(
+    technology: str | None, pool: ResolvedPool, perf: PerfData, notes: list[str]
+) -> tuple[float | None, float | None, float | None]:
+    """A cloud transport's NCCL net plugin (perf.yaml nccl.net_plugins, by cloud fabric id): the latency it
+    reports to NCCL's tuner on this instance type, the traversal latency a run pays and the share of the
+    NICs' RDMA-model bandwidth the transport delivers, when the model has them (else the fabric's stand)."""
+    plugin = perf.nccl.net_plugins.get(technology or "") if pool.cloud is not None else None
+    if plugin is None:
+        return None, None, None
+    instance = pool.server_id.split("/")[-1]
+    reported = plugin.reported_for(instance)
+    if reported:
+        notes.append(
+            f"{plugin.plugin} reports {reported:g} µs of network latency to NCCL's tuner on {instance}: "
+            "it steers NCCL's choice of algorithm and protocol, it is not the time a run pays"
+        )
+    traversal, share = plugin.traversal_latency_us, plugin.bandwidth_share
+    return (
+        reported,
+        traversal.value if traversal is not None else None,
+        share.value if share is not None else None,
+    )
 
 
 def _nccl_release(version: str) -> int | None:
@@ -576,4 +622,5 @@ def system_for(
         multi_node_nvls=multi_node_nvls,
         nic_gbytes=nic_nccl_gbytes(rp, perf) if nw.net is not None else 0.0,
         nccl_version=version,
+        tuner_net_latency_us=nw.plugin_latency_us,
     )

@@ -44,6 +44,8 @@ class AttachError(ValueError):
 
 @dataclass(frozen=True)
 class Attachment:
+    """An appliance of the blueprint on its switch ports, with its catalogue model."""
+
     index: int  # position in the blueprint's `appliances:` list
     spec: Appliance
     model: ApplianceModel | None  # None: a generic host

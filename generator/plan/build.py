@@ -36,15 +36,13 @@ from generator.topology.base import (
     Terminal,
     TopologyError,
 )
-from generator.topology.cube import cube
-from generator.topology.dragonfly import dragonfly
-from generator.topology.fat_tree import fat_tree
-from generator.topology.leaf_spine import leaf_spine
 from generator.topology.metrics import compute_metrics
 
 
 @dataclass
 class _Built:
+    """A fabric as its builder made it, with each switch's catalogue entry."""
+
     fabric: ResolvedFabric
     built: BuiltFabric
     switch_models: dict[str, tuple[str, Switch]]  # switch name → (catalogue id, entry)
@@ -97,7 +95,13 @@ def _leaf_switch(rf: ResolvedFabric) -> _LeafSwitch:
     return _LeafSwitch(rf.switch, _radix(rf.switch, rf.speed_gbps, rf.source_path, rf.switch_id))
 
 
+# Each builder's module is imported when a fabric of its kind is built: validate of a one-node blueprint
+# builds none, a fat-tree site imports no dragonfly (issue 32: validate's CPU).
+
+
 def _build_fat_tree(rf: ResolvedFabric, topo: FatTree, nodes: list[list[Terminal]]) -> BuiltFabric:
+    from generator.topology.fat_tree import fat_tree
+
     sw = _leaf_switch(rf)
     return fat_tree(
         nodes,
@@ -113,6 +117,8 @@ def _build_fat_tree(rf: ResolvedFabric, topo: FatTree, nodes: list[list[Terminal
 
 
 def _build_dragonfly(rf: ResolvedFabric, topo: Dragonfly, nodes: list[list[Terminal]]) -> BuiltFabric:
+    from generator.topology.dragonfly import dragonfly
+
     return dragonfly(
         nodes,
         p=topo.p,
@@ -126,6 +132,8 @@ def _build_dragonfly(rf: ResolvedFabric, topo: Dragonfly, nodes: list[list[Termi
 
 
 def _build_cube(rf: ResolvedFabric, topo: Torus | Hypercube, nodes: list[list[Terminal]]) -> BuiltFabric:
+    from generator.topology.cube import cube
+
     dims = list(topo.dimensions) if isinstance(topo, Torus) else [2] * topo.dimension
     sw, path = rf.switch, rf.source_path
     cube_radix = (
@@ -148,6 +156,8 @@ def _build_leaf_spine(
     rf: ResolvedFabric, topo: LeafSpine, nodes: list[list[Terminal]], units: list[Unit], growth: float
 ) -> BuiltFabric:
     """Leaves per placement unit (``units`` in placement order), so a unit's leaves sit in its rack."""
+    from generator.topology.leaf_spine import leaf_spine
+
     sw = _leaf_switch(rf)
     uplinks = sw.model.uplinks
     up_speed = uplinks.speed_gbps if uplinks else rf.speed_gbps

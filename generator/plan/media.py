@@ -12,6 +12,8 @@ from blueprints.models.site import Site
 
 @dataclass(frozen=True)
 class Position:
+    """Where a device sits: its rack's floor position and its rack unit."""
+
     x_m: float
     y_m: float
     u: int

@@ -79,6 +79,8 @@ class Link(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Rack:
+    """One rack of the site with its devices, bottom to top, and its power."""
+
     id: str  # "r01-05" = row 1, position 5 (both 1-based)
     row: int  # 1-based
     position: int  # 1-based within the row
@@ -94,6 +96,8 @@ class Rack:
 
 @dataclass(frozen=True, slots=True)
 class BomLine:
+    """One line of the bill of materials."""
+
     item: str  # switch | server | cable | transceiver | rack
     model: str  # catalogue id or part description
     count: int
@@ -136,6 +140,8 @@ class _FromBill(Generic[_T]):
 
 @dataclass(frozen=True)
 class Plan:
+    """The physical plan: devices, cables, racks and per-fabric metrics (the BOM counted on first read)."""
+
     cluster: ResolvedCluster = field(repr=False, compare=False)
     devices: tuple[Device, ...]
     links: tuple[Link, ...]

@@ -38,6 +38,8 @@ def default_rack_id(row: int, position: int) -> str:
 
 @dataclass
 class PlacedRack:
+    """A rack while devices are placed in it."""
+
     row: int
     position: int
     units: int
@@ -140,6 +142,8 @@ def shares_one_rack(site: Site, demands: Iterable[Demand]) -> bool:
 
 @dataclass(frozen=True)
 class Placed:
+    """A device's rack and lowest rack unit."""
+
     rack: str
     u: int
 

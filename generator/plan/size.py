@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class FabricSize:
+    """How many switches and cables a fabric would have, counted before it is built."""
+
     fabric: str
     switches: int
     links: int
@@ -30,6 +32,8 @@ class FabricSize:
 
 @dataclass(frozen=True)
 class TooLarge:
+    """A design refused before it is built, with the blueprint path to change."""
+
     message: str
     path: Path
 

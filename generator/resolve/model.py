@@ -64,6 +64,8 @@ class NicPort:
 
 @dataclass(frozen=True)
 class ResolvedPool:
+    """A node pool with its server, ports and host names looked up."""
+
     name: str
     role: str
     count: int
@@ -96,6 +98,8 @@ class ResolvedPool:
 
 @dataclass(frozen=True)
 class ResolvedFabric:
+    """A fabric with its technology, switch models and speed looked up."""
+
     name: str  # compute | storage | management
     technology: str
     tech: FabricTech
@@ -121,6 +125,8 @@ class ResolvedFabric:
 
 @dataclass(frozen=True)
 class ResolvedCluster:
+    """The blueprint with every catalogue id resolved: what the rules, the plan and the emitters read."""
+
     blueprint: Blueprint
     catalog: Catalog
     pools: tuple[ResolvedPool, ...]

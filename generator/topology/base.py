@@ -27,6 +27,8 @@ class Terminal:
 
 @dataclass(frozen=True, slots=True)
 class SwitchSpec:
+    """One switch a builder places: its name, tier and logical ports."""
+
     name: str
     tier: str  # leaf | spine | core | router | switch
     ports: int  # logical ports at the fabric speed
@@ -40,12 +42,16 @@ class SwitchSpec:
 
 @dataclass(frozen=True, slots=True)
 class PortRef:
+    """One end of a raw link: a switch port number or a node terminal."""
+
     device: str
     port: int | Terminal  # switch logical port number, or the node terminal
 
 
 @dataclass(frozen=True, slots=True)
 class RawLink:
+    """One cable as a builder makes it, before ids, racks and media."""
+
     a: PortRef
     b: PortRef
     layer: str
@@ -104,6 +110,8 @@ class ClosParams:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FatTreeParams(ClosParams):
+    """The fat-tree's numbers as built (rails, the down ports nodes can occupy)."""
+
     down_used: int  # down ports nodes (present or declared growth) can ever occupy
     rails: int
     rail_optimized: bool
@@ -112,11 +120,15 @@ class FatTreeParams(ClosParams):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LeafSpineParams(ClosParams):
+    """The leaf-spine's numbers as built, and the placement unit of each leaf."""
+
     leaf_unit: Mapping[str, str]  # leaf name -> the placement unit whose rack it sits in
 
 
 @dataclass(frozen=True, slots=True)
 class DragonflyParams:
+    """The dragonfly's numbers as built (p, a, h, groups)."""
+
     p: int  # terminal ports per router
     a: int  # routers per group
     h: int  # global ports per router
@@ -130,6 +142,8 @@ class DragonflyParams:
 
 @dataclass(frozen=True, slots=True)
 class CubeParams:
+    """The torus or hypercube as built: its dimensions, vertices and degree."""
+
     dims: tuple[int, ...]  # vertices along each dimension (hypercube: all 2)
     vertices: int
     degree: int  # cube ports per vertex
@@ -142,6 +156,8 @@ FabricParams = FatTreeParams | LeafSpineParams | DragonflyParams | CubeParams
 
 @dataclass
 class BuiltFabric:
+    """What a builder returns: the switches and cables of one fabric and its parameters."""
+
     kind: str  # fat-tree | dragonfly | torus | hypercube | leaf-spine
     switches: list[SwitchSpec]
     links: list[RawLink]

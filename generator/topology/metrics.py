@@ -28,6 +28,8 @@ if TYPE_CHECKING:  # networkx costs a quarter second to import; only the exact a
 
 @dataclass(frozen=True)
 class FabricMetrics:
+    """One fabric's counts and analytic figures (bisection, hops, ECMP, SPOFs)."""
+
     fabric: str
     topology: str  # fat-tree | dragonfly | torus | hypercube | leaf-spine | none
     switches: dict[str, int]  # tier → count

@@ -16,7 +16,7 @@ exits 0 when nothing else differs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -136,7 +136,7 @@ def _reason(r: CableResult, acc: Accepted) -> str:
 def apply_accepted(v: Verification, acc: Accepted) -> Verification:
     """``v`` with every acknowledged finding marked with its reason."""
     v.results = [
-        replace(r, accepted=reason) if r.status != "ok" and (reason := _reason(r, acc)) else r
+        r._replace(accepted=reason) if r.status != "ok" and (reason := _reason(r, acc)) else r
         for r in v.results
     ]
     v.accepted_from = acc.source

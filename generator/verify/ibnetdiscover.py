@@ -88,22 +88,43 @@ _COMMENT_BARE = re.compile(
     r"(?:\s+(\d{1,3}[xX]|\?\?)\s*([A-Za-z][A-Za-z0-9]{0,15}|\?\?\?))?"
 )
 
+# The lines as ibnetdiscover prints them (infiniband-diags/ibnetdiscover.c), read in place over the whole
+# text: one match reads a port line, another a record's head (its blank lines, vendid/devid/sysimgguid/
+# <kind>guid lines and the Switch/Ca line). Each narrows the per-line patterns above to lines they read the
+# same way (\s inside a line is [^\S\n]; no whitespace around the line, which the per-line path strips; no
+# quote inside a description; width and speed present); every field is bounded, so no line they match is
+# longer than MAX_LINE. Any other line takes the per-line path, in its place.
+_W0, _W1 = r"[^\S\n]{0,64}", r"[^\S\n]{1,64}"
+_FAST_PORT = re.compile(
+    rf"\[(\d{{1,3}})\]{_W0}(?:\([0-9a-fA-F]{{1,16}}\){_W0})?"  # local port, CA port GUID
+    rf'"([SHR?])-([^"\n]{{0,256}})"\[(\d{{1,3}})\]{_W0}(?:\([0-9a-fA-F]{{1,16}}\){_W0})?'  # remote id, port
+    rf"#{_W0}(?:lid{_W1}\d{{1,6}}{_W1}lmc{_W1}\d{{1,3}}{_W1})?"  # the comment, as _COMMENT reads it
+    rf'"([^"\n]{{0,1024}})"{_W1}lid{_W1}\d{{1,6}}{_W1}(\d{{1,3}}[xX]|\?\?){_W0}([A-Za-z][A-Za-z0-9]{{0,15}}|\?\?\?)$',
+    re.M,
+)
+_FAST_HEAD = re.compile(
+    r"(\n*)(?:vendid=0x[0-9a-fA-F]{1,16}\ndevid=0x([0-9a-fA-F]{1,8})\nsysimgguid=0x[0-9a-fA-F]{1,16}\n"
+    r"(?:switchguid|caguid|rtguid)=0x([0-9a-fA-F]{1,16})(?:\([0-9a-fA-F]{1,16}\))?\n)?"
+    rf'(Switch|Ca|Hca|Rt){_W1}(\d{{1,6}}){_W1}"([SHR?])-([^"\n]{{0,256}})"'
+    rf'(?:{_W0}#{_W0}"([^"\n]{{0,1024}})"([^"\n]{{0,1024}}))?(?<!\s)$',
+    re.M,
+)
+
 _KIND_BY_LETTER = {"S": "switch", "H": "ca", "R": "router", "?": "unknown"}
 _KIND_BY_P = {"SW": "switch", "CA": "ca", "RT": "router"}
 SHARP_DEVID = 0xCF09  # SHARP Aggregation Node NodeInfo device id (as ibnetdiscover reports it)
 SHARP_DESC = "aggregation node"
 
 
+_GUID_ID = re.compile(r"[0-9a-fA-F]{1,16}")
+
+
 def _node_key(node_id: str) -> tuple[str, int | None]:
     """``"0x0002c903008f8700"`` for a GUID-based id (any number of digits), else the raw id."""
-    if 0 < len(node_id) <= 16 and all(c in "0123456789abcdefABCDEF" for c in node_id):
+    if _GUID_ID.fullmatch(node_id):
         guid = int(node_id, 16)
         return f"0x{guid:016x}", guid
     return f"id:{node_id}", None
-
-
-def _width(w: str | None) -> str | None:
-    return w.lower() if w else None
 
 
 def is_sharp_node(node: SeenNode) -> bool:
@@ -119,9 +140,9 @@ class _Builder:
         self.peer: dict[tuple[str, int], tuple[str, int]] = {}
         self.warnings: list[str] = []
         self.words: dict[str, str] = {}  # width/speed tokens, one object each (1M links share a few)
-
-    def word(self, text: str | None) -> str | None:
-        return None if text is None else self.words.setdefault(text, text)
+        self.ids: dict[str, str] = {}  # a remote node id as printed → its node's key (the node exists)
+        self.records = 0  # record headers read (what _format_votes counts for the default format)
+        self.p_lines = 0  # lines that may be `ibnetdiscover -p` port lines (_format_votes' other count)
 
     def node(
         self,
@@ -149,32 +170,45 @@ class _Builder:
     def link(
         self, a: tuple[str, int], b: tuple[str, int], width: str | None, speed: str | None, line: int
     ) -> None:
-        for x, y in ((a, b), (b, a)):
-            known = self.peer.get(x)
-            if known is not None and known != y:
-                self.warnings.append(
-                    f"{self.source}:{line}: port {x[1]} of {x[0]} is reported connected to "
-                    f"{y[0]}[{y[1]}] here and to {known[0]}[{known[1]}] elsewhere"
-                )
-            self.peer.setdefault(x, y)
+        peer = self.peer
+        known = peer.get(a)
+        if known is None:
+            peer[a] = b
+        elif known != b:
+            self._conflict(a, b, known, line)
+        known = peer.get(b)
+        if known is None:
+            peer[b] = a
+        elif known != a:
+            self._conflict(b, a, known, line)
         key = (a, b) if a <= b else (b, a)
         old = self.links.get(key)
-        width, speed = self.word(_width(width)), self.word(speed)
-        if old is None:
-            if len(self.links) >= MAX_SEEN:
-                raise DiscoveryError(
-                    f"{self.source}:{line}: more than {MAX_SEEN:,} links: larger than any fabric this tool "
-                    "plans (generator/limits.py)"
-                )
-            self.links[key] = SeenLink(a[0], a[1], b[0], b[1], width, speed, line)
-        elif old.width is None and width is not None:
+        if old is not None and (old.width is not None or not width):
+            return  # the link seen from its other end, with nothing to add
+        words = self.words  # width/speed tokens as one object each
+        width = words.setdefault(w, w) if width and (w := width.lower()) else None
+        speed = None if speed is None else words.setdefault(speed, speed)
+        if old is not None:  # the width/speed its first sighting lacked
             self.links[key] = SeenLink(old.a_node, old.a_port, old.b_node, old.b_port, width, speed, old.line)
+        elif len(self.links) >= MAX_SEEN:
+            raise DiscoveryError(
+                f"{self.source}:{line}: more than {MAX_SEEN:,} links: larger than any fabric this tool "
+                "plans (generator/limits.py)"
+            )
+        else:
+            self.links[key] = SeenLink(a[0], a[1], b[0], b[1], width, speed, line)
+
+    def _conflict(self, x: tuple[str, int], y: tuple[str, int], known: tuple[str, int], line: int) -> None:
+        self.warnings.append(
+            f"{self.source}:{line}: port {x[1]} of {x[0]} is reported connected to "
+            f"{y[0]}[{y[1]}] here and to {known[0]}[{known[1]}] elsewhere"
+        )
 
     def result(self) -> IbDiscovery:
         excluded = sorted(k for k, n in self.nodes.items() if is_sharp_node(n))
         drop = set(excluded)
+        # in line order already: a link is stored where it is first seen, and a later sighting keeps its place
         links = [ln for ln in self.links.values() if ln.a_node not in drop and ln.b_node not in drop]
-        links.sort(key=lambda ln: ln.line)
         nodes = {k: n for k, n in self.nodes.items() if k not in drop}
         return IbDiscovery(self.source, self.fmt, nodes, links, self.warnings, excluded)
 
@@ -261,6 +295,7 @@ def _open_record(b: _Builder, record: _Record, header: _Header, no: int) -> None
     key = b.node(key, header.kind, header.desc, guid, header.nports, record.pending_devid, True, no)
     record.current, record.current_kind = key, header.kind
     record.pending_guid = record.pending_devid = None
+    b.records += 1
 
 
 def _port_number(b: _Builder, port: int, no: int) -> int:
@@ -302,26 +337,86 @@ def _unparsed(b: _Builder, line: str, no: int) -> None:
         )
 
 
-def _parse_default(text: str, source: str) -> IbDiscovery:
+def _parse_default(text: str, source: str) -> _Builder:
+    """The default format, line by line in order: a line as ibnetdiscover prints it is read by one match in
+    place (_FAST_PORT, _FAST_HEAD); any other line, and a port line the fast reading leaves, by _read_line.
+    Line numbers are counted as dump_lines counts them; a line longer than MAX_LINE is refused (line_at)."""
     b = _Builder(source, "ibnetdiscover")
     record = _Record()
     unreached: list[tuple[int, list[int], str]] = []
     start: list[str] = []
-    for no, raw in dump_lines(text, source):
-        line = raw.strip()
-        if not line or _read_ids(record, line):
-            continue
-        if (header := _header(line)) is not None:
-            _open_record(b, record, header, no)
-        elif line.startswith(("[", "@")):
-            _add_port(b, record, line, no)
+    port_at, head_at = _FAST_PORT.match, _FAST_HEAD.match
+    pos, no, end = 0, 0, len(text)
+    while pos < end:
+        if (m := port_at(text, pos)) is not None and _fast_port(b, record, m, no + 1):
+            no, pos = no + 1, m.end() + 1
+        elif (m := head_at(text, pos)) is not None:
+            no = _fast_head(b, record, m, no)
+            pos = m.end() + 1
         else:
-            _note_unreached(line, no, unreached, start)
-            _unparsed(b, line, no)
-            if record.current_kind and not line.startswith("#"):
-                record.close()  # any other line ends a record (ibsim does the same)
+            no += 1
+            line, pos = line_at(text, pos, source, no)
+            _read_line(b, record, line.strip(), no, unreached, start)
     b.warnings += [_unreached_warning(b, start, no, route, why) for no, route, why in unreached]
-    return b.result()
+    return b
+
+
+def _fast_port(b: _Builder, record: _Record, m: re.Match[str], no: int) -> bool:
+    """A port line _FAST_PORT matched, as _add_port reads it; False leaves it to _add_port (a line outside a
+    record, or a port number above MAX_PORT: the warning or the refusal is said there)."""
+    current = record.current
+    lport_text, letter, remote_id, rport_text, desc, width, speed = m.groups()
+    lport, rport = int(lport_text), int(rport_text)
+    if current is None or lport > MAX_PORT or rport > MAX_PORT:
+        return False
+    rkey = b.ids.get(remote_id)
+    if rkey is None:
+        key, guid = _node_key(remote_id)
+        rkey = b.ids[remote_id] = b.node(key, _KIND_BY_LETTER[letter], desc, guid, line=no)
+    if current == rkey and lport == rport:
+        b.warnings.append(f"{b.source}:{no}: port {lport} of {current} is connected to itself")
+    else:
+        b.link((current, lport), (rkey, rport), width, speed, no)
+    return True
+
+
+def _fast_head(b: _Builder, record: _Record, m: re.Match[str], no: int) -> int:
+    """A record head _FAST_HEAD matched, as its lines read one by one (vendid ends the open record, devid and
+    the node GUID wait for the header, sysimgguid is skipped); returns the header's line number."""
+    blank, devid, guid, kind, nports, _letter, node_id, desc, _tail = m.groups()
+    no += len(blank) + 1
+    if devid is not None:
+        record.close()
+        record.pending_devid, record.pending_guid = int(devid, 16), int(guid, 16)
+        no += 4
+    header = _Header(
+        "switch" if kind == "Switch" else "router" if kind == "Rt" else "ca", int(nports), node_id, desc or ""
+    )
+    _open_record(b, record, header, no)
+    return no
+
+
+def _read_line(
+    b: _Builder,
+    record: _Record,
+    line: str,
+    no: int,
+    unreached: list[tuple[int, list[int], str]],
+    start: list[str],
+) -> None:
+    """One stripped line of the default format, whatever it holds."""
+    if not line or _read_ids(record, line):
+        return
+    if (header := _header(line)) is not None:
+        _open_record(b, record, header, no)
+    elif line.startswith(("[", "@")):
+        _add_port(b, record, line, no)
+    else:
+        b.p_lines += line.startswith(("SW", "CA", "RT"))
+        _note_unreached(line, no, unreached, start)
+        _unparsed(b, line, no)
+        if record.current_kind and not line.startswith("#"):
+            record.close()  # any other line ends a record (ibsim does the same)
 
 
 def _note_unreached(
@@ -401,18 +496,22 @@ def _p_link(line: str) -> _PLink | None:
 
 def dump_lines(text: str, source: str) -> Iterator[tuple[int, str]]:
     """(line number, line) one at a time: a list of every line of a 64 MB dump of 2-byte lines would
-    take ~2 GB of string objects. A line longer than MAX_LINE is refused before it is sliced."""
-    start, no, end_of_text = 0, 0, len(text)
-    while start < end_of_text:
-        end = text.find("\n", start)
-        end = end_of_text if end < 0 else end
+    take ~2 GB of string objects."""
+    pos, no, end = 0, 0, len(text)
+    while pos < end:
         no += 1
-        if end - start > MAX_LINE:
-            raise DiscoveryError(
-                f"{source}:{no}: line of {end - start:,} characters; the limit is {MAX_LINE:,}"
-            )
-        yield no, text[start:end]
-        start = end + 1
+        line, pos = line_at(text, pos, source, no)
+        yield no, line
+
+
+def line_at(text: str, pos: int, source: str, no: int) -> tuple[str, int]:
+    """Line ``no``, which starts at ``pos``, and where the next one starts. A line longer than MAX_LINE is
+    refused before it is sliced."""
+    end = text.find("\n", pos)
+    end = len(text) if end < 0 else end
+    if end - pos > MAX_LINE:
+        raise DiscoveryError(f"{source}:{no}: line of {end - pos:,} characters; the limit is {MAX_LINE:,}")
+    return text[pos:end], end + 1
 
 
 def _format_votes(text: str, source: str) -> tuple[int, int]:
@@ -429,6 +528,12 @@ def _format_votes(text: str, source: str) -> tuple[int, int]:
 
 def parse_ibnetdiscover(text: str, source: str = "<ibnetdiscover>") -> IbDiscovery:
     """Parse a dump in the default or the ``-p`` format (detected from its lines)."""
+    try:
+        b: _Builder | None = _parse_default(text, source)
+    except DiscoveryError:
+        b = None  # a refused line: which refusal comes first is the votes' pass to say, below
+    if b is not None and b.records and not b.p_lines:
+        return b.result()  # the votes would be (its records, 0): the default format, as read
     default_hits, port_hits = _format_votes(text, source)
     if not default_hits and not port_hits:
         raise DiscoveryError(
@@ -437,7 +542,7 @@ def parse_ibnetdiscover(text: str, source: str = "<ibnetdiscover>") -> IbDiscove
         )
     if port_hits > default_hits:
         return _parse_ports(text, source)
-    return _parse_default(text, source)
+    return (b if b is not None else _parse_default(text, source)).result()
 
 
 def read_ibnetdiscover(path: str | Path, budget: ByteBudget | None = None) -> IbDiscovery:
@@ -453,4 +558,6 @@ def read_ibnetdiscover(path: str | Path, budget: ByteBudget | None = None) -> Ib
             f"{path}: binary file (an `ibnetdiscover --cache` file? print it with "
             "`ibnetdiscover --load-cache FILE`)"
         )
-    return parse_ibnetdiscover(data.decode("utf-8", errors="replace"), str(path))
+    text = data.decode("utf-8", errors="replace")
+    del data  # not kept beside its text through the parse (a 100k-GPU dump is ~60 MB)
+    return parse_ibnetdiscover(text, str(path))

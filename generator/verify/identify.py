@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
 
 from generator.foreign import ByteBudget, ForeignInputError, read_foreign_text
-from generator.plan.model import Plan
+from generator.plan.model import Endpoint, Plan
 from generator.platform.ports import label_devices, site_labels
 from generator.verify.model import (
     MAX_LINE,
@@ -53,25 +54,51 @@ class PlanIndex:
         self.fabric = fabric
         self.devices = plan.device_by_name
         self._lower = {name.lower(): name for name in self.devices}
-        self.netdev: dict[tuple[str, str], str] = {}  # (host, netdev) → plan port
-        self.cage: dict[tuple[str, int, int], str] = {}  # (switch, cage, sub-port) → plan port
-        self.ports: dict[str, set[str]] = {}
-        self.sheet: dict[tuple[str, str], str] = {}  # (device, plan port) → cabling sheet label
-        self.peer: dict[tuple[str, str], tuple[str, str]] = {}  # (device, port) → planned (device, port)
         self.notes: dict[str, str] = {}  # device → what identification had to assume about it
+        # (device, plan port) → its plan endpoint; the other look-ups are built from it when first asked
+        self._endpoint: dict[tuple[str, str], Endpoint] = {}
+        endpoint = self._endpoint
         for link in plan.links_of(fabric):
-            self.peer[(link.a.device, link.a.port)] = (link.b.device, link.b.port)
-            self.peer[(link.b.device, link.b.port)] = (link.a.device, link.a.port)
-            for ep in (link.a, link.b):
-                self.ports.setdefault(ep.device, set()).add(ep.port)
-                self.sheet[(ep.device, ep.port)] = ep.label_port
-                if ep.netdev:
-                    self.netdev[(ep.device, ep.netdev)] = ep.port
-                if ep.cage is not None and ep.cage_port is not None:
-                    self.cage[(ep.device, ep.cage, ep.cage_port)] = ep.port
+            endpoint[(link.a.device, link.a.port)], endpoint[(link.b.device, link.b.port)] = link.a, link.b
+        self._labelled: dict[tuple[str, str, str], End] = {}  # end()'s ends, one per (device, port, kind)
         self._declared_hca: dict[str, dict[str, str]] = {}  # pool → site label (case-folded) → RDMA device
         self.site: dict[tuple[str, str], str] = {}  # (host, plan port) → the adapter's declared site label
         self._site_labels()
+
+    @cached_property
+    def ports(self) -> dict[str, set[str]]:
+        """device → its plan ports in this fabric."""
+        out: dict[str, set[str]] = {}
+        for device, port in self._endpoint:
+            out.setdefault(device, set()).add(port)
+        return out
+
+    @cached_property
+    def peer(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """(device, port) → the planned (device, port) at the other end of its cable."""
+        out: dict[tuple[str, str], tuple[str, str]] = {}
+        for link in self.plan.links_of(self.fabric):
+            ka, kb = (link.a.device, link.a.port), (link.b.device, link.b.port)
+            out[ka], out[kb] = kb, ka
+        return out
+
+    def has_port(self, device: str, port: str) -> bool:
+        """Whether the plan cables ``device``'s ``port`` into this fabric."""
+        return (device, port) in self._endpoint
+
+    @cached_property
+    def netdev(self) -> dict[tuple[str, str], str]:
+        """(host, netdev) → plan port (LLDP names host ports by interface)."""
+        return {(ep.device, ep.netdev): ep.port for ep in self._endpoint.values() if ep.netdev}
+
+    @cached_property
+    def cage(self) -> dict[tuple[str, int, int], str]:
+        """(switch, cage, sub-port) → plan port (LLDP names breakout ports ``swp9s1``)."""
+        return {
+            (ep.device, ep.cage, ep.cage_port): ep.port
+            for ep in self._endpoint.values()
+            if ep.cage is not None and ep.cage_port is not None
+        }
 
     def _site_labels(self) -> None:
         """The adapters' site labels the blueprint declares (``pools[].ports[].label``): they name the host
@@ -81,11 +108,11 @@ class PlanIndex:
         named = site_labels(pools)
         if not named:
             return
-        for (device, port), _ in list(self.sheet.items()):
+        for device, port in self._endpoint:
             d = self.devices.get(device)
             label = named.get(d.pool or "", {}).get(port) if d is not None and d.kind == "node" else None
             if label is not None:
-                self.sheet[(device, port)] = self.site[(device, port)] = label
+                self.site[(device, port)] = label
 
     def declared_hca(self, device: str, token: str | None) -> str | None:
         """The plan's RDMA device for the site label ``token`` the blueprint declares for ``device``'s pool
@@ -108,25 +135,51 @@ class PlanIndex:
 
     def sheet_label(self, end: End) -> End:
         """``end`` with the port as the cabling sheet labels it (cage/sub-port on twin-port cages) and, on a
-        host, the site's label for its adapter where the blueprint declares one."""
+        host, the site's label for its adapter where the blueprint declares one. One End per distinct end:
+        the planned and the discovered view of a port share it (a 100k-GPU fabric has ~600k of them)."""
         if not end.known:
             return end
-        site = self.site.get((end.device, end.port)) if self.site else None
+        if not end.sheet and not end.site:
+            return self.end(end.device, end.port, end.kind)
+        return self._sheet_label(end)
+
+    def end(self, device: str, port: str, kind: str) -> End:
+        """The plan end ``device``/``port`` as the sheet labels it: ``sheet_label(End(device, port, kind))``,
+        built once per end."""
+        key = (device, port, kind)
+        hit = self._labelled.get(key)
+        if hit is None:
+            labels = self._labels(device, port)
+            hit = self._labelled[key] = (
+                End(device, port, kind, True, *labels) if labels else End(device, port, kind)
+            )
+        return hit
+
+    def _sheet_label(self, end: End) -> End:
+        labels = self._labels(end.device, end.port)
+        if labels is None:
+            return end  # not a plan device: left as it is
+        return End(end.device, end.port, end.kind, True, labels[0], labels[1] or end.site)
+
+    def _labels(self, device: str, port: str) -> tuple[str, str] | None:
+        """(the port as the cabling sheet labels it, the site's label for its adapter or ""); None for a
+        device the plan does not have."""
+        site = self.site.get((device, port)) if self.site else None
         if site is not None:
-            return replace(end, sheet=site, site=site)
-        label = self.sheet.get((end.device, end.port))
-        if label is None:
-            d = self.devices.get(end.device)
-            if d is None:
-                return end
-            label = end.port
-            if d.kind == "switch" and end.port.isdigit():
-                n = int(end.port)
-                ppc = d.ports_per_cage
-                label = (
-                    f"P{(n - 1) // ppc + 1:02d}/{(n - 1) % ppc + 1}" if ppc > 1 and n <= d.ports else f"P{n}"
-                )
-        return replace(end, sheet=label)
+            return site, site
+        ep = self._endpoint.get((device, port))
+        if ep is not None:
+            return ep.label_port, ""
+        d = self.devices.get(device)
+        if d is None:
+            return None
+        if d.kind == "switch" and port.isdigit():
+            n = int(port)
+            ppc = d.ports_per_cage
+            return (
+                f"P{(n - 1) // ppc + 1:02d}/{(n - 1) % ppc + 1}" if ppc > 1 and n <= d.ports else f"P{n}"
+            ), ""
+        return port, ""
 
     def kind(self, device: str) -> str:
         d = self.devices.get(device)
@@ -306,12 +359,14 @@ def identify_nodes(disc: IbDiscovery, index: PlanIndex, names: dict[int, str]) -
     for key, node in disc.nodes.items():
         if (hit := _by_name(node, index, names)) is not None:
             ident[key] = hit
-    nbrs = _neighbours(disc)
+    nbrs: dict[str, list[tuple[int, str, int]]] | None = None  # built when a node is left to place
     for kind in ("switch", "switch", "ca"):  # two passes: a spine placed by position can place a leaf
-        taken = _taken(ident, index)
+        taken: set[tuple[str, str]] | None = None  # what the names claimed when this pass began
         for key, node in disc.nodes.items():
             if key in ident or node.kind != kind:
                 continue
+            nbrs = _neighbours(disc) if nbrs is None else nbrs
+            taken = _taken(ident, index) if taken is None else taken
             if (hit := _position(node, _planned_here(key, ident, index, nbrs), index, taken)) is not None:
                 ident[key] = hit
                 taken |= {(hit.device, p) for p in hit.ports.values()} | {(hit.device, "")}
@@ -365,23 +420,27 @@ class IbFound(NamedTuple):
     links: list[FoundLink]
     unidentified: list[str]  # labels of nodes that matched no plan device, with where they hang
     identity: dict[str, NodeIdentity]  # node key → plan device
-    ends: dict[tuple[str, int], End]  # (node key, port) → the plan end it was read as
+    ends: dict[tuple[str, int], End]  # (node key, port) → the plan end it was read as (if asked for)
 
 
-def ib_found_links(disc: IbDiscovery, index: PlanIndex, names: dict[int, str] | None = None) -> IbFound:
-    """Discovered links as plan ends, and the labels of nodes that matched no plan device."""
+def ib_found_links(
+    disc: IbDiscovery, index: PlanIndex, names: dict[int, str] | None = None, *, with_ends: bool = False
+) -> IbFound:
+    """Discovered links as plan ends, and the labels of nodes that matched no plan device; ``with_ends``:
+    also each discovered port's end (sm-guids reads them; verify-cabling does not keep 600k of them)."""
     ident = identify_nodes(disc, index, names or {})
     labels: dict[str, str] = {}  # one label string per unidentified node, shared by all its links
+    switch_of = {key: n.device for key, n in ident.items() if index.kind(n.device) == "switch"}
 
     def end(key: str, port: int) -> End:
-        node = disc.nodes[key]
+        if (switch := switch_of.get(key)) is not None:
+            return index.end(switch, str(port), "switch")
         n = ident.get(key)
         if n is None:
+            node = disc.nodes[key]
             label = labels.get(key) or labels.setdefault(key, _unidentified(node))
             return End(label, str(port), "switch" if node.kind == "switch" else "", known=False)
-        if index.kind(n.device) == "switch":
-            return End(n.device, str(port), "switch")
-        return End(n.device, n.ports.get(port) or f"{n.hca or '?'}/{port}", "node")
+        return index.end(n.device, n.ports.get(port) or f"{n.hca or '?'}/{port}", "node")
 
     found = [
         FoundLink(end(ln.a_node, ln.a_port), end(ln.b_node, ln.b_port), ln.rate, f"{disc.source}:{ln.line}")
@@ -389,14 +448,16 @@ def ib_found_links(disc: IbDiscovery, index: PlanIndex, names: dict[int, str] | 
     ]
     found = site_hca_names(found, index)
     ends: dict[tuple[str, int], End] = {}
-    for ln, fl in zip(disc.links, found, strict=True):  # site_hca_names keeps the order, link for link
+    for ln, fl in (
+        zip(disc.links, found, strict=True) if with_ends else ()
+    ):  # the order is kept, link for link
         ends[(ln.a_node, ln.a_port)], ends[(ln.b_node, ln.b_port)] = fl.a, fl.b
     on_switch: dict[str, list[str]] = {k: [] for k in labels}  # unidentified nodes with links
-    for ln in disc.links:
+    for ln in disc.links if on_switch else ():
         for mine, peer, port in ((ln.a_node, ln.b_node, ln.b_port), (ln.b_node, ln.a_node, ln.a_port)):
             sw = ident.get(peer)
             if mine in on_switch and sw is not None and index.kind(sw.device) == "switch":
-                on_switch[mine].append(index.sheet_label(End(sw.device, str(port), "switch")).text())
+                on_switch[mine].append(index.end(sw.device, str(port), "switch").text())
     unidentified = sorted(_describe_unidentified(disc.nodes[k], v) for k, v in on_switch.items())
     index.notes.update({f"position:{i}": note for i, note in enumerate(position_notes(disc, ident, index))})
     return IbFound(found, unidentified, ident, ends)
@@ -406,7 +467,7 @@ def _site_hca_end(link: FoundLink, index: PlanIndex) -> tuple[End, End, tuple[st
     """(host end, switch end, planned host port) of a link whose host end names an HCA the plan does not
     know (``HCA-1`` rather than ``mlx5_0``), on a switch port the plan gives to that same host."""
     for node, other in ((link.a, link.b), (link.b, link.a)):
-        if node.kind != "node" or not node.known or node.port in index.ports.get(node.device, ()):
+        if node.kind != "node" or not node.known or index.has_port(node.device, node.port):
             continue
         hca = node.port.split("/")[0]
         if any("/" in p and p.split("/")[0] == hca for p in index.ports.get(node.device, ())):
@@ -425,10 +486,20 @@ def learn_hca_names(found: list[FoundLink], index: PlanIndex) -> dict[str, str]:
     """The site's HCA name → the plan's RDMA device (``HCA-1`` → ``mlx5_0``), learned from where each named
     HCA sits: kept when more than half of the hosts agree, so one host with two rails crossed is an
     exception to the rule and not the rule."""
+    return _learned(_site_hca_ends(found, index), index)
+
+
+def _site_hca_ends(
+    found: list[FoundLink], index: PlanIndex
+) -> list[tuple[int, tuple[End, End, tuple[str, str]]]]:
+    """(position, _site_hca_end) of every link that has one."""
+    return [(i, hit) for i, link in enumerate(found) if (hit := _site_hca_end(link, index)) is not None]
+
+
+def _learned(hits: list[tuple[int, tuple[End, End, tuple[str, str]]]], index: PlanIndex) -> dict[str, str]:
     votes: dict[str, Counter[str]] = {}
-    for link in found:
-        if (hit := _site_hca_end(link, index)) is not None and index.kind(hit[0].device) != "appliance":
-            node, _, planned = hit
+    for _, (node, _, planned) in hits:
+        if index.kind(node.device) != "appliance":
             votes.setdefault(node.port.split("/")[0], Counter())[planned[1].split("/")[0]] += 1
     learned: dict[str, str] = {}
     for label, c in votes.items():
@@ -444,34 +515,44 @@ def site_hca_names(found: list[FoundLink], index: PlanIndex) -> list[FoundLink]:
     """Links whose host end uses the site's HCA names, rewritten to the plan's RDMA devices: by the learned
     rule (a host that breaks it is reported miswired), else from the switch side with a note that the HCA
     names of that host were not checked."""
-    learned = learn_hca_names(found, index)
-    if learned:
-        rule = ", ".join(f"{k}={v}" for k, v in sorted(learned.items()))
-        index.notes["hca-names"] = (
-            f"HCA names read as the plan's RDMA devices by the rule the hosts follow: {rule}"
-        )
+    hits = _site_hca_ends(found, index)
+    learned = _learned(hits, index)
+    if not learned:  # no rule: only the links with a site HCA end change, each as the loop below does it
+        out = list(found)
+        for i, hit in hits:
+            out[i] = _matched_from_switch(out[i], hit, index)
+        return out
+    rule = ", ".join(f"{k}={v}" for k, v in sorted(learned.items()))
+    index.notes["hca-names"] = (
+        f"HCA names read as the plan's RDMA devices by the rule the hosts follow: {rule}"
+    )
     out = []
     for link in found:
         for node in (link.a, link.b):
             label, _, num = node.port.partition("/")
             appliance = index.kind(node.device) == "appliance"  # plan ports p1, p2: no HCA names to map
             if node.kind == "node" and node.known and label in learned and not appliance:
-                fixed = replace(node, port=f"{learned[label]}/{num}")
-                link = replace(link, a=fixed) if node is link.a else replace(link, b=fixed)
-        hit = _site_hca_end(link, index)
-        if hit is not None:
-            node, _, planned = hit
-            # an appliance's HCA names are not published (plan ports p1, p2): where it sits is what counts
-            if index.kind(node.device) != "appliance":
-                index.notes.setdefault(
-                    node.device,
-                    f"{node.device}: HCA name {node.port.split('/')[0]!r} is not one of the plan's RDMA "
-                    "devices; its ports were matched from the switch side (HCA names not checked)",
-                )
-            fixed = replace(node, port=planned[1])
-            link = replace(link, a=fixed) if node is link.a else replace(link, b=fixed)
-        out.append(link)
+                fixed = index.end(node.device, f"{learned[label]}/{num}", node.kind)
+                link = link._replace(a=fixed) if node is link.a else link._replace(b=fixed)
+        at_switch = _site_hca_end(link, index)
+        out.append(link if at_switch is None else _matched_from_switch(link, at_switch, index))
     return out
+
+
+def _matched_from_switch(
+    link: FoundLink, hit: tuple[End, End, tuple[str, str]], index: PlanIndex
+) -> FoundLink:
+    """``link`` with its host end read as the port the plan cables to its switch end, and a note saying so."""
+    node, _, planned = hit
+    # an appliance's HCA names are not published (plan ports p1, p2): where it sits is what counts
+    if index.kind(node.device) != "appliance":
+        index.notes.setdefault(
+            node.device,
+            f"{node.device}: HCA name {node.port.split('/')[0]!r} is not one of the plan's RDMA "
+            "devices; its ports were matched from the switch side (HCA names not checked)",
+        )
+    fixed = index.end(node.device, planned[1], node.kind)
+    return link._replace(a=fixed) if node is link.a else link._replace(b=fixed)
 
 
 def _describe_unidentified(node: SeenNode, on_switch: list[str]) -> str:

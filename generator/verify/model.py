@@ -9,17 +9,56 @@ both, ``gpu001 HCA-4 (mlx5_3/1)``. Discovered ports that cannot be tied to a pla
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class End:
+class _EndFields(NamedTuple):
     device: str
     port: str
-    kind: str = field(default="", compare=False)  # switch | node | "" (unknown)
-    known: bool = field(default=True, compare=False)
-    sheet: str = field(default="", compare=False)  # the port as the cabling sheet labels it ("P09/1")
+    kind: str = ""  # switch | node | "" (unknown)
+    known: bool = True
+    sheet: str = ""  # the port as the cabling sheet labels it ("P09/1")
     # nodes: the site's label for the adapter, where the blueprint declares one (pools[].ports[].label)
-    site: str = field(default="", compare=False)
+    site: str = ""
+
+
+class End(_EndFields):
+    """A port: equal, hashed and ordered by (device, port) alone, the other fields are how it is shown. A
+    tuple (built ~3x faster than a frozen dataclass; a 100k-GPU fabric has ~600k ends)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not End:
+            return NotImplemented
+        return self[0] == other[0] and self[1] == other[1]
+
+    def __ne__(self, other: object) -> bool:
+        if type(other) is not End:
+            return NotImplemented
+        return self[0] != other[0] or self[1] != other[1]
+
+    def __hash__(self) -> int:
+        return hash((self[0], self[1]))
+
+    def _key(self, other: object) -> tuple[tuple[str, str], tuple[str, str]] | None:
+        return ((self[0], self[1]), (other[0], other[1])) if type(other) is End else None
+
+    def __lt__(self, other: object) -> bool:
+        keys = self._key(other)
+        return NotImplemented if keys is None else keys[0] < keys[1]
+
+    def __le__(self, other: object) -> bool:
+        keys = self._key(other)
+        return NotImplemented if keys is None else keys[0] <= keys[1]
+
+    def __gt__(self, other: object) -> bool:
+        keys = self._key(other)
+        return NotImplemented if keys is None else keys[0] > keys[1]
+
+    def __ge__(self, other: object) -> bool:
+        keys = self._key(other)
+        return NotImplemented if keys is None else keys[0] >= keys[1]
 
     def text(self) -> str:
         if self.kind == "node" and self.known:
@@ -40,8 +79,11 @@ class End:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ExpectedCable:
+# The per-cable records below are NamedTuples: a 100k-GPU fabric makes ~300k of each, and a tuple is
+# built ~4x faster than a frozen dataclass (which sets every field through object.__setattr__).
+
+
+class ExpectedCable(NamedTuple):
     id: str
     a: End
     b: End
@@ -49,16 +91,14 @@ class ExpectedCable:
     layer: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class FoundLink:
+class FoundLink(NamedTuple):
     a: End
     b: End
     rate: str | None = None  # as reported ("4xHDR", "2xNDR", "4x???"); None = not reported
     where: str = ""  # source location, e.g. "ibnetdiscover.out:123"
 
 
-@dataclass(frozen=True, slots=True)
-class SeenNode:
+class SeenNode(NamedTuple):
     """A node record of an ibnetdiscover dump."""
 
     key: str  # normalised node id: "0x<guid>" or the raw id for GUID-less (ibsim-style) files
@@ -69,8 +109,7 @@ class SeenNode:
     devid: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class SeenLink:
+class SeenLink(NamedTuple):
     """One port-to-port connection of an ibnetdiscover dump (deduplicated over both ends)."""
 
     a_node: str

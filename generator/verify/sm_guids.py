@@ -15,7 +15,8 @@ import re
 from dataclasses import dataclass, field
 
 from generator.plan.model import Plan
-from generator.verify.ibnetdiscover import MAX_PORT, dump_lines
+from generator.verify.gc_pause import gc_paused
+from generator.verify.ibnetdiscover import MAX_PORT, line_at
 from generator.verify.identify import IbFound, PlanIndex, ib_found_links
 from generator.verify.trust import PortClaim, Trust, trusted_claims
 
@@ -28,7 +29,26 @@ _PORT_LINE = re.compile(
     r'^\[(\d+)\](?:\(([0-9a-fA-F]+)\))?\s*"[SHR?]-([^"]*)"(?:\[(\d+)\])?(?:\(([0-9a-fA-F]+)\))?'
 )
 _ID_GUID = re.compile(r"^[SHR]-([0-9a-fA-F]{16})$")
+_GUID_ID = re.compile(r"[0-9a-fA-F]{1,16}")  # a node id that is a GUID (a peer's, on a CA's port line)
 _FILE_GUID = re.compile(r"^\s*(0x[0-9a-fA-F]{1,16}|\d{1,20})\s*$")
+# Read in one match where ibnetdiscover printed them (generator/verify/ibnetdiscover.py does the same for
+# verify-cabling): a record's head (blank lines; vendid/devid/sysimgguid, which parse_nodes skips; the node
+# GUID; the Switch/Ca/Rt line), and a run of a switch's port lines, which parse_nodes only checks, so a run
+# holds only numbers that pass (ports of at most 3 digits and 255, GUIDs of at most 16 hex digits). Each
+# narrows the per-line patterns above (\s inside a line is [^\S\n]); every field is bounded, so no line they
+# match is longer than MAX_LINE. Any other line takes the per-line path.
+_W0, _W1 = r"[^\S\n]{0,64}", r"[^\S\n]{1,64}"
+_FAST_NODE = re.compile(
+    r"(\n*)(?:vendid=0x[0-9a-fA-F]{1,16}\ndevid=0x[0-9a-fA-F]{1,16}\nsysimgguid=0x[0-9a-fA-F]{1,16}\n"
+    r"(?:switchguid|caguid|rtguid)=0x([0-9a-fA-F]{1,16})(?![0-9a-fA-F])[^\n]{0,64}\n)?"
+    rf'(Switch|Ca|Rt){_W1}\d{{1,6}}{_W1}"([^"\n]{{1,256}})"{_W0}(?:#{_W0}"([^"\n]{{0,1024}})")?[^\n]{{0,1024}}$',
+    re.M,
+)
+_P = r"(?:[01]?\d?\d|2[0-4]\d|25[0-5])"  # a port number _port takes
+_SWITCH_PORTS = re.compile(
+    rf'(?:\[{_P}\](?:\([0-9a-fA-F]{{1,16}}\))?{_W0}"[SHR?]-[^"\n]{{0,256}}"\[{_P}\]'
+    rf"(?:\([0-9a-fA-F]{{1,16}}\)|(?!\([0-9a-fA-F]+\)))[^\n]{{0,2048}}\n)+"
+)
 
 
 class GuidError(ValueError):
@@ -46,15 +66,17 @@ class DiscoveredNode:
     port_lines: dict[int, int] = field(default_factory=dict)  # CA port → line of its port line
 
 
-def _guid(text: str, where: str) -> int:
+def _guid(text: str, source: str, no: int) -> int:
     if len(text) > 16:
-        raise GuidError(f"{where}: a GUID of {len(text)} hex digits: GUIDs are 64-bit (at most 16)")
+        raise GuidError(f"{source}:{no}: a GUID of {len(text)} hex digits: GUIDs are 64-bit (at most 16)")
     return int(text, 16)
 
 
-def _port(text: str, where: str) -> int:
+def _port(text: str, source: str, no: int) -> int:
     if len(text) > 3 or int(text) > MAX_PORT:
-        raise GuidError(f"{where}: port {text[:12]}: InfiniBand port numbers are 8-bit (at most {MAX_PORT})")
+        raise GuidError(
+            f"{source}:{no}: port {text[:12]}: InfiniBand port numbers are 8-bit (at most {MAX_PORT})"
+        )
     return int(text)
 
 
@@ -72,49 +94,82 @@ class GuidFiles:
         return "".join(f'0x{g:016x} "{name}"\n' for g, name in rows)
 
 
+class _Reading:
+    """Where parse_nodes is: the nodes read, the node GUID line waiting for its header, the open record."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.nodes: list[DiscoveredNode] = []
+        self.pending: int | None = None
+        self.current: DiscoveredNode | None = None
+
+    def open(self, kind: str, node_id: str, desc: str | None, no: int) -> None:
+        self.current = _node(kind, node_id, desc, self.pending, self.source, no)
+        self.nodes.append(self.current)
+        self.pending = None
+
+
 def parse_nodes(text: str, source: str) -> list[DiscoveredNode]:
-    nodes: list[DiscoveredNode] = []
-    pending: int | None = None
-    current: DiscoveredNode | None = None
-    for no, raw in dump_lines(text, source):
-        line, where = raw.strip(), f"{source}:{no}"
-        if m := _GUID_LINE.match(line):
-            pending = _guid(m.group(2), where)
-        elif m := _NODE.match(line):
-            current = _node(m, pending, where, no)
-            nodes.append(current)
-            pending = None
-        elif current is not None and (m := _PORT_LINE.match(line)):
-            _port_line(current, m, where, no)
-    if not nodes:
+    """The dump's Switch/Ca/Rt records, line by line in order: what ibnetdiscover prints read in place by one
+    match (_FAST_NODE, _SWITCH_PORTS), any other line by _node_line."""
+    r = _Reading(source)
+    pos, no, end = 0, 0, len(text)
+    while pos < end:
+        if r.current is not None and r.current.kind != "ca" and (m := _SWITCH_PORTS.match(text, pos)):
+            no += text.count("\n", pos, m.end())
+            pos = m.end()
+        elif m := _FAST_NODE.match(text, pos):
+            blank, guid, kind, node_id, desc = m.groups()
+            no += len(blank) + 1
+            if guid is not None:
+                r.pending, no = int(guid, 16), no + 4
+            r.open(kind, node_id, desc, no)
+            pos = m.end() + 1
+        else:
+            no += 1
+            line, pos = line_at(text, pos, source, no)
+            _node_line(r, line.strip(), no)
+    if not r.nodes:
         raise GuidError(f"{source}: no Switch/Ca records: not ibnetdiscover output in its default format")
-    return nodes
+    return r.nodes
 
 
-def _port_line(current: DiscoveredNode, m: re.Match[str], where: str, no: int) -> None:
+def _node_line(r: _Reading, line: str, no: int) -> None:
+    if line[:1] == "[":  # a port line (what the two other patterns never match)
+        if r.current is not None and (m := _PORT_LINE.match(line)):
+            _port_line(r.current, m, r.source, no)
+    elif m := _GUID_LINE.match(line):
+        r.pending = _guid(m.group(2), r.source, no)
+    elif m := _NODE.match(line):
+        r.open(m.group(1), m.group(2), m.group(3), no)
+
+
+def _port_line(current: DiscoveredNode, m: re.Match[str], source: str, no: int) -> None:
     """Check a port line's numbers (either record kind); a CA's port GUID and the switch port it is on."""
-    port = _port(m.group(1), where)
-    rport = _port(m.group(4) or "1", where)
-    lguid = _guid(m.group(2), where) if m.group(2) else None
-    if m.group(5):
-        _guid(m.group(5), where)
-    remote = m.group(3)
+    port_text, lguid_text, remote, rport_text, rguid_text = m.groups()
+    port = _port(port_text, source, no)
+    rport = _port(rport_text or "1", source, no)
+    lguid = _guid(lguid_text, source, no) if lguid_text else None
+    if rguid_text:
+        _guid(rguid_text, source, no)
     if current.kind != "ca" or lguid is None:
         return
     current.ports[port] = lguid
     current.port_lines[port] = no
-    if 0 < len(remote) <= 16 and all(c in "0123456789abcdefABCDEF" for c in remote):
+    if _GUID_ID.fullmatch(remote):
         current.peers[port] = (int(remote, 16), rport)
 
 
-def _node(m: re.Match[str], pending: int | None, where: str, no: int) -> DiscoveredNode:
-    kind = {"Switch": "switch", "Ca": "ca", "Rt": "router"}[m.group(1)]
+def _node(
+    kind_text: str, node_id: str, desc: str | None, pending: int | None, source: str, no: int
+) -> DiscoveredNode:
+    kind = {"Switch": "switch", "Ca": "ca", "Rt": "router"}[kind_text]
     guid = pending
-    if guid is None and (g := _ID_GUID.match(m.group(2))):
+    if guid is None and (g := _ID_GUID.match(node_id)):
         guid = int(g.group(1), 16)
     if guid is None:
-        raise GuidError(f"{where}: node without a GUID (use ibnetdiscover's default format)")
-    return DiscoveredNode(kind, guid, (m.group(3) or "").strip(), {}, no)
+        raise GuidError(f"{source}:{no}: node without a GUID (use ibnetdiscover's default format)")
+    return DiscoveredNode(kind, guid, (desc or "").strip(), {}, no)
 
 
 def top_tier(plan: Plan, fabric: str) -> set[str]:
@@ -145,7 +200,9 @@ def _identified(plan: Plan, fabric: str, text: str, source: str, recorded: dict[
     """The dump's nodes tied to the plan the way verify-cabling ties them (generator/verify/identify.py)."""
     from generator.verify.ibnetdiscover import parse_ibnetdiscover
 
-    return ib_found_links(parse_ibnetdiscover(text, source), PlanIndex(plan, fabric), recorded)
+    return ib_found_links(
+        parse_ibnetdiscover(text, source), PlanIndex(plan, fabric), recorded, with_ends=True
+    )
 
 
 def identified_switches(
@@ -208,8 +265,9 @@ def guid_files(
     """The GUID files; IdentityError (located) when a discovered device claims a plan name it may not,
     MissingRootsError when a top-tier switch is not discovered (unless ``accept_missing_roots``)."""
     recorded = recorded or {}
-    nodes = parse_nodes(text, source)
-    found = _identified(plan, fabric, text, source, recorded)
+    with gc_paused():
+        nodes = parse_nodes(text, source)
+        found = _identified(plan, fabric, text, source, recorded)
     roots_wanted = top_tier(plan, fabric)
     gpu_pools = {p.name for p in plan.cluster.pools if p.role == "gpu"}
     planned = _planned_peers(plan, fabric)

@@ -116,8 +116,10 @@ def test_fit_row_of_nvls_tree_share_is_held_out() -> None:
 def test_evaluation_reports_every_family() -> None:
     outcomes = evaluate.evaluate()
     families = evaluate.by_family(outcomes)
-    assert set(families) == {"size band", "fabric", "GPU", "collective", "issue-28 family"}
-    assert {"multi-domain", "two-node-nvls-tree", "mid-size"} <= set(families["issue-28 family"])
+    assert set(families) == {"size band", "fabric", "GPU generation", "GPU", "collective", "issue-28 family"}
+    assert {"multi-domain", "two-node-nvls-tree", "mid-size", "latency"} <= set(families["issue-28 family"])
+    assert {"Ampere", "Hopper", "Blackwell"} == set(families["GPU generation"])
+    assert evaluate.generation(100) == "Blackwell" and evaluate.generation(89) == "Ampere"
     for groups in families.values():
         assert sum(s["count"] for s in groups.values()) == len(outcomes)
     whole = evaluate.summary(outcomes)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 from generator.verify.diff import compare
 from generator.verify.model import End, ExpectedCable, FoundLink
 
@@ -105,3 +107,42 @@ def test_unnamed_speed_gets_a_hint() -> None:
         "came up 4x???, plan says 4xXDR (this infiniband-diags cannot name the "
         "speed: XDR needs a newer rdma-core)"
     )
+
+
+def test_an_end_is_its_device_and_port() -> None:
+    """Ends compare, hash and sort by (device, port) alone: the plan's end and the discovered one are the
+    same port however each is labelled."""
+    planned = End(LEAF, "17", "switch", True, "P09/1")
+    seen = End(LEAF, "17")
+    assert planned == seen and operator.ne(planned, seen) is False and hash(planned) == hash(seen)
+    assert End(LEAF, "18", "switch") != seen and len({planned, seen, End(LEAF, "18")}) == 2
+    ends = [End("b", "1"), End("a", "2", "node"), End("a", "10", known=False), End("a", "1", sheet="P01/1")]
+    assert [(e.device, e.port) for e in sorted(ends)] == [("a", "1"), ("a", "10"), ("a", "2"), ("b", "1")]
+    assert End("a", "1") < End("a", "2") <= End("a", "2", "node") and End("b", "1") > End("a", "9") >= End(
+        "a", "9"
+    )
+
+
+def test_findings_are_listed_by_status_then_cable_then_ends() -> None:
+    unknown = End("unidentified switch 0x99", "4", "switch", known=False)
+    found = [
+        FoundLink(sw(LEAF, 40), host("dgx044", "mlx5_3"), "4xNDR"),  # C-NL-000004 moved: miswired
+        FoundLink(sw(SPINE, 10), unknown, "4xNDR"),  # unexpected, no cable id
+        FoundLink(sw(SPINE, 11), sw(LEAF, 60), "4xNDR"),  # unexpected
+        FoundLink(host("dgx041", "mlx5_3"), sw(LEAF, 17), "4xHDR"),  # rate
+        *[FoundLink(c.a, c.b, c.rate) for c in PLAN if c.id in ("C-NL-000002", "C-LS-000003", "C-NL-000005")],
+    ]
+    v = compare(PLAN, found)
+    listed = [(r.status, r.cable, r.a.device, r.a.port) for r in v.results]
+    assert listed == [
+        ("miswired", "C-NL-000004", "dgx044", "mlx5_3/1"),
+        ("missing", "C-LS-000001", LEAF, "33"),
+        ("missing", "C-LS-000002", LEAF, "34"),
+        ("missing", "C-NL-000003", "dgx043", "mlx5_3/1"),
+        ("rate", "C-NL-000001", "dgx041", "mlx5_3/1"),
+        ("unexpected", None, LEAF, "60"),  # an unexpected link's ends: known first, then by name
+        ("unexpected", None, SPINE, "10"),
+        ("ok", "C-LS-000003", LEAF, "35"),
+        ("ok", "C-NL-000002", "dgx042", "mlx5_3/1"),
+        ("ok", "C-NL-000005", "dgx045", "mlx5_3/1"),
+    ]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator.deploy.targets import cloud_target
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 
@@ -29,6 +28,8 @@ class CloudLocation(Rule):
         cloud = cluster.blueprint.deployment.cloud
         if cloud is None:  # before the records: on-prem blueprints do not import the target modules
             return
+        from generator.deploy.targets import cloud_target
+
         target = cloud_target(cluster.target)
         if target is None or not target.provider:
             return

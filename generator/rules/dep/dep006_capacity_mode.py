@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from generator.deploy.targets import cloud_target
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 
@@ -51,6 +50,8 @@ class CapacityMode(Rule):
     def _capacity_block(
         self, target: str, cloud: CloudSettings, pools: list[ResolvedPool]
     ) -> Iterator[Finding]:
+        from generator.deploy.targets import cloud_target
+
         record = cloud_target(target)
         if record is None or not record.capacity_blocks:
             yield self.finding(
@@ -78,6 +79,8 @@ class CapacityMode(Rule):
             )
 
     def _reservation(self, target: str, cloud: CloudSettings, pools: list[ResolvedPool]) -> Iterator[Finding]:
+        from generator.deploy.targets import cloud_target
+
         record = cloud_target(target)
         what = record.reservation_id if record is not None else ""
         if what and cloud.reservation_id is None:  # the program cannot create the reservation itself

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator.deploy.targets import cloud_targets
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 
@@ -26,6 +25,8 @@ class ProviderSpecificSetting(Rule):
         cloud = cluster.blueprint.deployment.cloud
         if cloud is None:
             return
+        from generator.deploy.targets import cloud_targets
+
         target = cluster.target
         for provider in cloud_targets().values():  # each record lists its own settings (own_settings)
             if target == provider.name:

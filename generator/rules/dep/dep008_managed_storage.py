@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator.deploy.managed_storage import managed_storage_spec, size_managed, storage_efa
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 
@@ -28,6 +27,10 @@ class ManagedStorageFit(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         cluster = ctx.cluster
+        if not cluster.blueprint.storage:  # nothing to check: the deployment modules are not imported
+            return
+        from generator.deploy.managed_storage import managed_storage_spec, size_managed, storage_efa
+
         target = cluster.target
         spec = managed_storage_spec(cluster) if cluster.is_cloud else None
         for i, st in enumerate(cluster.blueprint.storage):

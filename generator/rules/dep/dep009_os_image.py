@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator.deploy.images import MAAS_SERIES, default_image, image_for, maas_series
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 
@@ -25,6 +24,10 @@ class OsImage(Rule):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         cluster = ctx.cluster
         target = cluster.target
+        if target != "maas" and target != "oci" and not cluster.is_cloud:  # no image to check
+            return
+        from generator.deploy.images import MAAS_SERIES, default_image, image_for, maas_series
+
         os_ = cluster.blueprint.software.os
         if target == "maas" and maas_series(cluster) is None:
             yield self.finding(

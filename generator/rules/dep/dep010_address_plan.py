@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator.deploy.address_plan import address_plan
-from generator.deploy.addresses import onprem_problems
-from generator.deploy.targets import onprem
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 
@@ -26,6 +23,10 @@ class AddressPlanFits(Rule):
     tags = ("deployment", "network")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        from generator.deploy.address_plan import address_plan
+        from generator.deploy.addresses import onprem_problems
+        from generator.deploy.targets import onprem
+
         cluster = ctx.cluster
         # on-prem: the problems without the addresses (the plan's only problems come from these checks)
         problems = onprem_problems(cluster) if onprem(cluster.target) else address_plan(cluster).problems

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator.deploy.rdma_layout import rdma_domains
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 
@@ -26,6 +25,8 @@ class RdmaDomainSplit(Rule):
         cluster = ctx.cluster
         if cluster.target != "azure":
             return
+        from generator.deploy.rdma_layout import rdma_domains
+
         for pool in cluster.pools:
             if pool.cloud is None or not pool.cloud.rdma_domain_max_vms:
                 continue

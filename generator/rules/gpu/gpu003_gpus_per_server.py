@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from blueprints.catalog.advice import advice
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 from generator.rules.sizing import server_path
@@ -29,6 +28,8 @@ class GpusPerServer(Rule):
     tags = ("gpu", "article")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        from blueprints.catalog.advice import advice
+
         cluster, adv = ctx.cluster, advice()
         for pool in cluster.gpu_pools:
             s = pool.server

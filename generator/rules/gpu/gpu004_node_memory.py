@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from blueprints.catalog.advice import advice
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 from generator.rules.sizing import server_path
@@ -25,6 +24,8 @@ class NodeMemoryClass(Rule):
     tags = ("gpu", "memory", "article")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        from blueprints.catalog.advice import advice
+
         cluster, limit = ctx.cluster, advice().node_memory_class_gb
         for pool in cluster.gpu_pools:
             mem = pool.gpu_memory_per_node_gb

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from blueprints.catalog.advice import advice
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 from generator.rules.sizing import server_path
@@ -33,6 +32,8 @@ class InjectionVsNvlink(Rule):
     tags = ("bandwidth", "nvlink", "nic")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        from blueprints.catalog.advice import advice
+
         cluster = ctx.cluster
         if "compute" not in cluster.fabrics:
             return

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from blueprints.catalog.advice import advice
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 from generator.rules.sizing import fabric_nodes
@@ -28,6 +27,8 @@ class EthernetLargeTraining(Rule):
     tags = ("fabric", "article")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        from blueprints.catalog.advice import advice
+
         cluster, adv = ctx.cluster, advice()
         fab = cluster.fabrics.get("compute")
         if fab is None or fab.kind != "ethernet":

@@ -2,8 +2,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from blueprints.catalog.switch_os import os_kind
-from generator.deploy.mgmt_vlans import management_fabrics
 from generator.findings import Finding, Severity
 from generator.resolve import ResolvedCluster, ResolvedFabric
 from generator.rules.base import Rule, RuleContext
@@ -34,8 +32,12 @@ class SwitchOsUnused(Rule):
         routed = set(ctx.cluster.routed_fabrics)
         # the management fabric's leaves and spines get NVUE files (build/switches/management/), Cumulus only
         mgmt = ctx.cluster.fabrics.get("management")
-        if mgmt is not None and os_kind(mgmt.spec.switch_os) == "cumulus":
-            routed |= set(management_fabrics(ctx.cluster))
+        if mgmt is not None:
+            from blueprints.catalog.switch_os import os_kind
+            from generator.deploy.mgmt_vlans import management_fabrics
+
+            if os_kind(mgmt.spec.switch_os) == "cumulus":
+                routed |= set(management_fabrics(ctx.cluster))
         for fab in ctx.cluster.fabrics.values():
             if "switch_os" not in fab.spec.model_fields_set or fab.name in routed:
                 continue

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from blueprints.catalog.switch_os import latest_release, releases, unknown_release
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 
@@ -28,6 +27,10 @@ class SwitchOsRelease(Rule):
     tags = ("ethernet", "switches")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        if not ctx.cluster.fabrics:  # no fabric, no switch OS: the release table is not read
+            return
+        from blueprints.catalog.switch_os import latest_release, releases, unknown_release
+
         known = ", ".join(releases())
         for fab in ctx.cluster.fabrics.values():
             release = unknown_release(fab.spec.switch_os)

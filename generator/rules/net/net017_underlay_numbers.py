@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
-from generator.plan.switch_numbers import PlanProblem, site_numbers
 from generator.rules.base import Rule, RuleContext
 
 
@@ -33,6 +32,8 @@ class UnderlayNumbers(Rule):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         if not ctx.cluster.routed_fabrics or ctx.plan is None:  # no plan: PLN001 says why
             return
+        from generator.plan.switch_numbers import PlanProblem, site_numbers
+
         try:
             site_numbers(ctx.plan)
         except PlanProblem as exc:

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from blueprints.models.fabric import Underlay
-from generator.deploy.mgmt_vlans import (
-    ROLES,
-    VlanProblem,
-    check_ids,
-    management_fabrics,
-    management_plan,
-    settings,
-)
 from generator.findings import Finding, Severity
-from generator.plan.switch_numbers import PlanProblem
 from generator.rules.base import Rule, RuleContext
+
+if TYPE_CHECKING:
+    from generator.deploy.mgmt_vlans import VlanProblem
 
 
 class ManagementVlans(Rule):
@@ -46,6 +40,11 @@ class ManagementVlans(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         cluster = ctx.cluster
+        if "management" not in cluster.fabrics:  # management_fabrics() would say (): its module not imported
+            return
+        from generator.deploy.mgmt_vlans import VlanProblem, check_ids, management_fabrics, management_plan
+        from generator.plan.switch_numbers import PlanProblem
+
         if not management_fabrics(cluster):
             return
         problems = check_ids(cluster) + _overlaps(ctx)
@@ -61,6 +60,10 @@ class ManagementVlans(Rule):
 
 def _overlaps(ctx: RuleContext) -> list[VlanProblem]:
     """The VLAN blocks against each other, the on-prem networks and every fabric's loopback block."""
+    import ipaddress
+
+    from generator.deploy.mgmt_vlans import ROLES, VlanProblem, settings
+
     cluster = ctx.cluster
     cfg = settings(cluster)
     source = cluster.fabrics["management"].source_path

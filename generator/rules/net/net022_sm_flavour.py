@@ -2,9 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from blueprints.catalog import subnet_managers as catalog
 from generator.findings import Finding, Severity
-from generator.plan.subnet_manager import routing_engine
 from generator.resolve import ResolvedFabric
 from generator.rules.base import Rule, RuleContext
 
@@ -44,6 +42,9 @@ class SmFlavour(Rule):
             yield from self._fabric(fab)
 
     def _fabric(self, fab: ResolvedFabric) -> Iterator[Finding]:
+        from blueprints.catalog import subnet_managers as catalog
+        from generator.plan.subnet_manager import routing_engine
+
         sm = fab.spec.subnet_manager
         assert sm is not None
         base = (*fab.source_path, "subnet_manager")

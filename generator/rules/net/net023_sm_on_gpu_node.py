@@ -3,7 +3,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Path, Severity
-from generator.plan.subnet_manager import sm_plan
 from generator.resolve import ResolvedCluster, ResolvedFabric
 from generator.rules.base import Rule, RuleContext
 
@@ -39,6 +38,8 @@ class SmOnGpuNode(Rule):
             yield from self._fabric(cluster, fab)
 
     def _fabric(self, cluster: ResolvedCluster, fab: ResolvedFabric) -> Iterator[Finding]:
+        from generator.plan.subnet_manager import sm_plan
+
         plan = sm_plan(cluster, fab.name)
         if plan.location != "head-node":
             return

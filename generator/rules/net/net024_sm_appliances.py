@@ -2,9 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from blueprints.catalog.appliances import appliance_model
 from generator.findings import Finding, Severity
-from generator.plan.subnet_manager import sm_plan, ufm_appliances
 from generator.rules.base import Rule, RuleContext
 
 
@@ -41,11 +39,11 @@ class SmAppliances(Rule):
             return
         for fab in cluster.fabrics.values():
             sm = fab.spec.subnet_manager
-            if (
-                fab.kind != "infiniband"
-                or sm is None
-                or sm_plan(cluster, fab.name).location != "ufm-appliance"
-            ):
+            if fab.kind != "infiniband" or sm is None:
+                continue
+            from generator.plan.subnet_manager import sm_plan, ufm_appliances
+
+            if sm_plan(cluster, fab.name).location != "ufm-appliance":
                 continue
             declared = ufm_appliances(cluster, fab.name)
             base = (*fab.source_path, "subnet_manager")
@@ -66,6 +64,10 @@ class SmAppliances(Rule):
         yield from self._figures(ctx)
 
     def _figures(self, ctx: RuleContext) -> Iterator[Finding]:
+        if not ctx.cluster.blueprint.appliances:
+            return
+        from blueprints.catalog.appliances import appliance_model
+
         for i, a in enumerate(ctx.cluster.blueprint.appliances):
             model = appliance_model(a.model)
             missing = [

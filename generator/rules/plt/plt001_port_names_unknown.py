@@ -3,7 +3,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
-from generator.platform.ports import platform_of
 from generator.rules.base import Rule, RuleContext
 
 
@@ -30,6 +29,8 @@ class PortNamesUnknown(Rule):
     tags = ("ports", "nccl")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        from generator.platform.ports import platform_of
+
         cluster = ctx.cluster
         for pool in cluster.pools:
             where = (*pool.source_path, "server" if pool.server_id != "custom" else "spec")

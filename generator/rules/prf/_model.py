@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from generator.perf.system import PerfError, System
-from generator.perf.training import TRAINING_MODES, StepEstimate, training_step
+from typing import TYPE_CHECKING
+
 from generator.rules.base import RuleContext
+
+if TYPE_CHECKING:  # the model is imported when a rule asks for it (validate of a one-node blueprint never)
+    from generator.perf.system import System
+    from generator.perf.training import StepEstimate
 
 
 def system_of(ctx: RuleContext) -> System | None:
@@ -15,6 +19,9 @@ def system_of(ctx: RuleContext) -> System | None:
 def step_of(ctx: RuleContext) -> StepEstimate | None:
     """The training step of the blueprint's workload on the model; None without a training workload or a
     model, or for a layout the model refuses (the WRK rules report layouts the cluster cannot hold)."""
+    from generator.perf.system import PerfError
+    from generator.perf.training import TRAINING_MODES, training_step
+
     wl = ctx.cluster.blueprint.workload
     if wl is None or wl.mode not in TRAINING_MODES:
         return None

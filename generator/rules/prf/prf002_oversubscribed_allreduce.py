@@ -2,11 +2,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from blueprints.catalog.perf import perf_data
 from blueprints.models.topology import FatTree, LeafSpine
 from generator.findings import Finding, Severity
-from generator.perf.predict import predict_on
-from generator.perf.system import PerfError
 from generator.rules.base import Rule, RuleContext
 from generator.rules.prf._model import system_of
 
@@ -36,6 +33,10 @@ class OversubscribedAllreduce(Rule):
     tags = ("performance", "nccl", "fabric")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        from blueprints.catalog.perf import perf_data
+        from generator.perf.predict import predict_on
+        from generator.perf.system import PerfError
+
         system = system_of(ctx)
         fab = ctx.cluster.fabrics.get("compute")
         if system is None or fab is None or system.net is None or system.fabric is None:

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from blueprints.catalog.perf import perf_data
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 from generator.rules.prf._model import step_of, system_of
@@ -26,6 +25,8 @@ class TrainingTime(Rule):
     tags = ("performance", "workload")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        from blueprints.catalog.perf import perf_data
+
         wl = ctx.cluster.blueprint.workload
         if wl is None or not wl.tokens or not wl.target_days:
             return

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from blueprints.catalog.perf import perf_data
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 from generator.rules.prf._model import step_of
@@ -35,6 +34,8 @@ class ModelParallelOverhead(Rule):
     tags = ("performance", "nccl", "workload")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        from blueprints.catalog.perf import perf_data
+
         wl = ctx.cluster.blueprint.workload
         st = step_of(ctx)
         if wl is None or st is None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from blueprints.models.site import Site
-from generator.plan.placement import servers_per_rack
 from generator.resolve import ResolvedPool
 
 
@@ -14,5 +13,7 @@ def usable_units(site: Site) -> int:
 def nodes_per_rack(pool: ResolvedPool, site: Site) -> int:
     """As many as power and space allow, at most the pool's stated nodes_per_rack (0: not even one): what
     ``racks_for`` divides by."""
+    from generator.plan.placement import servers_per_rack
+
     fit = servers_per_rack(site, pool.server.rack_units, pool.server.power_kw)
     return min(fit, pool.nodes_per_rack or fit)

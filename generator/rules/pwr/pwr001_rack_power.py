@@ -3,7 +3,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
-from generator.plan.placement import watts
 from generator.rules.base import Rule, RuleContext
 from generator.rules.sizing import server_path
 
@@ -25,6 +24,8 @@ class RackPower(Rule):
     tags = ("power", "rack")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        from generator.plan.placement import watts
+
         cluster = ctx.cluster
         if cluster.is_cloud:
             return

@@ -3,7 +3,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
-from generator.plan.placement import pool_demand, racks_for, shares_one_rack
 from generator.rules.base import Rule, RuleContext
 from generator.rules.pwr._racks import nodes_per_rack
 
@@ -28,6 +27,8 @@ class SiteCapacity(Rule):
     tags = ("rack", "site")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        from generator.plan.placement import pool_demand, racks_for, shares_one_rack
+
         cluster = ctx.cluster
         if cluster.is_cloud:
             return

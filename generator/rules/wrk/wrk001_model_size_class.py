@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from blueprints.catalog.workload import workload_factors
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 from generator.rules.sizing import params_text
@@ -32,6 +31,8 @@ class ModelSizeClass(Rule):
     tags = ("workload", "article")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        from blueprints.catalog.workload import workload_factors
+
         cluster = ctx.cluster
         wl = cluster.blueprint.workload
         if wl is None or cluster.gpu_count == 0:

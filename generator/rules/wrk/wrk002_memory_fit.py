@@ -2,13 +2,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from blueprints.catalog.workload import memory_need, workload_factors
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 from generator.rules.sizing import gb, params_text
 
 
 def need_text(wl, need, gpus: int) -> str:  # type: ignore[no-untyped-def]
+    from blueprints.catalog.workload import workload_factors
+
     f = workload_factors()
     parts = [f"{need.weight_bytes_per_param:g} B/param × {params_text(wl.params)} = {gb(need.weights)}"]
     if need.adapters:
@@ -50,6 +51,8 @@ class MemoryFit(Rule):
     tags = ("workload", "memory")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        from blueprints.catalog.workload import memory_need
+
         cluster = ctx.cluster
         wl = cluster.blueprint.workload
         if wl is None:

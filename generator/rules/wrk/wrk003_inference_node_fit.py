@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from blueprints.catalog.workload import memory_need
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 from generator.rules.sizing import gb, params_text
@@ -26,6 +25,8 @@ class InferenceNodeFit(Rule):
     tags = ("workload", "inference", "memory")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        from blueprints.catalog.workload import memory_need
+
         cluster = ctx.cluster
         wl = cluster.blueprint.workload
         if wl is None or wl.mode != "inference" or not cluster.gpu_pools:
