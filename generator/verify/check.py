@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from generator.foreign import ByteBudget
+from generator.gcpause import gc_paused
 from generator.plan.model import Plan
 from generator.verify.diff import Verification, collapse_absent, compare, expected_cables
-from generator.verify.gc_pause import gc_paused
 from generator.verify.identify import PlanIndex, ib_found_links, lldp_found_links, read_node_name_map
 from generator.verify.model import DiscoveryError, FoundLink
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from generator.gcpause import gc_paused
 from generator.plan.model import Plan
-from generator.verify.gc_pause import gc_paused
 from generator.verify.ibnetdiscover import MAX_PORT, line_at
 from generator.verify.identify import IbFound, PlanIndex, ib_found_links
 from generator.verify.trust import PortClaim, Trust, trusted_claims
