@@ -81,9 +81,9 @@ def duplicated(graph: Graph, sm_arch: int, perf: PerfData) -> Graph:
 
 
 def ring_ll128_cap(graph: Graph, sm_arch: int, units: int, perf: PerfData) -> float:
-    """NCCL's per-channel LL128 maximum for rings (``perChMaxRingLL128Bws``, 36.7 GB/s a channel on Hopper and
-    later in 2.20's table, 20 before): ring LL128 bus bandwidth ≤ channels × that, the channels after NCCL's
-    duplication (search.cc duplicates ring and tree graphs alike)."""
+    """NCCL's per-channel LL128 maximum for rings (``perChMaxRingLL128Bws``, perf.yaml
+    ring_ll128_per_channel_max_gbytes by GPU architecture): ring LL128 bus bandwidth ≤ channels × that, the
+    channels after NCCL's duplication (search.cc duplicates ring and tree graphs alike)."""
     row = _table(perf.nccl.ring_ll128_per_channel_max_gbytes, sm_arch).values
     index = 0 if units <= 1 else (1 if units == 2 else 2)
     return duplicated(graph, sm_arch, perf).channels * row[index]
