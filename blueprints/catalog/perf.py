@@ -4,8 +4,8 @@ The model in ``generator/perf`` reads numbers only through :func:`perf_data`, so
 be traced back to the line of the YAML that says where it comes from.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: Pydantic takes the annotations as objects rather than evaluating
+# strings again (~2.5 ms of each `validate`; blueprints/models/base.py says the same of the models).
 from functools import cache
 from pathlib import Path
 
@@ -120,17 +120,26 @@ class Series(_Entry):
     values: tuple[float, ...]
 
 
+class TransportSettings(_Entry):
+    """NCCL_ALGO / NCCL_PROTO a cloud transport's published setup sets for every multi-node job."""
+
+    algorithms: tuple[str, ...]
+    protocols: tuple[str, ...]
+    source: str
+
+
 class NetPlugin(_Entry):
     """A cloud transport's NCCL net plugin. ``reported_latency_us`` is what the plugin reports to NCCL
     (``ncclNetProperties_t.latency``, the graph's ``latencyInter`` in NCCL's tuner) by instance type, ``*``
     for any other: a tuner input, not a measurement. ``traversal_latency_us`` is what a run pays per network
-    traversal when the model has a figure for it (None: the fabric's own hop latency)."""
+    traversal when the model has a figure for it (None: the fabric's own hop latency). ``settings`` are the
+    NCCL_ALGO / NCCL_PROTO the transport's own setup runs multi-node jobs with, when it sets them."""
 
     plugin: str
     source: str
     reported_latency_us: dict[str, float]
     traversal_latency_us: PerfConstant | None = None
-    bandwidth_share: PerfConstant | None = None  # share of the RDMA model's NIC bandwidth it delivers
+    settings: TransportSettings | None = None
 
     def reported_for(self, instance: str) -> float | None:
         """The latency the plugin reports on ``instance`` (None: the plugin sets none for it)."""

@@ -114,6 +114,10 @@ class Job:
     # the unit's network as NCCL's NVLS graph uses it (up to MAXCHANNELS NICs, twice the ring graph's); None:
     # the same as ``net``
     nvls_net: Limit | None = None
+    # NCCL_ALGO / NCCL_PROTO the cloud transport's setup runs this job with (GPUDirect-TCPX: Ring, Simple):
+    # what an estimate runs unless it names its own; None: NCCL's choice among all
+    transport_algorithms: tuple[str, ...] | None = None
+    transport_protocols: tuple[str, ...] | None = None
 
     @property
     def ranks(self) -> int:
@@ -477,10 +481,12 @@ def launch_overhead_s(perf: PerfData) -> float:
 
 
 def mid_size_ramp_s(latency_us: float, size_bytes: float, perf: PerfData) -> float:
-    """Time published sweeps spend above latency + S/bandwidth on their way to the plateau (perf.yaml
-    mid_size_ramp_*, [FITTED] to three single-node sweeps outside the evaluation set): factor × min(latency,
-    cap) × sqrt(min(1, S / ramp bytes)). NCCL's tuner does not see it, so it never changes the algorithm
-    chosen; it is part of the bandwidth term (a site calibration scales it with the rest)."""
+    """Time published all_reduce sweeps spend above latency + S/bandwidth on their way to the plateau
+    (perf.yaml mid_size_ramp_*, [FITTED] to three single-node all_reduce sweeps outside the evaluation set):
+    factor × min(latency, cap) × sqrt(min(1, S / ramp bytes)). NCCL's tuner does not see it, so it never
+    changes the algorithm chosen; it is part of the bandwidth term (a site calibration scales it with the
+    rest). ``estimate`` adds it to all_reduce only, the collective it was fitted to: no all_gather or
+    alltoall sweep outside the evaluation set shows it (two-node all_gather rows reach latency + S/bw)."""
     nc = perf.nccl
     scale = min(1.0, size_bytes / nc.mid_size_ramp_bytes.value) ** 0.5
     return (
@@ -535,6 +541,8 @@ def estimate(
             "one rank: no communication",
         )
     cands = candidates(collective, job, perf)
+    algorithms = algorithms or job.transport_algorithms
+    protocols = protocols or job.transport_protocols
     if algorithms:
         cands = [c for c in cands if c.algorithm in algorithms]
     if protocols:
@@ -543,7 +551,9 @@ def estimate(
         raise PerfError(_no_candidate(collective, n, job, algorithms, protocols))
     best = min(cands, key=lambda c: c.tuner_time_s(size_bytes))
     overhead = launch_overhead_s(perf)
-    ramp = mid_size_ramp_s(best.latency_at(size_bytes), size_bytes, perf)
+    ramp = (
+        mid_size_ramp_s(best.latency_at(size_bytes), size_bytes, perf) if collective == "all_reduce" else 0.0
+    )
     t = best.time_s(size_bytes) + ramp + overhead
     algbw = size_bytes / t / 1e9 if t > 0 else 0.0
     share = perf.policy.latency_bound_share.value

@@ -116,6 +116,7 @@ def job_for(
         spread = bound.scaled(scale, prefix + bound.name + share)
     nvls = _nvls_limit(system, k, per_unit)
     ring_graph, caps = _graphs(system, units, per_unit * net_share, channels)
+    settings = system.transport_settings if units > 1 else None  # the transport runs only across units
     return Job(
         units=units,
         ranks_per_unit=k,
@@ -139,6 +140,8 @@ def job_for(
         ring_ll128_channel_cap=caps[2],
         tuner_net_latency_us=system.tuner_net_latency_us,
         nvls_net=nvls_net,
+        transport_algorithms=settings.algorithms if settings is not None else None,
+        transport_protocols=settings.protocols if settings is not None else None,
     )
 
 

@@ -14,7 +14,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from blueprints.catalog.perf import PerfData, by_capability, perf_data
+from blueprints.catalog.perf import PerfData, TransportSettings, by_capability, perf_data
 from blueprints.catalog.schema import FabricTech, Gpu, Switch
 from generator.perf.ecmp import ecmp_efficiency
 
@@ -95,6 +95,9 @@ class System:
     # the latency the cloud transport's NCCL net plugin reports to NCCL's tuner (None: none reported, NCCL's
     # IB/RoCE transports): steers NCCL's choice only, perf.yaml nccl.net_plugins
     tuner_net_latency_us: float | None = None
+    # NCCL_ALGO / NCCL_PROTO the cloud transport's published setup runs multi-node jobs with (perf.yaml
+    # nccl.net_plugins settings); None: NCCL's own choice
+    transport_settings: TransportSettings | None = None
 
     @property
     def gpus(self) -> int:
@@ -238,8 +241,8 @@ def _cloud_fabric_note(fabric: str) -> str:
     given = ["the latency it reports to NCCL's tuner"]
     if plugin.traversal_latency_us is not None:
         given.append("a traversal latency")
-    if plugin.bandwidth_share is not None:
-        given.append("a bandwidth share")
+    if plugin.settings is not None:
+        given.append("the NCCL settings its setup runs with")
     return f"{head}, with {', '.join(given)} from its NCCL net plugin entry ({plugin.plugin}, perf.yaml)"
 
 
@@ -468,6 +471,7 @@ class _Network(NamedTuple):
     topology: str | None
     notes: list[str]
     plugin_latency_us: float | None = None
+    settings: TransportSettings | None = None
 
 
 def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf: PerfData) -> _Network:
@@ -481,10 +485,8 @@ def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf
     mean_hops = m.mean_hops if m is not None else 0.0
     topology = m.topology if m is not None else (fab.topology_kind if fab is not None else None)
     latency = _hop_latency_us(tech, fab.switch if fab is not None else None, mean_hops)
-    plugin_latency, traversal, share = _net_plugin(technology, rp, perf, notes)
+    plugin_latency, traversal, settings = _net_plugin(technology, rp, perf, notes)
     latency = traversal if traversal is not None else latency
-    if net is not None and share is not None:
-        net = Limit(net.gbytes * share, f"{net.name} × {share:.0%} transport share [fitted]", net.detail)
     fabric = None
     if net is not None:
         eff = wire_efficiency(tech.kind, mtu, perf) * transport_efficiency(perf)
@@ -495,16 +497,27 @@ def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf
     if plan is None or m is None:
         notes.append("no fabric plan: the network is taken as non-blocking")
     return _Network(
-        technology, tech.kind, net, ports, line, latency, fabric, mean_hops, topology, notes, plugin_latency
+        technology,
+        tech.kind,
+        net,
+        ports,
+        line,
+        latency,
+        fabric,
+        mean_hops,
+        topology,
+        notes,
+        plugin_latency,
+        settings,
     )
 
 
 def _net_plugin(
     technology: str | None, pool: ResolvedPool, perf: PerfData, notes: list[str]
-) -> tuple[float | None, float | None, float | None]:
+) -> tuple[float | None, float | None, TransportSettings | None]:
     """A cloud transport's NCCL net plugin (perf.yaml nccl.net_plugins, by cloud fabric id): the latency it
-    reports to NCCL's tuner on this instance type, the traversal latency a run pays and the share of the
-    NICs' RDMA-model bandwidth the transport delivers, when the model has them (else the fabric's stand)."""
+    reports to NCCL's tuner on this instance type, the traversal latency a run pays and the NCCL settings
+    its published setup runs multi-node jobs with, when the model has them (else the fabric's own)."""
     plugin = perf.nccl.net_plugins.get(technology or "") if pool.cloud is not None else None
     if plugin is None:
         return None, None, None
@@ -515,12 +528,15 @@ def _net_plugin(
             f"{plugin.plugin} reports {reported:g} µs of network latency to NCCL's tuner on {instance}: "
             "it steers NCCL's choice of algorithm and protocol, it is not the time a run pays"
         )
-    traversal, share = plugin.traversal_latency_us, plugin.bandwidth_share
-    return (
-        reported,
-        traversal.value if traversal is not None else None,
-        share.value if share is not None else None,
-    )
+    if plugin.settings is not None:
+        algos = ",".join(a.capitalize() for a in plugin.settings.algorithms)
+        protos = ",".join(p.capitalize() for p in plugin.settings.protocols)
+        notes.append(
+            f"{technology} jobs across nodes run NCCL_ALGO={algos} NCCL_PROTO={protos}, as its published "
+            "setup sets them: the model runs the same unless the estimate names others"
+        )
+    traversal = plugin.traversal_latency_us
+    return reported, traversal.value if traversal is not None else None, plugin.settings
 
 
 def _nccl_release(version: str) -> int | None:
@@ -623,4 +639,5 @@ def system_for(
         nic_gbytes=nic_nccl_gbytes(rp, perf) if nw.net is not None else 0.0,
         nccl_version=version,
         tuner_net_latency_us=nw.plugin_latency_us,
+        transport_settings=nw.settings,
     )

@@ -101,6 +101,21 @@ def test_ramp_closed_form_and_it_never_changes_the_algorithm(tmp_path: Path) -> 
     )
 
 
+def test_only_all_reduce_pays_the_ramp(tmp_path: Path) -> None:
+    """The ramp is fitted to all_reduce sweeps: an all_gather or alltoall of two DGX H100 on NDR takes its
+    candidate's latency + S/bandwidth and the per-call overhead, nothing more."""
+    job = _job(tmp_path, "dgx-h100", 2, NDR)
+    overhead = perf_data().nccl.launch_overhead_us.value * 1e-6
+    for collective in ("all_gather", "alltoall"):
+        for size in (1 << 20, 16 << 20, 128 << 20):
+            est = estimate(collective, size, job)
+            best = min(candidates(collective, job), key=lambda c: c.tuner_time_s(size))
+            assert est.time_s == pytest.approx(best.time_s(size) + overhead, rel=1e-12)
+    reduce = estimate("all_reduce", 16 << 20, job)
+    best = min(candidates("all_reduce", job), key=lambda c: c.tuner_time_s(16 << 20))
+    assert reduce.time_s > best.time_s(16 << 20) + overhead * 1.01
+
+
 def _sweep_jobs(tmp_path: Path) -> list:  # type: ignore[type-arg]
     return [(_job(tmp_path, sw["server"], 1, nccl=sw["nccl"]), sw["busbw"]) for sw in SWEEPS["sweeps"]]
 
