@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 COMMANDS_PACKAGE = "generator.commands"
+# Commands that make no dataclass and no model: they skip loading the dataclasses' compiled methods and
+# Pydantic's plugin switch (the first imports dataclasses, tests/cli/test_startup_imports.py).
+LIGHT_COMMANDS = ("completion",)
 
 # (name, one-line help, module in generator/commands/), in the order `blueprint --help` lists them (the
 # modules' ORDER, then module name). A copy of what each module's register() says, written out so that
@@ -200,6 +203,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     parser = build_parser(only=command_word(words))
     args = parser.parse_args(words)
+    if args.command not in LIGHT_COMMANDS:
+        from blueprints.dataclass_code import install
+
+        without_pydantic_plugins()
+        install()  # the dataclasses' compiled methods from the last run (~40 ms of `validate`)
     try:
         code = int(args.func(args) or 0)
     except (Exception, KeyboardInterrupt) as exc:  # never a traceback for a user
@@ -210,6 +218,36 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the program itself (not a caller in this process, such as a test): it exits next
         keep_until_exit()
     return code
+
+
+PLUGIN_LOADER = "pydantic.plugin._loader"  # where Pydantic looks for plugins when it builds a validator
+
+
+def without_pydantic_plugins() -> None:
+    """Let Pydantic build the command's validators without looking for plugins, unless the user asks.
+
+    Pydantic's plugins observe validation (Logfire's instrumentation, say); they change no result. Its
+    loader runs when the first validator is built, and imports importlib.metadata (with email, zipfile
+    and csv) and reads every installed distribution's entry points to find them: ~25 ms, a twelfth of
+    `validate`'s CPU (benchmarks/startup.py), even when plugins are turned off with Pydantic's own switch,
+    PYDANTIC_DISABLE_PLUGINS (https://docs.pydantic.dev/latest/concepts/plugins/), because the import
+    comes first. So unless that variable is set, the CLI puts in the loader's place a module that answers
+    as Pydantic's does when plugins are disabled: none. With the variable set (to anything, e.g. empty to
+    load every plugin), Pydantic's loader does as documented. Nothing is written to the environment, so
+    the programs a command starts see the user's. tests/startup/test_pydantic_plugins.py installs a
+    plugin and checks both ways.
+    """
+    if "PYDANTIC_DISABLE_PLUGINS" in os.environ or PLUGIN_LOADER in sys.modules:
+        return
+    import types
+
+    loader = types.ModuleType(PLUGIN_LOADER, "No Pydantic plugins in the blueprint CLI (generator/cli.py).")
+    loader.get_plugins = _no_plugins  # type: ignore[attr-defined]
+    sys.modules[PLUGIN_LOADER] = loader
+
+
+def _no_plugins() -> tuple[()]:
+    return ()
 
 
 def keep_until_exit() -> None:

@@ -5,7 +5,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from blueprints.models.appliance import Appliance
-from blueprints.models.base import Model, RuleId, SafeName, SafeText
+from blueprints.models.base import Model, RuleId, SafeName, SafeText, empty_list
 from blueprints.models.deployment import Deployment
 from blueprints.models.fabric import Fabrics
 from blueprints.models.nodes import NodePool
@@ -39,9 +39,9 @@ class Blueprint(Model):
     """node pools: groups of identical servers (GPU nodes, storage, login, management)"""
     fabrics: Fabrics = Field(default_factory=dict, validate_default=True)  # its defaults: base.py
     """the compute, storage and management networks"""
-    appliances: list[Appliance] = Field(default_factory=list, max_length=64)
+    appliances: list[Appliance] = Field(default_factory=empty_list, max_length=64)
     """devices cabled to fabric switch ports besides the pools' nodes: UFM appliances, a spare host"""
-    storage: list[SharedStorage] = Field(default_factory=list, max_length=32)
+    storage: list[SharedStorage] = Field(default_factory=empty_list, max_length=32)
     """shared file systems the nodes mount"""
     software: Software = Field(default_factory=dict, validate_default=True)  # its defaults: base.py
     """pinned software versions (driver, CUDA, NCCL, OFED, OS)"""
@@ -49,7 +49,7 @@ class Blueprint(Model):
     """where the cluster is stood up: bare metal with MAAS, a cloud, or none"""
     workload: Workload | None = None
     """the model the cluster is for (optional): checks memory fit and communication time"""
-    suppress: list[Suppression] = Field(default_factory=list, max_length=256)
+    suppress: list[Suppression] = Field(default_factory=empty_list, max_length=256)
     """findings that do not apply, each with its rule id and a reason"""
 
     @model_validator(mode="after")

@@ -5,7 +5,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from blueprints.models.base import Model, SafeName
+from blueprints.models.base import Model, SafeName, empty_list
 from blueprints.models.topology import Topology
 
 Technology = Literal[
@@ -44,7 +44,7 @@ class Partition(Model):
     """partition name in partitions.conf"""
     pkey: int = Field(ge=1, le=0x7FFE, description="P_Key (low 15 bits; 0x7fff is the default partition)")
     pools: list[SafeName] = Field(
-        default_factory=list, description="pools whose HCA ports are members (empty: every CA port)"
+        default_factory=empty_list, description="pools whose HCA ports are members (empty: every CA port)"
     )
     membership: Literal["full", "limited"] = "full"
     """full members talk to every member; limited members only to full ones"""
@@ -74,12 +74,12 @@ class SubnetManager(Model):
         "switch-embedded for switch); Ansible installs OpenSM only on head nodes",
     )
     hosts: list[SafeName] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         max_length=2,
         description="head nodes running the SM, master first (default: the first hosts of a management pool)",
     )
     partitions: list[Partition] = Field(
-        default_factory=list, max_length=64, description="P_Key partitions besides the default (0x7fff)"
+        default_factory=empty_list, max_length=64, description="P_Key partitions besides the default (0x7fff)"
     )
 
 

@@ -4,7 +4,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, field_validator, model_validator
 
-from blueprints.models.base import Model, SafeName
+from blueprints.models.base import Model, SafeName, empty_list
 from blueprints.models.naming import HOST_FIELDS, check_template
 
 GpuInterconnect = Literal[
@@ -45,7 +45,7 @@ class ServerSpec(Model):
     """NVSwitch chips in the server"""
     pcie_gen: int = Field(default=5, ge=3, le=6)
     """PCIe generation of the server's slots"""
-    nics: list[NicSpec] = Field(default_factory=list, max_length=16)
+    nics: list[NicSpec] = Field(default_factory=empty_list, max_length=16)
     """network adapters, one entry per kind"""
     power_kw: float = Field(gt=0, le=200)
     """maximum power draw in kW"""

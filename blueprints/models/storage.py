@@ -4,7 +4,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from blueprints.models.base import HostStr, Model, PathStr, SafeName
+from blueprints.models.base import HostStr, Model, PathStr, SafeName, empty_list
 
 
 class SharedStorage(Model):
@@ -18,7 +18,7 @@ class SharedStorage(Model):
     server: HostStr | None = Field(default=None, description="NFS server, Lustre MGS NID host, BeeGFS mgmtd")
     export: PathStr | None = Field(default=None, description="NFS export path")
     filesystem: SafeName | None = Field(default=None, description="Lustre fsname / BeeGFS instance")
-    options: list[str] = Field(default_factory=list, max_length=32)
+    options: list[str] = Field(default_factory=empty_list, max_length=32)
     """mount options, e.g. [noatime, flock]"""
     capacity_tib: float | None = Field(default=None, gt=0, le=1_000_000)
     """usable capacity in TiB (cloud managed storage is sized from it)"""

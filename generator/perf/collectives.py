@@ -509,6 +509,28 @@ def _no_candidate(
     return text
 
 
+def _chosen(
+    collective: str,
+    size_bytes: int,
+    job: Job,
+    perf: PerfData,
+    algorithms: tuple[str, ...] | None,
+    protocols: tuple[str, ...] | None,
+) -> Candidate:
+    """The candidate NCCL's tuner picks among those the run allows: the estimate's NCCL_ALGO / NCCL_PROTO,
+    else the cloud transport's settings, else all."""
+    cands = candidates(collective, job, perf)
+    algorithms = algorithms or job.transport_algorithms
+    protocols = protocols or job.transport_protocols
+    if algorithms:
+        cands = [c for c in cands if c.algorithm in algorithms]
+    if protocols:
+        cands = [c for c in cands if c.protocol in protocols]
+    if not cands:
+        raise PerfError(_no_candidate(collective, job.ranks, job, algorithms, protocols))
+    return min(cands, key=lambda c: c.tuner_time_s(size_bytes))
+
+
 def estimate(
     collective: str,
     size_bytes: int,
@@ -540,16 +562,7 @@ def estimate(
             "one rank: no communication",
             "one rank: no communication",
         )
-    cands = candidates(collective, job, perf)
-    algorithms = algorithms or job.transport_algorithms
-    protocols = protocols or job.transport_protocols
-    if algorithms:
-        cands = [c for c in cands if c.algorithm in algorithms]
-    if protocols:
-        cands = [c for c in cands if c.protocol in protocols]
-    if not cands:
-        raise PerfError(_no_candidate(collective, n, job, algorithms, protocols))
-    best = min(cands, key=lambda c: c.tuner_time_s(size_bytes))
+    best = _chosen(collective, size_bytes, job, perf, algorithms, protocols)
     overhead = launch_overhead_s(perf)
     ramp = (
         mid_size_ramp_s(best.latency_at(size_bytes), size_bytes, perf) if collective == "all_reduce" else 0.0

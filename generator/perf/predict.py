@@ -103,17 +103,7 @@ def job_for(
     per_unit = min(n_nodes, system.unit_nodes)
     units = math.ceil(n_nodes / per_unit)
     k = per_unit * rpn
-    net = spread = nvls_net = None
-    if system.net is not None and units > 1:
-        scale = per_unit * net_share
-        prefix = f"{per_unit} nodes' " if per_unit > 1 else ""
-        share = f", 1/{round(1 / net_share)} share" if net_share < 1 else ""
-        whole = system.net.scaled(scale, prefix + system.net.name + share)
-        nc = perf_data().nccl
-        net = _ring_channel_cap(system, whole, scale, nc.ring_graph_max_channels.value, "ring")
-        nvls_net = _ring_channel_cap(system, whole, scale, nc.max_channels.value, "NVLS")
-        bound = system.fabric.limit if system.fabric is not None else system.net
-        spread = bound.scaled(scale, prefix + bound.name + share)
+    net, spread, nvls_net = _unit_networks(system, per_unit, net_share) if units > 1 else (None, None, None)
     nvls = _nvls_limit(system, k, per_unit)
     ring_graph, caps = _graphs(system, units, per_unit * net_share, channels)
     settings = system.transport_settings if units > 1 else None  # the transport runs only across units
@@ -143,6 +133,24 @@ def job_for(
         transport_algorithms=settings.algorithms if settings is not None else None,
         transport_protocols=settings.protocols if settings is not None else None,
     )
+
+
+def _unit_networks(
+    system: System, per_unit: int, net_share: float
+) -> tuple[Limit | None, Limit | None, Limit | None]:
+    """A unit's network for neighbour traffic (NCCL's ring graph), for spread traffic (the fabric) and
+    as NCCL's NVLS graph uses it; all None without a compute network."""
+    if system.net is None:
+        return None, None, None
+    scale = per_unit * net_share
+    prefix = f"{per_unit} nodes' " if per_unit > 1 else ""
+    share = f", 1/{round(1 / net_share)} share" if net_share < 1 else ""
+    whole = system.net.scaled(scale, prefix + system.net.name + share)
+    nc = perf_data().nccl
+    net = _ring_channel_cap(system, whole, scale, nc.ring_graph_max_channels.value, "ring")
+    nvls_net = _ring_channel_cap(system, whole, scale, nc.max_channels.value, "NVLS")
+    bound = system.fabric.limit if system.fabric is not None else system.net
+    return net, bound.scaled(scale, prefix + bound.name + share), nvls_net
 
 
 def _nvls_limit(system: System, k: int, per_unit: int) -> Limit | None:

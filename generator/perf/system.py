@@ -580,6 +580,11 @@ def check_nccl_version(version: str) -> str:
     return version.strip()
 
 
+def _unit_nodes(domain_gpus: int, gpus: int, nv_raw: float) -> int:
+    """Nodes per NVLink domain: more than one when NVLink spans nodes (NVL72: 18 trays of 4)."""
+    return max(1, domain_gpus // gpus) if (nv_raw > 0 and domain_gpus > gpus) else 1
+
+
 def system_for(
     cluster: ResolvedCluster,
     plan: Plan | None = None,
@@ -598,9 +603,7 @@ def system_for(
     intra, intra_class, nv_raw, notes = _intra(rp, cluster, perf, nvlink)
     server = rp.server
     g = server.gpus
-    unit_nodes = (
-        max(1, server.nvlink_domain_gpus // g) if (nv_raw > 0 and server.nvlink_domain_gpus > g) else 1
-    )
+    unit_nodes = _unit_nodes(server.nvlink_domain_gpus, g, nv_raw)
     nvls = bool(gpu.nvls and nv_raw > 0 and (server.nvswitches > 0 or server.nvlink_domain_gpus > g))
     ll128 = gpu.vendor == "nvidia" and intra_class == "nvlink" and gpu.sm_arch >= 70
     nw = _network(cluster, plan, rp, perf)

@@ -55,16 +55,14 @@ def terminals_for(cluster: ResolvedCluster, fabric: str) -> list[list[Terminal]]
         ports = pool.ports_for(fabric)
         if not ports:
             continue
-        for host in pool.hostnames:
-            out.append(
-                [
-                    Terminal(
-                        host, p.plan_port, p.port, p.index, p.cage, p.cage_port, p.os_netdev, p.faceplate
-                    )
-                    for p in ports
-                ]
-            )
+        # per host only its name differs: the rest of each port's Terminal (in its field order) made once per
+        # pool, and tuple.__new__ as for the plan's links (8,192 ports on the dragonfly example)
+        rest = [(p.plan_port, p.port, p.index, p.cage, p.cage_port, p.os_netdev, p.faceplate) for p in ports]
+        out.extend([_new(Terminal, (host, *r)) for r in rest] for host in pool.hostnames)
     return out
+
+
+_new = tuple.__new__
 
 
 def _radix(switch: Switch, speed: float, path: tuple[str | int, ...], sid: str) -> int:

@@ -11,13 +11,14 @@ from generator.perf.collectives import Job, bus_factor, estimate, ring_time_s
 from generator.perf.system import Limit, wire_efficiency
 
 
-def _ramp_s(latency_us: float, size: int) -> float:
+def _ramp_s(latency_us: float, size: int, collective: str = "all_reduce") -> float:
     """perf.yaml's fitted mid-size ramp, written out: factor × min(latency, cap) × sqrt(min(1, S / bytes)),
-    plus the fitted per-call overhead (launch_overhead_us), both added to every predicted time."""
+    added to all_reduce (the collective it was fitted to), plus the fitted per-call overhead
+    (launch_overhead_us), added to every predicted time."""
     nc = perf_data().nccl
     scale = math.sqrt(min(1.0, size / nc.mid_size_ramp_bytes.value))
     ramp = nc.mid_size_ramp_factor.value * min(latency_us, nc.mid_size_ramp_latency_cap_us.value) * scale
-    return (ramp + nc.launch_overhead_us.value) * 1e-6
+    return ((ramp if collective == "all_reduce" else 0.0) + nc.launch_overhead_us.value) * 1e-6
 
 
 @pytest.mark.parametrize(
@@ -71,7 +72,7 @@ def test_ring_simple_time_matches_closed_form(size: int, collective: str, steps:
     factor = {"all_reduce": 14 / 8, "all_gather": 7 / 8, "reduce_scatter": 7 / 8}[collective]
     expect = lat * 1e-6 + size * factor / 370.8e9
     assert ring_time_s(collective, 8, size, 370.8, lat) == pytest.approx(expect, rel=1e-12)
-    expect += _ramp_s(lat, size)  # the fitted mid-size ramp (perf.yaml nccl.mid_size_ramp_*)
+    expect += _ramp_s(lat, size, collective)  # the fitted mid-size ramp (perf.yaml nccl.mid_size_ramp_*)
     assert est.time_s == pytest.approx(expect, rel=1e-12)
     assert est.busbw_gbytes == pytest.approx(size / expect / 1e9 * factor, rel=1e-12)
 

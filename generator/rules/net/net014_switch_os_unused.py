@@ -29,6 +29,9 @@ class SwitchOsUnused(Rule):
     tags = ("ethernet", "switches")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        declared = [f for f in ctx.cluster.fabrics.values() if "switch_os" in f.spec.model_fields_set]
+        if not declared:  # nothing to check: the switch-OS and VLAN modules stay unimported (issue 32)
+            return
         routed = set(ctx.cluster.routed_fabrics)
         # the management fabric's leaves and spines get NVUE files (build/switches/management/), Cumulus only
         mgmt = ctx.cluster.fabrics.get("management")
@@ -38,8 +41,8 @@ class SwitchOsUnused(Rule):
 
             if os_kind(mgmt.spec.switch_os) == "cumulus":
                 routed |= set(management_fabrics(ctx.cluster))
-        for fab in ctx.cluster.fabrics.values():
-            if "switch_os" not in fab.spec.model_fields_set or fab.name in routed:
+        for fab in declared:
+            if fab.name in routed:
                 continue
             yield self.finding(
                 f"{fab.name} fabric declares `switch_os: {fab.spec.switch_os}` but {_why(ctx.cluster, fab)}: "

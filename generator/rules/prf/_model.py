@@ -19,11 +19,13 @@ def system_of(ctx: RuleContext) -> System | None:
 def step_of(ctx: RuleContext) -> StepEstimate | None:
     """The training step of the blueprint's workload on the model; None without a training workload or a
     model, or for a layout the model refuses (the WRK rules report layouts the cluster cannot hold)."""
+    wl = ctx.cluster.blueprint.workload
+    if wl is None:
+        return None  # before importing the training model (~4 ms): most fabric blueprints have no workload
     from generator.perf.system import PerfError
     from generator.perf.training import TRAINING_MODES, training_step
 
-    wl = ctx.cluster.blueprint.workload
-    if wl is None or wl.mode not in TRAINING_MODES:
+    if wl.mode not in TRAINING_MODES:
         return None
     system = system_of(ctx)
     if system is None:

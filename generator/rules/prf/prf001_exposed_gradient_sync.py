@@ -31,14 +31,14 @@ class ExposedGradientSync(Rule):
     tags = ("performance", "nccl", "workload")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        from blueprints.catalog.perf import perf_data
-
         wl = ctx.cluster.blueprint.workload
         st = step_of(ctx)
         if wl is None or st is None:
             return
         if not st.layout.fits or st.sync is None:
             return
+        from blueprints.catalog.perf import perf_data  # after the model: a blueprint without one needs none
+
         limit = perf_data().policy.exposed_sync_share.value
         if st.exposed_share <= limit:
             return
