@@ -105,7 +105,9 @@ def test_plugin_latency_can_change_nccls_choice(tmp_path: Path) -> None:
 def test_tcpx_reports_no_latency_and_ib_has_no_plugin(tmp_path: Path) -> None:
     plugins = perf_data().nccl.net_plugins
     assert plugins["gpudirect-tcpx"].reported_for("a3-highgpu-8g") == 0.0
-    assert "gpudirect-tcpxo" not in plugins  # not published: no figure rather than a guess
+    # TCPXO's plugin is a binary image: no reported latency is published, so it reports none (not a guess)
+    assert plugins["gpudirect-tcpxo"].reported_for("a3-megagpu-8g") is None
+    assert plugins["gpudirect-tcpxo"].traversal_latency_us is None
     fabric = {"technology": "infiniband-ndr", "topology": {"kind": "fat-tree", "switch": "qm9700"}}
     cluster, plan, _ = build(server_nodes("dgx-h100", 2, fabric), tmp_path, "ib.yaml")
     assert system_for(cluster, plan).tuner_net_latency_us is None
@@ -187,6 +189,25 @@ def test_a_tcpx_job_runs_the_transports_settings(tmp_path: Path) -> None:
     assert one.transport_algorithms is None
     assert estimate("all_reduce", 1 << 30, one).algorithm == "nvls"
     assert any("NCCL_ALGO=Ring NCCL_PROTO=Simple" in n for n in system.notes)
+
+
+def test_a_tcpxo_job_runs_ring_or_tree_simple_without_nvls(tmp_path: Path) -> None:
+    """A3 Mega across nodes: Google's profile sets NCCL_ALGO=Ring,Tree, NCCL_PROTO=Simple and
+    NCCL_NVLS_ENABLE=0, so NVLS-tree (NCCL's own choice on 2 x 8 H100 at 1 GiB) is out and the choice is
+    between the ring and the tree, both Simple, at every size; on one node NVLS stays NCCL's choice."""
+    cluster, plan, _ = build(_cloud("gcp/a3-megagpu-8g", 2), tmp_path, "tcpxo.yaml")
+    system = system_for(cluster, plan)
+    two = job_for(system, 2)
+    assert (two.transport_algorithms, two.transport_protocols) == (("ring", "tree"), ("simple",))
+    assert estimate("all_reduce", 1 << 30, two, algorithms=("nvls_tree",)).algorithm == "nvls_tree"
+    for size in (1 << 10, 1 << 20, 16 << 20, 1 << 30):
+        est = estimate("all_reduce", size, two)
+        assert est.algorithm in ("ring", "tree") and est.protocol == "simple", size
+    assert estimate("all_reduce", 1 << 30, job_for(system, 1)).algorithm == "nvls"
+    assert any(
+        "gpudirect-tcpxo jobs across nodes run NCCL_ALGO=Ring,Tree NCCL_PROTO=Simple" in n
+        for n in system.notes
+    )
 
 
 def test_tcpx_fit_source_stays_out_of_the_evaluation_set() -> None:
