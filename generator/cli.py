@@ -206,6 +206,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command not in LIGHT_COMMANDS:
         from blueprints.dataclass_code import install
 
+        if argv is None:  # the program itself: it exits after this command
+            from generator.gcpause import exits_after_command
+
+            exits_after_command()
+
         without_pydantic_plugins()
         install()  # the dataclasses' compiled methods from the last run (~40 ms of `validate`)
     try:

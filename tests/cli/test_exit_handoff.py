@@ -37,3 +37,28 @@ def test_a_caller_of_main_keeps_its_collector() -> None:
     assert main(["validate", "-q", EXAMPLE]) == 0
     assert gc.get_freeze_count() == frozen
     assert gc.isenabled()
+
+
+ORDER_AS_PROGRAM = f"""
+import gc, sys
+from generator.cli import main
+events = []
+freeze, enable = gc.freeze, gc.enable
+gc.freeze = lambda: (events.append("freeze"), freeze())[1]
+gc.enable = lambda: (events.append("enable"), enable())[1]
+sys.argv = ["blueprint", "validate", "-q", {EXAMPLE!r}]
+code = main()
+sys.stderr.write(f"{{code}} {{' '.join(events)}}")
+"""
+
+
+def test_the_program_freezes_the_check_before_the_collector_is_back() -> None:
+    """validate checks with the collector paused (generator/gcpause.py); as the program, what the check
+    allocated is frozen before the collector is turned back on, so no collection walks it (then what the
+    report allocated, at the end)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", ORDER_AS_PROGRAM], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    code, *events = proc.stderr.split()
+    assert code == "0", proc.stderr
+    assert events == ["freeze", "enable", "freeze"]
