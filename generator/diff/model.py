@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from generator.plan.model import Device, Link, Plan
 
@@ -27,8 +28,9 @@ class Replacement:
     new_model: str
 
 
-@dataclass(frozen=True)
-class CableMove:
+# NamedTuples, as the plan's Link: a growth of 100k GPUs moves 65,000 cables, and a frozen dataclass costs
+# a Python call and a setattr per field for each (benchmarks/day2.py diff).
+class CableMove(NamedTuple):
     """Same cable id, a different port at one or both ends."""
 
     old: Link
@@ -40,8 +42,7 @@ class CableMove:
         return self.new.id
 
 
-@dataclass(frozen=True)
-class CableChange:
+class CableChange(NamedTuple):
     """Same cable id and ports, but the cable itself changes (speed, medium, orderable length)."""
 
     old: Link
