@@ -120,12 +120,31 @@ class Series(_Entry):
     values: tuple[float, ...]
 
 
+# NCCL's own spellings of the model's algorithm and protocol names (src/graph/tuning.cc ncclAlgoStr,
+# ncclProtoStr), for what a message shows of an NCCL_ALGO / NCCL_PROTO setting
+NCCL_SPELLINGS = {
+    "ring": "Ring",
+    "tree": "Tree",
+    "nvls": "NVLS",
+    "nvls_tree": "NVLSTree",
+    "collnet": "CollNetDirect",
+    "ll": "LL",
+    "ll128": "LL128",
+    "simple": "Simple",
+}
+
+
 class TransportSettings(_Entry):
     """NCCL_ALGO / NCCL_PROTO a cloud transport's published setup sets for every multi-node job."""
 
     algorithms: tuple[str, ...]
     protocols: tuple[str, ...]
     source: str
+
+    def env(self) -> str:
+        """``NCCL_ALGO=Ring,Tree NCCL_PROTO=Simple,LL128``: the settings as the setup writes them."""
+        algos = ",".join(NCCL_SPELLINGS.get(a, a) for a in self.algorithms)
+        return f"NCCL_ALGO={algos} NCCL_PROTO={','.join(NCCL_SPELLINGS.get(p, p) for p in self.protocols)}"
 
 
 class NetPlugin(_Entry):

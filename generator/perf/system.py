@@ -530,11 +530,9 @@ def _net_plugin(
             "it steers NCCL's choice of algorithm and protocol, it is not the time a run pays"
         )
     if plugin.settings is not None:
-        algos = ",".join(a.capitalize() for a in plugin.settings.algorithms)
-        protos = ",".join(p.capitalize() for p in plugin.settings.protocols)
         notes.append(
-            f"{technology} jobs across nodes run NCCL_ALGO={algos} NCCL_PROTO={protos}, as its published "
-            "setup sets them: the model runs the same unless the estimate names others"
+            f"{technology} jobs across nodes run {plugin.settings.env()}, as its published setup sets them: "
+            "the model runs the same unless the estimate names others"
         )
     traversal = plugin.traversal_latency_us
     return reported, traversal.value if traversal is not None else None, plugin.settings
