@@ -143,12 +143,13 @@ def version_text() -> str:
     return f"cluster-blueprint {installed_version()}"
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The parser of every command; with ``only``, that command's in full and the others' names only.
+def build_parser(only: str | None = None, top_help: bool = False) -> argparse.ArgumentParser:
+    """The parser of every command; with ``only`` naming a command, that command's in full.
 
-    A name-only command is enough to list it in `--help` and to refuse a misspelt one; its module is
-    imported only when it is the command being run (``only``), or for the whole parser (completion).
-    """
+    Without ``only`` every command is there in full (the whole parser: completion). The others are there
+    by name only when the top-level `--help` lists them (``top_help``) or ``only`` is no command (to refuse
+    a misspelt one); a command being run needs no other (23 argparse parsers cost ~10 ms of every
+    command, benchmarks/startup.py)."""
     parser = argparse.ArgumentParser(
         prog="blueprint",
         description="Infrastructure-as-code for AI GPU clusters: validate, plan, cable, configure, "
@@ -157,10 +158,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    running = not top_help and only is not None and any(name == only for name, _, _ in COMMANDS)
     for name, help, module in COMMANDS:
         if only is None or name == only:
             importlib.import_module(f"{COMMANDS_PACKAGE}.{module}").register(sub)
-        else:
+        elif not running:
             sub.add_parser(name, help=help, formatter_class=_Formatter)
     return parser
 
@@ -177,6 +179,12 @@ def command_word(argv: Sequence[str]) -> str:
         if not arg.startswith("-") or arg == "-":
             return arg
     return ""
+
+
+def _before_command(argv: Sequence[str]) -> Sequence[str]:
+    """The words before the sub-command (the top-level parser's options)."""
+    word = command_word(argv)
+    return argv[: argv.index(word)] if word and word in argv else argv
 
 
 def command_names() -> list[str]:
@@ -201,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     if words == ["--version"]:  # the answer needs no parser (argparse's own action gives the same text)
         sys.stdout.write(version_text() + "\n")
         return 0
-    parser = build_parser(only=command_word(words))
+    parser = build_parser(
+        only=command_word(words), top_help=bool({"-h", "--help"} & set(_before_command(words)))
+    )
     args = parser.parse_args(words)
     if args.command not in LIGHT_COMMANDS:
         from blueprints.dataclass_code import install

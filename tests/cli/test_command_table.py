@@ -117,3 +117,22 @@ def test_unknown_command_is_refused_with_the_list() -> None:
     assert "invalid choice: 'valdate'" in str(result["out"])
     assert "'validate'" in str(result["out"])
     assert result["commands"] == []
+
+
+def test_a_command_being_run_gets_its_own_parser_only() -> None:
+    """`blueprint validate ...` builds the validate parser alone; top-level help, even with a command after
+    it, and a misspelt command still see every command's name."""
+    assert list(_subcommands(cli.build_parser(only="validate")).choices) == ["validate"]
+    names = [name for name, _, _ in cli.COMMANDS]
+    assert list(_subcommands(cli.build_parser(only="validatee")).choices) == names
+    top = cli.build_parser(only="diff", top_help=True)
+    assert list(_subcommands(top).choices) == names
+    assert top.format_help() == cli.build_parser(only="").format_help()
+
+
+def test_help_before_a_command_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["--help", "diff", "a", "b"])
+    assert stop.value.code == 0
+    listed = capsys.readouterr().out
+    assert all(f"    {name} " in listed or f"    {name}\n" in listed for name, _, _ in cli.COMMANDS)
