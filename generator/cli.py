@@ -181,12 +181,6 @@ def command_word(argv: Sequence[str]) -> str:
     return ""
 
 
-def _before_command(argv: Sequence[str]) -> Sequence[str]:
-    """The words before the sub-command (the top-level parser's options)."""
-    word = command_word(argv)
-    return argv[: argv.index(word)] if word and word in argv else argv
-
-
 def command_names() -> list[str]:
     """The command modules: generator/commands/*.py not starting with `_` (what COMMANDS must list).
 
@@ -209,9 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     if words == ["--version"]:  # the answer needs no parser (argparse's own action gives the same text)
         sys.stdout.write(version_text() + "\n")
         return 0
-    parser = build_parser(
-        only=command_word(words), top_help=bool({"-h", "--help"} & set(_before_command(words)))
-    )
+    word = command_word(words)
+    before = words[: words.index(word)] if word in words else words  # the top-level parser's options
+    parser = build_parser(only=word, top_help=bool({"-h", "--help"} & set(before)))
     args = parser.parse_args(words)
     if args.command not in LIGHT_COMMANDS:
         from blueprints.dataclass_code import install

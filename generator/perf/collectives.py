@@ -29,14 +29,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from blueprints.catalog.perf import PerfData, TreeCorrection, by_capability, perf_data
+from blueprints.catalog.perf import NCCL_SPELLINGS, PerfData, TreeCorrection, by_capability, perf_data
 from generator.perf.system import Limit, PerfError, tighter
 
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast")
 ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet", "p2p")
 PROTOCOLS = ("ll", "ll128", "simple")
-# NCCL_ALGO / NCCL_PROTO spellings (src/graph/tuning.cc ncclAlgoStr, ncclProtoStr; case-insensitive there too)
-ALGORITHM_NAMES = {"nvlstree": "nvls_tree", "collnetdirect": "collnet", "collnet_direct": "collnet"}
+# NCCL_ALGO spellings (blueprints/catalog/perf.py NCCL_SPELLINGS; case-insensitive in NCCL too) → model names
+ALGORITHM_NAMES = {
+    spelled.lower(): name for name, spelled in NCCL_SPELLINGS.items() if name in ALGORITHMS
+} | {"collnet_direct": "collnet"}
 
 
 def algorithm_list(text: str) -> tuple[str, ...]:

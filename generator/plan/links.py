@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from blueprints.models.site import Site
 from generator.plan.media import MediaChooser, Position, run_lengths
 from generator.plan.model import Endpoint, Link
-from generator.topology.base import Terminal
+from generator.topology.base import PortRef, Terminal
 
 if TYPE_CHECKING:
     from generator.plan.build import _Built
@@ -34,18 +34,25 @@ LAYER_CODE = {
 }
 
 
-def _switch_end(device: str, port: int, cage_of: dict[str, tuple[int, int]]) -> Endpoint:
-    ppc, nports = cage_of[device]
+def _endpoint(ref: PortRef, cage_of: dict[str, tuple[int, int]]) -> Endpoint:
+    # tuple.__new__: NamedTuple's own __new__ costs a Python call per end (630,000 at 100k GPUs)
+    port = ref.port
+    if isinstance(port, Terminal):
+        return _new(Endpoint, _TERMINAL_END(port))
+    ppc, nports = cage_of[ref.device]
     if ppc > 1 and port <= nports:
         return _new(
-            Endpoint, (device, str(port), port, (port - 1) // ppc + 1, (port - 1) % ppc + 1, None, None)
+            Endpoint, (ref.device, str(port), port, (port - 1) // ppc + 1, (port - 1) % ppc + 1, None, None)
         )
-    return _new(Endpoint, (device, str(port), port, None, None, None, None))
+    return _new(Endpoint, (ref.device, str(port), port, None, None, None, None))
 
 
 _new = tuple.__new__
-# a node terminal's fields as an Endpoint's (all but the rail), picked in C: one per node cable end
-_TERMINAL_END = itemgetter(0, 1, 2, 4, 5, 6, 7)
+# a node terminal's fields in an Endpoint's order (its host is the end's device; the rail is not an end's),
+# picked in C
+_TERMINAL_END = itemgetter(
+    *(Terminal._fields.index("host" if f == "device" else f) for f in Endpoint._fields)
+)
 
 
 class _Sequence:
@@ -88,31 +95,14 @@ def fabric_links(
     media: dict[tuple[float, float], _Media] = {}
     unreachable = 0
     links: list[Link] = []
-    # 20,000 cables on the dragonfly example, 630,000 ends at 100k GPUs: the ends are made with tuple.__new__
-    # (NamedTuple's own __new__ costs a Python call each), the id sequence looked up when the layer changes
-    seq, layer_group = None, None
-    for raw in b.built.links:
-        if (raw.layer, raw.group) != layer_group:
-            layer_group = (raw.layer, raw.group)
-            seq = sequences.get(layer_group)
-            if seq is None:
-                seq = sequences[layer_group] = _Sequence(letter, raw.layer, raw.group)
-        assert seq is not None
+    for raw in b.built.links:  # 20,000 on the dragonfly example: no per-link objects beyond the Link
+        seq = sequences.get((raw.layer, raw.group))
+        if seq is None:
+            seq = sequences[(raw.layer, raw.group)] = _Sequence(letter, raw.layer, raw.group)
         seq.n += 1
-        ra, rb = raw.a, raw.b
-        pa_, pb_ = ra.port, rb.port
-        a = (
-            _new(Endpoint, _TERMINAL_END(pa_))
-            if isinstance(pa_, Terminal)
-            else _switch_end(ra.device, pa_, cage_of)
-        )
-        z = (
-            _new(Endpoint, _TERMINAL_END(pb_))
-            if isinstance(pb_, Terminal)
-            else _switch_end(rb.device, pb_, cage_of)
-        )
+        a, z = _endpoint(raw.a, cage_of), _endpoint(raw.b, cage_of)
         lspeed = raw.speed_gbps or fabric_speed
-        pa, pb = where.get(ra.device), where.get(rb.device)
+        pa, pb = where.get(a.device), where.get(z.device)
         if pa is not None and pb is not None:
             run = round(measure(pa, pb), 3)
             taken = media.get((lspeed, run))
