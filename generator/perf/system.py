@@ -563,12 +563,15 @@ def _multi_node_nvls(version: str, given: bool, perf: PerfData, notes: list[str]
 
 def _mnnvl_notes(cluster: ResolvedCluster, nvls: bool, unit_nodes: int) -> list[str]:
     """NCCL 2.20's tuner ("MNNVL: NVLS not yet supported" without IB SHARP) runs rings across the trays of
-    one NVLink domain; the release that changed it is not in the catalogue: every release is modelled so."""
+    one NVLink domain. From 2.22.3 NCCL's code fuses a domain into one node and allows NVLS there (and
+    NVLS-tree across domains), but the model has no NVLS bandwidth for a multi-tray domain that a published
+    run confirms (docs/performance.md): every release is modelled as 2.20, and the note says so."""
     if not nvls or unit_nodes < 2 or _sharp(cluster):
         return []
     return [
         "NVLS across the nodes of one NVLink domain is off, as in NCCL 2.20's tuner without IB SHARP: "
-        "collectives spanning trays run rings (later releases are not modelled)"
+        "collectives spanning trays run rings. NCCL 2.22.3 and later may choose NVLS inside the domain "
+        "(and NVLS-tree across domains); no published multi-tray NVLS run gives the model a bandwidth for it"
     ]
 
 
