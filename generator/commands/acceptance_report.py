@@ -26,6 +26,7 @@ TYPE_CHECKING = (
 )
 if TYPE_CHECKING:
     from generator.perf.acceptance import AcceptanceReport, RunResult
+    from generator.perf.system import System
 
 ORDER = 22
 
@@ -117,8 +118,20 @@ def _compare(args: argparse.Namespace, target: str | None) -> AcceptanceReport:
     plan = plan_or_raise(cluster, loaded.locate)
     system = system_for(cluster, plan, args.pool)
     site = read_calibration(args.calibration, system.name, budget) if args.calibration else None
+
+    def system_of(nvlink: bool, nccl_version: str | None) -> System:
+        # the system as a run saw it, as `blueprint estimate --no-nvlink --nccl-version` builds it
+        return system_for(cluster, plan, args.pool, nvlink=nvlink, nccl_version=nccl_version)
+
     report = compare(
-        str(args.blueprint), system, plan, runs, threshold=args.threshold, ignored=ignored, calibration=site
+        str(args.blueprint),
+        system,
+        plan,
+        runs,
+        threshold=args.threshold,
+        ignored=ignored,
+        calibration=site,
+        system_of=system_of,
     )
     if target is not None:
         cal, skipped = calibrate(report, system, args.results, budget)
@@ -178,7 +191,7 @@ def _run_lines(report: AcceptanceReport) -> list[str]:
         r = res.run
         rail = "all" if r.rail is None else str(r.rail)
         status = "ERROR " + _shown(res.error) if res.error else ("LOW" if res.low else "ok")
-        env = " ".join(f"NCCL_{k}={v}" for k, v in (("ALGO", r.algo), ("PROTO", r.proto)) if v)
+        env = r.settings.text()
         if env and not res.error:  # the run's own settings, which the prediction follows
             status += f" ({_shown(env)})"
         lines.append(

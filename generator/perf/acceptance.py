@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from blueprints.catalog.perf import perf_data
 from generator.foreign import ForeignInputError
 from generator.perf.collectives import Estimate, algorithm_list, estimate, protocol_list
-from generator.perf.nccl_results import NcclRun
+from generator.perf.nccl_results import NcclRun, RunSettings
 from generator.perf.predict import Job, job_for
 from generator.perf.system import PerfError, System
 
@@ -96,8 +97,7 @@ class RunResult:
             "hosts": list(r.hosts),
             "ranks": r.ranks,
             "rail": r.rail,
-            **({"nccl_algo": r.algo} if r.algo else {}),
-            **({"nccl_proto": r.proto} if r.proto else {}),
+            **_settings_dict(r.settings),
             "measured_busbw_gbytes": round(self.measured, 3),
             "predicted_busbw_gbytes": round(self.predicted, 3),
             "ratio": round(self.ratio, 4),
@@ -182,23 +182,45 @@ def _resolve_rail(run: NcclRun, by_port: dict[tuple[str, str], int]) -> NcclRun 
     return replace(run, rail=rails.pop())
 
 
-class _Predictions:
-    """Each (shape, collective, size) predicted once; more than MAX_PREDICTIONS distinct ones are refused."""
+# The system as a run saw it: NVLink on or off (NCCL_P2P_DISABLE) and the NCCL release it loaded (None: the
+# blueprint's), as `blueprint estimate --no-nvlink --nccl-version` builds it.
+SystemOf = Callable[[bool, str | None], System]
 
-    def __init__(self, system: System, calibration: Calibration | None = None) -> None:
+
+class _Predictions:
+    """Each (shape, settings, collective, size) predicted once; more than MAX_PREDICTIONS distinct ones are
+    refused. ``system_of`` builds the system of a run that turned NVLink off or loaded another NCCL release
+    (without it, such a run is predicted on the blueprint's system)."""
+
+    def __init__(
+        self, system: System, calibration: Calibration | None = None, system_of: SystemOf | None = None
+    ) -> None:
         self.system = system
         self.calibration = calibration
-        self.jobs: dict[tuple[int, int, float], Job] = {}
+        self.system_of = system_of
+        self.systems: dict[tuple[bool, str | None], System] = {(True, None): system}
+        self.jobs: dict[tuple[object, ...], Job] = {}
         self.made: dict[tuple[object, ...], tuple[float, str]] = {}
 
-    def job(self, nodes: int, rpn: int, share: float) -> Job:
-        key = (nodes, rpn, share)
+    def _system(self, st: RunSettings) -> System:
+        key = (not st.p2p_disabled, st.nccl_version)
+        if key not in self.systems:
+            self.systems[key] = self.system_of(*key) if self.system_of is not None else self.system
+        return self.systems[key]
+
+    def job(self, run: NcclRun, nodes: int, rpn: int, share: float) -> Job:
+        """The run's job; its NCCL_MAX_NCHANNELS caps the channels between NVLink domains, as `estimate
+        --channels` does (inside one domain the model counts no channels, so there it changes nothing)."""
+        st = run.settings
+        system = self._system(st)
+        channels = st.channels if nodes > system.unit_nodes else None
+        key = (nodes, rpn, share, st.p2p_disabled, st.nccl_version, channels)
         if key not in self.jobs:
-            self.jobs[key] = job_for(self.system, nodes, ranks_per_node=rpn, net_share=share)
+            self.jobs[key] = job_for(system, nodes, ranks_per_node=rpn, net_share=share, channels=channels)
         return self.jobs[key]
 
     def busbw(self, run: NcclRun, shape: tuple[int, int, float], size: int) -> tuple[float, str]:
-        key = (*shape, run.collective, size, run.algo, run.proto, run.rail is not None)
+        key = (*shape, run.collective, size, run.settings, run.rail is not None)
         if key not in self.made:
             if len(self.made) >= MAX_PREDICTIONS:
                 raise ForeignInputError(
@@ -207,7 +229,8 @@ class _Predictions:
                     "collectives x message sizes); give fewer runs or sizes",
                 )
             algos, protos = run_settings(run)
-            est = estimate(run.collective, max(1, size), self.job(*shape), algorithms=algos, protocols=protos)
+            job = self.job(run, *shape)
+            est = estimate(run.collective, max(1, size), job, algorithms=algos, protocols=protos)
             self.made[key] = (self._calibrated(run, shape[0], est), est.algorithm)
         return self.made[key]
 
@@ -226,15 +249,27 @@ class _Predictions:
 
 
 def _settings_text(run: NcclRun) -> str:
-    parts = [f"NCCL_ALGO={run.algo}" if run.algo else "", f"NCCL_PROTO={run.proto}" if run.proto else ""]
-    return " ".join(p for p in parts if p) or "NCCL's own choice"
+    return run.settings.text() or "NCCL's own choice"
+
+
+def _settings_dict(st: RunSettings) -> dict[str, object]:
+    """The settings a run's output records, under the report's JSON keys (only those it records)."""
+    pairs = (
+        ("nccl_algo", st.algo),
+        ("nccl_proto", st.proto),
+        ("nccl_max_nchannels", st.channels),
+        ("nccl_p2p_disable", 1 if st.p2p_disabled else None),
+        ("nccl_version", st.nccl_version),
+    )
+    return {k: v for k, v in pairs if v is not None}
 
 
 def run_settings(run: NcclRun) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
     """The run's NCCL_ALGO / NCCL_PROTO (as its output echoes them) in the model's names; PerfError on one
     the model cannot honour (an unknown name, a `^` exclusion)."""
-    algos = algorithm_list(run.algo) or None if run.algo else None
-    protos = protocol_list(run.proto) or None if run.proto else None
+    st = run.settings
+    algos = algorithm_list(st.algo) or None if st.algo else None
+    protos = protocol_list(st.proto) or None if st.proto else None
     return algos, protos
 
 
@@ -245,7 +280,7 @@ def _predict_run(run: NcclRun, predictions: _Predictions, min_bytes: float, thre
     rpn = min(run.ranks_per_node, system.gpus_per_node)
     share = 1.0 / system.net_ports if (run.rail is not None and system.net_ports) else 1.0
     try:
-        predictions.job(nodes, rpn, share)
+        predictions.job(run, nodes, rpn, share)
         run_settings(run)
     except PerfError as exc:
         return RunResult(run, (), 0.0, 0.0, False, str(exc))
@@ -364,13 +399,15 @@ def compare(
     threshold: float | None = None,
     ignored: list[str] | None = None,
     calibration: Calibration | None = None,
+    system_of: SystemOf | None = None,
 ) -> AcceptanceReport:
-    """Predict every run, mark the low ones and name the suspects with their cabling-plan rows."""
+    """Predict every run (on the system it ran: ``system_of``), mark the low ones and name the suspects with
+    their cabling-plan rows."""
     policy = perf_data().policy
     ratio = policy.acceptance_ratio.value if threshold is None else threshold
     cables = _node_cables(plan)
     by_port = _ports(cables)
-    predictions = _Predictions(system, calibration)
+    predictions = _Predictions(system, calibration, system_of)
     results = []
     for run in runs:
         resolved = _resolve_rail(run, by_port)

@@ -10,7 +10,17 @@ file): ``args`` (the program first), ``env``, ``config.devices[].hostname``, ``r
 A run covers one rail when the file name carries ``rail<N>`` (the acceptance role's one-rail runs: N is
 the rail, the compute NIC index of the plan), or when its ``NCCL_IB_HCA`` (JSON env) or file name names one
 device ``mlx5_<N>``: that device is the run's ``hca``, and the rail it serves is the plan's to say (on a
-DGX H100 rail 5 is mlx5_9), which generator.perf.acceptance looks up. Text output records no environment.
+DGX H100 rail 5 is mlx5_9), which generator.perf.acceptance looks up.
+
+What the run changed, as `blueprint estimate` takes it, is read where the output records it, so the
+prediction follows the run: ``NCCL_ALGO`` / ``NCCL_PROTO`` (``--algo`` / ``--proto``), ``NCCL_MAX_NCHANNELS``
+(``--channels``), ``NCCL_P2P_DISABLE`` (``--no-nvlink``) and the NCCL release (``--nccl-version``). Text
+output records the environment only where NCCL_DEBUG=INFO echoes it (tuning.cc: ``NCCL_ALGO set by
+environment to Ring``; param.cc: ``NCCL_MAX_NCHANNELS set by environment to 8.``) and the release in the
+nccl-tests header (util.cu ``writeDeviceReport``: ``# nccl-tests version 2.17.6 nccl-headers=22602
+nccl-library=22602``) or NCCL's own ``NCCL INFO NCCL version 2.26.2+cuda12.2``; the JSON file has the
+whole process environment (``env``) and ``nccl_version`` (util.cu ``jsonOutputInit``: the library's
+version code).
 
 Every file is foreign input (generator/foreign.py): regular files only, at most ``MAX_FILE_BYTES`` each and
 one byte budget for the whole command, parsed in one pass, and every value checked against
@@ -59,10 +69,22 @@ _RANK_RE = re.compile(
     r"^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\b", re.ASCII
 )
 _TEST_RE = re.compile(r"^#\s*Collective test starting:\s*(\S+)", re.ASCII)
-# NCCL_DEBUG=INFO echoes its environment: "... NCCL INFO NCCL_ALGO set by environment to Ring" (tuning.cc)
+# NCCL_DEBUG=INFO echoes its environment: "... NCCL INFO NCCL_ALGO set by environment to Ring" (tuning.cc),
+# "... NCCL INFO NCCL_MAX_NCHANNELS set by environment to 8." (param.cc ncclLoadParam: "%s set by environment
+# to %lld."; NCCL_P2P_DISABLE is printed with or without the period, depending on the release)
+SETTINGS = ("NCCL_ALGO", "NCCL_PROTO", "NCCL_MAX_NCHANNELS", "NCCL_P2P_DISABLE")
 _ENV_RE = re.compile(
-    r"NCCL INFO (NCCL_ALGO|NCCL_PROTO) set by environment to ([A-Za-z0-9_,^]{1,64})\s*$", re.ASCII
+    rf"NCCL INFO ({'|'.join(SETTINGS)}) set by environment to ([A-Za-z0-9_,^]{{1,64}})\.?\s*$", re.ASCII
 )
+# the release: nccl-tests' header (the loaded library's version code) or NCCL's own INFO line (init.cc)
+_TESTS_VERSION_RE = re.compile(
+    r"^#\s*nccl-tests version \S{1,64} (?:\(\w{1,40}\) )?"  # later ones add a git hash: `(b4d5bee)`
+    r"nccl-headers=\d{1,7} nccl-library=(\d{1,7})\b",
+    re.ASCII,
+)
+_NCCL_VERSION_RE = re.compile(r"NCCL INFO NCCL version (\d{1,3}\.\d{1,3}\.\d{1,3})\+", re.ASCII)
+# NCCL_MAX_NCHANNELS a run may set: NCCL's MAXCHANNELS is 32 (2.20) or 64 (later); a larger figure is none
+MAX_CHANNELS = 64
 _AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)", re.ASCII)
 _RAIL_NAME_RE = re.compile(r"rail(\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
 _HCA_NAME_RE = re.compile(r"(mlx5_\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
@@ -86,6 +108,28 @@ class Row:
 
 
 @dataclass(frozen=True)
+class RunSettings:
+    """What a run changed, as its output records it: what `blueprint estimate` takes as options."""
+
+    algo: str | None = None  # NCCL_ALGO (--algo)
+    proto: str | None = None  # NCCL_PROTO (--proto)
+    channels: int | None = None  # NCCL_MAX_NCHANNELS (--channels)
+    p2p_disabled: bool = False  # NCCL_P2P_DISABLE=1: NVLink off (--no-nvlink)
+    nccl_version: str | None = None  # the NCCL release the run loaded, ``2.26.2`` (--nccl-version)
+
+    def text(self) -> str:
+        """In NCCL's spelling; empty for a run of NCCL's own choices on the blueprint's release."""
+        parts = [
+            f"NCCL_ALGO={self.algo}" if self.algo else "",
+            f"NCCL_PROTO={self.proto}" if self.proto else "",
+            f"NCCL_MAX_NCHANNELS={self.channels}" if self.channels is not None else "",
+            "NCCL_P2P_DISABLE=1" if self.p2p_disabled else "",
+            f"NCCL {self.nccl_version}" if self.nccl_version else "",
+        ]
+        return " ".join(p for p in parts if p)
+
+
+@dataclass(frozen=True)
 class NcclRun:
     path: str
     collective: str
@@ -96,8 +140,7 @@ class NcclRun:
     avg_busbw: float | None
     source_format: str  # text | json
     hca: str | None = None  # the one device NCCL_IB_HCA (or the file name) restricted the run to
-    algo: str | None = None  # NCCL_ALGO as the output echoes it (NCCL_DEBUG=INFO line or -J env)
-    proto: str | None = None  # NCCL_PROTO, the same way
+    settings: RunSettings = RunSettings()  # what the run changed, as its output records it
 
     @property
     def nodes(self) -> int:
@@ -110,6 +153,40 @@ class NcclRun:
     @property
     def name(self) -> str:
         return Path(self.path).name
+
+
+def release_from_code(code: int) -> str | None:
+    """``22602`` → ``2.26.2``: NCCL's version code as nccl.h makes it (``NCCL_VERSION(X,Y,Z)``: X·1000 + Y·100
+    + Z up to 2.8, X·10000 + Y·100 + Z from 2.9); None for a number no release has."""
+    if 2000 <= code < 2900:
+        major, rest = divmod(code, 1000)
+    elif 20900 <= code < 100000:
+        major, rest = divmod(code, 10000)
+    else:
+        return None
+    minor, patch = divmod(rest, 100)
+    return f"{major}.{minor}.{patch}"
+
+
+def _checked_setting(name: str, value: str, where: str) -> str:
+    """A setting the prediction follows, refused where it stands when the model cannot follow it."""
+    if name == "NCCL_MAX_NCHANNELS" and not (value.isdigit() and 1 <= int(value[:4]) <= MAX_CHANNELS):
+        raise ForeignInputError(where, f"NCCL_MAX_NCHANNELS `{value}`: give 1 to {MAX_CHANNELS} channels")
+    if name == "NCCL_P2P_DISABLE" and value not in ("0", "1"):
+        raise ForeignInputError(where, f"NCCL_P2P_DISABLE `{value}`: the model follows 0 or 1")
+    return value
+
+
+def _settings(env: dict[str, str], version: str | None) -> RunSettings:
+    """The run's settings from its (checked) environment and its release."""
+    channels = env.get("NCCL_MAX_NCHANNELS")
+    return RunSettings(
+        env.get("NCCL_ALGO"),
+        env.get("NCCL_PROTO"),
+        int(channels) if channels is not None else None,
+        env.get("NCCL_P2P_DISABLE") == "1",
+        version,
+    )
 
 
 def _collective(program: str | None, path: Path) -> str | None:
@@ -188,12 +265,15 @@ class _TextRun:
     avg: float | None = None
     rows: list[Row] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
+    version: str | None = None
 
     def header(self, line: str, where: str) -> None:
         if m := _RANK_RE.match(line):
             self.rank(m.group(1), m.group(2), where)
         elif m := _TEST_RE.match(line):
             self.program = m.group(1)
+        elif m := _TESTS_VERSION_RE.match(line):
+            self.version = self.version or release_from_code(int(m.group(1)))
         elif m := _AVG_RE.match(line):
             value = _number(m.group(1))
             try:
@@ -230,7 +310,10 @@ def parse_text(text: str, path: Path) -> NcclRun | None:
             run.header(line, where)
             continue
         if "NCCL INFO NCCL_" in line and (m := _ENV_RE.search(line)):
-            run.env.setdefault(m.group(1), m.group(2))
+            run.env.setdefault(m.group(1), _checked_setting(m.group(1), m.group(2), where))
+            continue
+        if "NCCL INFO NCCL version" in line and (m := _NCCL_VERSION_RE.search(line)):
+            run.version = run.version or m.group(1)
             continue
         row = _row(line.split(), where)
         if row is not None:
@@ -240,9 +323,17 @@ def parse_text(text: str, path: Path) -> NcclRun | None:
         return None
     ordered = tuple(dict.fromkeys(run.hosts[r] for r in sorted(run.hosts)))
     rail, hca = _rail_from_name(path), _hca_from_name(path)
-    algo, proto = run.env.get("NCCL_ALGO"), run.env.get("NCCL_PROTO")
     return NcclRun(
-        str(path), coll, len(run.hosts), ordered, rail, tuple(run.rows), run.avg, "text", hca, algo, proto
+        str(path),
+        coll,
+        len(run.hosts),
+        ordered,
+        rail,
+        tuple(run.rows),
+        run.avg,
+        "text",
+        hca,
+        _settings(run.env, run.version),
     )
 
 
@@ -269,6 +360,16 @@ def _json_env(env: list[str], name: str) -> str | None:
             value = item.split("=", 1)[1].strip()
             return value if re.fullmatch(r"[A-Za-z0-9_,^]{1,64}", value, re.ASCII) else None
     return None
+
+
+def _json_settings(doc: NcclJson, path: Path) -> RunSettings:
+    """The settings of the -J file's environment, checked at ``$.env``, and its NCCL release."""
+    env = {}
+    for name in SETTINGS:
+        value = _json_env(doc.env, name)
+        if value is not None:
+            env[name] = _checked_setting(name, value, f"{path}: $.env")
+    return _settings(env, release_from_code(doc.nccl_version) if doc.nccl_version is not None else None)
 
 
 def _json_rows(doc: NcclJson) -> list[Row]:
@@ -327,8 +428,7 @@ def parse_json(text: str, path: Path) -> NcclRun | None:
         avg if isinstance(avg, float) else None,
         "json",
         None if rail is not None else _json_hca(doc.env, path),
-        _json_env(doc.env, "NCCL_ALGO"),
-        _json_env(doc.env, "NCCL_PROTO"),
+        _json_settings(doc, path),
     )
 
 

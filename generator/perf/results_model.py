@@ -106,6 +106,8 @@ class NcclJson(_Foreign):
 
     args: list[JsonString] = Field(default_factory=list, max_length=MAX_ENV)
     env: list[JsonString] = Field(default_factory=list, max_length=MAX_ENV)
+    # the loaded library's version code (util.cu jsonOutputInit: ``nccl_version``, test_ncclVersion)
+    nccl_version: StrictInt | None = Field(default=None, ge=0, le=99_999)
     config: JsonConfig
     results: list[JsonResult] = Field(max_length=MAX_ROWS)
     average_bus_bandwidth: JsonAverage | None = None

@@ -169,7 +169,7 @@ def test_acceptance_report_follows_the_runs_nccl_algo(tmp_path: Path, capsys) ->
     results.mkdir()
     (results / "tree.txt").write_text("\n".join(lines))
     run = read_run(results / "tree.txt")
-    assert run is not None and run.algo == "Tree" and run.proto is None
+    assert run is not None and run.settings.algo == "Tree" and run.settings.proto is None
     assert run_settings(run) == (("tree",), None)
     (results / "nvls.txt").write_text("\n".join(lines).replace("to Tree", "to NVLS"))
     bp = server_nodes(

@@ -1,0 +1,191 @@
+"""`acceptance-report` predicts each run with what the run changed, as `blueprint estimate` takes it:
+NCCL_MAX_NCHANNELS (--channels), NCCL_P2P_DISABLE=1 (--no-nvlink) and the NCCL release the run loaded
+(--nccl-version), read from the text output (NCCL_DEBUG=INFO lines, the nccl-tests header) or the -J file
+(`env`, `nccl_version`). The expected figures come from the estimate path (system_for / job_for with those
+options), not from the report's own code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from nccl_text import nccl_text
+from perf_blueprints import server_nodes
+from ruamel.yaml import YAML
+
+from generator.cli import main
+from generator.foreign import ForeignInputError
+from generator.perf.collectives import estimate
+from generator.perf.nccl_results import RunSettings, read_run, release_from_code
+from generator.perf.predict import job_for
+from generator.perf.system import system_for
+from generator.pipeline import load_and_resolve
+from generator.plan.build import build_plan
+
+NDR = {
+    "technology": "infiniband-ndr",
+    "topology": {"kind": "fat-tree", "switch": "qm9700", "rail_optimized": True},
+    "subnet_manager": {"kind": "opensm"},
+}
+GIB = 1 << 30
+ROWS = [(1 << 28, 300.0), (GIB, 400.0)]
+HOSTS = ["dgx01", "dgx02"]
+
+
+def _with_lines(text: str, *info: str, library: int | None = None) -> str:
+    """The output with NCCL INFO lines after its header (as NCCL_DEBUG=INFO prints them, host:pid:tid
+    prefixed) and, if given, another library version code in the nccl-tests header."""
+    lines = text.split("\n")
+    if library is not None:
+        lines[0] = f"# nccl-tests version 2.17.6 nccl-headers=22602 nccl-library={library}"
+    return "\n".join([lines[0], *(f"dgx01:4242:4242 [0] NCCL INFO {i}" for i in info), *lines[1:]])
+
+
+def test_version_codes_decode_as_nccl_h_makes_them() -> None:
+    assert release_from_code(2804) == "2.8.4"  # X*1000 + Y*100 + Z up to 2.8
+    assert release_from_code(20906) == "2.9.6"  # X*10000 + Y*100 + Z from 2.9
+    assert release_from_code(22602) == "2.26.2"
+    for none in (0, 100, 2950, 9999, 20899, 100000):
+        assert release_from_code(none) is None, none
+
+
+def test_text_output_records_the_runs_settings(tmp_path: Path) -> None:
+    text = _with_lines(
+        nccl_text(HOSTS, 8, ROWS),
+        "NCCL version 2.26.2+cuda12.2",
+        "NCCL_MAX_NCHANNELS set by environment to 2.",
+        "NCCL_P2P_DISABLE set by environment to 1",
+        library=21701,
+    )
+    (tmp_path / "run.txt").write_text(text)
+    run = read_run(tmp_path / "run.txt")
+    assert run is not None
+    # the nccl-tests header comes first in the file and names the library it loaded
+    assert run.settings == RunSettings(None, None, 2, True, "2.17.1")
+    assert run.settings.text() == "NCCL_MAX_NCHANNELS=2 NCCL_P2P_DISABLE=1 NCCL 2.17.1"
+    plain = tmp_path / "plain.txt"
+    plain.write_text(nccl_text(HOSTS, 8, ROWS).replace("nccl-library=22602", "nccl-library=1"))
+    run = read_run(plain)
+    assert run is not None and run.settings == RunSettings()  # no release has code 1, nothing changed
+
+
+def test_json_output_records_the_runs_settings(tmp_path: Path) -> None:
+    doc = {
+        "version": 2,
+        "args": ["/opt/nccl-tests/build/all_reduce_perf"],
+        "env": ["NCCL_MAX_NCHANNELS=4", "NCCL_P2P_DISABLE=0", "NCCL_PROTO=Simple"],
+        "nccl_version": 21903,
+        "config": {"devices": [{"rank": r, "hostname": HOSTS[r // 8]} for r in range(16)]},
+        "results": [{"size": GIB, "out_of_place": {"time": 5000.0, "alg_bw": 200.0, "bus_bw": 400.0}}],
+    }
+    (tmp_path / "run.json").write_text(json.dumps(doc))
+    run = read_run(tmp_path / "run.json")
+    assert run is not None
+    assert run.settings == RunSettings(None, "Simple", 4, False, "2.19.3")
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        ("NCCL_MAX_NCHANNELS set by environment to 0.", "NCCL_MAX_NCHANNELS `0`"),
+        ("NCCL_MAX_NCHANNELS set by environment to 999.", "NCCL_MAX_NCHANNELS `999`"),
+        ("NCCL_P2P_DISABLE set by environment to 7", "NCCL_P2P_DISABLE `7`"),
+    ],
+)
+def test_a_setting_the_model_cannot_follow_is_refused_where_it_stands(
+    tmp_path: Path, line: str, shown: str
+) -> None:
+    (tmp_path / "run.txt").write_text(_with_lines(nccl_text(HOSTS, 8, ROWS), line))
+    with pytest.raises(ForeignInputError) as err:
+        read_run(tmp_path / "run.txt")
+    assert f"{tmp_path / 'run.txt'}:2" in str(err.value) and shown in str(err.value)
+
+
+def test_a_bad_json_setting_is_refused_at_its_path(tmp_path: Path) -> None:
+    doc = {
+        "version": 2,
+        "args": ["all_reduce_perf"],
+        "env": ["NCCL_P2P_DISABLE=yes"],
+        "config": {"devices": [{"rank": 0, "hostname": "dgx01"}]},
+        "results": [{"size": GIB, "out_of_place": {"time": 5000.0, "bus_bw": 400.0}}],
+    }
+    (tmp_path / "run.json").write_text(json.dumps(doc))
+    with pytest.raises(ForeignInputError, match=r"\$\.env.*NCCL_P2P_DISABLE"):
+        read_run(tmp_path / "run.json")
+
+
+def _blueprint(tmp_path: Path) -> Path:
+    path = tmp_path / "dgx.yaml"
+    with path.open("w") as fh:
+        YAML().dump(server_nodes("dgx-h100", 2, NDR), fh)
+    return path
+
+
+def test_each_run_is_predicted_as_estimate_predicts_it_with_the_same_options(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    bp = _blueprint(tmp_path)
+    results = tmp_path / "results"
+    results.mkdir()
+    base = nccl_text(HOSTS, 8, ROWS)
+    (results / "default.txt").write_text(base)
+    ring = "NCCL_ALGO set by environment to Ring"
+    (results / "ring.txt").write_text(_with_lines(base, ring))
+    (results / "channels.txt").write_text(
+        _with_lines(base, ring, "NCCL_MAX_NCHANNELS set by environment to 1.")
+    )
+    (results / "p2p.txt").write_text(_with_lines(base, "NCCL_P2P_DISABLE set by environment to 1"))
+    (results / "old.txt").write_text(_with_lines(base, library=21701))
+    assert main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"]) in (0, 1)
+    runs = {Path(r["file"]).stem: r for r in json.loads(capsys.readouterr().out)["runs"]}
+    at_gib = {k: next(s for s in r["sizes"] if s["size_bytes"] == GIB) for k, r in runs.items()}
+
+    cluster = load_and_resolve(str(bp))[1]
+    plan = build_plan(cluster)
+
+    def expected(
+        nvlink: bool = True, version: str | None = None, channels: int | None = None, ring: bool = False
+    ) -> tuple:
+        system = system_for(cluster, plan, nvlink=nvlink, nccl_version=version or "2.26.2")
+        job = job_for(system, 2, ranks_per_node=8, channels=channels)
+        est = estimate("all_reduce", GIB, job, algorithms=("ring",) if ring else None)
+        return round(est.busbw_gbytes, 3), est.algorithm
+
+    for name, options in {
+        "default": {},
+        "ring": {"ring": True},
+        "channels": {"channels": 1, "ring": True},
+        "p2p": {"nvlink": False},
+        "old": {"version": "2.17.1"},
+    }.items():
+        got = at_gib[name]
+        assert (got["predicted_busbw_gbytes"], got["algorithm"]) == expected(**options), name
+    # each setting changes the prediction the way the run changed the machine
+    assert at_gib["default"]["algorithm"] == "nvls_tree" and at_gib["old"]["algorithm"] != "nvls_tree"
+    assert at_gib["p2p"]["predicted_busbw_gbytes"] < at_gib["default"]["predicted_busbw_gbytes"]
+    assert at_gib["channels"]["predicted_busbw_gbytes"] < at_gib["ring"]["predicted_busbw_gbytes"] / 2
+    assert runs["channels"]["nccl_max_nchannels"] == 1 and runs["p2p"]["nccl_p2p_disable"] == 1
+    assert runs["old"]["nccl_version"] == "2.17.1" and runs["default"]["nccl_version"] == "2.26.2"
+
+
+def test_the_text_report_names_the_settings_it_followed(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    results = tmp_path / "results"
+    results.mkdir()
+    text = _with_lines(nccl_text(HOSTS, 8, ROWS), "NCCL_MAX_NCHANNELS set by environment to 4.")
+    (results / "run.txt").write_text(text)
+    main(["acceptance-report", str(_blueprint(tmp_path)), "--results", str(results)])
+    out = capsys.readouterr().out
+    assert "NCCL_MAX_NCHANNELS=4 NCCL 2.26.2" in out
+
+
+def test_channels_of_a_one_node_run_change_nothing(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Inside one NVLink domain the model counts no channels (`estimate --channels` refuses such a run): the
+    run is predicted as NCCL would choose, not turned into an error."""
+    results = tmp_path / "results"
+    results.mkdir()
+    base = nccl_text(HOSTS[:1], 8, ROWS)
+    (results / "plain.txt").write_text(base)
+    (results / "capped.txt").write_text(_with_lines(base, "NCCL_MAX_NCHANNELS set by environment to 2."))
+    main(["acceptance-report", str(_blueprint(tmp_path)), "--results", str(results), "--format", "json"])
+    runs = {Path(r["file"]).stem: r for r in json.loads(capsys.readouterr().out)["runs"]}
+    assert runs["capped"]["error"] is None
+    assert runs["capped"]["sizes"] == runs["plain"]["sizes"]
