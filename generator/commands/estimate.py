@@ -66,9 +66,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--algo",
         help=f"restrict algorithms like NCCL_ALGO: comma list of {', '.join(ALGORITHMS)} "
-        "(NCCL's spellings too: Ring, Tree, NVLSTree, CollNetDirect)",
+        "(NCCL's spellings too: Ring, Tree, NVLSTree, CollNetDirect); a leading ^ keeps all but those",
     )
-    p.add_argument("--proto", help="restrict protocols like NCCL_PROTO: comma list of LL, LL128, Simple")
+    p.add_argument(
+        "--proto",
+        help="restrict protocols like NCCL_PROTO: comma list of LL, LL128, Simple (^ first: all but those)",
+    )
     p.add_argument(
         "--channels",
         type=int,

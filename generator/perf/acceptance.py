@@ -266,7 +266,7 @@ def _settings_dict(st: RunSettings) -> dict[str, object]:
 
 def run_settings(run: NcclRun) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
     """The run's NCCL_ALGO / NCCL_PROTO (as its output echoes them) in the model's names; PerfError on one
-    the model cannot honour (an unknown name, a `^` exclusion)."""
+    the model cannot honour (an unknown name, a per-collective list)."""
     st = run.settings
     algos = algorithm_list(st.algo) or None if st.algo else None
     protos = protocol_list(st.proto) or None if st.proto else None

@@ -27,6 +27,7 @@ Data movement per algorithm (per rank, one direction), which fixes each ``algbw`
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from blueprints.catalog.perf import NCCL_SPELLINGS, PerfData, TreeCorrection, by_capability, perf_data
@@ -41,29 +42,44 @@ ALGORITHM_NAMES = {
 } | {"collnet_direct": "collnet"}
 
 
+def _nccl_list(
+    text: str, known: tuple[str, ...], name_of: Callable[[str], str | None], what: str
+) -> tuple[str, ...]:
+    """NCCL_ALGO / NCCL_PROTO syntax (NCCL tuning.cc ``parseList``): names separated by commas, any case; a
+    leading ``^`` keeps every one but those named. Per-collective lists (``allreduce:tree``, entries
+    separated by ``;``) are refused: an estimate names one list for all its collectives."""
+    body = text.strip()
+    if ";" in body or ":" in body:
+        raise PerfError(f"`{text}`: per-collective {what} lists (`allreduce:...`) are not modelled: give one")
+    exclude = body.startswith("^")
+    names = []
+    for raw in (a.strip() for a in body.removeprefix("^").split(",") if a.strip()):
+        name = name_of(raw)
+        if name is None:
+            raise PerfError(f"unknown {what} `{raw}` (known: {', '.join(known)})")
+        names.append(name)
+    if not exclude:
+        return tuple(dict.fromkeys(names))
+    kept = tuple(n for n in known if n not in names)
+    if not kept:
+        raise PerfError(f"`{text}` excludes every {what}")
+    return kept
+
+
 def algorithm_list(text: str) -> tuple[str, ...]:
-    """``Ring,Tree`` / ``nvlstree`` → model names; PerfError on an unknown one (``^`` exclusion refused)."""
-    out = []
-    for raw in (a.strip() for a in text.split(",") if a.strip()):
-        if raw.startswith("^"):
-            raise PerfError(f"`{text}`: name the algorithms to keep (NCCL's `^` exclusion is not modelled)")
+    """``Ring,Tree`` / ``nvlstree`` / ``^NVLS`` → model names; PerfError on an unknown one."""
+
+    def name_of(raw: str) -> str | None:
         name = ALGORITHM_NAMES.get(raw.lower(), raw.lower())
-        if name not in ALGORITHMS:
-            raise PerfError(
-                f"unknown algorithm `{raw}` (known: {', '.join(ALGORITHMS)}; NCCL's NVLSTree too)"
-            )
-        out.append(name)
-    return tuple(dict.fromkeys(out))
+        return name if name in ALGORITHMS else None
+
+    return _nccl_list(text, ALGORITHMS, name_of, "algorithm")
 
 
 def protocol_list(text: str) -> tuple[str, ...]:
-    """``LL128,Simple`` → model names; PerfError on an unknown one."""
-    out = []
-    for raw in (a.strip() for a in text.split(",") if a.strip()):
-        if raw.lower() not in PROTOCOLS:
-            raise PerfError(f"unknown protocol `{raw}` (known: LL, LL128, Simple)")
-        out.append(raw.lower())
-    return tuple(dict.fromkeys(out))
+    """``LL128,Simple`` / ``^LL128`` → model names; PerfError on an unknown one."""
+    known = PROTOCOLS
+    return _nccl_list(text, known, lambda raw: raw.lower() if raw.lower() in known else None, "protocol")
 
 
 def bus_factor(collective: str, n: int) -> float:

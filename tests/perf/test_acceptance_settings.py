@@ -189,3 +189,32 @@ def test_channels_of_a_one_node_run_change_nothing(tmp_path: Path, capsys) -> No
     runs = {Path(r["file"]).stem: r for r in json.loads(capsys.readouterr().out)["runs"]}
     assert runs["capped"]["error"] is None
     assert runs["capped"]["sizes"] == runs["plain"]["sizes"]
+
+
+def test_an_nccl_exclusion_list_is_followed(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`NCCL_PROTO=^LL128` (the workaround NCCL 2.18.1's release notes give) and `NCCL_ALGO=^NVLS,NVLSTree` are
+    predicted as every protocol / algorithm but those, not reported as errors."""
+    results = tmp_path / "results"
+    results.mkdir()
+    text = _with_lines(
+        nccl_text(HOSTS, 8, ROWS),
+        "NCCL_PROTO set by environment to ^LL128",
+        "NCCL_ALGO set by environment to ^NVLS,NVLSTree",
+    )
+    (results / "run.txt").write_text(text)
+    bp = _blueprint(tmp_path)
+    main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"])
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    assert run["error"] is None and (run["nccl_algo"], run["nccl_proto"]) == ("^NVLS,NVLSTree", "^LL128")
+    got = next(s for s in run["sizes"] if s["size_bytes"] == GIB)
+    cluster = load_and_resolve(str(bp))[1]
+    system = system_for(cluster, build_plan(cluster), nccl_version="2.26.2")
+    est = estimate(
+        "all_reduce",
+        GIB,
+        job_for(system, 2, ranks_per_node=8),
+        algorithms=("ring", "tree", "collnet", "p2p"),
+        protocols=("ll", "simple"),
+    )
+    assert (got["predicted_busbw_gbytes"], got["algorithm"]) == (round(est.busbw_gbytes, 3), est.algorithm)
+    assert est.algorithm not in ("nvls", "nvls_tree")
