@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 from blueprints.catalog.perf import perf_data
 from generator.foreign import ForeignInputError
 from generator.perf.collectives import Estimate, algorithm_list, estimate, protocol_list
-from generator.perf.nccl_results import NcclRun, RunSettings
-from generator.perf.predict import Job, job_for
+from generator.perf.nccl_results import NcclRun, RecordedSettings
+from generator.perf.predict import Job, RunSettings, job_for
 from generator.perf.system import PerfError, System
 
 if TYPE_CHECKING:
@@ -203,18 +203,17 @@ class _Predictions:
         self.made: dict[tuple[object, ...], tuple[float, str]] = {}
 
     def _system(self, st: RunSettings) -> System:
-        key = (not st.p2p_disabled, st.nccl_version)
+        key = (st.nvlink, st.nccl_version)
         if key not in self.systems:
             self.systems[key] = self.system_of(*key) if self.system_of is not None else self.system
         return self.systems[key]
 
-    def job(self, run: NcclRun, nodes: int, rpn: int, share: float) -> Job:
-        """The run's job; its NCCL_MAX_NCHANNELS caps the channels between NVLink domains, as `estimate
+    def job(self, st: RunSettings, nodes: int, rpn: int, share: float) -> Job:
+        """The run's job; its channel cap (NCCL_MAX_NCHANNELS) applies between NVLink domains, as `estimate
         --channels` does (inside one domain the model counts no channels, so there it changes nothing)."""
-        st = run.settings
         system = self._system(st)
         channels = st.channels if nodes > system.unit_nodes else None
-        key = (nodes, rpn, share, st.p2p_disabled, st.nccl_version, channels)
+        key = (nodes, rpn, share, st.nvlink, st.nccl_version, channels)
         if key not in self.jobs:
             self.jobs[key] = job_for(system, nodes, ranks_per_node=rpn, net_share=share, channels=channels)
         return self.jobs[key]
@@ -228,8 +227,8 @@ class _Predictions:
                     f"the runs ask for more than {MAX_PREDICTIONS:,} different predictions (run shapes x "
                     "collectives x message sizes); give fewer runs or sizes",
                 )
-            algos, protos = run_settings(run)
-            job = self.job(run, *shape)
+            st = run_settings(run)
+            job, algos, protos = self.job(st, *shape), st.algorithms, st.protocols
             est = estimate(run.collective, max(1, size), job, algorithms=algos, protocols=protos)
             self.made[key] = (self._calibrated(run, shape[0], est), est.algorithm)
         return self.made[key]
@@ -252,7 +251,7 @@ def _settings_text(run: NcclRun) -> str:
     return run.settings.text() or "NCCL's own choice"
 
 
-def _settings_dict(st: RunSettings) -> dict[str, object]:
+def _settings_dict(st: RecordedSettings) -> dict[str, object]:
     """The settings a run's output records, under the report's JSON keys (only those it records)."""
     pairs = (
         ("nccl_algo", st.algo),
@@ -264,13 +263,17 @@ def _settings_dict(st: RunSettings) -> dict[str, object]:
     return {k: v for k, v in pairs if v is not None}
 
 
-def run_settings(run: NcclRun) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
-    """The run's NCCL_ALGO / NCCL_PROTO (as its output echoes them) in the model's names; PerfError on one
-    the model cannot honour (an unknown name, a per-collective list)."""
+def run_settings(run: NcclRun) -> RunSettings:
+    """What the run changed (as its output records it) as the model's settings, those `estimate` builds from
+    its options; PerfError on one the model cannot honour (an unknown name, a per-collective list)."""
     st = run.settings
-    algos = algorithm_list(st.algo) or None if st.algo else None
-    protos = protocol_list(st.proto) or None if st.proto else None
-    return algos, protos
+    return RunSettings(
+        algorithms=algorithm_list(st.algo) or None if st.algo else None,
+        protocols=protocol_list(st.proto) or None if st.proto else None,
+        channels=st.channels,
+        nvlink=not st.p2p_disabled,
+        nccl_version=st.nccl_version,
+    )
 
 
 def _predict_run(run: NcclRun, predictions: _Predictions, min_bytes: float, threshold: float) -> RunResult:
@@ -280,8 +283,7 @@ def _predict_run(run: NcclRun, predictions: _Predictions, min_bytes: float, thre
     rpn = min(run.ranks_per_node, system.gpus_per_node)
     share = 1.0 / system.net_ports if (run.rail is not None and system.net_ports) else 1.0
     try:
-        predictions.job(run, nodes, rpn, share)
-        run_settings(run)
+        predictions.job(run_settings(run), nodes, rpn, share)
     except PerfError as exc:
         return RunResult(run, (), 0.0, 0.0, False, str(exc))
     compared = {r.size_bytes for r in run.rows if r.size_bytes >= min_bytes} or {

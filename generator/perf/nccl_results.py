@@ -108,8 +108,10 @@ class Row:
 
 
 @dataclass(frozen=True)
-class RunSettings:
-    """What a run changed, as its output records it: what `blueprint estimate` takes as options."""
+class RecordedSettings:
+    """What a run changed, as its output records it, in NCCL's spelling (``^NVLS``, ``LL128``): what
+    `blueprint estimate` takes as options. generator.perf.acceptance turns them into the model's
+    predict.RunSettings."""
 
     algo: str | None = None  # NCCL_ALGO (--algo)
     proto: str | None = None  # NCCL_PROTO (--proto)
@@ -140,7 +142,7 @@ class NcclRun:
     avg_busbw: float | None
     source_format: str  # text | json
     hca: str | None = None  # the one device NCCL_IB_HCA (or the file name) restricted the run to
-    settings: RunSettings = RunSettings()  # what the run changed, as its output records it
+    settings: RecordedSettings = RecordedSettings()  # what the run changed, as its output records it
 
     @property
     def nodes(self) -> int:
@@ -177,10 +179,10 @@ def _checked_setting(name: str, value: str, where: str) -> str:
     return value
 
 
-def _settings(env: dict[str, str], version: str | None) -> RunSettings:
+def _settings(env: dict[str, str], version: str | None) -> RecordedSettings:
     """The run's settings from its (checked) environment and its release."""
     channels = env.get("NCCL_MAX_NCHANNELS")
-    return RunSettings(
+    return RecordedSettings(
         env.get("NCCL_ALGO"),
         env.get("NCCL_PROTO"),
         int(channels) if channels is not None else None,
@@ -362,7 +364,7 @@ def _json_env(env: list[str], name: str) -> str | None:
     return None
 
 
-def _json_settings(doc: NcclJson, path: Path) -> RunSettings:
+def _json_settings(doc: NcclJson, path: Path) -> RecordedSettings:
     """The settings of the -J file's environment, checked at ``$.env``, and its NCCL release."""
     env = {}
     for name in SETTINGS:

@@ -17,7 +17,7 @@ from ruamel.yaml import YAML
 from generator.cli import main
 from generator.foreign import ForeignInputError
 from generator.perf.collectives import estimate
-from generator.perf.nccl_results import RunSettings, read_run, release_from_code
+from generator.perf.nccl_results import RecordedSettings, read_run, release_from_code
 from generator.perf.predict import job_for
 from generator.perf.system import system_for
 from generator.pipeline import load_and_resolve
@@ -62,12 +62,12 @@ def test_text_output_records_the_runs_settings(tmp_path: Path) -> None:
     run = read_run(tmp_path / "run.txt")
     assert run is not None
     # the nccl-tests header comes first in the file and names the library it loaded
-    assert run.settings == RunSettings(None, None, 2, True, "2.17.1")
+    assert run.settings == RecordedSettings(None, None, 2, True, "2.17.1")
     assert run.settings.text() == "NCCL_MAX_NCHANNELS=2 NCCL_P2P_DISABLE=1 NCCL 2.17.1"
     plain = tmp_path / "plain.txt"
     plain.write_text(nccl_text(HOSTS, 8, ROWS).replace("nccl-library=22602", "nccl-library=1"))
     run = read_run(plain)
-    assert run is not None and run.settings == RunSettings()  # no release has code 1, nothing changed
+    assert run is not None and run.settings == RecordedSettings()  # no release has code 1, nothing changed
 
 
 def test_json_output_records_the_runs_settings(tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ def test_json_output_records_the_runs_settings(tmp_path: Path) -> None:
     (tmp_path / "run.json").write_text(json.dumps(doc))
     run = read_run(tmp_path / "run.json")
     assert run is not None
-    assert run.settings == RunSettings(None, "Simple", 4, False, "2.19.3")
+    assert run.settings == RecordedSettings(None, "Simple", 4, False, "2.19.3")
 
 
 @pytest.mark.parametrize(
