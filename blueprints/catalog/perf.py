@@ -191,6 +191,7 @@ class Nccl(_Entry):
     sharp_streaming_flows_per_switch: PerfConstant
     multi_node_nvls_min_release: PerfConstant
     max_channels: PerfConstant
+    max_channels_newest: PerfConstant
     ring_graph_max_channels: PerfConstant
     tree_correction_factor: TreeCorrection
     ring_plateau_latency_factor: PerfConstant

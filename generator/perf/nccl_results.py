@@ -38,6 +38,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from blueprints.catalog.perf import perf_data
 from generator.foreign import ByteBudget, ForeignInputError, host_name_problem, pydantic_refusal, read_foreign
 from generator.foreign import parse_json as parse_json_document
 from generator.perf.results_model import AVERAGE, MAX_RANKS, MAX_ROWS, NcclJson, ResultRow
@@ -83,8 +84,6 @@ _TESTS_VERSION_RE = re.compile(
     re.ASCII,
 )
 _NCCL_VERSION_RE = re.compile(r"NCCL INFO NCCL version (\d{1,3}\.\d{1,3}\.\d{1,3})\+", re.ASCII)
-# NCCL_MAX_NCHANNELS a run may set: NCCL's MAXCHANNELS is 32 (2.20) or 64 (later); a larger figure is none
-MAX_CHANNELS = 64
 _AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)", re.ASCII)
 _RAIL_NAME_RE = re.compile(r"rail(\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
 _HCA_NAME_RE = re.compile(r"(mlx5_\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
@@ -172,8 +171,10 @@ def release_from_code(code: int) -> str | None:
 
 def _checked_setting(name: str, value: str, where: str) -> str:
     """A setting the prediction follows, refused where it stands when the model cannot follow it."""
-    if name == "NCCL_MAX_NCHANNELS" and not (value.isdigit() and 1 <= int(value[:4]) <= MAX_CHANNELS):
-        raise ForeignInputError(where, f"NCCL_MAX_NCHANNELS `{value}`: give 1 to {MAX_CHANNELS} channels")
+    if name == "NCCL_MAX_NCHANNELS":
+        most = int(perf_data().nccl.max_channels_newest.value)  # NCCL's MAXCHANNELS: more is no channel count
+        if not (value.isdigit() and len(value) <= 4 and 1 <= int(value) <= most):
+            raise ForeignInputError(where, f"NCCL_MAX_NCHANNELS `{value}`: give 1 to {most} channels")
     if name == "NCCL_P2P_DISABLE" and value not in ("0", "1"):
         raise ForeignInputError(where, f"NCCL_P2P_DISABLE `{value}`: the model follows 0 or 1")
     return value
