@@ -74,9 +74,11 @@ _TEST_RE = re.compile(r"^#\s*Collective test starting:\s*(\S+)", re.ASCII)
 # "... NCCL INFO NCCL_MAX_NCHANNELS set by environment to 8." (param.cc ncclLoadParam: "%s set by environment
 # to %lld."; NCCL_P2P_DISABLE is printed with or without the period, depending on the release)
 SETTINGS = ("NCCL_ALGO", "NCCL_PROTO", "NCCL_MAX_NCHANNELS", "NCCL_P2P_DISABLE")
-_ENV_RE = re.compile(
-    rf"NCCL INFO ({'|'.join(SETTINGS)}) set by environment to ([A-Za-z0-9_,^]{{1,64}})\.?\s*$", re.ASCII
-)
+# The whole value is taken and checked (_checked_setting): one the model cannot read is refused, never skipped
+# (a skipped `allreduce:tree` or `-4` would predict the run with NCCL's defaults).
+_ENV_RE = re.compile(rf"NCCL INFO ({'|'.join(SETTINGS)}) set by environment to (.*)$", re.ASCII)
+# what a setting's value may hold to be shown and read: printable ASCII, no space, bounded
+_VALUE_RE = re.compile(r"[!-~]{1,200}", re.ASCII)
 # the release: nccl-tests' header (the loaded library's version code) or NCCL's own INFO line (init.cc)
 _TESTS_VERSION_RE = re.compile(
     r"^#\s*nccl-tests version \S{1,64} (?:\(\w{1,40}\) )?"  # later ones add a git hash: `(b4d5bee)`
@@ -169,8 +171,17 @@ def release_from_code(code: int) -> str | None:
     return f"{major}.{minor}.{patch}"
 
 
-def _checked_setting(name: str, value: str, where: str) -> str:
-    """A setting the prediction follows, refused where it stands when the model cannot follow it."""
+def _checked_setting(name: str, raw: str, where: str) -> str:
+    """A setting the prediction follows (``raw`` as printed: param.cc ends a number with a period), refused
+    where it stands when it is no value NCCL prints or the model cannot follow it. Names the model does not
+    know (``NCCL_ALGO=Bogus``, per-collective lists) pass here and make the run an ERROR row that says so
+    (acceptance.run_settings), as `estimate --algo` refuses them."""
+    value = raw.strip().removesuffix(".")
+    if not _VALUE_RE.fullmatch(value):
+        shown = f"`{value}`" if value.isascii() and value.isprintable() and len(value) <= 200 else "its value"
+        raise ForeignInputError(
+            where, f"{name}: {shown} is no setting NCCL prints (printable ASCII, no space, at most 200)"
+        )
     if name == "NCCL_MAX_NCHANNELS":
         most = int(perf_data().nccl.max_channels_newest.value)  # NCCL's MAXCHANNELS: more is no channel count
         if not (value.isdigit() and len(value) <= 4 and 1 <= int(value) <= most):
@@ -357,11 +368,11 @@ def _json_hca(env: list[str], path: Path) -> str | None:
 
 
 def _json_env(env: list[str], name: str) -> str | None:
-    """``NCCL_ALGO=Ring`` from the -J file's environment list (None when absent or not a plain list)."""
+    """``Ring`` of ``NCCL_ALGO=Ring`` in the -J file's environment list (None when absent); checked by
+    _checked_setting like a printed one."""
     for item in env:
         if item.startswith(name + "="):
-            value = item.split("=", 1)[1].strip()
-            return value if re.fullmatch(r"[A-Za-z0-9_,^]{1,64}", value, re.ASCII) else None
+            return item.split("=", 1)[1]
     return None
 
 

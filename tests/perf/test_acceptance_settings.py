@@ -91,6 +91,11 @@ def test_json_output_records_the_runs_settings(tmp_path: Path) -> None:
         ("NCCL_MAX_NCHANNELS set by environment to 0.", "NCCL_MAX_NCHANNELS `0`"),
         ("NCCL_MAX_NCHANNELS set by environment to 999.", "NCCL_MAX_NCHANNELS `999`"),
         ("NCCL_P2P_DISABLE set by environment to 7", "NCCL_P2P_DISABLE `7`"),
+        # values that were skipped before, so the run was predicted with NCCL's defaults
+        ("NCCL_MAX_NCHANNELS set by environment to -4.", "NCCL_MAX_NCHANNELS `-4`"),
+        ("NCCL_MAX_NCHANNELS set by environment to 16 .", "NCCL_MAX_NCHANNELS: `16 ` is no setting"),
+        ("NCCL_ALGO set by environment to \x1b[2JRing", "NCCL_ALGO: its value is no setting NCCL prints"),
+        ("NCCL_PROTO set by environment to " + "Simple," * 40, "NCCL_PROTO: its value"),
     ],
 )
 def test_a_setting_the_model_cannot_follow_is_refused_where_it_stands(
@@ -218,3 +223,28 @@ def test_an_nccl_exclusion_list_is_followed(tmp_path: Path, capsys) -> None:  # 
     )
     assert (got["predicted_busbw_gbytes"], got["algorithm"]) == (round(est.busbw_gbytes, 3), est.algorithm)
     assert est.algorithm not in ("nvls", "nvls_tree")
+
+
+def test_a_per_collective_list_makes_an_error_row_not_a_default_prediction(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`NCCL_ALGO=allreduce:tree;broadcast:ring` (NCCL's per-collective syntax) in the text output or the -J
+    environment: the model follows one list for every collective, so the run is an ERROR row that says why,
+    never a prediction of NCCL's own choices for a run that made others."""
+    results = tmp_path / "results"
+    results.mkdir()
+    per_collective = "allreduce:tree;broadcast:ring"
+    text = _with_lines(nccl_text(HOSTS, 8, ROWS), f"NCCL_ALGO set by environment to {per_collective}")
+    (results / "text.txt").write_text(text)
+    doc = {
+        "version": 2,
+        "args": ["all_reduce_perf"],
+        "env": [f"NCCL_ALGO={per_collective}"],
+        "config": {"devices": [{"rank": r, "hostname": HOSTS[r // 8]} for r in range(16)]},
+        "results": [{"size": GIB, "out_of_place": {"time": 5000.0, "alg_bw": 200.0, "bus_bw": 400.0}}],
+    }
+    (results / "json.json").write_text(json.dumps(doc))
+    main(["acceptance-report", str(_blueprint(tmp_path)), "--results", str(results), "--format", "json"])
+    runs = {Path(r["file"]).stem: r for r in json.loads(capsys.readouterr().out)["runs"]}
+    for name in ("text", "json"):
+        assert runs[name]["nccl_algo"] == per_collective, name
+        assert "per-collective algorithm lists" in runs[name]["error"], name
+        assert runs[name]["sizes"] == [], name
