@@ -279,7 +279,21 @@ class _TextRun:
     avg: float | None = None
     rows: list[Row] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
+    env_at: dict[str, str] = field(default_factory=dict)  # where each setting was first printed
     version: str | None = None
+
+    def setting(self, name: str, raw: str, where: str) -> None:
+        """A setting NCCL printed (once per rank): ranks that ran with different values make one run the
+        model cannot predict as a whole, so the second value is refused where it stands."""
+        value = _checked_setting(name, raw, where)
+        first = self.env.setdefault(name, value)
+        self.env_at.setdefault(name, where)
+        if value != first:
+            raise ForeignInputError(
+                where,
+                f"{name} `{value}` here but `{first}` at {self.env_at[name]}: "
+                "ranks ran with different settings",
+            )
 
     def header(self, line: str, where: str) -> None:
         if m := _RANK_RE.match(line):
@@ -324,7 +338,7 @@ def parse_text(text: str, path: Path) -> NcclRun | None:
             run.header(line, where)
             continue
         if "NCCL INFO NCCL_" in line and (m := _ENV_RE.search(line)):
-            run.env.setdefault(m.group(1), _checked_setting(m.group(1), m.group(2), where))
+            run.setting(m.group(1), m.group(2), where)
             continue
         if "NCCL INFO NCCL version" in line and (m := _NCCL_VERSION_RE.search(line)):
             run.version = run.version or m.group(1)

@@ -107,6 +107,21 @@ def test_a_setting_the_model_cannot_follow_is_refused_where_it_stands(
     assert f"{tmp_path / 'run.txt'}:2" in str(err.value) and shown in str(err.value)
 
 
+def test_ranks_that_printed_different_settings_are_refused_at_the_second(tmp_path: Path) -> None:
+    """NCCL_DEBUG=INFO prints a setting once per rank: the same value from every rank is one setting; two
+    values mean the ranks ran differently (a launcher that did not pass the environment to every node)."""
+    same = "NCCL_MAX_NCHANNELS set by environment to 4."
+    (tmp_path / "same.txt").write_text(_with_lines(nccl_text(HOSTS, 8, ROWS), same, same))
+    run = read_run(tmp_path / "same.txt")
+    assert run is not None and run.settings.channels == 4
+    other = "NCCL_MAX_NCHANNELS set by environment to 8."
+    (tmp_path / "mixed.txt").write_text(_with_lines(nccl_text(HOSTS, 8, ROWS), same, other))
+    with pytest.raises(ForeignInputError) as err:
+        read_run(tmp_path / "mixed.txt")
+    assert f"{tmp_path / 'mixed.txt'}:3" in str(err.value)
+    assert f"`8` here but `4` at {tmp_path / 'mixed.txt'}:2" in str(err.value)
+
+
 def test_a_bad_json_setting_is_refused_at_its_path(tmp_path: Path) -> None:
     doc = {
         "version": 2,
