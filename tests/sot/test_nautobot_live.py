@@ -179,11 +179,10 @@ def test_push_repush_grow_and_connect(api: Any, server: dict[str, str], builds: 
     code, report, err = push(server, small)
     assert code == 0, err
     assert_matches(api, small, "Planned")
-    # again: nothing to do, and a dry run agrees
+    # again: nothing to do (a dry run's exit 0 when nothing would change: tests/sot/test_sot_netbox.py)
     code, report, err = push(server, small)
     assert code == 0, err
     assert changed(report, "create") == {} and changed(report, "update") == {}
-    assert push(server, small, "--dry-run")[0] == 0
     # grown by 4 nodes (a full unit): the additions are created, the moves and re-sized cables updated
     code, report, err = push(server, grown, "--dry-run")
     assert code == 1, err
