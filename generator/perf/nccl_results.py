@@ -278,21 +278,17 @@ class _TextRun:
     program: str | None = None
     avg: float | None = None
     rows: list[Row] = field(default_factory=list)
-    env: dict[str, str] = field(default_factory=dict)
-    env_at: dict[str, str] = field(default_factory=dict)  # where each setting was first printed
+    env: dict[str, tuple[str, str]] = field(default_factory=dict)  # setting -> (value, where first printed)
     version: str | None = None
 
     def setting(self, name: str, raw: str, where: str) -> None:
         """A setting NCCL printed (once per rank): ranks that ran with different values make one run the
         model cannot predict as a whole, so the second value is refused where it stands."""
         value = _checked_setting(name, raw, where)
-        first = self.env.setdefault(name, value)
-        self.env_at.setdefault(name, where)
+        first, first_at = self.env.setdefault(name, (value, where))
         if value != first:
             raise ForeignInputError(
-                where,
-                f"{name} `{value}` here but `{first}` at {self.env_at[name]}: "
-                "ranks ran with different settings",
+                where, f"{name} `{value}` here but `{first}` at {first_at}: ranks ran with different settings"
             )
 
     def header(self, line: str, where: str) -> None:
@@ -361,7 +357,7 @@ def parse_text(text: str, path: Path) -> NcclRun | None:
         run.avg,
         "text",
         hca,
-        _settings(run.env, run.version),
+        _settings({name: value for name, (value, _) in run.env.items()}, run.version),
     )
 
 

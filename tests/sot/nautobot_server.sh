@@ -71,7 +71,7 @@ write_config() {
   # The schema straight from Nautobot's models (Django's `migrate --run-syncdb` with every app's
   # migrations module set to None), not by replaying its ~400 migrations: on the 2-core CI machine the
   # replay took 33 minutes, the syncdb 7 seconds. The data the migrations write into an empty database
-  # is written after it by the same functions they call (see seed_defaults).
+  # is written after it by the same functions they call (see seed_and_token).
   cat >"$state/nautobot_config.py" <<'PY'
 # Nautobot settings for the tests: the defaults read the NAUTOBOT_* environment (see nautobot_server.sh).
 from nautobot.core.settings import *  # noqa: F401,F403
@@ -105,13 +105,10 @@ migrate() {
   "$venv/bin/nautobot-server" migrate --run-syncdb --no-input >"$state/migrate.log" 2>&1
 }
 
-seed_defaults() {
-  # What Nautobot's data migrations put into a new database, by their own functions (nautobot_seed.py).
-  "$venv/bin/nautobot-server" shell -c "$(cat "$root/tests/sot/nautobot_seed.py")" >>"$state/migrate.log" 2>&1
-}
-
-superuser_token() {
-  "$venv/bin/nautobot-server" shell -c "
+seed_and_token() {
+  # What Nautobot's data migrations put into a new database, by their own functions (nautobot_seed.py), then
+  # the superuser and its API token: one `nautobot-server shell` (each costs ~10 s of Django start-up).
+  "$venv/bin/nautobot-server" shell -c "$(cat "$root/tests/sot/nautobot_seed.py")
 from nautobot.users.models import Token, User
 user = User.objects.filter(username='admin').first() or User.objects.create_superuser('admin', 'admin@example.invalid', 'admin')
 Token.objects.get_or_create(user=user, key='$token')
@@ -153,8 +150,7 @@ case "$action" in
     # shellcheck disable=SC1091
     . "$state/server.env"
     timed migrate migrate
-    timed seed seed_defaults
-    timed token superuser_token
+    timed seed seed_and_token
     timed runserver run_web
     printf 'export CB_NAUTOBOT_URL=http://127.0.0.1:%s CB_NAUTOBOT_TOKEN=%s\n' "$web_port" "$token" >"$state/env"
     ;;
