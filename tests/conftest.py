@@ -19,6 +19,33 @@ if os.environ.get("BLUEPRINT_TEST_INSTALLED"):
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != REPO]
 
 
+# CI runs the suite on pytest-xdist workers (.ci/run: -n auto --dist loadgroup, two on this machine class).
+# Tests that start daemons, simulators, network namespaces or a chroot host (the directories, files and marks
+# below) share the machine's global state: namespace names, sysctls, the ports of FRR, slurmctld and the
+# throw-away Nautobot. They form one group, run in order on one worker, while the other workers take the rest
+# a test module at a time (a module's fixtures are built once).
+SERIAL_DIRS = frozenset({"realtools", "rehearse"})
+SERIAL_FILES = frozenset({"slurm/test_slurm_real.py", "sot/test_nautobot_live.py"})
+SERIAL_MARKS = ("realtools", "ansible_host", "needs_tools")
+SERIAL_GROUP = "real-tools"
+
+
+def xdist_group_of(item: pytest.Item) -> str:
+    """The xdist group a test runs in: the real-tool group, or its own module."""
+    rel = Path(item.path).resolve().relative_to(Path(__file__).resolve().parent).as_posix()
+    serial = (
+        rel.split("/")[0] in SERIAL_DIRS
+        or rel in SERIAL_FILES
+        or any(item.get_closest_marker(mark) for mark in SERIAL_MARKS)
+    )
+    return SERIAL_GROUP if serial else rel
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(xdist_group_of(item)))
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-golden",
