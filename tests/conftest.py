@@ -19,31 +19,56 @@ if os.environ.get("BLUEPRINT_TEST_INSTALLED"):
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != REPO]
 
 
-# CI runs the suite on pytest-xdist workers (.ci/run: -n auto --dist loadgroup, two on this machine class).
-# Tests that start daemons, simulators, network namespaces or a chroot host (the directories, files and marks
-# below) share the machine's global state: namespace names, sysctls, the ports of FRR, slurmctld and the
-# throw-away Nautobot. They form one group, run in order on one worker, while the other workers take the rest
-# a test module at a time (a module's fixtures are built once).
-SERIAL_DIRS = frozenset({"realtools", "rehearse"})
-SERIAL_FILES = frozenset({"slurm/test_slurm_real.py", "sot/test_nautobot_live.py"})
-SERIAL_MARKS = ("realtools", "ansible_host", "needs_tools")
-SERIAL_GROUP = "real-tools"
+# CI runs the suite on pytest-xdist workers (.ci/run: -n auto, two on this machine class). Tests that start
+# daemons, simulators, network namespaces or a chroot host share the machine's global state: namespace names,
+# sysctls, the ports of FRR, slurmctld and the throw-away Nautobot. Their files form one work unit, run in order
+# on one worker, while the other workers take the rest a test module at a time (a module's fixtures are built
+# once). The scheduler sees only node ids, so the unit is named by path; the marks that say a test needs such
+# a tool are checked against it at collection.
+SERIAL_DIRS = ("realtools/", "rehearse/")
+SERIAL_FILES = frozenset({"slurm/test_slurm_real.py", "sot/test_nautobot_live.py", "verify/test_ib_node_ports.py"})
+SERIAL_MARKS = ("realtools", "ansible_host")
+SERIAL_UNIT = "real-tools"
+TESTS = Path(__file__).resolve().parent
 
 
-def xdist_group_of(item: pytest.Item) -> str:
-    """The xdist group a test runs in: the real-tool group, or its own module."""
-    rel = Path(item.path).resolve().relative_to(Path(__file__).resolve().parent).as_posix()
-    serial = (
-        rel.split("/")[0] in SERIAL_DIRS
+def is_serial(rel: str) -> bool:
+    """Whether the test file ``rel`` (relative to tests/) runs in the serial unit: the real-tool directories,
+    the chroot-host playbook runs (ansible_playbooks/test_*_run.py) and the files named above."""
+    return (
+        rel.startswith(SERIAL_DIRS)
         or rel in SERIAL_FILES
-        or any(item.get_closest_marker(mark) for mark in SERIAL_MARKS)
+        or (rel.startswith("ansible_playbooks/test_") and rel.endswith("_run.py"))
     )
-    return SERIAL_GROUP if serial else rel
+
+
+def work_unit(nodeid: str) -> str:
+    """The xdist work unit of a node id (``tests/realtools/test_x.py::test_y`` from the repository root)."""
+    path = nodeid.split("::", 1)[0]
+    rel = path.removeprefix("tests/")
+    return SERIAL_UNIT if is_serial(rel) else path
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    from xdist.scheduler import LoadScopeScheduling
+
+    class _ByUnit(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return _ByUnit(config, log)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test marked as needing real tools or the chroot host must be in the serial unit."""
     for item in items:
-        item.add_marker(pytest.mark.xdist_group(xdist_group_of(item)))
+        rel = Path(item.path).resolve().relative_to(TESTS).as_posix()
+        marked = [m for m in SERIAL_MARKS if item.get_closest_marker(m)]
+        if marked and not is_serial(rel):
+            raise pytest.UsageError(
+                f"{item.nodeid} is marked {marked[0]} but {rel} is not in the serial unit (tests/conftest.py)"
+            )
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
