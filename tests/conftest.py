@@ -26,7 +26,9 @@ if os.environ.get("BLUEPRINT_TEST_INSTALLED"):
 # once). The scheduler sees only node ids, so the unit is named by path; the marks that say a test needs such
 # a tool are checked against it at collection.
 SERIAL_DIRS = ("realtools/", "rehearse/")
-SERIAL_FILES = frozenset({"slurm/test_slurm_real.py", "sot/test_nautobot_live.py", "verify/test_ib_node_ports.py"})
+SERIAL_FILES = frozenset(
+    {"slurm/test_slurm_real.py", "sot/test_nautobot_live.py", "verify/test_ib_node_ports.py"}
+)
 SERIAL_MARKS = ("realtools", "ansible_host")
 SERIAL_UNIT = "real-tools"
 TESTS = Path(__file__).resolve().parent
@@ -56,6 +58,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     class _ByUnit(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return work_unit(nodeid)
+
+        def _assign_work_unit(self, node: object) -> None:
+            # the serial unit first: it is the longest (~20 min), the other worker fills in around it
+            if SERIAL_UNIT in self.workqueue:
+                self.workqueue.move_to_end(SERIAL_UNIT, last=False)
+            super()._assign_work_unit(node)  # type: ignore[arg-type]
 
     return _ByUnit(config, log)
 
