@@ -23,8 +23,9 @@ if TYPE_CHECKING:
 
 COMMANDS_PACKAGE = "generator.commands"
 # Commands that make no dataclass and no model: they skip loading the dataclasses' compiled methods and
-# Pydantic's plugin switch (the first imports dataclasses, tests/cli/test_startup_imports.py).
-LIGHT_COMMANDS = ("completion",)
+# Pydantic's plugin switch (the first imports dataclasses, tests/cli/test_startup_imports.py). `explain`
+# reads its cached index (generator/rule_index.py); only a miss imports the rules, once.
+LIGHT_COMMANDS = ("completion", "explain")
 
 # (name, one-line help, module in generator/commands/), in the order `blueprint --help` lists them (the
 # modules' ORDER, then module name). A copy of what each module's register() says, written out so that

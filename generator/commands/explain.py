@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
-from generator.commands._common import add_common, command, console, err_console, print_table, write_text
+from generator.commands._common import add_common, command, err_console, print_table, write_text
 from generator.report import dumps
 
 TYPE_CHECKING = (
     False  # start-up: heavy modules are imported in run() (generator/cli.py); mypy reads this as True
 )
 if TYPE_CHECKING:
-    from generator.diagnostics import Diagnostic
-    from generator.rules.base import Rule
+    from generator.rule_index import Entry
 
 ORDER = 30
 
@@ -27,71 +27,61 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def known_ids() -> list[str]:
-    """Every id the tool can print: the rules and the other diagnostics."""
-    from generator.diagnostics import DIAGNOSTICS
-    from generator.rules.registry import all_rules
-
-    return sorted([r.id for r in all_rules()] + list(DIAGNOSTICS))
-
-
-def _entry(item: type[Rule] | Diagnostic) -> dict[str, str]:
-    doc = item.doc() if isinstance(item, type) else item.doc
-    return {
-        "id": item.id,
-        "severity": str(item.severity),
-        "title": item.title,
-        "doc": doc,
-        "why": item.rationale,
-        "fix": item.fix,
-    }
+def _public(entry: Entry) -> dict[str, object]:
+    """An entry as `--format json` prints it (the tags are in the text form only)."""
+    return {k: v for k, v in entry.items() if k != "tags"}
 
 
 def run(args: argparse.Namespace) -> int:
-    from rich.markup import escape
-    from rich.table import Table
+    # the index of every id, cached between processes: printing one never imports the rules (issue 32)
+    from generator.rule_index import load_index
 
-    from generator.diagnostics import DIAGNOSTICS, RENAMED, diagnostic_by_id
-    from generator.rules.registry import all_rules, rule_by_id
-
-    items: list[type[Rule] | Diagnostic] = [*all_rules(), *DIAGNOSTICS.values()]
+    index = load_index()
     if args.list or not args.rule:
-        items.sort(key=lambda i: i.id)
-        if args.format == "json":
-            write_text(dumps([_entry(i) for i in items]), args.output)
-            return 0
-        table = Table("id", "severity", "title")
-        for i in items:
-            table.add_row(i.id, str(i.severity), i.title)
-        print_table(table)
-        return 0
+        return _list(sorted(index.entries, key=lambda e: str(e["id"])), args)
     wanted = args.rule.upper()
-    renamed = RENAMED.get(wanted)
-    item = rule_by_id(renamed or wanted) or diagnostic_by_id(renamed or wanted)
-    if item is None:
-        import difflib
-
-        close = difflib.get_close_matches(wanted, known_ids(), n=1)
-        err_console.print(
-            f"unknown rule or diagnostic `{escape(args.rule)}`"
-            + (f"; did you mean `{close[0]}`?" if close else "")
-            + " (`blueprint explain --list` lists them all)"
-        )
-        return 2
+    renamed = index.renamed.get(wanted)
+    entry = index.find(renamed or wanted)
+    if entry is None:
+        return _unknown(args.rule, wanted, index.ids())
     if renamed and not args.quiet:
-        err_console.print(f"{wanted} is now spelt {renamed}")
-    entry = _entry(item)
+        sys.stderr.write(f"{wanted} is now spelt {renamed}\n")  # plain: no Rich for one line
     if args.format == "json":
-        write_text(dumps(entry), args.output)
+        write_text(dumps(_public(entry)), args.output)
         return 0
     text = (
         f"{entry['id']} ({entry['severity']}) — {entry['title']}\n\n{entry['doc']}\n\n"
         f"Why: {entry['why']}\nFix: {entry['fix']}\n"
     )
-    if isinstance(item, type) and item.tags:
-        text += f"tags: {', '.join(item.tags)}\n"
-    if args.output not in (None, "-"):
-        write_text(text, args.output)
-    else:
-        console.print(escape(text), end="")
+    tags = entry["tags"]
+    if isinstance(tags, list) and tags:
+        text += f"tags: {', '.join(tags)}\n"
+    write_text(text, args.output)  # plain text (the console would print it unwrapped, soft_wrap)
     return 0
+
+
+def _list(entries: list[Entry], args: argparse.Namespace) -> int:
+    if args.format == "json":
+        write_text(dumps([_public(e) for e in entries]), args.output)
+        return 0
+    from rich.table import Table
+
+    table = Table("id", "severity", "title")
+    for e in entries:
+        table.add_row(str(e["id"]), str(e["severity"]), str(e["title"]))
+    print_table(table)
+    return 0
+
+
+def _unknown(given: str, wanted: str, ids: list[str]) -> int:
+    import difflib
+
+    from rich.markup import escape
+
+    close = difflib.get_close_matches(wanted, ids, n=1)
+    err_console.print(
+        f"unknown rule or diagnostic `{escape(given)}`"
+        + (f"; did you mean `{close[0]}`?" if close else "")
+        + " (`blueprint explain --list` lists them all)"
+    )
+    return 2

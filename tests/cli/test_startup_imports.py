@@ -1,4 +1,5 @@
-"""Start-up stays cheap: `--version`, `--help`, `explain --help` and `completion` import no heavy module.
+"""Start-up stays cheap: `--version`, `--help`, `explain --help` and `completion` import no heavy module,
+nor does `explain ID` once its index is kept (a damaged or untrusted index is rebuilt, never read).
 
 Each case runs the real CLI in a fresh interpreter and lists the modules it imported. The forbidden
 modules are the ones measured (`python -X importtime -m generator.cli --version`, benchmarks/startup.py)
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -68,12 +70,14 @@ sys.stderr.write(json.dumps({"code": code, "modules": sorted(sys.modules), "out"
 """
 
 
-def _run(code: str, *args: str) -> dict[str, Any]:
+def _run(code: str, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
     proc = subprocess.run(
-        [sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", code, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    return json.loads(proc.stderr)
+    return json.loads(
+        proc.stderr.splitlines()[-1]
+    )  # the last line: what the command wrote to stderr is above
 
 
 def _heavy(modules: list[str]) -> set[str]:
@@ -265,3 +269,101 @@ def test_unwritable_cache_falls_back_to_parsing(tmp_path: Path, monkeypatch: pyt
 
 # A user's own catalogue (`catalog:` in a blueprint) never goes through the cache: its located errors
 # are tested in tests/hostile/test_hostile.py (test_hostile_catalogue_is_refused_at_its_line).
+
+
+# --- `explain` from its kept index (generator/rule_index.py) -------------------------------------------
+
+
+def _explain(cache: Path, *argv: str) -> dict[str, Any]:
+    """`blueprint explain ARGV` in a fresh interpreter whose cache directory is ``cache``."""
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache), NO_COLOR="1")
+    return _run(_LIST_MODULES, json.dumps(["explain", *argv]), env=env)
+
+
+@pytest.mark.parametrize(
+    "argv", [["NET017"], ["plan001"], ["--list", "--format", "json"], ["TOP010", "--format", "json"]]
+)
+def test_a_kept_index_answers_the_same_without_the_rules(tmp_path: Path, argv: list[str]) -> None:
+    cold = _explain(tmp_path, *argv)
+    assert cold["code"] == 0 and cold["out"]
+    assert "generator.rules.registry" in cold["modules"]  # the first run built the index from the rules
+    warm = _explain(tmp_path, *argv)
+    assert (warm["code"], warm["out"]) == (cold["code"], cold["out"])
+    assert sorted(_heavy(warm["modules"])) == []
+
+
+def test_the_text_is_the_rule_class_text(tmp_path: Path) -> None:
+    """The printed entry is the rule's own docstring, rationale and fix (not only equal to a cached copy)."""
+    from generator.rules.registry import all_rules
+
+    rule = next(r for r in all_rules() if r.id == "TOP010")
+    _explain(tmp_path, "TOP010")
+    out = _explain(tmp_path, "TOP010")["out"]
+    assert out.startswith(f"TOP010 ({rule.severity}) — {rule.title}\n\n{rule.doc()}\n\n")
+    assert f"Why: {rule.rationale}\nFix: {rule.fix}\n" in out
+
+
+def test_the_index_holds_every_rule_and_diagnostic() -> None:
+    from generator import rule_index
+    from generator.diagnostics import DIAGNOSTICS, RENAMED
+    from generator.rules.registry import all_rules
+
+    index = rule_index.build_index()
+    assert index.ids() == sorted([r.id for r in all_rules()] + list(DIAGNOSTICS))
+    assert index.renamed == RENAMED
+    tagged = next(r for r in all_rules() if r.tags)
+    assert index.find(tagged.id)["tags"] == list(tagged.tags)  # type: ignore[index]
+
+
+def _kept(cache: Path) -> Path:
+    (found,) = (cache / "cluster-blueprint" / "explain").glob("*.json")
+    return found
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "not json",
+        json.dumps({"entries": [{"id": "NET017"}], "renamed": {}}),  # an entry without its fields
+        json.dumps({"entries": [], "renamed": {}, "extra": 1}),
+        json.dumps(
+            {
+                "entries": [{k: 1 for k in ("id", "severity", "title", "doc", "why", "fix", "tags")}],
+                "renamed": {},
+            }
+        ),
+    ],
+    ids=["not-json", "missing-fields", "extra-key", "not-strings"],
+)
+def test_a_damaged_index_is_rebuilt(tmp_path: Path, damage: str) -> None:
+    good = _explain(tmp_path, "NET017")["out"]
+    _kept(tmp_path).write_text(damage, encoding="utf-8")
+    again = _explain(tmp_path, "NET017")
+    assert (again["code"], again["out"]) == (0, good)
+    assert "generator.rules.registry" in again["modules"]  # not read: built from the rules again
+    assert json.loads(_kept(tmp_path).read_text(encoding="utf-8"))["entries"]  # and written whole
+
+
+def test_an_index_others_can_write_is_not_read(tmp_path: Path) -> None:
+    _explain(tmp_path, "NET017")
+    kept = _kept(tmp_path)
+    body = json.loads(kept.read_text(encoding="utf-8"))
+    entry = next(e for e in body["entries"] if e["id"] == "NET017")
+    entry["title"] = "planted"
+    kept.write_text(json.dumps(body), encoding="utf-8")
+    assert "planted" in _explain(tmp_path, "NET017")["out"]  # a private directory's file is trusted
+    kept.parent.chmod(0o777)
+    assert "planted" not in _explain(tmp_path, "NET017")["out"]
+
+
+def test_the_key_changes_with_any_source_file(tmp_path: Path) -> None:
+    from generator import rule_index
+
+    copy = tmp_path / "blueprints"
+    shutil.copytree(ROOT / "blueprints", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    before = rule_index.source_key((copy,))
+    data = copy / "catalog" / "data" / "perf.yaml"
+    data.write_bytes(data.read_bytes() + b"\n")
+    after_data = rule_index.source_key((copy,))
+    (copy / "extra.py").write_text("", encoding="utf-8")
+    assert len({before, after_data, rule_index.source_key((copy,))}) == 3

@@ -37,7 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("generator.perf",),
     ("generator.deploy",),
     ("generator.rules",),
-    ("generator.pipeline", "generator.report"),
+    ("generator.pipeline", "generator.report", "generator.rule_index"),
     ("generator.emit",),
     ("generator.build", "generator.diff", "generator.verify", "generator.rehearse", "generator.sot"),
     ("generator.commands",),
