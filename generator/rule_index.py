@@ -46,7 +46,10 @@ class Index:
 def load_index() -> Index:
     """The index from the cache when it was made from these very files, else built (and kept)."""
     where = _cache_dir()
-    key = source_key(PACKAGES) if where is not None else ""
+    try:
+        key = source_key(PACKAGES) if where is not None else ""
+    except OSError:  # a package file cannot be read: no key, so no cache (the import says what is wrong)
+        where = None
     found = _read(where / f"{key}.json") if where is not None and private_dir(where) else None
     if found is not None:
         return found

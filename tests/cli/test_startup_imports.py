@@ -367,3 +367,17 @@ def test_the_key_changes_with_any_source_file(tmp_path: Path) -> None:
     after_data = rule_index.source_key((copy,))
     (copy / "extra.py").write_text("", encoding="utf-8")
     assert len({before, after_data, rule_index.source_key((copy,))}) == 3
+
+
+def test_an_unreadable_package_file_costs_only_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator import rule_index
+
+    def unreadable(packages: tuple[Path, ...]) -> str:
+        raise PermissionError(13, "Permission denied", str(packages[0] / "rules" / "base.py"))
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(rule_index, "source_key", unreadable)
+    assert rule_index.load_index().ids() == rule_index.build_index().ids()  # answered from the rules
+    assert not (tmp_path / "cluster-blueprint" / "explain").exists()  # and nothing kept without a key
