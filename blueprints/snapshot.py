@@ -99,12 +99,13 @@ def _libraries() -> str:
 
 
 @cache
-def code_digest(package_dir: Path) -> str:
-    """sha256 over the relative path and bytes of every ``*.py`` under ``package_dir`` (sorted)."""
+def code_digest(package_dir: Path, suffixes: tuple[str, ...] = (".py",)) -> str:
+    """sha256 over the relative path and bytes of every file under ``package_dir`` (sorted) whose name
+    ends with one of ``suffixes`` (the modules; data files too when asked)."""
     digest = hashlib.sha256()
     for root, dirs, names in os.walk(package_dir):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for file in sorted(n for n in names if n.endswith(".py")):
+        for file in sorted(n for n in names if n.endswith(suffixes)):
             full = os.path.join(root, file)
             with open(full, "rb") as fh:
                 body = fh.read()

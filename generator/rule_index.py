@@ -15,17 +15,25 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
+from typing import TypedDict
 
-from blueprints.snapshot import cache_root, private_dir
+from blueprints.snapshot import PACKAGE_DIR, cache_root, code_digest, private_dir
 
 FORMAT = "1"
 TEXT_FIELDS = ("id", "severity", "title", "doc", "why", "fix")
-PACKAGES = (Path(__file__).resolve().parent, Path(__file__).resolve().parents[1] / "blueprints")
+PACKAGES = (Path(__file__).resolve().parent, PACKAGE_DIR)  # generator/ and blueprints/
 SOURCE_SUFFIXES = (".py", ".yaml", ".yml", ".json")
 
-Entry = dict[str, object]  # TEXT_FIELDS as str, "tags" as list[str]
+
+class Entry(TypedDict):
+    id: str
+    severity: str
+    title: str
+    doc: str
+    why: str
+    fix: str
+    tags: list[str]
 
 
 class Index:
@@ -40,7 +48,7 @@ class Index:
         return next((e for e in self.entries if e["id"] == wanted), None)
 
     def ids(self) -> list[str]:
-        return sorted(str(e["id"]) for e in self.entries)
+        return sorted(e["id"] for e in self.entries)
 
 
 def load_index() -> Index:
@@ -64,32 +72,22 @@ def build_index() -> Index:
     from generator.diagnostics import DIAGNOSTICS, RENAMED
     from generator.rules.registry import all_rules
 
-    entries: list[Entry] = [
-        _entry(r.id, r.severity, r.title, r.doc(), r.rationale, r.fix, list(r.tags)) for r in all_rules()
-    ]
-    entries += [
-        _entry(d.id, d.severity, d.title, d.doc, d.rationale, d.fix, []) for d in DIAGNOSTICS.values()
-    ]
+    entries = [_entry(r.id, r.severity, r.title, r.doc(), r.rationale, r.fix, r.tags) for r in all_rules()]
+    entries += [_entry(d.id, d.severity, d.title, d.doc, d.rationale, d.fix) for d in DIAGNOSTICS.values()]
     return Index(entries, dict(RENAMED))
 
 
-def _entry(*fields: object) -> Entry:
-    *text, tags = fields
-    return {**{k: str(v) for k, v in zip(TEXT_FIELDS, text, strict=True)}, "tags": tags}
+def _entry(
+    id_: str, severity: object, title: str, doc: str, why: str, fix: str, tags: tuple[str, ...] = ()
+) -> Entry:
+    return Entry(id=id_, severity=str(severity), title=title, doc=doc, why=why, fix=fix, tags=list(tags))
 
 
 def source_key(packages: tuple[Path, ...]) -> str:
-    """sha256 over the relative path and bytes of every source and data file under ``packages``."""
+    """sha256 over every module and data file under ``packages`` (blueprints/snapshot.py ``code_digest``)."""
     digest = hashlib.sha256(f"{FORMAT}\0".encode())
     for top in packages:
-        for root, dirs, names in os.walk(top):
-            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-            for name in sorted(n for n in names if n.endswith(SOURCE_SUFFIXES)):
-                full = os.path.join(root, name)
-                with open(full, "rb") as fh:
-                    body = fh.read()
-                rel = f"{top.name}/{os.path.relpath(full, top)}".encode()
-                digest.update(len(rel).to_bytes(8, "big") + rel + len(body).to_bytes(8, "big") + body)
+        digest.update(code_digest(top, SOURCE_SUFFIXES).encode())
     return digest.hexdigest()
 
 
@@ -124,7 +122,7 @@ def _checked(doc: object) -> Index | None:
             return None
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in renamed.items()):
         return None
-    return Index(entries, renamed)
+    return Index(entries, renamed)  # type: ignore[arg-type]  # each entry's shape checked above
 
 
 def _write(where: Path, key: str, index: Index) -> None:
@@ -134,16 +132,9 @@ def _write(where: Path, key: str, index: Index) -> None:
         where.mkdir(mode=0o700, parents=True, exist_ok=True)
         if not private_dir(where):
             return
-        import tempfile  # only on a miss
+        from generator.fsutil import atomic_write_text  # only on a miss
 
-        fd, tmp = tempfile.mkstemp(dir=where, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, where / f"{key}.json")  # concurrent writers each replace the file whole
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        atomic_write_text(where / f"{key}.json", text)  # concurrent writers each replace the file whole
         for old in where.glob("*.json"):
             if old.name != f"{key}.json":
                 old.unlink(missing_ok=True)

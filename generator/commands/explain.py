@@ -27,9 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _public(entry: Entry) -> dict[str, object]:
+def _public(entry: Entry) -> dict[str, str]:
     """An entry as `--format json` prints it (the tags are in the text form only)."""
-    return {k: v for k, v in entry.items() if k != "tags"}
+    return {k: v for k, v in entry.items() if isinstance(v, str)}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
 
     index = load_index()
     if args.list or not args.rule:
-        return _list(sorted(index.entries, key=lambda e: str(e["id"])), args)
+        return _list(sorted(index.entries, key=lambda e: e["id"]), args)
     wanted = args.rule.upper()
     renamed = index.renamed.get(wanted)
     entry = index.find(renamed or wanted)
@@ -53,9 +53,8 @@ def run(args: argparse.Namespace) -> int:
         f"{entry['id']} ({entry['severity']}) — {entry['title']}\n\n{entry['doc']}\n\n"
         f"Why: {entry['why']}\nFix: {entry['fix']}\n"
     )
-    tags = entry["tags"]
-    if isinstance(tags, list) and tags:
-        text += f"tags: {', '.join(tags)}\n"
+    if entry["tags"]:
+        text += f"tags: {', '.join(entry['tags'])}\n"
     write_text(text, args.output)  # plain text (the console would print it unwrapped, soft_wrap)
     return 0
 
@@ -68,7 +67,7 @@ def _list(entries: list[Entry], args: argparse.Namespace) -> int:
 
     table = Table("id", "severity", "title")
     for e in entries:
-        table.add_row(str(e["id"]), str(e["severity"]), str(e["title"]))
+        table.add_row(e["id"], e["severity"], e["title"])
     print_table(table)
     return 0
 

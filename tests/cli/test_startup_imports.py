@@ -357,16 +357,17 @@ def test_an_index_others_can_write_is_not_read(tmp_path: Path) -> None:
 
 
 def test_the_key_changes_with_any_source_file(tmp_path: Path) -> None:
+    """Three copies of blueprints/ (the digest of a folder is computed once per process): as shipped, with a
+    data file edited, and with a module added."""
     from generator import rule_index
 
-    copy = tmp_path / "blueprints"
-    shutil.copytree(ROOT / "blueprints", copy, ignore=shutil.ignore_patterns("__pycache__"))
-    before = rule_index.source_key((copy,))
-    data = copy / "catalog" / "data" / "perf.yaml"
+    copies = [tmp_path / name / "blueprints" for name in ("shipped", "data", "module")]
+    for copy in copies:
+        shutil.copytree(ROOT / "blueprints", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    data = copies[1] / "catalog" / "data" / "perf.yaml"
     data.write_bytes(data.read_bytes() + b"\n")
-    after_data = rule_index.source_key((copy,))
-    (copy / "extra.py").write_text("", encoding="utf-8")
-    assert len({before, after_data, rule_index.source_key((copy,))}) == 3
+    (copies[2] / "extra.py").write_text("", encoding="utf-8")
+    assert len({rule_index.source_key((copy,)) for copy in copies}) == 3
 
 
 def test_an_unreadable_package_file_costs_only_the_cache(
