@@ -83,6 +83,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="NVLink off, like NCCL_P2P_DISABLE=1: GPUs of a node exchange through host memory over PCIe",
     )
     p.add_argument(
+        "--no-pxn",
+        action="store_true",
+        help="PXN off, like NCCL_PXN_DISABLE=1: each GPU sends through its own NIC, so spread traffic "
+        "(alltoall) to peers on other rails crosses the leaf uplinks of a rail-optimised fabric",
+    )
+    p.add_argument(
         "--nccl-version", help="the NCCL release of the run (default: the blueprint's software.nccl)"
     )
     p.add_argument("--plot", metavar="FILE", help="write busbw vs message size to this .svg or .png")
@@ -118,7 +124,8 @@ def _collectives(text: str) -> list[str]:
 
 
 def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    """The run's NCCL settings from the options (--algo, --proto, --channels, --no-nvlink, --nccl-version)."""
+    """The run's NCCL settings from the options (--algo, --proto, --channels, --no-nvlink, --no-pxn,
+    --nccl-version)."""
     from generator.perf.collectives import algorithm_list, protocol_list
     from generator.perf.predict import RunSettings
     from generator.perf.system import PerfError, check_nccl_version
@@ -131,6 +138,7 @@ def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         channels=args.channels,
         nvlink=not args.no_nvlink,
         nccl_version=check_nccl_version(args.nccl_version) if args.nccl_version else None,
+        pxn=not args.no_pxn,
     )
 
 
@@ -266,16 +274,7 @@ def _render_one(r: EstimateReport, out) -> None:  # type: ignore[no-untyped-def]
             f"{s.net_latency_us:.2f} µs per traversal" + ("; IB SHARP" if s.sharp else "")
         )
     if r.bisection_gbps is not None:
-        over = ", ".join(f"{k} {v:g}:1" for k, v in r.oversubscription.items()) or "n/a"
-        spread = (
-            (
-                f"; traffic spread over the fabric: {s.fabric.limit.gbytes:.1f} GB/s per node "
-                f"({escape(s.fabric.limit.describe())})"
-            )
-            if s.fabric
-            else ""
-        )
-        out.print(f"  fabric        : bisection {r.bisection_gbps:g} Gb/s, oversubscription {over}{spread}")
+        out.print(_fabric_line(r))
     for remark in s.notes:
         out.print(f"  note: {escape(remark)}")
     for coll, rows in r.series.items():
@@ -299,6 +298,25 @@ def _render_one(r: EstimateReport, out) -> None:  # type: ignore[no-untyped-def]
     elif r.training:
         _render_training(r, out)
     out.print("")
+
+
+def _fabric_line(r: EstimateReport) -> str:
+    """The fabric's bisection and oversubscription, and what it allows a node's spread traffic (alltoall):
+    with PXN and, on a rail-optimised fabric, without it (each GPU through its own NIC: --no-pxn, or no
+    NVLink)."""
+    s = r.system
+    over = ", ".join(f"{k} {v:g}:1" for k, v in r.oversubscription.items()) or "n/a"
+    spread = (
+        (
+            f"; traffic spread over the fabric: {s.fabric.limit.gbytes:.1f} GB/s per node "
+            f"({escape(s.fabric.limit.describe())})"
+        )
+        if s.fabric
+        else ""
+    )
+    if s.rail_crossing is not None:
+        spread += f"; without PXN: {s.rail_crossing.gbytes:.1f} GB/s per node"
+    return f"  fabric        : bisection {r.bisection_gbps:g} Gb/s, oversubscription {over}{spread}"
 
 
 def _render_training(r: EstimateReport, out) -> None:  # type: ignore[no-untyped-def]

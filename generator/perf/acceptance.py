@@ -213,9 +213,11 @@ class _Predictions:
         --channels` does (inside one domain the model counts no channels, so there it changes nothing)."""
         system = self._system(st)
         channels = st.channels if nodes > system.unit_nodes else None
-        key = (nodes, rpn, share, st.nvlink, st.nccl_version, channels)
+        key = (nodes, rpn, share, st.nvlink, st.nccl_version, channels, st.pxn)
         if key not in self.jobs:
-            self.jobs[key] = job_for(system, nodes, ranks_per_node=rpn, net_share=share, channels=channels)
+            self.jobs[key] = job_for(
+                system, nodes, ranks_per_node=rpn, net_share=share, channels=channels, pxn=st.pxn
+            )
         return self.jobs[key]
 
     def busbw(self, run: NcclRun, shape: tuple[int, int, float], size: int) -> tuple[float, str]:
@@ -258,6 +260,7 @@ def _settings_dict(st: RecordedSettings) -> dict[str, object]:
         ("nccl_proto", st.proto),
         ("nccl_max_nchannels", st.channels),
         ("nccl_p2p_disable", 1 if st.p2p_disabled else None),
+        ("nccl_pxn_disable", 1 if st.pxn_disabled else None),
         ("nccl_version", st.nccl_version),
     )
     return {k: v for k, v in pairs if v is not None}
@@ -273,6 +276,7 @@ def run_settings(run: NcclRun) -> RunSettings:
         channels=st.channels,
         nvlink=not st.p2p_disabled,
         nccl_version=st.nccl_version,
+        pxn=not st.pxn_disabled,
     )
 
 

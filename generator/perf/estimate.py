@@ -56,6 +56,11 @@ class EstimateReport:
             "oversubscription": self.oversubscription,
             "spread_traffic_gbytes_per_node": round(s.fabric.limit.gbytes, 3) if s.fabric else None,
             "spread_traffic_limit": s.fabric.limit.describe() if s.fabric else None,
+            # the same without PXN (NCCL_PXN_DISABLE=1, `--no-pxn`, or no NVLink): only rail-optimised fabrics
+            "spread_traffic_without_pxn_gbytes_per_node": (
+                round(s.rail_crossing.gbytes, 3) if s.rail_crossing else None
+            ),
+            "spread_traffic_without_pxn_limit": s.rail_crossing.describe() if s.rail_crossing else None,
             "notes": list(s.notes),
         }
 

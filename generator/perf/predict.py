@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from blueprints.catalog.perf import perf_data
 from generator.perf.channels import ring_ll128_cap, search, tree_channel_cap
 from generator.perf.collectives import Estimate, Job, estimate
-from generator.perf.system import Limit, PerfError, System, nvls_efficiency, system_for
+from generator.perf.system import Limit, PerfError, System, nvls_efficiency, system_for, tighter
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -26,13 +26,15 @@ PLACEMENTS = ("packed", "scattered")
 @dataclass(frozen=True)
 class RunSettings:
     """What a run changes, as NCCL's environment would: NCCL_ALGO, NCCL_PROTO, the inter-node channel count
-    (NCCL_MAX_NCHANNELS-like), NCCL_P2P_DISABLE (NVLink off) and the NCCL release."""
+    (NCCL_MAX_NCHANNELS-like), NCCL_P2P_DISABLE (NVLink off), NCCL_PXN_DISABLE (PXN off) and the NCCL
+    release."""
 
     algorithms: tuple[str, ...] | None = None
     protocols: tuple[str, ...] | None = None
     channels: int | None = None
     nvlink: bool = True
     nccl_version: str | None = None
+    pxn: bool = True
 
     def describe(self) -> str:
         parts = []
@@ -44,6 +46,8 @@ class RunSettings:
             parts.append(f"{self.channels} inter-node channels")
         if not self.nvlink:
             parts.append("NVLink off")
+        if not self.pxn:
+            parts.append("PXN off")
         if self.nccl_version:
             parts.append(f"NCCL {self.nccl_version}")
         return "; ".join(parts)
@@ -88,8 +92,10 @@ def job_for(
     net_share: float = 1.0,
     placement: str = "packed",
     channels: int | None = None,
+    pxn: bool = True,
 ) -> Job:
-    """The collective's view of ``nodes`` nodes of the system's pool (default: all of them)."""
+    """The collective's view of ``nodes`` nodes of the system's pool (default: all of them); ``pxn=False``
+    as with NCCL_PXN_DISABLE=1."""
     if placement not in PLACEMENTS:
         raise PerfError(f"placement must be one of {', '.join(PLACEMENTS)}, not `{placement}`")
     n_nodes = system.pool_nodes if nodes is None else nodes
@@ -103,7 +109,9 @@ def job_for(
     per_unit = min(n_nodes, system.unit_nodes)
     units = math.ceil(n_nodes / per_unit)
     k = per_unit * rpn
-    net, spread, nvls_net = _unit_networks(system, per_unit, net_share) if units > 1 else (None, None, None)
+    net, spread, nvls_net = (
+        _unit_networks(system, per_unit, net_share, pxn) if units > 1 else (None, None, None)
+    )
     nvls = _nvls_limit(system, k, per_unit)
     ring_graph, caps = _graphs(system, units, per_unit * net_share, channels)
     settings = system.transport_settings if units > 1 else None  # the transport runs only across units
@@ -136,10 +144,12 @@ def job_for(
 
 
 def _unit_networks(
-    system: System, per_unit: int, net_share: float
+    system: System, per_unit: int, net_share: float, pxn: bool = True
 ) -> tuple[Limit | None, Limit | None, Limit | None]:
     """A unit's network for neighbour traffic (NCCL's ring graph), for spread traffic (the fabric) and
-    as NCCL's NVLS graph uses it; all None without a compute network."""
+    as NCCL's NVLS graph uses it; all None without a compute network. Spread traffic keeps to its rail through
+    PXN, which relays over NVLink (NVIDIA/nccl src/graph/paths.cc: the relay GPU "is connected to us through
+    NVLink"): without it (``pxn=False`` or no NVLink) the fabric's rail-crossing bound applies."""
     if system.net is None:
         return None, None, None
     scale = per_unit * net_share
@@ -150,6 +160,8 @@ def _unit_networks(
     net = _ring_channel_cap(system, whole, scale, nc.ring_graph_max_channels.value, "ring")
     nvls_net = _ring_channel_cap(system, whole, scale, nc.max_channels.value, "NVLS")
     bound = system.fabric.limit if system.fabric is not None else system.net
+    if system.rail_crossing is not None and not (pxn and system.intra_class == "nvlink"):
+        bound = tighter(bound, system.rail_crossing) or bound
     return net, bound.scaled(scale, prefix + bound.name + share), nvls_net
 
 
@@ -297,7 +309,7 @@ def sweep(
     """``settings`` (algorithms, protocols, channels) as the run sets them; its ``nvlink`` and
     ``nccl_version`` are the system's (``system_for``)."""
     s = settings or RunSettings()
-    job = job_for(system, nodes, placement=placement, channels=s.channels)
+    job = job_for(system, nodes, placement=placement, channels=s.channels, pxn=s.pxn)
     n = nodes or system.pool_nodes
     algos = algorithms or s.algorithms
     return [

@@ -21,6 +21,7 @@ from generator.perf.ecmp import ecmp_efficiency
 if TYPE_CHECKING:
     from generator.plan.model import Plan
     from generator.resolve import NicPort, ResolvedCluster, ResolvedFabric, ResolvedPool
+    from generator.topology.metrics import FabricMetrics
 
 
 class PerfError(ValueError):
@@ -98,6 +99,10 @@ class System:
     # NCCL_ALGO / NCCL_PROTO the cloud transport's published setup runs multi-node jobs with (perf.yaml
     # nccl.net_plugins settings); None: NCCL's own choice
     transport_settings: TransportSettings | None = None
+    # what the fabric allows a node for spread traffic sent through each GPU's own NIC (no PXN:
+    # NCCL_PXN_DISABLE, or no NVLink to relay over) on a rail-optimised fabric; None: one rail, not
+    # rail-optimised, or nothing binds
+    rail_crossing: Limit | None = None
 
     @property
     def gpus(self) -> int:
@@ -321,6 +326,13 @@ def _sharp_share(cluster: ResolvedCluster, rails: int, perf: PerfData) -> float:
     return min(1.0, flows / rails)
 
 
+def _rails(fab: ResolvedFabric | None, ports: int) -> int:
+    """Rails a node's traffic spreads over on separate leaves: its compute ports when the topology is
+    rail-optimised (each port on its rail's leaf), else 1 (every port on the node's own leaves)."""
+    topo = fab.spec.topology if fab is not None else None
+    return ports if getattr(topo, "rail_optimized", False) else 1
+
+
 def _hop_latency_us(tech: FabricTech, switch: Switch | None, mean_hops: float) -> float:
     """Adapter to adapter: the article's fabric latency covers one switch; further switches add theirs."""
     switches = max(1.0, mean_hops - 1) if mean_hops else 1.0
@@ -390,56 +402,102 @@ def _ecmp_share(tech: FabricTech, fab: ResolvedFabric | None, plan: Plan | None,
     return ecmp_efficiency(paths, int(perf.nccl.ib_qps_per_connection.value))
 
 
+def _fabric_shape(plan: Plan | None) -> tuple[FabricMetrics, int, int] | None:
+    """The compute fabric's metrics, its node count and its count of leaf groups (SUs); None without a
+    planned compute fabric of two nodes or more."""
+    m = plan.metrics.get("compute") if plan is not None else None
+    if plan is None or m is None:
+        return None
+    home = _homes(plan)
+    return (m, len(home), len(set(home.values()))) if len(home) >= 2 else None
+
+
 def _fabric_bound(
     plan: Plan | None, net: Limit, pool: ResolvedPool, eff: float, ecmp: float = 1.0
 ) -> FabricBound | None:
-    if plan is None:
-        return None
-    m = plan.metrics.get("compute")
-    if m is None:
-        return None
-    home = _homes(plan)
-    fabric_nodes = len(home)
-    domains = len(set(home.values()))
-    if fabric_nodes < 2 or domains < 2:
+    shape = _fabric_shape(plan)
+    if shape is None or shape[2] < 2:
         return None  # every node on the same leaves: spread traffic never leaves them
+    m, fabric_nodes, domains = shape
     domain_nodes = fabric_nodes / domains
     over = max(m.oversubscription.values(), default=1.0)
     # share of a node's uniformly spread traffic whose peer sits outside its leaf group / SU / group
     cross = max(0.0, (fabric_nodes - domain_nodes) / (fabric_nodes - 1))
+    share = f"{cross:.0%} of peers outside the {domain_nodes:g}-node leaf group"
+    lim = _spread_limit(net, m, eff, ecmp, over, (cross, cross), fabric_nodes, share)
+    return FabricBound(lim, over, m.bisection_gbps, fabric_nodes, domain_nodes)
+
+
+def _rail_crossing_bound(plan: Plan | None, net: Limit, eff: float, ecmp: float, rails: int) -> Limit | None:
+    """What a rail-optimised fabric allows a node for spread traffic sent through each GPU's own NIC, as
+    without PXN (NCCL_PXN_DISABLE=1, or GPUs without NVLink): a peer on another rail sits on another leaf even
+    inside the node's own leaf group, so (rails − 1)/rails of that group's bytes climb the leaf uplinks too.
+    With PXN (NCCL 2.12+, on by default) NCCL first moves the bytes over NVLink to the local GPU on the
+    destination's rail, whose NIC sends them rail to rail (NVIDIA/nccl src/graph/paths.cc, "PXN = PCI +
+    NVLink"; NVIDIA blog "Doubling all2all Performance with NCCL 2.12"): the bound is then the fabric's own
+    (``_fabric_bound``). The bisection carries only the bytes between leaf groups either way. None: one rail,
+    or nothing in the fabric binds."""
+    shape = _fabric_shape(plan)
+    if shape is None or rails < 2:
+        return None
+    m, fabric_nodes, domains = shape
+    domain_nodes = fabric_nodes / domains
+    over = max(m.oversubscription.values(), default=1.0)
+    between = max(0.0, (fabric_nodes - domain_nodes) / (fabric_nodes - 1))
+    within = max(0.0, (domain_nodes - 1) / (fabric_nodes - 1))
+    leaving = between + within * (rails - 1) / rails
+    share = (
+        f"{leaving:.0%} of the bytes leave their leaf (peers outside the {domain_nodes:g}-node leaf group, "
+        f"or on another of its {rails} rails: no PXN)"
+    )
+    lim = _spread_limit(net, m, eff, ecmp, over, (leaving, between), fabric_nodes, share)
+    return None if lim is net else lim
+
+
+def _spread_limit(
+    net: Limit,
+    m: FabricMetrics,
+    eff: float,
+    ecmp: float,
+    over: float,
+    shares: tuple[float, float],
+    fabric_nodes: int,
+    share: str,
+) -> Limit:
+    """The tightest of the leaf uplinks (oversubscription, ECMP hashing) for the share of a node's spread
+    bytes that climbs them (``shares[0]``, ``share`` says which) and the fabric bisection for the share bound
+    for another leaf group (``shares[1]``); ``net`` when neither binds."""
+    leaving, between = shares
     hashed = f", ECMP hashing leaves {ecmp:.0%} of the uplinks usable" if ecmp < 1.0 else ""
     limits: list[Limit] = []
-    if over > 1.0:
+    if over > 1.0 and leaving > 0:
         limits.append(
             Limit(
-                net.gbytes * ecmp / (over * cross),
+                net.gbytes * ecmp / (over * leaving),
                 f"uplinks {over:g}:1",
-                f"{over:g}:1 oversubscription, {cross:.0%} of peers outside the {domain_nodes:g}-node "
-                f"leaf group{hashed}",
+                f"{over:g}:1 oversubscription, {share}{hashed}",
             )
         )
-    elif ecmp < 1.0 and cross > 0:
-        # cross-leaf bytes move at the hashed share of the uplinks, the rest at line rate
+    elif ecmp < 1.0 and leaving > 0:
+        # bytes leaving the leaf move at the hashed share of the uplinks, the rest at line rate
         limits.append(
             Limit(
-                net.gbytes / (cross / ecmp + (1 - cross)),
+                net.gbytes / (leaving / ecmp + (1 - leaving)),
                 "ECMP hash collisions",
                 f"{m.ecmp_paths} equal-cost paths, flows hashed without adaptive routing: the busiest path "
-                f"carries E[max] flows, {ecmp:.0%} of capacity; {cross:.0%} of peers outside the leaf group",
+                f"carries E[max] flows, {ecmp:.0%} of capacity; {share}",
             )
         )
-    if m.bisection_gbps > 0:
+    if m.bisection_gbps > 0 and between > 0:
         # uniform traffic sends half its cross-domain bytes over the bisection: 2·B_bis / (N · cross) per node
-        per_node = 2 * m.bisection_gbps / 8 * eff * ecmp / (fabric_nodes * cross)
+        per_node = 2 * m.bisection_gbps / 8 * eff * ecmp / (fabric_nodes * between)
         limits.append(
             Limit(
                 per_node, "fabric bisection", f"{m.bisection_gbps:g} Gb/s across {fabric_nodes} nodes{hashed}"
             )
         )
     lim = tighter(*limits)
-    if lim is None or lim.gbytes >= net.gbytes:
-        lim = net
-    return FabricBound(lim, over, m.bisection_gbps, fabric_nodes, domain_nodes)
+    return net if lim is None or lim.gbytes >= net.gbytes else lim
 
 
 # ---- the system ---------------------------------------------------------------------------------
@@ -473,6 +531,7 @@ class _Network(NamedTuple):
     notes: list[str]
     plugin_latency_us: float | None = None
     settings: TransportSettings | None = None
+    rail_crossing: Limit | None = None
 
 
 def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf: PerfData) -> _Network:
@@ -489,9 +548,12 @@ def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf
     plugin_latency, traversal, settings = _net_plugin(technology, rp, perf, notes)
     latency = traversal if traversal is not None else latency
     fabric = None
+    rail_crossing = None
     if net is not None:
         eff = wire_efficiency(tech.kind, mtu, perf) * transport_efficiency(perf)
-        fabric = _fabric_bound(plan, net, rp, eff, _ecmp_share(tech, fab, plan, perf))
+        ecmp = _ecmp_share(tech, fab, plan, perf)
+        fabric = _fabric_bound(plan, net, rp, eff, ecmp)
+        rail_crossing = _rail_crossing_bound(plan, net, eff, ecmp, _rails(fab, ports))
         notes.extend(_roce_notes(tech.kind, fab))
         if tech.kind == "ethernet":
             notes.append("Ethernet without RDMA: NCCL's socket transport; its CPU cost is not modelled")
@@ -510,6 +572,7 @@ def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf
         notes,
         plugin_latency,
         settings,
+        rail_crossing,
     )
 
 
@@ -645,4 +708,5 @@ def system_for(
         nccl_version=version,
         tuner_net_latency_us=nw.plugin_latency_us,
         transport_settings=nw.settings,
+        rail_crossing=nw.rail_crossing,
     )
