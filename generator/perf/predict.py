@@ -160,7 +160,8 @@ def _unit_networks(
     net = _ring_channel_cap(system, whole, scale, nc.ring_graph_max_channels.value, "ring")
     nvls_net = _ring_channel_cap(system, whole, scale, nc.max_channels.value, "NVLS")
     bound = system.fabric.limit if system.fabric is not None else system.net
-    if system.rail_crossing is not None and not (pxn and system.intra_class == "nvlink"):
+    # a run on one rail (net_share < 1: NCCL_IB_HCA naming one port) never leaves that rail's leaves
+    if system.rail_crossing is not None and net_share >= 1 and not (pxn and system.intra_class == "nvlink"):
         bound = tighter(bound, system.rail_crossing) or bound
     return net, bound.scaled(scale, prefix + bound.name + share), nvls_net
 

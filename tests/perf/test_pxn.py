@@ -58,6 +58,12 @@ def test_without_pxn_cross_rail_bytes_climb_the_leaf_uplinks(tmp_path: Path) -> 
     assert "no PXN" in system.rail_crossing.describe()
     with_pxn, without = _alltoall(system, True), _alltoall(system, False)
     assert without < 0.85 * with_pxn
+    # a one-rail run (the acceptance role's NCCL_IB_HCA=<one port> runs) stays on that rail's leaves
+    one_rail = [
+        estimate("alltoall", GIB, job_for(system, net_share=1 / 8, pxn=pxn)).busbw_gbytes
+        for pxn in (True, False)
+    ]
+    assert one_rail[0] == one_rail[1]
     # rings and trees are rail-aligned by NCCL's graph search: all_reduce does not change
     assert _alltoall(system, False, "all_reduce") == _alltoall(system, True, "all_reduce")
 
