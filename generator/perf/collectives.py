@@ -136,6 +136,9 @@ class Job:
     # what an estimate runs unless it names its own; None: NCCL's choice among all
     transport_algorithms: tuple[str, ...] | None = None
     transport_protocols: tuple[str, ...] | None = None
+    # per-unit network for point-to-point traffic (alltoall): ``spread_net``, or the fabric's rail-crossing
+    # bound when each GPU sends through its own NIC (no PXN); rings and trees stay rail-aligned either way
+    p2p_net: Limit | None = None
 
     @property
     def ranks(self) -> int:
@@ -457,7 +460,8 @@ def _alltoall(job: Job, perf: PerfData) -> list[Candidate]:
     hw = nc.hw_latency_us
     n, k, u = job.ranks, job.ranks_per_unit, job.units
     intra = job.intra.scaled(n / (k - 1)) if (k > 1 and job.intra is not None) else None
-    net = job.spread_net.scaled(n / (k * (n - k))) if (u > 1 and job.spread_net is not None) else None
+    spread = job.p2p_net or job.spread_net
+    net = spread.scaled(n / (k * (n - k))) if (u > 1 and spread is not None) else None
     bw = tighter(intra, net)
     if bw is None:
         return []

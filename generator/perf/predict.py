@@ -109,8 +109,8 @@ def job_for(
     per_unit = min(n_nodes, system.unit_nodes)
     units = math.ceil(n_nodes / per_unit)
     k = per_unit * rpn
-    net, spread, nvls_net = (
-        _unit_networks(system, per_unit, net_share, pxn) if units > 1 else (None, None, None)
+    net, spread, nvls_net, p2p = (
+        _unit_networks(system, per_unit, net_share, pxn) if units > 1 else (None, None, None, None)
     )
     nvls = _nvls_limit(system, k, per_unit)
     ring_graph, caps = _graphs(system, units, per_unit * net_share, channels)
@@ -122,6 +122,7 @@ def job_for(
         intra_class=system.intra_class,
         net=net,
         spread_net=spread,
+        p2p_net=p2p,
         net_latency_us=system.net_latency_us,
         nvls=nvls,
         sharp=system.sharp,
@@ -145,13 +146,14 @@ def job_for(
 
 def _unit_networks(
     system: System, per_unit: int, net_share: float, pxn: bool = True
-) -> tuple[Limit | None, Limit | None, Limit | None]:
-    """A unit's network for neighbour traffic (NCCL's ring graph), for spread traffic (the fabric) and
-    as NCCL's NVLS graph uses it; all None without a compute network. Spread traffic keeps to its rail through
-    PXN, which relays over NVLink (NVIDIA/nccl src/graph/paths.cc: the relay GPU "is connected to us through
-    NVLink"): without it (``pxn=False`` or no NVLink) the fabric's rail-crossing bound applies."""
+) -> tuple[Limit | None, Limit | None, Limit | None, Limit | None]:
+    """A unit's network for neighbour traffic (NCCL's ring graph), for spread traffic (the fabric), as
+    NCCL's NVLS graph uses it and for point-to-point traffic (alltoall); all None without a compute network.
+    Point-to-point traffic keeps to its rail through PXN, which relays over NVLink (NVIDIA/nccl
+    src/graph/paths.cc: the relay GPU "is connected to us through NVLink"): without it (``pxn=False`` or no
+    NVLink) the fabric's rail-crossing bound applies too."""
     if system.net is None:
-        return None, None, None
+        return None, None, None, None
     scale = per_unit * net_share
     prefix = f"{per_unit} nodes' " if per_unit > 1 else ""
     share = f", 1/{round(1 / net_share)} share" if net_share < 1 else ""
@@ -160,10 +162,12 @@ def _unit_networks(
     net = _ring_channel_cap(system, whole, scale, nc.ring_graph_max_channels.value, "ring")
     nvls_net = _ring_channel_cap(system, whole, scale, nc.max_channels.value, "NVLS")
     bound = system.fabric.limit if system.fabric is not None else system.net
+    spread = bound.scaled(scale, prefix + bound.name + share)
     # a run on one rail (net_share < 1: NCCL_IB_HCA naming one port) never leaves that rail's leaves
     if system.rail_crossing is not None and net_share >= 1 and not (pxn and system.intra_class == "nvlink"):
-        bound = tighter(bound, system.rail_crossing) or bound
-    return net, bound.scaled(scale, prefix + bound.name + share), nvls_net
+        crossing = tighter(bound, system.rail_crossing) or bound
+        return net, spread, nvls_net, crossing.scaled(scale, prefix + crossing.name + share)
+    return net, spread, nvls_net, spread
 
 
 def _nvls_limit(system: System, k: int, per_unit: int) -> Limit | None:

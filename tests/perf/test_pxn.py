@@ -8,6 +8,7 @@ the node's own leaf group. The expected bounds below are worked from the plan's 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -64,8 +65,14 @@ def test_without_pxn_cross_rail_bytes_climb_the_leaf_uplinks(tmp_path: Path) -> 
         for pxn in (True, False)
     ]
     assert one_rail[0] == one_rail[1]
-    # rings and trees are rail-aligned by NCCL's graph search: all_reduce does not change
+    # rings and trees are rail-aligned by NCCL's graph search: all_reduce does not change, even with ranks
+    # scattered over the fabric
     assert _alltoall(system, False, "all_reduce") == _alltoall(system, True, "all_reduce")
+    scattered = [
+        estimate("all_reduce", GIB, job_for(system, placement="scattered", pxn=pxn)).busbw_gbytes
+        for pxn in (True, False)
+    ]
+    assert scattered[0] == scattered[1]
 
 
 def test_pxn_changes_nothing_where_every_rail_shares_the_leaves(tmp_path: Path) -> None:
@@ -80,6 +87,8 @@ def test_gpus_without_nvlink_have_no_pxn_to_turn_off(tmp_path: Path) -> None:
     system, _ = _example(tmp_path, server="pcie-h100-8")
     assert system.intra_class == "pci" and system.rail_crossing is not None
     assert _alltoall(system, True) == _alltoall(system, False)
+    # ... and the rail-crossing bound is what holds them back
+    assert _alltoall(replace(system, rail_crossing=None), True) > _alltoall(system, True)
     (tmp_path / "nvlink").mkdir()
     nvlink, _ = _example(tmp_path / "nvlink")
     assert nvlink.rail_crossing is not None
