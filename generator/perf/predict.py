@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from blueprints.catalog.perf import perf_data
 from generator.perf.channels import ring_ll128_cap, search, tree_channel_cap
 from generator.perf.collectives import Estimate, Job, estimate
-from generator.perf.system import Limit, PerfError, System, nvls_efficiency, system_for, tighter
+from generator.perf.system import Limit, PerfError, System, nvls_efficiency, system_for
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -163,9 +163,10 @@ def _unit_networks(
     nvls_net = _ring_channel_cap(system, whole, scale, nc.max_channels.value, "NVLS")
     bound = system.fabric.limit if system.fabric is not None else system.net
     spread = bound.scaled(scale, prefix + bound.name + share)
-    # a run on one rail (net_share < 1: NCCL_IB_HCA naming one port) never leaves that rail's leaves
-    if system.rail_crossing is not None and net_share >= 1 and not (pxn and system.intra_class == "nvlink"):
-        crossing = tighter(bound, system.rail_crossing) or bound
+    # a run on one rail (net_share < 1: NCCL_IB_HCA naming one port) never leaves that rail's leaves; the
+    # rail-crossing bound is never looser than the fabric's (more bytes climb the same uplinks)
+    crossing = system.rail_crossing
+    if crossing is not None and net_share >= 1 and not (pxn and system.intra_class == "nvlink"):
         return net, spread, nvls_net, crossing.scaled(scale, prefix + crossing.name + share)
     return net, spread, nvls_net, spread
 

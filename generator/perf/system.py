@@ -423,8 +423,8 @@ def _fabric_bound(
     over = max(m.oversubscription.values(), default=1.0)
     # share of a node's uniformly spread traffic whose peer sits outside its leaf group / SU / group
     cross = max(0.0, (fabric_nodes - domain_nodes) / (fabric_nodes - 1))
-    share = f"{cross:.0%} of peers outside the {domain_nodes:g}-node leaf group"
-    lim = _spread_limit(net, m, eff, ecmp, over, (cross, cross), fabric_nodes, share)
+    what = f"{cross:.0%} of peers outside the {domain_nodes:g}-node leaf group"
+    lim = _spread_limit(net, m, eff, ecmp, over, (cross, cross), fabric_nodes, what)
     return FabricBound(lim, over, m.bisection_gbps, fabric_nodes, domain_nodes)
 
 
@@ -446,11 +446,11 @@ def _rail_crossing_bound(plan: Plan | None, net: Limit, eff: float, ecmp: float,
     between = max(0.0, (fabric_nodes - domain_nodes) / (fabric_nodes - 1))
     within = max(0.0, (domain_nodes - 1) / (fabric_nodes - 1))
     leaving = between + within * (rails - 1) / rails
-    share = (
+    what = (
         f"{leaving:.0%} of the bytes leave their leaf (peers outside the {domain_nodes:g}-node leaf group, "
         f"or on another of its {rails} rails: no PXN)"
     )
-    lim = _spread_limit(net, m, eff, ecmp, over, (leaving, between), fabric_nodes, share)
+    lim = _spread_limit(net, m, eff, ecmp, over, (leaving, between), fabric_nodes, what)
     return None if lim is net else lim
 
 
@@ -462,10 +462,10 @@ def _spread_limit(
     over: float,
     shares: tuple[float, float],
     fabric_nodes: int,
-    share: str,
+    what: str,
 ) -> Limit:
     """The tightest of the leaf uplinks (oversubscription, ECMP hashing) for the share of a node's spread
-    bytes that climbs them (``shares[0]``, ``share`` says which) and the fabric bisection for the share bound
+    bytes that climbs them (``shares[0]``, ``what`` says which) and the fabric bisection for the share bound
     for another leaf group (``shares[1]``); ``net`` when neither binds."""
     leaving, between = shares
     hashed = f", ECMP hashing leaves {ecmp:.0%} of the uplinks usable" if ecmp < 1.0 else ""
@@ -475,7 +475,7 @@ def _spread_limit(
             Limit(
                 net.gbytes * ecmp / (over * leaving),
                 f"uplinks {over:g}:1",
-                f"{over:g}:1 oversubscription, {share}{hashed}",
+                f"{over:g}:1 oversubscription, {what}{hashed}",
             )
         )
     elif ecmp < 1.0 and leaving > 0:
@@ -485,7 +485,7 @@ def _spread_limit(
                 net.gbytes / (leaving / ecmp + (1 - leaving)),
                 "ECMP hash collisions",
                 f"{m.ecmp_paths} equal-cost paths, flows hashed without adaptive routing: the busiest path "
-                f"carries E[max] flows, {ecmp:.0%} of capacity; {share}",
+                f"carries E[max] flows, {ecmp:.0%} of capacity; {what}",
             )
         )
     if m.bisection_gbps > 0 and between > 0:
