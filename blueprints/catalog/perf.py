@@ -166,6 +166,37 @@ class NetPlugin(_Entry):
         return None if value is None else float(value)
 
 
+class NcclRelease(_Entry):
+    """What a later NCCL release changed in its tuner (src/graph/tuning.cc), from ``first_release`` on
+    (100·major + minor): every field given replaces the one of the releases before; a table keyed by compute
+    capability replaces only the keys it names."""
+
+    first_release: int
+    source: str
+    base_latency_us: LatencyTable | None = None
+    hw_latency_us: HwLatencyTable | None = None
+    ring_ll_factor_multi: PerfConstant | None = None
+    ring_ll_factor_single: PerfConstant | None = None
+    ring_ll128_factor_ppn1: PerfConstant | None = None
+    ring_all_reduce_extra_net_steps: PerfConstant | None = None
+    ppn1_tree_net_latency: PerfConstant | None = None
+    ll128_sm_archs: Series | None = None
+    ll_max_gbytes_single: dict[int, PerfConstant] | None = None
+    tree_per_channel_max_gbytes: dict[int, Series] | None = None
+    tree_ll128_per_channel_max_gbytes: dict[int, Series] | None = None
+    ring_ll128_per_channel_max_gbytes: dict[int, Series] | None = None
+
+
+_KEYED = frozenset(
+    {
+        "ll_max_gbytes_single",
+        "tree_per_channel_max_gbytes",
+        "tree_ll128_per_channel_max_gbytes",
+        "ring_ll128_per_channel_max_gbytes",
+    }
+)
+
+
 class Nccl(_Entry):
     base_latency_us: LatencyTable
     hw_latency_us: HwLatencyTable
@@ -210,6 +241,25 @@ class Nccl(_Entry):
     mid_size_ramp_latency_cap_us: PerfConstant
     launch_overhead_us: PerfConstant
     net_plugins: dict[str, NetPlugin]
+    ring_all_reduce_extra_net_steps: PerfConstant
+    ppn1_tree_net_latency: PerfConstant
+    ll128_sm_archs: Series
+    releases: tuple[NcclRelease, ...] = ()
+
+    def for_release(self, release: int | None) -> "Nccl":
+        """The tuner of ``release`` (100·major + minor; None: the base tables): the base tables with every
+        later release's changes up to it applied in order."""
+        changes = [r for r in self.releases if release is not None and r.first_release <= release]
+        if not changes:
+            return self
+        update: dict[str, object] = {}
+        for change in sorted(changes, key=lambda r: r.first_release):
+            for name in change.model_fields_set - {"first_release", "source"}:
+                value = getattr(change, name)
+                if name in _KEYED:
+                    value = {**update.get(name, getattr(self, name)), **value}  # type: ignore[dict-item]
+                update[name] = value
+        return self.model_copy(update=update)
 
 
 class Training(_Entry):
@@ -286,6 +336,19 @@ class PerfData(_Entry):
     training: Training
     policy: Policy
     advisor: Advisor
+
+    def for_release(self, release: int | None) -> "PerfData":
+        """These constants with NCCL's tuner as ``release`` has it (``Nccl.for_release``)."""
+        if release is None or not any(r.first_release <= release for r in self.nccl.releases):
+            return self
+        key = (id(self), release)
+        if key not in _TUNED:
+            _TUNED[key] = (self, self.model_copy(update={"nccl": self.nccl.for_release(release)}))
+        return _TUNED[key][1]
+
+
+# (id of the base constants, release) → (the base, kept so its id is not reused; the release's constants)
+_TUNED: dict[tuple[int, int], tuple[PerfData, PerfData]] = {}
 
 
 def by_capability(table: dict[int, PerfConstant], sm_arch: int) -> PerfConstant | None:

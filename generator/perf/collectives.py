@@ -136,6 +136,7 @@ class Job:
     # what an estimate runs unless it names its own; None: NCCL's choice among all
     transport_algorithms: tuple[str, ...] | None = None
     transport_protocols: tuple[str, ...] | None = None
+    nccl_release: int | None = None  # the run's NCCL (100·major + minor): whose tuner tables apply
     # per-unit network for point-to-point traffic (alltoall): ``spread_net``, or the fabric's rail-crossing
     # bound when each GPU sends through its own NIC (no PXN); rings and trees stay rail-aligned either way
     p2p_net: Limit | None = None
@@ -250,7 +251,8 @@ def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
             lat += n * hw.get(link, "tree" if p == "simple" else "ring", p)
         else:
             if collective == "all_reduce":
-                nsteps, ninter = 2 * (n - 1), (2 * u if u > 1 else 0)
+                extra = int(nc.ring_all_reduce_extra_net_steps.value)
+                nsteps, ninter = 2 * (n - 1), (2 * (u - 1) + extra if u > 1 else 0)
             else:
                 nsteps, ninter = n - 1, u - 1
             ninter = min(ninter, nsteps)
@@ -260,7 +262,9 @@ def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
                     nc.net_overhead_simple_factor.value if p == "simple" else 1
                 )
                 intra_lat = max(intra_lat, overhead)
-            inter_lat = hw.get("net", "ring", p) + job.net_latency_us * (2 if p == "simple" else 1)
+            # 2.25.1: "With ppn=1 latencies are fully exposed, use the Tree network latency"
+            hop = "tree" if (k == 1 and nc.ppn1_tree_net_latency.value) else "ring"
+            inter_lat = hw.get("net", hop, p) + job.net_latency_us * (2 if p == "simple" else 1)
             lat += (nsteps - ninter) * intra_lat + ninter * inter_lat
         out.append(_ring_candidate(collective, job, perf, p, bw.scaled(1 / factor), lat))
     return out
@@ -478,7 +482,7 @@ def candidates(collective: str, job: Job, perf: PerfData | None = None) -> list[
     With a net plugin that reports a latency, NCCL's tuner adds that latency per inter-node step where the run
     pays the traversal latency (tuning.cc: ``interLat = hwLat[NET] + latencyInter``): each candidate carries
     both, the first for the time, the second for NCCL's choice."""
-    perf = perf or perf_data()
+    perf = (perf or perf_data()).for_release(job.nccl_release)
     bus_factor(collective, max(job.ranks, 1))  # validates the name
     out = _candidates(collective, job, perf)
     if job.tuner_net_latency_us is None or job.units < 2:

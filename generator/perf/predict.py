@@ -133,6 +133,7 @@ def job_for(
         nics_per_unit=system.net_ports * per_unit * net_share if units > 1 else 0.0,
         multi_node_nvls=system.multi_node_nvls,
         mnnvl=per_unit > 1,
+        nccl_release=system.nccl_release,
         ring_graph=ring_graph,
         tree_channel_cap=caps[0],
         tree_ll128_channel_cap=caps[1],
@@ -184,9 +185,11 @@ def _nvls_limit(system: System, k: int, per_unit: int) -> Limit | None:
 
 
 def _mnnvl_without_nvls(system: System, per_unit: int) -> bool:
-    """NCCL 2.20 (the tuner the model follows, perf.yaml [NCCL-TUNE]) turns NVLS off on a multi-node NVLink
-    domain unless CollNet (IB SHARP) is supported: ``if (comm->nNodes > 1 || comm->MNNVL) algoEnable[NVLS] =
-    0`` ("MNNVL: NVLS not yet supported"), and NVLS-tree with it."""
+    """NCCL 2.20 (the tuner the model follows for multi-node NVLink domains, perf.yaml [NCCL-TUNE]) turns NVLS
+    off on a multi-node NVLink domain unless CollNet (IB SHARP) is supported: ``if (comm->nNodes > 1 ||
+    comm->MNNVL) algoEnable[NVLS] = 0`` ("MNNVL: NVLS not yet supported"), and NVLS-tree with it. Later
+    releases fuse the domain into one node; published multi-tray runs do not look like that
+    (docs/performance.md)."""
     return per_unit > 1 and not system.sharp
 
 
@@ -206,7 +209,7 @@ def _graphs(
                 "this run has one node or NVLink domain, whose channels the model does not count"
             )
         return None, (math.inf, math.inf, math.inf)
-    perf = perf_data()
+    perf = perf_data().for_release(system.nccl_release)
     nvlink = system.intra.gbytes if (system.intra is not None and system.intra_class == "nvlink") else None
     graph = search(system.sm_arch, system.nic_gbytes, system.net_ports * scale, nvlink, perf)
     if graph is None:

@@ -108,6 +108,11 @@ class System:
     def gpus(self) -> int:
         return self.pool_nodes * self.gpus_per_node
 
+    @property
+    def nccl_release(self) -> int | None:
+        """The NCCL release as 100·major + minor (None: not numbered so): whose tuner tables apply."""
+        return _nccl_release(self.nccl_version)
+
 
 # ---- efficiencies -------------------------------------------------------------------------------
 
@@ -638,6 +643,24 @@ def _mnnvl_notes(cluster: ResolvedCluster, nvls: bool, unit_nodes: int) -> list[
     ]
 
 
+def _tuner_notes(version: str, perf: PerfData) -> list[str]:
+    """Which release's tuner tables predict this NCCL, when a later release's changes apply."""
+    release = _nccl_release(version)
+    later = [r for r in perf.nccl.releases if release is not None and r.first_release <= release]
+    if not later:
+        return []
+    newest = max(later, key=lambda r: r.first_release)
+    first = f"{newest.first_release // 100}.{newest.first_release % 100}"
+    return [f"NCCL {version}: NCCL's tuner as from release {first} ({newest.source})"]
+
+
+def _ll128(gpu: Gpu, intra_class: str, perf: PerfData) -> bool:
+    """NCCL turns LL128 on by default only over NVLink, on NVIDIA GPUs of the compute capabilities its
+    release lists (perf.yaml ll128_sm_archs: 2.20.3 stops at Hopper, 2.25.1 adds Blackwell)."""
+    archs = {int(a) for a in perf.nccl.ll128_sm_archs.values}
+    return gpu.vendor == "nvidia" and intra_class == "nvlink" and gpu.sm_arch in archs
+
+
 def check_nccl_version(version: str) -> str:
     """A release NCCL numbers as major.minor[.patch] (2.21.5), else PerfError."""
     if _nccl_release(version.strip()) is None:
@@ -670,13 +693,13 @@ def system_for(
     g = server.gpus
     unit_nodes = _unit_nodes(server.nvlink_domain_gpus, g, nv_raw)
     nvls = bool(gpu.nvls and nv_raw > 0 and (server.nvswitches > 0 or server.nvlink_domain_gpus > g))
-    ll128 = gpu.vendor == "nvidia" and intra_class == "nvlink" and gpu.sm_arch >= 70
+    ll128 = _ll128(gpu, intra_class, perf.for_release(_nccl_release(version)))
     nw = _network(cluster, plan, rp, perf)
     notes.extend(nw.notes)
     if nw.net is None and rp.count > 1:
         notes.append("no compute network: only one node can take part in a collective")
     multi_node_nvls = _multi_node_nvls(version, nccl_version is not None, perf, notes) if nvls else True
-    notes.extend(_mnnvl_notes(cluster, nvls, unit_nodes))
+    notes.extend(_mnnvl_notes(cluster, nvls, unit_nodes) + _tuner_notes(version, perf))
     return System(
         name=cluster.name,
         pool=rp.name,

@@ -1,0 +1,101 @@
+"""NCCL's tuner as the release a run uses has it (issue 28: "src/graph/tuning.cc of the NCCL release the
+blueprint pins"). perf.yaml holds 2.20.3's tables and, under nccl.releases, what 2.25.1 changed. The numbers
+expected below are transcribed from NVIDIA/nccl src/graph/tuning.cc at the two commits perf.yaml cites
+(2.20.3 b6475625fbcaa2c3c0e50eed2fa1255d7514d4a2, 2.25.1 80f6bda4378b99d99e82b4d76a633791cc45fef0), and the
+latencies are worked by hand from its formulas, not taken from the model's code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from perf_blueprints import build, server_nodes
+
+from blueprints.catalog.perf import perf_data
+from generator.cli import main
+from generator.perf.collectives import Candidate, candidates
+from generator.perf.predict import job_for
+from generator.perf.system import System, system_for
+
+IB = {"technology": "infiniband-ndr", "topology": {"kind": "fat-tree", "switch": "qm9700"}}
+
+
+def _system(tmp_path: Path, server: str, nodes: int, version: str) -> System:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    cluster, plan, _ = build(server_nodes(server, nodes, IB if nodes > 1 else None), tmp_path)
+    return system_for(cluster, plan, nccl_version=version)
+
+
+def _candidate(system: System, algorithm: str, protocol: str, ranks_per_node: int | None = None) -> Candidate:
+    job = job_for(system, ranks_per_node=ranks_per_node)
+    return next(
+        c for c in candidates("all_reduce", job) if (c.algorithm, c.protocol) == (algorithm, protocol)
+    )
+
+
+def test_releases_before_the_first_later_table_keep_2_20_3() -> None:
+    perf = perf_data()
+    assert perf.for_release(None) is perf and perf.for_release(224) is perf
+    assert perf.nccl.hw_latency_us.get("nvlink", "tree", "simple") == 28.0
+    assert perf.nccl.base_latency_us.get("tree", "simple") == 0.0
+    assert [int(a) for a in perf.nccl.ll128_sm_archs.values] == [70, 80, 90]
+
+
+@pytest.mark.parametrize("release", [225, 226, 230])
+def test_2_25_1_tables_apply_from_2_25_on(release: int) -> None:
+    nc = perf_data().for_release(release).nccl
+    # hwLat Tree/Simple { NVLink 4.0, PCI 4.0, NET 14 }, NVLS over NVLink 25; baseLat Tree/Simple 8.4
+    assert [nc.hw_latency_us.get(link, "tree", "simple") for link in ("nvlink", "pci", "net")] == [4.0, 4.0, 14.0]
+    assert nc.hw_latency_us.get("nvlink", "nvls", "simple") == 25.0
+    assert nc.base_latency_us.get("tree", "simple") == 8.4
+    # llMaxBws Hopper-N1 141.0, Blackwell 2*141.0; Volta and Ampere rows unchanged (keyed tables merge)
+    assert {k: v.value for k, v in nc.ll_max_gbytes_single.items()} == {70: 39.0, 80: 87.7, 90: 141.0, 100: 282.0}
+    assert nc.ring_ll_factor_multi.value == nc.ring_ll_factor_single.value == 0.5
+    assert nc.tree_per_channel_max_gbytes[100].values == (2 * 38.7, 2 * 41.4, 2 * 36.0)
+    assert nc.tree_per_channel_max_gbytes[90].values == (38.7, 41.4, 36.0)
+    assert 100 in [int(a) for a in nc.ll128_sm_archs.values]
+    assert "80f6bda4378b99d99e82b4d76a633791cc45fef0" in perf_data().nccl.releases[0].source
+
+
+def test_ring_and_tree_latency_follow_each_release(tmp_path: Path) -> None:
+    """Two DGX H100 over NDR, 16 ranks: ring all_reduce counts 2·nNodes network steps in 2.20.3 and
+    2·(nNodes−1) in 2.25.1 (nsteps = 30, intra steps at max(hwLat, 1 µs net overhead)); the Simple tree
+    pays 28 µs hops in 2.20.3 and 4 (NVLink) / 14 (net) plus an 8.4 µs base in 2.25.1."""
+    old = _system(tmp_path / "a", "dgx-h100", 2, "2.21.5")
+    new = _system(tmp_path / "b", "dgx-h100", 2, "2.25.1")
+    hop = old.net_latency_us
+    assert hop == new.net_latency_us and hop > 0
+    ring_ll = {"2.21.5": 6.6 + 26 * 1.0 + 4 * (2.7 + hop), "2.25.1": 6.6 + 28 * 1.0 + 2 * (2.7 + hop)}
+    tree_simple = {
+        "2.21.5": 0.0 + 2 * (7 * 28.0 + 1 * (28.0 + 2 * hop)),
+        "2.25.1": 8.4 + 2 * (7 * 4.0 + 1 * (14.0 + 2 * hop)),
+    }
+    for system in (old, new):
+        assert _candidate(system, "ring", "ll").latency_us == pytest.approx(ring_ll[system.nccl_version])
+        assert _candidate(system, "tree", "simple").latency_us == pytest.approx(tree_simple[system.nccl_version])
+
+
+def test_one_rank_per_node_uses_the_tree_network_latency_from_2_25(tmp_path: Path) -> None:
+    """2.25.1: "With ppn=1 latencies are fully exposed, use the Tree network latency" (LL: 5.0, not 2.7)."""
+    old = _system(tmp_path / "a", "dgx-h100", 2, "2.21.5")
+    new = _system(tmp_path / "b", "dgx-h100", 2, "2.25.1")
+    hop = old.net_latency_us
+    # 2 ranks: nsteps 2; 2.20.3 counts 4 network steps (all of them, capped at nsteps), 2.25.1 two
+    assert _candidate(old, "ring", "ll", 1).latency_us == pytest.approx(6.6 + 2 * (2.7 + hop))
+    assert _candidate(new, "ring", "ll", 1).latency_us == pytest.approx(6.6 + 2 * (5.0 + hop))
+
+
+def test_ll128_on_blackwell_from_the_release_that_enables_it(tmp_path: Path) -> None:
+    """2.20.3 turns LL128 on by default for sm70/80/90 only; 2.25.1 adds sm100."""
+    assert not _system(tmp_path / "a", "dgx-b200", 1, "2.21.5").ll128
+    assert _system(tmp_path / "b", "dgx-b200", 1, "2.25.1").ll128
+    assert _system(tmp_path / "c", "dgx-h100", 1, "2.21.5").ll128
+
+
+def test_estimate_says_which_tuner_it_used(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, _, path = build(server_nodes("dgx-h100", 2, IB), tmp_path)
+    assert main(["estimate", str(path), "--nccl-version", "2.26.2"]) == 0
+    out = capsys.readouterr().out.replace("\n", " ")
+    assert "NCCL 2.26.2: NCCL's tuner as from release 2.25" in out
+    assert main(["estimate", str(path), "--nccl-version", "2.21.5"]) == 0
+    assert "tuner as from release" not in capsys.readouterr().out
