@@ -20,6 +20,7 @@ Data movement per algorithm (per rank, one direction), which fixes each ``algbw`
 * NVLS (NVSwitch multimem): S·(n+1)/n each way per GPU → algbw = e·B_nvlink·n/(n+1); across nodes it
   needs IB SHARP (each node sends and receives S once).
 * NVLS-tree: NVLS inside the node, a tree of nodes outside (S each way for ≤ 2 nodes, 2S beyond).
+* NVLS all_gather / reduce_scatter (one NVLink domain): S through the busier direction per GPU.
 * CollNet (IB SHARP): reduce-scatter inside the node, S per node to and from the switches.
 * alltoall: (k−1)/n·S over NVLink per rank, k·(n−k)/n·S through each node's NICs.
 """
@@ -497,7 +498,24 @@ def _candidates(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
     out = _ring(collective, job, perf)
     if collective == "all_reduce":
         out += _tree(job, perf) + _nvls(job, perf) + _collnet(job, perf)
+    elif collective in ("all_gather", "reduce_scatter"):
+        out += _nvls_gather_scatter(job, perf)
     return out
+
+
+def _nvls_gather_scatter(job: Job, perf: PerfData) -> list[Candidate]:
+    """NVLS all_gather / reduce_scatter inside one NVLink domain (NCCL's tuner lists Ring, NVLS and CollNet
+    for both). Per GPU, NVLS reduce_scatter sends S and receives S/N, all_gather sends S/N and receives S,
+    where a ring moves (N−1)/N·S each way (sjeaugey, NVIDIA/nccl #1083: "the total operation time will be
+    limited by the largest size which is higher with NVLS"): the busier direction moves S, so algbw = the
+    NVLS efficiency × NVLink, the all_reduce figure without its (n+1)/n, and busbw = algbw·(N−1)/N stays
+    below the ring's on one node (#1047: Ring is the faster). Across domains NCCL runs it only with IB
+    SHARP, which the model has no figure for: no candidate there."""
+    k = job.ranks_per_unit
+    if job.nvls is None or job.units > 1 or k < 2:
+        return []
+    bw = job.nvls.scaled((k + 1) / k, "NVLS (multimem: S through the busier direction)")
+    return [Candidate("nvls", "simple", bw, perf.nccl.hw_latency_us.get("nvlink", "nvls", "simple"))]
 
 
 def launch_overhead_s(perf: PerfData) -> float:

@@ -45,11 +45,20 @@ def test_releases_before_the_first_later_table_keep_2_20_3() -> None:
 def test_2_25_1_tables_apply_from_2_25_on(release: int) -> None:
     nc = perf_data().for_release(release).nccl
     # hwLat Tree/Simple { NVLink 4.0, PCI 4.0, NET 14 }, NVLS over NVLink 25; baseLat Tree/Simple 8.4
-    assert [nc.hw_latency_us.get(link, "tree", "simple") for link in ("nvlink", "pci", "net")] == [4.0, 4.0, 14.0]
+    assert [nc.hw_latency_us.get(link, "tree", "simple") for link in ("nvlink", "pci", "net")] == [
+        4.0,
+        4.0,
+        14.0,
+    ]
     assert nc.hw_latency_us.get("nvlink", "nvls", "simple") == 25.0
     assert nc.base_latency_us.get("tree", "simple") == 8.4
     # llMaxBws Hopper-N1 141.0, Blackwell 2*141.0; Volta and Ampere rows unchanged (keyed tables merge)
-    assert {k: v.value for k, v in nc.ll_max_gbytes_single.items()} == {70: 39.0, 80: 87.7, 90: 141.0, 100: 282.0}
+    assert {k: v.value for k, v in nc.ll_max_gbytes_single.items()} == {
+        70: 39.0,
+        80: 87.7,
+        90: 141.0,
+        100: 282.0,
+    }
     assert nc.ring_ll_factor_multi.value == nc.ring_ll_factor_single.value == 0.5
     assert nc.tree_per_channel_max_gbytes[100].values == (2 * 38.7, 2 * 41.4, 2 * 36.0)
     assert nc.tree_per_channel_max_gbytes[90].values == (38.7, 41.4, 36.0)
@@ -72,7 +81,9 @@ def test_ring_and_tree_latency_follow_each_release(tmp_path: Path) -> None:
     }
     for system in (old, new):
         assert _candidate(system, "ring", "ll").latency_us == pytest.approx(ring_ll[system.nccl_version])
-        assert _candidate(system, "tree", "simple").latency_us == pytest.approx(tree_simple[system.nccl_version])
+        assert _candidate(system, "tree", "simple").latency_us == pytest.approx(
+            tree_simple[system.nccl_version]
+        )
 
 
 def test_one_rank_per_node_uses_the_tree_network_latency_from_2_25(tmp_path: Path) -> None:
