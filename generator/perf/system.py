@@ -650,8 +650,7 @@ def _tuner_notes(version: str, perf: PerfData) -> list[str]:
     if not later:
         return []
     newest = max(later, key=lambda r: r.first_release)
-    first = f"{newest.first_release // 100}.{newest.first_release % 100}"
-    return [f"NCCL {version}: NCCL's tuner as from release {first} ({newest.source})"]
+    return [f"NCCL {version}: predicted with the tuner tables of {newest.source}"]
 
 
 def _ll128(gpu: Gpu, intra_class: str, perf: PerfData) -> bool:
