@@ -184,7 +184,17 @@ def _calibrated(report: EstimateReport, file: str) -> tuple[EstimateReport, dict
     for coll, rows in report.series.items():
         series[coll], entry = apply_to_series(cal, report.system, coll, rows, report.nodes)
         factors[coll] = entry.factor if entry else None
-    return replace(report, series=series), {"file": cal.file, "factors": factors}
+    measured_with, now = cal.data.nccl_version, report.system.nccl_version
+    # a factor is measured / predicted for the NCCL the runs used; another release runs (and the model tunes)
+    # differently, so the factor may not carry over: said, not refused (the site may know it does)
+    other = _release(measured_with) != _release(now)
+    site = {"file": cal.file, "factors": factors, "nccl_version": measured_with, "other_nccl_release": other}
+    return replace(report, series=series), site
+
+
+def _release(version: str) -> tuple[str, ...]:
+    """major.minor of an NCCL version (2.26.2 → ("2", "26")): patch releases keep the tuner."""
+    return tuple(version.split(".")[:2])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -240,6 +250,12 @@ def _render_site(site: dict[str, object], out) -> None:  # type: ignore[no-untyp
         f"site calibration applied from {escape(one_line(terminal(str(site['file']))))}: {escape(applied)} "
         "(bandwidth term only; the training step is not calibrated)"
     )
+    if site.get("other_nccl_release"):
+        measured = escape(one_line(terminal(str(site["nccl_version"])))[:64])
+        out.print(
+            f"[yellow]warning[/]: the factors were measured with NCCL {measured}, this estimate is for "
+            "another release (its tuner differs): recalibrate with runs of this release"
+        )
 
 
 def _render(reports: list[EstimateReport], out) -> None:  # type: ignore[no-untyped-def]

@@ -112,6 +112,26 @@ def test_estimate_applies_the_factor_to_the_bandwidth_term(site, capsys) -> None
     assert "all_reduce none (model as is)" in capsys.readouterr().out.replace("\n", " ")
 
 
+def test_a_calibration_from_another_nccl_release_is_applied_with_a_warning(site, capsys) -> None:
+    """Factors are measured / predicted for the NCCL the runs used: another major.minor release tunes (and
+    is modelled) differently, so estimate says so; a patch release of the same one does not."""
+    bp, results = site
+    cal = bp.with_name("cal.yaml")
+    main(["acceptance-report", str(bp), "--results", str(results), "--calibrate", str(cal)])
+    capsys.readouterr()
+    recorded = YAML(typ="safe").load(cal.read_text())["nccl_version"]
+    major, minor = recorded.split(".")[:2]
+    other = f"{major}.{int(minor) + 1}.1"
+    assert main(["estimate", str(bp), "--calibration", str(cal), "--nccl-version", other]) == 0
+    text = capsys.readouterr().out.replace("\n", " ")
+    assert f"the factors were measured with NCCL {recorded}, this estimate is for another release" in text
+    assert main(["estimate", str(bp), "--calibration", str(cal), "--nccl-version", other, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)["blueprints"][0]["site_calibration"]
+    assert doc["nccl_version"] == recorded and doc["other_nccl_release"] is True
+    assert main(["estimate", str(bp), "--calibration", str(cal), "--nccl-version", f"{major}.{minor}.99"]) == 0
+    assert "measured with NCCL" not in capsys.readouterr().out
+
+
 def test_acceptance_report_with_the_calibration_passes(site, capsys) -> None:
     bp, results = site
     cal = bp.with_name("cal.yaml")
