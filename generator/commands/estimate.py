@@ -177,6 +177,7 @@ def _calibrated(report: EstimateReport, file: str) -> tuple[EstimateReport, dict
     from dataclasses import replace
 
     from generator.perf.calibration import apply_to_series, read_calibration
+    from generator.perf.system import nccl_release
 
     cal = read_calibration(file, report.system.name)
     series = {}
@@ -184,17 +185,13 @@ def _calibrated(report: EstimateReport, file: str) -> tuple[EstimateReport, dict
     for coll, rows in report.series.items():
         series[coll], entry = apply_to_series(cal, report.system, coll, rows, report.nodes)
         factors[coll] = entry.factor if entry else None
-    measured_with, now = cal.data.nccl_version, report.system.nccl_version
-    # a factor is measured / predicted for the NCCL the runs used; another release runs (and the model tunes)
-    # differently, so the factor may not carry over: said, not refused (the site may know it does)
-    other = _release(measured_with) != _release(now)
+    measured_with = cal.data.nccl_version
+    # a factor is measured / predicted for the NCCL the runs used; another release (major.minor: patch
+    # releases keep the tuner) runs, and is modelled, differently: said, not refused (the site may know)
+    other = nccl_release(measured_with) != report.system.nccl_release
     site = {"file": cal.file, "factors": factors, "nccl_version": measured_with, "other_nccl_release": other}
     return replace(report, series=series), site
 
-
-def _release(version: str) -> tuple[str, ...]:
-    """major.minor of an NCCL version (2.26.2 → ("2", "26")): patch releases keep the tuner."""
-    return tuple(version.split(".")[:2])
 
 
 def run(args: argparse.Namespace) -> int:

@@ -111,7 +111,7 @@ class System:
     @property
     def nccl_release(self) -> int | None:
         """The NCCL release as 100·major + minor (None: not numbered so): whose tuner tables apply."""
-        return _nccl_release(self.nccl_version)
+        return nccl_release(self.nccl_version)
 
 
 # ---- efficiencies -------------------------------------------------------------------------------
@@ -606,7 +606,7 @@ def _net_plugin(
     return reported, traversal.value if traversal is not None else None, plugin.settings
 
 
-def _nccl_release(version: str) -> int | None:
+def nccl_release(version: str) -> int | None:
     """``2.18.1`` → 218 (100·major + minor); None when the pin is not a version NCCL numbers that way."""
     parts = version.split(".")
     if len(parts) < 2 or not (parts[0].isdigit() and parts[1].isdigit()):
@@ -617,7 +617,7 @@ def _nccl_release(version: str) -> int | None:
 def _multi_node_nvls(version: str, given: bool, perf: PerfData, notes: list[str]) -> bool:
     """NVLS across nodes (NVLS + IB SHARP, NVLS-tree) needs the NCCL the blueprint pins (or the run uses)
     to have it."""
-    release = _nccl_release(version)
+    release = nccl_release(version)
     floor = int(perf.nccl.multi_node_nvls_min_release.value)
     if release is None or release >= floor:
         return True
@@ -645,7 +645,7 @@ def _mnnvl_notes(cluster: ResolvedCluster, nvls: bool, unit_nodes: int) -> list[
 
 def _tuner_notes(version: str, perf: PerfData) -> list[str]:
     """Which release's tuner tables predict this NCCL, when a later release's changes apply."""
-    release = _nccl_release(version)
+    release = nccl_release(version)
     later = [r for r in perf.nccl.releases if release is not None and r.first_release <= release]
     if not later:
         return []
@@ -662,7 +662,7 @@ def _ll128(gpu: Gpu, intra_class: str, perf: PerfData) -> bool:
 
 def check_nccl_version(version: str) -> str:
     """A release NCCL numbers as major.minor[.patch] (2.21.5), else PerfError."""
-    if _nccl_release(version.strip()) is None:
+    if nccl_release(version.strip()) is None:
         raise PerfError(f"NCCL version `{version}` is not a release like 2.21.5")
     return version.strip()
 
@@ -692,7 +692,7 @@ def system_for(
     g = server.gpus
     unit_nodes = _unit_nodes(server.nvlink_domain_gpus, g, nv_raw)
     nvls = bool(gpu.nvls and nv_raw > 0 and (server.nvswitches > 0 or server.nvlink_domain_gpus > g))
-    ll128 = _ll128(gpu, intra_class, perf.for_release(_nccl_release(version)))
+    ll128 = _ll128(gpu, intra_class, perf.for_release(nccl_release(version)))
     nw = _network(cluster, plan, rp, perf)
     notes.extend(nw.notes)
     if nw.net is None and rp.count > 1:
