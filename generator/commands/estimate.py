@@ -193,7 +193,6 @@ def _calibrated(report: EstimateReport, file: str) -> tuple[EstimateReport, dict
     return replace(report, series=series), site
 
 
-
 def run(args: argparse.Namespace) -> int:
     from generator import __version__
     from generator.perf.plots import PlotError, check_plot_path, plot_collectives, plot_comparison
