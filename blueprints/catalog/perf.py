@@ -246,14 +246,20 @@ class Nccl(_Entry):
     ll128_sm_archs: Series
     releases: tuple[NcclRelease, ...] = ()
 
+    def releases_up_to(self, release: int | None) -> list[NcclRelease]:
+        """The later releases' changes that ``release`` (100·major + minor; None: none) has, oldest first."""
+        if release is None:
+            return []
+        return sorted((r for r in self.releases if r.first_release <= release), key=lambda r: r.first_release)
+
     def for_release(self, release: int | None) -> "Nccl":
-        """The tuner of ``release`` (100·major + minor; None: the base tables): the base tables with every
-        later release's changes up to it applied in order."""
-        changes = [r for r in self.releases if release is not None and r.first_release <= release]
+        """The tuner of ``release`` (None: the base tables): the base tables with every later release's
+        changes up to it applied in order."""
+        changes = self.releases_up_to(release)
         if not changes:
             return self
         update: dict[str, object] = {}
-        for change in sorted(changes, key=lambda r: r.first_release):
+        for change in changes:
             for name in change.model_fields_set - {"first_release", "source"}:
                 value = getattr(change, name)
                 if name in _KEYED:
@@ -339,7 +345,7 @@ class PerfData(_Entry):
 
     def for_release(self, release: int | None) -> "PerfData":
         """These constants with NCCL's tuner as ``release`` has it (``Nccl.for_release``)."""
-        if release is None or not any(r.first_release <= release for r in self.nccl.releases):
+        if release is None or not self.nccl.releases_up_to(release):
             return self
         key = (id(self), release)
         if key not in _TUNED:

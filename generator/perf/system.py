@@ -645,12 +645,8 @@ def _mnnvl_notes(cluster: ResolvedCluster, nvls: bool, unit_nodes: int) -> list[
 
 def _tuner_notes(version: str, perf: PerfData) -> list[str]:
     """Which release's tuner tables predict this NCCL, when a later release's changes apply."""
-    release = nccl_release(version)
-    later = [r for r in perf.nccl.releases if release is not None and r.first_release <= release]
-    if not later:
-        return []
-    newest = max(later, key=lambda r: r.first_release)
-    return [f"NCCL {version}: predicted with the tuner tables of {newest.source}"]
+    later = perf.nccl.releases_up_to(nccl_release(version))
+    return [f"NCCL {version}: predicted with the tuner tables of {later[-1].source}"] if later else []
 
 
 def _ll128(gpu: Gpu, intra_class: str, perf: PerfData) -> bool:
