@@ -153,6 +153,7 @@ def summary(outcomes: list[Outcome]) -> dict[str, float]:
         "median_abs_error": statistics.median(errors),
         "median_error": statistics.median(o.error for o in outcomes),
         "within_15": sum(e <= WITHIN for e in errors) / len(errors),
+        "over_share": sum(o.error > 0 for o in outcomes) / len(outcomes),
         "worst_abs_error": max(errors),
     }
 
@@ -190,14 +191,35 @@ def by_family(outcomes: list[Outcome]) -> dict[str, dict[str, dict[str, float]]]
     return out
 
 
+# Issue 28's held-out criterion: "no family systematically high". A family value is reported as such when its
+# median signed error is above this bound (and, symmetrically, systematically low below its negative).
+SYSTEMATIC = 0.10
+
+
+def systematic(outcomes: list[Outcome]) -> list[tuple[str, str, dict[str, float]]]:
+    """Family values (of two rows or more) whose median signed error is beyond ±SYSTEMATIC."""
+    return [
+        (key, name, s)
+        for key, groups in by_family(outcomes).items()
+        for name, s in groups.items()
+        if s["count"] >= 2 and abs(s["median_error"]) > SYSTEMATIC
+    ]
+
+
 def _print_families(outcomes: list[Outcome]) -> None:
-    print(f"\n{'family':<16} {'value':<24} {'rows':>4} {'median|e|':>9} {'median e':>9} {'±15 %':>6}")
+    head = f"{'family':<16} {'value':<24} {'rows':>4} {'median|e|':>9} {'median e':>9} {'±15 %':>6}"
+    print(f"\n{head} {'high':>5}")
     for key, groups in by_family(outcomes).items():
         for name, s in groups.items():
             print(
                 f"{key:<16} {name:<24} {s['count']:>4} {s['median_abs_error']:>9.1%} "
-                f"{s['median_error']:>+9.1%} {s['within_15']:>6.0%}"
+                f"{s['median_error']:>+9.1%} {s['within_15']:>6.0%} {s['over_share']:>5.0%}"
             )
+    flagged = systematic(outcomes)
+    print(
+        f"\nsystematically high or low (median signed error beyond ±{SYSTEMATIC:.0%}): "
+        + (", ".join(f"{key} {name} {s['median_error']:+.0%}" for key, name, s in flagged) or "none")
+    )
 
 
 def main() -> int:

@@ -96,3 +96,30 @@ def test_no_fit_data_source_is_evaluated() -> None:
     assert len(fitted) >= 6
     evaluated = {e["source"].split("#")[0] for e in DOC["measurements"]}
     assert not fitted & evaluated
+
+
+def _outcome(name: str, collective: str, measured: float, predicted: float) -> evaluate.Outcome:
+    return evaluate.Outcome(
+        name, "hw", collective, 2, 16, "ring", measured, predicted, "src", size_bytes=1 << 30
+    )
+
+
+def test_a_family_predicted_high_on_most_rows_is_reported_systematic() -> None:
+    """Issue 28's held-out criterion, "no family systematically high": all_gather rows at +20, +12 and -5 %
+    (median +12 %) are flagged high, all_reduce rows at +8, -9 and +2 % (median +2 %) are not."""
+    rows = [
+        _outcome("ag1", "all_gather", 100.0, 120.0),
+        _outcome("ag2", "all_gather", 100.0, 112.0),
+        _outcome("ag3", "all_gather", 100.0, 95.0),
+        _outcome("ar1", "all_reduce", 100.0, 108.0),
+        _outcome("ar2", "all_reduce", 100.0, 91.0),
+        _outcome("ar3", "all_reduce", 100.0, 102.0),
+    ]
+    flagged = {(key, name): round(s["median_error"], 2) for key, name, s in evaluate.systematic(rows)}
+    assert flagged[("collective", "all_gather")] == 0.12
+    assert ("collective", "all_reduce") not in flagged
+    shares = evaluate.by_family(rows)["collective"]
+    assert (
+        round(shares["all_gather"]["over_share"], 2) == 0.67
+        and round(shares["all_reduce"]["over_share"], 2) == 0.67
+    )
