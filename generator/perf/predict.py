@@ -96,18 +96,8 @@ def job_for(
 ) -> Job:
     """The collective's view of ``nodes`` nodes of the system's pool (default: all of them); ``pxn=False``
     as with NCCL_PXN_DISABLE=1."""
-    if placement not in PLACEMENTS:
-        raise PerfError(f"placement must be one of {', '.join(PLACEMENTS)}, not `{placement}`")
-    n_nodes = system.pool_nodes if nodes is None else nodes
-    if n_nodes < 1 or n_nodes > system.pool_nodes:
-        raise PerfError(f"pool `{system.pool}` has {system.pool_nodes} nodes; cannot run on {n_nodes}")
-    if n_nodes > system.unit_nodes and system.net is None:
-        raise PerfError(f"pool `{system.pool}` has no compute network: a collective spans one node at most")
-    rpn = system.gpus_per_node if ranks_per_node is None else ranks_per_node
-    if rpn < 1 or rpn > system.gpus_per_node:
-        raise PerfError(f"{rpn} ranks per node on a {system.gpus_per_node}-GPU node")
-    per_unit = min(n_nodes, system.unit_nodes)
-    units = math.ceil(n_nodes / per_unit)
+    n_nodes, rpn = _checked_shape(system, nodes, ranks_per_node, placement)
+    units, per_unit = _units(system, n_nodes)
     k = per_unit * rpn
     net, spread, nvls_net, p2p = (
         _unit_networks(system, per_unit, net_share, pxn) if units > 1 else (None, None, None, None)
@@ -143,6 +133,31 @@ def job_for(
         transport_algorithms=settings.algorithms if settings is not None else None,
         transport_protocols=settings.protocols if settings is not None else None,
     )
+
+
+def _checked_shape(
+    system: System, nodes: int | None, ranks_per_node: int | None, placement: str
+) -> tuple[int, int]:
+    """The job's node count and ranks per node, refused when the pool cannot run them."""
+    if placement not in PLACEMENTS:
+        raise PerfError(f"placement must be one of {', '.join(PLACEMENTS)}, not `{placement}`")
+    n_nodes = system.pool_nodes if nodes is None else nodes
+    if n_nodes < 1 or n_nodes > system.pool_nodes:
+        raise PerfError(f"pool `{system.pool}` has {system.pool_nodes} nodes; cannot run on {n_nodes}")
+    if n_nodes > system.unit_nodes and system.net is None:
+        raise PerfError(f"pool `{system.pool}` has no compute network: a collective spans one node at most")
+    rpn = system.gpus_per_node if ranks_per_node is None else ranks_per_node
+    if rpn < 1 or rpn > system.gpus_per_node:
+        raise PerfError(f"{rpn} ranks per node on a {system.gpus_per_node}-GPU node")
+    return n_nodes, rpn
+
+
+def _units(system: System, n_nodes: int) -> tuple[int, int]:
+    """NVLink domains the job spans and its nodes in each. A job of part of several domains takes as many as
+    it needs and spreads its nodes evenly over them (32 NVL72 trays: two racks of 16, not 18 + 18 = 36 trays
+    the job does not have)."""
+    units = math.ceil(n_nodes / system.unit_nodes)
+    return units, math.ceil(n_nodes / units)
 
 
 def _unit_networks(

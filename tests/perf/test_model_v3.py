@@ -48,6 +48,20 @@ def test_nvl72_racks_are_joined_by_at_most_the_ring_channels_nics(tmp_path: Path
     assert across.algorithm == "ring" and across.busbw_gbytes <= two.net.gbytes + 1e-6
 
 
+def test_a_job_of_part_of_several_racks_spreads_its_trays_evenly(tmp_path: Path) -> None:
+    """32 NVL72 trays span two racks as 16 + 16 (128 ranks), as OCI's two-rack GB200 runs place them; the job
+    never counts the 4 trays it does not have (the model gave 2 x 18 trays, 144 ranks). 48 trays: 3 x 16; 20
+    trays: 2 x 10; 18 trays stay one rack."""
+    system = _system(tmp_path, "gb200-nvl72-tray", 72)
+    for trays, units, per_unit in ((32, 2, 16), (48, 3, 16), (20, 2, 10), (18, 1, 18), (36, 2, 18)):
+        job = job_for(system, trays)
+        assert (job.units, job.ranks_per_unit, job.ranks) == (units, 4 * per_unit, 4 * trays)
+    # each rack sends through the NICs of its own 16 trays' ring channels: 16 of 64 NICs, as with 18 trays
+    sixteen = job_for(system, 32)
+    assert sixteen.net is not None and system.net is not None
+    assert sixteen.net.gbytes == pytest.approx(16 * system.net.gbytes / system.net_ports)
+
+
 def test_eight_nic_nodes_keep_every_nic(tmp_path: Path) -> None:
     """Fewer NICs than ring channels (DGX H100: 8): the cap does not bind."""
     system = _system(tmp_path, "dgx-h100", 4)
