@@ -95,11 +95,15 @@ def _blueprint(entry: dict[str, Any], specs: dict[str, Any]) -> dict[str, Any]:
 def evaluate_entry(entry: dict[str, Any], specs: dict[str, Any]) -> Outcome:
     cluster = resolve(Blueprint.model_validate(_blueprint(entry, specs)))
     # what the run changed, as `blueprint estimate` takes it: the NCCL release (--nccl-version), NVLink off
-    # (--no-nvlink), NCCL_PROTO (--proto), inter-node channels (--channels)
+    # (--no-nvlink), NCCL_PROTO (--proto), inter-node channels (--channels, --min-channels)
     nccl = str(entry["nccl"]) if "nccl" in entry else None
     system = system_for(cluster, build_plan(cluster), nvlink=entry.get("nvlink", True), nccl_version=nccl)
     job = job_for(
-        system, entry["nodes"], ranks_per_node=entry["ranks_per_node"], channels=entry.get("channels")
+        system,
+        entry["nodes"],
+        ranks_per_node=entry["ranks_per_node"],
+        channels=entry.get("channels"),
+        min_channels=entry.get("min_channels"),
     )
     algo = entry.get("algorithm", "default")
     algorithms = None if algo == "default" else algorithm_list(algo)

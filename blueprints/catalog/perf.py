@@ -233,6 +233,9 @@ class Nccl(_Entry):
     dup_channels_min_gbytes: PerfConstant
     dup_channels_sm90_gbytes: PerfConstant
     dup_channels_sm90_channels: PerfConstant
+    postset_channel_factor: PerfConstant
+    postset_sm90_double_above_gbytes: PerfConstant
+    postset_sm90_double_below_channels: PerfConstant
     tree_per_channel_max_gbytes: dict[int, Series]
     tree_ll128_per_channel_max_gbytes: dict[int, Series]
     ring_ll128_per_channel_max_gbytes: dict[int, Series]

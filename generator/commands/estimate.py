@@ -63,6 +63,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="packed",
         help="packed: ranks in leaf order (topology-aware scheduler); scattered: spread over the fabric",
     )
+    _add_run_settings(p)
+    p.add_argument("--plot", metavar="FILE", help="write busbw vs message size to this .svg or .png")
+    p.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="apply a site calibration (from `acceptance-report --calibrate`) to the predictions; one "
+        "blueprint only",
+    )
+    add_common(p, output_help="write the table or JSON to this file")
+    p.set_defaults(func=run)
+
+
+def _add_run_settings(p: argparse.ArgumentParser) -> None:
+    """What a run changes, as NCCL's environment would (predict.RunSettings)."""
     p.add_argument(
         "--algo",
         help=f"restrict algorithms like NCCL_ALGO: comma list of {', '.join(ALGORITHMS)} "
@@ -78,6 +92,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="channels of rings and trees between nodes (like NCCL_MAX_NCHANNELS on NCCL's inter-node graph)",
     )
     p.add_argument(
+        "--min-channels",
+        type=int,
+        help="channels run at least between nodes, like NCCL_MIN_NCHANNELS: copies of NCCL's channels, which "
+        "lift its per-channel LL128 maximum but not the links",
+    )
+    p.add_argument(
         "--no-nvlink",
         action="store_true",
         help="NVLink off, like NCCL_P2P_DISABLE=1: GPUs of a node exchange through host memory over PCIe",
@@ -91,15 +111,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--nccl-version", help="the NCCL release of the run (default: the blueprint's software.nccl)"
     )
-    p.add_argument("--plot", metavar="FILE", help="write busbw vs message size to this .svg or .png")
-    p.add_argument(
-        "--calibration",
-        metavar="FILE",
-        help="apply a site calibration (from `acceptance-report --calibrate`) to the predictions; one "
-        "blueprint only",
-    )
-    add_common(p, output_help="write the table or JSON to this file")
-    p.set_defaults(func=run)
 
 
 def _collectives(text: str) -> list[str]:
@@ -124,14 +135,15 @@ def _collectives(text: str) -> list[str]:
 
 
 def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    """The run's NCCL settings from the options (--algo, --proto, --channels, --no-nvlink, --no-pxn,
-    --nccl-version)."""
+    """The run's NCCL settings from the options (--algo, --proto, --channels, --min-channels, --no-nvlink,
+    --no-pxn, --nccl-version)."""
     from generator.perf.collectives import algorithm_list, protocol_list
     from generator.perf.predict import RunSettings
     from generator.perf.system import PerfError, check_nccl_version
 
-    if args.channels is not None and args.channels < 1:
-        raise PerfError(f"--channels must be at least 1, not {args.channels}")
+    for name, value in (("--channels", args.channels), ("--min-channels", args.min_channels)):
+        if value is not None and value < 1:
+            raise PerfError(f"{name} must be at least 1, not {value}")
     return RunSettings(
         algorithms=algorithm_list(args.algo) or None if args.algo else None,
         protocols=protocol_list(args.proto) or None if args.proto else None,
@@ -139,6 +151,7 @@ def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         nvlink=not args.no_nvlink,
         nccl_version=check_nccl_version(args.nccl_version) if args.nccl_version else None,
         pxn=not args.no_pxn,
+        min_channels=args.min_channels,
     )
 
 

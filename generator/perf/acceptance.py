@@ -209,14 +209,23 @@ class _Predictions:
         return self.systems[key]
 
     def job(self, st: RunSettings, nodes: int, rpn: int, share: float) -> Job:
-        """The run's job; its channel cap (NCCL_MAX_NCHANNELS) applies between NVLink domains, as `estimate
-        --channels` does (inside one domain the model counts no channels, so there it changes nothing)."""
+        """The run's job; its channel counts (NCCL_MAX_NCHANNELS, NCCL_MIN_NCHANNELS) apply between NVLink
+        domains, as `estimate --channels` and `--min-channels` do (inside one domain the model counts no
+        channels, so there they change nothing)."""
         system = self._system(st)
-        channels = st.channels if nodes > system.unit_nodes else None
-        key = (nodes, rpn, share, st.nvlink, st.nccl_version, channels, st.pxn)
+        between = nodes > system.unit_nodes
+        channels = st.channels if between else None
+        least = st.min_channels if between else None
+        key = (nodes, rpn, share, st.nvlink, st.nccl_version, channels, st.pxn, least)
         if key not in self.jobs:
             self.jobs[key] = job_for(
-                system, nodes, ranks_per_node=rpn, net_share=share, channels=channels, pxn=st.pxn
+                system,
+                nodes,
+                ranks_per_node=rpn,
+                net_share=share,
+                channels=channels,
+                pxn=st.pxn,
+                min_channels=least,
             )
         return self.jobs[key]
 
@@ -259,6 +268,7 @@ def _settings_dict(st: RecordedSettings) -> dict[str, object]:
         ("nccl_algo", st.algo),
         ("nccl_proto", st.proto),
         ("nccl_max_nchannels", st.channels),
+        ("nccl_min_nchannels", st.min_channels),
         ("nccl_p2p_disable", 1 if st.p2p_disabled else None),
         ("nccl_pxn_disable", 1 if st.pxn_disabled else None),
         ("nccl_version", st.nccl_version),
@@ -277,6 +287,7 @@ def run_settings(run: NcclRun) -> RunSettings:
         nvlink=not st.p2p_disabled,
         nccl_version=st.nccl_version,
         pxn=not st.pxn_disabled,
+        min_channels=st.min_channels,
     )
 
 

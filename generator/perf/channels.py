@@ -80,6 +80,25 @@ def duplicated(graph: Graph, sm_arch: int, perf: PerfData) -> Graph:
     return Graph(dup, graph.speed / math.ceil(dup / graph.channels))
 
 
+def run_channels(graph: Graph, sm_arch: int, perf: PerfData) -> int:
+    """The channels NCCL runs between nodes by default (connect.cc ``ncclTopoPostset``, perf.yaml
+    postset_*): the duplicated graph's channels twice over, up to MAXCHANNELS, and on sm90+ twice again
+    while the ring graph's per-channel speed is above 45 GB/s and fewer than 16 run. NCCL_MIN_NCHANNELS
+    copies channels beyond this number; NCCL's tuner still counts the graph's (tuning.cc
+    ``graphs[a]->nChannels``)."""
+    nc = perf.nccl
+    dup = duplicated(graph, sm_arch, perf)
+    most = int(nc.max_channels.value)
+    n = min(most, dup.channels * int(nc.postset_channel_factor.value))
+    if (
+        sm_arch >= 90
+        and dup.speed > nc.postset_sm90_double_above_gbytes.value
+        and n < nc.postset_sm90_double_below_channels.value
+    ):
+        n = min(most, 2 * n)
+    return n
+
+
 def ring_ll128_cap(graph: Graph, sm_arch: int, units: int, perf: PerfData) -> float:
     """NCCL's per-channel LL128 maximum for rings (``perChMaxRingLL128Bws``, perf.yaml
     ring_ll128_per_channel_max_gbytes by GPU architecture): ring LL128 bus bandwidth ≤ channels × that, the

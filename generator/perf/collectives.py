@@ -127,6 +127,10 @@ class Job:
     tree_channel_cap: float = math.inf  # tree bus GB/s NCCL's tuner allows: channels × perChMaxTreeBw
     tree_ll128_channel_cap: float = math.inf  # the same for LL128: channels × perChMaxTreeLL128Bw
     ring_ll128_channel_cap: float = math.inf  # ring LL128 bus GB/s: channels × perChMaxRingLL128Bw
+    # channels the run adds over NCCL's default (NCCL_MIN_NCHANNELS, predict._min_channels_scale): the LL128
+    # per-channel maxima hold for that many times the channels in what the run reaches; NCCL's tuner does
+    # not see them (it counts its graph's channels)
+    ll128_channel_scale: float = 1.0
     # the latency a cloud transport's net plugin reports to NCCL (its tuner's latencyInter, in place of the
     # traversal latency); None: NCCL's tuner sees the traversal latency (IB/RoCE transports report none)
     tuner_net_latency_us: float | None = None
@@ -235,7 +239,7 @@ def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
         elif p == "ll128":
             bw = base.scaled(nc.ring_ll128_factor.value if k >= 2 else nc.ring_ll128_factor_ppn1.value)
             if u > 1:
-                bw = _ll128_channel_cap(bw, job.ring_ll128_channel_cap, "ring")
+                bw = _ll128_channel_cap(bw, job.ring_ll128_channel_cap * job.ll128_channel_scale, "ring")
         else:
             f = (
                 nc.ring_ll_factor_multi.value
@@ -267,7 +271,10 @@ def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
             hop = "tree" if (k == 1 and nc.ppn1_tree_net_latency.value) else "ring"
             inter_lat = hw.get("net", hop, p) + job.net_latency_us * (2 if p == "simple" else 1)
             lat += (nsteps - ninter) * intra_lat + ninter * inter_lat
-        out.append(_ring_candidate(collective, job, perf, p, bw.scaled(1 / factor), lat))
+        cand = _ring_candidate(collective, job, perf, p, bw.scaled(1 / factor), lat)
+        if p == "ll128" and u > 1 and job.ll128_channel_scale > 1:
+            cand = replace(cand, tuner_cap_gbytes=job.ring_ll128_channel_cap / factor)
+        out.append(cand)
     return out
 
 
@@ -275,7 +282,9 @@ def _ll128_channel_cap(bw: Limit, cap: float, algorithm: str) -> Limit:
     """LL128 bus bandwidth at most channels × NCCL's per-channel LL128 maximum (tuning.cc
     perChMaxRingLL128Bws / perChMaxTreeLL128Bws, perf.yaml). Applied to what the run reaches, not only to
     NCCL's choice: it is NCCL's own per-channel LL128 figure, not a link bound, and no measurement of the
-    evaluation set runs LL128 above it (unlike the Simple tree table, which forced trees beat: #1801)."""
+    evaluation set runs LL128 above it for the channels it ran (unlike the Simple tree table, which forced
+    trees beat: #1801; nccl-tests #322 ran twice NCCL's channels with NCCL_MIN_NCHANNELS=32, which
+    ``Job.ll128_channel_scale`` counts)."""
     if bw.gbytes <= cap:
         return bw
     detail = f"NCCL's {algorithm} LL128 maximum: {cap:g} GB/s over its channels"
@@ -344,7 +353,7 @@ def _tree(job: Job, perf: PerfData) -> list[Candidate]:
             bw = base
         elif p == "ll128":
             bw = base.scaled(nc.tree_ll128_factor_multi.value)
-            bw = _ll128_channel_cap(bw, job.tree_ll128_channel_cap, "tree")
+            bw = _ll128_channel_cap(bw, job.tree_ll128_channel_cap * job.ll128_channel_scale, "tree")
         else:
             bw = base.scaled(nc.tree_ll_factor.value)
             cap = _ll_max(job, perf)

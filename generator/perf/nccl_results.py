@@ -12,15 +12,15 @@ the rail, the compute NIC index of the plan), or when its ``NCCL_IB_HCA`` (JSON 
 device ``mlx5_<N>``: that device is the run's ``hca``, and the rail it serves is the plan's to say (on a
 DGX H100 rail 5 is mlx5_9), which generator.perf.acceptance looks up.
 
-What the run changed, as `blueprint estimate` takes it, is read where the output records it, so the
-prediction follows the run: ``NCCL_ALGO`` / ``NCCL_PROTO`` (``--algo`` / ``--proto``), ``NCCL_MAX_NCHANNELS``
-(``--channels``), ``NCCL_P2P_DISABLE`` (``--no-nvlink``), ``NCCL_PXN_DISABLE`` (``--no-pxn``) and the
-NCCL release (``--nccl-version``). Text output records the environment only where NCCL_DEBUG=INFO echoes it
-(tuning.cc: ``NCCL_ALGO set by environment to Ring``; param.cc: ``NCCL_MAX_NCHANNELS set by environment to
-8.``) and the release in the nccl-tests header (util.cu ``writeDeviceReport``: ``# nccl-tests version
-2.17.6 nccl-headers=22602 nccl-library=22602``) or NCCL's own ``NCCL INFO NCCL version 2.26.2+cuda12.2``;
-the JSON file has the whole process environment (``env``) and ``nccl_version`` (util.cu
-``jsonOutputInit``: the library's version code).
+What the run changed, as `blueprint estimate` takes it, is read where the output records it, so the prediction
+follows the run: ``NCCL_ALGO`` / ``NCCL_PROTO`` (``--algo`` / ``--proto``), ``NCCL_MAX_NCHANNELS``
+(``--channels``), ``NCCL_MIN_NCHANNELS`` (``--min-channels``), ``NCCL_P2P_DISABLE`` (``--no-nvlink``),
+``NCCL_PXN_DISABLE`` (``--no-pxn``) and the NCCL release (``--nccl-version``). Text output records the
+environment only where NCCL_DEBUG=INFO echoes it (tuning.cc: ``NCCL_ALGO set by environment to Ring``;
+param.cc: ``NCCL_MAX_NCHANNELS set by environment to 8.``) and the release in the nccl-tests header (util.cu
+``writeDeviceReport``: ``# nccl-tests version 2.17.6 nccl-headers=22602 nccl-library=22602``) or NCCL's own
+``NCCL INFO NCCL version 2.26.2+cuda12.2``; the JSON file has the whole process environment (``env``) and
+``nccl_version`` (util.cu ``jsonOutputInit``: the library's version code).
 
 Every file is foreign input (generator/foreign.py): regular files only, at most ``MAX_FILE_BYTES`` each and
 one byte budget for the whole command, parsed in one pass, and every value checked against
@@ -73,7 +73,14 @@ _TEST_RE = re.compile(r"^#\s*Collective test starting:\s*(\S+)", re.ASCII)
 # NCCL_DEBUG=INFO echoes its environment: "... NCCL INFO NCCL_ALGO set by environment to Ring" (tuning.cc),
 # "... NCCL INFO NCCL_MAX_NCHANNELS set by environment to 8." (param.cc ncclLoadParam: "%s set by environment
 # to %lld."; NCCL_P2P_DISABLE is printed with or without the period, depending on the release)
-SETTINGS = ("NCCL_ALGO", "NCCL_PROTO", "NCCL_MAX_NCHANNELS", "NCCL_P2P_DISABLE", "NCCL_PXN_DISABLE")
+SETTINGS = (
+    "NCCL_ALGO",
+    "NCCL_PROTO",
+    "NCCL_MAX_NCHANNELS",
+    "NCCL_MIN_NCHANNELS",
+    "NCCL_P2P_DISABLE",
+    "NCCL_PXN_DISABLE",
+)
 # The whole value is taken and checked (_checked_setting): one the model cannot read is refused, never skipped
 # (a skipped `allreduce:tree` or `-4` would predict the run with NCCL's defaults).
 _ENV_RE = re.compile(rf"NCCL INFO ({'|'.join(SETTINGS)}) set by environment to (.*)$", re.ASCII)
@@ -120,6 +127,7 @@ class RecordedSettings:
     p2p_disabled: bool = False  # NCCL_P2P_DISABLE=1: NVLink off (--no-nvlink)
     nccl_version: str | None = None  # the NCCL release the run loaded, ``2.26.2`` (--nccl-version)
     pxn_disabled: bool = False  # NCCL_PXN_DISABLE=1: PXN off (--no-pxn)
+    min_channels: int | None = None  # NCCL_MIN_NCHANNELS (--min-channels)
 
     def text(self) -> str:
         """In NCCL's spelling; empty for a run of NCCL's own choices on the blueprint's release."""
@@ -127,6 +135,7 @@ class RecordedSettings:
             f"NCCL_ALGO={self.algo}" if self.algo else "",
             f"NCCL_PROTO={self.proto}" if self.proto else "",
             f"NCCL_MAX_NCHANNELS={self.channels}" if self.channels is not None else "",
+            f"NCCL_MIN_NCHANNELS={self.min_channels}" if self.min_channels is not None else "",
             "NCCL_P2P_DISABLE=1" if self.p2p_disabled else "",
             "NCCL_PXN_DISABLE=1" if self.pxn_disabled else "",
             f"NCCL {self.nccl_version}" if self.nccl_version else "",
@@ -184,10 +193,10 @@ def _checked_setting(name: str, raw: str, where: str) -> str:
         raise ForeignInputError(
             where, f"{name}: {shown} is no setting NCCL prints (printable ASCII, no space, at most 200)"
         )
-    if name == "NCCL_MAX_NCHANNELS":
+    if name in ("NCCL_MAX_NCHANNELS", "NCCL_MIN_NCHANNELS"):
         most = int(perf_data().nccl.max_channels_newest.value)  # NCCL's MAXCHANNELS: more is no channel count
         if not (value.isdigit() and len(value) <= 4 and 1 <= int(value) <= most):
-            raise ForeignInputError(where, f"NCCL_MAX_NCHANNELS `{value}`: give 1 to {most} channels")
+            raise ForeignInputError(where, f"{name} `{value}`: give 1 to {most} channels")
     if name in ("NCCL_P2P_DISABLE", "NCCL_PXN_DISABLE") and value not in ("0", "1"):
         raise ForeignInputError(where, f"{name} `{value}`: the model follows 0 or 1")
     return value
@@ -195,7 +204,7 @@ def _checked_setting(name: str, raw: str, where: str) -> str:
 
 def _settings(env: dict[str, str], version: str | None) -> RecordedSettings:
     """The run's settings from its (checked) environment and its release."""
-    channels = env.get("NCCL_MAX_NCHANNELS")
+    channels, least = env.get("NCCL_MAX_NCHANNELS"), env.get("NCCL_MIN_NCHANNELS")
     return RecordedSettings(
         env.get("NCCL_ALGO"),
         env.get("NCCL_PROTO"),
@@ -203,6 +212,7 @@ def _settings(env: dict[str, str], version: str | None) -> RecordedSettings:
         env.get("NCCL_P2P_DISABLE") == "1",
         version,
         env.get("NCCL_PXN_DISABLE") == "1",
+        int(least) if least is not None else None,
     )
 
 

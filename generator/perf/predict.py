@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from blueprints.catalog.perf import perf_data
-from generator.perf.channels import ring_ll128_cap, search, tree_channel_cap
+from blueprints.catalog.perf import PerfData, perf_data
+from generator.perf.channels import Graph, ring_ll128_cap, run_channels, search, tree_channel_cap
 from generator.perf.collectives import Estimate, Job, estimate
 from generator.perf.system import Limit, PerfError, System, nvls_efficiency, system_for
 
@@ -26,8 +26,8 @@ PLACEMENTS = ("packed", "scattered")
 @dataclass(frozen=True)
 class RunSettings:
     """What a run changes, as NCCL's environment would: NCCL_ALGO, NCCL_PROTO, the inter-node channel count
-    (NCCL_MAX_NCHANNELS-like), NCCL_P2P_DISABLE (NVLink off), NCCL_PXN_DISABLE (PXN off) and the NCCL
-    release."""
+    (NCCL_MAX_NCHANNELS-like), the channels run at least (NCCL_MIN_NCHANNELS), NCCL_P2P_DISABLE (NVLink
+    off), NCCL_PXN_DISABLE (PXN off) and the NCCL release."""
 
     algorithms: tuple[str, ...] | None = None
     protocols: tuple[str, ...] | None = None
@@ -35,6 +35,7 @@ class RunSettings:
     nvlink: bool = True
     nccl_version: str | None = None
     pxn: bool = True
+    min_channels: int | None = None
 
     def describe(self) -> str:
         parts = []
@@ -44,6 +45,8 @@ class RunSettings:
             parts.append("NCCL_PROTO=" + ",".join(self.protocols))
         if self.channels:
             parts.append(f"{self.channels} inter-node channels")
+        if self.min_channels:
+            parts.append(f"NCCL_MIN_NCHANNELS={self.min_channels}")
         if not self.nvlink:
             parts.append("NVLink off")
         if not self.pxn:
@@ -93,9 +96,10 @@ def job_for(
     placement: str = "packed",
     channels: int | None = None,
     pxn: bool = True,
+    min_channels: int | None = None,
 ) -> Job:
     """The collective's view of ``nodes`` nodes of the system's pool (default: all of them); ``pxn=False``
-    as with NCCL_PXN_DISABLE=1."""
+    as with NCCL_PXN_DISABLE=1, ``min_channels`` as NCCL_MIN_NCHANNELS."""
     n_nodes, rpn = _checked_shape(system, nodes, ranks_per_node, placement)
     units, per_unit = _units(system, n_nodes)
     k = per_unit * rpn
@@ -103,7 +107,7 @@ def job_for(
         _unit_networks(system, per_unit, net_share, pxn) if units > 1 else (None, None, None, None)
     )
     nvls = _nvls_limit(system, k, per_unit)
-    ring_graph, caps = _graphs(system, units, per_unit * net_share, channels)
+    ring_graph, caps, ll128_scale = _graphs(system, units, per_unit * net_share, channels, min_channels)
     settings = system.transport_settings if units > 1 else None  # the transport runs only across units
     return Job(
         units=units,
@@ -128,6 +132,7 @@ def job_for(
         tree_channel_cap=caps[0],
         tree_ll128_channel_cap=caps[1],
         ring_ll128_channel_cap=caps[2],
+        ll128_channel_scale=ll128_scale,
         tuner_net_latency_us=system.tuner_net_latency_us,
         nvls_net=nvls_net,
         transport_algorithms=settings.algorithms if settings is not None else None,
@@ -209,26 +214,29 @@ def _mnnvl_without_nvls(system: System, per_unit: int) -> bool:
 
 
 def _graphs(
-    system: System, units: int, scale: float, channels: int | None
-) -> tuple[Limit | None, tuple[float, float, float]]:
+    system: System, units: int, scale: float, channels: int | None, min_channels: int | None = None
+) -> tuple[Limit | None, tuple[float, float, float], float]:
     """NCCL's inter-unit channel graph (perf/channels.py): the ring bound it plans (channels × speed), the
-    tree bus bandwidth its tuner allows (channels × perChMaxTreeBw, Simple and LL128) and the ring LL128 bus
-    bandwidth (channels × perChMaxRingLL128Bw); ``channels`` caps the channel count
-    (NCCL_MAX_NCHANNELS-like). Nothing within one unit: the graph is that of NICs."""
-    if channels is not None and channels < 1:
-        raise PerfError(f"--channels must be at least 1, not {channels}")
+    tree bus bandwidth its tuner allows (channels × perChMaxTreeBw, Simple and LL128), the ring LL128 bus
+    bandwidth (channels × perChMaxRingLL128Bw) and how many times the channels NCCL runs by default
+    ``min_channels`` (NCCL_MIN_NCHANNELS) asks for (1 when it asks for no more); ``channels`` caps the
+    channel count (NCCL_MAX_NCHANNELS-like). Nothing within one unit: the graph is that of NICs."""
+    for name, value in (("--channels", channels), ("--min-channels", min_channels)):
+        if value is not None and value < 1:
+            raise PerfError(f"{name} must be at least 1, not {value}")
     if units < 2 or system.net is None:
-        if channels is not None:
+        if channels is not None or min_channels is not None:
             raise PerfError(
-                "--channels sets the channels of rings and trees between nodes (NCCL's inter-node graph); "
-                "this run has one node or NVLink domain, whose channels the model does not count"
+                "--channels and --min-channels set the channels of rings and trees between nodes (NCCL's "
+                "inter-node graph); this run has one node or NVLink domain, whose channels the model does "
+                "not count"
             )
-        return None, (math.inf, math.inf, math.inf)
+        return None, (math.inf, math.inf, math.inf), 1.0
     perf = perf_data().for_release(system.nccl_release)
     nvlink = system.intra.gbytes if (system.intra is not None and system.intra_class == "nvlink") else None
     graph = search(system.sm_arch, system.nic_gbytes, system.net_ports * scale, nvlink, perf)
     if graph is None:
-        return None, (math.inf, math.inf, math.inf)
+        return None, (math.inf, math.inf, math.inf), 1.0
     given = ""
     if channels is not None and channels < graph.channels:
         graph = type(graph)(channels, graph.speed)
@@ -239,7 +247,19 @@ def _graphs(
         "search.cc: one NIC per channel, each GPU's NVLink crossed once per channel, NCCL's speeds",
     )
     simple, ll128 = (tree_channel_cap(graph, system.sm_arch, units, perf, p) for p in ("simple", "ll128"))
-    return ring, (simple, ll128, ring_ll128_cap(graph, system.sm_arch, units, perf))
+    caps = (simple, ll128, ring_ll128_cap(graph, system.sm_arch, units, perf))
+    return ring, caps, _min_channels_scale(graph, system.sm_arch, perf, min_channels)
+
+
+def _min_channels_scale(graph: Graph, sm_arch: int, perf: PerfData, min_channels: int | None) -> float:
+    """NCCL_MIN_NCHANNELS copies the channels NCCL runs up to its value (at most MAXCHANNELS; connect.cc
+    ``copyChannels``): the per-channel LL128 maxima then hold for that many, while NCCL's tuner keeps counting
+    its graph's channels. The links stay what they are: more channels never carry more than the NICs and
+    NVLink (128 H100 nodes, ring LL128 with 32 channels: 367 GB/s, NVIDIA/nccl-tests #322)."""
+    if min_channels is None:
+        return 1.0
+    wanted = min(min_channels, int(perf.nccl.max_channels.value))
+    return max(1.0, wanted / run_channels(graph, sm_arch, perf))
 
 
 def _ring_channel_cap(system: System, net: Limit, scale: float, channels: float, graph: str) -> Limit:
@@ -333,7 +353,9 @@ def sweep(
     """``settings`` (algorithms, protocols, channels) as the run sets them; its ``nvlink`` and
     ``nccl_version`` are the system's (``system_for``)."""
     s = settings or RunSettings()
-    job = job_for(system, nodes, placement=placement, channels=s.channels, pxn=s.pxn)
+    job = job_for(
+        system, nodes, placement=placement, channels=s.channels, pxn=s.pxn, min_channels=s.min_channels
+    )
     n = nodes or system.pool_nodes
     algos = algorithms or s.algorithms
     return [
