@@ -135,16 +135,20 @@ NCCL_SPELLINGS = {
 
 
 class TransportSettings(_Entry):
-    """NCCL_ALGO / NCCL_PROTO a cloud transport's published setup sets for every multi-node job."""
+    """NCCL_ALGO / NCCL_PROTO a cloud transport's published setup (or its NCCL plugin) sets for every
+    multi-node job; None: that one is left to NCCL."""
 
-    algorithms: tuple[str, ...]
-    protocols: tuple[str, ...]
+    algorithms: tuple[str, ...] | None = None
+    protocols: tuple[str, ...] | None = None
     source: str
 
     def env(self) -> str:
         """``NCCL_ALGO=Ring,Tree NCCL_PROTO=Simple,LL128``: the settings as the setup writes them."""
-        algos = ",".join(NCCL_SPELLINGS.get(a, a) for a in self.algorithms)
-        return f"NCCL_ALGO={algos} NCCL_PROTO={','.join(NCCL_SPELLINGS.get(p, p) for p in self.protocols)}"
+        parts = []
+        for name, values in (("NCCL_ALGO", self.algorithms), ("NCCL_PROTO", self.protocols)):
+            if values:
+                parts.append(f"{name}={','.join(NCCL_SPELLINGS.get(v, v) for v in values)}")
+        return " ".join(parts)
 
 
 class NetPlugin(_Entry):
@@ -152,13 +156,19 @@ class NetPlugin(_Entry):
     (``ncclNetProperties_t.latency``, the graph's ``latencyInter`` in NCCL's tuner) by instance type, ``*``
     for any other: a tuner input, not a measurement. ``traversal_latency_us`` is what a run pays per network
     traversal when the model has a figure for it (None: the fabric's own hop latency). ``settings`` are the
-    NCCL_ALGO / NCCL_PROTO the transport's own setup runs multi-node jobs with, when it sets them."""
+    NCCL_ALGO / NCCL_PROTO the transport's own setup runs multi-node jobs with, when it sets them;
+    ``instance_settings`` those the plugin itself sets on some instance types (in place of ``settings``)."""
 
     plugin: str
     source: str
     reported_latency_us: dict[str, float]
     traversal_latency_us: PerfConstant | None = None
     settings: TransportSettings | None = None
+    instance_settings: dict[str, TransportSettings] = {}
+
+    def settings_for(self, instance: str) -> TransportSettings | None:
+        """The NCCL settings multi-node jobs run with on ``instance`` (None: NCCL's own choice)."""
+        return self.instance_settings.get(instance, self.settings)
 
     def reported_for(self, instance: str) -> float | None:
         """The latency the plugin reports on ``instance`` (None: the plugin sets none for it)."""

@@ -597,13 +597,15 @@ def _net_plugin(
             f"{plugin.plugin} reports {reported:g} µs of network latency to NCCL's tuner on {instance}: "
             "it steers NCCL's choice of algorithm and protocol, it is not the time a run pays"
         )
-    if plugin.settings is not None:
+    settings = plugin.settings_for(instance)
+    if settings is not None:
+        who = "its NCCL plugin" if instance in plugin.instance_settings else "its published setup"
         notes.append(
-            f"{technology} jobs across nodes run {plugin.settings.env()}, as its published setup sets them: "
+            f"{technology} jobs across nodes run {settings.env()} on {instance}, as {who} sets them: "
             "the model runs the same unless the estimate names others"
         )
     traversal = plugin.traversal_latency_us
-    return reported, traversal.value if traversal is not None else None, plugin.settings
+    return reported, traversal.value if traversal is not None else None, settings
 
 
 def nccl_release(version: str) -> int | None:
