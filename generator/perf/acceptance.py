@@ -26,7 +26,14 @@ from typing import TYPE_CHECKING
 
 from blueprints.catalog.perf import perf_data
 from generator.foreign import ForeignInputError
-from generator.perf.collectives import Estimate, algorithm_list, estimate, protocol_list
+from generator.perf.collectives import (
+    ALGORITHMS,
+    NVLS_ALGORITHMS,
+    Estimate,
+    algorithm_list,
+    estimate,
+    protocol_list,
+)
 from generator.perf.nccl_results import NcclRun, RecordedSettings
 from generator.perf.predict import Job, RunSettings, job_for
 from generator.perf.system import PerfError, System
@@ -271,6 +278,7 @@ def _settings_dict(st: RecordedSettings) -> dict[str, object]:
         ("nccl_min_nchannels", st.min_channels),
         ("nccl_p2p_disable", 1 if st.p2p_disabled else None),
         ("nccl_pxn_disable", 1 if st.pxn_disabled else None),
+        ("nccl_nvls_enable", 0 if st.nvls_disabled else None),
         ("nccl_version", st.nccl_version),
     )
     return {k: v for k, v in pairs if v is not None}
@@ -281,7 +289,7 @@ def run_settings(run: NcclRun) -> RunSettings:
     its options; PerfError on one the model cannot honour (an unknown name, a per-collective list)."""
     st = run.settings
     return RunSettings(
-        algorithms=algorithm_list(st.algo) or None if st.algo else None,
+        algorithms=_algorithms(st),
         protocols=protocol_list(st.proto) or None if st.proto else None,
         channels=st.channels,
         nvlink=not st.p2p_disabled,
@@ -289,6 +297,18 @@ def run_settings(run: NcclRun) -> RunSettings:
         pxn=not st.pxn_disabled,
         min_channels=st.min_channels,
     )
+
+
+def _algorithms(st: RecordedSettings) -> tuple[str, ...] | None:
+    """NCCL_ALGO as the model names it, less NVLS and NVLS-tree when NCCL_NVLS_ENABLE=0 turned NVLink SHARP
+    off (as `estimate --algo ^NVLS,NVLSTree`); PerfError when nothing is left."""
+    given = algorithm_list(st.algo) or None if st.algo else None
+    if not st.nvls_disabled:
+        return given
+    kept = tuple(a for a in (given or ALGORITHMS) if a not in NVLS_ALGORITHMS)
+    if not kept:
+        raise PerfError(f"NCCL_ALGO={st.algo} names only NVLS algorithms, which NCCL_NVLS_ENABLE=0 turns off")
+    return kept
 
 
 def _predict_run(run: NcclRun, predictions: _Predictions, min_bytes: float, threshold: float) -> RunResult:

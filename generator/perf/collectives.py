@@ -36,6 +36,7 @@ from generator.perf.system import Limit, PerfError, tighter
 
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast")
 ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet", "p2p")
+NVLS_ALGORITHMS = ("nvls", "nvls_tree")  # what NCCL_NVLS_ENABLE=0 turns off (NVLink SHARP)
 PROTOCOLS = ("ll", "ll128", "simple")
 # NCCL_ALGO spellings (blueprints/catalog/perf.py NCCL_SPELLINGS; case-insensitive in NCCL too) → model names
 ALGORITHM_NAMES = {

@@ -15,12 +15,13 @@ DGX H100 rail 5 is mlx5_9), which generator.perf.acceptance looks up.
 What the run changed, as `blueprint estimate` takes it, is read where the output records it, so the prediction
 follows the run: ``NCCL_ALGO`` / ``NCCL_PROTO`` (``--algo`` / ``--proto``), ``NCCL_MAX_NCHANNELS``
 (``--channels``), ``NCCL_MIN_NCHANNELS`` (``--min-channels``), ``NCCL_P2P_DISABLE`` (``--no-nvlink``),
-``NCCL_PXN_DISABLE`` (``--no-pxn``) and the NCCL release (``--nccl-version``). Text output records the
-environment only where NCCL_DEBUG=INFO echoes it (tuning.cc: ``NCCL_ALGO set by environment to Ring``;
-param.cc: ``NCCL_MAX_NCHANNELS set by environment to 8.``) and the release in the nccl-tests header (util.cu
-``writeDeviceReport``: ``# nccl-tests version 2.17.6 nccl-headers=22602 nccl-library=22602``) or NCCL's own
-``NCCL INFO NCCL version 2.26.2+cuda12.2``; the JSON file has the whole process environment (``env``) and
-``nccl_version`` (util.cu ``jsonOutputInit``: the library's version code).
+``NCCL_PXN_DISABLE`` (``--no-pxn``), ``NCCL_NVLS_ENABLE=0`` (``--algo ^NVLS,NVLSTree``) and the NCCL release
+(``--nccl-version``). Text output records the environment only where NCCL_DEBUG=INFO echoes it (tuning.cc:
+``NCCL_ALGO set by environment to Ring``; param.cc: ``NCCL_MAX_NCHANNELS set by environment to 8.``) and the
+release in the nccl-tests header (util.cu ``writeDeviceReport``: ``# nccl-tests version 2.17.6
+nccl-headers=22602 nccl-library=22602``) or NCCL's own ``NCCL INFO NCCL version 2.26.2+cuda12.2``; the JSON
+file has the whole process environment (``env``) and ``nccl_version`` (util.cu ``jsonOutputInit``: the
+library's version code).
 
 Every file is foreign input (generator/foreign.py): regular files only, at most ``MAX_FILE_BYTES`` each and
 one byte budget for the whole command, parsed in one pass, and every value checked against
@@ -80,6 +81,7 @@ SETTINGS = (
     "NCCL_MIN_NCHANNELS",
     "NCCL_P2P_DISABLE",
     "NCCL_PXN_DISABLE",
+    "NCCL_NVLS_ENABLE",
 )
 # The whole value is taken and checked (_checked_setting): one the model cannot read is refused, never skipped
 # (a skipped `allreduce:tree` or `-4` would predict the run with NCCL's defaults).
@@ -128,6 +130,7 @@ class RecordedSettings:
     nccl_version: str | None = None  # the NCCL release the run loaded, ``2.26.2`` (--nccl-version)
     pxn_disabled: bool = False  # NCCL_PXN_DISABLE=1: PXN off (--no-pxn)
     min_channels: int | None = None  # NCCL_MIN_NCHANNELS (--min-channels)
+    nvls_disabled: bool = False  # NCCL_NVLS_ENABLE=0: no NVLS or NVLS-tree (--algo ^NVLS,NVLSTree)
 
     def text(self) -> str:
         """In NCCL's spelling; empty for a run of NCCL's own choices on the blueprint's release."""
@@ -138,6 +141,7 @@ class RecordedSettings:
             f"NCCL_MIN_NCHANNELS={self.min_channels}" if self.min_channels is not None else "",
             "NCCL_P2P_DISABLE=1" if self.p2p_disabled else "",
             "NCCL_PXN_DISABLE=1" if self.pxn_disabled else "",
+            "NCCL_NVLS_ENABLE=0" if self.nvls_disabled else "",
             f"NCCL {self.nccl_version}" if self.nccl_version else "",
         ]
         return " ".join(p for p in parts if p)
@@ -199,6 +203,9 @@ def _checked_setting(name: str, raw: str, where: str) -> str:
             raise ForeignInputError(where, f"{name} `{value}`: give 1 to {most} channels")
     if name in ("NCCL_P2P_DISABLE", "NCCL_PXN_DISABLE") and value not in ("0", "1"):
         raise ForeignInputError(where, f"{name} `{value}`: the model follows 0 or 1")
+    # NVLS_ENABLE: 0 off, 1 on, 2 on where the GPUs support it (src/transport/nvls.cc, its default)
+    if name == "NCCL_NVLS_ENABLE" and value not in ("0", "1", "2"):
+        raise ForeignInputError(where, f"{name} `{value}`: NCCL takes 0, 1 or 2")
     return value
 
 
@@ -213,6 +220,7 @@ def _settings(env: dict[str, str], version: str | None) -> RecordedSettings:
         version,
         env.get("NCCL_PXN_DISABLE") == "1",
         int(least) if least is not None else None,
+        env.get("NCCL_NVLS_ENABLE") == "0",
     )
 
 

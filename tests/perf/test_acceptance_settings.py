@@ -16,7 +16,7 @@ from ruamel.yaml import YAML
 
 from generator.cli import main
 from generator.foreign import ForeignInputError
-from generator.perf.collectives import estimate
+from generator.perf.collectives import algorithm_list, estimate
 from generator.perf.nccl_results import RecordedSettings, read_run, release_from_code
 from generator.perf.predict import job_for
 from generator.perf.system import system_for
@@ -263,3 +263,42 @@ def test_a_per_collective_list_makes_an_error_row_not_a_default_prediction(tmp_p
         assert runs[name]["nccl_algo"] == per_collective, name
         assert "per-collective algorithm lists" in runs[name]["error"], name
         assert runs[name]["sizes"] == [], name
+
+
+def test_a_run_with_nvls_off_is_predicted_without_nvls(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """NCCL_NVLS_ENABLE=0 (GKE's TCPXO profiles and many GB200 runs set it) turns NVLS and NVLS-tree off: the
+    run is predicted as `estimate --algo ^NVLS,NVLSTree` predicts it, not against an NVLS-tree it never ran."""
+    bp = _blueprint(tmp_path)
+    results = tmp_path / "results"
+    results.mkdir()
+    base = nccl_text(HOSTS, 8, ROWS)
+    (results / "default.txt").write_text(base)
+    (results / "off.txt").write_text(_with_lines(base, "NCCL_NVLS_ENABLE set by environment to 0."))
+    only = _with_lines(
+        base, "NCCL_NVLS_ENABLE set by environment to 0.", "NCCL_ALGO set by environment to NVLSTree"
+    )
+    (results / "only.txt").write_text(only)
+    run = read_run(results / "off.txt")
+    assert (
+        run is not None
+        and run.settings.nvls_disabled
+        and run.settings.text() == "NCCL_NVLS_ENABLE=0 NCCL 2.26.2"
+    )
+    assert main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"]) in (0, 1)
+    runs = {Path(r["file"]).stem: r for r in json.loads(capsys.readouterr().out)["runs"]}
+    at_gib = {k: next(s for s in r["sizes"] if s["size_bytes"] == GIB) for k, r in runs.items() if r["sizes"]}
+    cluster = load_and_resolve(str(bp))[1]
+    system = system_for(cluster, build_plan(cluster), nccl_version="2.26.2")
+    est = estimate(
+        "all_reduce", GIB, job_for(system, 2, ranks_per_node=8), algorithms=algorithm_list("^NVLS,NVLSTree")
+    )
+    assert (at_gib["off"]["predicted_busbw_gbytes"], at_gib["off"]["algorithm"]) == (
+        round(est.busbw_gbytes, 3),
+        est.algorithm,
+    )
+    assert at_gib["default"]["algorithm"] == "nvls_tree" and at_gib["off"]["algorithm"] != "nvls_tree"
+    assert runs["off"]["nccl_nvls_enable"] == 0 and "nccl_nvls_enable" not in runs["default"]
+    assert "NVLS" in runs["only"]["error"] and "NCCL_NVLS_ENABLE=0" in runs["only"]["error"]
+    (tmp_path / "bad.txt").write_text(_with_lines(base, "NCCL_NVLS_ENABLE set by environment to 5."))
+    with pytest.raises(ForeignInputError, match="NCCL_NVLS_ENABLE `5`: NCCL takes 0, 1 or 2"):
+        read_run(tmp_path / "bad.txt")

@@ -153,3 +153,21 @@ def test_a_min_channels_the_model_cannot_follow_is_refused_where_it_stands(tmp_p
     with pytest.raises(ForeignInputError) as err:
         read_run(tmp_path / "run.txt")
     assert f"{tmp_path / 'run.txt'}:2" in str(err.value) and "NCCL_MIN_NCHANNELS `999`" in str(err.value)
+
+
+def test_a_json_output_records_min_channels(tmp_path: Path) -> None:
+    doc = {
+        "version": 2,
+        "args": ["/opt/nccl-tests/build/all_reduce_perf"],
+        "env": ["NCCL_MIN_NCHANNELS=32", "NCCL_PROTO=LL128"],
+        "nccl_version": 22602,
+        "config": {"devices": [{"rank": r, "hostname": HOSTS[r // 8]} for r in range(16)]},
+        "results": [{"size": GIB, "out_of_place": {"time": 5000.0, "alg_bw": 200.0, "bus_bw": 400.0}}],
+    }
+    (tmp_path / "run.json").write_text(json.dumps(doc))
+    run = read_run(tmp_path / "run.json")
+    assert run is not None and run.settings.min_channels == 32 and run.settings.proto == "LL128"
+    doc["env"] = ["NCCL_MIN_NCHANNELS=0"]
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    with pytest.raises(ForeignInputError, match=r"\$\.env.*NCCL_MIN_NCHANNELS `0`"):
+        read_run(tmp_path / "bad.json")
