@@ -139,11 +139,9 @@ def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     --no-pxn, --nccl-version)."""
     from generator.perf.collectives import algorithm_list, protocol_list
     from generator.perf.predict import RunSettings
-    from generator.perf.system import PerfError, check_nccl_version
+    from generator.perf.system import check_nccl_version
 
-    for name, value in (("--channels", args.channels), ("--min-channels", args.min_channels)):
-        if value is not None and value < 1:
-            raise PerfError(f"{name} must be at least 1, not {value}")
+    # --channels / --min-channels below 1 are refused where the job is built (predict._graphs)
     return RunSettings(
         algorithms=algorithm_list(args.algo) or None if args.algo else None,
         protocols=protocol_list(args.proto) or None if args.proto else None,

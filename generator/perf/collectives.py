@@ -273,7 +273,7 @@ def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
             inter_lat = hw.get("net", hop, p) + job.net_latency_us * (2 if p == "simple" else 1)
             lat += (nsteps - ninter) * intra_lat + ninter * inter_lat
         cand = _ring_candidate(collective, job, perf, p, bw.scaled(1 / factor), lat)
-        if p == "ll128" and u > 1 and job.ll128_channel_scale > 1:
+        if p == "ll128" and u > 1:  # NCCL's tuner counts its graph's channels, not those the run adds
             cand = replace(cand, tuner_cap_gbytes=job.ring_ll128_channel_cap / factor)
         out.append(cand)
     return out

@@ -213,14 +213,14 @@ def _settings(env: dict[str, str], version: str | None) -> RecordedSettings:
     """The run's settings from its (checked) environment and its release."""
     channels, least = env.get("NCCL_MAX_NCHANNELS"), env.get("NCCL_MIN_NCHANNELS")
     return RecordedSettings(
-        env.get("NCCL_ALGO"),
-        env.get("NCCL_PROTO"),
-        int(channels) if channels is not None else None,
-        env.get("NCCL_P2P_DISABLE") == "1",
-        version,
-        env.get("NCCL_PXN_DISABLE") == "1",
-        int(least) if least is not None else None,
-        env.get("NCCL_NVLS_ENABLE") == "0",
+        algo=env.get("NCCL_ALGO"),
+        proto=env.get("NCCL_PROTO"),
+        channels=int(channels) if channels is not None else None,
+        p2p_disabled=env.get("NCCL_P2P_DISABLE") == "1",
+        nccl_version=version,
+        pxn_disabled=env.get("NCCL_PXN_DISABLE") == "1",
+        min_channels=int(least) if least is not None else None,
+        nvls_disabled=env.get("NCCL_NVLS_ENABLE") == "0",
     )
 
 
