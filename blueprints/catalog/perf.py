@@ -238,6 +238,7 @@ class Nccl(_Entry):
     ring_plateau_latency_factor: PerfConstant
     ring_plateau_latency_factor_pre80: PerfConstant
     nvls_tree_multi_unit_efficiency: PerfConstant
+    p2p_nvlink_efficiency: PerfConstant
     search_speeds_gbytes: dict[int, Series]
     search_stop_ratio: PerfConstant
     dup_channels_min_gbytes: PerfConstant

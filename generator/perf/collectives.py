@@ -474,7 +474,7 @@ def _alltoall(job: Job, perf: PerfData) -> list[Candidate]:
     nc = perf.nccl
     hw = nc.hw_latency_us
     n, k, u = job.ranks, job.ranks_per_unit, job.units
-    intra = job.intra.scaled(n / (k - 1)) if (k > 1 and job.intra is not None) else None
+    intra = _p2p_intra(job, perf).scaled(n / (k - 1)) if (k > 1 and job.intra is not None) else None
     spread = job.p2p_net or job.spread_net
     net = spread.scaled(n / (k * (n - k))) if (u > 1 and spread is not None) else None
     bw = tighter(intra, net)
@@ -486,6 +486,17 @@ def _alltoall(job: Job, perf: PerfData) -> list[Candidate]:
     if u > 1:
         lat += (n - k) * nc.net_overhead_us.value + hw.get("net", "ring", "simple") + 2 * job.net_latency_us
     return [Candidate("p2p", "simple", bw, lat)]
+
+
+def _p2p_intra(job: Job, perf: PerfData) -> Limit:
+    """Per-rank bandwidth point-to-point transfers reach inside a unit: over NVLink a share of what NCCL
+    counts (perf.yaml p2p_nvlink_efficiency, [FITTED] on GB300 alltoall runs kept out of the evaluation set),
+    where rings reach the full count; over PCIe the count itself (no sweep to fit)."""
+    assert job.intra is not None
+    if job.intra_class != "nvlink":
+        return job.intra
+    eff = perf.nccl.p2p_nvlink_efficiency.value
+    return job.intra.scaled(eff, f"{job.intra.name}, × {eff:g} point-to-point share [fitted]")
 
 
 def candidates(collective: str, job: Job, perf: PerfData | None = None) -> list[Candidate]:
