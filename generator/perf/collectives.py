@@ -22,7 +22,8 @@ Data movement per algorithm (per rank, one direction), which fixes each ``algbw`
 * NVLS-tree: NVLS inside the node, a tree of nodes outside (S each way for ≤ 2 nodes, 2S beyond).
 * NVLS all_gather / reduce_scatter (one NVLink domain): S through the busier direction per GPU.
 * CollNet (IB SHARP): reduce-scatter inside the node, S per node to and from the switches.
-* alltoall: (k−1)/n·S over NVLink per rank, k·(n−k)/n·S through each node's NICs.
+* alltoall: (k−1)/n·S over NVLink per rank (point-to-point transfers reach a share of NCCL's NVLink count,
+  ``_p2p_intra``), k·(n−k)/n·S through each node's NICs.
 """
 
 from __future__ import annotations
