@@ -231,6 +231,7 @@ class Nccl(_Entry):
     ib_qps_per_connection: PerfConstant
     sharp_streaming_flows_per_switch: PerfConstant
     multi_node_nvls_min_release: PerfConstant
+    mnnvl_nvls_min_release: PerfConstant
     max_channels: PerfConstant
     max_channels_newest: PerfConstant
     ring_graph_max_channels: PerfConstant

@@ -17,8 +17,9 @@ Data movement per algorithm (per rank, one direction), which fixes each ``algbw`
 * tree (NCCL double binary tree, all_reduce across nodes): S up and S down, algbw = 0.92·B/2; on two nodes
   each node sends S once, algbw = 0.92·min(B_intra/2, B_node) (NCCL sizes 2-node trees with bwIntra),
   unless the node has a NIC per GPU (the tree then cannot use them all: NVIDIA/nccl-tests #196).
-* NVLS (NVSwitch multimem): S·(n+1)/n each way per GPU → algbw = e·B_nvlink·n/(n+1); across nodes it
-  needs IB SHARP (each node sends and receives S once).
+* NVLS (NVSwitch multimem): S·(n+1)/n each way per GPU → algbw = e·B_nvlink·n/(n+1), with n the GPUs of the
+  fact e is fitted to at every domain size (predict.py ``_nvls_limit``); across nodes it needs IB SHARP (each
+  node sends and receives S once).
 * NVLS-tree: NVLS inside the node, a tree of nodes outside (S each way for ≤ 2 nodes, 2S beyond).
 * NVLS all_gather / reduce_scatter (one NVLink domain): S through the busier direction per GPU.
 * CollNet (IB SHARP): reduce-scatter inside the node, S per node to and from the switches.
@@ -530,13 +531,15 @@ def _nvls_gather_scatter(job: Job, perf: PerfData) -> list[Candidate]:
     for both). Per GPU, NVLS reduce_scatter sends S and receives S/N, all_gather sends S/N and receives S,
     where a ring moves (N−1)/N·S each way (sjeaugey, NVIDIA/nccl #1083: "the total operation time will be
     limited by the largest size which is higher with NVLS"): the busier direction moves S, so algbw = the
-    NVLS efficiency × NVLink, the all_reduce figure without its (n+1)/n, and busbw = algbw·(N−1)/N stays
-    below the ring's on one node (#1047: Ring is the faster). Across domains NCCL runs it only with IB
-    SHARP, which the model has no figure for: no candidate there."""
+    NVLS efficiency × NVLink, the all_reduce figure without its n/(n+1) (n: the GPUs of the calibration
+    fact, as in the all_reduce figure), and busbw = algbw·(N−1)/N stays below the ring's on one node (#1047:
+    Ring is the faster). Across domains NCCL runs it only with IB SHARP, which the model has no figure for: no
+    candidate there."""
     k = job.ranks_per_unit
     if job.nvls is None or job.units > 1 or k < 2:
         return []
-    bw = job.nvls.scaled((k + 1) / k, "NVLS (multimem: S through the busier direction)")
+    n = perf.calibration.h100_gpus.value
+    bw = job.nvls.scaled((n + 1) / n, "NVLS (multimem: S through the busier direction)")
     return [Candidate("nvls", "simple", bw, perf.nccl.hw_latency_us.get("nvlink", "nvls", "simple"))]
 
 

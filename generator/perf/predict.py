@@ -106,7 +106,7 @@ def job_for(
     net, spread, nvls_net, p2p = (
         _unit_networks(system, per_unit, net_share, pxn) if units > 1 else (None, None, None, None)
     )
-    nvls = _nvls_limit(system, k, per_unit)
+    nvls = _nvls_limit(system, k, per_unit, units)
     ring_graph, caps, ll128_scale = _graphs(system, units, per_unit * net_share, channels, min_channels)
     settings = system.transport_settings if units > 1 else None  # the transport runs only across units
     return Job(
@@ -192,25 +192,37 @@ def _unit_networks(
     return net, spread, nvls_net, spread
 
 
-def _nvls_limit(system: System, k: int, per_unit: int) -> Limit | None:
-    """NVLS algbw inside a unit of ``k`` ranks: S·(k+1)/k each way per GPU over NVLink × NVLS efficiency."""
-    if not system.nvls or k < 2 or _mnnvl_without_nvls(system, per_unit):
+def _nvls_limit(system: System, k: int, per_unit: int, units: int) -> Limit | None:
+    """NVLS all_reduce algbw inside a unit of ``k`` ranks: NVLink × NVLS efficiency × n/(n+1), the rate of the
+    n-GPU H100 fact (perf.yaml calibration; NVLS moves S·(n+1)/n each way per GPU) at every domain size. The
+    link law would grow it with k (×1.11 from 8 to 64 GPUs); OCI's GB300 runs in one rack do not (algbw at
+    16 GiB: 480.9 GB/s on 8 GPUs, 472.6 on 64; tests/perf/data/mnnvl_nvls_runs.yaml), nor do NVIDIA/nccl
+    #1455's 5-7 H100 runs (in the evaluation set: −1 to −4 % with the law, +1 to +3 % without)."""
+    if not system.nvls or k < 2 or _mnnvl_without_nvls(system, per_unit, units):
         return None
     e = nvls_efficiency(sm_arch=system.sm_arch)
+    n = int(perf_data().calibration.h100_gpus.value)
     return Limit(
-        e * system.nvlink_raw_gbytes * k / (k + 1),
+        e * system.nvlink_raw_gbytes * n / (n + 1),
         "NVLS",
-        f"NVSwitch multimem: {system.nvlink_raw_gbytes:g} GB/s NVLink per GPU × {e:.1%} NVLS efficiency",
+        f"NVSwitch multimem: {system.nvlink_raw_gbytes:g} GB/s NVLink per GPU × {e:.1%} NVLS efficiency × "
+        f"{n}/{n + 1}, the all_reduce rate of the {n}-GPU fact at any domain size",
     )
 
 
-def _mnnvl_without_nvls(system: System, per_unit: int) -> bool:
-    """NCCL 2.20 (the tuner the model follows for multi-node NVLink domains, perf.yaml [NCCL-TUNE]) turns NVLS
-    off on a multi-node NVLink domain unless CollNet (IB SHARP) is supported: ``if (comm->nNodes > 1 ||
-    comm->MNNVL) algoEnable[NVLS] = 0`` ("MNNVL: NVLS not yet supported"), and NVLS-tree with it. Later
-    releases fuse the domain into one node; published multi-tray runs do not look like that
-    (docs/performance.md)."""
-    return per_unit > 1 and not system.sharp
+def _mnnvl_without_nvls(system: System, per_unit: int, units: int) -> bool:
+    """Whether NVLS is off for a job whose NVLink domains span ``per_unit`` nodes (``units`` domains).
+    NCCL 2.20's tuner turns it off on any multi-node NVLink domain without IB SHARP (``if (comm->nNodes > 1
+    || comm->MNNVL) algoEnable[NVLS] = 0``, "MNNVL: NVLS not yet supported"), NVLS-tree with it. From 2.25
+    (perf.yaml mnnvl_nvls_min_release) a domain counts as one node, so a job inside one domain runs NVLS
+    (checked outside the evaluation set: tests/perf/data/mnnvl_nvls_runs.yaml). Across domains NCCL's code
+    would also allow NVLS-tree; the model keeps it off, because the published multi-rack runs do not show it
+    (OCI's GB300 two racks reach 738 GB/s where sixteen trays of one rack reach 930; docs/performance.md)."""
+    if per_unit <= 1 or system.sharp:
+        return False
+    release = system.nccl_release
+    fused = release is not None and release >= perf_data().nccl.mnnvl_nvls_min_release.value
+    return units > 1 or not fused
 
 
 def _graphs(

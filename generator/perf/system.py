@@ -631,17 +631,24 @@ def _multi_node_nvls(version: str, given: bool, perf: PerfData, notes: list[str]
     return False
 
 
-def _mnnvl_notes(cluster: ResolvedCluster, nvls: bool, unit_nodes: int) -> list[str]:
-    """NCCL 2.20's tuner ("MNNVL: NVLS not yet supported" without IB SHARP) runs rings across the trays of
-    one NVLink domain. From 2.22.3 NCCL's code fuses a domain into one node and allows NVLS there (and
-    NVLS-tree across domains), but the model has no NVLS bandwidth for a multi-tray domain that a published
-    run confirms (docs/performance.md): every release is modelled as 2.20, and the note says so."""
+def _mnnvl_notes(
+    cluster: ResolvedCluster, nvls: bool, unit_nodes: int, version: str, perf: PerfData
+) -> list[str]:
+    """What NVLS does on NVLink domains that span nodes (predict.py ``_mnnvl_without_nvls``): off in NCCL
+    releases before 2.25 without IB SHARP (rings across the trays); from 2.25 on inside one domain, while
+    NVLS-tree across domains stays off in the model (docs/performance.md)."""
     if not nvls or unit_nodes < 2 or _sharp(cluster):
         return []
+    release = nccl_release(version)
+    if release is None or release < perf.nccl.mnnvl_nvls_min_release.value:
+        return [
+            f"NCCL {version} turns NVLS off on an NVLink domain spanning nodes without IB SHARP (tuning.cc "
+            'before 2.25: "MNNVL: NVLS not yet supported"): collectives spanning trays run rings'
+        ]
     return [
-        "NVLS across the nodes of one NVLink domain is off, as in NCCL 2.20's tuner without IB SHARP: "
-        "collectives spanning trays run rings. NCCL 2.22.3 and later may choose NVLS inside the domain "
-        "(and NVLS-tree across domains); no published multi-tray NVLS run gives the model a bandwidth for it"
+        f"NCCL {version} runs NVLS inside one NVLink domain spanning nodes (tuning.cc 2.25: a domain "
+        "counts as one node); across domains the model keeps NVLS-tree off, as published multi-rack runs "
+        "show no NVLS-tree gain (docs/performance.md)"
     ]
 
 
@@ -696,7 +703,7 @@ def system_for(
     if nw.net is None and rp.count > 1:
         notes.append("no compute network: only one node can take part in a collective")
     multi_node_nvls = _multi_node_nvls(version, nccl_version is not None, perf, notes) if nvls else True
-    notes.extend(_mnnvl_notes(cluster, nvls, unit_nodes) + _tuner_notes(version, perf))
+    notes.extend(_mnnvl_notes(cluster, nvls, unit_nodes, version, perf) + _tuner_notes(version, perf))
     return System(
         name=cluster.name,
         pool=rp.name,
