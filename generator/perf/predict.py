@@ -220,9 +220,7 @@ def _mnnvl_without_nvls(system: System, per_unit: int, units: int) -> bool:
     (OCI's GB300 two racks reach 738 GB/s where sixteen trays of one rack reach 930; docs/performance.md)."""
     if per_unit <= 1 or system.sharp:
         return False
-    release = system.nccl_release
-    fused = release is not None and release >= perf_data().nccl.mnnvl_nvls_min_release.value
-    return units > 1 or not fused
+    return units > 1 or not system.mnnvl_nvls
 
 
 def _graphs(

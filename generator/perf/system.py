@@ -91,6 +91,7 @@ class System:
     mean_hops: float = 0.0
     notes: tuple[str, ...] = field(default=())
     multi_node_nvls: bool = True  # the pinned NCCL runs NVLS across nodes (2.18+)
+    mnnvl_nvls: bool = False  # the NCCL runs NVLS inside one NVLink domain that spans nodes (2.25+)
     nic_gbytes: float = 0.0  # one compute NIC as NCCL's graph search counts it: min(line rate, PCIe slot)
     nccl_version: str = ""  # the NCCL release the prediction is for (software.nccl or --nccl-version)
     # the latency the cloud transport's NCCL net plugin reports to NCCL's tuner (None: none reported, NCCL's
@@ -631,16 +632,22 @@ def _multi_node_nvls(version: str, given: bool, perf: PerfData, notes: list[str]
     return False
 
 
+def _mnnvl_nvls(version: str, perf: PerfData) -> bool:
+    """Whether the NCCL release runs NVLS inside one NVLink domain that spans nodes: from 2.25 (tuning.cc
+    2.25.1: a domain counts as one node), not before (2.20.3: "MNNVL: NVLS not yet supported")."""
+    release = nccl_release(version)
+    return release is not None and release >= perf.nccl.mnnvl_nvls_min_release.value
+
+
 def _mnnvl_notes(
     cluster: ResolvedCluster, nvls: bool, unit_nodes: int, version: str, perf: PerfData
 ) -> list[str]:
-    """What NVLS does on NVLink domains that span nodes (predict.py ``_mnnvl_without_nvls``): off in NCCL
-    releases before 2.25 without IB SHARP (rings across the trays); from 2.25 on inside one domain, while
-    NVLS-tree across domains stays off in the model (docs/performance.md)."""
+    """What NVLS does on NVLink domains that span nodes (predict.py ``_mnnvl_without_nvls``): off before
+    NCCL 2.25 without IB SHARP (rings across the trays); from 2.25 on inside one domain, while NVLS-tree
+    across domains stays off in the model (docs/performance.md)."""
     if not nvls or unit_nodes < 2 or _sharp(cluster):
         return []
-    release = nccl_release(version)
-    if release is None or release < perf.nccl.mnnvl_nvls_min_release.value:
+    if not _mnnvl_nvls(version, perf):
         return [
             f"NCCL {version} turns NVLS off on an NVLink domain spanning nodes without IB SHARP (tuning.cc "
             'before 2.25: "MNNVL: NVLS not yet supported"): collectives spanning trays run rings'
@@ -693,8 +700,7 @@ def system_for(
     gpu = rp.gpu
     assert gpu is not None
     intra, intra_class, nv_raw, notes = _intra(rp, cluster, perf, nvlink)
-    server = rp.server
-    g = server.gpus
+    server, g = rp.server, rp.server.gpus
     unit_nodes = _unit_nodes(server.nvlink_domain_gpus, g, nv_raw)
     nvls = bool(gpu.nvls and nv_raw > 0 and (server.nvswitches > 0 or server.nvlink_domain_gpus > g))
     ll128 = _ll128(gpu, intra_class, perf.for_release(nccl_release(version)))
@@ -731,6 +737,7 @@ def system_for(
         mean_hops=nw.mean_hops,
         notes=tuple(notes),
         multi_node_nvls=multi_node_nvls,
+        mnnvl_nvls=_mnnvl_nvls(version, perf),
         nic_gbytes=nic_nccl_gbytes(rp, perf) if nw.net is not None else 0.0,
         nccl_version=version,
         tuner_net_latency_us=nw.plugin_latency_us,
