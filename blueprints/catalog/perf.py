@@ -255,6 +255,8 @@ class Nccl(_Entry):
     mid_size_ramp_bytes: PerfConstant
     mid_size_ramp_latency_cap_us: PerfConstant
     launch_overhead_us: PerfConstant
+    nvls_domain_ramp_us_per_rank: PerfConstant
+    nvls_domain_ramp_bytes: PerfConstant
     net_plugins: dict[str, NetPlugin]
     ring_all_reduce_extra_net_steps: PerfConstant
     ppn1_tree_net_latency: PerfConstant

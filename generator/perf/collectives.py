@@ -563,6 +563,26 @@ def mid_size_ramp_s(latency_us: float, size_bytes: float, perf: PerfData) -> flo
     )
 
 
+def nvls_domain_ramp_s(ranks: int, size_bytes: float, perf: PerfData) -> float:
+    """What an NVLS all_reduce over an NVLink domain spanning trays spends on its way to the plateau beyond
+    the mid-size ramp (perf.yaml nvls_domain_ramp_*, [FITTED] to OCI's GB300 sweeps in one rack, outside the
+    evaluation set): per rank × ranks × sqrt(min(1, S / ramp bytes))."""
+    nc = perf.nccl
+    scale = min(1.0, size_bytes / nc.nvls_domain_ramp_bytes.value) ** 0.5
+    return nc.nvls_domain_ramp_us_per_rank.value * ranks * scale * 1e-6
+
+
+def _ramp_s(collective: str, best: Candidate, job: Job, size_bytes: float, perf: PerfData) -> float:
+    """The ramps an all_reduce pays on its way to the plateau: the mid-size ramp, and for NVLS over an NVLink
+    domain that spans trays, the domain's own."""
+    if collective != "all_reduce":
+        return 0.0
+    ramp = mid_size_ramp_s(best.latency_at(size_bytes), size_bytes, perf)
+    if best.algorithm == "nvls" and job.mnnvl:
+        ramp += nvls_domain_ramp_s(job.ranks_per_unit, size_bytes, perf)
+    return ramp
+
+
 def _no_candidate(
     collective: str, n: int, job: Job, algorithms: tuple[str, ...] | None, protocols: tuple[str, ...] | None
 ) -> str:
@@ -633,9 +653,7 @@ def estimate(
         )
     best = _chosen(collective, size_bytes, job, perf, algorithms, protocols)
     overhead = launch_overhead_s(perf)
-    ramp = (
-        mid_size_ramp_s(best.latency_at(size_bytes), size_bytes, perf) if collective == "all_reduce" else 0.0
-    )
+    ramp = _ramp_s(collective, best, job, size_bytes, perf)
     t = best.time_s(size_bytes) + ramp + overhead
     algbw = size_bytes / t / 1e9 if t > 0 else 0.0
     share = perf.policy.latency_bound_share.value
