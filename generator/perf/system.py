@@ -312,7 +312,8 @@ def _node_network(
     return Limit(total, "NIC line rate", nics), len(ports), line_gbps
 
 
-def _sharp(cluster: ResolvedCluster) -> bool:
+def ib_sharp(cluster: ResolvedCluster) -> bool:
+    """IB SHARP on the compute fabric: its switches aggregate and its subnet manager runs SHARP."""
     fab = cluster.fabrics.get("compute")
     if fab is None or fab.kind != "infiniband" or fab.switch is None:
         return False
@@ -632,7 +633,7 @@ def _multi_node_nvls(version: str, given: bool, perf: PerfData, notes: list[str]
     return False
 
 
-def _mnnvl_nvls(version: str, perf: PerfData) -> bool:
+def mnnvl_nvls(version: str, perf: PerfData) -> bool:
     """Whether the NCCL release runs NVLS inside one NVLink domain that spans nodes: from 2.25 (tuning.cc
     2.25.1: a domain counts as one node), not before (2.20.3: "MNNVL: NVLS not yet supported")."""
     release = nccl_release(version)
@@ -645,9 +646,9 @@ def _mnnvl_notes(
     """What NVLS does on NVLink domains that span nodes (predict.py ``_mnnvl_without_nvls``): off before
     NCCL 2.25 without IB SHARP (rings across the trays); from 2.25 on inside one domain, while NVLS-tree
     across domains stays off in the model (docs/performance.md)."""
-    if not nvls or unit_nodes < 2 or _sharp(cluster):
+    if not nvls or unit_nodes < 2 or ib_sharp(cluster):
         return []
-    if not _mnnvl_nvls(version, perf):
+    if not mnnvl_nvls(version, perf):
         return [
             f"NCCL {version} turns NVLS off on an NVLink domain spanning nodes without IB SHARP (tuning.cc "
             'before 2.25: "MNNVL: NVLS not yet supported"): collectives spanning trays run rings'
@@ -729,7 +730,7 @@ def system_for(
         net_ports=nw.ports,
         net_line_gbps=nw.line_gbps,
         net_latency_us=nw.latency_us,
-        sharp=_sharp(cluster),
+        sharp=ib_sharp(cluster),
         fabric=nw.fabric,
         sharp_share=_sharp_share(cluster, nw.ports, perf),
         technology=nw.technology,
@@ -737,7 +738,7 @@ def system_for(
         mean_hops=nw.mean_hops,
         notes=tuple(notes),
         multi_node_nvls=multi_node_nvls,
-        mnnvl_nvls=_mnnvl_nvls(version, perf),
+        mnnvl_nvls=mnnvl_nvls(version, perf),
         nic_gbytes=nic_nccl_gbytes(rp, perf) if nw.net is not None else 0.0,
         nccl_version=version,
         tuner_net_latency_us=nw.plugin_latency_us,

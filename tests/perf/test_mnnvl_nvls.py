@@ -19,6 +19,7 @@ from generator.perf.collectives import estimate
 from generator.perf.predict import job_for
 from generator.perf.sizes import parse_size
 from generator.perf.system import system_for
+from generator.pipeline import check
 
 NDR = {
     "technology": "infiniband-ndr",
@@ -136,3 +137,24 @@ def test_the_ramp_fit_is_re_run(tmp_path: Path) -> None:
     assert within == best_within == 22
     assert median <= best_median + 0.0005
     assert median < 0.02 and _fit(jobs, 0.0, 2.0**30)[1] > 0.05
+
+
+@pytest.mark.parametrize(
+    ("nccl", "sharp", "fires"), [("2.21.5", False, True), ("2.27.3", False, False), ("2.21.5", True, False)]
+)
+def test_validate_warns_when_the_pinned_nccl_runs_rings_across_trays(
+    tmp_path: Path, nccl: str, sharp: bool, fires: bool
+) -> None:
+    """SFT007 says what the model predicts: a warning exactly where NVLS is off across the trays."""
+    sm = (
+        {"kind": "ufm", "ha": True, "routing_engine": "ftree", "sharp": True} if sharp else {"kind": "opensm"}
+    )
+    data = server_nodes("gb200-nvl72-tray", 18, {**NDR, "subnet_manager": sm})
+    data["software"] = {"nccl": nccl}
+    cluster, plan, path = build(data, tmp_path)
+    found = [f for f in check(path).findings if f.rule == "SFT007"]
+    assert bool(found) == fires
+    system = system_for(cluster, plan)
+    assert (job_for(system, 2).nvls is None) == fires
+    if fires:
+        assert "72 GPUs spans 18 nodes of 4" in found[0].message and found[0].path == ("software", "nccl")
