@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from blueprints.catalog.perf import NCCL_SPELLINGS, PerfData, TreeCorrection, by_capability, perf_data
-from generator.perf.system import Limit, PerfError, tighter
+from generator.perf.system import Limit, PerfError, nvls_allreduce_link_share, tighter
 
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast")
 ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet", "p2p")
@@ -538,8 +538,8 @@ def _nvls_gather_scatter(job: Job, perf: PerfData) -> list[Candidate]:
     k = job.ranks_per_unit
     if job.nvls is None or job.units > 1 or k < 2:
         return []
-    n = perf.calibration.h100_gpus.value
-    bw = job.nvls.scaled((n + 1) / n, "NVLS (multimem: S through the busier direction)")
+    link = 1 / nvls_allreduce_link_share(perf)
+    bw = job.nvls.scaled(link, "NVLS (multimem: S through the busier direction)")
     return [Candidate("nvls", "simple", bw, perf.nccl.hw_latency_us.get("nvlink", "nvls", "simple"))]
 
 

@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING
 from blueprints.catalog.perf import PerfData, perf_data
 from generator.perf.channels import Graph, ring_ll128_cap, run_channels, search, tree_channel_cap
 from generator.perf.collectives import Estimate, Job, estimate
-from generator.perf.system import Limit, PerfError, System, nvls_efficiency, system_for
+from generator.perf.system import (
+    Limit,
+    PerfError,
+    System,
+    nvls_allreduce_link_share,
+    nvls_efficiency,
+    system_for,
+)
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -201,12 +208,12 @@ def _nvls_limit(system: System, k: int, per_unit: int, units: int) -> Limit | No
     if not system.nvls or k < 2 or _mnnvl_without_nvls(system, per_unit, units):
         return None
     e = nvls_efficiency(sm_arch=system.sm_arch)
-    n = int(perf_data().calibration.h100_gpus.value)
+    share = nvls_allreduce_link_share()
     return Limit(
-        e * system.nvlink_raw_gbytes * n / (n + 1),
+        e * system.nvlink_raw_gbytes * share,
         "NVLS",
         f"NVSwitch multimem: {system.nvlink_raw_gbytes:g} GB/s NVLink per GPU × {e:.1%} NVLS efficiency × "
-        f"{n}/{n + 1}, the all_reduce rate of the {n}-GPU fact at any domain size",
+        f"{share:.3f}, the all_reduce rate of the calibration fact at any domain size",
     )
 
 

@@ -157,6 +157,13 @@ def nvls_efficiency(perf: PerfData | None = None, sm_arch: int = 90) -> float:
     return hopper * mine.value / table[90].value
 
 
+def nvls_allreduce_link_share(perf: PerfData | None = None) -> float:
+    """n/(n+1) of the n-GPU NVLS fact: the share of the NVLS link rate an all_reduce moves as algbw (S·(n+1)/n
+    each way per GPU), kept at every domain size (predict.py ``_nvls_limit``)."""
+    n = (perf or perf_data()).calibration.h100_gpus.value
+    return n / (n + 1)
+
+
 def pcie_gbytes(gen: int, lanes: int, perf: PerfData | None = None) -> float:
     """What NCCL counts for a PCIe link (GB/s per direction)."""
     perf = perf or perf_data()
@@ -633,6 +640,12 @@ def _multi_node_nvls(version: str, given: bool, perf: PerfData, notes: list[str]
     return False
 
 
+def mnnvl_nvls_first_release(perf: PerfData) -> str:
+    """The first NCCL release (major.minor) that runs NVLS inside one NVLink domain spanning nodes."""
+    release = int(perf.nccl.mnnvl_nvls_min_release.value)
+    return f"{release // 100}.{release % 100}"
+
+
 def mnnvl_nvls(version: str, perf: PerfData) -> bool:
     """Whether the NCCL release runs NVLS inside one NVLink domain that spans nodes: from 2.25 (tuning.cc
     2.25.1: a domain counts as one node), not before (2.20.3: "MNNVL: NVLS not yet supported")."""
@@ -648,13 +661,14 @@ def _mnnvl_notes(
     across domains stays off in the model (docs/performance.md)."""
     if not nvls or unit_nodes < 2 or ib_sharp(cluster):
         return []
+    first = mnnvl_nvls_first_release(perf)
     if not mnnvl_nvls(version, perf):
         return [
             f"NCCL {version} turns NVLS off on an NVLink domain spanning nodes without IB SHARP (tuning.cc "
-            'before 2.25: "MNNVL: NVLS not yet supported"): collectives spanning trays run rings'
+            f'before {first}: "MNNVL: NVLS not yet supported"): collectives spanning trays run rings'
         ]
     return [
-        f"NCCL {version} runs NVLS inside one NVLink domain spanning nodes (tuning.cc 2.25: a domain "
+        f"NCCL {version} runs NVLS inside one NVLink domain spanning nodes (tuning.cc {first}: a domain "
         "counts as one node); across domains the model keeps NVLS-tree off, as published multi-rack runs "
         "show no NVLS-tree gain (docs/performance.md)"
     ]

@@ -36,20 +36,20 @@ class NcclWithoutNvlsAcrossTrays(Rule):
         if not pools:
             return  # before importing the performance model: most blueprints have no multi-node NVLink domain
         from blueprints.catalog.perf import perf_data
-        from generator.perf.system import ib_sharp, mnnvl_nvls
+        from generator.perf.system import ib_sharp, mnnvl_nvls, mnnvl_nvls_first_release
 
         perf = perf_data()
         version = cluster.software.nccl
         if mnnvl_nvls(version, perf) or ib_sharp(cluster):
             return
-        floor = int(perf.nccl.mnnvl_nvls_min_release.value)
+        first = mnnvl_nvls_first_release(perf)
         for pool in pools:
             server = pool.server
             nodes = server.nvlink_domain_gpus // server.gpus
             yield self.finding(
-                f"software.nccl {version} predates NCCL {floor // 100}.{floor % 100}: pool `{pool.name}`'s "
-                f"NVLink domain of {server.nvlink_domain_gpus} GPUs spans {nodes} nodes of {server.gpus}, "
-                'and collectives across them run rings, not NVLS (tuning.cc before 2.25: "MNNVL: NVLS not '
-                'yet supported")',
+                f"software.nccl {version} predates NCCL {first}: pool `{pool.name}`'s NVLink domain of "
+                f"{server.nvlink_domain_gpus} GPUs spans {nodes} nodes of {server.gpus}, and collectives "
+                f"across them run rings, not NVLS (tuning.cc before {first}: "
+                '"MNNVL: NVLS not yet supported")',
                 ("software", "nccl"),
             )
