@@ -206,6 +206,14 @@ class Server(Entry):
     rack_units: SmallCount
     nics: tuple[ServerNic, ...] = Field(max_length=64)
 
+    @property
+    def nodes_per_nvlink_domain(self) -> int:
+        """How many of these servers one NVLink domain spans: more than one when NVLink leaves the server
+        (GB200 NVL72: 72 GPUs over 18 trays of 4), else 1."""
+        if self.gpus <= 0 or self.nvlink_domain_gpus <= self.gpus:
+            return 1
+        return max(1, self.nvlink_domain_gpus // self.gpus)
+
 
 class CloudInstance(Entry):
     gpu: CatalogId

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from blueprints.catalog.perf import PerfData, TransportSettings, by_capability, perf_data
-from blueprints.catalog.schema import FabricTech, Gpu, Switch
+from blueprints.catalog.schema import FabricTech, Gpu, Server, Switch
 from generator.perf.ecmp import ecmp_efficiency
 
 if TYPE_CHECKING:
@@ -694,9 +694,9 @@ def check_nccl_version(version: str) -> str:
     return version.strip()
 
 
-def _unit_nodes(domain_gpus: int, gpus: int, nv_raw: float) -> int:
-    """Nodes per NVLink domain: more than one when NVLink spans nodes (NVL72: 18 trays of 4)."""
-    return max(1, domain_gpus // gpus) if (nv_raw > 0 and domain_gpus > gpus) else 1
+def _unit_nodes(server: Server, nv_raw: float) -> int:
+    """Nodes per NVLink domain as the run sees it: the server's span, or 1 with NVLink off."""
+    return server.nodes_per_nvlink_domain if nv_raw > 0 else 1
 
 
 def system_for(
@@ -716,7 +716,7 @@ def system_for(
     assert gpu is not None
     intra, intra_class, nv_raw, notes = _intra(rp, cluster, perf, nvlink)
     server, g = rp.server, rp.server.gpus
-    unit_nodes = _unit_nodes(server.nvlink_domain_gpus, g, nv_raw)
+    unit_nodes = _unit_nodes(server, nv_raw)
     nvls = bool(gpu.nvls and nv_raw > 0 and (server.nvswitches > 0 or server.nvlink_domain_gpus > g))
     ll128 = _ll128(gpu, intra_class, perf.for_release(nccl_release(version)))
     nw = _network(cluster, plan, rp, perf)

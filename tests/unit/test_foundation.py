@@ -55,3 +55,14 @@ def test_committed_schema_is_current() -> None:
     assert code == 0
     committed = (EXAMPLES.parent / "blueprint.schema.json").read_text()
     assert json.loads(committed) == json.loads(out)
+
+
+@pytest.mark.parametrize(
+    ("server", "nodes"),
+    [("gb200-nvl72-tray", 18), ("dgx-h100", 1)],
+)
+def test_nodes_per_nvlink_domain(server: str, nodes: int) -> None:
+    """A GB200 NVL72 domain spans 18 trays of 4 GPUs (72 / 4); an 8-GPU NVSwitch box is its own domain."""
+    from blueprints.catalog import default_catalog
+
+    assert default_catalog().servers[server].nodes_per_nvlink_domain == nodes

@@ -308,7 +308,7 @@ def _nvlink_domains(pools: tuple[ResolvedPool, ...]) -> list[Block]:
         s = pool.server
         if s.gpus <= 0 or s.nvlink_domain_gpus <= s.gpus:
             continue
-        per = max(1, s.nvlink_domain_gpus // s.gpus)
+        per = s.nodes_per_nvlink_domain
         hosts = list(pool.hostnames)
         for i in range(0, len(hosts), per):
             chunk = tuple(hosts[i : i + per])

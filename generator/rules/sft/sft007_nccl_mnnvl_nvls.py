@@ -31,7 +31,7 @@ class NcclWithoutNvlsAcrossTrays(Rule):
         pools = [
             p
             for p in cluster.gpu_pools
-            if p.gpu is not None and p.gpu.nvls and p.server.nvlink_domain_gpus > p.server.gpus
+            if p.gpu is not None and p.gpu.nvls and p.server.nodes_per_nvlink_domain > 1
         ]
         if not pools:
             return  # before importing the performance model: most blueprints have no multi-node NVLink domain
@@ -45,7 +45,7 @@ class NcclWithoutNvlsAcrossTrays(Rule):
         first = mnnvl_nvls_first_release(perf)
         for pool in pools:
             server = pool.server
-            nodes = server.nvlink_domain_gpus // server.gpus
+            nodes = server.nodes_per_nvlink_domain
             yield self.finding(
                 f"software.nccl {version} predates NCCL {first}: pool `{pool.name}`'s NVLink domain of "
                 f"{server.nvlink_domain_gpus} GPUs spans {nodes} nodes of {server.gpus}, and collectives "
