@@ -98,6 +98,7 @@ class RunResult:
         r = self.run
         return {
             "file": r.path,
+            "line": r.line,
             "format": r.source_format,
             "collective": r.collective,
             "nodes": r.nodes,

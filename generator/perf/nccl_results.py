@@ -3,9 +3,13 @@
 Text: the ``# Using devices`` block names every rank's host (``#  Rank  0 Group  0 Pid 123 on host device 0
 [...] NVIDIA H100``; older releases omit ``Group``), ``# Collective test starting: all_reduce_perf`` names
 the test, and each result row ends with out-of-place ``time algbw busbw #wrong`` and in-place ``time algbw
-busbw #wrong`` (nccl-tests src/util.cu ``writeBenchmarkLineBody``). JSON (``-J``, JSON_FILE_VERSION 2, same
-file): ``args`` (the program first), ``env``, ``config.devices[].hostname``, ``results[]`` with ``size`` and
-``out_of_place``/``in_place`` objects holding ``time``, ``alg_bw``, ``bus_bw``, ``nwrong``.
+busbw #wrong`` (nccl-tests src/util.cu ``writeBenchmarkLineBody``). A text file may hold several programs'
+outputs one after another (a script running each test into one log): each is its own run, cut where the next
+program's header starts (its version line or ``# Collective test starting:``) and named ``file:line``;
+parts of a collective the model does not predict (sendrecv_perf) are left out. JSON (``-J``,
+JSON_FILE_VERSION 2, same file): ``args`` (the program first), ``env``, ``config.devices[].hostname``,
+``results[]`` with ``size`` and ``out_of_place``/``in_place`` objects holding ``time``, ``alg_bw``,
+``bus_bw``, ``nwrong``.
 
 A run covers one rail when the file name carries ``rail<N>`` (the acceptance role's one-rail runs: N is
 the rail, the compute NIC index of the plan), or when its ``NCCL_IB_HCA`` (JSON env) or file name names one
@@ -159,6 +163,9 @@ class NcclRun:
     source_format: str  # text | json
     hca: str | None = None  # the one device NCCL_IB_HCA (or the file name) restricted the run to
     settings: RecordedSettings = RecordedSettings()  # what the run changed, as its output records it
+    # the line a run starts at in a text file that holds several (one nccl-tests program after another, as a
+    # script running each test into one log writes them); None when the file is one run
+    line: int | None = None
 
     @property
     def nodes(self) -> int:
@@ -170,7 +177,7 @@ class NcclRun:
 
     @property
     def name(self) -> str:
-        return Path(self.path).name
+        return Path(self.path).name + (f":{self.line}" if self.line is not None else "")
 
 
 def release_from_code(code: int) -> str | None:
@@ -295,6 +302,7 @@ class _TextRun:
     """What one pass over a text output has found so far."""
 
     path: Path
+    line: int = 1  # where this run's lines start
     hosts: dict[int, str] = field(default_factory=dict)
     program: str | None = None
     avg: float | None = None
@@ -346,30 +354,25 @@ class _TextRun:
         self.rows.append(row)
 
 
-def parse_text(text: str, path: Path) -> NcclRun | None:
-    """One pass over the lines (linear in the text); None when it holds no result of a known collective."""
-    run = _TextRun(path)
-    for number, line in enumerate(text.split("\n"), 1):
-        where = f"{path}:{number}"
-        if line.startswith("#"):
-            run.header(line, where)
-            continue
-        if "NCCL INFO NCCL_" in line and (m := _ENV_RE.search(line)):
-            run.setting(m.group(1), m.group(2), where)
-            continue
-        if "NCCL INFO NCCL version" in line and (m := _NCCL_VERSION_RE.search(line)):
-            run.version = run.version or m.group(1)
-            continue
-        row = _row(line.split(), where)
-        if row is not None:
-            run.row(row, where)
-    coll = _collective(run.program, path)
+def _starts_run(line: str) -> bool:
+    """A header line nccl-tests prints once at the start of each program's output, the version line then
+    ``# Collective test starting:`` (src/util.cu ``writeDeviceReport``; older releases print the second
+    only). A file holding several programs' outputs is cut at the first of them that follows a program's
+    name or rows, so each program's rows are its own run (an all_gather sweep is never read as an all_reduce
+    one)."""
+    return bool(_TESTS_VERSION_RE.match(line) or _TEST_RE.match(line))
+
+
+def _text_run(run: _TextRun, several: bool) -> NcclRun | None:
+    """The run one program's lines make; None without a result of a collective the model knows (a
+    sendrecv_perf part of a file, say)."""
+    coll = _collective(run.program, run.path)
     if not run.rows or coll is None:
         return None
     ordered = tuple(dict.fromkeys(run.hosts[r] for r in sorted(run.hosts)))
-    rail, hca = _rail_from_name(path), _hca_from_name(path)
+    rail, hca = _rail_from_name(run.path), _hca_from_name(run.path)
     return NcclRun(
-        str(path),
+        str(run.path),
         coll,
         len(run.hosts),
         ordered,
@@ -379,7 +382,33 @@ def parse_text(text: str, path: Path) -> NcclRun | None:
         "text",
         hca,
         _settings({name: value for name, (value, _) in run.env.items()}, run.version),
+        run.line if several else None,
     )
+
+
+def parse_text(text: str, path: Path) -> list[NcclRun]:
+    """One pass over the lines (linear in the text): the runs of every collective the model knows, one per
+    program whose output the file holds (none for a file without one)."""
+    parts = [_TextRun(path)]
+    for number, line in enumerate(text.split("\n"), 1):
+        where = f"{path}:{number}"
+        if line.startswith("#"):
+            run = parts[-1]
+            if (run.rows or run.program) and _starts_run(line):
+                parts.append(_TextRun(path, number))
+            parts[-1].header(line, where)
+            continue
+        if "NCCL INFO NCCL_" in line and (m := _ENV_RE.search(line)):
+            parts[-1].setting(m.group(1), m.group(2), where)
+            continue
+        if "NCCL INFO NCCL version" in line and (m := _NCCL_VERSION_RE.search(line)):
+            parts[-1].version = parts[-1].version or m.group(1)
+            continue
+        row = _row(line.split(), where)
+        if row is not None:
+            parts[-1].row(row, where)
+    several = sum(1 for run in parts if run.rows) > 1
+    return [r for run in parts if (r := _text_run(run, several)) is not None]
 
 
 # ---- JSON ---------------------------------------------------------------------------------------
@@ -450,20 +479,20 @@ def _json_document(text: str, path: Path) -> NcclJson | None:
         raise pydantic_refusal(str(path), exc.errors()) from None
 
 
-def parse_json(text: str, path: Path) -> NcclRun | None:
-    """An nccl-tests -J file; None when it is JSON of something else or holds no known collective."""
+def parse_json(text: str, path: Path) -> list[NcclRun]:
+    """An nccl-tests -J file's run; none when it is JSON of something else or holds no known collective."""
     doc = _json_document(text, path)
     if doc is None:
-        return None
+        return []
     program = doc.args[0] if doc.args else None
     coll = _collective(program, path)
     hosts = _json_hosts(doc, str(path))
     rows = _json_rows(doc)
     if not rows or coll is None:
-        return None
+        return []
     avg = doc.average_bus_bandwidth.bandwidth if doc.average_bus_bandwidth else None
     rail = _rail_from_name(path)
-    return NcclRun(
+    run = NcclRun(
         str(path),
         coll,
         len(hosts),
@@ -475,13 +504,15 @@ def parse_json(text: str, path: Path) -> NcclRun | None:
         None if rail is not None else _json_hca(doc.env, path),
         _json_settings(doc, path),
     )
+    return [run]
 
 
 # ---- files --------------------------------------------------------------------------------------
 
 
-def read_run(path: Path, budget: ByteBudget | None = None) -> NcclRun | None:
-    """One file; None when it holds no nccl-tests result of a collective the model knows."""
+def read_runs(path: Path, budget: ByteBudget | None = None) -> list[NcclRun]:
+    """One file's runs (one per nccl-tests program it holds the output of); none when it holds no result of a
+    collective the model knows."""
     raw = read_foreign(path, MAX_FILE_BYTES, budget)
     # nccl-tests writes ASCII (its JSON writer refuses anything else); a stray byte in a log is no reason
     # to refuse a text output, and every value taken from it is checked against results_model
@@ -538,16 +569,16 @@ def read_results(directory: str | Path, budget: ByteBudget | None = None) -> tup
     ignored: list[str] = []
     rows = 0
     for path in paths:
-        run = read_run(path, budget)
-        if run is None:
+        found = read_runs(path, budget)
+        if not found:
             ignored.append(str(path))
             continue
-        rows += len(run.rows)
+        rows += sum(len(run.rows) for run in found)
         if rows > MAX_TOTAL_ROWS:
             raise ForeignInputError(
                 str(path), f"the results hold more than {MAX_TOTAL_ROWS:,} rows in all; give fewer"
             )
-        runs.append(run)
+        runs.extend(found)
     if not runs:
         raise ResultsError(f"{root}: no nccl-tests results ({', '.join(SUFFIXES)} files) found")
     return runs, ignored

@@ -12,7 +12,7 @@ from perf_blueprints import server_nodes
 from ruamel.yaml import YAML
 
 from generator.cli import main
-from generator.perf.nccl_results import ResultsError, parse_text, read_results, read_run
+from generator.perf.nccl_results import ResultsError, parse_text, read_results, read_runs
 
 DATA = Path(__file__).resolve().parent / "data" / "nccl_tests"
 NDR = {
@@ -33,8 +33,8 @@ def _write(data: dict, path: Path) -> Path:
 
 
 def test_reads_the_oci_outputs_exactly() -> None:
-    one = read_run(DATA / "oci-bm-gpu4.8-1node-all_reduce.txt")
-    two = read_run(DATA / "oci-bm-gpu4.8-2node-all_reduce.txt")
+    (one,) = read_runs(DATA / "oci-bm-gpu4.8-1node-all_reduce.txt")
+    (two,) = read_runs(DATA / "oci-bm-gpu4.8-2node-all_reduce.txt")
     assert one is not None and two is not None
     assert (one.collective, one.ranks, one.hosts, one.rail) == (
         "all_reduce",
@@ -52,15 +52,70 @@ def test_reads_the_oci_outputs_exactly() -> None:
 
 
 def test_reads_excerpts_from_issues() -> None:
-    gb = read_run(DATA / "gb200-nvl72-all_reduce_perf-excerpt.txt")
+    (gb,) = read_runs(DATA / "gb200-nvl72-all_reduce_perf-excerpt.txt")
     assert gb is not None
     assert [r.size_bytes for r in gb.rows] == [1 << 29, 1 << 30, 1 << 31, 1 << 32, 1 << 33]
     assert [r.busbw_gbytes for r in gb.rows] == [586.06, 681.17, 757.78, 839.16, 834.57]
     assert gb.hosts == ("slurm-gb200-207-171",)
-    h20 = read_run(DATA / "nccl-1244-h20-all_reduce-nvlstree-excerpt.txt")
+    (h20,) = read_runs(DATA / "nccl-1244-h20-all_reduce-nvlstree-excerpt.txt")
     assert h20 is not None and h20.collective == "all_reduce"
     assert [r.size_bytes for r in h20.rows] == [4, 8, 16, 32, 64, 128, 256, 512]  # old format, no root
     assert h20.rows[0].wrong == 0.0 and h20.rows[0].time_us == 47.54
+
+
+def test_a_log_of_several_programs_is_one_run_each(tmp_path: Path, capsys) -> None:
+    """A script that runs each nccl-tests program into one log (xxrjun/nccl-tests-cluster, one H100 node):
+    each program's rows are a run of their own, named by the line its output starts at, and sendrecv_perf,
+    which the model does not predict, is left out. Read as one run, every row was the last known program's."""
+    runs = read_runs(DATA / "xxrjun-cnode3-003-five-programs.log")
+    name = "xxrjun-cnode3-003-five-programs.log"
+    assert [(r.collective, r.line, r.name) for r in runs] == [
+        ("all_reduce", 1, f"{name}:1"),
+        ("all_gather", 34, f"{name}:34"),
+        ("reduce_scatter", 67, f"{name}:67"),
+        ("alltoall", 100, f"{name}:100"),
+    ]
+    # each run holds its own ten rows: the 16 GiB row of each as the log prints it
+    assert [(len(r.rows), r.rows[-1].busbw_gbytes, r.avg_busbw) for r in runs] == [
+        (10, 482.12, 437.973),
+        (10, 362.06, 327.669),
+        (10, 363.74, 330.729),
+        (10, 348.09, 311.63),
+    ]
+    assert {(r.hosts, r.ranks, r.settings.nccl_version) for r in runs} == {(("cnode3-003",), 8, "2.29.2")}
+    # a program that stopped before its rows (its header alone) does not take the next one's version line
+    lines = (DATA / "xxrjun-cnode3-003-five-programs.log").read_text().split("\n")
+    (gather,) = parse_text("\n".join(lines[:17] + lines[33:66]), tmp_path / "stopped.log")
+    assert (gather.collective, gather.line, gather.settings.nccl_version, len(gather.rows)) == (
+        "all_gather",
+        None,
+        "2.29.2",
+        10,
+    )
+    # the report keeps the runs apart (and a one-program file is still one run, named without a line)
+    bp = _write(server_nodes("dgx-h100", 2, NDR), tmp_path / "bp.yaml")
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "node.log").write_bytes((DATA / f"{name}").read_bytes())
+    (results / "one.txt").write_bytes((DATA / "oci-bm-gpu4.8-1node-all_reduce.txt").read_bytes())
+    found, ignored = read_results(results)
+    assert [(Path(r.path).name, r.name, r.collective) for r in found] == [
+        ("node.log", "node.log:1", "all_reduce"),
+        ("node.log", "node.log:34", "all_gather"),
+        ("node.log", "node.log:67", "reduce_scatter"),
+        ("node.log", "node.log:100", "alltoall"),
+        ("one.txt", "one.txt", "all_reduce"),
+    ]
+    assert ignored == []
+    assert main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"]) in (0, 1)
+    out = json.loads(capsys.readouterr().out)
+    assert sorted((Path(r["file"]).name, r["line"], r["collective"]) for r in out["runs"]) == [
+        ("node.log", 1, "all_reduce"),
+        ("node.log", 34, "all_gather"),
+        ("node.log", 67, "reduce_scatter"),
+        ("node.log", 100, "alltoall"),
+        ("one.txt", None, "all_reduce"),
+    ]
 
 
 OCI_SPEC = {
@@ -264,7 +319,7 @@ def test_empty_results_dir_is_an_error(tmp_path: Path, capsys) -> None:
     assert main(["acceptance-report", str(bp), "--results", str(tmp_path / "r")]) == 2
     with pytest.raises(ResultsError):
         read_results(tmp_path / "nothing")
-    assert parse_text("hello\n", tmp_path / "x.txt") is None
+    assert parse_text("hello\n", tmp_path / "x.txt") == []
 
 
 def test_finds_a_degraded_rail(tmp_path: Path, capsys) -> None:

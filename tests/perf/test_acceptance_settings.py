@@ -17,7 +17,7 @@ from ruamel.yaml import YAML
 from generator.cli import main
 from generator.foreign import ForeignInputError
 from generator.perf.collectives import algorithm_list, estimate
-from generator.perf.nccl_results import RecordedSettings, read_run, release_from_code
+from generator.perf.nccl_results import RecordedSettings, read_runs, release_from_code
 from generator.perf.predict import job_for
 from generator.perf.system import system_for
 from generator.pipeline import load_and_resolve
@@ -59,14 +59,14 @@ def test_text_output_records_the_runs_settings(tmp_path: Path) -> None:
         library=21701,
     )
     (tmp_path / "run.txt").write_text(text)
-    run = read_run(tmp_path / "run.txt")
+    (run,) = read_runs(tmp_path / "run.txt")
     assert run is not None
     # the nccl-tests header comes first in the file and names the library it loaded
     assert run.settings == RecordedSettings(None, None, 2, True, "2.17.1")
     assert run.settings.text() == "NCCL_MAX_NCHANNELS=2 NCCL_P2P_DISABLE=1 NCCL 2.17.1"
     plain = tmp_path / "plain.txt"
     plain.write_text(nccl_text(HOSTS, 8, ROWS).replace("nccl-library=22602", "nccl-library=1"))
-    run = read_run(plain)
+    (run,) = read_runs(plain)
     assert run is not None and run.settings == RecordedSettings()  # no release has code 1, nothing changed
 
 
@@ -80,7 +80,7 @@ def test_json_output_records_the_runs_settings(tmp_path: Path) -> None:
         "results": [{"size": GIB, "out_of_place": {"time": 5000.0, "alg_bw": 200.0, "bus_bw": 400.0}}],
     }
     (tmp_path / "run.json").write_text(json.dumps(doc))
-    run = read_run(tmp_path / "run.json")
+    (run,) = read_runs(tmp_path / "run.json")
     assert run is not None
     assert run.settings == RecordedSettings(None, "Simple", 4, False, "2.19.3")
 
@@ -103,7 +103,7 @@ def test_a_setting_the_model_cannot_follow_is_refused_where_it_stands(
 ) -> None:
     (tmp_path / "run.txt").write_text(_with_lines(nccl_text(HOSTS, 8, ROWS), line))
     with pytest.raises(ForeignInputError) as err:
-        read_run(tmp_path / "run.txt")
+        read_runs(tmp_path / "run.txt")
     assert f"{tmp_path / 'run.txt'}:2" in str(err.value) and shown in str(err.value)
 
 
@@ -112,12 +112,12 @@ def test_ranks_that_printed_different_settings_are_refused_at_the_second(tmp_pat
     values mean the ranks ran differently (a launcher that did not pass the environment to every node)."""
     same = "NCCL_MAX_NCHANNELS set by environment to 4."
     (tmp_path / "same.txt").write_text(_with_lines(nccl_text(HOSTS, 8, ROWS), same, same))
-    run = read_run(tmp_path / "same.txt")
+    (run,) = read_runs(tmp_path / "same.txt")
     assert run is not None and run.settings.channels == 4
     other = "NCCL_MAX_NCHANNELS set by environment to 8."
     (tmp_path / "mixed.txt").write_text(_with_lines(nccl_text(HOSTS, 8, ROWS), same, other))
     with pytest.raises(ForeignInputError) as err:
-        read_run(tmp_path / "mixed.txt")
+        read_runs(tmp_path / "mixed.txt")
     assert f"{tmp_path / 'mixed.txt'}:3" in str(err.value)
     assert f"`8` here but `4` at {tmp_path / 'mixed.txt'}:2" in str(err.value)
 
@@ -132,7 +132,7 @@ def test_a_bad_json_setting_is_refused_at_its_path(tmp_path: Path) -> None:
     }
     (tmp_path / "run.json").write_text(json.dumps(doc))
     with pytest.raises(ForeignInputError, match=r"\$\.env.*NCCL_P2P_DISABLE"):
-        read_run(tmp_path / "run.json")
+        read_runs(tmp_path / "run.json")
 
 
 def _blueprint(tmp_path: Path) -> Path:
@@ -278,7 +278,7 @@ def test_a_run_with_nvls_off_is_predicted_without_nvls(tmp_path: Path, capsys) -
         base, "NCCL_NVLS_ENABLE set by environment to 0.", "NCCL_ALGO set by environment to NVLSTree"
     )
     (results / "only.txt").write_text(only)
-    run = read_run(results / "off.txt")
+    (run,) = read_runs(results / "off.txt")
     assert (
         run is not None
         and run.settings.nvls_disabled
@@ -301,4 +301,4 @@ def test_a_run_with_nvls_off_is_predicted_without_nvls(tmp_path: Path, capsys) -
     assert "NVLS" in runs["only"]["error"] and "NCCL_NVLS_ENABLE=0" in runs["only"]["error"]
     (tmp_path / "bad.txt").write_text(_with_lines(base, "NCCL_NVLS_ENABLE set by environment to 5."))
     with pytest.raises(ForeignInputError, match="NCCL_NVLS_ENABLE `5`: NCCL takes 0, 1 or 2"):
-        read_run(tmp_path / "bad.txt")
+        read_runs(tmp_path / "bad.txt")

@@ -171,7 +171,7 @@ def test_acceptance_report_follows_the_runs_nccl_algo(tmp_path: Path, capsys) ->
     predicted with the same settings; a setting the model cannot honour is an error row, not a traceback."""
     from generator.cli import main
     from generator.perf.acceptance import run_settings
-    from generator.perf.nccl_results import read_run
+    from generator.perf.nccl_results import read_runs
 
     root = Path(__file__).resolve().parents[2]
     data = root / "tests" / "perf" / "data" / "nccl_tests" / "oci-bm-gpu4.8-2node-all_reduce.txt"
@@ -181,7 +181,7 @@ def test_acceptance_report_follows_the_runs_nccl_algo(tmp_path: Path, capsys) ->
     results = tmp_path / "results"
     results.mkdir()
     (results / "tree.txt").write_text("\n".join(lines))
-    run = read_run(results / "tree.txt")
+    (run,) = read_runs(results / "tree.txt")
     assert run is not None and run.settings.algo == "Tree" and run.settings.proto is None
     assert (run_settings(run).algorithms, run_settings(run).protocols) == (("tree",), None)
     (results / "nvls.txt").write_text("\n".join(lines).replace("to Tree", "to NVLS"))

@@ -24,7 +24,7 @@ from generator.cli import main
 from generator.foreign import ForeignInputError
 from generator.perf.channels import Graph, run_channels
 from generator.perf.collectives import candidates, estimate
-from generator.perf.nccl_results import read_run
+from generator.perf.nccl_results import read_runs
 from generator.perf.predict import RunSettings, job_for, sweep
 from generator.perf.system import PerfError, system_for
 from generator.pipeline import load_and_resolve
@@ -130,7 +130,7 @@ def test_acceptance_report_follows_the_runs_min_channels(tmp_path: Path, capsys)
     (results / "plain.txt").write_text(_with_info(base, *forced))
     more = _with_info(base, *forced, "NCCL_MIN_NCHANNELS set by environment to 32.")
     (results / "more.txt").write_text(more)
-    run = read_run(results / "more.txt")
+    (run,) = read_runs(results / "more.txt")
     assert run is not None and run.settings.min_channels == 32
     assert "NCCL_MIN_NCHANNELS=32" in run.settings.text()
     assert main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"]) in (0, 1)
@@ -151,7 +151,7 @@ def test_a_min_channels_the_model_cannot_follow_is_refused_where_it_stands(tmp_p
     line = "NCCL_MIN_NCHANNELS set by environment to 999."
     (tmp_path / "run.txt").write_text(_with_info(nccl_text(HOSTS, 8, ROWS), line))
     with pytest.raises(ForeignInputError) as err:
-        read_run(tmp_path / "run.txt")
+        read_runs(tmp_path / "run.txt")
     assert f"{tmp_path / 'run.txt'}:2" in str(err.value) and "NCCL_MIN_NCHANNELS `999`" in str(err.value)
 
 
@@ -165,9 +165,9 @@ def test_a_json_output_records_min_channels(tmp_path: Path) -> None:
         "results": [{"size": GIB, "out_of_place": {"time": 5000.0, "alg_bw": 200.0, "bus_bw": 400.0}}],
     }
     (tmp_path / "run.json").write_text(json.dumps(doc))
-    run = read_run(tmp_path / "run.json")
+    (run,) = read_runs(tmp_path / "run.json")
     assert run is not None and run.settings.min_channels == 32 and run.settings.proto == "LL128"
     doc["env"] = ["NCCL_MIN_NCHANNELS=0"]
     (tmp_path / "bad.json").write_text(json.dumps(doc))
     with pytest.raises(ForeignInputError, match=r"\$\.env.*NCCL_MIN_NCHANNELS `0`"):
-        read_run(tmp_path / "bad.json")
+        read_runs(tmp_path / "bad.json")

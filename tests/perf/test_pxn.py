@@ -19,7 +19,7 @@ from ruamel.yaml import YAML
 from generator.cli import main
 from generator.foreign import ForeignInputError
 from generator.perf.collectives import estimate
-from generator.perf.nccl_results import read_run
+from generator.perf.nccl_results import read_runs
 from generator.perf.predict import job_for
 from generator.perf.system import System, system_for
 
@@ -139,4 +139,4 @@ def test_a_pxn_setting_the_model_cannot_follow_is_refused(tmp_path: Path) -> Non
     run = tmp_path / "alltoall.txt"
     run.write_text(_alltoall_run(["gpu001", "gpu002"], "NCCL_PXN_DISABLE set by environment to 2"))
     with pytest.raises(ForeignInputError, match="NCCL_PXN_DISABLE `2`"):
-        read_run(run)
+        read_runs(run)
