@@ -64,6 +64,9 @@ MAX_FILES = 1 << 17
 # runs of two sizes, 1G and 2G). Each row is predicted, kept and reported, so this bounds the command's time
 # and memory (measured: 64 runs of 4,095 rows each, 7 s CPU and 470 MB for the whole command).
 MAX_TOTAL_ROWS = 1 << 18
+# Programs' outputs one text file may hold (a script's log runs each test into it: a handful; a loop over the
+# node pairs of a cluster, more): a bound on the work one file asks for, refused where it is passed.
+MAX_RUNS_PER_FILE = 4096
 # Entries (files and folders) looked at under --results, matching or not.
 MAX_ENTRIES = 1 << 20
 # A number column of nccl-tests is at most a few characters wide (getFloatStr, util.cu); a longer token is
@@ -390,11 +393,18 @@ def parse_text(text: str, path: Path) -> list[NcclRun]:
     """One pass over the lines (linear in the text): the runs of every collective the model knows, one per
     program whose output the file holds (none for a file without one)."""
     parts = [_TextRun(path)]
+    rows = 0
     for number, line in enumerate(text.split("\n"), 1):
         where = f"{path}:{number}"
         if line.startswith("#"):
             run = parts[-1]
             if (run.rows or run.program) and _starts_run(line):
+                if not run.rows:  # a program that stopped before its rows makes no run: its place is reused
+                    parts.pop()
+                elif len(parts) >= MAX_RUNS_PER_FILE:
+                    raise ForeignInputError(
+                        where, f"more than {MAX_RUNS_PER_FILE:,} nccl-tests programs' outputs in one file"
+                    )
                 parts.append(_TextRun(path, number))
             parts[-1].header(line, where)
             continue
@@ -406,6 +416,9 @@ def parse_text(text: str, path: Path) -> list[NcclRun]:
             continue
         row = _row(line.split(), where)
         if row is not None:
+            rows += 1
+            if rows > MAX_TOTAL_ROWS:
+                raise ForeignInputError(where, f"more than {MAX_TOTAL_ROWS:,} result rows in one file")
             parts[-1].row(row, where)
     several = sum(1 for run in parts if run.rows) > 1
     return [r for run in parts if (r := _text_run(run, several)) is not None]

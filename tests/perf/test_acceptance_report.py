@@ -12,7 +12,7 @@ from perf_blueprints import server_nodes
 from ruamel.yaml import YAML
 
 from generator.cli import main
-from generator.perf.nccl_results import ResultsError, parse_text, read_results, read_runs
+from generator.perf.nccl_results import MAX_RUNS_PER_FILE, ResultsError, parse_text, read_results, read_runs
 
 DATA = Path(__file__).resolve().parent / "data" / "nccl_tests"
 NDR = {
@@ -116,6 +116,23 @@ def test_a_log_of_several_programs_is_one_run_each(tmp_path: Path, capsys) -> No
         ("node.log", 100, "alltoall"),
         ("one.txt", None, "all_reduce"),
     ]
+
+
+def test_programs_in_one_file_are_bounded(tmp_path: Path, capsys) -> None:
+    """A file is foreign input: headers alone (programs that printed no row) make no run and cost nothing
+    kept, and more programs with rows than MAX_RUNS_PER_FILE are refused where the bound is passed."""
+    head = "# Collective test starting: all_reduce_perf\n"
+    row = "    33554432       4194304    double     sum      -1   182.85  183.50  321.13       0   182.65  183.71  321.49       0\n"
+    assert parse_text(head * 200_000, tmp_path / "heads.log") == []
+    (one, last) = parse_text((head + row) * 2, tmp_path / "two.log")
+    assert (one.line, last.line, len(one.rows), len(last.rows)) == (1, 3, 1, 1)
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "many.log").write_text((head + row) * (MAX_RUNS_PER_FILE + 1))
+    bp = _write(server_nodes("dgx-h100", 2, NDR), tmp_path / "bp.yaml")
+    assert main(["acceptance-report", str(bp), "--results", str(results)]) == 2
+    err = capsys.readouterr().err
+    assert f"many.log:{2 * MAX_RUNS_PER_FILE + 1}" in err and "programs' outputs in one file" in err
 
 
 OCI_SPEC = {
