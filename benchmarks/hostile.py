@@ -216,6 +216,12 @@ def foreign_cases(root: Path, builds: dict[str, Path]) -> Iterator[tuple[str, li
     for i in range(6):
         put(f"r3/run{i}.txt", _results_text("1.0") * ((16 << 20) // len(_results_text("1.0")) - 1))
     yield "nccl-tests: 6 x 16 MiB", [*acc, str(root / "r3")]
+    program = "# Collective test starting: all_reduce_perf\n" + _results_text("1.0")
+    put("r5/log.txt", program * ((16 << 20) // len(program)))
+    yield "nccl-tests: 16 MiB of one-row programs in one log", [*acc, str(root / "r5")]
+    heads = "# Collective test starting: all_reduce_perf\n"
+    put("r6/log.txt", heads * ((16 << 20) // len(heads)))
+    yield "nccl-tests: 16 MiB of program headers, no rows", [*acc, str(root / "r6")]
     (root / "r4").mkdir()
     (root / "r4" / "all_reduce.txt").symlink_to("/dev/zero")
     yield "nccl-tests: symlink to /dev/zero", [*acc, str(root / "r4")]
