@@ -283,5 +283,6 @@ def to_text(report: AcceptanceReport) -> str:
         hosts = ", ".join(_shown(h) for h in report.unknown_hosts)
         lines += ["", "hosts not in the plan (no cables to point to): " + hosts]
     if report.ignored:
-        lines += ["", "files without nccl-tests results: " + ", ".join(_shown(f) for f in report.ignored)]
+        not_compared = ", ".join(_shown(f) for f in report.ignored)
+        lines += ["", "not compared (no result of a collective the model predicts): " + not_compared]
     return "\n".join(lines) + "\n"

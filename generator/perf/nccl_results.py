@@ -67,6 +67,9 @@ MAX_TOTAL_ROWS = 1 << 18
 # Programs' outputs one text file may hold (a script's log runs each test into it: a handful; a loop over the
 # node pairs of a cluster, more): a bound on the work one file asks for, refused where it is passed.
 MAX_RUNS_PER_FILE = 4096
+# Files and parts of files not compared that a report names one by one (the rest are counted): a folder of
+# hostile logs could otherwise make the list as long as the byte budget allows.
+MAX_NOT_COMPARED_NAMED = 1000
 # Entries (files and folders) looked at under --results, matching or not.
 MAX_ENTRIES = 1 << 20
 # A number column of nccl-tests is at most a few characters wide (getFloatStr, util.cu); a longer token is
@@ -389,9 +392,11 @@ def _text_run(run: _TextRun, several: bool) -> NcclRun | None:
     )
 
 
-def parse_text(text: str, path: Path) -> list[NcclRun]:
+def parse_text(text: str, path: Path, left_out: list[str] | None = None) -> list[NcclRun]:
     """One pass over the lines (linear in the text): the runs of every collective the model knows, one per
-    program whose output the file holds (none for a file without one)."""
+    program whose output the file holds (none for a file without one). Where the file holds several, the
+    parts with rows of a program the model does not predict are named in ``left_out`` (``file:line
+    (program)``), so a report can say what it did not compare."""
     parts = [_TextRun(path)]
     rows = 0
     for number, line in enumerate(text.split("\n"), 1):
@@ -421,7 +426,15 @@ def parse_text(text: str, path: Path) -> list[NcclRun]:
                 raise ForeignInputError(where, f"more than {MAX_TOTAL_ROWS:,} result rows in one file")
             parts[-1].row(row, where)
     several = sum(1 for run in parts if run.rows) > 1
-    return [r for run in parts if (r := _text_run(run, several)) is not None]
+    runs = []
+    for run in parts:
+        made = _text_run(run, several)
+        if made is not None:
+            runs.append(made)
+        elif several and run.rows and left_out is not None:
+            program = Path(run.program).name[:MAX_TOKEN] if run.program else "no program named"
+            left_out.append(f"{path}:{run.line} ({program})")
+    return runs
 
 
 # ---- JSON ---------------------------------------------------------------------------------------
@@ -523,16 +536,18 @@ def parse_json(text: str, path: Path) -> list[NcclRun]:
 # ---- files --------------------------------------------------------------------------------------
 
 
-def read_runs(path: Path, budget: ByteBudget | None = None) -> list[NcclRun]:
+def read_runs(
+    path: Path, budget: ByteBudget | None = None, left_out: list[str] | None = None
+) -> list[NcclRun]:
     """One file's runs (one per nccl-tests program it holds the output of); none when it holds no result of a
-    collective the model knows."""
+    collective the model knows. Parts of a text file left out are named in ``left_out`` (parse_text)."""
     raw = read_foreign(path, MAX_FILE_BYTES, budget)
     # nccl-tests writes ASCII (its JSON writer refuses anything else); a stray byte in a log is no reason
     # to refuse a text output, and every value taken from it is checked against results_model
     text = raw.decode("utf-8", errors="replace")
     if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
         return parse_json(text, path)
-    return parse_text(text, path)
+    return parse_text(text, path, left_out)
 
 
 def _candidates(root: Path) -> list[Path]:
@@ -570,8 +585,9 @@ def _check_sizes(paths: list[Path], budget: ByteBudget) -> None:
 
 
 def read_results(directory: str | Path, budget: ByteBudget | None = None) -> tuple[list[NcclRun], list[str]]:
-    """Every run under ``directory`` (sorted by path) and the files that held none; all files together
-    are charged to ``budget`` (one per command)."""
+    """Every run under ``directory`` (sorted by path) and what was not compared: the files that held none
+    and the parts of a file, ``file:line (program)``, whose program the model does not predict (a log's
+    sendrecv_perf); all files together are charged to ``budget`` (one per command)."""
     root = Path(directory)
     if not root.is_dir():
         raise ResultsError(f"{root}: not a directory of nccl-tests outputs")
@@ -580,11 +596,17 @@ def read_results(directory: str | Path, budget: ByteBudget | None = None) -> tup
     _check_sizes(paths, budget)
     runs: list[NcclRun] = []
     ignored: list[str] = []
+    unnamed = 0
     rows = 0
     for path in paths:
-        found = read_runs(path, budget)
+        parts: list[str] = []
+        found = read_runs(path, budget, parts)
+        for item in parts if found else [str(path)]:
+            if len(ignored) < MAX_NOT_COMPARED_NAMED:
+                ignored.append(item)
+            else:
+                unnamed += 1
         if not found:
-            ignored.append(str(path))
             continue
         rows += sum(len(run.rows) for run in found)
         if rows > MAX_TOTAL_ROWS:
@@ -594,4 +616,6 @@ def read_results(directory: str | Path, budget: ByteBudget | None = None) -> tup
         runs.extend(found)
     if not runs:
         raise ResultsError(f"{root}: no nccl-tests results ({', '.join(SUFFIXES)} files) found")
+    if unnamed:
+        ignored.append(f"{unnamed:,} more")
     return runs, ignored

@@ -12,7 +12,14 @@ from perf_blueprints import server_nodes
 from ruamel.yaml import YAML
 
 from generator.cli import main
-from generator.perf.nccl_results import MAX_RUNS_PER_FILE, ResultsError, parse_text, read_results, read_runs
+from generator.perf.nccl_results import (
+    MAX_NOT_COMPARED_NAMED,
+    MAX_RUNS_PER_FILE,
+    ResultsError,
+    parse_text,
+    read_results,
+    read_runs,
+)
 
 DATA = Path(__file__).resolve().parent / "data" / "nccl_tests"
 NDR = {
@@ -106,7 +113,11 @@ def test_a_log_of_several_programs_is_one_run_each(tmp_path: Path, capsys) -> No
         ("node.log", "node.log:100", "alltoall"),
         ("one.txt", "one.txt", "all_reduce"),
     ]
-    assert ignored == []
+    assert ignored == [f"{results / 'node.log'}:133 (sendrecv_perf)"]  # named as not compared, not dropped
+    assert main(["acceptance-report", str(bp), "--results", str(results)]) in (0, 1)
+    said = capsys.readouterr().out
+    assert "not compared (no result of a collective the model predicts): " in said
+    assert said.rstrip().endswith("node.log:133 (sendrecv_perf)")
     assert main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"]) in (0, 1)
     out = json.loads(capsys.readouterr().out)
     assert sorted((Path(r["file"]).name, r["line"], r["collective"]) for r in out["runs"]) == [
@@ -116,6 +127,20 @@ def test_a_log_of_several_programs_is_one_run_each(tmp_path: Path, capsys) -> No
         ("node.log", 100, "alltoall"),
         ("one.txt", None, "all_reduce"),
     ]
+
+
+def test_what_was_not_compared_is_named_up_to_a_bound(tmp_path: Path) -> None:
+    """Files without a result of a collective the model predicts are named, the first
+    MAX_NOT_COMPARED_NAMED of them, then counted: a folder of hostile files cannot grow the report's list
+    without bound."""
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "a-run.txt").write_bytes((DATA / "oci-bm-gpu4.8-1node-all_reduce.txt").read_bytes())
+    for i in range(MAX_NOT_COMPARED_NAMED + 5):
+        (results / f"b-note{i:05}.txt").write_text("hello\n")
+    runs, ignored = read_results(results)
+    assert len(runs) == 1 and len(ignored) == MAX_NOT_COMPARED_NAMED + 1
+    assert ignored[0] == str(results / "b-note00000.txt") and ignored[-1] == "5 more"
 
 
 def test_programs_in_one_file_are_bounded(tmp_path: Path, capsys) -> None:
