@@ -42,7 +42,6 @@ def _write(data: dict, path: Path) -> Path:
 def test_reads_the_oci_outputs_exactly() -> None:
     (one,) = read_runs(DATA / "oci-bm-gpu4.8-1node-all_reduce.txt")
     (two,) = read_runs(DATA / "oci-bm-gpu4.8-2node-all_reduce.txt")
-    assert one is not None and two is not None
     assert (one.collective, one.ranks, one.hosts, one.rail) == (
         "all_reduce",
         8,
@@ -60,12 +59,11 @@ def test_reads_the_oci_outputs_exactly() -> None:
 
 def test_reads_excerpts_from_issues() -> None:
     (gb,) = read_runs(DATA / "gb200-nvl72-all_reduce_perf-excerpt.txt")
-    assert gb is not None
     assert [r.size_bytes for r in gb.rows] == [1 << 29, 1 << 30, 1 << 31, 1 << 32, 1 << 33]
     assert [r.busbw_gbytes for r in gb.rows] == [586.06, 681.17, 757.78, 839.16, 834.57]
     assert gb.hosts == ("slurm-gb200-207-171",)
     (h20,) = read_runs(DATA / "nccl-1244-h20-all_reduce-nvlstree-excerpt.txt")
-    assert h20 is not None and h20.collective == "all_reduce"
+    assert h20.collective == "all_reduce"
     assert [r.size_bytes for r in h20.rows] == [4, 8, 16, 32, 64, 128, 256, 512]  # old format, no root
     assert h20.rows[0].wrong == 0.0 and h20.rows[0].time_us == 47.54
 

@@ -60,14 +60,13 @@ def test_text_output_records_the_runs_settings(tmp_path: Path) -> None:
     )
     (tmp_path / "run.txt").write_text(text)
     (run,) = read_runs(tmp_path / "run.txt")
-    assert run is not None
     # the nccl-tests header comes first in the file and names the library it loaded
     assert run.settings == RecordedSettings(None, None, 2, True, "2.17.1")
     assert run.settings.text() == "NCCL_MAX_NCHANNELS=2 NCCL_P2P_DISABLE=1 NCCL 2.17.1"
     plain = tmp_path / "plain.txt"
     plain.write_text(nccl_text(HOSTS, 8, ROWS).replace("nccl-library=22602", "nccl-library=1"))
     (run,) = read_runs(plain)
-    assert run is not None and run.settings == RecordedSettings()  # no release has code 1, nothing changed
+    assert run.settings == RecordedSettings()  # no release has code 1, nothing changed
 
 
 def test_json_output_records_the_runs_settings(tmp_path: Path) -> None:
@@ -81,7 +80,6 @@ def test_json_output_records_the_runs_settings(tmp_path: Path) -> None:
     }
     (tmp_path / "run.json").write_text(json.dumps(doc))
     (run,) = read_runs(tmp_path / "run.json")
-    assert run is not None
     assert run.settings == RecordedSettings(None, "Simple", 4, False, "2.19.3")
 
 
@@ -113,7 +111,7 @@ def test_ranks_that_printed_different_settings_are_refused_at_the_second(tmp_pat
     same = "NCCL_MAX_NCHANNELS set by environment to 4."
     (tmp_path / "same.txt").write_text(_with_lines(nccl_text(HOSTS, 8, ROWS), same, same))
     (run,) = read_runs(tmp_path / "same.txt")
-    assert run is not None and run.settings.channels == 4
+    assert run.settings.channels == 4
     other = "NCCL_MAX_NCHANNELS set by environment to 8."
     (tmp_path / "mixed.txt").write_text(_with_lines(nccl_text(HOSTS, 8, ROWS), same, other))
     with pytest.raises(ForeignInputError) as err:
@@ -279,11 +277,7 @@ def test_a_run_with_nvls_off_is_predicted_without_nvls(tmp_path: Path, capsys) -
     )
     (results / "only.txt").write_text(only)
     (run,) = read_runs(results / "off.txt")
-    assert (
-        run is not None
-        and run.settings.nvls_disabled
-        and run.settings.text() == "NCCL_NVLS_ENABLE=0 NCCL 2.26.2"
-    )
+    assert run.settings.nvls_disabled and run.settings.text() == "NCCL_NVLS_ENABLE=0 NCCL 2.26.2"
     assert main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"]) in (0, 1)
     runs = {Path(r["file"]).stem: r for r in json.loads(capsys.readouterr().out)["runs"]}
     at_gib = {k: next(s for s in r["sizes"] if s["size_bytes"] == GIB) for k, r in runs.items() if r["sizes"]}

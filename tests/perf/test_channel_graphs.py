@@ -182,7 +182,7 @@ def test_acceptance_report_follows_the_runs_nccl_algo(tmp_path: Path, capsys) ->
     results.mkdir()
     (results / "tree.txt").write_text("\n".join(lines))
     (run,) = read_runs(results / "tree.txt")
-    assert run is not None and run.settings.algo == "Tree" and run.settings.proto is None
+    assert run.settings.algo == "Tree" and run.settings.proto is None
     assert (run_settings(run).algorithms, run_settings(run).protocols) == (("tree",), None)
     (results / "nvls.txt").write_text("\n".join(lines).replace("to Tree", "to NVLS"))
     bp = server_nodes(

@@ -131,7 +131,7 @@ def test_acceptance_report_follows_the_runs_min_channels(tmp_path: Path, capsys)
     more = _with_info(base, *forced, "NCCL_MIN_NCHANNELS set by environment to 32.")
     (results / "more.txt").write_text(more)
     (run,) = read_runs(results / "more.txt")
-    assert run is not None and run.settings.min_channels == 32
+    assert run.settings.min_channels == 32
     assert "NCCL_MIN_NCHANNELS=32" in run.settings.text()
     assert main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"]) in (0, 1)
     runs = {Path(r["file"]).stem: r for r in json.loads(capsys.readouterr().out)["runs"]}
@@ -166,7 +166,7 @@ def test_a_json_output_records_min_channels(tmp_path: Path) -> None:
     }
     (tmp_path / "run.json").write_text(json.dumps(doc))
     (run,) = read_runs(tmp_path / "run.json")
-    assert run is not None and run.settings.min_channels == 32 and run.settings.proto == "LL128"
+    assert run.settings.min_channels == 32 and run.settings.proto == "LL128"
     doc["env"] = ["NCCL_MIN_NCHANNELS=0"]
     (tmp_path / "bad.json").write_text(json.dumps(doc))
     with pytest.raises(ForeignInputError, match=r"\$\.env.*NCCL_MIN_NCHANNELS `0`"):
