@@ -248,6 +248,8 @@ class Nccl(_Entry):
     postset_channel_factor: PerfConstant
     postset_sm90_double_above_gbytes: PerfConstant
     postset_sm90_double_below_channels: PerfConstant
+    nvls_channels: PerfConstant
+    net_channel_gbytes: dict[int, PerfConstant]
     tree_per_channel_max_gbytes: dict[int, Series]
     tree_ll128_per_channel_max_gbytes: dict[int, Series]
     ring_ll128_per_channel_max_gbytes: dict[int, Series]

@@ -8,7 +8,8 @@ one NIC and crosses each GPU's NVLink once, so a speed ``s`` fits ``floor(NIC / 
 consequences the plain link model misses:
 
 * eight 400G NICs and NVLink 4 (18 × 20.6 = 370.8 GB/s as NCCL counts it): 48 GB/s fits 7 channels, 45 fits
-  8, so rings between H100 nodes are planned at 8 × 45 = 360 GB/s, under both the NICs and NVLink;
+  8, so rings between H100 nodes are planned at 8 × 45 = 360 GB/s, under both the NICs and NVLink (and run on
+  16 channels, two a NIC, which carry less: predict.py ``_channel_bound``);
 * the tree's bus bandwidth is at most channels × ``perChMaxTreeBw`` (src/graph/tuning.cc, perf.yaml
   [NCCL-TUNE]), so with fewer NICs than GPUs (fewer channels) the two-node "tree effect" stays near the
   network: 4 HDR NICs → 4 channels × 23.6 = 94 GB/s, not 2 × 96.

@@ -226,10 +226,19 @@ def _protocols(job: Job) -> tuple[str, ...]:
     return ("ll", "ll128", "simple") if job.ll128 else ("ll", "simple")
 
 
+def _neighbour_net(job: Job, graph_net: Limit | None) -> Limit | None:
+    """A unit's network as an algorithm's channels between units use it (``graph_net``: the ring and tree
+    graph's, or the NVLS graph's). Scattered ranks also meet the fabric's bound for spread traffic; the
+    channels stay what bounds them either way (their count and what each carries)."""
+    if not job.scattered:
+        return graph_net
+    return tighter(job.spread_net, graph_net)
+
+
 def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
     nc = perf.nccl
     n, k, u = job.ranks, job.ranks_per_unit, job.units
-    net = job.spread_net if job.scattered else job.net
+    net = _neighbour_net(job, job.net)
     base = tighter(job.intra if k > 1 else None, net if u > 1 else None, job.ring_graph if u > 1 else None)
     if base is None:
         return []
@@ -342,7 +351,7 @@ def _tree(job: Job, perf: PerfData) -> list[Candidate]:
     k, u = job.ranks_per_unit, job.units
     if u < 2:
         return []
-    net = job.spread_net if job.scattered else job.net
+    net = _neighbour_net(job, job.net)
     if net is None:
         return []
     base = _tree_bus(job, net)
@@ -417,7 +426,7 @@ def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
             lat += hw.get("net", "nvls", "simple") + 2 * job.net_latency_us
         out.append(Candidate("nvls", "simple", bw, lat))
     if u > 1:
-        net = job.spread_net if job.scattered else (job.nvls_net or job.net)
+        net = _neighbour_net(job, job.nvls_net or job.net)
         assert net is not None
         # a tree of nodes: S per node each way on two nodes, 2S beyond (NCCL: bwInter x2 on <= 2 nodes)
         factor = nc.nvls_tree_two_node_inter_factor.value if u <= 2 else 1.0

@@ -21,6 +21,7 @@ from generator.perf.system import (
     nvls_allreduce_link_share,
     nvls_efficiency,
     system_for,
+    tighter,
 )
 
 if TYPE_CHECKING:
@@ -114,7 +115,10 @@ def job_for(
         _unit_networks(system, per_unit, net_share, pxn) if units > 1 else (None, None, None, None)
     )
     nvls = _nvls_limit(system, k, per_unit, units)
-    ring_graph, caps, ll128_scale = _graphs(system, units, per_unit * net_share, channels, min_channels)
+    ring_graph, caps, ll128_scale, run = _graphs(system, units, per_unit * net_share, channels, min_channels)
+    if net is not None:
+        net = tighter(net, _channel_bound(system, run, "ring and tree")) or net
+        nvls_net = tighter(nvls_net, _channel_bound(system, _nvls_channels(), "NVLS-tree")) or nvls_net
     settings = system.transport_settings if units > 1 else None  # the transport runs only across units
     return Job(
         units=units,
@@ -232,12 +236,13 @@ def _mnnvl_without_nvls(system: System, per_unit: int, units: int) -> bool:
 
 def _graphs(
     system: System, units: int, scale: float, channels: int | None, min_channels: int | None = None
-) -> tuple[Limit | None, tuple[float, float, float], float]:
+) -> tuple[Limit | None, tuple[float, float, float], float, int]:
     """NCCL's inter-unit channel graph (perf/channels.py): the ring bound it plans (channels × speed), the
     tree bus bandwidth its tuner allows (channels × perChMaxTreeBw, Simple and LL128), the ring LL128 bus
-    bandwidth (channels × perChMaxRingLL128Bw) and how many times the channels NCCL runs by default
-    ``min_channels`` (NCCL_MIN_NCHANNELS) asks for (1 when it asks for no more); ``channels`` caps the
-    channel count (NCCL_MAX_NCHANNELS-like). Nothing within one unit: the graph is that of NICs."""
+    bandwidth (channels × perChMaxRingLL128Bw), how many times the channels NCCL runs by default
+    ``min_channels`` (NCCL_MIN_NCHANNELS) asks for (1 when it asks for no more) and the channels the run
+    has between units (0: none); ``channels`` caps the channel count (NCCL_MAX_NCHANNELS-like). Nothing
+    within one unit: the graph is that of NICs."""
     for name, value in (("--channels", channels), ("--min-channels", min_channels)):
         if value is not None and value < 1:
             raise PerfError(f"{name} must be at least 1, not {value}")
@@ -248,12 +253,13 @@ def _graphs(
                 "inter-node graph); this run has one node or NVLink domain, whose channels the model does "
                 "not count"
             )
-        return None, (math.inf, math.inf, math.inf), 1.0
+        return None, (math.inf, math.inf, math.inf), 1.0, 0
     perf = perf_data().for_release(system.nccl_release)
     nvlink = system.intra.gbytes if (system.intra is not None and system.intra_class == "nvlink") else None
     graph = search(system.sm_arch, system.nic_gbytes, system.net_ports * scale, nvlink, perf)
     if graph is None:
-        return None, (math.inf, math.inf, math.inf), 1.0
+        return None, (math.inf, math.inf, math.inf), 1.0, 0
+    run = _run_channels(graph, system.sm_arch, perf, channels, min_channels)
     given = ""
     if channels is not None and channels < graph.channels:
         graph = type(graph)(channels, graph.speed)
@@ -265,18 +271,52 @@ def _graphs(
     )
     simple, ll128 = (tree_channel_cap(graph, system.sm_arch, units, perf, p) for p in ("simple", "ll128"))
     caps = (simple, ll128, ring_ll128_cap(graph, system.sm_arch, units, perf))
-    return ring, caps, _min_channels_scale(graph, system.sm_arch, perf, min_channels)
+    return ring, caps, _min_channels_scale(graph, system.sm_arch, perf, min_channels), run
+
+
+def _run_channels(graph: Graph, sm_arch: int, perf: PerfData, most: int | None, least: int | None) -> int:
+    """The channels a run has between units: NCCL's default for the searched graph (channels.run_channels),
+    cut to ``most`` (NCCL_MAX_NCHANNELS) and then copied up to ``least`` (NCCL_MIN_NCHANNELS, at most
+    MAXCHANNELS), the order of connect.cc ``ncclTopoPostset`` ("combining max, then min")."""
+    run = run_channels(graph, sm_arch, perf)
+    if most is not None:
+        run = min(run, most)
+    if least is not None:
+        run = max(run, min(least, int(perf.nccl.max_channels.value)))
+    return run
+
+
+def _nvls_channels() -> int:
+    """The NVLS channels NCCL runs (NCCL_NVLS_NCHANNELS' default): NVLS-tree's channels between nodes."""
+    return int(perf_data().nccl.nvls_channels.value)
+
+
+def _channel_bound(system: System, channels: int, what: str) -> Limit | None:
+    """What ``channels`` channels between units carry at most, where the catalogue has a per-channel figure
+    for the GPU's compute capability (perf.yaml ``net_channel_gbytes``, matched exactly); None otherwise.
+    Eight H100 with eight NICs run 16 channels, two a NIC, and reach ~40 GB/s a NIC, not the NIC's ~47."""
+    rate = perf_data().nccl.net_channel_gbytes.get(system.sm_arch)
+    if rate is None or channels < 1:
+        return None
+    return Limit(
+        channels * rate.value,
+        f"{channels} {what} channels × {rate.value:g} GB/s [fitted]",
+        f"what one channel between nodes carries at most on compute capability {system.sm_arch} "
+        f"(perf.yaml net_channel_gbytes: {rate.source})",
+    )
 
 
 def _min_channels_scale(graph: Graph, sm_arch: int, perf: PerfData, min_channels: int | None) -> float:
     """NCCL_MIN_NCHANNELS copies the channels NCCL runs up to its value (at most MAXCHANNELS; connect.cc
     ``copyChannels``): the per-channel LL128 maxima then hold for that many, while NCCL's tuner keeps counting
     its graph's channels. The links stay what they are: more channels never carry more than the NICs and
-    NVLink (128 H100 nodes, ring LL128 with 32 channels: 367 GB/s, NVIDIA/nccl-tests #322)."""
+    NVLink (128 H100 nodes, ring LL128 with 32 channels: 367 GB/s, NVIDIA/nccl-tests #322), though they lift
+    the per-channel bound of ``_channel_bound``."""
     if min_channels is None:
         return 1.0
-    wanted = min(min_channels, int(perf.nccl.max_channels.value))
-    return max(1.0, wanted / run_channels(graph, sm_arch, perf))
+    return max(
+        1.0, _run_channels(graph, sm_arch, perf, None, min_channels) / run_channels(graph, sm_arch, perf)
+    )
 
 
 def _ring_channel_cap(system: System, net: Limit, scale: float, channels: float, graph: str) -> Limit:

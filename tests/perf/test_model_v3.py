@@ -63,11 +63,14 @@ def test_a_job_of_part_of_several_racks_spreads_its_trays_evenly(tmp_path: Path)
 
 
 def test_eight_nic_nodes_keep_every_nic(tmp_path: Path) -> None:
-    """Fewer NICs than ring channels (DGX H100: 8): the cap does not bind."""
+    """Fewer NICs than ring channels (DGX H100: 8): the NIC-count cap does not bind; what binds is the lesser
+    of the NICs and the 16 channels NCCL runs over them (perf.yaml net_channel_gbytes)."""
     system = _system(tmp_path, "dgx-h100", 4)
     job = job_for(system, 4)
     assert job.net is not None and system.net is not None
-    assert job.net.gbytes == pytest.approx(system.net.gbytes)
+    channel = perf_data().nccl.net_channel_gbytes[90].value
+    assert job.net.gbytes == pytest.approx(min(system.net.gbytes, 16 * channel))
+    assert "× 1 NIC" not in job.net.name
 
 
 def test_tree_correction_slows_mid_size_trees_only(tmp_path: Path) -> None:
