@@ -111,8 +111,10 @@ def job_for(
     n_nodes, rpn = _checked_shape(system, nodes, ranks_per_node, placement)
     units, per_unit = _units(system, n_nodes)
     k = per_unit * rpn
+    one_rail = net_share < 1
+    net_share = min(net_share, _ranks_nic_share(system, rpn))
     net, spread, nvls_net, p2p = (
-        _unit_networks(system, per_unit, net_share, pxn) if units > 1 else (None, None, None, None)
+        _unit_networks(system, per_unit, net_share, pxn, one_rail) if units > 1 else (None, None, None, None)
     )
     nvls = _nvls_limit(system, k, per_unit, units)
     ring_graph, caps, ll128_scale, run = _graphs(system, units, per_unit * net_share, channels, min_channels)
@@ -176,29 +178,42 @@ def _units(system: System, n_nodes: int) -> tuple[int, int]:
     return units, math.ceil(n_nodes / units)
 
 
+def _ranks_nic_share(system: System, rpn: int) -> float:
+    """The share of a node's compute NICs ``rpn`` of its GPUs reach. NCCL's topology holds the GPUs of the
+    communicator's local ranks only, and each GPU runs its channels over DIVUP(local NICs, local GPUs) of the
+    NICs nearest it (src/graph/topo.cc ``ncclTopoGetLocalNet``, 2.20.3): one a GPU where every GPU has its
+    own, a whole one where GPUs share theirs. So fewer ranks a node reach fewer NICs (one H100 a node on
+    eight 400G rails: ~49 GB/s, four: ~197, tests/perf/data/net_channel_runs.yaml)."""
+    ports, gpus = system.net_ports, system.gpus_per_node
+    if ports < 1 or rpn >= gpus:
+        return 1.0
+    return max(1, math.ceil(ports * rpn / gpus - 1e-9)) / ports
+
+
 def _unit_networks(
-    system: System, per_unit: int, net_share: float, pxn: bool = True
+    system: System, per_unit: int, net_share: float, pxn: bool = True, one_rail: bool = False
 ) -> tuple[Limit | None, Limit | None, Limit | None, Limit | None]:
     """A unit's network for neighbour traffic (NCCL's ring graph), for spread traffic (the fabric), as
     NCCL's NVLS graph uses it and for point-to-point traffic (alltoall); all None without a compute network.
-    Point-to-point traffic keeps to its rail through PXN, which relays over NVLink (NVIDIA/nccl
+    ``net_share``: the share of each node's NICs the run reaches (``one_rail``: because NCCL_IB_HCA names
+    one port). Point-to-point traffic keeps to its rail through PXN, which relays over NVLink (NVIDIA/nccl
     src/graph/paths.cc: the relay GPU "is connected to us through NVLink"): without it (``pxn=False`` or no
     NVLink) the fabric's rail-crossing bound applies too."""
     if system.net is None:
         return None, None, None, None
     scale = per_unit * net_share
     prefix = f"{per_unit} nodes' " if per_unit > 1 else ""
-    share = f", 1/{round(1 / net_share)} share" if net_share < 1 else ""
+    share = f", {system.net_ports * net_share:g} of {system.net_ports} NICs" if net_share < 1 else ""
     whole = system.net.scaled(scale, prefix + system.net.name + share)
     nc = perf_data().nccl
     net = _ring_channel_cap(system, whole, scale, nc.ring_graph_max_channels.value, "ring")
     nvls_net = _ring_channel_cap(system, whole, scale, nc.max_channels.value, "NVLS")
     bound = system.fabric.limit if system.fabric is not None else system.net
     spread = bound.scaled(scale, prefix + bound.name + share)
-    # a run on one rail (net_share < 1: NCCL_IB_HCA naming one port) never leaves that rail's leaves; the
-    # rail-crossing bound is never looser than the fabric's (more bytes climb the same uplinks)
+    # a run on one rail (NCCL_IB_HCA naming one port) never leaves that rail's leaves; the rail-crossing
+    # bound is never looser than the fabric's (more bytes climb the same uplinks)
     crossing = system.rail_crossing
-    if crossing is not None and net_share >= 1 and not (pxn and system.intra_class == "nvlink"):
+    if crossing is not None and not one_rail and not (pxn and system.intra_class == "nvlink"):
         return net, spread, nvls_net, crossing.scaled(scale, prefix + crossing.name + share)
     return net, spread, nvls_net, spread
 

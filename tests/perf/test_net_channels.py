@@ -127,3 +127,33 @@ def test_one_node_has_no_channels_between_nodes(tmp_path: Path) -> None:
     job = job_for(_system(tmp_path, "dgx-h100", 1), 1)
     assert job.net is None and job.nvls_net is None
     assert estimate("all_reduce", 8 * GIB, job).busbw_gbytes > 16 * _channel()  # NVLS inside the node
+
+
+def test_fewer_gpus_a_node_reach_fewer_nics(tmp_path: Path) -> None:
+    """NCCL's topology holds the local ranks' GPUs only, each running its channels over its nearest NICs
+    (topo.cc ncclTopoGetLocalNet): 1, 2 and 4 H100 a node reach 1, 2 and 4 of the eight 400G rails (~49 GB/s
+    a GPU on xxrjun's nodes, where eight reach ~40 a NIC); the model gave all eight NICs to one GPU."""
+    fewer = DATA["fewer_gpus"]
+    system = _system(tmp_path, "dgx-h100", fewer["nodes"])
+    assert system.net is not None and system.net_ports == 8
+    for rpn in (1, 2, 4, 8):
+        job = job_for(system, fewer["nodes"], ranks_per_node=rpn)
+        assert job.net is not None
+        assert job.net.gbytes == pytest.approx(min(system.net.gbytes * rpn / 8, 16 * _channel()))
+        for collective in ("all_reduce", "all_gather", "reduce_scatter"):
+            measured = fewer[collective][rpn]
+            est = estimate(collective, 16 * GIB, job)
+            assert est.busbw_gbytes == pytest.approx(measured, rel=0.06), (rpn, collective)
+
+
+def test_gpus_sharing_a_nic_still_reach_a_whole_one(tmp_path: Path) -> None:
+    """p4d.24xlarge: 4 EFA NICs for 8 A100, two GPUs a NIC: one GPU a node reaches a whole NIC (not half),
+    three reach two, all eight reach four."""
+    cluster, plan, _ = build({**server_nodes("aws/p4d.24xlarge", 2), "name": "p4d"}, tmp_path, "p4d.yaml")
+    system = system_for(cluster, plan)
+    assert system.net is not None and system.net_ports == 4 and system.gpus_per_node == 8
+    per_nic = system.net.gbytes / 4
+    for rpn, nics in ((1, 1), (2, 1), (3, 2), (8, 4)):
+        job = job_for(system, 2, ranks_per_node=rpn)
+        assert job.net is not None and job.nics_per_unit == nics
+        assert job.net.gbytes == pytest.approx(nics * per_nic)
