@@ -343,6 +343,19 @@ def test_every_run_low_is_cluster_wide(tmp_path: Path, capsys) -> None:
     assert "cluster-wide cause" in capsys.readouterr().out
 
 
+def test_one_gpu_a_node_is_held_to_its_own_nic(tmp_path: Path, capsys) -> None:
+    """A run of one GPU a node on every rail (no NCCL_IB_HCA) reaches one NIC, the one nearest its GPU
+    (NCCL's ncclTopoGetLocalNet): ~48 GB/s on NDR is healthy, not 0.13 of eight NICs."""
+    bp = _write(server_nodes("dgx-h100", 2, NDR), tmp_path / "bp.yaml")
+    results = tmp_path / "r"
+    results.mkdir()
+    (results / "all_reduce_perf-1gpu.txt").write_text(_text(["gpu001", "gpu002"], 1, _curve(48.0)))
+    assert main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"]) == 0
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    assert (run["nodes"], run["ranks"], run["rail"], run["low"]) == (2, 2, None, False)
+    assert 0.9 < run["ratio"] < 1.1
+
+
 def test_bad_json_is_located(tmp_path: Path, capsys) -> None:
     bp = _write(server_nodes("dgx-h100", 2, NDR), tmp_path / "bp.yaml")
     results = tmp_path / "r"
