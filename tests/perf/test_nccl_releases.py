@@ -1,8 +1,11 @@
 """NCCL's tuner as the release a run uses has it (issue 28: "src/graph/tuning.cc of the NCCL release the
-blueprint pins"). perf.yaml holds 2.20.3's tables and, under nccl.releases, what 2.25.1 changed. The numbers
-expected below are transcribed from NVIDIA/nccl src/graph/tuning.cc at the two commits perf.yaml cites
-(2.20.3 b6475625fbcaa2c3c0e50eed2fa1255d7514d4a2, 2.25.1 80f6bda4378b99d99e82b4d76a633791cc45fef0), and the
-latencies are worked by hand from its formulas, not taken from the model's code."""
+blueprint pins"). perf.yaml holds 2.20.3's tables and, under nccl.releases, what 2.25.1, 2.28.7, 2.29.2 and
+2.31.2 changed. The numbers expected below are transcribed from NVIDIA/nccl at the commits perf.yaml cites
+(src/graph/tuning.cc: 2.20.3 b6475625fbcaa2c3c0e50eed2fa1255d7514d4a2, 2.25.1
+80f6bda4378b99d99e82b4d76a633791cc45fef0, 2.28.7 ae7aed194dc63c65d1bf5c0385ba3d68d3b64c8c, 2.29.2
+ebd1e929285881cb4df02c3459588a2e12b2d8c0; src/tuning/cost_model.cc 2.31.2
+889806836097808572f87a2019eefd01f27aae68), and the latencies are worked by hand from its formulas, not taken
+from the model's code."""
 
 from __future__ import annotations
 
@@ -41,7 +44,7 @@ def test_releases_before_the_first_later_table_keep_2_20_3() -> None:
     assert [int(a) for a in perf.nccl.ll128_sm_archs.values] == [70, 80, 90]
 
 
-@pytest.mark.parametrize("release", [225, 226, 230])
+@pytest.mark.parametrize("release", [225, 226, 227])
 def test_2_25_1_tables_apply_from_2_25_on(release: int) -> None:
     nc = perf_data().for_release(release).nccl
     # hwLat Tree/Simple { NVLink 4.0, PCI 4.0, NET 14 }, NVLS over NVLink 25; baseLat Tree/Simple 8.4
@@ -64,6 +67,43 @@ def test_2_25_1_tables_apply_from_2_25_on(release: int) -> None:
     assert nc.tree_per_channel_max_gbytes[90].values == (38.7, 41.4, 36.0)
     assert 100 in [int(a) for a in nc.ll128_sm_archs.values]
     assert "80f6bda4378b99d99e82b4d76a633791cc45fef0" in perf_data().nccl.releases[0].source
+
+
+# Blackwell (sm100) rows (N1, N2, N4+) of each release, as its source prints them; Hopper's never change
+BLACKWELL = {
+    # release: (perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws, hwLat NET NVLSTree Simple)
+    227: ((73.4, 73.4, 73.4), (73.4, 73.4, 58.0), (77.4, 82.8, 72.0), 14.0),  # 2.25.1's, kept by 2.26/2.27
+    228: ((73.4, 34.6, 73.4), (55.6, 31.67, 20.0), (70.0, 42.8, 24.0), 14.0),  # 2.28.7
+    229: ((34.5, 34.6, 34.5), (55.6, 31.67, 20.0), (70.0, 42.8, 24.0), 20.9),  # 2.29.2
+    230: ((34.5, 34.6, 34.5), (55.6, 31.67, 20.0), (70.0, 42.8, 24.0), 20.9),  # no 2.30 file pinned: 2.29.2's
+    231: ((40.0, 40.0, 40.0), (55.6, 31.67, 20.0), (70.0, 42.8, 24.0), 20.9),  # 2.31.2
+}
+
+
+@pytest.mark.parametrize("release", sorted(BLACKWELL))
+def test_blackwell_rows_follow_each_release(release: int) -> None:
+    nc = perf_data().for_release(release).nccl
+    ring_ll128, tree_ll128, tree, nvls_tree_net = BLACKWELL[release]
+    assert nc.ring_ll128_per_channel_max_gbytes[100].values == pytest.approx(ring_ll128)
+    assert nc.tree_ll128_per_channel_max_gbytes[100].values == pytest.approx(tree_ll128)
+    assert nc.tree_per_channel_max_gbytes[100].values == pytest.approx(tree)
+    assert nc.hw_latency_us.get("net", "nvls_tree", "simple") == nvls_tree_net
+    # Hopper's rows are the same in every one of these releases
+    assert nc.ring_ll128_per_channel_max_gbytes[90].values == (36.7, 36.7, 36.7)
+    assert nc.tree_ll128_per_channel_max_gbytes[90].values == (36.7, 36.7, 29.0)
+    assert nc.tree_per_channel_max_gbytes[90].values == (38.7, 41.4, 36.0)
+    # and the rest of 2.25.1's latencies stay
+    assert nc.hw_latency_us.get("net", "tree", "simple") == 14.0
+    assert nc.hw_latency_us.get("nvlink", "nvls_tree", "simple") == 25.0
+
+
+def test_two_b200_nodes_ll128_ring_follows_the_release(tmp_path: Path) -> None:
+    """Two DGX B200 nodes: the ring's LL128 bus bandwidth is at most its graph's channels × the release's
+    per-channel figure for two nodes (2.25.1: 2 × 36.7; 2.28.7: 34.6), so 2.28 predicts a slower LL128 ring."""
+    old = _candidate(_system(tmp_path / "a", "dgx-b200", 2, "2.26.2"), "ring", "ll128")
+    new = _candidate(_system(tmp_path / "b", "dgx-b200", 2, "2.28.7"), "ring", "ll128")
+    assert new.algbw.gbytes < old.algbw.gbytes
+    assert new.algbw.name == "LL128 per-channel maximum"
 
 
 def test_ring_and_tree_latency_follow_each_release(tmp_path: Path) -> None:
