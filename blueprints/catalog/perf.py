@@ -8,6 +8,7 @@ be traced back to the line of the YAML that says where it comes from.
 # strings again (~2.5 ms of each `validate`; blueprints/models/base.py says the same of the models).
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -17,7 +18,9 @@ from blueprints.catalog.schema import PerfConstant
 PERF_FILE = DATA_DIR / "perf.yaml"
 ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet")
 PROTOCOLS = ("ll", "ll128", "simple")
-LINK_CLASSES = ("nvlink", "pci", "net")
+Link = Literal["nvlink", "pci", "net"]
+Algorithm = Literal["ring", "tree", "nvls", "nvls_tree", "collnet"]
+Protocol = Literal["ll", "ll128", "simple"]
 NET_KINDS = ("infiniband", "roce", "ethernet")
 
 
@@ -176,15 +179,35 @@ class NetPlugin(_Entry):
         return None if value is None else float(value)
 
 
+class HwLatencyChange(_Entry):
+    """hwLat entries a release changed, by link, algorithm and protocol (µs); every other entry stays as the
+    releases before have it, so a release that changes one latency names that one only."""
+
+    source: str
+    values: dict[Link, dict[Algorithm, dict[Protocol, float]]]
+
+    def applied_to(self, table: HwLatencyTable) -> HwLatencyTable:
+        links: dict[str, object] = {}
+        for link, algorithms in self.values.items():
+            by_algorithm: ByAlgorithm = getattr(table, link)
+            changed: dict[str, object] = {
+                algorithm: getattr(by_algorithm, algorithm).model_copy(update=dict(protocols))
+                for algorithm, protocols in algorithms.items()
+            }
+            links[link] = by_algorithm.model_copy(update=changed)
+        return table.model_copy(update={**links, "source": f"{table.source}; {self.source}"})
+
+
 class NcclRelease(_Entry):
     """What a later NCCL release changed in its tuner (src/graph/tuning.cc), from ``first_release`` on
     (100·major + minor): every field given replaces the one of the releases before; a table keyed by compute
-    capability replaces only the keys it names."""
+    capability replaces only the keys it names, and ``hw_latency_changes`` only the latencies it names."""
 
     first_release: int
     source: str
     base_latency_us: LatencyTable | None = None
     hw_latency_us: HwLatencyTable | None = None
+    hw_latency_changes: HwLatencyChange | None = None
     ring_ll_factor_multi: PerfConstant | None = None
     ring_ll_factor_single: PerfConstant | None = None
     ring_ll128_factor_ppn1: PerfConstant | None = None
@@ -279,11 +302,15 @@ class Nccl(_Entry):
             return self
         update: dict[str, object] = {}
         for change in changes:
-            for name in change.model_fields_set - {"first_release", "source"}:
+            for name in change.model_fields_set - {"first_release", "source", "hw_latency_changes"}:
                 value = getattr(change, name)
                 if name in _KEYED:
                     value = {**update.get(name, getattr(self, name)), **value}  # type: ignore[dict-item]
                 update[name] = value
+            if change.hw_latency_changes is not None:  # on top of any whole table the same release gives
+                table = update.get("hw_latency_us", self.hw_latency_us)
+                assert isinstance(table, HwLatencyTable)
+                update["hw_latency_us"] = change.hw_latency_changes.applied_to(table)
         return self.model_copy(update=update)
 
 

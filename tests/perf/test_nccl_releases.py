@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 from perf_blueprints import build, server_nodes
+from pydantic import ValidationError
 
-from blueprints.catalog.perf import perf_data
+from blueprints.catalog.perf import HwLatencyChange, perf_data
 from generator.cli import main
 from generator.perf.collectives import Candidate, candidates
 from generator.perf.predict import job_for
@@ -95,6 +96,22 @@ def test_blackwell_rows_follow_each_release(release: int) -> None:
     # and the rest of 2.25.1's latencies stay
     assert nc.hw_latency_us.get("net", "tree", "simple") == 14.0
     assert nc.hw_latency_us.get("nvlink", "nvls_tree", "simple") == 25.0
+
+
+def test_a_release_changing_one_latency_names_only_that_one() -> None:
+    """2.29.2 changes the NVLS-tree network hop alone: its entry names that latency, every other one stays as
+    2.25.1 has it, and a misspelt protocol is refused when the catalogue loads."""
+    before, after = (perf_data().for_release(r).nccl.hw_latency_us for r in (228, 229))
+    changed = [
+        (link, algorithm, protocol)
+        for link in ("nvlink", "pci", "net")
+        for algorithm in ("ring", "tree", "nvls", "nvls_tree", "collnet")
+        for protocol in ("ll", "ll128", "simple")
+        if before.get(link, algorithm, protocol) != after.get(link, algorithm, protocol)
+    ]
+    assert changed == [("net", "nvls_tree", "simple")]
+    with pytest.raises(ValidationError):
+        HwLatencyChange.model_validate({"source": "x", "values": {"net": {"nvls_tree": {"simpel": 1.0}}}})
 
 
 def test_two_b200_nodes_ll128_ring_follows_the_release(tmp_path: Path) -> None:
