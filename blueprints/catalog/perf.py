@@ -206,7 +206,6 @@ class NcclRelease(_Entry):
     first_release: int
     source: str
     base_latency_us: LatencyTable | None = None
-    hw_latency_us: HwLatencyTable | None = None
     hw_latency_changes: HwLatencyChange | None = None
     ring_ll_factor_multi: PerfConstant | None = None
     ring_ll_factor_single: PerfConstant | None = None
@@ -307,7 +306,7 @@ class Nccl(_Entry):
                 if name in _KEYED:
                     value = {**update.get(name, getattr(self, name)), **value}  # type: ignore[dict-item]
                 update[name] = value
-            if change.hw_latency_changes is not None:  # on top of any whole table the same release gives
+            if change.hw_latency_changes is not None:
                 table = update.get("hw_latency_us", self.hw_latency_us)
                 assert isinstance(table, HwLatencyTable)
                 update["hw_latency_us"] = change.hw_latency_changes.applied_to(table)
