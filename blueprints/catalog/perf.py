@@ -198,14 +198,29 @@ class HwLatencyChange(_Entry):
         return table.model_copy(update={**links, "source": f"{table.source}; {self.source}"})
 
 
+class BaseLatencyChange(_Entry):
+    """baseLat entries a release changed, by algorithm and protocol (µs); the rest stay."""
+
+    source: str
+    values: dict[Algorithm, dict[Protocol, float]]
+
+    def applied_to(self, table: LatencyTable) -> LatencyTable:
+        changed: dict[str, object] = {
+            algorithm: getattr(table, algorithm).model_copy(update=dict(protocols))
+            for algorithm, protocols in self.values.items()
+        }
+        return table.model_copy(update={**changed, "source": f"{table.source}; {self.source}"})
+
+
 class NcclRelease(_Entry):
     """What a later NCCL release changed in its tuner (src/graph/tuning.cc), from ``first_release`` on
     (100·major + minor): every field given replaces the one of the releases before; a table keyed by compute
-    capability replaces only the keys it names, and ``hw_latency_changes`` only the latencies it names."""
+    capability replaces only the keys it names, and ``base_latency_changes`` / ``hw_latency_changes`` only the
+    latencies they name."""
 
     first_release: int
     source: str
-    base_latency_us: LatencyTable | None = None
+    base_latency_changes: BaseLatencyChange | None = None
     hw_latency_changes: HwLatencyChange | None = None
     ring_ll_factor_multi: PerfConstant | None = None
     ring_ll_factor_single: PerfConstant | None = None
@@ -219,6 +234,8 @@ class NcclRelease(_Entry):
     ring_ll128_per_channel_max_gbytes: dict[int, Series] | None = None
 
 
+# release fields that replace no field of the tables: what the release is, and changes merged one by one
+_NOT_REPLACED = frozenset({"first_release", "source", "base_latency_changes", "hw_latency_changes"})
 _KEYED = frozenset(
     {
         "ll_max_gbytes_single",
@@ -301,11 +318,15 @@ class Nccl(_Entry):
             return self
         update: dict[str, object] = {}
         for change in changes:
-            for name in change.model_fields_set - {"first_release", "source", "hw_latency_changes"}:
+            for name in change.model_fields_set - _NOT_REPLACED:
                 value = getattr(change, name)
                 if name in _KEYED:
                     value = {**update.get(name, getattr(self, name)), **value}  # type: ignore[dict-item]
                 update[name] = value
+            if change.base_latency_changes is not None:
+                base = update.get("base_latency_us", self.base_latency_us)
+                assert isinstance(base, LatencyTable)
+                update["base_latency_us"] = change.base_latency_changes.applied_to(base)
             if change.hw_latency_changes is not None:
                 table = update.get("hw_latency_us", self.hw_latency_us)
                 assert isinstance(table, HwLatencyTable)
