@@ -16,12 +16,9 @@ from blueprints.catalog.load import DATA_DIR, CatalogError, read_data, shipped
 from blueprints.catalog.schema import PerfConstant
 
 PERF_FILE = DATA_DIR / "perf.yaml"
-ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet")
-PROTOCOLS = ("ll", "ll128", "simple")
 Link = Literal["nvlink", "pci", "net"]
 Algorithm = Literal["ring", "tree", "nvls", "nvls_tree", "collnet"]
 Protocol = Literal["ll", "ll128", "simple"]
-NET_KINDS = ("infiniband", "roce", "ethernet")
 
 
 class _Entry(BaseModel):
@@ -179,6 +176,14 @@ class NetPlugin(_Entry):
         return None if value is None else float(value)
 
 
+def _changed(table: ByAlgorithm, values: dict[Algorithm, dict[Protocol, float]]) -> dict[str, object]:
+    """The rows of ``table`` that ``values`` changes, each with only the protocols it names changed."""
+    return {
+        algorithm: getattr(table, algorithm).model_copy(update=dict(protocols))
+        for algorithm, protocols in values.items()
+    }
+
+
 class HwLatencyChange(_Entry):
     """hwLat entries a release changed, by link, algorithm and protocol (µs); every other entry stays as the
     releases before have it, so a release that changes one latency names that one only."""
@@ -187,14 +192,10 @@ class HwLatencyChange(_Entry):
     values: dict[Link, dict[Algorithm, dict[Protocol, float]]]
 
     def applied_to(self, table: HwLatencyTable) -> HwLatencyTable:
-        links: dict[str, object] = {}
-        for link, algorithms in self.values.items():
-            by_algorithm: ByAlgorithm = getattr(table, link)
-            changed: dict[str, object] = {
-                algorithm: getattr(by_algorithm, algorithm).model_copy(update=dict(protocols))
-                for algorithm, protocols in algorithms.items()
-            }
-            links[link] = by_algorithm.model_copy(update=changed)
+        links: dict[str, object] = {
+            link: getattr(table, link).model_copy(update=_changed(getattr(table, link), algorithms))
+            for link, algorithms in self.values.items()
+        }
         return table.model_copy(update={**links, "source": f"{table.source}; {self.source}"})
 
 
@@ -205,11 +206,9 @@ class BaseLatencyChange(_Entry):
     values: dict[Algorithm, dict[Protocol, float]]
 
     def applied_to(self, table: LatencyTable) -> LatencyTable:
-        changed: dict[str, object] = {
-            algorithm: getattr(table, algorithm).model_copy(update=dict(protocols))
-            for algorithm, protocols in self.values.items()
-        }
-        return table.model_copy(update={**changed, "source": f"{table.source}; {self.source}"})
+        return table.model_copy(
+            update={**_changed(table, self.values), "source": f"{table.source}; {self.source}"}
+        )
 
 
 class NcclRelease(_Entry):
