@@ -151,11 +151,21 @@ class TransportSettings(_Entry):
         return " ".join(parts)
 
 
+class InstanceFigure(_Entry):
+    """One figure shared by the instance types named (one hardware generation), with its source."""
+
+    instances: tuple[str, ...]
+    value: float
+    unit: str
+    source: str
+
+
 class NetPlugin(_Entry):
     """A cloud transport's NCCL net plugin. ``reported_latency_us`` is what the plugin reports to NCCL
     (``ncclNetProperties_t.latency``, the graph's ``latencyInter`` in NCCL's tuner) by instance type, ``*``
     for any other: a tuner input, not a measurement. ``traversal_latency_us`` is what a run pays per network
-    traversal when the model has a figure for it (None: the fabric's own hop latency). ``settings`` are the
+    traversal when the model has a figure for it (None: the fabric's own hop latency);
+    ``instance_traversal_latency_us`` replaces it on the instance types it names. ``settings`` are the
     NCCL_ALGO / NCCL_PROTO the transport's own setup runs multi-node jobs with, when it sets them;
     ``instance_settings`` those the plugin itself sets on some instance types (in place of ``settings``)."""
 
@@ -163,8 +173,16 @@ class NetPlugin(_Entry):
     source: str
     reported_latency_us: dict[str, float]
     traversal_latency_us: PerfConstant | None = None
+    instance_traversal_latency_us: tuple[InstanceFigure, ...] = ()
     settings: TransportSettings | None = None
     instance_settings: dict[str, TransportSettings] = {}
+
+    def traversal_for(self, instance: str) -> float | None:
+        """The time a run pays per network traversal on ``instance`` (None: no figure, the fabric's own)."""
+        for group in self.instance_traversal_latency_us:
+            if instance in group.instances:
+                return group.value
+        return None if self.traversal_latency_us is None else self.traversal_latency_us.value
 
     def settings_for(self, instance: str) -> TransportSettings | None:
         """The NCCL settings multi-node jobs run with on ``instance`` (None: NCCL's own choice)."""

@@ -613,8 +613,7 @@ def _net_plugin(
             f"{technology} jobs across nodes run {settings.env()} on {instance}, as {who} sets them: "
             "the model runs the same unless the estimate names others"
         )
-    traversal = plugin.traversal_latency_us
-    return reported, traversal.value if traversal is not None else None, settings
+    return reported, plugin.traversal_for(instance), settings
 
 
 def nccl_release(version: str) -> int | None:

@@ -60,27 +60,57 @@ def _solve(job: Job, size: int, measured_us: float) -> float:
     return (lo + hi) / 2
 
 
-def _solved_rows(tmp_path: Path) -> list[tuple[str, float]]:
-    """(sweep id, the traversal latency its row solves to) for every row of the fit data."""
+def _solved_rows(tmp_path: Path) -> list[tuple[str, str | None, float]]:
+    """(sweep id, the instance type it ran on or None, the traversal latency its row solves to) for every row
+    of the fit data."""
     solved = []
     for sweep in DATA["sweeps"]:
         job = _job(sweep["model"], tmp_path)
+        instance = sweep["model"]["instance"].split("/")[-1] if "instance" in sweep["model"] else None
         for size, times in sweep["time_us"].items():
-            solved += [(sweep["id"], _solve(job, int(size), t)) for t in times]
+            solved += [(sweep["id"], instance, _solve(job, int(size), t)) for t in times]
     return solved
 
 
-def fitted_traversal_latency(tmp_path: Path) -> float:
-    """The median over the rows that bound it: a row the model is already slower than with no traversal
-    latency at all solves to the solver's floor (0) and says nothing about the figure."""
-    return statistics.median(v for _, v in _solved_rows(tmp_path) if v > AT_FLOOR)
+def fitted_traversal_latency(tmp_path: Path, instances: tuple[str, ...] = ()) -> float:
+    """The median over the rows that bound it, from the instance types ``instances`` (none: from every other
+    one, the default figure). A row the model is already slower than with no traversal latency at all
+    solves to the solver's floor (0) and says nothing about the figure."""
+    grouped = {
+        g
+        for group in perf_data().nccl.net_plugins["efa"].instance_traversal_latency_us
+        for g in group.instances
+    }
+    return statistics.median(
+        v
+        for _, instance, v in _solved_rows(tmp_path)
+        if v > AT_FLOOR and (instance in instances if instances else instance not in grouped)
+    )
 
 
-def test_efa_traversal_latency_is_the_median_of_its_rows(tmp_path: Path) -> None:
-    fitted = fitted_traversal_latency(tmp_path)
-    value = perf_data().nccl.net_plugins["efa"].traversal_latency_us
-    assert value is not None
-    assert value.value == pytest.approx(round(fitted * 2) / 2)  # kept to 0.5 us
+def test_efa_traversal_latencies_are_the_medians_of_their_rows(tmp_path: Path) -> None:
+    """The default figure from the rows of instances no group names (2 x p6-b200), each group's from its own
+    instances' rows (2 x p5.48xlarge), and every group has rows: no figure without data."""
+    efa = perf_data().nccl.net_plugins["efa"]
+    assert efa.traversal_latency_us is not None
+    assert efa.traversal_latency_us.value == pytest.approx(round(fitted_traversal_latency(tmp_path) * 2) / 2)
+    assert efa.instance_traversal_latency_us  # p5 has its own
+    for group in efa.instance_traversal_latency_us:
+        fitted = fitted_traversal_latency(tmp_path, group.instances)  # median() of no rows raises
+        assert group.value == pytest.approx(round(fitted * 2) / 2)  # kept to 0.5 us
+
+
+def test_each_instance_runs_its_generations_traversal_latency(tmp_path: Path) -> None:
+    """p5 and p5e share p5's fitted figure (one EFA, one aws-ofi-nccl entry); p4d keeps the default (its
+    floors bound nothing); the two differ, as the generations' floors do (69 us on 2 x p5, 51-68 on p6)."""
+    efa = perf_data().nccl.net_plugins["efa"]
+    assert efa.traversal_latency_us is not None
+    default = efa.traversal_latency_us.value
+    assert efa.traversal_for("p5.48xlarge") == efa.traversal_for("p5e.48xlarge") != default
+    assert efa.traversal_for("p4d.24xlarge") == efa.traversal_for("p5en.48xlarge") == default
+    for instance in ("p5.48xlarge", "p4d.24xlarge"):
+        cluster, plan, _ = build(_cloud(f"aws/{instance}", 2), tmp_path, f"{instance}.yaml")
+        assert system_for(cluster, plan).net_latency_us == efa.traversal_for(instance)
 
 
 def test_p4dn_floors_bound_nothing_once_the_plugin_forces_simple(tmp_path: Path) -> None:
@@ -89,8 +119,8 @@ def test_p4dn_floors_bound_nothing_once_the_plugin_forces_simple(tmp_path: Path)
     floors of NVIDIA/nccl #527 (164-210 us), so they solve to 0 and are left out of the median; the p6-b200
     rows set it. If the model's Simple latency comes down, these rows count again and this test says so."""
     rows = _solved_rows(tmp_path)
-    assert all(v <= AT_FLOOR for sweep, v in rows if sweep == "nccl-527-p4dn-4node")
-    assert all(v > AT_FLOOR for sweep, v in rows if sweep != "nccl-527-p4dn-4node")
+    assert all(v <= AT_FLOOR for sweep, _, v in rows if sweep == "nccl-527-p4dn-4node")
+    assert all(v > AT_FLOOR for sweep, _, v in rows if sweep != "nccl-527-p4dn-4node")
     cluster, plan, _ = build(_cloud("aws/p4d.24xlarge", 2), tmp_path, "p4d.yaml")
     system = system_for(cluster, plan)
     assert system.transport_settings is not None and system.transport_settings.protocols == ("simple",)
@@ -105,13 +135,13 @@ def test_plugin_latency_reaches_the_tuner_not_the_time(tmp_path: Path) -> None:
     cluster, plan, _ = build(_cloud("aws/p5.48xlarge", 2), tmp_path, "p5.yaml")
     system = system_for(cluster, plan)
     assert system.tuner_net_latency_us == 75.0
-    traversal = perf_data().nccl.net_plugins["efa"].traversal_latency_us
-    assert traversal is not None and system.net_latency_us == traversal.value
+    traversal = perf_data().nccl.net_plugins["efa"].traversal_for("p5.48xlarge")
+    assert traversal is not None and system.net_latency_us == traversal
     job = job_for(system, 2)
     by = {(c.algorithm, c.protocol): c for c in candidates("all_reduce", job)}
     tree_ll = by[("tree", "ll")]
     # tree LL on 2 nodes of 8: baseLat 6.8 + 2 x (7 NVLink steps x 0.6 + 1 x (NET 5.0 + latency))
-    assert tree_ll.latency_us == pytest.approx(6.8 + 2 * (7 * 0.6 + 5.0 + traversal.value))
+    assert tree_ll.latency_us == pytest.approx(6.8 + 2 * (7 * 0.6 + 5.0 + traversal))
     assert tree_ll.tuner_latency_us == pytest.approx(6.8 + 2 * (7 * 0.6 + 5.0 + 75.0))
     nvls_tree = by[("nvls_tree", "simple")]
     assert nvls_tree.tuner_latency_us == pytest.approx(23.0 + 2 * (14.0 + 2 * 75.0))
