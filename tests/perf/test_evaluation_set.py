@@ -60,7 +60,7 @@ def test_latency_and_mid_size_rows_quote_their_nccl_tests_line() -> None:
     assert len(latency) >= 2 and len(mid) >= 4
     for e in latency + mid:
         size = str(parse_size(str(e["size"])))
-        assert f'row "{size} ' in e["note"] or _quotes_table_row(e), e["id"]
+        assert f'row "{size} ' in e["note"] or _quotes_table_row(e) or _quotes_csv_row(e, int(size)), e["id"]
 
 
 def _quotes_table_row(entry: dict[str, Any]) -> bool:
@@ -68,6 +68,22 @@ def _quotes_table_row(entry: dict[str, Any]) -> bool:
     table row, whose value must be the row's measurement."""
     found = re.search(r'table row "\| *\S+ *\| *([0-9.]+) *\|"', entry["note"])
     return found is not None and float(found.group(1)) == float(entry["measured"])
+
+
+def _quotes_csv_row(entry: dict[str, Any], size: int) -> bool:
+    """A results CSV of nccl-tests values (crazyguitar/aws-gpu-communication-benchmark: Nodes, GPUs, size(MB),
+    iterations, blocking, out algbw, out busbw, in algbw, in busbw) is quoted by its line: its size in MiB must be
+    the row's size, its node count the row's, and its out-of-place busbw the row's measurement."""
+    found = re.search(r'csv row "([^"]+)"', entry["note"])
+    if found is None:
+        return False
+    fields = [f.strip() for f in found.group(1).split(",")]
+    return (
+        len(fields) == 9
+        and int(fields[0]) == entry["nodes"]
+        and int(fields[2]) << 20 == size
+        and float(fields[6]) == float(entry["measured"])
+    )
 
 
 def test_cloud_transports_are_reported_by_name() -> None:
