@@ -10,12 +10,13 @@ from the model's code."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from perf_blueprints import build, server_nodes
 from pydantic import ValidationError
 
-from blueprints.catalog.perf import HwLatencyChange, perf_data
+from blueprints.catalog.perf import Algorithm, HwLatencyChange, Link, Protocol, perf_data
 from generator.cli import main
 from generator.perf.collectives import Candidate, candidates
 from generator.perf.predict import job_for
@@ -104,9 +105,9 @@ def test_a_release_changing_one_latency_names_only_that_one() -> None:
     before, after = (perf_data().for_release(r).nccl.hw_latency_us for r in (228, 229))
     changed = [
         (link, algorithm, protocol)
-        for link in ("nvlink", "pci", "net")
-        for algorithm in ("ring", "tree", "nvls", "nvls_tree", "collnet")
-        for protocol in ("ll", "ll128", "simple")
+        for link in get_args(Link)
+        for algorithm in get_args(Algorithm)
+        for protocol in get_args(Protocol)
         if before.get(link, algorithm, protocol) != after.get(link, algorithm, protocol)
     ]
     assert changed == [("net", "nvls_tree", "simple")]

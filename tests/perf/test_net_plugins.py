@@ -72,10 +72,12 @@ def _solved_rows(tmp_path: Path) -> list[tuple[str, str | None, float]]:
     return solved
 
 
-def fitted_traversal_latency(tmp_path: Path, instances: tuple[str, ...] = ()) -> float:
-    """The median over the rows that bound it, from the instance types ``instances`` (none: from every other
-    one, the default figure). A row the model is already slower than with no traversal latency at all
-    solves to the solver's floor (0) and says nothing about the figure."""
+def fitted_traversal_latency(
+    rows: list[tuple[str, str | None, float]], instances: tuple[str, ...] = ()
+) -> float:
+    """The median over the solved ``rows`` that bound it, from the instance types ``instances`` (none: from
+    every other one, the default figure). A row the model is already slower than with no traversal latency at
+    all solves to the solver's floor (0) and says nothing about the figure."""
     grouped = {
         g
         for group in perf_data().nccl.net_plugins["efa"].instance_traversal_latency_us
@@ -83,7 +85,7 @@ def fitted_traversal_latency(tmp_path: Path, instances: tuple[str, ...] = ()) ->
     }
     return statistics.median(
         v
-        for _, instance, v in _solved_rows(tmp_path)
+        for _, instance, v in rows
         if v > AT_FLOOR and (instance in instances if instances else instance not in grouped)
     )
 
@@ -93,10 +95,11 @@ def test_efa_traversal_latencies_are_the_medians_of_their_rows(tmp_path: Path) -
     instances' rows (2 x p5.48xlarge), and every group has rows: no figure without data."""
     efa = perf_data().nccl.net_plugins["efa"]
     assert efa.traversal_latency_us is not None
-    assert efa.traversal_latency_us.value == pytest.approx(round(fitted_traversal_latency(tmp_path) * 2) / 2)
+    rows = _solved_rows(tmp_path)  # solved once, shared by every figure
+    assert efa.traversal_latency_us.value == pytest.approx(round(fitted_traversal_latency(rows) * 2) / 2)
     assert efa.instance_traversal_latency_us  # p5 has its own
     for group in efa.instance_traversal_latency_us:
-        fitted = fitted_traversal_latency(tmp_path, group.instances)  # median() of no rows raises
+        fitted = fitted_traversal_latency(rows, group.instances)  # median() of no rows raises
         assert group.value == pytest.approx(round(fitted * 2) / 2)  # kept to 0.5 us
 
 
