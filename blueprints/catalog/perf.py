@@ -294,6 +294,7 @@ class Nccl(_Entry):
     tree_correction_factor: TreeCorrection
     ring_plateau_latency_factor: PerfConstant
     ring_plateau_latency_factor_pre80: PerfConstant
+    ring_plateau_min_bytes: PerfConstant
     nvls_tree_multi_unit_efficiency: PerfConstant
     p2p_nvlink_efficiency: PerfConstant
     search_speeds_gbytes: dict[int, Series]

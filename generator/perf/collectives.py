@@ -305,14 +305,14 @@ def _ll128_channel_cap(bw: Limit, cap: float, algorithm: str) -> Limit:
 
 def _ring_candidate(collective: str, job: Job, perf: PerfData, p: str, bw: Limit, lat: float) -> Candidate:
     """NCCL's 'plateau effect of ring': a Simple all_reduce ring across NVLink domains pays its latency
-    ×1.4 (×1.9 before sm80) once each channel moves ≥ 64 B per rank (perf.yaml ring_plateau_latency_factor;
+    ×1.4 (×1.9 before sm80) once each channel moves ≥ 64 B per rank (perf.yaml ring_plateau_*;
     the channel count is taken at its ceiling, MAXCHANNELS, so the plateau starts no earlier than NCCL's)."""
     nc = perf.nccl
     if p != "simple" or collective != "all_reduce" or job.units < 2:
         return Candidate("ring", p, bw, lat)
     pre80 = job.sm_arch < 80
     factor = (nc.ring_plateau_latency_factor_pre80 if pre80 else nc.ring_plateau_latency_factor).value
-    threshold = 64 * nc.max_channels.value * job.ranks
+    threshold = nc.ring_plateau_min_bytes.value * nc.max_channels.value * job.ranks
     return Candidate("ring", p, bw, lat, plateau_from_bytes=threshold, plateau_factor=factor)
 
 

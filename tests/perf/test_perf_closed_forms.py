@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
 from blueprints.catalog.perf import perf_data
-from generator.perf.collectives import Job, bus_factor, estimate, ring_time_s
+from generator.perf.collectives import Job, bus_factor, candidates, estimate, ring_time_s
 from generator.perf.system import Limit, wire_efficiency
 
 
@@ -84,13 +85,10 @@ def test_large_ring_busbw_tends_to_link_bandwidth() -> None:
     assert est.bottleneck == "link"
 
 
-def test_multi_node_ring_latency_counts_network_steps() -> None:
-    """NCCL tuning.cc, written out with its own numbers: (nsteps − nInter)·max(intra, 3·net overhead) +
-    nInter·(net + 2·hop) for Simple: 32 ranks on 4 nodes → 62 steps, 8 of them across the network:
-    8.4 + 54·max(3.4, 3·1.0) + 8·(14 + 2·0.5) = 312 µs, and at this size (≥ 64 B per channel and rank)
-    ncclTopoGetAlgoTime's ring plateau ×1.4 (sm90): 436.8 µs."""
-    job = Job(
-        units=4,
+def _nodes(units: int, sm_arch: int = 90) -> Job:
+    """``units`` nodes of 8 GPUs, NVLink as NCCL counts H100's and 8 × 400G NICs."""
+    return Job(
+        units=units,
         ranks_per_unit=8,
         intra=Limit(370.8, "nvl"),
         intra_class="nvlink",
@@ -100,8 +98,16 @@ def test_multi_node_ring_latency_counts_network_steps() -> None:
         nvls=None,
         sharp=False,
         ll128=True,
-        sm_arch=90,
+        sm_arch=sm_arch,
     )
+
+
+def test_multi_node_ring_latency_counts_network_steps() -> None:
+    """NCCL tuning.cc, written out with its own numbers: (nsteps − nInter)·max(intra, 3·net overhead) +
+    nInter·(net + 2·hop) for Simple: 32 ranks on 4 nodes → 62 steps, 8 of them across the network:
+    8.4 + 54·max(3.4, 3·1.0) + 8·(14 + 2·0.5) = 312 µs, and at this size (≥ 64 B per channel and rank)
+    ncclTopoGetAlgoTime's ring plateau ×1.4 (sm90): 436.8 µs."""
+    job = _nodes(4)
     n = 32
     lat = 312.0 * 1.4
     size = 1 << 36
@@ -125,3 +131,22 @@ def test_wire_efficiency_from_header_bytes() -> None:
     assert wire_efficiency("roce", 9000) == pytest.approx(4096 / (4096 + 82))  # RDMA payload stops at 4096
     assert wire_efficiency("roce", 1500) == pytest.approx(1024 / (1024 + 82))
     assert wire_efficiency("ethernet", None) == pytest.approx(1448 / 1538)
+
+
+@pytest.mark.parametrize(("sm_arch", "factor"), [(90, 1.4), (80, 1.4), (70, 1.9)])
+def test_ring_plateau_starts_at_64_bytes_a_channel_and_rank(sm_arch: int, factor: float) -> None:
+    # NCCL tuning.cc ncclTopoGetAlgoTime, "Plateau effect of ring": a Simple ring all_reduce across nodes pays
+    # its latency x1.4 (x1.9 before sm80) once nBytes / (nChannels * nRanks) >= 64; the model counts NCCL's
+    # MAXCHANNELS channels
+    job = _nodes(2, sm_arch)
+    start = 64 * int(perf_data().nccl.max_channels.value) * job.ranks
+    ring = {(c.algorithm, c.protocol): c for c in candidates("all_reduce", job)}
+    simple = ring[("ring", "simple")]
+    assert simple.latency_at(start) == pytest.approx(simple.latency_us * factor)
+    assert simple.latency_at(start - 1) == pytest.approx(simple.latency_us)
+    assert ring[("ring", "ll128")].latency_at(start) == ring[("ring", "ll128")].latency_us
+    gather = {(c.algorithm, c.protocol): c for c in candidates("all_gather", job)}[("ring", "simple")]
+    assert gather.latency_at(start) == gather.latency_us
+    one_node = replace(job, units=1, net=None, spread_net=None)
+    alone = {(c.algorithm, c.protocol): c for c in candidates("all_reduce", one_node)}[("ring", "simple")]
+    assert alone.latency_at(start) == alone.latency_us
