@@ -91,6 +91,7 @@ class Network(_Entry):
 
 class Calibration(_Entry):
     ndr_nic_busbw: PerfConstant
+    ndr_nic_fabric: str  # fabrics.yaml id of the NIC of ndr_nic_busbw
     hdr_nic_busbw: PerfConstant
     h100_ring_busbw: PerfConstant
     h100_nvls_busbw: PerfConstant

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -132,13 +133,15 @@ def wire_efficiency(kind: str, mtu: int | None, perf: PerfData | None = None) ->
     return payload / (payload + inner + net.framing_bytes.get(kind))
 
 
-def transport_efficiency(perf: PerfData | None = None) -> float:
-    """NCCL's share of the payload rate, from the NDR calibration fact: busbw / (line rate × wire share)."""
+def transport_efficiency(fabrics: Mapping[str, FabricTech], perf: PerfData | None = None) -> float:
+    """NCCL's share of the payload rate, from the NDR calibration fact: busbw / (line rate × wire share), the
+    line rate and wire share those of the fact's fabric in ``fabrics`` (the catalogue's)."""
     perf = perf or perf_data()
-    ndr_line_gbytes = 400 / 8
-    return perf.calibration.ndr_nic_busbw.value / (
-        ndr_line_gbytes * wire_efficiency("infiniband", None, perf)
-    )
+    cal = perf.calibration
+    fabric = fabrics.get(cal.ndr_nic_fabric)
+    if fabric is None:
+        raise PerfError(f"no fabric `{cal.ndr_nic_fabric}` in the catalogue: the model is calibrated on it")
+    return cal.ndr_nic_busbw.value / (fabric.speed_gbps / 8 * wire_efficiency(fabric.kind, None, perf))
 
 
 def nvls_efficiency(perf: PerfData | None = None, sm_arch: int = 90) -> float:
@@ -281,12 +284,12 @@ def nic_nccl_gbytes(pool: ResolvedPool, perf: PerfData) -> float:
 
 
 def _node_network(
-    pool: ResolvedPool, tech: FabricTech, mtu: int | None, perf: PerfData
+    pool: ResolvedPool, tech: FabricTech, mtu: int | None, transport: float, perf: PerfData
 ) -> tuple[Limit | None, int, float]:
     ports: tuple[NicPort, ...] = pool.ports_for("compute")
     if not ports:
         return None, 0, 0.0
-    eff = wire_efficiency(tech.kind, mtu, perf) * transport_efficiency(perf)
+    eff = wire_efficiency(tech.kind, mtu, perf) * transport
     adapters: dict[str, list[NicPort]] = {}
     for p in ports:
         adapters.setdefault(p.rdma_dev, []).append(p)
@@ -554,7 +557,8 @@ def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf
         return _Network(technology, None, None, 0, 0.0, 0.0, None, 0.0, None, notes)
     fab = cluster.fabrics.get("compute")
     mtu = fab.spec.mtu if fab is not None else None
-    net, ports, line = _node_network(rp, tech, mtu, perf)
+    transport = transport_efficiency(cluster.catalog.fabrics, perf)
+    net, ports, line = _node_network(rp, tech, mtu, transport, perf)
     m = plan.metrics.get("compute") if plan is not None else None
     mean_hops = m.mean_hops if m is not None else 0.0
     topology = m.topology if m is not None else (fab.topology_kind if fab is not None else None)
@@ -564,7 +568,7 @@ def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf
     fabric = None
     rail_crossing = None
     if net is not None:
-        eff = wire_efficiency(tech.kind, mtu, perf) * transport_efficiency(perf)
+        eff = wire_efficiency(tech.kind, mtu, perf) * transport
         ecmp = _ecmp_share(tech, fab, plan, perf)
         fabric = _fabric_bound(plan, net, rp, eff, ecmp)
         rail_crossing = _rail_crossing_bound(plan, net, eff, ecmp, _rails(fab, ports))
