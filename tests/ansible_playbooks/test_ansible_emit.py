@@ -13,6 +13,7 @@ from ansible_helpers import DATA, EXAMPLES, ansible_bin, build
 from ruamel.yaml import YAML
 from vendor_tables import dgx_h100_compute_ports, dgx_h100_storage_ports
 
+from blueprints.catalog.perf import perf_data
 from generator.emit import nccl
 from generator.emit.ansible import inventories as ansible_inventories
 from generator.findings import BlueprintError
@@ -146,6 +147,12 @@ def test_group_vars_carry_the_pins_mounts_and_derived_nccl(superpod_build: Path)
     assert [h["dev"] for h in dgx["acceptance_expected_hcas"]] == [r.rdma for r in dgx_h100_compute_ports()]
     assert dgx["nccl_expected_devices"] == [r.rdma for r in dgx_h100_compute_ports()]
     assert set(dgx["acceptance_predicted_busbw"]) <= {"all_reduce", "all_gather", "alltoall"}
+    # the role's margin is acceptance-report's ratio, from the catalogue (one figure for both); the role's
+    # own default, for a play run without group_vars, is the same value
+    ratio = perf_data().policy.acceptance_ratio.value
+    assert dgx["acceptance_prediction_margin"] == ratio
+    defaults = YAML(typ="safe").load((playbooks_dir() / "roles/acceptance/defaults/main.yml").read_text())
+    assert defaults["acceptance_prediction_margin"] == ratio
     # the comment above each setting names the blueprint fact
     text = (gv / "pool_dgx.yml").read_text()
     assert "# NCCL_CROSS_NIC=0: rail-optimised fat-tree" in text

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from blueprints.catalog.perf import perf_data
 from generator.deploy.addresses import onprem_plan
 from generator.deploy.images import image_tuned
 from generator.emit import nccl as nccl_emit
@@ -233,7 +234,9 @@ def _acceptance(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> tup
         nvlink = f"NV{pool.gpu.nvlink.links}"
     notes = [
         f"acceptance_link_gbytes: the node's compute line rate per GPU ({len(compute)} ports, {gpus} GPUs) "
-        "in GB/s; the role's fall-back threshold is this × acceptance_efficiency"
+        "in GB/s; the role's fall-back threshold is this × acceptance_efficiency",
+        "acceptance_prediction_margin: the share of the prediction a run must reach, the acceptance ratio "
+        "acceptance-report applies (the catalogue's policy.acceptance_ratio)",
     ]
     predicted, rail_predicted, predicted_notes = _acceptance_predictions(cluster, plan, pool)
     rails, rail_notes = _rail_hcas(pool)
@@ -245,6 +248,7 @@ def _acceptance(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> tup
         "acceptance_expected_hcas": hcas,
         "acceptance_expected_nvlink": nvlink,
         "acceptance_predicted_busbw": predicted,
+        "acceptance_prediction_margin": perf_data().policy.acceptance_ratio.value,
         "acceptance_rail_hcas": rails,
         "acceptance_rail_collectives": list(RAIL_COLLECTIVES),
         "acceptance_rail_min_bytes": "1G",
