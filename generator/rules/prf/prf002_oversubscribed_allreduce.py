@@ -7,8 +7,6 @@ from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 from generator.rules.prf._model import system_of
 
-SIZE = 1 << 30  # 1 GiB: a bandwidth-bound all_reduce
-
 
 class OversubscribedAllreduce(Rule):
     """The fabric cuts all_reduce bus bandwidth below the nodes' own NIC bandwidth.
@@ -16,9 +14,10 @@ class OversubscribedAllreduce(Rule):
     Rings and trees in rank order keep almost all traffic inside a leaf (or scalable unit), so a
     topology-aware scheduler hides oversubscription. Ranks spread over the fabric — a scheduler without
     topology, several jobs sharing it, or a job larger than a leaf group — send most of their traffic
-    through the leaf uplinks and the bisection. The model predicts a 1 GiB all_reduce over every node of the
-    GPU pool both ways; when the spread placement loses more than the policy share (10 %) against the
-    node's NIC bandwidth, this finding gives both figures and the limit. IB SHARP reduces inside the
+    through the leaf uplinks and the bisection. The model predicts an all_reduce of the advisor's probe size
+    (perf.yaml advisor.probe_size_bytes, 1 GiB) over every node of the GPU pool both ways; when the spread
+    placement loses more than the policy share (10 %) against the node's NIC bandwidth, this finding gives
+    both figures and the limit. IB SHARP reduces inside the
     switches and is not cut this way.
     """
 
@@ -43,9 +42,10 @@ class OversubscribedAllreduce(Rule):
             return
         if system.pool_nodes <= system.unit_nodes:
             return
+        size = int(perf_data().advisor.probe_size_bytes.value)  # a bandwidth-bound all_reduce (1 GiB)
         try:
-            packed = predict_on(system, "all_reduce", SIZE)
-            spread = predict_on(system, "all_reduce", SIZE, placement="scattered")
+            packed = predict_on(system, "all_reduce", size)
+            spread = predict_on(system, "all_reduce", size, placement="scattered")
         except PerfError:
             return
         shortfall = perf_data().policy.busbw_shortfall.value
@@ -61,7 +61,8 @@ class OversubscribedAllreduce(Rule):
             else (*fab.source_path, "topology")
         )
         yield self.finding(
-            f"a 1 GiB all_reduce over the {system.pool_nodes} nodes of pool `{system.pool}` reaches "
+            f"a {size / (1 << 30):g} GiB all_reduce over the {system.pool_nodes} nodes of pool "
+            f"`{system.pool}` reaches "
             f"{spread.busbw_gbytes:.1f} GB/s busbw with ranks spread over the fabric "
             f"({spread.algorithm}, limited "
             f"by {spread.bottleneck}) against {nic:.1f} GB/s of NIC bandwidth per node and "
