@@ -637,7 +637,7 @@ def _multi_node_nvls(version: str, given: bool, perf: PerfData, notes: list[str]
         return True
     where = "--nccl-version" if given else "software.nccl"
     notes.append(
-        f"NCCL {version} ({where}) predates NVLS across nodes (NCCL 2.18.1): "
+        f"NCCL {version} ({where}) predates NVLS across nodes (NCCL {floor // 100}.{floor % 100}): "
         "multi-node NVLS and NVLS-tree are not candidates"
     )
     return False

@@ -99,6 +99,6 @@ def test_nvls_across_nodes_needs_nccl_2_18(tmp_path, nccl: str, expected: str) -
     two = predict_busbw(cluster, plan, "all_reduce", 8 << 30)
     one = predict_busbw(cluster, plan, "all_reduce", 8 << 30, nodes=1)
     assert (two.algorithm, one.algorithm) == (expected, "nvls")
-    assert any("predates NVLS across nodes" in n for n in system_for(cluster, plan).notes) == (
+    assert any("predates NVLS across nodes (NCCL 2.18)" in n for n in system_for(cluster, plan).notes) == (
         nccl == "2.17.1"
     )
