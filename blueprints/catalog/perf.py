@@ -269,6 +269,7 @@ class Nccl(_Entry):
     hw_latency_us: HwLatencyTable
     net_overhead_us: PerfConstant
     net_overhead_simple_factor: PerfConstant
+    net_latency_simple_factor: PerfConstant
     collnet_arity_latency_us: PerfConstant
     ring_ll_factor_multi: PerfConstant
     ring_ll_factor_single: PerfConstant

@@ -235,6 +235,14 @@ def _neighbour_net(job: Job, graph_net: Limit | None) -> Limit | None:
     return tighter(job.spread_net, graph_net)
 
 
+def _net_step_us(job: Job, perf: PerfData, hw_us: float, protocol: str) -> float:
+    """One network step's latency as NCCL's tuner counts it: the step's hardware latency plus the transport's
+    latency per traversal (``job.net_latency_us``), which Simple counts twice (perf.yaml
+    net_latency_simple_factor: tuning.cc adds latencyInter once more for Simple)."""
+    factor = perf.nccl.net_latency_simple_factor.value if protocol == "simple" else 1.0
+    return hw_us + job.net_latency_us * factor
+
+
 def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
     nc = perf.nccl
     n, k, u = job.ranks, job.ranks_per_unit, job.units
@@ -281,7 +289,7 @@ def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
                 intra_lat = max(intra_lat, overhead)
             # 2.25.1: "With ppn=1 latencies are fully exposed, use the Tree network latency"
             hop = "tree" if (k == 1 and nc.ppn1_tree_net_latency.value) else "ring"
-            inter_lat = hw.get("net", hop, p) + job.net_latency_us * (2 if p == "simple" else 1)
+            inter_lat = _net_step_us(job, perf, hw.get("net", hop, p), p)
             lat += (nsteps - ninter) * intra_lat + ninter * inter_lat
         cand = _ring_candidate(collective, job, perf, p, bw.scaled(1 / factor), lat)
         if p == "ll128" and u > 1:  # NCCL's tuner counts its graph's channels, not those the run adds
@@ -371,7 +379,7 @@ def _tree(job: Job, perf: PerfData) -> list[Candidate]:
             cap = _ll_max(job, perf)
             if bw.gbytes > cap:
                 bw = Limit(cap, "LL protocol ceiling", f"NCCL's LL ceiling {cap:g} GB/s")
-        inter = hw.get("net", "tree", p) + job.net_latency_us * (2 if p == "simple" else 1)
+        inter = _net_step_us(job, perf, hw.get("net", "tree", p), p)
         # NCCL 2.20 tunes a multi-node NVLink job as one node ("MNNVL support - treat as a single NVLink
         # connected node", tuning.cc): its tree latency counts every rank as an NVLink hop of one chain.
         chain, levels = (job.ranks, 1) if job.mnnvl else (k, u)
@@ -423,7 +431,7 @@ def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
             assert job.net is not None
             # NVLS + IB SHARP runs on NCCL's NVLS graph (up to MAXCHANNELS NICs), CollNet on the ring's
             bw = tighter(bw, _sharp_net(job, nc.collnet_factor.value, job.nvls_net)) or bw
-            lat += hw.get("net", "nvls", "simple") + 2 * job.net_latency_us
+            lat += _net_step_us(job, perf, hw.get("net", "nvls", "simple"), "simple")
         out.append(Candidate("nvls", "simple", bw, lat))
     if u > 1:
         net = _neighbour_net(job, job.nvls_net or job.net)
@@ -434,8 +442,8 @@ def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
         eff = nc.nvls_tree_multi_unit_efficiency.value
         domain = job.nvls.scaled(eff, f"NVLS inside each domain × {eff:g} NVLS-tree share [fitted]")
         bw = tighter(domain, tree_net) or domain
-        lat = hw.get("nvlink", "nvls_tree", "simple") + 2 * _log2i(u) * (
-            hw.get("net", "nvls_tree", "simple") + 2 * job.net_latency_us
+        lat = hw.get("nvlink", "nvls_tree", "simple") + 2 * _log2i(u) * _net_step_us(
+            job, perf, hw.get("net", "nvls_tree", "simple"), "simple"
         )
         out.append(Candidate("nvls_tree", "simple", bw, lat))
     return out
@@ -465,15 +473,10 @@ def _collnet(job: Job, perf: PerfData) -> list[Candidate]:
     net = _sharp_net(job, nc.collnet_factor.value)
     intra = job.intra.scaled(k / (2 * (k - 1))) if (k > 1 and job.intra is not None) else None
     bw = tighter(intra, net) or net
-    lat = (
-        2
-        * (
-            min(1, k - 1) * hw.get(job.intra_class, "collnet", "simple")
-            + (k - 1) * nc.collnet_arity_latency_us.value
-        )
-        + hw.get("net", "collnet", "simple")
-        + 2 * job.net_latency_us
-    )
+    lat = 2 * (
+        min(1, k - 1) * hw.get(job.intra_class, "collnet", "simple")
+        + (k - 1) * nc.collnet_arity_latency_us.value
+    ) + _net_step_us(job, perf, hw.get("net", "collnet", "simple"), "simple")
     return [Candidate("collnet", "simple", bw, lat)]
 
 
@@ -495,7 +498,9 @@ def _alltoall(job: Job, perf: PerfData) -> list[Candidate]:
     if k > 1:
         lat += hw.get(job.intra_class, "ring", "simple")
     if u > 1:
-        lat += (n - k) * nc.net_overhead_us.value + hw.get("net", "ring", "simple") + 2 * job.net_latency_us
+        lat += (n - k) * nc.net_overhead_us.value + _net_step_us(
+            job, perf, hw.get("net", "ring", "simple"), "simple"
+        )
     return [Candidate("p2p", "simple", bw, lat)]
 
 
