@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
+from blueprints.catalog.perf import PerfData
 from generator.pipeline import load_and_resolve
 from generator.plan.build import build_plan
 
@@ -63,3 +64,10 @@ def build(data: dict, directory: Path, name: str = "bp.yaml"):  # type: ignore[n
         YAML().dump(data, fh)
     _, cluster = load_and_resolve(path)
     return cluster, build_plan(cluster), path
+
+
+def nccl_with(base: PerfData, **values: float) -> PerfData:
+    """``base`` with the named nccl.* constants set to ``values`` (what-if copies for tests)."""
+    nc = base.nccl
+    update = {k: getattr(nc, k).model_copy(update={"value": v}) for k, v in values.items()}
+    return base.model_copy(update={"nccl": nc.model_copy(update=update)})

@@ -13,10 +13,10 @@ import statistics
 from pathlib import Path
 
 import pytest
-from perf_blueprints import build, server_nodes
+from perf_blueprints import build, nccl_with, server_nodes
 from ruamel.yaml import YAML
 
-from blueprints.catalog.perf import PerfData, perf_data
+from blueprints.catalog.perf import perf_data
 from generator.perf.collectives import bus_factor, candidates, estimate
 from generator.perf.predict import job_for
 from generator.perf.sizes import parse_size
@@ -30,14 +30,8 @@ Row = tuple[
 ]  # size, measured time (s), model time without ramp/overhead (s), latency (us)
 
 
-def _with(base: PerfData, **values: float) -> PerfData:
-    nc = base.nccl
-    update = {k: getattr(nc, k).model_copy(update={"value": v}) for k, v in values.items()}
-    return base.model_copy(update={"nccl": nc.model_copy(update=update)})
-
-
 def _rows(tmp_path: Path) -> list[Row]:
-    bare = _with(perf_data(), launch_overhead_us=0.0, mid_size_ramp_factor=0.0)
+    bare = nccl_with(perf_data(), launch_overhead_us=0.0, mid_size_ramp_factor=0.0)
     rows: list[Row] = []
     for sw in SWEEPS["sweeps"]:
         cluster, plan, _ = build(server_nodes(sw["server"], 1), tmp_path, f"{sw['id']}.yaml")
@@ -96,7 +90,7 @@ def test_the_fit_decomposition_is_what_estimate_returns(tmp_path: Path) -> None:
     nc = perf.nccl
     cluster, plan, _ = build(server_nodes("dgx-h100", 1), tmp_path, "h100.yaml")
     job = job_for(system_for(cluster, plan), 1)
-    bare = _with(perf, launch_overhead_us=0.0, mid_size_ramp_factor=0.0)
+    bare = nccl_with(perf, launch_overhead_us=0.0, mid_size_ramp_factor=0.0)
     for size in (1 << 10, 64 << 10, 1 << 20, 64 << 20, 4 << 30):
         full, plain = estimate("all_reduce", size, job), estimate("all_reduce", size, job, perf=bare)
         assert (full.algorithm, full.protocol) == (plain.algorithm, plain.protocol)

@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 
 import pytest
-from perf_blueprints import build, server_nodes
+from perf_blueprints import build, nccl_with, server_nodes
 from ruamel.yaml import YAML
 
 from blueprints.catalog.perf import perf_data
@@ -88,10 +88,18 @@ def test_ramp_closed_form_and_it_never_changes_the_algorithm(tmp_path: Path) -> 
     job = _job(tmp_path, "dgx-h100", 1)
     perf = perf_data()
     nc = perf.nccl
+    # a ramp 50 times the fitted one still leaves NCCL's choice as it is without any ramp
+    huge = nccl_with(perf, mid_size_ramp_factor=50 * nc.mid_size_ramp_factor.value)
+    bare = nccl_with(perf, mid_size_ramp_factor=0.0)
     for size in (1 << 20, 16 << 20, 1 << 30, 8 << 30):
         est = estimate("all_reduce", size, job)
-        best = min(candidates("all_reduce", job), key=lambda c: c.tuner_time_s(size))
-        assert (est.algorithm, est.protocol) == (best.algorithm, best.protocol)
+        choices = {
+            (e.algorithm, e.protocol)
+            for e in (est, *(estimate("all_reduce", size, job, perf=p) for p in (huge, bare)))
+        }
+        assert len(choices) == 1
+        chosen = choices.pop()
+        best = next(c for c in candidates("all_reduce", job) if (c.algorithm, c.protocol) == chosen)
         lat = best.latency_at(size)
         ramp_us = nc.mid_size_ramp_factor.value * min(lat, nc.mid_size_ramp_latency_cap_us.value)
         ramp_us *= math.sqrt(min(1.0, size / nc.mid_size_ramp_bytes.value))
