@@ -365,7 +365,6 @@ class Training(_Entry):
     activation_bytes: PerfConstant
     tp_allreduces_per_layer: PerfConstant
     zero3_traffic_factor: PerfConstant
-    zero_state_bytes: dict[str, PerfConstant]
     micro_batch_sequences: PerfConstant
 
 

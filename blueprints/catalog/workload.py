@@ -17,8 +17,23 @@ class _Entry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # built on first use
 
 
+Adam = Literal["adam"]  # mixed-precision Adam's model states (WorkloadFactors.adam_state_bytes, summed)
+
+
+class AdamStates(_Entry):
+    """Bytes per parameter mixed-precision Adam keeps (ZeRO §3.1), in the order ZeRO's stages shard them."""
+
+    params: float
+    grads: float
+    optimizer: float
+
+    @property
+    def total(self) -> float:
+        return self.params + self.grads + self.optimizer
+
+
 class ModeMemory(_Entry):
-    weight_bytes_per_param: float | None  # None: the blueprint's precision decides
+    weight_bytes_per_param: float | Adam | None  # None: the blueprint's precision decides
     adapter_fraction: float
     activations: bool
     kv_cache: bool
@@ -32,7 +47,8 @@ class SizeClass(_Entry):
 
 class WorkloadFactors(_Entry):
     modes: dict[str, ModeMemory]
-    adapter_bytes_per_param: float
+    adapter_bytes_per_param: float | Adam
+    adam_state_bytes: AdamStates
     precision_bytes: dict[str, float]
     activation_bytes_per_layer_token_hidden: float
     params_per_layer_hidden_squared: float
@@ -40,6 +56,14 @@ class WorkloadFactors(_Entry):
     kv_tensors: int
     kv_bytes_per_value: float
     size_classes: tuple[SizeClass, ...]
+
+    def bytes_per_param(self, value: float | Adam) -> float:
+        """A per-parameter figure of the file, ``adam`` read as Adam's states summed."""
+        return self.adam_state_bytes.total if value == "adam" else float(value)
+
+    @property
+    def adapter_bytes(self) -> float:
+        return self.bytes_per_param(self.adapter_bytes_per_param)
 
     def shape(self, params: float) -> tuple[float, float]:
         """(hidden size, layers) of a dense transformer with ``params`` parameters.
@@ -85,10 +109,12 @@ def memory_need(params: float, mode: str, precision: str, sequence_length: int, 
     f = workload_factors()
     m = f.modes[mode]
     per_param = (
-        m.weight_bytes_per_param if m.weight_bytes_per_param is not None else f.precision_bytes[precision]
+        f.bytes_per_param(m.weight_bytes_per_param)
+        if m.weight_bytes_per_param is not None
+        else f.precision_bytes[precision]
     )
     hidden, layers = f.shape(params)
-    adapters = params * m.adapter_fraction * f.adapter_bytes_per_param
+    adapters = params * m.adapter_fraction * f.adapter_bytes
     act = (
         f.activation_bytes_per_layer_token_hidden * sequence_length * hidden * layers
         if m.activations

@@ -134,15 +134,13 @@ def per_gpu_memory_gb(wl: Workload, tp: int, pp: int, dp: int = 1) -> float:
     shared = need.shared
     stage = wl.parallelism.sharding
     if stage != "none" and wl.mode in SHARDED_MODES and dp > 1:
-        z = perf_data().training.zero_state_bytes
-        per_param = {k: v.value for k, v in z.items()}
-        state = wl.params * sum(per_param.values())
-        sharded = per_param["optimizer"]  # ZeRO-1: optimizer states
+        adam = workload_factors().adam_state_bytes
+        sharded = adam.optimizer  # ZeRO-1: optimizer states
         if stage in ("zero2", "zero3", "fsdp"):
-            sharded += per_param["grads"]
+            sharded += adam.grads
         if stage in ("zero3", "fsdp"):
-            sharded += per_param["params"]
-        shared = shared - state + wl.params * (sum(per_param.values()) - sharded + sharded / dp)
+            sharded += adam.params
+        shared = shared - wl.params * adam.total + wl.params * (adam.total - sharded + sharded / dp)
     return (shared / (tp * pp) + need.activations_per_gpu / tp) / 1e9
 
 

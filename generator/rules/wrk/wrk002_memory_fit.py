@@ -14,7 +14,7 @@ def need_text(wl, need, gpus: int) -> str:  # type: ignore[no-untyped-def]
     parts = [f"{need.weight_bytes_per_param:g} B/param × {params_text(wl.params)} = {gb(need.weights)}"]
     if need.adapters:
         parts.append(
-            f"adapters {f.modes[wl.mode].adapter_fraction:.0%} × {f.adapter_bytes_per_param:g} B/param = "
+            f"adapters {f.modes[wl.mode].adapter_fraction:.0%} × {f.adapter_bytes:g} B/param = "
             f"{gb(need.adapters)}"
         )
     if need.kv_cache:
