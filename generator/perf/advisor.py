@@ -32,7 +32,13 @@ from generator.perf.starter import (
     starter_pool,
 )
 from generator.perf.system import PerfError, system_for
-from generator.perf.training import StepEstimate, training_step
+from generator.perf.training import (
+    SECONDS_PER_DAY,
+    StepEstimate,
+    flops_per_param_token,
+    sustained_flops,
+    training_step,
+)
 
 # ---- hardware choice ----------------------------------------------------------------------------
 
@@ -286,11 +292,8 @@ def _gpus_for_time(req: Request, sz: _Sizing) -> None:
     if req.gpus is not None or not (req.tokens and req.target_days) or req.mode == "inference":
         return
     tr = perf_data().training
-    flops = (
-        tr.frozen_flops_per_param_token if req.mode in ("lora", "qlora") else tr.flops_per_param_token
-    ).value
-    rate = sz.gpu.bf16_tflops * 1e12 * tr.model_flops_utilization.value
-    for_time = math.ceil(flops * req.params * req.tokens / (rate * req.target_days * 86400))
+    flops = flops_per_param_token(req.mode) * req.params * req.tokens
+    for_time = math.ceil(flops / (sustained_flops(sz.gpu) * req.target_days * SECONDS_PER_DAY))
     if for_time > sz.gpus:
         sz.reasons.append(
             f"{req.tokens:.3g} tokens in {req.target_days:g} days need {for_time:,} GPUs at "

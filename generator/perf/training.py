@@ -27,6 +27,7 @@ import math
 from dataclasses import dataclass
 
 from blueprints.catalog.perf import perf_data
+from blueprints.catalog.schema import Gpu
 from blueprints.catalog.workload import memory_need, workload_factors
 from blueprints.models.workload import Workload
 from generator.perf.collectives import estimate
@@ -34,6 +35,8 @@ from generator.perf.predict import Prediction, job_for
 from generator.perf.system import PerfError, System
 
 TRAINING_MODES = ("pretrain", "full-finetune", "lora", "qlora")
+FROZEN_MODES = ("lora", "qlora")  # the base weights are frozen: no weight gradients (LoRA §4, QLoRA §3)
+SECONDS_PER_DAY = 86400
 SHARDED_MODES = ("pretrain", "full-finetune")  # modes whose 16 B/param state ZeRO shards
 
 
@@ -247,12 +250,23 @@ def _pp_time(system: System, lay: Layout, micro: int, act_bytes: float) -> float
     return 2 * micro * (lat * 1e-6 + per_rank / (bw * 1e9))
 
 
+def flops_per_param_token(mode: str) -> float:
+    """Training FLOPs per parameter and token: 6 (Kaplan), 4 when the base weights are frozen (LoRA/QLoRA)."""
+    tr = perf_data().training
+    return (tr.frozen_flops_per_param_token if mode in FROZEN_MODES else tr.flops_per_param_token).value
+
+
+def sustained_flops(gpu: Gpu) -> float:
+    """FLOP/s one GPU sustains in training: its BF16 peak at the catalogue's model FLOPs utilisation."""
+    return gpu.bf16_tflops * 1e12 * perf_data().training.model_flops_utilization.value
+
+
 def _step(wl: Workload, system: System, lay: Layout, *, placement: str = "packed") -> StepEstimate:
     perf = perf_data().training
-    frozen = wl.mode in ("lora", "qlora")
-    flops = (perf.frozen_flops_per_param_token if frozen else perf.flops_per_param_token).value
+    frozen = wl.mode in FROZEN_MODES
+    flops = flops_per_param_token(wl.mode)
     tokens = wl.global_batch_tokens or perf.default_global_batch_tokens.value
-    peak = system.gpu.bf16_tflops * 1e12 * perf.model_flops_utilization.value
+    peak = sustained_flops(system.gpu)
     compute = flops * wl.params * tokens / (lay.gpus * peak)
     seq_per_micro = perf.micro_batch_sequences.value
     micro = max(1, math.ceil(tokens / (lay.dp * wl.sequence_length * seq_per_micro)))
@@ -266,7 +280,7 @@ def _step(wl: Workload, system: System, lay: Layout, *, placement: str = "packed
     grad_bytes = trained / lay.model_parallel * perf.grad_reduce_bytes[wl.precision].value
     sync, exposed = _dp_sync(system, lay, grad_bytes, window, placement)
     step = compute + tp_s + pp_s + bubble + exposed
-    days = (wl.tokens / tokens) * step / 86400 if wl.tokens else None
+    days = (wl.tokens / tokens) * step / SECONDS_PER_DAY if wl.tokens else None
     return StepEstimate(
         lay,
         wl.mode,
