@@ -95,8 +95,7 @@ class Calibration(_Entry):
     hdr_nic_busbw: PerfConstant
     h100_ring_busbw: PerfConstant
     h100_nvls_busbw: PerfConstant
-    h100_nvlink_gbytes_dir: PerfConstant
-    h100_gpus: PerfConstant
+    nvls_server: str  # servers.yaml id of the node of h100_nvls_busbw
 
 
 class TreeCorrection(_Entry):

@@ -144,26 +144,49 @@ def transport_efficiency(fabrics: Mapping[str, FabricTech], perf: PerfData | Non
     return cal.ndr_nic_busbw.value / (fabric.speed_gbps / 8 * wire_efficiency(fabric.kind, None, perf))
 
 
-def nvls_efficiency(perf: PerfData | None = None, sm_arch: int = 90) -> float:
+class NvlsCalibration(NamedTuple):
+    """The node of the NVLS fact (perf.yaml calibration.nvls_server), as the catalogue describes it."""
+
+    nvlink_gbytes_dir: float  # NVLink per GPU and direction: links × the generation's rate / 2
+    gpus: int
+    sm_arch: int
+
+
+def nvls_calibration(perf: PerfData | None = None) -> NvlsCalibration:
+    from blueprints.catalog import default_catalog
+
+    cat = default_catalog()
+    name = (perf or perf_data()).calibration.nvls_server
+    server = cat.servers.get(name)
+    gpu = cat.gpus.get(server.gpu) if server is not None and server.gpu is not None else None
+    ic = server.gpu_interconnect if server is not None else ""
+    gen = cat.interconnects.nvlink.get(int(ic[6:])) if ic.startswith("nvlink") else None
+    if server is None or gpu is None or gpu.nvlink is None or gen is None:
+        raise PerfError(f"the catalogue does not describe `{name}`, the NVLink node the model calibrates on")
+    return NvlsCalibration(gpu.nvlink.links * gen.link_gbytes_bidir / 2, server.gpus, gpu.sm_arch)
+
+
+def nvls_efficiency(perf: PerfData | None = None, sm_arch: int | None = None) -> float:
     """Share of NVLink NVLS reaches, fitted to the H100 fact: NVLS moves S·(n+1)/n per GPU each way for an
     all_reduce of S, so its ideal busbw is B·2(n−1)/(n+1). Other generations scale it by NCCL's own
-    nvlsEfficiency ratio to Hopper (Blackwell 0.74 / 0.85), so Blackwell is not fitted."""
+    nvlsEfficiency ratio to the fact's (Blackwell 0.74 / Hopper 0.85), so Blackwell is not fitted."""
     perf = perf or perf_data()
-    c = perf.calibration
-    n = c.h100_gpus.value
-    ideal = c.h100_nvlink_gbytes_dir.value * 2 * (n - 1) / (n + 1)
-    hopper = c.h100_nvls_busbw.value / ideal
+    ref = nvls_calibration(perf)
+    n = ref.gpus
+    ideal = ref.nvlink_gbytes_dir * 2 * (n - 1) / (n + 1)
+    fitted = perf.calibration.h100_nvls_busbw.value / ideal
     table = perf.nccl.nvls_efficiency
-    mine = by_capability(table, sm_arch)
-    if mine is None:
-        return hopper
-    return hopper * mine.value / table[90].value
+    mine = by_capability(table, ref.sm_arch if sm_arch is None else sm_arch)
+    theirs = by_capability(table, ref.sm_arch)
+    if mine is None or theirs is None:
+        return fitted
+    return fitted * mine.value / theirs.value
 
 
 def nvls_allreduce_link_share(perf: PerfData | None = None) -> float:
     """n/(n+1) of the n-GPU NVLS fact: the share of the NVLS link rate an all_reduce moves as algbw (S·(n+1)/n
     each way per GPU), kept at every domain size (predict.py ``_nvls_limit``)."""
-    n = (perf or perf_data()).calibration.h100_gpus.value
+    n = nvls_calibration(perf).gpus
     return n / (n + 1)
 
 
