@@ -293,8 +293,7 @@ class Nccl(_Entry):
     max_channels_newest: PerfConstant
     ring_graph_max_channels: PerfConstant
     tree_correction_factor: TreeCorrection
-    ring_plateau_latency_factor: PerfConstant
-    ring_plateau_latency_factor_pre80: PerfConstant
+    ring_plateau_latency_factor: dict[int, PerfConstant]
     ring_plateau_min_bytes: PerfConstant
     nvls_tree_multi_unit_efficiency: PerfConstant
     p2p_nvlink_efficiency: PerfConstant
@@ -303,9 +302,12 @@ class Nccl(_Entry):
     dup_channels_min_gbytes: PerfConstant
     dup_channels_sm90_gbytes: PerfConstant
     dup_channels_sm90_channels: PerfConstant
+    dup_channels_sm90_above_sm_arch: PerfConstant
     postset_channel_factor: PerfConstant
     postset_sm90_double_above_gbytes: PerfConstant
     postset_sm90_double_below_channels: PerfConstant
+    postset_sm90_double_min_sm_arch: PerfConstant
+    postset_sm90_double_factor: PerfConstant
     nvls_channels: PerfConstant
     net_channel_gbytes: dict[int, PerfConstant]
     tree_per_channel_max_gbytes: dict[int, Series]

@@ -72,7 +72,7 @@ def duplicated(graph: Graph, sm_arch: int, perf: PerfData) -> Graph:
     if graph.speed < nc.dup_channels_min_gbytes.value:
         return graph
     if (
-        sm_arch > 80
+        sm_arch > nc.dup_channels_sm90_above_sm_arch.value
         and graph.speed < nc.dup_channels_sm90_gbytes.value
         and graph.channels > nc.dup_channels_sm90_channels.value
     ):
@@ -92,11 +92,11 @@ def run_channels(graph: Graph, sm_arch: int, perf: PerfData) -> int:
     most = int(nc.max_channels.value)
     n = min(most, dup.channels * int(nc.postset_channel_factor.value))
     if (
-        sm_arch >= 90
+        sm_arch >= nc.postset_sm90_double_min_sm_arch.value
         and dup.speed > nc.postset_sm90_double_above_gbytes.value
         and n < nc.postset_sm90_double_below_channels.value
     ):
-        n = min(most, 2 * n)
+        n = min(most, int(nc.postset_sm90_double_factor.value) * n)
     return n
 
 

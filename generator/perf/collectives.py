@@ -318,8 +318,8 @@ def _ring_candidate(collective: str, job: Job, perf: PerfData, p: str, bw: Limit
     nc = perf.nccl
     if p != "simple" or collective != "all_reduce" or job.units < 2:
         return Candidate("ring", p, bw, lat)
-    pre80 = job.sm_arch < 80
-    factor = (nc.ring_plateau_latency_factor_pre80 if pre80 else nc.ring_plateau_latency_factor).value
+    entry = by_capability(nc.ring_plateau_latency_factor, job.sm_arch)
+    factor = entry.value if entry is not None else 1.0
     threshold = nc.ring_plateau_min_bytes.value * nc.max_channels.value * job.ranks
     return Candidate("ring", p, bw, lat, plateau_from_bytes=threshold, plateau_factor=factor)
 
