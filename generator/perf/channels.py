@@ -100,12 +100,17 @@ def run_channels(graph: Graph, sm_arch: int, perf: PerfData) -> int:
     return n
 
 
+def node_band(units: int) -> int:
+    """The column of NCCL's per-channel tables (tuning.cc N1 / N2 / N4) for ``units`` nodes: 1, 2, more."""
+    return 0 if units <= 1 else (1 if units == 2 else 2)
+
+
 def ring_ll128_cap(graph: Graph, sm_arch: int, units: int, perf: PerfData) -> float:
     """NCCL's per-channel LL128 maximum for rings (``perChMaxRingLL128Bws``, perf.yaml
     ring_ll128_per_channel_max_gbytes by GPU architecture): ring LL128 bus bandwidth ≤ channels × that, the
     channels after NCCL's duplication (search.cc duplicates ring and tree graphs alike)."""
     row = _table(perf.nccl.ring_ll128_per_channel_max_gbytes, sm_arch).values
-    index = 0 if units <= 1 else (1 if units == 2 else 2)
+    index = node_band(units)
     return duplicated(graph, sm_arch, perf).channels * row[index]
 
 
@@ -119,5 +124,5 @@ def tree_channel_cap(
     if protocol not in tables:
         return math.inf
     row = _table(tables[protocol], sm_arch).values
-    index = 0 if units <= 1 else (1 if units == 2 else 2)
+    index = node_band(units)
     return duplicated(graph, sm_arch, perf).channels * row[index]
