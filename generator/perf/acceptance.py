@@ -355,10 +355,8 @@ def _node_cables(plan: Plan | None) -> dict[tuple[str, int], list[Cable]]:
 def _cable(link: Link, kinds: dict[str, str]) -> Cable | None:
     for node_end, other in ((link.a, link.b), (link.b, link.a)):
         if kinds.get(node_end.device) == "node" and kinds.get(other.device) == "switch":
-            rail = link.rail
-            if rail is None and node_end.port.startswith("mlx5_"):
-                rail = int(node_end.port.split("/")[0].removeprefix("mlx5_"))
-            return Cable(link.id, node_end.device, node_end.port, other.device, other.port, rail)
+            # the plan's rail only: a device's number is not its rail (DGX H100: rail 5 is mlx5_9)
+            return Cable(link.id, node_end.device, node_end.port, other.device, other.port, link.rail)
     return None
 
 

@@ -412,3 +412,17 @@ def test_a_device_that_is_no_compute_rail_is_an_error_row(tmp_path: Path, capsys
     assert runs["a.json"]["rail"] is None
     assert "NCCL_IB_HCA `mlx5_1`" in runs["a.json"]["error"]
     assert runs["b.json"]["rail"] == 5 and runs["b.json"]["error"] is None
+
+
+def test_a_cable_without_a_planned_rail_gets_none_from_its_device_number() -> None:
+    """The suspects' rail is the plan's: a device's number is not its rail (DGX H100 User Guide Table 6:
+    compute rail 5 is mlx5_9), so a link the plan gives no rail is not put on rail 9."""
+    from generator.perf.acceptance import _cable
+    from generator.plan.model import Endpoint, Link
+
+    node, leaf = Endpoint("gpu001", "mlx5_9/1", 1), Endpoint("leaf01", "17", 17)
+    kinds = {"gpu001": "node", "leaf01": "switch"}
+    unplanned = _cable(Link("C-NL-000001", "compute", "node_leaf", node, leaf, 400.0), kinds)
+    planned = _cable(Link("C-NL-000002", "compute", "node_leaf", leaf, node, 400.0, rail=5), kinds)
+    assert unplanned is not None and unplanned.rail is None
+    assert planned is not None and (planned.node, planned.rail) == ("gpu001", 5)
