@@ -290,13 +290,19 @@ def _cloud_fabric_note(fabric: str) -> str:
     return f"{head}, with {', '.join(given)} from its NCCL net plugin entry ({plugin.plugin}, perf.yaml)"
 
 
+def _by_adapter(ports: tuple[NicPort, ...]) -> dict[str, list[NicPort]]:
+    """The ports of each RDMA device (a dual-port adapter's two ports share its PCIe slot)."""
+    adapters: dict[str, list[NicPort]] = {}
+    for p in ports:
+        adapters.setdefault(p.rdma_dev, []).append(p)
+    return adapters
+
+
 def nic_nccl_gbytes(pool: ResolvedPool, perf: PerfData) -> float:
     """One compute port as NCCL's graph search counts it: line rate / 8, or its share of the adapter's PCIe
     slot when that is less (the slowest port of the pool)."""
     ports: tuple[NicPort, ...] = pool.ports_for("compute")
-    adapters: dict[str, list[NicPort]] = {}
-    for p in ports:
-        adapters.setdefault(p.rdma_dev, []).append(p)
+    adapters = _by_adapter(ports)
     out = math.inf
     for dev_ports in adapters.values():
         first = dev_ports[0]
@@ -313,9 +319,7 @@ def _node_network(
     if not ports:
         return None, 0, 0.0
     eff = wire_efficiency(tech.kind, mtu, perf) * transport
-    adapters: dict[str, list[NicPort]] = {}
-    for p in ports:
-        adapters.setdefault(p.rdma_dev, []).append(p)
+    adapters = _by_adapter(ports)
     total = 0.0
     pcie_bound = 0
     pcie_text = ""
