@@ -8,7 +8,9 @@ the node's own leaf group. The expected bounds below are worked from the plan's 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import replace
+from itertools import product
 from pathlib import Path
 
 import pytest
@@ -49,10 +51,16 @@ def test_without_pxn_cross_rail_bytes_climb_the_leaf_uplinks(tmp_path: Path) -> 
     assert fabric is not None and net is not None and system.rail_crossing is not None
     assert (fabric.fabric_nodes, fabric.domain_nodes, system.net_ports) == (64, 32, 8)
     # ECMP-hashed uplinks (RoCE, no adaptive routing): a node's bound is net / (c / e + 1 - c) for the share c
-    # of its bytes that leaves the leaf. With PXN, c = peers in the other SU = 32/63; e follows from that bound
+    # of its bytes that leaves the leaf, e the share of the uplinks a step gets when its flows are hashed: the
+    # example's 4 equal-cost paths, one flow each (one queue pair), e = (f/k) / E[max load], counted here over
+    # all 4^4 placements. With PXN, c = peers in the other SU = 32/63
     between = 32 / 63
     assert fabric.limit.name == "ECMP hash collisions"
-    e = between / (net.gbytes / fabric.limit.gbytes - 1 + between)
+    paths = flows = 4
+    assert f"{paths} equal-cost paths" in fabric.limit.detail  # the plan's leaf uplinks (topology tests)
+    loads = [max(Counter(p).values()) for p in product(range(paths), repeat=flows)]
+    e = (flows / paths) / (sum(loads) / len(loads))
+    assert fabric.limit.gbytes == pytest.approx(net.gbytes / (between / e + 1 - between), rel=1e-9)
     # without PXN the other 7 rails' share of the 31 peers in the same SU leaves the leaf too
     leaving = between + (31 / 63) * (7 / 8)
     assert system.rail_crossing.gbytes == pytest.approx(net.gbytes / (leaving / e + 1 - leaving), rel=1e-9)
