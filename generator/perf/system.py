@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
 from blueprints.catalog.perf import PerfData, TransportSettings, by_capability, perf_data
@@ -133,15 +133,23 @@ def wire_efficiency(kind: str, mtu: int | None, perf: PerfData | None = None) ->
     return payload / (payload + inner + net.framing_bytes.get(kind))
 
 
-def transport_efficiency(fabrics: Mapping[str, FabricTech], perf: PerfData | None = None) -> float:
+def transport_efficiency(perf: PerfData | None = None) -> float:
     """NCCL's share of the payload rate, from the NDR calibration fact: busbw / (line rate × wire share), the
-    line rate and wire share those of the fact's fabric in ``fabrics`` (the catalogue's)."""
+    line rate and wire share those of the fact's fabric in the shipped catalogue."""
     perf = perf or perf_data()
     cal = perf.calibration
-    fabric = fabrics.get(cal.ndr_nic_fabric)
-    if fabric is None:
-        raise PerfError(f"no fabric `{cal.ndr_nic_fabric}` in the catalogue: the model is calibrated on it")
+    fabric = _shipped_fabric(cal.ndr_nic_fabric)
     return cal.ndr_nic_busbw.value / (fabric.speed_gbps / 8 * wire_efficiency(fabric.kind, None, perf))
+
+
+@cache
+def _shipped_fabric(name: str) -> FabricTech:
+    from blueprints.catalog import default_catalog
+
+    fabric = default_catalog().fabrics.get(name)
+    if fabric is None:
+        raise PerfError(f"no fabric `{name}` in the catalogue: the model is calibrated on it")
+    return fabric
 
 
 class NvlsCalibration(NamedTuple):
@@ -153,10 +161,15 @@ class NvlsCalibration(NamedTuple):
 
 
 def nvls_calibration(perf: PerfData | None = None) -> NvlsCalibration:
+    return _shipped_nvls_node((perf or perf_data()).calibration.nvls_server)
+
+
+@cache
+def _shipped_nvls_node(name: str) -> NvlsCalibration:
+    """Looked up once per process: NVLS candidates ask for it on every prediction."""
     from blueprints.catalog import default_catalog
 
     cat = default_catalog()
-    name = (perf or perf_data()).calibration.nvls_server
     server = cat.servers.get(name)
     gpu = cat.gpus.get(server.gpu) if server is not None and server.gpu is not None else None
     ic = server.gpu_interconnect if server is not None else ""
@@ -584,7 +597,7 @@ def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf
         return _Network(technology, None, None, 0, 0.0, 0.0, None, 0.0, None, notes)
     fab = cluster.fabrics.get("compute")
     mtu = fab.spec.mtu if fab is not None else None
-    transport = transport_efficiency(cluster.catalog.fabrics, perf)
+    transport = transport_efficiency(perf)
     net, ports, line = _node_network(rp, tech, mtu, transport, perf)
     m = plan.metrics.get("compute") if plan is not None else None
     mean_hops = m.mean_hops if m is not None else 0.0

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from perf_blueprints import build, server_nodes, single_gpu_nodes
 
-from blueprints.catalog.load import default_catalog
 from blueprints.catalog.perf import perf_data
 from generator.perf import predict_busbw
 from generator.perf.system import PerfError, nvls_efficiency, transport_efficiency
@@ -31,9 +30,7 @@ def test_fitted_constants_are_the_stated_closed_forms() -> None:
     """The two fitted constants, written out: they must be exactly the fit perf.yaml says (and nothing else).
 
     transport = 47 GB/s / (50 GB/s × 4096/4122 IB wire share); NVLS = 480 / (450 · 2·7/9)."""
-    assert transport_efficiency(default_catalog().fabrics) == pytest.approx(
-        47.0 / (50.0 * 4096 / 4122), rel=1e-12
-    )
+    assert transport_efficiency() == pytest.approx(47.0 / (50.0 * 4096 / 4122), rel=1e-12)
     assert nvls_efficiency() == pytest.approx(480.0 / (450.0 * 14 / 9), rel=1e-12)
     # Blackwell is not fitted: NCCL's nvlsEfficiency ratio (0.74 / 0.85) carries the Hopper fit over
     assert nvls_efficiency(sm_arch=100) == pytest.approx(480.0 / 700.0 * 0.74 / 0.85, rel=1e-12)
@@ -163,6 +160,9 @@ def test_gen4_slot_caps_an_ndr_nic(tmp_path) -> None:
 def test_transport_efficiency_names_a_missing_calibration_fabric() -> None:
     """The calibration NIC's line rate is the catalogue's fabric (one truth); a catalogue without it is a
     PerfError (a located message), not a KeyError."""
-    fabrics = {k: v for k, v in default_catalog().fabrics.items() if k != CAL.ndr_nic_fabric}
-    with pytest.raises(PerfError, match=CAL.ndr_nic_fabric):
-        transport_efficiency(fabrics)
+    perf = perf_data()
+    missing = perf.model_copy(
+        update={"calibration": CAL.model_copy(update={"ndr_nic_fabric": "no-such-fabric"})}
+    )
+    with pytest.raises(PerfError, match="no-such-fabric"):
+        transport_efficiency(missing)

@@ -17,8 +17,7 @@ class OversubscribedAllreduce(Rule):
     through the leaf uplinks and the bisection. The model predicts an all_reduce of the advisor's probe size
     (perf.yaml advisor.probe_size_bytes, 1 GiB) over every node of the GPU pool both ways; when the spread
     placement loses more than the policy share (10 %) against the node's NIC bandwidth, this finding gives
-    both figures and the limit. IB SHARP reduces inside the
-    switches and is not cut this way.
+    both figures and the limit. IB SHARP reduces inside the switches and is not cut this way.
     """
 
     id = "PRF002"
