@@ -376,6 +376,8 @@ class Policy(_Entry):
     model_parallel_share: PerfConstant
     acceptance_ratio: PerfConstant
     acceptance_min_bytes: PerfConstant
+    calibration_factor_min: PerfConstant
+    calibration_factor_max: PerfConstant
 
 
 class BudgetFabric(_Entry):

@@ -21,7 +21,7 @@ it is, and the output says so.
 
 The calibration file is the site's, so it is foreign input to every later command: read bounded
 (``MAX_FILE_BYTES``) with the blueprint loader's hardened YAML reader (no alias expansion past its limit, no
-duplicate keys), checked against :class:`CalibrationFile` (factors in ``FACTOR_RANGE``), and refused at
+duplicate keys), checked against :class:`CalibrationFile` (factors in ``factor_range()``), and refused at
 ``file:line`` when it does not fit or names another blueprint. benchmarks/evaluate.py (the published-
 measurement evaluation) never reads one: a site's factors would hide the model's error there.
 """
@@ -39,7 +39,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from generator.findings import BlueprintError
 from generator.foreign import ByteBudget, ForeignInputError, json_path, read_foreign, read_foreign_text
@@ -51,9 +60,6 @@ if TYPE_CHECKING:
     from generator.perf.system import System
 
 VERSION = 1
-# [POLICY] a site factor outside this range is no calibration but a broken run or a model gap to report
-# (a factor of 0.2 is a link trained at a fifth of its speed; 2.0 a model that halves the hardware).
-FACTOR_RANGE = (0.2, 2.0)
 # A calibration file: ~150 bytes per factor and per source; 1 MiB holds thousands of both.
 MAX_FILE_BYTES = 1 << 20
 MAX_FACTORS = 4096
@@ -70,13 +76,22 @@ def plateau_min_bytes() -> int:
     return int(perf_data().advisor.probe_size_bytes.value)
 
 
+def factor_range() -> tuple[float, float]:
+    """The factors a calibration may hold (perf.yaml policy.calibration_factor_min / _max): outside them a
+    ratio is a broken run or a model gap, not a site's efficiency."""
+    from blueprints.catalog.perf import perf_data
+
+    policy = perf_data().policy
+    return policy.calibration_factor_min.value, policy.calibration_factor_max.value
+
+
 class CalibrationError(ValueError):
-    """The runs cannot give a calibration (no plateau size, a ratio outside FACTOR_RANGE, a file exists)."""
+    """The runs cannot give a calibration (no plateau size, a ratio outside factor_range(), a file exists)."""
 
 
 # ---- the file's model -----------------------------------------------------------------------------
 
-Factor = Annotated[float, Field(ge=FACTOR_RANGE[0], le=FACTOR_RANGE[1], allow_inf_nan=False)]
+Factor = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 Nodes = Annotated[StrictInt, Field(ge=1, le=MAX_NODES)]
 
 
@@ -91,7 +106,17 @@ class FactorEntry(_Strict):
     nodes_max: Nodes
     factor: Factor
     runs: Annotated[StrictInt, Field(ge=1, le=MAX_SOURCES)]
-    spread: Annotated[float, Field(ge=0, le=FACTOR_RANGE[1], allow_inf_nan=False)]
+    spread: Annotated[float, Field(ge=0, allow_inf_nan=False)]  # what the runs' ratios span (informative)
+
+    @field_validator("factor")
+    @classmethod
+    def _factor_in_range(cls, value: float) -> float:
+        lo, hi = factor_range()
+        if not lo <= value <= hi:
+            raise ValueError(
+                f"factor {value:g} is outside {lo:g}-{hi:g} (perf.yaml policy.calibration_factor_min / _max)"
+            )
+        return value
 
     @model_validator(mode="after")
     def _band(self) -> FactorEntry:
@@ -226,7 +251,7 @@ def _groups(
 
 def _entries(groups: dict[tuple[str, str, int, int], list[float]]) -> list[dict[str, object]]:
     entries = []
-    lo, hi = FACTOR_RANGE
+    lo, hi = factor_range()
     for (collective, reg, nmin, nmax), ratios in sorted(groups.items()):
         factor = statistics.median(ratios)
         if not lo <= factor <= hi:

@@ -127,10 +127,15 @@ def test_a_calibration_from_another_nccl_release_is_applied_with_a_warning(site,
     assert main(["estimate", str(bp), "--calibration", str(cal), "--nccl-version", other]) == 0
     text = capsys.readouterr().out.replace("\n", " ")
     assert f"the factors were measured with NCCL {recorded}, this estimate is for another release" in text
-    assert main(["estimate", str(bp), "--calibration", str(cal), "--nccl-version", other, "--format", "json"]) == 0
+    assert (
+        main(["estimate", str(bp), "--calibration", str(cal), "--nccl-version", other, "--format", "json"])
+        == 0
+    )
     doc = json.loads(capsys.readouterr().out)["blueprints"][0]["site_calibration"]
     assert doc["nccl_version"] == recorded and doc["other_nccl_release"] is True
-    assert main(["estimate", str(bp), "--calibration", str(cal), "--nccl-version", f"{major}.{minor}.99"]) == 0
+    assert (
+        main(["estimate", str(bp), "--calibration", str(cal), "--nccl-version", f"{major}.{minor}.99"]) == 0
+    )
     assert "measured with NCCL" not in capsys.readouterr().out
 
 
@@ -223,7 +228,7 @@ def _first_factor(text: str, value: str) -> str:
 @pytest.mark.parametrize(
     ("change", "needle", "message"),
     [
-        (lambda t: _first_factor(t, "5.0"), "factor: 5.0", "less than or equal to 2"),
+        (lambda t: _first_factor(t, "5.0"), "factor: 5.0", "factor 5 is outside 0.2-2"),
         (lambda t: _first_factor(t, ".nan"), "factor: .nan", "finite number"),
         (lambda t: t.replace("blueprint: dgx-h100-x4", "blueprint: other", 1), "blueprint: other", "not of"),
         (lambda t: t.replace("runs: 3", "runs: '3'", 1), "runs: '3'", "valid integer"),
@@ -242,6 +247,26 @@ def test_bad_calibration_is_refused_located(site, capsys, tmp_path: Path, change
     assert message in err
     if needle is not None:
         assert f"bad.yaml:{_line_of(bad, needle)}" in err
+
+
+def test_the_factor_range_is_the_catalogues_policy(site, capsys, tmp_path: Path, monkeypatch) -> None:
+    """A factor of 5 is refused under the shipped policy (0.2-2.0) and read under one that allows it: the
+    range is perf.yaml's policy.calibration_factor_min / _max, not a second copy in code."""
+    import blueprints.catalog.perf as catalog_perf
+
+    bp, text = _good(site, capsys)
+    path = tmp_path / "wide.yaml"
+    path.write_text(_first_factor(text, "5.0"))
+    assert main(["estimate", str(bp), "--calibration", str(path)]) == 2
+    capsys.readouterr()
+    shipped = catalog_perf.perf_data()
+    wide = shipped.policy.model_copy(
+        update={
+            "calibration_factor_max": shipped.policy.calibration_factor_max.model_copy(update={"value": 6.0})
+        }
+    )
+    monkeypatch.setattr(catalog_perf, "perf_data", lambda: shipped.model_copy(update={"policy": wide}))
+    assert main(["estimate", str(bp), "--calibration", str(path)]) == 0, capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
