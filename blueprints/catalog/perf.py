@@ -70,7 +70,7 @@ class ByKind(_Entry):
 
 class Nvlink(_Entry):
     gbytes_per_link: dict[int, PerfConstant]
-    xgmi_efficiency: PerfConstant
+    xgmi_share_like_gpu: str  # gpus.yaml id whose NCCL NVLink share Infinity Fabric is assumed to keep
 
 
 class Pcie(_Entry):

@@ -214,6 +214,18 @@ def pcie_gbytes(gen: int, lanes: int, perf: PerfData | None = None) -> float:
 # ---- intra-node ---------------------------------------------------------------------------------
 
 
+def _nccl_nvlink_count(
+    sm_arch: int, generation: int, cluster: ResolvedCluster, perf: PerfData
+) -> tuple[float, float]:
+    """What NCCL counts for one NVLink of a GPU of compute capability ``sm_arch`` (perf.yaml
+    nvlink.gbytes_per_link; a GPU older than every figure gets the oldest), and that generation's link rate
+    per direction (interconnects.yaml), both in GB/s."""
+    per_link = by_capability(perf.nvlink.gbytes_per_link, sm_arch)
+    if per_link is None:
+        per_link = perf.nvlink.gbytes_per_link[min(perf.nvlink.gbytes_per_link)]
+    return per_link.value, cluster.catalog.interconnects.nvlink[generation].link_gbytes_bidir / 2
+
+
 def _intra(
     pool: ResolvedPool, cluster: ResolvedCluster, perf: PerfData, nvlink: bool = True
 ) -> tuple[Limit | None, str, float, list[str]]:
@@ -233,25 +245,31 @@ def _intra(
     if g < 2 and domain <= g:
         return None, "nvlink" if nv_dir > 0 else "pci", nv_dir, notes
     if nv_dir > 0 and domain >= g and pool.nvlink_generation is not None and gpu.nvlink is not None:
-        gen = cluster.catalog.interconnects.nvlink[pool.nvlink_generation]
-        per_link = by_capability(perf.nvlink.gbytes_per_link, gpu.sm_arch)
-        if per_link is None:  # older than any NCCL figure: the oldest one
-            per_link = perf.nvlink.gbytes_per_link[min(perf.nvlink.gbytes_per_link)]
-        eff = per_link.value / (gen.link_gbytes_bidir / 2)
-        bw = nv_dir * eff
+        per_link, link_dir = _nccl_nvlink_count(gpu.sm_arch, pool.nvlink_generation, cluster, perf)
+        bw = nv_dir * per_link / link_dir
         name = f"NVLink {pool.nvlink_generation}"
         detail = (
-            f"{gpu.nvlink.links} links × {per_link.value:g} GB/s per GPU, what NCCL counts of "
-            f"{gen.link_gbytes_bidir / 2:g} GB/s per link and direction"
+            f"{gpu.nvlink.links} links × {per_link:g} GB/s per GPU, what NCCL counts of "
+            f"{link_dir:g} GB/s per link and direction"
         )
         if server.nvswitches == 0 and domain <= g:
             notes.append(f"{server.gpus} GPUs on NVLink without NVSwitch: rings use the direct links")
         return Limit(bw, name, detail), "nvlink", nv_dir, notes
     if nvlink and server.gpu_interconnect == "infinity-fabric" and gpu.infinity_fabric_gbps:
         raw = gpu.infinity_fabric_gbps / 2
-        eff = perf.nvlink.xgmi_efficiency.value
+        like_id = perf.nvlink.xgmi_share_like_gpu
+        like = cluster.catalog.gpus.get(like_id)
+        if like is None or like.nvlink is None:
+            raise PerfError(f"perf.yaml nvlink.xgmi_share_like_gpu `{like_id}` is no NVLink GPU of gpus.yaml")
+        per_link, link_dir = _nccl_nvlink_count(like.sm_arch, like.nvlink.generation, cluster, perf)
+        eff = per_link / link_dir
         return (
-            Limit(raw * eff, "Infinity Fabric", f"{raw:g} GB/s per GPU × {eff:g} (assumed efficiency)"),
+            Limit(
+                raw * eff,
+                "Infinity Fabric",
+                f"{raw:g} GB/s per GPU × {eff:.3g} (assumed: the share NCCL counts of {like.name}'s NVLink, "
+                f"{per_link:g} of {link_dir:g} GB/s)",
+            ),
             "nvlink",
             raw,
             notes,
