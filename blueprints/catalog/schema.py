@@ -72,6 +72,7 @@ class Gpu(Entry):
     nvlink_bridge_gpus: SmallCount = 0
     infinity_fabric_gbps: float | None = None
     pcie_gen: Generation
+    pcie_lanes: int | None = Field(ge=1, le=32)  # host PCIe width; None where no vendor text gives it
     sm_arch: int = Field(ge=0, le=1000)
     nvls: bool = False
 

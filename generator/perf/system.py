@@ -229,6 +229,8 @@ def _nccl_nvlink_count(
 def _intra(
     pool: ResolvedPool, cluster: ResolvedCluster, perf: PerfData, nvlink: bool = True
 ) -> tuple[Limit | None, str, float, list[str]]:
+    """The GPUs' exchange inside a node: NVLink, Infinity Fabric, or else PCIe; with its class ("nvlink",
+    "pci"), the per-GPU NVLink rate a direction, and notes."""
     gpu = pool.gpu
     assert gpu is not None
     server = pool.server
@@ -245,45 +247,58 @@ def _intra(
     if g < 2 and domain <= g:
         return None, "nvlink" if nv_dir > 0 else "pci", nv_dir, notes
     if nv_dir > 0 and domain >= g and pool.nvlink_generation is not None and gpu.nvlink is not None:
-        per_link, link_dir = _nccl_nvlink_count(gpu.sm_arch, pool.nvlink_generation, cluster, perf)
-        bw = nv_dir * per_link / link_dir
-        name = f"NVLink {pool.nvlink_generation}"
-        detail = (
-            f"{gpu.nvlink.links} links × {per_link:g} GB/s per GPU, what NCCL counts of "
-            f"{link_dir:g} GB/s per link and direction"
-        )
         if server.nvswitches == 0 and domain <= g:
             notes.append(f"{server.gpus} GPUs on NVLink without NVSwitch: rings use the direct links")
-        return Limit(bw, name, detail), "nvlink", nv_dir, notes
+        return _nvlink_limit(pool, cluster, perf, nv_dir), "nvlink", nv_dir, notes
     if nvlink and server.gpu_interconnect == "infinity-fabric" and gpu.infinity_fabric_gbps:
         raw = gpu.infinity_fabric_gbps / 2
-        like_id = perf.nvlink.xgmi_share_like_gpu
-        like = cluster.catalog.gpus.get(like_id)
-        if like is None or like.nvlink is None:
-            raise PerfError(f"perf.yaml nvlink.xgmi_share_like_gpu `{like_id}` is no NVLink GPU of gpus.yaml")
-        per_link, link_dir = _nccl_nvlink_count(like.sm_arch, like.nvlink.generation, cluster, perf)
-        eff = per_link / link_dir
-        return (
-            Limit(
-                raw * eff,
-                "Infinity Fabric",
-                f"{raw:g} GB/s per GPU × {eff:.3g} (assumed: the share NCCL counts of {like.name}'s NVLink, "
-                f"{per_link:g} of {link_dir:g} GB/s)",
-            ),
-            "nvlink",
-            raw,
-            notes,
-        )
-    pcie_gen = min(gpu.pcie_gen, server.pcie_gen)
-    bw = pcie_gbytes(pcie_gen, 16, perf)
+        return _xgmi_limit(raw, cluster, perf), "nvlink", raw, notes
     if nvlink and (nv_dir > 0 or gpu.nvlink_bridge_gpus):
         notes.append(f"NVLink joins only {max(domain, gpu.nvlink_bridge_gpus)} GPUs; rings cross PCIe")
-    return (
-        Limit(bw, f"PCIe Gen{pcie_gen} GPU-GPU", f"x16 per GPU, {bw:g} GB/s as NCCL counts it"),
-        "pci",
-        nv_dir,
-        notes,
+    return _pcie_limit(pool, perf), "pci", nv_dir, notes
+
+
+def _nvlink_limit(pool: ResolvedPool, cluster: ResolvedCluster, perf: PerfData, nv_dir: float) -> Limit:
+    """NVLink as NCCL counts it: the GPU's links at NCCL's per-link figure, not the links' rate."""
+    gpu = pool.gpu
+    assert gpu is not None and gpu.nvlink is not None and pool.nvlink_generation is not None
+    per_link, link_dir = _nccl_nvlink_count(gpu.sm_arch, pool.nvlink_generation, cluster, perf)
+    detail = (
+        f"{gpu.nvlink.links} links × {per_link:g} GB/s per GPU, what NCCL counts of "
+        f"{link_dir:g} GB/s per link and direction"
     )
+    return Limit(nv_dir * per_link / link_dir, f"NVLink {pool.nvlink_generation}", detail)
+
+
+def _xgmi_limit(raw: float, cluster: ResolvedCluster, perf: PerfData) -> Limit:
+    """AMD Infinity Fabric at ``raw`` GB/s a direction, times the share NCCL counts of the NVLink of the GPU
+    perf.yaml names (RCCL publishes no figure of its own: an assumption)."""
+    like_id = perf.nvlink.xgmi_share_like_gpu
+    like = cluster.catalog.gpus.get(like_id)
+    if like is None or like.nvlink is None:
+        raise PerfError(f"perf.yaml nvlink.xgmi_share_like_gpu `{like_id}` is no NVLink GPU of gpus.yaml")
+    per_link, link_dir = _nccl_nvlink_count(like.sm_arch, like.nvlink.generation, cluster, perf)
+    eff = per_link / link_dir
+    detail = (
+        f"{raw:g} GB/s per GPU × {eff:.3g} (assumed: the share NCCL counts of {like.name}'s NVLink, "
+        f"{per_link:g} of {link_dir:g} GB/s)"
+    )
+    return Limit(raw * eff, "Infinity Fabric", detail)
+
+
+def _pcie_limit(pool: ResolvedPool, perf: PerfData) -> Limit:
+    """GPU-GPU over PCIe: the slower of the GPU's and the server's generation, at the GPU's host width."""
+    gpu = pool.gpu
+    assert gpu is not None
+    pcie_gen = min(gpu.pcie_gen, pool.server.pcie_gen)
+    if gpu.pcie_lanes is None:
+        raise PerfError(
+            f"the catalogue gives no host PCIe width for {gpu.name} (gpus.yaml pcie_lanes: no vendor text "
+            "found), and its GPUs would exchange over PCIe here: not modelled"
+        )
+    bw = pcie_gbytes(pcie_gen, gpu.pcie_lanes, perf)
+    detail = f"x{gpu.pcie_lanes} per GPU, {bw:g} GB/s as NCCL counts it"
+    return Limit(bw, f"PCIe Gen{pcie_gen} GPU-GPU", detail)
 
 
 # ---- network ------------------------------------------------------------------------------------
