@@ -319,6 +319,7 @@ class Nccl(_Entry):
     launch_overhead_us: PerfConstant
     nvls_domain_ramp_us_per_rank: PerfConstant
     nvls_domain_ramp_bytes: PerfConstant
+    cloud_transport_as_fabric: str  # fabrics.yaml id a cloud transport without its own entry is modelled as
     net_plugins: dict[str, NetPlugin]
     ring_all_reduce_extra_net_steps: PerfConstant
     ppn1_tree_net_latency: PerfConstant

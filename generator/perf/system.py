@@ -304,6 +304,9 @@ def _pcie_limit(pool: ResolvedPool, perf: PerfData) -> Limit:
 # ---- network ------------------------------------------------------------------------------------
 
 
+_KIND_NAMES = {"infiniband": "InfiniBand", "roce": "RoCE v2", "ethernet": "Ethernet (TCP)"}
+
+
 def _net_technology(
     cluster: ResolvedCluster, pool: ResolvedPool
 ) -> tuple[str | None, FabricTech | None, list[str]]:
@@ -315,16 +318,22 @@ def _net_technology(
         tech = cluster.catalog.fabrics.get(pool.cloud.fabric)
         if tech is not None:
             return pool.cloud.fabric, tech, notes
-        roce = cluster.catalog.fabrics.get("roce-v2-400") or cluster.catalog.fabrics.get("roce-v2-200")
-        notes.append(_cloud_fabric_note(pool.cloud.fabric))
-        return pool.cloud.fabric, roce, notes
+        as_id = perf_data().nccl.cloud_transport_as_fabric
+        as_tech = cluster.catalog.fabrics.get(as_id)
+        if as_tech is None:
+            raise PerfError(
+                f"perf.yaml nccl.cloud_transport_as_fabric `{as_id}` is no fabric of fabrics.yaml"
+            )
+        notes.append(_cloud_fabric_note(pool.cloud.fabric, as_id, as_tech))
+        return pool.cloud.fabric, as_tech, notes
     return None, None, notes
 
 
-def _cloud_fabric_note(fabric: str) -> str:
-    """How a cloud transport the catalogue has no fabric for is modelled: RoCE v2, plus what its NCCL net
-    plugin entry (perf.yaml nccl.net_plugins) gives."""
-    head = f"cloud fabric `{fabric}` is not in the catalogue: modelled as RoCE v2"
+def _cloud_fabric_note(fabric: str, as_id: str, as_tech: FabricTech) -> str:
+    """How a cloud transport the catalogue has no fabric for is modelled: as perf.yaml's
+    nccl.cloud_transport_as_fabric, plus what its NCCL net plugin entry (nccl.net_plugins) gives."""
+    kind = _KIND_NAMES[as_tech.kind]
+    head = f"cloud fabric `{fabric}` is not in the catalogue: modelled as {kind} (`{as_id}`)"
     plugin = perf_data().nccl.net_plugins.get(fabric)
     if plugin is None:
         return head + " (its own transport efficiency is not modelled)"
@@ -380,7 +389,7 @@ def _node_network(
     line_gbps = sum(p.speed_gbps for p in ports)
     speeds = sorted({p.speed_gbps for p in ports})
     speed = "/".join(f"{s:g}" for s in speeds)
-    kind = {"infiniband": "InfiniBand", "roce": "RoCE v2", "ethernet": "Ethernet (TCP)"}[tech.kind]
+    kind = _KIND_NAMES[tech.kind]
     nics = f"{len(ports)} × {speed} Gb/s {kind} × {eff:.1%} protocol efficiency"
     if pcie_bound:
         return (

@@ -233,7 +233,9 @@ def test_tcpx_needs_no_bandwidth_share(tmp_path: Path) -> None:
         share = _bisect(
             0.05,
             1.5,
-            lambda s: _tcpx_estimate(_tcpx_job(tmp_path, latency.value, s), label).busbw_gbytes < measured,
+            lambda s, size=label, busbw=measured: (
+                _tcpx_estimate(_tcpx_job(tmp_path, latency.value, s), size).busbw_gbytes < busbw
+            ),
         )
         assert share >= 0.95, label
 
@@ -332,3 +334,32 @@ def test_nvls_graph_uses_twice_the_ring_graphs_nics(tmp_path: Path) -> None:
     assert job.nvls is not None
     share = perf_data().nccl.nvls_tree_multi_unit_efficiency.value
     assert nvls_tree.algbw.gbytes == pytest.approx(min(system.net.gbytes, job.nvls.gbytes * share))
+
+
+def test_a_cloud_transport_without_a_fabric_is_modelled_as_the_named_one(tmp_path: Path, monkeypatch) -> None:
+    """EFA has no fabrics.yaml entry: it is modelled as perf.yaml nccl.cloud_transport_as_fabric (RoCE v2 at
+    400G), and naming another fabric there changes the model (its kind, hence its wire share), so the choice
+    is that one entry, not ids in code. A name that is no fabric is refused."""
+    import generator.perf.system as system_module
+    from generator.perf.system import PerfError
+
+    cluster, plan, _ = build(_cloud("aws/p5.48xlarge", 2), tmp_path, "efa.yaml")
+    shipped = perf_data()
+    as_roce = system_for(cluster, plan)
+    assert as_roce.net_kind == "roce"
+    assert any(
+        "`efa` is not in the catalogue: modelled as RoCE v2 (`roce-v2-400`)" in n for n in as_roce.notes
+    )
+
+    def named(fabric: str) -> None:
+        nccl = shipped.nccl.model_copy(update={"cloud_transport_as_fabric": fabric})
+        monkeypatch.setattr(system_module, "perf_data", lambda: shipped.model_copy(update={"nccl": nccl}))
+
+    named("infiniband-ndr")
+    as_ib = system_for(cluster, plan)
+    assert as_ib.net_kind == "infiniband"
+    assert any("modelled as InfiniBand (`infiniband-ndr`)" in n for n in as_ib.notes)
+    assert as_ib.net is not None and as_roce.net is not None and as_ib.net.gbytes != as_roce.net.gbytes
+    named("infiniband-qdr")
+    with pytest.raises(PerfError, match="cloud_transport_as_fabric `infiniband-qdr` is no fabric"):
+        system_for(cluster, plan)
