@@ -18,7 +18,9 @@ from generator.perf.collectives import estimate
 from generator.perf.predict import job_for
 from generator.perf.system import system_for
 
-DATA = YAML(typ="safe", pure=True).load((Path(__file__).parent / "data" / "p2p_nvlink_sweeps.yaml").read_text())
+DATA = YAML(typ="safe", pure=True).load(
+    (Path(__file__).parent / "data" / "p2p_nvlink_sweeps.yaml").read_text()
+)
 EVALUATION = Path(__file__).parents[2] / "benchmarks" / "evaluation.yaml"
 GIB = 1 << 30
 
