@@ -148,6 +148,9 @@ class Job:
     # per-unit network for point-to-point traffic (alltoall): ``spread_net``, or the fabric's rail-crossing
     # bound when each GPU sends through its own NIC (no PXN); rings and trees stay rail-aligned either way
     p2p_net: Limit | None = None
+    # the unit's NICs at the rate the transport reaches on them, without a channel or fabric bound: what
+    # rail-aligned point-to-point traffic to a neighbouring unit reaches (pipeline stage sends)
+    nic_net: Limit | None = None
 
     @property
     def ranks(self) -> int:
@@ -485,8 +488,6 @@ def _alltoall(job: Job, perf: PerfData) -> list[Candidate]:
     k·(n−k)/n·S through each node's NICs; nccl-tests' busbw = algbw·(n−1)/n (src/alltoall.cu). The network
     part sets the time: busbw ≈ N/(N−1) × the network bandwidth per GPU on N nodes (sjeaugey, NVIDIA/
     nccl-tests #130), a single NIC's bandwidth per GPU, never aggregated (nccl-tests #267)."""
-    nc = perf.nccl
-    hw = nc.hw_latency_us
     n, k, u = job.ranks, job.ranks_per_unit, job.units
     intra = _p2p_intra(job, perf).scaled(n / (k - 1)) if (k > 1 and job.intra is not None) else None
     spread = job.p2p_net or job.spread_net
@@ -494,14 +495,46 @@ def _alltoall(job: Job, perf: PerfData) -> list[Candidate]:
     bw = tighter(intra, net)
     if bw is None:
         return []
+    return [Candidate("p2p", "simple", bw, _p2p_latency_us(job, perf, intra=k > 1, net_peers=n - k))]
+
+
+def _p2p_latency_us(job: Job, perf: PerfData, *, intra: bool, net_peers: int) -> float:
+    """NCCL's point-to-point latency as its tuner counts a Simple ring step: the base, a hop inside the unit
+    when there is one, and per network peer a post plus one network step (with the transport's latency)."""
+    nc = perf.nccl
+    hw = nc.hw_latency_us
     lat = nc.base_latency_us.get("ring", "simple")
-    if k > 1:
+    if intra:
         lat += hw.get(job.intra_class, "ring", "simple")
-    if u > 1:
-        lat += (n - k) * nc.net_overhead_us.value + _net_step_us(
+    if net_peers > 0:
+        lat += net_peers * nc.net_overhead_us.value + _net_step_us(
             job, perf, hw.get("net", "ring", "simple"), "simple"
         )
-    return [Candidate("p2p", "simple", bw, lat)]
+    return lat
+
+
+def stage_send_s(size_bytes: float, job: Job, perf: PerfData | None = None) -> float:
+    """A pipeline stage boundary: each rank of one unit sends ``size_bytes`` to its peer in the next unit
+    (``job`` of two units), or to a peer in its own unit (one unit), with NCCL's send/recv, the transfers
+    of its alltoall. Across units the peers hold the same local rank, so the traffic keeps to its rail
+    between neighbours: the unit's NICs shared by its ranks (a two-node alltoall reaches them: xxrjun
+    cluster 02's pair in the evaluation set), and the fabric's bound as well when ranks are scattered.
+    Inside a unit, NVLink at the point-to-point share. The latency and per-call overhead are an alltoall's
+    with one peer."""
+    perf = (perf or perf_data()).for_release(job.nccl_release)
+    k = job.ranks_per_unit
+    if job.units > 1:
+        nics = _neighbour_net(job, job.nic_net)
+        if nics is None:
+            raise PerfError("a stage boundary across units needs the units' network")
+        bw = nics.gbytes / k
+        lat = _p2p_latency_us(job, perf, intra=False, net_peers=1)
+    else:
+        if job.intra is None:
+            raise PerfError("a stage boundary inside a unit needs a link between its GPUs")
+        bw = _p2p_intra(job, perf).gbytes
+        lat = _p2p_latency_us(job, perf, intra=True, net_peers=0)
+    return lat * 1e-6 + size_bytes / (bw * 1e9) + launch_overhead_s(perf)
 
 
 def _p2p_intra(job: Job, perf: PerfData) -> Limit:

@@ -113,8 +113,10 @@ def job_for(
     k = per_unit * rpn
     one_rail = net_share < 1
     net_share = min(net_share, _ranks_nic_share(system, rpn))
-    net, spread, nvls_net, p2p = (
-        _unit_networks(system, per_unit, net_share, pxn, one_rail) if units > 1 else (None, None, None, None)
+    nics, net, spread, nvls_net, p2p = (
+        _unit_networks(system, per_unit, net_share, pxn, one_rail)
+        if units > 1
+        else (None, None, None, None, None)
     )
     nvls = _nvls_limit(system, k, per_unit, units)
     ring_graph, caps, ll128_scale, run = _graphs(system, units, per_unit * net_share, channels, min_channels)
@@ -130,6 +132,7 @@ def job_for(
         net=net,
         spread_net=spread,
         p2p_net=p2p,
+        nic_net=nics,
         net_latency_us=system.net_latency_us,
         nvls=nvls,
         sharp=system.sharp,
@@ -192,15 +195,16 @@ def _ranks_nic_share(system: System, rpn: int) -> float:
 
 def _unit_networks(
     system: System, per_unit: int, net_share: float, pxn: bool = True, one_rail: bool = False
-) -> tuple[Limit | None, Limit | None, Limit | None, Limit | None]:
-    """A unit's network for neighbour traffic (NCCL's ring graph), for spread traffic (the fabric), as
-    NCCL's NVLS graph uses it and for point-to-point traffic (alltoall); all None without a compute network.
+) -> tuple[Limit | None, Limit | None, Limit | None, Limit | None, Limit | None]:
+    """A unit's NICs (their line rate as the transport reaches it), its network for neighbour traffic
+    (NCCL's ring graph), for spread traffic (the fabric), as NCCL's NVLS graph uses it and for
+    point-to-point traffic (alltoall); all None without a compute network.
     ``net_share``: the share of each node's NICs the run reaches (``one_rail``: because NCCL_IB_HCA names
     one port). Point-to-point traffic keeps to its rail through PXN, which relays over NVLink (NVIDIA/nccl
     src/graph/paths.cc: the relay GPU "is connected to us through NVLink"): without it (``pxn=False`` or no
     NVLink) the fabric's rail-crossing bound applies too."""
     if system.net is None:
-        return None, None, None, None
+        return None, None, None, None, None
     scale = per_unit * net_share
     prefix = f"{per_unit} nodes' " if per_unit > 1 else ""
     share = f", {system.net_ports * net_share:g} of {system.net_ports} NICs" if net_share < 1 else ""
@@ -214,8 +218,8 @@ def _unit_networks(
     # bound is never looser than the fabric's (more bytes climb the same uplinks)
     crossing = system.rail_crossing
     if crossing is not None and not one_rail and not (pxn and system.intra_class == "nvlink"):
-        return net, spread, nvls_net, crossing.scaled(scale, prefix + crossing.name + share)
-    return net, spread, nvls_net, spread
+        return whole, net, spread, nvls_net, crossing.scaled(scale, prefix + crossing.name + share)
+    return whole, net, spread, nvls_net, spread
 
 
 def _nvls_limit(system: System, k: int, per_unit: int, units: int) -> Limit | None:

@@ -30,7 +30,7 @@ from blueprints.catalog.perf import perf_data
 from blueprints.catalog.schema import Gpu
 from blueprints.catalog.workload import memory_need, workload_factors
 from blueprints.models.workload import Workload
-from generator.perf.collectives import estimate
+from generator.perf.collectives import estimate, stage_send_s
 from generator.perf.predict import Prediction, job_for
 from generator.perf.system import PerfError, System
 
@@ -235,19 +235,20 @@ def _tp_allreduce(system: System, lay: Layout, size_per_token_seq: float) -> flo
 
 
 def _pp_time(system: System, lay: Layout, micro: int, act_bytes: float) -> float:
-    """Each micro-batch sends its activations forward and their gradients back across a stage boundary;
-    1/TP per rank, over the NICs when the stages sit on different nodes, else over NVLink."""
+    """Each micro-batch sends its activations forward and their gradients back across a stage boundary:
+    1/TP per rank from each of the stage's TP ranks, over the NICs when the stages sit on different nodes,
+    else inside the node (the collectives' point-to-point send, ``stage_send_s``)."""
     if lay.pp < 2:
         return 0.0
+    g = system.gpus_per_node
     per_rank = act_bytes / lay.tp
-    if lay.model_parallel > system.gpus_per_node and system.net is not None:
-        bw = system.net.gbytes / system.gpus_per_node  # one NIC's share per GPU
-        lat = system.net_latency_us
-    elif system.intra is not None:
-        bw, lat = system.intra.gbytes, 0.0
+    if lay.model_parallel > g and system.net is not None and system.pool_nodes > 1:
+        job = job_for(system, 2, ranks_per_node=min(lay.tp, g))
+    elif system.intra is not None and g > 1:
+        job = job_for(system, 1, ranks_per_node=min(2 * lay.tp, g))
     else:
         return 0.0
-    return 2 * micro * (lat * 1e-6 + per_rank / (bw * 1e9))
+    return 2 * micro * stage_send_s(per_rank, job)
 
 
 def flops_per_param_token(mode: str) -> float:

@@ -8,6 +8,8 @@ from conftest import EXAMPLES
 
 from blueprints.models import Workload
 from blueprints.models.workload import Parallelism
+from generator.perf.collectives import estimate
+from generator.perf.predict import job_for
 from generator.perf.system import system_for
 from generator.perf.training import choose_layout, layout_options, per_gpu_memory_gb, training_step
 from generator.pipeline import load_and_resolve
@@ -51,16 +53,38 @@ def test_compute_bubble_and_days_closed_forms(superpod) -> None:
     assert st.train_days == pytest.approx(2e12 / TOKENS * st.step_s / 86400)
 
 
+def _p2p_fixed_s(system, nodes: int, ranks_per_node: int) -> float:  # type: ignore[no-untyped-def]
+    """The fixed cost the collectives model charges one point-to-point transfer: a 2-byte alltoall between two
+    ranks (NCCL's latency and the per-call overhead; 2 B of transfer is ~1e-11 s)."""
+    return estimate("alltoall", 2, job_for(system, nodes, ranks_per_node=ranks_per_node)).time_s
+
+
 def test_pipeline_sends_closed_form(superpod) -> None:
     """TP 8 × PP 2 = 16 GPUs > 8 per node: stages talk over the NICs, one NDR NIC per GPU (376/8 GB/s).
-    Each of 16 micro-batches sends s·h·2 B forward and back, 1/8 per TP rank; h = (128·N/12)^(1/3)."""
+    Each of 16 micro-batches sends s·h·2 B forward and back, 1/8 per TP rank; h = (128·N/12)^(1/3). Each
+    send costs what the collectives model charges a point-to-point transfer between nodes, not a cost model
+    of its own."""
     _, system = superpod
     st = training_step(_given(8, 2), system)
     h = (128 * 70e9 / 12) ** (1 / 3)
     per_rank = 4096 * h * 2 / 8
-    expected = 2 * 16 * (system.net_latency_us * 1e-6 + per_rank / (376.0 / 8 * 1e9))
+    fixed = _p2p_fixed_s(system, 2, 1)
+    assert 14e-6 < fixed < 100e-6  # NCCL's tens of microseconds plus the launch, not a wire latency
+    expected = 2 * 16 * (fixed + per_rank / (376.0 / 8 * 1e9))
     assert st.pp_s == pytest.approx(expected, rel=1e-6)
     assert training_step(_given(8, 1), system).pp_s == 0.0
+
+
+def test_pipeline_sends_inside_a_node_use_nvlink(superpod) -> None:
+    """TP 2 × PP 2 = 4 GPUs: both stages in one node, so each send goes over NVLink at the point-to-point
+    share NCCL's send/recv reaches (18 links × 20.6 GB/s × 0.92, perf.yaml p2p_nvlink_efficiency), with the
+    fixed cost of a transfer inside a node."""
+    _, system = superpod
+    st = training_step(_given(2, 2), system)
+    h = (128 * 70e9 / 12) ** (1 / 3)
+    per_rank = 4096 * h * 2 / 2
+    expected = 2 * st.micro_batches * (_p2p_fixed_s(system, 1, 2) + per_rank / (18 * 20.6 * 0.92 * 1e9))
+    assert st.pp_s == pytest.approx(expected, rel=1e-6)
 
 
 def test_tensor_parallel_traffic_scales_with_layers_and_micro_batches(superpod) -> None:
