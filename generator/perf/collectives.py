@@ -517,8 +517,8 @@ def stage_send_s(size_bytes: float, job: Job, perf: PerfData | None = None) -> f
     """A pipeline stage boundary: each rank of one unit sends ``size_bytes`` to its peer in the next unit
     (``job`` of two units), or to a peer in its own unit (one unit), with NCCL's send/recv, the transfers
     of its alltoall. Across units the peers hold the same local rank, so the traffic keeps to its rail
-    between neighbours: the unit's NICs shared by its ranks (a two-node alltoall reaches them: xxrjun
-    cluster 02's pair in the evaluation set), and the fabric's bound as well when ranks are scattered.
+    between neighbours: the unit's NICs shared by its ranks (what the alltoall's network part reaches per
+    GPU: sjeaugey, NVIDIA/nccl-tests #130), and the fabric's bound as well when ranks are scattered.
     Inside a unit, NVLink at the point-to-point share. The latency and per-call overhead are an alltoall's
     with one peer."""
     perf = (perf or perf_data()).for_release(job.nccl_release)
