@@ -70,7 +70,7 @@ class ByKind(_Entry):
 
 class Nvlink(_Entry):
     gbytes_per_link: dict[int, PerfConstant]
-    xgmi_share_like_gpu: str  # gpus.yaml id whose NCCL NVLink share Infinity Fabric is assumed to keep
+    xgmi_gbytes_per_link: PerfConstant  # what one AMD xGMI link carries a direction (AMD's measurement)
 
 
 class Pcie(_Entry):

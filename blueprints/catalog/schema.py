@@ -70,7 +70,8 @@ class Gpu(Entry):
     form_factor: str
     nvlink: NvlinkSpec | None = None
     nvlink_bridge_gpus: SmallCount = 0
-    infinity_fabric_gbps: float | None = None
+    infinity_fabric_gbps: float | None = None  # both directions, all links
+    infinity_fabric_links: SmallCount | None = None  # xGMI links to peer GPUs
     pcie_gen: Generation
     pcie_lanes: int | None = Field(ge=1, le=32)  # host PCIe width; None where no vendor text gives it
     sm_arch: int = Field(ge=0, le=1000)

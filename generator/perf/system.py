@@ -252,7 +252,7 @@ def _intra(
         return _nvlink_limit(pool, cluster, perf, nv_dir), "nvlink", nv_dir, notes
     if nvlink and server.gpu_interconnect == "infinity-fabric" and gpu.infinity_fabric_gbps:
         raw = gpu.infinity_fabric_gbps / 2
-        return _xgmi_limit(raw, cluster, perf), "nvlink", raw, notes
+        return _xgmi_limit(raw, gpu, perf), "nvlink", raw, notes
     if nvlink and (nv_dir > 0 or gpu.nvlink_bridge_gpus):
         notes.append(f"NVLink joins only {max(domain, gpu.nvlink_bridge_gpus)} GPUs; rings cross PCIe")
     return _pcie_limit(pool, perf), "pci", nv_dir, notes
@@ -270,20 +270,21 @@ def _nvlink_limit(pool: ResolvedPool, cluster: ResolvedCluster, perf: PerfData, 
     return Limit(nv_dir * per_link / link_dir, f"NVLink {pool.nvlink_generation}", detail)
 
 
-def _xgmi_limit(raw: float, cluster: ResolvedCluster, perf: PerfData) -> Limit:
-    """AMD Infinity Fabric at ``raw`` GB/s a direction, times the share NCCL counts of the NVLink of the GPU
-    perf.yaml names (RCCL publishes no figure of its own: an assumption)."""
-    like_id = perf.nvlink.xgmi_share_like_gpu
-    like = cluster.catalog.gpus.get(like_id)
-    if like is None or like.nvlink is None:
-        raise PerfError(f"perf.yaml nvlink.xgmi_share_like_gpu `{like_id}` is no NVLink GPU of gpus.yaml")
-    per_link, link_dir = _nccl_nvlink_count(like.sm_arch, like.nvlink.generation, cluster, perf)
-    eff = per_link / link_dir
+def _xgmi_limit(raw: float, gpu: Gpu, perf: PerfData) -> Limit:
+    """AMD Infinity Fabric: the GPU's xGMI links, each at what AMD measures one carries (perf.yaml
+    nvlink.xgmi_gbytes_per_link), never above the rated ``raw`` GB/s a direction."""
+    if not gpu.infinity_fabric_links:
+        raise PerfError(
+            f"the catalogue gives no xGMI link count for {gpu.name} (gpus.yaml infinity_fabric_links)"
+        )
+    per_link = perf.nvlink.xgmi_gbytes_per_link.value
+    rated = raw / gpu.infinity_fabric_links
+    usable = min(per_link, rated)
     detail = (
-        f"{raw:g} GB/s per GPU × {eff:.3g} (assumed: the share NCCL counts of {like.name}'s NVLink, "
-        f"{per_link:g} of {link_dir:g} GB/s)"
+        f"{gpu.infinity_fabric_links} xGMI links × {usable:g} GB/s per GPU, what a link carries of its "
+        f"{rated:g} GB/s a direction (AMD's measurement)"
     )
-    return Limit(raw * eff, "Infinity Fabric", detail)
+    return Limit(gpu.infinity_fabric_links * usable, "Infinity Fabric", detail)
 
 
 def _pcie_limit(pool: ResolvedPool, perf: PerfData) -> Limit:
