@@ -53,6 +53,7 @@ class Outcome:
     gpu: str = ""
     family: str = "-"
     sm_arch: int = 0
+    vendor: str = "nvidia"
 
     @property
     def error(self) -> float:
@@ -125,6 +126,7 @@ def evaluate_entry(entry: dict[str, Any], specs: dict[str, Any]) -> Outcome:
         gpu=system.gpu_id,
         family=str(entry.get("family", "-")),
         sm_arch=system.sm_arch,
+        vendor=system.gpu.vendor,
     )
 
 
@@ -169,15 +171,18 @@ def band(size_bytes: int) -> str:
 GENERATIONS = ((100, "Blackwell"), (90, "Hopper"), (80, "Ampere"), (70, "Volta"))
 
 
-def generation(sm_arch: int) -> str:
-    """NVIDIA's architecture name for a compute capability (sm_100 Blackwell, sm_90 Hopper, sm_80 Ampere)."""
+def generation(sm_arch: int, vendor: str = "nvidia") -> str:
+    """NVIDIA's architecture name for a compute capability (sm_100 Blackwell, sm_90 Hopper, sm_80 Ampere);
+    another vendor's GPUs (no compute capability) under the vendor's name."""
+    if vendor != "nvidia":
+        return vendor.upper()
     return next((name for floor, name in GENERATIONS if sm_arch >= floor), f"sm_{sm_arch}")
 
 
 FAMILIES = {
     "size band": lambda o: band(o.size_bytes),
     "fabric": lambda o: o.fabric,
-    "GPU generation": lambda o: generation(o.sm_arch),
+    "GPU generation": lambda o: generation(o.sm_arch, o.vendor),
     "GPU": lambda o: o.gpu,
     "collective": lambda o: o.collective,
     "issue-28 family": lambda o: o.family,

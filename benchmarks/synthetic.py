@@ -41,7 +41,9 @@ _XDR_SPEC = (
     "spec: {gpu: b200, gpus: 8, gpu_interconnect: nvlink5, nvlink_domain_gpus: 8, nvswitches: 2, pcie_gen: 6, "
     "nics: [{purpose: compute, model: cx8, count: 8, speed_gbps: 800}], power_kw: 14.3, rack_units: 10}"
 )
-_XDR_SOFTWARE = "software: {ofed: {kind: doca, version: '3.0.0'}, driver_branch: '570', cuda: '12.8', nccl: '2.26.2'}\n"
+_XDR_SOFTWARE = (
+    "software: {ofed: {kind: doca, version: '3.0.0'}, driver_branch: '570', cuda: '12.8', nccl: '2.26.2'}\n"
+)
 
 
 def dragonfly_blueprint(gpus: int) -> str:

@@ -130,13 +130,24 @@ def test_fit_row_of_nvls_tree_share_is_held_out() -> None:
     assert from_92 and all("H100" not in e["hardware"] and e["measured"] != 440.58 for e in from_92)
 
 
+def test_the_xgmi_source_is_held_out() -> None:
+    """The AMD article the usable xGMI rate is read from ([AMD-XGMI]) prints an rccl-tests sweep of its own:
+    that sweep is not in the evaluation set, which has MI300X rows from two other sources."""
+    assert "[AMD-XGMI]" in perf_data().nvlink.xgmi_gbytes_per_link.source
+    doc = YAML(typ="safe", pure=True).load((ROOT / "benchmarks" / "evaluation.yaml").read_text())
+    mi300x = [e for e in doc["measurements"] if e.get("server") == "mi300x-8"]
+    assert len({e["source"] for e in mi300x}) >= 2
+    assert not any("rocm-blogs" in e["source"] for e in doc["measurements"])
+
+
 def test_evaluation_reports_every_family() -> None:
     outcomes = evaluate.evaluate()
     families = evaluate.by_family(outcomes)
     assert set(families) == {"size band", "fabric", "GPU generation", "GPU", "collective", "issue-28 family"}
     assert {"multi-domain", "two-node-nvls-tree", "mid-size", "latency"} <= set(families["issue-28 family"])
-    assert {"Ampere", "Hopper", "Blackwell"} == set(families["GPU generation"])
+    assert {"Ampere", "Hopper", "Blackwell", "AMD"} == set(families["GPU generation"])
     assert evaluate.generation(100) == "Blackwell" and evaluate.generation(89) == "Ampere"
+    assert evaluate.generation(0, "amd") == "AMD"
     for groups in families.values():
         assert sum(s["count"] for s in groups.values()) == len(outcomes)
     whole = evaluate.summary(outcomes)
