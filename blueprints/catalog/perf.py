@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from blueprints.catalog.load import DATA_DIR, CatalogError, read_data, shipped
 from blueprints.catalog.schema import PerfConstant
@@ -379,6 +379,12 @@ class Policy(_Entry):
     acceptance_min_bytes: PerfConstant
     calibration_factor_min: PerfConstant
     calibration_factor_max: PerfConstant
+
+    @model_validator(mode="after")
+    def _calibration_range(self) -> "Policy":
+        if not 0 < self.calibration_factor_min.value < self.calibration_factor_max.value:
+            raise ValueError("calibration_factor_min must be above 0 and below calibration_factor_max")
+        return self
 
 
 class BudgetFabric(_Entry):

@@ -73,7 +73,9 @@ class Gpu(Entry):
     infinity_fabric_gbps: float | None = None  # both directions, all links
     infinity_fabric_links: SmallCount | None = None  # xGMI links to peer GPUs
     pcie_gen: Generation
-    pcie_lanes: int | None = Field(ge=1, le=32)  # host PCIe width; None where no vendor text gives it
+    # host PCIe width; None (the default, for a site's own GPU entries too) where no vendor text gives it:
+    # the model then refuses a GPU-GPU path over PCIe rather than assume one
+    pcie_lanes: int | None = Field(default=None, ge=1, le=32)
     sm_arch: int = Field(ge=0, le=1000)
     nvls: bool = False
 

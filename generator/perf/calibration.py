@@ -257,8 +257,8 @@ def _entries(groups: dict[tuple[str, str, int, int], list[float]]) -> list[dict[
         if not lo <= factor <= hi:
             raise CalibrationError(
                 f"{collective} {reg} {nmin}-{nmax} node(s): measured/predicted {factor:.3f} over "
-                f"{len(ratios)} run(s) is outside {lo}-{hi}: a broken run or a model gap to report, "
-                "not a calibration (nothing written)"
+                f"{len(ratios)} run(s) is outside {lo:g}-{hi:g} (perf.yaml policy.calibration_factor_min / "
+                "_max): a broken run or a model gap to report, not a calibration (nothing written)"
             )
         entries.append(
             {

@@ -151,6 +151,11 @@ class Job:
     # the unit's NICs at the rate the transport reaches on them, without a channel or fabric bound: what
     # rail-aligned point-to-point traffic to a neighbouring unit reaches (pipeline stage sends)
     nic_net: Limit | None = None
+    # share of ``intra`` one rank reaches sending to one peer of its unit (System.intra_peer_share)
+    intra_peer_share: float = 1.0
+    # NCCL's point-to-point NVLink share (perf.yaml p2p_nvlink_efficiency) applies: NVIDIA NVLink; not AMD's
+    # xGMI, whose catalogue figure is already what a link carries
+    p2p_nvlink_share: bool = True
 
     @property
     def ranks(self) -> int:
@@ -519,8 +524,9 @@ def stage_send_s(size_bytes: float, job: Job, perf: PerfData | None = None) -> f
     of its alltoall. Across units the peers hold the same local rank, so the traffic keeps to its rail
     between neighbours: the unit's NICs shared by its ranks (what the alltoall's network part reaches per
     GPU: sjeaugey, NVIDIA/nccl-tests #130), and the fabric's bound as well when ranks are scattered.
-    Inside a unit, NVLink at the point-to-point share. The latency and per-call overhead are an alltoall's
-    with one peer."""
+    Inside a unit, NVLink at the point-to-point share, over the links that join the pair on a GPU mesh
+    without a switch (``job.intra_peer_share``). The latency and per-call overhead are an alltoall's with
+    one peer."""
     perf = (perf or perf_data()).for_release(job.nccl_release)
     k = job.ranks_per_unit
     if job.units > 1:
@@ -532,7 +538,7 @@ def stage_send_s(size_bytes: float, job: Job, perf: PerfData | None = None) -> f
     else:
         if job.intra is None:
             raise PerfError("a stage boundary inside a unit needs a link between its GPUs")
-        bw = _p2p_intra(job, perf).gbytes
+        bw = _p2p_intra(job, perf).gbytes * job.intra_peer_share
         lat = _p2p_latency_us(job, perf, intra=True, net_peers=0)
     return lat * 1e-6 + size_bytes / (bw * 1e9) + launch_overhead_s(perf)
 
@@ -542,7 +548,7 @@ def _p2p_intra(job: Job, perf: PerfData) -> Limit:
     counts (perf.yaml p2p_nvlink_efficiency, [FITTED] on GB300 alltoall runs kept out of the evaluation set),
     where rings reach the full count; over PCIe the count itself (no sweep to fit)."""
     assert job.intra is not None
-    if job.intra_class != "nvlink":
+    if job.intra_class != "nvlink" or not job.p2p_nvlink_share:
         return job.intra
     eff = perf.nccl.p2p_nvlink_efficiency.value
     return job.intra.scaled(eff, f"{job.intra.name}, × {eff:g} point-to-point share [fitted]")

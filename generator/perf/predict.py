@@ -113,11 +113,8 @@ def job_for(
     k = per_unit * rpn
     one_rail = net_share < 1
     net_share = min(net_share, _ranks_nic_share(system, rpn))
-    nics, net, spread, nvls_net, p2p = (
-        _unit_networks(system, per_unit, net_share, pxn, one_rail)
-        if units > 1
-        else (None, None, None, None, None)
-    )
+    networks = _unit_networks(system, per_unit, net_share, pxn, one_rail) if units > 1 else None
+    nics, net, spread, nvls_net, p2p = networks or (None, None, None, None, None)
     nvls = _nvls_limit(system, k, per_unit, units)
     ring_graph, caps, ll128_scale, run = _graphs(system, units, per_unit * net_share, channels, min_channels)
     if net is not None:
@@ -133,6 +130,8 @@ def job_for(
         spread_net=spread,
         p2p_net=p2p,
         nic_net=nics,
+        intra_peer_share=system.intra_peer_share,
+        p2p_nvlink_share=system.gpu.vendor == "nvidia",
         net_latency_us=system.net_latency_us,
         nvls=nvls,
         sharp=system.sharp,

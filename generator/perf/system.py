@@ -105,6 +105,9 @@ class System:
     # NCCL_PXN_DISABLE, or no NVLink to relay over) on a rail-optimised fabric; None: one rail, not
     # rail-optimised, or nothing binds
     rail_crossing: Limit | None = None
+    # share of ``intra`` a GPU reaches sending to ONE peer of its node: 1 through NVSwitch or PCIe; on a
+    # GPU mesh without a switch, the links joining the pair over all the GPU's links
+    intra_peer_share: float = 1.0
 
     @property
     def gpus(self) -> int:
@@ -256,6 +259,38 @@ def _intra(
     if nvlink and (nv_dir > 0 or gpu.nvlink_bridge_gpus):
         notes.append(f"NVLink joins only {max(domain, gpu.nvlink_bridge_gpus)} GPUs; rings cross PCIe")
     return _pcie_limit(pool, perf), "pci", nv_dir, notes
+
+
+def _node_side(
+    pool: ResolvedPool, cluster: ResolvedCluster, perf: PerfData, nvlink: bool
+) -> tuple[Limit | None, str, float, float, list[str]]:
+    """The GPUs' exchange inside a node (``_intra``) and the share of it one GPU reaches to one peer."""
+    intra, intra_class, nv_raw, notes = _intra(pool, cluster, perf, nvlink)
+    peer_share = _intra_peer_share(pool, intra_class, notes) if intra is not None else 1.0
+    return intra, intra_class, nv_raw, peer_share, notes
+
+
+def _intra_peer_share(pool: ResolvedPool, intra_class: str, notes: list[str]) -> float:
+    """What one GPU reaches sending to one peer of its node, as a share of all its links: everything through
+    an NVSwitch (or over PCIe, the GPU's own slot either way); on a mesh without a switch only the links that
+    join the pair: in a fully connected mesh (AMD MI300X: 7 xGMI links to 7 peers) links ÷ peers of them.
+    Where not every pair is joined (DGX-1's 6 NVLinks for 7 peers) the catalogue has no pair map: one link is
+    assumed, and a note says so."""
+    gpu, server = pool.gpu, pool.server
+    assert gpu is not None
+    if intra_class != "nvlink" or server.nvswitches > 0 or server.nvlink_domain_gpus > server.gpus:
+        return 1.0
+    links = gpu.nvlink.links if gpu.nvlink is not None else (gpu.infinity_fabric_links or 0)
+    peers = min(server.nvlink_domain_gpus, server.gpus) - 1
+    if links <= 0 or peers <= 0:
+        return 1.0
+    if links >= peers:
+        return (links // peers) / links
+    notes.append(
+        f"{links} GPU links for {peers} peers without a switch: which pairs they join is not in the "
+        "catalogue, so a send to one peer (pipeline stages) is given one link"
+    )
+    return 1 / links
 
 
 def _nvlink_limit(pool: ResolvedPool, cluster: ResolvedCluster, perf: PerfData, nv_dir: float) -> Limit:
@@ -793,14 +828,13 @@ def system_for(
     nvlink: bool = True,
     nccl_version: str | None = None,
 ) -> System:
-    """Phases: the pool, its NVLink side (``nvlink=False``: as with NCCL_P2P_DISABLE), its network side, the
-    NCCL release (``nccl_version`` in place of software.nccl); then the System."""
+    """Phases: the pool, its NVLink side (``nvlink=False``: NCCL_P2P_DISABLE), network side, NCCL release."""
     perf = perf_data()
     version = check_nccl_version(nccl_version) if nccl_version else cluster.software.nccl
     rp = job_pool(cluster, pool)
     gpu = rp.gpu
     assert gpu is not None
-    intra, intra_class, nv_raw, notes = _intra(rp, cluster, perf, nvlink)
+    intra, intra_class, nv_raw, peer_share, notes = _node_side(rp, cluster, perf, nvlink)
     server, g = rp.server, rp.server.gpus
     unit_nodes = _unit_nodes(server, nv_raw)
     nvls = bool(gpu.nvls and nv_raw > 0 and (server.nvswitches > 0 or server.nvlink_domain_gpus > g))
@@ -844,4 +878,5 @@ def system_for(
         tuner_net_latency_us=nw.plugin_latency_us,
         transport_settings=nw.settings,
         rail_crossing=nw.rail_crossing,
+        intra_peer_share=peer_share,
     )

@@ -236,19 +236,29 @@ def _tp_allreduce(system: System, lay: Layout, size_per_token_seq: float) -> flo
 
 def _pp_time(system: System, lay: Layout, micro: int, act_bytes: float) -> float:
     """Each micro-batch sends its activations forward and their gradients back across a stage boundary:
-    1/TP per rank from each of the stage's TP ranks, over the NICs when the stages sit on different nodes,
-    else inside the node (the collectives' point-to-point send, ``stage_send_s``)."""
-    if lay.pp < 2:
+    1/TP per rank from each of the stage's TP ranks, over the NICs when the stages sit in different NVLink
+    domains, else over NVLink (the collectives' point-to-point send, ``stage_send_s``)."""
+    nodes = _stage_pair_nodes(system, lay) if lay.pp >= 2 else 0
+    if nodes == 0:
         return 0.0
     g = system.gpus_per_node
-    per_rank = act_bytes / lay.tp
-    if lay.model_parallel > g and system.net is not None and system.pool_nodes > 1:
-        job = job_for(system, 2, ranks_per_node=min(lay.tp, g))
-    elif system.intra is not None and g > 1:
-        job = job_for(system, 1, ranks_per_node=min(2 * lay.tp, g))
+    ranks = min(lay.tp, g) if nodes > 1 else min(2 * lay.tp, g)
+    return 2 * micro * stage_send_s(act_bytes / lay.tp, job_for(system, nodes, ranks_per_node=ranks))
+
+
+def _stage_pair_nodes(system: System, lay: Layout) -> int:
+    """The nodes two neighbouring stages span: one node; two nodes (of one NVLink domain, as NVL72 trays, or
+    of two); two NVLink domains' worth when a stage pair is larger than a domain. 0: no link to send over."""
+    g, domain_nodes = system.gpus_per_node, system.unit_nodes
+    if lay.model_parallel > g * domain_nodes and system.net is not None:
+        nodes = 2 * domain_nodes
+    elif lay.model_parallel > g:
+        nodes = 2
     else:
-        return 0.0
-    return 2 * micro * stage_send_s(per_rank, job)
+        nodes = 1 if g > 1 and system.intra is not None else 0
+    if nodes > system.pool_nodes or (nodes > domain_nodes and system.net is None):
+        return 0
+    return nodes
 
 
 def flops_per_param_token(mode: str) -> float:

@@ -23,6 +23,7 @@ class RuleContext:
     cluster: ResolvedCluster
     plan_error: str | None = None
     plan_error_path: tuple[str | int, ...] = ()
+    perf_error: str | None = None  # why the performance model does not apply (``perf_system`` is None)
 
     @cached_property
     def plan(self) -> Plan | None:
@@ -48,7 +49,8 @@ class RuleContext:
 
         try:
             return system_for(self.cluster, self.plan)
-        except PerfError:
+        except PerfError as exc:  # reported as a finding by rule PRF005
+            self.perf_error = str(exc)
             return None
 
 

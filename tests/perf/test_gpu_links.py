@@ -15,6 +15,8 @@ import generator.perf.system as system_module
 from blueprints.catalog.perf import perf_data
 from generator.cli import main
 from generator.perf import predict_busbw
+from generator.perf.collectives import stage_send_s
+from generator.perf.predict import job_for
 from generator.perf.system import PerfError, system_for
 
 EIGHT_G = 8 << 30
@@ -40,7 +42,8 @@ def test_infinity_fabric_is_seven_links_at_amds_usable_rate(tmp_path) -> None:
 
 def test_a_plateau_all_reduce_is_where_amd_says_rccl_lands(tmp_path) -> None:
     """The same article: 'Why Does RCCL Bandwidth shuffle between 310-330 GB/s for the best-case scenario?'
-    An 8 GiB all_reduce on one MI300X node is predicted in that band (3 % either side)."""
+    An 8 GiB all_reduce on one MI300X node is predicted in that band, 3 % either side (the model gives 334,
+    1 % above: its limit is the 7 × 48 = 336 of the article's upper end)."""
     cluster, plan, _ = build(server_nodes("mi300x-8"), tmp_path)
     p = predict_busbw(cluster, plan, "all_reduce", EIGHT_G)
     assert p.bottleneck == "Infinity Fabric"
@@ -94,3 +97,41 @@ def test_an_unknown_pcie_width_is_refused_not_assumed(tmp_path, capsys, server: 
     assert "Traceback" not in err
     assert "no host PCIe width" in err and "pcie_lanes" in err
     assert main(["estimate", str(path)]) == 0  # with NVLink the width is not needed
+
+
+# ---- one peer of a node (pipeline stage sends) ------------------------------------------------------------
+
+
+def _send_gbytes(system, ranks: int) -> float:  # type: ignore[no-untyped-def]
+    """The bandwidth a stage send reaches inside one node: the slope of its time in the message size."""
+    job = job_for(system, 1, ranks_per_node=ranks)
+    size = float(1 << 30)
+    return size / (stage_send_s(2 * size, job) - stage_send_s(size, job)) / 1e9
+
+
+def test_a_send_to_one_peer_on_a_mesh_uses_the_pairs_link(tmp_path) -> None:
+    """MI300X's seven xGMI links join it to its seven peers, one each (AMD: "connected to its seven peer
+    GPUs"): a send to one peer moves at one link's 48 GB/s, not the GPU's 336."""
+    cluster, plan, _ = build(server_nodes("mi300x-8"), tmp_path)
+    system = system_for(cluster, plan)
+    assert system.intra_peer_share == pytest.approx(1 / 7)
+    assert _send_gbytes(system, 4) == pytest.approx(48.0, rel=1e-6)
+
+
+def test_through_an_nvswitch_one_peer_gets_every_link(tmp_path) -> None:
+    """DGX H100: the NVSwitches give one peer all 18 links (at NCCL's point-to-point share)."""
+    cluster, plan, _ = build(server_nodes("dgx-h100"), tmp_path)
+    system = system_for(cluster, plan)
+    assert system.intra_peer_share == 1.0
+    share = perf_data().nccl.p2p_nvlink_efficiency.value
+    assert _send_gbytes(system, 4) == pytest.approx(18 * 20.6 * share, rel=1e-6)
+
+
+def test_a_mesh_that_joins_not_every_pair_says_what_it_assumes(tmp_path) -> None:
+    """DGX-1: 6 NVLinks for 7 peers, no switch; which pairs they join is not in the catalogue, so one link
+    (NCCL's 20 GB/s on sm70 at the point-to-point share) is given, and the estimate says so."""
+    cluster, plan, _ = build(server_nodes("dgx-1-v100"), tmp_path)
+    system = system_for(cluster, plan)
+    assert any("which pairs they join is not in the catalogue" in n for n in system.notes)
+    share = perf_data().nccl.p2p_nvlink_efficiency.value
+    assert _send_gbytes(system, 4) == pytest.approx(20.0 * share, rel=1e-6)

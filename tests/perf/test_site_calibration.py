@@ -249,6 +249,23 @@ def test_bad_calibration_is_refused_located(site, capsys, tmp_path: Path, change
         assert f"bad.yaml:{_line_of(bad, needle)}" in err
 
 
+def test_calibrate_refuses_a_ratio_outside_the_catalogues_policy(site, capsys, monkeypatch) -> None:
+    """The runs' 0.8 and 0.9 are a calibration under the shipped policy (0.2-2.0); with the policy's floor
+    raised to 0.95, `--calibrate` refuses them, names the policy and writes nothing."""
+    import blueprints.catalog.perf as catalog_perf
+
+    bp, results = site
+    shipped = catalog_perf.perf_data()
+    floor = shipped.policy.calibration_factor_min.model_copy(update={"value": 0.95})
+    narrow = shipped.policy.model_copy(update={"calibration_factor_min": floor})
+    monkeypatch.setattr(catalog_perf, "perf_data", lambda: shipped.model_copy(update={"policy": narrow}))
+    out = bp.with_name("narrow.yaml")
+    assert main(["acceptance-report", str(bp), "--results", str(results), "--calibrate", str(out)]) == 2
+    err = capsys.readouterr().err.replace("\n", " ")
+    assert "outside 0.95-2" in err and "policy.calibration_factor_min" in err
+    assert not out.exists()
+
+
 def test_the_factor_range_is_the_catalogues_policy(site, capsys, tmp_path: Path, monkeypatch) -> None:
     """A factor of 5 is refused under the shipped policy (0.2-2.0) and read under one that allows it: the
     range is perf.yaml's policy.calibration_factor_min / _max, not a second copy in code."""

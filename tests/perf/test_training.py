@@ -159,3 +159,35 @@ def test_inference_has_no_sync(superpod) -> None:
     _, system = superpod
     st = training_step(Workload(params=70e9, mode="inference"), system)
     assert st.sync is None and st.step_s == 0 and st.layout.fits
+
+
+def test_pipeline_sends_leave_an_nvl72_rack_only_when_a_stage_pair_does(tmp_path) -> None:
+    """Two GB200 NVL72 racks (36 trays of 4 GPUs, one NDR NIC a GPU). TP 4 × PP 2 puts a stage pair on two
+    trays of one rack: the sends go over NVLink 5 (tens of microseconds for ~19 MB). TP 4 × PP 20 (80 GPUs)
+    is larger than a rack, so the model charges a stage boundary to the NICs, one NIC's rate per GPU."""
+    fabric = {"technology": "infiniband-ndr", "topology": {"kind": "fat-tree", "switch": "qm9700"}}
+    data = {
+        "apiVersion": "cluster-blueprint/v1",
+        "name": "nvl72-x2",
+        "site": {"rows": 2, "racks_per_row": 16, "rack": {"units": 48, "power_kw": 140}},
+        "pools": [{"name": "gpu", "count": 36, "server": "gb200-nvl72-tray"}],
+        "fabrics": {"compute": fabric},
+    }
+    import yaml
+
+    path = tmp_path / "nvl72.yaml"
+    path.write_text(yaml.safe_dump(data))
+    _, cluster = load_and_resolve(path)
+    system = system_for(cluster, build_plan(cluster))
+    assert system.unit_nodes == 18 and system.net is not None
+    h = (128 * 70e9 / 12) ** (1 / 3)
+    per_rank = 4096 * h * 2 / 4
+    nic = system.net.gbytes / system.net_ports
+
+    def per_send(pp: int) -> float:
+        st = training_step(_given(4, pp), system)
+        return st.pp_s / (2 * st.micro_batches)
+
+    in_rack, across = per_send(2), per_send(20)
+    assert in_rack < 0.2 * per_rank / (nic * 1e9)  # NVLink: well under a NIC's time
+    assert per_rank / (nic * 1e9) <= across <= per_rank / (nic * 1e9) + 200e-6

@@ -36,10 +36,10 @@ class PcieNvlinkDomain(Rule):
             if server.nvlink_domain_gpus > allowed:
                 pcie = cluster.catalog.interconnects.pcie.get(gpu.pcie_gen)
                 pcie_text = (
-                    f"; its GPUs talk over PCIe {gpu.pcie_gen}.0 x16 ({pcie.x16_gbytes_per_dir:g} GB/s "
-                    "per direction)"
-                    if pcie
-                    else ""
+                    f"; its GPUs talk over PCIe {gpu.pcie_gen}.0 x{gpu.pcie_lanes} "
+                    f"({pcie.gbytes_per_dir(gpu.pcie_lanes):g} GB/s per direction)"
+                    if pcie and gpu.pcie_lanes
+                    else f"; its GPUs talk over PCIe {gpu.pcie_gen}.0"
                 )
                 bridge = (
                     f"an NVLink bridge joins at most {gpu.nvlink_bridge_gpus} GPUs"

@@ -32,11 +32,16 @@ class PcieGeneration(Rule):
             gen = int(ic[4:])
             if gen <= gpu.pcie_gen:
                 continue
+            lanes = gpu.pcie_lanes
+            rates = (
+                f" ({pcie[gpu.pcie_gen].gbytes_per_dir(lanes):g} GB/s per direction on x{lanes})"
+                if lanes
+                else ""
+            )
+            said = f" ({pcie[gen].gbytes_per_dir(lanes):g} GB/s)" if lanes else ""
             yield self.finding(
-                f"pool `{pool.name}`: {gpu.name} is a PCIe {gpu.pcie_gen}.0 device "
-                f"({pcie[gpu.pcie_gen].x16_gbytes_per_dir:g} GB/s per direction on x16) but the "
-                "interconnect says "
-                f"PCIe {gen}.0 ({pcie[gen].x16_gbytes_per_dir:g} GB/s)",
+                f"pool `{pool.name}`: {gpu.name} is a PCIe {gpu.pcie_gen}.0 device{rates} but the "
+                f"interconnect says PCIe {gen}.0{said}",
                 server_path(cluster, pool, "gpu_interconnect"),
                 f"set gpu_interconnect: pcie{gpu.pcie_gen}",
             )
