@@ -24,10 +24,14 @@ class ModelNotApplied(Rule):
     tags = ("performance",)
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        gpu_pools = [p for p in ctx.cluster.gpu_pools if p.gpu is not None]
-        if not gpu_pools or ctx.perf_system is not None or not ctx.perf_error:
+        from generator.perf.system import PerfError, job_pool  # late, as RuleContext.perf_system
+
+        if ctx.perf_system is not None or not ctx.perf_error:
             return
-        largest = max(gpu_pools, key=lambda p: (p.count * p.server.gpus, -gpu_pools.index(p)))
+        try:
+            largest = job_pool(ctx.cluster)  # the pool the model was refused for
+        except PerfError:  # no GPU pool: nothing the model was meant to apply to
+            return
         yield self.finding(
             f"pool `{largest.name}`: performance findings skipped: {ctx.perf_error}",
             server_path(ctx.cluster, largest, "gpu"),
