@@ -72,7 +72,9 @@ class Gpu(Entry):
     nvlink_bridge_gpus: SmallCount = 0
     infinity_fabric_gbps: float | None = None  # both directions, all links
     infinity_fabric_links: SmallCount | None = None  # xGMI links to peer GPUs
-    pcie_gen: Generation
+    # the GPU's host PCIe generation; None where the vendor gives the host link as something else (GB200:
+    # NVLink-C2C to Grace) or gives no generation: rules and the model then refuse a PCIe path for it
+    pcie_gen: Generation | None = None
     # host PCIe width; None (the default, for a site's own GPU entries too) where no vendor text gives it:
     # the model then refuses a GPU-GPU path over PCIe rather than assume one
     pcie_lanes: int | None = Field(default=None, ge=1, le=32)
@@ -150,6 +152,9 @@ class Switch(Entry):
     form_factor: str
     rack_units: SmallCount
     power_w: float
+    # True where no vendor text gives the figure (PWR006 names it so the site declares its own); a site's
+    # own entry is its own figure
+    power_estimated: bool = False
     latency_ns: float
     sharp: bool = False
     managed: bool = False
@@ -207,6 +212,7 @@ class Server(Entry):
     nvlink_domain_gpus: PortCount
     pcie_gen: Generation
     power_kw: float
+    power_estimated: bool = False  # as Switch.power_estimated
     rack_units: SmallCount
     nics: tuple[ServerNic, ...] = Field(max_length=64)
 

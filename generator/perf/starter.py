@@ -10,7 +10,7 @@ from typing import Any
 
 from blueprints.catalog import Catalog
 from blueprints.catalog.perf import perf_data
-from blueprints.catalog.schema import Server
+from blueprints.catalog.schema import Gpu, Server
 from blueprints.models import Blueprint
 from generator.perf.advice import Advice, AdviceError, Request
 
@@ -30,6 +30,15 @@ def _nic_model(cat: Catalog, preferred: str, speed: float, kind: str) -> str:
     raise AdviceError(f"no catalogue NIC runs {kind} at {speed:g} Gb/s")
 
 
+def _own_interconnect(gpu: Gpu) -> str:
+    """The GPU's own link for a one-GPU server: its NVLink generation, else its PCIe generation."""
+    if gpu.nvlink is not None:
+        return f"nvlink{gpu.nvlink.generation}"
+    if gpu.pcie_gen is None:
+        raise AdviceError(f"the catalogue gives {gpu.name} neither NVLink nor a PCIe generation")
+    return f"pcie{gpu.pcie_gen}"
+
+
 def starter_pool(
     cat: Catalog, server_id: str, server: Server, nodes: int, technology: str | None, scope: str, gpu_id: str
 ) -> dict[str, Any]:
@@ -37,14 +46,13 @@ def starter_pool(
     gpu = cat.gpu(gpu_id)
     if scope == "gpu":
         units = int(perf_data().advisor.single_gpu_server_units.value)
-        ic = f"nvlink{gpu.nvlink.generation}" if gpu.nvlink else f"pcie{gpu.pcie_gen}"
         pool["spec"] = {
             "gpu": gpu_id,
             "gpus": 1,
-            "gpu_interconnect": ic,
+            "gpu_interconnect": _own_interconnect(gpu),
             "nvlink_domain_gpus": 1,
             "nvswitches": 0,
-            "pcie_gen": max(gpu.pcie_gen, 4),
+            "pcie_gen": max(gpu.pcie_gen or server.pcie_gen, 4),
             "nics": [
                 {"purpose": n.purpose, "model": n.model, "count": 1, "ports": 1, "speed_gbps": n.speed_gbps}
                 for n in server.nics

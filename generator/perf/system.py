@@ -326,12 +326,14 @@ def _pcie_limit(pool: ResolvedPool, perf: PerfData) -> Limit:
     """GPU-GPU over PCIe: the slower of the GPU's and the server's generation, at the GPU's host width."""
     gpu = pool.gpu
     assert gpu is not None
-    pcie_gen = min(gpu.pcie_gen, pool.server.pcie_gen)
-    if gpu.pcie_lanes is None:
+    if gpu.pcie_gen is None or gpu.pcie_lanes is None:
+        field = "pcie_gen" if gpu.pcie_gen is None else "pcie_lanes"
         raise PerfError(
-            f"the catalogue gives no host PCIe width for {gpu.name} (gpus.yaml pcie_lanes: no vendor text "
-            "found), and its GPUs would exchange over PCIe here: not modelled"
+            f"the catalogue gives no host PCIe {'generation' if gpu.pcie_gen is None else 'width'} for "
+            f"{gpu.name} (gpus.yaml {field}: no vendor text found), and its GPUs would exchange over PCIe "
+            "here: not modelled"
         )
+    pcie_gen = min(gpu.pcie_gen, pool.server.pcie_gen)
     bw = pcie_gbytes(pcie_gen, gpu.pcie_lanes, perf)
     detail = f"x{gpu.pcie_lanes} per GPU, {bw:g} GB/s as NCCL counts it"
     return Limit(bw, f"PCIe Gen{pcie_gen} GPU-GPU", detail)

@@ -87,15 +87,20 @@ def test_pcie_limit_follows_the_gpus_host_width(tmp_path) -> None:
     assert narrow.intra.gbytes == pytest.approx(system.intra.gbytes / 2)
 
 
-@pytest.mark.parametrize("server", ["dgx-1-v100", "gb200-nvl72-tray"])
-def test_an_unknown_pcie_width_is_refused_not_assumed(tmp_path, capsys, server: str) -> None:
-    """V100 SXM2 and GB200 have no vendor text for a host PCIe width in the catalogue: with NVLink off their
-    GPUs would exchange over PCIe, so `estimate --no-nvlink` says what is missing and exits 2."""
+@pytest.mark.parametrize(
+    ("server", "missing"),
+    [("dgx-1-v100", ("width", "pcie_lanes")), ("gb200-nvl72-tray", ("generation", "pcie_gen"))],
+)
+def test_an_unknown_pcie_link_is_refused_not_assumed(tmp_path, capsys, server: str, missing) -> None:
+    """V100 SXM2 has no vendor text for a host PCIe width in the catalogue, GB200 none for a PCIe generation
+    (NVIDIA gives its host link as NVLink-C2C): with NVLink off their GPUs would exchange over PCIe, so
+    `estimate --no-nvlink` says what is missing and exits 2."""
     _, _, path = build(server_nodes(server, 2 if server == "dgx-1-v100" else 18, IB_NDR), tmp_path)
     assert main(["estimate", str(path), "--no-nvlink"]) == 2
     err = capsys.readouterr().err.replace("\n", " ")
     assert "Traceback" not in err
-    assert "no host PCIe width" in err and "pcie_lanes" in err
+    what, field = missing
+    assert f"no host PCIe {what}" in err and field in err
     assert main(["estimate", str(path)]) == 0  # with NVLink the width is not needed
 
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from blueprints.catalog.schema import Gpu
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 from generator.rules.sizing import server_path
@@ -43,7 +44,7 @@ class NvlinkGeneration(Rule):
                 gen = int(ic[6:])
                 if gpu.nvlink is None:
                     yield self.finding(
-                        f"{name} has no NVLink (a PCIe {gpu.pcie_gen}.0 part) but the interconnect is "
+                        f"{name} has no NVLink ({_pcie_part(gpu)}) but the interconnect is "
                         f"NVLink {gen}.0"
                         + (
                             f" ({nvlink[gen].article_per_gpu_gbytes:g} GB/s per GPU)" if gen in nvlink else ""
@@ -51,7 +52,7 @@ class NvlinkGeneration(Rule):
                         path,
                         "use infinity-fabric (AMD's GPU link)"
                         if gpu.vendor == "amd"
-                        else f"use pcie{gpu.pcie_gen} for this GPU",
+                        else f"use {_pcie_ic(gpu)} for this GPU",
                     )
                 elif gpu.nvlink.generation != gen:
                     have = nvlink.get(gpu.nvlink.generation)
@@ -67,9 +68,18 @@ class NvlinkGeneration(Rule):
                 yield self.finding(
                     f"{name} is an NVIDIA GPU; Infinity Fabric is AMD's GPU interconnect",
                     path,
-                    f"use nvlink{gpu.nvlink.generation}" if gpu.nvlink else f"use pcie{gpu.pcie_gen}",
+                    f"use nvlink{gpu.nvlink.generation}" if gpu.nvlink else f"use {_pcie_ic(gpu)}",
                 )
             elif gpu.vendor == "amd" and ic != "infinity-fabric" and not ic.startswith("pcie"):
                 yield self.finding(
                     f"{name} is an AMD GPU; it has no {ic}", path, "use infinity-fabric or pcie5"
                 )
+
+
+def _pcie_part(gpu: Gpu) -> str:
+    return f"a PCIe {gpu.pcie_gen}.0 part" if gpu.pcie_gen else "the catalogue gives it no PCIe generation"
+
+
+def _pcie_ic(gpu: Gpu) -> str:
+    """The interconnect to suggest for a GPU without NVLink: its PCIe generation, where catalogued."""
+    return f"pcie{gpu.pcie_gen}" if gpu.pcie_gen else "the GPU's own interconnect"

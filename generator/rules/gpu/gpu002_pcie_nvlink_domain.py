@@ -34,12 +34,14 @@ class PcieNvlinkDomain(Rule):
                 continue
             allowed = max(gpu.nvlink_bridge_gpus, 1)
             if server.nvlink_domain_gpus > allowed:
-                pcie = cluster.catalog.interconnects.pcie.get(gpu.pcie_gen)
+                pcie = cluster.catalog.interconnects.pcie.get(gpu.pcie_gen) if gpu.pcie_gen else None
                 pcie_text = (
                     f"; its GPUs talk over PCIe {gpu.pcie_gen}.0 x{gpu.pcie_lanes} "
                     f"({pcie.gbytes_per_dir(gpu.pcie_lanes):g} GB/s per direction)"
                     if pcie and gpu.pcie_lanes
                     else f"; its GPUs talk over PCIe {gpu.pcie_gen}.0"
+                    if gpu.pcie_gen
+                    else "; its GPUs talk over PCIe"
                 )
                 bridge = (
                     f"an NVLink bridge joins at most {gpu.nvlink_bridge_gpus} GPUs"

@@ -30,6 +30,16 @@ class PcieGeneration(Rule):
             if gpu is None or not ic.startswith("pcie"):
                 continue
             gen = int(ic[4:])
+            if gpu.pcie_gen is None:
+                # no vendor text gives one (GB200's host link is NVLink-C2C): nothing to check against,
+                # and the performance model refuses the PCIe path (PRF005 says so)
+                yield self.finding(
+                    f"pool `{pool.name}`: the catalogue gives {gpu.name} no PCIe generation (gpus.yaml "
+                    f"pcie_gen), so PCIe {gen}.0 between its GPUs cannot be checked",
+                    server_path(cluster, pool, "gpu_interconnect"),
+                    "declare the GPU's pcie_gen in the blueprint's catalog file, or use its own interconnect",
+                )
+                continue
             if gen <= gpu.pcie_gen:
                 continue
             lanes = gpu.pcie_lanes
