@@ -96,7 +96,8 @@ def _blueprint(entry: dict[str, Any], specs: dict[str, Any]) -> dict[str, Any]:
 def evaluate_entry(entry: dict[str, Any], specs: dict[str, Any]) -> Outcome:
     cluster = resolve(Blueprint.model_validate(_blueprint(entry, specs)))
     # what the run changed, as `blueprint estimate` takes it: the NCCL release (--nccl-version), NVLink off
-    # (--no-nvlink), NCCL_PROTO (--proto), inter-node channels (--channels, --min-channels)
+    # (--no-nvlink), NCCL_PROTO (--proto), inter-node channels (--channels, --min-channels), GPUs one process
+    # drives (--gpus-per-process, nccl-tests -g)
     nccl = str(entry["nccl"]) if "nccl" in entry else None
     system = system_for(cluster, build_plan(cluster), nvlink=entry.get("nvlink", True), nccl_version=nccl)
     job = job_for(
@@ -105,6 +106,7 @@ def evaluate_entry(entry: dict[str, Any], specs: dict[str, Any]) -> Outcome:
         ranks_per_node=entry["ranks_per_node"],
         channels=entry.get("channels"),
         min_channels=entry.get("min_channels"),
+        gpus_per_process=entry.get("gpus_per_process", 1),
     )
     algo = entry.get("algorithm", "default")
     algorithms = None if algo == "default" else algorithm_list(algo)

@@ -356,6 +356,20 @@ class Nccl(_Entry):
         return self.model_copy(update=update)
 
 
+class MscclAllPairs(_Entry):
+    """RCCL's MSCCL all-pairs all_reduce on one fully connected node (perf.yaml rccl.msccl_allpairs)."""
+
+    gpus: PerfConstant
+    min_bytes: PerfConstant
+    max_bytes: PerfConstant
+    latency_us: PerfConstant
+    link_share: PerfConstant
+
+
+class Rccl(_Entry):
+    msccl_allpairs: MscclAllPairs
+
+
 class Training(_Entry):
     flops_per_param_token: PerfConstant
     frozen_flops_per_param_token: PerfConstant
@@ -434,6 +448,7 @@ class PerfData(_Entry):
     network: Network
     calibration: Calibration
     nccl: Nccl
+    rccl: Rccl
     training: Training
     policy: Policy
     advisor: Advisor

@@ -111,6 +111,13 @@ def _add_run_settings(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--nccl-version", help="the NCCL release of the run (default: the blueprint's software.nccl)"
     )
+    p.add_argument(
+        "--gpus-per-process",
+        type=int,
+        default=1,
+        help="GPUs one process drives, as nccl-tests -g (times -t): RCCL runs its MSCCL algorithms only when "
+        "every rank is its own process (default 1)",
+    )
 
 
 def _collectives(text: str) -> list[str]:
@@ -136,7 +143,7 @@ def _collectives(text: str) -> list[str]:
 
 def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The run's NCCL settings from the options (--algo, --proto, --channels, --min-channels, --no-nvlink,
-    --no-pxn, --nccl-version)."""
+    --no-pxn, --nccl-version, --gpus-per-process)."""
     from generator.perf.collectives import algorithm_list, protocol_list
     from generator.perf.predict import RunSettings
     from generator.perf.system import check_nccl_version
@@ -150,6 +157,7 @@ def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         nccl_version=check_nccl_version(args.nccl_version) if args.nccl_version else None,
         pxn=not args.no_pxn,
         min_channels=args.min_channels,
+        gpus_per_process=args.gpus_per_process,
     )
 
 

@@ -224,7 +224,7 @@ class _Predictions:
         between = nodes > system.unit_nodes
         channels = st.channels if between else None
         least = st.min_channels if between else None
-        key = (nodes, rpn, share, st.nvlink, st.nccl_version, channels, st.pxn, least)
+        key = (nodes, rpn, share, st.nvlink, st.nccl_version, channels, st.pxn, least, st.gpus_per_process)
         if key not in self.jobs:
             self.jobs[key] = job_for(
                 system,
@@ -234,6 +234,7 @@ class _Predictions:
                 channels=channels,
                 pxn=st.pxn,
                 min_channels=least,
+                gpus_per_process=st.gpus_per_process,
             )
         return self.jobs[key]
 
@@ -281,6 +282,7 @@ def _settings_dict(st: RecordedSettings) -> dict[str, object]:
         ("nccl_pxn_disable", 1 if st.pxn_disabled else None),
         ("nccl_nvls_enable", 0 if st.nvls_disabled else None),
         ("nccl_version", st.nccl_version),
+        ("gpus_per_process", st.gpus_per_process if st.gpus_per_process > 1 else None),
     )
     return {k: v for k, v in pairs if v is not None}
 
@@ -297,6 +299,7 @@ def run_settings(run: NcclRun) -> RunSettings:
         nccl_version=st.nccl_version,
         pxn=not st.pxn_disabled,
         min_channels=st.min_channels,
+        gpus_per_process=st.gpus_per_process,
     )
 
 

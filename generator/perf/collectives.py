@@ -156,6 +156,9 @@ class Job:
     # NCCL's point-to-point NVLink share (perf.yaml p2p_nvlink_efficiency) applies: NVIDIA NVLink; not AMD's
     # xGMI, whose catalogue figure is already what a link carries
     p2p_nvlink_share: bool = True
+    # RCCL runs its MSCCL all-pairs all_reduce in the window perf.yaml rccl.msccl_allpairs gives: one node of
+    # fully connected AMD GPUs, as many ranks as the algorithm's GPUs, each rank its own process
+    msccl_allpairs: bool = False
 
     @property
     def ranks(self) -> int:
@@ -573,10 +576,37 @@ def _candidates(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
         return _alltoall(job, perf)
     out = _ring(collective, job, perf)
     if collective == "all_reduce":
-        out += _tree(job, perf) + _nvls(job, perf) + _collnet(job, perf)
+        out += _tree(job, perf) + _nvls(job, perf) + _collnet(job, perf) + _msccl_allpairs(job, perf)
     elif collective in ("all_gather", "reduce_scatter"):
         out += _nvls_gather_scatter(job, perf)
     return out
+
+
+MSCCL_ALLPAIRS = "msccl_allpairs"
+
+
+def _msccl_allpairs(job: Job, perf: PerfData) -> list[Candidate]:
+    """RCCL's MSCCL all-pairs all_reduce (perf.yaml rccl.msccl_allpairs): each of the n GPUs sends S/n to
+    each peer over the link that joins them, then the reduced S/n back, so every link carries 2·S/n and
+    algbw = n × link / 2, a link being what one peer reaches (``intra`` × ``intra_peer_share``) at the fitted
+    share an all-pairs exchange gets of it. It is no tuner candidate: RCCL runs it for sizes in its window
+    whatever its tuner says (``_chosen``)."""
+    if not job.msccl_allpairs or job.intra is None:
+        return []
+    m = perf.rccl.msccl_allpairs
+    n = job.ranks_per_unit
+    link = job.intra.gbytes * job.intra_peer_share * m.link_share.value
+    detail = (
+        f"MSCCL all-pairs: {n} GPUs × {link:.1f} GB/s a peer link / 2 ({m.link_share.value:g} of "
+        f"{job.intra.gbytes * job.intra_peer_share:g} GB/s)"
+    )
+    bw = Limit(n * link / 2, "MSCCL all-pairs (one link a peer)", detail)
+    return [Candidate(MSCCL_ALLPAIRS, "simple", bw, m.latency_us.value)]
+
+
+def _msccl_covers(size_bytes: float, perf: PerfData) -> bool:
+    m = perf.rccl.msccl_allpairs
+    return m.min_bytes.value <= size_bytes <= m.max_bytes.value
 
 
 def _nvls_gather_scatter(job: Job, perf: PerfData) -> list[Candidate]:
@@ -628,7 +658,7 @@ def nvls_domain_ramp_s(ranks: int, size_bytes: float, perf: PerfData) -> float:
 def _ramp_s(collective: str, best: Candidate, job: Job, size_bytes: float, perf: PerfData) -> float:
     """The ramps an all_reduce pays on its way to the plateau: the mid-size ramp, and for NVLS over an NVLink
     domain that spans trays, the domain's own."""
-    if collective != "all_reduce":
+    if collective != "all_reduce" or best.algorithm == MSCCL_ALLPAIRS:  # its fit holds its whole fixed time
         return 0.0
     ramp = mid_size_ramp_s(best.latency_at(size_bytes), size_bytes, perf)
     if best.algorithm == "nvls" and job.mnnvl:
@@ -664,6 +694,12 @@ def _chosen(
     cands = candidates(collective, job, perf)
     algorithms = algorithms or job.transport_algorithms
     protocols = protocols or job.transport_protocols
+    msccl = [c for c in cands if c.algorithm == MSCCL_ALLPAIRS]
+    cands = [c for c in cands if c.algorithm != MSCCL_ALLPAIRS]
+    # RCCL runs MSCCL's algorithm in its window before its tuner chooses; a run that names its algorithm or
+    # protocols (NCCL_ALGO / NCCL_PROTO) is modelled as choosing among the tuner's
+    if msccl and not algorithms and not protocols and _msccl_covers(size_bytes, perf):
+        return msccl[0]
     if algorithms:
         cands = [c for c in cands if c.algorithm in algorithms]
     if protocols:

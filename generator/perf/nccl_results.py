@@ -106,6 +106,10 @@ _TESTS_VERSION_RE = re.compile(
 )
 _NCCL_VERSION_RE = re.compile(r"NCCL INFO NCCL version (\d{1,3}\.\d{1,3}\.\d{1,3})\+", re.ASCII)
 _AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)", re.ASCII)
+# the GPUs each process drives: threads × GPUs a thread (common.cu ``# nThread %d nGpus %d minBytes ...``)
+_PROCESS_RE = re.compile(r"^#\s*nThread (\d{1,7}) nGpus (\d{1,7}) ", re.ASCII)
+# the same in a -J file's ``args`` (common.cu getopt: ``-t``/``--nthreads``, ``-g``/``--ngpus``)
+_ARG_OPTIONS = {"-t": "t", "--nthreads": "t", "-g": "g", "--ngpus": "g"}
 _RAIL_NAME_RE = re.compile(r"rail(\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
 _HCA_NAME_RE = re.compile(r"(mlx5_\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
 _HCA_RE = re.compile(r"^=?\s*(mlx5_\d{1,4})(?::\d{1,4})?$", re.ASCII)
@@ -141,6 +145,7 @@ class RecordedSettings:
     pxn_disabled: bool = False  # NCCL_PXN_DISABLE=1: PXN off (--no-pxn)
     min_channels: int | None = None  # NCCL_MIN_NCHANNELS (--min-channels)
     nvls_disabled: bool = False  # NCCL_NVLS_ENABLE=0: no NVLS or NVLS-tree (--algo ^NVLS,NVLSTree)
+    gpus_per_process: int = 1  # nccl-tests nThread × nGpus (--gpus-per-process)
 
     def text(self) -> str:
         """In NCCL's spelling; empty for a run of NCCL's own choices on the blueprint's release."""
@@ -153,6 +158,7 @@ class RecordedSettings:
             "NCCL_PXN_DISABLE=1" if self.pxn_disabled else "",
             "NCCL_NVLS_ENABLE=0" if self.nvls_disabled else "",
             f"NCCL {self.nccl_version}" if self.nccl_version else "",
+            f"{self.gpus_per_process} GPUs a process" if self.gpus_per_process > 1 else "",
         ]
         return " ".join(p for p in parts if p)
 
@@ -222,8 +228,17 @@ def _checked_setting(name: str, raw: str, where: str) -> str:
     return value
 
 
-def _settings(env: dict[str, str], version: str | None) -> RecordedSettings:
-    """The run's settings from its (checked) environment and its release."""
+def _checked_process(threads: str, gpus: str, where: str) -> int:
+    """The GPUs one process drives (nThread × nGpus), refused where it stands beyond what a run can have."""
+    count = int(threads) * int(gpus)
+    if not 1 <= count < MAX_RANKS:
+        most = f"{MAX_RANKS - 1:,}"
+        raise ForeignInputError(where, f"nThread {threads} × nGpus {gpus}: a process drives 1 to {most} GPUs")
+    return count
+
+
+def _settings(env: dict[str, str], version: str | None, gpus_per_process: int = 1) -> RecordedSettings:
+    """The run's settings from its (checked) environment, its release and the GPUs a process drives."""
     channels, least = env.get("NCCL_MAX_NCHANNELS"), env.get("NCCL_MIN_NCHANNELS")
     return RecordedSettings(
         algo=env.get("NCCL_ALGO"),
@@ -234,6 +249,7 @@ def _settings(env: dict[str, str], version: str | None) -> RecordedSettings:
         pxn_disabled=env.get("NCCL_PXN_DISABLE") == "1",
         min_channels=int(least) if least is not None else None,
         nvls_disabled=env.get("NCCL_NVLS_ENABLE") == "0",
+        gpus_per_process=gpus_per_process,
     )
 
 
@@ -315,6 +331,7 @@ class _TextRun:
     rows: list[Row] = field(default_factory=list)
     env: dict[str, tuple[str, str]] = field(default_factory=dict)  # setting -> (value, where first printed)
     version: str | None = None
+    gpus_per_process: int = 1
 
     def setting(self, name: str, raw: str, where: str) -> None:
         """A setting NCCL printed (once per rank): ranks that ran with different values make one run the
@@ -333,6 +350,8 @@ class _TextRun:
             self.program = m.group(1)
         elif m := _TESTS_VERSION_RE.match(line):
             self.version = self.version or release_from_code(int(m.group(1)))
+        elif m := _PROCESS_RE.match(line):
+            self.gpus_per_process = _checked_process(m.group(1), m.group(2), where)
         elif m := _AVG_RE.match(line):
             value = _number(m.group(1))
             try:
@@ -387,7 +406,7 @@ def _text_run(run: _TextRun, several: bool) -> NcclRun | None:
         run.avg,
         "text",
         hca,
-        _settings({name: value for name, (value, _) in run.env.items()}, run.version),
+        _settings({name: value for name, (value, _) in run.env.items()}, run.version, run.gpus_per_process),
         run.line if several else None,
     )
 
@@ -469,7 +488,26 @@ def _json_settings(doc: NcclJson, path: Path) -> RecordedSettings:
         value = _json_env(doc.env, name)
         if value is not None:
             env[name] = _checked_setting(name, value, f"{path}: $.env")
-    return _settings(env, release_from_code(doc.nccl_version) if doc.nccl_version is not None else None)
+    release = release_from_code(doc.nccl_version) if doc.nccl_version is not None else None
+    return _settings(env, release, _json_gpus_per_process(doc.args, path))
+
+
+def _json_gpus_per_process(args: list[str], path: Path) -> int:
+    """nThread × nGpus from the -J file's ``args`` (``-g 8``, ``-g8``, ``--ngpus=8``; 1 when not given),
+    checked at ``$.args``."""
+    given = {"t": "1", "g": "1"}
+    for i, arg in enumerate(args[1:], 1):
+        name, eq, value = arg.partition("=")
+        if name in _ARG_OPTIONS:
+            value = value if eq else (args[i + 1] if i + 1 < len(args) else "")
+        elif arg[:2] in ("-t", "-g") and len(arg) > 2:
+            name, value = arg[:2], arg[2:]
+        else:
+            continue
+        if not (value.isascii() and value.isdigit() and len(value) <= 7):
+            raise ForeignInputError(f"{path}: $.args", f"{name} `{value[:40]}`: a count of 1 or more")
+        given[_ARG_OPTIONS[name]] = value
+    return _checked_process(given["t"], given["g"], f"{path}: $.args")
 
 
 def _json_rows(doc: NcclJson) -> list[Row]:

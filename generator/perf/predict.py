@@ -35,7 +35,7 @@ PLACEMENTS = ("packed", "scattered")
 class RunSettings:
     """What a run changes, as NCCL's environment would: NCCL_ALGO, NCCL_PROTO, the inter-node channel count
     (NCCL_MAX_NCHANNELS-like), the channels run at least (NCCL_MIN_NCHANNELS), NCCL_P2P_DISABLE (NVLink
-    off), NCCL_PXN_DISABLE (PXN off) and the NCCL release."""
+    off), NCCL_PXN_DISABLE (PXN off), the NCCL release and the GPUs one process drives."""
 
     algorithms: tuple[str, ...] | None = None
     protocols: tuple[str, ...] | None = None
@@ -44,6 +44,7 @@ class RunSettings:
     nccl_version: str | None = None
     pxn: bool = True
     min_channels: int | None = None
+    gpus_per_process: int = 1  # nccl-tests -g × -t: the ranks one process drives
 
     def describe(self) -> str:
         parts = []
@@ -61,6 +62,8 @@ class RunSettings:
             parts.append("PXN off")
         if self.nccl_version:
             parts.append(f"NCCL {self.nccl_version}")
+        if self.gpus_per_process > 1:
+            parts.append(f"{self.gpus_per_process} GPUs a process")
         return "; ".join(parts)
 
 
@@ -105,14 +108,14 @@ def job_for(
     channels: int | None = None,
     pxn: bool = True,
     min_channels: int | None = None,
+    gpus_per_process: int = 1,
 ) -> Job:
     """The collective's view of ``nodes`` nodes of the system's pool (default: all of them); ``pxn=False``
-    as with NCCL_PXN_DISABLE=1, ``min_channels`` as NCCL_MIN_NCHANNELS."""
+    as NCCL_PXN_DISABLE=1, ``min_channels`` NCCL_MIN_NCHANNELS, ``gpus_per_process`` nccl-tests -g × -t."""
     n_nodes, rpn = _checked_shape(system, nodes, ranks_per_node, placement)
     units, per_unit = _units(system, n_nodes)
     k = per_unit * rpn
-    one_rail = net_share < 1
-    net_share = min(net_share, _ranks_nic_share(system, rpn))
+    one_rail, net_share = net_share < 1, min(net_share, _ranks_nic_share(system, rpn))
     networks = _unit_networks(system, per_unit, net_share, pxn, one_rail) if units > 1 else None
     nics, net, spread, nvls_net, p2p = networks or (None, None, None, None, None)
     nvls = _nvls_limit(system, k, per_unit, units)
@@ -152,6 +155,26 @@ def job_for(
         nvls_net=nvls_net,
         transport_algorithms=settings.algorithms if settings is not None else None,
         transport_protocols=settings.protocols if settings is not None else None,
+        msccl_allpairs=_msccl_allpairs(system, units, (k, rpn), gpus_per_process),
+    )
+
+
+def _msccl_allpairs(system: System, units: int, ranks: tuple[int, int], gpus_per_process: int) -> bool:
+    """RCCL's MSCCL all-pairs all_reduce applies (perf.yaml rccl.msccl_allpairs): one node of AMD GPUs each
+    linked to every other (RCCL's rome_model_79: 8 GPUs, 7 links each), all of them in the job, each rank its
+    own process (RCCL's default: "MSCCL is only used if every rank belongs to a unique process"). ``ranks``:
+    the job's ranks in its unit and on one node; a process drives GPUs of its own node only."""
+    k, rpn = ranks
+    if not 1 <= gpus_per_process <= rpn:
+        raise PerfError(f"{gpus_per_process} GPUs a process with {rpn} ranks a node: give 1 to {rpn}")
+    gpu = system.gpu
+    return (
+        gpu.vendor == "amd"
+        and units == 1
+        and system.intra_class == "nvlink"
+        and k == perf_data().rccl.msccl_allpairs.gpus.value
+        and gpu.infinity_fabric_links == k - 1
+        and gpus_per_process == 1
     )
 
 
@@ -429,7 +452,13 @@ def sweep(
     ``nccl_version`` are the system's (``system_for``)."""
     s = settings or RunSettings()
     job = job_for(
-        system, nodes, placement=placement, channels=s.channels, pxn=s.pxn, min_channels=s.min_channels
+        system,
+        nodes,
+        placement=placement,
+        channels=s.channels,
+        pxn=s.pxn,
+        min_channels=s.min_channels,
+        gpus_per_process=s.gpus_per_process,
     )
     n = nodes or system.pool_nodes
     algos = algorithms or s.algorithms

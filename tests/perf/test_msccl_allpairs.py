@@ -1,0 +1,159 @@
+"""RCCL's MSCCL all-pairs all_reduce on one MI300X node (perf.yaml rccl.msccl_allpairs).
+
+RCCL ships an 8-GPU all-pairs Simple all_reduce for 512 KiB - 20 MiB (tools/msccl-algorithms, minBytes /
+maxBytes) and turns MSCCL on for a node of 8 fully connected MI300X; it uses it only when every rank is its
+own process (rccl-usage-tips: "MSCCL is only used if every rank belongs to a unique process"). The fit is
+re-run here from AMD's own sweep (tests/perf/data/msccl_allpairs.yaml, outside the evaluation set), and the
+expected figures are worked out from that fit and AMD's link figure, not from the model's code."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+import pytest
+from nccl_text import nccl_text
+from perf_blueprints import build, server_nodes
+from ruamel.yaml import YAML
+
+from blueprints.catalog.perf import perf_data
+from generator.cli import main
+from generator.perf.collectives import estimate
+from generator.perf.nccl_results import read_runs
+from generator.perf.predict import job_for
+from generator.perf.system import PerfError, system_for
+
+DATA = Path(__file__).parent / "data" / "msccl_allpairs.yaml"
+MIB = 1 << 20
+
+
+def _sweep() -> dict:
+    return YAML(typ="safe").load(DATA.read_text())
+
+
+def _line(rows: dict) -> tuple[float, float]:
+    """Least squares of time (µs) on size (bytes): (fixed µs, µs per byte)."""
+    xs, ys = [float(s) for s in rows], [r["time_us"] for r in rows.values()]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+    return my - slope * mx, slope
+
+
+def test_the_constants_are_the_fit_of_amds_sweep() -> None:
+    """The fixed time (with the launch overhead every estimate adds) and the link share are the straight line
+    through AMD's rows in the window: 8 GPUs' busbw at 7/4 × S / t over seven 48 GB/s links."""
+    fixed, per_byte = _line(_sweep()["window"])
+    m, nc = perf_data().rccl.msccl_allpairs, perf_data().nccl
+    assert m.latency_us.value + nc.launch_overhead_us.value == pytest.approx(fixed, abs=0.1)
+    busbw = 7 / 4 / per_byte / 1e3  # GB/s: bus factor 2·7/8 over the time a byte adds
+    assert m.link_share.value == pytest.approx(busbw / (7 * 48.0), abs=0.001)
+    for size, row in _sweep()["window"].items():  # the line holds every row of the window
+        assert (fixed + per_byte * size) == pytest.approx(row["time_us"], rel=0.04), size
+    for size, row in _sweep()["after"].items():  # past maxBytes the ring runs: the rows leave the line
+        assert row["time_us"] < 0.9 * (fixed + per_byte * size), size
+
+
+def _job(tmp_path, **kw):  # type: ignore[no-untyped-def]
+    cluster, plan, _ = build(server_nodes("mi300x-8"), tmp_path)
+    return job_for(system_for(cluster, plan), 1, **kw)
+
+
+def test_one_node_runs_the_all_pairs_in_its_window(tmp_path) -> None:
+    """1 MiB and 16 MiB: AMD's link figure and the fitted share give busbw = 7/4·S / (fixed + 2·S/(8·link)),
+    link = 48 × share (each link carries S/8 twice)."""
+    job = _job(tmp_path)
+    m = perf_data().rccl.msccl_allpairs
+    fixed = (m.latency_us.value + perf_data().nccl.launch_overhead_us.value) * 1e-6
+    link = 48.0 * m.link_share.value * 1e9
+    for size in (MIB, 16 * MIB):
+        est = estimate("all_reduce", size, job)
+        assert est.algorithm == "msccl_allpairs"
+        expected = 7 / 4 * size / (fixed + 2 * size / (8 * link)) / 1e9
+        assert est.busbw_gbytes == pytest.approx(expected, rel=1e-6)
+    rows = _sweep()["window"]  # and so within the fit's 4 % of AMD's own rows
+    assert estimate("all_reduce", MIB, job).busbw_gbytes == pytest.approx(rows[MIB]["busbw"], rel=0.04)
+
+
+@pytest.mark.parametrize(
+    ("size", "msccl"), [(524288 - 1, False), (524288, True), (20971520, True), (20971520 + 1, False)]
+)
+def test_the_window_is_rccls(tmp_path, size: int, msccl: bool) -> None:
+    """minBytes="524288" maxBytes="20971520": outside them RCCL's tuner chooses."""
+    assert (estimate("all_reduce", size, _job(tmp_path)).algorithm == "msccl_allpairs") is msccl
+
+
+def test_not_with_one_process_for_several_gpus(tmp_path) -> None:
+    """rccl-tests -g 8 (one process drives the node): RCCL's tuner runs it, as AMD's acceptance guide's run
+    shows (58 µs at 1 MiB against 27 µs one process per GPU)."""
+    assert estimate("all_reduce", MIB, _job(tmp_path, gpus_per_process=8)).algorithm != "msccl_allpairs"
+    with pytest.raises(PerfError, match="9 GPUs a process with 8 ranks a node"):
+        _job(tmp_path, gpus_per_process=9)
+
+
+def test_only_on_the_whole_fully_connected_amd_node(tmp_path) -> None:
+    """Four of the eight GPUs, another collective, a run naming its algorithm, or an NVIDIA node: no MSCCL."""
+    assert estimate("all_reduce", MIB, _job(tmp_path, ranks_per_node=4)).algorithm != "msccl_allpairs"
+    assert estimate("all_gather", MIB, _job(tmp_path)).algorithm != "msccl_allpairs"
+    assert estimate("all_reduce", MIB, _job(tmp_path), algorithms=("ring",)).algorithm == "ring"
+    assert estimate("all_reduce", MIB, _job(tmp_path), protocols=("ll",)).algorithm != "msccl_allpairs"
+    cluster, plan, _ = build(server_nodes("dgx-h100"), tmp_path, "h100.yaml")
+    h100 = job_for(system_for(cluster, plan), 1)
+    assert not h100.msccl_allpairs
+    assert estimate("all_reduce", MIB, h100).algorithm != "msccl_allpairs"
+
+
+def test_estimate_takes_the_gpus_a_process_drives(tmp_path, capsys) -> None:
+    _, _, path = build(server_nodes("mi300x-8"), tmp_path)
+    base = ["estimate", str(path), "--sizes", "1M", "--format", "json"]
+    assert main(base) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert main([*base, "--gpus-per-process", "8"]) == 0
+    one_process = json.loads(capsys.readouterr().out)
+    text = json.dumps(default)
+    assert "msccl_allpairs" in text and "msccl_allpairs" not in json.dumps(one_process)
+    assert main([*base, "--gpus-per-process", "0"]) == 2
+    assert "GPUs a process" in capsys.readouterr().err
+
+
+def _amd_output(gpus_per_process: int) -> str:
+    """An rccl-tests text output of one MI300X node with its nThread/nGpus header line."""
+    text = nccl_text(["mi01"], 8, [(MIB, 60.0), (1 << 30, 310.0)])
+    head = (
+        f"# nThread 1 nGpus {gpus_per_process} minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5"
+    )
+    return text.replace("# Using devices", f"{head}\n#\n# Using devices", 1)
+
+
+def test_acceptance_reads_the_gpus_a_process_drives(tmp_path) -> None:
+    (tmp_path / "one.txt").write_text(_amd_output(1))
+    (tmp_path / "eight.txt").write_text(_amd_output(8))
+    (one,) = read_runs(tmp_path / "one.txt")
+    (eight,) = read_runs(tmp_path / "eight.txt")
+    assert one.settings.gpus_per_process == 1 and "GPUs a process" not in one.settings.text()
+    assert eight.settings.gpus_per_process == 8 and "8 GPUs a process" in eight.settings.text()
+    doc = {
+        "args": ["all_reduce_perf", "-b", "8", "-e", "1G", "-g", "2", "--nthreads=4"],
+        "config": {"devices": [{"rank": r, "hostname": "mi01"} for r in range(8)]},
+        "results": [{"size": MIB, "out_of_place": {"time": 30.0, "alg_bw": 35.0, "bus_bw": 60.0}}],
+    }
+    (tmp_path / "run.json").write_text(json.dumps(doc))
+    (run,) = read_runs(tmp_path / "run.json")
+    assert run.settings.gpus_per_process == 8
+    doc["args"] = ["all_reduce_perf", "-g", "x"]
+    (tmp_path / "bad.json").write_text(json.dumps(doc))
+    with pytest.raises(Exception, match=r"\$\.args.*-g `x`"):
+        read_runs(tmp_path / "bad.json")
+
+
+def test_the_report_predicts_each_run_as_it_ran(tmp_path, capsys) -> None:
+    """acceptance-report: the one-process-per-GPU run is predicted with MSCCL, the -g 8 one with the ring."""
+    _, _, path = build(server_nodes("mi300x-8"), tmp_path)
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "all_reduce_g1.txt").write_text(_amd_output(1))
+    (results / "all_reduce_g8.txt").write_text(_amd_output(8))
+    main(["acceptance-report", str(path), "--results", str(results), "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    text = json.dumps(report)
+    assert "msccl_allpairs" in text and '"gpus_per_process": 8' in text
