@@ -28,7 +28,7 @@ from ruamel.yaml import YAML  # noqa: E402
 
 from blueprints.models import Blueprint  # noqa: E402
 from generator.perf.collectives import algorithm_list, estimate, protocol_list  # noqa: E402
-from generator.perf.predict import job_for  # noqa: E402
+from generator.perf.predict import ProcessSettings, job_for  # noqa: E402
 from generator.perf.sizes import parse_size  # noqa: E402
 from generator.perf.system import system_for  # noqa: E402
 from generator.plan.build import build_plan  # noqa: E402
@@ -106,7 +106,7 @@ def evaluate_entry(entry: dict[str, Any], specs: dict[str, Any]) -> Outcome:
         ranks_per_node=entry["ranks_per_node"],
         channels=entry.get("channels"),
         min_channels=entry.get("min_channels"),
-        gpus_per_process=entry.get("gpus_per_process", 1),
+        process=ProcessSettings(gpus_per_process=entry.get("gpus_per_process", 1)),
     )
     algo = entry.get("algorithm", "default")
     algorithms = None if algo == "default" else algorithm_list(algo)

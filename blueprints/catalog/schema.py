@@ -80,6 +80,7 @@ class Gpu(Entry):
     pcie_lanes: int | None = Field(default=None, ge=1, le=32)
     sm_arch: int = Field(ge=0, le=1000)
     nvls: bool = False
+    rccl_msccl: bool = False  # RCCL turns its MSCCL algorithms on for this GPU's node by default
 
 
 class NvlinkGeneration(Entry):

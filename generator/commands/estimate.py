@@ -113,11 +113,29 @@ def _add_run_settings(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--gpus-per-process",
-        type=int,
+        type=_positive,
         default=1,
         help="GPUs one process drives, as nccl-tests -g (times -t): RCCL runs its MSCCL algorithms only when "
         "every rank is its own process (default 1)",
     )
+    p.add_argument(
+        "--no-msccl", action="store_true", help="RCCL's MSCCL algorithms off, like RCCL_MSCCL_ENABLE=0"
+    )
+    p.add_argument(
+        "--msccl-single-process",
+        action="store_true",
+        help="MSCCL also for ranks sharing a process, like RCCL_MSCCL_ENABLE_SINGLE_PROCESS=1",
+    )
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"`{text[:40]}`: give a whole number of 1 or more")
+    return value
 
 
 def _collectives(text: str) -> list[str]:
@@ -143,9 +161,9 @@ def _collectives(text: str) -> list[str]:
 
 def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The run's NCCL settings from the options (--algo, --proto, --channels, --min-channels, --no-nvlink,
-    --no-pxn, --nccl-version, --gpus-per-process)."""
+    --no-pxn, --nccl-version, --gpus-per-process, --no-msccl, --msccl-single-process)."""
     from generator.perf.collectives import algorithm_list, protocol_list
-    from generator.perf.predict import RunSettings
+    from generator.perf.predict import ProcessSettings, RunSettings
     from generator.perf.system import check_nccl_version
 
     # --channels / --min-channels below 1 are refused where the job is built (predict._graphs)
@@ -157,7 +175,7 @@ def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         nccl_version=check_nccl_version(args.nccl_version) if args.nccl_version else None,
         pxn=not args.no_pxn,
         min_channels=args.min_channels,
-        gpus_per_process=args.gpus_per_process,
+        process=ProcessSettings(args.gpus_per_process, not args.no_msccl, args.msccl_single_process),
     )
 
 

@@ -35,7 +35,7 @@ from generator.perf.collectives import (
     protocol_list,
 )
 from generator.perf.nccl_results import NcclRun, RecordedSettings
-from generator.perf.predict import Job, RunSettings, job_for
+from generator.perf.predict import Job, ProcessSettings, RunSettings, job_for
 from generator.perf.system import PerfError, System
 
 if TYPE_CHECKING:
@@ -224,7 +224,10 @@ class _Predictions:
         between = nodes > system.unit_nodes
         channels = st.channels if between else None
         least = st.min_channels if between else None
-        key = (nodes, rpn, share, st.nvlink, st.nccl_version, channels, st.pxn, least, st.gpus_per_process)
+        # a process drives at most the run's ranks a node (an output without its `# Rank` lines has none to
+        # count: its header's GPUs a process are then taken as they come)
+        process = replace(st.process, gpus_per_process=min(st.process.gpus_per_process, rpn))
+        key = (nodes, rpn, share, st.nvlink, st.nccl_version, channels, st.pxn, least, process)
         if key not in self.jobs:
             self.jobs[key] = job_for(
                 system,
@@ -234,7 +237,7 @@ class _Predictions:
                 channels=channels,
                 pxn=st.pxn,
                 min_channels=least,
-                gpus_per_process=st.gpus_per_process,
+                process=process,
             )
         return self.jobs[key]
 
@@ -283,6 +286,8 @@ def _settings_dict(st: RecordedSettings) -> dict[str, object]:
         ("nccl_nvls_enable", 0 if st.nvls_disabled else None),
         ("nccl_version", st.nccl_version),
         ("gpus_per_process", st.gpus_per_process if st.gpus_per_process > 1 else None),
+        ("rccl_msccl_enable", 0 if st.msccl_disabled else None),
+        ("rccl_msccl_enable_single_process", 1 if st.msccl_single_process else None),
     )
     return {k: v for k, v in pairs if v is not None}
 
@@ -299,7 +304,7 @@ def run_settings(run: NcclRun) -> RunSettings:
         nccl_version=st.nccl_version,
         pxn=not st.pxn_disabled,
         min_channels=st.min_channels,
-        gpus_per_process=st.gpus_per_process,
+        process=ProcessSettings(st.gpus_per_process, not st.msccl_disabled, st.msccl_single_process),
     )
 
 

@@ -156,9 +156,9 @@ class Job:
     # NCCL's point-to-point NVLink share (perf.yaml p2p_nvlink_efficiency) applies: NVIDIA NVLink; not AMD's
     # xGMI, whose catalogue figure is already what a link carries
     p2p_nvlink_share: bool = True
-    # RCCL runs its MSCCL all-pairs all_reduce in the window perf.yaml rccl.msccl_allpairs gives: one node of
-    # fully connected AMD GPUs, as many ranks as the algorithm's GPUs, each rank its own process
-    msccl_allpairs: bool = False
+    # RCCL runs its MSCCL algorithms for this job (predict._runs_msccl): the all-pairs all_reduce then runs in
+    # the window perf.yaml rccl.msccl_allpairs gives, for as many ranks as its GPUs
+    runs_msccl: bool = False
 
     @property
     def ranks(self) -> int:
@@ -568,6 +568,8 @@ def candidates(collective: str, job: Job, perf: PerfData | None = None) -> list[
     if job.tuner_net_latency_us is None or job.units < 2:
         return out
     tuned = _candidates(collective, replace(job, net_latency_us=job.tuner_net_latency_us), perf)
+    # both lists hold the same candidates in the same order: only the latency differs (MSCCL's, one unit
+    # only, never reaches here)
     return [replace(c, tuner_latency_us=t.latency_us) for c, t in zip(out, tuned, strict=True)]
 
 
@@ -591,10 +593,10 @@ def _msccl_allpairs(job: Job, perf: PerfData) -> list[Candidate]:
     algbw = n × link / 2, a link being what one peer reaches (``intra`` × ``intra_peer_share``) at the fitted
     share an all-pairs exchange gets of it. It is no tuner candidate: RCCL runs it for sizes in its window
     whatever its tuner says (``_chosen``)."""
-    if not job.msccl_allpairs or job.intra is None:
-        return []
     m = perf.rccl.msccl_allpairs
     n = job.ranks_per_unit
+    if not job.runs_msccl or job.intra is None or n != m.gpus.value:
+        return []
     link = job.intra.gbytes * job.intra_peer_share * m.link_share.value
     detail = (
         f"MSCCL all-pairs: {n} GPUs × {link:.1f} GB/s a peer link / 2 ({m.link_share.value:g} of "
@@ -695,11 +697,12 @@ def _chosen(
     algorithms = algorithms or job.transport_algorithms
     protocols = protocols or job.transport_protocols
     msccl = [c for c in cands if c.algorithm == MSCCL_ALLPAIRS]
-    cands = [c for c in cands if c.algorithm != MSCCL_ALLPAIRS]
-    # RCCL runs MSCCL's algorithm in its window before its tuner chooses; a run that names its algorithm or
-    # protocols (NCCL_ALGO / NCCL_PROTO) is modelled as choosing among the tuner's
-    if msccl and not algorithms and not protocols and _msccl_covers(size_bytes, perf):
+    # RCCL's collectives hand the call to MSCCL before its tuner reads NCCL_ALGO / NCCL_PROTO
+    # (src/collectives.cc: `if (mscclAvailable() && !mscclIsCaller()) return mscclEnqueueCheck(...)` ahead of
+    # ncclEnqueueCheck): in the algorithm's window it runs whatever the run names
+    if msccl and _msccl_covers(size_bytes, perf):
         return msccl[0]
+    cands = [c for c in cands if c.algorithm != MSCCL_ALLPAIRS]
     if algorithms:
         cands = [c for c in cands if c.algorithm in algorithms]
     if protocols:

@@ -92,6 +92,9 @@ SETTINGS = (
     "NCCL_P2P_DISABLE",
     "NCCL_PXN_DISABLE",
     "NCCL_NVLS_ENABLE",
+    # RCCL's, echoed the same way (its RCCL_PARAM loads "RCCL_" + name through ncclLoadParam)
+    "RCCL_MSCCL_ENABLE",
+    "RCCL_MSCCL_ENABLE_SINGLE_PROCESS",
 )
 # The whole value is taken and checked (_checked_setting): one the model cannot read is refused, never skipped
 # (a skipped `allreduce:tree` or `-4` would predict the run with NCCL's defaults).
@@ -106,8 +109,9 @@ _TESTS_VERSION_RE = re.compile(
 )
 _NCCL_VERSION_RE = re.compile(r"NCCL INFO NCCL version (\d{1,3}\.\d{1,3}\.\d{1,3})\+", re.ASCII)
 _AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)", re.ASCII)
-# the GPUs each process drives: threads × GPUs a thread (common.cu ``# nThread %d nGpus %d minBytes ...``)
-_PROCESS_RE = re.compile(r"^#\s*nThread (\d{1,7}) nGpus (\d{1,7}) ", re.ASCII)
+# the GPUs each process drives: threads × GPUs a thread (common.cu ``# nThread %d nGpus %d minBytes ...``);
+# the tokens are checked by _checked_process, never skipped
+_PROCESS_RE = re.compile(r"^#\s*nThread\s+(\S+)\s+nGpus\s+(\S+)", re.ASCII)
 # the same in a -J file's ``args`` (common.cu getopt: ``-t``/``--nthreads``, ``-g``/``--ngpus``)
 _ARG_OPTIONS = {"-t": "t", "--nthreads": "t", "-g": "g", "--ngpus": "g"}
 _RAIL_NAME_RE = re.compile(r"rail(\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
@@ -146,6 +150,8 @@ class RecordedSettings:
     min_channels: int | None = None  # NCCL_MIN_NCHANNELS (--min-channels)
     nvls_disabled: bool = False  # NCCL_NVLS_ENABLE=0: no NVLS or NVLS-tree (--algo ^NVLS,NVLSTree)
     gpus_per_process: int = 1  # nccl-tests nThread × nGpus (--gpus-per-process)
+    msccl_disabled: bool = False  # RCCL_MSCCL_ENABLE=0 (--no-msccl)
+    msccl_single_process: bool = False  # RCCL_MSCCL_ENABLE_SINGLE_PROCESS=1 (--msccl-single-process)
 
     def text(self) -> str:
         """In NCCL's spelling; empty for a run of NCCL's own choices on the blueprint's release."""
@@ -159,6 +165,8 @@ class RecordedSettings:
             "NCCL_NVLS_ENABLE=0" if self.nvls_disabled else "",
             f"NCCL {self.nccl_version}" if self.nccl_version else "",
             f"{self.gpus_per_process} GPUs a process" if self.gpus_per_process > 1 else "",
+            "RCCL_MSCCL_ENABLE=0" if self.msccl_disabled else "",
+            "RCCL_MSCCL_ENABLE_SINGLE_PROCESS=1" if self.msccl_single_process else "",
         ]
         return " ".join(p for p in parts if p)
 
@@ -220,7 +228,7 @@ def _checked_setting(name: str, raw: str, where: str) -> str:
         most = int(perf_data().nccl.max_channels_newest.value)  # NCCL's MAXCHANNELS: more is no channel count
         if not (value.isdigit() and len(value) <= 4 and 1 <= int(value) <= most):
             raise ForeignInputError(where, f"{name} `{value}`: give 1 to {most} channels")
-    if name in ("NCCL_P2P_DISABLE", "NCCL_PXN_DISABLE") and value not in ("0", "1"):
+    if name in ("NCCL_P2P_DISABLE", "NCCL_PXN_DISABLE", *_RCCL_SWITCHES) and value not in ("0", "1"):
         raise ForeignInputError(where, f"{name} `{value}`: the model follows 0 or 1")
     # NVLS_ENABLE: 0 off, 1 on, 2 on where the GPUs support it (src/transport/nvls.cc, its default)
     if name == "NCCL_NVLS_ENABLE" and value not in ("0", "1", "2"):
@@ -228,8 +236,16 @@ def _checked_setting(name: str, raw: str, where: str) -> str:
     return value
 
 
+_RCCL_SWITCHES = ("RCCL_MSCCL_ENABLE", "RCCL_MSCCL_ENABLE_SINGLE_PROCESS")
+
+
 def _checked_process(threads: str, gpus: str, where: str) -> int:
-    """The GPUs one process drives (nThread × nGpus), refused where it stands beyond what a run can have."""
+    """The GPUs one process drives (nThread × nGpus), refused where it stands unless both are counts (ASCII
+    digits, at most 7) whose product a run can have."""
+    for name, token in (("nThread", threads), ("nGpus", gpus)):
+        if not (token.isascii() and token.isdigit() and len(token) <= 7):
+            shown = token[:40] if token.isascii() and token.isprintable() else "its value"
+            raise ForeignInputError(where, f"{name} `{shown}`: a count of 1 or more")
     count = int(threads) * int(gpus)
     if not 1 <= count < MAX_RANKS:
         most = f"{MAX_RANKS - 1:,}"
@@ -250,6 +266,8 @@ def _settings(env: dict[str, str], version: str | None, gpus_per_process: int = 
         min_channels=int(least) if least is not None else None,
         nvls_disabled=env.get("NCCL_NVLS_ENABLE") == "0",
         gpus_per_process=gpus_per_process,
+        msccl_disabled=env.get("RCCL_MSCCL_ENABLE") == "0",
+        msccl_single_process=env.get("RCCL_MSCCL_ENABLE_SINGLE_PROCESS") == "1",
     )
 
 
@@ -332,6 +350,7 @@ class _TextRun:
     env: dict[str, tuple[str, str]] = field(default_factory=dict)  # setting -> (value, where first printed)
     version: str | None = None
     gpus_per_process: int = 1
+    process_at: str | None = None  # where the nThread / nGpus header line was read
 
     def setting(self, name: str, raw: str, where: str) -> None:
         """A setting NCCL printed (once per rank): ranks that ran with different values make one run the
@@ -351,7 +370,12 @@ class _TextRun:
         elif m := _TESTS_VERSION_RE.match(line):
             self.version = self.version or release_from_code(int(m.group(1)))
         elif m := _PROCESS_RE.match(line):
-            self.gpus_per_process = _checked_process(m.group(1), m.group(2), where)
+            count = _checked_process(m.group(1), m.group(2), where)
+            if self.process_at is not None and count != self.gpus_per_process:
+                raise ForeignInputError(
+                    where, f"{count} GPUs a process here but {self.gpus_per_process} at {self.process_at}"
+                )
+            self.gpus_per_process, self.process_at = count, self.process_at or where
         elif m := _AVG_RE.match(line):
             value = _number(m.group(1))
             try:
@@ -432,7 +456,7 @@ def parse_text(text: str, path: Path, left_out: list[str] | None = None) -> list
                 parts.append(_TextRun(path, number))
             parts[-1].header(line, where)
             continue
-        if "NCCL INFO NCCL_" in line and (m := _ENV_RE.search(line)):
+        if " set by environment to " in line and (m := _ENV_RE.search(line)):
             parts[-1].setting(m.group(1), m.group(2), where)
             continue
         if "NCCL INFO NCCL version" in line and (m := _NCCL_VERSION_RE.search(line)):
@@ -504,8 +528,6 @@ def _json_gpus_per_process(args: list[str], path: Path) -> int:
             name, value = arg[:2], arg[2:]
         else:
             continue
-        if not (value.isascii() and value.isdigit() and len(value) <= 7):
-            raise ForeignInputError(f"{path}: $.args", f"{name} `{value[:40]}`: a count of 1 or more")
         given[_ARG_OPTIONS[name]] = value
     return _checked_process(given["t"], given["g"], f"{path}: $.args")
 

@@ -32,10 +32,34 @@ PLACEMENTS = ("packed", "scattered")
 
 
 @dataclass(frozen=True)
+class ProcessSettings:
+    """How the run's processes hold its ranks and what RCCL makes of that: ``gpus_per_process`` as nccl-tests
+    -g (times -t); ``msccl`` False as RCCL_MSCCL_ENABLE=0; ``msccl_single_process`` as
+    RCCL_MSCCL_ENABLE_SINGLE_PROCESS=1, MSCCL also for ranks that share a process (perf.yaml [RCCL-TIPS]:
+    "By default, MSCCL is only used if every rank belongs to a unique process")."""
+
+    gpus_per_process: int = 1
+    msccl: bool = True
+    msccl_single_process: bool = False
+
+    def describe(self) -> list[str]:
+        parts = [f"{self.gpus_per_process} GPUs a process"] if self.gpus_per_process > 1 else []
+        if not self.msccl:
+            parts.append("RCCL_MSCCL_ENABLE=0")
+        if self.msccl_single_process:
+            parts.append("RCCL_MSCCL_ENABLE_SINGLE_PROCESS=1")
+        return parts
+
+    @property
+    def msccl_runs(self) -> bool:
+        return self.msccl and (self.gpus_per_process == 1 or self.msccl_single_process)
+
+
+@dataclass(frozen=True)
 class RunSettings:
     """What a run changes, as NCCL's environment would: NCCL_ALGO, NCCL_PROTO, the inter-node channel count
     (NCCL_MAX_NCHANNELS-like), the channels run at least (NCCL_MIN_NCHANNELS), NCCL_P2P_DISABLE (NVLink
-    off), NCCL_PXN_DISABLE (PXN off), the NCCL release and the GPUs one process drives."""
+    off), NCCL_PXN_DISABLE (PXN off), the NCCL release and the run's processes (``ProcessSettings``)."""
 
     algorithms: tuple[str, ...] | None = None
     protocols: tuple[str, ...] | None = None
@@ -44,7 +68,7 @@ class RunSettings:
     nccl_version: str | None = None
     pxn: bool = True
     min_channels: int | None = None
-    gpus_per_process: int = 1  # nccl-tests -g × -t: the ranks one process drives
+    process: ProcessSettings = ProcessSettings()
 
     def describe(self) -> str:
         parts = []
@@ -62,8 +86,7 @@ class RunSettings:
             parts.append("PXN off")
         if self.nccl_version:
             parts.append(f"NCCL {self.nccl_version}")
-        if self.gpus_per_process > 1:
-            parts.append(f"{self.gpus_per_process} GPUs a process")
+        parts += self.process.describe()
         return "; ".join(parts)
 
 
@@ -108,14 +131,15 @@ def job_for(
     channels: int | None = None,
     pxn: bool = True,
     min_channels: int | None = None,
-    gpus_per_process: int = 1,
+    process: ProcessSettings = ProcessSettings(),
 ) -> Job:
     """The collective's view of ``nodes`` nodes of the system's pool (default: all of them); ``pxn=False``
-    as NCCL_PXN_DISABLE=1, ``min_channels`` NCCL_MIN_NCHANNELS, ``gpus_per_process`` nccl-tests -g × -t."""
-    n_nodes, rpn = _checked_shape(system, nodes, ranks_per_node, placement)
+    as NCCL_PXN_DISABLE=1, ``min_channels`` NCCL_MIN_NCHANNELS, ``process`` how processes hold the ranks."""
+    n_nodes, rpn = _checked_shape(system, nodes, ranks_per_node, placement, process.gpus_per_process)
     units, per_unit = _units(system, n_nodes)
     k = per_unit * rpn
-    one_rail, net_share = net_share < 1, min(net_share, _ranks_nic_share(system, rpn))
+    one_rail = net_share < 1
+    net_share = min(net_share, _ranks_nic_share(system, rpn))
     networks = _unit_networks(system, per_unit, net_share, pxn, one_rail) if units > 1 else None
     nics, net, spread, nvls_net, p2p = networks or (None, None, None, None, None)
     nvls = _nvls_limit(system, k, per_unit, units)
@@ -155,33 +179,29 @@ def job_for(
         nvls_net=nvls_net,
         transport_algorithms=settings.algorithms if settings is not None else None,
         transport_protocols=settings.protocols if settings is not None else None,
-        msccl_allpairs=_msccl_allpairs(system, units, (k, rpn), gpus_per_process),
+        runs_msccl=_runs_msccl(system, units, k, process),
     )
 
 
-def _msccl_allpairs(system: System, units: int, ranks: tuple[int, int], gpus_per_process: int) -> bool:
-    """RCCL's MSCCL all-pairs all_reduce applies (perf.yaml rccl.msccl_allpairs): one node of AMD GPUs each
-    linked to every other (RCCL's rome_model_79: 8 GPUs, 7 links each), all of them in the job, each rank its
-    own process (RCCL's default: "MSCCL is only used if every rank belongs to a unique process"). ``ranks``:
-    the job's ranks in its unit and on one node; a process drives GPUs of its own node only."""
-    k, rpn = ranks
-    if not 1 <= gpus_per_process <= rpn:
-        raise PerfError(f"{gpus_per_process} GPUs a process with {rpn} ranks a node: give 1 to {rpn}")
+def _runs_msccl(system: System, units: int, ranks: int, process: ProcessSettings) -> bool:
+    """Whether RCCL runs its MSCCL algorithms for the job: a GPU RCCL turns MSCCL on for (gpus.yaml
+    rccl_msccl), one node whose ``ranks`` GPUs are each linked to every other (RCCL's rome_model_79: 7 xGMI
+    links each), as the run's processes allow (ProcessSettings.msccl_runs)."""
     gpu = system.gpu
     return (
-        gpu.vendor == "amd"
+        gpu.rccl_msccl
         and units == 1
         and system.intra_class == "nvlink"
-        and k == perf_data().rccl.msccl_allpairs.gpus.value
-        and gpu.infinity_fabric_links == k - 1
-        and gpus_per_process == 1
+        and gpu.infinity_fabric_links == ranks - 1
+        and process.msccl_runs
     )
 
 
 def _checked_shape(
-    system: System, nodes: int | None, ranks_per_node: int | None, placement: str
+    system: System, nodes: int | None, ranks_per_node: int | None, placement: str, gpus_per_process: int = 1
 ) -> tuple[int, int]:
-    """The job's node count and ranks per node, refused when the pool cannot run them."""
+    """The job's node count and ranks per node, refused when the pool cannot run them (or its processes
+    would drive more GPUs than a node runs ranks: a process drives GPUs of its own node)."""
     if placement not in PLACEMENTS:
         raise PerfError(f"placement must be one of {', '.join(PLACEMENTS)}, not `{placement}`")
     n_nodes = system.pool_nodes if nodes is None else nodes
@@ -192,6 +212,8 @@ def _checked_shape(
     rpn = system.gpus_per_node if ranks_per_node is None else ranks_per_node
     if rpn < 1 or rpn > system.gpus_per_node:
         raise PerfError(f"{rpn} ranks per node on a {system.gpus_per_node}-GPU node")
+    if not 1 <= gpus_per_process <= rpn:
+        raise PerfError(f"{gpus_per_process} GPUs a process, but the run has {rpn} ranks a node")
     return n_nodes, rpn
 
 
@@ -458,7 +480,7 @@ def sweep(
         channels=s.channels,
         pxn=s.pxn,
         min_channels=s.min_channels,
-        gpus_per_process=s.gpus_per_process,
+        process=s.process,
     )
     n = nodes or system.pool_nodes
     algos = algorithms or s.algorithms

@@ -19,9 +19,10 @@ from ruamel.yaml import YAML
 
 from blueprints.catalog.perf import perf_data
 from generator.cli import main
+from generator.foreign import ForeignInputError
 from generator.perf.collectives import estimate
 from generator.perf.nccl_results import read_runs
-from generator.perf.predict import job_for
+from generator.perf.predict import ProcessSettings, job_for
 from generator.perf.system import PerfError, system_for
 
 DATA = Path(__file__).parent / "data" / "msccl_allpairs.yaml"
@@ -85,21 +86,28 @@ def test_the_window_is_rccls(tmp_path, size: int, msccl: bool) -> None:
 
 def test_not_with_one_process_for_several_gpus(tmp_path) -> None:
     """rccl-tests -g 8 (one process drives the node): RCCL's tuner runs it, as AMD's acceptance guide's run
-    shows (58 µs at 1 MiB against 27 µs one process per GPU)."""
-    assert estimate("all_reduce", MIB, _job(tmp_path, gpus_per_process=8)).algorithm != "msccl_allpairs"
-    with pytest.raises(PerfError, match="9 GPUs a process with 8 ranks a node"):
-        _job(tmp_path, gpus_per_process=9)
+    shows (58 µs at 1 MiB against 27 µs one process per GPU), unless RCCL_MSCCL_ENABLE_SINGLE_PROCESS=1; and
+    RCCL_MSCCL_ENABLE=0 turns MSCCL off."""
+    shared = ProcessSettings(gpus_per_process=8)
+    assert estimate("all_reduce", MIB, _job(tmp_path, process=shared)).algorithm != "msccl_allpairs"
+    allowed = ProcessSettings(gpus_per_process=8, msccl_single_process=True)
+    assert estimate("all_reduce", MIB, _job(tmp_path, process=allowed)).algorithm == "msccl_allpairs"
+    off = ProcessSettings(msccl=False)
+    assert estimate("all_reduce", MIB, _job(tmp_path, process=off)).algorithm != "msccl_allpairs"
+    with pytest.raises(PerfError, match="9 GPUs a process, but the run has 8 ranks a node"):
+        _job(tmp_path, process=ProcessSettings(gpus_per_process=9))
 
 
-def test_only_on_the_whole_fully_connected_amd_node(tmp_path) -> None:
-    """Four of the eight GPUs, another collective, a run naming its algorithm, or an NVIDIA node: no MSCCL."""
+def test_only_on_the_whole_fully_connected_node_rccl_runs_it_on(tmp_path) -> None:
+    """Four of the eight GPUs, another collective, or an NVIDIA node: no MSCCL. A run naming NCCL_ALGO or
+    NCCL_PROTO keeps it: RCCL hands the call to MSCCL before its tuner reads them (src/collectives.cc)."""
     assert estimate("all_reduce", MIB, _job(tmp_path, ranks_per_node=4)).algorithm != "msccl_allpairs"
     assert estimate("all_gather", MIB, _job(tmp_path)).algorithm != "msccl_allpairs"
-    assert estimate("all_reduce", MIB, _job(tmp_path), algorithms=("ring",)).algorithm == "ring"
-    assert estimate("all_reduce", MIB, _job(tmp_path), protocols=("ll",)).algorithm != "msccl_allpairs"
+    named = estimate("all_reduce", MIB, _job(tmp_path), algorithms=("ring",), protocols=("ll",))
+    assert named.algorithm == "msccl_allpairs"
     cluster, plan, _ = build(server_nodes("dgx-h100"), tmp_path, "h100.yaml")
     h100 = job_for(system_for(cluster, plan), 1)
-    assert not h100.msccl_allpairs
+    assert not h100.runs_msccl
     assert estimate("all_reduce", MIB, h100).algorithm != "msccl_allpairs"
 
 
@@ -110,10 +118,19 @@ def test_estimate_takes_the_gpus_a_process_drives(tmp_path, capsys) -> None:
     default = json.loads(capsys.readouterr().out)
     assert main([*base, "--gpus-per-process", "8"]) == 0
     one_process = json.loads(capsys.readouterr().out)
-    text = json.dumps(default)
-    assert "msccl_allpairs" in text and "msccl_allpairs" not in json.dumps(one_process)
-    assert main([*base, "--gpus-per-process", "0"]) == 2
-    assert "GPUs a process" in capsys.readouterr().err
+    assert main([*base, "--gpus-per-process", "8", "--msccl-single-process"]) == 0
+    allowed = json.loads(capsys.readouterr().out)
+    assert main([*base, "--no-msccl"]) == 0
+    off = json.loads(capsys.readouterr().out)
+    assert "msccl_allpairs" in json.dumps(default) and "msccl_allpairs" in json.dumps(allowed)
+    assert "msccl_allpairs" not in json.dumps(one_process) and "msccl_allpairs" not in json.dumps(off)
+    for bad in ("0", "-1", "x"):
+        with pytest.raises(SystemExit) as exc:
+            main([*base, "--gpus-per-process", bad])
+        assert exc.value.code == 2
+        assert "--gpus-per-process" in capsys.readouterr().err
+    assert main([*base, "--gpus-per-process", "9"]) == 2
+    assert "9 GPUs a process, but the run has 8 ranks a node" in capsys.readouterr().err
 
 
 def _amd_output(gpus_per_process: int) -> str:
@@ -142,8 +159,39 @@ def test_acceptance_reads_the_gpus_a_process_drives(tmp_path) -> None:
     assert run.settings.gpus_per_process == 8
     doc["args"] = ["all_reduce_perf", "-g", "x"]
     (tmp_path / "bad.json").write_text(json.dumps(doc))
-    with pytest.raises(Exception, match=r"\$\.args.*-g `x`"):
+    with pytest.raises(ForeignInputError, match=r"\$\.args.*nGpus `x`"):
         read_runs(tmp_path / "bad.json")
+
+
+@pytest.mark.parametrize("gpus", ["99999999", "-8", "\u0668", "0"])
+def test_a_header_that_is_no_count_is_refused_where_it_stands(tmp_path, gpus: str) -> None:
+    """nThread / nGpus that are no count (too long, negative, not ASCII digits, zero) are refused at the line,
+    never read as one GPU a process."""
+    (tmp_path / "run.txt").write_text(_amd_output(1).replace("nGpus 1 ", f"nGpus {gpus} "))
+    with pytest.raises(ForeignInputError, match=r"run\.txt:\d+"):
+        read_runs(tmp_path / "run.txt")
+
+
+def test_two_headers_that_disagree_are_refused(tmp_path) -> None:
+    text = _amd_output(1)
+    second = "# nThread 1 nGpus 8 minBytes 8 maxBytes 8589934592 step: 2(factor) warmup iters: 5"
+    (tmp_path / "run.txt").write_text(text.replace("# Using devices", f"{second}\n# Using devices", 1))
+    with pytest.raises(ForeignInputError, match="8 GPUs a process here but 1 at"):
+        read_runs(tmp_path / "run.txt")
+
+
+def test_rccls_msccl_settings_are_read_from_the_output(tmp_path) -> None:
+    """RCCL_MSCCL_ENABLE / RCCL_MSCCL_ENABLE_SINGLE_PROCESS as NCCL_DEBUG=INFO echoes them (RCCL_PARAM loads
+    "RCCL_" + name through ncclLoadParam: "... set by environment to 0.")."""
+    lines = _amd_output(8).split("\n")
+    info = [
+        "mi01:4242:4242 [0] NCCL INFO RCCL_MSCCL_ENABLE set by environment to 0.",
+        "mi01:4242:4242 [0] NCCL INFO RCCL_MSCCL_ENABLE_SINGLE_PROCESS set by environment to 1.",
+    ]
+    (tmp_path / "run.txt").write_text("\n".join([lines[0], *info, *lines[1:]]))
+    (run,) = read_runs(tmp_path / "run.txt")
+    assert run.settings.msccl_disabled and run.settings.msccl_single_process
+    assert "RCCL_MSCCL_ENABLE=0" in run.settings.text()
 
 
 def test_the_report_predicts_each_run_as_it_ran(tmp_path, capsys) -> None:
@@ -155,5 +203,9 @@ def test_the_report_predicts_each_run_as_it_ran(tmp_path, capsys) -> None:
     (results / "all_reduce_g8.txt").write_text(_amd_output(8))
     main(["acceptance-report", str(path), "--results", str(results), "--format", "json"])
     report = json.loads(capsys.readouterr().out)
-    text = json.dumps(report)
-    assert "msccl_allpairs" in text and '"gpus_per_process": 8' in text
+    runs = {Path(r["file"]).name: r for r in report["runs"]}
+    one, eight = runs["all_reduce_g1.txt"], runs["all_reduce_g8.txt"]
+    first = {r["size_bytes"]: r for r in one["sizes"]}
+    shared = {r["size_bytes"]: r for r in eight["sizes"]}
+    assert first[MIB]["algorithm"] == "msccl_allpairs" and shared[MIB]["algorithm"] == "ring"
+    assert eight["gpus_per_process"] == 8 and "gpus_per_process" not in one

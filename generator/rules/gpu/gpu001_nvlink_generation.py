@@ -50,9 +50,7 @@ class NvlinkGeneration(Rule):
                             f" ({nvlink[gen].article_per_gpu_gbytes:g} GB/s per GPU)" if gen in nvlink else ""
                         ),
                         path,
-                        "use infinity-fabric (AMD's GPU link)"
-                        if gpu.vendor == "amd"
-                        else f"use {_pcie_ic(gpu)} for this GPU",
+                        "use infinity-fabric (AMD's GPU link)" if gpu.vendor == "amd" else _pcie_hint(gpu),
                     )
                 elif gpu.nvlink.generation != gen:
                     have = nvlink.get(gpu.nvlink.generation)
@@ -68,7 +66,7 @@ class NvlinkGeneration(Rule):
                 yield self.finding(
                     f"{name} is an NVIDIA GPU; Infinity Fabric is AMD's GPU interconnect",
                     path,
-                    f"use nvlink{gpu.nvlink.generation}" if gpu.nvlink else f"use {_pcie_ic(gpu)}",
+                    f"use nvlink{gpu.nvlink.generation}" if gpu.nvlink else _pcie_hint(gpu),
                 )
             elif gpu.vendor == "amd" and ic != "infinity-fabric" and not ic.startswith("pcie"):
                 yield self.finding(
@@ -80,6 +78,8 @@ def _pcie_part(gpu: Gpu) -> str:
     return f"a PCIe {gpu.pcie_gen}.0 part" if gpu.pcie_gen else "the catalogue gives it no PCIe generation"
 
 
-def _pcie_ic(gpu: Gpu) -> str:
-    """The interconnect to suggest for a GPU without NVLink: its PCIe generation, where catalogued."""
-    return f"pcie{gpu.pcie_gen}" if gpu.pcie_gen else "the GPU's own interconnect"
+def _pcie_hint(gpu: Gpu) -> str:
+    """What to use for a GPU without NVLink: its PCIe generation, or, where none is catalogued, declare it."""
+    if gpu.pcie_gen:
+        return f"use pcie{gpu.pcie_gen} for this GPU"
+    return "declare the GPU's pcie_gen in the blueprint's catalog file and use that PCIe generation"
