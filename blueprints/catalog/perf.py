@@ -367,6 +367,7 @@ class MscclAllPairs(_Entry):
 
 
 class Rccl(_Entry):
+    msccl_single_process_default: PerfConstant
     msccl_allpairs: MscclAllPairs
 
 

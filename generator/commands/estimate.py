@@ -123,8 +123,9 @@ def _add_run_settings(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--msccl-single-process",
-        action="store_true",
-        help="MSCCL also for ranks sharing a process, like RCCL_MSCCL_ENABLE_SINGLE_PROCESS=1",
+        choices=("0", "1"),
+        help="like RCCL_MSCCL_ENABLE_SINGLE_PROCESS: whether ranks sharing a process run MSCCL "
+        "(default: RCCL's, 1 in its source)",
     )
 
 
@@ -175,7 +176,11 @@ def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         nccl_version=check_nccl_version(args.nccl_version) if args.nccl_version else None,
         pxn=not args.no_pxn,
         min_channels=args.min_channels,
-        process=ProcessSettings(args.gpus_per_process, not args.no_msccl, args.msccl_single_process),
+        process=ProcessSettings(
+            args.gpus_per_process,
+            not args.no_msccl,
+            None if args.msccl_single_process is None else args.msccl_single_process == "1",
+        ),
     )
 
 

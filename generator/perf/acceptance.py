@@ -287,7 +287,10 @@ def _settings_dict(st: RecordedSettings) -> dict[str, object]:
         ("nccl_version", st.nccl_version),
         ("gpus_per_process", st.gpus_per_process if st.gpus_per_process > 1 else None),
         ("rccl_msccl_enable", 0 if st.msccl_disabled else None),
-        ("rccl_msccl_enable_single_process", 1 if st.msccl_single_process else None),
+        (
+            "rccl_msccl_enable_single_process",
+            None if st.msccl_single_process is None else int(st.msccl_single_process),
+        ),
     )
     return {k: v for k, v in pairs if v is not None}
 

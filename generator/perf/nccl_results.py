@@ -151,7 +151,7 @@ class RecordedSettings:
     nvls_disabled: bool = False  # NCCL_NVLS_ENABLE=0: no NVLS or NVLS-tree (--algo ^NVLS,NVLSTree)
     gpus_per_process: int = 1  # nccl-tests nThread × nGpus (--gpus-per-process)
     msccl_disabled: bool = False  # RCCL_MSCCL_ENABLE=0 (--no-msccl)
-    msccl_single_process: bool = False  # RCCL_MSCCL_ENABLE_SINGLE_PROCESS=1 (--msccl-single-process)
+    msccl_single_process: bool | None = None  # RCCL_MSCCL_ENABLE_SINGLE_PROCESS (--msccl-single-process)
 
     def text(self) -> str:
         """In NCCL's spelling; empty for a run of NCCL's own choices on the blueprint's release."""
@@ -166,7 +166,9 @@ class RecordedSettings:
             f"NCCL {self.nccl_version}" if self.nccl_version else "",
             f"{self.gpus_per_process} GPUs a process" if self.gpus_per_process > 1 else "",
             "RCCL_MSCCL_ENABLE=0" if self.msccl_disabled else "",
-            "RCCL_MSCCL_ENABLE_SINGLE_PROCESS=1" if self.msccl_single_process else "",
+            f"RCCL_MSCCL_ENABLE_SINGLE_PROCESS={int(self.msccl_single_process)}"
+            if self.msccl_single_process is not None
+            else "",
         ]
         return " ".join(p for p in parts if p)
 
@@ -253,6 +255,11 @@ def _checked_process(threads: str, gpus: str, where: str) -> int:
     return count
 
 
+def _switch(value: str | None) -> bool | None:
+    """A checked 0/1 setting as the run set it; None when it did not."""
+    return None if value is None else value == "1"
+
+
 def _settings(env: dict[str, str], version: str | None, gpus_per_process: int = 1) -> RecordedSettings:
     """The run's settings from its (checked) environment, its release and the GPUs a process drives."""
     channels, least = env.get("NCCL_MAX_NCHANNELS"), env.get("NCCL_MIN_NCHANNELS")
@@ -267,7 +274,7 @@ def _settings(env: dict[str, str], version: str | None, gpus_per_process: int = 
         nvls_disabled=env.get("NCCL_NVLS_ENABLE") == "0",
         gpus_per_process=gpus_per_process,
         msccl_disabled=env.get("RCCL_MSCCL_ENABLE") == "0",
-        msccl_single_process=env.get("RCCL_MSCCL_ENABLE_SINGLE_PROCESS") == "1",
+        msccl_single_process=_switch(env.get("RCCL_MSCCL_ENABLE_SINGLE_PROCESS")),
     )
 
 

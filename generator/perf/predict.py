@@ -35,24 +35,27 @@ PLACEMENTS = ("packed", "scattered")
 class ProcessSettings:
     """How the run's processes hold its ranks and what RCCL makes of that: ``gpus_per_process`` as nccl-tests
     -g (times -t); ``msccl`` False as RCCL_MSCCL_ENABLE=0; ``msccl_single_process`` as
-    RCCL_MSCCL_ENABLE_SINGLE_PROCESS=1, MSCCL also for ranks that share a process (perf.yaml [RCCL-TIPS]:
-    "By default, MSCCL is only used if every rank belongs to a unique process")."""
+    RCCL_MSCCL_ENABLE_SINGLE_PROCESS, whether ranks sharing a process run MSCCL (None: RCCL's default,
+    perf.yaml rccl.msccl_single_process_default)."""
 
     gpus_per_process: int = 1
     msccl: bool = True
-    msccl_single_process: bool = False
+    msccl_single_process: bool | None = None
 
     def describe(self) -> list[str]:
         parts = [f"{self.gpus_per_process} GPUs a process"] if self.gpus_per_process > 1 else []
         if not self.msccl:
             parts.append("RCCL_MSCCL_ENABLE=0")
-        if self.msccl_single_process:
-            parts.append("RCCL_MSCCL_ENABLE_SINGLE_PROCESS=1")
+        if self.msccl_single_process is not None:
+            parts.append(f"RCCL_MSCCL_ENABLE_SINGLE_PROCESS={int(self.msccl_single_process)}")
         return parts
 
     @property
     def msccl_runs(self) -> bool:
-        return self.msccl and (self.gpus_per_process == 1 or self.msccl_single_process)
+        shared = self.msccl_single_process
+        if shared is None:
+            shared = bool(perf_data().rccl.msccl_single_process_default.value)
+        return self.msccl and (self.gpus_per_process == 1 or shared)
 
 
 @dataclass(frozen=True)

@@ -84,14 +84,17 @@ def test_the_window_is_rccls(tmp_path, size: int, msccl: bool) -> None:
     assert (estimate("all_reduce", size, _job(tmp_path)).algorithm == "msccl_allpairs") is msccl
 
 
-def test_not_with_one_process_for_several_gpus(tmp_path) -> None:
-    """rccl-tests -g 8 (one process drives the node): RCCL's tuner runs it, as AMD's acceptance guide's run
-    shows (58 µs at 1 MiB against 27 µs one process per GPU), unless RCCL_MSCCL_ENABLE_SINGLE_PROCESS=1; and
-    RCCL_MSCCL_ENABLE=0 turns MSCCL off."""
+def test_ranks_sharing_a_process_follow_rccls_setting(tmp_path) -> None:
+    """rccl-tests -g 8 (one process drives the node): MSCCL by RCCL's own default (msccl_lifecycle.cc
+    `MSCCL_ENABLE_SINGLE_PROCESS`, 1), not with RCCL_MSCCL_ENABLE_SINGLE_PROCESS=0; RCCL_MSCCL_ENABLE=0 turns
+    MSCCL off for every layout."""
+    assert perf_data().rccl.msccl_single_process_default.value == 1
     shared = ProcessSettings(gpus_per_process=8)
-    assert estimate("all_reduce", MIB, _job(tmp_path, process=shared)).algorithm != "msccl_allpairs"
-    allowed = ProcessSettings(gpus_per_process=8, msccl_single_process=True)
-    assert estimate("all_reduce", MIB, _job(tmp_path, process=allowed)).algorithm == "msccl_allpairs"
+    assert estimate("all_reduce", MIB, _job(tmp_path, process=shared)).algorithm == "msccl_allpairs"
+    refused = ProcessSettings(gpus_per_process=8, msccl_single_process=False)
+    assert estimate("all_reduce", MIB, _job(tmp_path, process=refused)).algorithm != "msccl_allpairs"
+    alone = ProcessSettings(msccl_single_process=False)  # one rank a process: the setting does not apply
+    assert estimate("all_reduce", MIB, _job(tmp_path, process=alone)).algorithm == "msccl_allpairs"
     off = ProcessSettings(msccl=False)
     assert estimate("all_reduce", MIB, _job(tmp_path, process=off)).algorithm != "msccl_allpairs"
     with pytest.raises(PerfError, match="9 GPUs a process, but the run has 8 ranks a node"):
@@ -118,12 +121,12 @@ def test_estimate_takes_the_gpus_a_process_drives(tmp_path, capsys) -> None:
     default = json.loads(capsys.readouterr().out)
     assert main([*base, "--gpus-per-process", "8"]) == 0
     one_process = json.loads(capsys.readouterr().out)
-    assert main([*base, "--gpus-per-process", "8", "--msccl-single-process"]) == 0
-    allowed = json.loads(capsys.readouterr().out)
+    assert main([*base, "--gpus-per-process", "8", "--msccl-single-process", "0"]) == 0
+    refused = json.loads(capsys.readouterr().out)
     assert main([*base, "--no-msccl"]) == 0
     off = json.loads(capsys.readouterr().out)
-    assert "msccl_allpairs" in json.dumps(default) and "msccl_allpairs" in json.dumps(allowed)
-    assert "msccl_allpairs" not in json.dumps(one_process) and "msccl_allpairs" not in json.dumps(off)
+    assert "msccl_allpairs" in json.dumps(default) and "msccl_allpairs" in json.dumps(one_process)
+    assert "msccl_allpairs" not in json.dumps(refused) and "msccl_allpairs" not in json.dumps(off)
     for bad in ("0", "-1", "x"):
         with pytest.raises(SystemExit) as exc:
             main([*base, "--gpus-per-process", bad])
@@ -195,12 +198,15 @@ def test_rccls_msccl_settings_are_read_from_the_output(tmp_path) -> None:
 
 
 def test_the_report_predicts_each_run_as_it_ran(tmp_path, capsys) -> None:
-    """acceptance-report: the one-process-per-GPU run is predicted with MSCCL, the -g 8 one with the ring."""
+    """acceptance-report: a -g 8 run that set RCCL_MSCCL_ENABLE_SINGLE_PROCESS=0 is predicted with the ring,
+    the one-process-per-GPU run with MSCCL."""
     _, _, path = build(server_nodes("mi300x-8"), tmp_path)
     results = tmp_path / "results"
     results.mkdir()
     (results / "all_reduce_g1.txt").write_text(_amd_output(1))
-    (results / "all_reduce_g8.txt").write_text(_amd_output(8))
+    lines = _amd_output(8).split("\n")
+    info = "mi01:4242:4242 [0] NCCL INFO RCCL_MSCCL_ENABLE_SINGLE_PROCESS set by environment to 0."
+    (results / "all_reduce_g8.txt").write_text("\n".join([lines[0], info, *lines[1:]]))
     main(["acceptance-report", str(path), "--results", str(results), "--format", "json"])
     report = json.loads(capsys.readouterr().out)
     runs = {Path(r["file"]).name: r for r in report["runs"]}
@@ -208,4 +214,5 @@ def test_the_report_predicts_each_run_as_it_ran(tmp_path, capsys) -> None:
     first = {r["size_bytes"]: r for r in one["sizes"]}
     shared = {r["size_bytes"]: r for r in eight["sizes"]}
     assert first[MIB]["algorithm"] == "msccl_allpairs" and shared[MIB]["algorithm"] == "ring"
-    assert eight["gpus_per_process"] == 8 and "gpus_per_process" not in one
+    assert eight["gpus_per_process"] == 8 and eight["rccl_msccl_enable_single_process"] == 0
+    assert "gpus_per_process" not in one
