@@ -360,6 +360,7 @@ class MscclAllPairs(_Entry):
     """RCCL's MSCCL all-pairs all_reduce on one fully connected node (perf.yaml rccl.msccl_allpairs)."""
 
     gpus: PerfConstant
+    channels: PerfConstant
     min_bytes: PerfConstant
     max_bytes: PerfConstant
     latency_us: PerfConstant
@@ -369,6 +370,12 @@ class MscclAllPairs(_Entry):
 class Rccl(_Entry):
     msccl_single_process_default: PerfConstant
     msccl_allpairs: MscclAllPairs
+
+    @model_validator(mode="after")
+    def _switch_is_0_or_1(self) -> "Rccl":
+        if self.msccl_single_process_default.value not in (0, 1):
+            raise ValueError("rccl.msccl_single_process_default must be 0 or 1, as RCCL's setting is")
+        return self
 
 
 class Training(_Entry):

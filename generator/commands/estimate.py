@@ -115,8 +115,7 @@ def _add_run_settings(p: argparse.ArgumentParser) -> None:
         "--gpus-per-process",
         type=_positive,
         default=1,
-        help="GPUs one process drives, as nccl-tests -g (times -t): RCCL runs its MSCCL algorithms only when "
-        "every rank is its own process (default 1)",
+        help="GPUs one process drives, as nccl-tests -g (times -t) (default 1); see --msccl-single-process",
     )
     p.add_argument(
         "--no-msccl", action="store_true", help="RCCL's MSCCL algorithms off, like RCCL_MSCCL_ENABLE=0"
@@ -125,18 +124,16 @@ def _add_run_settings(p: argparse.ArgumentParser) -> None:
         "--msccl-single-process",
         choices=("0", "1"),
         help="like RCCL_MSCCL_ENABLE_SINGLE_PROCESS: whether ranks sharing a process run MSCCL "
-        "(default: RCCL's, 1 in its source)",
+        "(default: RCCL's, perf.yaml rccl.msccl_single_process_default)",
     )
 
 
 def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"`{text[:40]}`: give a whole number of 1 or more")
-    return value
+    """A count of 1 or more in ASCII digits (int() would also take other scripts' digits and `1_0`)."""
+    if text.isascii() and text.isdigit() and len(text) <= 7 and int(text) >= 1:
+        return int(text)
+    shown = f"`{text[:40]}`" if text.isascii() and text.isprintable() else "its value"
+    raise argparse.ArgumentTypeError(f"{shown}: give a whole number of 1 or more")
 
 
 def _collectives(text: str) -> list[str]:

@@ -224,8 +224,8 @@ class _Predictions:
         between = nodes > system.unit_nodes
         channels = st.channels if between else None
         least = st.min_channels if between else None
-        # a process drives at most the run's ranks a node (an output without its `# Rank` lines has none to
-        # count: its header's GPUs a process are then taken as they come)
+        # an output that lists its ranks is refused when a process drives more than a host lists
+        # (nccl_results._check_process_fits); one without `# Rank` lines has no ranks a node to hold them to
         process = replace(st.process, gpus_per_process=min(st.process.gpus_per_process, rpn))
         key = (nodes, rpn, share, st.nvlink, st.nccl_version, channels, st.pxn, least, process)
         if key not in self.jobs:
@@ -307,8 +307,16 @@ def run_settings(run: NcclRun) -> RunSettings:
         nccl_version=st.nccl_version,
         pxn=not st.pxn_disabled,
         min_channels=st.min_channels,
-        process=ProcessSettings(st.gpus_per_process, not st.msccl_disabled, st.msccl_single_process),
+        process=ProcessSettings(st.gpus_per_process, _msccl_on(st), st.msccl_single_process),
     )
+
+
+def _msccl_on(st: RecordedSettings) -> bool:
+    """RCCL_MSCCL_ENABLE, and NCCL_MAX_NCHANNELS: RCCL drops an MSCCL algorithm that needs more channels than
+    the cap allows (perf.yaml rccl.msccl_allpairs.channels), even inside one node, where the model counts no
+    channels otherwise."""
+    need = perf_data().rccl.msccl_allpairs.channels.value
+    return not st.msccl_disabled and (st.channels is None or st.channels >= need)
 
 
 def _algorithms(st: RecordedSettings) -> tuple[str, ...] | None:

@@ -81,6 +81,8 @@ _RANK_RE = re.compile(
     r"^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\b", re.ASCII
 )
 _TEST_RE = re.compile(r"^#\s*Collective test starting:\s*(\S+)", re.ASCII)
+# RCCL's 0/1 settings, echoed as NCCL's are (its RCCL_PARAM loads "RCCL_" + name through ncclLoadParam)
+_RCCL_SWITCHES = ("RCCL_MSCCL_ENABLE", "RCCL_MSCCL_ENABLE_SINGLE_PROCESS")
 # NCCL_DEBUG=INFO echoes its environment: "... NCCL INFO NCCL_ALGO set by environment to Ring" (tuning.cc),
 # "... NCCL INFO NCCL_MAX_NCHANNELS set by environment to 8." (param.cc ncclLoadParam: "%s set by environment
 # to %lld."; NCCL_P2P_DISABLE is printed with or without the period, depending on the release)
@@ -92,9 +94,7 @@ SETTINGS = (
     "NCCL_P2P_DISABLE",
     "NCCL_PXN_DISABLE",
     "NCCL_NVLS_ENABLE",
-    # RCCL's, echoed the same way (its RCCL_PARAM loads "RCCL_" + name through ncclLoadParam)
-    "RCCL_MSCCL_ENABLE",
-    "RCCL_MSCCL_ENABLE_SINGLE_PROCESS",
+    *_RCCL_SWITCHES,
 )
 # The whole value is taken and checked (_checked_setting): one the model cannot read is refused, never skipped
 # (a skipped `allreduce:tree` or `-4` would predict the run with NCCL's defaults).
@@ -111,7 +111,8 @@ _NCCL_VERSION_RE = re.compile(r"NCCL INFO NCCL version (\d{1,3}\.\d{1,3}\.\d{1,3
 _AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)", re.ASCII)
 # the GPUs each process drives: threads × GPUs a thread (common.cu ``# nThread %d nGpus %d minBytes ...``);
 # the tokens are checked by _checked_process, never skipped
-_PROCESS_RE = re.compile(r"^#\s*nThread\s+(\S+)\s+nGpus\s+(\S+)", re.ASCII)
+_PROCESS_RE = re.compile(r"^#\s*nThread\b(.*)$", re.ASCII)
+_PROCESS_COUNTS_RE = re.compile(r"\s+(\S+)\s+nGpus\s+(\S+)(?:\s.*)?", re.ASCII)
 # the same in a -J file's ``args`` (common.cu getopt: ``-t``/``--nthreads``, ``-g``/``--ngpus``)
 _ARG_OPTIONS = {"-t": "t", "--nthreads": "t", "-g": "g", "--ngpus": "g"}
 _RAIL_NAME_RE = re.compile(r"rail(\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
@@ -238,21 +239,33 @@ def _checked_setting(name: str, raw: str, where: str) -> str:
     return value
 
 
-_RCCL_SWITCHES = ("RCCL_MSCCL_ENABLE", "RCCL_MSCCL_ENABLE_SINGLE_PROCESS")
-
-
 def _checked_process(threads: str, gpus: str, where: str) -> int:
     """The GPUs one process drives (nThread × nGpus), refused where it stands unless both are counts (ASCII
     digits, at most 7) whose product a run can have."""
     for name, token in (("nThread", threads), ("nGpus", gpus)):
         if not (token.isascii() and token.isdigit() and len(token) <= 7):
-            shown = token[:40] if token.isascii() and token.isprintable() else "its value"
-            raise ForeignInputError(where, f"{name} `{shown}`: a count of 1 or more")
+            shown = f"`{token[:40]}`" if token.isascii() and token.isprintable() else "its value"
+            raise ForeignInputError(where, f"{name} {shown}: a count of 1 or more")
     count = int(threads) * int(gpus)
     if not 1 <= count < MAX_RANKS:
         most = f"{MAX_RANKS - 1:,}"
         raise ForeignInputError(where, f"nThread {threads} × nGpus {gpus}: a process drives 1 to {most} GPUs")
     return count
+
+
+def _check_process_fits(hosts: dict[int, str], gpus_per_process: int, where: str) -> None:
+    """A process drives GPUs of its own host: a host listing fewer ranks than one process drives is an output
+    no run writes (with no rank listed there is nothing to compare, and the header is taken as it stands)."""
+    if gpus_per_process <= 1 or not hosts:
+        return
+    per_host: dict[str, int] = {}
+    for host in hosts.values():
+        per_host[host] = per_host.get(host, 0) + 1
+    host, ranks = min(per_host.items(), key=lambda kv: kv[1])
+    if ranks < gpus_per_process:
+        raise ForeignInputError(
+            where, f"{gpus_per_process} GPUs a process, but host {host} lists {ranks} rank(s)"
+        )
 
 
 def _switch(value: str | None) -> bool | None:
@@ -377,7 +390,10 @@ class _TextRun:
         elif m := _TESTS_VERSION_RE.match(line):
             self.version = self.version or release_from_code(int(m.group(1)))
         elif m := _PROCESS_RE.match(line):
-            count = _checked_process(m.group(1), m.group(2), where)
+            counts = _PROCESS_COUNTS_RE.fullmatch(m.group(1))
+            if counts is None:
+                raise ForeignInputError(where, "the `# nThread N nGpus M` header holds no two counts")
+            count = _checked_process(counts.group(1), counts.group(2), where)
             if self.process_at is not None and count != self.gpus_per_process:
                 raise ForeignInputError(
                     where, f"{count} GPUs a process here but {self.gpus_per_process} at {self.process_at}"
@@ -425,6 +441,7 @@ def _text_run(run: _TextRun, several: bool) -> NcclRun | None:
     coll = _collective(run.program, run.path)
     if not run.rows or coll is None:
         return None
+    _check_process_fits(run.hosts, run.gpus_per_process, run.process_at or str(run.path))
     ordered = tuple(dict.fromkeys(run.hosts[r] for r in sorted(run.hosts)))
     rail, hca = _rail_from_name(run.path), _hca_from_name(run.path)
     return NcclRun(
@@ -583,6 +600,8 @@ def parse_json(text: str, path: Path) -> list[NcclRun]:
     rows = _json_rows(doc)
     if not rows or coll is None:
         return []
+    settings = _json_settings(doc, path)
+    _check_process_fits(hosts, settings.gpus_per_process, f"{path}: $.args")
     avg = doc.average_bus_bandwidth.bandwidth if doc.average_bus_bandwidth else None
     rail = _rail_from_name(path)
     run = NcclRun(
@@ -595,7 +614,7 @@ def parse_json(text: str, path: Path) -> list[NcclRun]:
         avg if isinstance(avg, float) else None,
         "json",
         None if rail is not None else _json_hca(doc.env, path),
-        _json_settings(doc, path),
+        settings,
     )
     return [run]
 

@@ -50,11 +50,10 @@ class ProcessSettings:
             parts.append(f"RCCL_MSCCL_ENABLE_SINGLE_PROCESS={int(self.msccl_single_process)}")
         return parts
 
-    @property
-    def msccl_runs(self) -> bool:
-        shared = self.msccl_single_process
-        if shared is None:
-            shared = bool(perf_data().rccl.msccl_single_process_default.value)
+    def msccl_runs(self, shared_by_default: bool) -> bool:
+        """Whether RCCL runs MSCCL for these processes; ``shared_by_default``: RCCL's default for ranks that
+        share a process (perf.yaml rccl.msccl_single_process_default)."""
+        shared = shared_by_default if self.msccl_single_process is None else self.msccl_single_process
         return self.msccl and (self.gpus_per_process == 1 or shared)
 
 
@@ -191,12 +190,13 @@ def _runs_msccl(system: System, units: int, ranks: int, process: ProcessSettings
     rccl_msccl), one node whose ``ranks`` GPUs are each linked to every other (RCCL's rome_model_79: 7 xGMI
     links each), as the run's processes allow (ProcessSettings.msccl_runs)."""
     gpu = system.gpu
+    shared_by_default = perf_data().rccl.msccl_single_process_default.value == 1
     return (
         gpu.rccl_msccl
         and units == 1
         and system.intra_class == "nvlink"
         and gpu.infinity_fabric_links == ranks - 1
-        and process.msccl_runs
+        and process.msccl_runs(shared_by_default)
     )
 
 

@@ -1,8 +1,8 @@
 """RCCL's MSCCL all-pairs all_reduce on one MI300X node (perf.yaml rccl.msccl_allpairs).
 
 RCCL ships an 8-GPU all-pairs Simple all_reduce for 512 KiB - 20 MiB (tools/msccl-algorithms, minBytes /
-maxBytes) and turns MSCCL on for a node of 8 fully connected MI300X; it uses it only when every rank is its
-own process (rccl-usage-tips: "MSCCL is only used if every rank belongs to a unique process"). The fit is
+maxBytes) and turns MSCCL on for a node of 8 fully connected MI300X; ranks sharing a process run it too unless
+RCCL_MSCCL_ENABLE_SINGLE_PROCESS=0 (src/misc/msccl/msccl_lifecycle.cc defaults it to 1). The fit is
 re-run here from AMD's own sweep (tests/perf/data/msccl_allpairs.yaml, outside the evaluation set), and the
 expected figures are worked out from that fit and AMD's link figure, not from the model's code."""
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,16 @@ def test_ranks_sharing_a_process_follow_rccls_setting(tmp_path) -> None:
     assert estimate("all_reduce", MIB, _job(tmp_path, process=off)).algorithm != "msccl_allpairs"
     with pytest.raises(PerfError, match="9 GPUs a process, but the run has 8 ranks a node"):
         _job(tmp_path, process=ProcessSettings(gpus_per_process=9))
+
+
+def test_only_where_the_catalogue_says_rccl_turns_msccl_on(tmp_path) -> None:
+    """gpus.yaml rccl_msccl: the same node with the flag off gets RCCL's tuner."""
+    cluster, plan, _ = build(server_nodes("mi300x-8"), tmp_path)
+    system = system_for(cluster, plan)
+    assert system.gpu.rccl_msccl and job_for(system, 1).runs_msccl
+    unflagged = replace(system, gpu=system.gpu.model_copy(update={"rccl_msccl": False}))
+    assert not job_for(unflagged, 1).runs_msccl
+    assert estimate("all_reduce", MIB, job_for(unflagged, 1)).algorithm != "msccl_allpairs"
 
 
 def test_only_on_the_whole_fully_connected_node_rccl_runs_it_on(tmp_path) -> None:
@@ -195,6 +206,24 @@ def test_rccls_msccl_settings_are_read_from_the_output(tmp_path) -> None:
     (run,) = read_runs(tmp_path / "run.txt")
     assert run.settings.msccl_disabled and run.settings.msccl_single_process
     assert "RCCL_MSCCL_ENABLE=0" in run.settings.text()
+    assert "RCCL_MSCCL_ENABLE_SINGLE_PROCESS=1" in run.settings.text()
+
+
+@pytest.mark.parametrize("header", ["# nThread 1 nGpus", "# nThread  nGpus 8", "# nThread"])
+def test_a_header_without_two_counts_is_refused(tmp_path, header: str) -> None:
+    lines = [header if line.startswith("# nThread") else line for line in _amd_output(1).split("\n")]
+    (tmp_path / "run.txt").write_text("\n".join(lines))
+    with pytest.raises(ForeignInputError, match=r"run\.txt:\d+.*holds no two counts"):
+        read_runs(tmp_path / "run.txt")
+
+
+def test_more_gpus_a_process_than_a_host_lists_is_refused(tmp_path) -> None:
+    """nGpus 8 on a host whose `# Rank` lines list 4 ranks: no run writes that."""
+    text = nccl_text(["mi01"], 4, [(MIB, 60.0)])
+    head = "# nThread 1 nGpus 8 minBytes 8 maxBytes 1048576 step: 2(factor) warmup iters: 5"
+    (tmp_path / "run.txt").write_text(text.replace("# Using devices", f"{head}\n#\n# Using devices", 1))
+    with pytest.raises(ForeignInputError, match="8 GPUs a process, but host mi01 lists 4 rank"):
+        read_runs(tmp_path / "run.txt")
 
 
 def test_the_report_predicts_each_run_as_it_ran(tmp_path, capsys) -> None:
@@ -204,9 +233,15 @@ def test_the_report_predicts_each_run_as_it_ran(tmp_path, capsys) -> None:
     results = tmp_path / "results"
     results.mkdir()
     (results / "all_reduce_g1.txt").write_text(_amd_output(1))
-    lines = _amd_output(8).split("\n")
-    info = "mi01:4242:4242 [0] NCCL INFO RCCL_MSCCL_ENABLE_SINGLE_PROCESS set by environment to 0."
-    (results / "all_reduce_g8.txt").write_text("\n".join([lines[0], info, *lines[1:]]))
+    for name, setting in (
+        ("all_reduce_g8.txt", "RCCL_MSCCL_ENABLE_SINGLE_PROCESS set by environment to 0."),
+        ("all_reduce_off.txt", "RCCL_MSCCL_ENABLE set by environment to 0."),
+        ("all_reduce_4ch.txt", "NCCL_MAX_NCHANNELS set by environment to 4."),
+    ):
+        lines = _amd_output(8 if name.endswith("g8.txt") else 1).split("\n")
+        (results / name).write_text(
+            "\n".join([lines[0], f"mi01:4242:4242 [0] NCCL INFO {setting}", *lines[1:]])
+        )
     main(["acceptance-report", str(path), "--results", str(results), "--format", "json"])
     report = json.loads(capsys.readouterr().out)
     runs = {Path(r["file"]).name: r for r in report["runs"]}
@@ -216,3 +251,7 @@ def test_the_report_predicts_each_run_as_it_ran(tmp_path, capsys) -> None:
     assert first[MIB]["algorithm"] == "msccl_allpairs" and shared[MIB]["algorithm"] == "ring"
     assert eight["gpus_per_process"] == 8 and eight["rccl_msccl_enable_single_process"] == 0
     assert "gpus_per_process" not in one
+    off, capped = runs["all_reduce_off.txt"], runs["all_reduce_4ch.txt"]
+    assert off["rccl_msccl_enable"] == 0 and capped["nccl_max_nchannels"] == 4
+    for run in (off, capped):  # RCCL_MSCCL_ENABLE=0, and fewer channels than MSCCL's 8: RCCL's tuner runs it
+        assert {r["size_bytes"]: r for r in run["sizes"]}[MIB]["algorithm"] == "ring"
