@@ -28,7 +28,8 @@ from ruamel.yaml import YAML  # noqa: E402
 
 from blueprints.models import Blueprint  # noqa: E402
 from generator.perf.collectives import algorithm_list, estimate, protocol_list  # noqa: E402
-from generator.perf.predict import ProcessSettings, job_for  # noqa: E402
+from generator.perf.predict import job_for  # noqa: E402
+from generator.perf.processes import ProcessSettings  # noqa: E402
 from generator.perf.sizes import parse_size  # noqa: E402
 from generator.perf.system import system_for  # noqa: E402
 from generator.plan.build import build_plan  # noqa: E402

@@ -161,7 +161,8 @@ def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The run's NCCL settings from the options (--algo, --proto, --channels, --min-channels, --no-nvlink,
     --no-pxn, --nccl-version, --gpus-per-process, --no-msccl, --msccl-single-process)."""
     from generator.perf.collectives import algorithm_list, protocol_list
-    from generator.perf.predict import ProcessSettings, RunSettings
+    from generator.perf.predict import RunSettings
+    from generator.perf.processes import ProcessSettings
     from generator.perf.system import check_nccl_version
 
     # --channels / --min-channels below 1 are refused where the job is built (predict._graphs)

@@ -35,7 +35,7 @@ from generator.perf.collectives import (
     protocol_list,
 )
 from generator.perf.nccl_results import NcclRun, RecordedSettings
-from generator.perf.predict import Job, ProcessSettings, RunSettings, job_for
+from generator.perf.predict import Job, RunSettings, job_for
 from generator.perf.system import PerfError, System
 
 if TYPE_CHECKING:
@@ -307,7 +307,7 @@ def run_settings(run: NcclRun) -> RunSettings:
         nccl_version=st.nccl_version,
         pxn=not st.pxn_disabled,
         min_channels=st.min_channels,
-        process=ProcessSettings(st.gpus_per_process, _msccl_on(st), st.msccl_single_process),
+        process=replace(st.process, msccl=_msccl_on(st)),
     )
 
 

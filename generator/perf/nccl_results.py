@@ -46,6 +46,7 @@ from pydantic import ValidationError
 from blueprints.catalog.perf import perf_data
 from generator.foreign import ByteBudget, ForeignInputError, host_name_problem, pydantic_refusal, read_foreign
 from generator.foreign import parse_json as parse_json_document
+from generator.perf.processes import DEFAULT_PROCESSES, ProcessSettings
 from generator.perf.results_model import AVERAGE, MAX_RANKS, MAX_ROWS, NcclJson, ResultRow
 
 PROGRAMS = {
@@ -150,9 +151,21 @@ class RecordedSettings:
     pxn_disabled: bool = False  # NCCL_PXN_DISABLE=1: PXN off (--no-pxn)
     min_channels: int | None = None  # NCCL_MIN_NCHANNELS (--min-channels)
     nvls_disabled: bool = False  # NCCL_NVLS_ENABLE=0: no NVLS or NVLS-tree (--algo ^NVLS,NVLSTree)
-    gpus_per_process: int = 1  # nccl-tests nThread × nGpus (--gpus-per-process)
-    msccl_disabled: bool = False  # RCCL_MSCCL_ENABLE=0 (--no-msccl)
-    msccl_single_process: bool | None = None  # RCCL_MSCCL_ENABLE_SINGLE_PROCESS (--msccl-single-process)
+    # nccl-tests nThread × nGpus, RCCL_MSCCL_ENABLE, RCCL_MSCCL_ENABLE_SINGLE_PROCESS (--gpus-per-process,
+    # --no-msccl, --msccl-single-process)
+    process: ProcessSettings = DEFAULT_PROCESSES
+
+    @property
+    def gpus_per_process(self) -> int:
+        return self.process.gpus_per_process
+
+    @property
+    def msccl_disabled(self) -> bool:
+        return not self.process.msccl
+
+    @property
+    def msccl_single_process(self) -> bool | None:
+        return self.process.msccl_single_process
 
     def text(self) -> str:
         """In NCCL's spelling; empty for a run of NCCL's own choices on the blueprint's release."""
@@ -165,11 +178,7 @@ class RecordedSettings:
             "NCCL_PXN_DISABLE=1" if self.pxn_disabled else "",
             "NCCL_NVLS_ENABLE=0" if self.nvls_disabled else "",
             f"NCCL {self.nccl_version}" if self.nccl_version else "",
-            f"{self.gpus_per_process} GPUs a process" if self.gpus_per_process > 1 else "",
-            "RCCL_MSCCL_ENABLE=0" if self.msccl_disabled else "",
-            f"RCCL_MSCCL_ENABLE_SINGLE_PROCESS={int(self.msccl_single_process)}"
-            if self.msccl_single_process is not None
-            else "",
+            *self.process.describe(),
         ]
         return " ".join(p for p in parts if p)
 
@@ -285,9 +294,11 @@ def _settings(env: dict[str, str], version: str | None, gpus_per_process: int = 
         pxn_disabled=env.get("NCCL_PXN_DISABLE") == "1",
         min_channels=int(least) if least is not None else None,
         nvls_disabled=env.get("NCCL_NVLS_ENABLE") == "0",
-        gpus_per_process=gpus_per_process,
-        msccl_disabled=env.get("RCCL_MSCCL_ENABLE") == "0",
-        msccl_single_process=_switch(env.get("RCCL_MSCCL_ENABLE_SINGLE_PROCESS")),
+        process=ProcessSettings(
+            gpus_per_process,
+            env.get("RCCL_MSCCL_ENABLE") != "0",
+            _switch(env.get("RCCL_MSCCL_ENABLE_SINGLE_PROCESS")),
+        ),
     )
 
 

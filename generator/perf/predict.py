@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from blueprints.catalog.perf import PerfData, perf_data
 from generator.perf.channels import Graph, ring_ll128_cap, run_channels, search, tree_channel_cap
 from generator.perf.collectives import Estimate, Job, estimate
+from generator.perf.processes import DEFAULT_PROCESSES, ProcessSettings
 from generator.perf.system import (
     Limit,
     PerfError,
@@ -32,32 +33,6 @@ PLACEMENTS = ("packed", "scattered")
 
 
 @dataclass(frozen=True)
-class ProcessSettings:
-    """How the run's processes hold its ranks and what RCCL makes of that: ``gpus_per_process`` as nccl-tests
-    -g (times -t); ``msccl`` False as RCCL_MSCCL_ENABLE=0; ``msccl_single_process`` as
-    RCCL_MSCCL_ENABLE_SINGLE_PROCESS, whether ranks sharing a process run MSCCL (None: RCCL's default,
-    perf.yaml rccl.msccl_single_process_default)."""
-
-    gpus_per_process: int = 1
-    msccl: bool = True
-    msccl_single_process: bool | None = None
-
-    def describe(self) -> list[str]:
-        parts = [f"{self.gpus_per_process} GPUs a process"] if self.gpus_per_process > 1 else []
-        if not self.msccl:
-            parts.append("RCCL_MSCCL_ENABLE=0")
-        if self.msccl_single_process is not None:
-            parts.append(f"RCCL_MSCCL_ENABLE_SINGLE_PROCESS={int(self.msccl_single_process)}")
-        return parts
-
-    def msccl_runs(self, shared_by_default: bool) -> bool:
-        """Whether RCCL runs MSCCL for these processes; ``shared_by_default``: RCCL's default for ranks that
-        share a process (perf.yaml rccl.msccl_single_process_default)."""
-        shared = shared_by_default if self.msccl_single_process is None else self.msccl_single_process
-        return self.msccl and (self.gpus_per_process == 1 or shared)
-
-
-@dataclass(frozen=True)
 class RunSettings:
     """What a run changes, as NCCL's environment would: NCCL_ALGO, NCCL_PROTO, the inter-node channel count
     (NCCL_MAX_NCHANNELS-like), the channels run at least (NCCL_MIN_NCHANNELS), NCCL_P2P_DISABLE (NVLink
@@ -70,7 +45,7 @@ class RunSettings:
     nccl_version: str | None = None
     pxn: bool = True
     min_channels: int | None = None
-    process: ProcessSettings = ProcessSettings()
+    process: ProcessSettings = DEFAULT_PROCESSES
 
     def describe(self) -> str:
         parts = []
@@ -133,7 +108,7 @@ def job_for(
     channels: int | None = None,
     pxn: bool = True,
     min_channels: int | None = None,
-    process: ProcessSettings = ProcessSettings(),
+    process: ProcessSettings = DEFAULT_PROCESSES,
 ) -> Job:
     """The collective's view of ``nodes`` nodes of the system's pool (default: all of them); ``pxn=False``
     as NCCL_PXN_DISABLE=1, ``min_channels`` NCCL_MIN_NCHANNELS, ``process`` how processes hold the ranks."""

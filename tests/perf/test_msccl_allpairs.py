@@ -23,7 +23,8 @@ from generator.cli import main
 from generator.foreign import ForeignInputError
 from generator.perf.collectives import estimate
 from generator.perf.nccl_results import read_runs
-from generator.perf.predict import ProcessSettings, job_for
+from generator.perf.predict import job_for
+from generator.perf.processes import ProcessSettings
 from generator.perf.system import PerfError, system_for
 
 DATA = Path(__file__).parent / "data" / "msccl_allpairs.yaml"
