@@ -391,9 +391,13 @@ def _tree(job: Job, perf: PerfData) -> list[Candidate]:
             if bw.gbytes > cap:
                 bw = Limit(cap, "LL protocol ceiling", f"NCCL's LL ceiling {cap:g} GB/s")
         inter = _net_step_us(job, perf, hw.get("net", "tree", p), p)
-        # NCCL 2.20 tunes a multi-node NVLink job as one node ("MNNVL support - treat as a single NVLink
-        # connected node", tuning.cc): its tree latency counts every rank as an NVLink hop of one chain.
-        chain, levels = (job.ranks, 1) if job.mnnvl else (k, u)
+        # Across NVLink domains NCCL's nodes are the domains: from 2.21 init.cc fuses the topology of every
+        # rank of an NVLink clique (bootstrapIntraNodeAllGather over clique.ranks, ncclTopoFuseXml), so nNodes
+        # counts cliques and tuning.cc reads it as it is (2.21.5: int nNodes = comm->nNodes). 2.20.3's "treat
+        # as a single NVLink connected node" (nNodes = comm->MNNVL ? 1 : ...) never reaches a tree: it turned
+        # MNNVL on only when the whole communicator was one clique (init.cc: cliqueSize == comm->nRanks).
+        # A chain of the domain's ranks in each, a tree across the domains.
+        chain, levels = k, u
         lat = nc.base_latency_us.get("tree", p) + 2 * (
             (chain - 1) * hw.get(job.intra_class, "tree", p) + _log2i(levels) * inter
         )

@@ -48,6 +48,22 @@ def test_nvl72_racks_are_joined_by_at_most_the_ring_channels_nics(tmp_path: Path
     assert across.algorithm == "ring" and across.busbw_gbytes <= two.net.gbytes + 1e-6
 
 
+def test_a_tree_across_nvlink_domains_chains_each_domain(tmp_path: Path) -> None:
+    """Two NVL72 racks on NCCL 2.26.2: NCCL's nodes are the NVLink domains (from 2.21 init.cc fuses each clique's
+    topology, and tuning.cc reads nNodes as it is), so the tree latency is NCCL's formula with 72 ranks a node
+    and two nodes, not one chain of 144 ranks. Worked by hand from tuning.cc 2.25.1 (kept by 2.26.2), LL:
+    baseLat 6.8 + 2 x (71 x NVLink 0.6 + log2(2) x (NET 5.0 + the fabric's latency a traversal))."""
+    cluster, plan, _ = build(server_nodes("gb200-nvl72-tray", 36, NDR), tmp_path)
+    system = system_for(cluster, plan, nccl_version="2.26.2")
+    two = job_for(system, 36)
+    assert (two.units, two.ranks_per_unit) == (2, 72)
+    tree_ll = next(c for c in candidates("all_reduce", two) if (c.algorithm, c.protocol) == ("tree", "ll"))
+    hop = two.net_latency_us
+    assert tree_ll.latency_us == pytest.approx(6.8 + 2 * (71 * 0.6 + 1 * (5.0 + hop)))
+    # the one-chain reading (144 ranks, no network level) would be 6.8 + 2 x 143 x 0.6
+    assert tree_ll.latency_us < 6.8 + 2 * 143 * 0.6
+
+
 def test_a_job_of_part_of_several_racks_spreads_its_trays_evenly(tmp_path: Path) -> None:
     """32 NVL72 trays span two racks as 16 + 16 (128 ranks), as OCI's two-rack GB200 runs place them; the job
     never counts the 4 trays it does not have (the model gave 2 x 18 trays, 144 ranks). 48 trays: 3 x 16; 20

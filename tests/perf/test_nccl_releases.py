@@ -1,7 +1,8 @@
 """NCCL's tuner as the release a run uses has it (issue 28: "src/graph/tuning.cc of the NCCL release the
-blueprint pins"). perf.yaml holds 2.20.3's tables and, under nccl.releases, what 2.25.1, 2.28.7, 2.29.2 and
-2.31.2 changed. The numbers expected below are transcribed from NVIDIA/nccl at the commits perf.yaml cites
-(src/graph/tuning.cc: 2.20.3 b6475625fbcaa2c3c0e50eed2fa1255d7514d4a2, 2.25.1
+blueprint pins"). perf.yaml holds 2.20.3's tables and, under nccl.releases, what 2.21.5, 2.25.1, 2.28.7,
+2.29.2 and 2.31.2 changed. The numbers expected below are transcribed from NVIDIA/nccl at the commits perf.yaml cites
+(src/graph/tuning.cc: 2.20.3 b6475625fbcaa2c3c0e50eed2fa1255d7514d4a2, 2.21.5
+ab2b89c4c339bd7f816fbc114a4b05d386b66290, 2.25.1
 80f6bda4378b99d99e82b4d76a633791cc45fef0, 2.28.7 ae7aed194dc63c65d1bf5c0385ba3d68d3b64c8c, 2.29.2
 ebd1e929285881cb4df02c3459588a2e12b2d8c0; src/tuning/cost_model.cc 2.31.2
 889806836097808572f87a2019eefd01f27aae68), and the latencies are worked by hand from its formulas, not taken
@@ -40,10 +41,29 @@ def _candidate(system: System, algorithm: str, protocol: str, ranks_per_node: in
 
 def test_releases_before_the_first_later_table_keep_2_20_3() -> None:
     perf = perf_data()
-    assert perf.for_release(None) is perf and perf.for_release(224) is perf
+    assert perf.for_release(None) is perf and perf.for_release(220) is perf
     assert perf.nccl.hw_latency_us.get("nvlink", "tree", "simple") == 28.0
+    assert perf.nccl.hw_latency_us.get("nvlink", "nvls", "simple") == 23.0
     assert perf.nccl.base_latency_us.get("tree", "simple") == 0.0
+    assert perf.nccl.ring_ll_factor_multi.value == 0.25
     assert [int(a) for a in perf.nccl.ll128_sm_archs.values] == [70, 80, 90]
+
+
+@pytest.mark.parametrize("release", [221, 222, 223, 224])
+def test_2_21_5_tables_apply_from_2_21_to_2_24(release: int) -> None:
+    """2.21.5 (and 2.22.3, the same constants) change Ring/LL to busBw * .5, llMaxBws Hopper-N1 to 141 and
+    NVLS / NVLSTree over NVLink to 25; Tree/Simple keeps 28, baseLat Tree/Simple 0 and LL128 stops at sm90."""
+    nc = perf_data().for_release(release).nccl
+    assert nc.ring_ll_factor_multi.value == nc.ring_ll_factor_single.value == 0.5
+    assert nc.ll_max_gbytes_single[90].value == 141.0 and nc.ll_max_gbytes_single[80].value == 87.7
+    assert nc.hw_latency_us.get("nvlink", "nvls", "simple") == nc.hw_latency_us.get(
+        "nvlink", "nvls_tree", "simple"
+    )
+    assert nc.hw_latency_us.get("nvlink", "nvls", "simple") == 25.0
+    assert [nc.hw_latency_us.get(link, "tree", "simple") for link in ("nvlink", "pci", "net")] == [28.0] * 3
+    assert nc.base_latency_us.get("tree", "simple") == 0.0
+    assert [int(a) for a in nc.ll128_sm_archs.values] == [70, 80, 90]
+    assert "ab2b89c4c339bd7f816fbc114a4b05d386b66290" in nc.releases_up_to(release)[-1].source
 
 
 @pytest.mark.parametrize("release", [225, 226, 227])
@@ -68,7 +88,7 @@ def test_2_25_1_tables_apply_from_2_25_on(release: int) -> None:
     assert nc.tree_per_channel_max_gbytes[100].values == (2 * 38.7, 2 * 41.4, 2 * 36.0)
     assert nc.tree_per_channel_max_gbytes[90].values == (38.7, 41.4, 36.0)
     assert 100 in [int(a) for a in nc.ll128_sm_archs.values]
-    assert "80f6bda4378b99d99e82b4d76a633791cc45fef0" in perf_data().nccl.releases[0].source
+    assert "80f6bda4378b99d99e82b4d76a633791cc45fef0" in perf_data().nccl.releases_up_to(release)[-1].source
 
 
 # Blackwell (sm100) rows (N1, N2, N4+) of each release, as its source prints them; Hopper's never change
@@ -166,5 +186,8 @@ def test_estimate_says_which_tuner_it_used(tmp_path: Path, capsys: pytest.Captur
     assert main(["estimate", str(path), "--nccl-version", "2.26.2"]) == 0
     out = capsys.readouterr().out.replace("\n", " ")
     assert "NCCL 2.26.2: predicted with the tuner tables of NVIDIA/nccl src/graph/tuning.cc 2.25.1" in out
-    assert main(["estimate", str(path), "--nccl-version", "2.21.5"]) == 0
+    assert main(["estimate", str(path), "--nccl-version", "2.22.3"]) == 0
+    out = capsys.readouterr().out.replace("\n", " ")
+    assert "NCCL 2.22.3: predicted with the tuner tables of NVIDIA/nccl src/graph/tuning.cc 2.21.5" in out
+    assert main(["estimate", str(path), "--nccl-version", "2.20.5"]) == 0
     assert "tuner tables of" not in capsys.readouterr().out
