@@ -123,7 +123,7 @@ class Job:
     sharp_share: float = 1.0  # share of the rails SHARP aggregates (2 streaming flows per switch)
     nics_per_unit: float = 0.0  # compute NICs a unit's ranks use (0: not known)
     multi_node_nvls: bool = True  # NCCL 2.18+: NVLS + IB SHARP and NVLS-tree across units
-    mnnvl: bool = False  # the NVLink domain spans nodes (NCCL's MNNVL: its tuner sees one node)
+    mnnvl: bool = False  # the NVLink domain spans nodes (NCCL's MNNVL: the domain is one node to its tuner)
     ring_graph: Limit | None = (
         None  # NCCL's inter-unit ring graph: channels × per-channel speed (channels.py)
     )
@@ -391,15 +391,14 @@ def _tree(job: Job, perf: PerfData) -> list[Candidate]:
             if bw.gbytes > cap:
                 bw = Limit(cap, "LL protocol ceiling", f"NCCL's LL ceiling {cap:g} GB/s")
         inter = _net_step_us(job, perf, hw.get("net", "tree", p), p)
-        # Across NVLink domains NCCL's nodes are the domains: from 2.21 init.cc fuses the topology of every
-        # rank of an NVLink clique (bootstrapIntraNodeAllGather over clique.ranks, ncclTopoFuseXml), so nNodes
-        # counts cliques and tuning.cc reads it as it is (2.21.5: int nNodes = comm->nNodes). 2.20.3's "treat
-        # as a single NVLink connected node" (nNodes = comm->MNNVL ? 1 : ...) never reaches a tree: it turned
+        # Across NVLink domains NCCL's nodes are the domains: from 2.21 src/graph/topo.cc fuses the topology
+        # of every rank of an NVLink clique (ncclTopoGetSystem over clique.ranks), init.cc counts nodes over
+        # it, and tuning.cc reads nNodes as it is (2.21.5: int nNodes = comm->nNodes). 2.20.3's "treat as a
+        # single NVLink connected node" (nNodes = comm->MNNVL ? 1 : ...) never reaches a tree: it turned
         # MNNVL on only when the whole communicator was one clique (init.cc: cliqueSize == comm->nRanks).
-        # A chain of the domain's ranks in each, a tree across the domains.
-        chain, levels = k, u
+        # So a chain of the domain's ranks in each domain and a tree across the domains, as between nodes.
         lat = nc.base_latency_us.get("tree", p) + 2 * (
-            (chain - 1) * hw.get(job.intra_class, "tree", p) + _log2i(levels) * inter
+            (k - 1) * hw.get(job.intra_class, "tree", p) + _log2i(u) * inter
         )
         out.append(
             Candidate(

@@ -265,7 +265,7 @@ def _nvls_limit(system: System, k: int, per_unit: int, units: int) -> Limit | No
 def _mnnvl_without_nvls(system: System, per_unit: int, units: int) -> bool:
     """Whether NVLS is off for a job whose NVLink domains span ``per_unit`` nodes (``units`` domains).
     NCCL 2.20's tuner turns it off on any multi-node NVLink domain without IB SHARP (``if (comm->nNodes > 1
-    || comm->MNNVL) algoEnable[NVLS] = 0``, "MNNVL: NVLS not yet supported"), NVLS-tree with it. From 2.25
+    || comm->MNNVL) algoEnable[NVLS] = 0``, "MNNVL: NVLS not yet supported"), NVLS-tree with it. From 2.21
     (perf.yaml mnnvl_nvls_min_release) a domain counts as one node, so a job inside one domain runs NVLS
     (checked outside the evaluation set: tests/perf/data/mnnvl_nvls_runs.yaml). Across domains NCCL's code
     would also allow NVLS-tree; the model keeps it off, because the published multi-rack runs do not show it

@@ -770,8 +770,8 @@ def mnnvl_nvls_first_release(perf: PerfData) -> str:
 
 
 def mnnvl_nvls(version: str, perf: PerfData) -> bool:
-    """Whether the NCCL release runs NVLS inside one NVLink domain that spans nodes: from 2.25 (tuning.cc
-    2.25.1: a domain counts as one node), not before (2.20.3: "MNNVL: NVLS not yet supported")."""
+    """Whether the NCCL release runs NVLS inside one NVLink domain that spans nodes: from 2.21 (tuning.cc
+    2.21.5: a domain counts as one node), not before (2.20.3: "MNNVL: NVLS not yet supported")."""
     release = nccl_release(version)
     return release is not None and release >= perf.nccl.mnnvl_nvls_min_release.value
 
@@ -780,7 +780,7 @@ def _mnnvl_notes(
     cluster: ResolvedCluster, nvls: bool, unit_nodes: int, version: str, perf: PerfData
 ) -> list[str]:
     """What NVLS does on NVLink domains that span nodes (predict.py ``_mnnvl_without_nvls``): off before
-    NCCL 2.25 without IB SHARP (rings across the trays); from 2.25 on inside one domain, while NVLS-tree
+    NCCL 2.21 without IB SHARP (rings across the trays); from 2.21 on inside one domain, while NVLS-tree
     across domains stays off in the model (docs/performance.md)."""
     if not nvls or unit_nodes < 2 or ib_sharp(cluster):
         return []

@@ -1,6 +1,6 @@
 """NVLS inside one NVLink domain that spans trays (issue 28: GB200 NVL72). NCCL 2.20's tuner turns NVLS off on
-any multi-node NVLink domain ("MNNVL: NVLS not yet supported"); from 2.25 a domain counts as one node and only
-NVLS across nodes without IB SHARP is off (tuning.cc 2.25.1), so a job inside one domain runs NVLS. Checked
+any multi-node NVLink domain ("MNNVL: NVLS not yet supported"); from 2.21 a domain counts as one node and only
+NVLS across nodes without IB SHARP is off (tuning.cc 2.21.5, as 2.25.1), so a job inside one domain runs NVLS. Checked
 against published runs outside the evaluation set (tests/perf/data/mnnvl_nvls_runs.yaml), with the NVLS figure
 worked by hand from catalogue facts: 900 GB/s of NVLink 5 a GPU, the H100 NVLS fact (480 GB/s busbw on 8 GPUs
 over 450 GB/s of NVLink 4) and NCCL's Blackwell/Hopper nvlsEfficiency ratio (0.74 / 0.85)."""
@@ -71,8 +71,8 @@ def test_two_trays_run_nvls_from_nccl_2_25(tmp_path: Path) -> None:
     assert any("runs NVLS inside one NVLink domain" in n for n in system.notes)
 
 
-def test_before_2_25_the_trays_run_rings(tmp_path: Path) -> None:
-    system = _system(tmp_path, 2, "2.21.5")
+def test_before_2_21_the_trays_run_rings(tmp_path: Path) -> None:
+    system = _system(tmp_path, 2, "2.20.5")
     est = estimate("all_reduce", 16 * GIB, job_for(system, 2))
     assert est.algorithm == "ring"
     assert est.busbw_gbytes <= 18 * 40.1 + 1e-6  # NCCL's NVLink 5 count bounds the ring
@@ -140,7 +140,8 @@ def test_the_ramp_fit_is_re_run(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("nccl", "sharp", "fires"), [("2.21.5", False, True), ("2.27.3", False, False), ("2.21.5", True, False)]
+    ("nccl", "sharp", "fires"),
+    [("2.20.5", False, True), ("2.21.5", False, False), ("2.27.3", False, False), ("2.20.5", True, False)],
 )
 def test_validate_warns_when_the_pinned_nccl_runs_rings_across_trays(
     tmp_path: Path, nccl: str, sharp: bool, fires: bool

@@ -66,6 +66,14 @@ def test_2_21_5_tables_apply_from_2_21_to_2_24(release: int) -> None:
     assert "ab2b89c4c339bd7f816fbc114a4b05d386b66290" in nc.releases_up_to(release)[-1].source
 
 
+def test_one_node_ll_ring_reaches_the_2_21_ceiling(tmp_path: Path) -> None:
+    """8 x H100 in one node, all_reduce ring LL: NVLink 18 x 20.6 GB/s = 370.8 a GPU; 2.20.3 gives LL bus
+    bandwidth min(87.7, 370.8 / 4) = 87.7 GB/s, 2.21.5 min(141, 370.8 x .5) = 141 (llMaxBws N1 rows)."""
+    for version, bus in (("2.20.5", 87.7), ("2.21.5", 141.0), ("2.22.3", 141.0)):
+        ll = _candidate(_system(tmp_path / version, "dgx-h100", 1, version), "ring", "ll")
+        assert ll.algbw.gbytes * 2 * 7 / 8 == pytest.approx(bus)
+
+
 @pytest.mark.parametrize("release", [225, 226, 227])
 def test_2_25_1_tables_apply_from_2_25_on(release: int) -> None:
     nc = perf_data().for_release(release).nccl
@@ -145,9 +153,9 @@ def test_two_b200_nodes_ll128_ring_follows_the_release(tmp_path: Path) -> None:
 
 
 def test_ring_and_tree_latency_follow_each_release(tmp_path: Path) -> None:
-    """Two DGX H100 over NDR, 16 ranks: ring all_reduce counts 2·nNodes network steps in 2.20.3 and
-    2·(nNodes−1) in 2.25.1 (nsteps = 30, intra steps at max(hwLat, 1 µs net overhead)); the Simple tree
-    pays 28 µs hops in 2.20.3 and 4 (NVLink) / 14 (net) plus an 8.4 µs base in 2.25.1."""
+    """Two DGX H100 over NDR, 16 ranks: ring all_reduce counts 2·nNodes network steps in 2.20.3 and 2.21.5
+    and 2·(nNodes−1) in 2.25.1 (nsteps = 30, intra steps at max(hwLat, 1 µs net overhead)); the Simple tree
+    pays 28 µs hops in 2.20.3 and 2.21.5 and 4 (NVLink) / 14 (net) plus an 8.4 µs base in 2.25.1."""
     old = _system(tmp_path / "a", "dgx-h100", 2, "2.21.5")
     new = _system(tmp_path / "b", "dgx-h100", 2, "2.25.1")
     hop = old.net_latency_us
@@ -169,13 +177,13 @@ def test_one_rank_per_node_uses_the_tree_network_latency_from_2_25(tmp_path: Pat
     old = _system(tmp_path / "a", "dgx-h100", 2, "2.21.5")
     new = _system(tmp_path / "b", "dgx-h100", 2, "2.25.1")
     hop = old.net_latency_us
-    # 2 ranks: nsteps 2; 2.20.3 counts 4 network steps (all of them, capped at nsteps), 2.25.1 two
+    # 2 ranks: nsteps 2; 2.20.3 and 2.21.5 count 4 network steps (all of them, capped at nsteps), 2.25.1 two
     assert _candidate(old, "ring", "ll", 1).latency_us == pytest.approx(6.6 + 2 * (2.7 + hop))
     assert _candidate(new, "ring", "ll", 1).latency_us == pytest.approx(6.6 + 2 * (5.0 + hop))
 
 
 def test_ll128_on_blackwell_from_the_release_that_enables_it(tmp_path: Path) -> None:
-    """2.20.3 turns LL128 on by default for sm70/80/90 only; 2.25.1 adds sm100."""
+    """2.20.3 and 2.21.5 turn LL128 on by default for sm70/80/90 only; 2.25.1 adds sm100."""
     assert not _system(tmp_path / "a", "dgx-b200", 1, "2.21.5").ll128
     assert _system(tmp_path / "b", "dgx-b200", 1, "2.25.1").ll128
     assert _system(tmp_path / "c", "dgx-h100", 1, "2.21.5").ll128

@@ -10,9 +10,9 @@ class NcclWithoutNvlsAcrossTrays(Rule):
     """The pinned NCCL runs no NVLS inside an NVLink domain that spans nodes.
 
     On servers whose NVLink domain spans several nodes (GB200 NVL72: 18 trays of 4 GPUs), NCCL releases
-    before 2.25 turn NVLink SHARP (NVLS) off for any communicator spanning trays unless IB SHARP (CollNet) is
+    before 2.21 turn NVLink SHARP (NVLS) off for any communicator spanning trays unless IB SHARP (CollNet) is
     available: tuning.cc 2.20.3 ``if (comm->nNodes > 1 || comm->MNNVL) algoEnable[NVLS] = 0`` ("MNNVL: NVLS
-    not yet supported"). From 2.25 (tuning.cc 2.25.1) a domain counts as one node and a job inside it runs
+    not yet supported"). From 2.21 (tuning.cc 2.21.5) a domain counts as one node and a job inside it runs
     NVLS (perf.yaml ``mnnvl_nvls_min_release``). Without it, all_reduce across trays runs rings bound by the
     NVLink bandwidth NCCL counts; published GB200/GB300 runs with NVLS on reach 607 GB/s at 128 MiB on two
     trays where the model's ring gives 424 (docs/performance.md). ``blueprint estimate`` shows the difference
@@ -23,7 +23,7 @@ class NcclWithoutNvlsAcrossTrays(Rule):
     severity = Severity.WARNING
     title = "NCCL release runs no NVLS across the trays of an NVLink domain"
     rationale = "Collectives spanning trays of a multi-node NVLink domain run rings instead of NVLS."
-    fix = "pin software.nccl to 2.25 or later (a release built for the pinned CUDA, see SFT004)"
+    fix = "pin software.nccl to 2.21 or later (a release built for the pinned CUDA, see SFT004)"
     tags = ("software", "nccl", "nvlink", "performance")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
