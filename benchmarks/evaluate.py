@@ -1,6 +1,7 @@
 """Evaluate the performance model on published measurements it was never fitted to.
 
     python benchmarks/evaluate.py [--json]
+    python benchmarks/evaluate.py --reproduce ID   # a row's blueprint and its `blueprint estimate` command
 
 Reads ``benchmarks/evaluation.yaml`` (each entry: source, hardware, run shape, measured busbw), builds each
 entry's cluster as a blueprint (resolve + plan, like ``blueprint estimate``), predicts the same run (nodes,
@@ -15,11 +16,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shlex
 import statistics
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -27,11 +29,11 @@ sys.path.insert(0, str(ROOT))
 from ruamel.yaml import YAML  # noqa: E402
 
 from blueprints.models import Blueprint  # noqa: E402
-from generator.perf.collectives import algorithm_list, estimate, protocol_list  # noqa: E402
-from generator.perf.predict import job_for  # noqa: E402
+from generator.perf.collectives import algorithm_list, protocol_list  # noqa: E402
+from generator.perf.predict import RunSettings, sweep  # noqa: E402
 from generator.perf.processes import ProcessSettings  # noqa: E402
 from generator.perf.sizes import parse_size  # noqa: E402
-from generator.perf.system import system_for  # noqa: E402
+from generator.perf.system import check_nccl_version, system_for  # noqa: E402
 from generator.plan.build import build_plan  # noqa: E402
 from generator.resolve import resolve  # noqa: E402
 
@@ -94,37 +96,61 @@ def _blueprint(entry: dict[str, Any], specs: dict[str, Any]) -> dict[str, Any]:
     return bp
 
 
-def evaluate_entry(entry: dict[str, Any], specs: dict[str, Any]) -> Outcome:
-    cluster = resolve(Blueprint.model_validate(_blueprint(entry, specs)))
-    # what the run changed, as `blueprint estimate` takes it: the NCCL release (--nccl-version), NVLink off
-    # (--no-nvlink), NCCL_PROTO (--proto), inter-node channels (--channels, --min-channels), GPUs one process
-    # drives (--gpus-per-process, nccl-tests -g)
-    nccl = str(entry["nccl"]) if "nccl" in entry else None
-    system = system_for(cluster, build_plan(cluster), nvlink=entry.get("nvlink", True), nccl_version=nccl)
-    job = job_for(
-        system,
-        entry["nodes"],
-        ranks_per_node=entry["ranks_per_node"],
+def run_settings(entry: dict[str, Any]) -> RunSettings:
+    """What the run changed, as `blueprint estimate` takes it (``estimate_argv``): NCCL_ALGO (--algo),
+    NCCL_PROTO (--proto), inter-node channels (--channels, --min-channels), NVLink off (--no-nvlink), the
+    NCCL release (--nccl-version), the GPUs one process drives (--gpus-per-process, nccl-tests -g) and the
+    ranks a node runs (--ranks-per-node)."""
+    algo = entry.get("algorithm", "default")
+    return RunSettings(
+        algorithms=None if algo == "default" else algorithm_list(algo),
+        protocols=protocol_list(entry["protocol"]) if "protocol" in entry else None,
         channels=entry.get("channels"),
+        nvlink=entry.get("nvlink", True),
+        nccl_version=check_nccl_version(str(entry["nccl"])) if "nccl" in entry else None,
         min_channels=entry.get("min_channels"),
         process=ProcessSettings(gpus_per_process=entry.get("gpus_per_process", 1)),
+        ranks_per_node=entry["ranks_per_node"],
     )
-    algo = entry.get("algorithm", "default")
-    algorithms = None if algo == "default" else algorithm_list(algo)
-    protocols = protocol_list(entry["protocol"]) if "protocol" in entry else None
+
+
+def estimate_argv(entry: dict[str, Any], blueprint: str) -> list[str]:
+    """The `blueprint estimate` arguments that predict ``entry`` from ``blueprint`` (the file of
+    ``_blueprint``'s document): what a reader types to reproduce a row (``--reproduce``)."""
+    argv = ["estimate", blueprint, "--collective", entry["collective"], "--sizes", str(entry["size"])]
+    argv += ["--nodes", str(entry["nodes"]), "--ranks-per-node", str(entry["ranks_per_node"])]
+    options = (
+        ("--algo", entry.get("algorithm") if entry.get("algorithm", "default") != "default" else None),
+        ("--proto", entry.get("protocol")),
+        ("--channels", entry.get("channels")),
+        ("--min-channels", entry.get("min_channels")),
+        ("--nccl-version", entry.get("nccl")),
+        ("--gpus-per-process", entry.get("gpus_per_process")),
+    )
+    argv += [a for flag, value in options if value is not None for a in (flag, str(value))]
+    return argv + (["--no-nvlink"] if entry.get("nvlink", True) is False else [])
+
+
+def evaluate_entry(entry: dict[str, Any], specs: dict[str, Any]) -> Outcome:
+    """The entry predicted as `blueprint estimate` predicts it: the same settings, system and sweep."""
+    cluster = resolve(Blueprint.model_validate(_blueprint(entry, specs)))
+    settings = run_settings(entry)
+    system = system_for(
+        cluster, build_plan(cluster), nvlink=settings.nvlink, nccl_version=settings.nccl_version
+    )
     size = parse_size(str(entry["size"]))
-    est = estimate(entry["collective"], size, job, algorithms=algorithms, protocols=protocols)
+    row = sweep(system, entry["collective"], [size], entry["nodes"], settings=settings)[0]
     return Outcome(
         entry["id"],
         entry["hardware"],
         entry["collective"],
         entry["nodes"],
-        job.ranks,
-        est.algorithm,
+        row.ranks,
+        row.algorithm,
         float(entry["measured"]),
-        est.busbw_gbytes,
+        row.busbw_gbytes,
         entry["source"],
-        size_bytes=int(parse_size(str(entry["size"]))),
+        size_bytes=int(size),
         fabric=_fabric_family(system.technology),
         gpu=system.gpu_id,
         family=str(entry.get("family", "-")),
@@ -234,10 +260,37 @@ def _print_families(outcomes: list[Outcome]) -> None:
     )
 
 
+def reproduce(entry_id: str, path: Path = EVALUATION, out: TextIO | None = None) -> int:
+    """The entry's blueprint as YAML on ``out`` (standard output), headed by the command that predicts the row
+    from it when saved as ``<id>.yaml`` (1: no such entry)."""
+    out = out or sys.stdout
+    with path.open("rb") as fh:
+        doc = YAML(typ="safe", pure=True).load(fh)
+    entry = next((e for e in doc["measurements"] if e["id"] == entry_id), None)
+    if entry is None:
+        print(f"evaluate.py: no measurement `{entry_id}` in {path.name}", file=sys.stderr)
+        return 1
+    print(f"# {entry['id']}: {entry['source']}", file=out)
+    name = f"{entry['id']}.yaml"
+    print(f"# measured busbw {entry['measured']} GB/s; save this file as {name} and run:", file=out)
+    print("#   blueprint " + shlex.join(estimate_argv(entry, name)), file=out)
+    yaml = YAML()
+    yaml.default_flow_style = False
+    yaml.dump(_blueprint(entry, doc.get("specs", {})), out)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", action="store_true")
+    ap.add_argument(
+        "--reproduce",
+        metavar="ID",
+        help="print the blueprint of one measurement, with the `blueprint estimate` command that predicts it",
+    )
     args = ap.parse_args()
+    if args.reproduce:
+        return reproduce(args.reproduce)
     outcomes = evaluate()
     s = summary(outcomes)
     if args.json:

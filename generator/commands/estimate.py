@@ -56,6 +56,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="message sizes: 1M..8G (doubling), 8..8G:8 (factor 8) or 1M,64M,1G (default %(default)s)",
     )
     p.add_argument("--nodes", type=int, help="nodes taking part (default: every node of the GPU pool)")
+    p.add_argument(
+        "--ranks-per-node",
+        type=_positive,
+        help="ranks each node runs, as mpirun -N or srun --ntasks-per-node (default: every GPU of the node); "
+        "fewer ranks reach fewer of the node's NICs, as NCCL gives each GPU the NICs nearest it",
+    )
     p.add_argument("--pool", help="GPU pool to run on (default: the one with the most GPUs)")
     p.add_argument(
         "--placement",
@@ -159,7 +165,8 @@ def _collectives(text: str) -> list[str]:
 
 def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The run's NCCL settings from the options (--algo, --proto, --channels, --min-channels, --no-nvlink,
-    --no-pxn, --nccl-version, --gpus-per-process, --no-msccl, --msccl-single-process)."""
+    --no-pxn, --nccl-version, --gpus-per-process, --no-msccl, --msccl-single-process) and its ranks a node
+    (--ranks-per-node)."""
     from generator.perf.collectives import algorithm_list, protocol_list
     from generator.perf.predict import RunSettings
     from generator.perf.processes import ProcessSettings
@@ -179,6 +186,7 @@ def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
             not args.no_msccl,
             None if args.msccl_single_process is None else args.msccl_single_process == "1",
         ),
+        ranks_per_node=args.ranks_per_node,
     )
 
 

@@ -29,7 +29,7 @@ class EstimateReport:
 
     @property
     def ranks(self) -> int:
-        return self.nodes * self.system.gpus_per_node
+        return self.nodes * (self.settings.ranks_per_node or self.system.gpus_per_node)
 
     def system_dict(self) -> dict[str, Any]:
         s = self.system

@@ -36,7 +36,8 @@ PLACEMENTS = ("packed", "scattered")
 class RunSettings:
     """What a run changes, as NCCL's environment would: NCCL_ALGO, NCCL_PROTO, the inter-node channel count
     (NCCL_MAX_NCHANNELS-like), the channels run at least (NCCL_MIN_NCHANNELS), NCCL_P2P_DISABLE (NVLink
-    off), NCCL_PXN_DISABLE (PXN off), the NCCL release and the run's processes (``ProcessSettings``)."""
+    off), NCCL_PXN_DISABLE (PXN off), the NCCL release, the run's processes (``ProcessSettings``) and the
+    ranks each node runs (mpirun -N, srun --ntasks-per-node; None: every GPU of the node)."""
 
     algorithms: tuple[str, ...] | None = None
     protocols: tuple[str, ...] | None = None
@@ -46,6 +47,7 @@ class RunSettings:
     pxn: bool = True
     min_channels: int | None = None
     process: ProcessSettings = DEFAULT_PROCESSES
+    ranks_per_node: int | None = None
 
     def describe(self) -> str:
         parts = []
@@ -64,6 +66,9 @@ class RunSettings:
         if self.nccl_version:
             parts.append(f"NCCL {self.nccl_version}")
         parts += self.process.describe()
+        if self.ranks_per_node:
+            n = self.ranks_per_node
+            parts.append(f"{n} rank{'' if n == 1 else 's'} a node")
         return "; ".join(parts)
 
 
@@ -454,6 +459,7 @@ def sweep(
     job = job_for(
         system,
         nodes,
+        ranks_per_node=s.ranks_per_node,
         placement=placement,
         channels=s.channels,
         pxn=s.pxn,

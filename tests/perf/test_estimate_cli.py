@@ -103,9 +103,37 @@ def test_placement_and_nodes_options(tmp_path) -> None:
     assert busbw("--nodes", "2") > packed * 0.95  # two nodes: one leaf group, nothing spreads
 
 
+def test_ranks_per_node_reach_the_nics_nearest_them() -> None:
+    """--ranks-per-node (mpirun -N): one rank on each of two nodes of eight 400G rails sends through one
+    NIC, so the ring is held to one NIC's line rate (400 Gb/s = 50 GB/s; busbw = algbw on two ranks), while
+    eight ranks a node fill all eight NICs."""
+    path = str(EXAMPLES / "superpod-h100-4su.yaml")
+
+    def run(*extra: str) -> dict:
+        code, out, err = run_cli(
+            "estimate", path, "--nodes", "2", "--sizes", "8G", "--algo", "ring", "--format", "json", *extra
+        )
+        assert code == 0, err
+        return json.loads(out)["blueprints"][0]
+
+    one = run("--ranks-per-node", "1")
+    (row,) = one["collectives"]["all_reduce"]
+    assert one["ranks"] == 2 and one["settings"] == "NCCL_ALGO=ring; 1 rank a node"
+    assert row["busbw_gbytes"] == pytest.approx(row["algbw_gbytes"], abs=2e-3)
+    assert 0.8 * 50 < row["busbw_gbytes"] <= 50
+    (full,) = run()["collectives"]["all_reduce"]
+    assert full["busbw_gbytes"] > 4 * row["busbw_gbytes"]
+    code, out, err = run_cli("estimate", path, "--nodes", "2", "--ranks-per-node", "4", "--sizes", "8G")
+    assert code == 0, err
+    assert "collectives over 2 nodes = 8 GPUs" in out and "4 ranks a node" in out
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
+        (("--ranks-per-node", "9"), "9 ranks per node on a 8-GPU node"),
+        (("--ranks-per-node", "0"), "give a whole number of 1 or more"),
+        (("--ranks-per-node", "2", "--gpus-per-process", "4"), "4 GPUs a process, but the run has 2 ranks"),
         (("--collective", "allreduce"), "did you mean `all_reduce`"),
         (("--sizes", "8X"), "is not a size"),
         (("--sizes", "8G..1K"), "smaller size to the larger"),

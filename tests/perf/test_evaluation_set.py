@@ -139,3 +139,54 @@ def test_a_family_predicted_high_on_most_rows_is_reported_systematic() -> None:
         round(shares["all_gather"]["over_share"], 2) == 0.67
         and round(shares["all_reduce"]["over_share"], 2) == 0.67
     )
+
+
+def test_blueprint_estimate_reproduces_every_row(tmp_path) -> None:
+    """The held-out set is predicted with `blueprint estimate`: each row's blueprint and options
+    (``evaluate.estimate_argv``) give, through the command line, what the benchmark reports for it."""
+    import json
+
+    from conftest import run_cli
+
+    outcomes = {o.id: o for o in evaluate.evaluate()}
+    specs = DOC.get("specs", {})
+    yaml = YAML()
+    for entry in DOC["measurements"]:
+        path = tmp_path / f"{entry['id']}.yaml"
+        with path.open("w") as fh:
+            yaml.dump(evaluate._blueprint(entry, specs), fh)
+        code, out, err = run_cli(*evaluate.estimate_argv(entry, str(path)), "--format", "json", "-q")
+        assert code == 0, (entry["id"], err)
+        doc = json.loads(out)["blueprints"][0]
+        (row,) = doc["collectives"][entry["collective"]]
+        o = outcomes[entry["id"]]
+        assert (doc["ranks"], row["algorithm"]) == (o.ranks, o.algorithm), entry["id"]
+        assert abs(row["busbw_gbytes"] - o.predicted) <= 6e-4, entry["id"]  # JSON keeps 3 decimals
+        assert doc["ranks"] == entry["nodes"] * entry["ranks_per_node"]
+
+
+def test_reproduce_prints_a_blueprint_and_its_command(tmp_path) -> None:
+    """`evaluate.py --reproduce ID`: the printed file, saved under the name it gives, predicts the row when
+    the printed command runs (four GPUs of an eight-GPU node: the row needs --ranks-per-node)."""
+    import io
+    import json
+    import shlex
+
+    from conftest import run_cli
+
+    entry_id = "nccl-1455-h100-ring-4gpu"
+    buf = io.StringIO()
+    assert evaluate.reproduce(entry_id, out=buf) == 0
+    text = buf.getvalue()
+    command = next(line for line in text.splitlines() if line.startswith("#   blueprint "))
+    argv = shlex.split(command.removeprefix("#   blueprint "))
+    (tmp_path / argv[1]).write_text(text)
+    argv[1] = str(tmp_path / argv[1])
+    assert "--ranks-per-node" in argv and argv[argv.index("--ranks-per-node") + 1] == "4"
+    code, out, err = run_cli(*argv, "--format", "json", "-q")
+    assert code == 0, err
+    doc = json.loads(out)["blueprints"][0]
+    (row,) = doc["collectives"]["all_reduce"]
+    predicted = {o.id: o.predicted for o in evaluate.evaluate()}[entry_id]
+    assert doc["ranks"] == 4 and abs(row["busbw_gbytes"] - predicted) <= 6e-4
+    assert evaluate.reproduce("no-such-row", out=io.StringIO()) == 1
