@@ -71,20 +71,10 @@ def _blueprint(entry: dict[str, Any], specs: dict[str, Any]) -> dict[str, Any]:
         pool["server"] = entry["server"]
     if "nics" in entry:
         from blueprints.catalog import default_catalog
+        from generator.perf.starter import server_spec
 
-        server = default_catalog().servers[entry["server"]]
         pool.pop("server", None)
-        pool["spec"] = {
-            "gpu": server.gpu,
-            "gpus": server.gpus,
-            "gpu_interconnect": server.gpu_interconnect,
-            "nvlink_domain_gpus": server.nvlink_domain_gpus,
-            "nvswitches": server.nvswitches,
-            "pcie_gen": server.pcie_gen,
-            "power_kw": server.power_kw,
-            "rack_units": server.rack_units,
-            "nics": entry["nics"],
-        }
+        pool["spec"] = server_spec(default_catalog().servers[entry["server"]], entry["nics"])
     bp: dict[str, Any] = {
         "apiVersion": "cluster-blueprint/v1",
         "name": "eval",

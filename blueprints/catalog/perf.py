@@ -160,6 +160,14 @@ class InstanceFigure(_Entry):
     source: str
 
 
+class RailGroups(_Entry):
+    """Instance types on which the plugin shows NCCL one device for each GPU's group of NICs (multi-rail),
+    of the group's summed speed, and spreads each message over the group's NICs itself."""
+
+    instances: tuple[str, ...]
+    source: str
+
+
 class NetPlugin(_Entry):
     """A cloud transport's NCCL net plugin. ``reported_latency_us`` is what the plugin reports to NCCL
     (``ncclNetProperties_t.latency``, the graph's ``latencyInter`` in NCCL's tuner) by instance type, ``*``
@@ -167,7 +175,8 @@ class NetPlugin(_Entry):
     traversal when the model has a figure for it (None: the fabric's own hop latency);
     ``instance_traversal_latency_us`` replaces it on the instance types it names. ``settings`` are the
     NCCL_ALGO / NCCL_PROTO the transport's own setup runs multi-node jobs with, when it sets them;
-    ``instance_settings`` those the plugin itself sets on some instance types (in place of ``settings``)."""
+    ``instance_settings`` those the plugin itself sets on some instance types (in place of ``settings``);
+    ``rail_groups`` the instance types whose NICs it groups around the GPUs (None: one device a NIC)."""
 
     plugin: str
     source: str
@@ -176,6 +185,11 @@ class NetPlugin(_Entry):
     instance_traversal_latency_us: tuple[InstanceFigure, ...] = ()
     settings: TransportSettings | None = None
     instance_settings: dict[str, TransportSettings] = {}
+    rail_groups: RailGroups | None = None
+
+    def groups_rails(self, instance: str) -> bool:
+        """Whether the plugin shows NCCL one device per GPU's group of NICs on ``instance``."""
+        return self.rail_groups is not None and instance in self.rail_groups.instances
 
     def traversal_for(self, instance: str) -> float | None:
         """The time a run pays per network traversal on ``instance`` (None: no figure, the fabric's own)."""

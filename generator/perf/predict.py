@@ -148,7 +148,7 @@ def job_for(
         ll128=system.ll128,
         sm_arch=system.sm_arch,
         scattered=placement == "scattered",
-        nics_per_unit=system.net_ports * per_unit * net_share if units > 1 else 0.0,
+        nics_per_unit=system.nccl_nics * per_unit * net_share if units > 1 else 0.0,
         multi_node_nvls=system.multi_node_nvls,
         mnnvl=per_unit > 1,
         nccl_release=system.nccl_release,
@@ -214,7 +214,7 @@ def _ranks_nic_share(system: System, rpn: int) -> float:
     NICs nearest it (src/graph/topo.cc ``ncclTopoGetLocalNet``, 2.20.3): one a GPU where every GPU has its
     own, a whole one where GPUs share theirs. So fewer ranks a node reach fewer NICs (one H100 a node on
     eight 400G rails: ~49 GB/s, four: ~197, tests/perf/data/net_channel_runs.yaml)."""
-    ports, gpus = system.net_ports, system.gpus_per_node
+    ports, gpus = system.nccl_nics, system.gpus_per_node
     if ports < 1 or rpn >= gpus:
         return 1.0
     return max(1, math.ceil(ports * rpn / gpus - 1e-9)) / ports
@@ -302,7 +302,7 @@ def _graphs(
         return None, (math.inf, math.inf, math.inf), 1.0, 0
     perf = perf_data().for_release(system.nccl_release)
     nvlink = system.intra.gbytes if (system.intra is not None and system.intra_class == "nvlink") else None
-    graph = search(system.sm_arch, system.nic_gbytes, system.net_ports * scale, nvlink, perf)
+    graph = search(system.sm_arch, *_nccl_devices(system, scale), nvlink, perf)
     if graph is None:
         return None, (math.inf, math.inf, math.inf), 1.0, 0
     run = _run_channels(graph, system.sm_arch, perf, channels, min_channels)
@@ -365,6 +365,15 @@ def _min_channels_scale(graph: Graph, sm_arch: int, perf: PerfData, min_channels
     )
 
 
+def _nccl_devices(system: System, scale: float) -> tuple[float, float]:
+    """The speed of one NIC as NCCL's graph counts it and how many a run's share ``scale`` of the node's
+    network reaches; a share of one device (one rail of a multi-rail group) is one slower device."""
+    n = system.nccl_nics * scale
+    if 0 < n < 1:
+        return system.nic_gbytes * n, 1.0
+    return system.nic_gbytes, n
+
+
 def _ring_channel_cap(system: System, net: Limit, scale: float, channels: float, graph: str) -> Limit:
     """An NVLink domain's network as rings and trees between domains see it: each channel leaves the domain
     through one NIC and NCCL searches at most ``ring_graph_max_channels`` of them, so a domain with more
@@ -372,8 +381,8 @@ def _ring_channel_cap(system: System, net: Limit, scale: float, channels: float,
     and NVLS-tree between nodes) is searched with MAXCHANNELS, twice the ring's (init.cc
     ``nvlsGraph.maxChannels = MAXCHANNELS``): ``channels`` is the graph's maximum. Spread traffic (alltoall,
     point-to-point) is not bound this way."""
-    nics = system.net_ports * scale
-    if system.net_ports < 1 or nics <= channels:
+    nics = _nccl_devices(system, scale)[1]
+    if system.nccl_nics < 1 or nics <= channels:
         return net
     per_nic = net.gbytes / nics
     return Limit(

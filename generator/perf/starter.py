@@ -86,7 +86,14 @@ def starter_pool(
     if not changed:
         pool["server"] = server_id
         return pool
-    pool["spec"] = {
+    pool["spec"] = server_spec(server, nics)
+    return pool
+
+
+def server_spec(server: Server, nics: list[dict[str, Any]]) -> dict[str, Any]:
+    """A pool ``spec`` of the catalogue ``server`` (its GPUs, NVLink, PCIe, power and height) with ``nics``
+    in place of its own adapters."""
+    return {
         "gpu": server.gpu,
         "gpus": server.gpus,
         "gpu_interconnect": server.gpu_interconnect,
@@ -97,7 +104,6 @@ def starter_pool(
         "power_kw": server.power_kw,
         "rack_units": server.rack_units,
     }
-    return pool
 
 
 def fabric_section(cat: Catalog, technology: str, topology: dict[str, Any]) -> dict[str, Any]:

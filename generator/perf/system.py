@@ -94,6 +94,9 @@ class System:
     multi_node_nvls: bool = True  # the pinned NCCL runs NVLS across nodes (2.18+)
     mnnvl_nvls: bool = False  # the NCCL runs NVLS inside one NVLink domain that spans nodes (2.25+)
     nic_gbytes: float = 0.0  # one compute NIC as NCCL's graph search counts it: min(line rate, PCIe slot)
+    # the NICs NCCL's graph counts: ``net_ports``, or fewer where the net plugin shows NCCL one device per
+    # GPU's group of NICs (aws-ofi-nccl's multi-rail; ``nic_gbytes`` is then the group's); 0: no network
+    nccl_nics: int = 0
     nccl_version: str = ""  # the NCCL release the prediction is for (software.nccl or --nccl-version)
     # the latency the cloud transport's NCCL net plugin reports to NCCL's tuner (None: none reported, NCCL's
     # IB/RoCE transports): steers NCCL's choice only, perf.yaml nccl.net_plugins
@@ -740,6 +743,30 @@ def _net_plugin(
     return reported, plugin.traversal_for(instance), settings
 
 
+def _nccl_devices(nw: _Network, pool: ResolvedPool, perf: PerfData, notes: list[str]) -> tuple[int, float]:
+    """The NICs NCCL's channel graph counts and one's speed: the node's compute ports, or, where the cloud
+    transport's plugin groups them around the GPUs (perf.yaml nccl.net_plugins rail_groups), one device per
+    GPU of its group's summed speed. The node's line rate is the same either way. None without a compute
+    network, which holds a collective of a pool of several nodes to one (said)."""
+    if nw.net is None:
+        if pool.count > 1:
+            notes.append("no compute network: only one node can take part in a collective")
+        return 0, 0.0
+    nic = nic_nccl_gbytes(pool, perf)
+    plugin = perf.nccl.net_plugins.get(nw.technology or "") if pool.cloud is not None else None
+    gpus = pool.server.gpus
+    instance = pool.server_id.split("/")[-1]
+    if plugin is None or not plugin.groups_rails(instance) or nw.ports <= gpus or nw.ports % gpus:
+        return nw.ports, nic
+    rails = nw.ports // gpus
+    notes.append(
+        f"{plugin.plugin} shows NCCL one device per GPU on {instance}, its {rails} NICs of "
+        f"{nic * 8:g} Gb/s together (multi-rail): NCCL's channel graph counts {gpus} devices of "
+        f"{nic * 8 * rails:g} Gb/s"
+    )
+    return gpus, nic * rails
+
+
 def nccl_release(version: str) -> int | None:
     """``2.18.1`` → 218 (100·major + minor); None when the pin is not a version NCCL numbers that way."""
     parts = version.split(".")
@@ -843,8 +870,7 @@ def system_for(
     ll128 = _ll128(gpu, intra_class, perf.for_release(nccl_release(version)))
     nw = _network(cluster, plan, rp, perf)
     notes.extend(nw.notes)
-    if nw.net is None and rp.count > 1:
-        notes.append("no compute network: only one node can take part in a collective")
+    nccl_nics, nic_gb = _nccl_devices(nw, rp, perf, notes)
     multi_node_nvls = _multi_node_nvls(version, nccl_version is not None, perf, notes) if nvls else True
     notes.extend(_mnnvl_notes(cluster, nvls, unit_nodes, version, perf) + _tuner_notes(version, perf))
     return System(
@@ -875,7 +901,8 @@ def system_for(
         notes=tuple(notes),
         multi_node_nvls=multi_node_nvls,
         mnnvl_nvls=mnnvl_nvls(version, perf),
-        nic_gbytes=nic_nccl_gbytes(rp, perf) if nw.net is not None else 0.0,
+        nic_gbytes=nic_gb,
+        nccl_nics=nccl_nics,
         nccl_version=version,
         tuner_net_latency_us=nw.plugin_latency_us,
         transport_settings=nw.settings,

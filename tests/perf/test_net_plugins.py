@@ -152,12 +152,12 @@ def test_plugin_latency_reaches_the_tuner_not_the_time(tmp_path: Path) -> None:
 
 
 def test_plugin_latency_can_change_nccls_choice(tmp_path: Path) -> None:
-    """At 4 MiB NCCL's tuner with 75 us per inter-node step does not pick NVLS-tree (its Simple steps pay the
+    """At 16 MiB NCCL's tuner with 75 us per inter-node step does not pick NVLS-tree (its Simple steps pay the
     latency twice) but an LL128 tree; without a reported latency it would pick NVLS-tree."""
     cluster, plan, _ = build(_cloud("aws/p5.48xlarge", 2), tmp_path, "p5.yaml")
     job = job_for(system_for(cluster, plan), 2)
-    with_plugin = estimate("all_reduce", 4 << 20, job)
-    without = estimate("all_reduce", 4 << 20, dataclasses.replace(job, tuner_net_latency_us=None))
+    with_plugin = estimate("all_reduce", 16 << 20, job)
+    without = estimate("all_reduce", 16 << 20, dataclasses.replace(job, tuner_net_latency_us=None))
     assert (with_plugin.algorithm, with_plugin.protocol) == ("tree", "ll128")
     assert without.algorithm == "nvls_tree"
 
@@ -317,24 +317,55 @@ def test_tcpx_fit_source_stays_out_of_the_evaluation_set() -> None:
     assert not any("ai-infra-cluster-provisioning" in e["source"] for e in doc["measurements"])
 
 
+def _h100_nodes_with_nics(count: int, speed_gbps: int, model: str, fabric: dict) -> dict:  # type: ignore[type-arg]
+    """Two 8 x H100 nodes (NVSwitch) with ``count`` compute NICs each, on ``fabric``."""
+    from blueprints.catalog import default_catalog
+    from generator.perf.starter import server_spec
+
+    bp = server_nodes("dgx-h100", 2, fabric)
+    nics = [{"purpose": "compute", "model": model, "count": count, "speed_gbps": speed_gbps}]
+    bp["pools"][0].pop("server")
+    bp["pools"][0]["spec"] = server_spec(default_catalog().servers["dgx-h100"], nics)
+    return bp
+
+
 def test_nvls_graph_uses_twice_the_ring_graphs_nics(tmp_path: Path) -> None:
     """NCCL init.cc (2.20.3): ringGraph.maxChannels = MAXCHANNELS/2, nvlsGraph.maxChannels = MAXCHANNELS, one
-    NIC per inter-node channel: a p5 node (32 EFA NICs) feeds rings and trees through 16, NVLS-tree through 32,
-    whose 16 NVLS channels (NCCL_NVLS_NCHANNELS' default) carry at most what the catalogue says a Hopper
-    channel does."""
-    cluster, plan, _ = build(_cloud("aws/p5.48xlarge", 2), tmp_path, "p5.yaml")
+    NIC per inter-node channel: a node of 32 NICs of 100G (NCCL's own RoCE transport, one device a NIC) feeds
+    rings and trees through 16, NVLS-tree through 32, whose 16 NVLS channels (NCCL_NVLS_NCHANNELS' default)
+    carry at most what the catalogue says a Hopper channel does."""
+    roce100 = {**ROCE400, "technology": "roce-v2-100"}
+    roce100["topology"] = {"kind": "fat-tree", "switch": "sn4600c", "rail_optimized": True}
+    cluster, plan, _ = build(_h100_nodes_with_nics(32, 100, "cx6-dx", roce100), tmp_path, "nics32.yaml")
     system = system_for(cluster, plan)
-    assert system.net is not None and system.net_ports == 32
+    assert system.net is not None and system.net_ports == system.nccl_nics == 32
     job = job_for(system, 2)
     assert job.net is not None and job.nvls_net is not None
     assert job.net.gbytes == pytest.approx(system.net.gbytes * 16 / 32)
     channel = perf_data().nccl.net_channel_gbytes[90].value
     assert job.nvls_net.gbytes == pytest.approx(min(system.net.gbytes, 16 * channel))
+
+
+def test_p5_nics_are_grouped_around_its_gpus(tmp_path: Path) -> None:
+    """aws-ofi-nccl's RDMA protocol on p5 shows NCCL one device per GPU, its four 100G EFA NICs together
+    (perf.yaml nccl.net_plugins.efa rail_groups): NCCL's graph counts 8 devices of 400 Gb/s (50 GB/s), not
+    32 of 100G, so rings are no longer held to 16 of 32 NICs (16 × 12.5 = 200 GB/s of line rate). The node's
+    line rate is the same 3,200 Gb/s; p4d (SENDRECV protocol) keeps a device a NIC."""
+    cluster, plan, _ = build(_cloud("aws/p5.48xlarge", 2), tmp_path, "p5.yaml")
+    system = system_for(cluster, plan)
+    assert (system.net_ports, system.nccl_nics, system.nic_gbytes) == (32, 8, 50.0)
+    assert system.net_line_gbps == 3200
+    assert any("one device per GPU on p5.48xlarge" in n for n in system.notes)
+    job = job_for(system, 2)
+    assert job.net is not None and job.net.gbytes > 200
     nvls_tree = next(c for c in candidates("all_reduce", job) if c.algorithm == "nvls_tree")
     # two nodes: the tree of nodes carries S per node each way (x2 x 0.5), under the NVLS-tree domain share
-    assert job.nvls is not None
+    assert job.nvls is not None and system.net is not None
     share = perf_data().nccl.nvls_tree_multi_unit_efficiency.value
     assert nvls_tree.algbw.gbytes == pytest.approx(min(system.net.gbytes, job.nvls.gbytes * share))
+    cluster, plan, _ = build(_cloud("aws/p4d.24xlarge", 2), tmp_path, "p4d.yaml")
+    p4d = system_for(cluster, plan)
+    assert (p4d.net_ports, p4d.nccl_nics, p4d.nic_gbytes) == (4, 4, 12.5)
 
 
 def test_a_cloud_transport_without_a_fabric_is_modelled_as_the_named_one(tmp_path: Path, monkeypatch) -> None:
