@@ -263,6 +263,8 @@ class NcclRelease(_Entry):
     tree_per_channel_max_gbytes: dict[int, Series] | None = None
     tree_ll128_per_channel_max_gbytes: dict[int, Series] | None = None
     ring_ll128_per_channel_max_gbytes: dict[int, Series] | None = None
+    max_channels: PerfConstant | None = None
+    ring_graph_max_channels: PerfConstant | None = None
 
 
 # release fields that replace no field of the tables: what the release is, and changes merged one by one
@@ -304,7 +306,6 @@ class Nccl(_Entry):
     multi_node_nvls_min_release: PerfConstant
     mnnvl_nvls_min_release: PerfConstant
     max_channels: PerfConstant
-    max_channels_newest: PerfConstant
     ring_graph_max_channels: PerfConstant
     tree_correction_factor: TreeCorrection
     ring_plateau_latency_factor: dict[int, PerfConstant]
@@ -345,6 +346,12 @@ class Nccl(_Entry):
         if release is None:
             return []
         return sorted((r for r in self.releases if r.first_release <= release), key=lambda r: r.first_release)
+
+    def most_channels(self) -> int:
+        """The most channels any release the tables know runs (its MAXCHANNELS): a run's NCCL_MAX_NCHANNELS
+        above it is no channel count (NCCL clamps to it)."""
+        counts = [self.max_channels, *(r.max_channels for r in self.releases if r.max_channels is not None)]
+        return max(int(c.value) for c in counts)
 
     def for_release(self, release: int | None) -> "Nccl":
         """The tuner of ``release`` (None: the base tables): the base tables with every later release's

@@ -237,7 +237,7 @@ def _checked_setting(name: str, raw: str, where: str) -> str:
             where, f"{name}: {shown} is no setting NCCL prints (printable ASCII, no space, at most 200)"
         )
     if name in ("NCCL_MAX_NCHANNELS", "NCCL_MIN_NCHANNELS"):
-        most = int(perf_data().nccl.max_channels_newest.value)  # NCCL's MAXCHANNELS: more is no channel count
+        most = perf_data().nccl.most_channels()  # NCCL's MAXCHANNELS: more is no channel count
         if not (value.isdigit() and len(value) <= 4 and 1 <= int(value) <= most):
             raise ForeignInputError(where, f"{name} `{value}`: give 1 to {most} channels")
     if name in ("NCCL_P2P_DISABLE", "NCCL_PXN_DISABLE", *_RCCL_SWITCHES) and value not in ("0", "1"):

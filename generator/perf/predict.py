@@ -236,7 +236,7 @@ def _unit_networks(
     prefix = f"{per_unit} nodes' " if per_unit > 1 else ""
     share = f", {system.net_ports * net_share:g} of {system.net_ports} NICs" if net_share < 1 else ""
     whole = system.net.scaled(scale, prefix + system.net.name + share)
-    nc = perf_data().nccl
+    nc = perf_data().for_release(system.nccl_release).nccl
     net = _ring_channel_cap(system, whole, scale, nc.ring_graph_max_channels.value, "ring")
     nvls_net = _ring_channel_cap(system, whole, scale, nc.max_channels.value, "NVLS")
     bound = system.fabric.limit if system.fabric is not None else system.net

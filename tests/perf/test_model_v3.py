@@ -33,19 +33,24 @@ def _system(tmp_path: Path, server: str, nodes: int):  # type: ignore[no-untyped
 
 
 def test_nvl72_racks_are_joined_by_at_most_the_ring_channels_nics(tmp_path: Path) -> None:
-    """Two NVL72 racks: rings and trees between them leave each rack through 16 NICs (one per ring channel),
-    not 72, so two racks run below one rack's NVLS (model v2 gave both ~1,049 GB/s)."""
+    """Two NVL72 racks (GB200's default NCCL 2.25.1: MAXCHANNELS 64, so init.cc searches 32 rings): rings and
+    trees between them leave each rack through 32 NICs (one per ring channel), not 72, and the ring NCCL
+    plans (channels × speed over NVLink 5) binds first, so two racks run below one rack's NVLS (model v2
+    gave both ~1,049 GB/s)."""
     system = _system(tmp_path, "gb200-nvl72-tray", 36)
+    assert system.nccl_version == "2.25.1"
     two = job_for(system, 36)
     assert two.units == 2 and two.ranks_per_unit == 72
-    assert two.net is not None and system.net is not None
+    assert two.net is not None and system.net is not None and two.ring_graph is not None
     per_nic = system.net.gbytes / system.net_ports
-    assert two.net.gbytes == pytest.approx(16 * per_nic)
+    assert two.net.gbytes == pytest.approx(32 * per_nic)
     assert "ring channels" in two.net.name
     across = estimate("all_reduce", 8 * GIB, two)
-    # NCCL 2.20 runs no NVLS on a multi-node NVLink domain without IB SHARP (tuning.cc "MNNVL: NVLS not yet
-    # supported"): the racks are joined by a ring through those 16 NICs
-    assert across.algorithm == "ring" and across.busbw_gbytes <= two.net.gbytes + 1e-6
+    one = estimate("all_reduce", 8 * GIB, job_for(system, 18))
+    # no NVLS across NVLink domains without IB SHARP (tuning.cc: off for collNetSupport == 0 and nNodes > 1):
+    # the racks are joined by a ring, under what NCCL plans for it
+    assert across.algorithm == "ring" and across.busbw_gbytes <= two.ring_graph.gbytes + 1e-6
+    assert one.algorithm == "nvls" and across.busbw_gbytes < one.busbw_gbytes
 
 
 def test_a_tree_across_nvlink_domains_chains_each_domain(tmp_path: Path) -> None:
@@ -72,10 +77,11 @@ def test_a_job_of_part_of_several_racks_spreads_its_trays_evenly(tmp_path: Path)
     for trays, units, per_unit in ((32, 2, 16), (48, 3, 16), (20, 2, 10), (18, 1, 18), (36, 2, 18)):
         job = job_for(system, trays)
         assert (job.units, job.ranks_per_unit, job.ranks) == (units, 4 * per_unit, 4 * trays)
-    # each rack sends through the NICs of its own 16 trays' ring channels: 16 of 64 NICs, as with 18 trays
+    # each rack sends through the NICs of its own 16 trays' ring channels: 32 of 64 NICs on 2.25.1 (MAXCHANNELS
+    # 64, 32 rings), as with 18 trays
     sixteen = job_for(system, 32)
     assert sixteen.net is not None and system.net is not None
-    assert sixteen.net.gbytes == pytest.approx(16 * system.net.gbytes / system.net_ports)
+    assert sixteen.net.gbytes == pytest.approx(32 * system.net.gbytes / system.net_ports)
 
 
 def test_eight_nic_nodes_keep_every_nic(tmp_path: Path) -> None:

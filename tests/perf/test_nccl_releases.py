@@ -99,6 +99,30 @@ def test_2_25_1_tables_apply_from_2_25_on(release: int) -> None:
     assert "80f6bda4378b99d99e82b4d76a633791cc45fef0" in perf_data().nccl.releases_up_to(release)[-1].source
 
 
+def test_maxchannels_doubles_from_2_25(tmp_path: Path) -> None:
+    """device.h MAXCHANNELS is 32 in 2.22.3 and 64 in 2.25.1; init.cc searches MAXCHANNELS/2 rings. A node of
+    32 NICs of 100G (NCCL's own RoCE transport: a device a NIC) feeds its rings through 16 NICs before 2.25
+    and all 32 from 2.25; acceptance-report takes NCCL_MAX_NCHANNELS up to the newest MAXCHANNELS."""
+    from test_net_plugins import ROCE400, _h100_nodes_with_nics
+
+    assert (perf_data().for_release(222).nccl.max_channels.value, perf_data().nccl.most_channels()) == (
+        32,
+        64,
+    )
+    assert perf_data().for_release(225).nccl.ring_graph_max_channels.value == 32
+    fabric = {**ROCE400, "technology": "roce-v2-100"}
+    fabric["topology"] = {"kind": "fat-tree", "switch": "sn4600c", "rail_optimized": True}
+    cluster, plan, _ = build(_h100_nodes_with_nics(32, 100, "cx6-dx", fabric), tmp_path, "nics32.yaml")
+    nets = {}
+    for version in ("2.22.3", "2.25.1"):
+        system = system_for(cluster, plan, nccl_version=version)
+        assert system.net is not None
+        job = job_for(system, 2)
+        assert job.net is not None
+        nets[version] = job.net.gbytes / system.net.gbytes
+    assert nets == pytest.approx({"2.22.3": 16 / 32, "2.25.1": 1.0})
+
+
 # Blackwell (sm100) rows (N1, N2, N4+) of each release, as its source prints them; Hopper's never change
 BLACKWELL = {
     # release: (perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws, hwLat NET NVLSTree Simple)
