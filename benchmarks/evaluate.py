@@ -29,11 +29,11 @@ sys.path.insert(0, str(ROOT))
 from ruamel.yaml import YAML  # noqa: E402
 
 from blueprints.models import Blueprint  # noqa: E402
-from generator.perf.collectives import algorithm_list, protocol_list  # noqa: E402
+from generator.commands._run_options import add_run_options  # noqa: E402
+from generator.commands._run_options import run_settings as settings_of  # noqa: E402
 from generator.perf.predict import RunSettings, sweep  # noqa: E402
-from generator.perf.processes import ProcessSettings  # noqa: E402
 from generator.perf.sizes import parse_size  # noqa: E402
-from generator.perf.system import check_nccl_version, system_for  # noqa: E402
+from generator.perf.system import system_for  # noqa: E402
 from generator.plan.build import build_plan  # noqa: E402
 from generator.resolve import resolve  # noqa: E402
 
@@ -87,26 +87,22 @@ def _blueprint(entry: dict[str, Any], specs: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_settings(entry: dict[str, Any]) -> RunSettings:
-    """What the run changed, as `blueprint estimate` takes it (``estimate_argv``): NCCL_ALGO (--algo),
-    NCCL_PROTO (--proto), inter-node channels (--channels, --min-channels), NVLink off (--no-nvlink), the
-    NCCL release (--nccl-version), the GPUs one process drives (--gpus-per-process, nccl-tests -g) and the
-    ranks a node runs (--ranks-per-node)."""
-    algo = entry.get("algorithm", "default")
-    return RunSettings(
-        algorithms=None if algo == "default" else algorithm_list(algo),
-        protocols=protocol_list(entry["protocol"]) if "protocol" in entry else None,
-        channels=entry.get("channels"),
-        nvlink=entry.get("nvlink", True),
-        nccl_version=check_nccl_version(str(entry["nccl"])) if "nccl" in entry else None,
-        min_channels=entry.get("min_channels"),
-        process=ProcessSettings(gpus_per_process=entry.get("gpus_per_process", 1)),
-        ranks_per_node=entry["ranks_per_node"],
-    )
+    """What the run changed, read as `blueprint estimate` reads its options from ``estimate_argv``: the
+    command's own run options and settings (generator/commands/_run_options.py, which imports nothing of a
+    site's own measured factors), so the entry's fields are mapped to options in one place."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add_run_options(parser)
+    args, _ = parser.parse_known_args(estimate_argv(entry, "-"))  # the collective, sizes and nodes aside
+    settings: RunSettings = settings_of(args)
+    return settings
 
 
 def estimate_argv(entry: dict[str, Any], blueprint: str) -> list[str]:
     """The `blueprint estimate` arguments that predict ``entry`` from ``blueprint`` (the file of
-    ``_blueprint``'s document): what a reader types to reproduce a row (``--reproduce``)."""
+    ``_blueprint``'s document): what a reader types to reproduce a row (``--reproduce``), and what
+    ``run_settings`` reads: NCCL_ALGO (--algo), NCCL_PROTO (--proto), inter-node channels (--channels,
+    --min-channels), NVLink off (--no-nvlink), the NCCL release (--nccl-version), the GPUs one process
+    drives (--gpus-per-process, nccl-tests -g) and the ranks a node runs (--ranks-per-node)."""
     argv = ["estimate", blueprint, "--collective", entry["collective"], "--sizes", str(entry["size"])]
     argv += ["--nodes", str(entry["nodes"]), "--ranks-per-node", str(entry["ranks_per_node"])]
     options = (

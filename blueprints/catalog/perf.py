@@ -264,7 +264,6 @@ class NcclRelease(_Entry):
     tree_ll128_per_channel_max_gbytes: dict[int, Series] | None = None
     ring_ll128_per_channel_max_gbytes: dict[int, Series] | None = None
     max_channels: PerfConstant | None = None
-    ring_graph_max_channels: PerfConstant | None = None
 
 
 # release fields that replace no field of the tables: what the release is, and changes merged one by one
@@ -306,7 +305,6 @@ class Nccl(_Entry):
     multi_node_nvls_min_release: PerfConstant
     mnnvl_nvls_min_release: PerfConstant
     max_channels: PerfConstant
-    ring_graph_max_channels: PerfConstant
     tree_correction_factor: TreeCorrection
     ring_plateau_latency_factor: dict[int, PerfConstant]
     ring_plateau_min_bytes: PerfConstant
@@ -346,6 +344,11 @@ class Nccl(_Entry):
         if release is None:
             return []
         return sorted((r for r in self.releases if r.first_release <= release), key=lambda r: r.first_release)
+
+    def ring_graph_max_channels(self) -> int:
+        """The rings NCCL searches, each leaving a node or NVLink domain through one NIC: MAXCHANNELS/2
+        (perf.yaml [NCCL-INIT]: src/init.cc ``ringGraph->maxChannels = MAXCHANNELS/2``)."""
+        return int(self.max_channels.value) // 2
 
     def most_channels(self) -> int:
         """The most channels any release the tables know runs (its MAXCHANNELS): a run's NCCL_MAX_NCHANNELS

@@ -15,6 +15,7 @@ from generator.commands._common import (
     text_output,
     write_text,
 )
+from generator.commands._run_options import add_run_options, run_settings
 from generator.report import dumps
 
 TYPE_CHECKING = (
@@ -27,9 +28,8 @@ ORDER = 20
 DEFAULT_SIZES = "8..8G:8"
 # The option choices, written here so that registering the command (every `blueprint` start) does not
 # import the performance model; tests/cli/test_startup_imports.py checks that they equal
-# generator.perf.collectives' COLLECTIVES and ALGORITHMS and generator.perf.predict's PLACEMENTS.
+# generator.perf.collectives' COLLECTIVES and generator.perf.predict's PLACEMENTS (ALGORITHMS: _run_options).
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast")
-ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet", "p2p")
 PLACEMENTS = ("packed", "scattered")
 
 
@@ -56,12 +56,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="message sizes: 1M..8G (doubling), 8..8G:8 (factor 8) or 1M,64M,1G (default %(default)s)",
     )
     p.add_argument("--nodes", type=int, help="nodes taking part (default: every node of the GPU pool)")
-    p.add_argument(
-        "--ranks-per-node",
-        type=_positive,
-        help="ranks each node runs, as mpirun -N or srun --ntasks-per-node (default: every GPU of the node); "
-        "fewer ranks reach fewer of the node's NICs, as NCCL gives each GPU the NICs nearest it",
-    )
     p.add_argument("--pool", help="GPU pool to run on (default: the one with the most GPUs)")
     p.add_argument(
         "--placement",
@@ -69,7 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="packed",
         help="packed: ranks in leaf order (topology-aware scheduler); scattered: spread over the fabric",
     )
-    _add_run_settings(p)
+    add_run_options(p)
     p.add_argument("--plot", metavar="FILE", help="write busbw vs message size to this .svg or .png")
     p.add_argument(
         "--calibration",
@@ -79,67 +73,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_common(p, output_help="write the table or JSON to this file")
     p.set_defaults(func=run)
-
-
-def _add_run_settings(p: argparse.ArgumentParser) -> None:
-    """What a run changes, as NCCL's environment would (predict.RunSettings)."""
-    p.add_argument(
-        "--algo",
-        help=f"restrict algorithms like NCCL_ALGO: comma list of {', '.join(ALGORITHMS)} "
-        "(NCCL's spellings too: Ring, Tree, NVLSTree, CollNetDirect); a leading ^ keeps all but those",
-    )
-    p.add_argument(
-        "--proto",
-        help="restrict protocols like NCCL_PROTO: comma list of LL, LL128, Simple (^ first: all but those)",
-    )
-    p.add_argument(
-        "--channels",
-        type=int,
-        help="channels of rings and trees between nodes (like NCCL_MAX_NCHANNELS on NCCL's inter-node graph)",
-    )
-    p.add_argument(
-        "--min-channels",
-        type=int,
-        help="channels run at least between nodes, like NCCL_MIN_NCHANNELS: copies of NCCL's channels, which "
-        "lift its per-channel LL128 maximum but not the links",
-    )
-    p.add_argument(
-        "--no-nvlink",
-        action="store_true",
-        help="NVLink off, like NCCL_P2P_DISABLE=1: GPUs of a node exchange through host memory over PCIe",
-    )
-    p.add_argument(
-        "--no-pxn",
-        action="store_true",
-        help="PXN off, like NCCL_PXN_DISABLE=1: each GPU sends through its own NIC, so spread traffic "
-        "(alltoall) to peers on other rails crosses the leaf uplinks of a rail-optimised fabric",
-    )
-    p.add_argument(
-        "--nccl-version", help="the NCCL release of the run (default: the blueprint's software.nccl)"
-    )
-    p.add_argument(
-        "--gpus-per-process",
-        type=_positive,
-        default=1,
-        help="GPUs one process drives, as nccl-tests -g (times -t) (default 1); see --msccl-single-process",
-    )
-    p.add_argument(
-        "--no-msccl", action="store_true", help="RCCL's MSCCL algorithms off, like RCCL_MSCCL_ENABLE=0"
-    )
-    p.add_argument(
-        "--msccl-single-process",
-        choices=("0", "1"),
-        help="like RCCL_MSCCL_ENABLE_SINGLE_PROCESS: whether ranks sharing a process run MSCCL "
-        "(default: RCCL's, perf.yaml rccl.msccl_single_process_default)",
-    )
-
-
-def _positive(text: str) -> int:
-    """A count of 1 or more in ASCII digits (int() would also take other scripts' digits and `1_0`)."""
-    if text.isascii() and text.isdigit() and len(text) <= 7 and int(text) >= 1:
-        return int(text)
-    shown = f"`{text[:40]}`" if text.isascii() and text.isprintable() else "its value"
-    raise argparse.ArgumentTypeError(f"{shown}: give a whole number of 1 or more")
 
 
 def _collectives(text: str) -> list[str]:
@@ -163,33 +96,6 @@ def _collectives(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
-    """The run's NCCL settings from the options (--algo, --proto, --channels, --min-channels, --no-nvlink,
-    --no-pxn, --nccl-version, --gpus-per-process, --no-msccl, --msccl-single-process) and its ranks a node
-    (--ranks-per-node)."""
-    from generator.perf.collectives import algorithm_list, protocol_list
-    from generator.perf.predict import RunSettings
-    from generator.perf.processes import ProcessSettings
-    from generator.perf.system import check_nccl_version
-
-    # --channels / --min-channels below 1 are refused where the job is built (predict._graphs)
-    return RunSettings(
-        algorithms=algorithm_list(args.algo) or None if args.algo else None,
-        protocols=protocol_list(args.proto) or None if args.proto else None,
-        channels=args.channels,
-        nvlink=not args.no_nvlink,
-        nccl_version=check_nccl_version(args.nccl_version) if args.nccl_version else None,
-        pxn=not args.no_pxn,
-        min_channels=args.min_channels,
-        process=ProcessSettings(
-            args.gpus_per_process,
-            not args.no_msccl,
-            None if args.msccl_single_process is None else args.msccl_single_process == "1",
-        ),
-        ranks_per_node=args.ranks_per_node,
-    )
-
-
 def _reports(args: argparse.Namespace) -> list[EstimateReport]:
     from generator.perf.estimate import build_report
     from generator.perf.sizes import parse_sizes
@@ -198,7 +104,7 @@ def _reports(args: argparse.Namespace) -> list[EstimateReport]:
 
     collectives = _collectives(args.collective)
     sizes = parse_sizes(args.sizes)
-    settings = _settings(args)
+    settings = run_settings(args)
     reports: list[EstimateReport] = []
     for file in args.blueprint:
         loaded, cluster = load_and_resolve(file)

@@ -3,8 +3,8 @@
 NCCL searches its inter-node graphs (src/graph/search.cc ``ncclTopoCompute``, perf.yaml [NCCL-SEARCH]) by
 trying per-channel speeds from a fixed array, highest first: every channel enters and leaves the node through
 one NIC and crosses each GPU's NVLink once, so a speed ``s`` fits ``floor(NIC / s)`` channels per NIC and
-``floor(NVLink / s)`` per GPU; the search keeps the best channels × speed product (at most
-``ring_graph_max_channels``) and stops once the next speed is no more than .49 of the one found. Two
+``floor(NVLink / s)`` per GPU; the search keeps the best channels × speed product (at most MAXCHANNELS/2,
+``Nccl.ring_graph_max_channels()``) and stops once the next speed is no more than .49 of the one found. Two
 consequences the plain link model misses:
 
 * eight 400G NICs and NVLink 4 (18 × 20.6 = 370.8 GB/s as NCCL counts it): 48 GB/s fits 7 channels, 45 fits
@@ -49,7 +49,7 @@ def search(
     nc = perf.nccl
     if nics < 1 or nic_gbytes <= 0:
         return None
-    cap = int(nc.ring_graph_max_channels.value)
+    cap = nc.ring_graph_max_channels()
     best: Graph | None = None
     for s in _table(nc.search_speeds_gbytes, sm_arch).values:
         if s > nic_gbytes + 1e-9:
@@ -77,7 +77,7 @@ def duplicated(graph: Graph, sm_arch: int, perf: PerfData) -> Graph:
         and graph.channels > nc.dup_channels_sm90_channels.value
     ):
         return graph
-    dup = min(2 * graph.channels, int(nc.ring_graph_max_channels.value))
+    dup = min(2 * graph.channels, nc.ring_graph_max_channels())
     return Graph(dup, graph.speed / math.ceil(dup / graph.channels))
 
 

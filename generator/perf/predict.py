@@ -237,7 +237,7 @@ def _unit_networks(
     share = f", {system.net_ports * net_share:g} of {system.net_ports} NICs" if net_share < 1 else ""
     whole = system.net.scaled(scale, prefix + system.net.name + share)
     nc = perf_data().for_release(system.nccl_release).nccl
-    net = _ring_channel_cap(system, whole, scale, nc.ring_graph_max_channels.value, "ring")
+    net = _ring_channel_cap(system, whole, scale, nc.ring_graph_max_channels(), "ring")
     nvls_net = _ring_channel_cap(system, whole, scale, nc.max_channels.value, "NVLS")
     bound = system.fabric.limit if system.fabric is not None else system.net
     spread = bound.scaled(scale, prefix + bound.name + share)
@@ -302,7 +302,7 @@ def _graphs(
         return None, (math.inf, math.inf, math.inf), 1.0, 0
     perf = perf_data().for_release(system.nccl_release)
     nvlink = system.intra.gbytes if (system.intra is not None and system.intra_class == "nvlink") else None
-    graph = search(system.sm_arch, *_nccl_devices(system, scale), nvlink, perf)
+    graph = search(system.sm_arch, *_graph_nics(system, scale), nvlink, perf)
     if graph is None:
         return None, (math.inf, math.inf, math.inf), 1.0, 0
     run = _run_channels(graph, system.sm_arch, perf, channels, min_channels)
@@ -365,7 +365,7 @@ def _min_channels_scale(graph: Graph, sm_arch: int, perf: PerfData, min_channels
     )
 
 
-def _nccl_devices(system: System, scale: float) -> tuple[float, float]:
+def _graph_nics(system: System, scale: float) -> tuple[float, float]:
     """The speed of one NIC as NCCL's graph counts it and how many a run's share ``scale`` of the node's
     network reaches; a share of one device (one rail of a multi-rail group) is one slower device."""
     n = system.nccl_nics * scale
@@ -376,12 +376,12 @@ def _nccl_devices(system: System, scale: float) -> tuple[float, float]:
 
 def _ring_channel_cap(system: System, net: Limit, scale: float, channels: float, graph: str) -> Limit:
     """An NVLink domain's network as rings and trees between domains see it: each channel leaves the domain
-    through one NIC and NCCL searches at most ``ring_graph_max_channels`` of them, so a domain with more
+    through one NIC and NCCL searches at most ``ring_graph_max_channels()`` of them, so a domain with more
     NICs than that (GB200 NVL72: 72) uses only that many (perf.yaml [NCCL-INIT]). NCCL's NVLS graph (NVLS
     and NVLS-tree between nodes) is searched with MAXCHANNELS, twice the ring's (init.cc
     ``nvlsGraph.maxChannels = MAXCHANNELS``): ``channels`` is the graph's maximum. Spread traffic (alltoall,
     point-to-point) is not bound this way."""
-    nics = _nccl_devices(system, scale)[1]
+    nics = _graph_nics(system, scale)[1]
     if system.nccl_nics < 1 or nics <= channels:
         return net
     per_nic = net.gbytes / nics

@@ -151,7 +151,7 @@ def test_version_is_the_installed_distributions() -> None:
 
 
 def test_written_out_choices_equal_the_models() -> None:
-    from generator.commands import advise, estimate
+    from generator.commands import _run_options, advise, estimate
     from generator.perf import advice_model, advisor, collectives, predict
 
     assert (advise.MODES, advise.BUDGETS, advise.PREFERENCES) == (
@@ -164,7 +164,7 @@ def test_written_out_choices_equal_the_models() -> None:
         advice_model.MAX_TOKENS,
         advice_model.MAX_TARGET_DAYS,
     )
-    assert (estimate.COLLECTIVES, estimate.ALGORITHMS, estimate.PLACEMENTS) == (
+    assert (estimate.COLLECTIVES, _run_options.ALGORITHMS, estimate.PLACEMENTS) == (
         collectives.COLLECTIVES,
         collectives.ALGORITHMS,
         predict.PLACEMENTS,

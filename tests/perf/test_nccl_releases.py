@@ -109,7 +109,7 @@ def test_maxchannels_doubles_from_2_25(tmp_path: Path) -> None:
         32,
         64,
     )
-    assert perf_data().for_release(225).nccl.ring_graph_max_channels.value == 32
+    assert perf_data().for_release(225).nccl.ring_graph_max_channels() == 32
     fabric = {**ROCE400, "technology": "roce-v2-100"}
     fabric["topology"] = {"kind": "fat-tree", "switch": "sn4600c", "rail_optimized": True}
     cluster, plan, _ = build(_h100_nodes_with_nics(32, 100, "cx6-dx", fabric), tmp_path, "nics32.yaml")

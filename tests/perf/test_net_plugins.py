@@ -363,9 +363,17 @@ def test_p5_nics_are_grouped_around_its_gpus(tmp_path: Path) -> None:
     assert job.nvls is not None and system.net is not None
     share = perf_data().nccl.nvls_tree_multi_unit_efficiency.value
     assert nvls_tree.algbw.gbytes == pytest.approx(min(system.net.gbytes, job.nvls.gbytes * share))
+    # a run on one of p5's 32 NICs reaches a quarter of one grouped device: one device of 100G
+    from generator.perf.predict import _graph_nics
+
+    assert _graph_nics(system, 1 / 32) == (12.5, 1.0) and _graph_nics(system, 1 / 8) == (50.0, 1.0)
     cluster, plan, _ = build(_cloud("aws/p4d.24xlarge", 2), tmp_path, "p4d.yaml")
     p4d = system_for(cluster, plan)
     assert (p4d.net_ports, p4d.nccl_nics, p4d.nic_gbytes) == (4, 4, 12.5)
+    # p5en: 16 EFA NICs of 200G, two a GPU: 8 devices of 400 Gb/s
+    cluster, plan, _ = build(_cloud("aws/p5en.48xlarge", 2), tmp_path, "p5en.yaml")
+    p5en = system_for(cluster, plan)
+    assert (p5en.net_ports, p5en.nccl_nics, p5en.nic_gbytes) == (16, 8, 50.0)
 
 
 def test_a_cloud_transport_without_a_fabric_is_modelled_as_the_named_one(tmp_path: Path, monkeypatch) -> None:
