@@ -47,6 +47,9 @@ class EstimateReport:
             "network_limit": s.net.describe() if s.net else None,
             "network_line_gbps_per_node": s.net_line_gbps,
             "compute_ports_per_node": s.net_ports,
+            # the NICs NCCL's channel graph counts (fewer where the net plugin groups ports: p5's multi-rail)
+            "nccl_nics_per_node": s.nccl_nics,
+            "nccl_nic_gbytes": round(s.nic_gbytes, 3),
             "technology": s.technology,
             "topology": s.topology,
             "hop_latency_us": round(s.net_latency_us, 4),

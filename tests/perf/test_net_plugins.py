@@ -7,11 +7,13 @@ time a run pays per EFA traversal is [FITTED] to EFA floors outside the evaluati
 from __future__ import annotations
 
 import dataclasses
+import json
 import statistics
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 from perf_blueprints import build, server_nodes
 from ruamel.yaml import YAML
 
@@ -356,6 +358,15 @@ def test_p5_nics_are_grouped_around_its_gpus(tmp_path: Path) -> None:
     assert (system.net_ports, system.nccl_nics, system.nic_gbytes) == (32, 8, 50.0)
     assert system.net_line_gbps == 3200
     assert any("one device per GPU on p5.48xlarge" in n for n in system.notes)
+    # estimate --format json shows both counts
+    code, out, err = run_cli("estimate", str(tmp_path / "p5.yaml"), "--sizes", "1G", "--format", "json")
+    assert code == 0, err
+    shown = json.loads(out)["blueprints"][0]["system"]
+    assert (shown["compute_ports_per_node"], shown["nccl_nics_per_node"], shown["nccl_nic_gbytes"]) == (
+        32,
+        8,
+        50.0,
+    )
     job = job_for(system, 2)
     assert job.net is not None and job.net.gbytes > 200
     nvls_tree = next(c for c in candidates("all_reduce", job) if c.algorithm == "nvls_tree")
