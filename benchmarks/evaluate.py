@@ -90,7 +90,7 @@ def run_settings(entry: dict[str, Any]) -> RunSettings:
     """What the run changed, read as `blueprint estimate` reads its options from ``estimate_argv``: the
     command's own run options and settings (generator/commands/_run_options.py, which imports nothing of a
     site's own measured factors), so the entry's fields are mapped to options in one place."""
-    parser = argparse.ArgumentParser(add_help=False)
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)  # estimate's other options pass by
     add_run_options(parser)
     args, _ = parser.parse_known_args(estimate_argv(entry, "-"))  # the collective, sizes and nodes aside
     settings: RunSettings = settings_of(args)

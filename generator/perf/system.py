@@ -746,7 +746,7 @@ def _net_plugin(
 def _nccl_devices(nw: _Network, pool: ResolvedPool, perf: PerfData, notes: list[str]) -> tuple[int, float]:
     """The NICs NCCL's channel graph counts and one's speed: the node's compute ports, or, where the cloud
     transport's plugin groups them around the GPUs (perf.yaml nccl.net_plugins rail_groups), one device per
-    GPU of its group's summed speed. The node's line rate is the same either way. None without a compute
+    GPU of its group's summed speed. The node's line rate is the same either way. (0, 0) without a compute
     network, which holds a collective of a pool of several nodes to one (said)."""
     if nw.net is None:
         if pool.count > 1:
