@@ -12,12 +12,15 @@ import argparse
 ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet", "p2p")
 
 
+MAX_COUNT = 9_999_999  # seven digits: more than any design has nodes, ranks or channels
+
+
 def positive(text: str) -> int:
     """A count of 1 or more in ASCII digits (int() would also take other scripts' digits and `1_0`)."""
-    if text.isascii() and text.isdigit() and len(text) <= 7 and int(text) >= 1:
+    if text.isascii() and text.isdigit() and 1 <= int(text) <= MAX_COUNT:
         return int(text)
     shown = f"`{text[:40]}`" if text.isascii() and text.isprintable() else "its value"
-    raise argparse.ArgumentTypeError(f"{shown}: give a whole number of 1 or more")
+    raise argparse.ArgumentTypeError(f"{shown}: give a whole number from 1 to {MAX_COUNT:,}")
 
 
 def add_run_options(p: argparse.ArgumentParser) -> None:

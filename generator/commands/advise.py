@@ -39,6 +39,10 @@ PREFERENCES = ("cost", "non-blocking")
 MAX_PARAMS = 1e18
 MAX_TOKENS = 1e18
 MAX_TARGET_DAYS = 3650.0
+# Workload.sequence_length's bounds (blueprints/models/workload.py): the starter blueprint --write makes
+# must load, so a length its schema refuses is refused here, with exit 2, before any work.
+MIN_SEQUENCE_LENGTH = 128
+MAX_SEQUENCE_LENGTH = 10_000_000
 
 
 def _bounded_float(limit: float) -> Callable[[str], float]:
@@ -59,6 +63,16 @@ def _bounded_float(limit: float) -> Callable[[str], float]:
 
 
 _positive_float = _bounded_float(MAX_PARAMS)
+
+
+def _sequence_length(text: str) -> int:
+    """Tokens per sequence in ASCII digits, within the blueprint schema's bounds."""
+    if text.isascii() and text.isdigit() and MIN_SEQUENCE_LENGTH <= int(text) <= MAX_SEQUENCE_LENGTH:
+        return int(text)
+    shown = f"`{text[:40]}`" if text.isascii() and text.isprintable() else "its value"
+    raise argparse.ArgumentTypeError(
+        f"{shown}: give a whole number of tokens from {MIN_SEQUENCE_LENGTH} to {MAX_SEQUENCE_LENGTH:,}"
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -88,7 +102,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--target-days", type=_bounded_float(MAX_TARGET_DAYS), help="wanted training time in days")
     p.add_argument(
-        "--sequence-length", type=int, default=4096, help="tokens per sequence (default: %(default)s)"
+        "--sequence-length",
+        type=_sequence_length,
+        default=4096,
+        help="tokens per sequence (default: %(default)s)",
     )
     p.add_argument("--name", help="name of the starter blueprint (default: from --write, else `starter`)")
     p.add_argument("--write", metavar="FILE", help="write a starter blueprint that validates")

@@ -15,7 +15,7 @@ from generator.commands._common import (
     text_output,
     write_text,
 )
-from generator.commands._run_options import add_run_options, run_settings
+from generator.commands._run_options import add_run_options, positive, run_settings
 from generator.report import dumps
 
 TYPE_CHECKING = (
@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=DEFAULT_SIZES,
         help="message sizes: 1M..8G (doubling), 8..8G:8 (factor 8) or 1M,64M,1G (default %(default)s)",
     )
-    p.add_argument("--nodes", type=int, help="nodes taking part (default: every node of the GPU pool)")
+    p.add_argument("--nodes", type=positive, help="nodes taking part (default: every node of the GPU pool)")
     p.add_argument("--pool", help="GPU pool to run on (default: the one with the most GPUs)")
     p.add_argument(
         "--placement",

@@ -151,6 +151,9 @@ def test_version_is_the_installed_distributions() -> None:
 
 
 def test_written_out_choices_equal_the_models() -> None:
+    from annotated_types import Ge, Le
+
+    from blueprints.models.workload import Workload
     from generator.commands import _run_options, advise, estimate
     from generator.perf import advice_model, advisor, collectives, predict
 
@@ -164,6 +167,12 @@ def test_written_out_choices_equal_the_models() -> None:
         advice_model.MAX_TOKENS,
         advice_model.MAX_TARGET_DAYS,
     )
+    length = Workload.model_fields["sequence_length"].metadata
+    schema_bounds = (
+        next(m.ge for m in length if isinstance(m, Ge)),
+        next(m.le for m in length if isinstance(m, Le)),
+    )
+    assert schema_bounds == (advise.MIN_SEQUENCE_LENGTH, advise.MAX_SEQUENCE_LENGTH)
     assert (estimate.COLLECTIVES, _run_options.ALGORITHMS, estimate.PLACEMENTS) == (
         collectives.COLLECTIVES,
         collectives.ALGORITHMS,

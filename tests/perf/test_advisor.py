@@ -123,6 +123,11 @@ def test_json_output() -> None:
         (["--params", "70e9", "--gpu", "h100"], "unknown GPU"),
         (["--params", "-5"], "must be positive"),
         (["--params", "70e9", "--gpus", "0"], "at least 1"),
+        # the schema's bounds (Workload.sequence_length >= 128): these were internal errors (exit 3)
+        (["--params", "7e9", "--sequence-length", "0"], "from 128 to 10,000,000"),
+        (["--params", "7e9", "--sequence-length", "127"], "from 128 to 10,000,000"),
+        (["--params", "7e9", "--sequence-length", "-1"], "from 128 to 10,000,000"),
+        (["--params", "7e9", "--sequence-length", "4k"], "`4k`: give a whole number of tokens"),
     ],
 )
 def test_bad_input(args: list[str], needle: str) -> None:
@@ -130,6 +135,13 @@ def test_bad_input(args: list[str], needle: str) -> None:
     assert code == 2
     assert needle in err
     assert "Traceback" not in err + out
+
+
+def test_the_shortest_sequence_the_schema_takes_is_advised(tmp_path) -> None:
+    out_file = tmp_path / "short.yaml"
+    code, _, err = run_cli("advise", "--params", "7e9", "--sequence-length", "128", "--write", str(out_file))
+    assert code == 0, err
+    assert check(out_file).loaded.blueprint.workload.sequence_length == 128
 
 
 def test_unknown_gpu_error_suggests() -> None:

@@ -132,13 +132,14 @@ def test_ranks_per_node_reach_the_nics_nearest_them() -> None:
     ("args", "needle"),
     [
         (("--ranks-per-node", "9"), "9 ranks per node on a 8-GPU node"),
-        (("--ranks-per-node", "0"), "give a whole number of 1 or more"),
+        (("--ranks-per-node", "0"), "give a whole number from 1 to 9,999,999"),
         (("--ranks-per-node", "2", "--gpus-per-process", "4"), "4 GPUs a process, but the run has 2 ranks"),
         (("--collective", "allreduce"), "did you mean `all_reduce`"),
         (("--sizes", "8X"), "is not a size"),
         (("--sizes", "8G..1K"), "smaller size to the larger"),
         (("--plot", "x.pdf"), ".svg or .png"),
         (("--nodes", "100000"), "cannot run on 100000"),
+        (("--nodes", "0"), "give a whole number from 1"),  # was taken as "every node"
         (("--algo", "butterfly"), "unknown algorithm"),
         (("--pool", "nope"), "no GPU pool named"),
     ],
