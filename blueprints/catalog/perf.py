@@ -128,6 +128,7 @@ NCCL_SPELLINGS = {
     "nvls": "NVLS",
     "nvls_tree": "NVLSTree",
     "collnet": "CollNetDirect",
+    "pat": "PAT",
     "ll": "LL",
     "ll128": "LL128",
     "simple": "Simple",
@@ -168,6 +169,14 @@ class RailGroups(_Entry):
     source: str
 
 
+class DeviceOffload(_Entry):
+    """How a net plugin has NCCL's GPU kernels handle what it moves (ncclNetProperties_t.netDeviceType other
+    than NCCL_NET_DEVICE_HOST), with its source."""
+
+    type: Literal["unpack"]
+    source: str
+
+
 class NetPlugin(_Entry):
     """A cloud transport's NCCL net plugin. ``reported_latency_us`` is what the plugin reports to NCCL
     (``ncclNetProperties_t.latency``, the graph's ``latencyInter`` in NCCL's tuner) by instance type, ``*``
@@ -176,7 +185,8 @@ class NetPlugin(_Entry):
     ``instance_traversal_latency_us`` replaces it on the instance types it names. ``settings`` are the
     NCCL_ALGO / NCCL_PROTO the transport's own setup runs multi-node jobs with, when it sets them;
     ``instance_settings`` those the plugin itself sets on some instance types (in place of ``settings``);
-    ``rail_groups`` the instance types whose NICs it groups around the GPUs (None: one device a NIC)."""
+    ``rail_groups`` the instance types whose NICs it groups around the GPUs (None: one device a NIC);
+    ``device_offload`` what it offloads to the GPU (None: NCCL's host path, the default)."""
 
     plugin: str
     source: str
@@ -186,6 +196,7 @@ class NetPlugin(_Entry):
     settings: TransportSettings | None = None
     instance_settings: dict[str, TransportSettings] = {}
     rail_groups: RailGroups | None = None
+    device_offload: DeviceOffload | None = None
 
     def groups_rails(self, instance: str) -> bool:
         """Whether the plugin shows NCCL one device per GPU's group of NICs on ``instance``."""
@@ -264,6 +275,8 @@ class NcclRelease(_Entry):
     tree_ll128_per_channel_max_gbytes: dict[int, Series] | None = None
     ring_ll128_per_channel_max_gbytes: dict[int, Series] | None = None
     max_channels: PerfConstant | None = None
+    pat: PerfConstant | None = None
+    pat_net_latency_factor: PerfConstant | None = None
 
 
 # release fields that replace no field of the tables: what the release is, and changes merged one by one
@@ -337,6 +350,12 @@ class Nccl(_Entry):
     ring_all_reduce_extra_net_steps: PerfConstant
     ppn1_tree_net_latency: PerfConstant
     ll128_sm_archs: Series
+    pat: PerfConstant
+    pat_base_latency_us: PerfConstant
+    pat_log_latency_divisor: PerfConstant
+    pat_per_rank_latency_us: PerfConstant
+    pat_bus_factor: PerfConstant
+    pat_net_latency_factor: PerfConstant
     releases: tuple[NcclRelease, ...] = ()
 
     def releases_up_to(self, release: int | None) -> list[NcclRelease]:

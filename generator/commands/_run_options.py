@@ -9,7 +9,7 @@ import argparse
 
 # written out so that registering `estimate` does not import the performance model (tests/cli/
 # test_startup_imports.py checks it equals generator.perf.collectives.ALGORITHMS)
-ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet", "p2p")
+ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet", "pat", "p2p")
 
 
 MAX_COUNT = 9_999_999  # seven digits: more than any design has nodes, ranks or channels

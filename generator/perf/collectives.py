@@ -37,7 +37,7 @@ from blueprints.catalog.perf import NCCL_SPELLINGS, PerfData, TreeCorrection, by
 from generator.perf.system import Limit, PerfError, nvls_allreduce_link_share, tighter
 
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast")
-ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet", "p2p")
+ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet", "pat", "p2p")
 NVLS_ALGORITHMS = ("nvls", "nvls_tree")  # what NCCL_NVLS_ENABLE=0 turns off (NVLink SHARP)
 PROTOCOLS = ("ll", "ll128", "simple")
 # NCCL_ALGO spellings (blueprints/catalog/perf.py NCCL_SPELLINGS; case-insensitive in NCCL too) → model names
@@ -159,6 +159,8 @@ class Job:
     # RCCL runs its MSCCL algorithms for this job (predict._runs_msccl): the all-pairs all_reduce then runs in
     # the window perf.yaml rccl.msccl_allpairs gives, for as many ranks as its GPUs
     runs_msccl: bool = False
+    # the run's NCCL can run PAT (System.pat): all_gather / reduce_scatter at one rank per unit
+    pat: bool = False
 
     @property
     def ranks(self) -> int:
@@ -583,8 +585,33 @@ def _candidates(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
     if collective == "all_reduce":
         out += _tree(job, perf) + _nvls(job, perf) + _collnet(job, perf) + _msccl_allpairs(job, perf)
     elif collective in ("all_gather", "reduce_scatter"):
-        out += _nvls_gather_scatter(job, perf)
+        out += _nvls_gather_scatter(job, perf) + _pat(job, perf)
     return out
+
+
+def _pat(job: Job, perf: PerfData) -> list[Candidate]:
+    """NCCL's PAT all_gather / reduce_scatter (perf.yaml nccl.pat*, tuning.cc 2.25.1): one rank per unit,
+    Simple only. It runs on the tree graph, whose channels are the ring graph's, at 0.75 of that graph's bus
+    bandwidth, which NCCL takes as PAT's algorithm bandwidth (time = latency + S / busBw); its latency is
+    8 µs, log2(units) network hops of a third and a half each (Tree/Simple's network latency at one rank per
+    node) and 2.8 µs per rank."""
+    nc = perf.nccl
+    if not job.pat or job.ranks_per_unit != 1 or job.units < 2:
+        return []
+    graph = tighter(_neighbour_net(job, job.net), job.ring_graph)
+    if graph is None:
+        return []
+    f = nc.pat_bus_factor.value
+    bw = graph.scaled(f, f"{graph.name} × {f:g} (PAT)")
+    inter = (
+        nc.hw_latency_us.get("net", "tree", "simple") + job.net_latency_us * nc.pat_net_latency_factor.value
+    )
+    lat = (
+        nc.pat_base_latency_us.value
+        + _log2i(job.units) * inter / nc.pat_log_latency_divisor.value
+        + job.ranks * nc.pat_per_rank_latency_us.value
+    )
+    return [Candidate("pat", "simple", bw, lat)]
 
 
 MSCCL_ALLPAIRS = "msccl_allpairs"
@@ -683,6 +710,11 @@ def _no_candidate(
         )
     if protocols and set(protocols) <= {"ll", "ll128"}:
         text += "; NVLS, NVLS-tree, CollNet and alltoall run Simple only (tuning.cc)"
+    if algorithms and "pat" in algorithms:
+        text += (
+            "; PAT runs all_gather and reduce_scatter only, at one rank per node, with an NCCL release that "
+            "has it (perf.yaml nccl.pat) and not over a net plugin that offloads to the GPU (ncclPatEnable)"
+        )
     return text
 
 

@@ -120,8 +120,7 @@ def job_for(
     n_nodes, rpn = _checked_shape(system, nodes, ranks_per_node, placement, process.gpus_per_process)
     units, per_unit = _units(system, n_nodes)
     k = per_unit * rpn
-    one_rail = net_share < 1
-    net_share = min(net_share, _ranks_nic_share(system, rpn))
+    one_rail, net_share = net_share < 1, min(net_share, _ranks_nic_share(system, rpn))
     networks = _unit_networks(system, per_unit, net_share, pxn, one_rail) if units > 1 else None
     nics, net, spread, nvls_net, p2p = networks or (None, None, None, None, None)
     nvls = _nvls_limit(system, k, per_unit, units)
@@ -162,6 +161,7 @@ def job_for(
         transport_algorithms=settings.algorithms if settings is not None else None,
         transport_protocols=settings.protocols if settings is not None else None,
         runs_msccl=_runs_msccl(system, units, k, process),
+        pat=system.pat,
     )
 
 

@@ -111,6 +111,9 @@ class System:
     # share of ``intra`` a GPU reaches sending to ONE peer of its node: 1 through NVSwitch or PCIe; on a
     # GPU mesh without a switch, the links joining the pair over all the GPU's links
     intra_peer_share: float = 1.0
+    # NCCL runs PAT for all_gather / reduce_scatter at one rank per node (perf.yaml nccl.pat): its release has
+    # PAT and the transport's net plugin offloads nothing to the GPU
+    pat: bool = False
 
     @property
     def gpus(self) -> int:
@@ -864,8 +867,7 @@ def system_for(
     gpu = rp.gpu
     assert gpu is not None
     intra, intra_class, nv_raw, peer_share, notes = _node_side(rp, cluster, perf, nvlink)
-    server, g = rp.server, rp.server.gpus
-    unit_nodes = _unit_nodes(server, nv_raw)
+    server, g, unit_nodes = rp.server, rp.server.gpus, _unit_nodes(rp.server, nv_raw)
     nvls = bool(gpu.nvls and nv_raw > 0 and (server.nvswitches > 0 or server.nvlink_domain_gpus > g))
     ll128 = _ll128(gpu, intra_class, perf.for_release(nccl_release(version)))
     nw = _network(cluster, plan, rp, perf)
@@ -908,4 +910,15 @@ def system_for(
         transport_settings=nw.settings,
         rail_crossing=nw.rail_crossing,
         intra_peer_share=peer_share,
+        pat=_runs_pat(version, nw.technology, rp, perf),
     )
+
+
+def _runs_pat(version: str, technology: str | None, pool: ResolvedPool, perf: PerfData) -> bool:
+    """Whether NCCL can run PAT here (ncclPatEnable, perf.yaml nccl.pat): a release that has it, over NCCL's
+    host network path (netDeviceType NCCL_NET_DEVICE_HOST): not over a net plugin that has the GPU unpack
+    what it receives (nccl.net_plugins device_offload). One rank per node is the job's to say."""
+    if perf.for_release(nccl_release(version)).nccl.pat.value != 1:
+        return False
+    plugin = perf.nccl.net_plugins.get(technology or "") if pool.cloud is not None else None
+    return plugin is None or plugin.device_offload is None

@@ -96,15 +96,15 @@ def test_protocol_and_algorithm_spellings() -> None:
 def test_nccl_exclusion_lists() -> None:
     """NCCL's `^` keeps every algorithm or protocol but those named (tuning.cc parseList), as `NCCL_PROTO=^LL128`
     in NCCL 2.18.1's release notes; per-collective lists are refused rather than misread."""
-    assert algorithm_list("^NVLS,nvlstree") == ("ring", "tree", "collnet", "p2p")
+    assert algorithm_list("^NVLS,nvlstree") == ("ring", "tree", "collnet", "pat", "p2p")
     assert protocol_list("^LL128") == ("ll", "simple")
     assert protocol_list(" ^ll ,LL128") == ("simple",)
     with pytest.raises(PerfError, match="excludes every protocol"):
         protocol_list("^LL,LL128,Simple")
     with pytest.raises(PerfError, match="per-collective"):
         algorithm_list("ring;allreduce:tree")
-    with pytest.raises(PerfError, match="unknown algorithm `PAT`"):
-        algorithm_list("^PAT")
+    with pytest.raises(PerfError, match="unknown algorithm `CollNetChain`"):
+        algorithm_list("^CollNetChain")
 
 
 def test_run_settings_change_the_prediction(tmp_path: Path) -> None:
