@@ -298,6 +298,9 @@ def failure(exc: BaseException) -> int | None:
         return 130
     if isinstance(exc, BrokenPipeError):
         return 0
+    if isinstance(exc, OSError) and exc.filename is not None:  # a path the file system refuses, said as such
+        err_console.print(f"[bold red]error[/]: {safe(str(exc.filename))}: {safe(exc.strerror or str(exc))}")
+        return 2
     if isinstance(exc, MemoryError):
         err_console.print("[bold red]out of memory[/]: this design is too large to process on this machine")
         return 2

@@ -27,17 +27,35 @@ def atomic_write_parts(path: str | Path, parts: Iterable[bytes]) -> None:
     """atomic_write_bytes of the concatenated ``parts``, each written as it is made (a big file is never
     held whole in memory); an error while making a part leaves no file."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    with _refused_unless_writable(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             for part in parts:
                 fh.write(part)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are ordinary files
-        os.replace(tmp, target)
+        with _refused_unless_writable(target):
+            os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def _refused_unless_writable(target: Path) -> Iterator[None]:
+    """The file system's refusal to make ``target``'s folder, a file in it or ``target`` itself (a file where
+    a folder is needed, a name too long, a folder of that name, a read-only place) as OutputRefused: the
+    user's path, said in one line, with nothing written."""
+    try:
+        yield
+    except OSError as exc:
+        where = Path(exc.filename) if exc.filename is not None else target
+        if where.name.startswith(f".{target.name}.") and where.parent == target.parent:
+            where = target.parent  # our temporary sibling: the folder is what refuses it
+        if isinstance(exc, (FileExistsError, NotADirectoryError)) and where.exists() and not where.is_dir():
+            raise OutputRefused(f"cannot write {target}: {where} is not a folder") from None
+        raise OutputRefused(f"cannot write {target}: {where}: {exc.strerror or exc}") from None
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
@@ -57,8 +75,9 @@ def atomic_dir(target: str | Path, fill: Callable[[Path], None]) -> None:
     """Build a directory with ``fill(tmpdir)`` beside ``target`` and swap it in; on failure nothing
     changes."""
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    with _refused_unless_writable(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     os.chmod(tmp, folder_mode(target))  # a `chmod 700` build folder stays 0700
     old = None
     try:
@@ -129,7 +148,8 @@ def checked_output_file(target: str | Path) -> Path:
 @contextmanager
 def output_lock(target: Path) -> Iterator[None]:
     """Hold an exclusive lock for writing ``target`` (on its parent folder, which outlives the swap)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    with _refused_unless_writable(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
         try:

@@ -62,7 +62,8 @@ def _bounded_float(limit: float) -> Callable[[str], float]:
     return parse
 
 
-_positive_float = _bounded_float(MAX_PARAMS)
+# a model's parameters, as --params takes them here and in `blueprint init`
+params_number = _bounded_float(MAX_PARAMS)
 
 
 def _sequence_length(text: str) -> int:
@@ -77,7 +78,7 @@ def _sequence_length(text: str) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = command(sub, "advise", "recommend GPUs, nodes, topology and fabric for a model (the article's rules)")
-    p.add_argument("--params", type=_positive_float, required=True, help="model parameters, e.g. 70e9")
+    p.add_argument("--params", type=params_number, required=True, help="model parameters, e.g. 70e9")
     p.add_argument("--mode", choices=MODES, default="pretrain", help="what the GPUs do (default: pretrain)")
     p.add_argument("--gpus", type=int, help="GPUs you plan to use (default: what memory and time need)")
     p.add_argument("--gpu", default=STARTER_GPU, help=f"GPU catalogue id (default {STARTER_GPU})")

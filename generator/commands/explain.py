@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from generator.commands._common import add_common, command, err_console, print_table, write_text
+from generator.commands._common import (
+    add_common,
+    command,
+    err_console,
+    print_table,
+    text_output,
+    write_text,
+)
 from generator.report import dumps
 
 TYPE_CHECKING = (
@@ -68,7 +75,8 @@ def _list(entries: list[Entry], args: argparse.Namespace) -> int:
     table = Table("id", "severity", "title")
     for e in entries:
         table.add_row(e["id"], e["severity"], e["title"])
-    print_table(table)
+    with text_output(args.output) as out:  # -o FILE: the table goes there, as every command's -o
+        print_table(table, out)
     return 0
 
 

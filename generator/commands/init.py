@@ -15,7 +15,9 @@ from typing import Any
 
 from blueprints.starter import STARTER_GPU
 from generator.commands._common import add_common, command, err_console, note, write_text
-from generator.commands.advise import MODES  # the advisor's modes, without importing the advisor
+
+# the advisor's modes and --params bounds, without importing the advisor
+from generator.commands.advise import MODES, params_number
 from generator.report import safe
 
 TYPE_CHECKING = (
@@ -45,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "is a terminal). The design is the one `blueprint advise` recommends.",
     )
     p.add_argument("--name", help="cluster name (default: from the file name)")
-    p.add_argument("--params", type=float, help="model parameters the cluster is for, e.g. 70e9")
+    p.add_argument("--params", type=params_number, help="model parameters the cluster is for, e.g. 70e9")
     p.add_argument("--mode", choices=MODES, default="pretrain", help="what the GPUs do (default: pretrain)")
     p.add_argument("--gpus", type=int, help="GPUs in the cluster (default: what the model needs)")
     p.add_argument(
@@ -100,8 +102,14 @@ def _interactive(args: argparse.Namespace) -> Request:
     def gpus(text: str) -> int | None:
         return None if text in ("", "auto") else int(text)
 
+    def params_answer(text: str) -> float:
+        try:
+            return params_number(text)
+        except argparse.ArgumentTypeError as exc:  # said, and asked again
+            raise ValueError(str(exc)) from None
+
     name = _ask("cluster name", args.name or _name_from(args.output), str, read)
-    params = _ask("model parameters", f"{args.params or 7e9:g}", float, read)
+    params = _ask("model parameters", f"{args.params or 7e9:g}", params_answer, read)
     return Request(
         params=params,
         mode=_ask(f"mode ({', '.join(MODES)})", args.mode, mode, read),
@@ -149,8 +157,9 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(req, str):
         err_console.print(f"[bold red]init[/]: {safe(req)}")
         return 2
-    if req.gpus is not None and req.gpus < 1:
-        err_console.print("[bold red]init[/]: --gpus must be at least 1")
+    problem = _gpus_problem(req)
+    if problem is not None:
+        err_console.print(f"[bold red]init[/]: {safe(problem)}")
         return 2
     try:
         adv = advise(req)
@@ -168,11 +177,13 @@ def run(args: argparse.Namespace) -> int:
     from generator.findings import Severity  # late: keeps `init --help` light
 
     errors = [f"{f.rule}: {f.message}" for f in _check(text) if f.severity is Severity.ERROR]
-    if errors:  # the advisor promises a valid starter; say so loudly if it is not
+    if errors:  # the user's own GPU count can leave too little memory (1, as `validate`); else a bug (3)
+        given = " with the --gpus given" if req.gpus is not None else ""
         err_console.print(
-            f"[bold red]init[/]: the scaffold does not validate (not written): {safe('; '.join(errors))}"
+            f"[bold red]init[/]: the scaffold does not validate{given} (not written): "
+            f"{safe('; '.join(errors))}"
         )
-        return 3
+        return 1 if req.gpus is not None else 3
     write_text(text if text.endswith("\n") else text + "\n", args.output)
     if args.output not in (None, "-"):
         note(
@@ -181,6 +192,18 @@ def run(args: argparse.Namespace) -> int:
             f"`blueprint validate {args.output}`, then `blueprint generate {args.output} -o build/`",
         )
     return 0
+
+
+def _gpus_problem(req: Request) -> str | None:
+    """Why the GPU count asked for cannot be scaffolded, as `advise` says it (None: it can)."""
+    if req.gpus is None:
+        return None
+    if req.gpus < 1:
+        return "--gpus must be at least 1"
+    from generator.perf.advice_model import scale_problem
+
+    scale = scale_problem(req.gpus, req.gpu)
+    return None if scale is None else f"--gpus {req.gpus}: {scale}"
 
 
 def _check(text: str) -> list[Finding]:

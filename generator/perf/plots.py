@@ -6,7 +6,7 @@ import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from generator.fsutil import atomic_write_bytes
+from generator.fsutil import atomic_write_bytes, checked_output_file
 from generator.perf.predict import Prediction
 from generator.perf.sizes import format_size
 
@@ -54,14 +54,15 @@ def _save(fig, path: Path) -> None:  # type: ignore[no-untyped-def]
     buf = io.BytesIO()
     metadata = {"Date": None} if fmt == "svg" else {"Software": None}
     fig.savefig(buf, format=fmt, metadata=metadata)
-    atomic_write_bytes(path, buf.getvalue())
+    atomic_write_bytes(checked_output_file(path), buf.getvalue())  # as -o: never through a symlink
 
 
 def check_plot_path(path: str | Path) -> Path:
+    """``path`` for a plot, checked before any work: .svg or .png, and a new name or a regular file."""
     p = Path(path)
     if p.suffix.lower().lstrip(".") not in FORMATS:
         raise PlotError(f"plot file `{path}` must end in .svg or .png")
-    return p
+    return checked_output_file(p)
 
 
 def plot_collectives(series: Mapping[str, Sequence[Prediction]], title: str, path: str | Path) -> None:

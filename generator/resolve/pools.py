@@ -3,11 +3,12 @@ ports and host names (checked templates, no name produced twice)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import NamedTuple
 
 from blueprints.catalog import Catalog, CatalogError
-from blueprints.catalog.schema import CloudInstance, Gpu, Server, ServerNic
+from blueprints.catalog.schema import CATALOG_ID_RE, CloudInstance, Gpu, Server, ServerNic
 from blueprints.models import NodePool
 from blueprints.models.naming import is_safe_name, render_template, template_fields
 from blueprints.models.nodes import ServerSpec
@@ -115,6 +116,21 @@ def _template_errors(pool: NodePool, su_size: int | None, path: tuple[str | int,
     return out
 
 
+def _spec_id_problems(spec: ServerSpec, spath: Path) -> list[Finding]:
+    """A finding for each GPU or NIC id of a server spec that no catalogue entry could have (ids keep the
+    catalogue's pattern, CATALOG_ID_RE): the value is not echoed, it may hold anything."""
+    ids: list[tuple[Path, str]] = [((*spath, "gpu"), spec.gpu)] if spec.gpu is not None else []
+    ids += [((*spath, "nics", i, "model"), nic.model) for i, nic in enumerate(spec.nics)]
+    message = (
+        "not a catalogue id: 1 to 64 letters, digits, `.`, `_`, `+` or `-`, starting with a letter or digit"
+    )
+    return [
+        Finding("CAT001", Severity.ERROR, message, where, "`blueprint catalog` lists the ids")
+        for where, value in ids
+        if not re.fullmatch(CATALOG_ID_RE, value)
+    ]
+
+
 class _PoolServer(NamedTuple):
     server: Server
     cloud: CloudInstance | None  # the cloud instance type the server was made from
@@ -124,7 +140,12 @@ class _PoolServer(NamedTuple):
 def _pool_server(pool: NodePool, ppath: Path, cat: Catalog, errors: list[Finding]) -> _PoolServer | None:
     """The pool's server: an explicit spec, a cloud instance type (``aws/p5.48xlarge``) or a catalogue id."""
     if pool.spec is not None:
-        return _PoolServer(_server_from_spec(pool.spec), None, (*ppath, "spec"))
+        spath: Path = (*ppath, "spec")
+        problems = _spec_id_problems(pool.spec, spath)
+        if problems:
+            errors.extend(problems)
+            return None
+        return _PoolServer(_server_from_spec(pool.spec), None, spath)
     assert pool.server is not None  # the model requires one of server / spec
     try:
         if "/" in pool.server:

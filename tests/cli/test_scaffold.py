@@ -165,3 +165,28 @@ def test_bash_completion_completes_commands_options_and_choices(tmp_path: Path) 
     assert "--quiet" in _complete(script, "blueprint", "generate", "--q")
     code, zsh, _ = run_cli("completion", "zsh")
     assert "bashcompinit" in zsh and "complete -o filenames -F _blueprint blueprint" in zsh
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "needle"),
+    [
+        (("--params", "nan"), 2, "must be positive"),  # was an internal error (exit 3), as advise refuses it
+        (("--params", "70e9", "--gpus", "99999999999999999999"), 2, "the largest design this tool builds"),
+        # too few GPUs for the model's memory: the user's count, so findings (exit 1), as `advise --write`
+        (("--params", "70e9", "--gpus", "8"), 1, "does not validate with the --gpus given"),
+    ],
+)
+def test_init_answers_it_cannot_scaffold(
+    tmp_path: Path, args: tuple[str, ...], code: int, needle: str
+) -> None:
+    target = tmp_path / "blueprint.yaml"
+    got, out, err = run_cli("init", *args, "-o", str(target))
+    assert got == code and needle in err and "Traceback" not in out + err
+    assert not target.exists()
+
+
+def test_init_asks_again_for_parameters_it_cannot_use(tmp_path: Path) -> None:
+    target = tmp_path / "asked.yaml"
+    proc = _cmd("init", "--interactive", "-o", str(target), stdin="lab3\nnan\n7e9\n\n\n\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "must be positive" in proc.stderr and target.is_file()

@@ -239,7 +239,8 @@ def test_fat_tree_growth_counts_in_the_size_budget(tmp_path: Path) -> None:
     """2 nodes declaring growth to 1,000,000 would build spines and cores for them: refused before building
     (the bound used to ignore growth_nodes)."""
     bp = write(
-        tmp_path, HEAD + POOL.replace("count: 4", "count: 2") + IB + "      tiers: 3\n      growth_nodes: 1000000\n"
+        tmp_path,
+        HEAD + POOL.replace("count: 4", "count: 2") + IB + "      tiers: 3\n      growth_nodes: 1000000\n",
     )
     started = time.monotonic()
     code, out, err = run_cli("validate", str(bp))
@@ -254,3 +255,35 @@ def test_suppressing_a_guard_rule_says_it_has_no_effect(tmp_path: Path) -> None:
     code, out, err = run_cli("validate", str(bp))
     assert code == 1
     assert "SUP001" in out + err and "cannot be suppressed" in out + err
+
+
+# ---- an explicit server's catalogue ids ----------------------------------------------------------
+SPEC = (
+    "pools:\n  - name: gpu\n    role: gpu\n    count: 2\n    spec:\n      gpu: {gpu}\n      gpus: 4\n"
+    "      gpu_interconnect: pcie4\n      power_kw: 2.2\n      rack_units: 2\n      nics:\n"
+    "        - {{purpose: compute, model: {nic}, count: 2, ports: 2, speed_gbps: 100}}\n"
+)
+
+
+# case: (the spec's GPU id, its NIC id); the first not catalogue-shaped is reported
+SPEC_IDS = {
+    "path-gpu": ('"../../etc/passwd"', "cx6-dx"),
+    "empty-gpu": ('""', "cx6-dx"),
+    "empty-nic": ("l40s", '""'),
+    "escape-nic": ("l40s", '"\\x1b[31m"'),
+    "long-nic": ("l40s", '"' + "n" * 3000 + '"'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SPEC_IDS))
+def test_a_spec_id_no_catalogue_entry_could_have_is_a_located_error(tmp_path: Path, case: str) -> None:
+    """Was an internal error (exit 3): the spec became a catalogue server whose id pattern refused it."""
+    gpu, nic = SPEC_IDS[case]
+    field = "gpu" if case.endswith("gpu") else "model"
+    bp = write(tmp_path, HEAD + SPEC.format(gpu=gpu, nic=nic))
+    code, out, err = run_cli("validate", str(bp))
+    no_crash(out + err)
+    assert code == 2
+    line = line_of(bp, f"{field}: ") if field == "gpu" else line_of(bp, "model:")
+    assert f"bp.yaml:{line}:" in out + err and "CAT001 not a catalogue id" in out + err
+    assert "\x1b" not in out + err and "passwd" not in out + err
