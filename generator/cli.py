@@ -291,16 +291,20 @@ def failure(exc: BaseException) -> int | None:
         err_console.print(f"{safe(exc.where)}: [bold red]cannot use this file[/]: {safe(exc.message)}")
         return 2
     if isinstance(exc, OutputRefused):
-        err_console.print(f"[bold red]refused[/]: {safe(exc)} (nothing written)")
+        err_console.print(f"[bold red]refused[/]: {safe(exc)} (nothing written)", emoji=False)
         return 2
     if isinstance(exc, KeyboardInterrupt):
         err_console.print("interrupted")
         return 130
     if isinstance(exc, BrokenPipeError):
         return 0
-    if isinstance(exc, OSError) and exc.filename is not None:  # a path the file system refuses, said as such
-        err_console.print(f"[bold red]error[/]: {safe(str(exc.filename))}: {safe(exc.strerror or str(exc))}")
-        return 2
+    if _users_path_refused(exc):  # a path of the user's that the file system refuses, said as such
+        assert isinstance(exc, OSError)
+        where = exc.filename2 if exc.filename2 is not None else exc.filename
+        err_console.print(
+            f"[bold red]error[/]: {safe(str(where))}: {safe(exc.strerror or str(exc))}", emoji=False
+        )
+        return None if os.environ.get("BLUEPRINT_DEBUG") else 2
     if isinstance(exc, MemoryError):
         err_console.print("[bold red]out of memory[/]: this design is too large to process on this machine")
         return 2
@@ -312,6 +316,16 @@ def failure(exc: BaseException) -> int | None:
         "please report this with the blueprint that caused it (set BLUEPRINT_DEBUG=1 for a traceback)"
     )
     return None if os.environ.get("BLUEPRINT_DEBUG") else 3
+
+
+def _users_path_refused(exc: BaseException) -> bool:
+    """An OSError about a path outside the tool's own installed files: the user's (a name too long, a file
+    where a folder must be). One inside them is a fault of the tool, reported as an internal error."""
+    if not isinstance(exc, OSError) or exc.filename is None:
+        return False
+    own = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # holds generator/ and blueprints/
+    paths = [os.path.abspath(os.fsdecode(p)) for p in (exc.filename, exc.filename2) if p is not None]
+    return not any(os.path.commonpath([own, p]) == own for p in paths)
 
 
 if __name__ == "__main__":

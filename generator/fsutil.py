@@ -50,9 +50,12 @@ def _refused_unless_writable(target: Path) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        where = Path(exc.filename) if exc.filename is not None else target
-        if where.name.startswith(f".{target.name}.") and where.parent == target.parent:
-            where = target.parent  # our temporary sibling: the folder is what refuses it
+        # a rename names its target second
+        named = exc.filename2 if exc.filename2 is not None else exc.filename
+        where = Path(os.path.abspath(os.fsdecode(named))) if named is not None else target
+        folder = Path(os.path.abspath(target.parent))
+        if where.name.startswith(f".{target.name}.") and where.parent == folder:
+            where = folder  # our temporary sibling: the folder is what refuses it
         if isinstance(exc, (FileExistsError, NotADirectoryError)) and where.exists() and not where.is_dir():
             raise OutputRefused(f"cannot write {target}: {where} is not a folder") from None
         raise OutputRefused(f"cannot write {target}: {where}: {exc.strerror or exc}") from None

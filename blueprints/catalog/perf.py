@@ -413,6 +413,7 @@ class MscclAllPairs(_Entry):
 class Rccl(_Entry):
     msccl_single_process_default: PerfConstant
     msccl_allpairs: MscclAllPairs
+    pat_enabled_by_default: PerfConstant
 
     @model_validator(mode="after")
     def _switch_is_0_or_1(self) -> "Rccl":

@@ -17,7 +17,7 @@ MAX_COUNT = 9_999_999  # seven digits: more than any design has nodes, ranks or 
 
 def positive(text: str) -> int:
     """A count of 1 or more in ASCII digits (int() would also take other scripts' digits and `1_0`)."""
-    if text.isascii() and text.isdigit() and 1 <= int(text) <= MAX_COUNT:
+    if text.isascii() and text.isdigit() and len(text) <= 7 and 1 <= int(text) <= MAX_COUNT:
         return int(text)
     shown = f"`{text[:40]}`" if text.isascii() and text.isprintable() else "its value"
     raise argparse.ArgumentTypeError(f"{shown}: give a whole number from 1 to {MAX_COUNT:,}")

@@ -68,7 +68,9 @@ params_number = _bounded_float(MAX_PARAMS)
 
 def _sequence_length(text: str) -> int:
     """Tokens per sequence in ASCII digits, within the blueprint schema's bounds."""
-    if text.isascii() and text.isdigit() and MIN_SEQUENCE_LENGTH <= int(text) <= MAX_SEQUENCE_LENGTH:
+    # the length first: int() of thousands of digits is refused, or slow
+    digits = text.isascii() and text.isdigit() and len(text) <= len(str(MAX_SEQUENCE_LENGTH))
+    if digits and MIN_SEQUENCE_LENGTH <= int(text) <= MAX_SEQUENCE_LENGTH:
         return int(text)
     shown = f"`{text[:40]}`" if text.isascii() and text.isprintable() else "its value"
     raise argparse.ArgumentTypeError(

@@ -176,14 +176,17 @@ def run(args: argparse.Namespace) -> int:
         text = text.replace("\n# Review site,", "".join(f"\n# - {n}" for n in notes) + "\n# Review site,", 1)
     from generator.findings import Severity  # late: keeps `init --help` light
 
-    errors = [f"{f.rule}: {f.message}" for f in _check(text) if f.severity is Severity.ERROR]
-    if errors:  # the user's own GPU count can leave too little memory (1, as `validate`); else a bug (3)
-        given = " with the --gpus given" if req.gpus is not None else ""
+    failed = [f for f in _check(text) if f.severity is Severity.ERROR]
+    if failed:  # the user's own GPU count can leave too little memory (1, as `validate`); else a bug (3)
+        from generator.rules.wrk.wrk002_memory_fit import MemoryFit  # the model does not fit the GPUs' memory
+
+        memory_only = req.gpus is not None and all(f.rule == MemoryFit.id for f in failed)
+        given = " with the --gpus given" if memory_only else ""
+        errors = "; ".join(f"{f.rule}: {f.message}" for f in failed)
         err_console.print(
-            f"[bold red]init[/]: the scaffold does not validate{given} (not written): "
-            f"{safe('; '.join(errors))}"
+            f"[bold red]init[/]: the scaffold does not validate{given} (not written): {safe(errors)}"
         )
-        return 1 if req.gpus is not None else 3
+        return 1 if memory_only else 3
     write_text(text if text.endswith("\n") else text + "\n", args.output)
     if args.output not in (None, "-"):
         note(

@@ -1,4 +1,4 @@
-"""Alpha-beta cost of NCCL collectives: ring, tree, NVLS, NVLS-tree and CollNet (IB SHARP).
+"""Alpha-beta cost of NCCL collectives: ring, tree, NVLS, NVLS-tree, CollNet (IB SHARP) and PAT.
 
 Time of one collective of S bytes with algorithm a and protocol p:
 
@@ -23,6 +23,7 @@ Data movement per algorithm (per rank, one direction), which fixes each ``algbw`
 * NVLS-tree: NVLS inside the node, a tree of nodes outside (S each way for ≤ 2 nodes, 2S beyond).
 * NVLS all_gather / reduce_scatter (one NVLink domain): S through the busier direction per GPU.
 * CollNet (IB SHARP): reduce-scatter inside the node, S per node to and from the switches.
+* PAT (all_gather / reduce_scatter at one rank per node): 0.75 of the tree graph, taken as algbw by NCCL.
 * alltoall: (k−1)/n·S over NVLink per rank (point-to-point transfers reach a share of NCCL's NVLink count,
   ``_p2p_intra``), k·(n−k)/n·S through each node's NICs.
 """

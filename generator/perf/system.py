@@ -915,10 +915,13 @@ def system_for(
 
 
 def _runs_pat(version: str, technology: str | None, pool: ResolvedPool, perf: PerfData) -> bool:
-    """Whether NCCL can run PAT here (ncclPatEnable, perf.yaml nccl.pat): a release that has it, over NCCL's
-    host network path (netDeviceType NCCL_NET_DEVICE_HOST): not over a net plugin that has the GPU unpack
-    what it receives (nccl.net_plugins device_offload). One rank per node is the job's to say."""
+    """Whether NCCL can run PAT here (ncclPatEnable, perf.yaml nccl.pat): a release that has it, NVIDIA's NCCL
+    (RCCL turns it off by default: rccl.pat_enabled_by_default), over NCCL's host network path (netDeviceType
+    NCCL_NET_DEVICE_HOST): not over a net plugin that has the GPU unpack what it receives (nccl.net_plugins
+    device_offload). One rank per node is the job's to say."""
     if perf.for_release(nccl_release(version)).nccl.pat.value != 1:
+        return False
+    if pool.gpu is not None and pool.gpu.vendor != "nvidia" and perf.rccl.pat_enabled_by_default.value != 1:
         return False
     plugin = perf.nccl.net_plugins.get(technology or "") if pool.cloud is not None else None
     return plugin is None or plugin.device_offload is None

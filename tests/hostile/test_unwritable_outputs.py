@@ -74,3 +74,20 @@ def test_explain_list_writes_its_table_to_the_file_given(tmp_path: Path) -> None
     code, out, err = run_cli("explain", "--list", "-o", str(target))
     assert code == 0, err
     assert out == "" and "TOP010" in target.read_text()  # it printed to the terminal and ignored -o
+
+
+def test_a_refused_path_of_the_tools_own_files_stays_an_internal_error() -> None:
+    """Only the user's paths are theirs to fix: a missing template of the installed package is a fault of the
+    tool (exit 3, "please report"), and BLUEPRINT_DEBUG still gives its traceback."""
+    import errno
+    import os
+
+    import generator
+    from generator.cli import _users_path_refused
+
+    own = os.path.join(os.path.dirname(generator.__file__), "templates", "missing.j2")
+    assert not _users_path_refused(FileNotFoundError(errno.ENOENT, "No such file or directory", own))
+    assert _users_path_refused(FileNotFoundError(errno.ENOENT, "No such file or directory", "/srv/mine.yaml"))
+    assert not _users_path_refused(ValueError("not a path"))
+    renamed = OSError(errno.EISDIR, "Is a directory", str(Path(own).parent / ".x.tmp"), "/srv/out")
+    assert not _users_path_refused(renamed)  # one side is the tool's own: not the user's to fix
