@@ -15,9 +15,7 @@ from typing import Any
 
 from blueprints.starter import STARTER_GPU
 from generator.commands._common import add_common, command, err_console, note, write_text
-
-# the advisor's modes and --params bounds, without importing the advisor
-from generator.commands.advise import MODES, params_number
+from generator.commands.advise import MODES, params_number  # the advisor's, without importing it
 from generator.report import safe
 
 TYPE_CHECKING = (
