@@ -24,6 +24,16 @@ class RackSpec(Model):
     depth_m: float = Field(default=1.2, gt=0.5, le=2.0)
     """rack depth in metres (cable runs)"""
 
+    @model_validator(mode="after")
+    def _room_left(self) -> "RackSpec":
+        # the planner places switches into what is left (placing.py: units - reserved_units per rack)
+        if self.reserved_units >= self.units:
+            raise ValueError(
+                f"reserved_units {self.reserved_units} leaves no usable unit in a {self.units}U rack: "
+                "keep it below units"
+            )
+        return self
+
 
 class CablingGeometry(Model):
     aisle_m: float = Field(default=1.2, ge=0.5, le=5.0, description="aisle between rows")

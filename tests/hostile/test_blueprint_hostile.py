@@ -287,3 +287,19 @@ def test_a_spec_id_no_catalogue_entry_could_have_is_a_located_error(tmp_path: Pa
     line = line_of(bp, f"{field}: ") if field == "gpu" else line_of(bp, "model:")
     assert f"bp.yaml:{line}:" in out + err and "CAT001 not a catalogue id" in out + err
     assert "\x1b" not in out + err and "passwd" not in out + err
+
+
+def test_a_rack_with_every_unit_reserved_is_a_located_error(tmp_path: Path) -> None:
+    """`reserved_units` equal to `units` (both within their own bounds) left the planner no unit to place a
+    switch in: `plan` and `estimate` divided by zero (exit 3) while `validate` passed."""
+    text = (EXAMPLES / "hypercube-research.yaml").read_text()
+    rack = "  rack: {units: 42, power_kw: 24}\n"
+    assert rack in text
+    bp = write(tmp_path, text.replace(rack, "  rack: {units: 10, reserved_units: 10, power_kw: 24}\n", 1))
+    for command in ("validate", "plan", "estimate"):
+        code, out, err = run_cli(command, str(bp))
+        no_crash(out + err)
+        assert code == 2 and "leaves no usable unit in a 10U rack" in out + err, command
+    bp.write_text(bp.read_text().replace("reserved_units: 10", "reserved_units: 9"))
+    code, out, err = run_cli("plan", str(bp))
+    no_crash(out + err)
