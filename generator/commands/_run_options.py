@@ -6,6 +6,7 @@ the site calibration (the evaluation never reaches it: tests/perf/test_site_cali
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 # written out so that registering `estimate` does not import the performance model (tests/cli/
 # test_startup_imports.py checks it equals generator.perf.collectives.ALGORITHMS)
@@ -15,12 +16,22 @@ ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet", "pat", "p2p")
 MAX_COUNT = 9_999_999  # seven digits: more than any design has nodes, ranks or channels
 
 
-def positive(text: str) -> int:
-    """A count of 1 or more in ASCII digits (int() would also take other scripts' digits and `1_0`)."""
-    if text.isascii() and text.isdigit() and len(text) <= 7 and 1 <= int(text) <= MAX_COUNT:
-        return int(text)
-    shown = f"`{text[:40]}`" if text.isascii() and text.isprintable() else "its value"
-    raise argparse.ArgumentTypeError(f"{shown}: give a whole number from 1 to {MAX_COUNT:,}")
+def whole_number(low: int, high: int, noun: str = "") -> Callable[[str], int]:
+    """An option's parser of a whole number from ``low`` to ``high`` in ASCII digits (int() would also take
+    other scripts' digits and `1_0`, and thousands of digits are refused by it or slow: the length first)."""
+    what = f"a whole number of {noun}" if noun else "a whole number"
+
+    def parse(text: str) -> int:
+        digits = text.isascii() and text.isdigit() and len(text) <= len(str(high))
+        if digits and low <= int(text) <= high:
+            return int(text)
+        shown = f"`{text[:40]}`" if text.isascii() and text.isprintable() else "its value"
+        raise argparse.ArgumentTypeError(f"{shown}: give {what} from {low:,} to {high:,}")
+
+    return parse
+
+
+positive = whole_number(1, MAX_COUNT)  # a count: nodes, ranks a node, GPUs a process
 
 
 def add_run_options(p: argparse.ArgumentParser) -> None:

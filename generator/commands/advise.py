@@ -18,6 +18,7 @@ from generator.commands._common import (
     text_output,
     write_text,
 )
+from generator.commands._run_options import whole_number
 from generator.report import dumps, safe
 
 TYPE_CHECKING = (
@@ -66,16 +67,7 @@ def _bounded_float(limit: float) -> Callable[[str], float]:
 params_number = _bounded_float(MAX_PARAMS)
 
 
-def _sequence_length(text: str) -> int:
-    """Tokens per sequence in ASCII digits, within the blueprint schema's bounds."""
-    # the length first: int() of thousands of digits is refused, or slow
-    digits = text.isascii() and text.isdigit() and len(text) <= len(str(MAX_SEQUENCE_LENGTH))
-    if digits and MIN_SEQUENCE_LENGTH <= int(text) <= MAX_SEQUENCE_LENGTH:
-        return int(text)
-    shown = f"`{text[:40]}`" if text.isascii() and text.isprintable() else "its value"
-    raise argparse.ArgumentTypeError(
-        f"{shown}: give a whole number of tokens from {MIN_SEQUENCE_LENGTH} to {MAX_SEQUENCE_LENGTH:,}"
-    )
+_sequence_length = whole_number(MIN_SEQUENCE_LENGTH, MAX_SEQUENCE_LENGTH, "tokens")  # the schema's bounds
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -134,15 +126,20 @@ def _write_refusal(target: str | None, force: bool) -> str | None:
     return None
 
 
-def _argument_problem(args: argparse.Namespace) -> str | None:
-    if args.gpus is not None and args.gpus < 1:
+def gpus_problem(gpus: int | None, gpu: str) -> str | None:
+    """Why ``--gpus`` cannot be designed for (None: it can, or it is not given); `init` says it the same."""
+    if gpus is None:
+        return None
+    if gpus < 1:
         return "--gpus must be at least 1"
     from generator.perf.advice_model import scale_problem
 
-    scale = scale_problem(args.gpus, args.gpu)
-    if scale is not None:
-        return f"--gpus {args.gpus}: {scale}"
-    return _write_refusal(args.write, args.force)
+    scale = scale_problem(gpus, gpu)
+    return None if scale is None else f"--gpus {gpus}: {scale}"
+
+
+def _argument_problem(args: argparse.Namespace) -> str | None:
+    return gpus_problem(args.gpus, args.gpu) or _write_refusal(args.write, args.force)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,7 +15,11 @@ from typing import Any
 
 from blueprints.starter import STARTER_GPU
 from generator.commands._common import add_common, command, err_console, note, write_text
-from generator.commands.advise import MODES, params_number  # the advisor's, without importing it
+from generator.commands.advise import (  # the advisor's, without importing it
+    MODES,
+    gpus_problem,
+    params_number,
+)
 from generator.report import safe
 
 TYPE_CHECKING = (
@@ -155,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(req, str):
         err_console.print(f"[bold red]init[/]: {safe(req)}")
         return 2
-    problem = _gpus_problem(req)
+    problem = gpus_problem(req.gpus, req.gpu)
     if problem is not None:
         err_console.print(f"[bold red]init[/]: {safe(problem)}")
         return 2
@@ -193,18 +197,6 @@ def run(args: argparse.Namespace) -> int:
             f"`blueprint validate {args.output}`, then `blueprint generate {args.output} -o build/`",
         )
     return 0
-
-
-def _gpus_problem(req: Request) -> str | None:
-    """Why the GPU count asked for cannot be scaffolded, as `advise` says it (None: it can)."""
-    if req.gpus is None:
-        return None
-    if req.gpus < 1:
-        return "--gpus must be at least 1"
-    from generator.perf.advice_model import scale_problem
-
-    scale = scale_problem(req.gpus, req.gpu)
-    return None if scale is None else f"--gpus {req.gpus}: {scale}"
 
 
 def _check(text: str) -> list[Finding]:

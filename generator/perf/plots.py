@@ -54,7 +54,7 @@ def _save(fig, path: Path) -> None:  # type: ignore[no-untyped-def]
     buf = io.BytesIO()
     metadata = {"Date": None} if fmt == "svg" else {"Software": None}
     fig.savefig(buf, format=fmt, metadata=metadata)
-    atomic_write_bytes(checked_output_file(path), buf.getvalue())  # as -o: never through a symlink
+    atomic_write_bytes(path, buf.getvalue())  # ``path`` from check_plot_path: never through a symlink
 
 
 def check_plot_path(path: str | Path) -> Path:
