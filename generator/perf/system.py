@@ -502,6 +502,21 @@ def _roce_notes(kind: str, fab: ResolvedFabric | None) -> list[str]:
     return []
 
 
+def _sharp_notes(cluster: ResolvedCluster) -> list[str]:
+    """What the CollNet figure assumes of IB SHARP: streaming aggregation (SAT), which the generated NCCL
+    settings turn on and SHARP itself leaves off ("SHARP_COLL_ENABLE_SAT ... Default: 0 (Disabled)", NVIDIA
+    SHARP v2.6.1 documentation, NVIDIA SHARP Collective Library). Without it SHARP aggregates in low-latency
+    trees, slower for large messages (ABCI's two-node A100 run, benchmarks/evaluation.yaml: 105 GB/s where
+    the model gives 158)."""
+    if not ib_sharp(cluster):
+        return []
+    return [
+        "IB SHARP: CollNet is predicted with streaming aggregation (SHARP_COLL_ENABLE_SAT=1, as the "
+        "generated NCCL settings set it; SHARP's default is 0); without it SHARP runs low-latency trees, "
+        "slower for large messages, which the model has no figure for"
+    ]
+
+
 _HOMES: dict[int, tuple[weakref.ref[Plan], dict[str, str]]] = {}
 
 
@@ -698,7 +713,7 @@ def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf
         ecmp = _ecmp_share(tech, fab, plan, perf)
         fabric = _fabric_bound(plan, net, rp, eff, ecmp)
         rail_crossing = _rail_crossing_bound(plan, net, eff, ecmp, _rails(fab, ports))
-        notes.extend(_roce_notes(tech.kind, fab))
+        notes.extend(_roce_notes(tech.kind, fab) + _sharp_notes(cluster))
         if tech.kind == "ethernet":
             notes.append("Ethernet without RDMA: NCCL's socket transport; its CPU cost is not modelled")
     if plan is None or m is None:
