@@ -46,7 +46,8 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--algo",
         help=f"restrict algorithms like NCCL_ALGO: comma list of {', '.join(ALGORITHMS)} "
-        "(NCCL's spellings too: Ring, Tree, NVLSTree, CollNetDirect); a leading ^ keeps all but those",
+        "(NCCL's spellings too: Ring, Tree, NVLSTree, CollNetDirect); a leading ^ keeps all but those; "
+        "alltoall, point-to-point in NCCL, is not steered by it",
     )
     p.add_argument(
         "--proto",

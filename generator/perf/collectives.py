@@ -730,7 +730,11 @@ def _chosen(
     """The candidate NCCL's tuner picks among those the run allows: the estimate's NCCL_ALGO / NCCL_PROTO,
     else the cloud transport's settings, else all."""
     cands = candidates(collective, job, perf)
-    algorithms = algorithms or job.transport_algorithms
+    # nccl-tests' alltoall is grouped ncclSend/ncclRecv (src/alltoall.cu): point-to-point work, which NCCL
+    # plans without its collective tuner, so NCCL_ALGO ("Forces specific algorithm selection for
+    # collectives", ROCm's RCCL environment variable reference), a run's or a transport profile's, does not
+    # steer it
+    algorithms = None if collective == "alltoall" else algorithms or job.transport_algorithms
     protocols = protocols or job.transport_protocols
     msccl = [c for c in cands if c.algorithm == MSCCL_ALLPAIRS]
     # RCCL's collectives hand the call to MSCCL before its tuner reads NCCL_ALGO / NCCL_PROTO

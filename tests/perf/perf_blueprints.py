@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import sys
 from pathlib import Path
 
 from ruamel.yaml import YAML
@@ -71,3 +73,18 @@ def nccl_with(base: PerfData, **values: float) -> PerfData:
     nc = base.nccl
     update = {k: getattr(nc, k).model_copy(update={"value": v}) for k, v in values.items()}
     return base.model_copy(update={"nccl": nc.model_copy(update=update)})
+
+
+def reproduced(entry_id: str, directory: Path) -> Path:
+    """The blueprint of an evaluation row, as `benchmarks/evaluate.py --reproduce` prints it, written to
+    ``directory``."""
+    benchmarks = str(Path(__file__).resolve().parents[2] / "benchmarks")
+    if benchmarks not in sys.path:
+        sys.path.insert(0, benchmarks)
+    import evaluate
+
+    buf = io.StringIO()
+    assert evaluate.reproduce(entry_id, out=buf) == 0
+    path = directory / f"{entry_id}.yaml"
+    path.write_text(buf.getvalue())
+    return path

@@ -9,13 +9,13 @@ PAT/Simple in 2.31.2, also 14) plus the transport's latency twice (2.25.1: once 
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES, run_cli
+from perf_blueprints import reproduced
 
 from generator.perf.collectives import candidates
 from generator.perf.predict import job_for
@@ -79,24 +79,10 @@ def test_pat_forced_where_nccl_cannot_run_it_is_refused() -> None:
     assert "at one rank per node" in err
 
 
-def _reproduced(entry_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The blueprint of an evaluation row, as `benchmarks/evaluate.py --reproduce` prints it."""
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "benchmarks"))
-    import evaluate
-
-    buf = io.StringIO()
-    assert evaluate.reproduce(entry_id, out=buf) == 0
-    path = tmp_path / f"{entry_id}.yaml"
-    path.write_text(buf.getvalue())
-    return path
-
-
-def test_no_pat_over_a_plugin_that_offloads_to_the_gpu(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_no_pat_over_a_plugin_that_offloads_to_the_gpu(tmp_path: Path) -> None:
     """GPUDirect-TCPX's plugin has NCCL's kernels unpack what it receives (netDeviceType UNPACK): NCCL's
     ncclPatEnable refuses PAT there, even forced."""
-    path = _reproduced("skypilot-gcp-a3high-tcpx-allreduce-2g", tmp_path, monkeypatch)
+    path = reproduced("skypilot-gcp-a3high-tcpx-allreduce-2g", tmp_path)
     base = ("estimate", str(path), "--collective", "all_gather", "--sizes", "64K", "--nodes", "2")
     args = (*base, "--ranks-per-node", "1", "--nccl-version", "2.25.1")
     code, _, err = run_cli(*args, "--algo", "pat")
@@ -107,10 +93,10 @@ def test_no_pat_over_a_plugin_that_offloads_to_the_gpu(
     assert row["algorithm"] == "ring"
 
 
-def test_rccl_runs_no_pat_unless_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rccl_runs_no_pat_unless_asked(tmp_path: Path) -> None:
     """AMD's RCCL keeps NCCL's PAT code with NCCL_PAT_ENABLE defaulting to 0 (ROCm/rccl tuning.cc): two MI300X
     nodes at one rank each run a ring, and a forced PAT is refused, as NCCL_ALGO=PAT would find none."""
-    path = _reproduced("mi300x-hisohara-aac10-2node-allreduce-1m", tmp_path, monkeypatch)
+    path = reproduced("mi300x-hisohara-aac10-2node-allreduce-1m", tmp_path)
     args = ("estimate", str(path), "--collective", "all_gather", "--sizes", "64K", "--nodes", "2")
     args = (*args, "--ranks-per-node", "1", "--nccl-version", "2.25.1")
     code, out, err = run_cli(*args, "--format", "json", "-q")
