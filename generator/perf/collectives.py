@@ -44,7 +44,8 @@ PROTOCOLS = ("ll", "ll128", "simple")
 # NCCL_ALGO spellings (blueprints/catalog/perf.py NCCL_SPELLINGS; case-insensitive in NCCL too) → model names
 ALGORITHM_NAMES = {
     spelled.lower(): name for name, spelled in NCCL_SPELLINGS.items() if name in ALGORITHMS
-} | {"collnet_direct": "collnet"}
+} | {"collnet_direct": "collnet", "collnetchain": "collnet"}  # NCCL's CollNetChain: the one CollNet modelled,
+# with CollNetDirect's latency (as the evaluation reads CoreWeave's NCCL_ALGO=COLLNETCHAIN SHARP runs)
 
 
 def _nccl_list(

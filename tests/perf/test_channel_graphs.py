@@ -88,6 +88,8 @@ def test_fewer_nics_than_gpus_two_node_tree_stays_near_the_network(tmp_path: Pat
 
 def test_protocol_and_algorithm_spellings() -> None:
     assert algorithm_list("Ring,NVLSTree,CollNetDirect") == ("ring", "nvls_tree", "collnet")
+    # CoreWeave's SHARP manifests set NCCL_ALGO=COLLNETCHAIN: the one CollNet the model has
+    assert algorithm_list("COLLNETCHAIN") == ("collnet",)
     assert protocol_list("LL128,Simple") == ("ll128", "simple")
     with pytest.raises(PerfError):
         protocol_list("LL256")
