@@ -73,13 +73,17 @@ def _nccl_list(
 
 
 def algorithm_list(text: str) -> tuple[str, ...]:
-    """``Ring,Tree`` / ``nvlstree`` / ``^NVLS`` → model names; PerfError on an unknown one."""
+    """``Ring,Tree`` / ``nvlstree`` / ``^NVLS`` → model names; PerfError on an unknown one. CollNetChain named
+    is the one CollNet modelled; excluded, it leaves NCCL CollNetDirect, so the model's CollNet stays."""
 
     def name_of(raw: str) -> str | None:
         name = ALGORITHM_NAMES.get(raw.lower(), raw.lower())
         return name if name in ALGORITHMS else None
 
-    return _nccl_list(text, ALGORITHMS, name_of, "algorithm")
+    body = text.strip()
+    if body.startswith("^"):
+        body = "^" + ",".join(a for a in body[1:].split(",") if a.strip().lower() != "collnetchain")
+    return _nccl_list(body, ALGORITHMS, name_of, "algorithm")
 
 
 def protocol_list(text: str) -> tuple[str, ...]:

@@ -105,8 +105,10 @@ def test_nccl_exclusion_lists() -> None:
         protocol_list("^LL,LL128,Simple")
     with pytest.raises(PerfError, match="per-collective"):
         algorithm_list("ring;allreduce:tree")
-    with pytest.raises(PerfError, match="unknown algorithm `CollNetChain`"):
-        algorithm_list("^CollNetChain")
+    with pytest.raises(PerfError, match="unknown algorithm `CollNetSplit`"):
+        algorithm_list("^CollNetSplit")
+    # NCCL_ALGO=^CollNetChain leaves CollNetDirect, the model's one CollNet
+    assert algorithm_list("^CollNetChain,NVLS") == ("ring", "tree", "nvls_tree", "collnet", "pat", "p2p")
 
 
 def test_run_settings_change_the_prediction(tmp_path: Path) -> None:
