@@ -97,9 +97,11 @@ def _collectives(text: str) -> list[str]:
 
 
 def _reports(args: argparse.Namespace) -> list[EstimateReport]:
+    from dataclasses import replace
+
     from generator.perf.estimate import build_report
     from generator.perf.sizes import parse_sizes
-    from generator.pipeline import load_and_resolve
+    from generator.pipeline import check
     from generator.plan.build import plan_or_raise
 
     collectives = _collectives(args.collective)
@@ -107,21 +109,23 @@ def _reports(args: argparse.Namespace) -> list[EstimateReport]:
     settings = run_settings(args)
     reports: list[EstimateReport] = []
     for file in args.blueprint:
-        loaded, cluster = load_and_resolve(file)
-        plan = plan_or_raise(cluster, loaded.locate)
-        reports.append(
-            build_report(
-                file,
-                cluster,
-                plan,
-                collectives,
-                sizes,
-                nodes=args.nodes,
-                pool=args.pool,
-                placement=args.placement,
-                settings=settings,
-            )
+        # the rules too, so that an estimate never passes over what `validate` refuses (a GPU's NVLink
+        # contradicted, a NIC speed the adapter cannot run): said with the numbers, which take the file as
+        # written (deployment rules such as a missing subnet manager do not change them)
+        checked = check(file)
+        plan = checked.context.plan or plan_or_raise(checked.cluster, checked.loaded.locate)
+        report = build_report(
+            file,
+            checked.cluster,
+            plan,
+            collectives,
+            sizes,
+            nodes=args.nodes,
+            pool=args.pool,
+            placement=args.placement,
+            settings=settings,
         )
+        reports.append(replace(report, validation_errors=tuple(checked.errors)))
     return reports
 
 
@@ -243,6 +247,13 @@ def _render_one(r: EstimateReport, out) -> None:  # type: ignore[no-untyped-def]
         out.print(_fabric_line(r))
     for remark in s.notes:
         out.print(f"  note: {escape(remark)}")
+    if r.validation_errors:
+        out.print(
+            f"  [bold yellow]warning[/]: `blueprint validate` finds {len(r.validation_errors)} error(s); the "
+            "estimate takes the blueprint as written"
+        )
+        for f in r.validation_errors:
+            out.print(f"    {escape(str(f.location or f.rule))}: {f.rule} {escape(f.message)}")
     for coll, rows in r.series.items():
         t = Table(title=f"{coll} — {r.ranks} GPUs", title_justify="left")
         for col in ("size", "time (µs)", "algbw (GB/s)", "busbw (GB/s)", "algorithm", "bottleneck"):

@@ -10,6 +10,7 @@ from generator.perf.system import System, system_for
 from generator.perf.training import StepEstimate, training_step
 
 if TYPE_CHECKING:
+    from generator.findings import Finding
     from generator.plan.model import Plan
     from generator.resolve import ResolvedCluster
 
@@ -26,6 +27,8 @@ class EstimateReport:
     oversubscription: dict[str, float] = field(default_factory=dict)
     training_error: str | None = None
     settings: RunSettings = field(default_factory=RunSettings)
+    # what `blueprint validate` refuses in the file (rule errors, located): the estimate takes it as written
+    validation_errors: tuple[Finding, ...] = ()
 
     @property
     def ranks(self) -> int:
@@ -79,6 +82,10 @@ class EstimateReport:
             "collectives": {c: [r.as_dict() for r in rows] for c, rows in self.series.items()},
             "training": self.training.as_dict() if self.training else None,
             "training_error": self.training_error,
+            "validation_errors": [
+                {"rule": f.rule, "at": str(f.location) if f.location else None, "message": f.message}
+                for f in self.validation_errors
+            ],
         }
 
 

@@ -1,0 +1,52 @@
+"""`estimate` runs the rules as `validate` does, so it never passes silently over a blueprint `validate` refuses:
+an H100 declared with NVLink 5 (rule GPU001) is estimated as written, with the errors said beside the numbers (text
+and JSON). Found by a sweep of `estimate` inputs: it printed 951 GB/s of NVLS on an H100, with no word."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import run_cli
+from perf_blueprints import server_nodes
+from ruamel.yaml import YAML
+
+
+def _write(tmp_path: Path, data: dict) -> Path:
+    path = tmp_path / "bp.yaml"
+    with path.open("w") as fh:
+        YAML().dump(data, fh)
+    return path
+
+
+def _h100_spec(interconnect: str) -> dict:
+    bp = server_nodes("dgx-h100", 1)
+    bp["pools"][0].pop("server")
+    bp["pools"][0]["spec"] = {
+        "gpu": "h100-sxm", "gpus": 8, "gpu_interconnect": interconnect, "nvlink_domain_gpus": 8,
+        "nvswitches": 4, "pcie_gen": 5, "power_kw": 10.2, "rack_units": 8,
+        "nics": [{"purpose": "compute", "model": "cx7", "count": 8, "speed_gbps": 400}],
+    }  # fmt: skip
+    return bp
+
+
+def test_an_estimate_of_a_blueprint_validate_refuses_says_so(tmp_path: Path) -> None:
+    path = _write(tmp_path, _h100_spec("nvlink5"))
+    code, _, _ = run_cli("validate", str(path))
+    assert code == 1
+    code, out, err = run_cli("estimate", str(path), "--sizes", "8G")
+    assert code == 0, err
+    assert "`blueprint validate` finds 1 error(s)" in out and "GPU001" in out
+    code, out, err = run_cli("estimate", str(path), "--sizes", "8G", "--format", "json", "-q")
+    (error,) = json.loads(out)["blueprints"][0]["validation_errors"]
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if "gpu_interconnect" in text)
+    assert error["rule"] == "GPU001" and error["at"].startswith(f"{path}:{line}:")  # located at the field
+
+
+def test_a_valid_blueprint_has_no_validation_errors(tmp_path: Path) -> None:
+    path = _write(tmp_path, _h100_spec("nvlink4"))
+    code, out, err = run_cli("estimate", str(path), "--sizes", "8G", "--format", "json", "-q")
+    assert code == 0, err
+    assert json.loads(out)["blueprints"][0]["validation_errors"] == []
+    code, out, _ = run_cli("estimate", str(path), "--sizes", "8G")
+    assert "blueprint validate" not in out
