@@ -411,6 +411,12 @@ def nic_nccl_gbytes(pool: ResolvedPool, perf: PerfData) -> float:
     return 0.0 if out == math.inf else out
 
 
+def _link_gbps(port: NicPort, tech: FabricTech) -> float:
+    """A port links at the lower of its own and the fabric's speed (rule NET007 says so of the same ports);
+    a cloud instance's ports are the provider's, at their own speed."""
+    return port.speed_gbps if port.model == "cloud" else min(port.speed_gbps, tech.speed_gbps)
+
+
 def _node_network(
     pool: ResolvedPool, tech: FabricTech, mtu: int | None, transport: float, perf: PerfData
 ) -> tuple[Limit | None, int, float]:
@@ -423,15 +429,15 @@ def _node_network(
     pcie_bound = 0
     pcie_text = ""
     for dev_ports in adapters.values():
-        line = sum(p.speed_gbps for p in dev_ports) / 8 * eff
         first = dev_ports[0]
+        line = sum(_link_gbps(p, tech) for p in dev_ports) / 8 * eff
         slot = pcie_gbytes(first.pcie_gen, first.pcie_lanes, perf) if first.model != "cloud" else math.inf
         if slot < line:
             pcie_bound += 1
             pcie_text = f"PCIe Gen{first.pcie_gen} x{first.pcie_lanes} = {slot:g} GB/s"
         total += min(line, slot)
-    line_gbps = sum(p.speed_gbps for p in ports)
-    speeds = sorted({p.speed_gbps for p in ports})
+    line_gbps = sum(_link_gbps(p, tech) for p in ports)
+    speeds = sorted({_link_gbps(p, tech) for p in ports})
     speed = "/".join(f"{s:g}" for s in speeds)
     kind = _KIND_NAMES[tech.kind]
     nics = f"{len(ports)} × {speed} Gb/s {kind} × {eff:.1%} protocol efficiency"
