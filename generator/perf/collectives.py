@@ -511,7 +511,12 @@ def _alltoall(job: Job, perf: PerfData) -> list[Candidate]:
     intra = _p2p_intra(job, perf).scaled(n / (k - 1)) if (k > 1 and job.intra is not None) else None
     spread = job.p2p_net or job.spread_net
     net = spread.scaled(n / (k * (n - k))) if (u > 1 and spread is not None) else None
-    bw = tighter(intra, net)
+    # without NVLink a rank's peers inside the node and its NIC traffic share one link, its PCIe x16: it
+    # sends (n-1)/n of S through it whatever the split
+    link = None
+    if job.intra_class == "pci" and job.intra is not None and u > 1:
+        link = job.intra.scaled(n / (n - 1), f"{job.intra.name} (each GPU's one link, to peers and NICs)")
+    bw = tighter(intra, net, link)
     if bw is None:
         return []
     return [Candidate("p2p", "simple", bw, _p2p_latency_us(job, perf, intra=k > 1, net_peers=n - k))]

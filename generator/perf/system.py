@@ -441,6 +441,13 @@ def _node_network(
     speed = "/".join(f"{s:g}" for s in speeds)
     kind = _KIND_NAMES[tech.kind]
     nics = f"{len(ports)} × {speed} Gb/s {kind} × {eff:.1%} protocol efficiency"
+    gpu_links = _gpu_links_gbytes(pool, perf)
+    if gpu_links is not None and gpu_links < total:
+        # every byte a node sends or receives crosses one of its GPUs' own host links (PXN only moves it to
+        # another GPU's): with few or slow GPUs behind many NICs those links, not the NICs, bind
+        g = pool.server.gpus
+        what = f"{g} GPU{'s' if g > 1 else ''} × {gpu_links / g:g} GB/s host PCIe each, behind {nics}"
+        return Limit(gpu_links, "GPUs' own PCIe links", what), len(ports), line_gbps
     if pcie_bound:
         return (
             Limit(
@@ -452,6 +459,16 @@ def _node_network(
             line_gbps,
         )
     return Limit(total, "NIC line rate", nics), len(ports), line_gbps
+
+
+def _gpu_links_gbytes(pool: ResolvedPool, perf: PerfData) -> float | None:
+    """What a node's GPUs move through their own host PCIe links together (gpus.yaml pcie_gen / pcie_lanes,
+    at the slower of the GPU's and the server's generation, as NCCL counts a link); None where the catalogue
+    gives no host PCIe for the GPU (GB200's host link is NVLink-C2C)."""
+    gpu = pool.gpu
+    if gpu is None or gpu.pcie_gen is None or gpu.pcie_lanes is None:
+        return None
+    return pool.server.gpus * pcie_gbytes(min(gpu.pcie_gen, pool.server.pcie_gen), gpu.pcie_lanes, perf)
 
 
 def ib_sharp(cluster: ResolvedCluster) -> bool:
