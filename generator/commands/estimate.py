@@ -78,9 +78,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _collectives(text: str) -> list[str]:
     from generator.perf.system import PerfError
 
-    if text.strip() == "all":
-        return list(COLLECTIVES)
     out = [c.strip() for c in text.split(",") if c.strip()]
+    if "all" in out:  # `all` stands for every collective, named with others or not
+        return list(COLLECTIVES)
     for c in out:
         if c not in COLLECTIVES:
             import difflib

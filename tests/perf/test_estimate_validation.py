@@ -50,3 +50,14 @@ def test_a_valid_blueprint_has_no_validation_errors(tmp_path: Path) -> None:
     assert json.loads(out)["blueprints"][0]["validation_errors"] == []
     code, out, _ = run_cli("estimate", str(path), "--sizes", "8G")
     assert "blueprint validate" not in out
+
+
+def test_all_with_other_collectives_is_every_collective(tmp_path: Path) -> None:
+    """`--collective all,all_reduce` was refused as "unknown collective `all` (known: ..., all)"."""
+    path = _write(tmp_path, _h100_spec("nvlink4"))
+    code, out, err = run_cli(
+        "estimate", str(path), "--sizes", "1G", "--collective", "all,all_reduce", "--format", "json"
+    )
+    assert code == 0, err
+    collectives = json.loads(out)["blueprints"][0]["collectives"]
+    assert list(collectives) == ["all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast"]
