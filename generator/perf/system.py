@@ -530,7 +530,7 @@ def _sharp_notes(cluster: ResolvedCluster) -> list[str]:
     settings turn on and SHARP itself leaves off ("SHARP_COLL_ENABLE_SAT ... Default: 0 (Disabled)", NVIDIA
     SHARP v2.6.1 documentation, NVIDIA SHARP Collective Library). Without it SHARP aggregates in low-latency
     trees, slower for large messages (ABCI's two-node A100 run, benchmarks/evaluation.yaml: 105 GB/s where
-    the model gives 158)."""
+    the model gives 157)."""
     if not ib_sharp(cluster):
         return []
     return [
