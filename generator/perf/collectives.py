@@ -42,10 +42,11 @@ ALGORITHMS = ("ring", "tree", "nvls", "nvls_tree", "collnet", "pat", "p2p")
 NVLS_ALGORITHMS = ("nvls", "nvls_tree")  # what NCCL_NVLS_ENABLE=0 turns off (NVLink SHARP)
 PROTOCOLS = ("ll", "ll128", "simple")
 # NCCL_ALGO spellings (blueprints/catalog/perf.py NCCL_SPELLINGS; case-insensitive in NCCL too) → model names
+# (NCCL's CollNetChain is the one CollNet modelled, with CollNetDirect's latency, as the evaluation reads
+# CoreWeave's NCCL_ALGO=COLLNETCHAIN SHARP runs)
 ALGORITHM_NAMES = {
     spelled.lower(): name for name, spelled in NCCL_SPELLINGS.items() if name in ALGORITHMS
-} | {"collnet_direct": "collnet", "collnetchain": "collnet"}  # NCCL's CollNetChain: the one CollNet modelled,
-# with CollNetDirect's latency (as the evaluation reads CoreWeave's NCCL_ALGO=COLLNETCHAIN SHARP runs)
+} | {"collnet_direct": "collnet", "collnetchain": "collnet"}
 
 
 def _nccl_list(

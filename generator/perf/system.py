@@ -329,20 +329,31 @@ def _xgmi_limit(raw: float, gpu: Gpu, perf: PerfData) -> Limit:
 
 
 def _pcie_limit(pool: ResolvedPool, perf: PerfData) -> Limit:
-    """GPU-GPU over PCIe: the slower of the GPU's and the server's generation, at the GPU's host width."""
+    """GPU-GPU over PCIe: each GPU's own host link (``_gpu_host_link``)."""
     gpu = pool.gpu
     assert gpu is not None
-    if gpu.pcie_gen is None or gpu.pcie_lanes is None:
+    host = _gpu_host_link(pool, perf)
+    if host is None:
         field = "pcie_gen" if gpu.pcie_gen is None else "pcie_lanes"
         raise PerfError(
             f"the catalogue gives no host PCIe {'generation' if gpu.pcie_gen is None else 'width'} for "
             f"{gpu.name} (gpus.yaml {field}: no vendor text found), and its GPUs would exchange over PCIe "
             "here: not modelled"
         )
-    pcie_gen = min(gpu.pcie_gen, pool.server.pcie_gen)
-    bw = pcie_gbytes(pcie_gen, gpu.pcie_lanes, perf)
+    pcie_gen, bw = host
     detail = f"x{gpu.pcie_lanes} per GPU, {bw:g} GB/s as NCCL counts it"
     return Limit(bw, f"PCIe Gen{pcie_gen} GPU-GPU", detail)
+
+
+def _gpu_host_link(pool: ResolvedPool, perf: PerfData) -> tuple[int, float] | None:
+    """A GPU's own host PCIe link: the slower of the GPU's and the server's generation at the GPU's width
+    (gpus.yaml pcie_gen / pcie_lanes), as NCCL counts it; None where the catalogue gives none (GB200's host
+    link is NVLink-C2C)."""
+    gpu = pool.gpu
+    if gpu is None or gpu.pcie_gen is None or gpu.pcie_lanes is None:
+        return None
+    gen = min(gpu.pcie_gen, pool.server.pcie_gen)
+    return gen, pcie_gbytes(gen, gpu.pcie_lanes, perf)
 
 
 # ---- network ------------------------------------------------------------------------------------
@@ -428,26 +439,27 @@ def _node_network(
     total = 0.0
     pcie_bound = 0
     pcie_text = ""
+    link = {id(p): _link_gbps(p, tech) for p in ports}
     for dev_ports in adapters.values():
         first = dev_ports[0]
-        line = sum(_link_gbps(p, tech) for p in dev_ports) / 8 * eff
+        line = sum(link[id(p)] for p in dev_ports) / 8 * eff
         slot = pcie_gbytes(first.pcie_gen, first.pcie_lanes, perf) if first.model != "cloud" else math.inf
         if slot < line:
             pcie_bound += 1
             pcie_text = f"PCIe Gen{first.pcie_gen} x{first.pcie_lanes} = {slot:g} GB/s"
         total += min(line, slot)
-    line_gbps = sum(_link_gbps(p, tech) for p in ports)
-    speeds = sorted({_link_gbps(p, tech) for p in ports})
+    line_gbps = sum(link.values())
+    speeds = sorted(set(link.values()))
     speed = "/".join(f"{s:g}" for s in speeds)
     kind = _KIND_NAMES[tech.kind]
     nics = f"{len(ports)} × {speed} Gb/s {kind} × {eff:.1%} protocol efficiency"
-    gpu_links = _gpu_links_gbytes(pool, perf)
-    if gpu_links is not None and gpu_links < total:
+    host = _gpu_host_link(pool, perf)
+    g = pool.server.gpus
+    if host is not None and g * host[1] < total:
         # every byte a node sends or receives crosses one of its GPUs' own host links (PXN only moves it to
         # another GPU's): with few or slow GPUs behind many NICs those links, not the NICs, bind
-        g = pool.server.gpus
-        what = f"{g} GPU{'s' if g > 1 else ''} × {gpu_links / g:g} GB/s host PCIe each, behind {nics}"
-        return Limit(gpu_links, "GPUs' own PCIe links", what), len(ports), line_gbps
+        what = f"{g} GPU{'s' if g > 1 else ''} × {host[1]:g} GB/s host PCIe each, behind {nics}"
+        return Limit(g * host[1], "GPUs' own PCIe links", what), len(ports), line_gbps
     if pcie_bound:
         return (
             Limit(
@@ -459,16 +471,6 @@ def _node_network(
             line_gbps,
         )
     return Limit(total, "NIC line rate", nics), len(ports), line_gbps
-
-
-def _gpu_links_gbytes(pool: ResolvedPool, perf: PerfData) -> float | None:
-    """What a node's GPUs move through their own host PCIe links together (gpus.yaml pcie_gen / pcie_lanes,
-    at the slower of the GPU's and the server's generation, as NCCL counts a link); None where the catalogue
-    gives no host PCIe for the GPU (GB200's host link is NVLink-C2C)."""
-    gpu = pool.gpu
-    if gpu is None or gpu.pcie_gen is None or gpu.pcie_lanes is None:
-        return None
-    return pool.server.gpus * pcie_gbytes(min(gpu.pcie_gen, pool.server.pcie_gen), gpu.pcie_lanes, perf)
 
 
 def ib_sharp(cluster: ResolvedCluster) -> bool:

@@ -1,6 +1,7 @@
-"""`estimate` runs the rules as `validate` does, so it never passes silently over a blueprint `validate` refuses:
-an H100 declared with NVLink 5 (rule GPU001) is estimated as written, with the errors said beside the numbers (text
-and JSON). Found by a sweep of `estimate` inputs: it printed 951 GB/s of NVLS on an H100, with no word."""
+"""What `estimate` takes from its inputs. It runs the rules as `validate` does, so it never passes silently over
+a blueprint `validate` refuses: an H100 declared with NVLink 5 (rule GPU001) is estimated as written, with the
+errors said beside the numbers (text and JSON); it printed 951 GB/s of NVLS with no word. And `--collective all`
+named with others is every collective. Both found by a sweep of `estimate` inputs."""
 
 from __future__ import annotations
 
