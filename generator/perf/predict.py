@@ -121,9 +121,9 @@ def job_for(
     units, per_unit = _units(system, n_nodes)
     k = per_unit * rpn
     one_rail, net_share = net_share < 1, min(net_share, _ranks_nic_share(system, rpn))
-    networks = _unit_networks(system, per_unit, net_share, pxn, one_rail) if units > 1 else None
-    nics, net, spread, nvls_net, p2p = networks or (None, None, None, None, None)
-    nvls = _nvls_limit(system, k, per_unit, units)
+    nics, net, spread, nvls_net, p2p = _unit_networks(
+        system, units, per_unit, net_share, pxn, one_rail, _in_one_leaf_group(system, n_nodes, placement)
+    )
     ring_graph, caps, ll128_scale, run = _graphs(system, units, per_unit * net_share, channels, min_channels)
     if net is not None:
         net = tighter(net, _channel_bound(system, run, "ring and tree")) or net
@@ -141,7 +141,7 @@ def job_for(
         intra_peer_share=system.intra_peer_share,
         p2p_nvlink_share=system.gpu.vendor == "nvidia",
         net_latency_us=system.net_latency_us,
-        nvls=nvls,
+        nvls=_nvls_limit(system, k, per_unit, units),
         sharp=system.sharp,
         sharp_share=system.sharp_share,
         ll128=system.ll128,
@@ -220,8 +220,22 @@ def _ranks_nic_share(system: System, rpn: int) -> float:
     return max(1, math.ceil(ports * rpn / gpus - 1e-9)) / ports
 
 
+def _in_one_leaf_group(system: System, nodes: int, placement: str) -> bool:
+    """Whether a job's nodes all sit in one leaf group / SU: packed (taken in leaf order) and no more of them
+    than the fabric's smallest group holds. Its spread traffic (alltoall) then never climbs the uplinks, as
+    its rings do not: two nodes under one leaf move the same bytes either way."""
+    fabric = system.fabric
+    return placement == "packed" and fabric is not None and nodes <= fabric.smallest_domain_nodes
+
+
 def _unit_networks(
-    system: System, per_unit: int, net_share: float, pxn: bool = True, one_rail: bool = False
+    system: System,
+    units: int,
+    per_unit: int,
+    net_share: float,
+    pxn: bool = True,
+    one_rail: bool = False,
+    local: bool = False,
 ) -> tuple[Limit | None, Limit | None, Limit | None, Limit | None, Limit | None]:
     """A unit's NICs (their line rate as the transport reaches it), its network for neighbour traffic
     (NCCL's ring graph), for spread traffic (the fabric), as NCCL's NVLS graph uses it and for
@@ -229,8 +243,9 @@ def _unit_networks(
     ``net_share``: the share of each node's NICs the run reaches (``one_rail``: because NCCL_IB_HCA names
     one port). Point-to-point traffic keeps to its rail through PXN, which relays over NVLink (NVIDIA/nccl
     src/graph/paths.cc: the relay GPU "is connected to us through NVLink"): without it (``pxn=False`` or no
-    NVLink) the fabric's rail-crossing bound applies too."""
-    if system.net is None:
+    NVLink) the fabric's rail-crossing bound applies too. ``local``: the job stays in one leaf group, whose
+    spread traffic meets no uplink or bisection (``_in_one_leaf_group``). One unit sends nothing over them."""
+    if system.net is None or units < 2:
         return None, None, None, None, None
     scale = per_unit * net_share
     prefix = f"{per_unit} nodes' " if per_unit > 1 else ""
@@ -239,7 +254,7 @@ def _unit_networks(
     nc = perf_data().for_release(system.nccl_release).nccl
     net = _ring_channel_cap(system, whole, scale, nc.ring_graph_max_channels(), "ring")
     nvls_net = _ring_channel_cap(system, whole, scale, nc.max_channels.value, "NVLS")
-    bound = system.fabric.limit if system.fabric is not None else system.net
+    bound = system.fabric.limit if system.fabric is not None and not local else system.net
     spread = bound.scaled(scale, prefix + bound.name + share)
     # a run on one rail (NCCL_IB_HCA naming one port) never leaves that rail's leaves; the rail-crossing
     # bound is never looser than the fabric's (more bytes climb the same uplinks)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import weakref
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
@@ -62,6 +63,8 @@ class FabricBound:
     bisection_gbps: float
     fabric_nodes: int
     domain_nodes: float  # nodes per leaf group / SU / dragonfly group (traffic inside stays local)
+    # the nodes of the smallest leaf group: a packed job of no more nodes (taken in leaf order) stays in one
+    smallest_domain_nodes: int = 0
 
 
 @dataclass(frozen=True)
@@ -595,6 +598,11 @@ def _fabric_shape(plan: Plan | None) -> tuple[FabricMetrics, int, int] | None:
     return (m, len(home), len(set(home.values()))) if len(home) >= 2 else None
 
 
+def _smallest_group(plan: Plan) -> int:
+    """The node count of the compute fabric's smallest leaf group / SU (``_homes``)."""
+    return min(Counter(_homes(plan).values()).values())
+
+
 def _fabric_bound(
     plan: Plan | None, net: Limit, pool: ResolvedPool, eff: float, ecmp: float = 1.0
 ) -> FabricBound | None:
@@ -608,7 +616,8 @@ def _fabric_bound(
     cross = max(0.0, (fabric_nodes - domain_nodes) / (fabric_nodes - 1))
     what = f"{cross:.0%} of peers outside the {domain_nodes:g}-node leaf group"
     lim = _spread_limit(net, m, eff, ecmp, over, (cross, cross), fabric_nodes, what)
-    return FabricBound(lim, over, m.bisection_gbps, fabric_nodes, domain_nodes)
+    assert plan is not None  # _fabric_shape has a plan
+    return FabricBound(lim, over, m.bisection_gbps, fabric_nodes, domain_nodes, _smallest_group(plan))
 
 
 def _rail_crossing_bound(plan: Plan | None, net: Limit, eff: float, ecmp: float, rails: int) -> Limit | None:
