@@ -315,6 +315,8 @@ class Nccl(_Entry):
     nvls_tree_many_node_inter_factor: PerfConstant
     ib_qps_per_connection: PerfConstant
     sharp_streaming_flows_per_switch: PerfConstant
+    oldest_release: PerfConstant
+    introduced_in: dict[str, PerfConstant]  # algorithm or protocol → its first release (100·major + minor)
     multi_node_nvls_min_release: PerfConstant
     mnnvl_nvls_min_release: PerfConstant
     max_channels: PerfConstant

@@ -110,7 +110,7 @@ def run_settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         protocols=protocol_list(args.proto) or None if args.proto else None,
         channels=args.channels,
         nvlink=not args.no_nvlink,
-        nccl_version=check_nccl_version(args.nccl_version) if args.nccl_version else None,
+        nccl_version=check_nccl_version(args.nccl_version) if args.nccl_version is not None else None,
         pxn=not args.no_pxn,
         min_channels=args.min_channels,
         process=ProcessSettings(

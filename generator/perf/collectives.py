@@ -598,7 +598,20 @@ def _candidates(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
         out += _tree(job, perf) + _nvls(job, perf) + _collnet(job, perf) + _msccl_allpairs(job, perf)
     elif collective in ("all_gather", "reduce_scatter"):
         out += _nvls_gather_scatter(job, perf) + _pat(job, perf)
-    return out
+    return _released(out, job.nccl_release, perf)
+
+
+def _released(out: list[Candidate], release: int | None, perf: PerfData) -> list[Candidate]:
+    """The candidates the NCCL release has: none of an algorithm or protocol it predates (perf.yaml
+    nccl.introduced_in; NVLS-tree's is NVLS's, its first half). An unnumbered release has them all."""
+    if release is None:
+        return out
+    first = {name: c.value for name, c in perf.nccl.introduced_in.items()}
+    return [
+        c
+        for c in out
+        if all(release >= first.get(part, 0) for part in (c.algorithm, c.algorithm.split("_")[0], c.protocol))
+    ]
 
 
 def _pat(job: Job, perf: PerfData) -> list[Candidate]:
@@ -727,6 +740,10 @@ def _no_candidate(
             "; PAT runs all_gather and reduce_scatter only, at one rank per node, with an NCCL release that "
             "has it (perf.yaml nccl.pat) and not over a net plugin that offloads to the GPU (ncclPatEnable)"
         )
+    first = perf_data().nccl.introduced_in
+    for name in sorted({*(algorithms or ()), *(protocols or ())} & set(first)):
+        if job.nccl_release is not None and job.nccl_release < first[name].value:
+            text += f"; the run's NCCL predates {name} ({first[name].source})"
     return text
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from blueprints.catalog.perf import perf_data
+from generator.perf.collectives import MSCCL_ALLPAIRS
 from generator.perf.predict import Prediction, RunSettings, sweep
 from generator.perf.system import System, system_for
 from generator.perf.training import StepEstimate, training_step
@@ -106,11 +108,13 @@ def build_report(
 
     s = settings or RunSettings(algorithms=algorithms)
     system = system_for(cluster, plan, pool, nvlink=s.nvlink, nccl_version=s.nccl_version)
+    s, system = _channels_within_release(s, system)
     n = nodes or system.pool_nodes
     series = {
         c: sweep(system, c, sizes, n, placement=placement, algorithms=algorithms, settings=s)
         for c in collectives
     }
+    system = _msccl_under_forced_settings(series, s, system)
     training = None
     error = None
     wl = cluster.blueprint.workload
@@ -132,3 +136,43 @@ def build_report(
         error,
         s,
     )
+
+
+def _channels_within_release(s: RunSettings, system: System) -> tuple[RunSettings, System]:
+    """The run's channel counts as NCCL takes them: NCCL_MAX_NCHANNELS and NCCL_MIN_NCHANNELS above
+    MAXCHANNELS are cut to it (src/graph/connect.cc ncclMaxNchannels: "if (maxNchannels > MAXCHANNELS)
+    maxNchannels = MAXCHANNELS"; ncclMinNchannels: "limiting to"), so the settings line shows the count the
+    run has, and a note says so."""
+    most = int(perf_data().for_release(system.nccl_release).nccl.max_channels.value)
+    cut = {k: v for k, v in (("channels", s.channels), ("min_channels", s.min_channels)) if v and v > most}
+    if not cut:
+        return s, system
+    asked = ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in cut.items())
+    note = (
+        f"NCCL {system.nccl_version} runs at most {most} channels (MAXCHANNELS, src/include/device.h): "
+        f"{asked} {'is' if len(cut) == 1 else 'are'} {most}"
+    )
+    settings = replace(s, channels=_at_most(s.channels, most), min_channels=_at_most(s.min_channels, most))
+    return settings, replace(system, notes=(*system.notes, note))
+
+
+def _at_most(value: int | None, most: int) -> int | None:
+    return None if value is None else min(value, most)
+
+
+def _msccl_under_forced_settings(
+    series: dict[str, list[Prediction]], s: RunSettings, system: System
+) -> System:
+    """A note where the run names NCCL_ALGO / NCCL_PROTO and rows still run RCCL's MSCCL: RCCL takes the call
+    into MSCCL before its tuner reads them (ROCm/rccl src/collectives.cc: "if (mscclAvailable() &&
+    !mscclIsCaller()) return mscclEnqueueCheck(...)"), so the rows are not what the settings name."""
+    if not (s.algorithms or s.protocols):
+        return system
+    if not any(p.algorithm == MSCCL_ALLPAIRS for rows in series.values() for p in rows):
+        return system
+    note = (
+        f"{MSCCL_ALLPAIRS} rows ignore --algo / --proto: RCCL runs MSCCL before its tuner reads "
+        "NCCL_ALGO and NCCL_PROTO (src/collectives.cc mscclEnqueueCheck); --no-msccl (RCCL_MSCCL_ENABLE=0) "
+        "turns it off"
+    )
+    return replace(system, notes=(*system.notes, note))

@@ -58,7 +58,10 @@ class RunSettings:
         if self.channels:
             parts.append(f"{self.channels} inter-node channels")
         if self.min_channels:
-            parts.append(f"NCCL_MIN_NCHANNELS={self.min_channels}")
+            # NCCL applies the maximum, then copies channels up to the minimum (connect.cc: "We permit
+            # combining max, then min, to only use the first channels, then duplicate them")
+            copied = self.channels is not None and self.min_channels > self.channels
+            parts.append(f"{'copied to ' if copied else ''}NCCL_MIN_NCHANNELS={self.min_channels}")
         if not self.nvlink:
             parts.append("NVLink off")
         if not self.pxn:
@@ -94,13 +97,19 @@ class Prediction:
     def as_dict(self) -> dict[str, object]:
         return {
             "size_bytes": self.size_bytes,
-            "time_us": round(self.time_s * 1e6, 3),
-            "algbw_gbytes": round(self.algbw_gbytes, 3),
-            "busbw_gbytes": round(self.busbw_gbytes, 3),
+            "time_us": _significant(self.time_s * 1e6),
+            "algbw_gbytes": _significant(self.algbw_gbytes),
+            "busbw_gbytes": _significant(self.busbw_gbytes),
             "algorithm": self.algorithm,
             "protocol": self.protocol,
             "bottleneck": self.bottleneck,
         }
+
+
+def _significant(value: float) -> float:
+    """Three decimals, and six significant digits below 1: three decimals alone print the bandwidth of a few
+    bytes as 0.0."""
+    return round(value, 3) if abs(value) >= 1 else float(f"{value:.6g}")
 
 
 def job_for(
@@ -307,6 +316,7 @@ def _graphs(
     for name, value in (("--channels", channels), ("--min-channels", min_channels)):
         if value is not None and value < 1:
             raise PerfError(f"{name} must be at least 1, not {value}")
+    perf = perf_data().for_release(system.nccl_release)
     if units < 2 or system.net is None:
         if channels is not None or min_channels is not None:
             raise PerfError(
@@ -315,7 +325,6 @@ def _graphs(
                 "not count"
             )
         return None, (math.inf, math.inf, math.inf), 1.0, 0
-    perf = perf_data().for_release(system.nccl_release)
     nvlink = system.intra.gbytes if (system.intra is not None and system.intra_class == "nvlink") else None
     graph = search(system.sm_arch, *_graph_nics(system, scale), nvlink, perf)
     if graph is None:
@@ -341,7 +350,7 @@ def _run_channels(graph: Graph, sm_arch: int, perf: PerfData, most: int | None, 
     MAXCHANNELS), the order of connect.cc ``ncclTopoPostset`` ("combining max, then min")."""
     run = run_channels(graph, sm_arch, perf)
     if most is not None:
-        run = min(run, most)
+        run = min(run, most, int(perf.nccl.max_channels.value))
     if least is not None:
         run = max(run, min(least, int(perf.nccl.max_channels.value)))
     return run

@@ -10,6 +10,7 @@ a leaf or group. Every number comes from the catalogue or ``data/perf.yaml``.
 from __future__ import annotations
 
 import math
+import re
 import weakref
 from collections import Counter
 from dataclasses import dataclass, field
@@ -877,9 +878,11 @@ def _mnnvl_notes(
 
 
 def _tuner_notes(version: str, perf: PerfData) -> list[str]:
-    """Which release's tuner tables predict this NCCL, when a later release's changes apply."""
+    """Which release's tuner tables predict this NCCL, when a later release's changes apply, and what it
+    predates of the model's algorithms and protocols."""
     later = perf.nccl.releases_up_to(nccl_release(version))
-    return [f"NCCL {version}: predicted with the tuner tables of {later[-1].source}"] if later else []
+    tables = [f"NCCL {version}: predicted with the tuner tables of {later[-1].source}"] if later else []
+    return tables + _introduced_notes(version, perf)
 
 
 def _ll128(gpu: Gpu, intra_class: str, perf: PerfData) -> bool:
@@ -889,11 +892,43 @@ def _ll128(gpu: Gpu, intra_class: str, perf: PerfData) -> bool:
     return gpu.vendor == "nvidia" and intra_class == "nvlink" and gpu.sm_arch in archs
 
 
+# major.minor[.patch] as NCCL numbers its releases (makefiles/version.mk), or the package version NVIDIA's
+# repositories give it (libnccl2 2.21.5-1+cuda12.4: the SFT004 rule's `<nccl>-1+cuda<X.Y>`)
+_RELEASE = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)(\.(0|[1-9]\d*))?(-[1-9]\d*\+cuda\d+\.\d+)?")
+
+
 def check_nccl_version(version: str) -> str:
-    """A release NCCL numbers as major.minor[.patch] (2.21.5), else PerfError."""
-    if nccl_release(version.strip()) is None:
-        raise PerfError(f"NCCL version `{version}` is not a release like 2.21.5")
+    """A release as NCCL numbers it (2.21.5, or the package's 2.21.5-1+cuda12.4), else PerfError."""
+    if _RELEASE.fullmatch(version.strip()) is None:
+        raise PerfError(
+            f"NCCL version `{version}` is not a release like 2.21.5 (or libnccl2's 2.21.5-1+cuda12.4)"
+        )
     return version.strip()
+
+
+def _modelled(given: str | None, pinned: str, perf: PerfData) -> str:
+    """The run's release (``given``, --nccl-version, else the blueprint's ``pinned``) when the model predicts
+    it (perf.yaml nccl.oldest_release on), else PerfError."""
+    version = check_nccl_version(given) if given else pinned
+    release = nccl_release(version)
+    oldest = int(perf.nccl.oldest_release.value)
+    if release is not None and release < oldest:
+        where = "--nccl-version" if given else "software.nccl"
+        raise PerfError(
+            f"NCCL {version} ({where}) predates NCCL {oldest // 100}.{oldest % 100}, the oldest release the "
+            f"model predicts ({perf.nccl.oldest_release.source})"
+        )
+    return version
+
+
+def _introduced_notes(version: str, perf: PerfData) -> list[str]:
+    """What the release predates of the model's algorithms and protocols (perf.yaml nccl.introduced_in)."""
+    release = nccl_release(version)
+    return [
+        f"NCCL {version} predates {name} (NCCL {first.value // 100:g}.{first.value % 100:g}): not a candidate"
+        for name, first in perf.nccl.introduced_in.items()
+        if release is not None and release < first.value
+    ]
 
 
 def _unit_nodes(server: Server, nv_raw: float) -> int:
@@ -911,7 +946,7 @@ def system_for(
 ) -> System:
     """Phases: the pool, its NVLink side (``nvlink=False``: NCCL_P2P_DISABLE), network side, NCCL release."""
     perf = perf_data()
-    version = check_nccl_version(nccl_version) if nccl_version else cluster.software.nccl
+    version = _modelled(nccl_version, cluster.software.nccl, perf)
     rp = job_pool(cluster, pool)
     gpu = rp.gpu
     assert gpu is not None
