@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from blueprints.catalog.perf import perf_data
 from generator.perf.collectives import MSCCL_ALLPAIRS
 from generator.perf.predict import Prediction, RunSettings, sweep
+from generator.perf.sizes import format_size
 from generator.perf.system import System, system_for
 from generator.perf.training import StepEstimate, training_step
 
@@ -115,6 +116,7 @@ def build_report(
         for c in collectives
     }
     system = _msccl_under_forced_settings(series, s, system)
+    system = _sizes_beyond_memory(sizes, system)
     training = None
     error = None
     wl = cluster.blueprint.workload
@@ -174,5 +176,21 @@ def _msccl_under_forced_settings(
         f"{MSCCL_ALLPAIRS} rows ignore --algo / --proto: RCCL runs MSCCL before its tuner reads "
         "NCCL_ALGO and NCCL_PROTO (src/collectives.cc mscclEnqueueCheck); --no-msccl (RCCL_MSCCL_ENABLE=0) "
         "turns it off"
+    )
+    return replace(system, notes=(*system.notes, note))
+
+
+def _sizes_beyond_memory(sizes: list[int], system: System) -> System:
+    """A note where sizes exceed one GPU's memory: nccl-tests holds a buffer of the whole size on every rank
+    (the size is all_gather's receive buffer and reduce_scatter's send buffer: src/all_gather.cu
+    ``*recvcount = base*nranks``, src/reduce_scatter.cu ``*sendcount = base*nranks``), so no run has them."""
+    memory = system.gpu.memory_gb * 1e9
+    beyond = [n for n in sizes if n > memory]
+    if not beyond:
+        return system
+    note = (
+        f"{len(beyond)} size(s) from {format_size(beyond[0])} exceed one {system.gpu.name}'s "
+        f"{system.gpu.memory_gb:g} GB: nccl-tests holds a buffer of the whole size on every rank, so no run "
+        "has them; their rows are the model's extrapolation"
     )
     return replace(system, notes=(*system.notes, note))

@@ -1,7 +1,8 @@
 """What `estimate` takes from its inputs. It runs the rules as `validate` does, so it never passes silently over
 a blueprint `validate` refuses: an H100 declared with NVLink 5 (rule GPU001) is estimated as written, with the
 errors said beside the numbers (text and JSON); it printed 951 GB/s of NVLS with no word. And `--collective all`
-named with others is every collective. Both found by a sweep of `estimate` inputs."""
+named with others is every collective; sizes no GPU of the run can hold (16 TiB on an H100) are said to be no
+run. All found by a sweep of `estimate` inputs."""
 
 from __future__ import annotations
 
@@ -62,3 +63,15 @@ def test_all_with_other_collectives_is_every_collective(tmp_path: Path) -> None:
     assert code == 0, err
     collectives = json.loads(out)["blueprints"][0]["collectives"]
     assert list(collectives) == ["all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast"]
+
+
+def test_sizes_beyond_one_gpus_memory_are_said_to_be_no_run(tmp_path: Path) -> None:
+    # nccl-tests holds a buffer of the whole size on every rank: 16 TiB is no run on an 80 GB H100
+    path = _write(tmp_path, _h100_spec("nvlink4"))
+    code, out, err = run_cli("estimate", str(path), "--sizes", "1G,16T", "--format", "json", "-q")
+    assert code == 0, err
+    notes = json.loads(out)["blueprints"][0]["system"]["notes"]
+    (note,) = [n for n in notes if "exceed one" in n]
+    assert "1 size(s) from 16T" in note and "80 GB" in note
+    code, out, err = run_cli("estimate", str(path), "--sizes", "1G,64G", "--format", "json", "-q")
+    assert not any("exceed one" in n for n in json.loads(out)["blueprints"][0]["system"]["notes"])
