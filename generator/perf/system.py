@@ -900,8 +900,13 @@ _RELEASE = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)(\.(0|[1-9]\d*))?(-[1-9]\d*\+c
 def check_nccl_version(version: str) -> str:
     """A release as NCCL numbers it (2.21.5, or the package's 2.21.5-1+cuda12.4), else PerfError."""
     if _RELEASE.fullmatch(version.strip()) is None:
+        shown = (
+            f"`{version}`"
+            if version.isascii() and version.isprintable() and len(version) <= 64
+            else "(not printable)"
+        )
         raise PerfError(
-            f"NCCL version `{version}` is not a release like 2.21.5 (or libnccl2's 2.21.5-1+cuda12.4)"
+            f"NCCL version {shown} is not a release like 2.21.5 (or libnccl2's 2.21.5-1+cuda12.4)"
         )
     return version.strip()
 
