@@ -21,6 +21,8 @@ from generator.perf.system import (
     System,
     nvls_allreduce_link_share,
     nvls_efficiency,
+    rail_crossing_bound,
+    spread_bound,
     system_for,
     tighter,
 )
@@ -131,7 +133,7 @@ def job_for(
     k = per_unit * rpn
     one_rail, net_share = net_share < 1, min(net_share, _ranks_nic_share(system, rpn))
     nics, net, spread, nvls_net, p2p = _unit_networks(
-        system, units, per_unit, net_share, pxn, one_rail, _in_one_leaf_group(system, n_nodes, placement)
+        system, units, per_unit, net_share, pxn, one_rail, n_nodes if placement == "packed" else None
     )
     ring_graph, caps, ll128_scale, run = _graphs(system, units, per_unit * net_share, channels, min_channels)
     if net is not None:
@@ -229,12 +231,15 @@ def _ranks_nic_share(system: System, rpn: int) -> float:
     return max(1, math.ceil(ports * rpn / gpus - 1e-9)) / ports
 
 
-def _in_one_leaf_group(system: System, nodes: int, placement: str) -> bool:
-    """Whether a job's nodes all sit in one leaf group / SU: packed (taken in leaf order) and no more of them
-    than the fabric's smallest group holds. Its spread traffic (alltoall) then never climbs the uplinks, as
-    its rings do not: two nodes under one leaf move the same bytes either way."""
-    fabric = system.fabric
-    return placement == "packed" and fabric is not None and nodes <= fabric.smallest_domain_nodes
+def _fabric_limits(system: System, packed_nodes: int | None) -> tuple[Limit, Limit | None]:
+    """What the fabric allows a node for spread traffic, and without PXN on a rail-optimised fabric: for a
+    packed job of ``packed_nodes`` nodes, its own shares of peers outside its leaf group (nothing when it fits
+    in one); for scattered ranks (None), the whole fabric's."""
+    assert system.net is not None
+    shape = system.spread_shape
+    if packed_nodes is None or shape is None:
+        return (system.fabric.limit if system.fabric is not None else system.net), system.rail_crossing
+    return spread_bound(shape, packed_nodes), rail_crossing_bound(shape, packed_nodes)
 
 
 def _unit_networks(
@@ -244,7 +249,7 @@ def _unit_networks(
     net_share: float,
     pxn: bool = True,
     one_rail: bool = False,
-    local: bool = False,
+    packed_nodes: int | None = None,
 ) -> tuple[Limit | None, Limit | None, Limit | None, Limit | None, Limit | None]:
     """A unit's NICs (their line rate as the transport reaches it), its network for neighbour traffic
     (NCCL's ring graph), for spread traffic (the fabric), as NCCL's NVLS graph uses it and for
@@ -252,8 +257,10 @@ def _unit_networks(
     ``net_share``: the share of each node's NICs the run reaches (``one_rail``: because NCCL_IB_HCA names
     one port). Point-to-point traffic keeps to its rail through PXN, which relays over NVLink (NVIDIA/nccl
     src/graph/paths.cc: the relay GPU "is connected to us through NVLink"): without it (``pxn=False`` or no
-    NVLink) the fabric's rail-crossing bound applies too. ``local``: the job stays in one leaf group, whose
-    spread traffic meets no uplink or bisection (``_in_one_leaf_group``). One unit sends nothing over them."""
+    NVLink) the fabric's rail-crossing bound applies too. ``packed_nodes``: a packed job's nodes (taken in
+    leaf order), whose spread traffic meets the fabric as its own peers spread over the leaf groups
+    (system.spread_bound: nothing in one group); None: ranks scattered over the whole fabric. One unit sends
+    nothing over the network."""
     if system.net is None or units < 2:
         return None, None, None, None, None
     scale = per_unit * net_share
@@ -263,11 +270,10 @@ def _unit_networks(
     nc = perf_data().for_release(system.nccl_release).nccl
     net = _ring_channel_cap(system, whole, scale, nc.ring_graph_max_channels(), "ring")
     nvls_net = _ring_channel_cap(system, whole, scale, nc.max_channels.value, "NVLS")
-    bound = system.fabric.limit if system.fabric is not None and not local else system.net
+    bound, crossing = _fabric_limits(system, packed_nodes)
     spread = bound.scaled(scale, prefix + bound.name + share)
     # a run on one rail (NCCL_IB_HCA naming one port) never leaves that rail's leaves; the rail-crossing
     # bound is never looser than the fabric's (more bytes climb the same uplinks)
-    crossing = system.rail_crossing
     if crossing is not None and not one_rail and not (pxn and system.intra_class == "nvlink"):
         return whole, net, spread, nvls_net, crossing.scaled(scale, prefix + crossing.name + share)
     return whole, net, spread, nvls_net, spread

@@ -64,8 +64,26 @@ class FabricBound:
     bisection_gbps: float
     fabric_nodes: int
     domain_nodes: float  # nodes per leaf group / SU / dragonfly group (traffic inside stays local)
-    # the nodes of the smallest leaf group: a packed job of no more nodes (taken in leaf order) stays in one
-    smallest_domain_nodes: int = 0
+
+
+@dataclass(frozen=True)
+class SpreadShape:
+    """What the fabric's bounds on spread traffic are worked out from, for the whole fabric or a packed job
+    (``spread_bound``, ``rail_crossing_bound``): a node's network, the fabric's metrics, its node count,
+    nodes per leaf group / SU and in the smallest one, the wire's payload share, the ECMP share, the rails."""
+
+    net: Limit
+    metrics: FabricMetrics
+    fabric_nodes: int
+    domain_nodes: float
+    smallest_domain_nodes: int
+    eff: float
+    ecmp: float
+    rails: int
+
+    @property
+    def oversubscription(self) -> float:
+        return max(self.metrics.oversubscription.values(), default=1.0)
 
 
 @dataclass(frozen=True)
@@ -108,10 +126,9 @@ class System:
     # NCCL_ALGO / NCCL_PROTO the cloud transport's published setup runs multi-node jobs with (perf.yaml
     # nccl.net_plugins settings); None: NCCL's own choice
     transport_settings: TransportSettings | None = None
-    # what the fabric allows a node for spread traffic sent through each GPU's own NIC (no PXN:
-    # NCCL_PXN_DISABLE, or no NVLink to relay over) on a rail-optimised fabric; None: one rail, not
-    # rail-optimised, or nothing binds
-    rail_crossing: Limit | None = None
+    # what ``fabric`` and ``rail_crossing`` are worked out from, for a packed job of fewer nodes than the
+    # fabric's (``spread_bound``, ``rail_crossing_bound``); None: no planned fabric of two nodes or more
+    spread_shape: SpreadShape | None = None
     # share of ``intra`` a GPU reaches sending to ONE peer of its node: 1 through NVSwitch or PCIe; on a
     # GPU mesh without a switch, the links joining the pair over all the GPU's links
     intra_peer_share: float = 1.0
@@ -122,6 +139,14 @@ class System:
     @property
     def gpus(self) -> int:
         return self.pool_nodes * self.gpus_per_node
+
+    @property
+    def rail_crossing(self) -> Limit | None:
+        """What the fabric allows a node for spread traffic over the whole fabric sent through each GPU's own
+        NIC (no PXN: NCCL_PXN_DISABLE, or no NVLink to relay over) on a rail-optimised fabric; None: one rail,
+        not rail-optimised, or nothing binds."""
+        shape = self.spread_shape
+        return rail_crossing_bound(shape, shape.fabric_nodes) if shape is not None else None
 
     @property
     def nccl_release(self) -> int | None:
@@ -599,67 +624,80 @@ def _fabric_shape(plan: Plan | None) -> tuple[FabricMetrics, int, int] | None:
     return (m, len(home), len(set(home.values()))) if len(home) >= 2 else None
 
 
-def _smallest_group(plan: Plan) -> int:
-    """The node count of the compute fabric's smallest leaf group / SU (``_homes``)."""
-    return min(Counter(_homes(plan).values()).values())
-
-
-def _fabric_bound(
-    plan: Plan | None, net: Limit, pool: ResolvedPool, eff: float, ecmp: float = 1.0
-) -> FabricBound | None:
+def _spread_shape(plan: Plan | None, net: Limit, eff: float, ecmp: float, rails: int) -> SpreadShape | None:
+    """The fabric's shape for spread traffic: None without a planned compute fabric of two nodes or more."""
     shape = _fabric_shape(plan)
-    if shape is None or shape[2] < 2:
-        return None  # every node on the same leaves: spread traffic never leaves them
-    m, fabric_nodes, domains = shape
-    domain_nodes = fabric_nodes / domains
-    over = max(m.oversubscription.values(), default=1.0)
-    # share of a node's uniformly spread traffic whose peer sits outside its leaf group / SU / group
-    cross = max(0.0, (fabric_nodes - domain_nodes) / (fabric_nodes - 1))
-    what = f"{cross:.0%} of peers outside the {domain_nodes:g}-node leaf group"
-    lim = _spread_limit(net, m, eff, ecmp, over, (cross, cross), fabric_nodes, what)
-    assert plan is not None  # _fabric_shape has a plan
-    return FabricBound(lim, over, m.bisection_gbps, fabric_nodes, domain_nodes, _smallest_group(plan))
-
-
-def _rail_crossing_bound(plan: Plan | None, net: Limit, eff: float, ecmp: float, rails: int) -> Limit | None:
-    """What a rail-optimised fabric allows a node for spread traffic sent through each GPU's own NIC, as
-    without PXN (NCCL_PXN_DISABLE=1, or GPUs without NVLink): a peer on another rail sits on another leaf even
-    inside the node's own leaf group, so (rails − 1)/rails of that group's bytes climb the leaf uplinks too.
-    With PXN (NCCL 2.12+, on by default) NCCL first moves the bytes over NVLink to the local GPU on the
-    destination's rail, whose NIC sends them rail to rail (NVIDIA/nccl src/graph/paths.cc, "PXN = PCI +
-    NVLink"; NVIDIA blog "Doubling all2all Performance with NCCL 2.12"): the bound is then the fabric's own
-    (``_fabric_bound``). The bisection carries only the bytes between leaf groups either way. None: one rail,
-    or nothing in the fabric binds."""
-    shape = _fabric_shape(plan)
-    if shape is None or rails < 2:
+    if shape is None:
         return None
+    assert plan is not None  # _fabric_shape has a plan
     m, fabric_nodes, domains = shape
-    domain_nodes = fabric_nodes / domains
-    over = max(m.oversubscription.values(), default=1.0)
-    between = max(0.0, (fabric_nodes - domain_nodes) / (fabric_nodes - 1))
-    within = max(0.0, (domain_nodes - 1) / (fabric_nodes - 1))
-    leaving = between + within * (rails - 1) / rails
+    smallest = min(Counter(_homes(plan).values()).values())
+    return SpreadShape(net, m, fabric_nodes, fabric_nodes / domains, smallest, eff, ecmp, rails)
+
+
+def _job_shares(shape: SpreadShape, nodes: int) -> tuple[float, float, float]:
+    """For a node of a packed job of ``nodes`` nodes (taken in leaf order; the whole fabric at most): the
+    share of its peers outside its leaf group / SU, which climbs its group's uplinks; the share the bisection
+    is charged for; and the share inside its group (the node itself aside). In a fat-tree the bytes between
+    groups climb the sender's uplinks and come down the receiver's, and the tiers above carry what the
+    uplinks feed them, so the job's own share is charged. Elsewhere the bisection is charged as for the whole
+    fabric (each node's allotment of it, for the fabric's share of remote peers) unless the job stays in one
+    group: which links a smaller job's bytes cross (a dragonfly's two groups share few direct global links)
+    depends on routing the plan does not fix."""
+    n = min(nodes, shape.fabric_nodes)
+    if n <= shape.smallest_domain_nodes:
+        return 0.0, 0.0, 1.0
+    d, total = shape.domain_nodes, shape.fabric_nodes
+    cross = max(0.0, (n - d) / (n - 1))
+    between = cross if shape.metrics.topology == "fat-tree" else max(0.0, (total - d) / (total - 1))
+    return cross, between, max(0.0, (min(n, d) - 1) / (n - 1))
+
+
+def spread_bound(shape: SpreadShape, nodes: int) -> Limit:
+    """What the fabric allows a node of a packed job of ``nodes`` nodes for traffic spread over the job (the
+    whole fabric's bound at the fabric's node count): the share of its peers outside its leaf group / SU
+    climbs the uplinks (oversubscription, ECMP hashing) and crosses the bisection. A job inside one group
+    sends nothing over them, as its rings do not."""
+    cross, between, _ = _job_shares(shape, nodes)
+    what = f"{cross:.0%} of peers outside the {shape.domain_nodes:g}-node leaf group"
+    return _spread_limit(shape, shape.oversubscription, (cross, between), what)
+
+
+def rail_crossing_bound(shape: SpreadShape, nodes: int) -> Limit | None:
+    """What a rail-optimised fabric allows a node of a packed job of ``nodes`` nodes for spread traffic sent
+    through each GPU's own NIC, as without PXN (NCCL_PXN_DISABLE=1, or GPUs without NVLink): a peer on
+    another rail sits on another leaf even inside the node's own leaf group, so (rails − 1)/rails of that
+    group's bytes climb the leaf uplinks too. With PXN (NCCL 2.12+, on by default) NCCL first moves the bytes
+    over NVLink to the local GPU on the destination's rail, whose NIC sends them rail to rail (NVIDIA/nccl
+    src/graph/paths.cc, "PXN = PCI + NVLink"; NVIDIA blog "Doubling all2all Performance with NCCL 2.12"): the
+    bound is then ``spread_bound``. The bisection carries only the bytes between leaf groups either way.
+    None: one rail, or nothing in the fabric binds."""
+    if shape.rails < 2:
+        return None
+    cross, between, within = _job_shares(shape, nodes)
+    leaving = cross + within * (shape.rails - 1) / shape.rails
     what = (
-        f"{leaving:.0%} of the bytes leave their leaf (peers outside the {domain_nodes:g}-node leaf group, "
-        f"or on another of its {rails} rails: no PXN)"
+        f"{leaving:.0%} of the bytes leave their leaf (peers outside the {shape.domain_nodes:g}-node leaf "
+        f"group, or on another of its {shape.rails} rails: no PXN)"
     )
-    lim = _spread_limit(net, m, eff, ecmp, over, (leaving, between), fabric_nodes, what)
-    return None if lim is net else lim
+    lim = _spread_limit(shape, shape.oversubscription, (leaving, between), what)
+    return None if lim is shape.net else lim
 
 
-def _spread_limit(
-    net: Limit,
-    m: FabricMetrics,
-    eff: float,
-    ecmp: float,
-    over: float,
-    shares: tuple[float, float],
-    fabric_nodes: int,
-    what: str,
-) -> Limit:
+def _fabric_bound(shape: SpreadShape | None) -> FabricBound | None:
+    """The whole fabric's bound on spread traffic; None where every node sits in one leaf group."""
+    if shape is None or shape.domain_nodes >= shape.fabric_nodes:
+        return None  # every node on the same leaves: spread traffic never leaves them
+    m = shape.metrics
+    lim = spread_bound(shape, shape.fabric_nodes)
+    return FabricBound(lim, shape.oversubscription, m.bisection_gbps, shape.fabric_nodes, shape.domain_nodes)
+
+
+def _spread_limit(shape: SpreadShape, over: float, shares: tuple[float, float], what: str) -> Limit:
     """The tightest of the leaf uplinks (oversubscription, ECMP hashing) for the share of a node's spread
     bytes that climbs them (``shares[0]``, ``what`` says which) and the fabric bisection for the share bound
     for another leaf group (``shares[1]``); ``net`` when neither binds."""
+    net, m, eff, ecmp, fabric_nodes = shape.net, shape.metrics, shape.eff, shape.ecmp, shape.fabric_nodes
     leaving, between = shares
     hashed = f", ECMP hashing leaves {ecmp:.0%} of the uplinks usable" if ecmp < 1.0 else ""
     limits: list[Limit] = []
@@ -724,7 +762,7 @@ class _Network(NamedTuple):
     notes: list[str]
     plugin_latency_us: float | None = None
     settings: TransportSettings | None = None
-    rail_crossing: Limit | None = None
+    spread_shape: SpreadShape | None = None
 
 
 def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf: PerfData) -> _Network:
@@ -742,12 +780,12 @@ def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf
     plugin_latency, traversal, settings = _net_plugin(technology, rp, perf, notes)
     latency = traversal if traversal is not None else latency
     fabric = None
-    rail_crossing = None
+    spread_shape = None
     if net is not None:
         eff = wire_efficiency(tech.kind, mtu, perf) * transport
         ecmp = _ecmp_share(tech, fab, plan, perf)
-        fabric = _fabric_bound(plan, net, rp, eff, ecmp)
-        rail_crossing = _rail_crossing_bound(plan, net, eff, ecmp, _rails(fab, ports))
+        spread_shape = _spread_shape(plan, net, eff, ecmp, _rails(fab, ports))
+        fabric = _fabric_bound(spread_shape)
         notes.extend(_roce_notes(tech.kind, fab) + _sharp_notes(cluster))
         if tech.kind == "ethernet":
             notes.append("Ethernet without RDMA: NCCL's socket transport; its CPU cost is not modelled")
@@ -766,7 +804,7 @@ def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf
         notes,
         plugin_latency,
         settings,
-        rail_crossing,
+        spread_shape,
     )
 
 
@@ -997,7 +1035,7 @@ def system_for(
         nccl_version=version,
         tuner_net_latency_us=nw.plugin_latency_us,
         transport_settings=nw.settings,
-        rail_crossing=nw.rail_crossing,
+        spread_shape=nw.spread_shape,
         intra_peer_share=peer_share,
         pat=_runs_pat(version, nw.technology, rp, perf),
     )

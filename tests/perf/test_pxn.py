@@ -96,7 +96,10 @@ def test_gpus_without_nvlink_have_no_pxn_to_turn_off(tmp_path: Path) -> None:
     assert system.intra_class == "pci" and system.rail_crossing is not None
     assert _alltoall(system, True) == _alltoall(system, False)
     # ... and the rail-crossing bound is what holds them back
-    assert _alltoall(replace(system, rail_crossing=None), True) > _alltoall(system, True)
+    assert system.spread_shape is not None
+    one_rail = replace(system, spread_shape=replace(system.spread_shape, rails=1))
+    assert one_rail.rail_crossing is None
+    assert _alltoall(one_rail, True) > _alltoall(system, True)
     (tmp_path / "nvlink").mkdir()
     nvlink, _ = _example(tmp_path / "nvlink")
     assert nvlink.rail_crossing is not None
