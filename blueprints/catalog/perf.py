@@ -366,6 +366,13 @@ class Nccl(_Entry):
             return []
         return sorted((r for r in self.releases if r.first_release <= release), key=lambda r: r.first_release)
 
+    def predates(self, release: int | None) -> list[str]:
+        """The algorithms and protocols of ``introduced_in`` that ``release`` (100·major + minor; None: not
+        numbered so, taken as having them all) predates."""
+        if release is None:
+            return []
+        return [name for name, first in self.introduced_in.items() if release < first.value]
+
     def ring_graph_max_channels(self) -> int:
         """The rings NCCL searches, each leaving a node or NVLink domain through one NIC: MAXCHANNELS/2
         (perf.yaml [NCCL-INIT]: src/init.cc ``ringGraph->maxChannels = MAXCHANNELS/2``)."""

@@ -604,14 +604,8 @@ def _candidates(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
 def _released(out: list[Candidate], release: int | None, perf: PerfData) -> list[Candidate]:
     """The candidates the NCCL release has: none of an algorithm or protocol it predates (perf.yaml
     nccl.introduced_in; NVLS-tree's is NVLS's, its first half). An unnumbered release has them all."""
-    if release is None:
-        return out
-    first = {name: c.value for name, c in perf.nccl.introduced_in.items()}
-    return [
-        c
-        for c in out
-        if all(release >= first.get(part, 0) for part in (c.algorithm, c.algorithm.split("_")[0], c.protocol))
-    ]
+    missing = set(perf.nccl.predates(release))
+    return [c for c in out if not missing & {c.algorithm, c.algorithm.split("_")[0], c.protocol}]
 
 
 def _pat(job: Job, perf: PerfData) -> list[Candidate]:
@@ -740,10 +734,9 @@ def _no_candidate(
             "; PAT runs all_gather and reduce_scatter only, at one rank per node, with an NCCL release that "
             "has it (perf.yaml nccl.pat) and not over a net plugin that offloads to the GPU (ncclPatEnable)"
         )
-    first = perf_data().nccl.introduced_in
-    for name in sorted({*(algorithms or ()), *(protocols or ())} & set(first)):
-        if job.nccl_release is not None and job.nccl_release < first[name].value:
-            text += f"; the run's NCCL predates {name} ({first[name].source})"
+    nc = perf_data().nccl
+    for name in sorted({*(algorithms or ()), *(protocols or ())} & set(nc.predates(job.nccl_release))):
+        text += f"; the run's NCCL predates {name} ({nc.introduced_in[name].source})"
     return text
 
 

@@ -237,9 +237,10 @@ def _fabric_limits(system: System, packed_nodes: int | None) -> tuple[Limit, Lim
     in one); for scattered ranks (None), the whole fabric's."""
     assert system.net is not None
     shape = system.spread_shape
-    if packed_nodes is None or shape is None:
-        return (system.fabric.limit if system.fabric is not None else system.net), system.rail_crossing
-    return spread_bound(shape, packed_nodes), rail_crossing_bound(shape, packed_nodes)
+    if shape is None:
+        return system.net, None
+    nodes = shape.fabric_nodes if packed_nodes is None else packed_nodes
+    return spread_bound(shape, nodes), rail_crossing_bound(shape, nodes)
 
 
 def _unit_networks(
@@ -322,7 +323,6 @@ def _graphs(
     for name, value in (("--channels", channels), ("--min-channels", min_channels)):
         if value is not None and value < 1:
             raise PerfError(f"{name} must be at least 1, not {value}")
-    perf = perf_data().for_release(system.nccl_release)
     if units < 2 or system.net is None:
         if channels is not None or min_channels is not None:
             raise PerfError(
@@ -331,6 +331,7 @@ def _graphs(
                 "not count"
             )
         return None, (math.inf, math.inf, math.inf), 1.0, 0
+    perf = perf_data().for_release(system.nccl_release)
     nvlink = system.intra.gbytes if (system.intra is not None and system.intra_class == "nvlink") else None
     graph = search(system.sm_arch, *_graph_nics(system, scale), nvlink, perf)
     if graph is None:

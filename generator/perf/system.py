@@ -660,7 +660,7 @@ def spread_bound(shape: SpreadShape, nodes: int) -> Limit:
     sends nothing over them, as its rings do not."""
     cross, between, _ = _job_shares(shape, nodes)
     what = f"{cross:.0%} of peers outside the {shape.domain_nodes:g}-node leaf group"
-    return _spread_limit(shape, shape.oversubscription, (cross, between), what)
+    return _spread_limit(shape, (cross, between), what)
 
 
 def rail_crossing_bound(shape: SpreadShape, nodes: int) -> Limit | None:
@@ -680,7 +680,7 @@ def rail_crossing_bound(shape: SpreadShape, nodes: int) -> Limit | None:
         f"{leaving:.0%} of the bytes leave their leaf (peers outside the {shape.domain_nodes:g}-node leaf "
         f"group, or on another of its {shape.rails} rails: no PXN)"
     )
-    lim = _spread_limit(shape, shape.oversubscription, (leaving, between), what)
+    lim = _spread_limit(shape, (leaving, between), what)
     return None if lim is shape.net else lim
 
 
@@ -693,11 +693,12 @@ def _fabric_bound(shape: SpreadShape | None) -> FabricBound | None:
     return FabricBound(lim, shape.oversubscription, m.bisection_gbps, shape.fabric_nodes, shape.domain_nodes)
 
 
-def _spread_limit(shape: SpreadShape, over: float, shares: tuple[float, float], what: str) -> Limit:
+def _spread_limit(shape: SpreadShape, shares: tuple[float, float], what: str) -> Limit:
     """The tightest of the leaf uplinks (oversubscription, ECMP hashing) for the share of a node's spread
     bytes that climbs them (``shares[0]``, ``what`` says which) and the fabric bisection for the share bound
     for another leaf group (``shares[1]``); ``net`` when neither binds."""
     net, m, eff, ecmp, fabric_nodes = shape.net, shape.metrics, shape.eff, shape.ecmp, shape.fabric_nodes
+    over = shape.oversubscription
     leaving, between = shares
     hashed = f", ECMP hashing leaves {ecmp:.0%} of the uplinks usable" if ecmp < 1.0 else ""
     limits: list[Limit] = []
@@ -966,11 +967,11 @@ def _modelled(given: str | None, pinned: str, perf: PerfData) -> str:
 
 def _introduced_notes(version: str, perf: PerfData) -> list[str]:
     """What the release predates of the model's algorithms and protocols (perf.yaml nccl.introduced_in)."""
-    release = nccl_release(version)
+    first = perf.nccl.introduced_in
     return [
-        f"NCCL {version} predates {name} (NCCL {first.value // 100:g}.{first.value % 100:g}): not a candidate"
-        for name, first in perf.nccl.introduced_in.items()
-        if release is not None and release < first.value
+        f"NCCL {version} predates {name} (NCCL {first[name].value // 100:g}.{first[name].value % 100:g}): "
+        "not a candidate"
+        for name in perf.nccl.predates(nccl_release(version))
     ]
 
 
