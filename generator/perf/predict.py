@@ -22,6 +22,7 @@ from generator.perf.system import (
     nvls_allreduce_link_share,
     nvls_efficiency,
     rail_crossing_bound,
+    routed_bound,
     spread_bound,
     system_for,
     tighter,
@@ -243,6 +244,18 @@ def _fabric_limits(system: System, packed_nodes: int | None) -> tuple[Limit, Lim
     return spread_bound(shape, nodes), rail_crossing_bound(shape, nodes)
 
 
+def _cube_ring(system: System, packed_nodes: int | None) -> Limit | None:
+    """What a torus's or hypercube's cables allow a node of a packed job for its rings, which pass each
+    node's bytes to the next node in order (system.routed_bound); None elsewhere, for scattered ranks (their
+    spread bound applies) and where the cables do not bind. NCCL's trees use the same channels and NICs, so
+    the bound stands for their neighbours too."""
+    shape = system.spread_shape
+    if shape is None or packed_nodes is None:
+        return None
+    ring = routed_bound(shape, "ring", packed_nodes)
+    return None if ring is None or ring is shape.net else ring
+
+
 def _unit_networks(
     system: System,
     units: int,
@@ -272,7 +285,14 @@ def _unit_networks(
     net = _ring_channel_cap(system, whole, scale, nc.ring_graph_max_channels(), "ring")
     nvls_net = _ring_channel_cap(system, whole, scale, nc.max_channels.value, "NVLS")
     bound, crossing = _fabric_limits(system, packed_nodes)
-    spread = bound.scaled(scale, prefix + bound.name + share)
+    # a cube's cables carry the bytes of every NIC of a node (it has no rails): what they allow a node does
+    # not shrink with the share of its NICs a run reaches
+    cube = system.spread_shape is not None and system.spread_shape.routes is not None
+    fabric_scale = per_unit if cube else scale
+    spread = bound.scaled(fabric_scale, prefix + bound.name + ("" if cube else share))
+    ring = _cube_ring(system, packed_nodes)
+    if ring is not None:
+        net = tighter(net, ring.scaled(fabric_scale, prefix + ring.name)) or net
     # a run on one rail (NCCL_IB_HCA naming one port) never leaves that rail's leaves; the rail-crossing
     # bound is never looser than the fabric's (more bytes climb the same uplinks)
     if crossing is not None and not one_rail and not (pxn and system.intra_class == "nvlink"):

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from blueprints.catalog.perf import PerfData, TransportSettings, by_capability, perf_data
 from blueprints.catalog.schema import FabricTech, Gpu, Server, Switch
 from generator.perf.ecmp import ecmp_efficiency
+from generator.perf.routes import RoutedFabric, routed_fabric
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -80,6 +81,9 @@ class SpreadShape:
     eff: float
     ecmp: float
     rails: int
+    # a torus or hypercube routed over its own cables (generator/perf/routes.py); None: the closed forms
+    routes: RoutedFabric | None = None
+    flows_per_path: int = 1  # flows a connection hashes onto the paths (NCCL_IB_QPS_PER_CONNECTION)
 
     @property
     def oversubscription(self) -> float:
@@ -624,15 +628,22 @@ def _fabric_shape(plan: Plan | None) -> tuple[FabricMetrics, int, int] | None:
     return (m, len(home), len(set(home.values()))) if len(home) >= 2 else None
 
 
-def _spread_shape(plan: Plan | None, net: Limit, eff: float, ecmp: float, rails: int) -> SpreadShape | None:
-    """The fabric's shape for spread traffic: None without a planned compute fabric of two nodes or more."""
+def _spread_shape(
+    plan: Plan | None, rp: ResolvedPool, net: Limit, eff: float, ecmp: float, rails: int, perf: PerfData
+) -> SpreadShape | None:
+    """The fabric's shape for spread traffic: None without a planned compute fabric of two nodes or more. A
+    cube is also routed over its cables, the pool's nodes first (a packed job takes them in plan order)."""
     shape = _fabric_shape(plan)
     if shape is None:
         return None
     assert plan is not None  # _fabric_shape has a plan
     m, fabric_nodes, domains = shape
     smallest = min(Counter(_homes(plan).values()).values())
-    return SpreadShape(net, m, fabric_nodes, fabric_nodes / domains, smallest, eff, ecmp, rails)
+    routes = routed_fabric(plan, frozenset(rp.hostnames))
+    flows = int(perf.nccl.ib_qps_per_connection.value)
+    return SpreadShape(
+        net, m, fabric_nodes, fabric_nodes / domains, smallest, eff, ecmp, rails, routes, flows
+    )
 
 
 def _job_shares(shape: SpreadShape, nodes: int) -> tuple[float, float, float]:
@@ -657,10 +668,40 @@ def spread_bound(shape: SpreadShape, nodes: int) -> Limit:
     """What the fabric allows a node of a packed job of ``nodes`` nodes for traffic spread over the job (the
     whole fabric's bound at the fabric's node count): the share of its peers outside its leaf group / SU
     climbs the uplinks (oversubscription, ECMP hashing) and crosses the bisection. A job inside one group
-    sends nothing over them, as its rings do not."""
+    sends nothing over them, as its rings do not. A torus or hypercube routes the job's traffic over its own
+    cables instead (``routed_bound``) while the job is small enough to route."""
+    routed = routed_bound(shape, "spread", nodes)
+    if routed is not None:
+        return routed
     cross, between, _ = _job_shares(shape, nodes)
     what = f"{cross:.0%} of peers outside the {shape.domain_nodes:g}-node leaf group"
     return _spread_limit(shape, (cross, between), what)
+
+
+# the name of the limit a cube's busiest cable sets (routed_bound): rules tell it from the NICs' own
+ROUTED_LIMIT = "busiest cable"
+
+
+def routed_bound(shape: SpreadShape, pattern: str, nodes: int) -> Limit | None:
+    """What a cube fabric's busiest cable allows a node of a packed job of ``nodes`` nodes for ``pattern``
+    traffic (routes.py: "spread" to every peer alike, "ring" to the next node in order): the cable's rate
+    over its load per unit a node sends (with what ECMP hashing adds where the fabric hashes flows), at the
+    wire's payload share; ``net`` where no cable binds. None: not a cube, or too large to route."""
+    flows = shape.flows_per_path if shape.ecmp < 1.0 else None  # ecmp < 1: the fabric hashes flows
+    load = shape.routes.load(pattern, nodes, flows) if shape.routes is not None else None
+    if load is None:
+        return None
+    gbytes = shape.eff / (8 * load.per_gbps) if load.per_gbps > 0 else math.inf
+    if gbytes >= shape.net.gbytes:
+        return shape.net
+    what = "spread over the job's nodes" if pattern == "spread" else "to the next node of the ring"
+    hashing = ", flows hashed onto its equal-cost next hops collide on it" if load.hashed else ""
+    return Limit(
+        gbytes,
+        ROUTED_LIMIT,
+        f"{nodes} nodes' traffic {what} routed over the {shape.metrics.topology}'s shortest paths: the "
+        f"busiest cable lets each node send {1 / load.per_gbps:,.4g} Gb/s{hashing}",
+    )
 
 
 def rail_crossing_bound(shape: SpreadShape, nodes: int) -> Limit | None:
@@ -785,7 +826,7 @@ def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf
     if net is not None:
         eff = wire_efficiency(tech.kind, mtu, perf) * transport
         ecmp = _ecmp_share(tech, fab, plan, perf)
-        spread_shape = _spread_shape(plan, net, eff, ecmp, _rails(fab, ports))
+        spread_shape = _spread_shape(plan, rp, net, eff, ecmp, _rails(fab, ports), perf)
         fabric = _fabric_bound(spread_shape)
         notes.extend(_roce_notes(tech.kind, fab) + _sharp_notes(cluster))
         if tech.kind == "ethernet":

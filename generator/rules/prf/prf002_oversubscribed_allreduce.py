@@ -17,7 +17,9 @@ class OversubscribedAllreduce(Rule):
     through the leaf uplinks and the bisection. The model predicts an all_reduce of the advisor's probe size
     (perf.yaml advisor.probe_size_bytes, 1 GiB) over every node of the GPU pool both ways; when the spread
     placement loses more than the policy share (10 %) against the node's NIC bandwidth, this finding gives
-    both figures and the limit. IB SHARP reduces inside the switches and is not cut this way.
+    both figures and the limit. On a torus or hypercube the cables cut rings in topology order as well (the
+    next node is reached over one cable, not all the node's NICs), which it reports too. IB SHARP reduces
+    inside the switches and is not cut this way.
     """
 
     id = "PRF002"
@@ -33,7 +35,7 @@ class OversubscribedAllreduce(Rule):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         from blueprints.catalog.perf import perf_data
         from generator.perf.predict import predict_on
-        from generator.perf.system import PerfError
+        from generator.perf.system import ROUTED_LIMIT, PerfError
 
         system = system_of(ctx)
         fab = ctx.cluster.fabrics.get("compute")
@@ -49,9 +51,11 @@ class OversubscribedAllreduce(Rule):
             return
         shortfall = perf_data().policy.busbw_shortfall.value
         nic = system.net.gbytes * system.unit_nodes
-        if spread.busbw_gbytes >= nic * (1 - shortfall) or spread.busbw_gbytes >= packed.busbw_gbytes * (
-            1 - shortfall
-        ):
+        if spread.busbw_gbytes >= nic * (1 - shortfall):
+            return
+        # placement recovers what spreading loses, unless a cube's cables cut rings in topology order too
+        cut_packed = packed.bottleneck == ROUTED_LIMIT and packed.busbw_gbytes < nic * (1 - shortfall)
+        if spread.busbw_gbytes >= packed.busbw_gbytes * (1 - shortfall) and not cut_packed:
             return
         topo = fab.spec.topology
         path = (

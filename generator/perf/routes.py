@@ -1,0 +1,185 @@
+"""Link loads of a packed job's traffic routed over a cube fabric's own cables (torus, hypercube).
+
+On a fat-tree or a dragonfly a job's spread traffic meets the fabric through shares in closed form
+(system.spread_bound): every node of a leaf group reaches the same uplinks. A torus or hypercube has no such
+groups: which cables two nodes' bytes cross depends on where the nodes sit, so two neighbours of a torus
+share one cable while nodes half way round share the bisection. Here the traffic is routed over the planned
+cables themselves, as the fabric forwards it: along shortest paths, split evenly over the cables to the
+equal-cost next hops at every router (hop-by-hop ECMP, as multipath IP routes on nodes that forward for
+their neighbours and the switches of a switched cube have; InfiniBand's shortest-path routing engines, such
+as OpenSM's DFSSSP, spread destinations over the same paths). The result is the busiest directed cable's
+load per unit a node injects, so what a node can send is that cable's rate over its load.
+
+Routing is per destination: one breadth-first pass, then the traffic bound for it flows down the distance
+levels. A job of ``n`` nodes costs ``n`` passes over the graph, so jobs past ``MAX_ROUTED_VISITS`` edge
+visits are left to the closed forms (``RoutedFabric.load`` returns None).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple
+
+from generator.perf.ecmp import ecmp_efficiency
+
+if TYPE_CHECKING:
+    from generator.plan.model import Plan
+
+CUBES = ("torus", "hypercube")
+
+# Edge visits (destinations x directed cables) routed per job at most: about half a second of CPU on the
+# benchmark machine (a 19 x 19 direct torus job of every node, 0.52 M visits, routes in 0.23 s); a sweep over
+# node counts routes each count once per pattern.
+MAX_ROUTED_VISITS = 1_000_000
+
+
+class Hop(NamedTuple):
+    """Cables from a vertex to one neighbour: their count and their total rate."""
+
+    to: int
+    cables: int
+    gbps: float
+
+
+@dataclass(frozen=True)
+class Load:
+    """The busiest directed cable of a routed traffic pattern: its load per unit each node injects, over its
+    rate in Gb/s (a node can inject at most ``1 / per_gbps`` Gb/s); ``hashed``: whether flows hashed onto
+    equal-cost next hops raised that cable's load."""
+
+    per_gbps: float
+    hashed: bool
+
+
+@dataclass(frozen=True)
+class RoutedFabric:
+    """A cube fabric as a router graph: vertex 0.. are its nodes in plan order (a packed job takes the first
+    ``n``), then its switches; ``adjacency[v]`` lists the cables to each neighbour."""
+
+    adjacency: tuple[tuple[Hop, ...], ...]
+    nodes: int
+    _cache: dict[tuple[str, int, int | None], Load | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    @property
+    def directed_cables(self) -> int:
+        return sum(len(a) for a in self.adjacency)
+
+    def load(self, pattern: str, n: int, flows_per_path: int | None = None) -> Load | None:
+        """The busiest cable of ``pattern`` ("spread": each of the first ``n`` nodes sends equally to the
+        other ``n - 1``; "ring": each sends to the next in order, the last to the first) per unit a node
+        injects; None for fewer than two nodes or past ``MAX_ROUTED_VISITS``. ``flows_per_path``: the
+        routers hash that many flows per next hop onto their equal-cost next hops (None: they spread the
+        bytes evenly, as adaptive routing and InfiniBand's balanced routes do)."""
+        n = min(n, self.nodes)
+        if n < 2 or n * self.directed_cables > MAX_ROUTED_VISITS:
+            return None
+        key = (pattern, n, flows_per_path)
+        if key not in self._cache:
+            self._cache[key] = _route(self.adjacency, _demands(pattern, n), flows_per_path)
+        return self._cache[key]
+
+
+def _demands(pattern: str, n: int) -> dict[int, dict[int, float]]:
+    """Per destination, what each source sends it (units of a node's injection)."""
+    if pattern == "ring":
+        return {(i + 1) % n: {i: 1.0} for i in range(n)}
+    if pattern == "spread":
+        share = 1.0 / (n - 1)
+        return {d: {s: share for s in range(n) if s != d} for d in range(n)}
+    raise ValueError(f"unknown traffic pattern {pattern!r}")
+
+
+def _route(
+    adjacency: Sequence[Sequence[Hop]], demands: dict[int, dict[int, float]], flows_per_path: int | None
+) -> Load:
+    """Route every destination's traffic down its shortest-path levels and return the busiest cable."""
+    load: dict[tuple[int, int], float] = {}
+    raised: set[tuple[int, int]] = set()
+    for dest, sources in demands.items():
+        _route_to(adjacency, dest, sources, flows_per_path, (load, raised))
+    rate = {(v, hop.to): hop.gbps for v, hops in enumerate(adjacency) for hop in hops}
+    edge = max(load, key=lambda e: load[e] / rate[e], default=None)
+    return Load(load[edge] / rate[edge], edge in raised) if edge is not None else Load(0.0, False)
+
+
+def _route_to(
+    adjacency: Sequence[Sequence[Hop]],
+    dest: int,
+    sources: dict[int, float],
+    flows_per_path: int | None,
+    out: tuple[dict[tuple[int, int], float], set[tuple[int, int]]],
+) -> None:
+    """Add to the loads in ``out`` the traffic ``sources`` send ``dest`` (and mark the cables a hashed split
+    raised). Vertices are taken farthest first, so a vertex's inflow is whole before it is passed on; each
+    next hop takes the share of its cables among all the cables to next hops (one route per cable, as a
+    multipath route has). Where flows are hashed over k next hops the busiest of them carries E[max] of the
+    flows rather than 1/k (ecmp.ecmp_efficiency): its cable is charged that much more; the traffic passed
+    on stays the even share."""
+    load, raised = out
+    dist, order = _levels(adjacency, dest)
+    flow = [0.0] * len(adjacency)
+    for s, units in sources.items():
+        flow[s] += units
+    for v in reversed(order):
+        units = flow[v]
+        if v == dest or units == 0.0:
+            continue
+        nexts = [hop for hop in adjacency[v] if dist[hop.to] == dist[v] - 1]
+        cables = sum(hop.cables for hop in nexts)
+        hashing = ecmp_efficiency(len(nexts), flows_per_path) if flows_per_path is not None else 1.0
+        for hop in nexts:
+            share = units * hop.cables / cables
+            load[(v, hop.to)] = load.get((v, hop.to), 0.0) + share / hashing
+            if hashing < 1.0:
+                raised.add((v, hop.to))
+            flow[hop.to] += share
+
+
+def _levels(adjacency: Sequence[Sequence[Hop]], source: int) -> tuple[list[int], list[int]]:
+    """Hop distances from ``source`` and the vertices in breadth-first order (nearest first)."""
+    dist = [-1] * len(adjacency)
+    dist[source] = 0
+    order = [source]
+    queue = deque([source])
+    while queue:
+        v = queue.popleft()
+        for hop in adjacency[v]:
+            if dist[hop.to] < 0:
+                dist[hop.to] = dist[v] + 1
+                order.append(hop.to)
+                queue.append(hop.to)
+    return dist, order
+
+
+def routed_fabric(
+    plan: Plan, first: frozenset[str] = frozenset(), fabric: str = "compute"
+) -> RoutedFabric | None:
+    """The planned cube fabric as a router graph (None for other topologies): its nodes in plan order, those
+    named in ``first`` (the job's pool) ahead of the others, then the devices between them."""
+    m = plan.metrics.get(fabric)
+    links = plan.links_of(fabric)
+    if m is None or m.topology not in CUBES or not links:
+        return None
+    ends = {name for link in links for name in (link.a.device, link.b.device)}
+    on_fabric = [d for d in plan.devices if d.name in ends]
+    nodes = [d.name for d in on_fabric if d.kind == "node"]
+    order = (
+        [n for n in nodes if n in first]
+        + [n for n in nodes if n not in first]
+        + [d.name for d in on_fabric if d.kind != "node"]
+    )
+    index = {name: i for i, name in enumerate(order)}
+    cables: dict[tuple[int, int], tuple[int, float]] = {}
+    for link in links:
+        a, b = index[link.a.device], index[link.b.device]
+        for pair in ((a, b), (b, a)):
+            count, gbps = cables.get(pair, (0, 0.0))
+            cables[pair] = (count + 1, gbps + link.speed_gbps)
+    adjacency: list[list[Hop]] = [[] for _ in order]
+    for (v, u), (count, gbps) in sorted(cables.items()):
+        adjacency[v].append(Hop(u, count, gbps))
+    return RoutedFabric(tuple(tuple(hops) for hops in adjacency), len(nodes))

@@ -1,0 +1,176 @@
+"""A torus or hypercube routes a job's traffic over its own cables (generator/perf/routes.py).
+
+The model charged a cube the fat-tree's closed form: every node's spread traffic across the bisection at the
+whole fabric's share, whatever the job. Two neighbours of the example's 4 x 4 Ethernet torus, which share one
+100G cable, got an alltoall of 1.5 GB/s against an all_gather of 24 GB/s through four NICs the ring cannot
+use (found by a sweep of `estimate` inputs). The oracles here are closed forms worked by hand: uniform traffic
+over a whole k-ary n-cube loads every cable of a dimension alike, so its load is the dimension's hop count
+over its cables; a ring in torus order loads each cable once; hashed splits cost what ecmp.py says."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from perf_blueprints import build
+
+from generator.perf import routes
+from generator.perf.ecmp import ecmp_efficiency
+from generator.perf.predict import RunSettings, sweep
+from generator.perf.routes import Hop, RoutedFabric, routed_fabric
+from generator.perf.system import ROUTED_LIMIT, System, system_for
+
+GIB = 1 << 30
+RATE = 100.0  # Gb/s of one cable of the test fabrics
+
+
+def _direct_cube(topology: dict, nodes: int, ports: int) -> dict:
+    """``nodes`` 4 x L40S servers cabled node to node as ``topology`` over 100G Ethernet."""
+    return {
+        "apiVersion": "cluster-blueprint/v1",
+        "name": "cube",
+        "site": {"rows": 1, "racks_per_row": 8, "rack": {"units": 42, "power_kw": 40}},
+        "pools": [
+            {
+                "name": "node",
+                "role": "gpu",
+                "count": nodes,
+                "spec": {
+                    "gpu": "l40s",
+                    "gpus": 4,
+                    "gpu_interconnect": "pcie4",
+                    "pcie_gen": 4,
+                    "power_kw": 2.2,
+                    "rack_units": 2,
+                    "nics": [
+                        {
+                            "purpose": "compute",
+                            "model": "cx6-dx",
+                            "count": ports,
+                            "ports": 1,
+                            "speed_gbps": RATE,
+                        }
+                    ],
+                },
+            }
+        ],
+        "fabrics": {"compute": {"technology": "ethernet-100", "topology": {**topology, "attach": "direct"}}},
+    }
+
+
+def _torus(tmp_path: Path, dims: list[int]) -> tuple[RoutedFabric, System]:
+    ports = sum(1 if k == 2 else 2 for k in dims)
+    data = _direct_cube({"kind": "torus", "dimensions": dims}, math.prod(dims), ports)
+    cluster, plan, _ = build(data, tmp_path, f"torus-{'x'.join(map(str, dims))}.yaml")
+    fabric = routed_fabric(plan)
+    assert fabric is not None
+    return fabric, system_for(cluster, plan)
+
+
+def _ring_hops(k: int) -> int:
+    """Hops from one vertex of a k-ring to all the others, the shorter way round."""
+    return sum(min(o, k - o) for o in range(k))
+
+
+@pytest.mark.parametrize("dims", [[3, 3], [4, 4], [5, 3], [4, 4, 4], [6, 4]])
+def test_uniform_traffic_over_a_whole_torus_loads_each_dimension_by_its_hops(
+    tmp_path: Path, dims: list[int]
+) -> None:
+    fabric, _ = _torus(tmp_path, dims)
+    n = math.prod(dims)
+    # each node sends 1/(n-1) to every other: dimension d carries n · (n/k) · R(k) / (n-1) unit-hops over
+    # its 2n directed cables (a + and a − cable a vertex; ties split evenly both ways round)
+    expected = max(n * _ring_hops(k) / (2 * k * (n - 1)) for k in dims)
+    load = fabric.load("spread", n)
+    assert load is not None and not load.hashed
+    assert load.per_gbps * RATE == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("dimension", [2, 3, 4, 5])
+def test_uniform_traffic_over_a_whole_hypercube_loads_each_cable_by_half(
+    tmp_path: Path, dimension: int
+) -> None:
+    n = 2**dimension
+    data = _direct_cube({"kind": "hypercube", "dimension": dimension}, n, dimension)
+    _, plan, _ = build(data, tmp_path, f"hypercube-{dimension}.yaml")
+    fabric = routed_fabric(plan)
+    assert fabric is not None
+    # half the destinations differ in any one bit: n · n/2 unit-hops / (n-1) over n directed cables
+    load = fabric.load("spread", n)
+    assert load is not None and load.per_gbps * RATE == pytest.approx(n / (2 * (n - 1)))
+
+
+def test_two_neighbours_share_one_cable(tmp_path: Path) -> None:
+    fabric, system = _torus(tmp_path, [4, 4])
+    for pattern in ("spread", "ring"):
+        load = fabric.load(pattern, 2, flows_per_path=1)
+        assert load is not None and load.per_gbps * RATE == pytest.approx(1.0) and not load.hashed
+    # the estimate: an all_gather ring and an alltoall both move their bytes over that one cable
+    cable = RATE / 8 * system.spread_shape.eff  # type: ignore[union-attr]
+    gather = _row(system, "all_gather", 2)
+    alltoall = _row(system, "alltoall", 2)
+    assert gather.bottleneck == alltoall.bottleneck == ROUTED_LIMIT
+    assert gather.busbw_gbytes == pytest.approx(cable, rel=0.01)
+    # 4 ranks a node each send half their buffer to the other node: 2 buffers a node over the cable
+    assert alltoall.algbw_gbytes == pytest.approx(cable / 2, rel=0.01)
+
+
+def test_a_ring_in_torus_order_loads_each_cable_once(tmp_path: Path) -> None:
+    fabric, _ = _torus(tmp_path, [8, 2])
+    load = fabric.load("ring", 8)  # the first row: 0 → 1 → … → 7 → 0 round its own cables
+    assert load is not None and load.per_gbps * RATE == pytest.approx(1.0)
+
+
+def test_a_hashed_split_charges_the_busiest_next_hop(tmp_path: Path) -> None:
+    fabric, _ = _torus(tmp_path, [4, 4])
+    # three nodes of a row: 0 sends ½ to 1 directly, and ½ to 2 split both ways round (via 1 and via 3)
+    even = fabric.load("spread", 3)
+    hashed = fabric.load("spread", 3, flows_per_path=1)
+    assert even is not None and hashed is not None
+    assert even.per_gbps * RATE == pytest.approx(0.5 + 0.25)
+    assert hashed.per_gbps * RATE == pytest.approx(0.5 + 0.25 / ecmp_efficiency(2, 1))
+    assert hashed.hashed and not even.hashed
+
+
+def test_the_pool_s_nodes_come_first(tmp_path: Path) -> None:
+    _, plan, _ = build(_direct_cube({"kind": "torus", "dimensions": [4, 4]}, 16, 4), tmp_path)
+    names = sorted(d.name for d in plan.devices if d.kind == "node")
+    last = frozenset(names[-2:])
+    fabric = routed_fabric(plan, first=last)
+    assert fabric is not None and fabric.nodes == 16
+    plain = routed_fabric(plan)
+    assert plain is not None and fabric.adjacency != plain.adjacency
+
+
+def test_a_job_too_large_to_route_keeps_the_closed_forms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fabric, system = _torus(tmp_path, [4, 4])
+    routed = _row(system, "alltoall", 16)
+    monkeypatch.setattr(routes, "MAX_ROUTED_VISITS", 10)
+    _, system = _torus(tmp_path, [4, 4])  # a fresh plan: loads are cached per fabric
+    closed = _row(system, "alltoall", 16)
+    assert routed.bottleneck == ROUTED_LIMIT and closed.bottleneck == "fabric bisection"
+    assert fabric.directed_cables == 64
+
+
+def test_a_small_graph_routes_by_hand() -> None:
+    # a square 0-1-2-3-0 with a double cable 0-1: 0 → 2 splits over 1 and 3 per next-hop router, then the
+    # double cable carries its share over twice the rate
+    adjacency = (
+        (Hop(1, 2, 200.0), Hop(3, 1, 100.0)),
+        (Hop(0, 2, 200.0), Hop(2, 1, 100.0)),
+        (Hop(1, 1, 100.0), Hop(3, 1, 100.0)),
+        (Hop(0, 1, 100.0), Hop(2, 1, 100.0)),
+    )
+    fabric = RoutedFabric(adjacency, 4)
+    load = routes._route(adjacency, {2: {0: 1.0}}, None)
+    # by cables: 2 of the 3 cables to next hops go to 1 (⅔), 1 to 3 (⅓); then 1 → 2 and 3 → 2 carry them
+    assert load.per_gbps == pytest.approx((2 / 3) / 100.0)
+    assert fabric.load("spread", 1) is None
+
+
+def _row(system: System, collective: str, nodes: int):  # type: ignore[no-untyped-def]
+    (row,) = sweep(system, collective, [GIB], nodes, settings=RunSettings())
+    return row
