@@ -71,6 +71,12 @@ def cases() -> Iterator[tuple[str, str]]:
         HEAD + SITE + pools(4) + "fabrics:\n  compute:\n    technology: ethernet-100\n"
         "    topology: {kind: torus, dimensions: [1024, 1024], attach: direct}\n",
     )
+    # was 89 s: ECMP hashing counted over the torus's multinomial shortest-path count, not a node's ports
+    yield (
+        "torus [32, 32] direct, 1,024 nodes",
+        HEAD + SITE + pools(1024) + "fabrics:\n  compute:\n    technology: ethernet-100\n"
+        "    topology: {kind: torus, dimensions: [32, 32], attach: direct}\n",
+    )
     yield (
         "dragonfly 100,000 groups",
         HEAD + SITE + pools(16) + "fabrics:\n  compute:\n    technology: roce-v2-400\n"

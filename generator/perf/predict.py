@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from blueprints.catalog.perf import PerfData, perf_data
 from generator.perf.channels import Graph, ring_ll128_cap, run_channels, search, tree_channel_cap
-from generator.perf.collectives import Estimate, Job, estimate
+from generator.perf.collectives import CubeCables, Estimate, Job, estimate
 from generator.perf.processes import DEFAULT_PROCESSES, ProcessSettings
 from generator.perf.system import (
     Limit,
@@ -137,9 +137,7 @@ def job_for(
         system, units, per_unit, net_share, pxn, one_rail, n_nodes if placement == "packed" else None
     )
     ring_graph, caps, ll128_scale, run = _graphs(system, units, per_unit * net_share, channels, min_channels)
-    if net is not None:
-        net = tighter(net, _channel_bound(system, run, "ring and tree")) or net
-        nvls_net = tighter(nvls_net, _channel_bound(system, _nvls_channels(), "NVLS-tree")) or nvls_net
+    net, nvls_net = _channel_bounds(system, run, net, nvls_net)
     settings = system.transport_settings if units > 1 else None  # the transport runs only across units
     return Job(
         units=units,
@@ -174,7 +172,19 @@ def job_for(
         transport_protocols=settings.protocols if settings is not None else None,
         runs_msccl=_runs_msccl(system, units, k, process),
         pat=system.pat,
+        cables=_cube_cables(system, units, per_unit, n_nodes if placement == "packed" else None),
     )
+
+
+def _channel_bounds(
+    system: System, run: int, net: Limit | None, nvls_net: Limit | None
+) -> tuple[Limit | None, Limit | None]:
+    """The unit's networks for its rings and trees and for NCCL's NVLS graph, bound by their channels."""
+    if net is None:
+        return net, nvls_net
+    net = tighter(net, _channel_bound(system, run, "ring and tree")) or net
+    nvls_net = tighter(nvls_net, _channel_bound(system, _nvls_channels(), "NVLS-tree")) or nvls_net
+    return net, nvls_net
 
 
 def _runs_msccl(system: System, units: int, ranks: int, process: ProcessSettings) -> bool:
@@ -244,16 +254,21 @@ def _fabric_limits(system: System, packed_nodes: int | None) -> tuple[Limit, Lim
     return spread_bound(shape, nodes), rail_crossing_bound(shape, nodes)
 
 
-def _cube_ring(system: System, packed_nodes: int | None) -> Limit | None:
-    """What a torus's or hypercube's cables allow a node of a packed job for its rings, which pass each
-    node's bytes to the next node in order (system.routed_bound); None elsewhere, for scattered ranks (their
-    spread bound applies) and where the cables do not bind. NCCL's trees use the same channels and NICs, so
-    the bound stands for their neighbours too."""
+def _cube_cables(system: System, units: int, per_unit: int, packed_nodes: int | None) -> CubeCables | None:
+    """What a torus's or hypercube's cables allow a unit of a packed job of ``packed_nodes`` nodes for its
+    rings (each node's bytes to the next node in order) and NCCL's trees (to its parent and children in both
+    trees) (system.routed_bound); None for one unit, elsewhere and for scattered ranks (their spread bound
+    applies). A cube's cables carry every NIC's bytes (it has no rails), so they do not shrink with the NICs
+    a run reaches."""
     shape = system.spread_shape
-    if shape is None or packed_nodes is None:
+    if units < 2 or shape is None or packed_nodes is None or shape.routes is None:
         return None
-    ring = routed_bound(shape, "ring", packed_nodes)
-    return None if ring is None or ring is shape.net else ring
+    prefix = f"{per_unit} nodes' " if per_unit > 1 else ""
+    bounds = []
+    for pattern in ("ring", "tree"):
+        lim = routed_bound(shape, pattern, packed_nodes)
+        bounds.append(None if lim is None or lim is shape.net else lim.scaled(per_unit, prefix + lim.name))
+    return CubeCables(*bounds) if any(bounds) else None
 
 
 def _unit_networks(
@@ -290,9 +305,6 @@ def _unit_networks(
     cube = system.spread_shape is not None and system.spread_shape.routes is not None
     fabric_scale = per_unit if cube else scale
     spread = bound.scaled(fabric_scale, prefix + bound.name + ("" if cube else share))
-    ring = _cube_ring(system, packed_nodes)
-    if ring is not None:
-        net = tighter(net, ring.scaled(fabric_scale, prefix + ring.name)) or net
     # a run on one rail (NCCL_IB_HCA naming one port) never leaves that rail's leaves; the rail-crossing
     # bound is never looser than the fabric's (more bytes climb the same uplinks)
     if crossing is not None and not one_rail and not (pxn and system.intra_class == "nvlink"):

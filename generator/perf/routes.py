@@ -10,8 +10,9 @@ their neighbours and the switches of a switched cube have; InfiniBand's shortest
 as OpenSM's DFSSSP, spread destinations over the same paths). The result is the busiest directed cable's
 load per unit a node injects, so what a node can send is that cable's rate over its load.
 
-Routing is per destination: one breadth-first pass, then the traffic bound for it flows down the distance
-levels. A job of ``n`` nodes costs ``n`` passes over the graph, so jobs past ``MAX_ROUTED_VISITS`` edge
+Routing is per destination: one breadth-first pass out to the farthest node sending to it, then the traffic
+bound for it flows down the distance levels. A ring's next node is a hop or two away, so its passes are
+short; spread traffic passes over the whole job for each of its nodes. Jobs past ``MAX_ROUTED_VISITS`` edge
 visits are left to the closed forms (``RoutedFabric.load`` returns None).
 """
 
@@ -69,18 +70,27 @@ class RoutedFabric:
         return sum(len(a) for a in self.adjacency)
 
     def load(self, pattern: str, n: int, flows_per_path: int | None = None) -> Load | None:
-        """The busiest cable of ``pattern`` ("spread": each of the first ``n`` nodes sends equally to the
-        other ``n - 1``; "ring": each sends to the next in order, the last to the first) per unit a node
-        injects; None for fewer than two nodes or past ``MAX_ROUTED_VISITS``. ``flows_per_path``: the
-        routers hash that many flows per next hop onto their equal-cost next hops (None: they spread the
-        bytes evenly, as adaptive routing and InfiniBand's balanced routes do)."""
+        """The busiest cable of ``pattern`` over the first ``n`` nodes ("spread": each sends equally to the
+        other ``n - 1``; "ring": each to the next in order, the last to the first; "tree": NCCL's two binary
+        trees over them in order) per unit the busiest node injects; None for fewer than two nodes or past
+        ``MAX_ROUTED_VISITS``. ``flows_per_path``: the routers hash that many flows per next hop onto their
+        equal-cost next hops (None: they spread the bytes evenly, as adaptive routing and InfiniBand's
+        balanced routes do)."""
         n = min(n, self.nodes)
-        if n < 2 or n * self.directed_cables > MAX_ROUTED_VISITS:
+        # spread traffic visits at least the job's n nodes for each of its n destinations
+        if n < 2 or (pattern == "spread" and n * n > MAX_ROUTED_VISITS):
             return None
         key = (pattern, n, flows_per_path)
         if key not in self._cache:
-            self._cache[key] = _route(self.adjacency, _demands(pattern, n), flows_per_path)
+            try:
+                self._cache[key] = _route(self.adjacency, _demands(pattern, n), flows_per_path)
+            except _OverBudget:
+                self._cache[key] = None
         return self._cache[key]
+
+
+class _OverBudget(Exception):
+    """More than MAX_ROUTED_VISITS edge visits: the job is left to the closed forms."""
 
 
 def _demands(pattern: str, n: int) -> dict[int, dict[int, float]]:
@@ -90,7 +100,48 @@ def _demands(pattern: str, n: int) -> dict[int, dict[int, float]]:
     if pattern == "spread":
         share = 1.0 / (n - 1)
         return {d: {s: share for s in range(n) if s != d} for d in range(n)}
+    if pattern == "tree":
+        return _tree_demands(n)
     raise ValueError(f"unknown traffic pattern {pattern!r}")
+
+
+def _tree_demands(n: int) -> dict[int, dict[int, float]]:
+    """NCCL's two binary trees over ``n`` nodes in rank order: half the data climbs each tree to its root and
+    comes back down, so each tree edge carries one share each way; scaled so the busiest node sends 1 (an
+    inner node of one tree, a leaf of the other: 2S in all, as the model's tree bound counts it)."""
+    out: dict[int, dict[int, float]] = {}
+    sent = [0.0] * n
+    for parent in (_btree_parents(n), _second_tree_parents(n)):
+        for child, up in enumerate(parent):
+            if up < 0:
+                continue
+            for src, dst in ((child, up), (up, child)):
+                out.setdefault(dst, {})
+                out[dst][src] = out[dst].get(src, 0.0) + 1.0
+                sent[src] += 1.0
+    busiest = max(sent)
+    return {d: {s: units / busiest for s, units in srcs.items()} for d, srcs in out.items()}
+
+
+def _btree_parents(n: int) -> list[int]:
+    """Each rank's parent in NCCL's first binary tree (NVIDIA/nccl src/graph/trees.cc, ncclGetBtree: rooted at
+    0, leaves and inner nodes alternate): with b the lowest set bit of r, the parent sets the bit above b and
+    clears b, or only clears b where that rank does not exist; -1 for the root."""
+    parents = [-1] * n
+    for r in range(1, n):
+        low = r & -r
+        up = (r ^ low) | (low << 1)
+        parents[r] = up if up < n else r ^ low
+    return parents
+
+
+def _second_tree_parents(n: int) -> list[int]:
+    """NCCL's second tree (trees.cc, ncclGetDtree): the first tree mirrored (rank r as n − 1 − r) when ``n``
+    is even, shifted by one rank when it is odd, so a rank inner in one tree is a leaf in the other."""
+    first = _btree_parents(n)
+    if n % 2 == 0:
+        return [-1 if first[n - 1 - r] < 0 else n - 1 - first[n - 1 - r] for r in range(n)]
+    return [-1 if first[(r - 1) % n] < 0 else (first[(r - 1) % n] + 1) % n for r in range(n)]
 
 
 def _route(
@@ -99,8 +150,9 @@ def _route(
     """Route every destination's traffic down its shortest-path levels and return the busiest cable."""
     load: dict[tuple[int, int], float] = {}
     raised: set[tuple[int, int]] = set()
+    budget = [MAX_ROUTED_VISITS]
     for dest, sources in demands.items():
-        _route_to(adjacency, dest, sources, flows_per_path, (load, raised))
+        _route_to(adjacency, dest, sources, flows_per_path, (load, raised), budget)
     rate = {(v, hop.to): hop.gbps for v, hops in enumerate(adjacency) for hop in hops}
     edge = max(load, key=lambda e: load[e] / rate[e], default=None)
     return Load(load[edge] / rate[edge], edge in raised) if edge is not None else Load(0.0, False)
@@ -112,6 +164,7 @@ def _route_to(
     sources: dict[int, float],
     flows_per_path: int | None,
     out: tuple[dict[tuple[int, int], float], set[tuple[int, int]]],
+    budget: list[int],
 ) -> None:
     """Add to the loads in ``out`` the traffic ``sources`` send ``dest`` (and mark the cables a hashed split
     raised). Vertices are taken farthest first, so a vertex's inflow is whole before it is passed on; each
@@ -120,7 +173,7 @@ def _route_to(
     flows rather than 1/k (ecmp.ecmp_efficiency): its cable is charged that much more; the traffic passed
     on stays the even share."""
     load, raised = out
-    dist, order = _levels(adjacency, dest)
+    dist, order = _levels(adjacency, dest, set(sources), budget)
     flow = [0.0] * len(adjacency)
     for s, units in sources.items():
         flow[s] += units
@@ -139,19 +192,28 @@ def _route_to(
             flow[hop.to] += share
 
 
-def _levels(adjacency: Sequence[Sequence[Hop]], source: int) -> tuple[list[int], list[int]]:
-    """Hop distances from ``source`` and the vertices in breadth-first order (nearest first)."""
+def _levels(
+    adjacency: Sequence[Sequence[Hop]], source: int, targets: set[int], budget: list[int]
+) -> tuple[list[int], list[int]]:
+    """Hop distances from ``source`` and the vertices in breadth-first order (nearest first), as far as the
+    farthest of ``targets``: when the last of them is found, every vertex nearer has been, which is all the
+    routes from them down to ``source`` pass through. Each cable looked at is spent from ``budget``."""
     dist = [-1] * len(adjacency)
     dist[source] = 0
     order = [source]
+    left = len(targets - {source})
     queue = deque([source])
-    while queue:
+    while queue and left:
         v = queue.popleft()
+        budget[0] -= len(adjacency[v])
+        if budget[0] < 0:
+            raise _OverBudget
         for hop in adjacency[v]:
             if dist[hop.to] < 0:
                 dist[hop.to] = dist[v] + 1
                 order.append(hop.to)
                 queue.append(hop.to)
+                left -= hop.to in targets
     return dist, order
 
 

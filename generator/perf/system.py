@@ -602,11 +602,15 @@ def _homes(plan: Plan) -> dict[str, str]:
     return home
 
 
-def _ecmp_share(tech: FabricTech, fab: ResolvedFabric | None, plan: Plan | None, perf: PerfData) -> float:
+def _ecmp_share(
+    tech: FabricTech, fab: ResolvedFabric | None, plan: Plan | None, perf: PerfData, ports: int
+) -> float:
     """Share of uplink capacity left after ECMP hash collisions (1.0 where flows are not hashed).
 
-    The hash picks among the first switch's equal-cost uplinks: the fabric's equal-cost path count, but no
-    more than half the switch's ports (the other half face the nodes)."""
+    The hash picks among the first router's equal-cost next hops: the fabric's equal-cost path count, but no
+    more than half the switch's ports (the other half face the nodes), or on a fabric without switches (a
+    directly cabled torus or hypercube, whose nodes route) no more than the node's ``ports``: a torus's path
+    count grows as a multinomial of its offsets, far past any router's choice."""
     if tech.kind == "infiniband" or plan is None or fab is None or fab.spec.adaptive_routing:
         return 1.0  # IB: the subnet manager routes by destination; AR / Spectrum-X spray packets
     m = plan.metrics.get("compute")
@@ -615,6 +619,8 @@ def _ecmp_share(tech: FabricTech, fab: ResolvedFabric | None, plan: Plan | None,
     paths = m.ecmp_paths
     if fab.switch is not None:
         paths = min(paths, max(2, fab.switch.ports_at(tech.speed_gbps) // 2 or fab.switch.ports // 2))
+    else:
+        paths = min(paths, max(2, ports))
     return ecmp_efficiency(paths, int(perf.nccl.ib_qps_per_connection.value))
 
 
@@ -684,7 +690,8 @@ ROUTED_LIMIT = "busiest cable"
 
 def routed_bound(shape: SpreadShape, pattern: str, nodes: int) -> Limit | None:
     """What a cube fabric's busiest cable allows a node of a packed job of ``nodes`` nodes for ``pattern``
-    traffic (routes.py: "spread" to every peer alike, "ring" to the next node in order): the cable's rate
+    traffic (routes.py: "spread" to every peer alike, "ring" to the next node in order, "tree" to its parents
+    and children in NCCL's two binary trees): the cable's rate
     over its load per unit a node sends (with what ECMP hashing adds where the fabric hashes flows), at the
     wire's payload share; ``net`` where no cable binds. None: not a cube, or too large to route."""
     flows = shape.flows_per_path if shape.ecmp < 1.0 else None  # ecmp < 1: the fabric hashes flows
@@ -694,7 +701,11 @@ def routed_bound(shape: SpreadShape, pattern: str, nodes: int) -> Limit | None:
     gbytes = shape.eff / (8 * load.per_gbps) if load.per_gbps > 0 else math.inf
     if gbytes >= shape.net.gbytes:
         return shape.net
-    what = "spread over the job's nodes" if pattern == "spread" else "to the next node of the ring"
+    what = {
+        "spread": "spread over the job's nodes",
+        "ring": "to the next node of the ring",
+        "tree": "to its neighbours in NCCL's two trees",
+    }[pattern]
     hashing = ", flows hashed onto its equal-cost next hops collide on it" if load.hashed else ""
     return Limit(
         gbytes,
@@ -825,7 +836,7 @@ def _network(cluster: ResolvedCluster, plan: Plan | None, rp: ResolvedPool, perf
     spread_shape = None
     if net is not None:
         eff = wire_efficiency(tech.kind, mtu, perf) * transport
-        ecmp = _ecmp_share(tech, fab, plan, perf)
+        ecmp = _ecmp_share(tech, fab, plan, perf, ports)
         spread_shape = _spread_shape(plan, rp, net, eff, ecmp, _rails(fab, ports), perf)
         fabric = _fabric_bound(spread_shape)
         notes.extend(_roce_notes(tech.kind, fab) + _sharp_notes(cluster))

@@ -76,7 +76,8 @@ def _example_sizes() -> set[tuple[int, int]]:
 
 def test_exact_path_equals_numpy_on_every_example(monkeypatch: pytest.MonkeyPatch) -> None:
     sizes = _example_sizes()
-    assert {(4, 4), (24, 24), (34, 34)} <= sizes  # roce-rail-2tier, ethernet-torus, roce-dragonfly
+    # roce-rail-2tier and ethernet-torus (hashed over a node's 4 ports), roce-dragonfly
+    assert {(4, 4), (34, 34)} <= sizes
     for flows, bins in sorted(sizes):
         assert _exact_path(flows, bins) == pytest.approx(_numpy_path(flows, bins, monkeypatch), rel=1e-12)
 

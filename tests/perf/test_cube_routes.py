@@ -30,7 +30,7 @@ def _direct_cube(topology: dict, nodes: int, ports: int) -> dict:
     return {
         "apiVersion": "cluster-blueprint/v1",
         "name": "cube",
-        "site": {"rows": 1, "racks_per_row": 8, "rack": {"units": 42, "power_kw": 40}},
+        "site": {"rows": 8, "racks_per_row": 16, "rack": {"units": 42, "power_kw": 40}},
         "pools": [
             {
                 "name": "node",
@@ -122,6 +122,41 @@ def test_a_ring_in_torus_order_loads_each_cable_once(tmp_path: Path) -> None:
     assert load is not None and load.per_gbps * RATE == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("side", [8, 32])
+def test_a_ring_over_a_whole_torus_in_row_order(tmp_path: Path, side: int) -> None:
+    fabric, _ = _torus(tmp_path, [side, side])
+    n = side * side
+    # each row's cables carry the ring once; from the end of a row to the start of the next the ring goes two
+    # hops, half each way: over the row's wrap cable first, or up and then over the next row's wrap cable. A
+    # wrap cable so carries ½ + ½ evenly; hashed, the first hop's ½ is charged 1/E (E: ecmp.py, 2 next hops)
+    even = fabric.load("ring", n)
+    hashed = fabric.load("ring", n, flows_per_path=1)
+    assert even is not None and even.per_gbps * RATE == pytest.approx(1.0)
+    assert hashed is not None and hashed.per_gbps * RATE == pytest.approx(0.5 + 0.5 / ecmp_efficiency(2, 1))
+    if side == 32:  # its ring is routed whole (each pass ends two hops out); its spread traffic is not
+        assert n * n > routes.MAX_ROUTED_VISITS and fabric.load("spread", n) is None
+
+
+def test_nccl_s_two_trees_as_its_source_draws_them() -> None:
+    # NVIDIA/nccl src/graph/trees.cc draws the first tree of 14 ranks (0 → 8 → 4, 12; 4 → 2, 6; 12 → 10, 13;
+    # 2 → 1, 3; 6 → 5, 7; 10 → 9, 11), the mirrored second tree of 12 (11 → 3 → 1, 7; 1 → 0, 2; 7 → 5, 9;
+    # 5 → 4, 6; 9 → 8, 10) and the shifted one of 13 (1 → 9 → 5, 0; 5 → 3, 7; 0 → 11; 3 → 2, 4; 7 → 6, 8;
+    # 11 → 10, 12)
+    assert routes._btree_parents(14) == [-1, 2, 4, 2, 8, 6, 4, 6, 0, 10, 12, 10, 8, 12]
+    assert routes._second_tree_parents(12) == [1, 3, 1, 11, 5, 7, 5, 3, 9, 7, 9, -1]
+    assert routes._second_tree_parents(13) == [9, -1, 3, 5, 3, 9, 7, 5, 7, 1, 11, 0, 11]
+
+
+def test_trees_over_a_row_of_four(tmp_path: Path) -> None:
+    fabric, _ = _torus(tmp_path, [4, 4])
+    # trees of 4: 0-2, 2-1, 2-3 and (mirrored) 0-1, 1-3, 1-2, one share each way; nodes 1 and 2 send 4 shares,
+    # the busiest. Cable 1 → 2 carries 1 → 2 twice, ½ of 0 → 2 (via 1) and ½ of 1 → 3 (via 2): 3 shares
+    load = fabric.load("tree", 4)
+    assert load is not None and load.per_gbps * RATE == pytest.approx(3 / 4)
+    two = fabric.load("tree", 2)
+    assert two is not None and two.per_gbps * RATE == pytest.approx(1.0)
+
+
 def test_a_hashed_split_charges_the_busiest_next_hop(tmp_path: Path) -> None:
     fabric, _ = _torus(tmp_path, [4, 4])
     # three nodes of a row: 0 sends ½ to 1 directly, and ½ to 2 split both ways round (via 1 and via 3)
@@ -153,6 +188,16 @@ def test_a_job_too_large_to_route_keeps_the_closed_forms(
     closed = _row(system, "alltoall", 16)
     assert routed.bottleneck == ROUTED_LIMIT and closed.bottleneck == "fabric bisection"
     assert fabric.directed_cables == 64
+
+
+def test_a_direct_torus_hashes_over_no_more_next_hops_than_a_node_has_ports(tmp_path: Path) -> None:
+    # an 8 x 8 torus has C(8, 4) shortest paths between opposite nodes on each of 4 sides; a node chooses
+    # among its 4 ports. E[max] over the path count took 89 s to validate a 32 x 32 torus (benchmarks/hostile.py)
+    data = _direct_cube({"kind": "torus", "dimensions": [8, 8]}, 64, 4)
+    cluster, plan, _ = build(data, tmp_path, "torus-8x8.yaml")
+    assert plan.metrics["compute"].ecmp_paths > 4
+    shape = system_for(cluster, plan).spread_shape
+    assert shape is not None and shape.ecmp == pytest.approx(ecmp_efficiency(4, 1))
 
 
 def test_a_small_graph_routes_by_hand() -> None:
