@@ -219,3 +219,14 @@ def test_a_small_graph_routes_by_hand() -> None:
 def _row(system: System, collective: str, nodes: int):  # type: ignore[no-untyped-def]
     (row,) = sweep(system, collective, [GIB], nodes, settings=RunSettings())
     return row
+
+
+def test_prf002_reports_a_cube_whose_cables_cut_rings_in_topology_order() -> None:
+    from generator.pipeline import check
+    from generator.rules.prf.prf002_oversubscribed_allreduce import CUBE_FIX
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    # packed rings and trees reach their next node over one 200G cable of a node's 2 x 200G: about half the
+    # NICs whether the ranks are packed or spread, so placement does not recover it
+    (finding,) = [f for f in check(examples / "hypercube-research.yaml").findings if f.rule == "PRF002"]
+    assert finding.hint == CUBE_FIX and "limited by busiest cable" in finding.message

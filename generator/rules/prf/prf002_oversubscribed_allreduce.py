@@ -71,4 +71,11 @@ class OversubscribedAllreduce(Rule):
             f"by {spread.bottleneck}) against {nic:.1f} GB/s of NIC bandwidth per node and "
             f"{packed.busbw_gbytes:.1f} GB/s with ranks in topology order",
             path,
+            hint=CUBE_FIX if cut_packed else None,
         )
+
+
+CUBE_FIX = (
+    "a ring or tree reaches its neighbour nodes over the cables between them, not through all of each node's "
+    "NICs, wherever the ranks sit: a fat-tree gives collectives the nodes' NIC bandwidth"
+)
