@@ -174,14 +174,14 @@ def _route_to(
     on stays the even share."""
     load, raised = out
     dist, order = _levels(adjacency, dest, set(sources), budget)
-    flow = [0.0] * len(adjacency)
+    flow = dict.fromkeys(order, 0.0)
     for s, units in sources.items():
         flow[s] += units
     for v in reversed(order):
         units = flow[v]
         if v == dest or units == 0.0:
             continue
-        nexts = [hop for hop in adjacency[v] if dist[hop.to] == dist[v] - 1]
+        nexts = [hop for hop in adjacency[v] if dist.get(hop.to) == dist[v] - 1]
         cables = sum(hop.cables for hop in nexts)
         hashing = ecmp_efficiency(len(nexts), flows_per_path) if flows_per_path is not None else 1.0
         for hop in nexts:
@@ -194,12 +194,12 @@ def _route_to(
 
 def _levels(
     adjacency: Sequence[Sequence[Hop]], source: int, targets: set[int], budget: list[int]
-) -> tuple[list[int], list[int]]:
+) -> tuple[dict[int, int], list[int]]:
     """Hop distances from ``source`` and the vertices in breadth-first order (nearest first), as far as the
     farthest of ``targets``: when the last of them is found, every vertex nearer has been, which is all the
-    routes from them down to ``source`` pass through. Each cable looked at is spent from ``budget``."""
-    dist = [-1] * len(adjacency)
-    dist[source] = 0
+    routes from them down to ``source`` pass through. Each cable looked at is spent from ``budget``; what a
+    pass costs is what it visits (a dict, not a list the size of the fabric)."""
+    dist = {source: 0}
     order = [source]
     left = len(targets - {source})
     queue = deque([source])
@@ -209,7 +209,7 @@ def _levels(
         if budget[0] < 0:
             raise _OverBudget
         for hop in adjacency[v]:
-            if dist[hop.to] < 0:
+            if hop.to not in dist:
                 dist[hop.to] = dist[v] + 1
                 order.append(hop.to)
                 queue.append(hop.to)
