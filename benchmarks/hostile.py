@@ -71,6 +71,13 @@ def cases() -> Iterator[tuple[str, str]]:
         HEAD + SITE + pools(4) + "fabrics:\n  compute:\n    technology: ethernet-100\n"
         "    topology: {kind: torus, dimensions: [1024, 1024], attach: direct}\n",
     )
+    # a cube routes packed jobs over its cables (generator/perf/routes.py): at most a million edge visits each
+    yield (
+        "torus [16, 16, 16] of switches, 8,192 nodes",
+        HEAD + SITE + pools(8192) + "fabrics:\n  compute:\n    technology: roce-v2-400\n"
+        "    topology: {kind: torus, dimensions: [16, 16, 16], attach: switch, switch: sn5600, "
+        "nodes_per_switch: 2}\n",
+    )
     # was 89 s: ECMP hashing counted over the torus's multinomial shortest-path count, not a node's ports
     yield (
         "torus [32, 32] direct, 1,024 nodes",
