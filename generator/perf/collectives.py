@@ -113,10 +113,14 @@ def ring_time_s(collective: str, n: int, size_bytes: float, bus_gbytes: float, l
 
 
 class CubeCables(NamedTuple):
-    """What a cube's cables allow a unit for traffic to its ring neighbour and to its tree neighbours."""
+    """What a cube's cables allow a unit for traffic to its ring neighbour and to its tree neighbours (None:
+    not a cube, ranks scattered, or the cables do not bind)."""
 
-    ring: Limit | None
-    tree: Limit | None
+    ring: Limit | None = None
+    tree: Limit | None = None
+
+
+NO_CABLES = CubeCables()
 
 
 @dataclass(frozen=True)
@@ -177,8 +181,8 @@ class Job:
     # the run's NCCL can run PAT (System.pat): all_gather / reduce_scatter at one rank per unit
     pat: bool = False
     # what a torus's or hypercube's cables allow a unit of a packed job for its rings and for NCCL's trees
-    # (system.routed_bound); None: not a cube, ranks scattered, or the cables do not bind
-    cables: CubeCables | None = None
+    # (system.routed_bound)
+    cables: CubeCables = NO_CABLES
 
     @property
     def ranks(self) -> int:
@@ -266,14 +270,6 @@ def _neighbour_net(job: Job, graph_net: Limit | None) -> Limit | None:
     return tighter(job.spread_net, graph_net)
 
 
-def _cables(job: Job, pattern: str) -> Limit | None:
-    """What a cube's cables allow a unit for ``pattern`` ("ring" or "tree") traffic; None where they do not
-    bind (Job.cables)."""
-    if job.cables is None:
-        return None
-    return job.cables.ring if pattern == "ring" else job.cables.tree
-
-
 def _net_step_us(job: Job, perf: PerfData, hw_us: float, protocol: str) -> float:
     """One network step's latency as NCCL's tuner counts it: the step's hardware latency plus the transport's
     latency per traversal (``job.net_latency_us``), which Simple counts twice (perf.yaml
@@ -285,7 +281,7 @@ def _net_step_us(job: Job, perf: PerfData, hw_us: float, protocol: str) -> float
 def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
     nc = perf.nccl
     n, k, u = job.ranks, job.ranks_per_unit, job.units
-    net = tighter(_neighbour_net(job, job.net), _cables(job, "ring"))
+    net = tighter(_neighbour_net(job, job.net), job.cables.ring)
     base = tighter(job.intra if k > 1 else None, net if u > 1 else None, job.ring_graph if u > 1 else None)
     if base is None:
         return []
@@ -398,7 +394,7 @@ def _tree(job: Job, perf: PerfData) -> list[Candidate]:
     k, u = job.ranks_per_unit, job.units
     if u < 2:
         return []
-    net = tighter(_neighbour_net(job, job.net), _cables(job, "tree"))
+    net = tighter(_neighbour_net(job, job.net), job.cables.tree)
     if net is None:
         return []
     base = _tree_bus(job, net)
@@ -476,7 +472,7 @@ def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
             lat += _net_step_us(job, perf, hw.get("net", "nvls", "simple"), "simple")
         out.append(Candidate("nvls", "simple", bw, lat))
     if u > 1:
-        net = tighter(_neighbour_net(job, job.nvls_net or job.net), _cables(job, "tree"))
+        net = tighter(_neighbour_net(job, job.nvls_net or job.net), job.cables.tree)
         assert net is not None
         # a tree of nodes: S per node each way on two nodes, 2S beyond (NCCL: bwInter x2 on <= 2 nodes)
         factor = nc.nvls_tree_two_node_inter_factor.value if u <= 2 else 1.0

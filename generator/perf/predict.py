@@ -18,6 +18,7 @@ from generator.perf.processes import DEFAULT_PROCESSES, ProcessSettings
 from generator.perf.system import (
     Limit,
     PerfError,
+    SpreadShape,
     System,
     nvls_allreduce_link_share,
     nvls_efficiency,
@@ -254,21 +255,28 @@ def _fabric_limits(system: System, packed_nodes: int | None) -> tuple[Limit, Lim
     return spread_bound(shape, nodes), rail_crossing_bound(shape, nodes)
 
 
-def _cube_cables(system: System, units: int, per_unit: int, packed_nodes: int | None) -> CubeCables | None:
+def _cube(system: System) -> SpreadShape | None:
+    """The fabric's shape when it is a torus or hypercube routed over its cables, else None. Its cables
+    carry every NIC's bytes (it has no rails), so what they allow a node does not shrink with the share of
+    its NICs a run reaches."""
+    shape = system.spread_shape
+    return shape if shape is not None and shape.routes is not None else None
+
+
+def _cube_cables(system: System, units: int, per_unit: int, packed_nodes: int | None) -> CubeCables:
     """What a torus's or hypercube's cables allow a unit of a packed job of ``packed_nodes`` nodes for its
     rings (each node's bytes to the next node in order) and NCCL's trees (to its parent and children in both
-    trees) (system.routed_bound); None for one unit, elsewhere and for scattered ranks (their spread bound
-    applies). A cube's cables carry every NIC's bytes (it has no rails), so they do not shrink with the NICs
-    a run reaches."""
-    shape = system.spread_shape
-    if units < 2 or shape is None or packed_nodes is None or shape.routes is None:
-        return None
+    trees) (system.routed_bound); nothing for one unit, elsewhere and for scattered ranks (their spread bound
+    applies)."""
+    shape = _cube(system)
+    if units < 2 or shape is None or packed_nodes is None:
+        return CubeCables()
     prefix = f"{per_unit} nodes' " if per_unit > 1 else ""
     bounds = []
     for pattern in ("ring", "tree"):
         lim = routed_bound(shape, pattern, packed_nodes)
         bounds.append(None if lim is None or lim is shape.net else lim.scaled(per_unit, prefix + lim.name))
-    return CubeCables(*bounds) if any(bounds) else None
+    return CubeCables(*bounds)
 
 
 def _unit_networks(
@@ -300,9 +308,7 @@ def _unit_networks(
     net = _ring_channel_cap(system, whole, scale, nc.ring_graph_max_channels(), "ring")
     nvls_net = _ring_channel_cap(system, whole, scale, nc.max_channels.value, "NVLS")
     bound, crossing = _fabric_limits(system, packed_nodes)
-    # a cube's cables carry the bytes of every NIC of a node (it has no rails): what they allow a node does
-    # not shrink with the share of its NICs a run reaches
-    cube = system.spread_shape is not None and system.spread_shape.routes is not None
+    cube = _cube(system) is not None  # a cube's cables are not rails
     fabric_scale = per_unit if cube else scale
     spread = bound.scaled(fabric_scale, prefix + bound.name + ("" if cube else share))
     # a run on one rail (NCCL_IB_HCA naming one port) never leaves that rail's leaves; the rail-crossing

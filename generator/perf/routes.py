@@ -30,9 +30,9 @@ if TYPE_CHECKING:
 
 CUBES = ("torus", "hypercube")
 
-# Edge visits (destinations x directed cables) routed per job at most: about half a second of CPU on the
-# benchmark machine (a 19 x 19 direct torus job of every node, 0.52 M visits, routes in 0.23 s); a sweep over
-# node counts routes each count once per pattern.
+# Cables looked at while routing one pattern for one job, at most: about half a second of CPU on the
+# benchmark machine (spread traffic over a whole 19 x 19 direct torus, 0.52 M visits, routes in 0.23 s); a
+# sweep over node counts routes each count once per pattern.
 MAX_ROUTED_VISITS = 1_000_000
 
 
@@ -64,10 +64,6 @@ class RoutedFabric:
     _cache: dict[tuple[str, int, int | None], Load | None] = field(
         default_factory=dict, compare=False, repr=False
     )
-
-    @property
-    def directed_cables(self) -> int:
-        return sum(len(a) for a in self.adjacency)
 
     def load(self, pattern: str, n: int, flows_per_path: int | None = None) -> Load | None:
         """The busiest cable of ``pattern`` over the first ``n`` nodes ("spread": each sends equally to the

@@ -691,9 +691,9 @@ ROUTED_LIMIT = "busiest cable"
 def routed_bound(shape: SpreadShape, pattern: str, nodes: int) -> Limit | None:
     """What a cube fabric's busiest cable allows a node of a packed job of ``nodes`` nodes for ``pattern``
     traffic (routes.py: "spread" to every peer alike, "ring" to the next node in order, "tree" to its parents
-    and children in NCCL's two binary trees): the cable's rate
-    over its load per unit a node sends (with what ECMP hashing adds where the fabric hashes flows), at the
-    wire's payload share; ``net`` where no cable binds. None: not a cube, or too large to route."""
+    and children in NCCL's two binary trees): the cable's rate over its load per unit a node sends (with what
+    ECMP hashing adds where the fabric hashes flows), at the wire's payload share; ``net`` where no cable
+    binds. None: not a cube, or too large to route."""
     flows = shape.flows_per_path if shape.ecmp < 1.0 else None  # ecmp < 1: the fabric hashes flows
     load = shape.routes.load(pattern, nodes, flows) if shape.routes is not None else None
     if load is None:

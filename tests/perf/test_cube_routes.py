@@ -187,7 +187,7 @@ def test_a_job_too_large_to_route_keeps_the_closed_forms(
     _, system = _torus(tmp_path, [4, 4])  # a fresh plan: loads are cached per fabric
     closed = _row(system, "alltoall", 16)
     assert routed.bottleneck == ROUTED_LIMIT and closed.bottleneck == "fabric bisection"
-    assert fabric.directed_cables == 64
+    assert sum(len(hops) for hops in fabric.adjacency) == 64
 
 
 def test_a_direct_torus_hashes_over_no_more_next_hops_than_a_node_has_ports(tmp_path: Path) -> None:
