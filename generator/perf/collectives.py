@@ -114,7 +114,7 @@ def ring_time_s(collective: str, n: int, size_bytes: float, bus_gbytes: float, l
 
 class CubeCables(NamedTuple):
     """What a cube's cables allow a unit for traffic to its ring neighbour and to its tree neighbours (None:
-    not a cube, ranks scattered, or the cables do not bind)."""
+    not a cube, or the cables do not bind)."""
 
     ring: Limit | None = None
     tree: Limit | None = None

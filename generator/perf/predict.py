@@ -266,15 +266,18 @@ def _cube(system: System) -> SpreadShape | None:
 def _cube_cables(system: System, units: int, per_unit: int, packed_nodes: int | None) -> CubeCables:
     """What a torus's or hypercube's cables allow a unit of a packed job of ``packed_nodes`` nodes for its
     rings (each node's bytes to the next node in order) and NCCL's trees (to its parent and children in both
-    trees) (system.routed_bound); nothing for one unit, elsewhere and for scattered ranks (their spread bound
-    applies)."""
+    trees) (system.routed_bound); for scattered ranks (None), rings and trees over the whole fabric's nodes
+    in random order, as the spread bound they also meet is the whole fabric's. Nothing for one unit or
+    elsewhere."""
     shape = _cube(system)
-    if units < 2 or shape is None or packed_nodes is None:
+    if units < 2 or shape is None:
         return CubeCables()
+    shuffled = packed_nodes is None
+    nodes = shape.fabric_nodes if packed_nodes is None else packed_nodes
     prefix = f"{per_unit} nodes' " if per_unit > 1 else ""
     bounds = []
     for pattern in ("ring", "tree"):
-        lim = routed_bound(shape, pattern, packed_nodes)
+        lim = routed_bound(shape, pattern, nodes, shuffled)
         bounds.append(None if lim is None or lim is shape.net else lim.scaled(per_unit, prefix + lim.name))
     return CubeCables(*bounds)
 

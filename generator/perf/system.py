@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from blueprints.catalog.perf import PerfData, TransportSettings, by_capability, perf_data
 from blueprints.catalog.schema import FabricTech, Gpu, Server, Switch
 from generator.perf.ecmp import ecmp_efficiency
-from generator.perf.routes import RoutedFabric, routed_fabric
+from generator.perf.routes import RANDOM_DRAWS, RoutedFabric, routed_fabric
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -688,14 +688,15 @@ def spread_bound(shape: SpreadShape, nodes: int) -> Limit:
 ROUTED_LIMIT = "busiest cable"
 
 
-def routed_bound(shape: SpreadShape, pattern: str, nodes: int) -> Limit | None:
+def routed_bound(shape: SpreadShape, pattern: str, nodes: int, shuffled: bool = False) -> Limit | None:
     """What a cube fabric's busiest cable allows a node of a packed job of ``nodes`` nodes for ``pattern``
     traffic (routes.py: "spread" to every peer alike, "ring" to the next node in order, "tree" to its parents
     and children in NCCL's two binary trees): the cable's rate over its load per unit a node sends (with what
     ECMP hashing adds where the fabric hashes flows), at the wire's payload share; ``net`` where no cable
-    binds. None: not a cube, or too large to route."""
+    binds. ``shuffled``: the ranks on ``nodes`` nodes of the fabric drawn at random, in random order (the
+    mean busiest cable of routes.RANDOM_DRAWS draws). None: not a cube, or too large to route."""
     flows = shape.flows_per_path if shape.ecmp < 1.0 else None  # ecmp < 1: the fabric hashes flows
-    load = shape.routes.load(pattern, nodes, flows) if shape.routes is not None else None
+    load = shape.routes.load(pattern, nodes, flows, shuffled) if shape.routes is not None else None
     if load is None:
         return None
     gbytes = shape.eff / (8 * load.per_gbps) if load.per_gbps > 0 else math.inf
@@ -707,11 +708,15 @@ def routed_bound(shape: SpreadShape, pattern: str, nodes: int) -> Limit | None:
         "tree": "to its neighbours in NCCL's two trees",
     }[pattern]
     hashing = ", flows hashed onto its equal-cost next hops collide on it" if load.hashed else ""
+    order = (
+        f" in random order (mean of {RANDOM_DRAWS} draws of the fabric's nodes)" if shuffled else " routed"
+    )
+    busiest = "the busiest cable lets" if not shuffled else "its busiest cable lets"
     return Limit(
         gbytes,
         ROUTED_LIMIT,
-        f"{nodes} nodes' traffic {what} routed over the {shape.metrics.topology}'s shortest paths: the "
-        f"busiest cable lets each node send {1 / load.per_gbps:,.4g} Gb/s{hashing}",
+        f"{nodes} nodes' traffic {what}{order} over the {shape.metrics.topology}'s shortest paths: "
+        f"{busiest} each node send {1 / load.per_gbps:,.4g} Gb/s{hashing}",
     )
 
 

@@ -210,10 +210,62 @@ def test_a_small_graph_routes_by_hand() -> None:
         (Hop(0, 1, 100.0), Hop(2, 1, 100.0)),
     )
     fabric = RoutedFabric(adjacency, 4)
-    load = routes._route(adjacency, {2: {0: 1.0}}, None)
+    load = routes._route(adjacency, {2: {0: 1.0}}, None, [routes.MAX_ROUTED_VISITS])
     # by cables: 2 of the 3 cables to next hops go to 1 (⅔), 1 to 3 (⅓); then 1 → 2 and 3 → 2 carry them
     assert load.per_gbps == pytest.approx((2 / 3) / 100.0)
     assert fabric.load("spread", 1) is None
+
+
+def test_rings_in_random_order_over_a_complete_graph_or_a_star_load_each_cable_once() -> None:
+    # every node cabled to every other (K5), or every node to one switch (a star): whatever nodes a draw takes
+    # and in whatever order, each ring hop is one cable (K5) or one cable up and one down (the star), so every
+    # draw's busiest cable carries exactly one unit
+    k5 = tuple(tuple(Hop(u, 1, RATE) for u in range(5) if u != v) for v in range(5))
+    star = (*((Hop(4, 1, RATE),),) * 4, tuple(Hop(v, 1, RATE) for v in range(4)))
+    for adjacency, nodes, n in ((k5, 5, 5), (k5, 5, 3), (star, 4, 4)):
+        load = RoutedFabric(adjacency, nodes).load("ring", n, shuffled=True)
+        assert load is not None and load.per_gbps * RATE == pytest.approx(1.0)
+
+
+def test_a_ring_in_random_order_piles_its_hops_onto_some_cables(tmp_path: Path) -> None:
+    fabric, _ = _torus(tmp_path, [8, 8])
+    in_order = fabric.load("ring", 64)  # row order: 1 a cable (test above)
+    uniform = fabric.load("spread", 64)
+    shuffled = fabric.load("ring", 64, shuffled=True)
+    assert in_order is not None and uniform is not None and shuffled is not None
+    # a random peer is 4 · 64/63 hops away on average: a random ring's 64 hops put 1.016 units on the mean
+    # one of the 256 directed cables, the uniform load, more than the row order's 1, and each draw's busiest
+    # cable carries at least its mean; the busiest carries far more (hops pile up where the draw sends them)
+    assert uniform.per_gbps * RATE == pytest.approx(4 * 64 / 63 * 64 / 256)
+    assert shuffled.per_gbps > 2 * uniform.per_gbps > 2 * in_order.per_gbps
+    # the draws are seeded: another build of the same fabric gives the same figure
+    (tmp_path / "again").mkdir()
+    again, _ = _torus(tmp_path / "again", [8, 8])
+    assert again.load("ring", 64, shuffled=True) == shuffled
+
+
+def test_random_orders_past_the_budget_are_left_to_the_closed_forms(tmp_path: Path) -> None:
+    # a random ring's next node is ~16 hops away on a 32 x 32 torus: 1,024 passes over about half the fabric
+    # each, times the draws, exceed MAX_ROUTED_VISITS, where the ring in row order routes whole
+    fabric, _ = _torus(tmp_path, [32, 32])
+    assert fabric.load("ring", 1024) is not None
+    assert fabric.load("ring", 1024, shuffled=True) is None
+
+
+@pytest.mark.parametrize("example", ["ethernet-torus.yaml", "hypercube-research.yaml"])
+def test_ranks_spread_over_a_cube_run_no_faster_than_ranks_in_topology_order(example: str) -> None:
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    cluster = load_and_resolve(examples / example)[1]
+    system = system_for(cluster, build_plan(cluster))
+    for collective in ("all_reduce", "all_gather"):
+        (packed,) = sweep(system, collective, [GIB])
+        (spread,) = sweep(system, collective, [GIB], placement="scattered")
+        # the uniform load alone had spread ranks ahead (all_gather on the torus: 16.1 against 9.3 GB/s)
+        assert spread.busbw_gbytes <= packed.busbw_gbytes
+        assert spread.bottleneck == ROUTED_LIMIT
 
 
 def _row(system: System, collective: str, nodes: int):  # type: ignore[no-untyped-def]
