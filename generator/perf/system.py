@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from blueprints.catalog.perf import PerfData, TransportSettings, by_capability, perf_data
 from blueprints.catalog.schema import FabricTech, Gpu, Server, Switch
 from generator.perf.ecmp import ecmp_efficiency
+from generator.perf.global_links import GlobalLinks, global_links
 from generator.perf.routes import RANDOM_DRAWS, RoutedFabric, routed_fabric
 
 if TYPE_CHECKING:
@@ -84,6 +85,9 @@ class SpreadShape:
     # a torus or hypercube routed over its own cables (generator/perf/routes.py); None: the closed forms
     routes: RoutedFabric | None = None
     flows_per_path: int = 1  # flows a connection hashes onto the paths (NCCL_IB_QPS_PER_CONNECTION)
+    # a dragonfly's groups and the global links between them, as minimal routing loads them
+    # (generator/perf/global_links.py); None: not a dragonfly
+    global_links: GlobalLinks | None = None
 
     @property
     def oversubscription(self) -> float:
@@ -645,10 +649,21 @@ def _spread_shape(
     assert plan is not None  # _fabric_shape has a plan
     m, fabric_nodes, domains = shape
     smallest = min(Counter(_homes(plan).values()).values())
-    routes = routed_fabric(plan, frozenset(rp.hostnames))
+    pool = frozenset(rp.hostnames)
+    routes = routed_fabric(plan, pool)
     flows = int(perf.nccl.ib_qps_per_connection.value)
     return SpreadShape(
-        net, m, fabric_nodes, fabric_nodes / domains, smallest, eff, ecmp, rails, routes, flows
+        net,
+        m,
+        fabric_nodes,
+        fabric_nodes / domains,
+        smallest,
+        eff,
+        ecmp,
+        rails,
+        routes,
+        flows,
+        global_links(plan, pool),
     )
 
 
@@ -657,17 +672,45 @@ def _job_shares(shape: SpreadShape, nodes: int) -> tuple[float, float, float]:
     share of its peers outside its leaf group / SU, which climbs its group's uplinks; the share the bisection
     is charged for; and the share inside its group (the node itself aside). In a fat-tree the bytes between
     groups climb the sender's uplinks and come down the receiver's, and the tiers above carry what the
-    uplinks feed them, so the job's own share is charged. Elsewhere the bisection is charged as for the whole
-    fabric (each node's allotment of it, for the fabric's share of remote peers) unless the job stays in one
-    group: which links a smaller job's bytes cross (a dragonfly's two groups share few direct global links)
-    depends on routing the plan does not fix."""
+    uplinks feed them, so the job's own share is charged. On a dragonfly the bytes between groups take the
+    global links joining them directly (minimal routing, ``_global_limit``), so no bisection share is
+    charged. Elsewhere the bisection is charged as for the whole fabric (each node's allotment of it, for the
+    fabric's share of remote peers) unless the job stays in one group."""
     n = min(nodes, shape.fabric_nodes)
     if n <= shape.smallest_domain_nodes:
         return 0.0, 0.0, 1.0
     d, total = shape.domain_nodes, shape.fabric_nodes
     cross = max(0.0, (n - d) / (n - 1))
-    between = cross if shape.metrics.topology == "fat-tree" else max(0.0, (total - d) / (total - 1))
+    if shape.metrics.topology == "fat-tree":
+        between = cross
+    elif shape.global_links is not None and shape.global_links.crossing(n) is not None:
+        between = 0.0
+    else:
+        between = max(0.0, (total - d) / (total - 1))
     return cross, between, max(0.0, (min(n, d) - 1) / (n - 1))
+
+
+def _global_limit(shape: SpreadShape, nodes: int) -> Limit | None:
+    """What a dragonfly's global links allow a node of a packed job of ``nodes`` nodes for spread traffic
+    under minimal routing (global_links.py): the tightest pair of groups' direct links over the share of a
+    node's bytes between them, at the wire's payload share and ECMP's (flows hashed onto those links, as the
+    uplinks' are). None: not a dragonfly, or the job in one group."""
+    crossing = shape.global_links.crossing(nodes) if shape.global_links is not None else None
+    if crossing is None:
+        return None
+    (i, j), (mi, mj) = crossing.groups, crossing.nodes
+    hashed = f", ECMP hashing leaves {shape.ecmp:.0%} of them usable" if shape.ecmp < 1.0 else ""
+    n = min(nodes, shape.fabric_nodes)
+    return Limit(
+        crossing.gbps / 8 * shape.eff * shape.ecmp,
+        GLOBAL_LINKS_LIMIT,
+        f"minimal routes between groups {i} and {j} ({mi} and {mj} of the job's {n} nodes) share the "
+        f"{crossing.links} global links joining them, {crossing.link_gbps:g} Gb/s{hashed}",
+    )
+
+
+# the name of the limit a dragonfly's global links set (_global_limit)
+GLOBAL_LINKS_LIMIT = "global links"
 
 
 def spread_bound(shape: SpreadShape, nodes: int) -> Limit:
@@ -681,7 +724,7 @@ def spread_bound(shape: SpreadShape, nodes: int) -> Limit:
         return routed
     cross, between, _ = _job_shares(shape, nodes)
     what = f"{cross:.0%} of peers outside the {shape.domain_nodes:g}-node leaf group"
-    return _spread_limit(shape, (cross, between), what)
+    return tighter(_spread_limit(shape, (cross, between), what), _global_limit(shape, nodes)) or shape.net
 
 
 # the name of the limit a cube's busiest cable sets (routed_bound): rules tell it from the NICs' own
@@ -737,7 +780,7 @@ def rail_crossing_bound(shape: SpreadShape, nodes: int) -> Limit | None:
         f"{leaving:.0%} of the bytes leave their leaf (peers outside the {shape.domain_nodes:g}-node leaf "
         f"group, or on another of its {shape.rails} rails: no PXN)"
     )
-    lim = _spread_limit(shape, (leaving, between), what)
+    lim = tighter(_spread_limit(shape, (leaving, between), what), _global_limit(shape, nodes)) or shape.net
     return None if lim is shape.net else lim
 
 

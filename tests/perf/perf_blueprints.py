@@ -59,6 +59,22 @@ def server_nodes(server: str, nodes: int = 1, fabric: dict | None = None) -> dic
     return bp
 
 
+def l40s_spec(ports: int, speed_gbps: float) -> dict:
+    """A 4 x L40S PCIe server's pool spec with ``ports`` compute NIC ports of ``speed_gbps`` (the test cubes
+    and dragonflies cable these)."""
+    return {
+        "gpu": "l40s",
+        "gpus": 4,
+        "gpu_interconnect": "pcie4",
+        "pcie_gen": 4,
+        "power_kw": 2.2,
+        "rack_units": 2,
+        "nics": [
+            {"purpose": "compute", "model": "cx6-dx", "count": ports, "ports": 1, "speed_gbps": speed_gbps}
+        ],
+    }
+
+
 def build(data: dict, directory: Path, name: str = "bp.yaml"):  # type: ignore[no-untyped-def]
     """Write a blueprint dict, load, resolve and plan it: returns (cluster, plan, path)."""
     path = directory / name

@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 
 import pytest
-from perf_blueprints import build
+from perf_blueprints import build, l40s_spec
 
 from generator.perf import routes
 from generator.perf.ecmp import ecmp_efficiency
@@ -36,23 +36,7 @@ def _direct_cube(topology: dict, nodes: int, ports: int) -> dict:
                 "name": "node",
                 "role": "gpu",
                 "count": nodes,
-                "spec": {
-                    "gpu": "l40s",
-                    "gpus": 4,
-                    "gpu_interconnect": "pcie4",
-                    "pcie_gen": 4,
-                    "power_kw": 2.2,
-                    "rack_units": 2,
-                    "nics": [
-                        {
-                            "purpose": "compute",
-                            "model": "cx6-dx",
-                            "count": ports,
-                            "ports": 1,
-                            "speed_gbps": RATE,
-                        }
-                    ],
-                },
+                "spec": l40s_spec(ports, RATE),
             }
         ],
         "fabrics": {"compute": {"technology": "ethernet-100", "topology": {**topology, "attach": "direct"}}},
