@@ -716,9 +716,10 @@ GLOBAL_LINKS_LIMIT = "global links"
 def spread_bound(shape: SpreadShape, nodes: int) -> Limit:
     """What the fabric allows a node of a packed job of ``nodes`` nodes for traffic spread over the job (the
     whole fabric's bound at the fabric's node count): the share of its peers outside its leaf group / SU
-    climbs the uplinks (oversubscription, ECMP hashing) and crosses the bisection. A job inside one group
-    sends nothing over them, as its rings do not. A torus or hypercube routes the job's traffic over its own
-    cables instead (``routed_bound``) while the job is small enough to route."""
+    climbs the uplinks (oversubscription, ECMP hashing) and crosses the bisection, or on a dragonfly the
+    global links joining its groups (``_global_limit``). A job inside one group sends nothing over them, as
+    its rings do not. A torus or hypercube routes the job's traffic over its own cables instead
+    (``routed_bound``) while the job is small enough to route."""
     routed = routed_bound(shape, "spread", nodes)
     if routed is not None:
         return routed
@@ -754,7 +755,7 @@ def routed_bound(shape: SpreadShape, pattern: str, nodes: int, shuffled: bool = 
     order = (
         f" in random order (mean of {RANDOM_DRAWS} draws of the fabric's nodes)" if shuffled else " routed"
     )
-    busiest = "the busiest cable lets" if not shuffled else "its busiest cable lets"
+    busiest = "the busiest cable, on average over the draws, lets" if shuffled else "the busiest cable lets"
     return Limit(
         gbytes,
         ROUTED_LIMIT,
