@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from blueprints.catalog.perf import PerfData, perf_data
 from generator.perf.channels import Graph, ring_ll128_cap, run_channels, search, tree_channel_cap
-from generator.perf.collectives import CubeCables, Estimate, Job, estimate
+from generator.perf.collectives import NO_CABLES, CubeCables, Estimate, Job, estimate
 from generator.perf.processes import DEFAULT_PROCESSES, ProcessSettings
 from generator.perf.system import (
     Limit,
@@ -271,7 +271,7 @@ def _cube_cables(system: System, units: int, per_unit: int, packed_nodes: int | 
     elsewhere."""
     shape = _cube(system)
     if units < 2 or shape is None:
-        return CubeCables()
+        return NO_CABLES
     shuffled = packed_nodes is None
     nodes = shape.fabric_nodes if packed_nodes is None else packed_nodes
     prefix = f"{per_unit} nodes' " if per_unit > 1 else ""

@@ -59,10 +59,10 @@ def server_nodes(server: str, nodes: int = 1, fabric: dict | None = None) -> dic
     return bp
 
 
-def l40s_spec(ports: int, speed_gbps: float) -> dict:
-    """A 4 x L40S PCIe server's pool spec with ``ports`` compute NIC ports of ``speed_gbps`` (the test cubes
-    and dragonflies cable these)."""
-    return {
+def l40s_nodes(name: str, nodes: int, ports: int, speed_gbps: float, topology: dict) -> dict:
+    """``nodes`` 4 x L40S PCIe servers, each with ``ports`` compute NIC ports of ``speed_gbps``, on an Ethernet
+    compute fabric of that speed cabled as ``topology`` (the test cubes and dragonflies)."""
+    spec = {
         "gpu": "l40s",
         "gpus": 4,
         "gpu_interconnect": "pcie4",
@@ -72,6 +72,13 @@ def l40s_spec(ports: int, speed_gbps: float) -> dict:
         "nics": [
             {"purpose": "compute", "model": "cx6-dx", "count": ports, "ports": 1, "speed_gbps": speed_gbps}
         ],
+    }
+    return {
+        "apiVersion": "cluster-blueprint/v1",
+        "name": name,
+        "site": {"rows": 8, "racks_per_row": 16, "rack": {"units": 42, "power_kw": 40}},
+        "pools": [{"name": "node", "role": "gpu", "count": nodes, "spec": spec}],
+        "fabrics": {"compute": {"technology": f"ethernet-{speed_gbps:g}", "topology": topology}},
     }
 
 

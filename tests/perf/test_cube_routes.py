@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 
 import pytest
-from perf_blueprints import build, l40s_spec
+from perf_blueprints import build, l40s_nodes
 
 from generator.perf import routes
 from generator.perf.ecmp import ecmp_efficiency
@@ -27,20 +27,7 @@ RATE = 100.0  # Gb/s of one cable of the test fabrics
 
 def _direct_cube(topology: dict, nodes: int, ports: int) -> dict:
     """``nodes`` 4 x L40S servers cabled node to node as ``topology`` over 100G Ethernet."""
-    return {
-        "apiVersion": "cluster-blueprint/v1",
-        "name": "cube",
-        "site": {"rows": 8, "racks_per_row": 16, "rack": {"units": 42, "power_kw": 40}},
-        "pools": [
-            {
-                "name": "node",
-                "role": "gpu",
-                "count": nodes,
-                "spec": l40s_spec(ports, RATE),
-            }
-        ],
-        "fabrics": {"compute": {"technology": "ethernet-100", "topology": {**topology, "attach": "direct"}}},
-    }
+    return l40s_nodes("cube", nodes, ports, RATE, {**topology, "attach": "direct"})
 
 
 def _torus(tmp_path: Path, dims: list[int]) -> tuple[RoutedFabric, System]:

@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 
 import pytest
-from perf_blueprints import build, l40s_spec
+from perf_blueprints import build, l40s_nodes
 
 from generator.perf.global_links import GlobalLinks, global_links
 from generator.perf.predict import sweep
@@ -31,20 +31,10 @@ PER_GROUP = A * P  # one-NIC nodes a group
 
 def _dragonfly(tmp_path: Path):  # type: ignore[no-untyped-def]
     """72 one-NIC 4 x L40S servers on a 9-group dragonfly of 100G Ethernet routers."""
-    spec = l40s_spec(1, RATE)
     topology = {"kind": "dragonfly", "switch": "sn4600c", "p": P, "a": A, "h": H, "groups": GROUPS}
-    data = {
-        "apiVersion": "cluster-blueprint/v1",
-        "name": "dragonfly",
-        "site": {"rows": 8, "racks_per_row": 16, "rack": {"units": 42, "power_kw": 40}},
-        "pools": [{"name": "node", "role": "gpu", "count": GROUPS * PER_GROUP, "spec": spec}],
-        "fabrics": {
-            "compute": {
-                "technology": "ethernet-100",
-                "topology": {**topology, "global_arrangement": "relative"},
-            }
-        },
-    }
+    data = l40s_nodes(
+        "dragonfly", GROUPS * PER_GROUP, 1, RATE, {**topology, "global_arrangement": "relative"}
+    )
     return build(data, tmp_path, "dragonfly.yaml")
 
 
