@@ -112,15 +112,15 @@ def ring_time_s(collective: str, n: int, size_bytes: float, bus_gbytes: float, l
     return latency_us * 1e-6 + size_bytes * bus_factor(collective, n) / (bus_gbytes * 1e9)
 
 
-class CubeCables(NamedTuple):
-    """What a cube's cables allow a unit for traffic to its ring neighbour and to its tree neighbours (None:
-    not a cube, or the cables do not bind)."""
+class RoutedCables(NamedTuple):
+    """What a routed fabric's cables (a torus's, a hypercube's, a dragonfly's) allow a unit for traffic to its
+    ring neighbour and to its tree neighbours (None: not routed, or the cables do not bind)."""
 
     ring: Limit | None = None
     tree: Limit | None = None
 
 
-NO_CABLES = CubeCables()
+NO_CABLES = RoutedCables()
 
 
 @dataclass(frozen=True)
@@ -180,9 +180,9 @@ class Job:
     runs_msccl: bool = False
     # the run's NCCL can run PAT (System.pat): all_gather / reduce_scatter at one rank per unit
     pat: bool = False
-    # what a torus's or hypercube's cables allow a unit of a packed job for its rings and for NCCL's trees
-    # (system.routed_bound)
-    cables: CubeCables = NO_CABLES
+    # what a torus's, hypercube's or dragonfly's cables allow a unit of the job for its rings and for NCCL's
+    # trees (system.routed_bound)
+    cables: RoutedCables = NO_CABLES
 
     @property
     def ranks(self) -> int:

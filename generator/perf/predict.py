@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from blueprints.catalog.perf import PerfData, perf_data
 from generator.perf.channels import Graph, ring_ll128_cap, run_channels, search, tree_channel_cap
-from generator.perf.collectives import NO_CABLES, CubeCables, Estimate, Job, estimate
+from generator.perf.collectives import NO_CABLES, Estimate, Job, RoutedCables, estimate
 from generator.perf.processes import DEFAULT_PROCESSES, ProcessSettings
 from generator.perf.system import (
     Limit,
@@ -173,7 +173,7 @@ def job_for(
         transport_protocols=settings.protocols if settings is not None else None,
         runs_msccl=_runs_msccl(system, units, k, process),
         pat=system.pat,
-        cables=_cube_cables(system, units, per_unit, n_nodes if placement == "packed" else None),
+        cables=_routed_cables(system, units, per_unit, n_nodes if placement == "packed" else None),
     )
 
 
@@ -255,21 +255,21 @@ def _fabric_limits(system: System, packed_nodes: int | None) -> tuple[Limit, Lim
     return spread_bound(shape, nodes), rail_crossing_bound(shape, nodes)
 
 
-def _cube(system: System) -> SpreadShape | None:
-    """The fabric's shape when it is a torus or hypercube routed over its cables, else None. Its cables
-    carry every NIC's bytes (it has no rails), so what they allow a node does not shrink with the share of
-    its NICs a run reaches."""
+def _routed_shape(system: System) -> SpreadShape | None:
+    """The fabric's shape when it is routed over its cables (a torus, a hypercube, a dragonfly), else None.
+    Its cables carry every NIC's bytes (it has no rails: a dragonfly cables a node's NICs to one router), so
+    what they allow a node does not shrink with the share of its NICs a run reaches."""
     shape = system.spread_shape
     return shape if shape is not None and shape.routes is not None else None
 
 
-def _cube_cables(system: System, units: int, per_unit: int, packed_nodes: int | None) -> CubeCables:
-    """What a torus's or hypercube's cables allow a unit of a packed job of ``packed_nodes`` nodes for its
+def _routed_cables(system: System, units: int, per_unit: int, packed_nodes: int | None) -> RoutedCables:
+    """What a routed fabric's cables allow a unit of a packed job of ``packed_nodes`` nodes for its
     rings (each node's bytes to the next node in order) and NCCL's trees (to its parent and children in both
     trees) (system.routed_bound); for scattered ranks (None), rings and trees over the whole fabric's nodes
     in random order, as the spread bound they also meet is the whole fabric's. Nothing for one unit or
     elsewhere."""
-    shape = _cube(system)
+    shape = _routed_shape(system)
     if units < 2 or shape is None:
         return NO_CABLES
     shuffled = packed_nodes is None
@@ -279,7 +279,7 @@ def _cube_cables(system: System, units: int, per_unit: int, packed_nodes: int | 
     for pattern in ("ring", "tree"):
         lim = routed_bound(shape, pattern, nodes, shuffled)
         bounds.append(None if lim is None or lim is shape.net else lim.scaled(per_unit, prefix + lim.name))
-    return CubeCables(*bounds)
+    return RoutedCables(*bounds)
 
 
 def _unit_networks(
@@ -311,9 +311,9 @@ def _unit_networks(
     net = _ring_channel_cap(system, whole, scale, nc.ring_graph_max_channels(), "ring")
     nvls_net = _ring_channel_cap(system, whole, scale, nc.max_channels.value, "NVLS")
     bound, crossing = _fabric_limits(system, packed_nodes)
-    cube = _cube(system) is not None  # a cube's cables are not rails
-    fabric_scale = per_unit if cube else scale
-    spread = bound.scaled(fabric_scale, prefix + bound.name + ("" if cube else share))
+    routed = _routed_shape(system) is not None  # a routed fabric's cables are not rails
+    fabric_scale = per_unit if routed else scale
+    spread = bound.scaled(fabric_scale, prefix + bound.name + ("" if routed else share))
     # a run on one rail (NCCL_IB_HCA naming one port) never leaves that rail's leaves; the rail-crossing
     # bound is never looser than the fabric's (more bytes climb the same uplinks)
     if crossing is not None and not one_rail and not (pxn and system.intra_class == "nvlink"):

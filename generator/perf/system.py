@@ -21,7 +21,7 @@ from blueprints.catalog.perf import PerfData, TransportSettings, by_capability, 
 from blueprints.catalog.schema import FabricTech, Gpu, Server, Switch
 from generator.perf.ecmp import ecmp_efficiency
 from generator.perf.global_links import GlobalLinks, global_links
-from generator.perf.routes import RANDOM_DRAWS, RoutedFabric, routed_fabric
+from generator.perf.routes import RoutedFabric, routed_fabric
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -82,7 +82,8 @@ class SpreadShape:
     eff: float
     ecmp: float
     rails: int
-    # a torus or hypercube routed over its own cables (generator/perf/routes.py); None: the closed forms
+    # a torus, hypercube or dragonfly routed over its own cables (generator/perf/routes.py); None: the closed
+    # forms
     routes: RoutedFabric | None = None
     flows_per_path: int = 1  # flows a connection hashes onto the paths (NCCL_IB_QPS_PER_CONNECTION)
     # a dragonfly's groups and the global links between them, as minimal routing loads them
@@ -642,7 +643,8 @@ def _spread_shape(
     plan: Plan | None, rp: ResolvedPool, net: Limit, eff: float, ecmp: float, rails: int, perf: PerfData
 ) -> SpreadShape | None:
     """The fabric's shape for spread traffic: None without a planned compute fabric of two nodes or more. A
-    cube is also routed over its cables, the pool's nodes first (a packed job takes them in plan order)."""
+    torus, hypercube or dragonfly is also routed over its cables, the pool's nodes first (a packed job takes
+    them in plan order)."""
     shape = _fabric_shape(plan)
     if shape is None:
         return None
@@ -718,7 +720,7 @@ def spread_bound(shape: SpreadShape, nodes: int) -> Limit:
     whole fabric's bound at the fabric's node count): the share of its peers outside its leaf group / SU
     climbs the uplinks (oversubscription, ECMP hashing) and crosses the bisection, or on a dragonfly the
     global links joining its groups (``_global_limit``). A job inside one group sends nothing over them, as
-    its rings do not. A torus or hypercube routes the job's traffic over its own cables instead
+    its rings do not. A torus, hypercube or dragonfly routes the job's traffic over its own cables instead
     (``routed_bound``) while the job is small enough to route."""
     routed = routed_bound(shape, "spread", nodes)
     if routed is not None:
@@ -728,17 +730,18 @@ def spread_bound(shape: SpreadShape, nodes: int) -> Limit:
     return tighter(_spread_limit(shape, (cross, between), what), _global_limit(shape, nodes)) or shape.net
 
 
-# the name of the limit a cube's busiest cable sets (routed_bound): rules tell it from the NICs' own
+# the name of the limit a routed fabric's busiest cable sets (routed_bound): rules tell it from the NICs' own
 ROUTED_LIMIT = "busiest cable"
 
 
 def routed_bound(shape: SpreadShape, pattern: str, nodes: int, shuffled: bool = False) -> Limit | None:
-    """What a cube fabric's busiest cable allows a node of a packed job of ``nodes`` nodes for ``pattern``
-    traffic (routes.py: "spread" to every peer alike, "ring" to the next node in order, "tree" to its parents
-    and children in NCCL's two binary trees): the cable's rate over its load per unit a node sends (with what
-    ECMP hashing adds where the fabric hashes flows), at the wire's payload share; ``net`` where no cable
-    binds. ``shuffled``: the ranks on ``nodes`` nodes of the fabric drawn at random, in random order (the
-    mean busiest cable of routes.RANDOM_DRAWS draws). None: not a cube, or too large to route."""
+    """What a routed fabric's busiest cable (a torus's, a hypercube's, a dragonfly's) allows a node of a
+    packed job of ``nodes`` nodes for ``pattern`` traffic (routes.py: "spread" to every peer alike, "ring" to
+    the next node in order, "tree" to its parents and children in NCCL's two binary trees): the cable's rate
+    over its load per unit a node sends (with what ECMP hashing adds where the fabric hashes flows), at the
+    wire's payload share; ``net`` where no cable binds. ``shuffled``: the ranks on ``nodes`` nodes of the
+    fabric drawn at random, in random order (the mean busiest cable of the draws routes.py makes). None: not
+    routed, or too large to route."""
     flows = shape.flows_per_path if shape.ecmp < 1.0 else None  # ecmp < 1: the fabric hashes flows
     load = shape.routes.load(pattern, nodes, flows, shuffled) if shape.routes is not None else None
     if load is None:
@@ -753,7 +756,9 @@ def routed_bound(shape: SpreadShape, pattern: str, nodes: int, shuffled: bool = 
     }[pattern]
     hashing = ", flows hashed onto its equal-cost next hops collide on it" if load.hashed else ""
     order = (
-        f" in random order (mean of {RANDOM_DRAWS} draws of the fabric's nodes)" if shuffled else " routed"
+        f" in random order (mean of {load.draws} draw{'s' if load.draws > 1 else ''} of the fabric's nodes)"
+        if shuffled
+        else " routed"
     )
     busiest = "the busiest cable, on average over the draws, lets" if shuffled else "the busiest cable lets"
     return Limit(

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from perf_blueprints import build, l40s_nodes
 
+from generator.perf import routes
 from generator.perf.global_links import GlobalLinks, global_links
 from generator.perf.predict import sweep
-from generator.perf.system import GLOBAL_LINKS_LIMIT, spread_bound, system_for
+from generator.perf.system import GLOBAL_LINKS_LIMIT, ROUTED_LIMIT, spread_bound, system_for
 from generator.pipeline import load_and_resolve
 from generator.plan.build import build_plan
 
@@ -60,7 +61,11 @@ def test_spread_traffic_between_two_groups_shares_their_one_link(tmp_path: Path,
     assert links.crossing(PER_GROUP) is None  # one group: nothing crosses
 
 
-def test_the_estimate_meets_the_global_links_only_where_they_bind(tmp_path: Path) -> None:
+def test_the_estimate_meets_the_global_links_only_where_they_bind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the closed form holds jobs too large to route over the cables (test_dragonfly_routes.py): none here
+    monkeypatch.setattr(routes, "MAX_ROUTED_VISITS", 0)
     cluster, plan, _ = _dragonfly(tmp_path)
     system = system_for(cluster, plan)
     shape = system.spread_shape
@@ -90,6 +95,14 @@ def test_the_example_dragonfly_crushes_a_job_in_two_groups() -> None:
     system = system_for(cluster, build_plan(cluster))
     rows = {n: sweep(system, "alltoall", [GIB], n)[0] for n in (64, 128, 1024)}
     # one group: its NICs; two groups: 34 links of 400G for 64 x 64 node pairs; all sixteen: each pair's
-    # 34 links for 64 x 64 of 1,023 peers, sixteen times the two groups' share
-    assert rows[128].bottleneck == GLOBAL_LINKS_LIMIT
+    # 34 links for 64 x 64 of 1,023 peers, sixteen times the two groups' share. Two groups are routed over
+    # the cables (each router of the example links to every other group: no route through a third group is
+    # as short), all sixteen are past routing and meet the closed form
+    assert rows[128].bottleneck == ROUTED_LIMIT
+    shape = system.spread_shape
+    assert shape is not None and shape.global_links is not None and shape.routes is not None
+    # split evenly (no hashing) the routes load the 34 links within 1 % of the closed form's share
+    crossing, even = shape.global_links.crossing(128), shape.routes.load("spread", 128)
+    assert crossing is not None and even is not None
+    assert 1 / even.per_gbps == pytest.approx(crossing.gbps, rel=0.01)
     assert rows[128].busbw_gbytes < rows[1024].busbw_gbytes < rows[64].busbw_gbytes

@@ -17,9 +17,10 @@ class OversubscribedAllreduce(Rule):
     through the leaf uplinks and the bisection. The model predicts an all_reduce of the advisor's probe size
     (perf.yaml advisor.probe_size_bytes, 1 GiB) over every node of the GPU pool both ways; when the spread
     placement loses more than the policy share (10 %) against the node's NIC bandwidth, this finding gives
-    both figures and the limit. On a torus or hypercube the cables cut rings in topology order as well (the
-    next node is reached over one cable, not all the node's NICs), which it reports too. IB SHARP reduces
-    inside the switches and is not cut this way.
+    both figures and the limit. On a torus, hypercube or dragonfly the cables cut rings in topology order as
+    well (the next node is reached over one cable, on a dragonfly the one local link between two routers, not
+    all the node's NICs), which it reports too. IB SHARP reduces inside the switches and is not cut this
+    way.
     """
 
     id = "PRF002"
@@ -53,7 +54,7 @@ class OversubscribedAllreduce(Rule):
         nic = system.net.gbytes * system.unit_nodes
         if spread.busbw_gbytes >= nic * (1 - shortfall):
             return
-        # placement recovers what spreading loses, unless a cube's cables cut rings in topology order too
+        # placement recovers what spreading loses, unless a routed fabric's cables cut rings in rank order too
         cut_packed = packed.bottleneck == ROUTED_LIMIT and packed.busbw_gbytes < nic * (1 - shortfall)
         if spread.busbw_gbytes >= packed.busbw_gbytes * (1 - shortfall) and not cut_packed:
             return
@@ -71,11 +72,11 @@ class OversubscribedAllreduce(Rule):
             f"by {spread.bottleneck}) against {nic:.1f} GB/s of NIC bandwidth per node and "
             f"{packed.busbw_gbytes:.1f} GB/s with ranks in topology order",
             path,
-            hint=CUBE_FIX if cut_packed else None,
+            hint=ROUTED_FIX if cut_packed else None,
         )
 
 
-CUBE_FIX = (
+ROUTED_FIX = (
     "a ring or tree reaches its neighbour nodes over the cables between them, not through all of each node's "
     "NICs, wherever the ranks sit: a fat-tree gives collectives the nodes' NIC bandwidth"
 )
