@@ -361,10 +361,25 @@ def _choose(options: list[Option], prefer: str, reasons: list[str]) -> int:
     if prefer == "cost":
         chosen = min(usable, key=lambda i: (options[i].switches + options[i].cables / per_switch, i))
         reasons.append(f"chose {options[chosen].label}: fewest switches and cables")
+        reasons.extend(_costs_bandwidth(options, usable, chosen))
     else:
         chosen = min(usable, key=lambda i: (-options[i].bisection_gbps, -options[i].alltoall_busbw, i))
         reasons.append(f"chose {options[chosen].label}: the most bisection bandwidth")
     return chosen
+
+
+def _costs_bandwidth(options: list[Option], usable: list[int], chosen: int) -> list[str]:
+    """A reason when the cheapest design gives up more all_reduce bandwidth than the policy share (perf.yaml
+    policy.busbw_shortfall) against the fastest: the table shows it, the reasons say so."""
+    best = max(usable, key=lambda i: (options[i].allreduce_busbw, -i))
+    ours, theirs = options[chosen].allreduce_busbw, options[best].allreduce_busbw
+    if ours >= theirs * (1 - perf_data().policy.busbw_shortfall.value):
+        return []
+    return [
+        f"{options[chosen].label} reaches {ours:.1f} GB/s all_reduce busbw against {theirs:.1f} on "
+        f"{options[best].label} (limited by {options[chosen].bottleneck}); `--prefer non-blocking` weighs "
+        "bandwidth first"
+    ]
 
 
 def _training(adv: Advice) -> StepEstimate | None:

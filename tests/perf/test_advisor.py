@@ -51,6 +51,20 @@ def test_node_count_picks_topology(gpus: int, topologies: list[str]) -> None:
         assert chosen.switches + chosen.cables / 64 == min(o.switches + o.cables / 64 for o in adv.options)
 
 
+def test_the_cheapest_design_says_what_all_reduce_bandwidth_it_gives_up() -> None:
+    # the 1,200-node dragonfly cables two DGX H100 to a router and one local link between two routers: its
+    # rings cross from router to router over that one link, an eighth of a node's NICs, which the fat-tree's
+    # rings do not; the cheapest design is chosen, and the reasons say what it costs
+    adv = advise(Request(params=405e9, gpus=9600))
+    chosen, other = adv.options[adv.chosen], adv.options[1 - adv.chosen]
+    assert chosen.label.startswith("dragonfly") and chosen.allreduce_busbw < other.allreduce_busbw / 5
+    # scattered ranks read no faster than ranks in rank order (not the uniform load)
+    assert chosen.allreduce_scattered_busbw <= chosen.allreduce_busbw
+    (note,) = [r for r in adv.reasons if "--prefer non-blocking" in r]
+    assert f"{chosen.allreduce_busbw:.1f} GB/s" in note and f"{other.allreduce_busbw:.1f}" in note
+    assert not any("--prefer non-blocking" in r for r in advise(Request(params=70e9, gpus=128)).reasons)
+
+
 def test_non_blocking_preference_above_1000_nodes() -> None:
     adv = advise(Request(params=405e9, gpus=9600, prefer="non-blocking"))
     chosen = adv.options[adv.chosen]

@@ -156,3 +156,19 @@ def test_a_pattern_past_the_budget_gives_up_before_spending_it(monkeypatch: pyte
     monkeypatch.setattr(routes.random.Random, "sample", counted)
     assert fabric.load("ring", 1024) is None and fabric.load("ring", 1024, shuffled=True) is None
     assert drawn == []
+
+
+def test_a_random_order_past_the_budget_is_no_faster_than_rank_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    # room for the rings in rank order (~59 k cables) but not for one random draw (~620 k): the uniform load
+    # alone would let scattered ranks read 4.7 times faster than the routed draws do
+    monkeypatch.setattr(routes, "MAX_ROUTED_VISITS", 200_000)
+    cluster = load_and_resolve(EXAMPLE)[1]
+    system = system_for(cluster, build_plan(cluster))
+    shape = system.spread_shape
+    assert shape is not None and shape.routes is not None
+    assert shape.routes.load("ring", 1024, 1, shuffled=True) is None
+    packed, scattered = routed_bound(shape, "ring", 1024), routed_bound(shape, "ring", 1024, shuffled=True)
+    assert packed is not None and scattered is not None
+    assert scattered.gbytes == packed.gbytes and "past the routing budget" in scattered.detail
+    (row,) = sweep(system, "all_gather", [GIB], placement="scattered")
+    assert row.bottleneck == ROUTED_LIMIT
