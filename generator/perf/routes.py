@@ -21,9 +21,9 @@ forms (``RoutedFabric.load`` returns None).
 
 Ranks placed without regard to the topology (a scheduler that does not know it, jobs sharing the fabric) sit
 on the fabric's nodes in random order, so a ring's next node is anywhere. Which cable is busiest then depends
-on the draw: the model takes the mean, over ``RANDOM_DRAWS`` seeded draws, of each draw's busiest cable
-(``shuffled=True``). The mean of the loads alone (uniform traffic) would miss that a random ring piles several
-of its hops onto some cable while others stay idle.
+on the draw: the model takes the mean, over up to ``RANDOM_DRAWS`` seeded draws (as many as the budget leaves
+room for), of each draw's busiest cable (``shuffled=True``). The mean of the loads alone (uniform traffic)
+would miss that a random ring piles several of its hops onto some cable while others stay idle.
 """
 
 from __future__ import annotations

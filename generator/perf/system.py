@@ -742,9 +742,9 @@ def routed_bound(shape: SpreadShape, pattern: str, nodes: int, shuffled: bool = 
     wire's payload share; ``net`` where no cable binds. ``shuffled``: the ranks on ``nodes`` nodes of the
     fabric drawn at random, in random order (the mean busiest cable of the draws routes.py makes); where not
     one draw fits the routing budget, rank order's bound: a random order's next nodes are farther, and its
-    hops share cables rank order's do not (every routed draw of the tests and examples is slower than rank
-    order; the uniform load, which scattered ranks meet as well, reads 4.7 times what the routed draws give
-    the dragonfly example's rings). None: not routed, or too large to route."""
+    hops share cables rank order's do not (on the three routed examples, scattered ranks routed in draws read
+    no faster than rank order; the uniform load, which scattered ranks meet as well, reads 4.7 times what the
+    routed draws give the dragonfly example's rings). None: not routed, or too large to route."""
     flows = shape.flows_per_path if shape.ecmp < 1.0 else None  # ecmp < 1: the fabric hashes flows
     routes = shape.routes
     load = routes.load(pattern, nodes, flows, shuffled) if routes is not None else None
