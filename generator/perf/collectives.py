@@ -118,6 +118,7 @@ class RoutedCables(NamedTuple):
 
     ring: Limit | None = None
     tree: Limit | None = None
+    pat: Limit | None = None  # NCCL's PAT, to the units 2^d ranks on (only where the job runs PAT)
 
 
 NO_CABLES = RoutedCables()
@@ -626,13 +627,14 @@ def _released(out: list[Candidate], release: int | None, perf: PerfData) -> list
 def _pat(job: Job, perf: PerfData) -> list[Candidate]:
     """NCCL's PAT all_gather / reduce_scatter (perf.yaml nccl.pat*, tuning.cc 2.25.1): one rank per unit,
     Simple only. It runs on the tree graph, whose channels are the ring graph's, at 0.75 of that graph's bus
-    bandwidth, which NCCL takes as PAT's algorithm bandwidth (time = latency + S / busBw); its latency is
+    bandwidth, which NCCL takes as PAT's algorithm bandwidth (time = latency + S / busBw), and on a routed
+    fabric no faster than its busiest cable lets a unit send to its peers 2^d ranks on; its latency is
     8 µs, log2(units) network hops of a third and a half each (Tree/Simple's network latency at one rank per
     node) and 2.8 µs per rank."""
     nc = perf.nccl
     if not job.pat or job.ranks_per_unit != 1 or job.units < 2:
         return []
-    graph = tighter(_neighbour_net(job, job.net), job.ring_graph)
+    graph = tighter(_neighbour_net(job, job.net), job.ring_graph, job.cables.pat)
     if graph is None:
         return []
     f = nc.pat_bus_factor.value

@@ -173,7 +173,7 @@ def job_for(
         transport_protocols=settings.protocols if settings is not None else None,
         runs_msccl=_runs_msccl(system, units, k, process),
         pat=system.pat,
-        cables=_routed_cables(system, units, per_unit, n_nodes if placement == "packed" else None),
+        cables=_routed_cables(system, units, per_unit, n_nodes if placement == "packed" else None, k == 1),
     )
 
 
@@ -263,12 +263,14 @@ def _routed_shape(system: System) -> SpreadShape | None:
     return shape if shape is not None and shape.routes is not None else None
 
 
-def _routed_cables(system: System, units: int, per_unit: int, packed_nodes: int | None) -> RoutedCables:
+def _routed_cables(
+    system: System, units: int, per_unit: int, packed_nodes: int | None, one_rank: bool = False
+) -> RoutedCables:
     """What a routed fabric's cables allow a unit of a packed job of ``packed_nodes`` nodes for its
     rings (each node's bytes to the next node in order) and NCCL's trees (to its parent and children in both
-    trees) (system.routed_bound); for scattered ranks (None), rings and trees over the whole fabric's nodes
-    in random order, as the spread bound they also meet is the whole fabric's. Nothing for one unit or
-    elsewhere."""
+    trees) (system.routed_bound), and with ``one_rank`` a unit where the job may run PAT, for its PAT (to the
+    units 2^d ranks on); for scattered ranks (None), over the whole fabric's nodes in random order, as the
+    spread bound they also meet is the whole fabric's. Nothing for one unit or elsewhere."""
     shape = _routed_shape(system)
     if units < 2 or shape is None:
         return NO_CABLES
@@ -276,7 +278,7 @@ def _routed_cables(system: System, units: int, per_unit: int, packed_nodes: int 
     nodes = shape.fabric_nodes if packed_nodes is None else packed_nodes
     prefix = f"{per_unit} nodes' " if per_unit > 1 else ""
     bounds = []
-    for pattern in ("ring", "tree"):
+    for pattern in ("ring", "tree", "pat") if one_rank and system.pat else ("ring", "tree"):
         lim = routed_bound(shape, pattern, nodes, shuffled)
         bounds.append(None if lim is None or lim is shape.net else lim.scaled(per_unit, prefix + lim.name))
     return RoutedCables(*bounds)

@@ -101,7 +101,8 @@ class RoutedFabric:
     ) -> Load | None:
         """The busiest cable of ``pattern`` over the first ``n`` nodes ("spread": each sends equally to the
         other ``n - 1``; "ring": each to the next in order, the last to the first; "tree": NCCL's two binary
-        trees over them in order) per unit the busiest node injects; None for fewer than two nodes or past
+        trees over them in order; "pat": NCCL's PAT, to the nodes 2^d ranks on) per unit the busiest node
+        injects; None for fewer than two nodes or past
         ``MAX_ROUTED_VISITS``. ``flows_per_path``: the routers hash that many flows per next hop onto their
         equal-cost next hops (None: they spread the bytes evenly, as adaptive routing and InfiniBand's
         balanced routes do). ``shuffled``: ``n`` of the fabric's nodes drawn at random, in random order, and
@@ -158,6 +159,8 @@ def _demands(pattern: str, n: int) -> Demands:
         return {d: {s: share for s in range(n) if s != d} for d in range(n)}
     if pattern == "tree":
         return _tree_demands(n)
+    if pattern == "pat":
+        return _pat_demands(n)
     raise ValueError(f"unknown traffic pattern {pattern!r}")
 
 
@@ -177,6 +180,25 @@ def _tree_demands(n: int) -> Demands:
                 sent[src] += 1.0
     busiest = max(sent)
     return {d: {s: units / busiest for s, units in srcs.items()} for d, srcs in out.items()}
+
+
+def _pat_demands(n: int) -> Demands:
+    """NCCL's PAT all_gather over ``n`` nodes in rank order: rank r sends to r + 2^d for every 2^d < n
+    (NVIDIA/nccl src/transport/generic.cc, commit e5d9a7ae, ncclTransportPatConnect), the dimensions of a
+    Bruck all-gather taken farthest first (Jeaugey, "PAT: a new algorithm for all-gather and reduce-scatter
+    operations at scale", arXiv 2506.20252: so the last steps, which carry the most data, stay near), so 2^d
+    ranks away a rank sends 2^(K − 1 − d) of the 2^K − 1 blocks it forwards, K = log2 of n rounded up;
+    scaled so a node sends 1 in all. Reduce-scatter runs the same peers the other way."""
+    dims = max(1, (n - 1).bit_length())
+    weights = {1 << d: float(1 << (dims - 1 - d)) for d in range(dims) if (1 << d) < n}
+    total = sum(weights.values())
+    out: Demands = {}
+    for r in range(n):
+        for mask, w in weights.items():
+            dest = (r + mask) % n
+            out.setdefault(dest, {})
+            out[dest][r] = out[dest].get(r, 0.0) + w / total
+    return out
 
 
 def _btree_parents(n: int) -> list[int]:

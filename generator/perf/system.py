@@ -760,6 +760,7 @@ def routed_bound(shape: SpreadShape, pattern: str, nodes: int, shuffled: bool = 
         "spread": "spread over the job's nodes",
         "ring": "to the next node of the ring",
         "tree": "to its neighbours in NCCL's two trees",
+        "pat": "to the nodes 2^d ranks on in NCCL's PAT",
     }[pattern]
     hashing = ", flows hashed onto its equal-cost next hops collide on it" if load.hashed else ""
     if in_rank_order:
