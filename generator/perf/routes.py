@@ -135,7 +135,12 @@ class RoutedFabric:
             where = random.Random(seed).sample(range(self.nodes), n)  # rank i on node where[i]
             placed = {where[d]: {where[s]: u for s, u in srcs.items()} for d, srcs in demands.items()}
             left = budget[0]
-            draws.append(_route(self, _lifted(placed, attach), flows_per_path, budget))
+            try:
+                draws.append(_route(self, _lifted(placed, attach), flows_per_path, budget))
+            except _Unrouted:
+                if not draws:  # not even one draw: the closed forms
+                    raise
+                break  # a costlier draw than the first: the draws made so far
             if left - budget[0] > budget[0]:  # the draws cost alike: the next would not finish
                 break
         return Load(sum(d.per_gbps for d in draws) / len(draws), any(d.hashed for d in draws), len(draws))

@@ -172,3 +172,20 @@ def test_a_random_order_past_the_budget_is_no_faster_than_rank_order(monkeypatch
     assert scattered.gbytes == packed.gbytes and "past the routing budget" in scattered.detail
     (row,) = sweep(system, "all_gather", [GIB], placement="scattered")
     assert row.bottleneck == ROUTED_LIMIT
+
+
+def test_a_draw_past_the_budget_keeps_the_draws_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    cluster = load_and_resolve(EXAMPLE)[1]
+    fabric = routed_fabric(build_plan(cluster))
+    assert fabric is not None
+    real, calls = routes._route, []
+
+    def second_draw_over(*args):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 3:  # rank order first, then the first draw, then the second draw
+            raise routes._Unrouted
+        return real(*args)
+
+    monkeypatch.setattr(routes, "_route", second_draw_over)
+    load = fabric.load("ring", 1024, shuffled=True)
+    assert load is not None and load.draws == 1
