@@ -112,40 +112,15 @@ def test_the_example_s_rings_cross_routers_on_one_local_link() -> None:
     assert spread.busbw_gbytes <= packed.busbw_gbytes < system.net.gbytes / 5
 
 
-def test_random_orders_get_the_draws_the_budget_leaves_room_for(monkeypatch: pytest.MonkeyPatch) -> None:
-    cluster = load_and_resolve(EXAMPLE)[1]
-    fabric = routed_fabric(build_plan(cluster))
+def _example_fabric() -> RoutedFabric:
+    """The example dragonfly's router graph, fresh (its routes cached on it alone)."""
+    fabric = routed_fabric(build_plan(load_and_resolve(EXAMPLE)[1]))
     assert fabric is not None
-    seeds: list[int] = []
-    sample = routes.random.Random.sample
-
-    def counted(self: routes.random.Random, population, k):  # type: ignore[no-untyped-def]
-        seeds.append(k)
-        return sample(self, population, k)
-
-    monkeypatch.setattr(routes.random.Random, "sample", counted)
-    # one draw of a random ring over the 1,024 nodes looks at ~0.6 M cables: three fit the budget, not 16
-    assert fabric.load("ring", 1024, shuffled=True) is not None
-    assert 1 < len(seeds) < routes.RANDOM_DRAWS
-    seeds.clear()
-    monkeypatch.setattr(routes, "MAX_ROUTED_VISITS", 100_000)  # not even one: the closed forms
-    assert (
-        RoutedFabric(fabric.adjacency, fabric.nodes, fabric.attach).load("ring", 1024, shuffled=True) is None
-    )
+    return fabric
 
 
-def test_a_pattern_past_the_budget_gives_up_before_spending_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    cluster = load_and_resolve(EXAMPLE)[1]
-    fabric = routed_fabric(build_plan(cluster))
-    assert fabric is not None
-    # the trees over the example's 1,024 nodes look at ~142 k cables: with 100 k left, the first sixteenth of
-    # the destinations has spent more than its share, and routing stops there, most of the budget unspent
-    budget = [100_000]
-    with pytest.raises(routes._Unrouted):
-        routes._route(fabric, routes._lifted(routes._demands("tree", 1024), fabric.attach), None, budget)
-    assert budget[0] > 80_000
-    # where rank order is past the budget, a random order is not drawn at all
-    monkeypatch.setattr(routes, "MAX_ROUTED_VISITS", 50_000)
+def _counted_draws(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The node counts of the random orders drawn from here on (one entry a draw)."""
     drawn: list[int] = []
     sample = routes.random.Random.sample
 
@@ -154,6 +129,32 @@ def test_a_pattern_past_the_budget_gives_up_before_spending_it(monkeypatch: pyte
         return sample(self, population, k)
 
     monkeypatch.setattr(routes.random.Random, "sample", counted)
+    return drawn
+
+
+def test_random_orders_get_the_draws_the_budget_leaves_room_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    fabric = _example_fabric()
+    seeds = _counted_draws(monkeypatch)
+    # one draw of a random ring over the 1,024 nodes looks at ~0.6 M cables: three fit the budget, not 16
+    assert fabric.load("ring", 1024, shuffled=True) is not None
+    assert 1 < len(seeds) < routes.RANDOM_DRAWS
+    monkeypatch.setattr(routes, "MAX_ROUTED_VISITS", 100_000)  # not even one: the closed forms
+    assert (
+        RoutedFabric(fabric.adjacency, fabric.nodes, fabric.attach).load("ring", 1024, shuffled=True) is None
+    )
+
+
+def test_a_pattern_past_the_budget_gives_up_before_spending_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    fabric = _example_fabric()
+    # the trees over the example's 1,024 nodes look at ~142 k cables: with 100 k left, the first sixteenth of
+    # the destinations has spent more than its share, and routing stops there, most of the budget unspent
+    budget = [100_000]
+    with pytest.raises(routes._Unrouted):
+        routes._route(fabric, routes._lifted(routes._demands("tree", 1024), fabric.attach), None, budget)
+    assert budget[0] > 80_000
+    # where rank order is past the budget, a random order is not drawn at all
+    monkeypatch.setattr(routes, "MAX_ROUTED_VISITS", 50_000)
+    drawn = _counted_draws(monkeypatch)
     assert fabric.load("ring", 1024) is None and fabric.load("ring", 1024, shuffled=True) is None
     assert drawn == []
 
@@ -175,9 +176,7 @@ def test_a_random_order_past_the_budget_is_no_faster_than_rank_order(monkeypatch
 
 
 def test_a_draw_past_the_budget_keeps_the_draws_made(monkeypatch: pytest.MonkeyPatch) -> None:
-    cluster = load_and_resolve(EXAMPLE)[1]
-    fabric = routed_fabric(build_plan(cluster))
-    assert fabric is not None
+    fabric = _example_fabric()
     real, calls = routes._route, []
 
     def second_draw_over(*args):  # type: ignore[no-untyped-def]
