@@ -153,7 +153,7 @@ class Job:
     # channels the run adds over NCCL's default (NCCL_MIN_NCHANNELS, predict._min_channels_scale): the LL128
     # per-channel maxima hold for that many times the channels in what the run reaches; NCCL's tuner does
     # not see them (it counts its graph's channels)
-    ll128_channel_scale: float = 1.0
+    channel_cap_scale: float = 1.0
     # the latency a cloud transport's net plugin reports to NCCL (its tuner's latencyInter, in place of the
     # traversal latency); None: NCCL's tuner sees the traversal latency (IB/RoCE transports report none)
     tuner_net_latency_us: float | None = None
@@ -295,7 +295,7 @@ def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
         elif p == "ll128":
             bw = base.scaled(nc.ring_ll128_factor.value if k >= 2 else nc.ring_ll128_factor_ppn1.value)
             if u > 1:
-                bw = _ll128_channel_cap(bw, job.ring_ll128_channel_cap * job.ll128_channel_scale, "ring")
+                bw = _channel_cap(bw, job.ring_ll128_channel_cap * job.channel_cap_scale, "ring", "LL128")
         else:
             f = (
                 nc.ring_ll_factor_multi.value
@@ -334,17 +334,19 @@ def _ring(collective: str, job: Job, perf: PerfData) -> list[Candidate]:
     return out
 
 
-def _ll128_channel_cap(bw: Limit, cap: float, algorithm: str) -> Limit:
-    """LL128 bus bandwidth at most channels × NCCL's per-channel LL128 maximum (tuning.cc
-    perChMaxRingLL128Bws / perChMaxTreeLL128Bws, perf.yaml). Applied to what the run reaches, not only to
-    NCCL's choice: it is NCCL's own per-channel LL128 figure, not a link bound, and no measurement of the
-    evaluation set runs LL128 above it for the channels it ran (unlike the Simple tree table, which forced
-    trees beat: #1801; nccl-tests #322 ran twice NCCL's channels with NCCL_MIN_NCHANNELS=32, which
-    ``Job.ll128_channel_scale`` counts)."""
+def _channel_cap(bw: Limit, cap: float, algorithm: str, protocol: str) -> Limit:
+    """Bus bandwidth at most channels × NCCL's per-channel maximum (tuning.cc perChMaxRingLL128Bws,
+    perChMaxTreeLL128Bws and, for Simple trees, perChMaxTreeBws; perf.yaml). Applied to what the run
+    reaches, not only to NCCL's choice: they are NCCL's own per-channel figures, not link bounds, and no
+    measurement of the evaluation set runs above them for the channels it ran. The Simple tree table holds
+    beyond two nodes: forced trees on Together's B200 nodes (NCCL 2.28.9, 8 channels) run 192-196 GB/s on
+    4 to 64 nodes against 8 × 24 GB/s (docs/performance.md); on two nodes forced trees beat it (the "tree
+    effect" of ``_tree_bus``: NVIDIA/nccl #209, #837). nccl-tests #322 ran twice NCCL's channels with
+    NCCL_MIN_NCHANNELS=32, which ``Job.channel_cap_scale`` counts."""
     if bw.gbytes <= cap:
         return bw
-    detail = f"NCCL's {algorithm} LL128 maximum: {cap:g} GB/s over its channels"
-    return Limit(cap, "LL128 per-channel maximum", detail)
+    detail = f"NCCL's {algorithm} {protocol} maximum: {cap:g} GB/s over its channels"
+    return Limit(cap, f"{protocol} per-channel maximum", detail)
 
 
 def _ring_candidate(collective: str, job: Job, perf: PerfData, p: str, bw: Limit, lat: float) -> Candidate:
@@ -360,8 +362,11 @@ def _ring_candidate(collective: str, job: Job, perf: PerfData, p: str, bw: Limit
     return Candidate("ring", p, bw, lat, plateau_from_bytes=threshold, plateau_factor=factor)
 
 
-def _tree_bus(job: Job, net: Limit) -> Limit | None:
+def _tree_bus(job: Job, net: Limit | None) -> Limit | None:
     """Bus bandwidth a double binary tree of ``job.units`` nodes allows (2 × its algbw).
+
+    On one node the tree is the chain of its GPUs (NCCL runs it there: Together's B200 node, 556 GB/s with
+    NCCL_ALGO=Tree): each GPU sends S up and S down its NVLink, bus = the GPU's NVLink bandwidth.
 
     Beyond two nodes an inner node forwards the data twice, so the network allows B_node per 2S: bus = B.
     On two nodes each node sends and receives S only once (half the data up, half down each tree), so the
@@ -370,6 +375,8 @@ def _tree_bus(job: Job, net: Limit) -> Limit | None:
     """
     k, u = job.ranks_per_unit, job.units
     intra = job.intra if k > 1 else None
+    if u == 1 or net is None:
+        return intra if u == 1 else None
     if u <= 2 and not _nic_per_gpu(job):
         return tighter(intra, net.scaled(2.0, f"{net.name} (2-node tree: S per node each way)"))
     if u == 3:
@@ -393,12 +400,7 @@ def _nic_per_gpu(job: Job) -> bool:
 def _tree(job: Job, perf: PerfData) -> list[Candidate]:
     nc = perf.nccl
     k, u = job.ranks_per_unit, job.units
-    if u < 2:
-        return []
-    net = tighter(_neighbour_net(job, job.net), job.cables.tree)
-    if net is None:
-        return []
-    base = _tree_bus(job, net)
+    base = _tree_bus(job, tighter(_neighbour_net(job, job.net), job.cables.tree) if u > 1 else None)
     if base is None:
         return []
     base = base.scaled(nc.tree_factor.value)
@@ -406,10 +408,15 @@ def _tree(job: Job, perf: PerfData) -> list[Candidate]:
     out = []
     for p in _protocols(job):
         if p == "simple":
-            bw = base
+            # beyond two nodes only: on two, forced trees beat the table (the "tree effect", _tree_bus)
+            bw = (
+                base
+                if u <= 2
+                else _channel_cap(base, job.tree_channel_cap * job.channel_cap_scale, "tree", "Simple")
+            )
         elif p == "ll128":
-            bw = base.scaled(nc.tree_ll128_factor_multi.value)
-            bw = _ll128_channel_cap(bw, job.tree_ll128_channel_cap * job.ll128_channel_scale, "tree")
+            bw = base.scaled((nc.tree_ll128_factor_multi if u > 1 else nc.tree_ll128_factor_single).value)
+            bw = _channel_cap(bw, job.tree_ll128_channel_cap * job.channel_cap_scale, "tree", "LL128")
         else:
             bw = base.scaled(nc.tree_ll_factor.value)
             cap = _ll_max(job, perf)
@@ -442,9 +449,9 @@ def _tree(job: Job, perf: PerfData) -> list[Candidate]:
 def _tree_tuner_cap(job: Job, protocol: str) -> float:
     """Tree algbw NCCL's tuner allows (bus / 2): channels × perChMaxTreeBw (Simple) or perChMaxTreeLL128Bw
     (tuning.cc; 23.6 GB/s a channel on Ampere, 41.4 on Hopper, two nodes), one channel per NIC (search.cc).
-    It steers NCCL's choice only: with fewer NICs than GPUs the tree looks no faster than the ring and NCCL
-    runs the ring (two A100 nodes with 4 HDR NICs: 91 GB/s, NVIDIA/nccl-tests #100), while a forced tree
-    still runs at what the links allow (forced trees beat the table: NVIDIA/nccl #1801, #837)."""
+    It steers NCCL's choice: with fewer NICs than GPUs the tree looks no faster than the ring and NCCL runs
+    the ring (two A100 nodes with 4 HDR NICs: 91 GB/s, NVIDIA/nccl-tests #100). Beyond two nodes the run is
+    held to the same figures too (``_channel_cap``); on two a forced tree runs at what the links allow."""
     cap = {"simple": job.tree_channel_cap, "ll128": job.tree_ll128_channel_cap}.get(protocol, math.inf)
     return cap / 2
 

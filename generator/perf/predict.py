@@ -137,7 +137,7 @@ def job_for(
     nics, net, spread, nvls_net, p2p = _unit_networks(
         system, units, per_unit, net_share, pxn, one_rail, n_nodes if placement == "packed" else None
     )
-    ring_graph, caps, ll128_scale, run = _graphs(system, units, per_unit * net_share, channels, min_channels)
+    ring_graph, caps, cap_scale, run = _graphs(system, units, per_unit * net_share, channels, min_channels)
     net, nvls_net = _channel_bounds(system, run, net, nvls_net)
     settings = system.transport_settings if units > 1 else None  # the transport runs only across units
     return Job(
@@ -166,7 +166,7 @@ def job_for(
         tree_channel_cap=caps[0],
         tree_ll128_channel_cap=caps[1],
         ring_ll128_channel_cap=caps[2],
-        ll128_channel_scale=ll128_scale,
+        channel_cap_scale=cap_scale,
         tuner_net_latency_us=system.tuner_net_latency_us,
         nvls_net=nvls_net,
         transport_algorithms=settings.algorithms if settings is not None else None,
@@ -428,10 +428,10 @@ def _channel_bound(system: System, channels: int, what: str) -> Limit | None:
 
 def _min_channels_scale(graph: Graph, sm_arch: int, perf: PerfData, min_channels: int | None) -> float:
     """NCCL_MIN_NCHANNELS copies the channels NCCL runs up to its value (at most MAXCHANNELS; connect.cc
-    ``copyChannels``): the per-channel LL128 maxima then hold for that many, while NCCL's tuner keeps counting
-    its graph's channels. The links stay what they are: more channels never carry more than the NICs and
-    NVLink (128 H100 nodes, ring LL128 with 32 channels: 367 GB/s, NVIDIA/nccl-tests #322), though they lift
-    the per-channel bound of ``_channel_bound``."""
+    ``copyChannels``): the per-channel maxima (LL128; Simple trees) then hold for that many, while NCCL's
+    tuner keeps counting its graph's channels. The links stay what they are: more channels never carry more
+    than the NICs and NVLink (128 H100 nodes, ring LL128 with 32 channels: 367 GB/s, NVIDIA/nccl-tests
+    #322), though they lift the per-channel bound of ``_channel_bound``."""
     if min_channels is None:
         return 1.0
     return max(

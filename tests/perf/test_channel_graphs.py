@@ -220,3 +220,43 @@ def test_acceptance_report_follows_the_runs_nccl_algo(tmp_path: Path, capsys) ->
     assert runs["tree.txt"]["nccl_algo"] == "Tree"
     assert {s["algorithm"] for s in runs["tree.txt"]["sizes"]} == {"tree"}
     assert "NCCL_ALGO=NVLS" in runs["nvls.txt"]["error"]
+
+
+def _b200_nodes(tmp_path: Path, nodes: int):  # type: ignore[no-untyped-def]
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    cluster, plan, _ = build(server_nodes("dgx-b200", nodes, NDR if nodes > 1 else None), tmp_path)
+    return system_for(cluster, plan, nccl_version="2.28.9")
+
+
+def test_tree_beyond_two_nodes_runs_at_nccls_per_channel_maximum(tmp_path: Path) -> None:
+    """Forced trees between B200 nodes (Together's report, NCCL 2.28.9, 8 × NDR a node) run 192-196 GB/s
+    on 4 to 64 nodes: NCCL 2.28.7's perChMaxTreeBws for Blackwell beyond two nodes, 24 GB/s, over the 8
+    channels its graph has (one a NIC, not duplicated: 45 GB/s > 25 but < 50 on sm90+ with 8 channels).
+    Closed form: tree algbw = 8 × 24 / 2 = 96 GB/s, busbw = 96 × 2 × 31/32 on 4 nodes. On two nodes the
+    table does not hold the run (the tree effect: forced trees beat it), only NCCL's choice."""
+    system = _b200_nodes(tmp_path / "b", 4)
+    four = job_for(system, 4)
+    assert four.tree_channel_cap == pytest.approx(8 * 24.0)
+    tree = estimate("all_reduce", 32 * GIB, four, algorithms=("tree",), protocols=("simple",))
+    assert tree.bottleneck == "Simple per-channel maximum"
+    assert tree.algbw_gbytes == pytest.approx(96.0, rel=0.01)  # the latency is 0.1 % of 32 GiB's time
+    assert tree.busbw_gbytes == pytest.approx(96.0 * 2 * 31 / 32, rel=0.01)
+    two = job_for(system, 2)
+    assert two.tree_channel_cap == pytest.approx(8 * 42.8)
+    forced = estimate("all_reduce", 32 * GIB, two, algorithms=("tree",), protocols=("simple",))
+    assert forced.bottleneck != "Simple per-channel maximum"
+
+
+def test_tree_on_one_node_is_the_chain_of_its_gpus(tmp_path: Path) -> None:
+    """NCCL runs NCCL_ALGO=Tree on one node (Together's B200 node: 555.81 GB/s, the ring 698.39): the chain
+    of the 8 GPUs, each sending S up and S down its NVLink, so algbw = 0.92 (tuning.cc Tree busBw × .92)
+    × NVLink / 2 and busbw = that × 2 × 7/8; LL128 at 7/9 of it (tuning.cc: nNodes == 1 ? 7.0/9.0). NCCL's
+    own choice on one node stays NVLS / the ring."""
+    job = job_for(_b200_nodes(tmp_path, 1))
+    nvlink = job.intra.gbytes
+    simple = estimate("all_reduce", 32 * GIB, job, algorithms=("tree",), protocols=("simple",))
+    assert simple.algbw_gbytes == pytest.approx(0.92 * nvlink / 2, rel=0.01)
+    assert 0.92 * nvlink * 7 / 8 * 0.99 < simple.busbw_gbytes < 555.81 * 1.15
+    ll128 = estimate("all_reduce", 32 * GIB, job, algorithms=("tree",), protocols=("ll128",))
+    assert ll128.algbw_gbytes == pytest.approx(0.92 * 7 / 9 * nvlink / 2, rel=0.01)
+    assert estimate("all_reduce", 32 * GIB, job).algorithm != "tree"

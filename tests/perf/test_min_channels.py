@@ -80,7 +80,7 @@ def test_more_channels_lift_the_ll128_maximum_not_the_links(tmp_path: Path) -> N
     assert tree[more].algbw.gbytes > tree[default].algbw.gbytes
     # asking for no more than NCCL runs, or beyond MAXCHANNELS, changes nothing / as much as 32
     assert job_for(system, 2, min_channels=16) == default
-    assert job_for(system, 2, min_channels=64).ll128_channel_scale == more.ll128_channel_scale == 2.0
+    assert job_for(system, 2, min_channels=64).channel_cap_scale == more.channel_cap_scale == 2.0
     forced = estimate("all_reduce", 8 * GIB, more, algorithms=("ring",), protocols=("ll128",))
     plain = estimate("all_reduce", 8 * GIB, default, algorithms=("ring",), protocols=("ll128",))
     assert forced.busbw_gbytes > 1.1 * plain.busbw_gbytes
