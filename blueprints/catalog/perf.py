@@ -307,6 +307,8 @@ class Nccl(_Entry):
     tree_ll128_factor_multi: PerfConstant
     tree_ll128_factor_single: PerfConstant
     collnet_factor: PerfConstant
+    collnet_direct_nic_ratio_relief: PerfConstant
+    collnet_direct_factor: dict[int, PerfConstant]  # by compute capability (the highest key <= the GPU's)
     ll_max_gbytes_single: dict[int, PerfConstant]
     ll_max_gbytes_two_nodes: PerfConstant
     ll_max_gbytes_many_nodes: PerfConstant

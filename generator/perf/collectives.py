@@ -497,8 +497,8 @@ def _nvls(job: Job, perf: PerfData) -> list[Candidate]:
 
 def _sharp_net(job: Job, collnet_factor: float, graph_net: Limit | None = None) -> Limit:
     """The node's network as IB SHARP sees it (``graph_net``: as the algorithm's channel graph uses it,
-    default ``job.net``): NCCL's CollNet ×0.9, and only the rails the switches can aggregate (two streaming
-    flows per switch when leaves carry several rails)."""
+    default ``job.net``): NCCL's share ``collnet_factor`` of it, and only the rails the switches can
+    aggregate (two streaming flows per switch when leaves carry several rails)."""
     net = graph_net or job.net
     assert net is not None
     name = f"IB SHARP, {net.name}"
@@ -516,7 +516,7 @@ def _collnet(job: Job, perf: PerfData) -> list[Candidate]:
     if not job.sharp or u < 2 or job.net is None:
         return []
     # SHARP reduces inside every switch, so uplinks carry one stream per rail: placement does not matter.
-    net = _sharp_net(job, nc.collnet_factor.value)
+    net = _sharp_net(job, _collnet_direct_factor(job, perf))
     intra = job.intra.scaled(k / (2 * (k - 1))) if (k > 1 and job.intra is not None) else None
     bw = tighter(intra, net) or net
     lat = 2 * (
@@ -524,6 +524,18 @@ def _collnet(job: Job, perf: PerfData) -> list[Candidate]:
         + (k - 1) * nc.collnet_arity_latency_us.value
     ) + _net_step_us(job, perf, hw.get("net", "collnet", "simple"), "simple")
     return [Candidate("collnet", "simple", bw, lat)]
+
+
+def _collnet_direct_factor(job: Job, perf: PerfData) -> float:
+    """NCCL's CollNetDirect all_reduce share of the network (tuning.cc, perf.yaml collnet_direct_*): with
+    more ranks a node than NICs (its channels), busBw / (r − (r − 1)/2) for r = ranks / NICs, as "Collnet+
+    Direct requires all GPUs to have a local NIC to work at full speed"; and × .85 from compute capability
+    90. Fewer ranks than NICs reach only their own NICs, which ``job.net`` already counts."""
+    nc = perf.nccl
+    ratio = max(1.0, job.ranks_per_unit / job.nics_per_unit) if job.nics_per_unit > 0 else 1.0
+    ratio -= (ratio - 1) * nc.collnet_direct_nic_ratio_relief.value
+    entry = by_capability(nc.collnet_direct_factor, job.sm_arch)
+    return (entry.value if entry is not None else 1.0) / ratio
 
 
 def _alltoall(job: Job, perf: PerfData) -> list[Candidate]:

@@ -111,3 +111,11 @@ def reproduced(entry_id: str, directory: Path) -> Path:
     path = directory / f"{entry_id}.yaml"
     path.write_text(buf.getvalue())
     return path
+
+
+EVALUATION = Path(__file__).parents[2] / "benchmarks" / "evaluation.yaml"
+
+
+def outside_runs(name: str) -> dict:
+    """A file of published runs kept outside the evaluation set (tests/perf/data/``name``)."""
+    return YAML(typ="safe", pure=True).load((Path(__file__).parent / "data" / name).read_text())

@@ -16,6 +16,8 @@ what that mechanism allows: never more than 2 × the single-node NVLS algbw.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from perf_blueprints import build, server_nodes
 
@@ -68,6 +70,24 @@ def test_sharp_on_two_of_eight_rails_aggregates_a_quarter() -> None:
     """Leaves that carry every rail hold two SHARP streaming flows (perf.yaml [HPCX-SHARP]): a quarter."""
     est = estimate("all_reduce", HUGE, _job(8, 376.0, sharp=True, sharp_share=0.25), algorithms=("nvls",))
     assert est.algbw_gbytes == pytest.approx(COLLNET * 376.0 * 0.25, rel=1e-5)
+
+
+def test_collnet_direct_on_hopper_takes_085_of_the_network() -> None:
+    """NCCL's CollNetDirect all_reduce (tuning.cc 2.20.3 and 2.28.7: `if (minCompCap >= 90) busBw *= .85`),
+    a NIC per GPU (8 NICs, 8 ranks: GPU/NIC ratio 1). The NVLink chain allows 370.8 × 8/14 = 211.9 GB/s of
+    algbw, so a network of 200 GB/s shows the factor: algbw = 0.85 × 200 (2.8's ×0.9 gave 180)."""
+    job = replace(_job(4, 200.0, sharp=True), nics_per_unit=8)
+    est = estimate("all_reduce", HUGE, job, algorithms=("collnet",))
+    assert est.algbw_gbytes == pytest.approx(0.85 * 200.0, rel=1e-5)
+
+
+def test_collnet_direct_with_half_a_nic_per_gpu_loses_a_third() -> None:
+    """GPU/NIC ratio 2 (8 ranks, 4 NICs): factor = 2 − (2 − 1)/2 = 1.5, busBw / 1.5; on Ampere no .85. Four HDR
+    NICs (94 GB/s): algbw = 94 / 1.5 = 62.7 (ABCI's two A100 nodes with SHARP: 105.5 GB/s busbw at 2 GiB,
+    62.7 × 2 × 15/16 = 117.5 at the plateau, +11 %; 2.8's ×0.9 alone gave 157)."""
+    job = replace(_job(2, 94.0, sharp=True), nics_per_unit=4, sm_arch=80)
+    est = estimate("all_reduce", HUGE, job, algorithms=("collnet",))
+    assert est.algbw_gbytes == pytest.approx(94.0 / 1.5, rel=1e-5)
 
 
 def test_no_multi_node_nvls_without_sharp() -> None:
