@@ -150,9 +150,9 @@ class Job:
     tree_channel_cap: float = math.inf  # tree bus GB/s NCCL's tuner allows: channels × perChMaxTreeBw
     tree_ll128_channel_cap: float = math.inf  # the same for LL128: channels × perChMaxTreeLL128Bw
     ring_ll128_channel_cap: float = math.inf  # ring LL128 bus GB/s: channels × perChMaxRingLL128Bw
-    # channels the run adds over NCCL's default (NCCL_MIN_NCHANNELS, predict._min_channels_scale): the LL128
-    # per-channel maxima hold for that many times the channels in what the run reaches; NCCL's tuner does
-    # not see them (it counts its graph's channels)
+    # channels the run adds over NCCL's default (NCCL_MIN_NCHANNELS, predict._min_channels_scale): the
+    # per-channel maxima (LL128; Simple trees beyond two nodes) hold for that many times the channels in what
+    # the run reaches; NCCL's tuner does not see them (it counts its graph's channels)
     channel_cap_scale: float = 1.0
     # the latency a cloud transport's net plugin reports to NCCL (its tuner's latencyInter, in place of the
     # traversal latency); None: NCCL's tuner sees the traversal latency (IB/RoCE transports report none)
