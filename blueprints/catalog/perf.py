@@ -277,6 +277,7 @@ class NcclRelease(_Entry):
     max_channels: PerfConstant | None = None
     pat: PerfConstant | None = None
     pat_net_latency_factor: PerfConstant | None = None
+    algo_fallback: PerfConstant | None = None
 
 
 # release fields that replace no field of the tables: what the release is, and changes merged one by one
@@ -354,6 +355,7 @@ class Nccl(_Entry):
     ring_all_reduce_extra_net_steps: PerfConstant
     ppn1_tree_net_latency: PerfConstant
     ll128_sm_archs: Series
+    algo_fallback: PerfConstant  # 1: NCCL_ALGO leaving a collective no algorithm runs the ring (<= 2.22)
     pat: PerfConstant
     pat_base_latency_us: PerfConstant
     pat_log_latency_divisor: PerfConstant

@@ -771,6 +771,11 @@ def _no_candidate(
             "has it (perf.yaml nccl.pat) and not over a net plugin that offloads to the GPU (ncclPatEnable)"
         )
     nc = perf_data().nccl
+    if algorithms and not nc.for_release(job.nccl_release).algo_fallback.value:
+        text += (
+            '; from NCCL 2.25 a collective NCCL_ALGO leaves no algorithm fails ("no algorithm/protocol '
+            'available"); up to 2.22 NCCL ran the ring'
+        )
     for name in sorted({*(algorithms or ()), *(protocols or ())} & set(nc.predates(job.nccl_release))):
         text += f"; the run's NCCL predates {name} ({nc.introduced_in[name].source})"
     return text
@@ -799,14 +804,44 @@ def _chosen(
     # ncclEnqueueCheck): in the algorithm's window it runs whatever the run names
     if msccl and _msccl_covers(size_bytes, perf):
         return msccl[0]
-    cands = [c for c in cands if c.algorithm != MSCCL_ALLPAIRS]
-    if algorithms:
-        cands = [c for c in cands if c.algorithm in algorithms]
-    if protocols:
-        cands = [c for c in cands if c.protocol in protocols]
+    cands = _allowed([c for c in cands if c.algorithm != MSCCL_ALLPAIRS], algorithms, protocols, job, perf)
     if not cands:
         raise PerfError(_no_candidate(collective, job.ranks, job, algorithms, protocols))
     return min(cands, key=lambda c: c.tuner_time_s(size_bytes))
+
+
+def _allowed(
+    cands: list[Candidate],
+    algorithms: tuple[str, ...] | None,
+    protocols: tuple[str, ...] | None,
+    job: Job,
+    perf: PerfData,
+) -> list[Candidate]:
+    """The candidates NCCL_ALGO / NCCL_PROTO leave. Up to 2.22 (perf.yaml nccl.algo_fallback) NCCL runs
+    Ring and Tree where NCCL_ALGO names only CollNet and CollNet is not there, and the ring where nothing is
+    left for the collective (tuning.cc: "at least set ring algo available"); from 2.25 the call fails."""
+
+    def kept(names: tuple[str, ...] | None) -> list[Candidate]:
+        return [
+            c
+            for c in cands
+            if (not names or c.algorithm in names) and (not protocols or c.protocol in protocols)
+        ]
+
+    out = kept(algorithms)
+    nc = perf.for_release(job.nccl_release).nccl
+    # an algorithm the release predates is refused with the release that brought it (_no_candidate), not run
+    # as the ring its parser would fall back to: the run named something its NCCL does not have
+    if (
+        out
+        or not algorithms
+        or not nc.algo_fallback.value
+        or set(algorithms) & set(nc.predates(job.nccl_release))
+    ):
+        return out
+    if set(algorithms) <= {"collnet"} and not job.sharp:
+        out = kept(("ring", "tree"))
+    return out or kept(("ring",))
 
 
 def estimate(

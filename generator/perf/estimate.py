@@ -116,6 +116,7 @@ def build_report(
         for c in collectives
     }
     system = _msccl_under_forced_settings(series, s, system)
+    system = _ring_fallback(series, s, system)
     system = _sizes_beyond_memory(sizes, system)
     training = None
     error = None
@@ -176,6 +177,30 @@ def _msccl_under_forced_settings(
         f"{MSCCL_ALLPAIRS} rows ignore --algo / --proto: RCCL runs MSCCL before its tuner reads "
         "NCCL_ALGO and NCCL_PROTO (src/collectives.cc mscclEnqueueCheck); --no-msccl (RCCL_MSCCL_ENABLE=0) "
         "turns it off"
+    )
+    return replace(system, notes=(*system.notes, note))
+
+
+def _ring_fallback(series: dict[str, list[Prediction]], s: RunSettings, system: System) -> System:
+    """A note where NCCL_ALGO left a collective no algorithm and the run's NCCL (up to 2.22) runs the ring
+    or, for a CollNet-only NCCL_ALGO without CollNet, Ring and Tree (collectives._allowed)."""
+    if not s.algorithms:
+        return system
+    moved = sorted(
+        {
+            c
+            for c, rows in series.items()
+            for p in rows
+            if p.algorithm not in (*s.algorithms, "p2p", "none", MSCCL_ALLPAIRS)
+        }
+    )
+    if not moved:
+        return system
+    names = " and ".join([", ".join(moved[:-1]), moved[-1]] if len(moved) > 1 else moved)
+    note = (
+        f"NCCL_ALGO={','.join(s.algorithms)} leaves {names} no algorithm: NCCL {system.nccl_version} runs "
+        'them as its tuner does up to 2.22 (the ring: tuning.cc "at least set ring algo available"; Ring '
+        "and Tree for a CollNet-only NCCL_ALGO without CollNet); from 2.25 the call fails"
     )
     return replace(system, notes=(*system.notes, note))
 

@@ -121,10 +121,13 @@ def test_run_settings_change_the_prediction(tmp_path: Path) -> None:
     assert few.busbw_gbytes < 0.3 * ring.busbw_gbytes  # 2 channels × 45 GB/s
     ll = sweep(system, "all_reduce", [1 << 20], 2, settings=RunSettings(protocols=("ll",)))[0]
     assert ll.protocol == "ll"
+    # NVLS runs Simple only: NCCL up to 2.22 runs the ring with LL then (tuning.cc "at least set ring algo
+    # available"); from 2.25 the call fails
+    nvls_ll = RunSettings(algorithms=("nvls",), protocols=("ll",))
+    backup = sweep(system, "all_reduce", [1 << 20], 2, settings=nvls_ll)[0]
+    assert (backup.algorithm, backup.protocol) == ("ring", "ll")
     with pytest.raises(PerfError, match="Simple only"):
-        sweep(
-            system, "all_reduce", [1 << 20], 2, settings=RunSettings(algorithms=("nvls",), protocols=("ll",))
-        )
+        sweep(system_for(cluster, plan, nccl_version="2.25.1"), "all_reduce", [1 << 20], 2, settings=nvls_ll)
     with pytest.raises(PerfError, match="--channels"):
         sweep(system, "all_reduce", [GIB], 1, settings=RunSettings(channels=4))
 
@@ -188,6 +191,9 @@ def test_acceptance_report_follows_the_runs_nccl_algo(tmp_path: Path, capsys) ->
     (run,) = read_runs(results / "tree.txt")
     assert run.settings.algo == "Tree" and run.settings.proto is None
     assert (run_settings(run).algorithms, run_settings(run).protocols) == (("tree",), None)
+    # NVLS on A100 nodes: no algorithm is left; the run's NCCL 2.26.2 fails the call (2.22 and earlier ran
+    # the ring), so the run is an error row
+    lines.insert(3, "inst-1:123:123 [0] NCCL INFO NCCL version 2.26.2+cuda12.4")
     (results / "nvls.txt").write_text("\n".join(lines).replace("to Tree", "to NVLS"))
     bp = server_nodes(
         "dgx-a100",

@@ -19,9 +19,9 @@ from pydantic import ValidationError
 
 from blueprints.catalog.perf import Algorithm, HwLatencyChange, Link, Protocol, perf_data
 from generator.cli import main
-from generator.perf.collectives import Candidate, candidates
+from generator.perf.collectives import Candidate, candidates, estimate
 from generator.perf.predict import job_for
-from generator.perf.system import System, system_for
+from generator.perf.system import PerfError, System, system_for
 
 IB = {"technology": "infiniband-ndr", "topology": {"kind": "fat-tree", "switch": "qm9700"}}
 
@@ -223,3 +223,44 @@ def test_estimate_says_which_tuner_it_used(tmp_path: Path, capsys: pytest.Captur
     assert "NCCL 2.22.3: predicted with the tuner tables of NVIDIA/nccl src/graph/tuning.cc 2.21.5" in out
     assert main(["estimate", str(path), "--nccl-version", "2.20.5"]) == 0
     assert "tuner tables of" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("version", "falls_back"), [("2.21.5", True), ("2.22.3", True), ("2.25.1", False)])
+def test_an_algorithm_list_that_leaves_a_collective_nothing(
+    tmp_path: Path, version: str, falls_back: bool
+) -> None:
+    """NCCL_ALGO=Tree for all_gather (NCCL runs no tree for it): tuning.cc 2.20.3-2.22.3 set the ring available
+    ("at least set ring algo available"), 2.25.1 has no such backup and the call fails."""
+    job = job_for(_system(tmp_path, "dgx-h100", 1, version))
+    if falls_back:
+        assert estimate("all_gather", 1 << 30, job, algorithms=("tree",)).algorithm == "ring"
+        assert estimate("all_gather", 1 << 30, job, algorithms=("tree",), protocols=("ll",)).protocol == "ll"
+    else:
+        with pytest.raises(
+            PerfError, match=r"from NCCL 2\.25 a collective NCCL_ALGO leaves no algorithm fails"
+        ):
+            estimate("all_gather", 1 << 30, job, algorithms=("tree",))
+
+
+@pytest.mark.parametrize(("version", "falls_back"), [("2.21.5", True), ("2.25.1", False)])
+def test_collnet_only_without_sharp(tmp_path: Path, version: str, falls_back: bool) -> None:
+    """NCCL_ALGO=CollNet on two nodes without IB SHARP: up to 2.22 "If user has hard set NCCL_ALGO=COLLNET,
+    ignore it" (Ring and Tree enabled, the tuner picks); from 2.25 the call fails."""
+    job = job_for(_system(tmp_path, "dgx-h100", 2, version))
+    if falls_back:
+        picked = {
+            estimate("all_reduce", size, job, algorithms=("collnet",)).algorithm
+            for size in (1 << 20, 1 << 33)
+        }
+        assert picked <= {"ring", "tree"} and picked
+    else:
+        with pytest.raises(PerfError, match="no algorithm can run all_reduce"):
+            estimate("all_reduce", 1 << 30, job, algorithms=("collnet",))
+
+
+def test_estimate_notes_the_ring_it_falls_back_to(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, _, path = build(server_nodes("dgx-h100", 2, IB), tmp_path)
+    args = ["estimate", str(path), "--collective", "all_gather,all_reduce", "--algo", "tree", "--sizes", "1G"]
+    assert main([*args, "--nccl-version", "2.21.5"]) == 0
+    out = capsys.readouterr().out
+    assert "NCCL_ALGO=tree leaves all_gather no algorithm: NCCL 2.21.5 runs them" in " ".join(out.split())
