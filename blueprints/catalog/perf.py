@@ -278,6 +278,7 @@ class NcclRelease(_Entry):
     pat: PerfConstant | None = None
     pat_net_latency_factor: PerfConstant | None = None
     algo_fallback: PerfConstant | None = None
+    per_collective_lists: PerfConstant | None = None
 
 
 # release fields that replace no field of the tables: what the release is, and changes merged one by one
@@ -356,6 +357,7 @@ class Nccl(_Entry):
     ppn1_tree_net_latency: PerfConstant
     ll128_sm_archs: Series
     algo_fallback: PerfConstant  # 1: NCCL_ALGO leaving a collective no algorithm runs the ring (<= 2.22)
+    per_collective_lists: PerfConstant  # 1: NCCL_ALGO / NCCL_PROTO may name collectives (2.25 on)
     pat: PerfConstant
     pat_base_latency_us: PerfConstant
     pat_log_latency_divisor: PerfConstant

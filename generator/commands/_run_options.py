@@ -99,15 +99,22 @@ def run_settings(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The run's NCCL settings from the options (--algo, --proto, --channels, --min-channels, --no-nvlink,
     --no-pxn, --nccl-version, --gpus-per-process, --no-msccl, --msccl-single-process) and its ranks a node
     (--ranks-per-node)."""
-    from generator.perf.collectives import algorithm_list, protocol_list
+    from generator.perf.collectives import algorithm_list, per_collective, protocol_list
     from generator.perf.predict import RunSettings
     from generator.perf.processes import ProcessSettings
     from generator.perf.system import check_nccl_version
 
     # --channels / --min-channels below 1 are refused where the job is built (predict._graphs)
+    # a per-collective NCCL_ALGO / NCCL_PROTO is checked here and resolved for each collective it runs
+    algo, proto = args.algo or None, args.proto or None
+    algorithms = algorithm_list(algo) or None if algo else None
+    protocols = protocol_list(proto) or None if proto else None
+    many_algos, many_protos = bool(algo and per_collective(algo)), bool(proto and per_collective(proto))
     return RunSettings(
-        algorithms=algorithm_list(args.algo) or None if args.algo else None,
-        protocols=protocol_list(args.proto) or None if args.proto else None,
+        algorithms=None if many_algos else algorithms,
+        protocols=None if many_protos else protocols,
+        algorithm_lists=algo if many_algos else None,
+        protocol_lists=proto if many_protos else None,
         channels=args.channels,
         nvlink=not args.no_nvlink,
         nccl_version=check_nccl_version(args.nccl_version) if args.nccl_version is not None else None,

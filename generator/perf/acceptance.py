@@ -297,11 +297,11 @@ def _settings_dict(st: RecordedSettings) -> dict[str, object]:
 
 def run_settings(run: NcclRun) -> RunSettings:
     """What the run changed (as its output records it) as the model's settings, those `estimate` builds from
-    its options; PerfError on one the model cannot honour (an unknown name, a per-collective list)."""
+    its options; PerfError on one the model cannot honour (an unknown name)."""
     st = run.settings
     return RunSettings(
-        algorithms=_algorithms(st),
-        protocols=protocol_list(st.proto) or None if st.proto else None,
+        algorithms=_algorithms(st, run.collective),
+        protocols=protocol_list(st.proto, run.collective) or None if st.proto else None,
         channels=st.channels,
         nvlink=not st.p2p_disabled,
         nccl_version=st.nccl_version,
@@ -319,10 +319,11 @@ def _msccl_on(st: RecordedSettings) -> bool:
     return not st.msccl_disabled and (st.channels is None or st.channels >= need)
 
 
-def _algorithms(st: RecordedSettings) -> tuple[str, ...] | None:
-    """NCCL_ALGO as the model names it, less NVLS and NVLS-tree when NCCL_NVLS_ENABLE=0 turned NVLink SHARP
-    off (as `estimate --algo ^NVLS,NVLSTree`); PerfError when nothing is left."""
-    given = algorithm_list(st.algo) or None if st.algo else None
+def _algorithms(st: RecordedSettings, collective: str) -> tuple[str, ...] | None:
+    """NCCL_ALGO as the model names it for the run's collective (a per-collective list resolved, as the
+    run's NCCL, which evidently read it, did), less NVLS and NVLS-tree when NCCL_NVLS_ENABLE=0 turned NVLink
+    SHARP off (as `estimate --algo ^NVLS,NVLSTree`); PerfError when nothing is left."""
+    given = algorithm_list(st.algo, collective) or None if st.algo else None
     if not st.nvls_disabled:
         return given
     kept = tuple(a for a in (given or ALGORITHMS) if a not in NVLS_ALGORITHMS)

@@ -50,15 +50,56 @@ ALGORITHM_NAMES = {
 } | {"collnet_direct": "collnet", "collnetchain": "collnet"}
 
 
+# NCCL's functions (src/init.cc ncclFuncStr: Broadcast, Reduce, AllGather, ReduceScatter, AllReduce), the
+# prefixes of a per-collective NCCL_ALGO / NCCL_PROTO, by the model's collective (Reduce: none modelled)
+NCCL_FUNCTIONS = {
+    "broadcast": "broadcast",
+    "reduce": None,
+    "allgather": "all_gather",
+    "reducescatter": "reduce_scatter",
+    "allreduce": "all_reduce",
+}
+
+
+def per_collective(text: str) -> bool:
+    """Whether an NCCL_ALGO / NCCL_PROTO names collectives (``allreduce:tree``; ``;`` between entries)."""
+    return ":" in text or ";" in text
+
+
+def _entry_for(text: str, collective: str | None, what: str) -> str | None:
+    """The list a per-collective NCCL_ALGO / NCCL_PROTO leaves ``collective``, as NCCL's parser reads it
+    (tuning.cc 2.25.1 ``parseList``: entries separated by ``;``, each ``function:list`` but the first, which
+    may name no function and then sets every function; a later entry replaces what an earlier one set).
+    None: no entry sets it (every one enabled). PerfError on what NCCL refuses: a prefix-less entry after
+    the first, an unknown function."""
+    chosen = None
+    for i, entry in enumerate(e.strip() for e in text.split(";") if e.strip()):
+        prefix, colon, body = entry.partition(":")
+        if not colon:
+            if i:
+                raise PerfError(
+                    f"`{text}`: every {what} list after the first names its collective (`allreduce:...`), as "
+                    'NCCL\'s parser requires ("All entries except the first must have a prefix")'
+                )
+            chosen = entry
+            continue
+        name = prefix.strip().lower()
+        if name not in NCCL_FUNCTIONS:
+            raise PerfError(
+                f"`{text}`: unknown collective `{prefix.strip()}` (NCCL's: Broadcast, Reduce, AllGather, "
+                "ReduceScatter, AllReduce)"
+            )
+        if collective is not None and NCCL_FUNCTIONS[name] == collective:
+            chosen = body.strip()
+    return chosen
+
+
 def _nccl_list(
     text: str, known: tuple[str, ...], name_of: Callable[[str], str | None], what: str
 ) -> tuple[str, ...]:
     """NCCL_ALGO / NCCL_PROTO syntax (NCCL tuning.cc ``parseList``): names separated by commas, any case; a
-    leading ``^`` keeps every one but those named. Per-collective lists (``allreduce:tree``, entries
-    separated by ``;``) are refused: an estimate names one list for all its collectives."""
+    leading ``^`` keeps every one but those named."""
     body = text.strip()
-    if ";" in body or ":" in body:
-        raise PerfError(f"`{text}`: per-collective {what} lists (`allreduce:...`) are not modelled: give one")
     exclude = body.startswith("^")
     names = []
     for raw in (a.strip() for a in body.removeprefix("^").split(",") if a.strip()):
@@ -74,24 +115,41 @@ def _nccl_list(
     return kept
 
 
-def algorithm_list(text: str) -> tuple[str, ...]:
+def algorithm_list(text: str, collective: str | None = None) -> tuple[str, ...]:
     """``Ring,Tree`` / ``nvlstree`` / ``^NVLS`` → model names; PerfError on an unknown one. CollNetChain named
-    is the one CollNet modelled; excluded, it leaves NCCL CollNetDirect, so the model's CollNet stays."""
+    is the one CollNet modelled; excluded, it leaves NCCL CollNetDirect, so the model's CollNet stays. A
+    per-collective list (``ring;allreduce:tree``) gives what it leaves ``collective`` (empty: no restriction;
+    every entry is checked whatever the collective)."""
 
     def name_of(raw: str) -> str | None:
         name = ALGORITHM_NAMES.get(raw.lower(), raw.lower())
         return name if name in ALGORITHMS else None
 
+    if per_collective(text):
+        return _per_collective_list(text, collective, algorithm_list, "algorithm")
     body = text.strip()
     if body.startswith("^"):
         body = "^" + ",".join(a for a in body[1:].split(",") if a.strip().lower() != "collnetchain")
     return _nccl_list(body, ALGORITHMS, name_of, "algorithm")
 
 
-def protocol_list(text: str) -> tuple[str, ...]:
-    """``LL128,Simple`` / ``^LL128`` → model names; PerfError on an unknown one."""
+def protocol_list(text: str, collective: str | None = None) -> tuple[str, ...]:
+    """``LL128,Simple`` / ``^LL128`` → model names; PerfError on an unknown one; per collective as
+    ``algorithm_list``."""
+    if per_collective(text):
+        return _per_collective_list(text, collective, protocol_list, "protocol")
     known = PROTOCOLS
     return _nccl_list(text, known, lambda raw: raw.lower() if raw.lower() in known else None, "protocol")
+
+
+def _per_collective_list(
+    text: str, collective: str | None, plain: Callable[[str], tuple[str, ...]], what: str
+) -> tuple[str, ...]:
+    """What a per-collective NCCL_ALGO / NCCL_PROTO leaves ``collective``, every entry's names checked."""
+    for entry in (e for e in text.split(";") if e.strip()):
+        plain(entry.partition(":")[2] if ":" in entry else entry)
+    body = _entry_for(text, collective, what)
+    return () if body is None else plain(body)
 
 
 def bus_factor(collective: str, n: int) -> float:

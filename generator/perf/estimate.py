@@ -109,6 +109,7 @@ def build_report(
 
     s = settings or RunSettings(algorithms=algorithms)
     system = system_for(cluster, plan, pool, nvlink=s.nvlink, nccl_version=s.nccl_version)
+    _lists_within_release(s, system)
     s, system = _channels_within_release(s, system)
     n = nodes or system.pool_nodes
     series = {
@@ -141,6 +142,21 @@ def build_report(
     )
 
 
+def _lists_within_release(s: RunSettings, system: System) -> None:
+    """A per-collective NCCL_ALGO / NCCL_PROTO needs a release that reads one (perf.yaml
+    nccl.per_collective_lists: tuning.cc 2.25.1 parseList); 2.22.3's reads one list of names, so PerfError."""
+    from generator.perf.system import PerfError
+
+    given = [f"NCCL_{k}={v}" for k, v in (("ALGO", s.algorithm_lists), ("PROTO", s.protocol_lists)) if v]
+    nc = perf_data().for_release(system.nccl_release).nccl
+    if given and not nc.per_collective_lists.value:
+        raise PerfError(
+            f"{' and '.join(given)} name collectives, which NCCL reads from 2.25 (tuning.cc 2.25.1 "
+            f"parseList); NCCL {system.nccl_version} reads one list of names for every collective (tuning.cc "
+            "2.22.3): give one list, or --nccl-version 2.25 or later"
+        )
+
+
 def _channels_within_release(s: RunSettings, system: System) -> tuple[RunSettings, System]:
     """The run's channel counts as NCCL takes them: NCCL_MAX_NCHANNELS and NCCL_MIN_NCHANNELS above
     MAXCHANNELS are cut to it (src/graph/connect.cc ncclMaxNchannels: "if (maxNchannels > MAXCHANNELS)
@@ -169,7 +185,7 @@ def _msccl_under_forced_settings(
     """A note where the run names NCCL_ALGO / NCCL_PROTO and rows still run RCCL's MSCCL: RCCL takes the call
     into MSCCL before its tuner reads them (ROCm/rccl src/collectives.cc: "if (mscclAvailable() &&
     !mscclIsCaller()) return mscclEnqueueCheck(...)"), so the rows are not what the settings name."""
-    if not (s.algorithms or s.protocols):
+    if not (s.algorithms or s.protocols or s.algorithm_lists or s.protocol_lists):
         return system
     if not any(p.algorithm == MSCCL_ALLPAIRS for rows in series.values() for p in rows):
         return system
@@ -184,21 +200,19 @@ def _msccl_under_forced_settings(
 def _ring_fallback(series: dict[str, list[Prediction]], s: RunSettings, system: System) -> System:
     """A note where NCCL_ALGO left a collective no algorithm and the run's NCCL (up to 2.22) runs the ring
     or, for a CollNet-only NCCL_ALGO without CollNet, Ring and Tree (collectives._allowed)."""
-    if not s.algorithms:
-        return system
+    named = {c: s.for_collective(c).algorithms for c in series}
     moved = sorted(
-        {
-            c
-            for c, rows in series.items()
-            for p in rows
-            if p.algorithm not in (*s.algorithms, "p2p", "none", MSCCL_ALLPAIRS)
-        }
+        c
+        for c, rows in series.items()
+        if (algos := named[c])
+        and any(p.algorithm not in (*algos, "p2p", "none", MSCCL_ALLPAIRS) for p in rows)
     )
     if not moved:
         return system
     names = " and ".join([", ".join(moved[:-1]), moved[-1]] if len(moved) > 1 else moved)
     note = (
-        f"NCCL_ALGO={','.join(s.algorithms)} leaves {names} no algorithm: NCCL {system.nccl_version} runs "
+        f"NCCL_ALGO={s.algorithm_lists or ','.join(s.algorithms or ())} leaves {names} no algorithm: NCCL "
+        f"{system.nccl_version} runs "
         'them as its tuner does up to 2.22 (the ring: tuning.cc "at least set ring algo available"; Ring '
         "and Tree for a CollNet-only NCCL_ALGO without CollNet); from 2.25 the call fails"
     )

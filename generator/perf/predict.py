@@ -8,12 +8,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from blueprints.catalog.perf import PerfData, perf_data
 from generator.perf.channels import Graph, ring_ll128_cap, run_channels, search, tree_channel_cap
-from generator.perf.collectives import NO_CABLES, Estimate, Job, RoutedCables, estimate
+from generator.perf.collectives import (
+    NO_CABLES,
+    Estimate,
+    Job,
+    RoutedCables,
+    algorithm_list,
+    estimate,
+    protocol_list,
+)
 from generator.perf.processes import DEFAULT_PROCESSES, ProcessSettings
 from generator.perf.system import (
     Limit,
@@ -52,13 +60,28 @@ class RunSettings:
     min_channels: int | None = None
     process: ProcessSettings = DEFAULT_PROCESSES
     ranks_per_node: int | None = None
+    # NCCL_ALGO / NCCL_PROTO as given where they name collectives (``ring;allreduce:tree``, NCCL 2.25 on):
+    # ``for_collective`` resolves them into ``algorithms`` / ``protocols``
+    algorithm_lists: str | None = None
+    protocol_lists: str | None = None
+
+    def for_collective(self, collective: str) -> RunSettings:
+        """The settings ``collective`` runs with: a per-collective NCCL_ALGO / NCCL_PROTO resolved for it."""
+        if self.algorithm_lists is None and self.protocol_lists is None:
+            return self
+        algorithms, protocols = self.algorithms, self.protocols
+        if self.algorithm_lists is not None:
+            algorithms = algorithm_list(self.algorithm_lists, collective) or None
+        if self.protocol_lists is not None:
+            protocols = protocol_list(self.protocol_lists, collective) or None
+        return replace(self, algorithms=algorithms, protocols=protocols)
 
     def describe(self) -> str:
         parts = []
-        if self.algorithms:
-            parts.append("NCCL_ALGO=" + ",".join(self.algorithms))
-        if self.protocols:
-            parts.append("NCCL_PROTO=" + ",".join(self.protocols))
+        if self.algorithm_lists or self.algorithms:
+            parts.append("NCCL_ALGO=" + (self.algorithm_lists or ",".join(self.algorithms or ())))
+        if self.protocol_lists or self.protocols:
+            parts.append("NCCL_PROTO=" + (self.protocol_lists or ",".join(self.protocols or ())))
         if self.channels:
             parts.append(f"{self.channels} inter-node channels")
         if self.min_channels:
@@ -550,6 +573,7 @@ def sweep(
         process=s.process,
     )
     n = nodes or system.pool_nodes
+    s = s.for_collective(collective)
     algos = algorithms or s.algorithms
     return [
         _prediction(estimate(collective, int(x), job, algorithms=algos, protocols=s.protocols), n)

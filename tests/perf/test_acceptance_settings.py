@@ -238,10 +238,10 @@ def test_an_nccl_exclusion_list_is_followed(tmp_path: Path, capsys) -> None:  # 
     assert est.algorithm not in ("nvls", "nvls_tree")
 
 
-def test_a_per_collective_list_makes_an_error_row_not_a_default_prediction(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
-    """`NCCL_ALGO=allreduce:tree;broadcast:ring` (NCCL's per-collective syntax) in the text output or the -J
-    environment: the model follows one list for every collective, so the run is an ERROR row that says why,
-    never a prediction of NCCL's own choices for a run that made others."""
+def test_a_per_collective_list_is_read_for_the_runs_collective(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """`NCCL_ALGO=allreduce:tree;broadcast:ring` (NCCL's per-collective syntax, 2.25 on) in the text output or
+    the -J environment: the all_reduce run is predicted with the tree its list names for AllReduce, never
+    with NCCL's own choices for a run that made others."""
     results = tmp_path / "results"
     results.mkdir()
     per_collective = "allreduce:tree;broadcast:ring"
@@ -259,8 +259,8 @@ def test_a_per_collective_list_makes_an_error_row_not_a_default_prediction(tmp_p
     runs = {Path(r["file"]).stem: r for r in json.loads(capsys.readouterr().out)["runs"]}
     for name in ("text", "json"):
         assert runs[name]["nccl_algo"] == per_collective, name
-        assert "per-collective algorithm lists" in runs[name]["error"], name
-        assert runs[name]["sizes"] == [], name
+        assert runs[name]["error"] is None, name
+        assert {row["algorithm"] for row in runs[name]["sizes"]} == {"tree"}, name
 
 
 def test_a_run_with_nvls_off_is_predicted_without_nvls(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

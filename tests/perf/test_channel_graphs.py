@@ -86,6 +86,60 @@ def test_fewer_nics_than_gpus_two_node_tree_stays_near_the_network(tmp_path: Pat
     assert estimate("all_reduce", 8 * GIB, job, algorithms=("tree",)).busbw_gbytes > 1.5 * best.busbw_gbytes
 
 
+def test_per_collective_lists_as_nccl_reads_them() -> None:
+    """The examples of NCCL's own parser (tuning.cc 2.25.1 parseList): "ring,collnetdirect;allreduce:tree,
+    collnetdirect;broadcast:ring" enables Ring and CollNetDirect for every function, then Tree and
+    CollNetDirect for AllReduce and Ring for Broadcast; "LL,Simple;allreduce:^LL" LL and Simple for all but
+    AllReduce, which gets every protocol but LL; "^LL128;allreduce:LL128" all but LL128, only LL128 for
+    AllReduce. A collective no entry names runs everything."""
+    algos = "ring,collnetdirect;allreduce:tree,collnetdirect;broadcast:ring"
+    assert algorithm_list(algos, "all_reduce") == ("tree", "collnet")
+    assert algorithm_list(algos, "all_gather") == ("ring", "collnet")
+    assert algorithm_list(algos, "broadcast") == ("ring",)
+    assert protocol_list("LL,Simple;allreduce:^LL", "all_reduce") == ("ll128", "simple")
+    assert protocol_list("LL,Simple;allreduce:^LL", "reduce_scatter") == ("ll", "simple")
+    assert protocol_list("^LL128;AllReduce:LL128", "all_reduce") == ("ll128",)
+    assert protocol_list("^LL128;AllReduce:LL128", "all_gather") == ("ll", "simple")
+    assert algorithm_list("allreduce:tree", "all_gather") == ()
+    with pytest.raises(PerfError, match="All entries except the first must have a prefix"):
+        algorithm_list("allreduce:tree;ring", "all_reduce")
+    with pytest.raises(PerfError, match="unknown collective `alltoall`"):
+        algorithm_list("alltoall:ring", "all_reduce")
+    with pytest.raises(PerfError, match="unknown algorithm `trie`"):  # checked whatever the collective
+        algorithm_list("ring;allreduce:trie", "all_gather")
+
+
+def test_estimate_takes_per_collective_lists_from_nccl_2_25(tmp_path: Path) -> None:
+    _, _, path = build(server_nodes("dgx-h100", 2, NDR), tmp_path)
+    args = [
+        "estimate",
+        str(path),
+        "--collective",
+        "all_reduce,all_gather",
+        "--sizes",
+        "1G",
+        "--format",
+        "json",
+    ]
+    algo = ["--algo", "ring;allreduce:tree"]
+    run = subprocess.run(
+        [sys.executable, "-m", "generator.cli", *args, *algo, "--nccl-version", "2.25.1"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)["blueprints"][0]
+    assert doc["settings"].startswith("NCCL_ALGO=ring;allreduce:tree")
+    picked = {c: rows[0]["algorithm"] for c, rows in doc["collectives"].items()}
+    assert picked == {"all_reduce": "tree", "all_gather": "ring"}
+    old = subprocess.run(
+        [sys.executable, "-m", "generator.cli", *args, *algo, "--nccl-version", "2.22.3"],
+        capture_output=True,
+        text=True,
+    )
+    assert old.returncode == 2 and "which NCCL reads from 2.25" in old.stderr
+
+
 def test_protocol_and_algorithm_spellings() -> None:
     assert algorithm_list("Ring,NVLSTree,CollNetDirect") == ("ring", "nvls_tree", "collnet")
     # CoreWeave's SHARP manifests set NCCL_ALGO=COLLNETCHAIN: the one CollNet the model has
@@ -97,14 +151,12 @@ def test_protocol_and_algorithm_spellings() -> None:
 
 def test_nccl_exclusion_lists() -> None:
     """NCCL's `^` keeps every algorithm or protocol but those named (tuning.cc parseList), as `NCCL_PROTO=^LL128`
-    in NCCL 2.18.1's release notes; per-collective lists are refused rather than misread."""
+    in NCCL 2.18.1's release notes."""
     assert algorithm_list("^NVLS,nvlstree") == ("ring", "tree", "collnet", "pat", "p2p")
     assert protocol_list("^LL128") == ("ll", "simple")
     assert protocol_list(" ^ll ,LL128") == ("simple",)
     with pytest.raises(PerfError, match="excludes every protocol"):
         protocol_list("^LL,LL128,Simple")
-    with pytest.raises(PerfError, match="per-collective"):
-        algorithm_list("ring;allreduce:tree")
     with pytest.raises(PerfError, match="unknown algorithm `CollNetSplit`"):
         algorithm_list("^CollNetSplit")
     # NCCL_ALGO=^CollNetChain leaves CollNetDirect, the model's one CollNet
