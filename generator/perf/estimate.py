@@ -210,11 +210,11 @@ def _ring_fallback(series: dict[str, list[Prediction]], s: RunSettings, system: 
     if not moved:
         return system
     names = " and ".join([", ".join(moved[:-1]), moved[-1]] if len(moved) > 1 else moved)
+    given = s.algorithm_lists or ",".join(s.algorithms or ())
     note = (
-        f"NCCL_ALGO={s.algorithm_lists or ','.join(s.algorithms or ())} leaves {names} no algorithm: NCCL "
-        f"{system.nccl_version} runs "
-        'them as its tuner does up to 2.22 (the ring: tuning.cc "at least set ring algo available"; Ring '
-        "and Tree for a CollNet-only NCCL_ALGO without CollNet); from 2.25 the call fails"
+        f"NCCL_ALGO={given} leaves {names} no algorithm: NCCL {system.nccl_version} runs them as its tuner "
+        'does up to 2.22 (the ring: tuning.cc "at least set ring algo available"; Ring and Tree for a '
+        "CollNet-only NCCL_ALGO without CollNet); from 2.25 the call fails"
     )
     return replace(system, notes=(*system.notes, note))
 
