@@ -135,6 +135,18 @@ NCCL_SPELLINGS = {
 }
 
 
+# NCCL's collective functions (src/init.cc ncclFuncStr: "Broadcast", "Reduce", "AllGather", "ReduceScatter",
+# "AllReduce"), the prefixes of a per-collective NCCL_ALGO / NCCL_PROTO (tuning.cc 2.25.1 parseList, matched
+# without case), by the model's collective (None: Reduce, which the model does not run)
+NCCL_FUNCTIONS = {
+    "Broadcast": "broadcast",
+    "Reduce": None,
+    "AllGather": "all_gather",
+    "ReduceScatter": "reduce_scatter",
+    "AllReduce": "all_reduce",
+}
+
+
 class TransportSettings(_Entry):
     """NCCL_ALGO / NCCL_PROTO a cloud transport's published setup (or its NCCL plugin) sets for every
     multi-node job; None: that one is left to NCCL."""

@@ -35,7 +35,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from blueprints.catalog.perf import NCCL_SPELLINGS, PerfData, TreeCorrection, by_capability, perf_data
+from blueprints.catalog.perf import (
+    NCCL_FUNCTIONS,
+    NCCL_SPELLINGS,
+    PerfData,
+    TreeCorrection,
+    by_capability,
+    perf_data,
+)
 from generator.perf.system import Limit, PerfError, nvls_allreduce_link_share, tighter
 
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast")
@@ -50,15 +57,8 @@ ALGORITHM_NAMES = {
 } | {"collnet_direct": "collnet", "collnetchain": "collnet"}
 
 
-# NCCL's functions (src/init.cc ncclFuncStr: Broadcast, Reduce, AllGather, ReduceScatter, AllReduce), the
-# prefixes of a per-collective NCCL_ALGO / NCCL_PROTO, by the model's collective (Reduce: none modelled)
-NCCL_FUNCTIONS = {
-    "broadcast": "broadcast",
-    "reduce": None,
-    "allgather": "all_gather",
-    "reducescatter": "reduce_scatter",
-    "allreduce": "all_reduce",
-}
+# NCCL's collective functions without case (blueprints/catalog/perf.py NCCL_FUNCTIONS) → the model's
+FUNCTION_NAMES = {spelled.lower(): name for spelled, name in NCCL_FUNCTIONS.items()}
 
 
 def per_collective(text: str) -> bool:
@@ -84,12 +84,11 @@ def _entry_for(text: str, collective: str | None, what: str) -> str | None:
             chosen = entry
             continue
         name = prefix.strip().lower()
-        if name not in NCCL_FUNCTIONS:
+        if name not in FUNCTION_NAMES:
             raise PerfError(
-                f"`{text}`: unknown collective `{prefix.strip()}` (NCCL's: Broadcast, Reduce, AllGather, "
-                "ReduceScatter, AllReduce)"
+                f"`{text}`: unknown collective `{prefix.strip()}` (NCCL's: {', '.join(NCCL_FUNCTIONS)})"
             )
-        if collective is not None and NCCL_FUNCTIONS[name] == collective:
+        if collective is not None and FUNCTION_NAMES[name] == collective:
             chosen = body.strip()
     return chosen
 

@@ -228,8 +228,8 @@ def release_from_code(code: int) -> str | None:
 def _checked_setting(name: str, raw: str, where: str) -> str:
     """A setting the prediction follows (``raw`` as printed: param.cc ends a number with a period), refused
     where it stands when it is no value NCCL prints or the model cannot follow it. Names the model does not
-    know (``NCCL_ALGO=Bogus``, per-collective lists) pass here and make the run an ERROR row that says so
-    (acceptance.run_settings), as `estimate --algo` refuses them."""
+    know (``NCCL_ALGO=Bogus``, a per-collective list with an unknown collective) pass here and make the run an
+    ERROR row that says so (acceptance.run_settings), as `estimate --algo` refuses them."""
     value = raw.strip().removesuffix(".")
     if not _VALUE_RE.fullmatch(value):
         shown = f"`{value}`" if value.isascii() and value.isprintable() and len(value) <= 200 else "its value"

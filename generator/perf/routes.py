@@ -102,11 +102,11 @@ class RoutedFabric:
         """The busiest cable of ``pattern`` over the first ``n`` nodes ("spread": each sends equally to the
         other ``n - 1``; "ring": each to the next in order, the last to the first; "tree": NCCL's two binary
         trees over them in order; "pat": NCCL's PAT, to the nodes 2^d ranks on) per unit the busiest node
-        injects; None for fewer than two nodes or past
-        ``MAX_ROUTED_VISITS``. ``flows_per_path``: the routers hash that many flows per next hop onto their
-        equal-cost next hops (None: they spread the bytes evenly, as adaptive routing and InfiniBand's
-        balanced routes do). ``shuffled``: ``n`` of the fabric's nodes drawn at random, in random order, and
-        the mean of the busiest cable's load over up to ``RANDOM_DRAWS`` draws."""
+        injects; None for fewer than two nodes or past ``MAX_ROUTED_VISITS``. ``flows_per_path``: the routers
+        hash that many flows per next hop onto their equal-cost next hops (None: they spread the bytes evenly,
+        as adaptive routing and InfiniBand's balanced routes do). ``shuffled``: ``n`` of the fabric's nodes
+        drawn at random, in random order, and the mean of the busiest cable's load over up to
+        ``RANDOM_DRAWS`` draws."""
         n = min(n, self.nodes)
         # spread traffic visits at least the job's n nodes for each of its n destinations, in both passes
         if n < 2 or (pattern == "spread" and 2 * n * n > MAX_ROUTED_VISITS):

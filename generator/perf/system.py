@@ -748,9 +748,9 @@ def routed_bound(shape: SpreadShape, pattern: str, nodes: int, shuffled: bool = 
     flows = shape.flows_per_path if shape.ecmp < 1.0 else None  # ecmp < 1: the fabric hashes flows
     routes = shape.routes
     load = routes.load(pattern, nodes, flows, shuffled) if routes is not None else None
-    in_rank_order = load is None and shuffled and routes is not None
-    if in_rank_order and routes is not None:
-        load = routes.load(pattern, nodes, flows)
+    in_rank_order = False
+    if load is None and shuffled and routes is not None:
+        load, in_rank_order = routes.load(pattern, nodes, flows), True
     if load is None:
         return None
     gbytes = shape.eff / (8 * load.per_gbps) if load.per_gbps > 0 else math.inf
