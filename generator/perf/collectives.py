@@ -74,7 +74,8 @@ def _entry_for(text: str, collective: str | None, what: str) -> str | None:
     the first, an unknown function."""
     chosen = None
     for i, entry in enumerate(e.strip() for e in text.split(";") if e.strip()):
-        prefix, colon, body = entry.partition(":")
+        prefix, colon, rest = entry.partition(":")
+        body = rest.split(":")[0]  # strtok_r: the token after the function, up to the next colon
         if not colon:
             if i:
                 raise PerfError(
@@ -146,7 +147,7 @@ def _per_collective_list(
 ) -> tuple[str, ...]:
     """What a per-collective NCCL_ALGO / NCCL_PROTO leaves ``collective``, every entry's names checked."""
     for entry in (e for e in text.split(";") if e.strip()):
-        plain(entry.partition(":")[2] if ":" in entry else entry)
+        plain(entry.split(":")[1] if ":" in entry else entry)
     body = _entry_for(text, collective, what)
     return () if body is None else plain(body)
 

@@ -101,6 +101,7 @@ def test_per_collective_lists_as_nccl_reads_them() -> None:
     assert protocol_list("^LL128;AllReduce:LL128", "all_reduce") == ("ll128",)
     assert protocol_list("^LL128;AllReduce:LL128", "all_gather") == ("ll", "simple")
     assert algorithm_list("allreduce:tree", "all_gather") == ()
+    assert algorithm_list("allreduce:tree:ring", "all_reduce") == ("tree",)  # strtok: up to the next colon
     with pytest.raises(PerfError, match="All entries except the first must have a prefix"):
         algorithm_list("allreduce:tree;ring", "all_reduce")
     with pytest.raises(PerfError, match="unknown collective `alltoall`"):
