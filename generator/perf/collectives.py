@@ -66,31 +66,56 @@ def per_collective(text: str) -> bool:
     return ":" in text or ";" in text
 
 
+def _entries(text: str, what: str) -> list[tuple[str | None, str]]:
+    """A per-collective NCCL_ALGO / NCCL_PROTO split as NCCL's parser splits it (tuning.cc 2.25.1
+    ``parseList``): entries between ``;``, each cut at ``:`` by ``strtok_r``, which skips empty tokens, into
+    a function and the list up to the next colon (``allreduce::tree`` names tree, ``allreduce:tree:ring``
+    tree). An entry of one token has no function: allowed only where the string starts ("All entries except
+    the first must have a prefix"; ``;ring`` is refused too), and its token is the list, so ``allreduce:``
+    reads ``allreduce`` as a list and NCCL refuses it ("Unrecognized element token"). PerfError on each."""
+    out: list[tuple[str | None, str]] = []
+    body = text.strip()
+    at = 0
+    for raw in body.split(";"):
+        starts_string, at = at == 0, at + len(raw) + 1
+        entry = raw.strip()
+        if not entry:
+            continue
+        tokens = [t.strip() for t in entry.split(":") if t.strip()]
+        if len(tokens) >= 2:
+            out.append((tokens[0], tokens[1]))
+            continue
+        if not starts_string:
+            raise PerfError(
+                f"`{text}`: every {what} list after the first names its collective (`allreduce:...`), as "
+                'NCCL\'s parser requires ("All entries except the first must have a prefix")'
+            )
+        if not tokens:
+            raise PerfError(f"`{text}`: `{entry}` names neither a collective nor {what}s")
+        if ":" in entry and tokens[0].lower() in FUNCTION_NAMES:
+            raise PerfError(
+                f"`{text}`: `{entry}` gives the collective no {what} list; NCCL reads `{tokens[0]}` as the "
+                'list and refuses it ("Unrecognized element token")'
+            )
+        out.append((None, tokens[0]))
+    return out
+
+
 def _entry_for(text: str, collective: str | None, what: str) -> str | None:
     """The list a per-collective NCCL_ALGO / NCCL_PROTO leaves ``collective``, as NCCL's parser reads it
-    (tuning.cc 2.25.1 ``parseList``: entries separated by ``;``, each ``function:list`` but the first, which
-    may name no function and then sets every function; a later entry replaces what an earlier one set).
-    None: no entry sets it (every one enabled). PerfError on what NCCL refuses: a prefix-less entry after
-    the first, an unknown function."""
+    (``_entries``: the first entry may name no function and then sets every function; a later entry
+    replaces what an earlier one set). None: no entry sets it (every one enabled). PerfError on what NCCL
+    refuses: an entry without a list or a function where one is needed, an unknown function."""
     chosen = None
-    for i, entry in enumerate(e.strip() for e in text.split(";") if e.strip()):
-        prefix, colon, rest = entry.partition(":")
-        body = rest.split(":")[0]  # strtok_r: the token after the function, up to the next colon
-        if not colon:
-            if i:
-                raise PerfError(
-                    f"`{text}`: every {what} list after the first names its collective (`allreduce:...`), as "
-                    'NCCL\'s parser requires ("All entries except the first must have a prefix")'
-                )
-            chosen = entry
+    for prefix, body in _entries(text, what):
+        if prefix is None:
+            chosen = body
             continue
-        name = prefix.strip().lower()
+        name = prefix.lower()
         if name not in FUNCTION_NAMES:
-            raise PerfError(
-                f"`{text}`: unknown collective `{prefix.strip()}` (NCCL's: {', '.join(NCCL_FUNCTIONS)})"
-            )
+            raise PerfError(f"`{text}`: unknown collective `{prefix}` (NCCL's: {', '.join(NCCL_FUNCTIONS)})")
         if collective is not None and FUNCTION_NAMES[name] == collective:
-            chosen = body.strip()
+            chosen = body
     return chosen
 
 
@@ -146,8 +171,8 @@ def _per_collective_list(
     text: str, collective: str | None, plain: Callable[[str], tuple[str, ...]], what: str
 ) -> tuple[str, ...]:
     """What a per-collective NCCL_ALGO / NCCL_PROTO leaves ``collective``, every entry's names checked."""
-    for entry in (e for e in text.split(";") if e.strip()):
-        plain(entry.split(":")[1] if ":" in entry else entry)
+    for _, listed in _entries(text, what):
+        plain(listed)
     body = _entry_for(text, collective, what)
     return () if body is None else plain(body)
 

@@ -102,8 +102,21 @@ def test_per_collective_lists_as_nccl_reads_them() -> None:
     assert protocol_list("^LL128;AllReduce:LL128", "all_gather") == ("ll", "simple")
     assert algorithm_list("allreduce:tree", "all_gather") == ()
     assert algorithm_list("allreduce:tree:ring", "all_reduce") == ("tree",)  # strtok: up to the next colon
+    assert algorithm_list("allreduce::tree", "all_reduce") == ("tree",)  # strtok skips the empty token
+    assert algorithm_list("ring:", "all_gather") == ("ring",)  # one token: the list, for every function
+    assert algorithm_list(";;", "all_reduce") == ()  # no entry: nothing restricted
     with pytest.raises(PerfError, match="All entries except the first must have a prefix"):
         algorithm_list("allreduce:tree;ring", "all_reduce")
+    # strtok's first token of ";ring" does not start the string, so NCCL reads it as a later entry
+    with pytest.raises(PerfError, match="All entries except the first must have a prefix"):
+        algorithm_list(";ring", "all_gather")
+    with pytest.raises(PerfError, match="All entries except the first must have a prefix"):
+        algorithm_list("ring;allreduce:", "all_gather")
+    # a function with no list: its name is read as the list, and NCCL refuses it (Unrecognized element)
+    with pytest.raises(PerfError, match="reads `allreduce` as the list"):
+        algorithm_list("allreduce:", "all_gather")
+    with pytest.raises(PerfError, match="names neither a collective nor protocols"):
+        protocol_list(":", "all_reduce")
     with pytest.raises(PerfError, match="unknown collective `alltoall`"):
         algorithm_list("alltoall:ring", "all_reduce")
     with pytest.raises(PerfError, match="unknown algorithm `trie`"):  # checked whatever the collective
