@@ -69,21 +69,25 @@ def per_collective(text: str) -> bool:
 def _entries(text: str, what: str) -> list[tuple[str | None, str]]:
     """A per-collective NCCL_ALGO / NCCL_PROTO split as NCCL's parser splits it (tuning.cc 2.25.1
     ``parseList``): entries between ``;``, each cut at ``:`` by ``strtok_r``, which skips empty tokens, into
-    a function and the list up to the next colon (``allreduce::tree`` names tree, ``allreduce:tree:ring``
-    tree). An entry of one token has no function: allowed only where the string starts ("All entries except
-    the first must have a prefix"; ``;ring`` is refused too), and its token is the list, so ``allreduce:``
-    reads ``allreduce`` as a list and NCCL refuses it ("Unrecognized element token"). PerfError on each."""
+    a function (NCCL's name without case) and the list up to the next colon (``allreduce::tree`` names tree,
+    ``allreduce:tree:ring`` tree). An entry of one token has no function (None): allowed only where the
+    string starts ("All entries except the first must have a prefix"; ``;ring`` is refused too), and its
+    token is the list, so ``allreduce:`` reads ``allreduce`` as a list and NCCL refuses it ("Unrecognized
+    element token"). PerfError on each, and on an unknown function."""
     out: list[tuple[str | None, str]] = []
-    body = text.strip()
     at = 0
-    for raw in body.split(";"):
+    for raw in text.strip().split(";"):
         starts_string, at = at == 0, at + len(raw) + 1
         entry = raw.strip()
         if not entry:
             continue
         tokens = [t.strip() for t in entry.split(":") if t.strip()]
         if len(tokens) >= 2:
-            out.append((tokens[0], tokens[1]))
+            if tokens[0].lower() not in FUNCTION_NAMES:
+                raise PerfError(
+                    f"`{text}`: unknown collective `{tokens[0]}` (NCCL's: {', '.join(NCCL_FUNCTIONS)})"
+                )
+            out.append((tokens[0].lower(), tokens[1]))
             continue
         if not starts_string:
             raise PerfError(
@@ -101,21 +105,14 @@ def _entries(text: str, what: str) -> list[tuple[str | None, str]]:
     return out
 
 
-def _entry_for(text: str, collective: str | None, what: str) -> str | None:
-    """The list a per-collective NCCL_ALGO / NCCL_PROTO leaves ``collective``, as NCCL's parser reads it
-    (``_entries``: the first entry may name no function and then sets every function; a later entry
-    replaces what an earlier one set). None: no entry sets it (every one enabled). PerfError on what NCCL
-    refuses: an entry without a list or a function where one is needed, an unknown function."""
+def _entry_for(entries: list[tuple[str | None, str]], collective: str | None) -> str | None:
+    """The list ``_entries`` leave ``collective``, as NCCL's parser reads them: the first entry may name no
+    function and then sets every function; a later entry replaces what an earlier one set. None: no entry
+    sets it (every one enabled)."""
     chosen = None
-    for prefix, body in _entries(text, what):
-        if prefix is None:
-            chosen = body
-            continue
-        name = prefix.lower()
-        if name not in FUNCTION_NAMES:
-            raise PerfError(f"`{text}`: unknown collective `{prefix}` (NCCL's: {', '.join(NCCL_FUNCTIONS)})")
-        if collective is not None and FUNCTION_NAMES[name] == collective:
-            chosen = body
+    for function, listed in entries:
+        if function is None or (collective is not None and FUNCTION_NAMES[function] == collective):
+            chosen = listed
     return chosen
 
 
@@ -171,9 +168,10 @@ def _per_collective_list(
     text: str, collective: str | None, plain: Callable[[str], tuple[str, ...]], what: str
 ) -> tuple[str, ...]:
     """What a per-collective NCCL_ALGO / NCCL_PROTO leaves ``collective``, every entry's names checked."""
-    for _, listed in _entries(text, what):
+    entries = _entries(text, what)
+    for _, listed in entries:
         plain(listed)
-    body = _entry_for(text, collective, what)
+    body = _entry_for(entries, collective)
     return () if body is None else plain(body)
 
 

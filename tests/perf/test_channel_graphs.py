@@ -105,22 +105,24 @@ def test_per_collective_lists_as_nccl_reads_them() -> None:
     assert algorithm_list("allreduce::tree", "all_reduce") == ("tree",)  # strtok skips the empty token
     assert algorithm_list("ring:", "all_gather") == ("ring",)  # one token: the list, for every function
     assert algorithm_list(";;", "all_reduce") == ()  # no entry: nothing restricted
-    with pytest.raises(PerfError, match="All entries except the first must have a prefix"):
-        algorithm_list("allreduce:tree;ring", "all_reduce")
-    # strtok's first token of ";ring" does not start the string, so NCCL reads it as a later entry
-    with pytest.raises(PerfError, match="All entries except the first must have a prefix"):
-        algorithm_list(";ring", "all_gather")
-    with pytest.raises(PerfError, match="All entries except the first must have a prefix"):
-        algorithm_list("ring;allreduce:", "all_gather")
-    # a function with no list: its name is read as the list, and NCCL refuses it (Unrecognized element)
-    with pytest.raises(PerfError, match="reads `allreduce` as the list"):
-        algorithm_list("allreduce:", "all_gather")
-    with pytest.raises(PerfError, match="names neither a collective nor protocols"):
-        protocol_list(":", "all_reduce")
-    with pytest.raises(PerfError, match="unknown collective `alltoall`"):
-        algorithm_list("alltoall:ring", "all_reduce")
-    with pytest.raises(PerfError, match="unknown algorithm `trie`"):  # checked whatever the collective
-        algorithm_list("ring;allreduce:trie", "all_gather")
+    refused = (
+        (algorithm_list, "allreduce:tree;ring", "All entries except the first must have a prefix"),
+        # strtok's first token of ";ring" does not start the string, so NCCL reads it as a later entry
+        (algorithm_list, ";ring", "All entries except the first must have a prefix"),
+        (algorithm_list, "ring;allreduce:", "All entries except the first must have a prefix"),
+        # a function with no list: its name is read as the list, and NCCL refuses it (Unrecognized element)
+        (algorithm_list, "allreduce:", "reads `allreduce` as the list"),
+        (protocol_list, ":", "names neither a collective nor protocols"),
+        (algorithm_list, "alltoall:ring", "unknown collective `alltoall`"),
+        (
+            algorithm_list,
+            "ring;allreduce:trie",
+            "unknown algorithm `trie`",
+        ),  # checked whatever the collective
+    )
+    for parse, text, words in refused:
+        with pytest.raises(PerfError, match=words):
+            parse(text, "all_gather")
 
 
 def test_estimate_takes_per_collective_lists_from_nccl_2_25(tmp_path: Path) -> None:
