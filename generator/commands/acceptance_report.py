@@ -4,8 +4,9 @@ Reads every nccl-tests output under DIR (standard text output or the ``-J`` JSON
 shape on the planned cluster (nodes, ranks per node, one rail or all), and reports per run, node, rail and
 collective the measured and predicted bus bandwidth. Runs below the threshold name the suspects — a
 (node, rail) link, a node, a rail or a leaf switch whose every run was low — with their cabling-plan rows
-(cable ids and both ends). Exit 0 = every run reaches the threshold, 1 = some runs are low, 2 = unusable
-input.
+(cable ids and both ends). A multi-node run whose NCCL_DEBUG=INFO output shows NCCL used TCP sockets on an
+RDMA fabric, or connections without GPUDirect RDMA, is marked TRANSPORT at the line that shows it and names
+no suspect. Exit 0 = every run reaches the threshold, 1 = some runs are low or marked, 2 = unusable input.
 
 The results are foreign input: all files together are read against one byte budget, every value is
 checked (generator.perf.results_model), and every string taken from them (file names, host names) is shown
@@ -187,10 +188,17 @@ def _run_lines(report: AcceptanceReport) -> list[str]:
         f"{'measured':>9} {'predicted':>9} {'ratio':>6}  status"
     )
     lines = [head, "-" * len(head)]
-    for res in sorted(report.results, key=lambda r: (not (r.low or r.error), r.run.collective, r.run.path)):
+    for res in sorted(
+        report.results, key=lambda r: (not (r.low or r.error or r.transport), r.run.collective, r.run.path)
+    ):
         r = res.run
         rail = "all" if r.rail is None else str(r.rail)
-        status = "ERROR " + _shown(res.error) if res.error else ("LOW" if res.low else "ok")
+        if res.error:
+            status = "ERROR " + _shown(res.error)
+        elif res.transport:
+            status = "TRANSPORT " + _shown(res.transport)
+        else:
+            status = "LOW" if res.low else "ok"
         env = r.settings.text()
         if env and not res.error:  # the run's own settings, which the prediction follows
             status += f" ({_shown(env)})"
@@ -206,7 +214,7 @@ def _group_lines(report: AcceptanceReport) -> list[str]:
     groups: dict[str, list[float]] = defaultdict(list)
     lows: dict[str, int] = defaultdict(int)
     for res in report.results:
-        if res.error:
+        if res.error or res.transport:
             continue
         keys = [f"collective {res.run.collective}", *(f"node {h}" for h in res.run.hosts)]
         keys.append(f"rail {res.run.rail}" if res.run.rail is not None else "rail all")

@@ -11,6 +11,10 @@ therefore shows as one suspect link (its node's other rails and its rail's other
 as a suspect rail, a bad switch as a suspect switch whose links all fail; when every run is low the cause
 is cluster-wide (settings, firmware), which the report says instead of naming cables.
 
+A run whose output shows NCCL did not use the fabric as the prediction takes it (generator.perf.nccl_network:
+TCP sockets on an RDMA fabric, connections without GPUDirect RDMA) measured something else: the report says
+so at the line that shows it, and such a run names no suspect and calibrates nothing.
+
 The runs are foreign input: each distinct prediction (run shape, collective, size) is made once and there
 are at most ``MAX_PREDICTIONS`` of them (one costs ~0.15 ms), and every index over the plan's cables is
 built once, so the work grows linearly with the runs and the cables.
@@ -34,6 +38,7 @@ from generator.perf.collectives import (
     estimate,
     protocol_list,
 )
+from generator.perf.nccl_network import SOCKET, is_verbs
 from generator.perf.nccl_results import NcclRun, RecordedSettings
 from generator.perf.predict import Job, RunSettings, job_for
 from generator.perf.system import PerfError, System
@@ -89,6 +94,7 @@ class RunResult:
     predicted: float
     low: bool
     error: str | None = None  # the model could not predict this run's shape
+    transport: str | None = None  # what the run's output shows NCCL used that the prediction is not for
 
     @property
     def ratio(self) -> float:
@@ -111,6 +117,7 @@ class RunResult:
             "ratio": round(self.ratio, 4),
             "low": self.low,
             "error": self.error,
+            "transport": self.transport,
             "sizes": [
                 {
                     "size_bytes": s.size_bytes,
@@ -152,7 +159,7 @@ class AcceptanceReport:
 
     @property
     def clean(self) -> bool:
-        return not any(r.low or r.error for r in self.results)
+        return not any(r.low or r.error or r.transport for r in self.results)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -356,7 +363,40 @@ def _predict_run(run: NcclRun, predictions: _Predictions, min_bytes: float, thre
     measured = statistics.fmean(s.measured for s in chosen)
     predicted = statistics.fmean(s.predicted for s in chosen)
     low = predicted > 0 and measured < threshold * predicted
-    return RunResult(run, tuple(sizes), measured, predicted, low)
+    return RunResult(run, tuple(sizes), measured, predicted, low, transport=transport_finding(run, system))
+
+
+# the fabric kinds the model predicts with RDMA between nodes: NCCL's IB verbs transport ("IB (generic IB
+# verbs)", NCCL's environment variables reference, NCCL_NET) for InfiniBand and RoCE, or a cloud transport's
+# net plugin, which the model takes as RoCE (perf.yaml nccl.cloud_transport_as_fabric)
+_RDMA_KINDS = ("infiniband", "roce")
+
+
+def transport_finding(run: NcclRun, system: System) -> str | None:
+    """What the run's output shows NCCL used between nodes that the prediction is not for, where it shows it:
+    its TCP socket transport on a fabric the model takes as RDMA, or a verbs transport (NCCL's IB, HPC-X's
+    IBext) without GPUDirect RDMA (connections printed without ``/GDRDMA``: the data is staged through host
+    memory, which the model has no figure for). None when the output shows neither, or says nothing of the
+    network (a run without NCCL_DEBUG=INFO, a -J file without NCCL_NET) or the run stays in one node."""
+    if run.nodes < 2 or system.net_kind not in _RDMA_KINDS:
+        return None
+    where = run.network.uses(SOCKET)
+    if where is not None:
+        fabric = system.technology or system.net_kind
+        return (
+            f"NCCL ran over TCP sockets (`{SOCKET}`, {where}), not the {fabric} RDMA the prediction is for: "
+            "the measurement says nothing of the fabric or its cables. NCCL uses sockets when told to "
+            "(NCCL_NET=Socket, NCCL_IB_DISABLE=1) or when it finds no usable RDMA device (NCCL_IB_HCA, the "
+            "RDMA driver, the net plugin)"
+        )
+    for c in run.network.connections:
+        if is_verbs(c.network) and c.without_gdr:
+            return (
+                f"{c.without_gdr} of {c.count} network connection(s) printed without /GDRDMA (first at "
+                f"{c.first_without_gdr_at}): NCCL staged their data through host memory instead of GPUDirect "
+                "RDMA, which the prediction takes; check NCCL_NET_GDR_LEVEL and GPUDirect RDMA on the nodes"
+            )
+    return None
 
 
 def _node_cables(plan: Plan | None) -> dict[tuple[str, int], list[Cable]]:
@@ -402,7 +442,7 @@ def _suspects(
     total: dict[tuple[str, str], int] = defaultdict(int)
     low: dict[tuple[str, str], int] = defaultdict(int)
     for res in results:
-        if res.error:
+        if res.error or res.transport:  # a run that did not use the fabric as planned says nothing of a cable
             continue
         for el in _elements(res.run, rails, cables):
             total[el] += 1
@@ -482,7 +522,7 @@ def compare(
         ignored=ignored or [],
         calibration=calibration.file if calibration else None,
     )
-    usable = [r for r in results if not r.error]
+    usable = [r for r in results if not (r.error or r.transport)]
     if usable and all(r.low for r in usable) and len(usable) > 1:
         report.cluster_wide = True
         return report

@@ -235,8 +235,8 @@ def _groups(
     groups: dict[tuple[str, str, int, int], list[float]] = defaultdict(list)
     skipped = []
     for res in report.results:
-        if res.error:
-            skipped.append(f"{res.run.name}: {res.error}")
+        if res.error or res.transport:  # a run over another transport would scale the fabric's prediction
+            skipped.append(f"{res.run.name}: {res.error or res.transport}")
             continue
         ratio = _run_ratio(res, plateau)
         if ratio is None:
@@ -296,9 +296,17 @@ def calibrate(
     plateau = plateau_min_bytes()
     groups, skipped = _groups(report, system, plateau)
     if not groups:
+        unusable = [
+            f"{r.run.name}: {r.error or r.transport}" for r in report.results if r.error or r.transport
+        ]
+        if not unusable:
+            raise CalibrationError(
+                f"no run has a message size of {plateau:,} bytes or more (the bandwidth plateau): "
+                "run nccl-tests up to at least 1G (-e 1G) to calibrate (nothing written)"
+            )
+        more = f"; {len(unusable) - 3} more" if len(unusable) > 3 else ""
         raise CalibrationError(
-            f"no run has a message size of {plateau:,} bytes or more (the bandwidth plateau): "
-            "run nccl-tests up to at least 1G (-e 1G) to calibrate (nothing written)"
+            f"no run can calibrate the model (nothing written): {'; '.join(unusable[:3])}{more}"
         )
     used = [r.run.path for r in report.results]
     doc = {

@@ -25,7 +25,8 @@ follows the run: ``NCCL_ALGO`` / ``NCCL_PROTO`` (``--algo`` / ``--proto``), ``NC
 release in the nccl-tests header (util.cu ``writeDeviceReport``: ``# nccl-tests version 2.17.6
 nccl-headers=22602 nccl-library=22602``) or NCCL's own ``NCCL INFO NCCL version 2.26.2+cuda12.2``; the JSON
 file has the whole process environment (``env``) and ``nccl_version`` (util.cu ``jsonOutputInit``: the
-library's version code).
+library's version code). The network NCCL used is read as generator.perf.nccl_network says (NCCL_DEBUG=INFO's
+``Using network`` and channel connection lines; the -J file's ``NCCL_NET``).
 
 Every file is foreign input (generator/foreign.py): regular files only, at most ``MAX_FILE_BYTES`` each and
 one byte budget for the whole command, parsed in one pass, and every value checked against
@@ -46,6 +47,7 @@ from pydantic import ValidationError
 from blueprints.catalog.perf import perf_data
 from generator.foreign import ByteBudget, ForeignInputError, host_name_problem, pydantic_refusal, read_foreign
 from generator.foreign import parse_json as parse_json_document
+from generator.perf.nccl_network import NetworkLines, NetworkUse, forced_network
 from generator.perf.processes import DEFAULT_PROCESSES, ProcessSettings
 from generator.perf.results_model import AVERAGE, MAX_RANKS, MAX_ROWS, NcclJson, ResultRow
 
@@ -198,6 +200,7 @@ class NcclRun:
     # the line a run starts at in a text file that holds several (one nccl-tests program after another, as a
     # script running each test into one log writes them); None when the file is one run
     line: int | None = None
+    network: NetworkUse = field(default_factory=NetworkUse)  # the network NCCL used, as its output says
 
     @property
     def nodes(self) -> int:
@@ -382,6 +385,7 @@ class _TextRun:
     version: str | None = None
     gpus_per_process: int = 1
     process_at: str | None = None  # where the nThread / nGpus header line was read
+    network: NetworkLines = field(default_factory=NetworkLines)
 
     def setting(self, name: str, raw: str, where: str) -> None:
         """A setting NCCL printed (once per rank): ranks that ran with different values make one run the
@@ -467,6 +471,7 @@ def _text_run(run: _TextRun, several: bool) -> NcclRun | None:
         hca,
         _settings({name: value for name, (value, _) in run.env.items()}, run.version, run.gpus_per_process),
         run.line if several else None,
+        run.network.use(),
     )
 
 
@@ -496,6 +501,8 @@ def parse_text(text: str, path: Path, left_out: list[str] | None = None) -> list
             continue
         if "NCCL INFO NCCL version" in line and (m := _NCCL_VERSION_RE.search(line)):
             parts[-1].version = parts[-1].version or m.group(1)
+            continue
+        if parts[-1].network.read(line, where):
             continue
         row = _row(line.split(), where)
         if row is not None:
@@ -626,6 +633,7 @@ def parse_json(text: str, path: Path) -> list[NcclRun]:
         "json",
         None if rail is not None else _json_hca(doc.env, path),
         settings,
+        network=forced_network(_json_env(doc.env, "NCCL_NET"), f"{path}: $.env"),
     )
     return [run]
 

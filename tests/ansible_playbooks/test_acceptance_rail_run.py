@@ -5,7 +5,9 @@ No GPU: three inventory hosts share the chroot root; the role's own variables po
 (records each command line, passes the -H host list on as mpirun passes the environment) and a stand-in
 all_reduce_perf that prints a synthetic nccl-tests output (tests/nccl_text.py) for the hosts it runs on,
 chosen by the NCCL_IB_HCA the role set: dgx002's rail-5 cable (mlx5_9, DGX H100/H200 User Guide Table 6)
-runs at half the rate, so the two rail-5 runs that cross it are low and the third rail-5 run is not.
+runs at half the rate, so the two rail-5 runs that cross it are low and the third rail-5 run is not. As
+NCCL does under NCCL_DEBUG=INFO, the stand-in prints the network each run used (only when the role set it):
+the rail-2 run between dgx003 and dgx001 fell back to TCP sockets, which the report marks instead of blaming.
 """
 
 from __future__ import annotations
@@ -46,9 +48,32 @@ exit 127
 PERF = f"""#!/bin/sh
 case "$NCCL_IB_HCA" in
   *,*) cat "{FAKE}/out/all-$CB_PAIR.txt" ;;
-  *) cat "{FAKE}/out/rail-$NCCL_IB_HCA-$CB_PAIR.txt" ;;
+  *)
+    if [ "$NCCL_DEBUG" = INFO ] && [ "$NCCL_DEBUG_SUBSYS" = INIT,ENV ]; then
+      cat "{FAKE}/out/net-$NCCL_IB_HCA-$CB_PAIR.txt"
+    fi
+    cat "{FAKE}/out/rail-$NCCL_IB_HCA-$CB_PAIR.txt" ;;
 esac
 """
+# The rail and pair whose run fell back to NCCL's socket transport (a bandwidth no rail has).
+SOCKET_RUN, SOCKET_BUSBW = ("mlx5_4", ["dgx003", "dgx001"]), 2.5
+
+
+def _net_lines(hca: str, pair: list[str]) -> str:
+    """What NCCL_DEBUG=INFO prints of the network (init.cc "Using network %s"; transport/net.cc sendSetup
+    "Channel %02d/%d : %d[%d] -> %d[%d] [send] via NET/%s/%d%s"), one send a rank and channel."""
+    socket = (hca, pair) == SOCKET_RUN
+    name, gdr = ("Socket", "") if socket else ("IB", "/GDRDMA")
+    lines = []
+    for rank in range(16):
+        host = pair[rank // 8]
+        lines.append(f"{host}:{100 + rank}:{200 + rank} [{rank % 8}] NCCL INFO Using network {name}")
+        peer = (rank + 8) % 16
+        lines.append(
+            f"{host}:{100 + rank}:{300 + rank} [{rank % 8}] NCCL INFO Channel 00/0 : {rank}[{rank % 8}] -> "
+            f"{peer}[{peer % 8}] [send] via NET/{name}/0{gdr}"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def _pairs() -> list[list[str]]:
@@ -63,8 +88,10 @@ def _stand_ins(root: Path) -> None:
     for hca in RAIL_HCAS:
         for pair in _pairs():
             weak = hca == "mlx5_9" and "dgx002" in pair
-            rows = [(s, WEAK_RAIL if weak else HEALTHY_RAIL) for s in SIZES]
+            busbw = SOCKET_BUSBW if (hca, pair) == SOCKET_RUN else (WEAK_RAIL if weak else HEALTHY_RAIL)
+            rows = [(s, busbw) for s in SIZES]
             (out / f"rail-={hca}:1-{'-'.join(pair)}.txt").write_text(nccl_text(pair, 8, rows))
+            (out / f"net-={hca}:1-{'-'.join(pair)}.txt").write_text(_net_lines(hca, pair))
     (out / f"all-{'-'.join(HOSTS)}.txt").write_text(nccl_text(HOSTS, 8, [(8 << 30, ALL_RAILS)]))
     # what the nccl role installs: every rail, which each one-rail run must override
     (fake / "nccl.env").write_text(f"NCCL_IB_HCA=={','.join(h + ':1' for h in RAIL_HCAS)}\nNCCL_DEBUG=WARN\n")
@@ -134,6 +161,9 @@ def test_one_rail_runs_find_the_weak_cable(chroot_root: Path, tmp_path: Path) ->
         assert args[args.index("-np") + 1] == "16"
         assert args[args.index("-H") + 1] == f"{pair[0]}:8,{pair[1]}:8"
         assert args.count("NCCL_IB_HCA") == 1 and "-x" in args
+        assert (
+            args.count("NCCL_DEBUG") == 1 and args.count("NCCL_DEBUG_SUBSYS") == 1
+        )  # nccl.env's WARN not sent
         assert args[-13:] == [
             f"{FAKE}/bin/all_reduce_perf", "-b", "1G", "-e", "2G", "-f", "2", "-g", "1", "-n", "20", "-c", "1"
         ]  # fmt: skip
@@ -152,12 +182,16 @@ def test_one_rail_runs_find_the_weak_cable(chroot_root: Path, tmp_path: Path) ->
     )
     assert code == 1, err
     doc = json.loads(report)
-    low = sorted(Path(r["file"]).name for r in doc["runs"] if r["low"])
+    low = sorted(Path(r["file"]).name for r in doc["runs"] if r["low"] and not r["transport"])
     assert low == [
         "all_reduce_perf-3nodes-dgx001-dgx003.txt",
         "all_reduce_perf-rail5-2nodes-dgx001-dgx002.txt",
         "all_reduce_perf-rail5-2nodes-dgx002-dgx003.txt",
     ]
+    marked = {Path(r["file"]).name: r["transport"] for r in doc["runs"] if r["transport"]}
+    socket_file = "all_reduce_perf-rail2-2nodes-dgx003-dgx001.txt"
+    assert list(marked) == [socket_file]
+    assert marked[socket_file].startswith(f"NCCL ran over TCP sockets (`Socket`, {results / socket_file}:")
     assert [(s["kind"], s["name"]) for s in doc["suspects"]] == [("link", "dgx002 rail 5")]
     # the cabling plan as `blueprint generate` writes it
     assert run_cli("generate", str(BLUEPRINT), "-o", str(tmp_path / "full"))[0] == 0

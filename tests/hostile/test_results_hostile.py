@@ -13,7 +13,7 @@ import pytest
 from conftest import EXAMPLES, run_cli
 from nccl_text import nccl_text
 
-from generator.perf.nccl_results import MAX_FILE_BYTES
+from generator.perf.nccl_results import MAX_FILE_BYTES, read_runs
 from generator.perf.results_model import MAX_ROWS
 
 BLUEPRINT = EXAMPLES / "single-dgx-h100.yaml"  # one DGX H100: a run on one node is predictable
@@ -363,3 +363,33 @@ def test_file_names_cannot_break_the_plot(results: Path, tmp_path: Path, name: s
     code, out, err = report(results, "--plot", str(plot))
     assert code in (0, 1), out + err
     assert plot.read_bytes().startswith(b"<?xml")
+
+
+# ---- the network lines (generator.perf.nccl_network) ---------------------------------------------
+
+
+def test_network_lines_naming_too_many_networks_are_refused_at_the_line(results: Path) -> None:
+    lines = [f"h:1:2 [0] NCCL INFO Using network Net{i}" for i in range(9)]
+    (results / "all_reduce_perf.log").write_text(
+        "\n".join(lines) + "\n" + nccl_text(["dgx001"], 8, GOOD_ROWS)
+    )
+    code, out, err = report(results)
+    assert code == 2 and "all_reduce_perf.log:9" in flat(err) and "more than 8 networks" in flat(err), (
+        out + err
+    )
+
+
+def test_pathological_network_lines_are_read_in_bounded_time(results: Path) -> None:
+    """Lines built to make the network patterns backtrack (long blank runs after a name, long channel
+    prefixes without their end), 16 MiB of them: one linear pass, and none is taken as a network."""
+    using = "h:1:2 [0] NCCL INFO Using network a" + " " * 4000 + "b\n"
+    send = "h [0] NCCL INFO Channel 00/0 : " + "0" * 4000 + "[0] -> 1[0] [send] via NET/IB/0\n"
+    body = (using + send) * (16 * 1024 * 1024 // (len(using) + len(send)))
+    (results / "all_reduce_perf.log").write_text(body + nccl_text(["dgx001"], 8, GOOD_ROWS))
+    start = time.perf_counter()
+    code, out, err = report(results, "--format", "json")
+    elapsed = time.perf_counter() - start
+    assert code in (0, 1), out + err
+    assert elapsed < 15, elapsed
+    (run,) = read_runs(results / "all_reduce_perf.log")
+    assert run.network.loaded == () and run.network.connections == ()

@@ -1,0 +1,137 @@
+"""The network an nccl-tests run's NCCL used, as its output records it.
+
+NCCL_DEBUG=INFO names the network NCCL loaded (src/init.cc: ``INFO(NCCL_INIT, "Using network %s", ...)``):
+``IB``, its InfiniBand / RoCE verbs transport (src/transport/net_ib.cc ``ncclNetIb``), ``Socket``, its TCP
+transport (src/transport/net_socket.cc ``ncclNetSocket``), or a net plugin's own name. It then prints every
+connection a channel makes to another node (src/transport/net.cc ``sendSetup``: ``Channel %02d/%d : %d[%d] ->
+%d[%d] [send] via NET/%s/%d%s%s%s``; releases before 2.12 print ``Channel %02d : %d[%lx] -> %d[%lx]``): the
+network's name, the device, and ``/GDRDMA`` when the NIC reads and writes the GPU's memory directly
+(GPUDirect RDMA); without it NCCL stages the data through host memory. A -J file has no log, only the
+environment: ``NCCL_NET`` ("Forces NCCL to use a specific network"; "Internal network names are "IB"
+(generic IB verbs) and "Socket" (TCP/IP sockets)", matched case-insensitively: NCCL's environment
+variables reference).
+
+Every line is foreign input: the names are bounded printable ASCII, a run naming more networks than any NCCL
+loads is refused where the extra one stands, and counts only grow by one a line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from generator.foreign import ForeignInputError
+
+SOCKET = "Socket"  # NCCL's TCP transport (net_socket.cc ncclNetSocket)
+# InfiniBand / RoCE verbs transports: NCCL's own (net_ib.cc ncclNetIb, "IB") and NVIDIA's verbs plugin of
+# HPC-X, Mellanox/nccl-rdma-sharp-plugins src/ib_plugin.c (commit 728d4e88): "IBext_v8" to "IBext_v5", one
+# name a net API version
+_VERBS_RE = re.compile(r"IB|IBext_v\d{1,2}", re.ASCII)
+
+
+def is_verbs(network: str) -> bool:
+    """Whether ``network`` is an InfiniBand / RoCE verbs transport (NCCL's IB, HPC-X's IBext_vN)."""
+    return _VERBS_RE.fullmatch(network) is not None
+
+
+# Networks one run may name: NCCL loads one, and ranks of a misconfigured run may differ (one falls back to
+# sockets, NVIDIA/nccl-tests #29); more than this is no output NCCL writes.
+MAX_NETWORKS = 8
+
+_NAME = r"[!-.0-~](?:[ -.0-~]{0,62}[!-.0-~])?"  # printable ASCII, no slash, no space at either end
+_USING_RE = re.compile(rf"NCCL INFO Using network ({_NAME})\s*$", re.ASCII)
+_RANK = r"[^\[]{1,12}\[[0-9a-fA-Fx]{1,16}\]"  # a rank and its device (bus id before 2.12): 0[0], 8[1b000]
+_SEND_RE = re.compile(
+    rf"NCCL INFO Channel \d{{1,3}}(?:/\d{{1,3}})? : {_RANK} -> {_RANK} \[send\] via "
+    rf"NET/({_NAME})/\d{{1,4}}(?:\(\d{{1,7}}\))?(/GDRDMA)?",
+    re.ASCII,
+)
+
+
+@dataclass(frozen=True)
+class Connections:
+    """The connections to other nodes one network carried, as the log prints them."""
+
+    network: str
+    count: int
+    without_gdr: int  # printed without /GDRDMA: staged through host memory
+    first_at: str  # file:line of the first
+    first_without_gdr_at: str | None = None
+
+
+@dataclass(frozen=True)
+class NetworkUse:
+    """What a run's output says of the network NCCL used; empty when it says nothing (no NCCL_DEBUG=INFO)."""
+
+    loaded: tuple[tuple[str, str], ...] = ()  # (network, file:line) as `Using network` names each
+    connections: tuple[Connections, ...] = ()
+    forced: tuple[str, str] | None = None  # NCCL_NET from a -J file's environment, with where it stands
+
+    def uses(self, network: str) -> str | None:
+        """Where the output shows NCCL used ``network`` (case-insensitive, as NCCL_NET matches): a connection
+        over it, else the network NCCL loaded or was told to use; None when it shows no such thing."""
+        name = network.casefold()
+        for c in self.connections:
+            if c.network.casefold() == name:
+                return c.first_at
+        if self.connections:  # the connections say what carried the traffic
+            return None
+        for loaded, where in self.loaded:
+            if loaded.casefold() == name:
+                return where
+        if self.forced and self.forced[0].casefold() == name:
+            return self.forced[1]
+        return None
+
+
+@dataclass
+class NetworkLines:
+    """What one pass over a text output has found of the network so far."""
+
+    loaded: dict[str, str] = field(default_factory=dict)
+    counts: dict[str, list[int]] = field(default_factory=dict)  # network -> [connections, without GDR]
+    first_at: dict[str, str] = field(default_factory=dict)
+    first_without_gdr_at: dict[str, str] = field(default_factory=dict)
+
+    def read(self, line: str, where: str) -> bool:
+        """Take ``line`` when it is one of NCCL's network lines; False when it is not."""
+        if "NCCL INFO Using network " in line and (m := _USING_RE.search(line)):
+            self._name(m.group(1), where)
+            self.loaded.setdefault(m.group(1), where)
+            return True
+        if "[send] via NET/" in line and (m := _SEND_RE.search(line)):
+            name = m.group(1)
+            self._name(name, where)
+            counts = self.counts.setdefault(name, [0, 0])
+            self.first_at.setdefault(name, where)
+            counts[0] += 1
+            if m.group(2) is None:
+                counts[1] += 1
+                self.first_without_gdr_at.setdefault(name, where)
+            return True
+        return False
+
+    def _name(self, name: str, where: str) -> None:
+        known = set(self.loaded) | set(self.counts)
+        if name not in known and len(known) >= MAX_NETWORKS:
+            raise ForeignInputError(where, f"network `{name}`: more than {MAX_NETWORKS} networks in one run")
+
+    def use(self) -> NetworkUse:
+        return NetworkUse(
+            tuple(self.loaded.items()),
+            tuple(
+                Connections(name, n, without, self.first_at[name], self.first_without_gdr_at.get(name))
+                for name, (n, without) in self.counts.items()
+            ),
+        )
+
+
+def forced_network(value: str | None, where: str) -> NetworkUse:
+    """A -J file's ``NCCL_NET``: the network the run forced NCCL to use, refused where it stands when it is no
+    network name."""
+    if value is None:
+        return NetworkUse()
+    if not re.fullmatch(_NAME, value, re.ASCII):
+        shown = f"`{value[:64]}`" if value.isascii() and value.isprintable() else "its value"
+        raise ForeignInputError(where, f"NCCL_NET {shown} is no network name (printable ASCII, no slash)")
+    return NetworkUse(forced=(value, where))
