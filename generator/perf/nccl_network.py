@@ -27,17 +27,9 @@ SOCKET = "Socket"  # NCCL's TCP transport (net_socket.cc ncclNetSocket)
 # HPC-X, Mellanox/nccl-rdma-sharp-plugins src/ib_plugin.c (commit 728d4e88): "IBext_v8" to "IBext_v5", one
 # name a net API version
 _VERBS_RE = re.compile(r"IB|IBext_v\d{1,2}", re.ASCII)
-
-
-def is_verbs(network: str) -> bool:
-    """Whether ``network`` is an InfiniBand / RoCE verbs transport (NCCL's IB, HPC-X's IBext_vN)."""
-    return _VERBS_RE.fullmatch(network) is not None
-
-
 # Networks one run may name: NCCL loads one, and ranks of a misconfigured run may differ (one falls back to
 # sockets, NVIDIA/nccl-tests #29); more than this is no output NCCL writes.
 MAX_NETWORKS = 8
-
 _NAME = r"[!-.0-~](?:[ -.0-~]{0,62}[!-.0-~])?"  # printable ASCII, no slash, no space at either end
 _USING_RE = re.compile(rf"NCCL INFO Using network ({_NAME})\s*$", re.ASCII)
 _RANK = r"[^\[]{1,12}\[[0-9a-fA-Fx]{1,16}\]"  # a rank and its device (bus id before 2.12): 0[0], 8[1b000]
@@ -46,6 +38,11 @@ _SEND_RE = re.compile(
     rf"NET/({_NAME})/\d{{1,4}}(?:\(\d{{1,7}}\))?(/GDRDMA)?",
     re.ASCII,
 )
+
+
+def is_verbs(network: str) -> bool:
+    """Whether ``network`` is an InfiniBand / RoCE verbs transport (NCCL's IB, HPC-X's IBext_vN)."""
+    return _VERBS_RE.fullmatch(network) is not None
 
 
 @dataclass(frozen=True)
