@@ -112,6 +112,7 @@ class RunResult:
             "ranks": r.ranks,
             "rail": r.rail,
             **_settings_dict(r.settings),
+            **r.network.as_dict(),
             "measured_busbw_gbytes": round(self.measured, 3),
             "predicted_busbw_gbytes": round(self.predicted, 3),
             "ratio": round(self.ratio, 4),

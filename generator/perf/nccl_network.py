@@ -80,6 +80,23 @@ class NetworkUse:
             return self.forced[1]
         return None
 
+    def as_dict(self) -> dict[str, object]:
+        """Under the report's JSON key ``network``, when the output says anything of it (else nothing): the
+        networks ranks said they loaded, the one NCCL_NET forced, and per network the connections to other
+        nodes and how many of them lacked GPUDirect RDMA."""
+        if not (self.loaded or self.connections or self.forced):
+            return {}
+        return {
+            "network": {
+                "loaded": [name for name, _ in self.loaded],
+                "forced": self.forced[0] if self.forced else None,
+                "connections": [
+                    {"network": c.network, "count": c.count, "without_gdrdma": c.without_gdr}
+                    for c in self.connections
+                ],
+            }
+        }
+
 
 @dataclass
 class NetworkLines:

@@ -206,6 +206,12 @@ def test_a_run_over_sockets_is_marked_and_blames_no_cable(tmp_path: Path, capsys
     )
     assert [runs[name]["transport"] for name in logs] == [None, None]
     assert out["suspects"] == [] and out["cluster_wide"] is False
+    assert runs["all_reduce_perf-tcp.log"]["network"] == {
+        "loaded": ["Socket"],
+        "forced": None,
+        "connections": [{"network": "Socket", "count": 32, "without_gdrdma": 32}],
+    }
+    assert all("network" not in runs[name] for name in logs)  # their outputs say nothing of it
 
 
 def test_without_the_socket_lines_the_same_slow_run_blames_the_fabric(tmp_path: Path, capsys) -> None:
