@@ -231,12 +231,15 @@ def _run_ratio(res: RunResult, plateau: int) -> float | None:
 
 def _groups(
     report: AcceptanceReport, system: System, plateau: int
-) -> tuple[dict[tuple[str, str, int, int], list[float]], list[str]]:
+) -> tuple[dict[tuple[str, str, int, int], list[float]], list[str], list[str]]:
+    """The measured/predicted ratios by (collective, regime, node band), every run skipped with why, and of
+    those the runs that cannot calibrate at any size (an error row, or a run over another transport)."""
     groups: dict[tuple[str, str, int, int], list[float]] = defaultdict(list)
-    skipped = []
+    skipped, unusable = [], []
     for res in report.results:
         if res.error or res.transport:  # a run over another transport would scale the fabric's prediction
-            skipped.append(f"{res.run.name}: {res.error or res.transport}")
+            unusable.append(f"{res.run.name}: {res.error or res.transport}")
+            skipped.append(unusable[-1])
             continue
         ratio = _run_ratio(res, plateau)
         if ratio is None:
@@ -246,7 +249,7 @@ def _groups(
         groups[(run.collective, regime(system, run.nodes, run.rail is not None), *band(run.nodes))].append(
             ratio
         )
-    return groups, skipped
+    return groups, skipped, unusable
 
 
 def _entries(groups: dict[tuple[str, str, int, int], list[float]]) -> list[dict[str, object]]:
@@ -294,11 +297,8 @@ def calibrate(
 ) -> tuple[CalibrationFile, list[str]]:
     """The calibration of ``report``'s runs (predicted without calibration) and the runs it skipped."""
     plateau = plateau_min_bytes()
-    groups, skipped = _groups(report, system, plateau)
+    groups, skipped, unusable = _groups(report, system, plateau)
     if not groups:
-        unusable = [
-            f"{r.run.name}: {r.error or r.transport}" for r in report.results if r.error or r.transport
-        ]
         if not unusable:
             raise CalibrationError(
                 f"no run has a message size of {plateau:,} bytes or more (the bandwidth plateau): "

@@ -99,13 +99,21 @@ class NetworkUse:
 
 
 @dataclass
+class _Tally:
+    """One network's connection lines so far (Connections once the pass ends)."""
+
+    first_at: str
+    count: int = 0
+    without_gdr: int = 0
+    first_without_gdr_at: str | None = None
+
+
+@dataclass
 class NetworkLines:
     """What one pass over a text output has found of the network so far."""
 
     loaded: dict[str, str] = field(default_factory=dict)
-    counts: dict[str, list[int]] = field(default_factory=dict)  # network -> [connections, without GDR]
-    first_at: dict[str, str] = field(default_factory=dict)
-    first_without_gdr_at: dict[str, str] = field(default_factory=dict)
+    tallies: dict[str, _Tally] = field(default_factory=dict)
 
     def read(self, line: str, where: str) -> bool:
         """Take ``line`` when it is one of NCCL's network lines; False when it is not."""
@@ -116,17 +124,16 @@ class NetworkLines:
         if "[send] via NET/" in line and (m := _SEND_RE.search(line)):
             name = m.group(1)
             self._name(name, where)
-            counts = self.counts.setdefault(name, [0, 0])
-            self.first_at.setdefault(name, where)
-            counts[0] += 1
+            tally = self.tallies.setdefault(name, _Tally(where))
+            tally.count += 1
             if m.group(2) is None:
-                counts[1] += 1
-                self.first_without_gdr_at.setdefault(name, where)
+                tally.without_gdr += 1
+                tally.first_without_gdr_at = tally.first_without_gdr_at or where
             return True
         return False
 
     def _name(self, name: str, where: str) -> None:
-        known = set(self.loaded) | set(self.counts)
+        known = self.loaded.keys() | self.tallies.keys()
         if name not in known and len(known) >= MAX_NETWORKS:
             raise ForeignInputError(where, f"network `{name}`: more than {MAX_NETWORKS} networks in one run")
 
@@ -134,8 +141,8 @@ class NetworkLines:
         return NetworkUse(
             tuple(self.loaded.items()),
             tuple(
-                Connections(name, n, without, self.first_at[name], self.first_without_gdr_at.get(name))
-                for name, (n, without) in self.counts.items()
+                Connections(name, t.count, t.without_gdr, t.first_at, t.first_without_gdr_at)
+                for name, t in self.tallies.items()
             ),
         )
 
