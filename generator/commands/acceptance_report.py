@@ -6,7 +6,9 @@ collective the measured and predicted bus bandwidth. Runs below the threshold na
 (node, rail) link, a node, a rail or a leaf switch whose every run was low — with their cabling-plan rows
 (cable ids and both ends). A multi-node run whose NCCL_DEBUG=INFO output shows NCCL used TCP sockets on an
 RDMA fabric, or connections without GPUDirect RDMA, is marked TRANSPORT at the line that shows it and names
-no suspect. Exit 0 = every run reaches the threshold, 1 = some runs are low or marked, 2 = unusable input.
+no suspect; one whose NCCL listed a host's ports without a planned compute port (down, or left out by
+NCCL_IB_HCA), or with one in the other link layer, is marked PORTS with that port's cable. Exit 0 = every
+run reaches the threshold, 1 = some runs are low or marked, 2 = unusable input.
 
 The results are foreign input: all files together are read against one byte budget, every value is
 checked (generator.perf.results_model), and every string taken from them (file names, host names) is shown
@@ -28,6 +30,7 @@ TYPE_CHECKING = (
 if TYPE_CHECKING:
     from generator.perf.acceptance import AcceptanceReport, RunResult
     from generator.perf.system import System
+    from generator.resolve.model import ResolvedCluster
 
 ORDER = 22
 
@@ -133,6 +136,7 @@ def _compare(args: argparse.Namespace, target: str | None) -> AcceptanceReport:
         ignored=ignored,
         calibration=site,
         system_of=system_of,
+        named_ports=_named_compute_ports(cluster),
     )
     if target is not None:
         cal, skipped = calibrate(report, system, args.results, budget)
@@ -142,6 +146,15 @@ def _compare(args: argparse.Namespace, target: str | None) -> AcceptanceReport:
         factors = ", ".join(f"{f.label()} x{f.factor:g}" for f in cal.factors)
         note(args, f"calibration written to {_shown(target)}: {_shown(factors)}")
     return report
+
+
+def _named_compute_ports(cluster: ResolvedCluster) -> dict[str, frozenset[str]]:
+    """Per pool, the compute ports (``mlx5_0/1``) whose RDMA device names are the hosts' own (published or
+    declared), which acceptance-report holds NCCL's port lists to; placeholder names are left out."""
+    return {
+        pool.name: frozenset(p.plan_port for p in pool.ports if p.purpose == "compute" and p.rdma_known)
+        for pool in cluster.pools
+    }
 
 
 def run(args: argparse.Namespace) -> int:
@@ -189,7 +202,7 @@ def _run_lines(report: AcceptanceReport) -> list[str]:
     )
     lines = [head, "-" * len(head)]
     for res in sorted(
-        report.results, key=lambda r: (not (r.low or r.error or r.transport), r.run.collective, r.run.path)
+        report.results, key=lambda r: (not (r.low or r.unusable), r.run.collective, r.run.path)
     ):
         r = res.run
         rail = "all" if r.rail is None else str(r.rail)
@@ -197,6 +210,10 @@ def _run_lines(report: AcceptanceReport) -> list[str]:
             status = "ERROR " + _shown(res.error)
         elif res.transport:
             status = "TRANSPORT " + _shown(res.transport)
+            if res.ports:
+                status += "; PORTS " + _shown(res.ports)
+        elif res.ports:
+            status = "PORTS " + _shown(res.ports)
         else:
             status = "LOW" if res.low else "ok"
         env = r.settings.text()
@@ -214,7 +231,7 @@ def _group_lines(report: AcceptanceReport) -> list[str]:
     groups: dict[str, list[float]] = defaultdict(list)
     lows: dict[str, int] = defaultdict(int)
     for res in report.results:
-        if res.error or res.transport:
+        if res.unusable:
             continue
         keys = [f"collective {res.run.collective}", *(f"node {h}" for h in res.run.hosts)]
         keys.append(f"rail {res.run.rail}" if res.run.rail is not None else "rail all")

@@ -12,8 +12,10 @@ as a suspect rail, a bad switch as a suspect switch whose links all fail; when e
 is cluster-wide (settings, firmware), which the report says instead of naming cables.
 
 A run whose output shows NCCL did not use the fabric as the prediction takes it (generator.perf.nccl_network:
-TCP sockets on an RDMA fabric, connections without GPUDirect RDMA) measured something else: the report says
-so at the line that shows it, and such a run names no suspect and calibrates nothing.
+TCP sockets on an RDMA fabric, connections without GPUDirect RDMA; a planned compute port missing from the
+ports NCCL's IB transport listed, or listed in the other link layer) measured something else: the report says
+so at the line that shows it (a missing port with its cabling-plan row), and such a run names no suspect and
+calibrates nothing.
 
 The runs are foreign input: each distinct prediction (run shape, collective, size) is made once and there
 are at most ``MAX_PREDICTIONS`` of them (one costs ~0.15 ms), and every index over the plan's cables is
@@ -95,10 +97,17 @@ class RunResult:
     low: bool
     error: str | None = None  # the model could not predict this run's shape
     transport: str | None = None  # what the run's output shows NCCL used that the prediction is not for
+    ports: str | None = None  # planned compute ports NCCL's IB transport did not list, or listed otherwise
 
     @property
     def ratio(self) -> float:
         return self.measured / self.predicted if self.predicted > 0 else 0.0
+
+    @property
+    def unusable(self) -> str | None:
+        """Why the run says nothing of the planned fabric's cables (None: it does): the model could not
+        predict it, or its output shows NCCL used another transport or other ports than the plan's."""
+        return self.error or self.transport or self.ports
 
     def as_dict(self) -> dict[str, object]:
         r = self.run
@@ -119,6 +128,7 @@ class RunResult:
             "low": self.low,
             "error": self.error,
             "transport": self.transport,
+            "ports": self.ports,
             "sizes": [
                 {
                     "size_bytes": s.size_bytes,
@@ -160,7 +170,7 @@ class AcceptanceReport:
 
     @property
     def clean(self) -> bool:
-        return not any(r.low or r.error or r.transport for r in self.results)
+        return not any(r.low or r.unusable for r in self.results)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -340,7 +350,9 @@ def _algorithms(st: RecordedSettings, collective: str) -> tuple[str, ...] | None
     return kept
 
 
-def _predict_run(run: NcclRun, predictions: _Predictions, min_bytes: float, threshold: float) -> RunResult:
+def _predict_run(
+    run: NcclRun, predictions: _Predictions, min_bytes: float, threshold: float, planned: PlannedPorts
+) -> RunResult:
     """Predict the run's shape at each of its sizes and compare the bandwidth-bound ones."""
     system = predictions.system
     nodes = min(max(1, run.nodes), system.pool_nodes)
@@ -364,7 +376,15 @@ def _predict_run(run: NcclRun, predictions: _Predictions, min_bytes: float, thre
     measured = statistics.fmean(s.measured for s in chosen)
     predicted = statistics.fmean(s.predicted for s in chosen)
     low = predicted > 0 and measured < threshold * predicted
-    return RunResult(run, tuple(sizes), measured, predicted, low, transport=transport_finding(run, system))
+    return RunResult(
+        run,
+        tuple(sizes),
+        measured,
+        predicted,
+        low,
+        transport=transport_finding(run, system),
+        ports=ports_finding(run, system, planned),
+    )
 
 
 # the fabric kinds the model predicts with RDMA between nodes: NCCL's IB verbs transport ("IB (generic IB
@@ -398,6 +418,68 @@ def transport_finding(run: NcclRun, system: System) -> str | None:
                 "RDMA, which the prediction takes; check NCCL_NET_GDR_LEVEL and GPUDirect RDMA on the nodes"
             )
     return None
+
+
+# host -> (RDMA device, port) -> the compute rail and cable the plan gives that port, for the ports whose
+# device names are the hosts' own (published or declared: resolve.model.NicPort.rdma_known), no placeholders
+PlannedPorts = dict[str, dict[tuple[str, int], tuple[int, Cable]]]
+# what NCCL's IB transport prints for the link layer each fabric kind runs (net_ib.cc: "IB" or "RoCE")
+_LINK_OF_KIND = {"infiniband": "IB", "roce": "RoCE"}
+
+
+def planned_ports(
+    plan: Plan | None, cables: dict[tuple[str, int], list[Cable]], named: dict[str, frozenset[str]]
+) -> PlannedPorts:
+    """Each node's compute ports whose RDMA names are real (``named``: pool -> plan ports such as
+    ``mlx5_0/1``), with their rail and cable (built once per report)."""
+    if plan is None:
+        return {}
+    pool_of = {d.name: d.pool for d in plan.devices if d.kind == "node"}
+    out: PlannedPorts = defaultdict(dict)
+    for (node, rail), cs in cables.items():
+        known = named.get(pool_of.get(node) or "", frozenset())
+        for c in cs:
+            device, _, number = c.node_port.partition("/")
+            if c.node_port in known and number.isdigit():
+                out[node][(device, int(number))] = (rail, c)
+    return dict(out)
+
+
+def ports_finding(run: NcclRun, system: System, planned: PlannedPorts) -> str | None:
+    """Which planned compute ports NCCL's IB transport did not list on a host of a run across nodes, or
+    listed in the other link layer, where the host's list stands (None: none, or the output lists no ports).
+    NCCL lists only active ports that NCCL_IB_HCA selects (net_ib.cc ncclIbInit), so a missing port was down,
+    unselected or renamed when the run started, and the run used fewer NICs than the prediction is for. A
+    one-rail run is held to its rail's port."""
+    link = _LINK_OF_KIND.get(system.net_kind or "")
+    if run.nodes < 2 or link is None or not run.network.ib_ports:
+        return None
+    problems: list[str] = []
+    for listed in run.network.ib_ports:
+        ports = {(p.device, p.port): p for p in listed.ports}
+        for (device, number), (rail, cable) in sorted(planned.get(listed.host, {}).items()):
+            if run.rail is not None and rail != run.rail:
+                continue
+            found = ports.get((device, number))
+            name = (
+                f"{listed.host} rail {rail} port {device}:{number} "
+                f"(cable {cable.id} to {cable.switch} port {cable.switch_port})"
+            )
+            if found is None:
+                problems.append(f"{name} is not among the ports NCCL found ({listed.first_at})")
+            elif found.link != link:
+                problems.append(
+                    f"{name} runs {found.link} where the plan's fabric runs {link} ({listed.first_at}): "
+                    "the adapter port is set to the other link layer"
+                )
+    if not problems:
+        return None
+    shown = "; ".join(problems[:4]) + (f"; and {len(problems) - 4} more" if len(problems) > 4 else "")
+    return (
+        f"{shown}. NCCL uses only the ports it lists (the active ones NCCL_IB_HCA selects), and a port in "
+        "the other link layer is not on the planned fabric: the run used fewer NICs than the prediction is "
+        "for; check the port (ibstat), its cable and NCCL_IB_HCA"
+    )
 
 
 def _node_cables(plan: Plan | None) -> dict[tuple[str, int], list[Cable]]:
@@ -443,7 +525,7 @@ def _suspects(
     total: dict[tuple[str, str], int] = defaultdict(int)
     low: dict[tuple[str, str], int] = defaultdict(int)
     for res in results:
-        if res.error or res.transport:  # a run that did not use the fabric as planned says nothing of a cable
+        if res.unusable:  # a run that did not use the fabric as planned says nothing of a cable
             continue
         for el in _elements(res.run, rails, cables):
             total[el] += 1
@@ -497,13 +579,16 @@ def compare(
     ignored: list[str] | None = None,
     calibration: Calibration | None = None,
     system_of: SystemOf | None = None,
+    named_ports: dict[str, frozenset[str]] | None = None,
 ) -> AcceptanceReport:
     """Predict every run (on the system it ran: ``system_of``), mark the low ones and name the suspects with
-    their cabling-plan rows."""
+    their cabling-plan rows. ``named_ports``: per pool, the compute ports (``mlx5_0/1``) whose RDMA names are
+    the hosts' own, which the ports NCCL lists are held to (none: no such check)."""
     policy = perf_data().policy
     ratio = policy.acceptance_ratio.value if threshold is None else threshold
     cables = _node_cables(plan)
     by_port = _ports(cables)
+    held_to = planned_ports(plan, cables, named_ports or {})
     predictions = _Predictions(system, calibration, system_of)
     results = []
     for run in runs:
@@ -511,7 +596,9 @@ def compare(
         if isinstance(resolved, str):
             results.append(RunResult(run, (), 0.0, 0.0, False, resolved))
         else:
-            results.append(_predict_run(resolved, predictions, policy.acceptance_min_bytes.value, ratio))
+            results.append(
+                _predict_run(resolved, predictions, policy.acceptance_min_bytes.value, ratio, held_to)
+            )
     rails = list(range(system.net_ports))
     planned = {n for n, _ in cables} | ({d.name for d in plan.devices if d.kind == "node"} if plan else set())
     unknown = sorted({h for r in runs for h in r.hosts} - planned)
@@ -523,7 +610,7 @@ def compare(
         ignored=ignored or [],
         calibration=calibration.file if calibration else None,
     )
-    usable = [r for r in results if not (r.error or r.transport)]
+    usable = [r for r in results if not r.unusable]
     if usable and all(r.low for r in usable) and len(usable) > 1:
         report.cluster_wide = True
         return report

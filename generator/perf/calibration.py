@@ -237,8 +237,8 @@ def _groups(
     groups: dict[tuple[str, str, int, int], list[float]] = defaultdict(list)
     skipped, unusable = [], []
     for res in report.results:
-        if res.error or res.transport:  # a run over another transport would scale the fabric's prediction
-            unusable.append(f"{res.run.name}: {res.error or res.transport}")
+        if res.unusable:  # a run over another transport or fewer ports would scale the fabric's prediction
+            unusable.append(f"{res.run.name}: {res.unusable}")
             skipped.append(unusable[-1])
             continue
         ratio = _run_ratio(res, plateau)

@@ -6,7 +6,9 @@ transport (src/transport/net_socket.cc ``ncclNetSocket``), or a net plugin's own
 connection a channel makes to another node (src/transport/net.cc ``sendSetup``: ``Channel %02d/%d : %d[%d] ->
 %d[%d] [send] via NET/%s/%d%s%s%s``; releases before 2.12 print ``Channel %02d : %d[%lx] -> %d[%lx]``): the
 network's name, the device, and ``/GDRDMA`` when the NIC reads and writes the GPU's memory directly
-(GPUDirect RDMA); without it NCCL stages the data through host memory. A -J file has no log, only the
+(GPUDirect RDMA); without it NCCL stages the data through host memory. NCCL's IB transport also names, once
+a process, the ports it will use (``NET/IB : Using [0]mlx5_0:1/IB ...``, see ``_IB_USING_RE``), with the
+host the line was printed on. A -J file has no log, only the
 environment: ``NCCL_NET`` ("Forces NCCL to use a specific network"; "Internal network names are "IB"
 (generic IB verbs) and "Socket" (TCP/IP sockets)", matched case-insensitively: NCCL's environment
 variables reference).
@@ -20,7 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from generator.foreign import ForeignInputError
+from generator.foreign import ForeignInputError, host_name_problem
+from generator.limits import MAX_NODES
 
 SOCKET = "Socket"  # NCCL's TCP transport (net_socket.cc ncclNetSocket)
 # InfiniBand / RoCE verbs transports: NCCL's own (net_ib.cc ncclNetIb, "IB") and NVIDIA's verbs plugin of
@@ -38,6 +41,20 @@ _SEND_RE = re.compile(
     rf"NET/({_NAME})/\d{{1,4}}(?:\(\d{{1,7}}\))?(/GDRDMA)?",
     re.ASCII,
 )
+
+# NCCL's IB transport names, once a process, the ports it will use (NVIDIA/nccl src/transport/net_ib.cc
+# ncclIbInit, commit 48bb7fec): only ports whose state is IBV_PORT_ACTIVE and that NCCL_IB_HCA selects, each
+# " [%d]%s:%d/%s" (index, device, port, "IB" or "RoCE"; ports NCCL_IB_MERGE_NICS merged print
+# " [%d]={[%d] %s:%d/%s, ...}"), in "NET/IB : Using%s %s; OOB %s:%s"; with none it prints "NET/IB : No device
+# found.". NCCL_DEBUG=INFO prefixes each line with src/debug.cc's "%s:%d:%d [%d] NCCL INFO " (host, pid, tid,
+# CUDA device): the host is the one the line was printed on (NCCL cuts its name at the first dot).
+_IB_PREFIX = (
+    r"(?<![A-Za-z0-9.-])([A-Za-z0-9][A-Za-z0-9-]{0,62}):\d{1,10}:\d{1,10} \[\d{1,4}\] NCCL INFO NET/IB : "
+)
+_IB_USING_RE = re.compile(_IB_PREFIX + r"Using(.{0,2047}?); OOB ", re.ASCII)  # NCCL's list: char line[2048]
+_IB_NONE_RE = re.compile(_IB_PREFIX + r"No device found\.", re.ASCII)
+_IB_PORT_RE = re.compile(r"\[\d{1,4}\] ?([A-Za-z0-9_.-]{1,64}):(\d{1,4})/(IB|RoCE)(?![A-Za-z])", re.ASCII)
+MAX_IB_PORTS = 256  # ports one host's processes list together: more than any server has
 
 
 def is_verbs(network: str) -> bool:
@@ -57,12 +74,35 @@ class Connections:
 
 
 @dataclass(frozen=True)
+class IbPort:
+    """A port NCCL's IB transport found active and may use: the RDMA device, its port and link layer."""
+
+    device: str
+    port: int
+    link: str  # IB | RoCE
+
+    def __str__(self) -> str:
+        return f"{self.device}:{self.port}/{self.link}"
+
+
+@dataclass(frozen=True)
+class HostPorts:
+    """The ports NCCL's IB transport listed on one host: every port any of its processes listed (ranks of
+    one host may select different ones, NCCL_IB_HCA set per local rank), where the host's first list is."""
+
+    host: str
+    ports: tuple[IbPort, ...]
+    first_at: str
+
+
+@dataclass(frozen=True)
 class NetworkUse:
     """What a run's output says of the network NCCL used; empty when it says nothing (no NCCL_DEBUG=INFO)."""
 
     loaded: tuple[tuple[str, str], ...] = ()  # (network, file:line) as `Using network` names each
     connections: tuple[Connections, ...] = ()
     forced: tuple[str, str] | None = None  # NCCL_NET from a -J file's environment, with where it stands
+    ib_ports: tuple[HostPorts, ...] = ()  # per host, the ports NCCL's IB transport listed
 
     def uses(self, network: str) -> str | None:
         """Where the output shows NCCL used ``network`` (case-insensitive, as NCCL_NET matches): a connection
@@ -82,9 +122,9 @@ class NetworkUse:
 
     def as_dict(self) -> dict[str, object]:
         """Under the report's JSON key ``network``, when the output says anything of it (else nothing): the
-        networks ranks said they loaded, the one NCCL_NET forced, and per network the connections to other
-        nodes and how many of them lacked GPUDirect RDMA."""
-        if not (self.loaded or self.connections or self.forced):
+        networks ranks said they loaded, the one NCCL_NET forced, per network the connections to other
+        nodes and how many lacked GPUDirect RDMA, and per host the ports NCCL's IB transport listed."""
+        if not (self.loaded or self.connections or self.forced or self.ib_ports):
             return {}
         return {
             "network": {
@@ -94,6 +134,7 @@ class NetworkUse:
                     {"network": c.network, "count": c.count, "without_gdrdma": c.without_gdr}
                     for c in self.connections
                 ],
+                "ib_ports": {h.host: [str(p) for p in h.ports] for h in self.ib_ports},
             }
         }
 
@@ -114,9 +155,18 @@ class NetworkLines:
 
     loaded: dict[str, str] = field(default_factory=dict)
     tallies: dict[str, _Tally] = field(default_factory=dict)
+    # host -> (its ports in first-seen order, where its first list is)
+    hosts: dict[str, tuple[dict[IbPort, None], str]] = field(default_factory=dict)
 
     def read(self, line: str, where: str) -> bool:
         """Take ``line`` when it is one of NCCL's network lines; False when it is not."""
+        if "NCCL INFO NET/IB : " in line:
+            if m := _IB_USING_RE.search(line):
+                self._ports(m.group(1), _IB_PORT_RE.findall(m.group(2)), where)
+                return True
+            if m := _IB_NONE_RE.search(line):
+                self._ports(m.group(1), [], where)
+                return True
         if "NCCL INFO Using network " in line and (m := _USING_RE.search(line)):
             self._name(m.group(1), where)
             self.loaded.setdefault(m.group(1), where)
@@ -132,6 +182,22 @@ class NetworkLines:
             return True
         return False
 
+    def _ports(self, host: str, found: list[tuple[str, str, str]], where: str) -> None:
+        """One process's list of ports on ``host``, added to what the host's other processes listed."""
+        problem = host_name_problem(host)
+        if problem is not None:
+            raise ForeignInputError(where, f"NET/IB line of host `{host}`: {problem}")
+        if host not in self.hosts and len(self.hosts) >= MAX_NODES:
+            raise ForeignInputError(where, f"NET/IB lines of more than {MAX_NODES:,} hosts in one run")
+        ports, _ = self.hosts.setdefault(host, ({}, where))
+        for device, number, link in found:
+            port = int(number)
+            if not 1 <= port <= 255:  # an InfiniBand port number is one byte, 0 being the switch's own
+                raise ForeignInputError(where, f"NET/IB port `{device}:{number}`: no port number (1-255)")
+            ports.setdefault(IbPort(device, port, link), None)
+            if len(ports) > MAX_IB_PORTS:
+                raise ForeignInputError(where, f"host {host}: more than {MAX_IB_PORTS} ports listed")
+
     def _name(self, name: str, where: str) -> None:
         known = self.loaded.keys() | self.tallies.keys()
         if name not in known and len(known) >= MAX_NETWORKS:
@@ -144,6 +210,7 @@ class NetworkLines:
                 Connections(name, t.count, t.without_gdr, t.first_at, t.first_without_gdr_at)
                 for name, t in self.tallies.items()
             ),
+            ib_ports=tuple(HostPorts(host, tuple(ports), at) for host, (ports, at) in self.hosts.items()),
         )
 
 

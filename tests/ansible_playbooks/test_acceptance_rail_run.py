@@ -8,6 +8,9 @@ chosen by the NCCL_IB_HCA the role set: dgx002's rail-5 cable (mlx5_9, DGX H100/
 runs at half the rate, so the two rail-5 runs that cross it are low and the third rail-5 run is not. As
 NCCL does under NCCL_DEBUG=INFO, the stand-in prints the network each run used (only when the role set it):
 the rail-2 run between dgx003 and dgx001 fell back to TCP sockets, which the report marks instead of blaming.
+It also prints, per host, the ports NCCL's IB transport lists (net_ib.cc "NET/IB : Using [0]mlx5_9:1/IB ..."),
+the one the role's NCCL_IB_HCA names: on dgx002 the rail-6 port was down in the run with dgx001 ("NET/IB : No
+device found."), which the report marks with that port's cable.
 """
 
 from __future__ import annotations
@@ -45,11 +48,21 @@ while [ $# -gt 0 ]; do
 done
 exit 127
 """
+# The port down when one run started: dgx002's rail-6 port (mlx5_10) in the rail-6 run with dgx001.
+DOWN_PORT = "mlx5_10 dgx002 dgx001-dgx002"
 PERF = f"""#!/bin/sh
 case "$NCCL_IB_HCA" in
   *,*) cat "{FAKE}/out/all-$CB_PAIR.txt" ;;
   *)
     if [ "$NCCL_DEBUG" = INFO ] && [ "$NCCL_DEBUG_SUBSYS" = INIT,ENV ]; then
+      dev=${{NCCL_IB_HCA#=}}; dev=${{dev%:*}}
+      for h in $(echo "$CB_PAIR" | tr '-' ' '); do
+        if [ "$dev $h $CB_PAIR" = "{DOWN_PORT}" ]; then
+          echo "$h:100:200 [0] NCCL INFO NET/IB : No device found."
+        else
+          echo "$h:100:200 [0] NCCL INFO NET/IB : Using [0]$dev:1/IB [RO]; OOB ibp24s0:10.0.0.1<0>"
+        fi
+      done
       cat "{FAKE}/out/net-$NCCL_IB_HCA-$CB_PAIR.txt"
     fi
     cat "{FAKE}/out/rail-$NCCL_IB_HCA-$CB_PAIR.txt" ;;
@@ -193,9 +206,25 @@ def test_one_rail_runs_find_the_weak_cable(chroot_root: Path, tmp_path: Path) ->
     assert list(marked) == [socket_file]
     assert marked[socket_file].startswith(f"NCCL ran over TCP sockets (`Socket`, {results / socket_file}:")
     assert [(s["kind"], s["name"]) for s in doc["suspects"]] == [("link", "dgx002 rail 5")]
+    # every one-rail run listed its rail's port on both hosts (the role's NCCL_IB_HCA reached NCCL), but one
+    ports = {Path(r["file"]).name: r["ports"] for r in doc["runs"] if r["ports"]}
+    down_file = "all_reduce_perf-rail6-2nodes-dgx001-dgx002.txt"
+    assert list(ports) == [down_file]
+    listed = {Path(r["file"]).name: r["network"]["ib_ports"] for r in doc["runs"] if r["rail"] is not None}
+    assert listed["all_reduce_perf-rail5-2nodes-dgx002-dgx003.txt"] == {
+        "dgx002": ["mlx5_9:1/IB"],
+        "dgx003": ["mlx5_9:1/IB"],
+    }
+    assert listed[down_file] == {"dgx001": ["mlx5_10:1/IB"], "dgx002": []}
     # the cabling plan as `blueprint generate` writes it
     assert run_cli("generate", str(BLUEPRINT), "-o", str(tmp_path / "full"))[0] == 0
     with (tmp_path / "full" / "cabling" / "cables.csv").open() as fh:
         rows = [r for r in csv.DictReader(fh) if r["a_device"] == "dgx002" and r["a_port"] == "mlx5_9/1"]
     assert [c["cable"] for c in doc["suspects"][0]["cables"]] == [r["cable_id"] for r in rows]
     assert len(rows) == 1 and rows[0]["rail"] == "5"
+    with (tmp_path / "full" / "cabling" / "cables.csv").open() as fh:
+        (down,) = [r for r in csv.DictReader(fh) if r["a_device"] == "dgx002" and r["a_port"] == "mlx5_10/1"]
+    assert ports[down_file].startswith(
+        f"dgx002 rail 6 port mlx5_10:1 (cable {down['cable_id']} to {down['b_device']} port {down['b_port']}) "
+        f"is not among the ports NCCL found ({results / down_file}:"
+    )

@@ -13,7 +13,7 @@ import pytest
 from conftest import EXAMPLES, run_cli
 from nccl_text import nccl_text
 
-from generator.perf.nccl_results import MAX_FILE_BYTES, read_runs
+from generator.perf.nccl_results import MAX_FILE_BYTES, NcclRun, read_runs
 from generator.perf.results_model import MAX_ROWS
 
 BLUEPRINT = EXAMPLES / "single-dgx-h100.yaml"  # one DGX H100: a run on one node is predictable
@@ -384,7 +384,14 @@ def test_pathological_network_lines_are_read_in_bounded_time(results: Path) -> N
     prefixes without their end), 16 MiB of them: one linear pass, and none is taken as a network."""
     using = "h:1:2 [0] NCCL INFO Using network a" + " " * 4000 + "b\n"
     send = "h [0] NCCL INFO Channel 00/0 : " + "0" * 4000 + "[0] -> 1[0] [send] via NET/IB/0\n"
-    body = (using + send) * (16 * 1024 * 1024 // (len(using) + len(send)))
+    run = _read_in_bounded_time(results, using + send)
+    assert run.network.loaded == () and run.network.connections == ()
+
+
+def _read_in_bounded_time(results: Path, chunk: str) -> NcclRun:
+    """16 MiB of ``chunk`` before a healthy run's rows: the report ends in bounded time, exit 0 or 1, and the
+    run read back."""
+    body = chunk * (16 * 1024 * 1024 // len(chunk))
     (results / "all_reduce_perf.log").write_text(body + nccl_text(["dgx001"], 8, GOOD_ROWS))
     start = time.perf_counter()
     code, out, err = report(results, "--format", "json")
@@ -392,4 +399,15 @@ def test_pathological_network_lines_are_read_in_bounded_time(results: Path) -> N
     assert code in (0, 1), out + err
     assert elapsed < 15, elapsed
     (run,) = read_runs(results / "all_reduce_perf.log")
-    assert run.network.loaded == () and run.network.connections == ()
+    return run
+
+
+def test_pathological_port_lines_are_read_in_bounded_time(results: Path) -> None:
+    """NET/IB lines built to make the port patterns backtrack (a long run of host-name characters before
+    the prefix, a port list that never reaches its `; OOB`, one over NCCL's 2,048-byte list), 16 MiB of them:
+    one linear pass, and none is taken as a host's ports."""
+    host_run = "a-" * 2000 + ":1:2 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:1.2.3.4<0>\n"
+    no_end = "h:1:2 [0] NCCL INFO NET/IB : Using" + " [0]mlx5_0:1/IB" * 300 + "\n"
+    too_long = "h:1:2 [0] NCCL INFO NET/IB : Using" + " [0]mlx5_0:1/IB" * 200 + " ; OOB ib0:1.2.3.4<0>\n"
+    run = _read_in_bounded_time(results, host_run + no_end + too_long)
+    assert run.network.ib_ports == ()

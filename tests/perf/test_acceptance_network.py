@@ -210,6 +210,7 @@ def test_a_run_over_sockets_is_marked_and_blames_no_cable(tmp_path: Path, capsys
         "loaded": ["Socket"],
         "forced": None,
         "connections": [{"network": "Socket", "count": 32, "without_gdrdma": 32}],
+        "ib_ports": {},  # the log has no `NET/IB : Using` line
     }
     assert all("network" not in runs[name] for name in logs)  # their outputs say nothing of it
 
@@ -269,3 +270,180 @@ def test_a_socket_run_calibrates_nothing(tmp_path: Path, capsys) -> None:
         "no run can calibrate the model (nothing written): all_reduce_perf-tcp.log: NCCL ran over TCP"
         in " ".join(err.split())
     )
+
+
+# ---- the ports NCCL's IB transport listed ----------------------------------------------------------------
+# NCCL's IB transport lists, once a process, the active ports NCCL_IB_HCA selects (NVIDIA/nccl
+# src/transport/net_ib.cc ncclIbInit, commit 48bb7fec): "NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_3:1/IB ... ;
+# OOB ibp24s0:10.0.0.1<0>", merged ports as " [0]={[0] mlx5_0:1/IB, [1] mlx5_1:1/IB}", none as "NET/IB : No
+# device found.". The DGX H100 compute ports, rail by rail, as NVIDIA's DGX H100 user guide maps them (GPU k's
+# OSFP port): mlx5_0, 3, 4, 5, 6, 9, 10, 11; its storage ports are mlx5_1 / mlx5_7, in-band mlx5_2 / mlx5_8.
+DGX_H100_COMPUTE = ["mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11"]
+
+
+def _using(ports: list[str], link: str = "IB", oob: str = "ibp24s0:10.0.0.1<0>") -> str:
+    listed = "".join(f" [{i}]{p}:1/{link}" for i, p in enumerate(ports))
+    return f"NET/IB : Using{listed} [RO]; OOB {oob}"
+
+
+def _ported(lists: dict[str, list[str]], plateau: float = 330.0, link: str = "IB") -> str:
+    """The healthy two-node IB log with each rank's `NET/IB : Using` line: ``lists`` per host (the host's eight
+    ranks print the same list)."""
+    lines = [
+        _info(host, 8 * i + r, _using(ports, link))
+        for i, (host, ports) in enumerate(lists.items())
+        for r in range(8)
+    ]
+    return "\n".join(lines) + "\n" + _log("IB", True, plateau)
+
+
+def _cable_row(tmp_path: Path, bp: Path, host: str, port: str) -> dict[str, str]:
+    """The cabling plan's row for ``host``'s ``port`` (cables.csv, as `blueprint generate` writes it)."""
+    import csv
+
+    out = tmp_path / "build"
+    assert main(["generate", str(bp), "-o", str(out), "-q"]) == 0
+    with (out / "cabling" / "cables.csv").open() as fh:
+        (row,) = [r for r in csv.DictReader(fh) if r["a_device"] == host and r["a_port"] == port]
+    return row
+
+
+def test_every_planned_port_listed_is_clean_and_shown(tmp_path: Path, capsys) -> None:
+    storage_too = [*DGX_H100_COMPUTE, "mlx5_7"]  # NCCL_IB_HCA unset: listed, not a finding
+    bp, results = _site(
+        tmp_path, {"all_reduce_perf.log": _ported({"gpu001": storage_too, "gpu002": DGX_H100_COMPUTE})}
+    )
+    code, out = _report(bp, results, capsys)
+    (run,) = out["runs"]
+    assert code == 0 and run["ports"] is None, run
+    assert run["network"]["ib_ports"] == {
+        "gpu001": [f"{p}:1/IB" for p in storage_too],
+        "gpu002": [f"{p}:1/IB" for p in DGX_H100_COMPUTE],
+    }
+
+
+def test_a_port_nccl_did_not_list_is_named_with_its_cable(tmp_path: Path, capsys) -> None:
+    """gpu002's rail-5 port (mlx5_9) was down when NCCL started: the run is marked at gpu002's first list,
+    names that port's cable from the cabling plan and blames no rail, link or switch by bandwidth."""
+    without = [p for p in DGX_H100_COMPUTE if p != "mlx5_9"]
+    log = _ported({"gpu001": DGX_H100_COMPUTE, "gpu002": without}, plateau=290.0)
+    bp, results = _site(tmp_path, {"all_reduce_perf.log": log})
+    code, out = _report(bp, results, capsys)
+    row = _cable_row(tmp_path, bp, "gpu002", "mlx5_9/1")
+    first = next(
+        i for i, line in enumerate(log.split("\n"), 1) if line.startswith("gpu002:") and "NET/IB" in line
+    )
+    (run,) = out["runs"]
+    assert code == 1 and out["clean"] is False and out["suspects"] == []
+    assert run["ports"].startswith(
+        f"gpu002 rail 5 port mlx5_9:1 (cable {row['cable_id']} to {row['b_device']} port {row['b_port']}) "
+        f"is not among the ports NCCL found ({results / 'all_reduce_perf.log'}:{first})"
+    )
+    assert row["b_device"].endswith("-r5")  # the rail-5 leaf of the rail-optimised plan
+    main(["acceptance-report", str(bp), "--results", str(results)])
+    assert "PORTS gpu002 rail 5 port mlx5_9:1" in capsys.readouterr().out
+
+
+def test_no_device_found_names_every_planned_port(tmp_path: Path, capsys) -> None:
+    lines = [_info("gpu001", r, _using(DGX_H100_COMPUTE)) for r in range(8)]
+    lines += [_info("gpu002", 8 + r, "NET/IB : No device found.") for r in range(8)]
+    bp, results = _site(tmp_path, {"all_reduce_perf.log": "\n".join(lines) + "\n" + _log("IB", True, 300.0)})
+    code, out = _report(bp, results, capsys)
+    text = out["runs"][0]["ports"]
+    assert code == 1 and text.count("gpu002 rail ") == 4 and "and 4 more" in text
+    assert "gpu001" not in text
+
+
+def test_a_port_in_the_other_link_layer_is_marked(tmp_path: Path, capsys) -> None:
+    log = _ported({"gpu001": DGX_H100_COMPUTE, "gpu002": DGX_H100_COMPUTE}, link="RoCE")
+    bp, results = _site(tmp_path, {"all_reduce_perf.log": log})
+    code, out = _report(bp, results, capsys)
+    text = out["runs"][0]["ports"]
+    assert code == 1 and "gpu001 rail 0 port mlx5_0:1" in text
+    assert "runs RoCE where the plan's fabric runs IB" in text
+
+
+def test_ranks_listing_one_port_each_cover_the_host(tmp_path: Path, capsys) -> None:
+    """NCCL_IB_HCA set per local rank (a wrapper giving rank k its own port): the host's lists together hold
+    every planned port, so nothing is missing; merged ports (NCCL_IB_MERGE_NICS) are read inside their braces."""
+    lines = [
+        _info(h, 8 * i + k, _using([DGX_H100_COMPUTE[k]])) for i, h in enumerate(HOSTS) for k in range(8)
+    ]
+    merged = " [0]={[0] mlx5_0:1/IB, [1] mlx5_3:1/IB}"
+    lines.append(_info("gpu001", 0, f"NET/IB : Using{merged} ; OOB ibp24s0:10.0.0.1<0>"))
+    bp, results = _site(tmp_path, {"all_reduce_perf.log": "\n".join(lines) + "\n" + _log("IB", True, 330.0)})
+    code, out = _report(bp, results, capsys)
+    assert code == 0 and out["runs"][0]["ports"] is None
+    (run,) = parse_text("\n".join(lines[-1:]) + "\n" + nccl_text(HOSTS, 1, _curve(40.0)), tmp_path / "m.log")
+    assert [str(p) for p in run.network.ib_ports[0].ports] == ["mlx5_0:1/IB", "mlx5_3:1/IB"]
+
+
+def test_a_one_rail_run_is_held_to_its_rail(tmp_path: Path, capsys) -> None:
+    """NCCL_IB_HCA=mlx5_9 lists that port alone: the rail-5 run is clean; the same list in a rail-0 run
+    misses rail 0's port (mlx5_0)."""
+    log = _ported({"gpu001": ["mlx5_9"], "gpu002": ["mlx5_9"]})
+    bp, results = _site(tmp_path, {"all_reduce_perf-rail5.log": log, "all_reduce_perf-rail0.log": log})
+    code, out = _report(bp, results, capsys)
+    runs = {Path(r["file"]).name: r for r in out["runs"]}
+    assert runs["all_reduce_perf-rail5.log"]["ports"] is None
+    assert runs["all_reduce_perf-rail0.log"]["ports"].startswith("gpu001 rail 0 port mlx5_0:1")
+    assert code == 1
+
+
+def test_placeholder_port_names_are_not_held_to(tmp_path: Path, capsys) -> None:
+    """A server whose RDMA names are not published gets placeholder ports in the plan (mlx5_<n>/1, never
+    written into host configuration): NCCL's real names are not compared with them."""
+    from perf_blueprints import l40s_nodes
+
+    topology = {"kind": "fat-tree", "switch": "sn5600", "rail_optimized": True}
+    bp_doc = l40s_nodes("l40s", 2, 2, 400, topology)
+    bp_doc["fabrics"]["compute"]["technology"] = "roce-v2-400"
+    log_hosts = ["node001", "node002"]
+    lines = [_info(h, i, _using(["rocep1s0f0"], "RoCE")) for i, h in enumerate(log_hosts)]
+    text = "\n".join(lines) + "\n" + nccl_text(log_hosts, 4, _curve(40.0))
+    bp = tmp_path / "bp.yaml"
+    with bp.open("w") as fh:
+        YAML().dump(bp_doc, fh)
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "all_reduce_perf.log").write_text(text)
+    _, out = _report(bp, tmp_path / "results", capsys)
+    assert out["runs"][0]["ports"] is None and out["runs"][0]["network"]["ib_ports"]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (_info("12345", 0, _using(["mlx5_0"])), "all digits"),
+        (_info("gpu001", 0, "NET/IB : Using [0]mlx5_0:0/IB ; OOB ib0:1.2.3.4<0>"), "no port number"),
+        (_info("gpu001", 0, "NET/IB : Using [0]mlx5_0:300/IB ; OOB ib0:1.2.3.4<0>"), "no port number"),
+    ],
+)
+def test_a_port_list_no_nccl_prints_is_refused_at_its_line(tmp_path: Path, line: str, message: str) -> None:
+    text = line + "\n" + nccl_text(HOSTS, 1, _curve(40.0))
+    with pytest.raises(ForeignInputError) as exc:
+        parse_text(text, tmp_path / "p.log")
+    assert "p.log:1" in str(exc.value) and message in str(exc.value)
+
+
+def test_a_host_listing_more_ports_than_a_server_has_is_refused(tmp_path: Path) -> None:
+    """The host's processes list ports one line each (NCCL_IB_HCA per rank); together they pass the bound at
+    the line that does."""
+    from generator.perf.nccl_network import MAX_IB_PORTS
+
+    lines = [
+        _info("gpu001", i, f"NET/IB : Using [0]mlx5_{i}:1/IB ; OOB ib0:1.2.3.4<0>")
+        for i in range(MAX_IB_PORTS + 1)
+    ]
+    text = "\n".join(lines) + "\n" + nccl_text(HOSTS, 1, _curve(40.0))
+    with pytest.raises(ForeignInputError) as exc:
+        parse_text(text, tmp_path / "big.log")
+    assert f"big.log:{MAX_IB_PORTS + 1}" in str(exc.value) and f"more than {MAX_IB_PORTS} ports" in str(
+        exc.value
+    )
+
+
+def test_a_one_node_run_is_not_held_to_its_ports(tmp_path: Path, capsys) -> None:
+    one = "\n".join(_info("gpu001", r, _using(DGX_H100_COMPUTE[:2])) for r in range(8))
+    bp, results = _site(tmp_path, {"all_reduce_perf.log": one + "\n" + _one_node("gpu001")})
+    code, out = _report(bp, results, capsys)
+    assert code == 0 and out["runs"][0]["ports"] is None
