@@ -75,6 +75,10 @@ def _blueprint(entry: dict[str, Any], specs: dict[str, Any]) -> dict[str, Any]:
 
         pool.pop("server", None)
         pool["spec"] = server_spec(default_catalog().servers[entry["server"]], entry["nics"])
+    if "gpu" in entry:  # the nodes' own GPU part where the catalogue server standing in has another one
+        if "nics" not in entry:
+            raise ValueError(f"{entry['id']}: `gpu` overrides the GPU of a `server` with `nics` only")
+        pool["spec"]["gpu"] = entry["gpu"]
     bp: dict[str, Any] = {
         "apiVersion": "cluster-blueprint/v1",
         "name": "eval",

@@ -230,3 +230,20 @@ def test_reproduce_prints_a_blueprint_and_its_command(tmp_path) -> None:
     predicted = {o.id: o.predicted for o in evaluate.evaluate()}[entry_id]
     assert doc["ranks"] == 4 and abs(row["busbw_gbytes"] - predicted) <= 6e-4
     assert evaluate.reproduce("no-such-row", out=io.StringIO()) == 1
+
+
+def test_a_gpu_label_sets_no_bandwidth() -> None:
+    """`gpu` names the nodes' own GPU part where the catalogue server standing in has another (ABCI's A100
+    40 GB nodes read as the 80 GB DGX A100): the row then counts in its own GPU's family, and predicts what
+    the same row without it predicts."""
+    from blueprints.catalog import default_catalog
+
+    labelled = [e for e in DOC["measurements"] if "gpu" in e]
+    assert labelled and all("A100-SXM4-40GB" in e["hardware"] and e["gpu"] == "a100-40" for e in labelled)
+    gpus = default_catalog().gpus
+    for e in (labelled[0], labelled[1], labelled[-1]):  # three nodes and ring, two with SHARP, sixteen
+        bare = {k: v for k, v in e.items() if k != "gpu"}
+        assert gpus[e["gpu"]].sm_arch == gpus[default_catalog().servers[e["server"]].gpu].sm_arch
+        with_label, without = evaluate.evaluate_entry(e, {}), evaluate.evaluate_entry(bare, {})
+        assert (with_label.gpu, without.gpu) == ("a100-40", "a100-80")
+        assert with_label.predicted == without.predicted
