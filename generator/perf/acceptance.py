@@ -455,6 +455,7 @@ def ports_finding(run: NcclRun, system: System, planned: PlannedPorts) -> str | 
     if run.nodes < 2 or link is None or not run.network.ib_ports:
         return None
     problems: list[str] = []
+    other_layer = False
     for listed in run.network.ib_ports:
         ports = {(p.device, p.port): p for p in listed.ports}
         for (device, number), (rail, cable) in sorted(planned.get(listed.host, {}).items()):
@@ -468,6 +469,7 @@ def ports_finding(run: NcclRun, system: System, planned: PlannedPorts) -> str | 
             if found is None:
                 problems.append(f"{name} is not among the ports NCCL found ({listed.first_at})")
             elif found.link != link:
+                other_layer = True
                 problems.append(
                     f"{name} runs {found.link} where the plan's fabric runs {link} ({listed.first_at}): "
                     "the adapter port is set to the other link layer"
@@ -475,10 +477,12 @@ def ports_finding(run: NcclRun, system: System, planned: PlannedPorts) -> str | 
     if not problems:
         return None
     shown = "; ".join(problems[:4]) + (f"; and {len(problems) - 4} more" if len(problems) > 4 else "")
+    why = "NCCL uses only the ports it lists (the active ones NCCL_IB_HCA selects)" + (
+        ", and a port in the other link layer is not on the planned fabric" if other_layer else ""
+    )
     return (
-        f"{shown}. NCCL uses only the ports it lists (the active ones NCCL_IB_HCA selects), and a port in "
-        "the other link layer is not on the planned fabric: the run used fewer NICs than the prediction is "
-        "for; check the port (ibstat), its cable and NCCL_IB_HCA"
+        f"{shown}. {why}: the run used fewer NICs than the prediction is for; check the port (ibstat), its "
+        "cable and NCCL_IB_HCA"
     )
 
 

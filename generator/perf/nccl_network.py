@@ -192,7 +192,7 @@ class NetworkLines:
         ports, _ = self.hosts.setdefault(host, ({}, where))
         for device, number, link in found:
             port = int(number)
-            if not 1 <= port <= 255:  # an InfiniBand port number is one byte, 0 being the switch's own
+            if not 1 <= port <= 255:  # NCCL lists ports 1 to ibv_device_attr.phys_port_cnt, a uint8_t
                 raise ForeignInputError(where, f"NET/IB port `{device}:{number}`: no port number (1-255)")
             ports.setdefault(IbPort(device, port, link), None)
             if len(ports) > MAX_IB_PORTS:

@@ -340,6 +340,7 @@ def test_a_port_nccl_did_not_list_is_named_with_its_cable(tmp_path: Path, capsys
         f"is not among the ports NCCL found ({results / 'all_reduce_perf.log'}:{first})"
     )
     assert row["b_device"].endswith("-r5")  # the rail-5 leaf of the rail-optimised plan
+    assert "other link layer" not in run["ports"]  # the port is missing, not in another layer
     main(["acceptance-report", str(bp), "--results", str(results)])
     assert "PORTS gpu002 rail 5 port mlx5_9:1" in capsys.readouterr().out
 
@@ -361,6 +362,7 @@ def test_a_port_in_the_other_link_layer_is_marked(tmp_path: Path, capsys) -> Non
     text = out["runs"][0]["ports"]
     assert code == 1 and "gpu001 rail 0 port mlx5_0:1" in text
     assert "runs RoCE where the plan's fabric runs IB" in text
+    assert "a port in the other link layer is not on the planned fabric" in text
 
 
 def test_ranks_listing_one_port_each_cover_the_host(tmp_path: Path, capsys) -> None:
