@@ -449,3 +449,18 @@ def test_a_one_node_run_is_not_held_to_its_ports(tmp_path: Path, capsys) -> None
     bp, results = _site(tmp_path, {"all_reduce_perf.log": one + "\n" + _one_node("gpu001")})
     code, out = _report(bp, results, capsys)
     assert code == 0 and out["runs"][0]["ports"] is None
+
+
+def test_a_run_missing_a_port_calibrates_nothing(tmp_path: Path, capsys) -> None:
+    without = [p for p in DGX_H100_COMPUTE if p != "mlx5_0"]
+    bp, results = _site(
+        tmp_path, {"all_reduce_perf.log": _ported({"gpu001": without, "gpu002": DGX_H100_COMPUTE})}
+    )
+    cal = tmp_path / "cal.yaml"
+    code = main(["acceptance-report", str(bp), "--results", str(results), "--calibrate", str(cal)])
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 2 and not cal.exists()
+    assert (
+        "no run can calibrate the model (nothing written): all_reduce_perf.log: gpu001 rail 0 port mlx5_0:1"
+        in err
+    )
