@@ -271,6 +271,23 @@ def _suspect_lines(report: AcceptanceReport) -> list[str]:
     return lines
 
 
+def _port_lines(report: AcceptanceReport) -> list[str]:
+    """Each planned compute port a run's NCCL did not list (or listed in the other link layer), once."""
+    ports = report.ports
+    if not ports:
+        return []
+    lines = ["", "ports NCCL did not find (or found in the other link layer), with their cabling-plan rows:"]
+    for entry in ports:
+        p, c = entry.problem, entry.problem.cable
+        state = "not listed" if p.listed_as is None else f"listed as {p.listed_as}"
+        lines.append(
+            f"  {_shown(p.host)} rail {p.rail} port {_shown(p.device)}:{p.port}: {state} in "
+            f"{len(entry.runs)} run(s), first at {_shown(p.at)}"
+        )
+        lines.append(f"      {c.id}: {c.node} {c.node_port} <-> {c.switch} port {c.switch_port}")
+    return lines
+
+
 def _size_lines(report: AcceptanceReport) -> list[str]:
     from generator.perf.sizes import format_size
 
@@ -302,6 +319,7 @@ def to_text(report: AcceptanceReport) -> str:
         *_run_lines(report),
         *_group_lines(report),
         *_suspect_lines(report),
+        *_port_lines(report),
         *_size_lines(report),
     ]
     if report.unknown_hosts:

@@ -98,6 +98,7 @@ class RunResult:
     error: str | None = None  # the model could not predict this run's shape
     transport: str | None = None  # what the run's output shows NCCL used that the prediction is not for
     ports: str | None = None  # planned compute ports NCCL's IB transport did not list, or listed otherwise
+    port_problems: tuple[PortProblem, ...] = ()  # the same, one by one
 
     @property
     def ratio(self) -> float:
@@ -169,6 +170,12 @@ class AcceptanceReport:
     calibration: str | None = None  # the site calibration file the predictions carry, if any
 
     @property
+    def ports(self) -> list[PortReport]:
+        """Every planned compute port a run's NCCL did not list (or listed in the other link layer), once,
+        with its cabling-plan row and the runs that show it."""
+        return _port_reports(self.results)
+
+    @property
     def clean(self) -> bool:
         return not any(r.low or r.unusable for r in self.results)
 
@@ -180,6 +187,7 @@ class AcceptanceReport:
             "cluster_wide": self.cluster_wide,
             "runs": [r.as_dict() for r in self.results],
             "suspects": [s.as_dict() for s in self.suspects],
+            "ports": [p.as_dict() for p in self.ports],
             "unknown_hosts": self.unknown_hosts,
             "ignored_files": self.ignored,
             **({"calibration": self.calibration} if self.calibration else {}),
@@ -376,6 +384,7 @@ def _predict_run(
     measured = statistics.fmean(s.measured for s in chosen)
     predicted = statistics.fmean(s.predicted for s in chosen)
     low = predicted > 0 and measured < threshold * predicted
+    problems = port_problems(run, system, planned)
     return RunResult(
         run,
         tuple(sizes),
@@ -383,7 +392,8 @@ def _predict_run(
         predicted,
         low,
         transport=transport_finding(run, system),
-        ports=ports_finding(run, system, planned),
+        ports=ports_finding(problems, system),
+        port_problems=problems,
     )
 
 
@@ -445,45 +455,100 @@ def planned_ports(
     return dict(out)
 
 
-def ports_finding(run: NcclRun, system: System, planned: PlannedPorts) -> str | None:
-    """Which planned compute ports NCCL's IB transport did not list on a host of a run across nodes, or
-    listed in the other link layer, where the host's list stands (None: none, or the output lists no ports).
-    NCCL lists only active ports that NCCL_IB_HCA selects (net_ib.cc ncclIbInit), so a missing port was down,
-    unselected or renamed when the run started, and the run used fewer NICs than the prediction is for. A
-    one-rail run is held to its rail's port."""
+@dataclass(frozen=True)
+class PortProblem:
+    """A planned compute port NCCL's IB transport did not list on a host (``listed_as`` None), or listed in
+    the other link layer (``listed_as`` the layer it printed), at the host's first list (``at``)."""
+
+    host: str
+    rail: int
+    device: str
+    port: int
+    cable: Cable
+    listed_as: str | None
+    at: str
+
+    def text(self, link: str) -> str:
+        name = (
+            f"{self.host} rail {self.rail} port {self.device}:{self.port} "
+            f"(cable {self.cable.id} to {self.cable.switch} port {self.cable.switch_port})"
+        )
+        if self.listed_as is None:
+            return f"{name} is not among the ports NCCL found ({self.at})"
+        return (
+            f"{name} runs {self.listed_as} where the plan's fabric runs {link} ({self.at}): the adapter port "
+            "is set to the other link layer"
+        )
+
+
+def port_problems(run: NcclRun, system: System, planned: PlannedPorts) -> tuple[PortProblem, ...]:
+    """The planned compute ports NCCL's IB transport did not list on a host of a run across nodes, or listed
+    in the other link layer (none when the output lists no ports). NCCL lists only active ports that
+    NCCL_IB_HCA selects (net_ib.cc ncclIbInit), so a missing port was down, unselected or renamed when the run
+    started, and the run used fewer NICs than the prediction is for. A one-rail run is held to its rail's
+    port."""
     link = _LINK_OF_KIND.get(system.net_kind or "")
     if run.nodes < 2 or link is None or not run.network.ib_ports:
-        return None
-    problems: list[str] = []
-    other_layer = False
+        return ()
+    problems: list[PortProblem] = []
     for listed in run.network.ib_ports:
         ports = {(p.device, p.port): p for p in listed.ports}
         for (device, number), (rail, cable) in sorted(planned.get(listed.host, {}).items()):
             if run.rail is not None and rail != run.rail:
                 continue
             found = ports.get((device, number))
-            name = (
-                f"{listed.host} rail {rail} port {device}:{number} "
-                f"(cable {cable.id} to {cable.switch} port {cable.switch_port})"
-            )
-            if found is None:
-                problems.append(f"{name} is not among the ports NCCL found ({listed.first_at})")
-            elif found.link != link:
-                other_layer = True
-                problems.append(
-                    f"{name} runs {found.link} where the plan's fabric runs {link} ({listed.first_at}): "
-                    "the adapter port is set to the other link layer"
-                )
+            if found is None or found.link != link:
+                layer = None if found is None else found.link
+                problems.append(PortProblem(listed.host, rail, device, number, cable, layer, listed.first_at))
+    return tuple(problems)
+
+
+def ports_finding(problems: tuple[PortProblem, ...], system: System) -> str | None:
+    """The run's port problems as its finding (None: none), the first four spelled out."""
     if not problems:
         return None
-    shown = "; ".join(problems[:4]) + (f"; and {len(problems) - 4} more" if len(problems) > 4 else "")
+    link = _LINK_OF_KIND.get(system.net_kind or "", "")
+    shown = "; ".join(p.text(link) for p in problems[:4])
+    shown += f"; and {len(problems) - 4} more" if len(problems) > 4 else ""
     why = "NCCL uses only the ports it lists (the active ones NCCL_IB_HCA selects)" + (
-        ", and a port in the other link layer is not on the planned fabric" if other_layer else ""
+        ", and a port in the other link layer is not on the planned fabric"
+        if any(p.listed_as for p in problems)
+        else ""
     )
     return (
         f"{shown}. {why}: the run used fewer NICs than the prediction is for; check the port (ibstat), its "
         "cable and NCCL_IB_HCA"
     )
+
+
+@dataclass(frozen=True)
+class PortReport:
+    """One port problem as the report lists it: once, with the runs that show it."""
+
+    problem: PortProblem
+    runs: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        p = self.problem
+        return {
+            "host": p.host,
+            "rail": p.rail,
+            "port": f"{p.device}:{p.port}",
+            "listed_as": p.listed_as,
+            "first_at": p.at,
+            "runs": list(self.runs),
+            **p.cable.as_dict(),
+        }
+
+
+def _port_reports(results: list[RunResult]) -> list[PortReport]:
+    """Every port problem once, in the order the runs show them, with the runs that show it."""
+    seen: dict[tuple[str, int, str, int, str | None], tuple[PortProblem, list[str]]] = {}
+    for res in results:
+        for p in res.port_problems:
+            key = (p.host, p.rail, p.device, p.port, p.listed_as)
+            seen.setdefault(key, (p, []))[1].append(res.run.name)
+    return [PortReport(p, tuple(runs)) for p, runs in seen.values()]
 
 
 def _node_cables(plan: Plan | None) -> dict[tuple[str, int], list[Cable]]:

@@ -341,8 +341,45 @@ def test_a_port_nccl_did_not_list_is_named_with_its_cable(tmp_path: Path, capsys
     )
     assert row["b_device"].endswith("-r5")  # the rail-5 leaf of the rail-optimised plan
     assert "other link layer" not in run["ports"]  # the port is missing, not in another layer
+    (listed,) = out["ports"]  # the report's list: each port once, with its cabling-plan row
+    assert (listed["host"], listed["rail"], listed["port"], listed["listed_as"]) == (
+        "gpu002",
+        5,
+        "mlx5_9:1",
+        None,
+    )
+    assert (listed["cable"], listed["switch"], listed["switch_port"]) == (
+        row["cable_id"],
+        row["b_device"],
+        row["b_port"],
+    )
+    assert listed["runs"] == ["all_reduce_perf.log"]
     main(["acceptance-report", str(bp), "--results", str(results)])
-    assert "PORTS gpu002 rail 5 port mlx5_9:1" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "PORTS gpu002 rail 5 port mlx5_9:1" in text
+    assert f"      {row['cable_id']}: gpu002 mlx5_9/1 <-> {row['b_device']} port {row['b_port']}" in text
+
+
+def test_the_report_lists_each_missing_port_once(tmp_path: Path, capsys) -> None:
+    """Two runs that both show gpu002's rail-5 port missing, and one rail-0 run in the other link layer: the
+    report's list names rail 5's port once with both runs, and gpu001's rail-0 port as listed in RoCE."""
+    without = [p for p in DGX_H100_COMPUTE if p != "mlx5_9"]
+    missing = _ported({"gpu001": DGX_H100_COMPUTE, "gpu002": without}, plateau=290.0)
+    roce = _ported({"gpu001": ["mlx5_0"], "gpu002": ["mlx5_0"]}, link="RoCE")
+    logs = {
+        "all_reduce_perf-a.log": missing,
+        "all_reduce_perf-b.log": missing,
+        "all_reduce_perf-rail0.log": roce,
+    }
+    bp, results = _site(tmp_path, logs)
+    code, out = _report(bp, results, capsys)
+    assert code == 1
+    shown = [(p["host"], p["rail"], p["port"], p["listed_as"], sorted(p["runs"])) for p in out["ports"]]
+    assert sorted(shown) == [
+        ("gpu001", 0, "mlx5_0:1", "RoCE", ["all_reduce_perf-rail0.log"]),
+        ("gpu002", 0, "mlx5_0:1", "RoCE", ["all_reduce_perf-rail0.log"]),
+        ("gpu002", 5, "mlx5_9:1", None, ["all_reduce_perf-a.log", "all_reduce_perf-b.log"]),
+    ]
 
 
 def test_no_device_found_names_every_planned_port(tmp_path: Path, capsys) -> None:
