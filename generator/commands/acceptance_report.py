@@ -273,7 +273,7 @@ def _suspect_lines(report: AcceptanceReport) -> list[str]:
 
 def _port_lines(report: AcceptanceReport) -> list[str]:
     """Each planned compute port a run's NCCL did not list (or listed in the other link layer), once."""
-    ports = report.ports
+    ports = report.port_reports
     if not ports:
         return []
     lines = ["", "ports NCCL did not find (or found in the other link layer), with their cabling-plan rows:"]

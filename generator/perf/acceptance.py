@@ -170,7 +170,7 @@ class AcceptanceReport:
     calibration: str | None = None  # the site calibration file the predictions carry, if any
 
     @property
-    def ports(self) -> list[PortReport]:
+    def port_reports(self) -> list[PortReport]:
         """Every planned compute port a run's NCCL did not list (or listed in the other link layer), once,
         with its cabling-plan row and the runs that show it."""
         return _port_reports(self.results)
@@ -187,7 +187,7 @@ class AcceptanceReport:
             "cluster_wide": self.cluster_wide,
             "runs": [r.as_dict() for r in self.results],
             "suspects": [s.as_dict() for s in self.suspects],
-            "ports": [p.as_dict() for p in self.ports],
+            "port_problems": [p.as_dict() for p in self.port_reports],
             "unknown_hosts": self.unknown_hosts,
             "ignored_files": self.ignored,
             **({"calibration": self.calibration} if self.calibration else {}),

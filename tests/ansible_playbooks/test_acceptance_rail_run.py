@@ -228,7 +228,7 @@ def test_one_rail_runs_find_the_weak_cable(chroot_root: Path, tmp_path: Path) ->
         f"dgx002 rail 6 port mlx5_10:1 (cable {down['cable_id']} to {down['b_device']} port {down['b_port']}) "
         f"is not among the ports NCCL found ({results / down_file}:"
     )
-    (entry,) = doc["ports"]  # the report's list of ports: that one, once, with its cable
+    (entry,) = doc["port_problems"]  # the report's list of ports: that one, once, with its cable
     assert (entry["host"], entry["rail"], entry["cable"], entry["runs"]) == (
         "dgx002",
         6,

@@ -341,7 +341,7 @@ def test_a_port_nccl_did_not_list_is_named_with_its_cable(tmp_path: Path, capsys
     )
     assert row["b_device"].endswith("-r5")  # the rail-5 leaf of the rail-optimised plan
     assert "other link layer" not in run["ports"]  # the port is missing, not in another layer
-    (listed,) = out["ports"]  # the report's list: each port once, with its cabling-plan row
+    (listed,) = out["port_problems"]  # the report's list: each port once, with its cabling-plan row
     assert (listed["host"], listed["rail"], listed["port"], listed["listed_as"]) == (
         "gpu002",
         5,
@@ -374,7 +374,9 @@ def test_the_report_lists_each_missing_port_once(tmp_path: Path, capsys) -> None
     bp, results = _site(tmp_path, logs)
     code, out = _report(bp, results, capsys)
     assert code == 1
-    shown = [(p["host"], p["rail"], p["port"], p["listed_as"], sorted(p["runs"])) for p in out["ports"]]
+    shown = [
+        (p["host"], p["rail"], p["port"], p["listed_as"], sorted(p["runs"])) for p in out["port_problems"]
+    ]
     assert sorted(shown) == [
         ("gpu001", 0, "mlx5_0:1", "RoCE", ["all_reduce_perf-rail0.log"]),
         ("gpu002", 0, "mlx5_0:1", "RoCE", ["all_reduce_perf-rail0.log"]),
