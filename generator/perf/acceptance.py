@@ -97,12 +97,17 @@ class RunResult:
     low: bool
     error: str | None = None  # the model could not predict this run's shape
     transport: str | None = None  # what the run's output shows NCCL used that the prediction is not for
-    ports: str | None = None  # planned compute ports NCCL's IB transport did not list, or listed otherwise
-    port_problems: tuple[PortProblem, ...] = ()  # the same, one by one
+    # planned compute ports NCCL's IB transport did not list, or listed in the other link layer
+    port_problems: tuple[PortProblem, ...] = ()
 
     @property
     def ratio(self) -> float:
         return self.measured / self.predicted if self.predicted > 0 else 0.0
+
+    @property
+    def ports(self) -> str | None:
+        """The run's port problems as its finding (None: none), the first four spelled out."""
+        return ports_finding(self.port_problems)
 
     @property
     def unusable(self) -> str | None:
@@ -384,7 +389,6 @@ def _predict_run(
     measured = statistics.fmean(s.measured for s in chosen)
     predicted = statistics.fmean(s.predicted for s in chosen)
     low = predicted > 0 and measured < threshold * predicted
-    problems = port_problems(run, system, planned)
     return RunResult(
         run,
         tuple(sizes),
@@ -392,15 +396,15 @@ def _predict_run(
         predicted,
         low,
         transport=transport_finding(run, system),
-        ports=ports_finding(problems, system),
-        port_problems=problems,
+        port_problems=port_problems(run, system, planned),
     )
 
 
 # the fabric kinds the model predicts with RDMA between nodes: NCCL's IB verbs transport ("IB (generic IB
 # verbs)", NCCL's environment variables reference, NCCL_NET) for InfiniBand and RoCE, or a cloud transport's
-# net plugin, which the model takes as RoCE (perf.yaml nccl.cloud_transport_as_fabric)
-_RDMA_KINDS = ("infiniband", "roce")
+# net plugin, which the model takes as RoCE (perf.yaml nccl.cloud_transport_as_fabric); with the link layer
+# NCCL's IB transport prints for each (net_ib.cc: "IB" or "RoCE")
+_LINK_OF_KIND = {"infiniband": "IB", "roce": "RoCE"}
 
 
 def transport_finding(run: NcclRun, system: System) -> str | None:
@@ -409,7 +413,7 @@ def transport_finding(run: NcclRun, system: System) -> str | None:
     IBext) without GPUDirect RDMA (connections printed without ``/GDRDMA``: the data is staged through host
     memory, which the model has no figure for). None when the output shows neither, or says nothing of the
     network (a run without NCCL_DEBUG=INFO, a -J file without NCCL_NET) or the run stays in one node."""
-    if run.nodes < 2 or system.net_kind not in _RDMA_KINDS:
+    if run.nodes < 2 or system.net_kind not in _LINK_OF_KIND:
         return None
     where = run.network.uses(SOCKET)
     if where is not None:
@@ -433,8 +437,6 @@ def transport_finding(run: NcclRun, system: System) -> str | None:
 # host -> (RDMA device, port) -> the compute rail and cable the plan gives that port, for the ports whose
 # device names are the hosts' own (published or declared: resolve.model.NicPort.rdma_known), no placeholders
 PlannedPorts = dict[str, dict[tuple[str, int], tuple[int, Cable]]]
-# what NCCL's IB transport prints for the link layer each fabric kind runs (net_ib.cc: "IB" or "RoCE")
-_LINK_OF_KIND = {"infiniband": "IB", "roce": "RoCE"}
 
 
 def planned_ports(
@@ -467,8 +469,9 @@ class PortProblem:
     cable: Cable
     listed_as: str | None
     at: str
+    fabric_link: str  # the link layer the plan's fabric runs (IB | RoCE)
 
-    def text(self, link: str) -> str:
+    def text(self) -> str:
         name = (
             f"{self.host} rail {self.rail} port {self.device}:{self.port} "
             f"(cable {self.cable.id} to {self.cable.switch} port {self.cable.switch_port})"
@@ -476,8 +479,8 @@ class PortProblem:
         if self.listed_as is None:
             return f"{name} is not among the ports NCCL found ({self.at})"
         return (
-            f"{name} runs {self.listed_as} where the plan's fabric runs {link} ({self.at}): the adapter port "
-            "is set to the other link layer"
+            f"{name} runs {self.listed_as} where the plan's fabric runs {self.fabric_link} ({self.at}): the "
+            "adapter port is set to the other link layer"
         )
 
 
@@ -499,16 +502,17 @@ def port_problems(run: NcclRun, system: System, planned: PlannedPorts) -> tuple[
             found = ports.get((device, number))
             if found is None or found.link != link:
                 layer = None if found is None else found.link
-                problems.append(PortProblem(listed.host, rail, device, number, cable, layer, listed.first_at))
+                problems.append(
+                    PortProblem(listed.host, rail, device, number, cable, layer, listed.first_at, link)
+                )
     return tuple(problems)
 
 
-def ports_finding(problems: tuple[PortProblem, ...], system: System) -> str | None:
-    """The run's port problems as its finding (None: none), the first four spelled out."""
+def ports_finding(problems: tuple[PortProblem, ...]) -> str | None:
+    """A run's port problems as its finding (None: none), the first four spelled out."""
     if not problems:
         return None
-    link = _LINK_OF_KIND.get(system.net_kind or "", "")
-    shown = "; ".join(p.text(link) for p in problems[:4])
+    shown = "; ".join(p.text() for p in problems[:4])
     shown += f"; and {len(problems) - 4} more" if len(problems) > 4 else ""
     why = "NCCL uses only the ports it lists (the active ones NCCL_IB_HCA selects)" + (
         ", and a port in the other link layer is not on the planned fabric"
