@@ -8,9 +8,13 @@ HCA port, the standby entering STANDBY and taking over when the master dies.
   (opensm(8): "OpenSM's port will always have full membership in default partition").
 * standby and takeover: the second member's ``opensm.conf`` (lower ``sm_priority``) started on its host
   enters STANDBY; the master is SIGKILLed (a crash, not a handover) and the standby must log "Entering
-  MASTER state" and "SUBNET UP" within ``sminfo_polling_timeout`` x (``polling_retry_number`` + 1) + 30 s:
-  a standby polls the master every ``sminfo_polling_timeout`` ms and takes over after
-  ``polling_retry_number`` unanswered polls (opensm.conf comments of OpenSM 3.3), plus one sweep.
+  MASTER state" and "SUBNET UP" within ``sminfo_polling_timeout`` x (``polling_retry_number`` + 2) + 30 s.
+  A standby's poll timer fires every ``sminfo_polling_timeout`` ms; each tick sends one SMInfo request
+  (``retry_number`` + 1, reset to 0 by the master's answer) and a tick that finds ``retry_number >
+  polling_retry_number`` goes to DISCOVERING (linux-rdma/opensm opensm/osm_sm_state_mgr.c,
+  ``osm_sm_state_mgr_polling_callback``, commit 0189deaac8025874038b62be52fcfee0da80b675). So the master
+  is declared dead on the (``polling_retry_number`` + 2)-th tick after its death at the latest (the first
+  tick falls up to one interval after it); 30 s are left for the new master's heavy sweep.
 * both daemons flush their log per line (``force_log_flush TRUE``, opensm.conf) so it can be followed.
 """
 
@@ -121,7 +125,7 @@ def takeover(sim: Simulator, master: tuple[Sm, str], standby: tuple[Sm, str]) ->
     bound = (
         conf_int(s.conf, "sminfo_polling_timeout", 10000)
         / 1000
-        * (conf_int(s.conf, "polling_retry_number", 4) + 1)
+        * (conf_int(s.conf, "polling_retry_number", 4) + 2)
         + TAKEOVER_MARGIN_S
     )
     size = s.log.stat().st_size
