@@ -16,7 +16,7 @@ from contextlib import contextmanager
 # imported inside the functions that print, so `--help`, `--version` and completion never load them.
 TYPE_CHECKING = False  # typing itself costs start-up time; mypy treats this name as True
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     from rich.console import Console
     from rich.table import Table
@@ -32,6 +32,21 @@ EXIT_CODES_EPILOG = (
     "exit codes: 0 ok; 1 findings (rule errors, differences, failures); 2 unusable input or options; "
     "3 internal error (a bug: please report it)"
 )
+
+
+def seconds(low: float, high: float) -> Callable[[str], float]:
+    """An option's parser of a time in seconds, a plain decimal from ``low`` (excluded) to ``high``: float()
+    alone also takes `nan`, `inf`, `1e999` and negative numbers, which a wait cannot use."""
+
+    def parse(text: str) -> float:
+        plain = text.isascii() and len(text) <= 20 and text.replace(".", "", 1).isdigit()
+        if plain and low < float(text) <= high:
+            return float(text)
+        shown = f"`{text[:40]}`" if text.isascii() and text.isprintable() else "its value"
+        raise argparse.ArgumentTypeError(f"{shown}: give seconds above {low:g} and at most {high:g}")
+
+    return parse
+
 
 BLUEPRINT_METAVAR = "BLUEPRINT"
 BLUEPRINT_HELP = "blueprint YAML file, or - to read it from standard input"

@@ -21,6 +21,7 @@ from generator.commands._common import (
     err_console,
     note,
     print_table,
+    seconds,
     text_output,
     write_text,
 )
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from generator.rehearse.build_input import Build
 
 ORDER = 62
+MAX_TIMEOUT_S = 86_400.0  # a day: a longer wait is a typo, not a plan
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -61,10 +63,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--timeout",
-        type=float,
+        type=seconds(0, MAX_TIMEOUT_S),
         default=180.0,
         metavar="SECONDS",
-        help="time allowed to converge (default 180)",
+        help="time allowed to converge, and for each InfiniBand discovery and one-shot OpenSM run "
+        "(default 180)",
     )
     add_common(p, output_help="write the report to this file")
     p.set_defaults(func=run)

@@ -30,6 +30,11 @@ def netfile_size(text: str) -> tuple[int, int, int]:
     return nodes, switches, ports
 
 
+class SimulationFailed(RuntimeError):
+    """ibsim would not start or stopped, or a client of it did not finish in its time: a check the rehearsal
+    reports as failed (exit 1), not a fault of cluster-blueprint."""
+
+
 class Simulator:
     def __init__(self, reaper: Reaper, netfile: Path, workdir: Path) -> None:
         self.reaper = reaper
@@ -55,9 +60,9 @@ class Simulator:
             if "Network simulator ready" in self.log.read_text(errors="replace"):
                 return time.monotonic() - t0
             if proc.poll() is not None:
-                raise RuntimeError(f"ibsim exited ({proc.returncode}) on {self.netfile}: {self._tail()}")
+                raise SimulationFailed(f"ibsim exited ({proc.returncode}) on {self.netfile}: {self._tail()}")
             time.sleep(0.05)
-        raise RuntimeError(f"ibsim not ready after {ready_timeout_s:.0f} s: {self._tail()}")
+        raise SimulationFailed(f"ibsim not ready after {ready_timeout_s:.0f} s: {self._tail()}")
 
     def _tail(self) -> str:
         return self.log.read_text(errors="replace")[-1500:]
@@ -77,14 +82,18 @@ class Simulator:
         }
 
     def client(self, sim_host: str, argv: list[str], timeout_s: float) -> subprocess.CompletedProcess[str]:
-        """A client run to completion (killed after ``timeout_s``)."""
+        """A client run to completion; SimulationFailed when ibsim is gone or the client is not done after
+        ``timeout_s`` (it is killed then)."""
         if self.reaper.procs.get(self.label) is None or self.reaper.dead():
-            raise RuntimeError(f"ibsim is not running: {self._tail()}")
-        return subprocess.run(
-            argv, env=self.env(sim_host, self.workdir / "state" / sim_host), cwd=self.workdir,
-            capture_output=True, text=True, errors="replace", check=False, timeout=timeout_s,
-            stdin=subprocess.DEVNULL, start_new_session=True,
-        )  # fmt: skip
+            raise SimulationFailed(f"ibsim is not running: {self._tail()}")
+        try:
+            return subprocess.run(
+                argv, env=self.env(sim_host, self.workdir / "state" / sim_host), cwd=self.workdir,
+                capture_output=True, text=True, errors="replace", check=False, timeout=timeout_s,
+                stdin=subprocess.DEVNULL, start_new_session=True,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            raise SimulationFailed(f"{Path(argv[0]).name} was not done within {timeout_s:g} s") from None
 
 
 def ca_of(netfile: str, host: str) -> str | None:

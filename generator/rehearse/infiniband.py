@@ -23,7 +23,7 @@ from generator.foreign import read_foreign_text
 from generator.rehearse import partitions, sm_ha, tools
 from generator.rehearse.build_input import MAX_FILE, Build, IbFabric
 from generator.rehearse.cleanup import WORK_PREFIX, Reaper
-from generator.rehearse.ibsim import Simulator, ca_of
+from generator.rehearse.ibsim import SimulationFailed, Simulator, ca_of
 from generator.rehearse.nvue import load_yaml
 from generator.rehearse.verdict import FabricVerdict
 from generator.verify.ibnetdiscover import parse_ibnetdiscover
@@ -168,21 +168,24 @@ def _step(
     sim_text: str, fab: IbFabric, reaper: Reaper, work: Path, timeout_s: float, plan: set[Link],
     pools: dict[str, str], ha: bool,
 ) -> tuple[dict[str, list[str]], float, dict[str, str]]:  # fmt: skip
-    """One simulated fabric: (problems by check, OpenSM seconds, facts for the detail lines)."""
+    """One simulated fabric: (problems by check, OpenSM seconds, facts for the detail lines). ibsim failing,
+    or a client of it not done in ``timeout_s``, fails the check it was running for."""
     netfile = work / f"{fab.name}.net"
     netfile.write_text(sim_text)
     sim = Simulator(reaper, netfile, work)
-    sim.start()
+    found: dict[str, list[str]] = {}
+    facts: dict[str, str] = {}
+    stage, seconds = "simulation", 0.0
     try:
+        sim.start()
         host_id = ca_of(sim_text, fab.members[0][0] if fab.members else "") or ca_of(sim_text, "")
         if host_id is None:
             return {"simulation": ["no CA with port 1 cabled to run the clients from"]}, 0.0, {}
+        stage = "discovery"
         dump = sim.client(host_id, [tools.must("ibnetdiscover")], timeout_s)
         if dump.returncode != 0:
             return {"discovery": [f"ibnetdiscover failed: {dump.stderr.strip()[-300:]}"]}, 0.0, {}
-        found = {
-            "discovery": compare(links(sim_text, str(netfile)), links(dump.stdout, "ibnetdiscover"), plan)
-        }
+        found["discovery"] = compare(links(sim_text, str(netfile)), links(dump.stdout, "ibnetdiscover"), plan)
         if not fab.members:
             return found, 0.0, {"sm": "no subnet manager configured"}
         roots, cns, n_roots, n_cns = guid_files(dump.stdout, work)
@@ -191,16 +194,21 @@ def _step(
             files["partition_config_file"] = run_partitions(fab.partitions, dump.stdout, pools, work)
         conf = relocated_conf(fab.members[0][1], files, work / "opensm.conf")
         (work / "opensm.log").unlink(missing_ok=True)
+        stage = "subnet manager"
         t0 = time.monotonic()
         proc = sim.client(host_id, [tools.must("opensm"), "-F", str(conf), "-o"], timeout_s)
         seconds = time.monotonic() - t0
         log = (work / "opensm.log").read_text(errors="replace") if (work / "opensm.log").exists() else ""
         engine = engine_of(fab.members[0][1])
         found["subnet manager"] = sm_problems(log, engine, proc.returncode)
-        facts = {"sm": f"{fab.members[0][0]}'s opensm.conf: MASTER, SUBNET UP, {engine} "
-                       f"({n_roots} roots, {n_cns} compute ports)"}  # fmt: skip
+        facts["sm"] = (f"{fab.members[0][0]}'s opensm.conf: MASTER, SUBNET UP, {engine} "
+                       f"({n_roots} roots, {n_cns} compute ports)")  # fmt: skip
         if ha and not found["subnet manager"]:
-            _pair(sim, fab, (host_id, sim_text, dump.stdout), files, pools, found, facts)
+            stage = "partitions"
+            _pair(sim, fab, (host_id, sim_text, dump.stdout), files, pools, found, facts, seconds)
+        return found, seconds, facts
+    except SimulationFailed as exc:
+        found[stage] = [*found.get(stage, []), str(exc)]
         return found, seconds, facts
     finally:
         sim.stop()
@@ -227,7 +235,8 @@ def rehearse_infiniband(
             without(sim_text, down), fab, reaper, work, timeout_s, planned_links(build, fabric, down),
             pools, step == "all up",
         )  # fmt: skip
-        verdict.converge_s[step if step == "all up" else f"after --fail {step}"] = seconds
+        if seconds:  # the one-shot OpenSM ran to its end: how long it took to bring the subnet up
+            verdict.converge_s[step if step == "all up" else f"after --fail {step}"] = seconds
         if "takeover" in facts:
             verdict.converge_s["standby takeover"] = float(facts.pop("takeover"))
         details = {
@@ -280,9 +289,10 @@ def run_partitions(conf: Path, dump: str, pools: dict[str, str], work: Path) -> 
 
 def _pair(
     sim: Simulator, fab: IbFabric, where: tuple[str, str, str], files: dict[str, Path], pools: dict[str, str],
-    found: dict[str, list[str]], facts: dict[str, str],
+    found: dict[str, list[str]], facts: dict[str, str], sweep_s: float,
 ) -> None:  # fmt: skip
-    """The master as a daemon: partitions per port; then the standby and the takeover."""
+    """The master as a daemon: partitions per port; then the standby and the takeover. ``sweep_s``: what the
+    one-shot OpenSM took on this fabric and machine, which the daemons' waits allow for (sm_ha.waits)."""
     host_id, sim_text, dump = where
     work = sim.workdir
     members = []
@@ -294,7 +304,8 @@ def _pair(
         members.append(sm_ha.Sm(host, relocated, log, f"opensm {host}"))
     master = members[0]
     sm_ha.start(sim, master, host_id)
-    if sm_ha.wait_log(sim, master, ("Entering MASTER state", "SUBNET UP"), 120) is None:
+    waits = sm_ha.waits(sweep_s)
+    if sm_ha.wait_log(sim, master, ("Entering MASTER state", "SUBNET UP"), waits.subnet_up_s) is None:
         found["subnet manager"].append(f"{master.host}'s OpenSM daemon never reached SUBNET UP")
         return
     if "partition_config_file" in files:
@@ -312,7 +323,9 @@ def _pair(
     if standby_id is None:
         found["standby and takeover"] = [f"{members[1].host} (standby): no second cabled HCA port to run on"]
         return
-    problems, facts["standby"], seconds = sm_ha.takeover(sim, (master, host_id), (members[1], standby_id))
+    problems, facts["standby"], seconds = sm_ha.takeover(
+        sim, (master, host_id), (members[1], standby_id), waits
+    )
     found["standby and takeover"] = problems
     facts["takeover"] = str(seconds)
 

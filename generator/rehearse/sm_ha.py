@@ -14,7 +14,8 @@ HCA port, the standby entering STANDBY and taking over when the master dies.
   polling_retry_number`` goes to DISCOVERING (linux-rdma/opensm opensm/osm_sm_state_mgr.c,
   ``osm_sm_state_mgr_polling_callback``, commit 0189deaac8025874038b62be52fcfee0da80b675). So the master
   is declared dead on the (``polling_retry_number`` + 2)-th tick after its death at the latest (the first
-  tick falls up to one interval after it); 30 s are left for the new master's heavy sweep.
+  tick falls up to one interval after it); the new master's heavy sweep is allowed 30 s, or twice what the
+  one-shot OpenSM took on the same fabric and machine if that is more (a 4,096-HCA fabric sweeps in ~20 s).
 * both daemons flush their log per line (``force_log_flush TRUE``, opensm.conf) so it can be followed.
 """
 
@@ -33,7 +34,25 @@ from generator.rehearse import partitions, tools
 from generator.rehearse.ibsim import Simulator
 
 MAX_PORTS = 64
-TAKEOVER_MARGIN_S = 30.0
+TAKEOVER_MARGIN_S = 30.0  # the new master's heavy sweep, at least
+SUBNET_UP_S = 120.0  # the master daemon's first sweep, at least
+STANDBY_S = 60.0  # the standby's discovery of the master, at least
+
+
+@dataclass(frozen=True)
+class Waits:
+    """How long the daemons' steps may take on this fabric and machine: each a floor, or a multiple of what
+    the one-shot OpenSM (a whole discovery and heavy sweep) took, whichever is more."""
+
+    subnet_up_s: float
+    standby_s: float
+    sweep_margin_s: float
+
+
+def waits(sweep_s: float) -> Waits:
+    return Waits(
+        max(SUBNET_UP_S, 3 * sweep_s), max(STANDBY_S, 3 * sweep_s), max(TAKEOVER_MARGIN_S, 2 * sweep_s)
+    )
 
 
 @dataclass
@@ -116,17 +135,19 @@ def port_tables(
                       f"{len(partitions.names(parts))} partitions, as planned")  # fmt: skip
 
 
-def takeover(sim: Simulator, master: tuple[Sm, str], standby: tuple[Sm, str]) -> tuple[list[str], str, float]:
+def takeover(
+    sim: Simulator, master: tuple[Sm, str], standby: tuple[Sm, str], allowed: Waits
+) -> tuple[list[str], str, float]:
     """(problems, detail, seconds from the master's death to the standby's SUBNET UP)."""
     (m, _), (s, s_host) = master, standby
     start(sim, s, s_host)
-    if wait_log(sim, s, ("Entering STANDBY state",), 60) is None:
+    if wait_log(sim, s, ("Entering STANDBY state",), allowed.standby_s) is None:
         return [f"{s.host}'s OpenSM never entered STANDBY (its log: {_tail(s)})"], "", 0.0
     bound = (
         conf_int(s.conf, "sminfo_polling_timeout", 10000)
         / 1000
         * (conf_int(s.conf, "polling_retry_number", 4) + 2)
-        + TAKEOVER_MARGIN_S
+        + allowed.sweep_margin_s
     )
     size = s.log.stat().st_size
     _kill(sim, m.label)

@@ -107,6 +107,10 @@ def _start_sm(sim: Simulator, host: str, conf: Path, work: Path) -> subprocess.P
     )
 
 
+def _text(path: Path) -> str:
+    return path.read_text(errors="replace") if path.exists() else ""
+
+
 def _query(sim: Simulator, host: str, *argv: str) -> str:
     proc = sim._run(host, [_tool(argv[0]), *argv[1:]], 30)
     assert proc.returncode == 0, f"{' '.join(argv)}: {proc.stderr[-500:]}"
@@ -149,6 +153,8 @@ def test_opensm_runs_generated_ha_pair_partitions_and_ftree_roots(
         if int(g, 16) != sm_port
     )
     pkeys = _wait_pkeys(sim, master_host, probe)
+    with confs[members[1]].open("a") as conf:
+        conf.write("force_log_flush TRUE\n")  # opensm.conf: flush after each message, so it can be followed
     daemons.append(_start_sm(sim, standby_host, confs[members[1]], tmp_path))
 
     table = pkeys.split()
@@ -165,7 +171,12 @@ def test_opensm_runs_generated_ha_pair_partitions_and_ftree_roots(
     # qos FALSE alike, so this checks the hosts' SL is usable, not which of the two the file says.
     assert row[2] == 2
 
-    time.sleep(3)  # a few standby polls (sminfo_polling_timeout 10 s: the first comes at once)
+    # the standby enters STANDBY once its own discovery has found the higher-priority master: a sweep, not a
+    # poll interval, so it is waited for rather than slept on
+    standby_at = tmp_path / f"{members[1]}-opensm-compute.log"
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline and "Entering STANDBY state" not in _text(standby_at):
+        time.sleep(0.2)
     for proc in reversed(daemons):
         _stop(proc)
     master_log = (tmp_path / f"{members[0]}-opensm-compute.log").read_text(errors="replace")

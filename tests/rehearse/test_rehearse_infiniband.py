@@ -58,6 +58,18 @@ def test_hdr_fat_tree_passes_whole_and_sampled_with_a_spine_down(hdr: Path, tmp_
     assert "(10 roots, 160 compute ports)" in fab["checks"][1]["detail"]
 
 
+def test_a_client_not_done_in_its_time_fails_its_check(hdr: Path) -> None:
+    """ibnetdiscover given less time than it needs is a failed discovery (exit 1, said), not an internal error
+    (subprocess's TimeoutExpired reached the command before); no OpenSM time is reported for it."""
+    code, report, err = rehearse(str(hdr), "--fabric", "compute", "--timeout", "0.001")
+    assert code == 1, err[-2000:]
+    (fab,) = report["fabrics"]
+    assert [(c["check"], c["ok"], c["reasons"]) for c in fab["checks"]] == [
+        ("discovery", False, ["ibnetdiscover was not done within 0.001 s"])
+    ]
+    assert fab["converge_seconds"] == {}
+
+
 def test_a_cable_missing_from_the_net_file_is_named(hdr: Path, tmp_path: Path) -> None:
     build = _single_sm(hdr, tmp_path)
     net = build / "cabling" / "ibnetdiscover" / "compute.net"

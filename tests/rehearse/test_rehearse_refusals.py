@@ -58,3 +58,11 @@ def test_a_build_without_switches_has_nothing_to_rehearse(tmp_path: Path) -> Non
     assert code == 0 and '"nothing_to_rehearse": "nothing to rehearse: the build has no switch' in out
     code, _, err = run_cli("rehearse", str(root), "--fabric", "compute")
     assert code == 2 and "no fabric compute" in err and "it has: none" in err
+
+
+@pytest.mark.parametrize("value", ["-5", "0", "nan", "inf", "1e3", "86401", "1_0", "٣"])
+def test_a_timeout_that_is_not_a_wait_is_refused(tmp_path: Path, value: str) -> None:
+    """float() takes nan, inf, 1e999 and negatives, which reached subprocess and the polls (an internal error,
+    exit 3, for nan and -5 before)."""
+    code, _, err = run_cli("rehearse", str(_build(tmp_path)), "--timeout", value)
+    assert code == 2 and "argument --timeout" in err and "give seconds above 0 and at most 86400" in err

@@ -1,5 +1,6 @@
 """Pieces of `blueprint rehearse` that need no real tool: the fast reader of generated NVUE files against
-ruamel (the loader it replaces), the dragonfly group-set sample, the partition intent per port."""
+ruamel (the loader it replaces), the dragonfly group-set sample, the partition intent per port, the subnet
+managers' waits."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from rehearse_fixtures import small_build
 from ruamel.yaml import YAML
 
-from generator.rehearse import block_read, partitions, sample
+from generator.rehearse import block_read, partitions, sample, sm_ha
 from generator.rehearse.nvue import load_yaml
 
 
@@ -108,3 +109,12 @@ def test_a_leafs_host_port_address_reaches_zebra(key: str) -> None:
     assert "  network 10.100.0.10/31\n" in cfg.frr_conf
     back = from_frr_conf(cfg.frr_conf, "leaf", "compute", "frr.conf")
     assert back.addresses == cfg.addresses and set(back.networks) == set(cfg.networks)
+
+
+def test_the_subnet_managers_waits_grow_with_the_sweep_this_fabric_took() -> None:
+    """A small fabric keeps the floors (its one-shot OpenSM takes about a second); ndr-3tier-4096gpu's took 21 s
+    (docs/rehearse.md) and its takeover 68.6 s, 60 s of polls and ~9 s of sweep: a margin of twice its sweep
+    leaves a loaded machine 33 s more, the floor only 21 s."""
+    small, large = sm_ha.waits(1.2), sm_ha.waits(21.0)
+    assert (small.subnet_up_s, small.standby_s, small.sweep_margin_s) == (120.0, 60.0, 30.0)
+    assert (large.subnet_up_s, large.standby_s, large.sweep_margin_s) == (120.0, 63.0, 42.0)
