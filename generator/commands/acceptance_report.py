@@ -7,8 +7,10 @@ collective the measured and predicted bus bandwidth. Runs below the threshold na
 (cable ids and both ends). A multi-node run whose NCCL_DEBUG=INFO output shows NCCL used TCP sockets on an
 RDMA fabric, or connections without GPUDirect RDMA, is marked TRANSPORT at the line that shows it and names
 no suspect; one whose NCCL listed a host's ports without a planned compute port (down, or left out by
-NCCL_IB_HCA), or with one in the other link layer, is marked PORTS with that port's cable. Exit 0 = every
-run reaches the threshold, 1 = some runs are low or marked, 2 = unusable input.
+NCCL_IB_HCA), or with one in the other link layer, is marked PORTS with that port's cable. A run whose
+nccl-tests data check failed (`#wrong` above 0, `Out of bounds values : N FAILED`) or that stopped on an NCCL
+or CUDA failure is marked FAILED at that line and names no suspect either. Exit 0 = every run reaches the
+threshold, 1 = some runs are low or marked, 2 = unusable input.
 
 The results are foreign input: all files together are read against one byte budget, every value is
 checked (generator.perf.results_model), and every string taken from them (file names, host names) is shown
@@ -208,6 +210,8 @@ def _run_lines(report: AcceptanceReport) -> list[str]:
         rail = "all" if r.rail is None else str(r.rail)
         if res.error:
             status = "ERROR " + _shown(res.error)
+        elif res.failed:
+            status = "FAILED " + _shown(res.failed)
         elif res.transport:
             status = "TRANSPORT " + _shown(res.transport)
             if res.ports:

@@ -110,10 +110,16 @@ class RunResult:
         return ports_finding(self.port_problems)
 
     @property
+    def failed(self) -> str | None:
+        """Where the run's own data check failed or nccl-tests stopped on an error (None: it did not)."""
+        return self.run.failed
+
+    @property
     def unusable(self) -> str | None:
         """Why the run says nothing of the planned fabric's cables (None: it does): the model could not
-        predict it, or its output shows NCCL used another transport or other ports than the plan's."""
-        return self.error or self.transport or self.ports
+        predict it, nccl-tests' own check failed, or its output shows NCCL used another transport or other
+        ports than the plan's."""
+        return self.error or self.failed or self.transport or self.ports
 
     def as_dict(self) -> dict[str, object]:
         r = self.run
@@ -133,6 +139,7 @@ class RunResult:
             "ratio": round(self.ratio, 4),
             "low": self.low,
             "error": self.error,
+            "failed": self.failed,
             "transport": self.transport,
             "ports": self.ports,
             "sizes": [

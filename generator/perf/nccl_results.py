@@ -28,6 +28,17 @@ file has the whole process environment (``env``) and ``nccl_version`` (util.cu `
 library's version code). The network NCCL used is read as generator.perf.nccl_network says (NCCL_DEBUG=INFO's
 ``Using network`` and channel connection lines; the -J file's ``NCCL_NET``).
 
+A run whose own data check failed is kept and marked ``failed`` where the output shows it, since its bandwidth
+says nothing of a healthy fabric: a row's out-of-place ``#wrong`` above 0 (where the header names the column
+``#wrong``; the old releases' ``error`` column is a largest error, not a count), the footer ``# Out of bounds
+values : N FAILED`` (util.cu ``writeResultFooter``), nccl-tests' ``<host>: Test NCCL failure`` / ``Test CUDA
+failure`` lines (common.h ``NCCLCHECK`` / ``CUDACHECK``: the program stopped), and in a -J file a result's
+``nwrong`` above 0 or ``out_of_bounds.count`` above 0. The row columns are found from the column header
+(``# size count type redop root time algbw busbw #wrong ...``, util.cu ``writeResultHeader``) where the output
+has one, so columns nccl-tests appends after a row (the ``-Z`` timestamp) are not read as figures; without a
+header, the last eight tokens are the two bodies. Source: NVIDIA/nccl-tests src/util.cu and src/common.h,
+commit cfa8a9674b467b8e200775a62b09ff11d4c363ac.
+
 Every file is foreign input (generator/foreign.py): regular files only, at most ``MAX_FILE_BYTES`` each and
 one byte budget for the whole command, parsed in one pass, and every value checked against
 generator.perf.results_model; a value outside it is refused at ``file:line`` (text) or ``file: $.path``
@@ -112,6 +123,10 @@ _TESTS_VERSION_RE = re.compile(
 )
 _NCCL_VERSION_RE = re.compile(r"NCCL INFO NCCL version (\d{1,3}\.\d{1,3}\.\d{1,3})\+", re.ASCII)
 _AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)", re.ASCII)
+# the footer of nccl-tests' own data check (util.cu writeResultFooter: "# %-20s : %d %s", OK or FAILED)
+_OUT_OF_BOUNDS_RE = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d{1,12})\s+(OK|FAILED)\b", re.ASCII)
+# nccl-tests' NCCLCHECK / CUDACHECK (common.h): "<host>: Test NCCL failure common.cu:1005 '...'"; it stops
+_FAILURE_RE = re.compile(r"Test (NCCL|CUDA) failure\b", re.ASCII)
 # the GPUs each process drives: threads × GPUs a thread (common.cu ``# nThread %d nGpus %d minBytes ...``);
 # the tokens are checked by _checked_process, never skipped
 _PROCESS_RE = re.compile(r"^#\s*nThread\b(.*)$", re.ASCII)
@@ -201,6 +216,8 @@ class NcclRun:
     # script running each test into one log writes them); None when the file is one run
     line: int | None = None
     network: NetworkUse = field(default_factory=NetworkUse)  # the network NCCL used, as its output says
+    # where the run's own data check failed or the program stopped on an error (file:line and what); None: not
+    failed: str | None = None
 
     @property
     def nodes(self) -> int:
@@ -306,9 +323,11 @@ def _settings(env: dict[str, str], version: str | None, gpus_per_process: int = 
 
 
 def _collective(program: str | None, path: Path) -> str | None:
-    for prog, coll in PROGRAMS.items():
-        if program and Path(program).name.startswith(prog):
-            return coll
+    """The collective of the program the output names (None: one the model does not predict, such as
+    alltoallv_perf or sendrecv_perf, whatever the file is called); the file name's where none is named."""
+    if program:
+        name = Path(program).name
+        return next((coll for prog, coll in PROGRAMS.items() if name.startswith(prog)), None)
     for prog, coll in PROGRAMS.items():
         if prog in path.name or coll in path.name:
             return coll
@@ -354,17 +373,24 @@ def _checked_row(values: dict[str, object], where: str) -> Row:
         ) from None
 
 
-def _row(tokens: list[str], where: str) -> Row | None:
-    """A result row: size and count first, then (oop time algbw busbw wrong)(ip time algbw busbw wrong)."""
+def _row(tokens: list[str], where: str, columns: tuple[int, int, int] | None = None) -> Row | None:
+    """A result row: size and count first, then (oop time algbw busbw wrong)(ip time algbw busbw wrong).
+    ``columns``: where the header puts the out-of-place time, busbw and #wrong; a row with fewer tokens
+    (nccl-tests left its out-of-place body blank) has its in-place body there. Without them, the last eight
+    tokens are the two bodies (the last four: one body)."""
     if len(tokens) < 6 or not _ASCII_DIGITS.fullmatch(tokens[0]) or not _ASCII_DIGITS.fullmatch(tokens[1]):
         return None
-    tail = tokens[-8:] if len(tokens) >= 10 else tokens[-4:]
+    if columns is not None and len(tokens) > max(columns):
+        time_at, busbw_at, wrong_at = (tokens[i] for i in columns)
+    else:
+        tail = tokens[-8:] if len(tokens) >= 10 else tokens[-4:]
+        time_at, busbw_at, wrong_at = tail[0], tail[2], tail[3]
     size: int | str = int(tokens[0]) if len(tokens[0]) <= MAX_TOKEN else tokens[0][:MAX_TOKEN] + "..."
-    wrong = _number(tail[3])
+    wrong = _number(wrong_at)
     values: dict[str, object] = {
         "size_bytes": size,
-        "time_us": _number(tail[0]),
-        "busbw_gbytes": _number(tail[2]),
+        "time_us": _number(time_at),
+        "busbw_gbytes": _number(busbw_at),
         # `N/A` without validation (-c 0); anything else that is no number says nothing either
         "wrong": wrong if isinstance(wrong, float) else None,
     }
@@ -386,6 +412,27 @@ class _TextRun:
     gpus_per_process: int = 1
     process_at: str | None = None  # where the nThread / nGpus header line was read
     network: NetworkLines = field(default_factory=NetworkLines)
+    columns: tuple[int, int, int] | None = None  # out-of-place time, busbw and #wrong, from the header
+    counts_wrong: bool = False  # the header names the column `#wrong` (a count), not `error` (old releases)
+    failed: str | None = None  # where the run's data check failed or the program stopped (file:line: what)
+
+    def fail(self, where: str, what: str) -> None:
+        self.failed = self.failed or f"{where}: {what}"
+
+    def column_header(self, line: str) -> None:
+        """``# size count type redop root time algbw busbw #wrong time ...`` (util.cu writeResultHeader;
+        ``cputime`` with -C 1, ``error`` for ``#wrong`` and no ``root`` in old releases)."""
+        names = line.lstrip("#").split()
+        if names[:2] != ["size", "count"] or len(names) > 64:
+            return
+        time_at = next((i for i, n in enumerate(names) if n in ("time", "cputime")), None)
+        busbw_at = names.index("busbw") if "busbw" in names else None
+        if time_at is None or busbw_at is None or busbw_at + 1 >= len(names):
+            return
+        wrong_at = busbw_at + 1
+        if names[wrong_at] in ("#wrong", "error"):
+            self.columns = (time_at, busbw_at, wrong_at)
+            self.counts_wrong = names[wrong_at] == "#wrong"
 
     def setting(self, name: str, raw: str, where: str) -> None:
         """A setting NCCL printed (once per rank): ranks that ran with different values make one run the
@@ -414,6 +461,11 @@ class _TextRun:
                     where, f"{count} GPUs a process here but {self.gpus_per_process} at {self.process_at}"
                 )
             self.gpus_per_process, self.process_at = count, self.process_at or where
+        elif m := _OUT_OF_BOUNDS_RE.match(line):
+            if m.group(2) == "FAILED" or int(m.group(1)) > 0:
+                self.fail(where, f"nccl-tests' data check failed ({m.group(1)} values out of bounds)")
+        elif line.lstrip("#").split()[:2] == ["size", "count"]:
+            self.column_header(line)
         elif m := _AVG_RE.match(line):
             value = _number(m.group(1))
             try:
@@ -439,6 +491,11 @@ class _TextRun:
         if len(self.rows) >= MAX_ROWS:
             raise ForeignInputError(where, f"more than {MAX_ROWS:,} result rows in one run")
         self.rows.append(row)
+        # a count where the header says so; without a header only a whole number of at least one can be one
+        # (the old `error` column holds largest errors such as 4e-07)
+        wrong = row.wrong or 0.0
+        if wrong > 0 and (self.counts_wrong or (self.columns is None and wrong >= 1 and wrong.is_integer())):
+            self.fail(where, f"{wrong:g} wrong elements at {row.size_bytes} B (nccl-tests' data check)")
 
 
 def _starts_run(line: str) -> bool:
@@ -472,6 +529,7 @@ def _text_run(run: _TextRun, several: bool) -> NcclRun | None:
         _settings({name: value for name, (value, _) in run.env.items()}, run.version, run.gpus_per_process),
         run.line if several else None,
         run.network.use(),
+        run.failed,
     )
 
 
@@ -504,7 +562,10 @@ def parse_text(text: str, path: Path, left_out: list[str] | None = None) -> list
             continue
         if parts[-1].network.read(line, where):
             continue
-        row = _row(line.split(), where)
+        if "failure" in line and (m := _FAILURE_RE.search(line)):
+            parts[-1].fail(where, f"nccl-tests stopped on a {m.group(1)} failure")
+            continue
+        row = _row(line.split(), where, parts[-1].columns)
         if row is not None:
             rows += 1
             if rows > MAX_TOTAL_ROWS:
@@ -574,6 +635,20 @@ def _json_gpus_per_process(args: list[str], path: Path) -> int:
     return _checked_process(given["t"], given["g"], f"{path}: $.args")
 
 
+def _json_failed(doc: NcclJson, path: Path) -> str | None:
+    """Where the -J file shows nccl-tests' data check failed: a result's ``nwrong`` above 0, or the footer's
+    ``out_of_bounds.count`` (util.cu writeBenchmarkLineBody, writeResultFooter)."""
+    for i, rec in enumerate(doc.results):
+        for key, body in (("out_of_place", rec.out_of_place), ("in_place", rec.in_place)):
+            if body is not None and (body.nwrong or 0) > 0:
+                at = f"{path}: $.results[{i}].{key}.nwrong"
+                return f"{at}: {body.nwrong:g} wrong elements at {rec.size} B (nccl-tests' data check)"
+    bounds = doc.out_of_bounds
+    if bounds is not None and bounds.count > 0:
+        return f"{path}: $.out_of_bounds: nccl-tests' data check failed ({bounds.count} values out of bounds)"
+    return None
+
+
 def _json_rows(doc: NcclJson) -> list[Row]:
     rows = []
     for rec in doc.results:
@@ -634,6 +709,7 @@ def parse_json(text: str, path: Path) -> list[NcclRun]:
         None if rail is not None else _json_hca(doc.env, path),
         settings,
         network=forced_network(_json_env(doc.env, "NCCL_NET"), f"{path}: $.env"),
+        failed=_json_failed(doc, path),
     )
     return [run]
 

@@ -101,6 +101,11 @@ class JsonAverage(_Foreign):
     bandwidth: Bandwidth | Literal["nan"] | None = None
 
 
+class JsonOutOfBounds(_Foreign):
+    # util.cu writeResultFooter: {"count": errors, "okay": errors == 0}; the count says it all
+    count: Annotated[StrictInt, Field(ge=0, le=MAX_BYTES)]
+
+
 class NcclJson(_Foreign):
     """The parts of an nccl-tests ``-J`` file the report uses; anything else in it is ignored."""
 
@@ -111,3 +116,4 @@ class NcclJson(_Foreign):
     config: JsonConfig
     results: list[JsonResult] = Field(max_length=MAX_ROWS)
     average_bus_bandwidth: JsonAverage | None = None
+    out_of_bounds: JsonOutOfBounds | None = None
