@@ -141,7 +141,7 @@ def _compare(args: argparse.Namespace, target: str | None) -> AcceptanceReport:
         named_ports=_named_compute_ports(cluster),
     )
     if target is not None:
-        cal, skipped = calibrate(report, system, args.results, budget)
+        cal, skipped = calibrate(report, system, args.results)
         write_calibration(target, cal, args.force)
         for line in skipped:
             note(args, f"not used for the calibration: {_shown(line)}")

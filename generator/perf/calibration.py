@@ -28,13 +28,11 @@ measurement evaluation) never reads one: a site's factors would hide the model's
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import statistics
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
@@ -51,7 +49,7 @@ from pydantic import (
 )
 
 from generator.findings import BlueprintError
-from generator.foreign import ByteBudget, ForeignInputError, json_path, read_foreign, read_foreign_text
+from generator.foreign import ByteBudget, ForeignInputError, json_path, read_foreign_text
 from generator.limits import MAX_NODES
 
 if TYPE_CHECKING:
@@ -277,23 +275,21 @@ def _entries(groups: dict[tuple[str, str, int, int], list[float]]) -> list[dict[
     return entries
 
 
-def _sources(paths: Iterable[str], root: Path, budget: ByteBudget) -> list[dict[str, str]]:
-    """Each result file's name (relative to the results folder) and sha256, read again bounded."""
-    from generator.perf.nccl_results import MAX_FILE_BYTES as RESULT_BYTES
-
+def _sources(digests: dict[str, str], root: Path) -> list[dict[str, str]]:
+    """Each result file's name (relative to the results folder) and the sha256 of the bytes its runs were read
+    from (nccl_results.read_runs: the file is not read, nor charged to the byte budget, again)."""
     out = []
-    for p in sorted(set(paths)):
-        data = read_foreign(p, RESULT_BYTES, budget)
+    for p in sorted(digests):
         try:
             name = Path(p).relative_to(root).as_posix()
         except ValueError:
             name = Path(p).name
-        out.append({"file": name, "sha256": hashlib.sha256(data).hexdigest()})
+        out.append({"file": name, "sha256": digests[p]})
     return out
 
 
 def calibrate(
-    report: AcceptanceReport, system: System, results: str | Path, budget: ByteBudget
+    report: AcceptanceReport, system: System, results: str | Path
 ) -> tuple[CalibrationFile, list[str]]:
     """The calibration of ``report``'s runs (predicted without calibration) and the runs it skipped."""
     plateau = plateau_min_bytes()
@@ -308,13 +304,13 @@ def calibrate(
         raise CalibrationError(
             f"no run can calibrate the model (nothing written): {'; '.join(unusable[:3])}{more}"
         )
-    used = [r.run.path for r in report.results]
+    used = {r.run.path: r.run.sha256 for r in report.results}
     doc = {
         "version": VERSION,
         "blueprint": system.name,
         "nccl_version": system.nccl_version,
         "plateau_min_bytes": plateau,
-        "sources": _sources(used, Path(results), budget),
+        "sources": _sources(used, Path(results)),
         "factors": _entries(groups),
     }
     return CalibrationFile.model_validate(doc), skipped

@@ -47,10 +47,11 @@ generator.perf.results_model; a value outside it is refused at ``file:line`` (te
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -127,10 +128,11 @@ _AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)", re.ASCII)
 _OUT_OF_BOUNDS_RE = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d{1,12})\s+(OK|FAILED)\b", re.ASCII)
 # nccl-tests' NCCLCHECK / CUDACHECK (common.h): "<host>: Test NCCL failure common.cu:1005 '...'"; it stops
 _FAILURE_RE = re.compile(r"Test (NCCL|CUDA) failure\b", re.ASCII)
-# the GPUs each process drives: threads × GPUs a thread (common.cu ``# nThread %d nGpus %d minBytes ...``);
-# the tokens are checked by _checked_process, never skipped
+# the GPUs each process drives: threads × GPUs a thread (common.cu ``# nThread %d nGpus %d minBytes ...``;
+# rccl-tests prints ``# nThread: %d nGpus: %d minBytes: ...``, ROCm/rccl-tests src/common.cu, commit
+# 043eef69996a825698c5679d8419ee12768740d0); the tokens are checked by _checked_process, never skipped
 _PROCESS_RE = re.compile(r"^#\s*nThread\b(.*)$", re.ASCII)
-_PROCESS_COUNTS_RE = re.compile(r"\s+(\S+)\s+nGpus\s+(\S+)(?:\s.*)?", re.ASCII)
+_PROCESS_COUNTS_RE = re.compile(r":?\s+(\S+)\s+nGpus:?\s+(\S+)(?:\s.*)?", re.ASCII)
 # the same in a -J file's ``args`` (common.cu getopt: ``-t``/``--nthreads``, ``-g``/``--ngpus``)
 _ARG_OPTIONS = {"-t": "t", "--nthreads": "t", "-g": "g", "--ngpus": "g"}
 _RAIL_NAME_RE = re.compile(r"rail(\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
@@ -218,6 +220,7 @@ class NcclRun:
     network: NetworkUse = field(default_factory=NetworkUse)  # the network NCCL used, as its output says
     # where the run's own data check failed or the program stopped on an error (file:line and what); None: not
     failed: str | None = None
+    sha256: str = ""  # of the bytes of the file the run was read from, as they were read (read_runs)
 
     @property
     def nodes(self) -> int:
@@ -544,7 +547,9 @@ def parse_text(text: str, path: Path, left_out: list[str] | None = None) -> list
         where = f"{path}:{number}"
         if line.startswith("#"):
             run = parts[-1]
-            if (run.rows or run.program) and _starts_run(line):
+            # the next program's header; releases without a version or "starting" line (old ones, rccl-tests)
+            # open each program with its `# nThread` line, which follows rows only as the next program's
+            if ((run.rows or run.program) and _starts_run(line)) or (run.rows and _PROCESS_RE.match(line)):
                 if not run.rows:  # a program that stopped before its rows makes no run: its place is reused
                     parts.pop()
                 elif len(parts) >= MAX_RUNS_PER_FILE:
@@ -660,15 +665,27 @@ def _json_rows(doc: NcclJson) -> list[Row]:
     return rows
 
 
-def _json_hosts(doc: NcclJson, where: str) -> dict[int, str]:
+def _json_hosts(doc: NcclJson, where: str, gpus_per_process: int = 1) -> dict[int, str]:
+    """Rank -> host. nccl-tests lists one device a *process* in ``config.devices`` (util.cu writeDeviceReport:
+    parseRankInfo reads the first ``# Rank`` line of each process's block, whose rank is process x GPUs a
+    process): each entry stands for the ``gpus_per_process`` ranks from its own, unless the entries list
+    ranks of their own between those (a file written one entry a rank)."""
+    devices = doc.config.devices
+    entries = [(i if dev.rank is None else dev.rank, dev.hostname) for i, dev in enumerate(devices)]
+    spread = gpus_per_process if all(rank % gpus_per_process == 0 for rank, _ in entries) else 1
+    if len(entries) * spread > MAX_RANKS:
+        raise ForeignInputError(
+            f"{where}: $.config.devices",
+            f"{len(entries):,} processes of {spread} GPUs: ranks are below {MAX_RANKS:,}",
+        )
     hosts: dict[int, str] = {}
-    for i, dev in enumerate(doc.config.devices):
-        rank = i if dev.rank is None else dev.rank
-        if hosts.setdefault(rank, dev.hostname) != dev.hostname:
-            raise ForeignInputError(
-                f"{where}: $.config.devices[{i}].rank",
-                f"rank {rank} is listed on two hosts: {hosts[rank]} and {dev.hostname}",
-            )
+    for i, (first, host) in enumerate(entries):
+        for rank in range(first, first + spread):
+            if hosts.setdefault(rank, host) != host:
+                raise ForeignInputError(
+                    f"{where}: $.config.devices[{i}].rank",
+                    f"rank {rank} is listed on two hosts: {hosts[rank]} and {host}",
+                )
     return hosts
 
 
@@ -689,11 +706,11 @@ def parse_json(text: str, path: Path) -> list[NcclRun]:
         return []
     program = doc.args[0] if doc.args else None
     coll = _collective(program, path)
-    hosts = _json_hosts(doc, str(path))
     rows = _json_rows(doc)
     if not rows or coll is None:
         return []
     settings = _json_settings(doc, path)
+    hosts = _json_hosts(doc, str(path), settings.gpus_per_process)
     _check_process_fits(hosts, settings.gpus_per_process, f"{path}: $.args")
     avg = doc.average_bus_bandwidth.bandwidth if doc.average_bus_bandwidth else None
     rail = _rail_from_name(path)
@@ -726,9 +743,21 @@ def read_runs(
     # nccl-tests writes ASCII (its JSON writer refuses anything else); a stray byte in a log is no reason
     # to refuse a text output, and every value taken from it is checked against results_model
     text = raw.decode("utf-8", errors="replace")
-    if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
-        return parse_json(text, path)
-    return parse_text(text, path, left_out)
+    digest = hashlib.sha256(raw).hexdigest()
+    if path.suffix.lower() == ".json" or _NUMBERED_JSON_RE.search(path.name) or text.lstrip().startswith("{"):
+        runs = parse_json(text, path)
+    else:
+        runs = parse_text(text, path, left_out)
+    return [replace(run, sha256=digest) for run in runs]
+
+
+# nccl-tests -J never replaces a file: it writes `<path>.0`, `<path>.1`, ... when `<path>` exists (util.cu
+# jsonOutputInit), so a run repeated into one path leaves `out.json.0` beside `out.json`
+_NUMBERED_JSON_RE = re.compile(r"\.json\.\d{1,9}$", re.IGNORECASE | re.ASCII)
+
+
+def _is_result_name(name: str) -> bool:
+    return Path(name).suffix.lower() in SUFFIXES or _NUMBERED_JSON_RE.search(name) is not None
 
 
 def _candidates(root: Path) -> list[Path]:
@@ -741,7 +770,7 @@ def _candidates(root: Path) -> list[Path]:
             raise ForeignInputError(
                 str(root), f"more than {MAX_ENTRIES:,} files and folders: not a results folder"
             )
-        found.extend(Path(folder, f) for f in files if Path(f).suffix.lower() in SUFFIXES)
+        found.extend(Path(folder, f) for f in files if _is_result_name(f))
         if len(found) > MAX_FILES:
             raise ForeignInputError(str(root), f"more than {MAX_FILES:,} result files; give fewer")
     return sorted(found)

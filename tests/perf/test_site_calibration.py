@@ -356,3 +356,25 @@ def test_evaluation_never_reads_site_calibrations() -> None:
     assert "generator.perf.predict" in seen  # the walk does reach the model
     assert "generator.perf.calibration" not in seen
     assert "calibration" not in evaluate.read_text(encoding="utf-8").lower()
+
+
+def test_calibrate_charges_each_file_once(site, capsys, monkeypatch) -> None:
+    """A byte budget of 1.5 times the results folder is enough to report *and* calibrate: the sources' sha256
+    are of the bytes the runs were read from, not of a second read charged to the same budget (a folder of
+    more than half the budget could be reported but not calibrated)."""
+    import generator.foreign as foreign
+
+    bp, results = site
+    size = sum(f.stat().st_size for f in results.iterdir())
+    blueprint_bytes = bp.stat().st_size
+    real_init = foreign.ByteBudget.__init__
+
+    def small(self, total: int = 0) -> None:
+        real_init(self, int(1.5 * size) + blueprint_bytes)
+
+    monkeypatch.setattr(foreign.ByteBudget, "__init__", small)
+    cal = bp.with_name("cal.yaml")
+    assert main(["acceptance-report", str(bp), "--results", str(results), "--calibrate", str(cal)]) == 1
+    doc = YAML(typ="safe", pure=True).load(cal.read_text())
+    expected = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in results.iterdir()}
+    assert {s["file"]: s["sha256"] for s in doc["sources"]} == expected
