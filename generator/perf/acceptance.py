@@ -370,11 +370,20 @@ def _algorithms(st: RecordedSettings, collective: str) -> tuple[str, ...] | None
     return kept
 
 
+def _split_text(run: NcclRun) -> str:
+    return (
+        f"its ranks form {run.communicators} communicators (the Group column: NCCL_TESTS_SPLIT_MASK), each "
+        "running the collective among its own ranks; the model predicts one communicator of every rank"
+    )
+
+
 def _predict_run(
     run: NcclRun, predictions: _Predictions, min_bytes: float, threshold: float, planned: PlannedPorts
 ) -> RunResult:
     """Predict the run's shape at each of its sizes and compare the bandwidth-bound ones."""
     system = predictions.system
+    if run.communicators > 1:
+        return RunResult(run, (), 0.0, 0.0, False, _split_text(run))
     nodes = min(max(1, run.nodes), system.pool_nodes)
     rpn = min(run.ranks_per_node, system.gpus_per_node)
     share = 1.0 / system.net_ports if (run.rail is not None and system.net_ports) else 1.0

@@ -93,7 +93,7 @@ MAX_TOKEN = 32
 
 _ASCII_DIGITS = re.compile(r"[0-9]+")
 _RANK_RE = re.compile(
-    r"^#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\b", re.ASCII
+    r"^#\s+Rank\s+(\d+)\s+(?:Group\s+(\d{1,7})\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\b", re.ASCII
 )
 _TEST_RE = re.compile(r"^#\s*Collective test starting:\s*(\S+)", re.ASCII)
 # RCCL's 0/1 settings, echoed as NCCL's are (its RCCL_PARAM loads "RCCL_" + name through ncclLoadParam)
@@ -221,6 +221,9 @@ class NcclRun:
     # where the run's own data check failed or the program stopped on an error (file:line and what); None: not
     failed: str | None = None
     sha256: str = ""  # of the bytes of the file the run was read from, as they were read (read_runs)
+    # communicators the ranks were split into (nccl-tests' `Group` column, NCCL_TESTS_SPLIT_MASK): each runs
+    # the collective among its own ranks, which is not the run of all of them the model predicts
+    communicators: int = 1
 
     @property
     def nodes(self) -> int:
@@ -418,6 +421,7 @@ class _TextRun:
     columns: tuple[int, int, int] | None = None  # out-of-place time, busbw and #wrong, from the header
     counts_wrong: bool = False  # the header names the column `#wrong` (a count), not `error` (old releases)
     failed: str | None = None  # where the run's data check failed or the program stopped (file:line: what)
+    groups: set[int] = field(default_factory=set)  # the ranks' `Group` numbers (communicators)
 
     def fail(self, where: str, what: str) -> None:
         self.failed = self.failed or f"{where}: {what}"
@@ -449,7 +453,9 @@ class _TextRun:
 
     def header(self, line: str, where: str) -> None:
         if m := _RANK_RE.match(line):
-            self.rank(m.group(1), m.group(2), where)
+            self.rank(m.group(1), m.group(3), where)
+            if m.group(2) is not None:
+                self.groups.add(int(m.group(2)))
         elif m := _TEST_RE.match(line):
             self.program = m.group(1)
         elif m := _TESTS_VERSION_RE.match(line):
@@ -533,6 +539,7 @@ def _text_run(run: _TextRun, several: bool) -> NcclRun | None:
         run.line if several else None,
         run.network.use(),
         run.failed,
+        communicators=max(1, len(run.groups)),
     )
 
 
@@ -727,6 +734,7 @@ def parse_json(text: str, path: Path) -> list[NcclRun]:
         settings,
         network=forced_network(_json_env(doc.env, "NCCL_NET"), f"{path}: $.env"),
         failed=_json_failed(doc, path),
+        communicators=max(1, len({d.group for d in doc.config.devices if d.group is not None})),
     )
     return [run]
 

@@ -89,6 +89,7 @@ class JsonResult(_Foreign):
 
 class JsonDevice(_Foreign):
     rank: Rank | None = None
+    group: Rank | None = None  # the communicator (nccl-tests' color, NCCL_TESTS_SPLIT_MASK)
     hostname: HostName
 
 

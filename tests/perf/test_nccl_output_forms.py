@@ -9,6 +9,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from nccl_text import nccl_text
+from perf_blueprints import server_nodes
+from ruamel.yaml import YAML
+
+from generator.cli import main
 from generator.perf.nccl_results import read_results, read_runs
 
 
@@ -104,3 +109,39 @@ def test_the_rccl_tests_header_is_read(tmp_path: Path) -> None:
     path.write_text(text)
     (run,) = read_runs(path)
     assert (run.ranks, run.settings.gpus_per_process, run.rows[0].busbw_gbytes) == (2, 1, 47.0)
+
+
+def test_a_run_split_into_communicators_is_not_predicted_as_one(tmp_path: Path, capsys) -> None:
+    """NCCL_TESTS_SPLIT_MASK=0x1 on two nodes of two GPUs: ranks 0 and 2 form one communicator and 1 and 3
+    another (nccl-tests' `Group` column is the color). It was compared as one run of four ranks; now it is an
+    ERROR row that says why, and a run of one communicator stays as it was."""
+    text = nccl_text(["gpu001", "gpu002"], 2, [(1 << 30, 47.0)])
+    split = "\n".join(
+        line.replace("Group  0", f"Group  {int(line.split()[2]) % 2}") if line.startswith("#  Rank") else line
+        for line in text.split("\n")
+    )
+    results = tmp_path / "r"
+    results.mkdir()
+    (results / "all_reduce_perf.txt").write_text(split)
+    bp = tmp_path / "bp.yaml"
+    ndr = {"technology": "infiniband-ndr", "topology": {"kind": "fat-tree", "switch": "qm9700"}}
+    with bp.open("w") as fh:
+        YAML().dump(server_nodes("dgx-h100", 2, {**ndr, "subnet_manager": {"kind": "opensm"}}), fh)
+    assert main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"]) == 1
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    assert run["error"].startswith("its ranks form 2 communicators (the Group column: NCCL_TESTS_SPLIT_MASK)")
+    (results / "all_reduce_perf.txt").write_text(text)
+    main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"])
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    assert run["error"] is None
+
+
+def test_a_json_file_names_its_communicators_in_devices_group(tmp_path: Path) -> None:
+    doc = json.loads(_json(["gpu001", "gpu002", "gpu003", "gpu004"], 1))
+    for i, dev in enumerate(doc["config"]["devices"]):
+        dev["group"] = i % 2
+    path = tmp_path / "all_reduce.json"
+    path.write_text(json.dumps(doc))
+    assert read_runs(path)[0].communicators == 2
+    path.write_text(_json(["gpu001", "gpu002"], 8))
+    assert read_runs(path)[0].communicators == 1
