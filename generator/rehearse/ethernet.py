@@ -129,6 +129,10 @@ def _sessions(net: FrrNetwork, exp: Expectation) -> list[str]:
     return out
 
 
+# what a missing route says when the plan has no path either: nothing more can converge for that pair
+PARTITIONED = "; the plan has no path either (partitioned)"
+
+
 def _routes(net: FrrNetwork, exp: Expectation) -> tuple[list[str], list[str]]:
     """(reachability problems, ecmp problems)."""
     unreachable, ecmp = [], []
@@ -138,7 +142,7 @@ def _routes(net: FrrNetwork, exp: Expectation) -> tuple[list[str], list[str]]:
             for prefix in exp.configs[dst].networks:
                 got = _bgp_hops(table.get(prefix) or [])
                 if got is None:
-                    why = "; the plan has no path either (partitioned)" if want is None else ""
+                    why = PARTITIONED if want is None else ""
                     unreachable.append(f"{src} -> {dst} {prefix}: no installed BGP route{why}")
                 elif want is not None and got != want:
                     miss, extra = sorted(want - got), sorted(got - want)
@@ -165,13 +169,25 @@ def observe(net: FrrNetwork, exp: Expectation) -> dict[str, list[str]]:
 
 
 def converge(net: FrrNetwork, exp: Expectation, timeout_s: float) -> tuple[dict[str, list[str]], float]:
-    """Poll until every check holds (or a daemon died, or time is up): (problems by check, seconds)."""
+    """Poll until every check holds (or a daemon died, or time is up, or all that is left is pairs the plan
+    itself has no path for, which no more waiting changes): (problems by check, seconds)."""
     t0 = time.monotonic()
     while True:
         found = observe(net, exp)
-        if not any(found.values()) or "daemons" in found or time.monotonic() - t0 > timeout_s:
+        if (
+            not any(found.values())
+            or "daemons" in found
+            or _settled(found)
+            or time.monotonic() - t0 > timeout_s
+        ):
             return found, time.monotonic() - t0
         time.sleep(POLL_S)
+
+
+def _settled(found: dict[str, list[str]]) -> bool:
+    """Every session up and every planned path as planned; only the plan's own partitions lack a route."""
+    rest = [problem for check, problems in found.items() if check != "reachability" for problem in problems]
+    return not rest and all(r.endswith(PARTITIONED) for r in found.get("reachability", []))
 
 
 def _record(verdict: FabricVerdict, step: str, found: dict[str, list[str]], seconds: float, n: int) -> None:
@@ -212,7 +228,8 @@ def rehearse_ethernet(
     net.start()
     slow = net.wait_ready()
     if slow or reaper.dead():
-        verdict.add("daemons", [f"bgpd of {n} never opened its vty socket" for n in slow] + reaper.dead(),
+        gone = [f"{d} stopped during the rehearsal" for d in reaper.dead()]  # as observe() says it later on
+        verdict.add("daemons", [f"bgpd of {n} never opened its vty socket" for n in slow] + gone,
                     "zebra and bgpd started on every switch")  # fmt: skip
         return
     down: set[str] = set()

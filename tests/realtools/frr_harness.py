@@ -155,6 +155,12 @@ class FrrFabric:
         for sw in self.switches.values():
             self._kill(sw)
         for ns in self._namespaces:
+            # a daemon whose start raised before its pid was recorded still runs there: `ip netns delete`
+            # does not stop it
+            listed = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True, check=False)
+            for pid in listed.stdout.split():
+                with contextlib.suppress(ProcessLookupError, ValueError):
+                    os.kill(int(pid), signal.SIGKILL)
             _run(["ip", "netns", "delete", ns])
         self._namespaces.clear()
         for path in self._pathspaces:

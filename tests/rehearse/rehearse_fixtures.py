@@ -51,9 +51,25 @@ def rehearse(*args: str, timeout_s: float = 600) -> tuple[int, dict[str, Any], s
     """`blueprint rehearse ARGS --format json` in a child; (exit code, report, stderr); checks it left
     nothing behind."""
     proc = start(*args, "--format", "json")
-    out, err = proc.communicate(timeout=timeout_s)
+    out, err = finish(proc, timeout_s)
     assert leftovers(proc.pid) == [], leftovers(proc.pid)
     return proc.returncode, (json.loads(out) if out.strip() else {}), err
+
+
+def finish(proc: subprocess.Popen[str], timeout_s: float) -> tuple[str, str]:
+    """The rehearsal's (stdout, stderr) once it ends; past ``timeout_s`` it is stopped as a user would stop it
+    (SIGTERM: it removes its namespaces and daemons), then killed, so a slow test leaves nothing running
+    into the next ones, and the test fails saying so."""
+    try:
+        return proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.terminate()
+        try:
+            proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+        raise AssertionError(f"the rehearsal ran past {timeout_s:g} s and was stopped") from None
 
 
 def leftovers(pid: int) -> list[str]:

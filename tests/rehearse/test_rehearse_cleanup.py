@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from rehearse_fixtures import leftovers, need_tools, small_build, start
+from rehearse_fixtures import finish, leftovers, need_tools, small_build, start
 
 from generator.rehearse import tools
 
@@ -39,10 +39,9 @@ def _wait_for_daemon(pid: int, name: str, timeout_s: float = 60) -> int:
 
 def test_a_sigkilled_daemon_fails_the_rehearsal_and_nothing_is_left(small: Path) -> None:
     proc = start(str(small))
-    victim = _wait_for_daemon(proc.pid, "bgpd")
-    time.sleep(1)
+    victim = _wait_for_daemon(proc.pid, "bgpd")  # killed while the others start or after: said the same way
     subprocess.run(["kill", "-KILL", str(victim)], check=True)
-    out, err = proc.communicate(timeout=300)
+    out, err = finish(proc, 300)
     assert proc.returncode == 1, err[-2000:]
     assert "stopped during the rehearsal" in out and "signal SIGKILL" in out
     assert leftovers(proc.pid) == []
@@ -53,7 +52,7 @@ def test_interrupted_rehearsal_removes_everything(small: Path, sig: signal.Signa
     proc = start(str(small))
     _wait_for_daemon(proc.pid, "bgpd")
     proc.send_signal(sig)
-    _, err = proc.communicate(timeout=120)
+    _, err = finish(proc, 120)
     assert proc.returncode == 128 + sig, err[-2000:]
     assert "every namespace and process it started was removed" in err
     assert leftovers(proc.pid) == []

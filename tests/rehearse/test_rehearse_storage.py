@@ -122,7 +122,7 @@ def test_wrong_asn_in_a_storage_switch_is_named(build: Path, tmp_path: Path) -> 
     assert text.count(f"autonomous-system: {planned}") == 1
     conf.write_text(text.replace(f"autonomous-system: {planned}", f"autonomous-system: {taken}"))
     before = {k: _sysctl(k) for k in THRESHOLDS}
-    code, report, err = rehearse(str(edited), "--fabric", "storage", "--timeout", "30")
+    code, report, err = rehearse(str(edited), "--fabric", "storage", "--timeout", "120")  # converged: no wait
     assert code == 1, err[-2000:]
     assert failed(report) == {
         "configuration": [f"s-leaf-su1-01: startup.yaml has ASN {taken}, switches/asn-plan.csv {planned}"]
