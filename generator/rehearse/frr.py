@@ -24,6 +24,8 @@ from generator.rehearse.cleanup import FRR_RUN, Reaper, must, run
 from generator.rehearse.expect import Wire
 
 DAEMONS = ("zebra", "bgpd")
+READY_S = 60.0  # every bgpd's vty socket open, at least
+READY_S_PER_SWITCH = 0.5  # and this much a switch beyond 120 (sample.MAX_SWITCHES allows 400)
 
 
 @dataclass
@@ -126,9 +128,10 @@ class FrrNetwork:
         names = [ln.split(":")[1].strip().split("@")[0] for ln in out.splitlines() if ":" in ln]
         batch(["-n", sw.ns], [f"link set {n} down" for n in names if n != "lo"])
 
-    def wait_ready(self, timeout_s: float = 60) -> list[str]:
-        """Switches whose bgpd does not answer on its vty socket within ``timeout_s``."""
-        deadline = time.monotonic() + timeout_s
+    def wait_ready(self) -> list[str]:
+        """Switches whose bgpd does not answer on its vty socket in time: 60 s, or half a second a switch
+        where there are more (two daemons a switch start on this machine's cores: up to 800 of them)."""
+        deadline = time.monotonic() + max(READY_S, READY_S_PER_SWITCH * len(self.switches))
         pending = set(self.switches)
         while pending and time.monotonic() < deadline and not self.reaper.dead():
             pending = {n for n in pending if not (self.switches[n].rundir / "bgpd.vty").exists()}

@@ -412,7 +412,7 @@ def ping_all(pairs: list[tuple[PlacedHost, PlacedHost]]) -> list[str]:
     todo = pairs
     for _ in range(PING_TRIES):
         procs = [(a, b, _ping(a, b)) for a, b in todo]
-        todo = [(a, b) for a, b, proc in procs if proc.wait(timeout=PING_WAIT_S + 30) != 0]
+        todo = [(a, b) for a, b, proc in procs if not _replied(proc)]
         if not todo:
             return []
     return [
@@ -420,6 +420,16 @@ def ping_all(pairs: list[tuple[PlacedHost, PlacedHost]]) -> list[str]:
         f"{b.port.interface} ({b.port.address}, {b.port.leaf}), rail {a.port.rail}: no reply"
         for a, b in todo
     ]
+
+
+def _replied(proc: subprocess.Popen[bytes]) -> bool:
+    """Whether the ping got its reply; one still running long after its -W is killed and counts as none."""
+    try:
+        return proc.wait(timeout=PING_WAIT_S + 30) == 0
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return False
 
 
 def _ping(a: PlacedHost, b: PlacedHost) -> subprocess.Popen[bytes]:

@@ -211,6 +211,10 @@ def _step(
         found[stage] = [*found.get(stage, []), str(exc)]
         return found, seconds, facts
     finally:
+        # this step's OpenSM daemons go with its ibsim: the next step's clients take any child that exits as
+        # the simulation gone
+        for label in [label for label in reaper.procs if label.startswith(sm_ha.LABEL_PREFIX)]:
+            reaper.stop(label)
         sim.stop()
 
 
@@ -301,7 +305,7 @@ def _pair(
         relocated = relocated_conf(conf, {**files, "log_file": log}, work / f"opensm-{n}-{host}.conf")
         with relocated.open("a") as f:
             f.write("force_log_flush TRUE\n")  # opensm.conf: flush after each message (followed here)
-        members.append(sm_ha.Sm(host, relocated, log, f"opensm {host}"))
+        members.append(sm_ha.Sm(host, relocated, log, f"{sm_ha.LABEL_PREFIX}{host}"))
     master = members[0]
     sm_ha.start(sim, master, host_id)
     waits = sm_ha.waits(sweep_s)

@@ -34,6 +34,7 @@ from generator.rehearse import partitions, tools
 from generator.rehearse.ibsim import Simulator
 
 MAX_PORTS = 64
+LABEL_PREFIX = "opensm "  # the reaper's label of an OpenSM daemon: this prefix and its host
 TAKEOVER_MARGIN_S = 30.0  # the new master's heavy sweep, at least
 SUBNET_UP_S = 120.0  # the master daemon's first sweep, at least
 STANDBY_S = 60.0  # the standby's discovery of the master, at least
