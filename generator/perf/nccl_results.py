@@ -93,7 +93,7 @@ MAX_TOKEN = 32
 
 _ASCII_DIGITS = re.compile(r"[0-9]+")
 _RANK_RE = re.compile(
-    r"^#\s+Rank\s+(\d+)\s+(?:Group\s+(\d{1,7})\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\b", re.ASCII
+    r"^#\s+Rank\s+(\d+)\s+(?:Group\s+(\d+)\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\b", re.ASCII
 )
 _TEST_RE = re.compile(r"^#\s*Collective test starting:\s*(\S+)", re.ASCII)
 # RCCL's 0/1 settings, echoed as NCCL's are (its RCCL_PARAM loads "RCCL_" + name through ncclLoadParam)
@@ -135,6 +135,9 @@ _PROCESS_RE = re.compile(r"^#\s*nThread\b(.*)$", re.ASCII)
 _PROCESS_COUNTS_RE = re.compile(r":?\s+(\S+)\s+nGpus:?\s+(\S+)(?:\s.*)?", re.ASCII)
 # the same in a -J file's ``args`` (common.cu getopt: ``-t``/``--nthreads``, ``-g``/``--ngpus``)
 _ARG_OPTIONS = {"-t": "t", "--nthreads": "t", "-g": "g", "--ngpus": "g"}
+# nccl-tests -J never replaces a file: it writes `<path>.0`, `<path>.1`, ... when `<path>` exists (util.cu
+# jsonOutputInit), so a run repeated into one path leaves `out.json.0` beside `out.json`
+_NUMBERED_JSON_RE = re.compile(r"\.json\.\d{1,9}$", re.IGNORECASE | re.ASCII)
 _RAIL_NAME_RE = re.compile(r"rail(\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
 _HCA_NAME_RE = re.compile(r"(mlx5_\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
 _HCA_RE = re.compile(r"^=?\s*(mlx5_\d{1,4})(?::\d{1,4})?$", re.ASCII)
@@ -454,8 +457,9 @@ class _TextRun:
     def header(self, line: str, where: str) -> None:
         if m := _RANK_RE.match(line):
             self.rank(m.group(1), m.group(3), where)
-            if m.group(2) is not None:
-                self.groups.add(int(m.group(2)))
+            color = m.group(2)  # printed %2d by nccl-tests; a longer token counts as one group all the same
+            if color is not None:
+                self.groups.add(int(color) if len(color) <= 9 else -1)
         elif m := _TEST_RE.match(line):
             self.program = m.group(1)
         elif m := _TESTS_VERSION_RE.match(line):
@@ -757,11 +761,6 @@ def read_runs(
     else:
         runs = parse_text(text, path, left_out)
     return [replace(run, sha256=digest) for run in runs]
-
-
-# nccl-tests -J never replaces a file: it writes `<path>.0`, `<path>.1`, ... when `<path>` exists (util.cu
-# jsonOutputInit), so a run repeated into one path leaves `out.json.0` beside `out.json`
-_NUMBERED_JSON_RE = re.compile(r"\.json\.\d{1,9}$", re.IGNORECASE | re.ASCII)
 
 
 def _is_result_name(name: str) -> bool:
