@@ -57,6 +57,9 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
+HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}  # what stops a rehearsal (signals_raise)
+
+
 class Reaper:
     """What one rehearsal made, removed by ``release()`` (idempotent, never raises)."""
 
@@ -103,17 +106,23 @@ class Reaper:
             _terminate([proc])
 
     def release(self) -> None:
-        _terminate(list(self.procs.values()))
-        self.procs.clear()
-        for ns in reversed(self.namespaces):
-            delete_namespace(ns)
-        self.namespaces.clear()
-        for path in reversed(self.paths):
-            shutil.rmtree(path, ignore_errors=True)
-        self.paths.clear()
-        while self.finally_:
-            with contextlib.suppress(Exception):
-                self.finally_.pop()()
+        """Everything removed, with SIGINT, SIGTERM and SIGHUP held until it is done: one arriving meanwhile
+        (a second Ctrl-C) is delivered after, so it cannot leave namespaces and daemons half removed."""
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+        try:
+            _terminate(list(self.procs.values()))
+            self.procs.clear()
+            for ns in reversed(self.namespaces):
+                delete_namespace(ns)
+            self.namespaces.clear()
+            for path in reversed(self.paths):
+                shutil.rmtree(path, ignore_errors=True)
+            self.paths.clear()
+            while self.finally_:
+                with contextlib.suppress(Exception):
+                    self.finally_.pop()()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _terminate(procs: list[subprocess.Popen[bytes]], grace_s: float = 5.0) -> None:
@@ -178,7 +187,7 @@ def signals_raise() -> Iterator[None]:
     def handler(signum: int, frame: FrameType | None) -> None:
         raise Interrupted(signum)
 
-    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    old = {s: signal.signal(s, handler) for s in HELD_SIGNALS}
     try:
         yield
     finally:

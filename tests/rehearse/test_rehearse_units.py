@@ -4,13 +4,15 @@ managers' waits."""
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 import pytest
 from rehearse_fixtures import small_build
 from ruamel.yaml import YAML
 
-from generator.rehearse import block_read, partitions, sample, sm_ha
+from generator.rehearse import block_read, cleanup, partitions, sample, sm_ha
 from generator.rehearse.nvue import load_yaml
 
 
@@ -118,3 +120,22 @@ def test_the_subnet_managers_waits_grow_with_the_sweep_this_fabric_took() -> Non
     small, large = sm_ha.waits(1.2), sm_ha.waits(21.0)
     assert (small.subnet_up_s, small.standby_s, small.sweep_margin_s) == (120.0, 60.0, 30.0)
     assert (large.subnet_up_s, large.standby_s, large.sweep_margin_s) == (120.0, 63.0, 42.0)
+
+
+def test_a_signal_during_release_is_delivered_once_everything_is_removed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A second Ctrl-C while the namespaces are being deleted used to stop the deletion half way (the next
+    rehearsal's sweep removed the rest); it now arrives after the last one, as the Interrupted it always was."""
+    deleted: list[str] = []
+
+    def delete(ns: str) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        deleted.append(ns)
+
+    monkeypatch.setattr(cleanup, "delete_namespace", delete)
+    reaper = cleanup.Reaper()
+    reaper.namespaces += ["cbr-test-0", "cbr-test-1"]
+    with pytest.raises(cleanup.Interrupted), cleanup.signals_raise():
+        reaper.release()
+    assert deleted == ["cbr-test-1", "cbr-test-0"] and reaper.namespaces == []
