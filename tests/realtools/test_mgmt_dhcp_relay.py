@@ -136,7 +136,10 @@ def _maas(r: Reaper, leaf: str, uplink: str, server: str, subnets: list[str], tm
         "dnsmasq",
         ["ip", "netns", "exec", maas, "dnsmasq", "--no-daemon", "--conf-file=/dev/null", "--port=0",
          "--interface=eth0", "--bind-interfaces", f"--dhcp-leasefile={tmp / 'leases'}",
-         f"--pid-file={tmp / 'dnsmasq.pid'}", "--log-dhcp", *ranges],
+         f"--pid-file={tmp / 'dnsmasq.pid'}", "--log-dhcp",
+         # no address-in-use ping before each offer: it waits 3 s (dnsmasq's PING_WAIT), longer than
+         # udhcpc's -T 2, so every first DISCOVER went unanswered and the lease hung on the retries
+         "--no-ping", *ranges],
         stdout=_log(r, tmp / "dnsmasq.log"), stderr=subprocess.STDOUT,
     )  # fmt: skip
 
