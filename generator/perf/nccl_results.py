@@ -429,11 +429,10 @@ class _TextRun:
     def fail(self, where: str, what: str) -> None:
         self.failed = self.failed or f"{where}: {what}"
 
-    def column_header(self, line: str) -> None:
+    def column_header(self, names: list[str]) -> None:
         """``# size count type redop root time algbw busbw #wrong time ...`` (util.cu writeResultHeader;
-        ``cputime`` with -C 1, ``error`` for ``#wrong`` and no ``root`` in old releases)."""
-        names = line.lstrip("#").split()
-        if names[:2] != ["size", "count"] or len(names) > 64:
+        ``cputime`` with -C 1, ``error`` for ``#wrong`` and no ``root`` in old releases), split."""
+        if len(names) > 64:
             return
         time_at = next((i for i, n in enumerate(names) if n in ("time", "cputime")), None)
         busbw_at = names.index("busbw") if "busbw" in names else None
@@ -477,8 +476,8 @@ class _TextRun:
         elif m := _OUT_OF_BOUNDS_RE.match(line):
             if m.group(2) == "FAILED" or int(m.group(1)) > 0:
                 self.fail(where, f"nccl-tests' data check failed ({m.group(1)} values out of bounds)")
-        elif line.lstrip("#").split()[:2] == ["size", "count"]:
-            self.column_header(line)
+        elif (names := line.lstrip("#").split())[:2] == ["size", "count"]:
+            self.column_header(names)
         elif m := _AVG_RE.match(line):
             value = _number(m.group(1))
             try:
