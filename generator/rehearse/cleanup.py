@@ -57,7 +57,10 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}  # what stops a rehearsal (signals_raise)
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # what stops a rehearsal (signals_raise)
+# the signals signals_raise's handler took while release() ran, raised once it is done (None: not running);
+# not the thread's signal mask, which a process with other threads (an xdist worker) gets its signals past
+_pending: list[int] | None = None
 
 
 class Reaper:
@@ -107,9 +110,8 @@ class Reaper:
 
     def release(self) -> None:
         """Everything removed, with SIGINT, SIGTERM and SIGHUP held until it is done: one arriving meanwhile
-        (a second Ctrl-C) is delivered after, so it cannot leave namespaces and daemons half removed."""
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
-        try:
+        (a second Ctrl-C) is raised after, so it cannot leave namespaces and daemons half removed."""
+        with _signals_held():
             _terminate(list(self.procs.values()))
             self.procs.clear()
             for ns in reversed(self.namespaces):
@@ -121,8 +123,6 @@ class Reaper:
             while self.finally_:
                 with contextlib.suppress(Exception):
                     self.finally_.pop()()
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _terminate(procs: list[subprocess.Popen[bytes]], grace_s: float = 5.0) -> None:
@@ -181,10 +181,26 @@ def sweep_stale(tmp: Path) -> list[str]:
 
 
 @contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """signals_raise's signals, taken inside the block, raised as Interrupted when it ends."""
+    global _pending
+    outer, _pending = _pending, []
+    try:
+        yield
+    finally:
+        held, _pending = _pending, outer
+    if held:
+        raise Interrupted(held[0])
+
+
+@contextlib.contextmanager
 def signals_raise() -> Iterator[None]:
     """SIGINT, SIGTERM and SIGHUP raise ``Interrupted`` inside the block (the previous handlers after)."""
 
     def handler(signum: int, frame: FrameType | None) -> None:
+        if _pending is not None:  # release() is removing what the rehearsal made: after that
+            _pending.append(signum)
+            return
         raise Interrupted(signum)
 
     old = {s: signal.signal(s, handler) for s in HELD_SIGNALS}
