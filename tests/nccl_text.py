@@ -3,6 +3,8 @@ run with chosen hosts and bandwidths (imported by name; the suite root is on the
 
 from __future__ import annotations
 
+import json
+
 
 def nccl_text(
     hosts: list[str], gpus_per_node: int, rows: list[tuple[int, float]], program: str = "all_reduce_perf"
@@ -40,3 +42,57 @@ def nccl_text(
         f"# Collective test concluded: {program}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def nccl_json(
+    hosts: list[str], hca: str | None, rows: list[tuple[int, float]], gpus_per_node: int = 1
+) -> str:
+    """nccl-tests -J output (JSON_FILE_VERSION 2, keys as src/util.cu writes them) of one process a GPU, with
+    ``NCCL_IB_HCA`` in its environment unless ``hca`` is None."""
+    devices = [
+        {
+            "rank": i,
+            "group": 0,
+            "pid": 1000 + i,
+            "hostname": hosts[i // gpus_per_node],
+            "device": i % gpus_per_node,
+            "device_hex": f"0000:{18 + i % gpus_per_node:02x}:00",
+            "device_info": "NVIDIA H100 80GB HBM3",
+        }
+        for i in range(len(hosts) * gpus_per_node)
+    ]
+    results = [
+        {
+            "size": s,
+            "count": s // 4,
+            "type": "float",
+            "redop": "sum",
+            "root": "    -1",
+            "out_of_place": {"time": s / (b * 1e3), "alg_bw": b, "bus_bw": b, "nwrong": 0.0},
+            "in_place": {"time": s / (b * 1e3), "alg_bw": b, "bus_bw": b, "nwrong": 0.0},
+            "actual_iterations": 20,
+            "experiment_name": "all_reduce_perf",
+        }
+        for s, b in rows
+    ]
+    doc = {
+        "version": 2,
+        "start_time": "2026-01-01 00:00:00",
+        "args": ["/opt/nccl-tests/build/all_reduce_perf", "-b", "1M", "-e", "1G", "-f", "2", "-g", "1"],
+        "env": [*([f"NCCL_IB_HCA={hca}"] if hca is not None else []), "NCCL_DEBUG=WARN"],
+        "nccl_version": 22602,
+        "config": {
+            "nthreads": 1,
+            "ngpus": 1,
+            "minimum_bytes": rows[0][0],
+            "maximum_bytes": rows[-1][0],
+            "step_factor": 2,
+            "devices": devices,
+        },
+        "results": results,
+        "out_of_bounds": {"count": 0, "okay": "true"},
+        "average_bus_bandwidth": {"bandwidth": 1.0, "okay": "unchecked"},
+        "errors": [],
+        "end_time": "2026-01-01 00:01:00",
+    }
+    return json.dumps(doc, indent=1)

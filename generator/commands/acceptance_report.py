@@ -9,8 +9,9 @@ RDMA fabric, or connections without GPUDirect RDMA, is marked TRANSPORT at the l
 no suspect; one whose NCCL listed a host's ports without a planned compute port (down, or left out by
 NCCL_IB_HCA), or with one in the other link layer, is marked PORTS with that port's cable. A run whose
 nccl-tests data check failed (`#wrong` above 0, `Out of bounds values : N FAILED`) or that stopped on an NCCL
-or CUDA failure is marked FAILED at that line and names no suspect either. Exit 0 = every run reaches the
-threshold, 1 = some runs are low or marked, 2 = unusable input.
+or CUDA failure is marked FAILED at that line and names no suspect either. A run whose shape the model
+does not predict (some of the rails by NCCL_IB_HCA, a rail or more hosts than the plan has) is an ERROR row.
+Exit 0 = every run reaches the threshold, 1 = some runs are low or marked, 2 = unusable input.
 
 The results are foreign input: all files together are read against one byte budget, every value is
 checked (generator.perf.results_model), and every string taken from them (file names, host names) is shown

@@ -209,23 +209,62 @@ class AcceptanceReport:
 # ---- phases -------------------------------------------------------------------------------------
 
 
-def _ports(cables: dict[tuple[str, int], list[Cable]]) -> dict[tuple[str, str], int]:
-    """(node, device) -> the compute rail the plan cables that device to (built once per report)."""
-    return {
-        (node, c.node_port.split("/")[0].lower()): rail for (node, rail), cs in cables.items() for c in cs
-    }
+# host -> (RDMA device, port, the compute rail the plan cables it to), for every compute port of the host
+RailPorts = dict[str, list[tuple[str, int, int]]]
 
 
-def _resolve_rail(run: NcclRun, by_port: dict[tuple[str, str], int]) -> NcclRun | str:
-    """A run restricted to one device (NCCL_IB_HCA=mlx5_9) is on the rail the plan cables that device to
-    on its hosts; the device number is not the rail (DGX H100: rail 5 is mlx5_9)."""
-    if run.hca is None or run.rail is not None:
+def _rail_ports(cables: dict[tuple[str, int], list[Cable]]) -> RailPorts:
+    """Each node's compute ports with their rails (built once per report)."""
+    out: RailPorts = defaultdict(list)
+    for (node, rail), cs in cables.items():
+        for c in cs:
+            device, _, number = c.node_port.partition("/")
+            out[node].append((device.lower(), int(number) if number.isdigit() else -1, rail))
+    return dict(out)
+
+
+def _rails_text(rails: set[int]) -> str:
+    return ", ".join(str(r) for r in sorted(rails)) if rails else "none"
+
+
+def _resolve_rail(run: NcclRun, ports: RailPorts, net_ports: int) -> NcclRun | str:
+    """The rails a run could use: the one its file name names (which must be one of the plan's), or those
+    whose ports its NCCL_IB_HCA selects on its hosts (a device's number is not its rail: on a DGX H100 rail 5
+    is mlx5_9). The model predicts a run on one rail or on all of them: NCCL_IB_HCA keeping some rails of a
+    host, or different ones on different hosts, makes the run an ERROR row that says which."""
+    if run.rail is not None:
+        if not 0 <= run.rail < net_ports:
+            planned = f"0 to {net_ports - 1}" if net_ports else "none"
+            return f"the file name names rail {run.rail}; the plan's compute rails are {planned}"
         return run
-    rails = {by_port.get((host, run.hca)) for host in run.hosts}
-    if len(rails) != 1 or None in rails:
-        hosts = ", ".join(run.hosts)
-        return f"NCCL_IB_HCA `{run.hca}` is not the same compute rail's port on {hosts} in the plan"
-    return replace(run, rail=rails.pop())
+    if run.hca is None or run.nodes < 2:  # inside one node the network carries nothing
+        return run
+    text = f"NCCL_IB_HCA `{run.hca.shown}`"
+    known = [h for h in run.hosts if h in ports]
+    if not known:
+        return f"{text}: no host of the run has compute ports in the plan, so its rails are unknown"
+    kept = {h: {rail for dev, port, rail in ports[h] if run.hca.selects(dev, port)} for h in known}
+    every = {h: {rail for _, _, rail in ports[h]} for h in known}
+    if all(kept[h] == every[h] for h in known):
+        return run
+    none = next((h for h in known if not kept[h]), None)
+    if none is not None:
+        listed = ", ".join(f"{dev}:{port}" for dev, port, _ in ports[none][:16])
+        return f"{text} selects none of {none}'s compute ports in the plan ({listed})"
+    some = next((h for h in known if len(kept[h]) != 1), None)
+    if some is not None:
+        return (
+            f"{text} selects the ports of rails {_rails_text(kept[some])} of {_rails_text(every[some])} on "
+            f"{some}: the model predicts a run on one rail or on all of them"
+        )
+    first = known[0]
+    other = next((h for h in known if kept[h] != kept[first]), None)
+    if other is not None:
+        return (
+            f"{text} selects rail {_rails_text(kept[first])} on {first} but rail {_rails_text(kept[other])} "
+            f"on {other}: the model predicts a run on the same rail of every host"
+        )
+    return replace(run, rail=next(iter(kept[first])))
 
 
 # The system as a run saw it: NVLink on or off (NCCL_P2P_DISABLE) and the NCCL release it loaded (None: the
@@ -377,6 +416,28 @@ def _split_text(run: NcclRun) -> str:
     )
 
 
+def _shape_problem(run: NcclRun, system: System) -> str | None:
+    """Why the run's shape cannot be the planned pool's: no ranks listed, more hosts than the pool has nodes,
+    or more ranks on a host than its server has GPUs (predicting a smaller shape would hold the run to
+    another one's bandwidth); None when it fits."""
+    if not run.hosts:
+        return (
+            "the output lists no ranks (nccl-tests' `# Rank N ... on <host>` lines, a -J file's "
+            "`config.devices`), so the run's nodes and ranks are unknown"
+        )
+    if run.nodes > system.pool_nodes:
+        return (
+            f"the run spans {run.nodes} hosts but pool `{system.pool}` has {system.pool_nodes} node"
+            f"{'s' if system.pool_nodes != 1 else ''}"
+        )
+    if run.ranks_per_node > system.gpus_per_node:
+        return (
+            f"the run has {run.ranks_per_node} ranks a host but the servers of pool `{system.pool}` have "
+            f"{system.gpus_per_node} GPUs each"
+        )
+    return None
+
+
 def _predict_run(
     run: NcclRun, predictions: _Predictions, min_bytes: float, threshold: float, planned: PlannedPorts
 ) -> RunResult:
@@ -384,8 +445,10 @@ def _predict_run(
     system = predictions.system
     if run.communicators > 1:
         return RunResult(run, (), 0.0, 0.0, False, _split_text(run))
-    nodes = min(max(1, run.nodes), system.pool_nodes)
-    rpn = min(run.ranks_per_node, system.gpus_per_node)
+    shape = _shape_problem(run, system)
+    if shape is not None:
+        return RunResult(run, (), 0.0, 0.0, False, shape)
+    nodes, rpn = run.nodes, run.ranks_per_node
     share = 1.0 / system.net_ports if (run.rail is not None and system.net_ports) else 1.0
     try:
         predictions.job(run_settings(run), nodes, rpn, share)
@@ -676,12 +739,12 @@ def compare(
     policy = perf_data().policy
     ratio = policy.acceptance_ratio.value if threshold is None else threshold
     cables = _node_cables(plan)
-    by_port = _ports(cables)
+    ports = _rail_ports(cables)
     held_to = planned_ports(plan, cables, named_ports or {})
     predictions = _Predictions(system, calibration, system_of)
     results = []
     for run in runs:
-        resolved = _resolve_rail(run, by_port)
+        resolved = _resolve_rail(run, ports, system.net_ports)
         if isinstance(resolved, str):
             results.append(RunResult(run, (), 0.0, 0.0, False, resolved))
         else:

@@ -12,9 +12,11 @@ JSON_FILE_VERSION 2, same file): ``args`` (the program first), ``env``, ``config
 ``bus_bw``, ``nwrong``.
 
 A run covers one rail when the file name carries ``rail<N>`` (the acceptance role's one-rail runs: N is
-the rail, the compute NIC index of the plan), or when its ``NCCL_IB_HCA`` (JSON env) or file name names one
-device ``mlx5_<N>``: that device is the run's ``hca``, and the rail it serves is the plan's to say (on a
-DGX H100 rail 5 is mlx5_9), which generator.perf.acceptance looks up.
+the rail, the compute NIC index of the plan). Otherwise the ports it could use are its ``hca``: the
+``NCCL_IB_HCA`` its output records (a -J file's ``env``; NCCL_DEBUG=INFO's ``NCCL_IB_HCA set to ...``, which
+net_ib.cc ``ncclIbInit`` prints once a process), read as NCCL reads it (generator.perf.ib_hca), or else one
+device ``mlx5_<N>`` its file name names. Which rails those ports serve is the plan's to say (on a DGX H100
+rail 5 is mlx5_9), which generator.perf.acceptance looks up.
 
 What the run changed, as `blueprint estimate` takes it, is read where the output records it, so the prediction
 follows the run: ``NCCL_ALGO`` / ``NCCL_PROTO`` (``--algo`` / ``--proto``), ``NCCL_MAX_NCHANNELS``
@@ -59,6 +61,7 @@ from pydantic import ValidationError
 from blueprints.catalog.perf import perf_data
 from generator.foreign import ByteBudget, ForeignInputError, host_name_problem, pydantic_refusal, read_foreign
 from generator.foreign import parse_json as parse_json_document
+from generator.perf.ib_hca import HcaFilter, parse_hca
 from generator.perf.nccl_network import NetworkLines, NetworkUse, forced_network
 from generator.perf.processes import DEFAULT_PROCESSES, ProcessSettings
 from generator.perf.results_model import AVERAGE, MAX_RANKS, MAX_ROWS, NcclJson, ResultRow
@@ -140,7 +143,11 @@ _ARG_OPTIONS = {"-t": "t", "--nthreads": "t", "-g": "g", "--ngpus": "g"}
 _NUMBERED_JSON_RE = re.compile(r"\.json\.\d{1,9}$", re.IGNORECASE | re.ASCII)
 _RAIL_NAME_RE = re.compile(r"rail(\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
 _HCA_NAME_RE = re.compile(r"(mlx5_\d{1,4})(?!\d)", re.IGNORECASE | re.ASCII)
-_HCA_RE = re.compile(r"^=?\s*(mlx5_\d{1,4})(?::\d{1,4})?$", re.ASCII)
+# net_ib.cc ncclIbInit: `INFO(NCCL_NET|NCCL_ENV, "NCCL_IB_HCA set to %s", userIbEnv)`, once a process
+_HCA_SET_RE = re.compile(r"NCCL INFO NCCL_IB_HCA set to (.*)$", re.ASCII)
+# distinct NCCL_IB_HCA values one run's processes may print (one a local rank, where a wrapper gives each rank
+# its own port): more is no launch of a server's GPUs, and the run is then taken as using them all
+MAX_HCA_VALUES = 64
 # text column -> the Row field it fills, for refusals that name the column as nccl-tests heads it
 _COLUMNS = {"size_bytes": "size", "busbw_gbytes": "busbw", "time_us": "time", "wrong": "#wrong"}
 
@@ -215,7 +222,8 @@ class NcclRun:
     rows: tuple[Row, ...]
     avg_busbw: float | None
     source_format: str  # text | json
-    hca: str | None = None  # the one device NCCL_IB_HCA (or the file name) restricted the run to
+    # the ports NCCL_IB_HCA (or a device the file name names) restricted the run to; None: any NCCL found
+    hca: HcaFilter | None = None
     settings: RecordedSettings = RecordedSettings()  # what the run changed, as its output records it
     # the line a run starts at in a text file that holds several (one nccl-tests program after another, as a
     # script running each test into one log writes them); None when the file is one run
@@ -348,11 +356,12 @@ def _rail_from_name(path: Path) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _hca_from_name(path: Path) -> str | None:
+def _hca_from_name(path: Path) -> HcaFilter | None:
+    """The one device a file name such as ``all_reduce_perf_mlx5_9.log`` names, as NCCL_IB_HCA=``=mlx5_9``."""
     if _rail_from_name(path) is not None:
         return None
     m = _HCA_NAME_RE.search(path.stem)
-    return m.group(1).lower() if m else None
+    return parse_hca("=" + m.group(1).lower(), str(path)) if m else None
 
 
 # ---- text ---------------------------------------------------------------------------------------
@@ -425,6 +434,7 @@ class _TextRun:
     counts_wrong: bool = False  # the header names the column `#wrong` (a count), not `error` (old releases)
     failed: str | None = None  # where the run's data check failed or the program stopped (file:line: what)
     groups: set[int] = field(default_factory=set)  # the ranks' `Group` numbers (communicators)
+    hca_values: set[str] = field(default_factory=set)  # the NCCL_IB_HCA values its processes printed
 
     def fail(self, where: str, what: str) -> None:
         self.failed = self.failed or f"{where}: {what}"
@@ -442,6 +452,22 @@ class _TextRun:
         if names[wrong_at] in ("#wrong", "error"):
             self.columns = (time_at, busbw_at, wrong_at)
             self.counts_wrong = names[wrong_at] == "#wrong"
+
+    def ib_hca(self, raw: str, where: str) -> None:
+        """One process's ``NCCL_IB_HCA set to`` line: checked where it stands, kept while few."""
+        parse_hca(raw, where)
+        if len(self.hca_values) <= MAX_HCA_VALUES:
+            self.hca_values.add(raw.rstrip("\r\n"))
+
+    def hca(self) -> HcaFilter | None:
+        """The ports the run's processes were given: their one NCCL_IB_HCA value; None when they were given
+        several (one port a local rank: together the server's ports) or the output shows none (then the
+        device the file name names, if any)."""
+        if not self.hca_values:
+            return _hca_from_name(self.path)
+        if len(self.hca_values) > 1:
+            return None
+        return parse_hca(next(iter(self.hca_values)), str(self.path))
 
     def setting(self, name: str, raw: str, where: str) -> None:
         """A setting NCCL printed (once per rank): ranks that ran with different values make one run the
@@ -527,7 +553,8 @@ def _text_run(run: _TextRun, several: bool) -> NcclRun | None:
         return None
     _check_process_fits(run.hosts, run.gpus_per_process, run.process_at or str(run.path))
     ordered = tuple(dict.fromkeys(run.hosts[r] for r in sorted(run.hosts)))
-    rail, hca = _rail_from_name(run.path), _hca_from_name(run.path)
+    rail = _rail_from_name(run.path)
+    hca = None if rail is not None else run.hca()
     return NcclRun(
         str(run.path),
         coll,
@@ -572,6 +599,9 @@ def parse_text(text: str, path: Path, left_out: list[str] | None = None) -> list
         if " set by environment to " in line and (m := _ENV_RE.search(line)):
             parts[-1].setting(m.group(1), m.group(2), where)
             continue
+        if "NCCL_IB_HCA set to " in line and (m := _HCA_SET_RE.search(line)):
+            parts[-1].ib_hca(m.group(1), where)
+            continue
         if "NCCL INFO NCCL version" in line and (m := _NCCL_VERSION_RE.search(line)):
             parts[-1].version = parts[-1].version or m.group(1)
             continue
@@ -601,17 +631,10 @@ def parse_text(text: str, path: Path, left_out: list[str] | None = None) -> list
 # ---- JSON ---------------------------------------------------------------------------------------
 
 
-def _json_hca(env: list[str], path: Path) -> str | None:
-    """The one device NCCL_IB_HCA names (``mlx5_9``, ``=mlx5_9:1``); None for several, an exclusion
-    (``^...``) or none at all (then the file name's ``mlx5_<N>``, if any)."""
-    for item in env:
-        if item.startswith("NCCL_IB_HCA="):
-            value = item.split("=", 1)[1].strip()
-            devices = [d.strip() for d in value.removeprefix("=").split(",") if d.strip()]
-            if len(devices) == 1 and (m := _HCA_RE.match(devices[0])):
-                return m.group(1).lower()
-            return None
-    return _hca_from_name(path)
+def _json_hca(env: list[str], path: Path) -> HcaFilter | None:
+    """The run's NCCL_IB_HCA, read as NCCL reads it; without one, the device the file name names (if any)."""
+    value = _json_env(env, "NCCL_IB_HCA")
+    return _hca_from_name(path) if value is None else parse_hca(value, f"{path}: $.env")
 
 
 def _json_env(env: list[str], name: str) -> str | None:

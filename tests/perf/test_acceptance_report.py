@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from nccl_text import nccl_text
+from nccl_text import nccl_json, nccl_text
 from perf_blueprints import server_nodes
 from ruamel.yaml import YAML
 
@@ -209,57 +209,6 @@ def _text(hosts: list[str], gpus_per_node: int, rows: list[tuple[int, float]]) -
 DGX_H100_RAILS = ("mlx5_0", "mlx5_3", "mlx5_4", "mlx5_5", "mlx5_6", "mlx5_9", "mlx5_10", "mlx5_11")
 
 
-def _json(hosts: list[str], hca: str, rows: list[tuple[int, float]]) -> str:
-    """nccl-tests -J output (JSON_FILE_VERSION 2, keys as src/util.cu writes them)."""
-    devices = [
-        {
-            "rank": i,
-            "group": 0,
-            "pid": 1000 + i,
-            "hostname": h,
-            "device": 0,
-            "device_hex": "0000:18:00",
-            "device_info": "NVIDIA H100 80GB HBM3",
-        }
-        for i, h in enumerate(hosts)
-    ]
-    results = [
-        {
-            "size": s,
-            "count": s // 4,
-            "type": "float",
-            "redop": "sum",
-            "root": "    -1",
-            "out_of_place": {"time": s / (b * 1e3), "alg_bw": b, "bus_bw": b, "nwrong": 0.0},
-            "in_place": {"time": s / (b * 1e3), "alg_bw": b, "bus_bw": b, "nwrong": 0.0},
-            "actual_iterations": 20,
-            "experiment_name": "all_reduce_perf",
-        }
-        for s, b in rows
-    ]
-    doc = {
-        "version": 2,
-        "start_time": "2026-01-01 00:00:00",
-        "args": ["/opt/nccl-tests/build/all_reduce_perf", "-b", "1M", "-e", "1G", "-f", "2", "-g", "1"],
-        "env": [f"NCCL_IB_HCA={hca}", "NCCL_DEBUG=WARN"],
-        "nccl_version": 22602,
-        "config": {
-            "nthreads": 1,
-            "ngpus": 1,
-            "minimum_bytes": SIZES[0],
-            "maximum_bytes": SIZES[-1],
-            "step_factor": 2,
-            "devices": devices,
-        },
-        "results": results,
-        "out_of_bounds": {"count": 0, "okay": "true"},
-        "average_bus_bandwidth": {"bandwidth": 1.0, "okay": "unchecked"},
-        "errors": [],
-        "end_time": "2026-01-01 00:01:00",
-    }
-    return json.dumps(doc, indent=1)
-
-
 def _curve(plateau: float) -> list[tuple[int, float]]:
     """A bandwidth curve rising to ``plateau`` (half of it at 8 MiB), as nccl-tests curves do."""
     return [(s, round(plateau * s / (s + (8 << 20)), 2)) for s in SIZES]
@@ -283,7 +232,7 @@ def acceptance_run(tmp_path: Path) -> tuple[Path, Path]:
             if (rail + i) % 2:
                 hca = f"={DGX_H100_RAILS[rail]}:1"
                 (results / f"all_reduce_perf-{pair[0]}-{pair[1]}-run{rail}.json").write_text(
-                    _json(pair, hca, rows)
+                    nccl_json(pair, hca, rows)
                 )
             else:
                 stem = f"all_reduce_perf-rail{rail}-{pair[0]}-{pair[1]}"
@@ -405,12 +354,15 @@ def test_a_device_that_is_no_compute_rail_is_an_error_row(tmp_path: Path, capsys
     bp = _write(server_nodes("dgx-h100", 2, NDR), tmp_path / "bp.yaml")
     results = tmp_path / "r"
     results.mkdir()
-    (results / "a.json").write_text(_json(["gpu001", "gpu002"], "=mlx5_1:1", _curve(47.0)))
-    (results / "b.json").write_text(_json(["gpu001", "gpu002"], "mlx5_9", _curve(47.0)))
+    (results / "a.json").write_text(nccl_json(["gpu001", "gpu002"], "=mlx5_1:1", _curve(47.0)))
+    (results / "b.json").write_text(nccl_json(["gpu001", "gpu002"], "mlx5_9", _curve(47.0)))
     assert main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"]) == 1
     runs = {Path(r["file"]).name: r for r in json.loads(capsys.readouterr().out)["runs"]}
     assert runs["a.json"]["rail"] is None
-    assert "NCCL_IB_HCA `mlx5_1`" in runs["a.json"]["error"]
+    assert runs["a.json"]["error"] == (
+        "NCCL_IB_HCA `=mlx5_1:1` selects none of gpu001's compute ports in the plan (mlx5_0:1, mlx5_3:1, "
+        "mlx5_4:1, mlx5_5:1, mlx5_6:1, mlx5_9:1, mlx5_10:1, mlx5_11:1)"
+    )
     assert runs["b.json"]["rail"] == 5 and runs["b.json"]["error"] is None
 
 
