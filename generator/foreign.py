@@ -53,6 +53,16 @@ class ByteBudget:
         self.left -= size
 
 
+def path_text(name: str) -> str:
+    """A file name as text any UTF-8 output can hold: the bytes of a name that are not UTF-8, which Python
+    keeps as lone surrogates (os.fsdecode's surrogateescape) and no UTF-8 stream writes, shown as
+    ``\\xNN``."""
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no file name decodes to
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _regular(path: Path) -> None:
     try:
         st = path.stat()  # follows a symlink: what matters is what is read

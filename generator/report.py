@@ -133,6 +133,10 @@ def _level(sev: Severity) -> str:
 
 
 def dumps(data: Any) -> str:
+    """JSON text; a lone surrogate (a byte of a file name that is not UTF-8, as os.fsdecode keeps it), which
+    no UTF-8 output can hold, is written as its ``\\udcXX`` escape, as ``ensure_ascii`` would write it."""
     import json
+    import re
 
-    return json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    text = json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m[0]):04x}", text)

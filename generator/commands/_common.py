@@ -127,6 +127,40 @@ def write_text(text: str, output: str | None) -> None:
     atomic_write_text(checked_output_file(output), text)
 
 
+def file_name(text: str) -> str:
+    """An option's parser of a file name: an empty one names no file (it used to be taken as none given)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty file name names no file")
+    return text
+
+
+def check_outputs(
+    outputs: Sequence[tuple[str, str | None]], inputs: Sequence[tuple[str, str | None]]
+) -> None:
+    """Before anything is written: each named output (option, path; `-` is standard output) is a usable file
+    and none is another output or one of the command's inputs, which writing it would replace (`estimate
+    bp.yaml -o bp.yaml` replaced the blueprint with the report); OutputRefused (from generator.fsutil)
+    otherwise."""
+    from generator.fsutil import OutputRefused, checked_output_file
+
+    seen = [(o, p) for o, p in inputs if p is not None and p not in ("", "-")]
+    for option, path in outputs:
+        if path in (None, "", "-"):
+            continue
+        checked_output_file(path)
+        for other, other_path in seen:
+            if _same_file(path, other_path):
+                raise OutputRefused(f"{option} {path} is also {other}: writing it would replace that file")
+        seen.append((option, path))
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet: the same name is the same file
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
 @contextmanager
 def text_output(output: str | None) -> Iterator[Console]:
     """The console a text report goes to: stdout, or (with -o FILE) a file written whole at the end."""

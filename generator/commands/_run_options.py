@@ -55,12 +55,12 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--channels",
-        type=int,
+        type=whole_number(1, MAX_COUNT, "channels"),
         help="channels of rings and trees between nodes (like NCCL_MAX_NCHANNELS on NCCL's inter-node graph)",
     )
     p.add_argument(
         "--min-channels",
-        type=int,
+        type=whole_number(1, MAX_COUNT, "channels"),
         help="channels run at least between nodes, like NCCL_MIN_NCHANNELS: copies of NCCL's channels, which "
         "lift its per-channel LL128 maximum but not the links",
     )

@@ -23,7 +23,16 @@ from __future__ import annotations
 import argparse
 from collections import defaultdict
 
-from generator.commands._common import add_blueprint, add_common, command, err_console, note, write_text
+from generator.commands._common import (
+    add_blueprint,
+    add_common,
+    check_outputs,
+    command,
+    err_console,
+    file_name,
+    note,
+    write_text,
+)
 from generator.report import dumps, safe
 from generator.safetext import one_line, terminal
 
@@ -60,17 +69,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=float,
         help="flag runs below this share of the prediction (default: perf.yaml policy.acceptance_ratio)",
     )
-    p.add_argument("--plot", help="write measured vs predicted busbw by message size to this .svg or .png")
+    p.add_argument(
+        "--plot",
+        type=file_name,
+        help="write measured vs predicted busbw by message size to this .svg or .png",
+    )
     p.add_argument(
         "--calibrate",
         nargs="?",
-        const="",
+        const=True,  # no FILE: the default path (a str const would be parsed by `type`)
+        type=file_name,
         metavar="FILE",
         help="write a site calibration (measured/predicted at 1 GiB and up, per collective, regime and node "
         "band) to FILE (default: <blueprint stem>.calibration.yaml beside the blueprint)",
     )
     p.add_argument(
         "--calibration",
+        type=file_name,
         metavar="FILE",
         help="compare against predictions carrying this site calibration (from --calibrate)",
     )
@@ -100,7 +115,7 @@ def _calibration_target(args: argparse.Namespace) -> str | None:
         return None
     if args.calibration:
         raise CalibrationError("--calibrate compares with the uncalibrated model: drop --calibration")
-    if args.calibrate:
+    if args.calibrate is not True:
         return str(args.calibrate)
     if str(args.blueprint) == "-":
         raise CalibrationError(
@@ -124,7 +139,7 @@ def _compare(args: argparse.Namespace, target: str | None) -> AcceptanceReport:
     loaded, cluster = load_and_resolve(args.blueprint)
     plan = plan_or_raise(cluster, loaded.locate)
     system = system_for(cluster, plan, args.pool)
-    site = read_calibration(args.calibration, system.name, budget) if args.calibration else None
+    site = read_calibration(args.calibration, system.name, budget, system.pool) if args.calibration else None
 
     def system_of(nvlink: bool, nccl_version: str | None) -> System:
         # the system as a run saw it, as `blueprint estimate --no-nvlink --nccl-version` builds it
@@ -162,6 +177,7 @@ def _named_compute_ports(cluster: ResolvedCluster) -> dict[str, frozenset[str]]:
 
 def run(args: argparse.Namespace) -> int:
     from generator import __version__
+    from generator.fsutil import OutputRefused
     from generator.perf.calibration import CalibrationError
     from generator.perf.nccl_results import ResultsError
     from generator.perf.plots import PlotError, check_plot_path, plot_measured_vs_predicted
@@ -173,11 +189,17 @@ def run(args: argparse.Namespace) -> int:
         target = _calibration_target(args)
         if args.plot:
             check_plot_path(args.plot)
+        check_outputs(
+            [("--calibrate", target), ("--plot", args.plot), ("-o", args.output)],
+            [("the blueprint", args.blueprint), ("--calibration", args.calibration)],
+        )
         report = _compare(args, target)
         if args.plot:
             plot_measured_vs_predicted(_plot_labels(report.results), args.plot)
     except (ResultsError, PerfError, PlotError, CalibrationError) as exc:
         return _fail(str(exc))
+    except OutputRefused as exc:
+        return _fail(f"{exc} (nothing written)")
     if args.format == "json":
         write_text(dumps({"version": __version__, **report.as_dict()}), args.output)
     else:
@@ -194,8 +216,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _shown(text: object) -> str:
     """A string from a results file (or the command line) as one line of plain text: no escape sequence,
-    no control character, no line break (the report is plain text, so no Rich markup escaping)."""
-    return one_line(terminal(str(text)))
+    no control character, no line break, no byte of a file name that is not UTF-8 (the report is plain text,
+    so no Rich markup escaping)."""
+    from generator.foreign import path_text
+
+    return one_line(terminal(path_text(str(text))))
 
 
 def _run_lines(report: AcceptanceReport) -> list[str]:

@@ -8,8 +8,10 @@ import argparse
 from generator.commands._common import (
     add_blueprint,
     add_common,
+    check_outputs,
     command,
     err_console,
+    file_name,
     note,
     print_table,
     text_output,
@@ -64,10 +66,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="packed: ranks in leaf order (topology-aware scheduler); scattered: spread over the fabric",
     )
     add_run_options(p)
-    p.add_argument("--plot", metavar="FILE", help="write busbw vs message size to this .svg or .png")
+    p.add_argument(
+        "--plot", metavar="FILE", type=file_name, help="write busbw vs message size to this .svg or .png"
+    )
     p.add_argument(
         "--calibration",
         metavar="FILE",
+        type=file_name,
         help="apply a site calibration (from `acceptance-report --calibrate`) to the predictions; one "
         "blueprint only",
     )
@@ -137,7 +142,7 @@ def _calibrated(report: EstimateReport, file: str) -> tuple[EstimateReport, dict
     from generator.perf.calibration import apply_to_series, read_calibration
     from generator.perf.system import nccl_release
 
-    cal = read_calibration(file, report.system.name)
+    cal = read_calibration(file, report.system.name, pool=report.system.pool)
     series = {}
     factors: dict[str, float | None] = {}
     for coll, rows in report.series.items():
@@ -153,6 +158,7 @@ def _calibrated(report: EstimateReport, file: str) -> tuple[EstimateReport, dict
 
 def run(args: argparse.Namespace) -> int:
     from generator import __version__
+    from generator.fsutil import OutputRefused
     from generator.perf.plots import PlotError, check_plot_path, plot_collectives, plot_comparison
     from generator.perf.sizes import SizeError
     from generator.perf.system import PerfError
@@ -163,6 +169,10 @@ def run(args: argparse.Namespace) -> int:
             raise PerfError("--calibration belongs to one blueprint's site: give one blueprint")
         if args.plot:
             check_plot_path(args.plot)
+        check_outputs(
+            [("--plot", args.plot), ("-o", args.output)],
+            [("a blueprint", b) for b in args.blueprint] + [("--calibration", args.calibration)],
+        )
         reports = _reports(args)
         if args.calibration:
             reports[0], site = _calibrated(reports[0], args.calibration)
@@ -176,6 +186,9 @@ def run(args: argparse.Namespace) -> int:
                 plot_comparison({f"{r.system.name}": r.series for r in reports}, args.plot)
     except (PerfError, SizeError, PlotError) as exc:
         err_console.print(f"[bold red]error[/]: {escape(str(exc))}")
+        return 2
+    except OutputRefused as exc:
+        err_console.print(f"[bold red]error[/]: {escape(str(exc))} (nothing written)")
         return 2
     if args.format == "json":
         docs = [r.as_dict() for r in reports]

@@ -49,8 +49,9 @@ from pydantic import (
 )
 
 from generator.findings import BlueprintError
-from generator.foreign import ByteBudget, ForeignInputError, json_path, read_foreign_text
+from generator.foreign import ByteBudget, ForeignInputError, json_path, path_text, read_foreign_text
 from generator.limits import MAX_NODES
+from generator.perf.sizes import MAX_BYTES
 
 if TYPE_CHECKING:
     from generator.perf.acceptance import AcceptanceReport, RunResult
@@ -134,11 +135,18 @@ class Source(_Strict):
     sha256: Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}\z")]
 
 
+# a release as the blueprint's software.nccl takes it (blueprints/models/base.py VersionStr)
+_RELEASE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,39}\z"
+
+
 class CalibrationFile(_Strict):
-    version: Literal[1]
+    version: Annotated[StrictInt, Field(ge=VERSION, le=VERSION)]  # StrictInt: `true` is no version 1
     blueprint: Annotated[StrictStr, Field(min_length=1, max_length=253)]
-    nccl_version: Annotated[StrictStr, Field(max_length=64)]
-    plateau_min_bytes: Annotated[StrictInt, Field(ge=1)]
+    # the pool and GPU the runs ran on (files written before they were recorded have neither)
+    pool: Annotated[StrictStr, Field(min_length=1, max_length=253)] | None = None
+    gpu: Annotated[StrictStr, Field(min_length=1, max_length=253)] | None = None
+    nccl_version: Annotated[StrictStr, Field(pattern=_RELEASE_PATTERN)]
+    plateau_min_bytes: Annotated[StrictInt, Field(ge=1, le=MAX_BYTES)]
     sources: list[Source] = Field(max_length=MAX_SOURCES)
     factors: list[FactorEntry] = Field(min_length=1, max_length=MAX_FACTORS)
 
@@ -233,7 +241,8 @@ def _groups(
     """The measured/predicted ratios by (collective, regime, node band), every run skipped with why, and of
     those the runs that cannot calibrate at any size (an error row, or a run over another transport)."""
     groups: dict[tuple[str, str, int, int], list[float]] = defaultdict(list)
-    skipped, unusable = [], []
+    skipped: list[str] = []
+    unusable: list[str] = []
     for res in report.results:
         if res.unusable:  # a run over another transport or fewer ports would scale the fabric's prediction
             unusable.append(f"{res.run.name}: {res.unusable}")
@@ -284,8 +293,28 @@ def _sources(digests: dict[str, str], root: Path) -> list[dict[str, str]]:
             name = Path(p).relative_to(root).as_posix()
         except ValueError:
             name = Path(p).name
-        out.append({"file": name, "sha256": digests[p]})
+        out.append({"file": path_text(name), "sha256": digests[p]})
     return out
+
+
+def _release(report: AcceptanceReport, system: System, plateau: int) -> str:
+    """The NCCL release the calibrating runs used, as their outputs record it (each run is predicted with its
+    own: acceptance.compare's system_of), else the blueprint's; CalibrationError when they used releases whose
+    tuners differ (major.minor), since one factor cannot stand for both."""
+    from generator.perf.system import nccl_release
+
+    used: dict[int | None, list[str]] = defaultdict(list)
+    for res in report.results:
+        if not res.unusable and _run_ratio(res, plateau) is not None:
+            version = res.run.settings.nccl_version or system.nccl_version
+            used[nccl_release(version)].append(version)
+    if len(used) > 1:
+        shown = " and ".join(sorted({v[0] for v in used.values()}))
+        raise CalibrationError(
+            f"the runs used NCCL {shown}: calibrate the runs of one release at a time (nothing written)"
+        )
+    versions = next(iter(used.values()), [system.nccl_version])
+    return statistics.mode(versions)
 
 
 def calibrate(
@@ -308,12 +337,21 @@ def calibrate(
     doc = {
         "version": VERSION,
         "blueprint": system.name,
-        "nccl_version": system.nccl_version,
+        "pool": system.pool,
+        "gpu": system.gpu_id,
+        "nccl_version": _release(report, system, plateau),
         "plateau_min_bytes": plateau,
         "sources": _sources(used, Path(results)),
         "factors": _entries(groups),
     }
-    return CalibrationFile.model_validate(doc), skipped
+    try:
+        return CalibrationFile.model_validate(doc), skipped
+    except ValidationError as exc:  # what the runs recorded does not fit the file (nothing is written)
+        err = exc.errors()[0]
+        raise CalibrationError(
+            f"the calibration cannot be written: {json_path(list(err['loc']))}: {err['msg']} "
+            "(nothing written)"
+        ) from None
 
 
 # ---- files ----------------------------------------------------------------------------------------
@@ -351,7 +389,11 @@ def write_calibration(path: str | Path, cal: CalibrationFile, force: bool) -> No
         return
     if target.exists():
         raise CalibrationError(f"{target} exists; add --force to replace it (nothing written)")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    try:  # the folder is made as with --force (atomic_write_text); a failure names the file asked for
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:200]}.", dir=target.parent)
+    except OSError as exc:
+        raise CalibrationError(f"cannot write {target}: {exc.strerror} (nothing written)") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -359,6 +401,8 @@ def write_calibration(path: str | Path, cal: CalibrationFile, force: bool) -> No
         os.link(tmp, target)  # fails if the name appeared meanwhile: never replaces a file
     except FileExistsError:
         raise CalibrationError(f"{target} exists; add --force to replace it (nothing written)") from None
+    except OSError as exc:
+        raise CalibrationError(f"cannot write {target}: {exc.strerror} (nothing written)") from None
     finally:
         Path(tmp).unlink(missing_ok=True)
 
@@ -374,9 +418,11 @@ def _loaded(text: str, where: str):  # type: ignore[no-untyped-def]
         raise ForeignInputError(f"{where}:{loc.line}" if loc else where, first.message) from None
 
 
-def read_calibration(path: str | Path, blueprint: str, budget: ByteBudget | None = None) -> Calibration:
-    """The calibration file at ``path`` for the blueprint named ``blueprint``; ForeignInputError located
-    at ``file:line`` when it cannot be used."""
+def read_calibration(
+    path: str | Path, blueprint: str, budget: ByteBudget | None = None, pool: str | None = None
+) -> Calibration:
+    """The calibration file at ``path`` for the blueprint named ``blueprint`` (and, where the file records
+    it, its GPU pool ``pool``); ForeignInputError located at ``file:line`` when it cannot be used."""
     where = str(path)
     source = _loaded(read_foreign_text(path, MAX_FILE_BYTES, budget), where)
     if not isinstance(source.data, dict):
@@ -396,5 +442,14 @@ def read_calibration(path: str | Path, blueprint: str, budget: ByteBudget | None
             f"{where}:{at.line}",
             f"calibration of blueprint `{one_line(terminal(data.blueprint))[:80]}`, not of `{blueprint}`: "
             "a site's factors hold for the cluster they were measured on",
+        )
+    if pool is not None and data.pool is not None and data.pool != pool:
+        at = source.locate(("pool",))
+        from generator.safetext import one_line, terminal
+
+        raise ForeignInputError(
+            f"{where}:{at.line}",
+            f"calibration of pool `{one_line(terminal(data.pool))[:80]}` ({data.gpu or 'its GPU'}), not of "
+            f"`{pool}`: a factor holds for the servers and fabric it was measured on",
         )
     return Calibration(where, data)

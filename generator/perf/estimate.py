@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from blueprints.catalog.perf import perf_data
 from generator.perf.collectives import MSCCL_ALLPAIRS
-from generator.perf.predict import Prediction, RunSettings, sweep
+from generator.perf.predict import Prediction, RunSettings, nvlink_domains, sweep
 from generator.perf.sizes import format_size
 from generator.perf.system import System, system_for
 from generator.perf.training import StepEstimate, training_step
@@ -119,6 +119,7 @@ def build_report(
     system = _msccl_under_forced_settings(series, s, system)
     system = _ring_fallback(series, s, system)
     system = _sizes_beyond_memory(sizes, system)
+    system = _uneven_domains(n, system)
     training = None
     error = None
     wl = cluster.blueprint.workload
@@ -215,6 +216,20 @@ def _ring_fallback(series: dict[str, list[Prediction]], s: RunSettings, system: 
         f"NCCL_ALGO={given} leaves {names} no algorithm: NCCL {system.nccl_version} runs them as its tuner "
         'does up to 2.22 (the ring: tuning.cc "at least set ring algo available"; Ring and Tree for a '
         "CollNet-only NCCL_ALGO without CollNet); from 2.25 the call fails"
+    )
+    return replace(system, notes=(*system.notes, note))
+
+
+def _uneven_domains(nodes: int, system: System) -> System:
+    """A note where the nodes do not fill their NVLink domains evenly (19 NVL72 trays: 10 and 9): the model
+    takes each domain the job spans as holding as many nodes as its fullest one (predict.nvlink_domains), so
+    the rows are those of that even shape, not of the odd one the job has."""
+    units, per_unit = nvlink_domains(system, nodes)
+    if units < 2 or units * per_unit == nodes:
+        return system
+    note = (
+        f"{nodes} nodes span {units} NVLink domains of {system.unit_nodes} nodes unevenly: predicted as "
+        f"{units} domains of {per_unit} nodes ({units * per_unit} nodes, the job's fullest domain in each)"
     )
     return replace(system, notes=(*system.notes, note))
 

@@ -154,7 +154,7 @@ def job_for(
     """The collective's view of ``nodes`` nodes of the system's pool (default: all of them); ``pxn=False``
     as NCCL_PXN_DISABLE=1, ``min_channels`` NCCL_MIN_NCHANNELS, ``process`` how processes hold the ranks."""
     n_nodes, rpn = _checked_shape(system, nodes, ranks_per_node, placement, process.gpus_per_process)
-    units, per_unit = _units(system, n_nodes)
+    units, per_unit = nvlink_domains(system, n_nodes)
     k = per_unit * rpn
     one_rail, net_share = net_share < 1, min(net_share, _ranks_nic_share(system, rpn))
     nics, net, spread, nvls_net, p2p = _unit_networks(
@@ -246,7 +246,7 @@ def _checked_shape(
     return n_nodes, rpn
 
 
-def _units(system: System, n_nodes: int) -> tuple[int, int]:
+def nvlink_domains(system: System, n_nodes: int) -> tuple[int, int]:
     """NVLink domains the job spans and its nodes in each. A job of part of several domains takes as many as
     it needs and spreads its nodes evenly over them (32 NVL72 trays: two racks of 16, not 18 + 18 = 36 trays
     the job does not have)."""

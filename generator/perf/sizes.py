@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:I?B)?\s*$", re.IGNORECASE)
+# ASCII digits only, and few of them (float() and int() take other scripts' digits, and a value of hundreds of
+# digits is infinite as a float): 16T is 14 digits
+SIZE_RE = re.compile(r"^\s*([0-9]{1,20}(?:\.[0-9]{1,20})?)\s*([KMGT]?)(?:I?B)?\s*$", re.IGNORECASE | re.ASCII)
+FACTOR_RE = re.compile(r"\s*([0-9]{1,9})\s*", re.ASCII)
 MAX_SIZES = 4096
 MAX_BYTES = 1 << 44
 
@@ -34,9 +37,8 @@ def parse_sizes(text: str) -> list[int]:
             lo_text, _, rest = part.partition("..")
             hi_text, _, factor_text = rest.partition(":")
             lo, hi = parse_size(lo_text), parse_size(hi_text)
-            factor = (
-                int(factor_text) if factor_text.strip().isdigit() else (2 if not factor_text.strip() else 0)
-            )
+            step = FACTOR_RE.fullmatch(factor_text)
+            factor = int(step.group(1)) if step else (2 if not factor_text.strip() else 0)
             if factor < 2:
                 raise SizeError(f"`{part}`: the step after `:` is a whole factor of at least 2")
             if lo > hi:

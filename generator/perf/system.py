@@ -976,12 +976,15 @@ def _nccl_devices(nw: _Network, pool: ResolvedPool, perf: PerfData, notes: list[
     return gpus, nic * rails
 
 
+# the major and minor numbers a release starts with, in ASCII digits (str.isdigit() also takes `²`, which
+# int() refuses, and int() of thousands of digits raises)
+_MAJOR_MINOR = re.compile(r"([0-9]{1,4})\.([0-9]{1,4})(?![0-9])", re.ASCII)
+
+
 def nccl_release(version: str) -> int | None:
     """``2.18.1`` → 218 (100·major + minor); None when the pin is not a version NCCL numbers that way."""
-    parts = version.split(".")
-    if len(parts) < 2 or not (parts[0].isdigit() and parts[1].isdigit()):
-        return None
-    return 100 * int(parts[0]) + int(parts[1])
+    m = _MAJOR_MINOR.match(version)
+    return 100 * int(m.group(1)) + int(m.group(2)) if m else None
 
 
 def _multi_node_nvls(version: str, given: bool, perf: PerfData, notes: list[str]) -> bool:
@@ -1050,7 +1053,10 @@ def _ll128(gpu: Gpu, intra_class: str, perf: PerfData) -> bool:
 
 # major.minor[.patch] as NCCL numbers its releases (makefiles/version.mk), or the package version NVIDIA's
 # repositories give it (libnccl2 2.21.5-1+cuda12.4: the SFT004 rule's `<nccl>-1+cuda<X.Y>`)
-_RELEASE = re.compile(r"(0|[1-9]\d*)\.(0|[1-9]\d*)(\.(0|[1-9]\d*))?(-[1-9]\d*\+cuda\d+\.\d+)?")
+_RELEASE = re.compile(
+    r"(0|[1-9][0-9]{0,3})\.(0|[1-9][0-9]{0,3})(\.(0|[1-9][0-9]{0,3}))?(-[1-9][0-9]{0,3}\+cuda[0-9]{1,3}\.[0-9]{1,3})?",
+    re.ASCII,
+)
 
 
 def check_nccl_version(version: str) -> str:

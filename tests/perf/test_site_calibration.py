@@ -80,7 +80,10 @@ def test_calibrate_recovers_the_factor(site, capsys) -> None:
     two = factors[("all_reduce", "network-all-rails", 2, 2)]
     assert two["factor"] == pytest.approx(0.90, abs=0.003) and two["runs"] == 1
     doc = YAML(typ="safe", pure=True).load(out.read_text())
-    assert doc["blueprint"] == "dgx-h100-x4" and doc["nccl_version"] == "2.21.5"
+    # the release the runs used (their nccl-tests header: nccl-library=22602), with which each was predicted;
+    # not the blueprint's software.nccl (2.21.5), which the file used to record
+    assert doc["blueprint"] == "dgx-h100-x4" and doc["nccl_version"] == "2.26.2"
+    assert (doc["pool"], doc["gpu"]) == ("gpu", "h100-sxm")
     assert doc["plateau_min_bytes"] == 1 << 30
     expected = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in results.iterdir()}
     assert {s["file"]: s["sha256"] for s in doc["sources"]} == expected
