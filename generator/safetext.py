@@ -6,6 +6,7 @@
   XLSX needs no prefix: its writer stores text as typed string cells (``t="inlineStr"``), never ``<f>``;
 * ``xml_text`` - text without the characters XML 1.0 forbids (a parser rejects the whole file otherwise);
 * ``terminal`` - text without control or escape sequences (a dump's node description cannot drive the tty);
+* ``inline`` - a foreign value inside one line of a report: every control shown as ``\\xNN``, LF and TAB too;
 * ``markdown_line`` - one Markdown paragraph line that cannot open a heading, list or fence.
 """
 
@@ -67,6 +68,18 @@ def terminal(text: str) -> str:
     """``text`` safe to print: escape sequences removed, other controls shown as ``\\xNN`` (LF/TAB kept)."""
     text = _ESCAPE_SEQ.sub("", text)
     return _CONTROL.sub(lambda m: m.group() if m.group() in "\n\t" else f"\\x{ord(m.group()):02x}", text)
+
+
+def inline(text: str) -> str:
+    """``text`` kept on the line it is printed in: every control character (LF, CR and TAB too, ESC of an
+    escape sequence) and line separator shown as ``\\xNN`` / ``\\uNNNN``. ``terminal`` keeps LF/TAB since it
+    is applied to a whole report; a foreign value inside that report goes through this first, so a port
+    description holding ``\\n… MATCHES THE PLAN`` cannot print a line of its own."""
+    if _CONTROL.search(text) is None:
+        return text  # the usual case: one scan, nothing built
+    return _CONTROL.sub(
+        lambda m: "\\" + (f"u{ord(m[0]):04x}" if m[0] > "\xff" else f"x{ord(m[0]):02x}"), text
+    )
 
 
 def markdown_line(text: str) -> str:

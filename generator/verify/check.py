@@ -82,4 +82,5 @@ def _verify(
     seen = {e.device for f in found for e in (f.a, f.b) if e.known}
     result = collapse_absent(result, seen, {d.name for d in plan.switches(fabric)})
     result.unidentified = unidentified
+    result.warnings = sorted(index.notes.values())  # interfaces left out, host ports read from the switch
     return result

@@ -257,7 +257,8 @@ def _in_order(results: list[CableResult]) -> list[CableResult]:
 
 def collapse_absent(v: Verification, discovered: set[str], switches: set[str]) -> Verification:
     """The missing cables of each planned switch that was not discovered at all, as one ``absent`` finding
-    with their count (a leaf never installed is one line, not 36)."""
+    with their count (a leaf never installed is one line, not 36). A cable between two such switches is
+    counted at both: each of them is missing it, and neither may go uncounted."""
     gone: dict[str, list[CableResult]] = {}
     keep: list[CableResult] = []
     for r in v.results:
@@ -267,7 +268,8 @@ def collapse_absent(v: Verification, discovered: set[str], switches: set[str]) -
             else None
         )
         if absent:
-            gone.setdefault(absent[0], []).append(r)
+            for sw in absent:
+                gone.setdefault(sw, []).append(r)
         else:
             keep.append(r)
     if not gone:

@@ -11,7 +11,10 @@ firmware-default descriptions such as ``MT4129 ConnectX7   Mellanox Technologies
 
 LLDP: the local device is the file's name, the remote device is the chassis SysName; switch
 interfaces are tied to the plan's logical ports by their number (``swp17``, ``Ethernet17``,
-``Eth1/17`` → 17; Cumulus breakouts ``swp9s1`` → cage 9 sub-port 2), host interfaces by netdev.
+``Eth1/17`` → 17; Cumulus breakouts ``swp9s1`` → cage 9 sub-port 2), host interfaces by netdev. A
+switch's other interfaces (``eth0``, ``mgmt0``, ``bond0``…) are no cabling of the plan: what a switch
+sees on them is left out, with a note. A host port whose reported name is none the plan gives it (lldpd
+sends the MAC) is read from the switch side, with a note.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import NamedTuple
 from generator.foreign import ByteBudget, ForeignInputError, read_foreign_text
 from generator.plan.model import Endpoint, Plan
 from generator.platform.ports import label_devices, site_labels
+from generator.safetext import inline
 from generator.verify.model import (
     MAX_LINE,
     DiscoveryError,
@@ -42,8 +46,19 @@ _NAME_MAP_LINE = re.compile(r'^\s*(0x[0-9a-fA-F]{1,16})\s+"(.*)"')
 _NAME_MAP_ANY = re.compile(r'^\s*"?(?:0x|[SHR]-)([0-9a-fA-F]{1,16})"?\s+"?([^"]*?)"?\s*$')
 # firmware-default NodeDescriptions: nobody set a host name (rdma-ndd not running)
 _FIRMWARE_DESC = re.compile(r"^(?:MT\d{4,5}\b|.*\bMellanox Technologies\s*$)")
-_BREAKOUT = re.compile(r"^swp(\d+)s(\d+)$")
-_TRAILING_NUMBER = re.compile(r"(\d+)$")
+# Front-panel interface names, the only switch interfaces that are ports of the plan: Cumulus Linux
+# swp<N> and its breakouts swp<N>s<M> (what generator/emit/lldp.py writes), SONiC Ethernet<N>, Onyx
+# Eth<slot>/<N>. Anything else is the switch's own: on Cumulus Linux and SONiC eth0 is the management
+# port, where LLDP sees the out-of-band switch (NVIDIA NVUE reference, `nv show interface lldp`:
+# "eth0 ... oob-mgmt-switch swp10"). ASCII digits, at most 9 (a 4,300-digit number is an error to int()).
+_BREAKOUT = re.compile(r"swp([0-9]{1,9})s([0-9]{1,9})")
+_FRONT_PANEL = re.compile(r"(?:swp|Ethernet|Eth[0-9]{1,9}/)([0-9]{1,9})")
+
+
+def front_panel(ifname: str) -> bool:
+    """Whether ``ifname`` names a switch's front-panel port (numbered from 1)."""
+    m = _BREAKOUT.fullmatch(ifname) or _FRONT_PANEL.fullmatch(ifname)
+    return m is not None and int(m.group(1)) >= 1
 
 
 class PlanIndex:
@@ -188,11 +203,24 @@ class PlanIndex:
     # -- Ethernet interface names ------------------------------------------------------------
 
     def switch_port(self, device: str, ifname: str) -> str | None:
-        if m := _BREAKOUT.match(ifname):
-            return self.cage.get((device, int(m.group(1)), int(m.group(2)) + 1))
-        if m := _TRAILING_NUMBER.search(ifname):
-            return str(int(m.group(1)))
-        return None
+        """The plan port of a front-panel interface (``swp17`` → "17", ``swp9s1`` → the plan's port on cage
+        9 sub-port 2); None for a breakout the plan does not have and for any other interface (``eth0``)."""
+        if m := _BREAKOUT.fullmatch(ifname):
+            cage = int(m.group(1))
+            return self.cage.get((device, cage, int(m.group(2)) + 1)) if cage >= 1 else None
+        m = _FRONT_PANEL.fullmatch(ifname)
+        return str(int(m.group(1))) if m is not None and int(m.group(1)) >= 1 else None
+
+    @cached_property
+    def host_names(self) -> dict[str, set[str]]:
+        """non-switch device → every name the plan gives its ports, in any fabric (plan ports, netdevs): a
+        name among them that LLDP reports on another port is a swap, not a name the plan does not know."""
+        out: dict[str, set[str]] = {}
+        for link in self.plan.links:
+            for ep in (link.a, link.b):
+                if self.kind(ep.device) != "switch":
+                    out.setdefault(ep.device, set()).update((ep.port, ep.netdev) if ep.netdev else (ep.port,))
+        return out
 
     def node_port(self, device: str, name: str) -> str | None:
         if (hit := self.netdev.get((device, name))) is not None:
@@ -234,7 +262,10 @@ def read_node_name_map(path: str | Path, budget: ByteBudget | None = None) -> No
         raise DiscoveryError(str(exc)) from None
     out: dict[int, str] = {}
     warnings: list[str] = []
-    for no, line in enumerate(text.splitlines(), 1):
+    # lines end at LF (a CR before it dropped), as the tools read the map (opensm complib/cl_nodenamemap.c,
+    # fgets): str.splitlines() also breaks at VT, FF, \x1c-\x1e, NEL, U+2028, and misnumbers the lines after
+    for no, raw in enumerate(text.split("\n"), 1):
+        line = raw.removesuffix("\r")
         if len(line) > MAX_LINE:
             raise DiscoveryError(f"{p}:{no}: line of {len(line):,} characters; the limit is {MAX_LINE:,}")
         stripped = line.strip()
@@ -352,13 +383,21 @@ def _position(
     return NodeIdentity(dev, "position", ports={} if want_switch else {p: dp for p, (_, dp) in fits.items()})
 
 
-def identify_nodes(disc: IbDiscovery, index: PlanIndex, names: dict[int, str]) -> dict[str, NodeIdentity]:
+def identify_nodes(
+    disc: IbDiscovery, index: PlanIndex, names: dict[int, str]
+) -> tuple[dict[str, NodeIdentity], dict[str, list[str]]]:
     """Every node of ``disc`` that can be tied to a plan device: by recorded GUID, by description, then by
-    position (switches first, so HCAs can hang on a leaf that was itself placed by position)."""
+    position (switches first, so HCAs can hang on a leaf that was itself placed by position); and the plan
+    switch names two or more switches claim, with their node keys. Such a name identifies none of them:
+    which one is the plan's switch is for position to say, if it can."""
     ident: dict[str, NodeIdentity] = {}
     for key, node in disc.nodes.items():
         if (hit := _by_name(node, index, names)) is not None:
             ident[key] = hit
+    duplicates = _claimed_twice(disc, ident, index)
+    for keys in duplicates.values():
+        for key in keys:
+            del ident[key]
     nbrs: dict[str, list[tuple[int, str, int]]] | None = None  # built when a node is left to place
     for kind in ("switch", "switch", "ca"):  # two passes: a spine placed by position can place a leaf
         taken: set[tuple[str, str]] | None = None  # what the names claimed when this pass began
@@ -370,7 +409,42 @@ def identify_nodes(disc: IbDiscovery, index: PlanIndex, names: dict[int, str]) -
             if (hit := _position(node, _planned_here(key, ident, index, nbrs), index, taken)) is not None:
                 ident[key] = hit
                 taken |= {(hit.device, p) for p in hit.ports.values()} | {(hit.device, "")}
-    return ident
+    return ident, duplicates
+
+
+def _claimed_twice(
+    disc: IbDiscovery, ident: dict[str, NodeIdentity], index: PlanIndex
+) -> dict[str, list[str]]:
+    """Plan switch → the keys of the discovered switches that claim its name, where more than one does."""
+    claims: dict[str, list[str]] = {}
+    for key, n in ident.items():
+        if index.kind(n.device) == "switch" and disc.nodes[key].kind == "switch":
+            claims.setdefault(n.device, []).append(key)
+    return {name: keys for name, keys in claims.items() if len(keys) > 1}
+
+
+def duplicate_notes(
+    disc: IbDiscovery, ident: dict[str, NodeIdentity], duplicates: dict[str, list[str]]
+) -> list[str]:
+    """One finding per plan switch name several switches claim (a name claimed twice is trusted for neither,
+    as generator/verify/trust.py does for HCA ports): their GUIDs, and where position placed each."""
+    out = []
+    for name, keys in sorted(duplicates.items()):
+        ids = [_node_id(disc.nodes[k]) for k in keys]
+        placed = [
+            f"{i} is {ident[k].device}" if k in ident else f"{i} is not placed"
+            for i, k in zip(ids, keys, strict=True)
+        ]
+        out.append(
+            f"{name}: {len(keys)} switches claim this name ({', '.join(ids)}): "
+            f"{'neither' if len(keys) == 2 else 'none'} is identified by it; by position {', '.join(placed)} "
+            "(correct the node description or node-name map entry of the wrong one)"
+        )
+    return out
+
+
+def _node_id(node: SeenNode) -> str:
+    return node.key if node.guid is None else f"0x{node.guid:016x}"
 
 
 def _taken(ident: dict[str, NodeIdentity], index: PlanIndex) -> set[tuple[str, str]]:
@@ -412,8 +486,7 @@ def position_notes(
 
 def _unidentified(node: SeenNode) -> str:
     kind = {"switch": "switch", "ca": "CA", "router": "router"}.get(node.kind, "node")
-    ident = node.key if node.guid is None else f"0x{node.guid:016x}"
-    return f"unidentified {kind} {ident}" + (f' "{node.desc}"' if node.desc.strip() else "")
+    return f"unidentified {kind} {_node_id(node)}" + (f' "{node.desc}"' if node.desc.strip() else "")
 
 
 class IbFound(NamedTuple):
@@ -421,6 +494,7 @@ class IbFound(NamedTuple):
     unidentified: list[str]  # labels of nodes that matched no plan device, with where they hang
     identity: dict[str, NodeIdentity]  # node key → plan device
     ends: dict[tuple[str, int], End]  # (node key, port) → the plan end it was read as (if asked for)
+    duplicates: dict[str, list[str]]  # plan switch name → the node keys of the switches that all claim it
 
 
 def ib_found_links(
@@ -428,7 +502,7 @@ def ib_found_links(
 ) -> IbFound:
     """Discovered links as plan ends, and the labels of nodes that matched no plan device; ``with_ends``:
     also each discovered port's end (sm-guids reads them; verify-cabling does not keep 600k of them)."""
-    ident = identify_nodes(disc, index, names or {})
+    ident, duplicates = identify_nodes(disc, index, names or {})
     labels: dict[str, str] = {}  # one label string per unidentified node, shared by all its links
     switch_of = {key: n.device for key, n in ident.items() if index.kind(n.device) == "switch"}
 
@@ -459,8 +533,13 @@ def ib_found_links(
             if mine in on_switch and sw is not None and index.kind(sw.device) == "switch":
                 on_switch[mine].append(index.end(sw.device, str(port), "switch").text())
     unidentified = sorted(_describe_unidentified(disc.nodes[k], v) for k, v in on_switch.items())
-    index.notes.update({f"position:{i}": note for i, note in enumerate(position_notes(disc, ident, index))})
-    return IbFound(found, unidentified, ident, ends)
+    claimed = {k for keys in duplicates.values() for k in keys}  # said by duplicate_notes, not as unset names
+    placed = {k: n for k, n in ident.items() if k not in claimed}
+    index.notes.update({f"position:{i}": note for i, note in enumerate(position_notes(disc, placed, index))})
+    index.notes.update(
+        {f"duplicate:{i}": note for i, note in enumerate(duplicate_notes(disc, ident, duplicates))}
+    )
+    return IbFound(found, unidentified, ident, ends, duplicates)
 
 
 def _site_hca_end(link: FoundLink, index: PlanIndex) -> tuple[End, End, tuple[str, str]] | None:
@@ -565,11 +644,20 @@ def _describe_unidentified(node: SeenNode, on_switch: list[str]) -> str:
 
 
 def lldp_found_links(neighbors: list[LldpNeighbor], index: PlanIndex) -> tuple[list[FoundLink], list[str]]:
-    """LLDP neighbour entries as plan ends (one link per entry; the diff merges both ends' views)."""
+    """LLDP neighbour entries as plan ends (one link per entry; the diff merges both ends' views). What a
+    plan switch sees on an interface that is no front-panel port is left out, with one note per switch."""
     unidentified: set[str] = set()
     found: list[FoundLink] = []
+    off_panel: dict[str, list[str]] = {}  # switch → "eth0 (oob-mgmt-switch swp10)" entries left out
     for n in neighbors:
         local_dev = index.device(n.local_device)
+        id_port = n.port_id if n.port_id_type in ("ifname", "local", "ifalias", None) else None
+        raw_port = id_port or n.port_descr or n.port_id or "?"
+        if local_dev is not None and index.kind(local_dev) == "switch" and not front_panel(n.local_port):
+            off_panel.setdefault(local_dev, []).append(
+                f"{n.local_port} ({n.chassis_name or n.chassis_id or '?'} {raw_port})"
+            )
+            continue
         if local_dev is None:
             unidentified.add(f"unidentified device {n.local_device!r} (file name)")
             local = End(f"unidentified device {n.local_device!r}", n.local_port, known=False)
@@ -577,8 +665,6 @@ def lldp_found_links(neighbors: list[LldpNeighbor], index: PlanIndex) -> tuple[l
             lp = index.port(local_dev, n.local_port)
             local = End(local_dev, lp if lp is not None else n.local_port, index.kind(local_dev))
         remote_dev = index.device(n.chassis_name)
-        id_port = n.port_id if n.port_id_type in ("ifname", "local", "ifalias", None) else None
-        raw_port = id_port or n.port_descr or n.port_id or "?"
         if remote_dev is None:
             label = (
                 f"unidentified LLDP chassis {n.chassis_name!r}"
@@ -590,5 +676,38 @@ def lldp_found_links(neighbors: list[LldpNeighbor], index: PlanIndex) -> tuple[l
         else:
             rp = index.port(remote_dev, id_port, n.port_descr)
             remote = End(remote_dev, rp if rp is not None else raw_port, index.kind(remote_dev))
-        found.append(FoundLink(local, remote, None, n.where))
+        found.append(_host_port_from_switch(FoundLink(local, remote, None, n.where), index))
+    for switch, seen in off_panel.items():
+        index.notes[f"off-panel:{switch}"] = inline(
+            f"{switch}: LLDP neighbours on interfaces that are not front-panel ports left out (not cables of "
+            f"the plan): {', '.join(sorted(seen))}"
+        )
     return found, sorted(unidentified)
+
+
+def _host_port_from_switch(link: FoundLink, index: PlanIndex) -> FoundLink:
+    """``link`` with its host end read as the port the plan cables to its switch end, when the host's
+    reported port is none of the names the plan gives that host's ports: lldpd sends a port's MAC as its
+    id unless told otherwise (lldpcli(8), ``configure lldp portidsubtype``), and no interface is called
+    ``mlx5_0/1`` where the plan publishes no netdev. As _matched_from_switch does for InfiniBand HCA names,
+    with one note per host. A name the plan does give the host stays where it was reported: a swap."""
+    for host, switch in ((link.a, link.b), (link.b, link.a)):
+        if not host.known or host.kind in ("", "switch") or index.has_port(host.device, host.port):
+            continue
+        if switch.kind != "switch" or not switch.known:
+            continue
+        planned = index.peer.get((switch.device, switch.port))
+        if planned is None or planned[0] != host.device:
+            continue
+        if host.port in index.host_names.get(host.device, ()):
+            continue  # the plan's name of another of its ports: reported as it is
+        index.notes.setdefault(
+            host.device,
+            inline(
+                f"{host.device}: LLDP port name '{host.port}' is none of the plan's names for its ports; its "
+                "ports were matched from the switch side (port names not checked)"
+            ),
+        )
+        fixed = index.end(host.device, planned[1], host.kind)
+        return link._replace(a=fixed) if host is link.a else link._replace(b=fixed)
+    return link

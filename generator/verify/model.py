@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from generator.safetext import inline
+
 
 class _EndFields(NamedTuple):
     device: str
@@ -61,12 +63,16 @@ class End(_EndFields):
         return NotImplemented if keys is None else keys[0] >= keys[1]
 
     def text(self) -> str:
+        """The end as a report line names it. Its device and port may be foreign text (an LLDP interface
+        name or port description, a node description): controls are shown escaped so that a line break in
+        them cannot start a report line of its own; ``as_dict`` keeps them exact (JSON escapes them)."""
+        device, port = inline(self.device), inline(self.port)
         if self.kind == "node" and self.known:
             # the site's name first (what is written on the cable), the RDMA device/port the hosts use after
-            return f"{self.device} {self.site} ({self.port})" if self.site else f"{self.device} {self.port}"
+            return f"{device} {self.site} ({port})" if self.site else f"{device} {port}"
         # twin-port cages: the sheet's cage/sub-port label next to the logical port number
         extra = f" [{self.sheet}]" if self.sheet and self.sheet != f"P{self.port}" else ""
-        return f"{self.device} port {self.port}{extra}"
+        return f"{device} port {port}{extra}"
 
     def as_dict(self) -> dict[str, object]:
         return {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from generator.safetext import inline
 from generator.verify.diff import CableResult, Verification
 
 _LABEL = {
@@ -36,8 +37,9 @@ MAX_WARNINGS = 20  # warnings listed in text mode (all of them are in --format j
 
 
 def _capped(items: list[str], limit: int, prefix: str) -> list[str]:
-    """At most ``limit`` lines, then how many were left out."""
-    lines = [f"{prefix}{u}" for u in items[:limit]]
+    """At most ``limit`` lines, then how many were left out. The items quote foreign text (node
+    descriptions, LLDP names, file names): each stays on its line."""
+    lines = [f"{prefix}{inline(u)}" for u in items[:limit]]
     if len(items) > limit:
         lines.append(f"{prefix}… and {len(items) - limit} more (all of them with --format json)")
     return lines
@@ -51,8 +53,10 @@ def _finding(r: CableResult, width: int, show_ok: bool) -> str | None:
         if r.status != "ok"
         else f"{r.a.text()} — {r.b.text()}" + (f" {r.found_rate}" if r.found_rate else "")
     )
-    if r.accepted:
-        return f"{'accepted':<10}  {(r.cable or '-'):<{width}}  {msg} [{_LABEL[r.status]}: {r.accepted}]"
+    if r.accepted:  # the reason is the accept file's text: kept on this line
+        return (
+            f"{'accepted':<10}  {(r.cable or '-'):<{width}}  {msg} [{_LABEL[r.status]}: {inline(r.accepted)}]"
+        )
     return f"{_LABEL[r.status]:<10}  {(r.cable or '-'):<{width}}  {msg}"
 
 

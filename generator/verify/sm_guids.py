@@ -211,10 +211,14 @@ def identified_switches(
     """Switch GUID → plan switch name; a plan switch name claimed by two switches, or by one the site
     recorded otherwise, is a located error."""
     claimed: dict[str, list[DiscoveredNode]] = {}
+    # a name two switches claim identifies neither of them (identify.py): still refused here by that name
+    twice = {key: name for name, keys in found.duplicates.items() for key in keys}
     for n in nodes:
-        ident = found.identity.get(f"0x{n.guid:016x}")
-        if n.kind == "switch" and ident is not None:
-            claimed.setdefault(ident.device, []).append(n)
+        key = f"0x{n.guid:016x}"
+        ident = found.identity.get(key)
+        name = twice.get(key) or (ident.device if ident is not None else None)
+        if n.kind == "switch" and name is not None:
+            claimed.setdefault(name, []).append(n)
     problems = [
         f"{source}:{n.line}: switch 0x{n.guid:016x} claims {name!r}, "
         + (
@@ -329,7 +333,8 @@ def check_roots(plan: Plan, fabric: str, text: str, source: str, roots_text: str
     devices = plan.device_by_name
     top = top_tier(plan, fabric)
     problems: list[str] = []
-    for no, line in enumerate(roots_text.splitlines(), 1):
+    # numbered at LF only, as OpenSM reads the file (fgets); str.splitlines() also breaks at VT, FF, NEL…
+    for no, line in enumerate(roots_text.split("\n"), 1):
         if not line.strip():
             continue
         m = _FILE_GUID.match(line)

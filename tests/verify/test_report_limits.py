@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from vfy_plans import SUPERPOD, TINY, plan_of, run_cli
+from vfy_plans import HERE, SUPERPOD, TINY, plan_of, run_cli
 
 from generator.emit import lldp as lldp_emitter
 from generator.emit.ibnetdiscover import render_netfile
@@ -106,3 +106,17 @@ def test_text_cuts_nothing_at_the_limit() -> None:
     v.unidentified = [f"u{i}" for i in range(MAX_LISTED)]
     v.warnings = [f"w{i}" for i in range(MAX_WARNINGS)]
     assert "more (all of them" not in to_text(v)
+
+
+def test_switches_not_discovered_are_counted_at_both_ends_of_their_cables(tmp_path: Path) -> None:
+    """One leaf's file with no neighbours: all 20 switches are undiscovered, the spines too, though every
+    spine cable also ends at an undiscovered leaf."""
+    roce = HERE.parents[1] / "examples" / "roce-rail-2tier.yaml"
+    (tmp_path / "c-leaf-su1-r0.json").write_text('{"lldp": {}}')
+    code, js, _ = run_cli("verify-cabling", str(roce), "--discovered", str(tmp_path), "--format", "json")
+    report = json.loads(js)
+    assert code == 1 and report["absent_switches"] == 20
+    spine = next(r for r in report["results"] if r["a"]["device"] == "c-spine-001")
+    assert len(spine["cables"]) == 128 and "its 128 planned cable(s) are missing" in spine["message"]
+    _, out, _ = run_cli("verify-cabling", str(roce), "--discovered", str(tmp_path))
+    assert out.rstrip().endswith("20 switch(es) not discovered — DOES NOT MATCH THE PLAN")

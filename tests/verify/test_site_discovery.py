@@ -152,3 +152,38 @@ def test_site_hca_names_are_matched_from_the_switch_side(tmp_path: Path) -> None
     assert not [w for w in report["warnings"] if "is not one of the plan's RDMA devices" in w]
     (rule,) = [w for w in report["warnings"] if w.startswith("HCA names read as the plan's RDMA devices")]
     assert "HCA-1=mlx5_0" in rule and "HCA-12=mlx5_11" in rule, rule
+
+
+def test_name_map_lines_are_numbered_at_line_feeds_only(tmp_path: Path) -> None:
+    """VT, FF, \\x1c-\\x1e, NEL and U+2028 inside a line do not end it (str.splitlines() would say they do),
+    and a CRLF file reads as an LF one."""
+    from generator.verify.identify import read_node_name_map
+
+    path = tmp_path / "map"
+    path.write_bytes(
+        '0x0002c903000a1b2c "dgx01 mlx5_0"\r\n'
+        "# a comment with \v \f \x1c \x1d \x1e \x85 \u2028 in it\r\n"
+        "0xnothex name\r\n".encode()
+    )
+    m = read_node_name_map(path)
+    assert m.names == {0x0002C903000A1B2C: "dgx01 mlx5_0"}
+    assert m.warnings == [f"{path}:3: not a node-name map line (0x<guid> name, H-<guid> name), ignored"]
+
+
+def test_two_switches_with_one_name_are_reported_and_placed_by_position(tmp_path: Path) -> None:
+    # the real ibsim dump with c-leaf-su1-r1 described as c-leaf-su1-r0 (a copied switch config)
+    text = SIM.read_text().replace('# "c-leaf-su1-r1"', '# "c-leaf-su1-r0"')
+    dump = tmp_path / "twice.topo"
+    dump.write_text(text)
+    args = ("verify-cabling", str(TINY), "--discovered", str(dump), "--sim-speed", "hdr", "--format", "json")
+    code, out, _ = run_cli(*args)
+    report = json.loads(out)
+    # neither is taken for c-leaf-su1-r0 by its name; each sits where the spines and hosts say it is
+    assert code == 0 and report["summary"]["miswired"] == 0, report["results"]
+    (note,) = [w for w in report["warnings"] if "claim this name" in w]
+    assert note.startswith("c-leaf-su1-r0: 2 switches claim this name")
+    assert "0x0000000000200000 is c-leaf-su1-r0" in note and "0x0000000000200001 is c-leaf-su1-r1" in note
+    assert not [w for w in report["warnings"] if "identified by position only" in w]
+    # sm-guids still refuses the dump: a root or partition GUID must never rest on a name claimed twice
+    code, _, err = run_cli("sm-guids", str(TINY), "--discovered", str(dump), "-o", str(tmp_path / "guids"))
+    assert code == 2 and "claims 'c-leaf-su1-r0', as do the switches at lines" in err

@@ -83,6 +83,9 @@ def test_check_roots_names_every_bad_line(plan, tmp_path: Path) -> None:  # type
     f.write_text(bad)
     code, _, err = run_cli("sm-guids", BLUEPRINT, "--discovered", str(DUMP), "--check-roots", str(f))
     assert code == 1 and f"{f}:2:" in err
+    # a form feed ends no line (OpenSM reads the file with fgets): the bad line is still line 2
+    with pytest.raises(GuidError, match=r"^roots:2: `not-a-guid` is not a GUID"):
+        check_roots(plan, "compute", text, "d", f"0x{spine:016x}\f\nnot-a-guid\n", "roots")
 
 
 def test_unusable_input_exits_2(tmp_path: Path) -> None:
