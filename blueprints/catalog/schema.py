@@ -336,20 +336,26 @@ class PerfConstant(Entry):
     source: str
 
 
+PortText = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,39}$")]
+
+
 class MappedPort(Entry):
     """One host port as the platform's vendor publishes it (any name the vendor does not give is null)."""
 
     role: Literal["compute", "storage", "inband", "frontend", "bmc"]
-    faceplate: str | None = None  # name printed on the chassis / in the vendor table (OSFP1P1)
+    # Every name below reaches cable labels, NCCL_IB_HCA, ibstat's argv, lnet.conf and ibnetdiscover's quoted
+    # descriptions: the characters of a blueprint's own port names (blueprints/models/nodes.py PortName),
+    # which every vendor name in the shipped catalogue uses, so no space or quote can split or end one there.
+    faceplate: PortText | None = None  # name printed on the chassis / in the vendor table (OSFP1P1)
     cage: int | None = None  # twin-port cage number (OSFP<n>)
     cage_port: int | None = None  # sub-port inside the cage (P<n>)
-    pci: str | None = None  # PCI address, where published
-    rdma: str | None = None  # RDMA device (mlx5_11)
-    netdev: str | None = None  # network interface (ibp220s0)
+    pci: PortText | None = None  # PCI address, where published
+    rdma: PortText | None = None  # RDMA device (mlx5_11)
+    netdev: PortText | None = None  # network interface (ibp220s0)
     # The link layer the interface name belongs to (an IPoIB name like ibp220s0 is not the Ethernet one).
     netdev_link: Literal["infiniband", "ethernet"] | None = None
     # The interface name the vendor publishes for the other link layer (DGX Table 5 "Optional").
-    netdev_optional: str | None = None
+    netdev_optional: PortText | None = None
     gpu: int | None = None  # GPU the vendor pairs with this port (DGX "GPU" column)
     speed_gbps: float | None = None
     source: str  # document and table (or repository path) this row comes from

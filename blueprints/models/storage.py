@@ -1,10 +1,16 @@
 """Shared storage the cluster mounts."""
 
+import re
 from typing import Literal
 
 from pydantic import Field, model_validator
 
 from blueprints.models.base import HostStr, Model, PathStr, SafeName, empty_list
+
+# A mount option as /etc/fstab holds it (fstab(5): fields split at blanks, options at commas, `#` opens a
+# comment where ansible.posix.mount reads a line back): the characters real options use (noatime,
+# vers=4.1, x-systemd.requires=weka-agent.service, net=mlx5_0/10.0.0.1/24, cfgFile=/etc/beegfs/...)
+_MOUNT_OPTION = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.=:/+@~-]{0,255}", re.ASCII)
 
 
 class SharedStorage(Model):
@@ -33,6 +39,10 @@ class SharedStorage(Model):
         if self.kind in ("nfs", "lustre", "beegfs") and self.server is None and self.pool is None:
             raise ValueError(f"a {self.kind} storage needs `server` or `pool`")
         for opt in self.options:
-            if not opt or any(c in opt for c in " \t\n,'\"{}%;$`"):
-                raise ValueError(f"mount option `{opt}` may not contain spaces, quotes, commas or templating")
+            if not _MOUNT_OPTION.fullmatch(opt):
+                shown = opt if opt.isascii() and opt.isprintable() else ascii(opt)
+                raise ValueError(
+                    f"mount option `{shown[:80]}` is not one fstab can hold: letters, digits and "
+                    "_ . = : / + @ ~ - (no spaces, quotes, commas, `#`, control characters or templating)"
+                )
         return self

@@ -11,8 +11,10 @@ host's `cb_mgmt_address` set to the address the provider gave it, `ansible_host`
 The stack only fills what the blueprint left to the provider (addresses, instance ids, the mount source,
 the login user); the blueprint keeps its decisions (protocol, mount point): a stack value that contradicts
 one is refused at its JSON path. Hosts missing from the stack, or nodes the blueprint does not know, are
-errors too: the two halves must agree. Every value taken from the stack is written `!unsafe`, so Ansible
-never templates it, on top of its syntax admitting no `{{`/`{%`.
+errors too: the two halves must agree. Every value taken from the stack that holds a brace (the start of every
+Jinja delimiter) is written `!unsafe`, so Ansible never templates it, on top of its syntax admitting no
+`{{`/`{%`; the others are double-quoted strings, which Ansible never templates either (generator/yamltext.py:
+ansible-core 2.19 reads an `!unsafe` scalar as if it were unquoted).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ UNSAFE_TAG = UNSAFE  # the one YAML writer's Ansible tag (generator/yamltext.py 
 
 
 class Foreign(str):
-    """A string taken from the stack outputs: rendered `!unsafe`."""
+    """A string taken from the stack outputs: rendered `!unsafe` where it holds a brace."""
 
 
 class StackInventoryError(ForeignInputError):
@@ -194,8 +196,8 @@ def build_inventory(build: Path, outputs: StackOutputs, where: str = "outputs") 
 
 
 def _dump(value: Any, indent: int) -> str:
-    """JSON-shaped YAML with each stack value tagged `!unsafe` (scalars by the one YAML writer's Ansible
-    mode, generator/yamltext.py)."""
+    """JSON-shaped YAML with each stack value that holds a brace tagged `!unsafe` (scalars by the one YAML
+    writer's Ansible mode, generator/yamltext.py)."""
     pad, inner = " " * indent, " " * (indent + 2)
     if isinstance(value, dict) and value:
         items = (f"{inner}{double_quoted(str(k))}: {_dump(v, indent + 2)}" for k, v in value.items())
@@ -210,7 +212,8 @@ def _dump(value: Any, indent: int) -> str:
 
 
 def render(inventory: dict[str, Any], outputs_path: str | Path) -> str:
-    """JSON-shaped YAML: every value quoted and escaped by construction, stack values `!unsafe`."""
+    """JSON-shaped YAML: every value quoted and escaped by construction, stack values with a brace
+    `!unsafe`."""
     name = Path(where_of(outputs_path)).name
     header = (
         "# Inventory from the Pulumi stack outputs "

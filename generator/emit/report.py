@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from generator.emit._registry import BuildContext, Emitter
+from generator.foreign import path_text
 from generator.plan.model import Plan
 from generator.resolve import ResolvedCluster
-from generator.safetext import markdown_line
+from generator.safetext import markdown_line, one_line
 
 NAME = "report"
 
@@ -59,7 +60,9 @@ def emit(
         "## Findings",
         "",
         *(
-            f"- {f['severity']} {f['rule']} {f['file']}:{f['line']}: {markdown_line(f['message'])}"
+            # the file name is the user's (any characters a file system allows): one line, like the message
+            f"- {f['severity']} {f['rule']} {one_line(path_text(str(f['file'])))}:{f['line']}: "
+            f"{markdown_line(f['message'])}"
             for f in (findings or [])
         ),
     ]

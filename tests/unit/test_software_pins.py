@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+from ansible.parsing.yaml.loader import AnsibleLoader
 from conftest import run_cli
 
 from generator.pipeline import load_and_resolve
@@ -50,12 +52,12 @@ def test_default_pins_reach_the_ansible_group_vars(tmp_path: Path) -> None:
     )
     assert code == 0, err
     text = (tmp_path / "b" / "ansible" / "group_vars" / "all.yml").read_text()
-    assert (
-        f"nvidia_driver_branch: '{BLACKWELL_MIN_BRANCH}'" in text
-        or f'nvidia_driver_branch: "{BLACKWELL_MIN_BRANCH}"' in text
-        or f'nvidia_driver_branch: !unsafe "{BLACKWELL_MIN_BRANCH}"' in text
-    )
-    assert f'nccl_cuda: !unsafe "{BLACKWELL_MIN_CUDA}"' in text
+    # as ansible-playbook reads them (ansible-core's loader): strings, not the numbers they look like
+    # (2.19 reads `!unsafe "12.8"` as the float 12.8)
+    values = yaml.load(text, Loader=AnsibleLoader)  # Ansible's own loader is the oracle
+    assert values["nvidia_driver_branch"] == str(BLACKWELL_MIN_BRANCH)
+    assert values["nccl_cuda"] == str(BLACKWELL_MIN_CUDA)
+    assert isinstance(values["nvidia_driver_branch"], str) and isinstance(values["nccl_cuda"], str)
 
 
 # NVIDIA's NCCL download index, v2.12/: nccl_2.12.12-1+cuda10.2, +cuda11.0 and +cuda11.6 only.

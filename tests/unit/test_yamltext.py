@@ -2,7 +2,10 @@
 corpus of awkward strings (YAML 1.1 and 1.2 booleans, nulls, ints, floats, dates, merge keys, indicators,
 controls, line separators) comes back as the same string from PyYAML (YAML 1.1, pure and libyaml, the
 loaders Ansible uses) and from ruamel.yaml in YAML 1.2 and YAML 1.1 mode, in block style and in the
-Ansible mode (`!unsafe`), as a value, a key and a list item."""
+Ansible mode (`!unsafe` where a value holds a brace), as a value, a key and a list item; and the Ansible
+mode from ansible-core's own loader (ansible.parsing.yaml.loader.AnsibleLoader, what ansible-playbook reads
+group_vars with), which in 2.19 reads an `!unsafe` scalar as if it were unquoted (`!unsafe "550.120"` is a
+float there)."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
+from ansible.parsing.yaml.loader import AnsibleLoader
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
@@ -57,6 +61,11 @@ def _ruamel(version: tuple[int, int] | None) -> YAML:
 def readers() -> list[tuple[str, Any]]:
     out: list[tuple[str, Any]] = [(f"pyyaml-{ld.__bases__[0].__name__}", ld) for ld in PY_LOADERS]
     return [*out, ("ruamel-1.2", (1, 2)), ("ruamel-1.1", (1, 1))]
+
+
+def read_ansible(text: str) -> Any:
+    """``text`` as ansible-playbook reads a vars file."""
+    return yaml.load(text, Loader=AnsibleLoader)  # Ansible's own loader is the oracle here
 
 
 def read_all(text: str) -> dict[str, Any]:
@@ -233,11 +242,20 @@ def test_block_style_reads_back_as_the_same_string(value: str) -> None:
 
 
 @pytest.mark.parametrize("value", CORPUS, ids=lambda v: repr(v)[:40])
-def test_ansible_mode_reads_back_as_the_same_unsafe_string(value: str) -> None:
-    text = ansible_block({"value": value, "list": [value], "flow": (value, 2)}, tag=UNSAFE)
+def test_ansible_mode_reads_back_as_the_same_string(value: str) -> None:
+    """The same string from every reader and from Ansible's; `!unsafe` where it holds a brace, the start of
+    every Jinja delimiter (a string without one is never templated)."""
+    doc = {"value": value, "list": [value], "flow": (value, 2)}
+    text = ansible_block(doc, tag=UNSAFE)
     for name, got in read_all(text).items():
         assert got == {"value": value, "list": [value], "flow": [value, 2]}, f"{name}:\n{text}"
-        assert all(isinstance(v, Unsafe) for v in (got["value"], got["list"][0], got["flow"][0])), name
+        tagged = [isinstance(v, Unsafe) for v in (got["value"], got["list"][0], got["flow"][0])]
+        assert tagged == [bool({"{", "}"} & set(value))] * 3, name
+    by_ansible = read_ansible(text)
+    assert by_ansible == {"value": value, "list": [value], "flow": [value, 2]}, text
+    assert all(
+        isinstance(v, str) for v in (by_ansible["value"], by_ansible["list"][0], by_ansible["flow"][0])
+    )
 
 
 @pytest.mark.parametrize(
@@ -274,6 +292,7 @@ def test_any_string_reads_back_in_both_styles(value: str, key: str) -> None:
     _check(block_yaml(doc), doc)
     got = read_all(ansible_block(doc, tag=UNSAFE))
     assert all(g == doc for g in got.values()), got
+    assert read_ansible(ansible_block(doc, tag=UNSAFE)) == doc
 
 
 @settings(max_examples=300, deadline=None)
@@ -307,7 +326,7 @@ def test_a_folded_string_reads_back_whole(value: str, indent: int) -> None:
 @given(st.lists(st.text(alphabet="abcdefghij-", min_size=1, max_size=30), max_size=40), st.integers(0, 120))
 def test_folding_single_spaced_text_is_what_textwrap_writes(words: list[str], indent: int) -> None:
     value = " ".join(words)
-    text = UNSAFE + double_quoted(value)
+    text = double_quoted(value)  # no brace: no `!unsafe`
     lines = textwrap.wrap(text, width=max(40, WRAP - indent), break_long_words=False, break_on_hyphens=False)
     assert folded(value, indent) == ("\n" + " " * (indent + 2)).join(lines)
 

@@ -19,7 +19,8 @@ def group_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", text)
 
 
-# The one YAML writer's Ansible mode (generator/yamltext.py): every string value `!unsafe`, except in the
+# The one YAML writer's Ansible mode (generator/yamltext.py): every string value holding a brace `!unsafe`
+# (the others are never templated; 2.19 retypes an `!unsafe` scalar), except in the
 # inventory, which holds only host names and racks (blueprint name patterns) and computed addresses; it
 # stays untagged so `ansible-inventory --list` shows plain values, and tagged() proves each one template-free.
 yaml_block = ansible_block
