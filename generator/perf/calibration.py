@@ -28,6 +28,7 @@ measurement evaluation) never reads one: a site's factors would hide the model's
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import statistics
@@ -63,6 +64,10 @@ VERSION = 1
 MAX_FILE_BYTES = 1 << 20
 MAX_FACTORS = 4096
 MAX_SOURCES = 1 << 17  # generator.perf.nccl_results.MAX_FILES
+# Result files listed by name and sha256: a 100k-GPU acceptance run's one-rail files (~100k) would make the
+# file ~11 MB, past what read_calibration reads (MAX_FILE_BYTES); beyond this many the list keeps the first
+# (by name) and `sources_sha256` stands for all of them.
+MAX_LISTED_SOURCES = 1000
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast")
 REGIMES = ("in-node", "network-all-rails", "network-one-rail")
 
@@ -147,8 +152,20 @@ class CalibrationFile(_Strict):
     gpu: Annotated[StrictStr, Field(min_length=1, max_length=253)] | None = None
     nccl_version: Annotated[StrictStr, Field(pattern=_RELEASE_PATTERN)]
     plateau_min_bytes: Annotated[StrictInt, Field(ge=1, le=MAX_BYTES)]
-    sources: list[Source] = Field(max_length=MAX_SOURCES)
+    sources: list[Source] = Field(max_length=MAX_LISTED_SOURCES)
+    # every result file (files written before these were recorded list them all in `sources`): how many, and
+    # the sha256 of their `sha256sum` listing ("<sha256>  <file>" lines in code-point order of the names),
+    # which `sha256sum <the files in that order> | sha256sum` in the results folder gives again
+    sources_total: Annotated[StrictInt, Field(ge=0, le=MAX_SOURCES)] | None = None
+    sources_sha256: Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}\z")] | None = None
     factors: list[FactorEntry] = Field(min_length=1, max_length=MAX_FACTORS)
+
+    @model_validator(mode="after")
+    def _listed(self) -> CalibrationFile:
+        if self.sources_total is not None and self.sources_total < len(self.sources):
+            listed = len(self.sources)
+            raise ValueError(f"sources_total {self.sources_total} is below the {listed} sources listed")
+        return self
 
     @model_validator(mode="after")
     def _no_overlap(self) -> CalibrationFile:
@@ -284,6 +301,17 @@ def _entries(groups: dict[tuple[str, str, int, int], list[float]]) -> list[dict[
     return entries
 
 
+def _listing(sources: list[dict[str, str]]) -> dict[str, object]:
+    """The sources as the file records them: the first MAX_LISTED_SOURCES by name, the count of all, and the
+    sha256 of their `sha256sum` listing."""
+    text = "".join(f"{s['sha256']}  {s['file']}\n" for s in sources)
+    return {
+        "sources": sources[:MAX_LISTED_SOURCES],
+        "sources_total": len(sources),
+        "sources_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+    }
+
+
 def _sources(digests: dict[str, str], root: Path) -> list[dict[str, str]]:
     """Each result file's name (relative to the results folder) and the sha256 of the bytes its runs were read
     from (nccl_results.read_runs: the file is not read, nor charged to the byte budget, again)."""
@@ -341,7 +369,7 @@ def calibrate(
         "gpu": system.gpu_id,
         "nccl_version": _release(report, system, plateau),
         "plateau_min_bytes": plateau,
-        "sources": _sources(used, Path(results)),
+        **_listing(_sources(used, Path(results))),
         "factors": _entries(groups),
     }
     try:

@@ -208,3 +208,24 @@ def test_nodes_that_fill_nvlink_domains_unevenly_are_said(tmp_path: Path, capsys
     assert "19 nodes span 2 NVLink domains of 18 nodes unevenly: predicted as 2 domains of 10 nodes" in out
     main(["estimate", str(bp), "--nodes", "20", "--sizes", "8G"])
     assert "unevenly" not in capsys.readouterr().out
+
+
+def test_a_calibration_from_many_files_lists_some_and_digests_all(tmp_path: Path, capsys) -> None:
+    """1,100 result files: the file lists the first 1,000 by name, their count, and the sha256 of the
+    `sha256sum` listing of all of them, as coreutils' sha256sum writes it (the oracle); a 100k-GPU run's
+    files listed whole made a file past what `--calibration` reads."""
+    import subprocess
+
+    files = {f"all_reduce_perf-{i:04d}.txt": nccl_text(HOSTS, 8, PLATEAU) for i in range(1100)}
+    code, out = _calibrate(tmp_path, files)
+    assert code == 0
+    doc = YAML(typ="safe", pure=True).load(out.read_text())
+    names = sorted(files)
+    assert [s["file"] for s in doc["sources"]] == names[:1000] and doc["sources_total"] == 1100
+    listing = subprocess.run(
+        ["sha256sum", *names], cwd=tmp_path / "results", capture_output=True, check=True
+    ).stdout
+    digest = subprocess.run(["sha256sum"], input=listing, capture_output=True, check=True).stdout.split()[0]
+    assert doc["sources_sha256"] == digest.decode()
+    capsys.readouterr()
+    assert main(["estimate", str(tmp_path / "bp.yaml"), "--calibration", str(out), "-q"]) == 0
