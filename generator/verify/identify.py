@@ -350,13 +350,19 @@ def _neighbours(disc: IbDiscovery) -> dict[str, list[tuple[int, str, int]]]:
 def _planned_here(
     key: str, ident: dict[str, NodeIdentity], index: PlanIndex, nbrs: dict[str, list[tuple[int, str, int]]]
 ) -> dict[int, tuple[str, str]]:
-    """port of ``key`` → the plan (device, port) that the identified switches it hangs on expect there."""
+    """port of ``key`` → the plan (device, port) that the identified neighbours expect there: a switch by its
+    port, a host named by its description (``dgx001 mlx5_0``) by the HCA port the plan cables to it. A leaf
+    with two of its four uplinks crossed is then still placed by the hosts below it, which agree."""
     out: dict[int, tuple[str, str]] = {}
     for port, peer, pport in nbrs.get(key, []):
-        sw = ident.get(peer)
-        if sw is None or index.kind(sw.device) != "switch":
+        n = ident.get(peer)
+        if n is None:
             continue
-        planned = index.peer.get((sw.device, str(pport)))
+        if index.kind(n.device) == "switch":
+            planned = index.peer.get((n.device, str(pport)))
+        else:
+            host_port = n.ports.get(pport) or (f"{n.hca}/{pport}" if n.hca else None)
+            planned = index.peer.get((n.device, host_port)) if host_port else None
         if planned is not None:
             out[port] = planned
     return out

@@ -136,8 +136,12 @@ def test_dump2_rate_is_read_from_the_dump() -> None:
     assert {r["found_rate"] for r in json.loads(out)["results"] if r["status"] == "rate"} == {"4xSDR"}
 
 
-def test_without_the_site_record_a_switch_with_only_hosts_around_is_not_guessed() -> None:
-    """ibtopotool-2's switch has a firmware-default description and only hosts around it: nothing names it."""
+def test_without_the_site_record_a_switch_is_placed_by_the_hosts_named_around_it() -> None:
+    """ibtopotool-2's switch has a firmware-default description and only hosts around it. The host named
+    `compute-00-01 HCA-1` on its port 1 is where the plan cables sw-mt43132 port 1 (compute-00-00 sits on
+    port 2 of its adapter, which the plan does not have): the switch is placed by position, with a warning,
+    and the findings are the dump's, as with the site record (it used to be reported not discovered, its
+    hosts' cables going to an unidentified switch)."""
     args = [
         "verify-cabling",
         str(REAL / "ibtopotool-2.yaml"),
@@ -147,8 +151,9 @@ def test_without_the_site_record_a_switch_with_only_hosts_around_is_not_guessed(
     code, out, _ = run_cli(*args, "--sim-speed", "SDR", "--format", "json", "-q")
     report = json.loads(out)
     assert code == 1
-    assert report["absent_switches"] == 1
-    assert [u for u in report["unidentified"] if "MT43132 Mellanox Technologies" in u]
+    assert report["absent_switches"] == 0 and not report["unidentified"]
+    assert _findings(report) == set(DUMP2.values())
+    assert [w for w in report["warnings"] if "sw-mt43132" in w and "position only" in w]
 
 
 def test_without_the_site_record_the_switchib_is_found_by_position() -> None:

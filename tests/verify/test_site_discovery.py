@@ -187,3 +187,37 @@ def test_two_switches_with_one_name_are_reported_and_placed_by_position(tmp_path
     # sm-guids still refuses the dump: a root or partition GUID must never rest on a name claimed twice
     code, _, err = run_cli("sm-guids", str(TINY), "--discovered", str(dump), "-o", str(tmp_path / "guids"))
     assert code == 2 and "claims 'c-leaf-su1-r0', as do the switches at lines" in err
+
+
+def test_a_leaf_without_a_name_is_placed_by_its_hosts_when_uplinks_are_crossed(tmp_path: Path) -> None:
+    """c-leaf-su1-r0 with its factory description (MF0;switch-a1b2c3:...) and two of its four uplinks crossed
+    (ports 5 and 6 to the spine's 2 and 1): its spine agrees on two ports only, not on most; the four hosts
+    named below it agree on every port, so it is placed, and only the two crossed uplinks are MISWIRED (before,
+    its four host cables were reported going to an unidentified switch: 8 miswired)."""
+    code, _, err = run_cli("cabling", str(TINY), "-o", str(tmp_path / "c"))
+    assert code == 0, err
+    text = (tmp_path / "c" / "ibnetdiscover" / "compute.net").read_text()
+    factory = '"MF0;switch-a1b2c3:MQM9700/U1"'
+    edits = [
+        ('Switch\t64 "S-c-leaf-su1-r0"\t\t# "c-leaf-su1-r0"', f'Switch\t64 "S-c-leaf-su1-r0"\t\t# {factory}'),
+        ('[5]\t"S-c-spine-001"[1]', '[5]\t"S-c-spine-001"[X]'),
+        ('[6]\t"S-c-spine-001"[2]', '[6]\t"S-c-spine-001"[1]'),
+        ('[5]\t"S-c-spine-001"[X]', '[5]\t"S-c-spine-001"[2]'),
+        ('[1]\t"S-c-leaf-su1-r0"[5]', '[1]\t"S-c-leaf-su1-r0"[X]'),
+        ('[2]\t"S-c-leaf-su1-r0"[6]', '[2]\t"S-c-leaf-su1-r0"[5]'),
+        ('[1]\t"S-c-leaf-su1-r0"[X]', '[1]\t"S-c-leaf-su1-r0"[6]'),
+    ]
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    text = text.replace('# "c-leaf-su1-r0" lid', f"# {factory} lid")
+    dump = tmp_path / "crossed.net"
+    dump.write_text(text)
+    code, out, _ = run_cli("verify-cabling", str(TINY), "--discovered", str(dump), "--format", "json")
+    report = json.loads(out)
+    assert code == 1 and report["summary"]["miswired"] == 2, report["results"]
+    wrong = sorted(r["cable"] for r in report["results"] if r["status"] == "miswired")
+    assert wrong == ["C-LS-000001", "C-LS-000002"]
+    assert any(
+        "c-leaf-su1-r0: switch" in w and "identified by position only" in w for w in report["warnings"]
+    )
