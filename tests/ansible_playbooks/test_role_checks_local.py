@@ -1,0 +1,164 @@
+"""Tasks of the shipped roles run by the real ansible-playbook on this machine (connection local; stand-in
+`ibstat` / `nvidia-smi` on PATH print what the real ones print; nothing outside the test's folder is written):
+
+* the RoCE QoS script template keeps each command on its own line (Ansible renders templates with
+  trim_blocks, which ate the newline after `{% endfor %}` and glued `ip link set ...` onto mlnx_qos's
+  arguments: mlnx_qos refuses extra arguments, and under `set -eu` nothing was applied);
+* the acceptance role's read-only reads (ibstat, nvidia-smi topo -m) run in check mode (`blueprint configure
+  --check`), where a skipped command left its check reading nothing and failing;
+* a driver the image ships, kept because it is at least the branch, is not then refused for not being the
+  pin."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from ansible_helpers import ansible_bin
+from conftest import EXAMPLES, run_cli
+
+IBSTAT = """\
+CA 'mlx5_0'
+\tPort 1:
+\t\tState: Active
+\t\tPhysical state: LinkUp
+\t\tRate: 400
+\t\tBase lid: 12
+\t\tLink layer: InfiniBand
+"""
+# nvidia-smi topo -m of three GPUs on NVLink and a NIC (tab-separated, as it prints)
+TOPO = """\
+\tGPU0\tGPU1\tGPU2\tNIC0\tCPU Affinity\tNUMA Affinity
+GPU0\t X \tNV18\tNV18\tPXB\t0-55\t0
+GPU1\tNV18\t X \tNV18\tSYS\t0-55\t0
+GPU2\tNV18\tNV18\t X \tSYS\t56-111\t1
+NIC0\tPXB\tSYS\tSYS\t X
+"""
+
+
+@pytest.fixture(scope="module")
+def roles(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("build")
+    code, _, err = run_cli(
+        "generate", str(EXAMPLES / "superpod-h100-4su.yaml"), "-o", str(out), "--only", "ansible"
+    )
+    assert code == 0, err
+    return out / "ansible" / "roles"
+
+
+def _stub(bin_dir: Path, name: str, text: str) -> None:
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / f"{name}.out").write_text(text)
+    script = bin_dir / name
+    script.write_text(f"#!/bin/sh\ncat '{bin_dir / name}.out'\n")
+    script.chmod(0o755)
+
+
+def _play(
+    tmp: Path, roles: Path, tasks: list[dict], variables: dict, *options: str
+) -> subprocess.CompletedProcess[str]:
+    play = [{"hosts": "localhost", "gather_facts": False, "vars": variables, "tasks": tasks}]
+    path = tmp / "play.json"  # YAML is a superset of JSON: the play as data, nothing templated into it
+    path.write_text(json.dumps(play))
+    env = {
+        "PATH": f"{tmp / 'bin'}:/usr/bin:/bin",
+        "ANSIBLE_ROLES_PATH": str(roles),
+        "ANSIBLE_HOME": str(tmp / "ansible-home"),
+        "ANSIBLE_LOCALHOST_WARNING": "0",
+        "ANSIBLE_INVENTORY_UNPARSED_WARNING": "0",
+        "HOME": str(tmp),
+    }
+    return subprocess.run(
+        [ansible_bin("ansible-playbook"), "-i", "localhost,", "-c", "local", str(path), *options],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp,
+        env=env,
+    )
+
+
+def test_the_roce_qos_script_keeps_one_command_a_line(roles: Path, tmp_path: Path) -> None:
+    script = tmp_path / "roce-qos.sh"
+    variables = {
+        "roce_qos_interfaces": ["ens0f0np0", "ens1f0np0"],
+        "roce_qos_rdma_devices": ["mlx5_0", "mlx5_1"],
+        "roce_qos_trust": "dscp",
+        "roce_qos_pfc": True,
+        "roce_qos_pfc_priority": 3,
+        "roce_qos_ecn": True,
+        "roce_qos_dscp": 26,
+        "roce_qos_mtu": 4200,
+    }
+    template = {
+        "src": str(roles / "roce_qos" / "templates" / "roce-qos.sh.j2"),
+        "dest": str(script),
+        "mode": "0644",
+    }
+    done = _play(tmp_path, roles, [{"ansible.builtin.template": template}], variables)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = script.read_text().split("\n")
+    assert '  mlnx_qos -i "$ifc" --trust dscp --pfc 0,0,0,1,0,0,0,0' in lines
+    assert '  ip link set dev "$ifc" mtu 4200' in lines
+    assert subprocess.run(["sh", "-n", str(script)], check=False).returncode == 0
+
+
+def _read_checks(roles: Path, tmp: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    _stub(tmp / "bin", "ibstat", IBSTAT)
+    _stub(tmp / "bin", "nvidia-smi", TOPO)
+    variables = {
+        "acceptance_expected_hcas": [
+            {"dev": "mlx5_0", "port": 1, "rate_gbps": 400, "link_layer": "InfiniBand"}
+        ],
+        "acceptance_gpus_per_node": 3,
+        "acceptance_expected_nvlink": "NV18",
+    }
+    tasks = [
+        {"ansible.builtin.include_role": {"name": "acceptance", "tasks_from": "hcas.yml"}},
+        {"ansible.builtin.include_role": {"name": "acceptance", "tasks_from": "gpus.yml"}},
+    ]
+    return _play(tmp, roles, tasks, variables, *options)
+
+
+def test_the_acceptance_reads_run_in_check_mode(roles: Path, tmp_path: Path) -> None:
+    done = _read_checks(roles, tmp_path, "--check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "failed=0" in done.stdout
+
+
+def test_the_acceptance_checks_still_fail_on_a_bad_port(roles: Path, tmp_path: Path) -> None:
+    """The counterpart: the same check in check mode fails when the port is down (the read did happen)."""
+    _stub(tmp_path / "bin", "ibstat", IBSTAT.replace("State: Active", "State: Down"))
+    done = _play(
+        tmp_path,
+        roles,
+        [{"ansible.builtin.include_role": {"name": "acceptance", "tasks_from": "hcas.yml"}}],
+        {
+            "acceptance_expected_hcas": [
+                {"dev": "mlx5_0", "port": 1, "rate_gbps": 400, "link_layer": "InfiniBand"}
+            ]
+        },
+        "--check",
+    )
+    assert done.returncode != 0 and "mlx5_0/1: found" in done.stdout
+
+
+@pytest.mark.parametrize(("shipped", "ok"), [(True, True), (False, False)])
+def test_a_kept_image_driver_is_held_to_the_branch(
+    roles: Path, tmp_path: Path, shipped: bool, ok: bool
+) -> None:
+    """The image ships 550.54.15, the blueprint pins 550.127.08 on branch 550: kept when the image's driver is
+    used (shipped), refused when the role installs the pin and finds another one loaded."""
+    _stub(tmp_path / "bin", "nvidia-smi", "550.54.15\n")
+    variables = {
+        "nvidia_driver_shipped": shipped,
+        "nvidia_driver_branch": "550",
+        "nvidia_driver_version": "550.127.08",
+    }
+    tasks = [{"ansible.builtin.include_role": {"name": "nvidia_driver", "tasks_from": "verify.yml"}}]
+    done = _play(tmp_path, roles, tasks, variables)
+    assert (done.returncode == 0) == ok, done.stdout + done.stderr
+    if not ok:
+        assert "is not the pinned 550.127.08" in done.stdout
