@@ -205,12 +205,17 @@ def block_yaml(doc: dict[Any, Any]) -> str:
 # Every string value is data: `!unsafe` tells Ansible never to template it, so a catalogue or blueprint
 # string holding `{{ lookup('pipe', ...) }}` stays text on the controller (check mode included). Ansible's
 # YAML loader reads the tag as a string it never templates (Ansible docs, "Advanced playbook syntax:
-# Unsafe or raw strings"); the tag is valid before a flow (JSON-shaped) scalar too. It is written only
-# where a value holds a brace, the first character of every Jinja delimiter (`{{`, `{%`, `{#`): a string
-# without one is never templated, and ansible-core 2.19 reads an `!unsafe` scalar as if it were unquoted
-# (its constructor resolves the value's type again: `!unsafe "550.120"` is the float 550.12, `!unsafe ""`
-# null, `!unsafe "no"` false), which a double-quoted string without the tag never is.
+# Unsafe or raw strings"); the tag is valid before a flow (JSON-shaped) scalar too. It is written only where
+# a value holds a brace, the first character of every Jinja delimiter (`{{`, `{%`, `{#`), or the `#jinja2:`
+# header that sets other delimiters: a string without them is never templated, and ansible-core 2.19 reads
+# an `!unsafe` scalar as if it were unquoted (its constructor resolves the value's type again: `!unsafe
+# "550.120"` is the float 550.12, `!unsafe ""` null, `!unsafe "no"` false), which a double-quoted string
+# without the tag never is.
 UNSAFE = "!unsafe "
+# A string that starts with this header is templated too, with the delimiters the header sets (`[[ ]]`):
+# ansible-core's templar checks for it (JINJA2_OVERRIDE, ansible/template/__init__.py, 2.16-2.18), so a
+# value holding it is tagged whatever its braces.
+JINJA2_OVERRIDE = "#jinja2:"
 # No tag: for values the caller proves template-free (tagged() checks them).
 PROVEN_PLAIN = ""
 TEMPLATE_MARKS = re.compile(r"\{[{%#]|[}%#]\}")
@@ -218,11 +223,11 @@ WRAP = 130  # the width long strings are folded to
 
 
 def tagged(value: str, tag: str = UNSAFE) -> str:
-    """A double-quoted scalar, ``!unsafe`` where it holds a brace (``tag=UNSAFE``); with ``tag=""`` it must be
-    proven free of template syntax."""
-    if not tag and TEMPLATE_MARKS.search(value):
+    """A double-quoted scalar, ``!unsafe`` where it holds a brace or ``#jinja2:`` (``tag=UNSAFE``); with
+    ``tag=""`` it must be proven free of template syntax."""
+    if not tag and (TEMPLATE_MARKS.search(value) or JINJA2_OVERRIDE in value):
         raise ValueError(f"inventory value {value!r} holds template syntax")
-    if tag and "{" not in value and "}" not in value:
+    if tag and "{" not in value and "}" not in value and JINJA2_OVERRIDE not in value:
         return double_quoted(value)
     return tag + double_quoted(value)
 

@@ -139,7 +139,11 @@ def _compare(args: argparse.Namespace, target: str | None) -> AcceptanceReport:
     loaded, cluster = load_and_resolve(args.blueprint)
     plan = plan_or_raise(cluster, loaded.locate)
     system = system_for(cluster, plan, args.pool)
-    site = read_calibration(args.calibration, system.name, budget, system.pool) if args.calibration else None
+    site = (
+        read_calibration(args.calibration, system.name, budget, system.pool, system.gpu_id)
+        if args.calibration
+        else None
+    )
 
     def system_of(nvlink: bool, nccl_version: str | None) -> System:
         # the system as a run saw it, as `blueprint estimate --no-nvlink --nccl-version` builds it

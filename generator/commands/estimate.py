@@ -142,7 +142,7 @@ def _calibrated(report: EstimateReport, file: str) -> tuple[EstimateReport, dict
     from generator.perf.calibration import apply_to_series, read_calibration
     from generator.perf.system import nccl_release
 
-    cal = read_calibration(file, report.system.name, pool=report.system.pool)
+    cal = read_calibration(file, report.system.name, pool=report.system.pool, gpu=report.system.gpu_id)
     series = {}
     factors: dict[str, float | None] = {}
     for coll, rows in report.series.items():

@@ -28,7 +28,14 @@ from ruamel.yaml import YAML
 from generator.deploy.access import AccessError, host_access
 from generator.deploy.stack_outputs import StackOutputs, read_stack_outputs, source_problem, where_of
 from generator.foreign import ByteBudget, ForeignInputError, json_path
-from generator.yamltext import PROVEN_PLAIN, TEMPLATE_MARKS, UNSAFE, ansible_scalar, double_quoted
+from generator.yamltext import (
+    JINJA2_OVERRIDE,
+    PROVEN_PLAIN,
+    TEMPLATE_MARKS,
+    UNSAFE,
+    ansible_scalar,
+    double_quoted,
+)
 
 UNSAFE_TAG = UNSAFE  # the one YAML writer's Ansible tag (generator/yamltext.py says why)
 
@@ -207,7 +214,9 @@ def _dump(value: Any, indent: int) -> str:
     if isinstance(value, dict | list):
         return "{}" if isinstance(value, dict) else "[]"
     # a build value holding template syntax (a hand-edited inventory) is tagged too: never templated
-    unsafe = isinstance(value, Foreign) or (isinstance(value, str) and TEMPLATE_MARKS.search(value))
+    unsafe = isinstance(value, Foreign) or (
+        isinstance(value, str) and (TEMPLATE_MARKS.search(value) is not None or JINJA2_OVERRIDE in value)
+    )
     return ansible_scalar(value, UNSAFE if unsafe else PROVEN_PLAIN)
 
 

@@ -209,18 +209,18 @@ class AcceptanceReport:
 # ---- phases -------------------------------------------------------------------------------------
 
 
-# host -> (RDMA device, port, the compute rail the plan cables it to), for every compute port of the host
+# host -> (RDMA device, port, the compute rail the plan cables it to), for the compute ports of the host
+# whose RDMA names are the host's own (published or declared; a placeholder name says nothing of what
+# NCCL_IB_HCA names)
 RailPorts = dict[str, list[tuple[str, int, int]]]
 
 
-def _rail_ports(cables: dict[tuple[str, int], list[Cable]]) -> RailPorts:
-    """Each node's compute ports with their rails (built once per report)."""
-    out: RailPorts = defaultdict(list)
-    for (node, rail), cs in cables.items():
-        for c in cs:
-            device, _, number = c.node_port.partition("/")
-            out[node].append((device.lower(), int(number) if number.isdigit() else -1, rail))
-    return dict(out)
+def _rail_ports(held_to: PlannedPorts) -> RailPorts:
+    """Each node's named compute ports with their rails (built once per report, from planned_ports)."""
+    return {
+        host: [(device.lower(), number, rail) for (device, number), (rail, _) in ports.items()]
+        for host, ports in held_to.items()
+    }
 
 
 def _rails_text(rails: set[int]) -> str:
@@ -242,7 +242,13 @@ def _resolve_rail(run: NcclRun, ports: RailPorts, net_ports: int) -> NcclRun | s
     text = f"NCCL_IB_HCA `{run.hca.shown}`"
     known = [h for h in run.hosts if h in ports]
     if not known:
-        return f"{text}: no host of the run has compute ports in the plan, so its rails are unknown"
+        # the plan does not know the names (placeholders): as many entries as rails, or none, is every rail
+        if not run.hca.exclude and (not run.hca.entries or len(run.hca.entries) >= net_ports):
+            return run
+        return (
+            f"{text}: the plan does not know the RDMA names of the run's hosts' compute ports (placeholders: "
+            "declare them in pools[].ports) or has none of its hosts, so the rails it selects are unknown"
+        )
     kept = {h: {rail for dev, port, rail in ports[h] if run.hca.selects(dev, port)} for h in known}
     every = {h: {rail for _, _, rail in ports[h]} for h in known}
     if all(kept[h] == every[h] for h in known):
@@ -739,8 +745,8 @@ def compare(
     policy = perf_data().policy
     ratio = policy.acceptance_ratio.value if threshold is None else threshold
     cables = _node_cables(plan)
-    ports = _rail_ports(cables)
     held_to = planned_ports(plan, cables, named_ports or {})
+    ports = _rail_ports(held_to)
     predictions = _Predictions(system, calibration, system_of)
     results = []
     for run in runs:

@@ -152,7 +152,8 @@ class CalibrationFile(_Strict):
     gpu: Annotated[StrictStr, Field(min_length=1, max_length=253)] | None = None
     nccl_version: Annotated[StrictStr, Field(pattern=_RELEASE_PATTERN)]
     plateau_min_bytes: Annotated[StrictInt, Field(ge=1, le=MAX_BYTES)]
-    sources: list[Source] = Field(max_length=MAX_LISTED_SOURCES)
+    # written: at most MAX_LISTED_SOURCES; read: as many as files an earlier release listed whole
+    sources: list[Source] = Field(max_length=MAX_SOURCES)
     # every result file (files written before these were recorded list them all in `sources`): how many, and
     # the sha256 of their `sha256sum` listing ("<sha256>  <file>" lines in code-point order of the names),
     # which `sha256sum <the files in that order> | sha256sum` in the results folder gives again
@@ -447,10 +448,15 @@ def _loaded(text: str, where: str):  # type: ignore[no-untyped-def]
 
 
 def read_calibration(
-    path: str | Path, blueprint: str, budget: ByteBudget | None = None, pool: str | None = None
+    path: str | Path,
+    blueprint: str,
+    budget: ByteBudget | None = None,
+    pool: str | None = None,
+    gpu: str | None = None,
 ) -> Calibration:
     """The calibration file at ``path`` for the blueprint named ``blueprint`` (and, where the file records
-    it, its GPU pool ``pool``); ForeignInputError located at ``file:line`` when it cannot be used."""
+    them, its GPU pool ``pool`` and that pool's GPU ``gpu``); ForeignInputError located at ``file:line`` when
+    it cannot be used."""
     where = str(path)
     source = _loaded(read_foreign_text(path, MAX_FILE_BYTES, budget), where)
     if not isinstance(source.data, dict):
@@ -471,13 +477,15 @@ def read_calibration(
             f"calibration of blueprint `{one_line(terminal(data.blueprint))[:80]}`, not of `{blueprint}`: "
             "a site's factors hold for the cluster they were measured on",
         )
-    if pool is not None and data.pool is not None and data.pool != pool:
-        at = source.locate(("pool",))
-        from generator.safetext import one_line, terminal
+    for key, recorded, asked in (("pool", data.pool, pool), ("gpu", data.gpu, gpu)):
+        if asked is not None and recorded is not None and recorded != asked:
+            at = source.locate((key,))
+            from generator.safetext import one_line, terminal
 
-        raise ForeignInputError(
-            f"{where}:{at.line}",
-            f"calibration of pool `{one_line(terminal(data.pool))[:80]}` ({data.gpu or 'its GPU'}), not of "
-            f"`{pool}`: a factor holds for the servers and fabric it was measured on",
-        )
+            raise ForeignInputError(
+                f"{where}:{at.line}",
+                f"calibration of pool `{one_line(terminal(data.pool or '?'))[:80]}` "
+                f"({one_line(terminal(data.gpu or 'its GPU'))[:80]}), not of `{pool}` ({gpu}): a factor "
+                "holds for the servers and fabric it was measured on",
+            )
     return Calibration(where, data)

@@ -211,3 +211,23 @@ def test_a_hostile_nccl_ib_hca_line_is_refused_at_its_line(tmp_path: Path, capsy
     assert main(["acceptance-report", str(bp), "--results", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
     assert f"{tmp_path / 'r' / 'all_reduce_perf.log'}:1" in err and "longer than NCCL's 63" in err
+
+
+def test_placeholder_port_names_say_nothing_of_nccl_ib_hca(tmp_path: Path, capsys) -> None:
+    """An HGX H200 server's RDMA names are not published: the plan's `mlx5_<n>` are placeholders. A run whose
+    NCCL_IB_HCA lists as many devices as the plan has rails is a run on all of them (it was an ERROR row
+    naming rails 0, 3, 4, 5, 6 by matching the placeholders); one device says no rail the plan knows."""
+    bp = tmp_path / "bp.yaml"
+    with bp.open("w") as fh:
+        YAML().dump(server_nodes("hgx-h200", 2, NDR), fh)
+    results = tmp_path / "r"
+    results.mkdir()
+    every = "=" + ",".join(COMPUTE)  # a DGX H100's names, which this server's hosts may well have
+    rows = [(1 << 30, 450.0), (2 << 30, 450.0)]
+    (results / "a.json").write_text(nccl_json(PAIR, every, rows, gpus_per_node=8))
+    (results / "b.json").write_text(nccl_json(PAIR, "=mlx5_3", ROWS))
+    main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"])
+    runs = _runs(json.loads(capsys.readouterr().out))
+    assert runs["a.json"]["error"] is None and runs["a.json"]["rail"] is None
+    assert runs["a.json"]["predicted_busbw_gbytes"] > 100
+    assert runs["b.json"]["error"].startswith("NCCL_IB_HCA `=mlx5_3`: the plan does not know the RDMA names")

@@ -229,3 +229,30 @@ def test_a_calibration_from_many_files_lists_some_and_digests_all(tmp_path: Path
     assert doc["sources_sha256"] == digest.decode()
     capsys.readouterr()
     assert main(["estimate", str(tmp_path / "bp.yaml"), "--calibration", str(out), "-q"]) == 0
+
+
+def test_a_calibration_of_another_gpu_is_refused(tmp_path: Path, capsys) -> None:
+    """The same blueprint name and pool name, its servers changed from DGX H100 to DGX A100: the recorded
+    GPU says the factors are another cluster's (they were applied, x0.7 to the A100 predictions)."""
+    code, out = _calibrate(tmp_path, {"all_reduce_perf-2n.txt": nccl_text(HOSTS, 8, PLATEAU)})
+    assert code == 0
+    data = server_nodes("dgx-a100", 2, NDR)
+    data["name"] = server_nodes("dgx-h100", 2, NDR)["name"]
+    a100 = _blueprint(tmp_path, data, "a100.yaml")
+    capsys.readouterr()
+    assert main(["estimate", str(a100), "--calibration", str(out)]) == 2
+    assert "(h100-sxm), not of `gpu` (a100" in capsys.readouterr().err.replace("\n", " ")
+
+
+def test_a_calibration_that_lists_every_file_is_read(tmp_path: Path, capsys) -> None:
+    """A file of an earlier release lists all its sources (1,500 here, within the 1 MiB read): it is read."""
+    code, out = _calibrate(tmp_path, {"all_reduce_perf-2n.txt": nccl_text(HOSTS, 8, PLATEAU)})
+    assert code == 0
+    doc = YAML(typ="safe", pure=True).load(out.read_text())
+    one = doc["sources"][0]
+    doc["sources"] = [{"file": f"f{i:04d}.txt", "sha256": one["sha256"]} for i in range(1500)]
+    del doc["sources_total"], doc["sources_sha256"]
+    with out.open("w") as fh:
+        YAML().dump(doc, fh)
+    capsys.readouterr()
+    assert main(["estimate", str(tmp_path / "bp.yaml"), "--calibration", str(out), "-q"]) == 0

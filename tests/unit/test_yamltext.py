@@ -342,3 +342,18 @@ def test_plain_strings_stay_plain() -> None:
         "'<<'",
         '"a\\nb"',
     ]
+
+
+@pytest.mark.parametrize(
+    "value", ["#jinja2:variable_start_string:'[['\n[[ 7 * 6 ]]", "x #jinja2:y", "{", "a}"]
+)
+def test_what_ansible_could_template_is_tagged(value: str) -> None:
+    """A brace starts every Jinja delimiter, and a `#jinja2:` header sets other ones (`[[ ]]`), which
+    ansible-core 2.16-2.18 templates too: such a value is written `!unsafe` (read back as the tagged string
+    by every reader, and as the same string by Ansible's loader); an inventory value holding one is
+    refused."""
+    text = ansible_block({"v": value}, tag=UNSAFE)
+    assert all(isinstance(got["v"], Unsafe) and got["v"] == value for got in read_all(text).values())
+    assert read_ansible(text)["v"] == value
+    with pytest.raises(ValueError, match="template syntax"):
+        ansible_block({"v": value if "jinja2" in value else "{{ x }}"}, tag=PROVEN_PLAIN)
