@@ -25,6 +25,16 @@ HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent.parent / "examples"
 DATA = HERE / "data"
 BUILD_SCRIPT = HERE / "build_test_root.sh"
+# `ibstat mlx5_0 1` of an NDR port that is up (infiniband-diags' output), for the acceptance role's checks
+IBSTAT = """\
+CA 'mlx5_0'
+\tPort 1:
+\t\tState: Active
+\t\tPhysical state: LinkUp
+\t\tRate: 400
+\t\tBase lid: 12
+\t\tLink layer: InfiniBand
+"""
 
 
 def cache_dir() -> Path:

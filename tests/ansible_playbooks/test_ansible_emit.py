@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from ansible_helpers import DATA, EXAMPLES, ansible_bin, build
+from ansible_helpers import DATA, EXAMPLES, IBSTAT, ansible_bin, build
 from ruamel.yaml import YAML
 from vendor_tables import dgx_h100_compute_ports, dgx_h100_storage_ports
 
@@ -254,15 +254,6 @@ NCCL_TESTS_OUT = """\
   8589934592    2147483648     float     sum      -1    40212  213.61  400.52      0    40190  213.73  400.74      0
 # Out of bounds values : 0 OK
 # Avg bus bandwidth    : 389.672
-"""
-IBSTAT = """\
-CA 'mlx5_0'
-\tPort 1:
-\t\tState: Active
-\t\tPhysical state: LinkUp
-\t\tRate: 400
-\t\tBase lid: 12
-\t\tLink layer: InfiniBand
 """
 TOPO = """\
 \tGPU0\tGPU1\tGPU2\tNIC0\tCPU Affinity\tNUMA Affinity

@@ -16,18 +16,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from ansible_helpers import ansible_bin
+from ansible_helpers import IBSTAT, ansible_bin
 from conftest import EXAMPLES, run_cli
 
-IBSTAT = """\
-CA 'mlx5_0'
-\tPort 1:
-\t\tState: Active
-\t\tPhysical state: LinkUp
-\t\tRate: 400
-\t\tBase lid: 12
-\t\tLink layer: InfiniBand
-"""
 # nvidia-smi topo -m of three GPUs on NVLink and a NIC (tab-separated, as it prints)
 TOPO = """\
 \tGPU0\tGPU1\tGPU2\tNIC0\tCPU Affinity\tNUMA Affinity
