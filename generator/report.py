@@ -132,11 +132,11 @@ def _level(sev: Severity) -> str:
     return {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}[sev]
 
 
-def dumps(data: Any) -> str:
+def dumps(data: Any, sort_keys: bool = False) -> str:
     """JSON text; a lone surrogate (a byte of a file name that is not UTF-8, as os.fsdecode keeps it), which
     no UTF-8 output can hold, is written as its ``\\udcXX`` escape, as ``ensure_ascii`` would write it."""
     import json
     import re
 
-    text = json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    text = json.dumps(data, indent=2, sort_keys=sort_keys, ensure_ascii=False) + "\n"
     return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m[0]):04x}", text)

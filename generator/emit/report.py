@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from generator.emit._registry import BuildContext, Emitter
 from generator.foreign import path_text
 from generator.plan.model import Plan
+from generator.report import dumps
 from generator.resolve import ResolvedCluster
 from generator.safetext import markdown_line, one_line
 
@@ -33,7 +33,7 @@ class ReportEmitter(Emitter):
 
 
 def _dump(data: Any) -> str:
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return dumps(data, sort_keys=True)  # a finding's file name may hold bytes that are not UTF-8
 
 
 def emit(

@@ -19,6 +19,7 @@ from typing import NamedTuple
 from blueprints.catalog import Catalog, CatalogError, default_catalog
 from blueprints.models import Blueprint
 from generator.findings import BlueprintError, Finding, Location, Severity
+from generator.foreign import path_text
 from generator.load import LoadedBlueprint
 from generator.resolve.fabrics import resolve_fabrics
 from generator.resolve.model import FABRIC_NAMES, NicPort, ResolvedCluster, ResolvedFabric, ResolvedPool
@@ -76,4 +77,6 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
         raise BlueprintError(errors)
     suppressed = {s.rule: s.reason for s in bp.suppress}
     pins = default_pins(bp.software, cat, [p.gpu.sm_arch for p in pools if p.gpu is not None])
-    return ResolvedCluster(bp, cat, tuple(pools), fabrics, suppressed, src.file, src.sha256, pins)
+    # the name as text: headers, workbooks and reports are UTF-8, which a name's non-UTF-8 bytes are not
+    name = path_text(src.file)
+    return ResolvedCluster(bp, cat, tuple(pools), fabrics, suppressed, name, src.sha256, pins)

@@ -4,6 +4,7 @@ Every probe ends in a located error (exit 1 for a rule, 2 for an unusable file),
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import resource
@@ -303,3 +304,20 @@ def test_a_rack_with_every_unit_reserved_is_a_located_error(tmp_path: Path) -> N
     bp.write_text(bp.read_text().replace("reserved_units: 10", "reserved_units: 9"))
     code, out, err = run_cli("plan", str(bp))
     no_crash(out + err)
+
+
+@pytest.mark.parametrize("example", ["single-dgx-h100", "superpod-h100-4su"])
+def test_a_blueprint_file_name_that_is_not_utf8_generates(tmp_path: Path, example: str) -> None:
+    """Was an internal error (exit 3) and no build: the name reached the UTF-8 headers and findings.json as
+    the lone surrogate os.fsdecode keeps a non-UTF-8 byte as."""
+    name = os.fsdecode(b"bp-\xff.yaml")
+    bp = tmp_path / name
+    bp.write_bytes((EXAMPLES / f"{example}.yaml").read_bytes())
+    code, out, err = run_cli("generate", str(bp), "-o", str(tmp_path / "build"))
+    no_crash(out + err)
+    assert code == 0, err
+    # text files name it as \xff; JSON as the escape that reads back as the name's bytes
+    header = (tmp_path / "build" / "ansible" / "inventory.yml").read_text(encoding="utf-8")
+    assert "from bp-\\xff.yaml" in header
+    findings = json.loads((tmp_path / "build" / "report" / "findings.json").read_text(encoding="utf-8"))
+    assert findings and {os.fsencode(f["file"]) for f in findings} == {os.fsencode(str(bp))}
