@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.composer import Composer
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.scanner import Scanner
 
@@ -69,8 +70,9 @@ class LoadedBlueprint:
 
 
 class _Counter:
-    def __init__(self) -> None:
+    def __init__(self, limit: int = MAX_NODES) -> None:
         self.n = 0
+        self.limit = limit
 
 
 def _check_bounds(
@@ -78,7 +80,7 @@ def _check_bounds(
 ) -> None:
     """Refuse documents with too many values (alias bombs) or too deep nesting."""
     counter.n += 1
-    if counter.n > MAX_NODES:
+    if counter.n > counter.limit:
         # aliases share their anchor's nodes (and positions): point at the top-level key being expanded
         top = path[:1]
         raise BlueprintError(
@@ -86,7 +88,7 @@ def _check_bounds(
                 Finding(
                     "LOAD002",
                     Severity.ERROR,
-                    f"document too large: more than {MAX_NODES:,} values"
+                    f"document too large: more than {counter.limit:,} values"
                     + (f" under `{top[0]}` (alias expansion?)" if top else ""),
                     top,
                     "blueprints are small; remove anchors that multiply data",
@@ -288,10 +290,34 @@ class _LinearScanner(Scanner):
                 self.allow_simple_key = True
 
 
-def _yaml_document(text: str, file: str) -> Any:
-    """ruamel's round-trip tree of ``text`` (keeps positions), duplicate keys refused."""
+class _CountingComposer(Composer):
+    """ruamel's composer refusing the value past ``loader.max_values`` when it meets it: a megabyte of
+    ``[0,0,…]`` took 43 s to parse whole before _plain counted it (ruamel's pure reader, ~80 µs a value);
+    this stops where the limit is passed. Mapping keys are not values (_plain does not count them)."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if index is not None or parent is None:
+            self.values = getattr(self, "values", 0) + 1
+            limit: int = self.loader.max_values
+            if self.values > limit:
+                mark = self.parser.peek_event().start_mark
+                raise _error(
+                    "LOAD002",
+                    f"document too large: more than {limit:,} values",
+                    None,
+                    Location(self.loader.file, mark.line + 1, mark.column + 1),
+                )
+        return super().compose_node(parent, index)
+
+
+def _yaml_document(text: str, file: str, max_values: int = MAX_NODES) -> Any:
+    """ruamel's round-trip tree of ``text`` (keeps positions), duplicate keys refused, at most
+    ``max_values`` values composed."""
     yaml = YAML(typ="rt", pure=True)
     yaml.Scanner = _LinearScanner  # type: ignore[assignment]  # positions without comment tokens
+    yaml.Composer = _CountingComposer  # type: ignore[assignment]
+    yaml.max_values = max_values  # type: ignore[attr-defined]  # read by _CountingComposer
+    yaml.file = file  # type: ignore[attr-defined]
     yaml.allow_duplicate_keys = False
     try:
         return yaml.load(text)
@@ -301,14 +327,16 @@ def _yaml_document(text: str, file: str) -> Any:
         raise _unmarked_error(exc, text, file) from None
 
 
-def parse_yaml(text: str, file: str) -> SourceMap:
+def parse_yaml(text: str, file: str, max_values: int = MAX_NODES) -> SourceMap:
+    """``text`` as plain data with the position of every key; located BlueprintError past ``max_values``
+    values (aliases expanded) or MAX_DEPTH levels, or where it is no YAML."""
     deep = flow_too_deep(text, MAX_DEPTH)
     if deep is not None:
         location = Location(file, *_offset_position(text, deep))
         raise _error("LOAD002", f"nesting deeper than {MAX_DEPTH} levels", None, location)
-    doc = _yaml_document(text, file)
+    doc = _yaml_document(text, file, max_values)
     positions: dict[Path, tuple[int, int]] = {(): (1, 1)}
-    data = _plain(doc, (), positions, _Counter(), 0, file)
+    data = _plain(doc, (), positions, _Counter(max_values), 0, file)
     return SourceMap(file, positions, data)
 
 

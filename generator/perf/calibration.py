@@ -68,6 +68,11 @@ MAX_SOURCES = 1 << 17  # generator.perf.nccl_results.MAX_FILES
 # file ~11 MB, past what read_calibration reads (MAX_FILE_BYTES); beyond this many the list keeps the first
 # (by name) and `sources_sha256` stands for all of them.
 MAX_LISTED_SOURCES = 1000
+# What `--calibrate` writes holds at most ~36k values (MAX_FACTORS entries of 8, MAX_LISTED_SOURCES of 3); a
+# file of an earlier release, listing every source (3 values in >= 86 bytes) beside MAX_FACTORS entries,
+# holds under 55k within MAX_FILE_BYTES. The YAML reader stops past this many: a megabyte of `[0,0,…]`
+# took a minute to refuse when it was counted once parsed whole.
+MAX_VALUES = 1 << 16
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast")
 REGIMES = ("in-node", "network-all-rails", "network-one-rail")
 
@@ -440,7 +445,7 @@ def _loaded(text: str, where: str):  # type: ignore[no-untyped-def]
     from generator.load import parse_yaml
 
     try:
-        return parse_yaml(text, where)
+        return parse_yaml(text, where, MAX_VALUES)
     except BlueprintError as exc:
         first = exc.findings[0]
         loc = first.location

@@ -256,3 +256,19 @@ def test_a_calibration_that_lists_every_file_is_read(tmp_path: Path, capsys) -> 
         YAML().dump(doc, fh)
     capsys.readouterr()
     assert main(["estimate", str(tmp_path / "bp.yaml"), "--calibration", str(out), "-q"]) == 0
+
+
+def test_a_calibration_of_too_many_values_is_refused_where_they_pass_it(tmp_path: Path, capsys) -> None:
+    """A megabyte of `[0, 0, …]` was parsed whole before its values were counted (about a minute); the reader
+    now stops at the value past calibration.MAX_VALUES and names its line."""
+    from generator.perf.calibration import MAX_FILE_BYTES, MAX_VALUES
+
+    bp = _blueprint(tmp_path)
+    lines = ["version: 1", "factors:"] + ["- 0"] * (MAX_VALUES + 50_000)
+    cal = tmp_path / "cal.yaml"
+    cal.write_text("\n".join(lines) + "\n")
+    assert cal.stat().st_size < MAX_FILE_BYTES
+    assert main(["estimate", str(bp), "--calibration", str(cal)]) == 2
+    err = capsys.readouterr().err
+    # the root, `1` and the list are values 1-3: value 65,537 is item 65,534, on line 2 + 65,534
+    assert f"{cal}:{2 + MAX_VALUES - 2}:" in err and f"more than {MAX_VALUES:,} values" in err, err
