@@ -195,9 +195,14 @@ def print_table(table: Table, out: Console | None = None, keys: Sequence[int] = 
 
 
 def note(args: argparse.Namespace, message: str) -> None:
-    """A progress or summary message on stderr, silenced by --quiet (errors are never silenced)."""
+    """A progress or summary message on stderr, silenced by --quiet (errors are never silenced). Plain text,
+    never markup: it names the user's files (`--work-order 'wo[/]'` was a MarkupError, exit 3, and
+    `wo[red]z` was shown as `woz`); escape sequences and non-UTF-8 bytes of a name are shown, not sent."""
     if not getattr(args, "quiet", False):
-        err_console.print(message, highlight=False)
+        from generator.foreign import path_text
+        from generator.safetext import terminal
+
+        err_console.print(terminal(path_text(message)), highlight=False, markup=False, emoji=False)
 
 
 # --- options -------------------------------------------------------------------------------------

@@ -166,7 +166,7 @@ class RunOutcome(NamedTuple):
 
 
 def _error(message: str) -> int:
-    err_console.print(f"[bold red]error[/]: {message}")
+    err_console.print(f"[bold red]error[/]: {safe(message)}")  # it names the user's folders: never markup
     return 2
 
 
@@ -189,14 +189,14 @@ def _inputs(args: argparse.Namespace) -> RunInputs | int:
     try:
         import ansible_runner  # noqa: F401
     except ImportError:
-        return _error("ansible-runner is not installed (pip install 'cluster-blueprint\\[ansible]')")
+        return _error("ansible-runner is not installed (pip install 'cluster-blueprint[ansible]')")
     import shutil
 
     bindir = str(Path(sys.executable).parent)
     if shutil.which("ansible-playbook", path=bindir + os.pathsep + os.environ.get("PATH", "")) is None:
         return _error(
             "ansible-playbook is not installed "
-            "(pip install 'cluster-blueprint\\[ansible]', or ansible-core on the PATH)"
+            "(pip install 'cluster-blueprint[ansible]', or ansible-core on the PATH)"
         )
     return RunInputs(ansible_dir, playbook, inventory, extravars, bindir)
 

@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         len(g.get("hosts") or {}) for n, g in inventory["all"]["children"].items() if n.startswith("pool_")
     )
     mounts = len(inventory["all"]["vars"]["shared_storage_managed_mounts"])
-    note(args, f"{safe(target)}: {hosts} hosts, {mounts} managed file system(s)")
+    note(args, f"{target}: {hosts} hosts, {mounts} managed file system(s)")
     via = _access_via(build)
     if via == "vpn":
         note(
@@ -87,5 +87,5 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         note(args, f"hosts are reached through {via} (deployment.cloud.access; docs/pulumi.md)")
-    note(args, f"next: blueprint configure {safe(build)} -i {safe(target)}")
+    note(args, f"next: blueprint configure {build} -i {target}")
     return 0

@@ -126,7 +126,9 @@ def run(args: argparse.Namespace) -> int:
             progress=lambda m: note(args, m),
         )  # fmt: skip
     except Interrupted as exc:
-        err_console.print(f"rehearse: {exc}; every namespace and process it started was removed")
+        err_console.print(
+            f"rehearse: {safe(exc)}; every namespace and process it started was removed", highlight=False
+        )
         return 128 + exc.signum
     except ForeignInputError as exc:
         return _fail(str(exc))

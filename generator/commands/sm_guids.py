@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         if args.check_roots is not None:
             roots = read_foreign_text(args.check_roots, 1024 * 1024, budget)  # one GUID a line
             check_roots(plan, args.fabric, text, args.discovered, roots, args.check_roots)
-            note(args, f"{safe(args.check_roots)}: every root is a top-tier switch of the plan")
+            note(args, f"{args.check_roots}: every root is a top-tier switch of the plan")
             return 0
         recorded = _recorded(args.node_name_map, budget)
         files = guid_files(
@@ -164,10 +164,8 @@ def _write(args: argparse.Namespace, cluster: ResolvedCluster, out: Path, files:
     missing = files.missing
     note(
         args,
-        safe(
-            f"wrote {out}: "
-            + (f"{len(files.roots)} roots" if files.needs_roots else "no root file (no top tier in the plan)")
-            + f", {len(files.cns)} compute-node ports"
-            + (f"; not discovered: {len(missing)} ({', '.join(missing[:5])})" if missing else "")
-        ),
+        f"wrote {out}: "
+        + (f"{len(files.roots)} roots" if files.needs_roots else "no root file (no top tier in the plan)")
+        + f", {len(files.cns)} compute-node ports"
+        + (f"; not discovered: {len(missing)} ({', '.join(missing[:5])})" if missing else ""),
     )
