@@ -15,16 +15,20 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from pathlib import Path
 from typing import Any
 
-from generator.commands._common import add_common, command, err_console, note, write_text
+from generator.commands._common import add_common, check_outputs, command, err_console, note, write_text
 from generator.report import dumps, safe
 
 ORDER = 47
 KINDS = ("netbox", "nautobot")
 ACTIONS = ("push", "csv")
 TOKEN_ENV = "BLUEPRINT_SOT_TOKEN"
+# An API token as the Authorization header carries it after `Token `: printable ASCII without spaces (the
+# 40 hex digits both products generate fit).
+TOKEN_TEXT = re.compile(r"[!-~]{1,512}")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -89,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_push(args: argparse.Namespace) -> int:
     from generator.sot.backends import MissingClient, SotError
-    from generator.sot.build import read_build
+    from generator.sot.build import build_files, read_build
     from generator.sot.push import DEFAULT_BATCH
 
     if not args.url:
@@ -97,17 +101,26 @@ def run_push(args: argparse.Namespace) -> int:
     token = args.token or os.environ.get(TOKEN_ENV, "")
     if not token:
         return _fail(f"no API token: give --token or set {TOKEN_ENV}")
+    if not TOKEN_TEXT.fullmatch(token):
+        # never echoed: requests' refusal of a header with a CR (a secret file saved on Windows) printed it
+        return _fail(
+            "the API token holds a space, line break, control or non-ASCII character (a file's line "
+            "ending?): give the token alone"
+        )
     if args.batch is not None and not 1 <= args.batch <= 1000:
         return _fail("--batch must be between 1 and 1000")
     if not Path(args.build).is_dir():
         return _fail(f"{args.build}: not a folder")
     desired = read_build(Path(args.build))
+    # before the server is written to: a refused -o came after the push, under "nothing written"
+    read = [(f"BUILD's {p.name}", str(p)) for p in build_files(Path(args.build))]
+    check_outputs([("-o", args.output)], read)
     try:
         return _push(args, token, desired, args.batch or DEFAULT_BATCH)
     except MissingClient as exc:
         return _fail(str(exc), 2)
     except SotError as exc:
-        return _fail(str(exc), 1)
+        return _fail(str(exc).replace(token, "<token>"), 1)
 
 
 def run_csv(args: argparse.Namespace) -> int:
@@ -119,9 +132,14 @@ def run_csv(args: argparse.Namespace) -> int:
         return _fail("csv needs -o DIR: the folder for the numbered files")
     if args.rows is not None and not 1 <= args.rows <= MAX_CHUNK_ROWS:
         return _fail(f"--rows must be between 1 and {MAX_CHUNK_ROWS}")
-    for folder in (args.build, args.since):
-        if folder is not None and not Path(folder).is_dir():
+    for option, folder in (("BUILD", args.build), ("--since", args.since)):
+        if folder is None:
+            continue
+        if not Path(folder).is_dir():
             return _fail(f"{folder}: not a folder")
+        if _nested(Path(args.output), Path(folder)):
+            # --force replaces the -o folder whole: `-o BUILD/cabling` deleted the files it was reading
+            return _fail(f"-o {args.output} holds or is inside {option} {folder}: give a folder of its own")
     budget = ByteBudget()
     files = read_files(Path(args.build), budget)
     if args.since:
@@ -131,6 +149,12 @@ def run_csv(args: argparse.Namespace) -> int:
     write_chunks(Path(args.output), chunks, args.force)
     note(args, f"{len(chunks)} file(s) in {args.output}: import them in name order")
     return 0
+
+
+def _nested(a: Path, b: Path) -> bool:
+    """``a`` is ``b``, or one holds the other (resolved, so `x/../b` and symlinks count)."""
+    ra, rb = a.resolve(), b.resolve()
+    return ra == rb or ra in rb.parents or rb in ra.parents
 
 
 def _push(args: argparse.Namespace, token: str, desired: Any, batch: int) -> int:

@@ -100,9 +100,16 @@ class RestBackend:
     product = "?"
     endpoints: ClassVar[dict[str, tuple[str, str]]] = {}
 
-    def __init__(self, api: Any, error: type[Exception], progress: Callable[[str], None] | None = None):
+    def __init__(
+        self,
+        api: Any,
+        error: type[Exception],
+        unreadable: type[Exception],
+        progress: Callable[[str], None] | None = None,
+    ):
         self.api = api
-        self.error = error
+        self.error = error  # the client's "the server refused" (an HTTP error status)
+        self.unreadable = unreadable  # the client's "the answer is not JSON"
         self.progress = progress or (lambda text: print(text, file=sys.stderr))
 
     def endpoint(self, kind: str) -> Any:
@@ -110,34 +117,53 @@ class RestBackend:
         return getattr(getattr(self.api, app), name)
 
     def _call(self, what: str, call: Callable[[], Any]) -> Any:
+        """``call``'s answer; SotError when the server refused, could not be reached, or answered what the
+        client cannot read (an SSO page's HTML: the client's ContentError, or records without their fields),
+        which were internal errors (exit 3)."""
         try:
             return call()
         except self.error as exc:
             raise SotError(f"{self.product} refused {what}: {exc}") from None
         except OSError as exc:  # requests' ConnectionError and timeouts derive from OSError
             raise SotError(f"{self.product} could not be reached ({what}): {exc}") from None
+        except (self.unreadable, KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise SotError(
+                f"{self.product} answered {what} with what is not its API's JSON ({type(exc).__name__}): "
+                "check --url (the API's own address, not a login page or proxy in front of it)"
+            ) from None
 
     def fetch(self, kind: str, **filters: Any) -> list[dict[str, Any]]:
         """Every object of ``kind`` matching ``filters``; one list-valued filter is fetched in chunks."""
         many = [k for k, v in filters.items() if isinstance(v, list)]
-        if not many:
-            return [
-                flat(r) for r in self._call(f"listing {kind}", lambda: self.endpoint(kind).filter(**filters))
-            ]
+        if not many:  # the client's answer is read lazily: listed inside _call, where its errors are caught
+            return self._call(f"listing {kind}", partial(self._filter, kind, filters))
         name = many[0]
         out: list[dict[str, Any]] = []
         for part in chunks(filters[name], FILTER_CHUNK):
-            rows = self._call(f"listing {kind}", partial(self._filter, kind, {**filters, name: part}))
-            out.extend(flat(r) for r in rows)
+            out.extend(self._call(f"listing {kind}", partial(self._filter, kind, {**filters, name: part})))
         return out
 
-    def _filter(self, kind: str, query: dict[str, Any]) -> list[Any]:
-        return list(self.endpoint(kind).filter(**query))
+    def _filter(self, kind: str, query: dict[str, Any]) -> list[dict[str, Any]]:
+        rows = [flat(r) for r in self.endpoint(kind).filter(**query)]
+        for row in rows:
+            if row.get("id") in (None, ""):
+                raise KeyError("id")
+        return rows
 
     def create(self, kind: str, payloads: list[dict[str, Any]]) -> list[Any]:
-        made = self._call(f"creating {len(payloads)} {kind}", lambda: self.endpoint(kind).create(payloads))
+        """The new objects' ids, in the order of ``payloads``. A POST to an http:// address that redirects to
+        https:// is re-sent by requests as a GET, whose answer is a list of what exists (it ended in an
+        internal error, exit 3): an answer that is not the objects created is refused."""
+        what = f"creating {len(payloads)} {kind}"
+        made = self._call(what, lambda: self.endpoint(kind).create(payloads))
         made = made if isinstance(made, list) else [made]
-        return [m.id for m in made]
+        ids = [getattr(m, "id", None) for m in made]
+        if len(ids) != len(payloads) or any(i in (None, "") for i in ids):
+            raise SotError(
+                f"{self.product} answered {what} with {len(ids)} object(s), not the ones created: a redirect "
+                "(http:// to https://) turns a write into a read; give --url as the address it redirects to"
+            )
+        return ids
 
     def update(self, kind: str, payloads: list[dict[str, Any]]) -> None:
         self._call(f"updating {len(payloads)} {kind}", lambda: self.endpoint(kind).update(payloads))

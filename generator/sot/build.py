@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from generator.foreign import ByteBudget, ForeignInputError, read_foreign_text
 
@@ -46,6 +46,7 @@ _INT = ("u_height", "position", "width", "outer_width", "outer_depth", "speed")
 _BOOL = ("enabled", "mgmt_only", "is_full_depth")
 
 Key = tuple[str, ...]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,12 @@ def netbox_dir(build: Path) -> Path:
     )
 
 
+def build_files(build: Path) -> list[Path]:
+    """The files ``read_build`` reads."""
+    folder = netbox_dir(build)
+    return [folder / FILES[kind] for kind in KINDS]
+
+
 def read_build(build: Path, budget: ByteBudget | None = None) -> Desired:
     """Every record of the build's NetBox CSVs; a missing column or bad number is a located refusal."""
     folder = netbox_dir(build)
@@ -85,7 +92,7 @@ def read_build(build: Path, budget: ByteBudget | None = None) -> Desired:
     site = _rows(folder / FILES["site"], budget)
     if len(site) != 1:
         raise ForeignInputError(str(folder / FILES["site"]), "expected exactly one site")
-    site_name = site[0][1]["name"]
+    site_name = _typed(folder / FILES["site"], site[0][0], lambda: site[0][1]["name"])
     records: dict[str, list[Record]] = {}
     for kind in KINDS:
         path = folder / FILES[kind]
@@ -107,7 +114,7 @@ def _unquote(cell: str) -> str:
     return cell[1:] if cell[:2] in ("'=", "'+", "'-", "'@") else cell
 
 
-def _typed(path: Path, line: int, make: Callable[[], Record]) -> Record:
+def _typed(path: Path, line: int, make: Callable[[], T]) -> T:
     try:
         return make()
     except KeyError as exc:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from generator.safetext import inline
 from generator.sot.build import Key, Record
 
 ADOPTED = frozenset({"manufacturer", "role", "device_type", "site", "location"})
@@ -120,16 +121,18 @@ def describe(changes: list[KindChanges], limit: int = 20) -> list[str]:
             f"{c.kind}: {len(c.creates)} to create, {len(c.updates)} to update, {c.unchanged} unchanged"
         )
         for record, _ in c.creates[:limit]:
-            lines.append(f"  + {'/'.join(record.key)}")
+            lines.append(f"  + {inline('/'.join(record.key))}")
         if len(c.creates) > limit:
             lines.append(f"  + ... {len(c.creates) - limit} more")
         for u in c.updates[:limit]:
             said = ", ".join(f"{k}: {_show(old)} -> {_show(new)}" for k, (old, new) in u.changed.items())
-            lines.append(f"  ~ {'/'.join(u.record.key)}: {said}")
+            lines.append(f"  ~ {inline('/'.join(u.record.key))}: {said}")
         if len(c.updates) > limit:
             lines.append(f"  ~ ... {len(c.updates) - limit} more")
     return lines
 
 
 def _show(value: Any) -> str:
-    return '""' if value in (None, "") else str(value)
+    """A value as the report shows it: what the server holds is foreign text, kept on its line (a description
+    holding `\n  + evil` printed a change line of its own, and its escape sequences reached the terminal)."""
+    return '""' if value in (None, "") else inline(str(value))

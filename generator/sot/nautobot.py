@@ -112,8 +112,12 @@ def _find_racks(b: NautobotBackend, records: list[Record], ids: IdMap) -> dict[K
 
 
 def _find_devices(b: NautobotBackend, records: list[Record], ids: IdMap) -> dict[Key, Found]:
-    rows = b.fetch("device", name=_names(records))
-    return b.found(_with_description(rows), lambda row: (row["name"],))
+    """Devices by name at the plan's site and rows: a name is unique within a location only (Nautobot 2's
+    (location, tenant, name)), so another site's `gpu001` is not the plan's, and was moved and rewritten."""
+    places = set(known(ref(ids, r, side) for r in records for side in ("site", "location") if side in r.refs))
+    rows = b.fetch("device", name=_names(records)) if places else []
+    mine = [row for row in rows if row.get("location") in places]
+    return b.found(_with_description(mine), lambda row: (row["name"],))
 
 
 def _find_interfaces(b: NautobotBackend, records: list[Record], ids: IdMap) -> dict[Key, Found]:
@@ -126,7 +130,9 @@ def _find_interfaces(b: NautobotBackend, records: list[Record], ids: IdMap) -> d
 
 def _find_cables(b: NautobotBackend, records: list[Record], ids: IdMap) -> dict[Key, Found]:
     """The cables on the plan's interfaces (read back by id), keyed by their label."""
-    ends = known(ids.get(r.refs["a"]) for r in records if r.refs["a"] in ids)
+    # both ends: a cable whose A end the plan moves to another interface still holds its B end (looked up
+    # on A only, it was never found, and creating it anew was refused as its B end was taken)
+    ends = known(ids.get(r.refs[side]) for r in records for side in ("a", "b") if r.refs[side] in ids)
     if not ends:
         return {}
     cable_ids = {row["cable"] for row in b.fetch("interface", id=ends) if row.get("cable")}
@@ -255,4 +261,4 @@ def connect(url: str, token: str, progress: Any = None) -> NautobotBackend:
         raise MissingClient("pynautobot") from None
 
     api = pynautobot.api(url, token=token)
-    return NautobotBackend(api, pynautobot.RequestError, progress)
+    return NautobotBackend(api, pynautobot.RequestError, pynautobot.ContentError, progress)

@@ -96,6 +96,18 @@ def _find_in_site(kind: str) -> Any:
     return find
 
 
+def _find_racks(b: NetBoxBackend, records: list[Record], ids: IdMap) -> dict[Key, Found]:
+    """Racks by name among the plan's locations: a rack name is unique within its location only, so one of
+    the same name in another location of the site (a lab's `r01-01`) is not the plan's, and was moved and
+    rewritten."""
+    sites = _site_ids(records, ids)
+    places = set(known(ref(ids, r, "location") for r in records))
+    if not sites or not places:
+        return {}
+    rows = b.fetch("rack", site_id=sites[0], name=[r.key[-1] for r in records])
+    return b.found(rows, lambda row: (row["name"],) if row.get("location") in places else None)
+
+
 def _find_interfaces(b: NetBoxBackend, records: list[Record], ids: IdMap) -> dict[Key, Found]:
     devices = {ids[r.refs["device"]]: r.refs["device"][1][0] for r in records if r.refs["device"] in ids}
     rows = b.fetch("interface", device_id=list(devices)) if devices else []
@@ -106,7 +118,9 @@ def _find_interfaces(b: NetBoxBackend, records: list[Record], ids: IdMap) -> dic
 
 def _find_cables(b: NetBoxBackend, records: list[Record], ids: IdMap) -> dict[Key, Found]:
     """The cables on the plan's A-end interfaces (read back by id), keyed by label, ends as payloads."""
-    ends = known(ids.get(r.refs["a"]) for r in records if r.refs["a"] in ids)
+    # both ends: a cable whose A end the plan moves to another interface still holds its B end (looked up
+    # on A only, it was never found, and creating it anew was refused as its B end was taken)
+    ends = known(ids.get(r.refs[side]) for r in records for side in ("a", "b") if r.refs[side] in ids)
     if not ends:
         return {}
     cable_ids = {row["cable"] for row in b.fetch("interface", id=ends) if row.get("cable")}
@@ -125,7 +139,7 @@ _FINDERS = {
     "device_type": _find_device_types,
     "site": _by_name_or_slug("site"),
     "location": _find_in_site("location"),
-    "rack": _find_in_site("rack"),
+    "rack": _find_racks,
     "device": _find_in_site("device"),
     "interface": _find_interfaces,
     "cable": _find_cables,
@@ -139,4 +153,4 @@ def connect(url: str, token: str, progress: Any = None) -> NetBoxBackend:
         raise MissingClient("pynetbox") from None
 
     api = pynetbox.api(url, token=token)
-    return NetBoxBackend(api, pynetbox.RequestError, progress)
+    return NetBoxBackend(api, pynetbox.RequestError, pynetbox.ContentError, progress)
