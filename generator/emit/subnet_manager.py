@@ -117,9 +117,17 @@ def _default_partition(
         note = f"# pools in no partition ({', '.join(shared)}) stay full members: `blueprint sm-guids`"
         return ([note] if shared else []) + [f"{head} : ALL=limited, SELF=full ;"]
     full = sorted({g for pool in shared for g in guids.get(pool, [])})
-    return [
-        f"{head} : " + ", ".join(["ALL=limited", *[f"0x{g:016x}=full" for g in full], "SELF=full"]) + " ;"
-    ]
+    return _members(head, ["ALL=limited", *[f"0x{g:016x}=full" for g in full], "SELF=full"])
+
+
+def _members(head: str, members: Sequence[str]) -> list[str]:
+    """A partition with one member a line. OpenSM reads the file with fgets into a 4,096-byte buffer and
+    keeps a partition open across lines until its `;` (linux-rdma/opensm opensm/osm_prtn_config.c,
+    osm_prtn_config_parse_file and parse_part_conf); a longer line is read in pieces, a GUID is cut in two,
+    and on that PARSE ERROR OpenSM drops the whole file for its default, every port a full member of Default
+    ("Partition configuration in error; retrying with default config"). On one line, 26 eight-port nodes
+    in a tenant were past it."""
+    return [f"{head} :", *(f"    {m}," for m in members[:-1]), f"    {members[-1]} ;"]
 
 
 def _pool_partition(part: Partition, guids: Mapping[str, Sequence[int]] | None) -> list[str]:
@@ -136,7 +144,9 @@ def _pool_partition(part: Partition, guids: Mapping[str, Sequence[int]] | None) 
             f"{head} : ;",
         ]
     members = sorted({g for pool in part.pools for g in guids.get(pool, [])})
-    return [f"{head} : " + ", ".join(f"0x{g:016x}" for g in members) + " ;"]
+    if not members:
+        return [f"{head} : ;"]
+    return _members(head, [f"0x{g:016x}" for g in members])
 
 
 def render_partitions(

@@ -163,11 +163,21 @@ def _wait_configured(sim: Simulator, sm_host: str, guid: int) -> None:
     raise AssertionError(f"the train partition never reached port 0x{guid:016x}")
 
 
+# 28 train nodes: 224 port GUIDs, past the 4,096-byte line OpenSM reads, had they been written on one line
+# (then it dropped the file and made every port a full member of Default)
+@pytest.mark.parametrize("train_nodes", [4, 28])
 def test_each_tenant_sees_only_its_partition_and_the_sm_host_no_other(
-    simulator: Callable[..., Simulator], daemon: list[subprocess.Popen[bytes]], tmp_path: Path
+    simulator: Callable[..., Simulator],
+    daemon: list[subprocess.Popen[bytes]],
+    tmp_path: Path,
+    train_nodes: int,
 ) -> None:
     blueprint = tmp_path / "two-tenants.yaml"
-    blueprint.write_text(BLUEPRINT)
+    train = "  - {name: train, role: gpu, count: 4,"
+    assert train in BLUEPRINT
+    text = BLUEPRINT.replace(train, f"  - {{name: train, role: gpu, count: {train_nodes},")
+    unit = 4 if train_nodes == 4 else 16  # 20 nodes at most on a 40-port leaf at 1:1
+    blueprint.write_text(text.replace("scalable_unit: 4}", f"scalable_unit: {unit}}}"))
     plan = build_plan(load_and_resolve(str(blueprint))[1])
     members = [m.name for m in sm_emit.sm_plan(plan.cluster, "compute").members]
     assert members == ["infer001", "infer002"]  # the SM runs on infer hosts: the leak issue 25 found
@@ -183,7 +193,7 @@ def test_each_tenant_sees_only_its_partition_and_the_sm_host_no_other(
     assert len(ports) == len(re.findall(r"^Ca\s", net, re.M)) > 0  # every CA port discovered
     train = {n: g for n, g in ports.items() if n.startswith("train")}
     infer = {n: g for n, g in ports.items() if n.startswith("infer")}
-    assert len(train) == len(infer) == len(ports) // 2
+    assert len(train) == 8 * train_nodes and len(infer) == 8 * 4 and len(ports) == len(train) + len(infer)
     sm_port = f"infer001 {sim_host.removeprefix('H-infer001-')}"
     _wait_configured(sim, sim_host, next(iter(train.values())))
     tables = {n: _pkeys(sim, sim_host, g) for n, g in ports.items()}
