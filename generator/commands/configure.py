@@ -180,7 +180,9 @@ def _inputs(args: argparse.Namespace) -> RunInputs | int:
     playbook = ansible_dir / args.playbook
     if not playbook.is_file():
         return _error(f"no playbook {playbook}")
-    inventory = Path(args.inventory).resolve() if args.inventory else ansible_dir / "inventory.yml"
+    # absolute: ansible-runner runs Ansible in its own folder, where `build/ansible/inventory.yml` (the
+    # README's `configure build/`) named no file and was read as a host name
+    inventory = Path(args.inventory if args.inventory else ansible_dir / "inventory.yml").resolve()
     if not inventory.exists():
         return _error(f"no inventory {inventory}")
     extravars = _extra_vars(args.extra_vars)
@@ -260,7 +262,9 @@ def _report(
     args: argparse.Namespace, results: dict[str, HostResult], rc: int, status: str, tail: str = ""
 ) -> int:
     bad = [r for r in results.values() if r.status in ("failed", "unreachable")]
-    code = 1 if bad or rc != 0 else 0
+    # no host at all: Ansible exits 0 on an inventory it cannot parse or a --limit that matches nothing
+    # (a warning only), and this said "done"
+    code = 1 if bad or rc != 0 or not results else 0
     if args.format == "json":
         payload = {
             "ok": code == 0,
@@ -282,7 +286,7 @@ def _report(
     colour = {"ok": "green", "changed": "yellow", "failed": "red", "unreachable": "magenta"}
     for r in results.values():
         table.add_row(
-            r.host,
+            safe(r.host),
             f"[{colour[r.status]}]{r.status}[/]",
             str(r.ok),
             str(r.changed),
@@ -300,7 +304,9 @@ def _report(
     if tail:
         err_console.print(tail, markup=False, highlight=False)
     counts = {s: sum(1 for r in results.values() if r.status == s) for s in STATUSES}
-    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no hosts matched"
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or (
+        "no host ran a task: Ansible could not read the inventory, or --limit matched no host in it"
+    )
     if code:
         err_console.print(f"FAILED: {summary} (ansible rc {rc}, {status})")
     else:
