@@ -61,6 +61,31 @@ def _refused_unless_writable(target: Path) -> Iterator[None]:
         raise OutputRefused(f"cannot write {target}: {where}: {exc.strerror or exc}") from None
 
 
+def atomic_write_files(folder: Path, files: dict[str, bytes]) -> None:
+    """Each of ``files`` (name -> bytes) into the existing ``folder``, replacing its file of that name, and
+    only once every one is written beside it: a refusal or a full disk part-way leaves the old set, not a
+    mix of two (a work order's CSV of one change beside the workbook of another)."""
+    for name in files:
+        if (folder / name).is_dir() and not (folder / name).is_symlink():
+            raise OutputRefused(f"cannot write {folder / name}: a folder of that name is in the way")
+    made: dict[str, str] = {}
+    try:
+        for name, data in files.items():
+            target = folder / name
+            with _refused_unless_writable(target):
+                fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
+                made[name] = tmp
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.chmod(tmp, 0o666 & ~_umask())
+        for name, tmp in made.items():
+            with _refused_unless_writable(folder / name):
+                os.replace(tmp, folder / name)
+    finally:
+        for tmp in made.values():
+            Path(tmp).unlink(missing_ok=True)
+
+
 def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 

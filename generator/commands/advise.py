@@ -11,6 +11,7 @@ from pathlib import Path
 from blueprints.starter import STARTER_GPU
 from generator.commands._common import (
     add_common,
+    check_outputs,
     command,
     err_console,
     note,
@@ -150,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
     from generator.perf.starter import write_starter
     from generator.perf.system import PerfError
 
+    # -o and --write the same file: the starter replaced the advice just written
+    check_outputs([("-o", args.output), ("--write", args.write)], [])
     problem = _argument_problem(args)
     if problem is not None:
         err_console.print(f"[bold red]error[/]: {safe(problem)} (nothing written)")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from generator.commands._common import add_common, command, note, write_text
+from generator.commands._common import add_common, check_outputs, command, note, write_text
 from generator.report import dumps
 
 TYPE_CHECKING = (
@@ -66,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
 
         err_console.print("[bold red]diff[/]: only one of the two blueprints can come from standard input")
         return 2
+    # before anything is read or written: `diff A B -o B` replaced the new blueprint with the report
+    check_outputs([("-o", args.output)], [("OLD_BLUEPRINT", args.old), ("NEW_BLUEPRINT", args.new)])
     errors = []
     plans: list[Plan] = []
     for path in (args.old, args.new):
@@ -76,13 +78,11 @@ def run(args: argparse.Namespace) -> int:
     if errors:
         raise BlueprintError(errors)
     diff = compare(plans[0], plans[1], args.fabric)
-    if args.format == "json":
-        write_text(dumps(to_json(diff)), args.output)
-    else:
-        write_text(to_text(diff), args.output)
-    if args.work_order:
+    report = dumps(to_json(diff)) if args.format == "json" else to_text(diff)
+    if args.work_order:  # first: a refused folder left the report written, under "nothing written"
         from generator.diff.workorder import write_work_order
 
         names = write_work_order(diff, args.work_order)
         note(args, f"work order: {args.work_order}/ ({', '.join(names)})")
+    write_text(report, args.output)
     return 0 if diff.identical else 1

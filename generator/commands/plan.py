@@ -7,6 +7,7 @@ import argparse
 from generator.commands._common import (
     add_blueprint,
     add_common,
+    check_outputs,
     command,
     print_table,
     text_output,
@@ -34,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from generator.pipeline import load_and_resolve
     from generator.plan.build import plan_or_raise
 
+    check_outputs([("-o", args.output)], [("BLUEPRINT", args.blueprint)])  # `plan bp -o bp` replaced it
     loaded, cluster = load_and_resolve(args.blueprint)
     plan = plan_or_raise(cluster, loaded.locate)
     summary = plan.summary()

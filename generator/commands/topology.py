@@ -6,7 +6,14 @@ import argparse
 import io
 import json
 
-from generator.commands._common import add_blueprint, add_common, command, err_console, write_text
+from generator.commands._common import (
+    add_blueprint,
+    add_common,
+    check_outputs,
+    command,
+    err_console,
+    write_text,
+)
 from generator.safetext import xml_text
 
 TYPE_CHECKING = (
@@ -100,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
     from generator.pipeline import load_and_resolve
     from generator.plan.build import plan_or_raise
 
+    check_outputs([("-o", args.output)], [("BLUEPRINT", args.blueprint)])  # `topology bp -o bp` replaced it
     loaded, cluster = load_and_resolve(args.blueprint)
     plan = plan_or_raise(cluster, loaded.locate)
     fabric = None if args.fabric == "all" else args.fabric

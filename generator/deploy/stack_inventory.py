@@ -24,10 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
 
 from generator.deploy.access import AccessError, host_access
 from generator.deploy.stack_outputs import StackOutputs, read_stack_outputs, source_problem, where_of
-from generator.foreign import ByteBudget, ForeignInputError, json_path
+from generator.foreign import ByteBudget, ForeignInputError, json_path, read_foreign_text
+from generator.safetext import one_line
 from generator.yamltext import (
     JINJA2_OVERRIDE,
     PROVEN_PLAIN,
@@ -57,8 +59,44 @@ def read_outputs(path: str | Path, target: str, budget: ByteBudget | None = None
     return read_stack_outputs(path, target, budget)
 
 
+# what `generate` writes there: the 100k-GPU build's inventory.yml is ~30 MB
+BUILD_FILE_LIMIT = 256 * 1024 * 1024
+_REGENERATE = "not what `blueprint generate` wrote (edited or cut short?): regenerate the build"
+
+
 def _cluster_json(build: Path) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((build / "pulumi" / "cluster.json").read_text(encoding="utf-8"))
+    """The build's pulumi/cluster.json; a located refusal when it is no JSON object with ``blueprint``
+    (truncated, `[]`: JSONDecodeError and AttributeError were internal errors, exit 3)."""
+    path = build / "pulumi" / "cluster.json"
+    text = read_foreign_text(path, BUILD_FILE_LIMIT)
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        line = getattr(exc, "lineno", 1)
+        raise ForeignInputError(f"{path}:{line}", f"{_REGENERATE}: {one_line(str(exc))[:120]}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("blueprint"), str):
+        raise ForeignInputError(f"{path}:1", f"{_REGENERATE}: a JSON object with `blueprint` is expected")
+    return data
+
+
+def _build_inventory_yml(build: Path) -> dict[str, Any]:
+    """The build's ansible/inventory.yml; a located refusal when it is no YAML with ``all.children`` (a
+    ParserError was an internal error, exit 3)."""
+    path = build / "ansible" / "inventory.yml"
+    text = read_foreign_text(path, BUILD_FILE_LIMIT)
+    try:
+        data = YAML(typ="safe", pure=True).load(text)
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        raise ForeignInputError(f"{path}:{line}", f"{_REGENERATE}: not YAML") from None
+    top = data.get("all") if isinstance(data, dict) else None
+    children = top.get("children") if isinstance(top, dict) else None
+    if not isinstance(children, dict):
+        raise ForeignInputError(f"{path}:1", f"{_REGENERATE}: `all.children` is expected")
+    for name, group in children.items():
+        if not isinstance(group, dict) or not isinstance(group.get("hosts") or {}, dict):
+            raise ForeignInputError(f"{path}:1", f"{_REGENERATE}: group `{one_line(str(name))[:80]}`")
     return data
 
 
@@ -182,8 +220,7 @@ def _reach_hosts(where: str, hosts: dict[str, Any], outputs: StackOutputs, acces
 
 def build_inventory(build: Path, outputs: StackOutputs, where: str = "outputs") -> dict[str, Any]:
     """The generated inventory joined to the stack outputs (`where` names the outputs in refusals)."""
-    yaml = YAML(typ="safe", pure=True)
-    inventory = yaml.load((build / "ansible" / "inventory.yml").read_text(encoding="utf-8"))
+    inventory = _build_inventory_yml(build)
     cluster_json = _cluster_json(build)
     if outputs.blueprint and outputs.blueprint != cluster_json["blueprint"]:
         raise StackInventoryError(

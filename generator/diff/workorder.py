@@ -19,7 +19,7 @@ from generator.emit.cabling.rows import CableRow, cable_rows
 from generator.emit.cabling.tables import CABLE_COLUMNS, Cell, cable_table, to_csv
 from generator.emit.cabling.xlsx import MAX_COL_WIDTH, TICK_COL_WIDTH, fit_widths, printable
 from generator.emit.cabling.xlsx_writer import Columns, PageSetup, Sheet, Style, Workbook, hf_text
-from generator.fsutil import atomic_dir, atomic_write_bytes, checked_output_dir, output_lock
+from generator.fsutil import atomic_dir, atomic_write_files, checked_output_dir, output_lock
 from generator.plan.model import Device, Link
 
 CABLE_HEADER: tuple[str, ...] = ("seq", "step", "action", *CABLE_COLUMNS[1:])
@@ -251,9 +251,8 @@ def write_work_order(diff: PlanDiff, target: str | Path) -> list[str]:
 
     folder = checked_output_dir(target, None)  # a file, symlink, `/`, home or mount point: refused
     with output_lock(folder):
-        if folder.exists():  # the user's other files in DIR stay; each of ours is replaced whole
-            for name, data in files.items():
-                atomic_write_bytes(folder / name, data)
+        if folder.exists():  # the user's other files in DIR stay; ours are replaced as a set
+            atomic_write_files(folder, files)
         else:
             atomic_dir(folder, fill)
     return sorted(files)

@@ -386,3 +386,36 @@ def test_the_proxy_command_quotes_each_value_even_past_the_syntax_check(
     ssh = _ssh_g(shlex.split(reach.ssh_common_args or ""), reach.ansible_host)
     argv = _run_proxy(ssh["proxycommand"], "gpu001", tmp_path)
     assert argv[-1] == f"--zone={zone}" and not canary.exists()
+
+
+# ---- the build's own files and the command's outputs ---------------------------------------------------
+@pytest.mark.parametrize(
+    ("name", "text", "says"),
+    [
+        ("pulumi/cluster.json", '{"blueprint": "x", "target"', "cluster.json:1"),
+        ("pulumi/cluster.json", "[]", "a JSON object with `blueprint`"),
+        ("ansible/inventory.yml", "all:\n  children: [broken\n", "inventory.yml:"),
+        ("ansible/inventory.yml", "all: 3\n", "`all.children`"),
+    ],
+)
+def test_a_build_file_cut_short_or_edited_is_located(case: Any, name: str, text: str, says: str) -> None:
+    """JSONDecodeError, AttributeError and ParserError were internal errors (exit 3)."""
+    build, outputs, data = case("aws")
+    outputs.write_text(json.dumps(data))
+    (build / name).write_text(text)
+    code, out, err = run_cli("inventory", str(build), "--from-stack", str(outputs))
+    assert code == 2 and "internal error" not in err, err
+    assert says in err and "regenerate" in err, err
+
+
+@pytest.mark.parametrize("target", ["outputs", "ansible/inventory.yml"])
+def test_the_inventory_never_replaces_an_input(case: Any, target: str) -> None:
+    """`-o outputs.json` replaced the stack outputs; `-o BUILD/ansible/inventory.yml` the generated inventory
+    (the next `generate` then refused it as edited by hand)."""
+    build, outputs, data = case("aws")
+    outputs.write_text(json.dumps(data))
+    path = outputs if target == "outputs" else build / target
+    before = path.read_bytes()
+    code, out, err = run_cli("inventory", str(build), "--from-stack", str(outputs), "-o", str(path))
+    assert code == 2 and "would replace" in err, out + err
+    assert path.read_bytes() == before

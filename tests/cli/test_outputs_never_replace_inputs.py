@@ -1,0 +1,72 @@
+"""`-o` (and `--write`, `--work-order`) never replace what the command reads, and a refused output leaves
+nothing written: `plan bp -o bp`, `topology bp -o bp`, `diff A B -o B` replaced the blueprint with the report;
+`advise -o x --write x` lost the advice; a refused work order left the report written and a work order
+folder of two changes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES, run_cli
+
+
+def _bp(tmp_path: Path, name: str = "bp.yaml", example: str = "hypercube-research") -> Path:
+    path = tmp_path / name
+    shutil.copyfile(EXAMPLES / f"{example}.yaml", path)
+    return path
+
+
+@pytest.mark.parametrize("command", ["plan", "topology"])
+def test_a_report_never_replaces_its_blueprint(tmp_path: Path, command: str) -> None:
+    bp = _bp(tmp_path)
+    before = bp.read_bytes()
+    code, out, err = run_cli(command, str(bp), "-o", str(bp))
+    assert code == 2 and "is also BLUEPRINT" in err, out + err
+    assert bp.read_bytes() == before
+
+
+def test_diff_never_replaces_either_blueprint(tmp_path: Path) -> None:
+    old, new = _bp(tmp_path, "old.yaml"), _bp(tmp_path, "new.yaml")
+    for target in (old, new):
+        before = target.read_bytes()
+        code, out, err = run_cli("diff", str(old), str(new), "-o", str(target))
+        assert code == 2 and "would replace" in err, out + err
+        assert target.read_bytes() == before
+
+
+def test_advise_keeps_the_advice_and_the_starter_apart(tmp_path: Path) -> None:
+    path = tmp_path / "x.yaml"
+    code, out, err = run_cli("advise", "--params", "7e9", "-o", str(path), "--write", str(path))
+    assert code == 2 and "would replace" in err, out + err
+    assert not path.exists()
+
+
+def _grown(tmp_path: Path) -> tuple[Path, Path]:
+    old = _bp(tmp_path, "old.yaml", "roce-rail-2tier")
+    new = tmp_path / "new.yaml"
+    text = old.read_text()
+    assert "    count: 64\n" in text
+    new.write_text(text.replace("    count: 64\n", "    count: 65\n", 1))
+    return old, new
+
+
+def test_a_refused_work_order_writes_neither_it_nor_the_report(tmp_path: Path) -> None:
+    old, new = _grown(tmp_path)
+    wo = tmp_path / "wo"
+    code, _, err = run_cli("diff", str(old), str(new), "--work-order", str(wo))
+    assert code == 1, err
+    kept = {p.name: p.read_bytes() for p in wo.iterdir()}
+    # the next change, into the same folder, where summary.txt cannot be written
+    (wo / "summary.txt").unlink()
+    (wo / "summary.txt").mkdir()
+    newer = tmp_path / "newer.yaml"
+    newer.write_text(new.read_text().replace("    count: 65\n", "    count: 66\n", 1))
+    report = tmp_path / "report.txt"
+    code, _, err = run_cli("diff", str(old), str(newer), "--work-order", str(wo), "-o", str(report))
+    assert code == 2 and "summary.txt" in err, err
+    assert not report.exists()
+    for name, data in kept.items():  # no file of the second change beside the first's
+        if name != "summary.txt":
+            assert (wo / name).read_bytes() == data, name
