@@ -2,8 +2,9 @@
 
 Device names and cable ids are stable for a blueprint (``Link.id`` = fabric letter, layer code and a
 counter in build order, and the builders append when a fabric grows), so "the same cable" means "the
-same id": a cable whose id survives with a different port at either end has *moved*; one whose ports
-stay but whose speed, medium or orderable length changes is *changed* (re-pulled or re-optioned).
+same id": a cable whose id survives with another speed, medium, orderable length or part is *changed*
+(re-pulled: on its ports, or on the other ports it now lands on); one that only lands on another port at
+either end has *moved*.
 """
 
 from __future__ import annotations
@@ -123,6 +124,7 @@ def _device_changes(
 class _Cables(NamedTuple):
     changes: CableChanges
     speed_changed: list[tuple[Link, Link]]  # (old, new) of one id, same ports, another speed
+    rerouted: list[tuple[Link, Link]]  # (old, new) of one id re-pulled onto another port
 
 
 def _cable_changes(old_links: list[Link], new_links: list[Link]) -> _Cables:
@@ -137,13 +139,20 @@ def _cable_changes(old_links: list[Link], new_links: list[Link]) -> _Cables:
     news = [x for b, x in differing if b is not None]
     at_a = list(map(ne, map(_PORT, map(_A, olds)), map(_PORT, map(_A, news))))  # a end on another port
     at_b = list(map(ne, map(_PORT, map(_B, olds)), map(_PORT, map(_B, news))))
-    moved = [
-        CableMove(o, x, _MOVED_ENDS[2 * a + b])
-        for o, x, a, b in compress(zip(olds, news, at_a, at_b, strict=True), map(or_, at_a, at_b))
+    shifted = list(compress(zip(olds, news, at_a, at_b, strict=True), map(or_, at_a, at_b)))
+    # a moved cable whose speed, medium, length or part changes is re-pulled there: "moved" told technicians
+    # to take a 400G optic to a 200G AOC port, or a 10 m cable to a 15 m run
+    ends = [_MOVED_ENDS[2 * a + b] for _, _, a, b in shifted]
+    m_old, m_new = [o for o, _, _, _ in shifted], [x for _, x, _, _ in shifted]
+    rerouted = [
+        c._replace(ends=e) for c, e in zip(_field_changes(m_old, m_new, keep_all=True), ends, strict=True)
     ]
+    moved = [CableMove(c.old, c.new, c.ends) for c in rerouted if not c.fields]
+    repulled = [c for c in rerouted if c.fields]
     kept = list(map(not_, map(or_, at_a, at_b)))  # both ends on their ports
     s_old, s_new = list(compress(olds, kept)), list(compress(news, kept))
-    changed = _field_changes(s_old, s_new)
+    at = {id(x): i for i, x in enumerate(news)}  # in the new plan's order, as the plain loop gives them
+    changed = sorted(_field_changes(s_old, s_new) + repulled, key=lambda c: at[id(c.new)])
     changes = CableChanges(
         added=tuple(compress(new_links, map(is_, before_of, repeat(None)))),
         removed=tuple(old_by.values()),
@@ -151,20 +160,23 @@ def _cable_changes(old_links: list[Link], new_links: list[Link]) -> _Cables:
         changed=tuple(changed),
     )
     resped = map(ne, map(_SPEED, s_old), map(_SPEED, s_new))
-    return _Cables(changes, list(compress(zip(s_old, s_new, strict=True), resped)))
+    speed_changed = list(compress(zip(s_old, s_new, strict=True), resped))
+    return _Cables(changes, speed_changed, [(c.old, c.new) for c in repulled])
 
 
-def _field_changes(olds: list[Link], news: list[Link]) -> list[CableChange]:
-    """The pairs (same id, same ports) that differ in a CHANGED_FIELDS field, with those fields: per
-    field a column of differences, the fields of each pair looked up by the bits they make (a growth of
-    100k GPUs re-pulls 65,000 cables whose runs changed)."""
+def _field_changes(olds: list[Link], news: list[Link], keep_all: bool = False) -> list[CableChange]:
+    """The pairs (same id) that differ in a CHANGED_FIELDS field, with those fields (every pair with
+    ``keep_all``, those that differ in none with no fields): per field a column of differences, the fields of
+    each pair looked up by the bits they make (a growth of 100k GPUs re-pulls 65,000 cables whose runs
+    changed)."""
     bits = [
         list(map(mul, map(ne, map(get, olds), map(get, news)), repeat(1 << i)))
         for i, get in enumerate(_FIELD_GETTERS)
     ]
-    mask = list(map(sum, zip(*bits, strict=True)))
+    mask = list(map(sum, zip(*bits, strict=True))) if bits and olds else [0] * len(olds)
     fields = map(_FIELDS_BY_MASK.__getitem__, mask)
-    return list(map(_new, repeat(CableChange), compress(zip(olds, news, fields, strict=True), mask)))
+    pairs = zip(olds, news, fields, repeat((), len(olds)), strict=True)  # tuple.__new__: every field given
+    return list(map(_new, repeat(CableChange), pairs if keep_all else compress(pairs, mask)))
 
 
 def _port_speed_changes(cables: _Cables) -> tuple[PortSpeed, ...]:
@@ -174,8 +186,9 @@ def _port_speed_changes(cables: _Cables) -> tuple[PortSpeed, ...]:
     removed or moved, or of one whose speed changed: only those ends are compared, not 600k ports. (Each
     cable's speed at both its ends; a later cable on a port wins.)"""
     c = cables.changes
-    old_x = [*c.removed, *(m.old for m in c.moved), *(o for o, _ in cables.speed_changed)]
-    new_x = [*c.added, *(m.new for m in c.moved), *(x for _, x in cables.speed_changed)]
+    repulled = [*cables.speed_changed, *cables.rerouted]
+    old_x = [*c.removed, *(m.old for m in c.moved), *(o for o, _ in repulled)]
+    new_x = [*c.added, *(m.new for m in c.moved), *(x for _, x in repulled)]
     old_speed, new_speed = _port_speeds(old_x), _port_speeds(new_x)
     changed = [(end, s) for end, s in new_speed.items() if end in old_speed and old_speed[end] != s]
     return tuple(PortSpeed(dev, port, old_speed[(dev, port)], s) for (dev, port), s in sorted(changed))
@@ -247,6 +260,7 @@ def _affected_racks(
     affected.update(new.device_by_name[rp.name].rack or "" for rp in devices.replaced)
     affected |= _link_racks(new, chain(cables.added, (m.new for m in cables.moved)))
     affected |= _link_racks(new, (c.new for c in cables.changed))
+    affected |= _link_racks(old, (c.old for c in cables.changed if c.ends))
     affected |= _link_racks(old, chain(cables.removed, (m.old for m in cables.moved)))
     affected.discard("")
     return tuple(sorted(affected | racks_changed))

@@ -43,11 +43,14 @@ class CableMove(NamedTuple):
 
 
 class CableChange(NamedTuple):
-    """Same cable id and ports, but the cable itself changes (speed, medium, orderable length)."""
+    """Same cable id, but the cable itself changes (speed, medium, orderable length): re-pulled, on the same
+    ports or, at ``ends``, on others (a cable that moves to a port of another speed or a longer run is a new
+    cable there, not the old one moved)."""
 
     old: Link
     new: Link
     fields: tuple[str, ...]
+    ends: tuple[str, ...] = ()  # "a", "b": the ends that also land on another port
 
     @property
     def id(self) -> str:

@@ -115,6 +115,9 @@ def _cables_json(diff: PlanDiff) -> dict[str, Any]:
                 "fabric": c.new.fabric,
                 "layer": c.new.layer,
                 "fields": {f: [getattr(c.old, f), getattr(c.new, f)] for f in c.fields},
+                "ends": list(c.ends),
+                "old": {"a": _end(c.old.a), "b": _end(c.old.b)},
+                "new": {"a": _end(c.new.a), "b": _end(c.new.b)},
             }
             for c in diff.cables_changed
         ],
@@ -207,6 +210,14 @@ def _device_lines(diff: PlanDiff) -> list[str]:
     return out
 
 
+def _ports_moved(old: Link, new: Link, ends: tuple[str, ...]) -> str:
+    parts = []
+    for end in ends:
+        before, after = getattr(old, end), getattr(new, end)
+        parts.append(f"{end}: {before.device} {before.port} → {after.device} {after.port}")
+    return "; ".join(parts)
+
+
 def _cable_lines(diff: PlanDiff) -> list[str]:
     out = [
         "",
@@ -218,15 +229,12 @@ def _cable_lines(diff: PlanDiff) -> list[str]:
     if diff.cables_removed:
         out.append(f"  removed by layer: {_layers(diff.cables_removed)}")
     for m in diff.cables_moved[:TEXT_LIMIT]:
-        parts = []
-        for end in m.ends:
-            before, after = getattr(m.old, end), getattr(m.new, end)
-            parts.append(f"{end}: {before.device} {before.port} → {after.device} {after.port}")
-        out.append(f"  > {m.id} ({m.new.fabric} {m.new.layer}) " + "; ".join(parts))
+        out.append(f"  > {m.id} ({m.new.fabric} {m.new.layer}) " + _ports_moved(m.old, m.new, m.ends))
     out += _more(len(diff.cables_moved))
     for c in diff.cables_changed[:TEXT_LIMIT]:
         what = ", ".join(f"{f} {getattr(c.old, f)} → {getattr(c.new, f)}" for f in c.fields)
-        out.append(f"  ~ {c.id} ({c.new.fabric} {c.new.layer}) {what}")
+        where = f"; {_ports_moved(c.old, c.new, c.ends)}" if c.ends else ""
+        out.append(f"  ~ {c.id} ({c.new.fabric} {c.new.layer}) {what}{where}")
     out += _more(len(diff.cables_changed))
     return out
 

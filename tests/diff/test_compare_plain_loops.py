@@ -28,12 +28,11 @@ def _plain_cables(old: list[Link], new: list[Link]) -> dict[str, tuple[object, .
         if before is None or before == x:
             continue
         ends = tuple(e for e, was, now in zip("ab", _ends(before), _ends(x), strict=True) if was != now)
-        if ends:
-            moved.append((before, x, ends))
-            continue
         fields = tuple(f for f in CHANGED_FIELDS if getattr(before, f) != getattr(x, f))
-        if fields:
-            changed.append((before, x, fields))
+        if fields:  # a new cable, on the same ports or on others
+            changed.append((before, x, fields, ends))
+        elif ends:
+            moved.append((before, x, ends))
     return {
         "cables_added": tuple(x for x in new if x.id not in old_by),
         "cables_removed": tuple(x for x in old if x.id not in new_ids),
@@ -88,8 +87,8 @@ def _plain_racks(old: Plan, new: Plan, d: object, cables: dict[str, tuple[object
         out |= racks(old, x)
     for o, n, _ in cables["cables_moved"]:
         out |= racks(old, o) | racks(new, n)
-    for _, n, _ in cables["cables_changed"]:
-        out |= racks(new, n)
+    for o, n, _, ends in cables["cables_changed"]:
+        out |= racks(new, n) | (racks(old, o) if ends else set())
     return out
 
 
@@ -116,7 +115,7 @@ def test_compare_equals_the_plain_loops(pair: str, scope: list[str] | None, reve
     cables = _plain_cables(old_links, new_links)
     assert d.cables_added == cables["cables_added"] and d.cables_removed == cables["cables_removed"]
     assert [(m.old, m.new, m.ends) for m in d.cables_moved] == list(cables["cables_moved"])
-    assert [(c.old, c.new, c.fields) for c in d.cables_changed] == list(cables["cables_changed"])
+    assert [(c.old, c.new, c.fields, c.ends) for c in d.cables_changed] == list(cables["cables_changed"])
     assert [(p.device, p.port, p.old_gbps, p.new_gbps) for p in d.port_speeds] == list(
         _plain_speeds(old_links, new_links)
     )

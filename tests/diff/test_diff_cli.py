@@ -111,3 +111,30 @@ def test_work_order_for_moves(tmp_path: Path) -> None:
     for cid, r in frm.items():
         assert r["step"] == "1" and to[cid]["step"] == "3"
         assert (r["b_device"], r["b_port"]) != (to[cid]["b_device"], to[cid]["b_port"])
+
+
+def test_a_cable_that_moves_to_a_port_of_another_speed_is_re_pulled(tmp_path: Path) -> None:
+    """400G RoCE to 200G: the spine ports change, so half the leaf-spine cables land elsewhere; they were
+    "moved" (take the 400G optical cable to the 200G AOC port) and the new cables were never ordered."""
+    from conftest import EXAMPLES
+
+    old = tmp_path / "old.yaml"
+    old.write_text((EXAMPLES / "roce-rail-2tier.yaml").read_text())
+    assert "technology: roce-v2-400" in old.read_text()
+    new = tmp_path / "new.yaml"
+    new.write_text(old.read_text().replace("technology: roce-v2-400", "technology: roce-v2-200"))
+    code, out, err = run_cli(
+        "diff", str(old), str(new), "--format", "json", "--work-order", str(tmp_path / "wo")
+    )
+    assert code == 1, err
+    data = json.loads(out)
+    moved = data["cables"]["moved"]
+    assert moved == [], moved[:2]  # every cable that lands elsewhere also changes speed here
+    rerouted = [c for c in data["cables"]["changed"] if c["ends"]]
+    assert rerouted and all(c["fields"]["speed_gbps"] == [400, 200] for c in rerouted)
+    assert all(c["old"] != c["new"] for c in rerouted)
+    with open(tmp_path / "wo" / "work-order.csv", newline="") as fh:
+        actions = {(r["action"], r["cable_id"]) for r in csv.DictReader(fh)}
+    first = rerouted[0]["id"]
+    assert {("re-pull-old", first), ("re-pull-new", first)} <= actions
+    assert not any(a.startswith("move") for a, _ in actions)
