@@ -204,9 +204,11 @@ def _sync_job_shape(system: System, lay: Layout) -> tuple[int, int, float]:
     g = system.gpus_per_node
     mp = lay.model_parallel
     if mp <= g:
-        k = max(1, g // mp)
-        nodes = max(1, math.ceil(lay.dp / k))
-        return nodes, min(k, lay.dp), 1 / mp
+        # the group's dp ranks, one per model-parallel group packed onto the nodes, span the nodes its
+        # dp·mp GPUs fill: with mp not dividing a node (3 on 8 GPUs) g // mp undercounted the ranks a node
+        # holds and asked for more nodes than the pool has (the estimate was dropped)
+        nodes = max(1, min(system.pool_nodes, math.ceil(lay.dp * mp / g)))
+        return nodes, min(math.ceil(lay.dp / nodes), lay.dp), 1 / mp
     return lay.dp, 1, 1 / g
 
 

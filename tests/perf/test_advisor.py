@@ -100,6 +100,25 @@ def test_time_target_raises_gpu_count() -> None:
     assert timed.training.train_days <= 30 * 1.1
 
 
+@pytest.mark.parametrize("gpus", [24, 40, 56])
+def test_a_node_count_no_split_tiles_still_gets_its_training_step(gpus: int, tmp_path) -> None:
+    """3, 5 or 7 nodes of 8 GPUs: a TP x PP split of 3 or 5 GPUs (not dividing a node) asked the sync for
+    more nodes than the pool has, and the whole estimate was dropped (`"training": null`)."""
+    adv = advise(Request(params=7e9, gpus=gpus))
+    assert adv.training is not None and adv.training.step_s > 0
+    out_file = tmp_path / "bp.yaml"
+    assert run_cli("advise", "--params", "7e9", "--gpus", str(gpus), "--write", str(out_file))[0] == 0
+    code, out, err = run_cli("estimate", str(out_file), "--sizes", "1G")
+    assert code == 0 and "workload (pretrain): TP" in out and "per step" in out, out + err
+
+
+def test_a_time_target_is_checked_by_the_estimate() -> None:
+    """7e9 on 1e12 tokens in a day: 1,232 GPUs were advised with no estimate at all."""
+    adv = advise(Request(params=7e9, tokens=1e12, target_days=1))
+    assert adv.training is not None and adv.training.train_days is not None
+    assert adv.training.train_days <= 1 * 1.1
+
+
 @pytest.mark.parametrize(
     "args",
     [
