@@ -117,7 +117,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.check_roots is not None:
             roots = read_foreign_text(args.check_roots, 1024 * 1024, budget)  # one GUID a line
-            check_roots(plan, args.fabric, text, args.discovered, roots, args.check_roots)
+            check_roots(
+                plan, args.fabric, text, args.discovered, roots, args.check_roots, args.accept_missing_roots
+            )
             note(args, f"{args.check_roots}: every root is a top-tier switch of the plan")
             return 0
         recorded = _recorded(args.node_name_map, budget)

@@ -323,8 +323,35 @@ def render_guids(entries: tuple[tuple[int, str], ...]) -> str:
     return "".join(f"0x{g:016x}\n" for g, _ in entries)
 
 
-def check_roots(plan: Plan, fabric: str, text: str, source: str, roots_text: str, roots_source: str) -> None:
-    """Raise a located GuidError if ``roots_text`` lists a GUID that is not a top-tier switch of the plan."""
+def _c_number(text: str) -> int | None:
+    """A GUID file's number as OpenSM reads it: ``strtoull(p, &e, 0)`` in ``parse_node_map``, which ftree
+    reads its root file with (linux-rdma/opensm osm_ucast_ftree.c: "cannot parse root guids file"; the
+    complib node name map code): 0x hex, a leading 0 octal, else decimal; None where OpenSM refuses the file
+    (an 8 or 9 ends an octal number before the line ends) or the value passes 64 bits."""
+    t = text.strip()
+    if t[:2].lower() == "0x":
+        value = int(t, 16)
+    elif len(t) > 1 and t.startswith("0"):
+        if not set(t) <= set("01234567"):
+            return None
+        value = int(t, 8)
+    else:
+        value = int(t, 10)
+    return value if value < 1 << 64 else None
+
+
+def check_roots(
+    plan: Plan,
+    fabric: str,
+    text: str,
+    source: str,
+    roots_text: str,
+    roots_source: str,
+    accept_missing: bool = False,
+) -> None:
+    """Raise a located GuidError if ``roots_text`` lists a GUID that is not a top-tier switch of the plan, or
+    (unless ``accept_missing``) leaves one out: the same completeness the written root file is held to
+    (``_check_roots_found``: ftree ranks the fabric from a partial root list)."""
     nodes = parse_nodes(text, source)
     found = _identified(plan, fabric, text, source, {})
     by_guid = {n.guid: n for n in nodes}
@@ -332,7 +359,12 @@ def check_roots(plan: Plan, fabric: str, text: str, source: str, roots_text: str
     by_guid.update({g: n for n in nodes if n.kind == "ca" for g in n.ports.values()})
     devices = plan.device_by_name
     top = top_tier(plan, fabric)
+    if not top:  # a hypercube, torus or dragonfly: min(top) below was an internal error (exit 3)
+        raise GuidError(
+            f"{roots_source}: the plan's `{fabric}` fabric has no top tier: ftree roots do not fit"
+        )
     problems: list[str] = []
+    listed: dict[str, int] = {}
     # numbered at LF only, as OpenSM reads the file (fgets); str.splitlines() also breaks at VT, FF, NEL…
     for no, line in enumerate(roots_text.split("\n"), 1):
         if not line.strip():
@@ -341,7 +373,13 @@ def check_roots(plan: Plan, fabric: str, text: str, source: str, roots_text: str
         if m is None:
             problems.append(f"{roots_source}:{no}: `{line.strip()}` is not a GUID (OpenSM would skip it)")
             continue
-        guid = int(m.group(1), 0)
+        number = _c_number(m.group(1))
+        if number is None:
+            problems.append(
+                f"{roots_source}:{no}: `{line.strip()}`: OpenSM cannot read it (refuses the file)"[:300]
+            )
+            continue
+        guid = number
         node = by_guid.get(guid)
         ident = found.identity.get(f"0x{node.guid:016x}") if node is not None else None
         name = ident.device if ident is not None and node is not None and node.kind == "switch" else None
@@ -358,5 +396,16 @@ def check_roots(plan: Plan, fabric: str, text: str, source: str, roots_text: str
                 f"{roots_source}:{no}: 0x{guid:016x} is {name} ({role}); ftree roots must be the top tier "
                 f"({len(top)} switches, e.g. {min(top)})"
             )
+        elif name in listed:
+            problems.append(f"{roots_source}:{no}: {name} is listed again (first on line {listed[name]})")
+        else:
+            listed[name] = no
+    absent = sorted(set(top) - set(listed))
+    if absent and not (accept_missing and listed):
+        shown = ", ".join(absent[:8]) + (f" and {len(absent) - 8} more" if len(absent) > 8 else "")
+        problems.append(
+            f"{roots_source}: {len(absent)} of the {len(top)} top-tier switches are not listed ({shown}): "
+            "ftree ranks the fabric from a partial root list (--accept-missing-roots takes it as it is)"
+        )
     if problems:
         raise GuidError("\n".join(problems))

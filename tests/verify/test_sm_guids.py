@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import EXAMPLES, run_cli
 from vendor_tables import dgx_a100_compute_hcas
 
 from generator.verify.sm_guids import GuidError, MissingRootsError, check_roots, guid_files, parse_nodes
@@ -70,7 +70,8 @@ def test_check_roots_names_every_bad_line(plan, tmp_path: Path) -> None:  # type
     text = DUMP.read_text()
     spine = _switch_guid(text, "c-spine-001")
     leaf = _switch_guid(text, "c-leaf-su2-r7")
-    check_roots(plan, "compute", text, "d", f"0x{spine:016x}\n", "roots")  # fine
+    spines = "".join(f"0x{_switch_guid(text, f'c-spine-00{i}'):016x}\n" for i in range(1, 5))
+    check_roots(plan, "compute", text, "d", spines, "roots")  # fine: the whole top tier
     bad = f"0x{spine:016x}\n0x{leaf:016x}\n0x00000000001000ff\n0x00000000deadbeef\nnot-a-guid\n"
     with pytest.raises(GuidError) as exc:
         check_roots(plan, "compute", text, "d", bad, "roots")
@@ -79,6 +80,7 @@ def test_check_roots_names_every_bad_line(plan, tmp_path: Path) -> None:  # type
     assert msg[1].startswith("roots:3: ") and f"is a CA (gpu016 {dgx_a100_compute_hcas()[7]})" in msg[1]
     assert msg[2].startswith("roots:4: ") and "not in the discovered fabric" in msg[2]
     assert msg[3].startswith("roots:5: ") and "is not a GUID" in msg[3]
+    assert msg[4].startswith("roots: 3 of the 4 top-tier switches are not listed") and len(msg) == 5
     f = tmp_path / "roots.conf"
     f.write_text(bad)
     code, _, err = run_cli("sm-guids", BLUEPRINT, "--discovered", str(DUMP), "--check-roots", str(f))
@@ -86,6 +88,44 @@ def test_check_roots_names_every_bad_line(plan, tmp_path: Path) -> None:  # type
     # a form feed ends no line (OpenSM reads the file with fgets): the bad line is still line 2
     with pytest.raises(GuidError, match=r"^roots:2: `not-a-guid` is not a GUID"):
         check_roots(plan, "compute", text, "d", f"0x{spine:016x}\f\nnot-a-guid\n", "roots")
+
+
+def test_check_roots_holds_a_list_to_what_the_written_file_is_held_to(plan) -> None:  # type: ignore[no-untyped-def]
+    """One spine of four, a spine twice, or nothing at all passed `--check-roots` ("every root is a top-tier
+    switch"), where the file `sm-guids -o` writes must name every top-tier switch (ftree ranks the fabric
+    from a partial root list)."""
+    text = DUMP.read_text()
+    one = f"0x{_switch_guid(text, 'c-spine-001'):016x}\n"
+    for listed, says in (
+        (one, "3 of the 4"),
+        ("", "4 of the 4"),
+        (one + one, "listed again (first on line 1)"),
+    ):
+        with pytest.raises(GuidError, match=re.escape(says)):
+            check_roots(plan, "compute", text, "d", listed, "roots")
+    check_roots(plan, "compute", text, "d", one, "roots", accept_missing=True)  # as the operator chose
+
+
+def test_check_roots_reads_numbers_as_opensm_does(plan) -> None:  # type: ignore[no-untyped-def]
+    """strtoull(p, &e, 0): `0123` is octal, `0129` refused; int(x, 0) raised ValueError (exit 3)."""
+    text = DUMP.read_text()
+    for line in ("0123", "0129", "99999999999999999999"):
+        with pytest.raises(GuidError, match=r"^roots:1: "):
+            check_roots(plan, "compute", text, "d", line + "\n", "roots")
+    spine = _switch_guid(text, "c-spine-001")
+    with pytest.raises(GuidError) as exc:  # the spine in octal is the spine: only the other three missing
+        check_roots(plan, "compute", text, "d", f"0{spine:o}\n", "roots")
+    assert str(exc.value).startswith("roots: 3 of the 4")
+
+
+def test_check_roots_on_a_fabric_without_a_top_tier_is_refused(tmp_path: Path) -> None:
+    """The hypercube: min() of no top-tier switches was an internal error (exit 3)."""
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+
+    cube = build_plan(load_and_resolve(str(EXAMPLES / "hypercube-research.yaml"))[1])
+    with pytest.raises(GuidError, match="no top tier"):
+        check_roots(cube, "compute", DUMP.read_text(), "d", "0x1\n", "roots")
 
 
 def test_unusable_input_exits_2(tmp_path: Path) -> None:
