@@ -94,16 +94,16 @@ def _rows(section: str, side_file: str | None = None) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from rich.markup import escape
     from rich.table import Table
 
     from blueprints.catalog import CatalogError
     from generator.commands._common import err_console
+    from generator.report import safe
 
     try:
         rows = _rows(args.section, args.catalog)
     except CatalogError as exc:
-        err_console.print(f"[bold red]catalog[/]: {escape(exc.message)}")
+        err_console.print(f"[bold red]catalog[/]: {safe(exc.message)}")
         return 2
     if args.format == "json":
         write_text(
@@ -114,7 +114,9 @@ def run(args: argparse.Namespace) -> int:
     cols = COLUMNS[args.section] or list(type(first).model_fields)
     table = Table("id", *cols, title=f"catalogue: {args.section}")
     for key, entry in rows.items():
-        table.add_row(key, *(_cell(getattr(entry, c, None)) for c in cols))
+        # a catalogue file's text is shown, never rendered: `[/]` in a name was a MarkupError (exit 3) and
+        # `[link=…]` hid its text
+        table.add_row(safe(key), *(safe(_cell(getattr(entry, c, None))) for c in cols))
     with text_output(args.output) as out:
         print_table(table, out)
     return 0

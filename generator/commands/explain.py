@@ -83,11 +83,11 @@ def _list(entries: list[Entry], args: argparse.Namespace) -> int:
 def _unknown(given: str, wanted: str, ids: list[str]) -> int:
     import difflib
 
-    from rich.markup import escape
+    from generator.report import safe
 
     close = difflib.get_close_matches(wanted, ids, n=1)
     err_console.print(
-        f"unknown rule or diagnostic `{escape(given)}`"
+        f"unknown rule or diagnostic `{safe(given)}`"
         + (f"; did you mean `{close[0]}`?" if close else "")
         + " (`blueprint explain --list` lists them all)"
     )

@@ -44,3 +44,20 @@ def test_a_note_shows_escape_sequences_and_undecodable_bytes(tmp_path: Path) -> 
     code, _, err = run_cli("migrate", str(bp))
     assert code == 0 and "\x1b" not in err, err
     assert "\\xff.yaml: already" in err
+
+
+def test_catalogue_text_is_listed_as_written(tmp_path: Path) -> None:
+    """A name holding `[/]` in a side catalogue was a MarkupError (exit 3); `[bold red]` was rendered."""
+    side = tmp_path / "side.yaml"
+    side.write_text(
+        'gpus:\n  my-gpu:\n    name: "My [/] GPU [bold red]X"\n    vendor: nvidia\n    memory_gb: 64\n'
+        "    tdp_w: 500\n    bf16_tflops: 500\n    form_factor: sxm\n    sm_arch: 90\n"
+    )
+    code, out, err = run_cli("catalog", "gpus", "--catalog", str(side))
+    assert code == 0 and "internal error" not in err, err
+    assert "My [/] GPU [bold red]X" in out
+
+
+def test_explain_shows_an_escape_sequence_it_was_given() -> None:
+    code, out, err = run_cli("explain", "\x1b]0;pwned\x07A")
+    assert code != 0 and "\x1b" not in out + err and "unknown rule" in err
