@@ -105,6 +105,8 @@ class Advice:
                 "prefer": r.prefer,
                 "tokens": r.tokens,
                 "target_days": r.target_days,
+                "precision": r.precision,
+                "sequence_length": r.sequence_length,
             },
             "article_scope": self.article_scope,
             "memory_scope": self.memory_scope,

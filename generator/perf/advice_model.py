@@ -11,10 +11,12 @@ advisor, where ``params: "nan"`` or ``gpus: 1e300`` used to end in an internal e
 from __future__ import annotations
 
 import re
+import typing
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
+from blueprints.models.workload import Workload
 from blueprints.starter import STARTER_GPU
 from generator.foreign import ByteBudget, ForeignInputError, parse_json, pydantic_refusal, read_foreign_text
 from generator.limits import MAX_NODES
@@ -51,6 +53,9 @@ def _catalog_id(value: str) -> str:
 
 
 Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+# what a blueprint's workload takes (blueprints/models/workload.py): the advice's starter must load
+PRECISIONS: tuple[str, ...] = typing.get_args(Workload.model_fields["precision"].annotation)
+_SEQUENCE = Workload.model_fields["sequence_length"]
 
 
 class AdviceRequest(BaseModel):
@@ -67,6 +72,9 @@ class AdviceRequest(BaseModel):
     prefer: Annotated[StrictStr, _one_of(PREFERENCES)] | None = None
     tokens: Annotated[Positive, Field(le=MAX_TOKENS)] | None = None
     target_days: Annotated[Positive, Field(le=MAX_TARGET_DAYS)] | None = None
+    # were left out of the file: `init --from-advice` of an fp8, 32k-token advice built bf16 at 4,096
+    precision: Annotated[StrictStr, _one_of(PRECISIONS)] | None = None
+    sequence_length: Annotated[StrictInt, *_SEQUENCE.metadata] = _SEQUENCE.default
 
 
 class AdviceDocument(BaseModel):
@@ -116,5 +124,7 @@ def read_advice(path: str, name: str, budget: ByteBudget | None = None) -> Reque
         prefer=req.prefer or "cost",
         tokens=req.tokens,
         target_days=req.target_days,
+        precision=req.precision,
+        sequence_length=req.sequence_length,
         name=name,
     )

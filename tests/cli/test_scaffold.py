@@ -52,6 +52,27 @@ def test_init_from_advise_is_the_advised_design(tmp_path: Path) -> None:
     assert chosen["chosen"].split()[0] in plan["fabrics"]["compute"]["topology"]
 
 
+def test_init_from_advice_keeps_its_precision_and_sequence_length(tmp_path: Path) -> None:
+    """The advice file left them out: fp8 at 32,768 tokens (32 GPUs) came back as bf16 at 4,096 (16)."""
+    advice = tmp_path / "a.json"
+    args = ("--params", "70e9", "--precision", "fp8", "--sequence-length", "32768")
+    code, _, err = run_cli("advise", *args, "--format", "json", "-o", str(advice))
+    assert code == 0, err
+    advised = tmp_path / "advised.yaml"
+    assert run_cli("advise", *args, "--write", str(advised))[0] == 0
+    target = tmp_path / "init.yaml"
+    code, _, err = run_cli("init", "--from-advice", str(advice), "-o", str(target))
+    assert code == 0, err
+    from ruamel.yaml import YAML
+
+    made, wanted = (YAML(typ="safe").load(p.read_text()) for p in (target, advised))
+    assert made["workload"]["precision"] == "fp8" and made["workload"]["sequence_length"] == 32768
+    assert made["workload"] == wanted["workload"]
+    assert [(p["count"], p["spec"]["gpu"]) for p in made["pools"]] == [
+        (p["count"], p["spec"]["gpu"]) for p in wanted["pools"]
+    ]
+
+
 def test_init_interactive_with_defaults_and_a_retry(tmp_path: Path) -> None:
     target = tmp_path / "asked.yaml"
     answers = "lab1\n7e9\nbogus\n\n16\n\n"  # name, params, a bad mode then the default, GPUs, GPU default
