@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from generator.gcpause import gc_paused
 from generator.plan.model import Plan
@@ -340,6 +341,46 @@ def _c_number(text: str) -> int | None:
     return value if value < 1 << 64 else None
 
 
+@dataclass
+class _RootCheck:
+    """What a root file's lines are checked against: the discovered nodes by GUID (a CA's port GUIDs too:
+    OpenSM roots such a CA's leaf switch, opensm(8) guid list file note 2), their plan names, the top tier."""
+
+    plan: Plan
+    by_guid: dict[int, Any]
+    identity: dict[str, Any]
+    top: set[str]
+    source: str
+    listed: dict[str, int] = field(default_factory=dict)
+
+    def problem(self, no: int, line: str) -> str | None:
+        """Why line ``no`` is not one more top-tier switch of the plan (None: it is, and is recorded)."""
+        m = _FILE_GUID.match(line)
+        if m is None:
+            return f"`{line.strip()}` is not a GUID (OpenSM would skip it)"
+        guid = _c_number(m.group(1))
+        if guid is None:
+            return f"`{line.strip()}`: OpenSM cannot read it (refuses the file)"[:300]
+        node = self.by_guid.get(guid)
+        if node is None:
+            return f"0x{guid:016x} is not in the discovered fabric ({self.source})"
+        ident = self.identity.get(f"0x{node.guid:016x}")
+        name = (ident.device if ident is not None and node.kind == "switch" else None) or node.desc
+        if node.kind != "switch":
+            return f"0x{guid:016x} is a CA ({name}): OpenSM would make its leaf a root"
+        if name not in self.top:
+            devices = self.plan.device_by_name
+            role = devices[name].role if name in devices else "not in the plan"
+            return (
+                f"0x{guid:016x} is {name} ({role}); ftree roots must be the top tier "
+                f"({len(self.top)} switches, e.g. {min(self.top)})"
+            )
+        if name in self.listed:
+            return f"{name} is listed again (first on line {self.listed[name]})"
+        self.listed[name] = no
+        return None
+
+
 def check_roots(
     plan: Plan,
     fabric: str,
@@ -355,53 +396,21 @@ def check_roots(
     nodes = parse_nodes(text, source)
     found = _identified(plan, fabric, text, source, {})
     by_guid = {n.guid: n for n in nodes}
-    # a CA GUID (node or port) makes OpenSM root the CA's leaf switch (opensm(8), guid list file note 2)
     by_guid.update({g: n for n in nodes if n.kind == "ca" for g in n.ports.values()})
-    devices = plan.device_by_name
     top = top_tier(plan, fabric)
-    if not top:  # a hypercube, torus or dragonfly: min(top) below was an internal error (exit 3)
+    if not top:  # a hypercube, torus or dragonfly: min(top) of nothing was an internal error (exit 3)
         raise GuidError(
             f"{roots_source}: the plan's `{fabric}` fabric has no top tier: ftree roots do not fit"
         )
+    check = _RootCheck(plan, by_guid, found.identity, top, source)
     problems: list[str] = []
-    listed: dict[str, int] = {}
     # numbered at LF only, as OpenSM reads the file (fgets); str.splitlines() also breaks at VT, FF, NEL…
     for no, line in enumerate(roots_text.split("\n"), 1):
-        if not line.strip():
-            continue
-        m = _FILE_GUID.match(line)
-        if m is None:
-            problems.append(f"{roots_source}:{no}: `{line.strip()}` is not a GUID (OpenSM would skip it)")
-            continue
-        number = _c_number(m.group(1))
-        if number is None:
-            problems.append(
-                f"{roots_source}:{no}: `{line.strip()}`: OpenSM cannot read it (refuses the file)"[:300]
-            )
-            continue
-        guid = number
-        node = by_guid.get(guid)
-        ident = found.identity.get(f"0x{node.guid:016x}") if node is not None else None
-        name = ident.device if ident is not None and node is not None and node.kind == "switch" else None
-        name = name or (node.desc if node is not None else None)
-        if node is None:
-            problems.append(f"{roots_source}:{no}: 0x{guid:016x} is not in the discovered fabric ({source})")
-        elif node.kind != "switch":
-            problems.append(
-                f"{roots_source}:{no}: 0x{guid:016x} is a CA ({name}): OpenSM would make its leaf a root"
-            )
-        elif name not in top:
-            role = devices[name].role if name in devices else "not in the plan"
-            problems.append(
-                f"{roots_source}:{no}: 0x{guid:016x} is {name} ({role}); ftree roots must be the top tier "
-                f"({len(top)} switches, e.g. {min(top)})"
-            )
-        elif name in listed:
-            problems.append(f"{roots_source}:{no}: {name} is listed again (first on line {listed[name]})")
-        else:
-            listed[name] = no
-    absent = sorted(set(top) - set(listed))
-    if absent and not (accept_missing and listed):
+        said = check.problem(no, line) if line.strip() else None
+        if said is not None:
+            problems.append(f"{roots_source}:{no}: {said}")
+    absent = sorted(top - set(check.listed))
+    if absent and not (accept_missing and check.listed):
         shown = ", ".join(absent[:8]) + (f" and {len(absent) - 8} more" if len(absent) > 8 else "")
         problems.append(
             f"{roots_source}: {len(absent)} of the {len(top)} top-tier switches are not listed ({shown}): "
