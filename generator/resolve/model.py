@@ -95,6 +95,17 @@ class ResolvedPool:
     def ports_for(self, purpose: str) -> tuple[NicPort, ...]:
         return tuple(p for p in self.ports if p.purpose == purpose)
 
+    @property
+    def nvlink_domains(self) -> tuple[tuple[str, ...], ...]:
+        """The hosts of each multi-node NVLink domain (a GB200 NVL72 rack's 18 trays), in name order; none
+        where NVLink stays inside a server. The one grouping the Slurm blocks name and PWR007 holds the
+        racks to."""
+        per = self.server.nodes_per_nvlink_domain
+        if per <= 1:
+            return ()
+        names = self.hostnames
+        return tuple(names[i : i + per] for i in range(0, len(names), per))
+
 
 @dataclass(frozen=True)
 class ResolvedFabric:

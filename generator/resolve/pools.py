@@ -220,12 +220,23 @@ def resolve_pool(
         nvlink_gbytes_per_gpu_dir=nvlink.gbytes_bidir / 2,
         ports=ports,
         hostnames=_hostnames(pool, su_size),
-        nodes_per_rack=pool.placement.nodes_per_rack,
+        nodes_per_rack=_nodes_per_rack(pool, server, srv.cloud),
         rows=tuple(pool.placement.rows) if pool.placement.rows is not None else None,
         cloud=srv.cloud,
         source_path=ppath,
         extra_ports=extra_ports(names, ports),
     )
+
+
+def _nodes_per_rack(pool: NodePool, server: Server, cloud: CloudInstance | None) -> int | None:
+    """The pool's ``placement.nodes_per_rack``; for servers whose NVLink domain spans several of them (a
+    GB200 NVL72 rack's 18 trays) one domain a rack by default, since the domain is the rack's NVLink spine:
+    filled by power and space, 20 trays went into one rack and a domain across three (PWR007 holds a
+    declared count and the rack's power to it)."""
+    if pool.placement.nodes_per_rack is not None or cloud is not None:
+        return pool.placement.nodes_per_rack
+    per_domain = server.nodes_per_nvlink_domain
+    return per_domain if per_domain > 1 else None
 
 
 def duplicate_hostnames(pools: list[ResolvedPool]) -> list[Finding]:

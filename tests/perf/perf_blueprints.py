@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 import sys
 from pathlib import Path
 
@@ -48,10 +49,19 @@ def single_gpu_nodes(
 
 
 def server_nodes(server: str, nodes: int = 1, fabric: dict | None = None) -> dict:
+    from blueprints.catalog import default_catalog
+
+    # a rack-scale NVLink domain is racked whole (PWR007): its rack takes the domain's power (NVL72: 120.6 kW)
+    spec = default_catalog().servers.get(server)
+    domain_kw = spec.nodes_per_nvlink_domain * spec.power_kw if spec is not None else 0.0
     bp: dict = {
         "apiVersion": "cluster-blueprint/v1",
         "name": f"{server}-x{nodes}",
-        "site": {"rows": 2, "racks_per_row": 16, "rack": {"units": 48, "power_kw": 44}},
+        "site": {
+            "rows": 2,
+            "racks_per_row": 16,
+            "rack": {"units": 48, "power_kw": max(44, math.ceil(domain_kw))},
+        },
         "pools": [{"name": "gpu", "count": nodes, "server": server}],
     }
     if fabric is not None:

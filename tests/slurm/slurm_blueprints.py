@@ -57,6 +57,13 @@ BLUEPRINTS = {
         "    technology: infiniband-ndr\n    topology: {kind: fat-tree, switch: qm9700, scalable_unit: 18}\n",
         kw=140,
     ),
+    # no placement: the trays are racked one NVLink domain a rack by default (power would fit 20)
+    "nvl72-default": _bp(
+        "nvl72-default",
+        "  - {name: gb, count: 36, server: gb200-nvl72-tray}\n",
+        "    technology: infiniband-xdr\n    topology: {kind: fat-tree, switch: q3400, scalable_unit: 36}\n",
+        kw=140,
+    ),
     # 6 compute ports per node on 32-port leaf halves: nodes 6 and 11 straddle two leaves
     "non-rail": _bp(
         "non-rail",

@@ -14,6 +14,8 @@ from slurm_blueprints import planned
 
 from generator.emit.slurm import emit, render
 from generator.emit.slurm.hostlist import expand
+from generator.rules.base import RuleContext
+from generator.rules.registry import run_rules
 from generator.emit.slurm.topology import block_sizes, slurm_pools
 
 _KV = re.compile(r"(\w+)=(\S+)")
@@ -230,6 +232,17 @@ def test_switched_torus_has_one_leaf_per_vertex() -> None:
     tree = tree_of(render(cluster, plan)["topology.conf"])
     assert check_tree(tree, compute_nodes(cluster)) == "torus"
     assert tree["c-sw-001"] == ("nodes", ["dgx001", "dgx002"])
+
+
+def test_nvl72_blocks_are_the_racks_the_plan_puts_them_in() -> None:
+    """Without placement.nodes_per_rack the trays were racked by power (20 in a 140 kW rack), so the block
+    nvl02 that Slurm schedules MNNVL jobs in spanned three racks its NVLink cannot join."""
+    cluster, plan = planned("nvl72-default")
+    blocks, _ = blocks_of(render(cluster, plan)["topology-block.conf"])
+    assert len(blocks) == 2
+    for name, hosts in blocks.items():
+        assert len({plan.device_by_name[h].rack for h in hosts}) == 1, name
+    assert not [f for f in run_rules(RuleContext(cluster)) if f.rule == "PWR007"]
 
 
 def test_nvl72_blocks_are_nvlink_domains() -> None:

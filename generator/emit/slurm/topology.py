@@ -309,9 +309,7 @@ def _nvlink_domains(pools: tuple[ResolvedPool, ...]) -> list[Block]:
         if s.gpus <= 0 or s.nvlink_domain_gpus <= s.gpus:
             continue
         per = s.nodes_per_nvlink_domain
-        hosts = list(pool.hostnames)
-        for i in range(0, len(hosts), per):
-            chunk = tuple(hosts[i : i + per])
+        for chunk in pool.nvlink_domains:
             blocks.append(
                 Block(
                     "",
