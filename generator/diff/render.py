@@ -8,6 +8,7 @@ from typing import Any
 from generator.diff.model import PlanDiff
 from generator.emit.slurm.hostlist import compress
 from generator.plan.model import Device, Endpoint, Link
+from generator.safetext import inline
 
 TEXT_LIMIT = 20  # items listed per section in text; JSON and the work order list everything
 
@@ -175,7 +176,8 @@ def _layers(links: list[Link] | tuple[Link, ...]) -> str:
 
 def to_text(diff: PlanDiff) -> str:
     o, n = diff.old.cluster, diff.new.cluster
-    out = [f"blueprint diff: {o.name} ({o.source_file}) → {n.name} ({n.source_file})"]
+    # the file names are the user's: a line break or escape sequence in one stays on this line, shown
+    out = [f"blueprint diff: {o.name} ({inline(o.source_file)}) → {n.name} ({inline(n.source_file)})"]
     if diff.fabrics is not None:
         out.append(
             f"fabrics compared: {', '.join(diff.fabrics)} (devices: their switches and the nodes on them)"

@@ -138,3 +138,14 @@ def test_a_cable_that_moves_to_a_port_of_another_speed_is_re_pulled(tmp_path: Pa
     first = rerouted[0]["id"]
     assert {("re-pull-old", first), ("re-pull-new", first)} <= actions
     assert not any(a.startswith("move") for a, _ in actions)
+
+
+def test_a_file_name_stays_on_the_report_line(tmp_path: Path) -> None:
+    """A blueprint named with ESC and a line break wrote both raw into the report (stdout, summary.txt)."""
+    from conftest import EXAMPLES
+
+    odd = tmp_path / "a\x1b[31m\nb.yaml"
+    odd.write_text((EXAMPLES / "single-dgx-h100.yaml").read_text())
+    code, out, err = run_cli("diff", str(odd), str(EXAMPLES / "single-dgx-h100.yaml"))
+    assert code == 0, err
+    assert "\x1b" not in out and "a\\x1b[31m\\x0ab.yaml" in out.splitlines()[0]
