@@ -100,18 +100,26 @@ class GoingDown(NamedTuple):
     links: frozenset[str]  # cable ids: removed, moved, re-pulled, or on a device that goes down
 
 
+def _slots(plan: Plan) -> dict[str, tuple[int, int]]:
+    """Each rack's place on the floor, (row, position): what a device's rack is, whatever it is named."""
+    return {r.id: (r.row, r.position) for r in plan.racks}
+
+
 def _device_changes(
     old: Plan, new: Plan, old_dev: dict[str, Device], new_dev: dict[str, Device]
 ) -> DeviceChanges:
     replaced: list[Replacement] = []
     relocated: list[Relocation] = []
+    # by the rack's place, not its name: renamed racks (site.rack_names) moved every device, 91 unplugged
+    old_slot, new_slot = _slots(old), _slots(new)
     for d in new.devices:
         before = old_dev.get(d.name)
         if before is None or d.name not in new_dev:
             continue
         if before.model != d.model:
             replaced.append(Replacement(d.name, before.model, d.model))
-        if (before.rack, before.u) != (d.rack, d.u):
+        was = (old_slot.get(before.rack or "", before.rack), before.u)
+        if was != (new_slot.get(d.rack or "", d.rack), d.u):
             relocated.append(Relocation(d.name, before.rack, before.u, d.rack, d.u))
     return DeviceChanges(
         added=tuple(d for d in new.devices if d.name in new_dev and d.name not in old_dev),
@@ -308,12 +316,11 @@ def _compare(old: Plan, new: Plan, scope: tuple[str, ...] | None) -> PlanDiff:
     differing = _cable_changes(old_links, new_links)
     cables = differing.changes
     speeds = _port_speed_changes(differing)
-    old_racks, new_racks = {r.id for r in old.racks}, {r.id for r in new.racks}
-    racks_added, racks_removed = tuple(sorted(new_racks - old_racks)), tuple(sorted(old_racks - new_racks))
+    racks_added, racks_removed, renamed = _rack_changes(old, new)
     ends = _EndDevices.of(old_links)
     down = _going_down(old_links, ends, devices, cables)
     conflicts = _port_conflicts(old_links, ends, cables.added, down.links)
-    affected = _affected_racks(old, new, devices, cables, new_racks ^ old_racks)
+    affected = _affected_racks(old, new, devices, cables, {*racks_added, *racks_removed})
     reasons = _disruption_reasons(devices, cables, speeds, conflicts)
     return PlanDiff(
         old=old,
@@ -335,4 +342,19 @@ def _compare(old: Plan, new: Plan, scope: tuple[str, ...] | None) -> PlanDiff:
         devices_down=down.devices,
         disruptions=tuple(reasons) if (down.links or down.devices or conflicts) else (),
         conflicts=tuple(conflicts),
+        racks_renamed=renamed,
     )
+
+
+def _rack_changes(
+    old: Plan, new: Plan
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """Racks new and emptied by their place on the floor, and those only renamed (same row and position)."""
+    old_at = {slot: rid for rid, slot in _slots(old).items()}
+    new_at = {slot: rid for rid, slot in _slots(new).items()}
+    added = tuple(sorted(new_at[s] for s in new_at.keys() - old_at.keys()))
+    removed = tuple(sorted(old_at[s] for s in old_at.keys() - new_at.keys()))
+    renamed = tuple(
+        sorted((old_at[s], new_at[s]) for s in old_at.keys() & new_at.keys() if old_at[s] != new_at[s])
+    )
+    return added, removed, renamed

@@ -86,6 +86,7 @@ class PlanDiff:
     devices_down: tuple[str, ...]  # devices that are powered off / unplugged (removed, replaced, relocated)
     disruptions: tuple[str, ...]  # why the change is not live, in words
     conflicts: tuple[str, ...] = ()  # inconsistencies between the plans (a new cable on a port still in use)
+    racks_renamed: tuple[tuple[str, str], ...] = ()  # (old id, new id) of a rack in the same row and position
 
     @property
     def identical(self) -> bool:

@@ -151,6 +151,7 @@ def to_json(diff: PlanDiff) -> dict[str, Any]:
             "added": list(diff.racks_added),
             "removed": list(diff.racks_removed),
             "affected": list(diff.racks_affected),
+            "renamed": [{"old": a, "new": b} for a, b in diff.racks_renamed],
         },
         "disruption": {
             "live": diff.live,
@@ -188,6 +189,8 @@ def to_text(diff: PlanDiff) -> str:
             "no physical change"
             + ("" if same else " (the blueprints differ, but not in anything the physical plan holds)")
         )
+        if diff.racks_renamed:
+            out.append(f"racks renamed (new labels, nothing moves): {len(diff.racks_renamed):,}")
         return "\n".join(out) + "\n"
     for section in (_device_lines, _cable_lines, _port_and_rack_lines, _disruption_lines):
         out += section(diff)
@@ -260,6 +263,10 @@ def _port_and_rack_lines(diff: PlanDiff) -> list[str]:
         out.append(f"  new: {_list(diff.racks_added)}")
     if diff.racks_removed:
         out.append(f"  emptied: {_list(diff.racks_removed)}")
+    if diff.racks_renamed:  # a new label on the same rack: nothing moves
+        shown = ", ".join(f"{a} → {b}" for a, b in diff.racks_renamed[:TEXT_LIMIT])
+        more = len(diff.racks_renamed) - TEXT_LIMIT
+        out.append(f"  renamed (relabel only): {shown}" + (f" and {more:,} more" if more > 0 else ""))
     out.append(f"  affected: {_list(diff.racks_affected)}")
     return out
 

@@ -149,3 +149,23 @@ def test_a_file_name_stays_on_the_report_line(tmp_path: Path) -> None:
     code, out, err = run_cli("diff", str(odd), str(EXAMPLES / "single-dgx-h100.yaml"))
     assert code == 0, err
     assert "\x1b" not in out and "a\\x1b[31m\\x0ab.yaml" in out.splitlines()[0]
+
+
+def test_renamed_racks_move_nothing(tmp_path: Path) -> None:
+    """site.rack_names on the same floor: every device was reported relocated (91 unplugged, 1,096 links
+    down) and 21 racks new and 21 emptied; the racks are where they were."""
+    from conftest import EXAMPLES
+
+    old = tmp_path / "old.yaml"
+    old.write_text((EXAMPLES / "roce-rail-2tier.yaml").read_text())
+    assert "  racks_per_row: 12\n" in old.read_text()
+    new = tmp_path / "new.yaml"
+    template = "  rack_names: {template: 'A{row:02}-R{position:02}'}\n"
+    new.write_text(old.read_text().replace("  racks_per_row: 12\n", "  racks_per_row: 12\n" + template))
+    code, out, err = run_cli("diff", str(old), str(new), "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["identical"] and data["live"] and data["summary"]["devices_relocated"] == 0
+    renamed = data["racks"]["renamed"]
+    assert renamed and {"old": "r01-01", "new": "A01-R01"} in renamed
+    assert data["racks"]["added"] == data["racks"]["removed"] == []
