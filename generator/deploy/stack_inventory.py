@@ -205,8 +205,10 @@ def _same_hosts(where: str, hosts: dict[str, Any], outputs: StackOutputs) -> Non
 
 
 def _reach_hosts(where: str, hosts: dict[str, Any], outputs: StackOutputs, access: dict[str, Any]) -> None:
+    seen: dict[str, str] = {}
     for host, hv in hosts.items():
         node = outputs.nodes[host].model_dump(exclude_none=True)
+        _own_address(where, host, hv.get("cb_mgmt_address"), node, seen)
         try:
             reach = host_access(access, node, host)
         except AccessError as exc:
@@ -216,6 +218,27 @@ def _reach_hosts(where: str, hosts: dict[str, Any], outputs: StackOutputs, acces
         hv["cb_mgmt_address"] = Foreign(node["address"])
         if reach.ssh_common_args is not None:
             hv["ansible_ssh_common_args"] = Foreign(reach.ssh_common_args)
+
+
+def _own_address(where: str, host: str, planned: Any, node: dict[str, Any], seen: dict[str, str]) -> None:
+    """A host's stack address is its own: the one the build planned where it planned one (MAAS static
+    management addresses), and no other host's (every host at one address sent the whole inventory to one
+    machine); the same for cloud instance ids."""
+    address = str(node["address"])
+    if planned is not None and str(planned) != address:
+        raise StackInventoryError(
+            _at(where, "nodes", host, "address"),
+            f"{one_line(address)[:64]}, but the build planned {planned} for {host} (not this build's stack?)",
+        )
+    for key in ("address", "instance"):
+        value = node.get(key)
+        if value is None:
+            continue
+        first = seen.setdefault(f"{key}={value}", host)
+        if first != host:
+            raise StackInventoryError(
+                _at(where, "nodes", host, key), f"{one_line(str(value))[:64]} is also {first}'s {key}"
+            )
 
 
 def build_inventory(build: Path, outputs: StackOutputs, where: str = "outputs") -> dict[str, Any]:

@@ -419,3 +419,42 @@ def test_the_inventory_never_replaces_an_input(case: Any, target: str) -> None:
     code, out, err = run_cli("inventory", str(build), "--from-stack", str(outputs), "-o", str(path))
     assert code == 2 and "would replace" in err, out + err
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("key", ["address", "instance"])
+def test_two_hosts_at_one_address_or_instance_are_refused(case: Any, key: str) -> None:
+    """Every host at one address sent the whole inventory to one machine; it was accepted."""
+    build, outputs, data = case("aws")
+    first, second = sorted(data["nodes"])[:2]
+    data["nodes"][second][key] = data["nodes"][first][key]
+    outputs.write_text(json.dumps(data))
+    refused(build, outputs, f": $.nodes.{second}.{key}", f"also {first}'s {key}")
+
+
+def test_an_address_other_than_the_planned_one_is_refused(tmp_path: Path) -> None:
+    """MAAS hosts get the build's static management addresses: a stack naming other ones (another site's
+    stack, or every node at 192.168.66.6) was accepted and every ansible_host pointed off the plan."""
+    build = tmp_path / "maas"
+    code, out, err = run_cli(
+        "generate", str(EXAMPLES / "maas-onprem-h100.yaml"), "-o", str(build), "--only", "ansible,pulumi"
+    )
+    assert code == 0, out + err
+    inventory = YAML(typ="safe", pure=True).load((build / "ansible" / "inventory.yml").read_text())
+    planned = {
+        h: hv["cb_mgmt_address"]
+        for g, grp in inventory["all"]["children"].items()
+        if g.startswith("pool_")
+        for h, hv in grp["hosts"].items()
+    }
+    cluster = json.loads((build / "pulumi" / "cluster.json").read_text())
+    outputs = tmp_path / "outputs.json"
+    nodes = {h: {"address": a} for h, a in planned.items()}
+    outputs.write_text(json.dumps({"blueprint": cluster["blueprint"], "nodes": nodes}))
+    code, out, err = run_cli(
+        "inventory", str(build), "--from-stack", str(outputs), "-o", str(tmp_path / "i.yml")
+    )
+    assert code == 0, out + err  # the planned addresses: accepted
+    host = sorted(planned)[0]
+    nodes[host] = {"address": "192.168.66.6"}
+    outputs.write_text(json.dumps({"blueprint": cluster["blueprint"], "nodes": nodes}))
+    refused(build, outputs, f": $.nodes.{host}.address", f"planned {planned[host]} for {host}")
