@@ -152,17 +152,26 @@ def _recorded(path: str | None, budget: ByteBudget) -> dict[int, str]:
 
 def _write(args: argparse.Namespace, cluster: ResolvedCluster, out: Path, files: GuidFiles) -> None:
     from generator.emit.subnet_manager import render_partitions, sm_plan
-    from generator.fsutil import atomic_write_text
+    from generator.fsutil import OutputRefused, atomic_write_files
     from generator.verify.sm_guids import render_guids
 
+    texts = {"cn_guids.conf": render_guids(files.cns), "node-name-map": files.node_name_map()}
     if files.needs_roots:
-        atomic_write_text(out / "root_guids.conf", render_guids(files.roots))
-    atomic_write_text(out / "cn_guids.conf", render_guids(files.cns))
-    atomic_write_text(out / "node-name-map", files.node_name_map())
+        texts["root_guids.conf"] = render_guids(files.roots)
     fabric = cluster.fabrics[args.fabric]
     if fabric.spec.subnet_manager is not None:
-        part = render_partitions(cluster, sm_plan(cluster, args.fabric), files.pool_ports)
-        atomic_write_text(out / "partitions.conf", part)
+        texts["partitions.conf"] = render_partitions(cluster, sm_plan(cluster, args.fabric), files.pool_ports)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputRefused(f"cannot write {out}: {exc.strerror or exc}") from None
+    # the files as one set: a failure part-way left GUID files of two discoveries side by side
+    atomic_write_files(out, {name: text.encode() for name, text in texts.items()})
+    stale = out / "root_guids.conf"
+    if not files.needs_roots and stale.is_file():
+        # only with --force (_outputs): a root file of an earlier plan, which the opensm role installs and
+        # OpenSM's ftree would rank this fabric by
+        stale.unlink()
     missing = files.missing
     note(
         args,

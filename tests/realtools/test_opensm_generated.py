@@ -214,3 +214,26 @@ def test_leaf_listed_as_root_is_rejected_before_opensm(
     code, _, err = run_cli("sm-guids", FIXTURE, "--discovered", str(dump), "--check-roots", str(bad))
     assert code == 1
     assert f"{bad}:3:" in err and "c-leaf-su1-r3 (leaf)" in err, err
+
+
+def test_a_plan_without_a_top_tier_leaves_no_stale_root_file(
+    simulator: Callable[..., Simulator], tmp_path: Path
+) -> None:
+    """The hypercube has no top tier, so no root file: `sm-guids --force` into a folder holding an earlier
+    plan's root_guids.conf left it there, and the opensm role installs whatever root file it finds."""
+    example = str(Path(__file__).resolve().parents[2] / "examples" / "hypercube-research.yaml")
+    plan = plan_of(example)
+    net = render_netfile(plan, "compute")
+    sim = simulator(net, "cube")
+    dump = tmp_path / "ibnetdiscover.out"
+    dump.write_text(sim.ibnetdiscover(_ca_hosts(net)[0]))
+    out = tmp_path / "etc"
+    out.mkdir()
+    (out / "root_guids.conf").write_text("0x0000000000001234\n")
+    code, _, err = run_cli("sm-guids", example, "--discovered", str(dump), "-o", str(out))
+    assert code == 2 and "--force" in err  # never replaced unasked
+    assert (out / "root_guids.conf").exists()
+    code, _, err = run_cli("sm-guids", example, "--discovered", str(dump), "-o", str(out), "--force")
+    assert code == 0 and "no root file" in err, err
+    assert not (out / "root_guids.conf").exists()
+    assert (out / "cn_guids.conf").read_text().count("\n") == 64  # every HCA port of the 64 nodes
