@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -142,6 +143,8 @@ def _number(cell: str) -> int | float | None:
     if not cell:
         return None
     value = float(cell)
+    if not math.isfinite(value) or value < 0:  # `inf` overflowed Nautobot's whole-number length (exit 3)
+        raise ValueError(f"length `{cell[:40]}` is not a length")
     return int(value) if value.is_integer() else value
 
 

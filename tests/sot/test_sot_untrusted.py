@@ -242,3 +242,21 @@ def test_a_redirect_or_a_login_page_is_a_clear_refusal(
     finally:
         front.close()
     assert netbox.writes() == []
+
+
+@pytest.mark.parametrize("length", ["inf", "nan", "-3"])
+def test_a_cable_length_that_is_no_length_is_located(
+    builds: dict, netbox: FakeNetBox, tmp_path: Path, length: str
+) -> None:
+    """`inf` overflowed Nautobot's whole-number length (OverflowError, exit 3) and reached NetBox as is."""
+    build = copy_build(builds["small"], tmp_path / "build")
+    first = netbox_rows(build, "cables.csv")[0]["label"]
+
+    def cut(row: dict[str, str]) -> None:
+        if row["label"] == first:
+            row["length"] = length
+
+    rewrite(build, "cables.csv", cut)
+    code, _, err = run_cli("sot", "push", str(build), "--url", netbox.url, "--token", TOKEN)
+    assert code == 2 and "cables.csv:2" in err and "not a length" in err, err
+    assert netbox.requests == []
