@@ -180,9 +180,12 @@ def run(args: argparse.Namespace) -> int:
 
     failed = [f for f in _check(text) if f.severity is Severity.ERROR]
     if failed:  # the user's own GPU count can leave too little memory (1, as `validate`); else a bug (3)
+        from generator.rules.dep.dep010_address_plan import AddressPlanFits
         from generator.rules.wrk.wrk002_memory_fit import MemoryFit  # the model does not fit the GPUs' memory
 
-        memory_only = req.gpus is not None and all(f.rule == MemoryFit.id for f in failed)
+        # or more nodes than the starter's default addresses hold (8,181 a rail in 10.100.0.0/16): exit 1
+        given_ids = {MemoryFit.id, AddressPlanFits.id}
+        memory_only = req.gpus is not None and all(f.rule in given_ids for f in failed)
         given = " with the --gpus given" if memory_only else ""
         errors = "; ".join(f"{f.rule}: {f.message}" for f in failed)
         err_console.print(

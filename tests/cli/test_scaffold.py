@@ -73,6 +73,14 @@ def test_init_from_advice_keeps_its_precision_and_sequence_length(tmp_path: Path
     ]
 
 
+def test_init_past_the_default_address_plan_says_so(tmp_path: Path) -> None:
+    """70,000 GPUs: the starter's default compute addresses hold 8,181 nodes a rail; an internal error (3)."""
+    target = tmp_path / "big.yaml"
+    code, _, err = run_cli("init", "--params", "70e9", "--gpus", "70000", "-o", str(target))
+    assert code == 1 and "DEP010" in err and "8181 node addresses" in err, err
+    assert not target.exists()
+
+
 def test_init_interactive_with_defaults_and_a_retry(tmp_path: Path) -> None:
     target = tmp_path / "asked.yaml"
     answers = "lab1\n7e9\nbogus\n\n16\n\n"  # name, params, a bad mode then the default, GPUs, GPU default
