@@ -456,3 +456,17 @@ def test_rules_never_crash_on_generated_blueprints() -> None:
                 assert f.rule == rule_cls.id and f.path and re.search(r"\d", f.message), f
 
     run()
+
+
+def test_an_nvl72_rack_short_of_power_is_told_to_take_the_whole_domain(tmp_path: Path) -> None:
+    """PWR001 said "at most 5 per rack", which PWR007 then refuses: a rack-scale NVLink domain is racked
+    whole, so the way out is the rack's power."""
+    bp = tmp_path / "nvl.yaml"
+    bp.write_text(
+        "apiVersion: cluster-blueprint/v1\nname: nvl\npools:\n  - {name: gpu, count: 36, server: gb200-nvl72-tray}\n"
+        "fabrics:\n  compute:\n    technology: infiniband-ndr\n"
+        "    topology: {kind: fat-tree, switch: qm9700, rail_optimized: true, scalable_unit: 18}\n"
+    )
+    found = [f for f in check(bp).findings if f.rule in ("PWR001", "PWR007")]
+    assert [f.rule for f in found] == ["PWR001"], found
+    assert "raise site.rack.power_kw to 120.6 kW or more" in (found[0].hint or "")

@@ -38,12 +38,19 @@ class RackPower(Rule):
                 total = npr * kw
                 if npr * watts(kw) > watts(budget):
                     fit = watts(budget) // watts(kw)
+                    # a rack-scale NVLink domain is racked whole (PWR007): fewer a rack is no way out
+                    whole = npr == pool.server.nodes_per_nvlink_domain > 1
+                    hint = (
+                        f"its NVLink domain is racked whole: raise site.rack.power_kw to {total:g} kW or more"
+                        if whole
+                        else f"at most {fit} per rack at {budget:g} kW, or raise site.rack.power_kw"
+                    )
                     yield self.finding(
                         f"pool `{pool.name}`: {npr} × {pool.server_id} at {kw:g} kW = {total:g} kW per "
                         "rack, over the "
                         f"{budget:g} kW budget (site.rack.power_kw)",
                         (*pool.source_path, "placement", "nodes_per_rack"),
-                        f"at most {fit} per rack at {budget:g} kW, or raise site.rack.power_kw",
+                        hint,
                     )
             elif watts(kw) > watts(budget):
                 yield self.finding(

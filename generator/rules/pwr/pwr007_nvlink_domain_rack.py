@@ -1,14 +1,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
-
-if TYPE_CHECKING:
-    from generator.plan.model import Plan
-    from generator.resolve.model import ResolvedPool
 
 
 class NvlinkDomainRack(Rule):
@@ -19,7 +14,8 @@ class NvlinkDomainRack(Rule):
     18 trays per NVL72 rack). Such a pool is racked one domain a rack by default; a ``nodes_per_rack`` of
     another count places trays of one domain in different racks, which their NVLink cannot reach, and the
     Slurm blocks (``topology/block``) that name the domains no longer match the racks. The rack's power
-    must take the whole domain (PWR001 says by how much it does not).
+    must take the whole domain (PWR001 says by how much it does not); PWR008 warns where the plan's scalable
+    units rack a domain apart.
     """
 
     id = "PWR007"
@@ -34,14 +30,10 @@ class NvlinkDomainRack(Rule):
         if cluster.is_cloud:
             return
         declared = {p.name: p.placement.nodes_per_rack for p in cluster.blueprint.pools}
-        split: list[ResolvedPool] = []
         for pool in cluster.pools:
             per_domain = pool.server.nodes_per_nvlink_domain
-            if per_domain <= 1 or pool.cloud is not None:
-                continue
             npr = declared.get(pool.name)
-            if npr is None or npr == per_domain:
-                split.append(pool)
+            if per_domain <= 1 or pool.cloud is not None or npr is None or npr == per_domain:
                 continue
             why = "domains would be split across racks" if npr % per_domain else "a rack holds one domain"
             yield self.finding(
@@ -50,24 +42,3 @@ class NvlinkDomainRack(Rule):
                 (*pool.source_path, "placement", "nodes_per_rack"),
                 f"nodes_per_rack: {per_domain}, or leave it out",
             )
-        plan = ctx.plan if split else None
-        if plan is None:  # nothing to hold, or no plan (PLN001 says why)
-            return
-        for pool in split:
-            yield from self._racked_apart(pool, plan)
-
-    def _racked_apart(self, pool: ResolvedPool, plan: Plan) -> Iterator[Finding]:
-        """The first domain whose nodes the plan puts in more than one rack (a scalable unit that is no
-        whole number of domains starts a new rack part-way through one)."""
-        by_name = plan.device_by_name
-        for hosts in pool.nvlink_domains:
-            racks = sorted({by_name[h].rack or "" for h in hosts if h in by_name})
-            if len(racks) > 1:
-                yield self.finding(
-                    f"pool `{pool.name}`: the NVLink domain of {hosts[0]}..{hosts[-1]} ({len(hosts)} nodes) "
-                    f"is racked in {len(racks)} racks ({', '.join(racks[:4])})",
-                    pool.source_path,
-                    f"make the compute fabric's scalable_unit a multiple of {len(hosts)} nodes, so no unit "
-                    "ends inside a domain",
-                )
-                return
