@@ -102,6 +102,7 @@ class PlanDiff:
             or self.port_speeds
             or self.racks_added
             or self.racks_removed
+            or self.racks_renamed  # nothing moves, but every cable label naming the rack changes
         )
 
     @property

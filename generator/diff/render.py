@@ -189,8 +189,6 @@ def to_text(diff: PlanDiff) -> str:
             "no physical change"
             + ("" if same else " (the blueprints differ, but not in anything the physical plan holds)")
         )
-        if diff.racks_renamed:
-            out.append(f"racks renamed (new labels, nothing moves): {len(diff.racks_renamed):,}")
         return "\n".join(out) + "\n"
     for section in (_device_lines, _cable_lines, _port_and_rack_lines, _disruption_lines):
         out += section(diff)

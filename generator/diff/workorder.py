@@ -2,9 +2,10 @@
 
 Step 1 takes down what goes (``remove``, ``move-from``, ``re-pull-old``, ``unplug`` for cables of devices
 that are replaced or moved), step 2 handles the devices (``devices.csv``), step 3 pulls what comes
-(``add``, ``move-to``, ``re-pull-new``, ``replug``). Cable rows are the cabling emitter's rows
-(``generator.emit.cabling.rows.cable_rows``, same labels and columns as the full cable plan) with an
-action and a step in front; old-side rows are labelled from the old plan, new-side rows from the new one.
+(``add``, ``move-to``, ``re-pull-new``, ``replug``) and relabels the cables of renamed racks (``relabel``).
+Cable rows are the cabling emitter's rows (``generator.emit.cabling.rows.cable_rows``, same labels and columns
+as the full cable plan) with an action and a step in front; old-side rows are labelled from the old plan,
+new-side rows from the new one.
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ def cable_actions(diff: PlanDiff) -> tuple[list[tuple[str, Link]], list[tuple[st
         up[c.id] = "re-pull-new"
     for x in diff.cables_added:
         up[x.id] = "add"
+    _relabels(diff, down, up)
     new_ids = {x.id for x in diff.new.links}
     for cid in diff.links_down:  # cables of replaced/relocated/removed devices that keep their ports
         if cid not in down:
@@ -85,6 +87,21 @@ def cable_actions(diff: PlanDiff) -> tuple[list[tuple[str, Link]], list[tuple[st
     old_by = {x.id: x for x in diff.old.links}
     new_by = {x.id: x for x in diff.new.links}
     return ([(a, old_by[i]) for i, a in down.items()], [(a, new_by[i]) for i, a in up.items()])
+
+
+def _relabels(diff: PlanDiff, down: dict[str, str], up: dict[str, str]) -> None:
+    """Cables that stay but end in a renamed rack: their labels name the rack (site.rack_names, the cabling
+    plan's labels), so each is relabelled in step 3 with its new labels."""
+    renamed = {new for _, new in diff.racks_renamed}
+    if not renamed:
+        return
+    by_name = diff.new.device_by_name
+    for x in diff.new.links:
+        if x.id in up or x.id in down or (diff.fabrics is not None and x.fabric not in diff.fabrics):
+            continue
+        racks = {getattr(by_name.get(ep.device), "rack", None) for ep in (x.a, x.b)}
+        if racks & renamed:
+            up[x.id] = "relabel"
 
 
 def _rows(plan_links: list[tuple[str, Link]], diff_side: str, diff: PlanDiff) -> list[tuple[str, CableRow]]:

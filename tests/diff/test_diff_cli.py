@@ -151,9 +151,10 @@ def test_a_file_name_stays_on_the_report_line(tmp_path: Path) -> None:
     assert "\x1b" not in out and "a\\x1b[31m\\x0ab.yaml" in out.splitlines()[0]
 
 
-def test_renamed_racks_move_nothing(tmp_path: Path) -> None:
+def test_renamed_racks_move_nothing_and_relabel_their_cables(tmp_path: Path) -> None:
     """site.rack_names on the same floor: every device was reported relocated (91 unplugged, 1,096 links
-    down) and 21 racks new and 21 emptied; the racks are where they were."""
+    down) and 21 racks new and 21 emptied. The racks are where they were; what changes is every label that
+    names one, so the change is live and its work order relabels those cables."""
     from conftest import EXAMPLES
 
     old = tmp_path / "old.yaml"
@@ -162,10 +163,16 @@ def test_renamed_racks_move_nothing(tmp_path: Path) -> None:
     new = tmp_path / "new.yaml"
     template = "  rack_names: {template: 'A{row:02}-R{position:02}'}\n"
     new.write_text(old.read_text().replace("  racks_per_row: 12\n", "  racks_per_row: 12\n" + template))
-    code, out, err = run_cli("diff", str(old), str(new), "--format", "json")
-    assert code == 0, err
+    wo = tmp_path / "wo"
+    code, out, err = run_cli("diff", str(old), str(new), "--format", "json", "--work-order", str(wo))
+    assert code == 1, err
     data = json.loads(out)
-    assert data["identical"] and data["live"] and data["summary"]["devices_relocated"] == 0
+    assert data["live"] and not data["identical"] and data["summary"]["devices_relocated"] == 0
     renamed = data["racks"]["renamed"]
     assert renamed and {"old": "r01-01", "new": "A01-R01"} in renamed
     assert data["racks"]["added"] == data["racks"]["removed"] == []
+    with open(wo / "work-order.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows and {r["action"] for r in rows} == {"relabel"}
+    assert all(r["step"] == "3" for r in rows)
+    assert any(r["a_label"].startswith("dc1-A01-R01-") for r in rows), rows[0]
