@@ -31,7 +31,9 @@ _PORT_LINE = re.compile(
 )
 _ID_GUID = re.compile(r"^[SHR]-([0-9a-fA-F]{16})$")
 _GUID_ID = re.compile(r"[0-9a-fA-F]{1,16}")  # a node id that is a GUID (a peer's, on a CA's port line)
-_FILE_GUID = re.compile(r"^\s*(0x[0-9a-fA-F]{1,16}|\d{1,20})\s*$")
+# a GUID file's line as OpenSM's parse_node_map reads it (below): blanks, a number strtoull(p, &e, 0) takes
+# whole, then a blank, a `#` or the end (text after the number, such as a name, is allowed)
+_FILE_NUMBER = re.compile(r"[ \t\v\f\r]*(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)(?=[ \t\v\f\r#]|$)")
 # Read in one match where ibnetdiscover printed them (generator/verify/ibnetdiscover.py does the same for
 # verify-cabling): a record's head (blank lines; vendid/devid/sysimgguid, which parse_nodes skips; the node
 # GUID; the Switch/Ca/Rt line), and a run of a switch's port lines, which parse_nodes only checks, so a run
@@ -324,21 +326,18 @@ def render_guids(entries: tuple[tuple[int, str], ...]) -> str:
     return "".join(f"0x{g:016x}\n" for g, _ in entries)
 
 
-def _c_number(text: str) -> int | None:
-    """A GUID file's number as OpenSM reads it: ``strtoull(p, &e, 0)`` in ``parse_node_map``, which ftree
-    reads its root file with (linux-rdma/opensm osm_ucast_ftree.c: "cannot parse root guids file"; the
-    complib node name map code): 0x hex, a leading 0 octal, else decimal; None where OpenSM refuses the file
-    (an 8 or 9 ends an octal number before the line ends) or the value passes 64 bits."""
-    t = text.strip()
-    if t[:2].lower() == "0x":
-        value = int(t, 16)
-    elif len(t) > 1 and t.startswith("0"):
-        if not set(t) <= set("01234567"):
-            return None
-        value = int(t, 8)
+def _c_number(token: str) -> int:
+    """A GUID file's number (a _FILE_NUMBER match) as OpenSM reads it: ``strtoull(p, &e, 0)`` in
+    ``parse_node_map``, which ftree reads its root file with (linux-rdma/opensm osm_ucast_ftree.c: "cannot
+    parse root guids file"; the complib node name map code): 0x hex, a leading 0 octal, else decimal, and
+    past 64 bits ULLONG_MAX (strtoull saturates; parse_node_map does not look at errno)."""
+    if token[:2].lower() == "0x":
+        value = int(token, 16)
+    elif len(token) > 1 and token.startswith("0"):
+        value = int(token, 8)
     else:
-        value = int(t, 10)
-    return value if value < 1 << 64 else None
+        value = int(token, 10)
+    return min(value, (1 << 64) - 1)
 
 
 @dataclass
@@ -355,12 +354,12 @@ class _RootCheck:
 
     def problem(self, no: int, line: str) -> str | None:
         """Why line ``no`` is not one more top-tier switch of the plan (None: it is, and is recorded)."""
-        m = _FILE_GUID.match(line)
-        if m is None:
-            return f"`{line.strip()}` is not a GUID (OpenSM would skip it)"
+        if line.lstrip(" \t\v\f\r").startswith("#"):  # a comment line: parse_node_map skips it
+            return None
+        m = _FILE_NUMBER.match(line)
+        if m is None:  # parse_node_map returns -1 and ftree logs "cannot parse root guids file"
+            return f"`{line.strip()}` is not a GUID: OpenSM refuses the whole file at it"[:300]
         guid = _c_number(m.group(1))
-        if guid is None:
-            return f"`{line.strip()}`: OpenSM cannot read it (refuses the file)"[:300]
         node = self.by_guid.get(guid)
         if node is None:
             return f"0x{guid:016x} is not in the discovered fabric ({self.source})"
@@ -375,9 +374,7 @@ class _RootCheck:
                 f"0x{guid:016x} is {name} ({role}); ftree roots must be the top tier "
                 f"({len(self.top)} switches, e.g. {min(self.top)})"
             )
-        if name in self.listed:
-            return f"{name} is listed again (first on line {self.listed[name]})"
-        self.listed[name] = no
+        self.listed.setdefault(name, no)  # a switch listed twice names the same root: not refused
         return None
 
 

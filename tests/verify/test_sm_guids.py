@@ -79,43 +79,50 @@ def test_check_roots_names_every_bad_line(plan, tmp_path: Path) -> None:  # type
     assert msg[0].startswith("roots:2: ") and "c-leaf-su2-r7 (leaf)" in msg[0]
     assert msg[1].startswith("roots:3: ") and f"is a CA (gpu016 {dgx_a100_compute_hcas()[7]})" in msg[1]
     assert msg[2].startswith("roots:4: ") and "not in the discovered fabric" in msg[2]
-    assert msg[3].startswith("roots:5: ") and "is not a GUID" in msg[3]
+    assert msg[3].startswith("roots:5: ") and "is not a GUID: OpenSM refuses the whole file" in msg[3]
     assert msg[4].startswith("roots: 3 of the 4 top-tier switches are not listed") and len(msg) == 5
     f = tmp_path / "roots.conf"
     f.write_text(bad)
     code, _, err = run_cli("sm-guids", BLUEPRINT, "--discovered", str(DUMP), "--check-roots", str(f))
     assert code == 1 and f"{f}:2:" in err
     # a form feed ends no line (OpenSM reads the file with fgets): the bad line is still line 2
-    with pytest.raises(GuidError, match=r"^roots:2: `not-a-guid` is not a GUID"):
+    with pytest.raises(GuidError, match=r"^roots:2: `not-a-guid` is not a GUID: OpenSM refuses"):
         check_roots(plan, "compute", text, "d", f"0x{spine:016x}\f\nnot-a-guid\n", "roots")
 
 
 def test_check_roots_holds_a_list_to_what_the_written_file_is_held_to(plan) -> None:  # type: ignore[no-untyped-def]
-    """One spine of four, a spine twice, or nothing at all passed `--check-roots` ("every root is a top-tier
-    switch"), where the file `sm-guids -o` writes must name every top-tier switch (ftree ranks the fabric
-    from a partial root list)."""
+    """One spine of four, or nothing at all, passed `--check-roots` ("every root is a top-tier switch"),
+    where the file `sm-guids -o` writes must name every top-tier switch (ftree ranks the fabric from a
+    partial root list)."""
     text = DUMP.read_text()
     one = f"0x{_switch_guid(text, 'c-spine-001'):016x}\n"
-    for listed, says in (
-        (one, "3 of the 4"),
-        ("", "4 of the 4"),
-        (one + one, "listed again (first on line 1)"),
-    ):
+    for listed, says in ((one, "3 of the 4"), ("", "4 of the 4"), (one + one, "3 of the 4")):
         with pytest.raises(GuidError, match=re.escape(says)):
             check_roots(plan, "compute", text, "d", listed, "roots")
     check_roots(plan, "compute", text, "d", one, "roots", accept_missing=True)  # as the operator chose
 
 
-def test_check_roots_reads_numbers_as_opensm_does(plan) -> None:  # type: ignore[no-untyped-def]
-    """strtoull(p, &e, 0): `0123` is octal, `0129` refused; int(x, 0) raised ValueError (exit 3)."""
+def test_check_roots_reads_lines_as_opensm_does(plan) -> None:  # type: ignore[no-untyped-def]
+    """OpenSM's parse_node_map: `#` lines skipped, a name after the GUID allowed, strtoull(p, &e, 0): `0123`
+    octal, `0129` refused (int(x, 0) raised ValueError: exit 3), past 64 bits saturated."""
     text = DUMP.read_text()
-    for line in ("0123", "0129", "99999999999999999999"):
-        with pytest.raises(GuidError, match=r"^roots:1: "):
+    spines = [_switch_guid(text, f"c-spine-00{i}") for i in range(1, 5)]
+    lines = [
+        "# spines of hall A",
+        f"0x{spines[0]:016x} c-spine-001",
+        f"0x{spines[1]:x}#two",
+        f"0{spines[2]:o}",
+    ]
+    lines += [f"  {spines[3]}\t# decimal", f"0x{spines[3]:016x}"]  # the fourth twice
+    check_roots(plan, "compute", text, "d", "\n".join(lines) + "\n", "roots")
+    for line, says in (
+        ("0129", "OpenSM refuses"),
+        ("0x", "OpenSM refuses"),
+        ("99999999999999999999", "0xffff"),
+    ):
+        with pytest.raises(GuidError, match=r"^roots:1: ") as exc:
             check_roots(plan, "compute", text, "d", line + "\n", "roots")
-    spine = _switch_guid(text, "c-spine-001")
-    with pytest.raises(GuidError) as exc:  # the spine in octal is the spine: only the other three missing
-        check_roots(plan, "compute", text, "d", f"0{spine:o}\n", "roots")
-    assert str(exc.value).startswith("roots: 3 of the 4")
+        assert says in str(exc.value)
 
 
 def test_check_roots_on_a_fabric_without_a_top_tier_is_refused(tmp_path: Path) -> None:
