@@ -262,8 +262,8 @@ def _report(
     args: argparse.Namespace, results: dict[str, HostResult], rc: int, status: str, tail: str = ""
 ) -> int:
     bad = [r for r in results.values() if r.status in ("failed", "unreachable")]
-    # no host at all: Ansible exits 0 on an inventory it cannot parse or a --limit that matches nothing
-    # (a warning only), and this said "done"
+    # no host at all: Ansible warns and exits 0 on an inventory it cannot parse, and this said "done" (a
+    # --limit matching nothing is Ansible's own error, rc 1)
     code = 1 if bad or rc != 0 or not results else 0
     if args.format == "json":
         payload = {

@@ -126,6 +126,7 @@ def run_push(args: argparse.Namespace) -> int:
 def run_csv(args: argparse.Namespace) -> int:
     from generator.emit.cabling.netbox import IMPORT_ORDER, MAX_CHUNK_ROWS, import_chunks
     from generator.foreign import ByteBudget
+    from generator.sot.build import netbox_dir
     from generator.sot.csvfiles import new_only, read_files, write_chunks
 
     if not args.output or args.output == "-":
@@ -137,9 +138,10 @@ def run_csv(args: argparse.Namespace) -> int:
             continue
         if not Path(folder).is_dir():
             return _fail(f"{folder}: not a folder")
-        if _nested(Path(args.output), Path(folder)):
+        read = netbox_dir(Path(folder))
+        if _nested(Path(args.output), read) or _holds(Path(args.output), Path(folder)):
             # --force replaces the -o folder whole: `-o BUILD/cabling` deleted the files it was reading
-            return _fail(f"-o {args.output} holds or is inside {option} {folder}: give a folder of its own")
+            return _fail(f"-o {args.output} holds or is inside the files {option} {folder} gives ({read})")
     budget = ByteBudget()
     files = read_files(Path(args.build), budget)
     if args.since:
@@ -155,6 +157,12 @@ def _nested(a: Path, b: Path) -> bool:
     """``a`` is ``b``, or one holds the other (resolved, so `x/../b` and symlinks count)."""
     ra, rb = a.resolve(), b.resolve()
     return ra == rb or ra in rb.parents or rb in ra.parents
+
+
+def _holds(a: Path, b: Path) -> bool:
+    """``a`` is ``b`` or a folder above it."""
+    ra, rb = a.resolve(), b.resolve()
+    return ra == rb or ra in rb.parents
 
 
 def _push(args: argparse.Namespace, token: str, desired: Any, batch: int) -> int:

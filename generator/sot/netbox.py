@@ -97,15 +97,16 @@ def _find_in_site(kind: str) -> Any:
 
 
 def _find_racks(b: NetBoxBackend, records: list[Record], ids: IdMap) -> dict[Key, Found]:
-    """Racks by name among the plan's locations: a rack name is unique within its location only, so one of
-    the same name in another location of the site (a lab's `r01-01`) is not the plan's, and was moved and
-    rewritten."""
+    """Racks by name among the plan's locations (or in none): a rack name is unique within its location only,
+    so one of the same name in another location of the site (a lab's `r01-01`) is not the plan's, and was
+    moved and rewritten; it is left alone, and the plan's is created beside it."""
     sites = _site_ids(records, ids)
     places = set(known(ref(ids, r, "location") for r in records))
     if not sites or not places:
         return {}
     rows = b.fetch("rack", site_id=sites[0], name=[r.key[-1] for r in records])
-    return b.found(rows, lambda row: (row["name"],) if row.get("location") in places else None)
+    # one at the site with no location yet (made by hand before the first push) is adopted and moved
+    return b.found(rows, lambda row: (row["name"],) if row.get("location") in (*places, None) else None)
 
 
 def _find_interfaces(b: NetBoxBackend, records: list[Record], ids: IdMap) -> dict[Key, Found]:

@@ -1,5 +1,5 @@
 """`blueprint configure` on what an operator types: the README's relative `configure build/`, an inventory
-Ansible cannot parse, a --limit that matches nothing. A one-host build on this machine (connection
+Ansible cannot parse. A one-host build on this machine (connection
 local), run by the real ansible-runner and ansible-playbook."""
 
 from __future__ import annotations
@@ -60,6 +60,4 @@ def test_an_inventory_ansible_cannot_read_is_not_done(tmp_path: Path) -> None:
     code, report, err = _configure(str(build), "-i", str(broken))
     assert code == 1 and report["hosts"] == {} and report["ok"] is False, err
     code, _, err = run_cli("configure", str(build), "-i", str(broken))
-    assert code == 1 and "no host ran a task" in err, err
-    code, _, err = run_cli("configure", str(build), "--limit", "nohost")
     assert code == 1 and "no host ran a task" in err, err

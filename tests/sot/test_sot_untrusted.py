@@ -149,6 +149,14 @@ def test_csv_refuses_an_output_folder_holding_or_inside_its_build(
     assert sorted(p.relative_to(build) for p in build.rglob("*")) == listing
 
 
+def test_csv_writes_a_new_folder_beside_the_files_it_reads(builds: dict, tmp_path: Path) -> None:
+    build = copy_build(builds["small"], tmp_path / "build")
+    code, _, err = run_cli("sot", "csv", str(build), "-o", str(build / "netbox-import"))
+    assert code == 0, err
+    assert (build / "cabling" / "netbox" / "devices.csv").is_file()
+    assert sorted(p.name for p in (build / "netbox-import").iterdir())[0].startswith("01-")
+
+
 def test_text_from_the_server_stays_on_its_line(netbox: FakeNetBox, builds: dict) -> None:
     """A description on the server holding a line break and escape sequences printed a `+` line of its own
     and set the terminal's title and colours."""
@@ -260,3 +268,18 @@ def test_a_cable_length_that_is_no_length_is_located(
     code, _, err = run_cli("sot", "push", str(build), "--url", netbox.url, "--token", TOKEN)
     assert code == 2 and "cables.csv:2" in err and "not a length" in err, err
     assert netbox.requests == []
+
+
+def test_a_rack_of_the_plan_at_the_site_without_a_location_is_adopted(
+    netbox: FakeNetBox, builds: dict
+) -> None:
+    build = builds["small"]
+    site = site_of(build)
+    there = netbox.add("sites", {"name": site["name"], "slug": site["slug"], "status": "active"})
+    name = netbox_rows(build, "racks.csv")[0]["name"]
+    made = netbox.add("racks", {"site": there["id"], "name": name, "u_height": 42})
+    code, report, err = push(netbox, build)
+    assert code == 0, err
+    assert name in report["kinds"]["rack"]["update"] and name not in report["kinds"]["rack"]["create"]
+    assert [r["id"] for r in netbox.db["racks"].values() if r["name"] == name] == [made["id"]]
+    assert netbox.db["racks"][made["id"]]["location"] is not None
