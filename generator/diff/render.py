@@ -271,7 +271,8 @@ def _port_and_rack_lines(diff: PlanDiff) -> list[str]:
 
 def _disruption_lines(diff: PlanDiff) -> list[str]:
     if diff.live:
-        return ["", "live: yes — only additions on free ports; no running link goes down"]
+        what = "only additions on free ports" if not diff.racks_renamed else "additions and relabelling only"
+        return ["", f"live: yes — {what}; no running link goes down"]
     return [
         "",
         f"live: no — {len(diff.links_down):,} running link(s) go down, "

@@ -176,3 +176,6 @@ def test_renamed_racks_move_nothing_and_relabel_their_cables(tmp_path: Path) -> 
     assert rows and {r["action"] for r in rows} == {"relabel"}
     assert all(r["step"] == "3" for r in rows)
     assert any(r["a_label"].startswith("dc1-A01-R01-") for r in rows), rows[0]
+    code, text, _ = run_cli("diff", str(old), str(new))
+    assert code == 1 and "live: yes — additions and relabelling only" in text
+    assert "renamed (relabel only): r01-01 → A01-R01" in text
