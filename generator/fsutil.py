@@ -7,7 +7,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -61,26 +61,35 @@ def _refused_unless_writable(target: Path) -> Iterator[None]:
         raise OutputRefused(f"cannot write {target}: {where}: {exc.strerror or exc}") from None
 
 
-def atomic_write_files(folder: Path, files: dict[str, bytes]) -> None:
-    """Each of ``files`` (name -> bytes) into the existing ``folder``, replacing its file of that name, and
-    only once every one is written beside it: a refusal or a full disk part-way leaves the old set, not a
-    mix of two (a work order's CSV of one change beside the workbook of another)."""
-    for name in files:
-        if (folder / name).is_dir() and not (folder / name).is_symlink():
-            raise OutputRefused(f"cannot write {folder / name}: a folder of that name is in the way")
-    made: dict[str, str] = {}
+def atomic_write_files(folder: Path, files: Mapping[str, bytes | Iterable[bytes]]) -> None:
+    """Each of ``files`` (a path relative to ``folder`` -> its bytes, or its parts in order) into the existing
+    ``folder``, replacing the file of that name, and only once every one is written beside it: a refusal or a
+    full disk part-way leaves the old set, not a mix of two (a work order's CSV of one change beside the
+    workbook of another; a cables.csv beside the labels of another plan). A folder on the way that is a
+    symbolic link is refused: it would write outside ``folder``."""
+    root = Path(os.path.abspath(folder))
+    for rel in files:
+        target = root / rel
+        for step in [*reversed(target.relative_to(root).parents)][1:]:
+            if (root / step).is_symlink():
+                raise OutputRefused(f"cannot write {target}: {root / step} is a symbolic link")
+        if target.is_dir() and not target.is_symlink():
+            raise OutputRefused(f"cannot write {target}: a folder of that name is in the way")
+    made: dict[Path, str] = {}
     try:
-        for name, data in files.items():
-            target = folder / name
+        for rel, data in files.items():
+            target = root / rel
             with _refused_unless_writable(target):
-                fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=folder)
-                made[name] = tmp
+                target.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+                made[target] = tmp
                 with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
+                    for part in (data,) if isinstance(data, bytes) else data:
+                        fh.write(part)
                 os.chmod(tmp, 0o666 & ~_umask())
-        for name, tmp in made.items():
-            with _refused_unless_writable(folder / name):
-                os.replace(tmp, folder / name)
+        for target, tmp in made.items():
+            with _refused_unless_writable(target):
+                os.replace(tmp, target)
     finally:
         for tmp in made.values():
             Path(tmp).unlink(missing_ok=True)

@@ -50,8 +50,8 @@ def _fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from generator.emit.cabling import FORMATS as ALL_FORMATS
-    from generator.emit.cabling import CablingError, render, write_files
-    from generator.fsutil import atomic_dir, checked_output_dir, output_lock
+    from generator.emit.cabling import CablingError, file_bytes, render, write_files
+    from generator.fsutil import atomic_dir, atomic_write_files, checked_output_dir, output_lock
     from generator.pipeline import check_or_raise
     from generator.plan.build import plan_or_raise
 
@@ -85,8 +85,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{out} exists and is not a directory")
     target = checked_output_dir(out, None)  # a symlink, `/`, home or a mount point: refused (exit 2)
     with output_lock(target):
-        if target.exists():
-            write_files(target, files)  # each file whole or not at all; other files in DIR are left alone
+        if target.exists():  # other files in DIR are left alone; ours are replaced as one set
+            atomic_write_files(target, {rel: file_bytes(data) for rel, data in files.items()})
         else:
             atomic_dir(target, lambda tmp: write_files(tmp, files))  # the folder appears whole or not at all
     n_cables = len(plan.links)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from generator.emit._registry import BuildContext, Emitter
@@ -126,6 +126,11 @@ def _render(
         for name, data in _format_files(cluster, plan, fmt, rows, fabric).items():
             out[f"{sub}/{name}" if sub else name] = data
     return dict(sorted(out.items()))
+
+
+def file_bytes(data: FileData) -> bytes | Iterator[bytes]:
+    """A file's bytes, or its parts in order for a CSV made a slice at a time."""
+    return (part.encode("utf-8") for part in data.parts()) if isinstance(data, CsvStream) else data
 
 
 def write_files(out: Path, files: Mapping[str, FileData]) -> None:
