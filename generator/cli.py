@@ -10,6 +10,7 @@ tests/cli/test_command_table.py checks the table equals what the modules registe
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -305,6 +306,13 @@ def failure(exc: BaseException) -> int | None:
             f"[bold red]error[/]: {safe(str(where))}: {safe(exc.strerror or str(exc))}", emoji=False
         )
         return None if os.environ.get("BLUEPRINT_DEBUG") else 2
+    if isinstance(exc, OSError) and exc.errno in _FULL:  # a write's error names no file: the disk's state
+        err_console.print(
+            f"[bold red]error[/]: {safe(exc.strerror or str(exc))} while writing (no file is left half "
+            "written): free space and run it again",
+            emoji=False,
+        )
+        return None if os.environ.get("BLUEPRINT_DEBUG") else 2
     if isinstance(exc, MemoryError):
         err_console.print("[bold red]out of memory[/]: this design is too large to process on this machine")
         return 2
@@ -316,6 +324,10 @@ def failure(exc: BaseException) -> int | None:
         "please report this with the blueprint that caused it (set BLUEPRINT_DEBUG=1 for a traceback)"
     )
     return None if os.environ.get("BLUEPRINT_DEBUG") else 3
+
+
+# no space, over quota, a file over the size limit (ulimit -f): the machine's state, not a fault of the tool
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
 def _users_path_refused(exc: BaseException) -> bool:

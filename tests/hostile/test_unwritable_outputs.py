@@ -91,3 +91,35 @@ def test_a_refused_path_of_the_tools_own_files_stays_an_internal_error() -> None
     assert not _users_path_refused(ValueError("not a path"))
     renamed = OSError(errno.EISDIR, "Is a directory", str(Path(own).parent / ".x.tmp"), "/srv/out")
     assert not _users_path_refused(renamed)  # one side is the tool's own: not the user's to fix
+
+
+def test_a_write_past_the_file_size_limit_is_said_not_reported_as_a_bug(tmp_path: Path) -> None:
+    """A full disk, a quota or `ulimit -f` (EFBIG here, the same path as ENOSPC): the write's OSError names no
+    file, and it ended in "internal error ... please report" (exit 3). Nothing half-written is left."""
+    import resource
+    import subprocess
+    import sys
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+
+    out = tmp_path / "build"
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "generator.cli",
+            "generate",
+            str(EXAMPLES / "roce-rail-2tier.yaml"),
+            "-o",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=small_files,
+        check=False,
+    )
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert "internal error" not in run.stderr and "File too large" in run.stderr
+    assert not out.exists() and not list(tmp_path.glob(".build*"))
