@@ -101,7 +101,15 @@ def merge_stack_files(out: Path, tmp: Path, overwrite_edited: bool) -> None:
         mine, new = out / rel, tmp / rel
         if not (mine.is_file() and not mine.is_symlink() and new.is_file()):
             continue
-        merged, clashes = merged_stack(mine.read_text(encoding="utf-8"), new.read_text(encoding="utf-8"))
+        try:
+            text = mine.read_text(encoding="utf-8")
+        except UnicodeDecodeError:  # was an internal error (exit 3): a hand edit like any other
+            text = None
+        merged, clashes = (
+            merged_stack(text, new.read_text(encoding="utf-8"))
+            if text is not None
+            else (None, ["the file (not UTF-8 any more)"])
+        )
         if clashes and not overwrite_edited:
             raise BuildRefused(
                 f"{out}/{rel}: {', '.join(clashes)} set by hand differ from the blueprint; change them in "
@@ -128,6 +136,8 @@ def merged_stack(mine: str, generated: str) -> tuple[str | None, list[str]]:
     doc = yaml.load(generated)
     ours = doc.get("config") or {}
     theirs = user.get("config") or {}
+    if not isinstance(theirs, dict):  # `config: "…"` was an internal error (exit 3), a list silently replaced
+        return None, ["config (not a mapping any more)"]
     clashes = [k for k in ours if k in theirs and theirs[k] != ours[k]]
     extra_config = {k: v for k, v in theirs.items() if k not in ours} if isinstance(theirs, dict) else {}
     extra_top = {k: v for k, v in user.items() if k not in doc}

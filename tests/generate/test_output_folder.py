@@ -120,6 +120,19 @@ def test_pulumi_config_set_keys_are_merged_not_replaced(build: Path) -> None:
     assert code == 0 and '"2.0"' in stack.read_text() and "secure: v1:abc" in stack.read_text()
 
 
+@pytest.mark.parametrize(
+    ("mine", "says"),
+    [(b'config: "a string"\n', "config (not a mapping"), (b"config:\n  k: \xff\n", "not UTF-8")],
+)
+def test_a_stack_file_edited_out_of_shape_is_a_hand_edit(build: Path, mine: bytes, says: str) -> None:
+    """`config:` holding a string, or a byte that is not UTF-8: internal errors (exit 3)."""
+    stack = build / "pulumi" / "Pulumi.prod.yaml"
+    stack.write_bytes(mine)
+    code, err = gen(build, "--only", "ansible,pulumi,report")
+    assert code == 1 and says in err, err
+    assert stack.read_bytes() == mine
+
+
 def test_owned_file_replaced_by_a_symlink_is_an_edit(build: Path, tmp_path: Path) -> None:
     summary = build / "report" / "SUMMARY.md"
     mine = tmp_path / "mine.md"
