@@ -209,6 +209,7 @@ class _Build:
     available: dict[str, Emitter]
     progress: Callable[[str], None] | None
     result: BuildResult
+    kept: set[str] = field(default_factory=set)  # files copied from the previous build (not asked for)
 
     def write_outputs(self, tmp: Path) -> None:
         cluster = self.checked.cluster
@@ -258,13 +259,20 @@ class _Build:
 
     def _keep_previous(self, name: str, tmp: Path) -> None:
         for rel in self.owned:
+            parts = Path(rel).parts
+            if Path(rel).is_absolute() or ".." in parts:  # a manifest edited to name a path outside the build
+                continue
             if rel.startswith(f"{name}/") and (self.out / rel).is_file():
                 (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(self.out / rel, tmp / rel)
+                self.kept.add(rel)
 
     def write_manifest(self, tmp: Path) -> None:
         cluster = self.checked.cluster
         files = {str(p.relative_to(tmp)): sha256_file(p) for p in sorted(tmp.rglob("*")) if p.is_file()}
+        # a kept file keeps the digest the tool wrote: one edited by hand (and let through by
+        # --overwrite-edited with --only of another output) is still an edit to the next generate
+        files.update({rel: self.owned[rel] for rel in self.kept if rel in files})
         manifest = {
             "tool": "cluster-blueprint",
             "version": __version__,

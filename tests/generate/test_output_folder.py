@@ -133,6 +133,22 @@ def test_a_stack_file_edited_out_of_shape_is_a_hand_edit(build: Path, mine: byte
     assert stack.read_bytes() == mine
 
 
+def test_an_edit_let_through_for_another_output_stays_an_edit(build: Path) -> None:
+    """`--only ansible --overwrite-edited` kept the hand-edited slurm file and recorded its digest as the
+    tool's: the next full generate replaced the edit silently."""
+    assert gen(build)[0] == 0  # every output
+    edited = build / "slurm" / "slurm.conf.fragment"
+    edited.write_text(edited.read_text() + "# mine\n")
+    code, err = gen(build, "--only", "ansible")
+    assert code == 1 and "slurm/slurm.conf.fragment" in err
+    code, err = gen(build, "--only", "ansible", "--overwrite-edited")
+    assert code == 0, err
+    assert edited.read_text().endswith("# mine\n")
+    code, err = gen(build)
+    assert code == 1 and "slurm/slurm.conf.fragment" in err, err
+    assert edited.read_text().endswith("# mine\n")
+
+
 def test_owned_file_replaced_by_a_symlink_is_an_edit(build: Path, tmp_path: Path) -> None:
     summary = build / "report" / "SUMMARY.md"
     mine = tmp_path / "mine.md"
