@@ -23,7 +23,14 @@ from generator.emit import emitters
 from generator.emit._registry import BuildContext, Emitter
 from generator.emit.pulumi import STACK
 from generator.forked import FORK_MIN_CABLES, Child, can_fork
-from generator.fsutil import atomic_dir, carry_entries, checked_output_dir, output_lock, user_entries
+from generator.fsutil import (
+    atomic_dir,
+    carry_entries,
+    checked_output_dir,
+    output_lock,
+    refuse_other_file_systems,
+    user_entries,
+)
 from generator.gcpause import gc_paused
 from generator.pipeline import Checked
 from generator.plan.build import plan_or_raise
@@ -186,6 +193,7 @@ def generate(
             else plan_or_raise(cluster, checked.loaded.locate)
         )
         theirs = user_entries(out, owned, skip=(MANIFEST,)) if out.is_dir() else []
+        refuse_other_file_systems(out, theirs)
         result = BuildResult(shown, [], {})
         build = _Build(checked, plan, out, wanted, owned, available, progress, result)
 

@@ -234,6 +234,26 @@ def user_entries(root: Path, owned: Iterable[str], skip: Iterable[str] = ()) -> 
     return sorted(found)
 
 
+def refuse_other_file_systems(root: Path, rels: Iterable[str]) -> None:
+    """OutputRefused if one of the user's entries ``rels`` of ``root``, or a folder inside one, is on another
+    file system (a share mounted in the build folder): the folder is replaced by a rename, so its entries are
+    carried by hard links, which cannot cross file systems. The copy made instead went to local disk, and
+    the old folder's removal then emptied the share."""
+    rels = list(rels)
+    home = root.stat().st_dev if rels else 0
+    for rel in rels:
+        top = root / rel
+        if top.is_symlink() or not top.is_dir():
+            continue
+        for folder, dirs, _ in os.walk(top):  # os.walk does not follow symbolic links
+            if os.stat(folder).st_dev != home or os.path.ismount(folder):
+                raise OutputRefused(
+                    f"{folder} is another file system mounted in the build folder; generate replaces the "
+                    "folder whole: unmount it or move it out, and rerun"
+                )
+            dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+
+
 def carry_entries(src: Path, dst: Path, rels: Iterable[str]) -> None:
     """Put the user's entries ``rels`` of ``src`` into ``dst`` (hard links: no copy, originals untouched)."""
     for rel in rels:

@@ -149,6 +149,24 @@ def test_an_edit_let_through_for_another_output_stays_an_edit(build: Path) -> No
     assert edited.read_text().endswith("# mine\n")
 
 
+def test_a_share_mounted_in_the_build_folder_is_refused_untouched(
+    build: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file system mounted in the folder (NFS, a bind mount): its files were copied to local disk (hard
+    links cannot cross file systems) and the old folder's removal emptied the share. Here the mount is the
+    one os.path.ismount reports; the same refusal holds for a folder of another st_dev."""
+    import os
+
+    share = build / "data" / "deep"
+    share.mkdir(parents=True)
+    (share / "precious.txt").write_text("mine\n")
+    real = os.path.ismount
+    monkeypatch.setattr(os.path, "ismount", lambda p: os.fspath(p) == os.fspath(share) or real(p))
+    code, err = gen(build, "--only", "ansible,pulumi,report")
+    assert code == 2 and "another file system mounted in the build folder" in err, err
+    assert (share / "precious.txt").read_text() == "mine\n"
+
+
 def test_owned_file_replaced_by_a_symlink_is_an_edit(build: Path, tmp_path: Path) -> None:
     summary = build / "report" / "SUMMARY.md"
     mine = tmp_path / "mine.md"
