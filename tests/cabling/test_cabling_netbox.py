@@ -125,3 +125,28 @@ def test_unknown_model_gets_generic_type() -> None:
         }
     ]
     assert isinstance(custom[0], Device)
+
+
+def test_catalogue_ids_and_manufacturers_that_slug_alike_are_kept_apart() -> None:
+    """Catalogue ids `lab-box` and `lab.box` both slugged `lab-box`: one device type was dropped (its devices'
+    import failed), or, at different heights, generate stopped with an internal error; a site file's
+    `Nvidia` beside the shipped `NVIDIA` gave two manufacturers of one slug."""
+    from pathlib import Path
+
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+
+    bp = Path(__file__).resolve().parent / "fixtures" / "slug-collision" / "bp.yaml"
+    plan = build_plan(load_and_resolve(str(bp))[1])
+    files = _files(plan)
+    assert netbox_checks.problems(files) == []
+    t = netbox_checks.read(files)
+    lab = {
+        r["description"]: (r["manufacturer"], r["model"], r["slug"], r["u_height"])
+        for r in t["device-types.csv"]
+    }
+    assert lab["catalogue id lab-box"] == ("NVIDIA", "Lab box one", "lab-box", "8")
+    assert lab["catalogue id lab.box"] == ("NVIDIA", "Lab box two", "lab-box-2", "4")
+    assert [r["name"] for r in t["manufacturers.csv"]] == ["Lab", "NVIDIA"]
+    used = {(r["manufacturer"], r["device_type"]) for r in t["devices.csv"] if r["name"].startswith("gpu")}
+    assert used == {("NVIDIA", "Lab box one"), ("NVIDIA", "Lab box two")}

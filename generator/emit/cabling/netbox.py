@@ -207,11 +207,12 @@ def _interface_names(
 
 def render_netbox(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow]) -> dict[str, str | CsvStream]:
     """File name → CSV text for every file in IMPORT_ORDER (the interfaces and cables as CsvStreams)."""
+    types = _type_names(cluster, plan)
     files: dict[str, str | CsvStream] = {
         **_site_files(cluster, plan),
-        **_device_type_files(cluster, plan),
+        **_device_type_files(cluster, plan, types),
         "racks.csv": _racks_csv(cluster, plan),
-        "devices.csv": _devices_csv(cluster, plan),
+        "devices.csv": _devices_csv(cluster, plan, types),
     }
     ends = _ends(rows)
     names = _interface_names(cluster, plan, rows, ends)
@@ -242,16 +243,45 @@ def _site_files(cluster: ResolvedCluster, plan: Plan) -> dict[str, str]:
     }
 
 
-def _device_type_files(cluster: ResolvedCluster, plan: Plan) -> dict[str, str]:
+TypeKey = tuple[str, str, str, str]  # what _device_type gives a device: its type as the catalogue names it
+
+
+def _type_names(cluster: ResolvedCluster, plan: Plan) -> dict[TypeKey, TypeKey]:
+    """Each device type as NetBox must hold it: one manufacturer per slug (the catalogue's `NVIDIA` and a
+    site file's `Nvidia` were two rows of one slug, refused by the import), and per manufacturer one device
+    type per slug and per model name (catalogue ids `lab-box` and `lab.box` both slugged `lab-box`: one type
+    was dropped and its devices' import failed, or generate stopped at their heights). Later ones in sort
+    order get a `-2` slug and their catalogue id after the name."""
+    keys = sorted({_device_type(cluster, d) for d in plan.devices}, key=lambda k: (slugify(k[0]), k[2], k[3]))
+    spelling: dict[str, str] = {}
+    for manufacturer in sorted({k[0] for k in keys}):
+        spelling.setdefault(slugify(manufacturer), manufacturer)
+    slugs: set[tuple[str, str]] = set()
+    models: set[tuple[str, str]] = set()
+    out: dict[TypeKey, TypeKey] = {}
+    for key in keys:
+        manufacturer, model, slug, desc = key
+        maker = spelling[slugify(manufacturer)]
+        n, unique = 2, slug
+        while (maker, unique) in slugs:
+            unique, n = f"{slug}-{n}", n + 1
+        name = model if (maker, model) not in models else f"{model} ({unique})"
+        slugs.add((maker, unique))
+        models.add((maker, name))
+        out[key] = (maker, name, unique, desc)
+    return out
+
+
+def _device_type_files(cluster: ResolvedCluster, plan: Plan, names: dict[TypeKey, TypeKey]) -> dict[str, str]:
     """manufacturers.csv, device-roles.csv and device-types.csv, from the plan's devices."""
     types: dict[str, tuple[str, str, str, int, str]] = {}
     roles: dict[str, tuple[str, str]] = {}
     for d in plan.devices:
-        manufacturer, model, slug, desc = _device_type(cluster, d)
-        known = types.get(slug)
+        manufacturer, model, slug, desc = names[_device_type(cluster, d)]
+        known = types.get(f"{manufacturer}\0{slug}")
         if known is not None and known[3] != d.height_u:
             raise ValueError(f"device type {slug}: devices of {d.height_u}U and {known[3]}U")
-        types[slug] = (manufacturer, model, slug, d.height_u, desc)
+        types[f"{manufacturer}\0{slug}"] = (manufacturer, model, slug, d.height_u, desc)
         roles.setdefault(_role_name(d), (_role_color(d), d.kind))
     return {
         "manufacturers.csv": to_csv(
@@ -266,7 +296,10 @@ def _device_type_files(cluster: ResolvedCluster, plan: Plan) -> dict[str, str]:
         ),
         "device-types.csv": to_csv(
             ("manufacturer", "model", "slug", "u_height", "is_full_depth", "description"),
-            [[m, model, slug, h, "true", desc] for slug, (m, model, _, h, desc) in sorted(types.items())],
+            [
+                [m, model, slug, h, "true", desc]
+                for m, model, slug, h, desc in sorted(types.values(), key=lambda t: (t[2], t[0]))
+            ],
         ),
     }
 
@@ -325,11 +358,11 @@ _DEVICE_COLUMNS = (
 )
 
 
-def _devices_csv(cluster: ResolvedCluster, plan: Plan) -> str:
+def _devices_csv(cluster: ResolvedCluster, plan: Plan, names: dict[TypeKey, TypeKey]) -> str:
     site = cluster.blueprint.site
     dev_rows = []
     for d in plan.devices:
-        manufacturer, model, _, _ = _device_type(cluster, d)
+        manufacturer, model, _, _ = names[_device_type(cluster, d)]
         rack = plan.rack_by_id.get(d.rack) if d.rack else None
         placed = rack is not None and d.u is not None
         dev_rows.append(
