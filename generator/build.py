@@ -35,6 +35,7 @@ from generator.gcpause import gc_paused
 from generator.pipeline import Checked
 from generator.plan.build import plan_or_raise
 from generator.plan.model import Plan
+from generator.safetext import one_line
 
 MANIFEST = "manifest.json"
 CABLING = "cabling"
@@ -160,6 +161,15 @@ def merged_stack(mine: str, generated: str) -> tuple[str | None, list[str]]:
     return buf.getvalue(), clashes
 
 
+def _built_from(out: Path) -> str | None:
+    """The cluster name the folder's manifest records (None: no readable name)."""
+    try:
+        name = json.loads((out / MANIFEST).read_text(encoding="utf-8"))["blueprint"]["name"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return name if isinstance(name, str) else None
+
+
 def generate(
     checked: Checked,
     out: Path,
@@ -180,6 +190,13 @@ def generate(
         owned = read_manifest(out)
         if owned is None:
             raise BuildRefused(f"{shown}/{MANIFEST} cannot be read; restore it or move the folder aside")
+        other = _built_from(out)
+        if only and owned and other not in (None, cluster.name):
+            # --only keeps the other outputs: of another cluster, the build would mix two
+            raise BuildRefused(
+                f"{shown} holds the build of `{one_line(other)[:80]}`, not `{cluster.name}`: --only would "
+                "mix the two; give another folder, or generate every output"
+            )
         edited = edited_files(out, owned)
         if edited and not overwrite_edited:
             listed = ", ".join(edited[:10]) + (f" and {len(edited) - 10} more" if len(edited) > 10 else "")

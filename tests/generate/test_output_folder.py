@@ -167,6 +167,17 @@ def test_a_share_mounted_in_the_build_folder_is_refused_untouched(
     assert (share / "precious.txt").read_text() == "mine\n"
 
 
+def test_only_never_mixes_two_clusters_in_one_folder(build: Path) -> None:
+    """`generate other.yaml -o BUILD --only cabling` kept BUILD's slurm, ansible and report of another
+    cluster beside the new cabling plan, and the manifest named only the new one."""
+    before = (build / "manifest.json").read_bytes()
+    code, _, err = run_cli(
+        "generate", str(EXAMPLES / "hdr-fat-tree-a100.yaml"), "-o", str(build), "--only", "cabling"
+    )
+    assert code == 1 and "--only would mix" in err, err
+    assert (build / "manifest.json").read_bytes() == before
+
+
 def test_owned_file_replaced_by_a_symlink_is_an_edit(build: Path, tmp_path: Path) -> None:
     summary = build / "report" / "SUMMARY.md"
     mine = tmp_path / "mine.md"
