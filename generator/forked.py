@@ -34,10 +34,29 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and usable_cpus() > 1
 
 
+# prctl(2): PR_SET_PDEATHSIG, the signal a child gets when its parent dies (Linux)
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with(parent: int) -> None:
+    """Have the kernel kill this child when ``parent`` dies. A parent killed with SIGKILL left its child
+    writing into the staging folder and holding the output folder's lock (an inherited descriptor), so a
+    rerun was refused until the child ended."""
+    import ctypes
+    import ctypes.util
+
+    with contextlib.suppress(OSError, AttributeError):  # not Linux: the child ends with its work anyway
+        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+
 class Child:
-    """``work()`` running in a forked child process."""
+    """``work()`` running in a forked child process, which dies with its parent."""
 
     def __init__(self, work: Callable[[], None]) -> None:
+        parent = os.getpid()
         with warnings.catch_warnings():
             # Python 3.12+ warns that forking a multi-threaded process may deadlock the child; this child
             # takes no lock another thread could hold (see the module docstring).
@@ -46,6 +65,7 @@ class Child:
         if pid == 0:  # the child
             code = 1
             try:
+                _die_with(parent)
                 work()
                 code = 0
             except BaseException:  # whatever it was, the parent redoes the work and reports it itself

@@ -77,3 +77,43 @@ def test_an_error_in_the_childs_part_is_raised_and_nothing_is_written(
     with pytest.raises(BlueprintError, match="no topology"):
         build.generate(check(str(EXAMPLE)), tmp_path / "out")
     assert not (tmp_path / "out").exists() or list((tmp_path / "out").iterdir()) == []
+
+
+def test_the_child_dies_with_its_parent() -> None:
+    """A parent killed with SIGKILL (the operator's `kill -9`, the OOM killer) left its child writing into the
+    staging folder and holding the output folder's lock, so a rerun was refused until the child ended."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import os, sys, time\n"
+        "from generator.forked import Child\n"
+        "child = Child(lambda: time.sleep(60))\n"
+        "print(child.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        pid = int(parent.stdout.readline())
+        time.sleep(0.5)  # the child has asked the kernel by now (it does so first)
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and _alive(pid):
+            time.sleep(0.1)
+        assert not _alive(pid), "the child outlived its parent"
+    finally:
+        parent.kill()
+        parent.wait(timeout=10)
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie waiting for init to reap it counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(") ", 1)[1][0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
