@@ -139,7 +139,8 @@ def run_csv(args: argparse.Namespace) -> int:
         if not Path(folder).is_dir():
             return _fail(f"{folder}: not a folder")
         read = netbox_dir(Path(folder))
-        if _nested(Path(args.output), read) or _holds(Path(args.output), Path(folder)):
+        out = Path(args.output)
+        if _holds(out, read) or _holds(read, out) or _holds(out, Path(folder)):
             # --force replaces the -o folder whole: `-o BUILD/cabling` deleted the files it was reading
             return _fail(f"-o {args.output} holds or is inside the files {option} {folder} gives ({read})")
     budget = ByteBudget()
@@ -153,14 +154,8 @@ def run_csv(args: argparse.Namespace) -> int:
     return 0
 
 
-def _nested(a: Path, b: Path) -> bool:
-    """``a`` is ``b``, or one holds the other (resolved, so `x/../b` and symlinks count)."""
-    ra, rb = a.resolve(), b.resolve()
-    return ra == rb or ra in rb.parents or rb in ra.parents
-
-
 def _holds(a: Path, b: Path) -> bool:
-    """``a`` is ``b`` or a folder above it."""
+    """``a`` is ``b`` or a folder above it (resolved, so `x/../b` and symlinks count)."""
     ra, rb = a.resolve(), b.resolve()
     return ra == rb or ra in rb.parents
 

@@ -132,7 +132,6 @@ def _device_changes(
 class _Cables(NamedTuple):
     changes: CableChanges
     speed_changed: list[tuple[Link, Link]]  # (old, new) of one id, same ports, another speed
-    rerouted: list[tuple[Link, Link]]  # (old, new) of one id re-pulled onto another port
 
 
 def _cable_changes(old_links: list[Link], new_links: list[Link]) -> _Cables:
@@ -169,7 +168,7 @@ def _cable_changes(old_links: list[Link], new_links: list[Link]) -> _Cables:
     )
     resped = map(ne, map(_SPEED, s_old), map(_SPEED, s_new))
     speed_changed = list(compress(zip(s_old, s_new, strict=True), resped))
-    return _Cables(changes, speed_changed, [(c.old, c.new) for c in repulled])
+    return _Cables(changes, speed_changed)
 
 
 def _field_changes(olds: list[Link], news: list[Link], keep_all: bool = False) -> list[CableChange]:
@@ -181,7 +180,7 @@ def _field_changes(olds: list[Link], news: list[Link], keep_all: bool = False) -
         list(map(mul, map(ne, map(get, olds), map(get, news)), repeat(1 << i)))
         for i, get in enumerate(_FIELD_GETTERS)
     ]
-    mask = list(map(sum, zip(*bits, strict=True))) if bits and olds else [0] * len(olds)
+    mask = list(map(sum, zip(*bits, strict=True)))
     fields = map(_FIELDS_BY_MASK.__getitem__, mask)
     pairs = zip(olds, news, fields, repeat((), len(olds)), strict=True)  # tuple.__new__: every field given
     return list(map(_new, repeat(CableChange), pairs if keep_all else compress(pairs, mask)))
@@ -194,7 +193,9 @@ def _port_speed_changes(cables: _Cables) -> tuple[PortSpeed, ...]:
     removed or moved, or of one whose speed changed: only those ends are compared, not 600k ports. (Each
     cable's speed at both its ends; a later cable on a port wins.)"""
     c = cables.changes
-    repulled = [*cables.speed_changed, *cables.rerouted]
+    # re-pulled onto other ports (CableChange.ends): both ends' speeds, as for a moved cable
+    rerouted = [(ch.old, ch.new) for ch in c.changed if ch.ends]
+    repulled = [*cables.speed_changed, *rerouted]
     old_x = [*c.removed, *(m.old for m in c.moved), *(o for o, _ in repulled)]
     new_x = [*c.added, *(m.new for m in c.moved), *(x for _, x in repulled)]
     old_speed, new_speed = _port_speeds(old_x), _port_speeds(new_x)
