@@ -8,7 +8,7 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 
@@ -184,21 +184,45 @@ def checked_output_file(target: str | Path) -> Path:
 
 @contextmanager
 def output_lock(target: Path) -> Iterator[None]:
-    """Hold an exclusive lock for writing ``target`` (on its parent folder, which outlives the swap)."""
+    """Hold an exclusive lock for writing ``target``: on a lock file beside it (``.NAME.lock``, which outlives
+    the swap), so that runs writing other folders of the same parent (``builds/a``, ``builds/b``) go on side
+    by side. The file is removed on release."""
     with _refused_unless_writable(target):
         target.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+    lock = target.parent / f".{target.name}.lock"
+    fd = _locked(lock, target)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise OutputRefused(
-                f"another cluster-blueprint run is writing in {target.parent}; rerun when it has finished"
-            ) from None
         _recover_stale(target)
         yield
     finally:
+        # removed while still held: a run that opened it meanwhile finds it gone once it holds it (_locked)
+        with suppress(OSError):
+            lock.unlink()
         os.close(fd)  # releases the lock
+
+
+def _locked(lock: Path, target: Path) -> int:
+    """A descriptor holding ``lock`` exclusively, or OutputRefused when another run holds it."""
+    while True:
+        with _refused_unless_writable(target):
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666 & ~_umask())
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise OutputRefused(
+                f"another cluster-blueprint run is writing {target}; rerun when it has finished"
+            ) from None
+        # the run before us may have removed the file between our open and our lock: a lock on a removed file
+        # guards nothing, so take the one now at that name
+        held = os.fstat(fd)
+        try:
+            now = os.stat(lock, follow_symlinks=False)
+        except FileNotFoundError:
+            now = None
+        if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
+            return fd
+        os.close(fd)
 
 
 def _recover_stale(target: Path) -> None:

@@ -4,7 +4,6 @@ nothing behind, the folder keeps its mode. Same rules for cabling -o, diff --wor
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import signal
@@ -208,16 +207,35 @@ def test_the_folder_keeps_its_mode(build: Path) -> None:
 
 
 # ---- concurrency and killed runs ---------------------------------------------------------------------
+_HOLD = """
+import sys
+from pathlib import Path
+from generator.fsutil import output_lock
+with output_lock(Path(sys.argv[1])):
+    print("held", flush=True)
+    sys.stdin.read()
+"""
+
+
 def test_a_second_run_is_refused_while_one_holds_the_lock(tmp_path: Path) -> None:
-    out = tmp_path / "build"
-    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    """A run writing ``build`` (another process holding its lock) refuses a second run into ``build``, and
+    not one into a sibling folder of the same parent (the lock was once on the parent: builds/a locked out
+    builds/b)."""
+    out, sibling = tmp_path / "build", tmp_path / "build-b"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(out)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
         code, err = gen(out)
+        assert code == 2 and "another cluster-blueprint run" in err
+        assert not out.exists()
+        assert gen(sibling)[0] == 0
     finally:
-        os.close(fd)
-    assert code == 2 and "another cluster-blueprint run" in err
-    assert not out.exists()
+        holder.communicate("", timeout=60)
+    assert holder.returncode == 0
+    assert gen(out)[0] == 0  # released
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["build", "build-b"]  # no lock file left behind
 
 
 def test_kill_during_generate_then_a_clean_rerun(tmp_path: Path) -> None:
