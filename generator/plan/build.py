@@ -117,14 +117,16 @@ def _build_fat_tree(rf: ResolvedFabric, topo: FatTree, nodes: list[list[Terminal
 def _build_dragonfly(rf: ResolvedFabric, topo: Dragonfly, nodes: list[list[Terminal]]) -> BuiltFabric:
     from generator.topology.dragonfly import dragonfly
 
+    sw = _leaf_switch(rf)
     return dragonfly(
         nodes,
         p=topo.p,
         a=topo.a,
         h=topo.h,
         groups=topo.groups,
-        radix=_leaf_switch(rf).radix,
+        radix=sw.radix,
         arrangement=topo.global_arrangement,
+        ports_per_cage=_cage_factor(sw.model, sw.radix),
         prefix=FABRIC_LETTER[rf.name].lower(),
     )
 
@@ -146,6 +148,7 @@ def _build_cube(rf: ResolvedFabric, topo: Torus | Hypercube, nodes: list[list[Te
         attach=topo.attach,
         nodes_per_switch=topo.nodes_per_switch,
         radix=cube_radix,
+        ports_per_cage=_cage_factor(sw, cube_radix) if (sw and cube_radix) else 1,
         prefix=FABRIC_LETTER[rf.name].lower(),
     )
 
@@ -161,6 +164,8 @@ def _build_leaf_spine(
     up_speed = uplinks.speed_gbps if uplinks else rf.speed_gbps
     by_host = {t[0].host: t for t in nodes}
     groups = [(u.label, [by_host[h] for h in u.hosts if h in by_host]) for u in units]
+    spine = rf.spine_switch or sw.model
+    spine_radix = spine.ports_at(up_speed) or None
     return leaf_spine(
         groups,
         radix=sw.radix,
@@ -170,8 +175,9 @@ def _build_leaf_spine(
         uplink_speed_gbps=up_speed if uplinks else None,
         node_speed_gbps=rf.speed_gbps if uplinks else None,
         small_units=[u.label for u in units if not u.forward],
-        spine_radix=(rf.spine_switch or sw.model).ports_at(up_speed) or None,
+        spine_radix=spine_radix,
         ports_per_cage=_cage_factor(sw.model, sw.radix),
+        spine_ports_per_cage=_cage_factor(spine, spine_radix) if spine_radix else 1,
         prefix=FABRIC_LETTER[rf.name].lower(),
     )
 

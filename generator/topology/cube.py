@@ -86,6 +86,7 @@ def _switched(
     kind: str,
     nodes_per_switch: int,
     radix: int | None,
+    ports_per_cage: int,
     prefix: str,
 ) -> _Vertices:
     """Switches are the vertices: node ports first, then the cube ports."""
@@ -102,7 +103,9 @@ def _switched(
     if len(nodes) > vertices * nodes_per_switch:
         raise TopologyError(f"{len(nodes)} nodes exceed {vertices} switches x {nodes_per_switch} nodes")
     names = [f"{prefix}-sw-{v + 1:03d}" for v in range(vertices)]
-    switches = [SwitchSpec(name, "switch", radix, index=v + 1) for v, name in enumerate(names)]
+    switches = [
+        SwitchSpec(name, "switch", radix, ports_per_cage, index=v + 1) for v, name in enumerate(names)
+    ]
     links: list[RawLink] = []
     for n, terms in enumerate(nodes):
         v = n // nodes_per_switch
@@ -144,6 +147,7 @@ def cube(
     attach: str = "direct",
     nodes_per_switch: int = 1,
     radix: int | None = None,
+    ports_per_cage: int = 1,
     prefix: str = "c",
 ) -> BuiltFabric:
     if not dims or any(k < 2 for k in dims):
@@ -151,7 +155,7 @@ def cube(
     if attach == "direct":
         vx = _direct(nodes, dims, kind)
     else:
-        vx = _switched(nodes, dims, kind, nodes_per_switch, radix, prefix)
+        vx = _switched(nodes, dims, kind, nodes_per_switch, radix, ports_per_cage, prefix)
     links = vx.links + _cube_links(dims, vx.end, kind)
     params = CubeParams(tuple(dims), math.prod(dims), cube_degree(dims), attach, nodes_per_switch)
     return BuiltFabric(kind, vx.switches, links, params)

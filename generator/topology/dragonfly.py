@@ -147,13 +147,14 @@ def dragonfly(
     groups: int,
     radix: int,
     arrangement: str = "absolute",
+    ports_per_cage: int = 1,
     prefix: str = "c",
 ) -> BuiltFabric:
     d = _Shape(p, a, h, groups, radix)
     per_node = _check(nodes, d)
     names = [[f"{prefix}-router-g{gi + 1}-{r + 1:02d}" for r in range(a)] for gi in range(groups)]
     switches = [
-        SwitchSpec(names[gi][r], "router", radix, su=gi + 1, index=gi * a + r + 1)
+        SwitchSpec(names[gi][r], "router", radix, ports_per_cage, su=gi + 1, index=gi * a + r + 1)
         for gi in range(groups)
         for r in range(a)
     ]

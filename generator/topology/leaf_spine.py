@@ -236,7 +236,7 @@ class _Spines(NamedTuple):
 
 
 def _spine_links(
-    loads: list[LeafLoad], lay: SpineLayout, shape: _Shape, prefix: str, up_speed: float | None
+    loads: list[LeafLoad], lay: SpineLayout, shape: _Shape, prefix: str, up_speed: float | None, ppc: int
 ) -> _Spines:
     three = len(lay.pods) > 1
     switches: list[SwitchSpec] = []
@@ -250,7 +250,7 @@ def _spine_links(
         spine_names.append(names)
         switches.extend(
             SwitchSpec(
-                n, "spine", shape.sradix, 1, pod=p + 1 if three else None, index=p * lay.spines + s + 1
+                n, "spine", shape.sradix, ppc, pod=p + 1 if three else None, index=p * lay.spines + s + 1
             )
             for s, n in enumerate(names)
         )
@@ -271,7 +271,7 @@ def _spine_links(
                     )
                     next_port[s] += 1
     if three:
-        switches.extend(_core_links(lay, spine_names, shape, prefix, up_speed, links))
+        switches.extend(_core_links(lay, spine_names, shape, prefix, up_speed, links, ppc))
     return _Spines(switches, links)
 
 
@@ -282,6 +282,7 @@ def _core_links(
     prefix: str,
     up_speed: float | None,
     links: list[RawLink],
+    ppc: int,
 ) -> list[SwitchSpec]:
     half = shape.sradix // 2
     first_port = [1 + sum(lay.core_pair[:p]) for p in range(len(lay.core_pair))]
@@ -302,7 +303,7 @@ def _core_links(
                         )
                     )
     return [
-        SwitchSpec(n, "core", shape.sradix, 1, index=g * lay.cores_per_group + c + 1)
+        SwitchSpec(n, "core", shape.sradix, ppc, index=g * lay.cores_per_group + c + 1)
         for g, row in enumerate(cores)
         for c, n in enumerate(row)
     ]
@@ -373,6 +374,7 @@ def leaf_spine(
     node_speed_gbps: float | None = None,
     spine_radix: int | None = None,
     ports_per_cage: int = 1,
+    spine_ports_per_cage: int = 1,
     growth: float = 1.0,
     prefix: str = "s",
     small_units: Sequence[str] = (),
@@ -393,7 +395,7 @@ def leaf_spine(
             "leaf-spine", switches, leaves.links, _params(shape, leaves, None, uplink_speed_gbps)
         )
     lay = _current(_layout(_final_loads(loads, set(small_units), growth), shape), len(loads))
-    above = _spine_links(loads, lay, shape, prefix, uplink_speed_gbps)
+    above = _spine_links(loads, lay, shape, prefix, uplink_speed_gbps, spine_ports_per_cage)
     if len(lay.pods) > 1:  # pods: leaves carry their pod number (hop counts, Slurm switches)
         pod_of = {loads[j].name: p + 1 for p, pod in enumerate(lay.pods) for j in pod}
         switches = [replace(s, pod=pod_of[s.name]) for s in switches]
