@@ -303,6 +303,8 @@ def test_roce_lossless_class_is_rendered_and_idempotent(chroot_root: Path, tmp_p
     script = (chroot_root / "usr/local/sbin/cluster-blueprint-roce-qos").read_text()
     # fabrics.compute.lossless: pfc_priority 4, dscp 24 -> TOS 96; the two compute ports of the pool
     assert 'mlnx_qos -i "$ifc" --trust dscp --pfc 0,0,0,0,1,0,0,0' in script
+    # DSCP 24 sits on priority 3 in the NIC's default map: the script moves it onto PFC's priority 4
+    assert 'mlnx_qos -i "$ifc" --dscp2prio set,24,4' in script
     # the declared port names (pools[].ports), never a guessed eth1/eth2
     assert "for ifc in ens1f0np0 ens2f0np0; do" in script and "for dev in mlx5_0 mlx5_1; do" in script
     assert 'cma_roce_tos -d "$dev" -t 96' in script and "/ecn/roce_np/enable/4" in script

@@ -234,6 +234,28 @@ def test_host_and_switch_roce_qos_agree(blueprint: str) -> None:
                     assert ifc["link"]["mtu"] >= host_mtu  # every host frame fits every switch port
 
 
+def test_the_roce_class_keeps_the_fabric_mtu_on_hosts(tmp_path: Path) -> None:
+    """A declared fabrics.compute.mtu is what the hosts end at: netplan sets it, then the roce_qos role's
+    script (run after the network is up) sets the role's MTU; the role must get the same value, not its
+    4200 default (a 9000-byte fabric was cut to 4200 on every host)."""
+    from generator.emit.ansible.group_vars import pool_vars
+
+    doc = yaml.safe_load(ROCE_PCIE.read_text())
+    doc["fabrics"]["compute"]["mtu"] = 9000
+    path = tmp_path / "roce-9000.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    cluster, plan = built(str(path))
+    defaults = yaml.safe_load(ROLE_DEFAULTS.read_text())
+    checked = 0
+    for pool in cluster.pools:
+        hv = {**defaults, **_group_vars(pool_vars(cluster, plan, pool))}
+        for nic in hv.get("host_fabric_interfaces") or []:
+            if nic["purpose"] == "compute":
+                assert nic["mtu"] == 9000 and int(hv["roce_qos_mtu"]) == 9000, (pool.name, nic)
+                checked += 1
+    assert checked
+
+
 @pytest.mark.parametrize("blueprint", [ROCE_FT, ROCE_DF, ROCE_PCIE], ids=lambda p: Path(p).stem)
 def test_startup_yaml_is_the_document_it_describes(blueprint: Path) -> None:
     """The hand-rolled YAML writer loses nothing: safe_load(text) == the document."""
@@ -252,7 +274,9 @@ def test_startup_yaml_is_the_document_it_describes(blueprint: Path) -> None:
 
 
 def ansible_bin(name: str) -> str:
-    local = Path(sys.executable).parent / name  # the venv's ansible (as tests/ansible_playbooks/ansible_helpers.py)
+    local = (
+        Path(sys.executable).parent / name
+    )  # the venv's ansible (as tests/ansible_playbooks/ansible_helpers.py)
     return str(local) if local.exists() else (shutil.which(name) or name)
 
 

@@ -432,6 +432,8 @@ def _roce_qos_vars(pool: ResolvedPool, compute_fabric: ResolvedFabric) -> list[s
                 "roce_qos_ecn": ll.ecn,
                 "roce_qos_dscp": ll.dscp,
                 "roce_qos_trust": ll.trust,
+                # the fabric's MTU where declared: the role sets it after netplan has (else its default)
+                **({"roce_qos_mtu": compute_fabric.spec.mtu} if compute_fabric.spec.mtu else {}),
             }
         )
     )

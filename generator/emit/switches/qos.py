@@ -24,7 +24,6 @@ class LosslessClass:
     ecn: bool
     dscp: int  # DSCP the hosts mark RoCE with (cma_roce_tos = dscp * 4)
     trust: str  # dscp (NVUE trust l3) | pcp (trust l2)
-    host_mtu: int | None  # fabrics.<f>.mtu (None: the host role's default)
     switch_mtu: int
 
     @property
@@ -47,7 +46,6 @@ def lossless_class(spec: Fabric) -> LosslessClass | None:
         ecn=ll.ecn,
         dscp=ll.dscp,
         trust=ll.trust,
-        host_mtu=spec.mtu,
         switch_mtu=max(SWITCH_PORT_MTU, spec.mtu or 0),
     )
 

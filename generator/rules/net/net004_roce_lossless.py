@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from blueprints.models.fabric import Lossless
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 
@@ -13,8 +14,10 @@ class RoceLossless(Rule):
     packet costs a whole window and collective throughput collapses under incast. Production RoCE
     training fabrics (e.g. Meta's, SIGCOMM 2024) run Priority Flow Control on the RDMA traffic class and
     ECN marking for congestion control (DCQCN), with traffic classified by DSCP. The blueprint's
-    ``lossless`` section configures NICs and switches; without it, or with PFC and ECN both off,
-    nothing protects the RDMA traffic.
+    ``lossless`` section configures NICs and switches; without it generate writes the model's default
+    class, which the blueprint then does not state; with PFC and ECN both off nothing protects the RDMA
+    traffic. The hosts' roce_qos role sets the compute ports only: on a RoCE storage fabric the switches
+    get the class and the hosts' storage ports do not (their RDMA leaves at DSCP 0, outside it).
     """
 
     id = "NET004"
@@ -37,14 +40,27 @@ class RoceLossless(Rule):
             if fab.kind != "roce":
                 continue
             ll = fab.spec.lossless
+            hosts = "the switches and the hosts' compute ports" if fab.name == "compute" else "the switches"
             if ll is None:
+                d = Lossless()
                 yield self.finding(
                     f"{fab.name} fabric is {fab.technology} ({fab.speed_gbps:g} Gb/s RoCE v2) "
-                    "with no `lossless` section: no PFC, no ECN",
+                    f"with no `lossless` section: generate gives {hosts} the default class (PFC "
+                    f"{'on' if d.pfc else 'off'} for priority {d.pfc_priority}, "
+                    f"ECN {'on' if d.ecn else 'off'}, DSCP {d.dscp}), which the blueprint does not state",
                     (*fab.source_path, "technology"),
                 )
             elif not ll.pfc and not ll.ecn:
                 yield self.finding(
                     f"{fab.name} fabric is {fab.technology} with PFC and ECN both off",
                     (*fab.source_path, "lossless"),
+                )
+            if fab.name != "compute":
+                yield self.finding(
+                    f"{fab.name} fabric is RoCE: the hosts' {fab.name} ports get no RDMA class (the roce_qos "
+                    "role sets the compute ports only), so their RDMA leaves at DSCP 0, outside the "
+                    "switches' lossless class",
+                    (*fab.source_path, "technology"),
+                    "set DSCP trust, the DSCP-to-priority map, PFC and ECN on those ports by hand (mlnx_qos, "
+                    "cma_roce_tos) to the fabric's `lossless` values",
                 )
