@@ -20,6 +20,8 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.scanner import Scanner
 
 from blueprints.models import Blueprint
+from blueprints.models.base import SAFE_NAME_RE
+from blueprints.models.nodes import NETDEV_PATTERN
 from generator.findings import BlueprintError, Finding, Location, Path, Severity, dotted
 from generator.foreign import ForeignInputError, read_foreign
 
@@ -418,10 +420,18 @@ def _hint(err: Mapping[str, Any], path: Path, data: Any) -> str | None:
             return f"did you mean `{close[0]}`?"
         return "expected one of: " + ", ".join(expected)
     if kind == "string_pattern_mismatch":
-        return "names are lower-case letters, digits and '-', starting with a letter (at most 40)"
+        return _PATTERN_HINTS.get(err.get("ctx", {}).get("pattern", ""))
     if kind == "missing":
         return f"add `{path[-1]}`" if path else None
     return None
+
+
+# what a pattern means, for the patterns a user meets most (others: the message shows the pattern)
+_PATTERN_HINTS = {
+    SAFE_NAME_RE: "names are lower-case letters, digits and '-', starting with a letter (at most 40)",
+    NETDEV_PATTERN: "a Linux interface name: at most 15 letters, digits, '_', '.' or '-', no ':' or '/' (an "
+    "`eth0:1` alias is not an interface)",
+}
 
 
 def _clean_path(loc: tuple[Any, ...], data: Any) -> Path:

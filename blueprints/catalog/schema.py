@@ -6,6 +6,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from blueprints.models.nodes import NetdevName
+
 # A catalogue extension is user input like the blueprint: ids keep a safe pattern (they reach file names,
 # YAML, shell-sourced files and NetBox slugs), free text is one bounded line without template braces, and
 # numbers are finite and bounded so no entry can make the planner's work explode.
@@ -351,11 +353,11 @@ class MappedPort(Entry):
     cage_port: int | None = None  # sub-port inside the cage (P<n>)
     pci: PortText | None = None  # PCI address, where published
     rdma: PortText | None = None  # RDMA device (mlx5_11)
-    netdev: PortText | None = None  # network interface (ibp220s0)
+    netdev: NetdevName | None = None  # network interface (ibp220s0)
     # The link layer the interface name belongs to (an IPoIB name like ibp220s0 is not the Ethernet one).
     netdev_link: Literal["infiniband", "ethernet"] | None = None
     # The interface name the vendor publishes for the other link layer (DGX Table 5 "Optional").
-    netdev_optional: PortText | None = None
+    netdev_optional: NetdevName | None = None
     gpu: int | None = None  # GPU the vendor pairs with this port (DGX "GPU" column)
     speed_gbps: float | None = None
     source: str  # document and table (or repository path) this row comes from

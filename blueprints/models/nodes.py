@@ -55,6 +55,10 @@ class ServerSpec(Model):
 
 # OS names: RDMA devices (mlx5_11), interfaces (ibp220s0, enp6s0), faceplate labels (OSFP1P1, slot1-port2).
 PortName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,39}$")]
+# Linux interface names: shorter than IFNAMSIZ (16), no '/', ':' or white space (net/core/dev.c
+# dev_valid_name; `eth0:1` is an address label of ifconfig, not an interface)
+NETDEV_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,14}$"
+NetdevName = Annotated[str, StringConstraints(pattern=NETDEV_PATTERN)]
 
 
 class DeclaredPort(Model):
@@ -66,7 +70,7 @@ class DeclaredPort(Model):
     )
     faceplate: PortName | None = Field(default=None, description="label on the chassis, e.g. OSFP1P1")
     rdma: PortName | None = Field(default=None, description="RDMA device, e.g. mlx5_11 (ibv_devices)")
-    netdev: PortName | None = Field(default=None, description="network interface, e.g. ibp220s0 (ip link)")
+    netdev: NetdevName | None = Field(default=None, description="network interface, e.g. ibp220s0 (ip link)")
     pci: PortName | None = Field(default=None, description="PCI address, e.g. 0000:dc:00.0")
     gpu: int | None = Field(default=None, ge=0, le=127, description="GPU paired with this port")
     label: PortName | None = Field(
