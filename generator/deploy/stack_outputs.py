@@ -112,6 +112,17 @@ def _ip(value: str) -> str:
         raise ValueError("not an IP address") from None
 
 
+def _ip_interface(value: str) -> str:
+    """An address with its prefix length (``10.100.0.10/19``, as the MAAS program exports a fabric port's),
+    written back in its canonical form; a bare address is taken as a host prefix."""
+    if "%" in value or len(value) > 49:
+        raise ValueError("not an IP address with a prefix length")
+    try:
+        return str(ipaddress.ip_interface(value))
+    except ValueError:
+        raise ValueError("not an IP address with a prefix length") from None
+
+
 def _ip_or_host_name(value: str) -> str:
     """Azure exports the VM's computer name (resolved by the VNet's DNS) where others export the address."""
     if host_name_problem(value) is None:
@@ -138,6 +149,7 @@ def _mount(value: str) -> str:
 
 
 IpAddress = Annotated[str, AfterValidator(_ip)]
+IpInterface = Annotated[str, AfterValidator(_ip_interface)]
 IpOrHostName = Annotated[str, AfterValidator(_ip_or_host_name)]
 HostName = Annotated[str, AfterValidator(_host_key)]
 AwsInstanceId = Annotated[str, _matching(AWS_INSTANCE_ID, "an EC2 instance id (i- and 17 hex digits)")]
@@ -193,7 +205,7 @@ class OciNode(_Node):
 
 class MaasNode(_Node):
     fqdn: DnsName | None = None
-    fabric_addresses: dict[Text, IpAddress] = {}
+    fabric_addresses: dict[Text, IpInterface] = {}  # netdev -> address/prefix (MAAS interface links)
 
 
 class StorageOutput(_Strict):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from generator.emit._registry import BuildContext, Emitter
 from generator.findings import dotted
-from generator.platform.ports import host_interface, interfaces, platform_of, rdma_devices
+from generator.platform.ports import host_interface, inband_interfaces, interfaces, platform_of, rdma_devices
 from generator.safetext import one_line
 
 if TYPE_CHECKING:
@@ -171,9 +171,7 @@ def _gdr_level(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting:
 
 def _inband_names(pool: ResolvedPool) -> list[str]:
     """The distinct known names of the host's in-band / front-end ports (port map or declared)."""
-    names = [p.netdev for p in pool.ports if p.role in ("inband", "frontend") and p.netdev_known]
-    names += [n.netdev for n in pool.extra_ports if n.role in ("inband", "frontend") and n.netdev]
-    return sorted({n for n in names if n})
+    return sorted(inband_interfaces(pool))
 
 
 def _socket_ifname(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting | str:

@@ -144,12 +144,20 @@ def label_devices(pools: Sequence[ResolvedPool]) -> dict[str, dict[str, str]]:
     return out
 
 
+def inband_interfaces(pool: ResolvedPool) -> list[str]:
+    """The known names of the host's own (in-band / front-end) ports, port map first, that no compute or
+    storage fabric has taken: a port a fabric takes carries that fabric (with an InfiniBand storage fabric a
+    DGX H100's in-band ports become IPoIB ports, which MAAS cannot deploy over and Ansible re-addresses)."""
+    names = [
+        p.netdev
+        for p in pool.ports
+        if p.role in ("inband", "frontend") and p.netdev_known and p.purpose not in ("compute", "storage")
+    ]
+    names += [n.netdev for n in pool.extra_ports if n.role in ("inband", "frontend") and n.netdev]
+    return list(dict.fromkeys(n for n in names if n))
+
+
 def host_interface(pool: ResolvedPool) -> str | None:
     """The host's own (in-band / front-end) interface for bootstrap traffic, if its name is known."""
-    for port in pool.ports:
-        if port.role in ("inband", "frontend") and port.netdev_known:
-            return port.netdev
-    for name in pool.extra_ports:
-        if name.role in ("inband", "frontend") and name.netdev:
-            return name.netdev
-    return None
+    names = inband_interfaces(pool)
+    return names[0] if names else None

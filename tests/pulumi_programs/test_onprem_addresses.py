@@ -147,3 +147,22 @@ def test_inventory_addresses_are_the_ones_maas_assigns(path: Path, tmp_path: Pat
         for address in node["fabric_addresses"].values():
             ip = ipaddress.ip_interface(address).ip
             assert any(lo <= ip <= hi for lo, hi in ranges), address
+
+
+@pytest.mark.parametrize("example", ["maas-onprem-h100", "superpod-h100-4su", "hdr-fat-tree-a100"])
+def test_the_pxe_interface_is_no_fabric_port(example: str, tmp_path: Path) -> None:
+    """MAAS deploys over a pool's `management_interface`: never a port a compute or storage fabric takes.
+    With an InfiniBand storage fabric a DGX H100's in-band ports are IPoIB storage ports (MAAS cannot deploy
+    over InfiniBand; the storage address and the management address would share one netdev), so the pool
+    falls back to the stack's `managementInterface`."""
+    out = tmp_path / "build"
+    code, stdout, err = run_cli(
+        "generate", str(EXAMPLES / f"{example}.yaml"), "-o", str(out), "--only", "pulumi"
+    )
+    assert code == 0, stdout + err
+    data = json.loads((out / "pulumi" / "cluster.json").read_text())
+    for pool in data["pools"]:
+        fabric = {i["netdev"] for n in pool["nodes"] for i in n["interfaces"]}
+        assert pool["management_interface"] is None or pool["management_interface"] not in fabric, pool[
+            "name"
+        ]

@@ -94,6 +94,27 @@ def test_inventory_carries_the_stack_addresses_and_mounts(example: str, tmp_path
         assert "_netdev" in m["opts"].split(",")
 
 
+@pytest.mark.parametrize("example", ["maas-onprem-h100", "superpod-h100-4su"])
+def test_maas_inventory_reads_the_programs_own_outputs(example: str, tmp_path: Path) -> None:
+    """The MAAS program exports each fabric port as MAAS links it, address/prefix (`10.100.0.10/19`): the
+    inventory reads them (it refused every MAAS build whose port map names the fabric netdevs)."""
+    build, outputs, raw = stack_build(example, tmp_path)
+    assert any(n.get("fabric_addresses") for n in raw["nodes"].values()), "no fabric port exported"
+    assert all("/" in a for n in raw["nodes"].values() for a in (n.get("fabric_addresses") or {}).values())
+    code, out, err = run_cli("inventory", str(build), "--from-stack", str(outputs))
+    assert code == 0, out + err
+    inv = _load(build / "ansible" / "inventory.stack.yml")
+    hosts = {
+        h: hv
+        for g, grp in inv["all"]["children"].items()
+        if g.startswith("pool_")
+        for h, hv in grp["hosts"].items()
+    }
+    assert {h: hv["cb_mgmt_address"] for h, hv in hosts.items()} == {
+        h: n["address"] for h, n in raw["nodes"].items()
+    }
+
+
 def test_aws_fsx_gets_the_documented_options(tmp_path: Path) -> None:
     build, outputs, _raw = stack_build("aws-p5-efa", tmp_path)
     assert run_cli("inventory", str(build), "--from-stack", str(outputs))[0] == 0
