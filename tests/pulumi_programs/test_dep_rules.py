@@ -104,3 +104,32 @@ def test_maas_address_plan_has_one_subnet_per_rail() -> None:
     rails = [s for s in plan.subnets if s.name.startswith("compute-rail")]
     assert [s.name for s in rails] == [f"compute-rail{r}" for r in range(8)]
     assert len({s.cidr for s in rails}) == 8 and all(s.cidr.endswith("/19") for s in rails)
+
+
+# EC2 User Guide, "Find and purchase Capacity Blocks": durations in 1-day increments up to 14 days, then
+# 7-day increments up to 182 days; up to 64 instances a block. Written out here, not computed by the rule.
+SOLD_DAYS = [*range(1, 15), *range(21, 183, 7)]
+
+
+@pytest.mark.parametrize("days", [1, 14, 15, 20, 21, 28, 30, 182])
+def test_capacity_block_lengths_aws_sells(days: int, tmp_path: Path) -> None:
+    text = (
+        (FIXTURES / "DEP006" / "pass.yaml")
+        .read_text()
+        .replace("capacity_hours: 168", f"capacity_hours: {days * 24}")
+    )
+    path = tmp_path / "bp.yaml"
+    path.write_text(text)
+    mine = [f for f in check(path).findings if f.rule == "DEP006"]
+    assert bool(mine) == (days not in SOLD_DAYS), [f.message for f in mine]
+    assert all(f.path == ("deployment", "cloud", "capacity_hours") for f in mine)
+
+
+@pytest.mark.parametrize("count", [64, 65])
+def test_a_capacity_block_holds_64_instances(count: int, tmp_path: Path) -> None:
+    text = (FIXTURES / "DEP006" / "pass.yaml").read_text()
+    assert "count: 4" in text
+    path = tmp_path / "bp.yaml"
+    path.write_text(text.replace("count: 4", f"count: {count}"))
+    mine = [f for f in check(path).findings if f.rule == "DEP006"]
+    assert bool(mine) == (count > 64), [f.message for f in mine]

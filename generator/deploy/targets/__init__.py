@@ -47,6 +47,9 @@ class CloudTarget:
     # program creates the reservation itself when none is named (AWS On-Demand Capacity Reservation)
     reservation_id: str = ""
     capacity_blocks: bool = False  # sells fixed-length GPU capacity blocks (capacity: capacity-block)
+    # why a block of that many hours is not sold (None: it is); checked by DEP006 on capacity_hours
+    capacity_block_hours: Callable[[int], str | None] | None = None
+    capacity_block_max_instances: int = 0  # instances one block holds (0: no limit known)
     # deployment.cloud settings that mean something only on this provider: key -> why (DEP007)
     own_settings: Mapping[str, str] = field(default_factory=dict)
 

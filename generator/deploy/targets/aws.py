@@ -44,6 +44,26 @@ def _subnets(net: CloudNetwork, plan: AddressPlan) -> None:
     plan.subnets += [Subnet("private", str(private), need), Subnet("public", str(public), 1)]
 
 
+# EC2 User Guide, "Find and purchase Capacity Blocks": "You must specify reservation durations in 1-day
+# increments up to 14 days, and in 7-day increments up to 182 days. Each Capacity Block can have up to 64
+# instances, and you can have up to 256 instances across Capacity Blocks."
+CAPACITY_BLOCK_DAILY_UP_TO_DAYS = 14
+CAPACITY_BLOCK_MAX_DAYS = 182
+CAPACITY_BLOCK_MAX_INSTANCES = 64
+
+
+def _capacity_block_hours(hours: int) -> str | None:
+    days, rest = divmod(hours, 24)
+    if rest or not 1 <= days <= CAPACITY_BLOCK_MAX_DAYS:
+        return f"Capacity Blocks last whole days, 1 to {CAPACITY_BLOCK_MAX_DAYS}"
+    if days > CAPACITY_BLOCK_DAILY_UP_TO_DAYS and days % 7:
+        return (
+            f"past {CAPACITY_BLOCK_DAILY_UP_TO_DAYS} days Capacity Blocks are sold in whole weeks "
+            f"({days} days is not one)"
+        )
+    return None
+
+
 TARGET = CloudTarget(
     name="aws",
     title="AWS EC2 with EFA",
@@ -57,6 +77,8 @@ TARGET = CloudTarget(
     zone_required=True,
     zone_check=_zone,
     capacity_blocks=True,  # EC2 Capacity Blocks for ML
+    capacity_block_hours=_capacity_block_hours,
+    capacity_block_max_instances=CAPACITY_BLOCK_MAX_INSTANCES,
     own_settings={
         "efa_only_cards": "EFA network cards exist only on AWS",
         "capacity_hours": "capacity blocks exist only on AWS",

@@ -63,6 +63,21 @@ class CapacityMode(Rule):
         for p in pools:
             if p.cloud is not None and not p.cloud.capacity_blocks:
                 yield self.finding(f"{p.server_id} (pool `{p.name}`) is not sold as a Capacity Block", PATH)
+            most = record.capacity_block_max_instances
+            if most and p.count > most:
+                yield self.finding(
+                    f"pool `{p.name}` has {p.count} instances; one Capacity Block holds at most {most}",
+                    PATH,
+                    hint=f"at most {most} nodes in the pool, or capacity: reservation / on-demand",
+                )
+        hours = cloud.capacity_hours
+        why = record.capacity_block_hours(hours) if (hours and record.capacity_block_hours) else None
+        if why is not None:
+            yield self.finding(
+                f"capacity_hours: {hours} is not a length AWS sells: {why}",
+                ("deployment", "cloud", "capacity_hours"),
+                hint="1-14 days (24-336 hours), then a whole number of weeks up to 182 days (4368 hours)",
+            )
         if cloud.reservation_id is None and cloud.capacity_hours is None:
             yield self.finding(
                 "capacity-block needs reservation_id (a purchased block, cr-...) or capacity_hours "
