@@ -84,10 +84,8 @@ def _collectives(text: str) -> list[str]:
     from generator.perf.system import PerfError
 
     out = [c.strip() for c in text.split(",") if c.strip()]
-    if "all" in out:  # `all` stands for every collective, named with others or not
-        return list(COLLECTIVES)
     for c in out:
-        if c not in COLLECTIVES:
+        if c not in COLLECTIVES and c != "all":
             import difflib
 
             close = difflib.get_close_matches(c, COLLECTIVES, n=1)
@@ -98,6 +96,8 @@ def _collectives(text: str) -> list[str]:
             )
     if not out:
         raise PerfError("no collective given")
+    if "all" in out:  # `all` stands for every collective, named with others or not (each name checked)
+        return list(COLLECTIVES)
     return list(dict.fromkeys(out))
 
 

@@ -262,6 +262,25 @@ def release_from_code(code: int) -> str | None:
     return f"{major}.{minor}.{patch}"
 
 
+_C_INTEGER = re.compile(r"([+-]?)(0[xX][0-9a-fA-F]{1,16}|0[0-7]{0,21}|[1-9][0-9]{0,18})")
+
+
+def _channel_count(name: str, value: str, where: str) -> int:
+    """A channel count as NCCL takes it: the number read with ``strtoll(str, NULL, 0)`` (param.cc
+    ncclLoadParam: 0x hex, a leading 0 octal, else decimal; a log prints it in decimal), then clamped as
+    connect.cc does: ncclMinNchannels limits a minimum to MAXCHANNELS and a negative one to 0 (NCCL's
+    default: no minimum), ncclMaxNchannels a maximum to MAXCHANNELS and one below 1 to 1."""
+    match = _C_INTEGER.fullmatch(value)
+    if match is None:
+        raise ForeignInputError(where, f"{name} `{value}`: no number NCCL reads")
+    sign, digits = match.groups()
+    base = 16 if digits[:2].lower() == "0x" else 8 if len(digits) > 1 and digits[0] == "0" else 10
+    number = int(digits, base) * (-1 if sign == "-" else 1)
+    most = perf_data().nccl.most_channels()  # NCCL's MAXCHANNELS
+    least = 0 if name == "NCCL_MIN_NCHANNELS" else 1
+    return max(least, min(number, most))
+
+
 def _checked_setting(name: str, raw: str, where: str) -> str:
     """A setting the prediction follows (``raw`` as printed: param.cc ends a number with a period), refused
     where it stands when it is no value NCCL prints or the model cannot follow it. Names the model does not
@@ -274,9 +293,7 @@ def _checked_setting(name: str, raw: str, where: str) -> str:
             where, f"{name}: {shown} is no setting NCCL prints (printable ASCII, no space, at most 200)"
         )
     if name in ("NCCL_MAX_NCHANNELS", "NCCL_MIN_NCHANNELS"):
-        most = perf_data().nccl.most_channels()  # NCCL's MAXCHANNELS: more is no channel count
-        if not (value.isdigit() and len(value) <= 4 and 1 <= int(value) <= most):
-            raise ForeignInputError(where, f"{name} `{value}`: give 1 to {most} channels")
+        return str(_channel_count(name, value, where))
     if name in ("NCCL_P2P_DISABLE", "NCCL_PXN_DISABLE", *_RCCL_SWITCHES) and value not in ("0", "1"):
         raise ForeignInputError(where, f"{name} `{value}`: the model follows 0 or 1")
     # NVLS_ENABLE: 0 off, 1 on, 2 on where the GPUs support it (src/transport/nvls.cc, its default)
@@ -329,7 +346,7 @@ def _settings(env: dict[str, str], version: str | None, gpus_per_process: int = 
         p2p_disabled=env.get("NCCL_P2P_DISABLE") == "1",
         nccl_version=version,
         pxn_disabled=env.get("NCCL_PXN_DISABLE") == "1",
-        min_channels=int(least) if least is not None else None,
+        min_channels=int(least) if least is not None and int(least) > 0 else None,  # 0: NCCL's default
         nvls_disabled=env.get("NCCL_NVLS_ENABLE") == "0",
         process=ProcessSettings(
             gpus_per_process,
@@ -400,17 +417,22 @@ def _row(tokens: list[str], where: str, columns: tuple[int, int, int] | None = N
         return None
     if columns is not None and len(tokens) > max(columns):
         time_at, busbw_at, wrong_at = (tokens[i] for i in columns)
+        # the in-place body follows: its #wrong ends the row
+        in_place_wrong = tokens[-1] if len(tokens) >= columns[2] + 5 else None
     else:
         tail = tokens[-8:] if len(tokens) >= 10 else tokens[-4:]
         time_at, busbw_at, wrong_at = tail[0], tail[2], tail[3]
+        in_place_wrong = None  # without a header, which body a last figure belongs to is a guess
     size: int | str = int(tokens[0]) if len(tokens[0]) <= MAX_TOKEN else tokens[0][:MAX_TOKEN] + "..."
-    wrong = _number(wrong_at)
+    # a wrong result in either body fails the row (the JSON reader counts both: in_place.nwrong)
+    counts = [w for w in (_number(wrong_at), _number(in_place_wrong or "")) if isinstance(w, float)]
+    wrong: object = max(counts) if counts else None
     values: dict[str, object] = {
         "size_bytes": size,
         "time_us": _number(time_at),
         "busbw_gbytes": _number(busbw_at),
         # `N/A` without validation (-c 0); anything else that is no number says nothing either
-        "wrong": wrong if isinstance(wrong, float) else None,
+        "wrong": wrong,
     }
     return _checked_row(values, where)
 

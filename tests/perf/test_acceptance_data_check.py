@@ -67,6 +67,22 @@ def test_a_row_with_wrong_elements_fails_the_run(tmp_path: Path, capsys) -> None
     assert not run["low"]  # its bandwidth was healthy: the check, not the speed, fails it
 
 
+def test_wrong_elements_of_the_in_place_body_fail_the_run(tmp_path: Path, capsys) -> None:
+    """A row's in-place #wrong counts as its out-of-place one, also without the footer (a log cut short):
+    it was read only from the footer, so a truncated log with in-place errors passed."""
+    text = nccl_text(PAIR, 1, ROWS)
+    row = next(line for line in text.split("\n") if line.strip().startswith(str(2 << 30)))
+    assert row.endswith("       0")
+    text = text.replace(row, row[: -len("       0")] + "       7")
+    text = text[: text.index("# Out of bounds")]  # cut before the footer
+    code, report = _report(tmp_path, {"all_reduce_perf.txt": text}, capsys)
+    at = f"{tmp_path / 'r' / 'all_reduce_perf.txt'}:{_line_of(text, str(2 << 30))}"
+    assert (
+        code == 1
+        and report["runs"][0]["failed"] == f"{at}: 7 wrong elements at {2 << 30} B (nccl-tests' data check)"
+    )
+
+
 def test_the_data_check_footer_fails_the_run(tmp_path: Path, capsys) -> None:
     """An in-place body's wrong elements show only in the footer's count."""
     text = nccl_text(PAIR, 1, ROWS).replace(

@@ -86,11 +86,10 @@ def test_json_output_records_the_runs_settings(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("line", "shown"),
     [
-        ("NCCL_MAX_NCHANNELS set by environment to 0.", "NCCL_MAX_NCHANNELS `0`"),
-        ("NCCL_MAX_NCHANNELS set by environment to 999.", "NCCL_MAX_NCHANNELS `999`"),
+        ("NCCL_MAX_NCHANNELS set by environment to eight.", "NCCL_MAX_NCHANNELS `eight`"),
         ("NCCL_P2P_DISABLE set by environment to 7", "NCCL_P2P_DISABLE `7`"),
         # values that were skipped before, so the run was predicted with NCCL's defaults
-        ("NCCL_MAX_NCHANNELS set by environment to -4.", "NCCL_MAX_NCHANNELS `-4`"),
+        ("NCCL_MAX_NCHANNELS set by environment to 4x.", "NCCL_MAX_NCHANNELS `4x`"),
         ("NCCL_MAX_NCHANNELS set by environment to 16 .", "NCCL_MAX_NCHANNELS: `16 ` is no setting"),
         ("NCCL_ALGO set by environment to \x1b[2JRing", "NCCL_ALGO: its value is no setting NCCL prints"),
         ("NCCL_PROTO set by environment to " + "Simple," * 40, "NCCL_PROTO: its value"),
@@ -103,6 +102,40 @@ def test_a_setting_the_model_cannot_follow_is_refused_where_it_stands(
     with pytest.raises(ForeignInputError) as err:
         read_runs(tmp_path / "run.txt")
     assert f"{tmp_path / 'run.txt'}:2" in str(err.value) and shown in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "channels"),
+    [
+        # connect.cc: ncclMaxNchannels limits to MAXCHANNELS and raises a value below 1 to 1;
+        # ncclMinNchannels limits to MAXCHANNELS and takes a negative value as 0 (its default: no minimum)
+        ("NCCL_MAX_NCHANNELS", "999", 64),
+        ("NCCL_MAX_NCHANNELS", "0", 1),
+        ("NCCL_MAX_NCHANNELS", "-4", 1),
+        ("NCCL_MIN_NCHANNELS", "999", 64),
+        ("NCCL_MIN_NCHANNELS", "0", None),
+        ("NCCL_MIN_NCHANNELS", "-1", None),
+        # param.cc reads the environment with strtoll(str, NULL, 0): octal and hex in a -J file's env
+        ("NCCL_MAX_NCHANNELS", "010", 8),
+        ("NCCL_MAX_NCHANNELS", "0x8", 8),
+    ],
+)
+def test_channel_counts_are_taken_as_nccl_takes_them(
+    tmp_path: Path, name: str, value: str, channels: int | None
+) -> None:
+    """A run's channel setting NCCL accepts and clamps is that clamped count, not a refusal of the folder."""
+    doc = {
+        "version": 2,
+        "args": ["/opt/nccl-tests/build/all_reduce_perf"],
+        "env": [f"{name}={value}"],
+        "nccl_version": 22602,
+        "config": {"devices": [{"rank": r, "hostname": HOSTS[r // 8]} for r in range(16)]},
+        "results": [{"size": GIB, "out_of_place": {"time": 5000.0, "alg_bw": 200.0, "bus_bw": 400.0}}],
+    }
+    (tmp_path / "run.json").write_text(json.dumps(doc))
+    (run,) = read_runs(tmp_path / "run.json")
+    got = run.settings.channels if name == "NCCL_MAX_NCHANNELS" else run.settings.min_channels
+    assert got == channels
 
 
 def test_ranks_that_printed_different_settings_are_refused_at_the_second(tmp_path: Path) -> None:

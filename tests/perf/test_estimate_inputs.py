@@ -65,6 +65,13 @@ def test_all_with_other_collectives_is_every_collective(tmp_path: Path) -> None:
     assert list(collectives) == ["all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast"]
 
 
+def test_an_unknown_collective_beside_all_is_refused(tmp_path: Path) -> None:
+    """`--collective all,bogus` ran every collective and said nothing of `bogus`."""
+    path = _write(tmp_path, _h100_spec("nvlink4"))
+    code, out, err = run_cli("estimate", str(path), "--sizes", "1G", "--collective", "all,al_reduce")
+    assert code == 2 and "unknown collective `al_reduce`" in out + err and "all_reduce" in out + err
+
+
 def test_sizes_beyond_one_gpus_memory_are_said_to_be_no_run(tmp_path: Path) -> None:
     # nccl-tests holds a buffer of the whole size on every rank: 16 TiB is no run on an 80 GB H100
     path = _write(tmp_path, _h100_spec("nvlink4"))
