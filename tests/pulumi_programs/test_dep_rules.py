@@ -133,3 +133,23 @@ def test_a_capacity_block_holds_64_instances(count: int, tmp_path: Path) -> None
     path.write_text(text.replace("count: 4", f"count: {count}"))
     mine = [f for f in check(path).findings if f.rule == "DEP006"]
     assert bool(mine) == (count > 64), [f.message for f in mine]
+
+
+def test_azure_reservation_is_refused_with_the_reason(tmp_path: Path) -> None:
+    """A Uniform scale set takes a capacity reservation group only with singlePlacementGroup false (Microsoft
+    Learn, capacity reservation for Uniform scale sets, Limitations); the program's InfiniBand scale sets
+    keep one placement group, so Azure rejected what validate and generate passed."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    doc = yaml.load((Path(__file__).resolve().parents[2] / "examples" / "azure-ndh100v5.yaml").read_text())
+    doc["deployment"]["cloud"].update(
+        capacity="reservation",
+        reservation_id="/subscriptions/0000/resourceGroups/rg/providers/Microsoft.Compute/capacityReservationGroups/crg1",
+    )
+    path = tmp_path / "bp.yaml"
+    with path.open("w") as fh:
+        yaml.dump(doc, fh)
+    mine = [f for f in check(path).findings if f.rule == "DEP006"]
+    assert len(mine) == 1 and mine[0].severity.name == "ERROR"
+    assert "singlePlacementGroup" in mine[0].message and mine[0].path == ("deployment", "cloud", "capacity")

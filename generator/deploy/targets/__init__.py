@@ -46,6 +46,8 @@ class CloudTarget:
     # what deployment.cloud.reservation_id must name for `capacity: reservation` (DEP006); empty: the
     # program creates the reservation itself when none is named (AWS On-Demand Capacity Reservation)
     reservation_id: str = ""
+    # why the program cannot take `capacity: reservation` at all (DEP006); empty: it can
+    reservation_refused: str = ""
     capacity_blocks: bool = False  # sells fixed-length GPU capacity blocks (capacity: capacity-block)
     # why a block of that many hours is not sold (None: it is); checked by DEP006 on capacity_hours
     capacity_block_hours: Callable[[int], str | None] | None = None

@@ -39,5 +39,12 @@ TARGET = CloudTarget(
     subnet_layout=_subnets,
     zone_required=False,  # a scale set is the placement; the zone is optional
     zone_check=_zone,
-    reservation_id="capacity reservation group resource id",
+    # Microsoft Learn, "Associate a Virtual Machine Scale Set with uniform orchestration to a Capacity
+    # Reservation group", Limitations: "the singlePlacementGroup property must be set to False"; the program's
+    # scale sets keep singlePlacementGroup true, the one placement group an InfiniBand fabric spans.
+    reservation_refused=(
+        "a Uniform scale set takes a capacity reservation group only with singlePlacementGroup false "
+        "(Microsoft Learn, capacity reservation for Uniform scale sets, Limitations), and the program keeps "
+        "each scale set in one placement group, the one InfiniBand fabric its VMs share"
+    ),
 )

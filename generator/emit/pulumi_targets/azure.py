@@ -40,8 +40,6 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         "sshKeyConfig": cloud.ssh_key_config,
         "adminUsername": "azureuser",
     }
-    if cloud.reservation_id:
-        config["capacityReservationGroupId"] = cloud.reservation_id
     return Project(
         data=data,
         config=config,

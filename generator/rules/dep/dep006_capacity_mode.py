@@ -19,9 +19,11 @@ class CapacityMode(Rule):
     """`deployment.cloud.capacity` decides how instances are obtained. `capacity-block` is an AWS
     product (EC2 Capacity Blocks for ML) for the instance types that are sold that way; it targets a
     purchased block (`reservation_id`) or buys one of `capacity_hours`. `reservation` on AWS creates an
-    On-Demand Capacity Reservation in the placement group unless `reservation_id` names one; on Azure
-    (capacity reservation group), GCP (specific reservation) and OCI (compute capacity reservation) it
-    must name the existing reservation. Bare-metal OCI shapes have no preemptible (spot) capacity."""
+    On-Demand Capacity Reservation in the placement group unless `reservation_id` names one; on GCP
+    (specific reservation) and OCI (compute capacity reservation) it must name the existing reservation. On
+    Azure it is refused: a Uniform scale set takes a capacity reservation group only with
+    singlePlacementGroup false, and the program's InfiniBand scale sets keep one placement group. Bare-metal
+    OCI shapes have no preemptible (spot) capacity."""
 
     id = "DEP006"
     severity = Severity.ERROR
@@ -97,6 +99,13 @@ class CapacityMode(Rule):
         from generator.deploy.targets import cloud_target
 
         record = cloud_target(target)
+        if record is not None and record.reservation_refused:
+            yield self.finding(
+                f"capacity: reservation is not available on {target}: {record.reservation_refused}",
+                PATH,
+                hint="use on-demand or spot",
+            )
+            return
         what = record.reservation_id if record is not None else ""
         if what and cloud.reservation_id is None:  # the program cannot create the reservation itself
             yield self.finding(f"capacity reservation on {target} needs reservation_id (the {what})", PATH)

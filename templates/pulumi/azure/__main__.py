@@ -82,7 +82,6 @@ class Compute(pulumi.ComponentResource):
         super().__init__("cluster-blueprint:azure:Compute", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         spot = CAPACITY == "spot"
-        reservation = config.get("capacityReservationGroupId") if CAPACITY == "reservation" else None
         self.scale_sets: dict[int, azure.compute.VirtualMachineScaleSet] = {}
         for ss in pool["scale_sets"]:
             ss_name = f"{name}-su{ss['su']}"
@@ -122,9 +121,6 @@ class Compute(pulumi.ComponentResource):
                     priority="Spot" if spot else None,
                     eviction_policy="Delete" if spot else None,
                     billing_profile=azure.compute.BillingProfileArgs(max_price=-1) if spot else None,
-                    capacity_reservation=(azure.compute.CapacityReservationProfileArgs(
-                        capacity_reservation_group=azure.compute.SubResourceArgs(id=reservation))
-                        if reservation else None),
                 ),
                 tags=tags(pool=pool["name"], su=ss["su"]),
                 opts=child)
