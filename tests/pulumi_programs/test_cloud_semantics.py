@@ -92,3 +92,28 @@ def test_oci_without_an_image_stops_before_creating_anything(tmp_path: Path) -> 
     cluster = generate(EXAMPLES / "oci-bm-h100.yaml", tmp_path)
     with pytest.raises(Exception, match="no OCI GPU/HPC image configured"):
         run_target(cluster, tmp_path, {f"{cluster.name}:imageId": ""})
+
+
+def test_gcp_two_managed_lustre_share_one_private_services_connection(tmp_path: Path) -> None:
+    """One private services access connection per VPC and service: a second `servicenetworking.Connection`
+    on the same network is refused ("Cannot modify allocated ranges in CreateConnection. Please use
+    UpdateConnection"), so the second Managed Lustre shares the first one's connection and range."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    doc = yaml.load((EXAMPLES / "gcp-a3-ultra.yaml").read_text())
+    extra = {**doc["storage"][0], "name": "extra", "mount": "/lustre2", "filesystem": "extra"}
+    doc["storage"].append(extra)
+    source = tmp_path / "two-lustre.yaml"
+    with source.open("w") as fh:
+        yaml.dump(doc, fh)
+    cluster = generate(source, tmp_path / "pulumi")
+    run = run_target(cluster, tmp_path / "pulumi")
+    (link,) = run.of_type("gcp:servicenetworking/connection:Connection")
+    assert len(run.of_type("gcp:compute/globalAddress:GlobalAddress")) == 1
+    assert len([r for r in run.of_type("gcp:compute/firewall:Firewall") if r.name.endswith("-lustre")]) == 1
+    lustre = run.of_type("gcp:lustre/instance:Instance")
+    assert sorted(r.inputs["instanceId"] for r in lustre) == sorted(
+        [f"{cluster.name}-scratch", f"{cluster.name}-extra"]
+    )
+    assert link.inputs["service"] == "servicenetworking.googleapis.com"

@@ -48,6 +48,9 @@ class Network(pulumi.ComponentResource):
         super().__init__("cluster-blueprint:gcp:Network", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         self.host: list[tuple[gcp.compute.Network, gcp.compute.Subnetwork]] = []
+        # private services access: one connection per VPC and service (a second CreateConnection is refused,
+        # "Cannot modify allocated ranges in CreateConnection"); the first Managed Lustre makes it, others share it
+        self.private_services: gcp.servicenetworking.Connection | None = None
         for sub in net["host"]:
             vpc = gcp.compute.Network(f"{name}-{sub['name']}", name=f"{name}-{sub['name']}", auto_create_subnetworks=False,
                                       mtu=net["mtu"], opts=child)
@@ -166,20 +169,22 @@ class Storage(pulumi.ComponentResource):
         vpc = network.host[0][0]
         self.mount: pulumi.Output[dict[str, Any]]
         if spec["protocol"] == "lustre":
-            # Managed Lustre attaches through private services access (a peering range on the VPC).
-            peering = gcp.compute.GlobalAddress(f"{name}-psa", purpose="VPC_PEERING", address_type="INTERNAL",
-                                                prefix_length=20, network=vpc.id, opts=child)
-            link = gcp.servicenetworking.Connection(f"{name}-psa", network=vpc.id,
-                                                    service="servicenetworking.googleapis.com",
-                                                    reserved_peering_ranges=[peering.name], opts=child)
-            # Clients reach the Lustre servers in the peered range on LNet's port 988 (6988 on GKE-compatible
-            # instances): admit that range into the host network (Managed Lustre "Configure a VPC network").
-            psa_range = pulumi.Output.concat(peering.address, "/", peering.prefix_length.apply(str))
-            gcp.compute.Firewall(f"{name}-lustre", network=vpc.id, direction="INGRESS",
-                                 source_ranges=[psa_range],
-                                 allows=[gcp.compute.FirewallAllowArgs(protocol="tcp", ports=["988", "6988"])],
-                                 description=f"{NAME}: Managed Lustre servers (private services access range)",
-                                 opts=child)
+            link = network.private_services
+            if link is None:
+                # Managed Lustre attaches through private services access (a peering range on the VPC).
+                peering = gcp.compute.GlobalAddress(f"{name}-psa", purpose="VPC_PEERING", address_type="INTERNAL",
+                                                    prefix_length=20, network=vpc.id, opts=child)
+                link = network.private_services = gcp.servicenetworking.Connection(
+                    f"{name}-psa", network=vpc.id, service="servicenetworking.googleapis.com",
+                    reserved_peering_ranges=[peering.name], opts=child)
+                # Clients reach the Lustre servers in the peered range on LNet's port 988 (6988 on GKE-compatible
+                # instances): admit that range into the host network (Managed Lustre "Configure a VPC network").
+                psa_range = pulumi.Output.concat(peering.address, "/", peering.prefix_length.apply(str))
+                gcp.compute.Firewall(f"{name}-lustre", network=vpc.id, direction="INGRESS",
+                                     source_ranges=[psa_range],
+                                     allows=[gcp.compute.FirewallAllowArgs(protocol="tcp", ports=["988", "6988"])],
+                                     description=f"{NAME}: Managed Lustre servers (private services access range)",
+                                     opts=child)
             fs = gcp.lustre.Instance(
                 name, instance_id=name, location=ZONE, filesystem=spec["filesystem"],
                 capacity_gib=str(spec["size"]), per_unit_storage_throughput=str(spec["tier"]),
