@@ -117,3 +117,32 @@ def test_gcp_two_managed_lustre_share_one_private_services_connection(tmp_path: 
         [f"{cluster.name}-scratch", f"{cluster.name}-extra"]
     )
     assert link.inputs["service"] == "servicenetworking.googleapis.com"
+
+
+@pytest.mark.parametrize(
+    ("example", "managed_storage"),
+    [("gcp-a3-ultra", "lustre"), ("gcp-a3-ultra", "nfs"), ("azure-ndh100v5", "nfs")],
+)
+def test_dep012_checks_the_names_the_program_registers(
+    example: str, managed_storage: str, tmp_path: Path
+) -> None:
+    """DEP012 holds the limited names of generator/deploy/cloud_names.py to the providers' limits: each is a
+    name the program under mocks registers (a program that renames a resource must change both)."""
+    from ruamel.yaml import YAML
+
+    from generator.deploy.cloud_names import cloud_names
+    from generator.pipeline import load_and_resolve
+
+    yaml = YAML(typ="safe", pure=True)
+    doc = yaml.load((EXAMPLES / f"{example}.yaml").read_text())
+    doc["deployment"]["cloud"]["managed_storage"] = managed_storage
+    source = tmp_path / f"{example}.yaml"
+    with source.open("w") as fh:
+        yaml.dump(doc, fh)
+    names = cloud_names(load_and_resolve(source)[1])
+    assert names
+    cluster = generate(source, tmp_path / "pulumi")
+    run = run_target(cluster, tmp_path / "pulumi")
+    keys = ("name", "instanceId", "vmScaleSetName", "shareName")
+    registered = {str(r.inputs[k]) for r in run.resources for k in keys if k in r.inputs}
+    assert {n.name for n in names} <= registered, {n.name for n in names} - registered
