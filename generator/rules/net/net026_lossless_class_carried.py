@@ -44,9 +44,10 @@ class LosslessClassCarried(Rule):
                 )
             if not ll.ecn and fab.spec.switch_os != "frr":
                 yield self.finding(
-                    f"{name} fabric: `ecn: false` turns ECN off on the hosts only; the Cumulus switches keep "
-                    "the RoCE default's ECN marking on the RoCE traffic class (the generated startup.yaml "
-                    "cannot turn it off: the catalogue records no NVUE value for that)",
+                    f"{name} fabric: `ecn: false` turns ECN off on the hosts' priority {ll.pfc_priority} "
+                    "only; the Cumulus switches keep the RoCE default's ECN marking on the RoCE traffic "
+                    "class (the generated startup.yaml cannot turn it off: the catalogue records no NVUE "
+                    "value for that)",
                     (*fab.source_path, "lossless", "ecn"),
                     "keep `ecn: true`, or turn ECN off on the switches by hand",
                     Severity.WARNING,
