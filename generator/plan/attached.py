@@ -163,6 +163,11 @@ def resolve_attachments(
 ) -> list[Attachment]:
     """Every declared appliance with its checked ports and figures (declared first, then auto per fabric)."""
     specs = list(enumerate(cluster.blueprint.appliances))
+    taken = {h: f"a host of pool `{p.name}`" for p in cluster.pools for h in p.hostnames}
+    taken.update((name, f"a switch of the {d.fabric} fabric") for name, d in switches.items())
+    for i, a in specs:  # one device, one name: NetBox rows and cable ends are found by it
+        if a.name in taken:
+            raise AttachError(f"appliance `{a.name}`: the name is also {taken[a.name]}", _path(i, "name"))
     per_fabric: dict[str, _Ports] = {}
     chosen: dict[int, list[tuple[str, int]]] = {}
     for i, a in specs:

@@ -27,6 +27,12 @@ def cube_degree(dims: Sequence[int]) -> int:
     return sum(1 if k == 2 else 2 for k in dims)
 
 
+def switch_ports(nodes_per_switch: int, ports_per_node: int, dims: Sequence[int]) -> int:
+    """Ports one switch vertex of a switched torus / hypercube uses: every port of its nodes, then one per
+    neighbour link (the builder's numbering below, and rule TOP013's check)."""
+    return nodes_per_switch * ports_per_node + cube_degree(dims)
+
+
 def _coords(v: int, dims: Sequence[int]) -> list[int]:
     out = []
     for k in dims:
@@ -93,13 +99,13 @@ def _switched(
     vertices, degree = math.prod(dims), cube_degree(dims)
     if radix is None:
         raise TopologyError(f"a switched {kind} needs a switch model")
-    need = nodes_per_switch + degree
+    per_node = max((len(t) for t in nodes), default=1)
+    need = switch_ports(nodes_per_switch, per_node, dims)
     if need > radix:
         raise TopologyError(
-            f"a {kind} switch needs {nodes_per_switch} node ports + {degree} {kind} ports = {need}; "
-            f"the switch has {radix}"
+            f"a {kind} switch needs {nodes_per_switch} nodes x {per_node} ports + {degree} {kind} ports = "
+            f"{need}; the switch has {radix}"
         )
-    per_node = max((len(t) for t in nodes), default=1)
     if len(nodes) > vertices * nodes_per_switch:
         raise TopologyError(f"{len(nodes)} nodes exceed {vertices} switches x {nodes_per_switch} nodes")
     names = [f"{prefix}-sw-{v + 1:03d}" for v in range(vertices)]

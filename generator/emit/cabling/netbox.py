@@ -132,11 +132,13 @@ def _device_type(cluster: ResolvedCluster, device: Device) -> tuple[str, str, st
     entry = (cat.switches if device.kind == "switch" else cat.servers).get(device.model)
     if entry is None:
         owner = device.pool or device.fabric or device.role
+        # no catalogue height: each declared height is a type of its own (a NetBox device type has one
+        # u_height); _type_names gives a second one its own slug and name
         return (
             GENERIC_MANUFACTURER,
             f"{device.model} {device.kind} ({owner})",
             slugify(f"{device.model}-{owner}"),
-            "",
+            f"{device.height_u}U" if device.kind == "appliance" else "",
         )
     manufacturer = entry.manufacturer or GENERIC_MANUFACTURER
     library = DEVICETYPE_LIBRARY.get(device.model)

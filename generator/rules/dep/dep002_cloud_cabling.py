@@ -14,7 +14,8 @@ class CloudCabling(Rule):
     dragonfly...). On a cloud target nobody can cable anything: the provider's GPU fabric (EFA, the
     ND-series InfiniBand, GCP's GPU NIC networks, OCI's cluster network) is already built, and the
     program only places instances close together (placement group, scale set, compact placement,
-    cluster network)."""
+    cluster network). An appliance (`appliances:`, cabled to the plan's switches) has no switch to go on
+    either."""
 
     id = "DEP002"
     severity = Severity.ERROR
@@ -37,4 +38,13 @@ class CloudCabling(Rule):
                 "provider cables "
                 f"the {name} fabric; a cloud cluster gets a placement group, not switches",
                 ("fabrics", name, "topology"),
+            )
+        for i, a in enumerate(cluster.blueprint.appliances):
+            yield self.finding(
+                f"appliance `{a.name}` is cabled to the {a.fabric} fabric's switches, but on "
+                f"{cluster.target} the provider owns the {a.fabric} fabric: there are no switch ports to "
+                f"give it (appliance {i + 1} of {len(cluster.blueprint.appliances)})",
+                ("appliances", i),
+                "remove the appliance (a cloud service stands in for it: managed storage, the provider's "
+                "fabric management)",
             )

@@ -21,6 +21,8 @@ class AddressPlanFits(Rule):
     rationale = "instances fail to launch (or MAAS cannot assign addresses) when a subnet is full"
     fix = "use a larger CIDR"
     tags = ("deployment", "network")
+    # generate stops on what it says: suppressed, validate would pass what generate refuses
+    suppressible = False
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         from generator.deploy.addresses import onprem_problems

@@ -28,6 +28,8 @@ class UnderlayNumbers(Rule):
     )
     fix = "give the fabric a larger `underlay.loopback_cidr` (or a lower `asn_base`), or a pool of its own"
     tags = ("ethernet", "switches", "bgp")
+    # generate stops on what it says: suppressed, validate would pass what generate refuses
+    suppressible = False
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         if not ctx.cluster.routed_fabrics or ctx.plan is None:  # no plan: PLN001 says why

@@ -37,6 +37,8 @@ class ManagementVlans(Rule):
         "large enough"
     )
     tags = ("ethernet", "switches", "management")
+    # generate stops on what it says: suppressed, validate would pass what generate refuses
+    suppressible = False
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         cluster = ctx.cluster

@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
+from generator.rules.pwr._racks import stated_rack_share
 from generator.rules.sizing import server_path
 
 
@@ -32,7 +33,7 @@ class RackPower(Rule):
         budget = cluster.blueprint.site.rack.power_kw
         for pool in cluster.pools:
             kw = pool.server.power_kw
-            npr = pool.nodes_per_rack
+            npr = stated_rack_share(pool)
             # whole milliwatts, the rack allocator's arithmetic (placement.watts): no float edge between them
             if npr:
                 total = npr * kw

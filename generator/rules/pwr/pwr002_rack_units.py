@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
-from generator.rules.pwr._racks import usable_units
+from generator.rules.pwr._racks import stated_rack_share, usable_units
 from generator.rules.sizing import server_path
 
 
@@ -31,7 +31,7 @@ class RackUnits(Rule):
         usable = usable_units(site)
         for pool in cluster.pools:
             ru = pool.server.rack_units
-            npr = pool.nodes_per_rack
+            npr = stated_rack_share(pool)
             if npr and npr * ru > usable:
                 yield self.finding(
                     f"pool `{pool.name}`: {npr} × {ru}U = {npr * ru}U per rack but a rack has "

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from blueprints.models.topology import Hypercube, Torus
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
-from generator.rules.sizing import ports_per_node, radix, torus_links_per_vertex
+from generator.rules.sizing import ports_per_node, radix
 
 
 class SwitchAttach(Rule):
@@ -26,6 +26,8 @@ class SwitchAttach(Rule):
     tags = ("torus", "hypercube", "ports")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        from generator.topology.cube import cube_degree, switch_ports  # a builder module: imported on use
+
         cluster = ctx.cluster
         for fab in cluster.fabrics.values():
             t = fab.spec.topology
@@ -43,13 +45,13 @@ class SwitchAttach(Rule):
             k = radix(fab)
             if k == 0:
                 continue  # NET013
-            links = torus_links_per_vertex(t.dimensions) if isinstance(t, Torus) else t.dimension
-            node_ports = t.nodes_per_switch * ports_per_node(cluster, fab.name)
-            if node_ports + links > k:
+            dims = list(t.dimensions) if isinstance(t, Torus) else [2] * t.dimension  # the plan's dims
+            per_node = ports_per_node(cluster, fab.name)
+            need = switch_ports(t.nodes_per_switch, per_node, dims)
+            if need > k:
                 yield self.finding(
                     f"{fab.name} {t.kind}: each switch needs {t.nodes_per_switch} nodes × "
-                    f"{ports_per_node(cluster, fab.name)} ports + {links} neighbour links = "
-                    f"{node_ports + links} ports; "
+                    f"{per_node} ports + {cube_degree(dims)} neighbour links = {need} ports; "
                     f"`{t.switch}` has {k} at {fab.speed_gbps:g} Gb/s",
                     path,
                 )

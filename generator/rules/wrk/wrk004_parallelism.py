@@ -31,10 +31,11 @@ class Parallelism(Rule):
         par = wl.parallelism
         t, p, d = par.tensor, par.pipeline, par.data
         base = ("workload", "parallelism")
-        if t is not None and p is not None and d is not None:
-            if t * p * d != gpus:
+        if d is not None:  # an unstated degree is 1, as the training estimate reads it
+            if (t or 1) * (p or 1) * d != gpus:
                 yield self.finding(
-                    f"tensor {t} × pipeline {p} × data {d} = {t * p * d:,} but the cluster has {gpus:,} GPUs",
+                    f"tensor {t or 1} × pipeline {p or 1} × data {d} = {(t or 1) * (p or 1) * d:,} but the "
+                    f"cluster has {gpus:,} GPUs",
                     (*base, "data"),
                 )
         else:

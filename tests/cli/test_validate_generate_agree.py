@@ -1,0 +1,123 @@
+"""What `validate` says of a blueprint is what `generate` does with it (one truth per fact).
+
+Each case is an example with one change a user could make. Before, `validate` passed each of them and
+`generate` crashed (exit 3), refused it (exit 2), or built something the rules had not checked (ports past a
+switch's last, two devices of one name, a storage mount dropped), or the two disagreed on a number.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from conftest import EXAMPLES, run_cli
+from ruamel.yaml import YAML
+
+
+def _variant(tmp_path: Path, example: str, change: Callable[[dict[str, Any]], None]) -> Path:
+    yaml = YAML(typ="safe", pure=True)
+    doc = yaml.load((EXAMPLES / f"{example}.yaml").read_text())
+    change(doc)
+    path = tmp_path / f"{example}-variant.yaml"
+    with path.open("w") as fh:
+        yaml.dump(doc, fh)
+    return path
+
+
+def _validate(path: Path) -> tuple[int, str]:
+    code, out, err = run_cli("validate", str(path))
+    return code, out + err
+
+
+def _generate(path: Path, out: Path) -> tuple[int, str]:
+    code, stdout, err = run_cli("generate", str(path), "-o", str(out), "--quiet")
+    return code, stdout + err
+
+
+def test_a_guard_rule_cannot_be_suppressed_into_a_crash(tmp_path: Path) -> None:
+    """DEP010 suppressed let a /28 VPC through validate; generate then died on StopIteration (exit 3)."""
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["deployment"]["cloud"]["network_cidr"] = "10.0.0.0/28"
+        doc["suppress"] = [{"rule": "DEP010", "reason": "probe"}]
+
+    path = _variant(tmp_path, "aws-p5-efa", change)
+    code, text = _validate(path)
+    assert code == 1 and "DEP010" in text and "SUP001" in text
+    code, text = _generate(path, tmp_path / "build")
+    assert code in (1, 2) and "internal error" not in text and not (tmp_path / "build").exists()
+
+
+def test_switched_hypercube_counts_every_node_port(tmp_path: Path) -> None:
+    """19 two-port nodes and 4 links need 42 ports of a 40-port QM8700: TOP013 said so, but the builder counted
+    one port a node, so `plan` drew 672 ports on 640 and generate (TOP013 suppressed) cabled ports 41-42."""
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["pools"][0]["count"] = 304
+        doc["site"]["racks_per_row"] = 100
+        doc["fabrics"]["compute"]["topology"]["nodes_per_switch"] = 19
+
+    path = _variant(tmp_path, "hypercube-research", change)
+    code, text = _validate(path)
+    assert code == 1 and "19 nodes × 2 ports + 4 neighbour links = 42 ports" in text
+    code, out, err = run_cli("plan", str(path))
+    assert code == 2 and "19 nodes x 2 ports + 4 hypercube ports = 42" in out + err
+
+
+def test_appliance_names_are_not_host_or_switch_names(tmp_path: Path) -> None:
+    for name in ("dgx001", "s-leaf-su1-01"):
+
+        def change(doc: dict[str, Any], name: str = name) -> None:
+            doc["appliances"] = [{"name": name, "fabric": "storage", "ports": 1}]
+
+        path = _variant(tmp_path, "maas-onprem-h100", change)
+        code, text = _validate(path)
+        assert code == 1 and f"appliance `{name}`: the name is also a" in text, text
+
+
+def test_appliances_of_one_model_with_two_heights_build(tmp_path: Path) -> None:
+    """NetBox holds one height per device type: a 1U ufm01 beside an undeclared ufm02 was exit 3."""
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["appliances"][0].update(rack_units=1, power_w=500)
+
+    path = _variant(tmp_path, "superpod-h100-4su", change)
+    assert _validate(path)[0] == 0
+    code, text = _generate(path, tmp_path / "build")
+    assert code == 0, text
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "build/cabling/netbox/device-types.csv").read_text())))
+    ufm = [r for r in rows if r["model"].startswith("ufm-enterprise-appliance-3")]
+    assert sorted(r["u_height"] for r in ufm) == ["0", "1"] and len({r["slug"] for r in ufm}) == 2
+
+
+def test_an_appliance_on_a_cloud_is_refused_by_validate(tmp_path: Path) -> None:
+    def change(doc: dict[str, Any]) -> None:
+        doc["appliances"] = [{"name": "x", "fabric": "compute", "ports": 1}]
+
+    path = _variant(tmp_path, "aws-p5-efa", change)
+    code, text = _validate(path)
+    assert code == 1 and "DEP002" in text and "appliance `x`" in text
+
+
+def test_rack_power_of_a_pool_smaller_than_its_rack(tmp_path: Path) -> None:
+    """4 GB200 trays (an 18-tray domain by default) make one rack of 4 x 6.7 kW; PWR001 said 120.6 kW."""
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["pools"][0].update(server="gb200-nvl72-tray", count=4)
+        doc["pools"][0].pop("placement", None)
+
+    path = _variant(tmp_path, "roce-rail-2tier", change)
+    code, text = _validate(path)
+    assert "PWR001" not in text and "120.6 kW" not in text, text
+
+
+def test_a_data_degree_alone_is_checked(tmp_path: Path) -> None:
+    def change(doc: dict[str, Any]) -> None:
+        doc["workload"]["parallelism"] = {"data": 1000000}
+
+    path = _variant(tmp_path, "hdr-fat-tree-a100", change)
+    code, text = _validate(path)
+    assert code == 1 and "WRK004" in text and "data 1000000 = 1,000,000" in text
