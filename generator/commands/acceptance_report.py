@@ -140,7 +140,7 @@ def _compare(args: argparse.Namespace, target: str | None) -> AcceptanceReport:
     plan = plan_or_raise(cluster, loaded.locate)
     system = system_for(cluster, plan, args.pool)
     site = (
-        read_calibration(args.calibration, system.name, budget, system.pool, system.gpu_id)
+        read_calibration(args.calibration, system.name, budget, system.pool, system.gpu_id, system)
         if args.calibration
         else None
     )

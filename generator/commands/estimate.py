@@ -142,11 +142,13 @@ def _calibrated(report: EstimateReport, file: str) -> tuple[EstimateReport, dict
     from generator.perf.calibration import apply_to_series, read_calibration
     from generator.perf.system import nccl_release
 
-    cal = read_calibration(file, report.system.name, pool=report.system.pool, gpu=report.system.gpu_id)
+    cal = read_calibration(
+        file, report.system.name, pool=report.system.pool, gpu=report.system.gpu_id, system=report.system
+    )
     series = {}
     factors: dict[str, float | None] = {}
     for coll, rows in report.series.items():
-        series[coll], entry = apply_to_series(cal, report.system, coll, rows, report.nodes)
+        series[coll], entry = apply_to_series(cal, report.system, coll, rows, report.nodes, report.settings)
         factors[coll] = entry.factor if entry else None
     measured_with = cal.data.nccl_version
     # a factor is measured / predicted for the NCCL the runs used; another release (major.minor: patch

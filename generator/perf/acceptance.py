@@ -336,17 +336,20 @@ class _Predictions:
             st = run_settings(run)
             job, algos, protos = self.job(st, *shape), st.algorithms, st.protocols
             est = estimate(run.collective, max(1, size), job, algorithms=algos, protocols=protos)
-            self.made[key] = (self._calibrated(run, shape[0], est), est.algorithm)
+            self.made[key] = (self._calibrated(run, st, shape[0], est), est.algorithm)
         return self.made[key]
 
-    def _calibrated(self, run: NcclRun, nodes: int, est: Estimate) -> float:
-        """The busbw with the site factor of the run's (collective, regime, node band), if any."""
+    def _calibrated(self, run: NcclRun, st: RunSettings, nodes: int, est: Estimate) -> float:
+        """The busbw with the site factor of the run's (collective, regime, node band, settings), if any."""
         if self.calibration is None:
             return est.busbw_gbytes
-        from generator.perf.calibration import calibrated_busbw, regime
+        from generator.perf.calibration import calibrated_busbw, regime, settings_key
 
         entry = self.calibration.factor_for(
-            run.collective, regime(self.system, nodes, run.rail is not None), nodes
+            run.collective,
+            regime(self.system, nodes, run.rail is not None),
+            nodes,
+            settings_key(st, run.collective),
         )
         if entry is None:
             return est.busbw_gbytes

@@ -56,7 +56,7 @@ from generator.perf.sizes import MAX_BYTES
 
 if TYPE_CHECKING:
     from generator.perf.acceptance import AcceptanceReport, RunResult
-    from generator.perf.predict import Prediction
+    from generator.perf.predict import Prediction, RunSettings
     from generator.perf.system import System
 
 VERSION = 1
@@ -116,6 +116,10 @@ class FactorEntry(_Strict):
     factor: Factor
     runs: Annotated[StrictInt, Field(ge=1, le=MAX_SOURCES)]
     spread: Annotated[float, Field(ge=0, allow_inf_nan=False)]  # what the runs' ratios span (informative)
+    # what the runs changed (settings_key: NCCL_ALGO, NCCL_PROTO, channels, NVLink or PXN off ...); "" for
+    # NCCL's own choices. A factor holds for the settings it was measured with: NVLink off, a forced LL
+    # protocol or two ranks a node run other paths and limits than the default runs
+    settings: Annotated[StrictStr, Field(max_length=1000)] = ""
 
     @field_validator("factor")
     @classmethod
@@ -137,7 +141,9 @@ class FactorEntry(_Strict):
         band = (
             str(self.nodes_min) if self.nodes_min == self.nodes_max else f"{self.nodes_min}-{self.nodes_max}"
         )
-        return f"{self.collective} {self.regime} {band} node(s)"
+        return f"{self.collective} {self.regime} {band} node(s)" + (
+            f" ({self.settings})" if self.settings else ""
+        )
 
 
 class Source(_Strict):
@@ -156,6 +162,9 @@ class CalibrationFile(_Strict):
     pool: Annotated[StrictStr, Field(min_length=1, max_length=253)] | None = None
     gpu: Annotated[StrictStr, Field(min_length=1, max_length=253)] | None = None
     nccl_version: Annotated[StrictStr, Field(pattern=_RELEASE_PATTERN)]
+    # the modelled system the runs were compared with (system_fingerprint; files written before it was
+    # recorded have none): a blueprint of that name whose fabric, NICs or GPUs changed is another system
+    system_sha256: Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}\z")] | None = None
     plateau_min_bytes: Annotated[StrictInt, Field(ge=1, le=MAX_BYTES)]
     # written: at most MAX_LISTED_SOURCES; read: as many as files an earlier release listed whole
     sources: list[Source] = Field(max_length=MAX_SOURCES)
@@ -175,17 +184,22 @@ class CalibrationFile(_Strict):
 
     @model_validator(mode="after")
     def _no_overlap(self) -> CalibrationFile:
-        seen: dict[tuple[str, str], list[FactorEntry]] = defaultdict(list)
+        seen: dict[tuple[str, str, str], list[FactorEntry]] = defaultdict(list)
         for f in self.factors:
-            for other in seen[(f.collective, f.regime)]:
+            for other in seen[(f.collective, f.regime, f.settings)]:
                 if f.nodes_min <= other.nodes_max and other.nodes_min <= f.nodes_max:
                     raise ValueError(f"two factors for {f.label()} (overlaps {other.label()})")
-            seen[(f.collective, f.regime)].append(f)
+            seen[(f.collective, f.regime, f.settings)].append(f)
         return self
 
-    def factor_for(self, collective: str, regime: str, nodes: int) -> FactorEntry | None:
+    def factor_for(self, collective: str, regime: str, nodes: int, settings: str = "") -> FactorEntry | None:
         for f in self.factors:
-            if f.collective == collective and f.regime == regime and f.nodes_min <= nodes <= f.nodes_max:
+            if (
+                f.collective == collective
+                and f.regime == regime
+                and f.settings == settings
+                and f.nodes_min <= nodes <= f.nodes_max
+            ):
                 return f
         return None
 
@@ -197,8 +211,8 @@ class Calibration:
     file: str
     data: CalibrationFile
 
-    def factor_for(self, collective: str, regime: str, nodes: int) -> FactorEntry | None:
-        return self.data.factor_for(collective, regime, nodes)
+    def factor_for(self, collective: str, regime: str, nodes: int, settings: str = "") -> FactorEntry | None:
+        return self.data.factor_for(collective, regime, nodes, settings)
 
 
 # ---- keys -----------------------------------------------------------------------------------------
@@ -210,6 +224,30 @@ def band(nodes: int) -> tuple[int, int]:
         return max(1, nodes), max(1, nodes)
     hi = 1 << math.ceil(math.log2(nodes))
     return hi // 2 + 1, hi
+
+
+def settings_key(settings: RunSettings, collective: str) -> str:
+    """What a run changed, for ``collective``, in one canonical spelling (predict.RunSettings.describe,
+    without the NCCL release, which the file records once): "" for a run of NCCL's own choices."""
+    from dataclasses import replace
+
+    resolved = settings.for_collective(collective)
+    return replace(resolved, nccl_version=None, algorithm_lists=None, protocol_lists=None).describe()
+
+
+def system_fingerprint(system: System) -> str:
+    """sha256 of the hardware a factor was measured on, as the model knows it: the GPU and how many a node
+    holds, the compute ports and their line rate, the fabric's technology and topology. Run settings (NVLink
+    off, a forced protocol) change the modelled paths, not these: they key the factors."""
+    parts = (
+        system.gpu_id,
+        system.gpus_per_node,
+        system.net_line_gbps,
+        system.net_ports,
+        system.technology,
+        system.topology,
+    )
+    return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()
 
 
 def regime(system: System, nodes: int, one_rail: bool) -> str:
@@ -231,13 +269,22 @@ def calibrated_busbw(busbw: float, time_s: float, latency_us: float, factor: flo
 
 
 def apply_to_series(
-    calibration: Calibration, system: System, collective: str, rows: list[Prediction], nodes: int
+    calibration: Calibration,
+    system: System,
+    collective: str,
+    rows: list[Prediction],
+    nodes: int,
+    settings: RunSettings | None = None,
 ) -> tuple[list[Prediction], FactorEntry | None]:
-    """``rows`` (one collective over all rails of ``nodes`` nodes) with the site factor applied, and the
-    factor (None: the calibration has none for this collective, regime and band; rows unchanged)."""
+    """``rows`` (one collective over all rails of ``nodes`` nodes, run with ``settings``) with the site factor
+    applied, and the factor (None: the calibration has none for this collective, regime, band and settings;
+    rows unchanged)."""
     from dataclasses import replace
 
-    entry = calibration.factor_for(collective, regime(system, nodes, False), nodes)
+    from generator.perf.predict import RunSettings
+
+    key = settings_key(settings or RunSettings(), collective)
+    entry = calibration.factor_for(collective, regime(system, nodes, False), nodes, key)
     if entry is None:
         return rows, None
     out = []
@@ -258,12 +305,18 @@ def _run_ratio(res: RunResult, plateau: int) -> float | None:
     return statistics.fmean(ratios) if ratios else None
 
 
+Group = tuple[str, str, int, int, str]  # collective, regime, node band, settings_key
+
+
 def _groups(
     report: AcceptanceReport, system: System, plateau: int
-) -> tuple[dict[tuple[str, str, int, int], list[float]], list[str], list[str]]:
-    """The measured/predicted ratios by (collective, regime, node band), every run skipped with why, and of
-    those the runs that cannot calibrate at any size (an error row, or a run over another transport)."""
-    groups: dict[tuple[str, str, int, int], list[float]] = defaultdict(list)
+) -> tuple[dict[Group, list[float]], list[str], list[str]]:
+    """The measured/predicted ratios by (collective, regime, node band, run settings), every run skipped with
+    why, and of those the runs that cannot calibrate at any size (an error row, or a run over another
+    transport)."""
+    from generator.perf.acceptance import run_settings
+
+    groups: dict[Group, list[float]] = defaultdict(list)
     skipped: list[str] = []
     unusable: list[str] = []
     for res in report.results:
@@ -276,16 +329,17 @@ def _groups(
             skipped.append(f"{res.run.name}: no message size of {plateau:,} bytes or more")
             continue
         run = res.run
-        groups[(run.collective, regime(system, run.nodes, run.rail is not None), *band(run.nodes))].append(
-            ratio
-        )
+        key = settings_key(run_settings(run), run.collective)  # res.error would be unusable: it parses
+        groups[
+            (run.collective, regime(system, run.nodes, run.rail is not None), *band(run.nodes), key)
+        ].append(ratio)
     return groups, skipped, unusable
 
 
-def _entries(groups: dict[tuple[str, str, int, int], list[float]]) -> list[dict[str, object]]:
+def _entries(groups: dict[Group, list[float]]) -> list[dict[str, object]]:
     entries = []
     lo, hi = factor_range()
-    for (collective, reg, nmin, nmax), ratios in sorted(groups.items()):
+    for (collective, reg, nmin, nmax, key), ratios in sorted(groups.items()):
         factor = statistics.median(ratios)
         if not lo <= factor <= hi:
             raise CalibrationError(
@@ -302,6 +356,7 @@ def _entries(groups: dict[tuple[str, str, int, int], list[float]]) -> list[dict[
                 "factor": round(factor, 4),
                 "runs": len(ratios),
                 "spread": round(max(ratios) - min(ratios), 4),
+                **({"settings": key} if key else {}),
             }
         )
     return entries
@@ -374,6 +429,7 @@ def calibrate(
         "pool": system.pool,
         "gpu": system.gpu_id,
         "nccl_version": _release(report, system, plateau),
+        "system_sha256": system_fingerprint(system),
         "plateau_min_bytes": plateau,
         **_listing(_sources(used, Path(results))),
         "factors": _entries(groups),
@@ -458,10 +514,11 @@ def read_calibration(
     budget: ByteBudget | None = None,
     pool: str | None = None,
     gpu: str | None = None,
+    system: System | None = None,
 ) -> Calibration:
     """The calibration file at ``path`` for the blueprint named ``blueprint`` (and, where the file records
-    them, its GPU pool ``pool`` and that pool's GPU ``gpu``); ForeignInputError located at ``file:line`` when
-    it cannot be used."""
+    them, its GPU pool ``pool``, that pool's GPU ``gpu`` and the modelled ``system``'s fingerprint);
+    ForeignInputError located at ``file:line`` when it cannot be used."""
     where = str(path)
     source = _loaded(read_foreign_text(path, MAX_FILE_BYTES, budget), where)
     if not isinstance(source.data, dict):
@@ -493,4 +550,16 @@ def read_calibration(
                 f"({one_line(terminal(data.gpu or 'its GPU'))[:80]}), not of `{pool}` ({gpu}): a factor "
                 "holds for the servers and fabric it was measured on",
             )
+    if (
+        system is not None
+        and data.system_sha256 is not None
+        and data.system_sha256 != system_fingerprint(system)
+    ):
+        at = source.locate(("system_sha256",))
+        raise ForeignInputError(
+            f"{where}:{at.line}",
+            f"calibration of another `{blueprint}`: its GPUs, compute ports, their line rate, the fabric's "
+            "technology or topology have changed since the runs (system_sha256); a factor holds for the "
+            "system it was measured on: calibrate again",
+        )
     return Calibration(where, data)

@@ -381,3 +381,64 @@ def test_calibrate_charges_each_file_once(site, capsys, monkeypatch) -> None:
     doc = YAML(typ="safe", pure=True).load(cal.read_text())
     expected = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in results.iterdir()}
     assert {s["file"]: s["sha256"] for s in doc["sources"]} == expected
+
+
+def test_a_factor_is_applied_only_to_the_settings_it_was_measured_with(site, capsys) -> None:
+    """Factors from NCCL's own choices scaled a `--no-nvlink` or `--proto LL` estimate past the hardware
+    (48 → 72 GB/s over PCIe); a factor now holds for the run settings it was measured with, and runs with
+    other settings calibrate a factor of their own."""
+    bp, results = site
+    cal = bp.with_name("cal.yaml")
+    assert main(["acceptance-report", str(bp), "--results", str(results), "--calibrate", str(cal)]) == 1
+    capsys.readouterr()
+    for option in (["--no-nvlink"], ["--proto", "LL"], ["--algo", "ring"]):
+        assert main(["estimate", str(bp), "--nodes", "4", "--calibration", str(cal), *option]) == 0
+        assert "all_reduce none (model as is)" in capsys.readouterr().out.replace("\n", " "), option
+    # runs that forced the ring get a factor of their own, applied to `--algo ring`
+    ring = bp.parent / "ring"
+    ring.mkdir()
+    predicted = {
+        r["size_bytes"]: r["busbw_gbytes"] for r in _estimate_with(bp, 4, capsys, ["--algo", "ring"])
+    }
+    text = nccl_text(HOSTS, 8, [(s, predicted[s] * 0.7) for s in SIZES])
+    text = text.replace(
+        "# Using devices", "NCCL INFO NCCL_ALGO set by environment to Ring\n# Using devices", 1
+    )
+    (ring / "all_reduce_perf-ring.txt").write_text(text)
+    ring_cal = bp.with_name("ring-cal.yaml")
+    main(["acceptance-report", str(bp), "--results", str(ring), "--calibrate", str(ring_cal)])
+    capsys.readouterr()
+    (entry,) = YAML(typ="safe", pure=True).load(ring_cal.read_text())["factors"]
+    assert entry["settings"] == "NCCL_ALGO=ring" and entry["factor"] == pytest.approx(0.7, abs=0.005)
+    calibrated = {
+        r["size_bytes"]: r["busbw_gbytes"]
+        for r in _estimate_with(bp, 4, capsys, ["--algo", "ring", "--calibration", str(ring_cal)])
+    }
+    assert calibrated[1 << 31] / predicted[1 << 31] == pytest.approx(0.7, abs=0.005)
+    assert main(["estimate", str(bp), "--nodes", "4", "--calibration", str(ring_cal)]) == 0
+    assert "all_reduce none (model as is)" in capsys.readouterr().out.replace("\n", " ")
+
+
+def _estimate_with(bp: Path, nodes: int, capsys, extra: list[str]) -> list[dict]:
+    sizes = ",".join(str(s) for s in SIZES)
+    args = ["estimate", str(bp), "--nodes", str(nodes), "--sizes", sizes, "--format", "json", *extra]
+    assert main(args) == 0
+    return json.loads(capsys.readouterr().out)["blueprints"][0]["collectives"]["all_reduce"]
+
+
+def test_a_calibration_of_another_system_of_the_same_name_is_refused(site, capsys) -> None:
+    """The file records the modelled system it was measured on: the same blueprint name on HDR instead of
+    NDR applied ×0.48 measured on NDR, silently."""
+    bp, results = site
+    cal = bp.with_name("cal.yaml")
+    assert main(["acceptance-report", str(bp), "--results", str(results), "--calibrate", str(cal)]) == 1
+    capsys.readouterr()
+    doc = YAML(typ="safe", pure=True).load(cal.read_text())
+    assert re.fullmatch(r"[0-9a-f]{64}", doc["system_sha256"])
+    hdr = bp.with_name("site-hdr.yaml")
+    hdr.write_text(bp.read_text().replace("infiniband-ndr", "infiniband-hdr").replace("qm9700", "qm8700"))
+    assert main(["estimate", str(hdr), "--calibration", str(cal)]) == 2
+    err = capsys.readouterr().err
+    line = next(i for i, t in enumerate(cal.read_text().splitlines(), 1) if t.startswith("system_sha256"))
+    assert f"{cal}:{line}" in err and "calibrate again" in err
+    assert main(["estimate", str(bp), "--calibration", str(cal)]) == 0  # the system it was measured on
