@@ -408,7 +408,9 @@ def _checked_row(values: dict[str, object], where: str) -> Row:
         ) from None
 
 
-def _row(tokens: list[str], where: str, columns: tuple[int, int, int] | None = None) -> Row | None:
+def _row(
+    tokens: list[str], where: str, columns: tuple[int, int, int] | None = None, counts_wrong: bool = False
+) -> Row | None:
     """A result row: size and count first, then (oop time algbw busbw wrong)(ip time algbw busbw wrong).
     ``columns``: where the header puts the out-of-place time, busbw and #wrong; a row with fewer tokens
     (nccl-tests left its out-of-place body blank) has its in-place body there. Without them, the last eight
@@ -417,8 +419,8 @@ def _row(tokens: list[str], where: str, columns: tuple[int, int, int] | None = N
         return None
     if columns is not None and len(tokens) > max(columns):
         time_at, busbw_at, wrong_at = (tokens[i] for i in columns)
-        # the in-place body follows: its #wrong ends the row
-        in_place_wrong = tokens[-1] if len(tokens) >= columns[2] + 5 else None
+        # the in-place body follows: its #wrong (a count where the header says `#wrong`) ends the row
+        in_place_wrong = tokens[-1] if counts_wrong and len(tokens) >= columns[2] + 5 else None
     else:
         tail = tokens[-8:] if len(tokens) >= 10 else tokens[-4:]
         time_at, busbw_at, wrong_at = tail[0], tail[2], tail[3]
@@ -632,7 +634,7 @@ def parse_text(text: str, path: Path, left_out: list[str] | None = None) -> list
         if "failure" in line and (m := _FAILURE_RE.search(line)):
             parts[-1].fail(where, f"nccl-tests stopped on a {m.group(1)} failure")
             continue
-        row = _row(line.split(), where, parts[-1].columns)
+        row = _row(line.split(), where, parts[-1].columns, parts[-1].counts_wrong)
         if row is not None:
             rows += 1
             if rows > MAX_TOTAL_ROWS:
