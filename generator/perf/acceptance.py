@@ -293,6 +293,9 @@ class _Predictions:
         self.jobs: dict[tuple[object, ...], Job] = {}
         self.made: dict[tuple[object, ...], tuple[float, str]] = {}
 
+    def system_for_run(self, st: RunSettings) -> System:
+        return self._system(st)
+
     def _system(self, st: RunSettings) -> System:
         key = (st.nvlink, st.nccl_version)
         if key not in self.systems:
@@ -397,6 +400,20 @@ def run_settings(run: NcclRun) -> RunSettings:
     )
 
 
+def _lists_within_release(run: NcclRun, system: System) -> None:
+    """A per-collective NCCL_ALGO / NCCL_PROTO on a release the run's output names and which reads none: the
+    model cannot tell what that NCCL ran (2.22's parseList matches whole names and skips the rest), so the
+    run is an ERROR row, as `estimate` refuses such a list for that release."""
+    from generator.perf.collectives import per_collective
+    from generator.perf.system import refuse_per_collective_lists
+
+    st = run.settings
+    if st.nccl_version is None:  # the output names no release: the blueprint's pin stands in, not checked
+        return
+    given = [f"NCCL_{k}={v}" for k, v in (("ALGO", st.algo), ("PROTO", st.proto)) if v and per_collective(v)]
+    refuse_per_collective_lists(given, system, "what that release ran with it is not modelled")
+
+
 def _msccl_on(st: RecordedSettings) -> bool:
     """RCCL_MSCCL_ENABLE, and NCCL_MAX_NCHANNELS: RCCL drops an MSCCL algorithm that needs more channels than
     the cap allows (perf.yaml rccl.msccl_allpairs.channels), even inside one node, where the model counts no
@@ -460,7 +477,9 @@ def _predict_run(
     nodes, rpn = run.nodes, run.ranks_per_node
     share = 1.0 / system.net_ports if (run.rail is not None and system.net_ports) else 1.0
     try:
-        predictions.job(run_settings(run), nodes, rpn, share)
+        st = run_settings(run)
+        predictions.job(st, nodes, rpn, share)
+        _lists_within_release(run, predictions.system_for_run(st))
     except PerfError as exc:
         return RunResult(run, (), 0.0, 0.0, False, str(exc))
     compared = {r.size_bytes for r in run.rows if r.size_bytes >= min_bytes} or {

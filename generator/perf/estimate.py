@@ -144,18 +144,10 @@ def build_report(
 
 
 def _lists_within_release(s: RunSettings, system: System) -> None:
-    """A per-collective NCCL_ALGO / NCCL_PROTO needs a release that reads one (perf.yaml
-    nccl.per_collective_lists: tuning.cc 2.25.1 parseList); 2.22.3's reads one list of names, so PerfError."""
-    from generator.perf.system import PerfError
+    from generator.perf.system import refuse_per_collective_lists
 
     given = [f"NCCL_{k}={v}" for k, v in (("ALGO", s.algorithm_lists), ("PROTO", s.protocol_lists)) if v]
-    nc = perf_data().for_release(system.nccl_release).nccl
-    if given and not nc.per_collective_lists.value:
-        raise PerfError(
-            f"{' and '.join(given)} name collectives, which NCCL reads from 2.25 (tuning.cc 2.25.1 "
-            f"parseList); NCCL {system.nccl_version} reads one list of names for every collective (tuning.cc "
-            "2.22.3): give one list, or --nccl-version 2.25 or later"
-        )
+    refuse_per_collective_lists(given, system, "give one list, or --nccl-version 2.25 or later")
 
 
 def _channels_within_release(s: RunSettings, system: System) -> tuple[RunSettings, System]:

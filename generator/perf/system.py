@@ -981,6 +981,19 @@ def _nccl_devices(nw: _Network, pool: ResolvedPool, perf: PerfData, notes: list[
 _MAJOR_MINOR = re.compile(r"([0-9]{1,4})\.([0-9]{1,4})(?![0-9])", re.ASCII)
 
 
+def refuse_per_collective_lists(given: list[str], system: System, fix: str) -> None:
+    """A per-collective NCCL_ALGO / NCCL_PROTO (``given``, as ``NCCL_ALGO=...``) needs a release that reads
+    one (perf.yaml nccl.per_collective_lists: tuning.cc 2.25.1 parseList); 2.22.3's reads one list of names
+    for every collective, so PerfError, ending in ``fix``."""
+    nc = perf_data().for_release(system.nccl_release).nccl
+    if given and not nc.per_collective_lists.value:
+        raise PerfError(
+            f"{' and '.join(given)} name collectives, which NCCL reads from 2.25 (tuning.cc 2.25.1 "
+            f"parseList); NCCL {system.nccl_version} reads one list of names for every collective (tuning.cc "
+            f"2.22.3): {fix}"
+        )
+
+
 def nccl_release(version: str) -> int | None:
     """``2.18.1`` → 218 (100·major + minor); None when the pin is not a version NCCL numbers that way."""
     m = _MAJOR_MINOR.match(version)

@@ -296,6 +296,22 @@ def test_a_per_collective_list_is_read_for_the_runs_collective(tmp_path: Path, c
         assert {row["algorithm"] for row in runs[name]["sizes"]} == {"tree"}, name
 
 
+def test_a_per_collective_list_on_a_release_that_reads_none_is_an_error_row(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """NCCL 2.21's parseList matches whole names: `allreduce:tree` is no name it knows, so the run did not
+    use the tree the list names. It was predicted against the tree (and its low/suspect verdict taken from
+    it); it is an error row, as `estimate --algo allreduce:tree --nccl-version 2.21.5` is refused."""
+    results = tmp_path / "results"
+    results.mkdir()
+    text = _with_lines(
+        nccl_text(HOSTS, 8, ROWS), "NCCL_ALGO set by environment to allreduce:tree", library=22105
+    )
+    (results / "old.txt").write_text(text)
+    main(["acceptance-report", str(_blueprint(tmp_path)), "--results", str(results), "--format", "json"])
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    assert run["sizes"] == [] and "name collectives, which NCCL reads from 2.25" in run["error"]
+    assert "NCCL 2.21.5" in run["error"]
+
+
 def test_a_run_with_nvls_off_is_predicted_without_nvls(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     """NCCL_NVLS_ENABLE=0 (GKE's TCPXO profiles and many GB200 runs set it) turns NVLS and NVLS-tree off: the
     run is predicted as `estimate --algo ^NVLS,NVLSTree` predicts it, not against an NVLS-tree it never ran."""
