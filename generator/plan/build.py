@@ -294,20 +294,23 @@ class Fabrics(NamedTuple):
 def _build_fabrics(cluster: ResolvedCluster) -> Fabrics:
     """The compute fabric first (its units place everything), then storage/management per unit."""
     builts: dict[str, _Built] = {}
-    if "compute" in cluster.fabrics:
+    topo = cluster.fabrics["compute"].spec.topology if "compute" in cluster.fabrics else None
+    # a leaf-spine compute fabric is built as the others are, over the pools' units (it has no scalable units
+    # or groups of its own to place by); any other compute topology's units place everything
+    flat = isinstance(topo, LeafSpine)
+    if "compute" in cluster.fabrics and not flat:
         b = build_fabric(cluster, cluster.fabrics["compute"])
         if b is not None:
             builts["compute"] = b
     units = placement_units(cluster, builts.get("compute"))
     growth = 1.0
-    topo = cluster.fabrics["compute"].spec.topology if "compute" in cluster.fabrics else None
     if isinstance(topo, FatTree) and topo.growth_nodes and builts.get("compute"):
         growth = max(1.0, topo.growth_nodes / max(1, len(hosts_on(cluster, "compute"))))
     # leaf-spine fabrics: units without compute ports first, so adding compute units only appends
     ls_order = [u for u in units if not u.forward] + [u for u in units if u.forward]
     unit_by_label = {u.label: u for u in units}
     for name, rf in cluster.fabrics.items():
-        if name == "compute":
+        if name == "compute" and not flat:
             continue
         b = build_fabric(cluster, rf, ls_order, growth)
         if b is not None:

@@ -121,3 +121,24 @@ def test_a_data_degree_alone_is_checked(tmp_path: Path) -> None:
     path = _variant(tmp_path, "hdr-fat-tree-a100", change)
     code, text = _validate(path)
     assert code == 1 and "WRK004" in text and "data 1000000 = 1,000,000" in text
+
+
+def test_a_leaf_spine_compute_fabric_builds(tmp_path: Path) -> None:
+    """The schema and the rules size a leaf-spine compute fabric; the plan built none ("no node has a port
+    on this fabric"). 64 HGX x 8 rails of 400G on SN5600 (128 ports at 400G, 1:1): 512 ports on 8 leaves of
+    64 down and 64 up, and 512 uplinks on 4 spines of 128 ports."""
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["fabrics"]["compute"]["topology"] = {"kind": "leaf-spine", "switch": "sn5600"}
+
+    path = _variant(tmp_path, "roce-rail-2tier", change)
+    code, text = _validate(path)
+    assert code == 0, text
+    code, text = _generate(path, tmp_path / "build")
+    assert code == 0, text
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "build/cabling/cables.csv").read_text())))
+    compute = [r for r in rows if r["fabric"] == "compute"]
+    leaves = {r["b_device"] for r in compute if r["layer"] == "node_leaf"}
+    spines = {r["b_device"] for r in compute if r["layer"] == "leaf_spine"}
+    assert len([r for r in compute if r["layer"] == "node_leaf"]) == 512 and len(leaves) == 8
+    assert len([r for r in compute if r["layer"] == "leaf_spine"]) == 512 and len(spines) == 4
