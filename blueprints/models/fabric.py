@@ -1,9 +1,10 @@
 """Fabrics: technology, topology, subnet manager or lossless settings."""
 
+import ipaddress
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, field_validator
 
 from blueprints.models.base import Model, SafeName, empty_list
 from blueprints.models.topology import Topology
@@ -135,6 +136,16 @@ class ManagementVlans(Model):
         description="where the leaves relay DHCP to (default for deployment target maas: the planned "
         "management address of the first host of the first management pool, the MAAS rack controller)",
     )
+
+    @field_validator("dhcp_server")
+    @classmethod
+    def _dhcp_server_address(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                ipaddress.IPv4Address(value)
+            except ValueError:
+                raise ValueError(f"`{value}` is no IPv4 address (each part 0-255, no leading zero)") from None
+        return value
 
 
 class Fabric(Model):

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from generator.deploy.targets import onprem
+from generator.findings import dotted
 
 if TYPE_CHECKING:
     from generator.resolve import NicPort, ResolvedCluster, ResolvedPool
@@ -121,6 +122,45 @@ def _cidrs(cluster: ResolvedCluster) -> tuple[str, str, str]:
     if maas is None:
         return DEFAULT_MANAGEMENT_CIDR, DEFAULT_COMPUTE_CIDR, DEFAULT_STORAGE_CIDR
     return maas.management_cidr, maas.compute_cidr, maas.storage_cidr
+
+
+def _overlaps(cluster: ResolvedCluster) -> list[tuple[Path, str]]:
+    """The on-prem networks that overlap: the MAAS management, compute and storage blocks, and each routed
+    fabric's switch loopback block. A host would hold two routes to one range (its management address and a
+    fabric rail's), or reach a switch loopback through its own rail; the one that comes later is named."""
+    from blueprints.models.fabric import Underlay
+
+    maas = cluster.blueprint.deployment.maas
+    named: list[tuple[Path, str]] = []
+    if maas is not None:
+        named += [
+            (("deployment", "maas", k), getattr(maas, k))
+            for k in ("management_cidr", "compute_cidr", "storage_cidr")
+        ]
+    for name in cluster.routed_fabrics:
+        fab = cluster.fabrics[name]
+        named.append(
+            ((*fab.source_path, "underlay", "loopback_cidr"), (fab.spec.underlay or Underlay()).loopback_cidr)
+        )
+    nets = []
+    for path, text in named:
+        try:
+            nets.append((path, text, ipaddress.ip_network(text, strict=False)))
+        except ValueError:
+            continue  # refused where it is parsed
+    out = []
+    for i, (path, text, net) in enumerate(nets):
+        for other_path, other_text, other in nets[:i]:
+            if net.version == other.version and net.overlaps(other):  # type: ignore[arg-type]
+                out.append(
+                    (
+                        path,
+                        f"`{text}` overlaps `{other_text}` ({dotted(other_path)}): give each network a block "
+                        "of its own",
+                    )
+                )
+                break
+    return out
 
 
 def checked_network(
@@ -391,6 +431,7 @@ def onprem_problems(cluster: ResolvedCluster) -> list[tuple[Path, str]]:
     if onprem(cluster.target):
         _management_blocks(cluster, mgmt, plan)
         _fabric_subnets(cluster, compute, storage, plan)  # _fabric only hands out what these checked
+        plan.problems.extend(_overlaps(cluster))
     return plan.problems
 
 
@@ -402,6 +443,7 @@ def _make_plan(cluster: ResolvedCluster) -> OnPremPlan:
     _management(cluster, mgmt, plan)
     nets = _fabric_subnets(cluster, compute, storage, plan)
     _fabric(cluster, nets, plan)
+    plan.problems.extend(_overlaps(cluster))
     return plan
 
 

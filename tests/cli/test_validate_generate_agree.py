@@ -142,3 +142,31 @@ def test_a_leaf_spine_compute_fabric_builds(tmp_path: Path) -> None:
     spines = {r["b_device"] for r in compute if r["layer"] == "leaf_spine"}
     assert len([r for r in compute if r["layer"] == "node_leaf"]) == 512 and len(leaves) == 8
     assert len([r for r in compute if r["layer"] == "leaf_spine"]) == 512 and len(spines) == 4
+
+
+def test_on_prem_networks_may_not_overlap(tmp_path: Path) -> None:
+    """compute_cidr equal to management_cidr gave every host two routes to one range (management 10.10.1.1/16
+    and a rail's 10.10.0.10/19), and validate said nothing; so did a switch loopback block inside it."""
+
+    def same(doc: dict[str, Any]) -> None:
+        doc["deployment"]["maas"]["compute_cidr"] = "10.10.0.0/16"
+
+    code, text = _validate(_variant(tmp_path, "maas-onprem-h100", same))
+    assert code == 1 and "DEP010" in text and "`10.10.0.0/16` overlaps `10.10.0.0/16`" in text, text
+    assert "deployment.maas.management_cidr" in text
+
+    def loopbacks(doc: dict[str, Any]) -> None:
+        doc["deployment"] = {"target": "maas", "maas": {"management_cidr": "10.254.0.0/16"}}
+
+    code, text = _validate(_variant(tmp_path, "roce-rail-2tier", loopbacks))
+    assert code == 1 and "overlaps `10.254.0.0/16` (deployment.maas.management_cidr)" in text, text
+
+
+def test_a_dhcp_server_is_an_address(tmp_path: Path) -> None:
+    """`999.1.1.1` matched the pattern and reached the leaves' startup.yaml."""
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["fabrics"]["management"]["vlans"] = {"dhcp_server": "999.1.1.1"}
+
+    code, text = _validate(_variant(tmp_path, "superpod-h100-4su", change))
+    assert code == 2 and "dhcp_server" in text and "no IPv4 address" in text, text
