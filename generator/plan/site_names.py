@@ -89,12 +89,30 @@ def switch_renames(built: BuiltFabric, names: SwitchNames | None, fabric: str) -
 class _LeafPorts:
     """Logical leaf port (builder numbering) → the site's port number."""
 
-    def __init__(self, down: list[int], up: list[int], first_up: int, capacity: int) -> None:
+    def __init__(self, down: list[int], up: list[int], first_up: int, ports: int, uplinks: int) -> None:
+        """``ports`` node-facing ports, then ``uplinks`` dedicated uplink ports (SN2201: 48 x 1G, then 4 x
+        100G as ports 49-52), numbered after them; a switch without dedicated uplinks has 0."""
+        capacity = ports + uplinks
         too_big = [p for p in (*down, *up) if p > capacity]
         if too_big:
             raise SiteLayoutError(
                 f"port {too_big[0]} is beyond the leaf's {capacity} ports", ("port_layout",)
             )
+        if uplinks:  # the uplinks run at the uplink ports' speed, the node ports at theirs
+            wrong_up = [p for p in up if p <= ports]
+            if wrong_up:
+                raise SiteLayoutError(
+                    f"uplink port {wrong_up[0]} is one of the leaf's {ports} node ports; its uplinks are "
+                    f"ports {ports + 1}-{capacity}",
+                    ("port_layout", "up"),
+                )
+            wrong_down = [p for p in down if p > ports]
+            if wrong_down:
+                raise SiteLayoutError(
+                    f"node port {wrong_down[0]} is one of the leaf's uplink ports {ports + 1}-{capacity}; "
+                    f"its node ports are 1-{ports}",
+                    ("port_layout", "down"),
+                )
         self.down, self.up, self.first_up = down, up, first_up
 
     def __call__(self, port: int) -> int:
@@ -127,9 +145,10 @@ def apply_site_layout(
     if layout_down is not None and layout_up is not None:
         assert isinstance(built.params, ClosParams)  # port layouts apply to leaf/spine fabrics
         leaves = [s for s in built.switches if s.tier == "leaf"]
-        capacity = max((s.ports + s.uplink_ports for s in leaves), default=0)
+        ports = max((s.ports for s in leaves), default=0)
+        uplinks = max((s.uplink_ports for s in leaves), default=0)
         leaf_ports = _LeafPorts(
-            parse_ports(layout_down), parse_ports(layout_up), built.params.first_up, capacity
+            parse_ports(layout_down), parse_ports(layout_up), built.params.first_up, ports, uplinks
         )
     if not renames and leaf_ports is None:
         return built

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from blueprints.catalog.schema import ServerNic
 from blueprints.models import parse_ratio
@@ -18,6 +19,9 @@ from blueprints.models.topology import Dragonfly, FatTree, Hypercube, LeafSpine,
 from generator.findings import Path
 from generator.resolve import NicPort, ResolvedCluster, ResolvedFabric, ResolvedPool
 from generator.topology.base import ratio_down_ports, uplinks_for
+
+if TYPE_CHECKING:
+    from generator.rules.base import RuleContext
 
 PURPOSE_ORDER = {"compute": 0, "storage": 1, "management": 2}
 
@@ -151,6 +155,15 @@ def ports_per_node(cluster: ResolvedCluster, fabric: str) -> int:
 
 def torus_links_per_vertex(dims: list[int]) -> int:
     return sum(2 if k > 2 else 1 for k in dims)
+
+
+def switch_count(ctx: RuleContext, fab: ResolvedFabric) -> int:
+    """The switches the plan builds for ``fab`` (tiers, pods and per-unit leaves counted); where no plan
+    can be built (PLN001 says why), the closed-form lower bound ``min_switches``."""
+    plan = ctx.plan
+    if plan is not None:
+        return len(plan.switches(fab.name))
+    return min_switches(ctx.cluster, fab)
 
 
 def min_switches(cluster: ResolvedCluster, fab: ResolvedFabric) -> int:

@@ -170,3 +170,33 @@ def test_a_dhcp_server_is_an_address(tmp_path: Path) -> None:
 
     code, text = _validate(_variant(tmp_path, "superpod-h100-4su", change))
     assert code == 2 and "dhcp_server" in text and "no IPv4 address" in text, text
+
+
+def test_single_switch_warning_counts_the_planned_switches(tmp_path: Path) -> None:
+    """Two DGX on the storage leaf-spine: TOP015 said "all 8 nodes hang off one qm9700 switch" from a closed
+    form while the plan built leaves and spines; it now counts the plan's switches."""
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["pools"][0]["count"] = 2
+
+    path = _variant(tmp_path, "maas-onprem-h100", change)
+    code, text = _validate(path)
+    assert "TOP015" not in text, text
+    code, out, err = run_cli("plan", str(path), "--format", "json")
+    assert code == 0, err
+
+
+def test_a_management_port_layout_keeps_uplinks_on_the_uplink_ports(tmp_path: Path) -> None:
+    """An SN2201 has 48 x 1G node ports and 4 x 100G uplinks (49-52): `up: 47-48` cabled 100G AOC spine
+    uplinks to 1G RJ45 ports, and validate and generate passed it."""
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["fabrics"]["management"]["topology"]["port_layout"] = {"down": "1-40", "up": "47-48"}
+
+    code, text = _validate(_variant(tmp_path, "roce-rail-2tier", change))
+    assert code == 1 and "uplink port 47 is one of the leaf's 48 node ports" in text, text
+
+    def fine(doc: dict[str, Any]) -> None:
+        doc["fabrics"]["management"]["topology"]["port_layout"] = {"down": "1-40", "up": "49-50"}
+
+    assert _validate(_variant(tmp_path, "roce-rail-2tier", fine))[0] == 0

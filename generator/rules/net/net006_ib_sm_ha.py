@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
-from generator.rules.sizing import min_switches
+from generator.rules.sizing import switch_count
 
 
 class IbSmHa(Rule):
@@ -36,10 +36,9 @@ class IbSmHa(Rule):
             sm = fab.spec.subnet_manager
             if fab.kind != "infiniband" or sm is None or sm.ha:
                 continue
-            n = min_switches(cluster, fab)
+            n = switch_count(ctx, fab)
             if n > 1:
                 yield self.finding(
-                    f"{fab.name} fabric has at least {n:,} switches but one {sm.kind} subnet manager "
-                    "(ha: false)",
+                    f"{fab.name} fabric has {n:,} switches but one {sm.kind} subnet manager (ha: false)",
                     (*fab.source_path, "subnet_manager"),
                 )

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
-from generator.rules.sizing import fabric_nodes, min_switches
+from generator.rules.sizing import fabric_nodes, switch_count
 
 
 class SingleSwitch(Rule):
@@ -30,7 +30,7 @@ class SingleSwitch(Rule):
             if fab is None:
                 continue
             nodes = fabric_nodes(cluster, name)
-            if nodes > 1 and min_switches(cluster, fab) == 1:
+            if nodes > 1 and switch_count(ctx, fab) == 1:
                 yield self.finding(
                     f"{name} fabric: all {nodes} nodes hang off one `{fab.switch_id}` switch",
                     (*fab.source_path, "topology"),
