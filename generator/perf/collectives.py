@@ -841,8 +841,9 @@ def _no_candidate(
     text = f"no algorithm can run {collective} on {n} ranks" + (f" with {only}" if only else "")
     if protocols and "ll128" in protocols and not job.ll128:
         text += (
-            "; LL128 is enabled by NCCL only over NVLink on NVIDIA GPUs (tuning.cc), the model has no figure "
-            "for it elsewhere"
+            '; NCCL enables LL128 by default only over NVLink on NVIDIA GPUs (tuning.cc: "Enable LL128 by '
+            'default only on ...+NVLink"); a run that forces it (NCCL_PROTO=LL128, or a ^ list that keeps '
+            "it) runs it here, but the model has no LL128 figure for this system"
         )
     if protocols and set(protocols) <= {"ll", "ll128"}:
         text += "; NVLS, NVLS-tree, CollNet and alltoall run Simple only (tuning.cc)"

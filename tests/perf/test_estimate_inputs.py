@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import run_cli
+from conftest import EXAMPLES, run_cli
 from perf_blueprints import server_nodes
 from ruamel.yaml import YAML
 
@@ -82,3 +82,11 @@ def test_sizes_beyond_one_gpus_memory_are_said_to_be_no_run(tmp_path: Path) -> N
     assert "1 size(s) from 16T" in note and "80 GB" in note
     code, out, err = run_cli("estimate", str(path), "--sizes", "1G,64G", "--format", "json", "-q")
     assert not any("exceed one" in n for n in json.loads(out)["blueprints"][0]["system"]["notes"])
+
+
+def test_forced_ll128_without_nvlink_says_nccl_runs_it() -> None:
+    """tuning.cc gates LL128 to NVLink only when it is left to NCCL (`pEnable == 2`): NCCL_PROTO=LL128 runs
+    it on a PCIe server. The refusal said NCCL never enables it there."""
+    code, out, err = run_cli("estimate", str(EXAMPLES / "single-pcie5-h100.yaml"), "--proto", "LL128")
+    assert code == 2
+    assert "enables LL128 by default only over NVLink" in out + err and "runs it here" in out + err
