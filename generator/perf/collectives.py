@@ -147,6 +147,7 @@ def algorithm_list(text: str, collective: str | None = None) -> tuple[str, ...]:
         name = ALGORITHM_NAMES.get(raw.lower(), raw.lower())
         return name if name in ALGORITHMS else None
 
+    _no_spaces(text, "NCCL_ALGO")
     if per_collective(text):
         return _per_collective_list(text, collective, algorithm_list, "algorithm")
     body = text.strip()
@@ -158,10 +159,23 @@ def algorithm_list(text: str, collective: str | None = None) -> tuple[str, ...]:
 def protocol_list(text: str, collective: str | None = None) -> tuple[str, ...]:
     """``LL128,Simple`` / ``^LL128`` → model names; PerfError on an unknown one; per collective as
     ``algorithm_list``."""
+    _no_spaces(text, "NCCL_PROTO")
     if per_collective(text):
         return _per_collective_list(text, collective, protocol_list, "protocol")
     known = PROTOCOLS
     return _nccl_list(text, known, lambda raw: raw.lower() if raw.lower() in known else None, "protocol")
+
+
+def _no_spaces(text: str, what: str) -> None:
+    """NCCL compares each token whole (tuning.cc parseList: strcasecmp, no trimming): from 2.24 a token with a
+    space is refused ("Unrecognized element token", ncclInvalidUsage) and earlier releases skip it, so
+    `ring, tree` runs the ring alone there. PerfError rather than a prediction of what NCCL does not run."""
+    if any(c.isspace() for c in text):
+        raise PerfError(
+            f"`{text}`: NCCL reads {what} without spaces (tuning.cc parseList compares whole tokens: NCCL "
+            "2.24 and later refuse the value, earlier releases skip the token); write "
+            f"`{''.join(text.split())}`"
+        )
 
 
 def _per_collective_list(
