@@ -235,6 +235,8 @@ def foreign_cases(root: Path, builds: dict[str, Path]) -> Iterator[tuple[str, li
     heads = "# Collective test starting: all_reduce_perf\n"
     put("r6/log.txt", heads * ((16 << 20) // len(heads)))
     yield "nccl-tests: 16 MiB of program headers, no rows", [*acc, str(root / "r6")]
+    put("r7/all_reduce.txt", _results_text("1.0") + "\n" * (60 << 20))
+    yield "nccl-tests: a run then 60 MiB of empty lines", [*acc, str(root / "r7")]
     (root / "r4").mkdir()
     (root / "r4" / "all_reduce.txt").symlink_to("/dev/zero")
     yield "nccl-tests: symlink to /dev/zero", [*acc, str(root / "r4")]

@@ -604,8 +604,11 @@ def parse_text(text: str, path: Path, left_out: list[str] | None = None) -> list
     (program)``), so a report can say what it did not compare."""
     parts = [_TextRun(path)]
     rows = 0
-    for number, line in enumerate(text.split("\n"), 1):
-        where = f"{path}:{number}"
+    at = f"{path}:"  # the path formatted once: a line's place is at + its number (a file of empty lines
+    for number, line in enumerate(text.split("\n"), 1):  # spent ~2 µs a line on this alone)
+        if not line or line.isspace():  # no setting, row or header is blank
+            continue
+        where = at + str(number)
         if line.startswith("#"):
             run = parts[-1]
             # the next program's header; releases without a version or "starting" line (old ones, rccl-tests)
