@@ -170,7 +170,9 @@ def test_nccl_exclusion_lists() -> None:
     in NCCL 2.18.1's release notes."""
     assert algorithm_list("^NVLS,nvlstree") == ("ring", "tree", "collnet", "pat", "p2p")
     assert protocol_list("^LL128") == ("ll", "simple")
-    assert protocol_list(" ^ll ,LL128") == ("simple",)
+    assert protocol_list("^ll,LL128") == ("simple",)  # any case
+    with pytest.raises(PerfError, match="without spaces"):  # NCCL compares whole tokens: no trimming
+        protocol_list(" ^ll ,LL128")
     with pytest.raises(PerfError, match="excludes every protocol"):
         protocol_list("^LL,LL128,Simple")
     with pytest.raises(PerfError, match="unknown algorithm `CollNetSplit`"):
