@@ -148,11 +148,15 @@ def test_acceptance_report_follows_the_runs_min_channels(tmp_path: Path, capsys)
 
 
 def test_a_min_channels_the_model_cannot_follow_is_refused_where_it_stands(tmp_path: Path) -> None:
-    line = "NCCL_MIN_NCHANNELS set by environment to 999."
+    line = "NCCL_MIN_NCHANNELS set by environment to many."
     (tmp_path / "run.txt").write_text(_with_info(nccl_text(HOSTS, 8, ROWS), line))
     with pytest.raises(ForeignInputError) as err:
         read_runs(tmp_path / "run.txt")
-    assert f"{tmp_path / 'run.txt'}:2" in str(err.value) and "NCCL_MIN_NCHANNELS `999`" in str(err.value)
+    assert f"{tmp_path / 'run.txt'}:2" in str(err.value) and "NCCL_MIN_NCHANNELS `many`" in str(err.value)
+    # a number NCCL takes is clamped as connect.cc clamps it (ncclMinNchannels: at most MAXCHANNELS)
+    (tmp_path / "run.txt").write_text(_with_info(nccl_text(HOSTS, 8, ROWS), line.replace("many", "999")))
+    (run,) = read_runs(tmp_path / "run.txt")
+    assert run.settings.min_channels == 64
 
 
 def test_a_json_output_records_min_channels(tmp_path: Path) -> None:
@@ -167,7 +171,10 @@ def test_a_json_output_records_min_channels(tmp_path: Path) -> None:
     (tmp_path / "run.json").write_text(json.dumps(doc))
     (run,) = read_runs(tmp_path / "run.json")
     assert run.settings.min_channels == 32 and run.settings.proto == "LL128"
-    doc["env"] = ["NCCL_MIN_NCHANNELS=0"]
+    doc["env"] = ["NCCL_MIN_NCHANNELS=0"]  # NCCL's default: no minimum
+    (tmp_path / "zero.json").write_text(json.dumps(doc))
+    assert read_runs(tmp_path / "zero.json")[0].settings.min_channels is None
+    doc["env"] = ["NCCL_MIN_NCHANNELS=0.5"]
     (tmp_path / "bad.json").write_text(json.dumps(doc))
-    with pytest.raises(ForeignInputError, match=r"\$\.env.*NCCL_MIN_NCHANNELS `0`"):
+    with pytest.raises(ForeignInputError, match=r"\$\.env.*NCCL_MIN_NCHANNELS `0\.5`"):
         read_runs(tmp_path / "bad.json")
