@@ -80,6 +80,18 @@ def _maas_computed(project: Path) -> dict[str, Any]:
     }
 
 
+# DescribeImages as the provider returns it: the Ubuntu DLAMIs boot from /dev/sda1; the Amazon Linux AMI a test
+# names by id (AL2023_AMI) from /dev/xvda
+AL2023_AMI = "ami-0a1b2c3d4e5f6a7b8"
+
+
+def _ami(args: dict[str, Any]) -> dict[str, Any]:
+    filters = {f["name"]: f["values"] for f in args.get("filters") or []}
+    ami = (filters.get("image-id") or ["ami-0123456789abcdef0"])[0]
+    root = "/dev/xvda" if ami == AL2023_AMI else "/dev/sda1"
+    return {"id": ami, "imageId": ami, "rootDeviceName": root}
+
+
 def run_target(cluster: ResolvedCluster, project: Path, extra: dict[str, str] | None = None) -> Run:
     """Run the generated program with the user config its README asks for and mocked invokes
     (`extra` overrides stack settings; an empty value removes one)."""
@@ -96,7 +108,7 @@ def run_target(cluster: ResolvedCluster, project: Path, extra: dict[str, str] | 
                 **(extra or {}),
             },
             call_results={
-                "aws:ec2/getAmi:getAmi": {"id": "ami-0123456789abcdef0", "imageId": "ami-0123456789abcdef0"},
+                "aws:ec2/getAmi:getAmi": _ami,
                 "aws:ec2/getCapacityBlockOffering:getCapacityBlockOffering": {
                     "capacityBlockOfferingId": "cb-0fedcba9876543210",
                     "availabilityZone": "us-east-1d",

@@ -146,3 +146,19 @@ def test_dep012_checks_the_names_the_program_registers(
     keys = ("name", "instanceId", "vmScaleSetName", "shareName")
     registered = {str(r.inputs[k]) for r in run.resources for k in keys if k in r.inputs}
     assert {n.name for n in names} <= registered, {n.name for n in names} - registered
+
+
+def test_aws_root_volume_is_sized_on_the_amis_root_device(tmp_path: Path) -> None:
+    """The launch template sized `/dev/sda1` whatever the AMI: on an Amazon Linux image (root /dev/xvda) that
+    added an empty 512 GiB volume and left the root at its snapshot's size. The root device name is now read
+    from the AMI (DescribeImages' RootDeviceName)."""
+    from pulumi_cases import AL2023_AMI
+
+    cluster = generate(EXAMPLES / "aws-p5-efa.yaml", tmp_path)
+    for extra, root in (({}, "/dev/sda1"), ({f"{cluster.name}:imageId": AL2023_AMI}, "/dev/xvda")):
+        run = run_target(cluster, tmp_path, extra)
+        (lt,) = run.of_type("aws:ec2/launchTemplate:LaunchTemplate")
+        (disk,) = lt.inputs["blockDeviceMappings"]
+        assert disk["deviceName"] == root and disk["ebs"]["volumeSize"] == 512
+        if extra:
+            assert lt.inputs["imageId"] == AL2023_AMI

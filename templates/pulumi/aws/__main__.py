@@ -158,17 +158,18 @@ def efa_interfaces(pool: dict[str, Any], network: Network) -> list[aws.ec2.Launc
     return out
 
 
-def image_id() -> pulumi.Input[str]:
-    override = config.get("imageId")
-    if override:
-        return override
+def image_id() -> tuple[pulumi.Input[str], pulumi.Input[str]]:
+    """The AMI and its root device name: the launch template sizes the root volume by that name (the Ubuntu
+    DLAMIs' is /dev/sda1, Amazon Linux's /dev/xvda; another name adds an empty volume beside the root)."""
     image = DATA["image"]
-    if "id" in image:
-        return image["id"]
+    given = config.get("imageId") or image.get("id")
+    if given:
+        ami = aws.ec2.get_ami_output(filters=[aws.ec2.GetAmiFilterArgs(name="image-id", values=[given])])
+        return given, ami.root_device_name
     ami = aws.ec2.get_ami_output(most_recent=True, owners=[image["owner"]],
                                  filters=[aws.ec2.GetAmiFilterArgs(name="name", values=[image["name"]]),
                                           aws.ec2.GetAmiFilterArgs(name="architecture", values=["x86_64"])])
-    return ami.id
+    return ami.id, ami.root_device_name
 
 
 SSM_POLICY = "arn:aws:iam::aws:policy/AmazonSSMManagedInstanceCore"  # AWS managed policy for SSM Agent
@@ -191,7 +192,8 @@ class Compute(pulumi.ComponentResource):
     """A launch template for the pool and one instance per blueprint hostname (cloud-init sets it)."""
 
     def __init__(self, name: str, pool: dict[str, Any], network: Network, placement: Placement,
-                 key: aws.ec2.KeyPair, image: pulumi.Input[str], profile: aws.iam.InstanceProfile | None = None,
+                 key: aws.ec2.KeyPair, image: tuple[pulumi.Input[str], pulumi.Input[str]],
+                 profile: aws.iam.InstanceProfile | None = None,
                  opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("cluster-blueprint:aws:Compute", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
@@ -203,7 +205,7 @@ class Compute(pulumi.ComponentResource):
         self.template = aws.ec2.LaunchTemplate(
             f"{name}-lt",
             instance_type=pool["instance_type"],
-            image_id=image,
+            image_id=image[0],
             key_name=key.key_name,
             iam_instance_profile=(aws.ec2.LaunchTemplateIamInstanceProfileArgs(arn=profile.arn) if profile else None),
             network_interfaces=efa_interfaces(pool, network),
@@ -213,7 +215,7 @@ class Compute(pulumi.ComponentResource):
             instance_market_options=(aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(market_type=placement.market_type)
                                      if placement.market_type else None),
             block_device_mappings=[aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
-                device_name="/dev/sda1",
+                device_name=image[1],
                 ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
                     volume_size=config.get_int("rootVolumeGiB") or 512, volume_type="gp3",
                     delete_on_termination="true", encrypted="true"))],
