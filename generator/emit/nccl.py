@@ -191,6 +191,15 @@ def _socket_ifname(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting 
             f"bootstrap over the host interface {name} (port map) so it never lands on a compute rail",
             _pool_path(cluster, pool, "ports"),
         )
+    taken = sorted(
+        {p.netdev for p in pool.ports if p.role in ("inband", "frontend") and p.netdev_known and p.netdev}
+    )
+    if taken:  # the port map names them, but a compute or storage fabric carries them
+        return (
+            f"NCCL_SOCKET_IFNAME left out: the in-band ports of `{pool.server_id}` ({', '.join(taken)}) "
+            "carry a compute or storage fabric of the blueprint, so no port is the hosts' own; NCCL picks an "
+            "interface itself"
+        )
     return (
         f"NCCL_SOCKET_IFNAME left out: the in-band interface name of `{pool.server_id}` is not published "
         "(declare pools[].ports with role inband); NCCL picks an interface itself"
