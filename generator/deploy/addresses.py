@@ -126,8 +126,9 @@ def _cidrs(cluster: ResolvedCluster) -> tuple[str, str, str]:
 
 def _overlaps(cluster: ResolvedCluster) -> list[tuple[Path, str]]:
     """The on-prem networks that overlap: the MAAS management, compute and storage blocks, and each routed
-    fabric's switch loopback block. A host would hold two routes to one range (its management address and a
-    fabric rail's), or reach a switch loopback through its own rail; the one that comes later is named."""
+    fabric's switch loopback block (loopback blocks may be one pool, which the fabrics share). A host would
+    hold two routes to one range (its management address and a fabric rail's), or reach a switch loopback
+    through its own rail; the one that comes later is named."""
     from blueprints.models.fabric import Underlay
 
     maas = cluster.blueprint.deployment.maas
@@ -151,6 +152,8 @@ def _overlaps(cluster: ResolvedCluster) -> list[tuple[Path, str]]:
     out = []
     for i, (path, text, net) in enumerate(nets):
         for other_path, other_text, other in nets[:i]:
+            if "loopback_cidr" in path and "loopback_cidr" in other_path:
+                continue  # routed fabrics share a loopback pool by design (plan/switch_numbers.py)
             if net.version == other.version and net.overlaps(other):  # type: ignore[arg-type]
                 out.append(
                     (
@@ -461,4 +464,4 @@ def management_interface(cluster: ResolvedCluster, pool: ResolvedPool) -> str | 
     MAAS program reads the stack setting `managementInterface` (the name MAAS shows after commissioning)."""
     from generator.platform.ports import host_interface
 
-    return host_interface(pool)
+    return host_interface(pool, cluster.fabrics)

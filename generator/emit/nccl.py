@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING
 
 from generator.emit._registry import BuildContext, Emitter
 from generator.findings import dotted
-from generator.platform.ports import host_interface, inband_interfaces, interfaces, platform_of, rdma_devices
+from generator.platform.ports import (
+    fabric_taken,
+    host_interface,
+    inband_interfaces,
+    interfaces,
+    platform_of,
+    rdma_devices,
+)
 from generator.safetext import one_line
 
 if TYPE_CHECKING:
@@ -169,21 +176,21 @@ def _gdr_level(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting:
     )
 
 
-def _inband_names(pool: ResolvedPool) -> list[str]:
+def _inband_names(cluster: ResolvedCluster, pool: ResolvedPool) -> list[str]:
     """The distinct known names of the host's in-band / front-end ports (port map or declared)."""
-    return sorted(inband_interfaces(pool))
+    return sorted(inband_interfaces(pool, cluster.fabrics))
 
 
 def _socket_ifname(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting | str:
     """Bootstrap over the host's in-band / front-end interface, or a note why it is left out."""
-    inband = _inband_names(pool)
+    inband = _inband_names(cluster, pool)
     if len(inband) > 1:
         return (
             f"NCCL_SOCKET_IFNAME left out: `{pool.server_id}` has {len(inband)} in-band ports "
             f"({', '.join(inband)}), which its vendor's guide bonds; the bond's name is the site's, and an "
             "interface in a bond carries no address; NCCL picks an interface itself"
         )
-    name = host_interface(pool)
+    name = host_interface(pool, cluster.fabrics)
     if name is not None:
         return NcclSetting(
             "NCCL_SOCKET_IFNAME",
@@ -192,7 +199,11 @@ def _socket_ifname(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting 
             _pool_path(cluster, pool, "ports"),
         )
     taken = sorted(
-        {p.netdev for p in pool.ports if p.role in ("inband", "frontend") and p.netdev_known and p.netdev}
+        {
+            p.netdev
+            for p in pool.ports
+            if p.role in ("inband", "frontend") and p.netdev_known and fabric_taken(p, cluster.fabrics)
+        }
     )
     if taken:  # the port map names them, but a compute or storage fabric carries them
         return (

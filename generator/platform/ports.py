@@ -11,7 +11,7 @@ A name that neither the catalogue (``data/platforms.yaml``, with its vendor sour
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -144,20 +144,27 @@ def label_devices(pools: Sequence[ResolvedPool]) -> dict[str, dict[str, str]]:
     return out
 
 
-def inband_interfaces(pool: ResolvedPool) -> list[str]:
+def fabric_taken(port: NicPort, fabrics: Collection[str]) -> bool:
+    """Whether a compute or storage fabric of the blueprint (``fabrics``: its fabric names) cables ``port``:
+    a port's purpose names a fabric the blueprint may not have."""
+    return port.purpose in ("compute", "storage") and port.purpose in fabrics
+
+
+def inband_interfaces(pool: ResolvedPool, fabrics: Collection[str]) -> list[str]:
     """The known names of the host's own (in-band / front-end) ports, port map first, that no compute or
-    storage fabric has taken: a port a fabric takes carries that fabric (with an InfiniBand storage fabric a
-    DGX H100's in-band ports become IPoIB ports, which MAAS cannot deploy over and Ansible re-addresses)."""
+    storage fabric of the blueprint takes: a port a fabric takes carries that fabric (with an InfiniBand
+    storage fabric a DGX H100's in-band ports become IPoIB ports, which MAAS cannot deploy over and Ansible
+    re-addresses)."""
     names = [
         p.netdev
         for p in pool.ports
-        if p.role in ("inband", "frontend") and p.netdev_known and p.purpose not in ("compute", "storage")
+        if p.role in ("inband", "frontend") and p.netdev_known and not fabric_taken(p, fabrics)
     ]
     names += [n.netdev for n in pool.extra_ports if n.role in ("inband", "frontend") and n.netdev]
     return list(dict.fromkeys(n for n in names if n))
 
 
-def host_interface(pool: ResolvedPool) -> str | None:
+def host_interface(pool: ResolvedPool, fabrics: Collection[str]) -> str | None:
     """The host's own (in-band / front-end) interface for bootstrap traffic, if its name is known."""
-    names = inband_interfaces(pool)
+    names = inband_interfaces(pool, fabrics)
     return names[0] if names else None

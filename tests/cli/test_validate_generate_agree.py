@@ -161,6 +161,15 @@ def test_on_prem_networks_may_not_overlap(tmp_path: Path) -> None:
     code, text = _validate(_variant(tmp_path, "roce-rail-2tier", loopbacks))
     assert code == 1 and "overlaps `10.254.0.0/16` (deployment.maas.management_cidr)" in text, text
 
+    def two_routed(doc: dict[str, Any]) -> None:  # routed fabrics share the default loopback pool
+        doc["fabrics"]["storage"] = {
+            "technology": "roce-v2-400",
+            "topology": {"kind": "leaf-spine", "switch": "sn5600"},
+        }
+
+    code, text = _validate(_variant(tmp_path, "roce-rail-2tier", two_routed))
+    assert "overlaps" not in text, text
+
 
 def test_a_dhcp_server_is_an_address(tmp_path: Path) -> None:
     """`999.1.1.1` matched the pattern and reached the leaves' startup.yaml."""

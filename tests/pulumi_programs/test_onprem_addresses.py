@@ -149,7 +149,9 @@ def test_inventory_addresses_are_the_ones_maas_assigns(path: Path, tmp_path: Pat
             assert any(lo <= ip <= hi for lo, hi in ranges), address
 
 
-@pytest.mark.parametrize("example", ["maas-onprem-h100", "superpod-h100-4su", "hdr-fat-tree-a100"])
+@pytest.mark.parametrize(
+    "example", ["maas-onprem-h100", "superpod-h100-4su", "hdr-fat-tree-a100", "ndr-3tier-4096gpu"]
+)
 def test_the_pxe_interface_is_no_fabric_port(example: str, tmp_path: Path) -> None:
     """MAAS deploys over a pool's `management_interface`: never a port a compute or storage fabric takes.
     With an InfiniBand storage fabric a DGX H100's in-band ports are IPoIB storage ports (MAAS cannot deploy
@@ -166,3 +168,8 @@ def test_the_pxe_interface_is_no_fabric_port(example: str, tmp_path: Path) -> No
         assert pool["management_interface"] is None or pool["management_interface"] not in fabric, pool[
             "name"
         ]
+    if (
+        example == "ndr-3tier-4096gpu"
+    ):  # no storage fabric takes the DGX's in-band port: it stays the PXE port
+        (dgx,) = [p for p in data["pools"] if p["server"] == "dgx-h100"]
+        assert dgx["management_interface"] == "enp170s0f1np1"
