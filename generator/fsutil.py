@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import shutil
@@ -204,15 +205,22 @@ def output_lock(target: Path) -> Iterator[None]:
 def _locked(lock: Path, target: Path) -> int:
     """A descriptor holding ``lock`` exclusively, or OutputRefused when another run holds it."""
     while True:
-        with _refused_unless_writable(target):
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666 & ~_umask())
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise OutputRefused(
-                f"another cluster-blueprint run is writing {target}; rerun when it has finished"
-            ) from None
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666 & ~_umask())
+        except OSError as exc:
+            if (
+                exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS)
+                and target.is_dir()
+                and not target.is_symlink()
+            ):
+                # a folder of the user's under a parent they cannot write (cabling -o and diff --work-order
+                # write inside it): the folder itself is what runs lock
+                fd = os.open(target, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                _exclusive(fd, target)
+                return fd
+            with _refused_unless_writable(target):
+                raise
+        _exclusive(fd, target)
         # the run before us may have removed the file between our open and our lock: a lock on a removed file
         # guards nothing, so take the one now at that name
         held = os.fstat(fd)
@@ -223,6 +231,17 @@ def _locked(lock: Path, target: Path) -> int:
         if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
             return fd
         os.close(fd)
+
+
+def _exclusive(fd: int, target: Path) -> None:
+    """Hold ``fd`` exclusively, or close it and refuse: another run holds it."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise OutputRefused(
+            f"another cluster-blueprint run is writing {target}; rerun when it has finished"
+        ) from None
 
 
 def _recover_stale(target: Path) -> None:

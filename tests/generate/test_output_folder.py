@@ -238,6 +238,22 @@ def test_a_second_run_is_refused_while_one_holds_the_lock(tmp_path: Path) -> Non
     assert sorted(p.name for p in tmp_path.iterdir()) == ["build", "build-b"]  # no lock file left behind
 
 
+def test_a_folder_under_a_parent_the_user_cannot_write_is_locked_in_place(tmp_path: Path) -> None:
+    """`cabling -o out` writes inside `out` only: a folder of the user's under a parent they cannot write (an
+    immutable parent here; root ignores mode bits) worked before the lock file beside the folder, and works
+    again (the folder itself is locked). chattr is e2fsprogs', on every Debian."""
+    parent = tmp_path / "parent"
+    out = parent / "out"
+    out.mkdir(parents=True)
+    subprocess.run(["chattr", "+i", str(parent)], check=True)
+    try:
+        code, stdout, err = run_cli("cabling", SMALL, "-o", str(out), "--format", "csv")
+        assert code == 0, stdout + err
+        assert (out / "cables.csv").is_file() and sorted(p.name for p in parent.iterdir()) == ["out"]
+    finally:
+        subprocess.run(["chattr", "-i", str(parent)], check=True)
+
+
 def test_kill_during_generate_then_a_clean_rerun(tmp_path: Path) -> None:
     out = tmp_path / "build"
     proc = subprocess.Popen(
