@@ -339,7 +339,10 @@ class _Predictions:
             st = run_settings(run)
             job, algos, protos = self.job(st, *shape), st.algorithms, st.protocols
             est = estimate(run.collective, max(1, size), job, algorithms=algos, protocols=protos)
-            self.made[key] = (self._calibrated(run, st, shape[0], est), est.algorithm)
+            self.made[key] = (
+                self._calibrated(run, replace(st, ranks_per_node=shape[1]), shape[0], est),
+                est.algorithm,
+            )
         return self.made[key]
 
     def _calibrated(self, run: NcclRun, st: RunSettings, nodes: int, est: Estimate) -> float:
@@ -352,7 +355,7 @@ class _Predictions:
             run.collective,
             regime(self.system, nodes, run.rail is not None),
             nodes,
-            settings_key(st, run.collective),
+            settings_key(st, run.collective, self.system),
         )
         if entry is None:
             return est.busbw_gbytes

@@ -34,7 +34,7 @@ import os
 import statistics
 import tempfile
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -226,13 +226,30 @@ def band(nodes: int) -> tuple[int, int]:
     return hi // 2 + 1, hi
 
 
-def settings_key(settings: RunSettings, collective: str) -> str:
-    """What a run changed, for ``collective``, in one canonical spelling (predict.RunSettings.describe,
-    without the NCCL release, which the file records once): "" for a run of NCCL's own choices."""
-    from dataclasses import replace
+def settings_key(settings: RunSettings, collective: str, system: System) -> str:
+    """What a run changed, for ``collective`` on ``system``, in one canonical spelling
+    (predict.RunSettings.describe, without the NCCL release, which the file records once): "" for a run of
+    NCCL's own choices. Ranks a node count when fewer than the node's GPUs; RCCL's MSCCL switches only on
+    AMD GPUs (acceptance turns a small channel cap into RCCL_MSCCL_ENABLE=0 whatever the GPU)."""
+    from generator.perf.processes import DEFAULT_PROCESSES
 
     resolved = settings.for_collective(collective)
-    return replace(resolved, nccl_version=None, algorithm_lists=None, protocol_lists=None).describe()
+    rpn = resolved.ranks_per_node
+    process = resolved.process
+    if system.gpu.vendor != "amd":
+        process = replace(
+            process,
+            msccl=DEFAULT_PROCESSES.msccl,
+            msccl_single_process=DEFAULT_PROCESSES.msccl_single_process,
+        )
+    return replace(
+        resolved,
+        nccl_version=None,
+        algorithm_lists=None,
+        protocol_lists=None,
+        ranks_per_node=rpn if rpn is not None and rpn < system.gpus_per_node else None,
+        process=process,
+    ).describe()
 
 
 def system_fingerprint(system: System) -> str:
@@ -279,11 +296,9 @@ def apply_to_series(
     """``rows`` (one collective over all rails of ``nodes`` nodes, run with ``settings``) with the site factor
     applied, and the factor (None: the calibration has none for this collective, regime, band and settings;
     rows unchanged)."""
-    from dataclasses import replace
-
     from generator.perf.predict import RunSettings
 
-    key = settings_key(settings or RunSettings(), collective)
+    key = settings_key(settings or RunSettings(), collective, system)
     entry = calibration.factor_for(collective, regime(system, nodes, False), nodes, key)
     if entry is None:
         return rows, None
@@ -329,7 +344,10 @@ def _groups(
             skipped.append(f"{res.run.name}: no message size of {plateau:,} bytes or more")
             continue
         run = res.run
-        key = settings_key(run_settings(run), run.collective)  # res.error would be unusable: it parses
+        # res.error would be unusable: its settings parse
+        key = settings_key(
+            replace(run_settings(run), ranks_per_node=run.ranks_per_node), run.collective, system
+        )
         groups[
             (run.collective, regime(system, run.nodes, run.rail is not None), *band(run.nodes), key)
         ].append(ratio)

@@ -442,3 +442,33 @@ def test_a_calibration_of_another_system_of_the_same_name_is_refused(site, capsy
     line = next(i for i, t in enumerate(cal.read_text().splitlines(), 1) if t.startswith("system_sha256"))
     assert f"{cal}:{line}" in err and "calibrate again" in err
     assert main(["estimate", str(bp), "--calibration", str(cal)]) == 0  # the system it was measured on
+
+
+def test_ranks_a_node_and_channel_caps_key_the_factor_as_estimate_spells_them(site, capsys) -> None:
+    """Runs of 4 ranks a node calibrated a factor keyed as NCCL's own choices (the default estimate took it,
+    `--ranks-per-node 4` did not); an H100 run capped at 4 channels was keyed with an RCCL setting estimate never
+    spells, so `--channels 4` took nothing."""
+    bp, _ = site
+    for extra, rpn, line in (
+        (["--ranks-per-node", "4"], 4, None),
+        (["--channels", "4"], 8, "NCCL INFO NCCL_MAX_NCHANNELS set by environment to 4."),
+    ):
+        folder = bp.parent / f"runs-{rpn}-{len(extra[1])}"
+        folder.mkdir()
+        predicted = {r["size_bytes"]: r["busbw_gbytes"] for r in _estimate_with(bp, 4, capsys, extra)}
+        text = nccl_text(HOSTS, rpn, [(s, predicted[s] * 0.6) for s in SIZES])
+        if line:
+            text = text.replace("# Using devices", line + "\n# Using devices", 1)
+        (folder / "all_reduce_perf.txt").write_text(text)
+        cal = folder / "cal.yaml"
+        main(["acceptance-report", str(bp), "--results", str(folder), "--calibrate", str(cal)])
+        capsys.readouterr()
+        (entry,) = YAML(typ="safe", pure=True).load(cal.read_text())["factors"]
+        assert entry["factor"] == pytest.approx(0.6, abs=0.005) and entry["settings"], entry
+        calibrated = {
+            r["size_bytes"]: r["busbw_gbytes"]
+            for r in _estimate_with(bp, 4, capsys, [*extra, "--calibration", str(cal)])
+        }
+        assert calibrated[1 << 31] / predicted[1 << 31] == pytest.approx(0.6, abs=0.005), extra
+        assert main(["estimate", str(bp), "--nodes", "4", "--calibration", str(cal)]) == 0
+        assert "all_reduce none (model as is)" in capsys.readouterr().out.replace("\n", " "), extra
