@@ -24,6 +24,7 @@ class CloudName(NamedTuple):
     shortest: int
     longest: int
     source: str
+    pattern: str | None = None  # what else the provider takes of it (a regular expression), where it says
 
 
 # pulumi-gcp: ResourcePolicy `name` and Lustre Instance `instance_id` "must be 1-63 characters long and comply
@@ -32,7 +33,13 @@ GCP_NAME = (1, 63, "pulumi-gcp ResourcePolicy name / Lustre instance_id / Filest
 # Azure "Naming rules and restrictions for Azure resources": Microsoft.Compute virtualMachineScaleSets 1-64
 # characters on Linux; Microsoft.Storage storageAccounts/fileServices/shares 3-63 characters.
 AZURE_SCALE_SET = (1, 64, "Azure naming rules: virtualMachineScaleSets, 1-64 characters (Linux)")
-AZURE_SHARE = (3, 63, "Azure naming rules: storageAccounts/fileServices/shares, 3-63 characters")
+AZURE_SHARE = (
+    3,
+    63,
+    "Azure Files, naming shares: 3-63 lowercase letters, digits and hyphens, starting and ending with a "
+    "letter or digit, no two hyphens in a row",
+    r"[a-z0-9](?:[a-z0-9]|-(?!-))*[a-z0-9]",
+)
 
 
 def cloud_names(cluster: ResolvedCluster) -> list[CloudName]:

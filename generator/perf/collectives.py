@@ -167,13 +167,13 @@ def protocol_list(text: str, collective: str | None = None) -> tuple[str, ...]:
 
 
 def _no_spaces(text: str, what: str) -> None:
-    """NCCL compares each token whole (tuning.cc parseList: strcasecmp, no trimming): from 2.24 a token with a
-    space is refused ("Unrecognized element token", ncclInvalidUsage) and earlier releases skip it, so
-    `ring, tree` runs the ring alone there. PerfError rather than a prediction of what NCCL does not run."""
+    """NCCL compares each token whole (tuning.cc parseList: strcasecmp, no trimming): 2.25.1's refuses a token
+    with a space ("Unrecognized element token", ncclInvalidUsage) and 2.22.3's skips it, so `ring, tree` runs
+    the ring alone there. PerfError rather than a prediction of what NCCL does not run."""
     if any(c.isspace() for c in text):
         raise PerfError(
-            f"`{text}`: NCCL reads {what} without spaces (tuning.cc parseList compares whole tokens: NCCL "
-            "2.24 and later refuse the value, earlier releases skip the token); write "
+            f"`{text}`: NCCL reads {what} without spaces (tuning.cc parseList compares whole tokens: 2.25.1 "
+            "refuses the value, 2.22.3 skips the token); write "
             f"`{''.join(text.split())}`"
         )
 

@@ -262,6 +262,9 @@ def release_from_code(code: int) -> str | None:
     return f"{major}.{minor}.{patch}"
 
 
+# NCCL_PARAM(MaxNchannels, "MAX_NCHANNELS", -2): -2 is the parameter's "not set", which connect.cc reads as
+# its default (MAXCHANNELS, no minimum)
+CHANNELS_UNSET = -2
 _C_INTEGER = re.compile(r"([+-]?)(0[xX][0-9a-fA-F]{1,16}|0[0-7]{0,21}|[1-9][0-9]{0,18})")
 
 
@@ -276,6 +279,8 @@ def _channel_count(name: str, value: str, where: str) -> int:
     sign, digits = match.groups()
     base = 16 if digits[:2].lower() == "0x" else 8 if len(digits) > 1 and digits[0] == "0" else 10
     number = int(digits, base) * (-1 if sign == "-" else 1)
+    if number == CHANNELS_UNSET:
+        return number
     most = perf_data().nccl.most_channels()  # NCCL's MAXCHANNELS
     least = 0 if name == "NCCL_MIN_NCHANNELS" else 1
     return max(least, min(number, most))
@@ -338,7 +343,10 @@ def _switch(value: str | None) -> bool | None:
 
 def _settings(env: dict[str, str], version: str | None, gpus_per_process: int = 1) -> RecordedSettings:
     """The run's settings from its (checked) environment, its release and the GPUs a process drives."""
-    channels, least = env.get("NCCL_MAX_NCHANNELS"), env.get("NCCL_MIN_NCHANNELS")
+    channels, least = (
+        None if v is None or int(v) == CHANNELS_UNSET else v
+        for v in (env.get("NCCL_MAX_NCHANNELS"), env.get("NCCL_MIN_NCHANNELS"))
+    )
     return RecordedSettings(
         algo=env.get("NCCL_ALGO"),
         proto=env.get("NCCL_PROTO"),

@@ -118,6 +118,9 @@ def test_a_setting_the_model_cannot_follow_is_refused_where_it_stands(
         # param.cc reads the environment with strtoll(str, NULL, 0): octal and hex in a -J file's env
         ("NCCL_MAX_NCHANNELS", "010", 8),
         ("NCCL_MAX_NCHANNELS", "0x8", 8),
+        # -2 is the parameter's own "not set" (NCCL_PARAM(MaxNchannels, "MAX_NCHANNELS", -2)): NCCL's default
+        ("NCCL_MAX_NCHANNELS", "-2", None),
+        ("NCCL_MIN_NCHANNELS", "-2", None),
     ],
 )
 def test_channel_counts_are_taken_as_nccl_takes_them(

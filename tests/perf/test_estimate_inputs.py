@@ -95,8 +95,8 @@ def test_forced_ll128_without_nvlink_says_nccl_runs_it() -> None:
 
 @pytest.mark.parametrize("algo", ["ring, tree", " ring", "ring;allreduce: tree"])
 def test_an_nccl_list_with_spaces_is_refused(algo: str) -> None:
-    """NCCL compares NCCL_ALGO tokens whole (tuning.cc parseList): 2.24 on refuses ` tree`, earlier releases
-    skip it and run the ring alone; estimate predicted ring and tree."""
+    """NCCL compares NCCL_ALGO tokens whole (tuning.cc parseList): 2.25.1 refuses ` tree`, 2.22.3 skips it
+    and runs the ring alone; estimate predicted ring and tree."""
     args = ["estimate", str(EXAMPLES / "superpod-h100-4su.yaml"), "--sizes", "1G", "--algo", algo]
     code, out, err = run_cli(*args, "--nccl-version", "2.25.1")
     assert code == 2 and "without spaces" in out + err

@@ -153,3 +153,22 @@ def test_azure_reservation_is_refused_with_the_reason(tmp_path: Path) -> None:
     mine = [f for f in check(path).findings if f.rule == "DEP006"]
     assert len(mine) == 1 and mine[0].severity.name == "ERROR"
     assert "singlePlacementGroup" in mine[0].message and mine[0].path == ("deployment", "cloud", "capacity")
+
+
+@pytest.mark.parametrize(
+    ("share", "refused"), [("sh", True), ("scratch--a", True), ("scratch-", True), ("scratch-a", False)]
+)
+def test_azure_nfs_share_names_are_ones_azure_takes(share: str, refused: bool, tmp_path: Path) -> None:
+    """Azure Files names a share with 3-63 lowercase letters, digits and hyphens, starting and ending with a
+    letter or digit, no two hyphens in a row; the blueprint's storage name becomes the share's."""
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    doc = yaml.load((Path(__file__).resolve().parents[2] / "examples" / "azure-ndh100v5.yaml").read_text())
+    doc["deployment"]["cloud"]["managed_storage"] = "nfs"
+    doc["storage"][0]["name"] = share
+    path = tmp_path / "bp.yaml"
+    with path.open("w") as fh:
+        yaml.dump(doc, fh)
+    mine = [f for f in check(path).findings if f.rule == "DEP012"]
+    assert bool(mine) == refused, [f.message for f in mine]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
@@ -28,9 +29,10 @@ class CloudNames(Rule):
         from generator.deploy.cloud_names import cloud_names
 
         for n in cloud_names(ctx.cluster):
-            if not n.shortest <= len(n.name) <= n.longest:
+            fits = n.shortest <= len(n.name) <= n.longest
+            if not fits or (n.pattern is not None and re.fullmatch(n.pattern, n.name) is None):
                 yield self.finding(
                     f"the {n.what} would be named `{n.name}` ({len(n.name)} characters): "
-                    f"{ctx.cluster.target} takes {n.shortest} to {n.longest} ({n.source})",
+                    f"{ctx.cluster.target} takes {n.shortest} to {n.longest} characters ({n.source})",
                     n.path,
                 )

@@ -27,9 +27,8 @@ class RoceLossless(Rule):
     fix = (
         "add `lossless: {pfc: true, ecn: true, dscp: 26, pfc_priority: 3}` to the fabric; `blueprint "
         "generate` "
-        "then writes it into every switch (build/switches/<fabric>/<switch>/startup.yaml, `qos`) and "
-        "every host "
-        "(the roce_qos role's group_vars)"
+        "then writes it into every switch (build/switches/<fabric>/<switch>/startup.yaml, `qos`) and, "
+        "for the compute fabric, every host's compute ports (the roce_qos role's group_vars)"
     )
     tags = ("roce", "ethernet", "lossless")
 
