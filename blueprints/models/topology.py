@@ -74,6 +74,11 @@ class Torus(Model):
     nodes_per_switch: int = Field(default=1, ge=1, le=512)
     """nodes per switch when attach is switch"""
 
+    @property
+    def vertex_dims(self) -> list[int]:
+        """The vertices along each dimension (the builder's and the rules' one reading of the shape)."""
+        return list(self.dimensions)
+
 
 class Hypercube(Model):
     kind: Literal["hypercube"]
@@ -86,6 +91,11 @@ class Hypercube(Model):
     """switch catalogue id when attach is switch"""
     nodes_per_switch: int = Field(default=1, ge=1, le=512)
     """nodes per switch when attach is switch"""
+
+    @property
+    def vertex_dims(self) -> list[int]:
+        """A hypercube of dimension n is the 2-ary n-cube: two vertices along each of n dimensions."""
+        return [2] * self.dimension
 
 
 class LeafSpine(Model):

@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING
 from generator.emit._registry import BuildContext, Emitter
 from generator.findings import dotted
 from generator.platform.ports import (
-    fabric_taken,
     host_interface,
     inband_interfaces,
     interfaces,
     platform_of,
     rdma_devices,
+    taken_inband_interfaces,
 )
 from generator.safetext import one_line
 
@@ -198,13 +198,7 @@ def _socket_ifname(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting 
             f"bootstrap over the host interface {name} (port map) so it never lands on a compute rail",
             _pool_path(cluster, pool, "ports"),
         )
-    taken = sorted(
-        {
-            p.netdev
-            for p in pool.ports
-            if p.role in ("inband", "frontend") and p.netdev_known and fabric_taken(p, cluster.fabrics)
-        }
-    )
+    taken = taken_inband_interfaces(pool, cluster.fabrics)
     if taken:  # the port map names them, but a compute or storage fabric carries them
         return (
             f"NCCL_SOCKET_IFNAME left out: the in-band ports of `{pool.server_id}` ({', '.join(taken)}) "

@@ -294,9 +294,6 @@ class _Predictions:
         self.made: dict[tuple[object, ...], tuple[float, str]] = {}
 
     def system_for_run(self, st: RunSettings) -> System:
-        return self._system(st)
-
-    def _system(self, st: RunSettings) -> System:
         key = (st.nvlink, st.nccl_version)
         if key not in self.systems:
             self.systems[key] = self.system_of(*key) if self.system_of is not None else self.system
@@ -306,7 +303,7 @@ class _Predictions:
         """The run's job; its channel counts (NCCL_MAX_NCHANNELS, NCCL_MIN_NCHANNELS) apply between NVLink
         domains, as `estimate --channels` and `--min-channels` do (inside one domain the model counts no
         channels, so there they change nothing)."""
-        system = self._system(st)
+        system = self.system_for_run(st)
         between = nodes > system.unit_nodes
         channels = st.channels if between else None
         least = st.min_channels if between else None

@@ -134,7 +134,7 @@ def _build_dragonfly(rf: ResolvedFabric, topo: Dragonfly, nodes: list[list[Termi
 def _build_cube(rf: ResolvedFabric, topo: Torus | Hypercube, nodes: list[list[Terminal]]) -> BuiltFabric:
     from generator.topology.cube import cube
 
-    dims = list(topo.dimensions) if isinstance(topo, Torus) else [2] * topo.dimension
+    dims = topo.vertex_dims
     sw, path = rf.switch, rf.source_path
     cube_radix = (
         _radix(sw, rf.speed_gbps, path, rf.switch_id or "") if (sw and topo.attach == "switch") else None

@@ -50,7 +50,7 @@ def fabric_size(cluster: ResolvedCluster, fab: ResolvedFabric) -> FabricSize | N
     ports = endpoint_ports(cluster, fab.name)
     path = (*fab.source_path, "topology")
     if isinstance(topo, Torus | Hypercube):
-        dims = list(topo.dimensions) if isinstance(topo, Torus) else [2] * topo.dimension
+        dims = topo.vertex_dims
         vertices = math.prod(dims)
         degree = sum(1 if d == 2 else 2 for d in dims)  # a ring of 2 is one link, not two
         switches = vertices if topo.attach == "switch" else 0

@@ -155,13 +155,18 @@ def inband_interfaces(pool: ResolvedPool, fabrics: Collection[str]) -> list[str]
     storage fabric of the blueprint takes: a port a fabric takes carries that fabric (with an InfiniBand
     storage fabric a DGX H100's in-band ports become IPoIB ports, which MAAS cannot deploy over and Ansible
     re-addresses)."""
-    names = [
-        p.netdev
-        for p in pool.ports
-        if p.role in ("inband", "frontend") and p.netdev_known and not fabric_taken(p, fabrics)
-    ]
+    names = [p.netdev for p in _named_inband(pool) if not fabric_taken(p, fabrics)]
     names += [n.netdev for n in pool.extra_ports if n.role in ("inband", "frontend") and n.netdev]
     return list(dict.fromkeys(n for n in names if n))
+
+
+def taken_inband_interfaces(pool: ResolvedPool, fabrics: Collection[str]) -> list[str]:
+    """The port map's in-band / front-end ports that a compute or storage fabric of the blueprint takes."""
+    return sorted({p.netdev for p in _named_inband(pool) if p.netdev and fabric_taken(p, fabrics)})
+
+
+def _named_inband(pool: ResolvedPool) -> list[NicPort]:
+    return [p for p in pool.ports if p.role in ("inband", "frontend") and p.netdev_known]
 
 
 def host_interface(pool: ResolvedPool, fabrics: Collection[str]) -> str | None:

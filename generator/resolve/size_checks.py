@@ -44,7 +44,7 @@ def _budget(fab: ResolvedFabric, nodes: int, ports: int) -> _Budget | None:
     if isinstance(t, Dragonfly):  # g·a routers; each takes p node ports
         return _Budget("routers", t.groups * t.a, -(-ports // t.p), "groups")
     if isinstance(t, Torus | Hypercube):  # ∏k or 2^n vertices: nodes, or switches of nodes_per_switch
-        vertices = math.prod(t.dimensions) if isinstance(t, Torus) else 2**t.dimension
+        vertices = math.prod(t.vertex_dims)
         per = t.nodes_per_switch if t.attach == "switch" else 1
         return _Budget(
             "vertices", vertices, -(-nodes // per), "dimensions" if isinstance(t, Torus) else "dimension"

@@ -153,10 +153,6 @@ def ports_per_node(cluster: ResolvedCluster, fabric: str) -> int:
     return max((len(p.ports_for(fabric)) for p in cluster.pools_on(fabric)), default=0)
 
 
-def torus_links_per_vertex(dims: list[int]) -> int:
-    return sum(2 if k > 2 else 1 for k in dims)
-
-
 def switch_count(ctx: RuleContext, fab: ResolvedFabric) -> int:
     """The switches the plan builds for ``fab`` (tiers, pods and per-unit leaves counted); where no plan
     can be built (PLN001 says why), the closed-form lower bound ``min_switches``."""

@@ -66,21 +66,24 @@ def _load(path: Path) -> dict:  # type: ignore[type-arg]
     return yaml.load(path.read_text())
 
 
+def _management_addresses(inv: dict) -> dict[str, str]:  # type: ignore[type-arg]
+    """host -> the management address the stack inventory gives it (ansible_host is the access path's:
+    tests/pulumi_programs/test_access_path.py)."""
+    return {
+        h: hv["cb_mgmt_address"]
+        for g, grp in inv["all"]["children"].items()
+        if g.startswith("pool_")
+        for h, hv in grp["hosts"].items()
+    }
+
+
 @pytest.mark.parametrize("example", CLOUD_EXAMPLES)
 def test_inventory_carries_the_stack_addresses_and_mounts(example: str, tmp_path: Path) -> None:
     build, outputs, raw = stack_build(example, tmp_path)
     code, out, err = run_cli("inventory", str(build), "--from-stack", str(outputs))
     assert code == 0, out + err
     inv = _load(build / "ansible" / "inventory.stack.yml")
-    hosts = {
-        h: hv
-        for g, grp in inv["all"]["children"].items()
-        if g.startswith("pool_")
-        for h, hv in grp["hosts"].items()
-    }
-    assert {h: hv["cb_mgmt_address"] for h, hv in hosts.items()} == {
-        h: n["address"] for h, n in raw["nodes"].items()
-    }  # ansible_host is the access path's (tests/pulumi_programs/test_access_path.py)
+    assert _management_addresses(inv) == {h: n["address"] for h, n in raw["nodes"].items()}
     # the generated groups are kept (rails, racks, roles)
     generated = _load(build / "ansible" / "inventory.yml")["all"]["children"]
     assert set(inv["all"]["children"]) == set(generated)
@@ -104,15 +107,7 @@ def test_maas_inventory_reads_the_programs_own_outputs(example: str, tmp_path: P
     code, out, err = run_cli("inventory", str(build), "--from-stack", str(outputs))
     assert code == 0, out + err
     inv = _load(build / "ansible" / "inventory.stack.yml")
-    hosts = {
-        h: hv
-        for g, grp in inv["all"]["children"].items()
-        if g.startswith("pool_")
-        for h, hv in grp["hosts"].items()
-    }
-    assert {h: hv["cb_mgmt_address"] for h, hv in hosts.items()} == {
-        h: n["address"] for h, n in raw["nodes"].items()
-    }
+    assert _management_addresses(inv) == {h: n["address"] for h, n in raw["nodes"].items()}
 
 
 def test_aws_fsx_gets_the_documented_options(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from blueprints.models.topology import Hypercube, Torus
 from generator.emit.diagrams.svg import Svg, num
 from generator.plan.model import Plan
 
@@ -39,11 +40,8 @@ def _coords(v: int, dims: list[int]) -> list[int]:
 
 def cube_dims(plan: Plan, fabric: str) -> tuple[list[int], str]:
     topo = plan.cluster.fabrics[fabric].spec.topology
-    kind = getattr(topo, "kind", "")
-    if kind == "torus":
-        return list(topo.dimensions), topo.attach  # type: ignore[union-attr]
-    if kind == "hypercube":
-        return [2] * topo.dimension, topo.attach  # type: ignore[union-attr]
+    if isinstance(topo, Torus | Hypercube):
+        return topo.vertex_dims, topo.attach
     raise ValueError(f"the {fabric} fabric is not a torus or hypercube")
 
 

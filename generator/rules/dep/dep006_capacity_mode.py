@@ -78,7 +78,7 @@ class CapacityMode(Rule):
             yield self.finding(
                 f"capacity_hours: {hours} is not a length AWS sells: {why}",
                 ("deployment", "cloud", "capacity_hours"),
-                hint="1-14 days (24-336 hours), then a whole number of weeks up to 182 days (4368 hours)",
+                hint="a length the message names (the EC2 User Guide's Capacity Block durations)",
             )
         if cloud.reservation_id is None and cloud.capacity_hours is None:
             yield self.finding(

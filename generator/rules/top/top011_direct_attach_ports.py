@@ -5,7 +5,8 @@ from collections.abc import Iterator
 from blueprints.models.topology import Hypercube, Torus
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
-from generator.rules.sizing import server_path, torus_links_per_vertex
+from generator.rules.sizing import server_path
+from generator.topology.cube import cube_degree
 
 
 class DirectAttachPorts(Rule):
@@ -28,7 +29,7 @@ class DirectAttachPorts(Rule):
         for fab in cluster.fabrics.values():
             t = fab.spec.topology
             if isinstance(t, Torus) and t.attach == "direct":
-                need = torus_links_per_vertex(t.dimensions)
+                need = cube_degree(t.vertex_dims)
                 shape = "torus " + " × ".join(str(k) for k in t.dimensions)
             elif isinstance(t, Hypercube) and t.attach == "direct":
                 need, shape = t.dimension, f"hypercube of dimension {t.dimension}"

@@ -35,7 +35,7 @@ class SwitchAttach(Rule):
                 continue
             path = (*fab.source_path, "topology", "switch")
             if t.switch is None:
-                vertices = math.prod(t.dimensions) if isinstance(t, Torus) else 2**t.dimension
+                vertices = math.prod(t.vertex_dims)
                 yield self.finding(
                     f"{fab.name} {t.kind} uses attach: switch ({vertices:,} switch vertices) but names "
                     "no `switch`",
@@ -45,7 +45,7 @@ class SwitchAttach(Rule):
             k = radix(fab)
             if k == 0:
                 continue  # NET013
-            dims = list(t.dimensions) if isinstance(t, Torus) else [2] * t.dimension  # the plan's dims
+            dims = t.vertex_dims  # the plan's dims
             per_node = ports_per_node(cluster, fab.name)
             need = switch_ports(t.nodes_per_switch, per_node, dims)
             if need > k:
