@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.foreign import ByteBudget, ForeignInputError, parse_json, read_foreign_text
+from generator.rehearse import names
 from generator.rehearse.nvue import SwitchConfig, from_frr_conf, from_startup
 
 MAX_FILE = 64 * 1024 * 1024  # a 100k-GPU build's cables.csv is ~60 MB
@@ -35,6 +36,9 @@ class Cable:
     b_port: str
     b_cage: str
     b_cage_port: str
+    a_netdev: str = ""  # the host interface the plan names at this end, "" where it names none
+    b_netdev: str = ""
+    rail: str = ""
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,8 @@ def read_build(root: Path) -> Build:
     if not manifest.is_file():
         raise ForeignInputError(str(root), "not a `blueprint generate` output directory (no manifest.json)")
     doc = parse_json(read_foreign_text(manifest, MAX_FILE, budget), str(manifest))
-    name = doc.get("blueprint", {}).get("name") if isinstance(doc, dict) else None
+    blueprint = doc.get("blueprint") if isinstance(doc, dict) else None
+    name = blueprint.get("name") if isinstance(blueprint, dict) else None
     build = Build(root, str(name or root.name))
     _read_switches(build, budget)
     _read_infiniband(build)
@@ -99,14 +104,31 @@ def _read_cables(path: Path, budget: ByteBudget) -> list[Cable]:
     need = ("cable_id", "fabric", "layer", "a_device", "a_port", "b_device", "b_port")
     if rows.fieldnames is None or any(n not in rows.fieldnames for n in need):
         raise ForeignInputError(f"{path}:1", f"the header lacks one of {', '.join(need)}")
-    out = []
-    for row in rows:
-        ends = [row.get(k) or "" for k in ("a_cage", "a_cage_port", "b_cage", "b_cage_port")]
-        out.append(
-            Cable(row["cable_id"], row["fabric"], row["layer"], row["a_device"], row["a_port"], ends[0],
-                  ends[1], row["b_device"], row["b_port"], ends[2], ends[3])
-        )  # fmt: skip
-    return out
+    return [_cable(row, f"{path}:{rows.line_num}") for row in rows]
+
+
+def _cable(row: dict[str | Any, Any], where: str) -> Cable:
+    """One row, every name it hands to ip(8) and the daemons checked (names.py); a short row refused."""
+    if None in row or any(v is None for v in row.values()):
+        raise ForeignInputError(where, "the row's field count differs from the header's")
+
+    def field(key: str) -> str:
+        value = row.get(key)
+        return value if isinstance(value, str) else ""
+
+    ends = {}
+    for end in ("a", "b"):
+        ends[end] = (
+            names.device(field(f"{end}_device"), where),
+            names.port(field(f"{end}_port"), where),
+            names.number_or_empty(field(f"{end}_cage"), where),
+            names.number_or_empty(field(f"{end}_cage_port"), where),
+        )
+        if field(f"{end}_netdev"):
+            names.ifname(field(f"{end}_netdev"), where)
+    return Cable(names.text(field("cable_id"), where), names.text(field("fabric"), where),
+                 names.text(field("layer"), where), *ends["a"], *ends["b"], field("a_netdev"),
+                 field("b_netdev"), names.text(field("rail"), where))  # fmt: skip
 
 
 def _read_switches(build: Build, budget: ByteBudget) -> None:
@@ -115,8 +137,9 @@ def _read_switches(build: Build, budget: ByteBudget) -> None:
         return
     for fabric_dir in sorted(p for p in base.iterdir() if p.is_dir()):
         configs: dict[str, SwitchConfig] = {}
+        names.device(fabric_dir.name, str(fabric_dir))
         for sw_dir in sorted(p for p in fabric_dir.iterdir() if p.is_dir()):
-            configs[sw_dir.name] = _read_switch(sw_dir, fabric_dir.name, budget)
+            configs[names.device(sw_dir.name, str(sw_dir))] = _read_switch(sw_dir, fabric_dir.name, budget)
         if configs:
             build.switches[fabric_dir.name] = configs
     asn_csv = base / "asn-plan.csv"

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from generator.rehearse import tools
+from generator.rehearse import names, tools
 from generator.rehearse.cleanup import FRR_RUN, Reaper, must, run
 from generator.rehearse.expect import Wire
 
@@ -143,9 +143,9 @@ def batch(prefix: list[str], commands: list[str]) -> None:
     """``ip [prefix] -batch -`` of ``commands``; raises with ip's error when one fails."""
     if not commands:
         return
+    lines = "\n".join(names.batch_lines(commands)) + "\n"
     proc = subprocess.run(
-        ["ip", *prefix, "-batch", "-"], input="\n".join(commands) + "\n", capture_output=True, text=True,
-        timeout=600, check=False,
-    )  # fmt: skip
+        ["ip", *prefix, "-batch", "-"], input=lines, capture_output=True, text=True, timeout=600, check=False
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"ip {' '.join(prefix)} -batch failed: {proc.stderr.strip()[-600:]}")

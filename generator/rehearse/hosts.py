@@ -32,8 +32,6 @@ in the rail's next leaf that stays up.
 
 from __future__ import annotations
 
-import csv
-import io
 import ipaddress
 import subprocess
 from collections import defaultdict
@@ -133,10 +131,9 @@ def _collect(
 
 def _address(value: str, where: str) -> str:
     try:
-        ipaddress.ip_interface(value)
+        return str(ipaddress.ip_interface(value))
     except ValueError:
         raise ForeignInputError(where, f"{value!r} is not an address/prefix") from None
-    return value
 
 
 def _gateway(value: Any, where: str) -> str | None:
@@ -194,23 +191,16 @@ def host_ports(
     build: Build, fabric: str, configs: dict[str, SwitchConfig], addrs: dict[str, dict[str, str]]
 ) -> list[HostPort]:
     """Every addressed host port of ``fabric`` cabled to a switch of ``configs``."""
-    text = read_foreign_text(build.root / "cabling" / "cables.csv", MAX_FILE)
     out = []
-    for row in csv.DictReader(io.StringIO(text)):
-        if row.get("fabric") != fabric:
-            continue
-        for h, s in (("a", "b"), ("b", "a")):
-            host, leaf, netdev = (
-                row.get(f"{h}_device") or "",
-                row.get(f"{s}_device") or "",
-                row.get(f"{h}_netdev"),
-            )
-            address = addrs.get(host, {}).get(netdev or "")
+    for c in build.cables_of(fabric):
+        for host, netdev, leaf, port, cage, cage_port in (
+            (c.a, c.a_netdev, c.b, c.b_port, c.b_cage, c.b_cage_port),
+            (c.b, c.b_netdev, c.a, c.a_port, c.a_cage, c.a_cage_port),
+        ):
+            address = addrs.get(host, {}).get(netdev)
             if address and leaf in configs:
-                ifname = _leaf_if(configs[leaf], row.get(f"{s}_port") or "", row.get(f"{s}_cage") or "",
-                                  row.get(f"{s}_cage_port") or "")  # fmt: skip
-                out.append(HostPort(host, netdev or "", address, row.get("rail") or "", leaf, ifname,
-                                    row.get("cable_id") or ""))  # fmt: skip
+                ifname = _leaf_if(configs[leaf], port, cage, cage_port)
+                out.append(HostPort(host, netdev, address, c.rail, leaf, ifname, c.id))
     return out
 
 

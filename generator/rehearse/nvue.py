@@ -25,7 +25,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from generator.foreign import ForeignInputError
-from generator.rehearse import block_read
+from generator.rehearse import block_read, names
 
 RA_INTERVAL_S = 10  # the interval FRR's and Cumulus's BGP-unnumbered examples use
 _DESCRIPTION = re.compile(r"^(\S+) to (\S+) (\S+)$")  # "C-LS-000001 to c-spine-001 swp1s0"
@@ -57,6 +57,33 @@ def _get(doc: Any, *keys: str) -> Any:
     for key in keys:
         doc = doc.get(key) if isinstance(doc, dict) else None
     return doc
+
+
+def _mapping(value: Any, where: str, what: str) -> dict[str, Any]:
+    """An NVUE object (absent = empty); anything else is refused, not indexed into."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ForeignInputError(where, f"`{what}` is {type(value).__name__}, not a mapping")
+    return value
+
+
+def _keys(value: Any, where: str, what: str) -> list[str]:
+    """The entries of an NVUE set (a mapping of keys, or a list as another writer may give it)."""
+    if value is None:
+        return []
+    if isinstance(value, dict | list):
+        return [str(v) for v in value]
+    raise ForeignInputError(where, f"`{what}` is {type(value).__name__}, not a mapping or list")
+
+
+def _router_id(value: str, where: str) -> str:
+    if value:
+        try:
+            ipaddress.IPv4Address(value)
+        except ValueError:
+            raise ForeignInputError(where, f"router-id `{value}` is not an IPv4 address") from None
+    return value
 
 
 def _asn(value: Any, where: str) -> int:
@@ -94,21 +121,29 @@ def from_startup(text: str, name: str, fabric: str, where: str) -> SwitchConfig:
     top = next((s for s in sets if isinstance(s, dict)), None)
     if top is None:
         raise ForeignInputError(where, "not an NVUE startup.yaml (a list holding a `set` document)")
-    bgp = _get(top, "vrf", "default", "router", "bgp") or {}
-    ifaces = _get(top, "interface") or {}
+    bgp = _mapping(_get(top, "vrf", "default", "router", "bgp"), where, "vrf default router bgp")
+    ifaces = _mapping(_get(top, "interface"), where, "interface")
+    for ifname in ifaces:
+        names.ifname(str(ifname), f"{where}: interface")
     asn = _asn(_get(top, "router", "bgp", "autonomous-system"), where)
-    router_id = str(_get(top, "router", "bgp", "router-id") or "")
+    router_id = _router_id(str(_get(top, "router", "bgp", "router-id") or ""), where)
     # the loopback is `interface lo ip address` before Cumulus Linux 5.13's object model, `ipv4` since
     # (the spellings generator/emit/switches/nvue.py writes per release, sourced in its catalogue)
-    lo_v4 = _get(ifaces, "lo", "ipv4", "address") or _get(ifaces, "lo", "ip", "address") or {}
-    lo = [_prefix(str(a), where) for a in lo_v4]
-    v4 = _get(bgp, "address-family", "ipv4-unicast") or {}
-    networks = tuple(_prefix(str(n), where) for n in (v4.get("network") or {}))
-    neighbors = _get(bgp, "neighbor") or {}
+    lo_v4 = _get(ifaces, "lo", "ipv4", "address") or _get(ifaces, "lo", "ip", "address")
+    lo = [_prefix(a, where) for a in _keys(lo_v4, where, "interface lo address")]
+    v4 = _mapping(_get(bgp, "address-family", "ipv4-unicast"), where, "address-family ipv4-unicast")
+    networks = tuple(_prefix(n, where) for n in _keys(v4.get("network"), where, "network"))
+    neighbors = _mapping(_get(bgp, "neighbor"), where, "neighbor")
+    for peer in neighbors:
+        names.ifname(str(peer), f"{where}: neighbor")
     unnumbered = tuple(
         str(n) for n, v in neighbors.items() if isinstance(v, dict) and v.get("type") == "unnumbered"
     )
-    descriptions = {str(k): str(v.get("description", "")) for k, v in ifaces.items() if isinstance(v, dict)}
+    descriptions = {
+        str(k): names.text(str(v.get("description", "")), f"{where}: interface {k} description")
+        for k, v in ifaces.items()
+        if isinstance(v, dict)
+    }
     addresses = _port_addresses(ifaces, where)
     relax = _get(bgp, "path-selection", "multipath", "aspath-ignore") in ("on", "enabled", True)
     paths = _get(v4, "multipaths", "ebgp")
@@ -122,9 +157,9 @@ def _port_addresses(ifaces: dict[str, Any], where: str) -> dict[str, tuple[str, 
     """``interface <swp> ip|ipv4 address`` of every port but lo (both release spellings, as for lo)."""
     out: dict[str, tuple[str, ...]] = {}
     for ifname, body in ifaces.items():
-        found = (_get(body, "ipv4", "address") or _get(body, "ip", "address") or {}) if ifname != "lo" else {}
+        found = (_get(body, "ipv4", "address") or _get(body, "ip", "address")) if ifname != "lo" else None
         if found:
-            out[str(ifname)] = tuple(_interface(str(a), where) for a in found)
+            out[str(ifname)] = tuple(_interface(a, where) for a in _keys(found, where, f"interface {ifname}"))
     return out
 
 
@@ -168,15 +203,23 @@ def _render(
     lines += [" no bgp ebgp-requires-policy"] + ([" bgp bestpath as-path multipath-relax"] if relax else [])
     for ifname in unnumbered:
         remote = str(_get(neighbors, ifname, "remote-as") or "external")
+        if remote not in ("external", "internal"):
+            remote = str(_asn(remote, f"neighbor {ifname} remote-as"))
         lines.append(f" neighbor {ifname} interface remote-as {remote}")
     lines += [" address-family ipv4 unicast"] + [f"  network {n}" for n in networks]
-    lines += [f"  maximum-paths {int(paths)}"] if str(paths or "").isdigit() else []
+    lines += [f"  maximum-paths {int(paths)}"] if re.fullmatch(r"[0-9]{1,4}", str(paths or "")) else []
     lines += [" exit-address-family", "exit"]
     return "\n".join(lines) + "\n"
 
 
 _ROUTER = re.compile(r"^router bgp (\S+)")
 _NEIGHBOR = re.compile(r"^ neighbor (\S+) interface\b")
+
+
+def _word(words: list[str], i: int, where: str) -> str:
+    if len(words) <= i:
+        raise ForeignInputError(where, f"`{' '.join(words)}` lacks its value")
+    return words[i]
 
 
 def from_frr_conf(text: str, name: str, fabric: str, where: str) -> SwitchConfig:
@@ -192,22 +235,22 @@ def from_frr_conf(text: str, name: str, fabric: str, where: str) -> SwitchConfig
         loc = f"{where}:{no}"
         words = line.split()
         if line.startswith("interface "):
-            current = words[1]
+            current = names.ifname(_word(words, 1, loc), loc)
             ifaces.add(current)
         elif line.startswith(" description ") and current:
-            descriptions[current] = line[len(" description ") :].strip()
+            descriptions[current] = names.text(line[len(" description ") :].strip(), loc)
         elif current == "lo" and line.startswith(" ip address "):
-            lo.append(_prefix(words[2], loc))
+            lo.append(_prefix(_word(words, 2, loc), loc))
         elif current and line.startswith(" ip address "):
-            addresses[current] = (*addresses.get(current, ()), _interface(words[2], loc))
+            addresses[current] = (*addresses.get(current, ()), _interface(_word(words, 2, loc), loc))
         elif m := _ROUTER.match(line):
             asn, current = _asn(m.group(1), loc), ""
         elif line.startswith(" bgp router-id "):
-            router_id = words[2]
+            router_id = _router_id(_word(words, 2, loc), loc)
         elif m := _NEIGHBOR.match(line):
-            neighbors.append(m.group(1))
+            neighbors.append(names.ifname(m.group(1), loc))
         elif line.startswith("  network "):
-            networks.append(_prefix(words[1], loc))
+            networks.append(_prefix(_word(words, 1, loc), loc))
     if asn is None:
         raise ForeignInputError(where, "no `router bgp` section")
     return SwitchConfig(name, fabric, where, asn, router_id, tuple(lo), tuple(networks), tuple(neighbors),
