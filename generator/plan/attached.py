@@ -16,6 +16,7 @@ connected to different fabric switches on the same tier").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -27,6 +28,20 @@ from generator.plan.model import BomLine, Device, Endpoint, Link
 from generator.plan.placement import Placed, PlacedRack, put_in_rack
 from generator.resolve import ResolvedCluster
 from generator.topology.base import BuiltFabric, Terminal
+
+_APPLIANCE_PORT = re.compile(r"^p([1-9][0-9]{0,2})$")
+
+
+def appliance_port(k: int) -> str:
+    """An appliance's k-th declared port as the plan names it (``p1``): cables.csv, labels, the net file."""
+    return f"p{k}"
+
+
+def appliance_port_number(port: str) -> int | None:
+    """k for an appliance port name ``p<k>``, else None (how a reader of cables.csv tells one)."""
+    m = _APPLIANCE_PORT.match(port)
+    return int(m.group(1)) if m else None
+
 
 LAYER = "appliance_switch"
 LAYER_CODE = "AS"
@@ -258,7 +273,7 @@ def attachment_links(
         for k, (switch, port) in enumerate(att.ports, start=1):
             letter = _LETTER[att.spec.fabric]
             counters[letter] = counters.get(letter, 0) + 1
-            mine = Endpoint(att.spec.name, f"p{k}", k, netdev=iface if k == 1 else None)
+            mine = Endpoint(att.spec.name, appliance_port(k), k, netdev=iface if k == 1 else None)
             medium, length, run, part = "", 0.0, 0.0, None
             pa, pb = position.get(att.spec.name), position.get(switch)
             if pa is not None and pb is not None:

@@ -19,7 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from generator.emit.ibnetdiscover import ca_description
 from generator.foreign import read_foreign_text
+from generator.plan.attached import appliance_port_number
 from generator.rehearse import partitions, sm_ha, tools
 from generator.rehearse.build_input import MAX_FILE, Build, IbFabric
 from generator.rehearse.cleanup import WORK_PREFIX, Reaper
@@ -86,10 +88,13 @@ def links(text: str, source: str) -> dict[Link, str | None]:
 
 
 def _end(device: str, port: str) -> tuple[str, int] | None:
-    """A cabling-plan end as ibnetdiscover names it: (switch, port) or ('host mlx5_N', HCA port)."""
+    """A cabling-plan end as the net file (generator.emit.ibnetdiscover) names it: (switch, port), (``host
+    mlx5_N``, HCA port) or (``appliance p<k>``, k), an appliance's k-th port (generator.plan.attached)."""
     if "/" in port:  # an HCA port, mlx5_0/1
         hca, _, number = port.rpartition("/")
-        return (f"{device} {hca}", int(number)) if number.isdigit() else None
+        return (ca_description(device, hca), int(number)) if number.isdigit() else None
+    if (k := appliance_port_number(port)) is not None:
+        return ca_description(device, port), k
     return (device, int(port)) if port.isdigit() else None
 
 

@@ -139,3 +139,22 @@ def test_a_signal_during_release_is_delivered_once_everything_is_removed(
     with pytest.raises(cleanup.Interrupted), cleanup.signals_raise():
         reaper.release()
     assert deleted == ["cbr-test-1", "cbr-test-0"] and reaper.namespaces == []
+
+
+def test_the_cabling_plan_and_the_net_file_name_every_link_alike_appliances_included(tmp_path: Path) -> None:
+    """The rehearsal's discovery check compares cables.csv with the net file generate writes. A UFM
+    appliance's ports (``p1``/``p2`` in cables.csv, CAs ``ufm01 p1`` in the net file) used to drop out of the
+    plan side, so the shipped superpod example failed its rehearsal with 4 links "not in cables.csv"."""
+    from rehearse_fixtures import REPO, generate
+
+    from generator.foreign import read_foreign_text
+    from generator.rehearse.build_input import read_build
+    from generator.rehearse.infiniband import links, planned_links
+
+    build = read_build(generate(REPO / "examples" / "superpod-h100-4su.yaml", tmp_path / "build"))
+    net = build.infiniband["compute"].netfile
+    found = set(links(read_foreign_text(net, 64 * 1024 * 1024), str(net)))
+    planned = planned_links(build, "compute", set())
+    appliance = {link for link in found if any(end[0].startswith("ufm") for end in link)}
+    assert len(appliance) == 4  # two UFM appliances, two ports each
+    assert planned == found
