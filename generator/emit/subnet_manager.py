@@ -15,6 +15,7 @@ service level the hosts' NCCL_IB_SL uses on its own VL (opensm(8) "QoS", the har
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -114,13 +115,31 @@ def _default_partition(
         return [f"{head} : ALL=full, SELF=full ;"]
     shared = [pool.name for pool in cluster.pools if pool.ports_for(p.fabric) and pool.name not in tenants]
     if guids is None:
-        note = f"# pools in no partition ({', '.join(shared)}) stay full members: `blueprint sm-guids`"
-        return ([note] if shared else []) + [f"{head} : ALL=limited, SELF=full ;"]
+        return ([shared_pools_note(shared)] if shared else []) + [f"{head} : ALL=limited, SELF=full ;"]
     full = sorted({g for pool in shared for g in guids.get(pool, [])})
-    return _members(head, ["ALL=limited", *[f"0x{g:016x}=full" for g in full], "SELF=full"])
+    return default_members(head, full)
 
 
-def _members(head: str, members: Sequence[str]) -> list[str]:
+_SHARED_NOTE = re.compile(r"^#\s*pools in no partition \(([^)]*)\) stay full members")
+
+
+def shared_pools_note(pools: Sequence[str]) -> str:
+    """The line above Default naming the pools whose ports `sm-guids` (and a rehearsal) make full members."""
+    return f"# pools in no partition ({', '.join(pools)}) stay full members: `blueprint sm-guids`"
+
+
+def shared_pools(line: str) -> tuple[str, ...] | None:
+    """The pools a ``shared_pools_note`` line names, else None."""
+    m = _SHARED_NOTE.match(line.strip())
+    return tuple(p.strip() for p in m.group(1).split(",") if p.strip()) if m else None
+
+
+def default_members(head: str, full: Sequence[int]) -> list[str]:
+    """Default with tenants: every port limited, the shared pools' ports and the SM's own full."""
+    return member_lines(head, ["ALL=limited", *[f"0x{g:016x}=full" for g in full], "SELF=full"])
+
+
+def member_lines(head: str, members: Sequence[str]) -> list[str]:
     """A partition with one member a line. OpenSM reads the file with fgets into a 4,096-byte buffer and
     keeps a partition open across lines until its `;` (linux-rdma/opensm opensm/osm_prtn_config.c,
     osm_prtn_config_parse_file and parse_part_conf); a longer line is read in pieces, a GUID is cut in two,
@@ -146,7 +165,7 @@ def _pool_partition(part: Partition, guids: Mapping[str, Sequence[int]] | None) 
     members = sorted({g for pool in part.pools for g in guids.get(pool, [])})
     if not members:
         return [f"{head} : ;"]
-    return _members(head, [f"0x{g:016x}" for g in members])
+    return member_lines(head, [f"0x{g:016x}" for g in members])
 
 
 def render_partitions(

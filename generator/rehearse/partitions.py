@@ -23,9 +23,13 @@ import contextlib
 import re
 from dataclasses import dataclass, field
 
+from generator.emit.subnet_manager import default_members, member_lines, shared_pools
+
 DEFAULT_PKEY = 0x7FFF
 FULL = 0x8000
 _POOLS = re.compile(r"^#\s*pools\s+([^:]+):")
+_EMPTY = re.compile(r"^(\S.*?)\s*:\s*;\s*$")  # `Name=0x0001, defmember=full : ;` (no members yet)
+_DEFAULT_LIMITED = re.compile(r"^(Default\b[^:]*?)\s*:\s*ALL=limited,\s*SELF=full\s*;\s*$")
 
 
 @dataclass
@@ -114,18 +118,30 @@ def _membership(part: Partition, guid: int, pool_of: dict[int, str]) -> str | No
 
 
 def filled(text: str, pool_ports: dict[str, list[int]]) -> str:
-    """The file with every pool partition's empty member list filled with its pools' port GUIDs."""
+    """The file as ``blueprint sm-guids`` writes it once the GUIDs are known: every pool partition's empty
+    member list filled with its pools' port GUIDs, and Default given the ports of the pools its note names
+    (``# pools in no partition (...)``) as full members, one member a line (generator.emit.subnet_manager
+    ``member_lines``: OpenSM reads the file in 4,096-byte lines)."""
     lines: list[str] = []
     pools: tuple[str, ...] = ()
+    shared: tuple[str, ...] = ()
     for raw in text.splitlines():
-        if m := _POOLS.match(raw.strip()):
+        stripped = raw.strip()
+        if (named := shared_pools(stripped)) is not None:
+            shared = named
+        elif m := _POOLS.match(stripped):
             pools = tuple(p.strip() for p in m.group(1).split(","))
-        elif pools and re.search(r":\s*;\s*$", raw):
+        elif pools and (m := _EMPTY.match(raw)):
             guids = sorted({g for p in pools for g in pool_ports.get(p, [])})
-            raw = re.sub(r":\s*;\s*$", ": " + ", ".join(f"0x{g:016x}" for g in guids) + " ;", raw)
+            lines += member_lines(m.group(1), [f"0x{g:016x}" for g in guids]) if guids else [raw]
             pools = ()
-        elif raw.strip() and not raw.strip().startswith("#"):
-            pools = ()
+            continue
+        elif shared and (m := _DEFAULT_LIMITED.match(raw)):
+            lines += default_members(m.group(1), sorted({g for p in shared for g in pool_ports.get(p, [])}))
+            shared = ()
+            continue
+        elif stripped and not stripped.startswith("#"):
+            pools, shared = (), ()
         lines.append(raw)
     return "\n".join(lines) + "\n"
 

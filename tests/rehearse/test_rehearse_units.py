@@ -15,6 +15,8 @@ from ruamel.yaml import YAML
 from generator.rehearse import block_read, cleanup, partitions, sample, sm_ha
 from generator.rehearse.nvue import load_yaml
 
+REPO_FIXTURES = Path(__file__).resolve().parents[1] / "realtools" / "fixtures"
+
 
 def test_block_reader_reads_generated_nvue_exactly_as_ruamel() -> None:
     files = sorted((small_build() / "switches").glob("*/*/startup.yaml"))
@@ -68,7 +70,7 @@ def test_partition_intent_per_port() -> None:
         "cpu001 mlx5_0/1 (0x0000000000000002): tenant-a 0x000a full, the plan absent",
     ]
     filled = partitions.filled(text, {"gpu": [1, 3]})
-    assert "tenant-a=0x000a, ipoib, defmember=full : 0x0000000000000001, 0x0000000000000003 ;" in filled
+    assert "tenant-a=0x000a, ipoib, defmember=full :\n    0x0000000000000001,\n    0x0000000000000003 ;" in filled
 
 
 @pytest.mark.parametrize("key", ["ip", "ipv4"])  # Cumulus Linux <= 5.14 / >= 5.15 spelling
@@ -158,3 +160,34 @@ def test_the_cabling_plan_and_the_net_file_name_every_link_alike_appliances_incl
     appliance = {link for link in found if any(end[0].startswith("ufm") for end in link)}
     assert len(appliance) == 4  # two UFM appliances, two ports each
     assert planned == found
+
+
+def test_the_partitions_a_rehearsal_gives_opensm_are_those_sm_guids_writes(tmp_path: Path) -> None:
+    """Rehearse fills the generated partitions.conf from a discovery as `blueprint sm-guids` renders it from
+    the blueprint: pools no partition names are full members of Default (left limited before, so a correct
+    build failed its partitions check), and members stand one a line (all on one line before: 26 eight-port
+    nodes passed OpenSM's 4,096-byte line)."""
+    import yaml
+
+    from generator.emit.subnet_manager import render_partitions, sm_plan
+    from generator.pipeline import load_and_resolve
+
+    doc = yaml.safe_load((REPO_FIXTURES / "ft2-hdr-rail-sm.yaml").read_text())
+    doc["pools"][0]["count"] = 32
+    doc["pools"].append({"name": "infer", "role": "gpu", "count": 2, "server": "dgx-a100"})
+    path = tmp_path / "shared.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    cluster = load_and_resolve(path)[1]
+    plan = sm_plan(cluster, "compute")
+    guids = {"gpu": list(range(1, 257)), "infer": [1001, 1002]}
+    generated = render_partitions(cluster, plan)
+    assert "pools in no partition (infer)" in generated
+
+    rehearsed = partitions.filled(generated, guids)
+
+    def statements(text: str) -> list[str]:
+        return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+    assert statements(rehearsed) == statements(render_partitions(cluster, plan, guids))
+    assert "    0x00000000000003e9=full," in rehearsed  # infer's first port, full in Default
+    assert max(len(line) for line in rehearsed.splitlines()) < 200
