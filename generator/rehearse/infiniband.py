@@ -17,7 +17,9 @@ from __future__ import annotations
 import re
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from generator.emit.ibnetdiscover import ca_description
 from generator.foreign import read_foreign_text
@@ -123,16 +125,45 @@ def compare(expected: dict[Link, str | None], found: dict[Link, str | None], pla
     return out
 
 
-def guid_files(dump: str, where: Path) -> tuple[Path, Path, int, int]:
-    """root_guids.conf (cores, else spines) and cn_guids.conf (every CA port) from a discovery."""
+@dataclass(frozen=True)
+class Ftree:
+    """What ftree's GUID files hold: root switches by name, compute hosts (None: every host)."""
+
+    roots: set[str]
+    compute_hosts: set[str] | None
+
+
+def ftree_of(build: Build, fabric: str, switches: set[str]) -> Ftree:
+    gpu = gpu_pools(build.root)
+    hosts = {h for h, pool in pool_hosts(build.root).items() if pool in gpu}
+    return Ftree(top_tier(build, fabric, switches), hosts if gpu else None)
+
+
+def fabric_switches(netfile: str) -> set[str]:
+    """The switch names (NodeDescriptions) of a net file."""
+    return {m.group(1) for m in re.finditer(r'^Switch\s+\d+\s+"[^"]+"\s*#\s*"([^"]*)"', netfile, re.M)}
+
+
+def top_tier(build: Build, fabric: str, switches: set[str]) -> set[str]:
+    """The switches ftree must take as roots, as ``blueprint sm-guids`` does (the plan's highest tier): on
+    every switch-to-switch cable the A end is the lower tier (docs/cabling.md), so the top tier is the
+    switches that are a B end and never an A end."""
+    pairs = [(c.a, c.b) for c in build.cables_of(fabric) if c.a in switches and c.b in switches]
+    return {b for _, b in pairs} - {a for a, _ in pairs}
+
+
+def guid_files(dump: str, where: Path, ftree: Ftree) -> tuple[Path, Path, int, int]:
+    """root_guids.conf (the top tier) and cn_guids.conf (the GPU pools' HCA ports, every HCA port when the
+    build has no inventory to tell them), as sm-guids writes them (generator.verify.sm_guids)."""
     nodes = parse_nodes(dump, "ibnetdiscover")
-    switches = [n for n in nodes if n.kind == "switch"]
-    top = [n for n in switches if "-core-" in n.desc] or [n for n in switches if "-spine-" in n.desc]
-    cns = [(g, f"{n.desc} {p}") for n in nodes if n.kind == "ca" for p, g in sorted(n.ports.items())]
-    roots, cn = where / "root_guids.conf", where / "cn_guids.conf"
-    roots.write_text(render_guids(tuple((n.guid, n.desc) for n in top)))
+    roots = [(n.guid, n.desc) for n in nodes if n.kind == "switch" and n.desc in ftree.roots]
+    cns = [(g, f"{n.desc} {p}") for n in nodes
+           if n.kind == "ca" and (ftree.compute_hosts is None or n.desc.split(" ")[0] in ftree.compute_hosts)
+           for p, g in sorted(n.ports.items())]  # fmt: skip
+    roots_file, cn = where / "root_guids.conf", where / "cn_guids.conf"
+    roots_file.write_text(render_guids(tuple(roots)))
     cn.write_text(render_guids(tuple(cns)))
-    return roots, cn, len(top), len(cns)
+    return roots_file, cn, len(roots), len(cns)
 
 
 def relocated_conf(conf: Path, files: dict[str, Path], out: Path) -> Path:
@@ -171,7 +202,7 @@ def sm_problems(log: str, engine: str, code: int | None) -> list[str]:
 
 def _step(
     sim_text: str, fab: IbFabric, reaper: Reaper, work: Path, timeout_s: float, plan: set[Link],
-    pools: dict[str, str], ha: bool,
+    pools: dict[str, str], ha: bool, ftree: Ftree,
 ) -> tuple[dict[str, list[str]], float, dict[str, str]]:  # fmt: skip
     """One simulated fabric: (problems by check, OpenSM seconds, facts for the detail lines). ibsim failing,
     or a client of it not done in ``timeout_s``, fails the check it was running for."""
@@ -193,7 +224,7 @@ def _step(
         found["discovery"] = compare(links(sim_text, str(netfile)), links(dump.stdout, "ibnetdiscover"), plan)
         if not fab.members:
             return found, 0.0, {"sm": "no subnet manager configured"}
-        roots, cns, n_roots, n_cns = guid_files(dump.stdout, work)
+        roots, cns, n_roots, n_cns = guid_files(dump.stdout, work, ftree)
         files = {"root_guid_file": roots, "cn_guid_file": cns, "log_file": work / "opensm.log"}
         if fab.partitions is not None:
             files["partition_config_file"] = run_partitions(fab.partitions, dump.stdout, pools, work)
@@ -236,13 +267,14 @@ def rehearse_infiniband(
     work = reaper.directory(Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{reaper.tag[3:]}-")))
     down: set[str] = set(outside)
     pools = pool_hosts(build.root)
+    ftree = ftree_of(build, fabric, fabric_switches(text))
     for step in ["all up", *fail]:
         if step != "all up":
             down.add(step)
         suffix = "" if step == "all up" else f" (after --fail {step})"
         found, seconds, facts = _step(
             without(sim_text, down), fab, reaper, work, timeout_s, planned_links(build, fabric, down),
-            pools, step == "all up",
+            pools, step == "all up", ftree,
         )  # fmt: skip
         if seconds:  # the one-shot OpenSM ran to its end: how long it took to bring the subnet up
             verdict.converge_s[step if step == "all up" else f"after --fail {step}"] = seconds
@@ -260,19 +292,33 @@ def rehearse_infiniband(
             verdict.add(name + suffix, reasons, details[name])
 
 
-def pool_hosts(root: Path) -> dict[str, str]:
-    """host -> pool, from the generated Ansible inventory's ``pool_<name>`` groups (empty without one)."""
+def _inventory_groups(root: Path) -> dict[str, Any]:
+    """The generated Ansible inventory's groups under ``all.children`` (empty without an inventory)."""
     path = root / "ansible" / "inventory.yml"
     if not path.is_file():
         return {}
     doc = load_yaml(read_foreign_text(path, MAX_FILE), str(path))
     children = (doc.get("all") or {}).get("children") or {} if isinstance(doc, dict) else {}
+    return children if isinstance(children, dict) else {}
+
+
+def pool_hosts(root: Path) -> dict[str, str]:
+    """host -> pool, from the generated Ansible inventory's ``pool_<name>`` groups (empty without one)."""
     out: dict[str, str] = {}
-    for group, body in children.items() if isinstance(children, dict) else []:
+    for group, body in _inventory_groups(root).items():
         hosts = body.get("hosts") if isinstance(body, dict) else None
         if str(group).startswith("pool_") and isinstance(hosts, dict):
             out.update({str(h): str(group)[len("pool_") :] for h in hosts})
     return out
+
+
+def gpu_pools(root: Path) -> set[str]:
+    """The pools of the inventory's ``role_gpu`` group: whose ports ftree takes as compute nodes."""
+    body = _inventory_groups(root).get("role_gpu")
+    children = body.get("children") if isinstance(body, dict) else None
+    if not isinstance(children, dict):
+        return set()
+    return {str(g)[len("pool_") :] for g in children if str(g).startswith("pool_")}
 
 
 def ca_ports(dump: str) -> dict[int, tuple[str, int]]:

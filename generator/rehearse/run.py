@@ -3,7 +3,6 @@ namespace and process removed whatever happens (``cleanup``)."""
 
 from __future__ import annotations
 
-import re
 import tempfile
 import time
 from collections.abc import Callable
@@ -15,7 +14,7 @@ from generator.rehearse.build_input import MAX_FILE, Build
 from generator.rehearse.cleanup import Reaper, signals_raise, sweep_stale
 from generator.rehearse.ethernet import rehearse_ethernet, wiring
 from generator.rehearse.ibsim import netfile_size
-from generator.rehearse.infiniband import rehearse_infiniband
+from generator.rehearse.infiniband import fabric_switches, rehearse_infiniband
 from generator.rehearse.verdict import FabricVerdict, Rehearsal
 
 DEFAULT_TIMEOUT_S = 180.0
@@ -24,8 +23,7 @@ DEFAULT_TIMEOUT_S = 180.0
 def fabric_devices(build: Build, fabric: str) -> set[str]:
     if fabric in build.switches:
         return set(build.switches[fabric])
-    text = read_foreign_text(build.infiniband[fabric].netfile, MAX_FILE)
-    return {m.group(1) for m in re.finditer(r'^Switch\s+\d+\s+"[^"]+"\s*#\s*"([^"]*)"', text, re.M)}
+    return fabric_switches(read_foreign_text(build.infiniband[fabric].netfile, MAX_FILE))
 
 
 def _ethernet(

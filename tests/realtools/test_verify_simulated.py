@@ -17,6 +17,7 @@ import pytest
 from ib_fixtures import plan_of, run_cli, simulators
 from ibsim_harness import REQUIRES_TOOLS, SIM_SPEEDS, Simulator, first_ca
 
+from generator.cli import main
 from generator.emit.ibnetdiscover import render_netfile
 from generator.plan.model import Link, Plan
 
@@ -265,3 +266,37 @@ def test_sharp_aggregation_node_is_left_out(
     code, report = verify_json(FT2, dump)
     assert code == 0, report["results"]
     assert len(report["excluded_sharp_nodes"]) == 1
+
+
+@pytest.mark.parametrize("fabric", ["compute", "storage"])
+def test_rehearse_gives_ftree_the_guid_files_sm_guids_writes(
+    fabric: str, simulator: Callable[[str, str], Simulator], tmp_path: Path
+) -> None:
+    """A rehearsal runs OpenSM's ftree with root and compute-node GUID files made from its own discovery;
+    they are the files `blueprint sm-guids` writes for the same dump, read from the build alone (roots:
+    the top tier by the cabling plan's A-lower-tier ends; compute nodes: the inventory's role_gpu pools).
+    Before, rehearse took every CA port, the UFM appliances' and the storage servers' too, as compute nodes."""
+    from generator.rehearse.build_input import read_build
+    from generator.rehearse.infiniband import fabric_switches, ftree_of, guid_files
+    from generator.verify import sm_guids
+
+    plan = plan_of(SUPERPOD)
+    net = render_netfile(plan, fabric, sim_speed=_sim_speed(plan))
+    dump = discover(simulator, net, tmp_path, f"sp-{fabric}").read_text()
+    assert main(["generate", SUPERPOD, "-o", str(tmp_path / "build"), "-q"]) == 0
+    build = read_build(tmp_path / "build")
+
+    ftree = ftree_of(build, fabric, fabric_switches(net))
+    (tmp_path / "r").mkdir()
+    roots, cns, n_roots, n_cns = guid_files(dump, tmp_path / "r", ftree)
+    files = sm_guids.guid_files(plan, fabric, dump, "dump")
+
+    def guids(text: str) -> set[str]:
+        return {line.split()[0] for line in text.splitlines() if line.strip() and not line.startswith("#")}
+
+    assert guids(roots.read_text()) == {f"0x{g:016x}" for g, _ in files.roots} and n_roots == len(files.roots)
+    assert guids(cns.read_text()) == {f"0x{g:016x}" for g, _ in files.cns} and n_cns == len(files.cns)
+    dgx_ports = sum(
+        1 for link in plan.links_of(fabric) for ep in (link.a, link.b) if ep.device.startswith("dgx")
+    )
+    assert n_roots > 0 and n_cns == dgx_ports  # the GPU pool's ports, no UFM or storage server
