@@ -55,3 +55,12 @@ class Model(BaseModel):
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         field_docs.attach(cls)
+
+
+def upper_bound(model: type[BaseModel], field: str) -> float:
+    """A numeric field's ``le`` bound, as its schema states it (for callers that must refuse the same)."""
+    for constraint in model.model_fields[field].metadata:
+        bound = getattr(constraint, "le", None)
+        if bound is not None:
+            return float(bound)
+    raise KeyError(f"{model.__name__}.{field} has no upper bound")

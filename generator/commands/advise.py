@@ -38,8 +38,8 @@ ORDER = 25
 MODES = ("pretrain", "full-finetune", "lora", "qlora", "inference")
 BUDGETS = ("high", "medium", "low", "minimal")
 PREFERENCES = ("cost", "non-blocking")
-MAX_PARAMS = 1e18
-MAX_TOKENS = 1e18
+MAX_PARAMS = 1e14  # Workload.params's bound: the starter blueprint must load
+MAX_TOKENS = 1e16  # Workload.tokens's
 MAX_TARGET_DAYS = 3650.0
 # Workload.sequence_length's bounds (blueprints/models/workload.py): the starter blueprint --write makes
 # must load, so a length its schema refuses is refused here, with exit 2, before any work.

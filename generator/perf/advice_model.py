@@ -16,6 +16,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
+from blueprints.models.base import upper_bound
 from blueprints.models.workload import Workload
 from blueprints.starter import STARTER_GPU
 from generator.foreign import ByteBudget, ForeignInputError, parse_json, pydantic_refusal, read_foreign_text
@@ -25,11 +26,11 @@ from generator.perf.advisor import server_for
 
 # An advice file is ~3 kB (one request, a few designs); 1 MiB leaves room for a hand-edited one.
 MAX_ADVICE_BYTES = 1 << 20
-# Bounds on arithmetic, not facts about models: a quintillion parameters, a quadrillion training tokens
-# (10^5 x the largest corpora published), ten years of training. The advisor refuses sizes it cannot place.
-MAX_PARAMS = 1e18
-MAX_TOKENS = 1e18
-MAX_TARGET_DAYS = 3650.0
+# The blueprint schema's own bounds (blueprints/models/workload.py): the starter blueprint an advice writes
+# must load, so a size its schema refuses is refused here, with exit 2, not by a traceback later.
+MAX_PARAMS = upper_bound(Workload, "params")
+MAX_TOKENS = upper_bound(Workload, "tokens")
+MAX_TARGET_DAYS = upper_bound(Workload, "target_days")
 # A GPU count above this cannot fill whole nodes of any catalogue server within generator/limits.py; the
 # bound per server is checked by :func:`scale_problem`.
 MAX_GPUS = MAX_NODES * 72

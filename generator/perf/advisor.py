@@ -22,12 +22,15 @@ from blueprints.catalog.perf import perf_data
 from blueprints.catalog.schema import Gpu, Server
 from blueprints.catalog.workload import memory_need, workload_factors
 from blueprints.models import Blueprint
+from blueprints.models.base import upper_bound
+from blueprints.models.site import Site
 from generator.perf.advice import BUDGETS, MODES, PREFERENCES, SCOPES, Advice, AdviceError, Option, Request
 from generator.perf.predict import predict_on
 from generator.perf.starter import (
     fabric_section,
     network_racks,
     rack_estimate,
+    rack_power_kw,
     starter_blueprint,
     starter_pool,
 )
@@ -173,10 +176,16 @@ def _topologies(
 def _plan_option(bp: dict[str, Any]) -> tuple[Any, Any] | str:
     """Resolve and plan a starter (the layers the advisor needs, not the rules): (cluster, plan) or an error.
     A site too small for the plan doubles its rows, a bounded number of times."""
+    from pydantic import ValidationError
+
     from generator.findings import BlueprintError
+    from generator.foreign import pydantic_refusal
     from generator.plan.build import PlanError, build_plan
     from generator.resolve import resolve
 
+    max_rows = upper_bound(Site, "rows")
+
+    last = "the site could not be sized"
     for _ in range(int(perf_data().advisor.site_growth_attempts.value)):
         try:
             cluster = resolve(Blueprint.model_validate(bp))
@@ -184,10 +193,15 @@ def _plan_option(bp: dict[str, Any]) -> tuple[Any, Any] | str:
         except PlanError as exc:
             if exc.path[:1] != ("site",):
                 return str(exc)
+            last = f"the site could not be sized: {exc}"
+            if bp["site"]["rows"] * 2 > max_rows:  # the schema's bound: more rows are no site
+                return last
             bp["site"]["rows"] = bp["site"]["rows"] * 2  # the racks did not hold it: a bigger site
         except BlueprintError as exc:
             return "; ".join(f.message for f in exc.findings)
-    return "the site could not be sized"
+        except ValidationError as exc:  # a starter the schema refuses is no design, said as such
+            return f"the starter blueprint is not valid: {pydantic_refusal('starter', exc.errors())}"
+    return last
 
 
 def _evaluate(option: Option) -> None:
@@ -332,9 +346,10 @@ def _designs(
     """(budget, fabric technology, topology rule, one starter blueprint per candidate topology)."""
     budget = _budget(req, nodes)
     racks = rack_estimate(sz.server, nodes, sz.scope)
+    rack_kw = rack_power_kw(sz.server, sz.scope)
     if nodes == 1:
         pool = starter_pool(cat, sz.server_id, sz.server, 1, None, sz.scope, req.gpu)
-        single = Option("single server", starter_blueprint(req, pool, None, racks + 1, sz.precision))
+        single = Option("single server", starter_blueprint(req, pool, None, racks + 1, sz.precision, rack_kw))
         return budget, None, "one node: no compute fabric", [single]
     technology = _fabric(budget, nodes, sz.reasons)
     pool = starter_pool(cat, sz.server_id, sz.server, nodes, technology, sz.scope, req.gpu)
@@ -344,7 +359,9 @@ def _designs(
     options = [
         Option(
             label,
-            starter_blueprint(req, pool, fabric_section(cat, technology, topo), all_racks, sz.precision),
+            starter_blueprint(
+                req, pool, fabric_section(cat, technology, topo), all_racks, sz.precision, rack_kw
+            ),
         )
         for label, topo in topos
     ]

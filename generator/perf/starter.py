@@ -134,7 +134,7 @@ def _safe_name(text: str) -> str:
     return name[:40].rstrip("-") or "starter"
 
 
-def _site(racks: int) -> dict[str, Any]:
+def _site(racks: int, rack_kw: float) -> dict[str, Any]:
     adv = perf_data().advisor
     row = int(adv.racks_per_row.value)
     per_row = row if racks > row else max(1, racks)
@@ -143,8 +143,19 @@ def _site(racks: int) -> dict[str, Any]:
         "name": "dc1",
         "rows": rows,
         "racks_per_row": per_row,
-        "rack": {"units": int(adv.rack_units.value), "power_kw": adv.rack_power_kw.value},
+        "rack": {"units": int(adv.rack_units.value), "power_kw": rack_kw},
     }
+
+
+def rack_power_kw(server: Server, scope: str) -> float:
+    """The starter rack's power budget: the advisor's reference rack, or one whole NVLink-domain rack of the
+    server where its domain spans several nodes (an NVL72 rack's 18 trays must share one rack; the
+    catalogue's trays draw ~120 kW together, which no 44 kW rack holds)."""
+    budget = float(perf_data().advisor.rack_power_kw.value)
+    if scope == "gpu" or server.nvlink_domain_gpus <= server.gpus:
+        return budget
+    trays = math.ceil(server.nvlink_domain_gpus / server.gpus)
+    return max(budget, math.ceil(trays * server.power_kw * 10) / 10)
 
 
 def rack_estimate(server: Server, nodes: int, scope: str) -> int:
@@ -152,7 +163,7 @@ def rack_estimate(server: Server, nodes: int, scope: str) -> int:
     units = adv.rack_units.value - adv.reserved_rack_units.value
     ru = adv.single_gpu_server_units.value if scope == "gpu" else server.rack_units
     power = server.power_kw / server.gpus if scope == "gpu" else server.power_kw
-    per_rack = max(1, int(min(adv.rack_power_kw.value // max(power, 0.1), units // ru)))
+    per_rack = max(1, int(min(rack_power_kw(server, scope) // max(power, 0.1), units // ru)))
     return math.ceil(nodes / per_rack)
 
 
@@ -162,13 +173,14 @@ def network_racks(compute_racks: int) -> int:
 
 
 def starter_blueprint(
-    req: Request, pool: dict[str, Any], fabric: dict[str, Any] | None, racks: int, precision: str
-) -> dict[str, Any]:
+    req: Request, pool: dict[str, Any], fabric: dict[str, Any] | None, racks: int, precision: str,
+    rack_kw: float,
+) -> dict[str, Any]:  # fmt: skip
     bp: dict[str, Any] = {
         "apiVersion": "cluster-blueprint/v1",
         "name": _safe_name(req.name),
         "description": f"starter from blueprint advise: {req.params:.3g} parameters, {req.mode}",
-        "site": _site(racks),
+        "site": _site(racks, rack_kw),
         "pools": [pool],
     }
     if fabric is not None:

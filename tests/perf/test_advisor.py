@@ -129,6 +129,10 @@ def test_a_time_target_is_checked_by_the_estimate() -> None:
         ["--params", "30e9", "--gpus", "64", "--budget", "medium", "--gpu", "b200"],
         ["--params", "175e9", "--gpus", "2048", "--mode", "pretrain"],
         ["--params", "1e9", "--mode", "inference", "--gpu", "l40s"],
+        # an NVL72 rack's 18 trays (~120 kW) share one rack: no 44 kW starter rack held them, so no GB200
+        # design could be built (and past 500 rows the doubled site was an internal error)
+        ["--params", "70e9", "--gpu", "gb200", "--gpus", "72"],
+        ["--params", "7e9", "--mode", "inference", "--gpu", "gb200", "--gpus", "576"],
     ],
 )
 def test_starter_blueprints_validate(tmp_path, args: list[str]) -> None:
@@ -161,6 +165,9 @@ def test_json_output() -> None:
         (["--params", "7e9", "--sequence-length", "127"], "from 128 to 10,000,000"),
         (["--params", "7e9", "--sequence-length", "-1"], "from 128 to 10,000,000"),
         (["--params", "7e9", "--sequence-length", "4k"], "`4k`: give a whole number of tokens"),
+        # the schema's Workload bounds: the starter blueprint failed to load (exit 3) past them
+        (["--params", "1e6", "--tokens", "1e17", "--target-days", "3650"], "larger than 1e+16"),
+        (["--params", "2e14", "--gpu", "mi300x"], "larger than 1e+14"),
     ],
 )
 def test_bad_input(args: list[str], needle: str) -> None:
