@@ -47,12 +47,22 @@ _NAME_MAP_ANY = re.compile(r'^\s*"?(?:0x|[SHR]-)([0-9a-fA-F]{1,16})"?\s+"?([^"]*
 # firmware-default NodeDescriptions: nobody set a host name (rdma-ndd not running)
 _FIRMWARE_DESC = re.compile(r"^(?:MT\d{4,5}\b|.*\bMellanox Technologies\s*$)")
 # Front-panel interface names, the only switch interfaces that are ports of the plan: Cumulus Linux
-# swp<N> and its breakouts swp<N>s<M> (what generator/emit/lldp.py writes), SONiC Ethernet<N>, Onyx
-# Eth<slot>/<N>. Anything else is the switch's own: on Cumulus Linux and SONiC eth0 is the management
-# port, where LLDP sees the out-of-band switch (NVIDIA NVUE reference, `nv show interface lldp`:
-# "eth0 ... oob-mgmt-switch swp10"). ASCII digits, at most 9 (a 4,300-digit number is an error to int()).
+# swp<N> and its breakouts swp<N>s<M> (what generator/emit/lldp.py writes), Onyx Eth<slot>/<N>. Anything
+# else is the switch's own: on Cumulus Linux and SONiC eth0 is the management port, where LLDP sees the
+# out-of-band switch (NVIDIA NVUE reference, `nv show interface lldp`: "eth0 ... oob-mgmt-switch swp10").
+# ASCII digits, at most 9 (a 4,300-digit number is an error to int()).
 _BREAKOUT = re.compile(r"swp([0-9]{1,9})s([0-9]{1,9})")
-_FRONT_PANEL = re.compile(r"(?:swp|Ethernet|Eth[0-9]{1,9}/)([0-9]{1,9})")
+_FRONT_PANEL = re.compile(r"(?:swp|Eth[0-9]{1,9}/)([0-9]{1,9})")
+# SONiC's Ethernet<N> numbers the port's first SerDes lane, not its front-panel position: the platform's
+# port_config.ini maps them (sonic-buildimage device/mellanox/x86_64-mlnx_msn2700-r0/ACS-MSN2700/
+# port_config.ini: "Ethernet0 ... etp1 1", "Ethernet4 ... etp2 2"), and the plan cannot know that table.
+SONIC_PORT = re.compile(r"Ethernet[0-9]{1,9}")
+SONIC_REFUSAL = (
+    "names a SONiC port (Ethernet<N>): SONiC numbers ports by their first SerDes lane, which the platform's "
+    "port_config.ini maps to the front panel (the SN2700's Ethernet4 is port 2), and verify-cabling reads "
+    "Cumulus Linux (swp<N>) and Onyx (Eth<slot>/<N>) names only; give the switch's LLDP output with "
+    "front-panel names"
+)
 
 
 def front_panel(ifname: str) -> bool:
@@ -656,6 +666,8 @@ def lldp_found_links(neighbors: list[LldpNeighbor], index: PlanIndex) -> tuple[l
     found: list[FoundLink] = []
     off_panel: dict[str, list[str]] = {}  # switch → "eth0 (oob-mgmt-switch swp10)" entries left out
     for n in neighbors:
+        if SONIC_PORT.fullmatch(n.local_port) or (n.port_id and SONIC_PORT.fullmatch(n.port_id)):
+            raise DiscoveryError(f"{n.where} {SONIC_REFUSAL}")
         local_dev = index.device(n.local_device)
         id_port = n.port_id if n.port_id_type in ("ifname", "local", "ifalias", None) else None
         raw_port = id_port or n.port_descr or n.port_id or "?"

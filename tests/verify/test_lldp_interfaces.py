@@ -44,7 +44,7 @@ def _entry(doc: dict[str, Any], ifname: str) -> dict[str, Any]:
         ("swp1", True),
         ("swp9s1", True),
         ("swp9s0", True),
-        ("Ethernet8", True),
+        ("Ethernet8", False),  # SONiC: a lane number, refused by verify-cabling (below)
         ("Eth1/17", True),
         ("eth0", False),
         ("mgmt0", False),
@@ -143,3 +143,30 @@ def test_a_hosts_own_lldp_file_is_read_from_the_switch_side_too(tmp_path: Path) 
     code, out, report = _verify(_write(tmp_path, files))
     assert code == 0, out
     assert any(w.startswith("gpu001: LLDP port name 'enp24s0np0'") for w in report["warnings"])
+
+
+@pytest.mark.parametrize("where", ["switch", "host"])
+def test_sonic_lane_numbered_ports_are_refused_not_misread(tmp_path: Path, where: str) -> None:
+    """SONiC's Ethernet<N> is the port's first SerDes lane (sonic-buildimage ACS-MSN2700 port_config.ini:
+    Ethernet0 = etp1, Ethernet4 = etp2): read as port N, a correct cabling was reported all miswired."""
+    files = _files()
+    if where == "switch":
+        doc = files["c-leaf-su1-r0.json"]["lldp"]["interface"]
+        doc[0] = {"Ethernet0": next(iter(doc[0].values()))}
+    else:  # a host's view of its SONiC leaf
+        files["gpu001.json"] = {
+            "lldp": {
+                "interface": {
+                    "eth1": {
+                        "chassis": {"c-leaf-su1-r0": {}},
+                        "port": {"id": {"type": "ifname", "value": "Ethernet0"}},
+                    }
+                }
+            }
+        }
+    code, _, err = run_cli("verify-cabling", str(ROCE), "--discovered", str(_write(tmp_path, files)))
+    assert code == 2, err
+    assert "names a SONiC port (Ethernet<N>)" in err
+    assert (
+        "c-leaf-su1-r0.json interface Ethernet0" if where == "switch" else "gpu001.json interface eth1"
+    ) in err
