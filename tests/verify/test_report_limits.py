@@ -120,3 +120,22 @@ def test_switches_not_discovered_are_counted_at_both_ends_of_their_cables(tmp_pa
     assert len(spine["cables"]) == 128 and "its 128 planned cable(s) are missing" in spine["message"]
     _, out, _ = run_cli("verify-cabling", str(roce), "--discovered", str(tmp_path))
     assert out.rstrip().endswith("20 switch(es) not discovered — DOES NOT MATCH THE PLAN")
+
+
+def test_a_dump_of_stray_lines_keeps_a_bounded_number_of_warnings() -> None:
+    """Every port line outside a node record was one kept warning: 16 MB of them made 4 million (1.3 GB,
+    a 275 MB report). The first thousand are kept and the rest counted in one line."""
+    from generator.verify import ibnetdiscover
+
+    record = (
+        'vendid=0x2c9\ndevid=0xd2f0\nsysimgguid=0x1\nswitchguid=0x1(1)\nSwitch\t2 "S-0000000000000001"\t\t# "leaf1" '
+        'base port 0 lid 1 lmc 0\n[1]\t"S-0000000000000002"[1]\t\t# "leaf2" lid 2 4xHDR\n\n'
+    )
+    found = ibnetdiscover.parse_ibnetdiscover(record + "vendid=0x0\n" + "[1]\n" * 200_000, "dump")
+    assert len(found.warnings) == ibnetdiscover.MAX_WARNINGS + 1
+    assert found.warnings[0] == "dump:9: port line outside a node record ignored"
+    assert (
+        found.warnings[-1]
+        == f"dump: {200_000 - ibnetdiscover.MAX_WARNINGS:,} more warnings like these left out"
+    )
+    assert len(found.links) == 1
