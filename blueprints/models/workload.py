@@ -2,7 +2,7 @@
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from blueprints.models.base import Model
 
@@ -36,3 +36,14 @@ class Workload(Model):
     """sequences served at once (inference)"""
     parallelism: Parallelism = Field(default_factory=dict, validate_default=True)  # its defaults: base.py
     """parallelism degrees (default: chosen to fit)"""
+
+    @model_validator(mode="after")
+    def _batch_holds_a_sequence(self) -> "Workload":
+        # a step trains whole sequences: a global batch below one sequence_length cannot be run (the training
+        # estimate charged compute for the batch's tokens while every rank ran a whole sequence)
+        if self.global_batch_tokens is not None and self.global_batch_tokens < self.sequence_length:
+            raise ValueError(
+                f"global_batch_tokens {self.global_batch_tokens:g} is less than one sequence "
+                f"(sequence_length {self.sequence_length:,}): a step trains whole sequences"
+            )
+        return self

@@ -278,10 +278,15 @@ def _step(wl: Workload, system: System, lay: Layout, *, placement: str = "packed
     perf = perf_data().training
     frozen = wl.mode in FROZEN_MODES
     flops = flops_per_param_token(wl.mode)
-    tokens = wl.global_batch_tokens or perf.default_global_batch_tokens.value
+    seq_per_micro = perf.micro_batch_sequences.value
+    # every data-parallel rank runs at least one whole micro-batch a step: a smaller global batch is not what
+    # the GPUs compute (a batch of one token was charged one token's compute)
+    tokens = max(
+        wl.global_batch_tokens or perf.default_global_batch_tokens.value,
+        lay.dp * wl.sequence_length * seq_per_micro,
+    )
     peak = sustained_flops(system.gpu)
     compute = flops * wl.params * tokens / (lay.gpus * peak)
-    seq_per_micro = perf.micro_batch_sequences.value
     micro = max(1, math.ceil(tokens / (lay.dp * wl.sequence_length * seq_per_micro)))
     window = (1 - perf.forward_flops_per_param_token.value / flops) * compute / micro
     hidden, _ = workload_factors().shape(wl.params)

@@ -201,6 +201,7 @@ MESSAGES = {
     "WRK002": "16 B/param × 70B = 1,120 GB + activations 5.3 GB per GPU × 8 = 42.1 GB = 1,162 GB; the cluster has 8 × 80 GB = 640 GB",
     "WRK003": "810 GB weights + 34.0 GB KV cache = 844 GB; the largest node (`gpu`) has 8 × 80 GB = 640 GB",
     "WRK004": "tensor 8 × pipeline 2 × data 4 = 64 but the cluster has 32 GPUs",
+    "WRK005": "TP 1 × PP 1 × DP 8 (given, sharding none) holds 113.1 GB per GPU; the NVIDIA H100 SXM5 80GB has 80 GB",
 }
 
 
@@ -470,3 +471,76 @@ def test_an_nvl72_rack_short_of_power_is_told_to_take_the_whole_domain(tmp_path:
     found = [f for f in check(bp).findings if f.rule in ("PWR001", "PWR007")]
     assert [f.rule for f in found] == ["PWR001"], found
     assert "raise site.rack.power_kw to 120.6 kW or more" in (found[0].hint or "")
+
+
+# ---- workload rules agree with the training estimate (validate never passes what estimate refuses) -------
+
+_TWO_POOLS = """apiVersion: cluster-blueprint/v1
+name: two-pools
+site: {{rows: 4, racks_per_row: 12, rack: {{units: 48, power_kw: 44}}}}
+pools:
+  - {{name: gpu, count: 64, server: hgx-h200, placement: {{nodes_per_rack: 4}}}}
+  - {{name: infer, count: 4, server: hgx-h200, placement: {{nodes_per_rack: 4}}}}
+fabrics:
+  compute:
+    technology: roce-v2-400
+    topology: {{kind: fat-tree, tiers: 2, switch: sn5600, rail_optimized: true, scalable_unit: 32}}
+    lossless: {{pfc: true, pfc_priority: 3, ecn: true, dscp: 26, trust: dscp}}
+workload: {{params: 70e9, mode: pretrain, parallelism: {{tensor: 8, data: {data}}}}}
+"""
+
+
+@pytest.mark.parametrize(("data", "fires"), [(68, True), (64, False)])
+def test_wrk004_counts_the_gpus_of_the_pool_the_job_runs_on(tmp_path: Path, data: int, fires: bool) -> None:
+    """64 + 4 HGX H200: the training estimate runs the job on the largest GPU pool (512 GPUs), so TP 8 x DP 68
+    = 544 is refused by `estimate`; WRK004 counted all 544 GPUs of the cluster and passed it."""
+    path = tmp_path / "two-pools.yaml"
+    path.write_text(_TWO_POOLS.format(data=data))
+    found = [f.message for f in check(path).findings if f.rule == "WRK004"]
+    if fires:
+        assert found == [
+            "tensor 8 × pipeline 1 × data 68 = 544 but pool `gpu`, the GPU pool with the most GPUs, where the "
+            "job runs, has 512 GPUs"
+        ]
+    else:
+        assert found == []
+
+
+def test_wrk004_keeps_tensor_parallelism_inside_an_nvlink_domain_not_a_tray(tmp_path: Path) -> None:
+    """An NVL72 rack's 18 four-GPU trays are one NVLink domain: TP 8 stays on NVLink there."""
+    path = tmp_path / "nvl72.yaml"
+    path.write_text(
+        "apiVersion: cluster-blueprint/v1\nname: nvl72\nsite: {rows: 1, racks_per_row: 4, rack: {units: 48, "
+        "power_kw: 130}}\npools:\n  - {name: gpu, count: 18, server: gb200-nvl72-tray}\n"
+        "workload: {params: 70e9, mode: pretrain, parallelism: {tensor: 8, sharding: zero1}}\n"
+    )
+    assert not [f for f in check(path).findings if f.rule == "WRK004"]
+    path.write_text(path.read_text().replace("tensor: 8", "tensor: 128"))
+    (warning,) = [f for f in check(path).findings if f.rule == "WRK004" and "NVLink domain" in f.message]
+    assert "spans more than the 72 GPUs of an NVLink domain" in warning.message
+
+
+def test_a_global_batch_below_one_sequence_is_refused_where_it_is_written(tmp_path: Path) -> None:
+    path = tmp_path / "gb.yaml"
+    path.write_text(
+        "apiVersion: cluster-blueprint/v1\nname: gb\npools:\n  - {name: gpu, count: 1, server: dgx-h100}\n"
+        "workload: {params: 1e9, tokens: 1e11, global_batch_tokens: 1, sequence_length: 4096}\n"
+    )
+    code, out, err = run_cli("validate", str(path))
+    assert (
+        code == 2 and "global_batch_tokens 1 is less than one sequence (sequence_length 4,096)" in out + err
+    )
+
+
+def test_a_step_computes_at_least_one_sequence_per_data_parallel_rank() -> None:
+    """A global batch smaller than one micro-batch per rank was charged only its own tokens (a 16,384-token
+    step costed as 4,097 tokens); every rank runs a whole sequence."""
+    from blueprints.models.workload import Workload
+    from generator.perf.system import system_for
+    from generator.perf.training import training_step
+    from generator.pipeline import load_and_resolve
+
+    system = system_for(load_and_resolve(REPO / "examples" / "roce-rail-2tier.yaml")[1])
+    wl = Workload(params=1e9, tokens=1e11, global_batch_tokens=4097, sequence_length=4096)
+    step = training_step(wl, system)
+    assert step.tokens_per_step == step.layout.dp * 4096 >= 4096 * 2

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
@@ -29,6 +30,20 @@ def need_text(wl, need, gpus: int) -> str:  # type: ignore[no-untyped-def]
     return " + ".join(parts) + f" = {gb(need.total(gpus))}"
 
 
+def memory_shortfall(ctx: RuleContext) -> tuple[Any, float] | None:
+    """(need, bytes the cluster's GPUs hold) when the workload's state does not fit every GPU's memory even
+    perfectly sharded; None when it does or there is no workload."""
+    from blueprints.catalog.workload import memory_need
+
+    cluster = ctx.cluster
+    wl = cluster.blueprint.workload
+    if wl is None:
+        return None
+    need = memory_need(wl.params, wl.mode, wl.precision, wl.sequence_length, wl.inference_batch)
+    have = sum(p.count * p.server.gpus * (p.gpu.memory_gb if p.gpu else 0.0) for p in cluster.pools) * 1e9
+    return None if need.total(cluster.gpu_count) <= have else (need, have)
+
+
 class MemoryFit(Rule):
     """The workload needs more GPU memory than the cluster has.
 
@@ -51,18 +66,13 @@ class MemoryFit(Rule):
     tags = ("workload", "memory")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        from blueprints.catalog.workload import memory_need
-
         cluster = ctx.cluster
         wl = cluster.blueprint.workload
-        if wl is None:
+        short = memory_shortfall(ctx)
+        if wl is None or short is None:
             return
         gpus = cluster.gpu_count
-        need = memory_need(wl.params, wl.mode, wl.precision, wl.sequence_length, wl.inference_batch)
-        have = sum(p.count * p.server.gpus * (p.gpu.memory_gb if p.gpu else 0.0) for p in cluster.pools) * 1e9
-        total = need.total(gpus)
-        if total <= have:
-            return
+        need, have = short
         if gpus == 0:
             avail = "the cluster has no GPUs"
         else:

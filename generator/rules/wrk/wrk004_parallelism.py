@@ -11,8 +11,10 @@ class Parallelism(Rule):
 
     3D parallelism (the article's remedy for multi-node scale) splits the GPUs into tensor × pipeline ×
     data groups: the product must equal the GPUs used, and tensor × pipeline must divide the GPU count.
-    Tensor parallelism exchanges activations in every layer and belongs inside one node's NVLink
-    domain; a tensor degree above the GPUs per node puts those exchanges on the network (a warning).
+    Tensor parallelism exchanges activations in every layer and belongs inside one NVLink domain (a node,
+    or an NVL72 rack); a tensor degree above it puts those exchanges on the network (a warning). The GPUs
+    counted are those of the pool the job runs on, as the training estimate counts them: the GPU pool with
+    the most GPUs.
     """
 
     id = "WRK004"
@@ -23,35 +25,48 @@ class Parallelism(Rule):
     tags = ("workload", "parallelism")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        from generator.perf.system import PerfError, job_pool  # the pool the training model runs the job on
+
         cluster = ctx.cluster
         wl = cluster.blueprint.workload
-        gpus = cluster.gpu_count
-        if wl is None or gpus == 0:
+        if wl is None:
             return
+        try:
+            pool = job_pool(cluster)
+        except PerfError:
+            return
+        gpus = pool.count * pool.server.gpus
+        where = (
+            "the cluster has"
+            if gpus == cluster.gpu_count
+            else f"pool `{pool.name}`, the GPU pool with the most GPUs, where the job runs, has"
+        )
         par = wl.parallelism
         t, p, d = par.tensor, par.pipeline, par.data
         base = ("workload", "parallelism")
         if d is not None:  # an unstated degree is 1, as the training estimate reads it
             if (t or 1) * (p or 1) * d != gpus:
                 yield self.finding(
-                    f"tensor {t or 1} × pipeline {p or 1} × data {d} = {(t or 1) * (p or 1) * d:,} but the "
-                    f"cluster has {gpus:,} GPUs",
+                    f"tensor {t or 1} × pipeline {p or 1} × data {d} = {(t or 1) * (p or 1) * d:,} but "
+                    f"{where} {gpus:,} GPUs",
                     (*base, "data"),
                 )
         else:
             model = (t or 1) * (p or 1)
             if model > 1 and gpus % model:
                 yield self.finding(
-                    f"tensor {t or 1} × pipeline {p or 1} = {model} does not divide the {gpus:,} GPUs",
+                    f"tensor {t or 1} × pipeline {p or 1} = {model} does not divide the {gpus:,} GPUs of "
+                    f"pool `{pool.name}`",
                     (*base, "tensor" if t else "pipeline"),
                 )
-        per_node = max(pool.server.gpus for pool in cluster.gpu_pools)
-        if t is not None and t > per_node:
+        # an NVLink domain may span nodes (an NVL72 rack's 18 trays): tensor parallelism inside it stays on
+        # NVLink
+        domain = max(pool.server.gpus, pool.server.nvlink_domain_gpus)
+        if t is not None and t > domain:
             yield self.finding(
-                f"tensor parallelism {t} spans more than the {per_node} GPUs of a node: every layer's "
-                "exchanges cross "
-                "the network",
+                f"tensor parallelism {t} spans more than the {domain} GPUs of an NVLink domain: every "
+                "layer's exchanges cross the network",
                 (*base, "tensor"),
-                "keep tensor ≤ GPUs per node; use pipeline parallelism across nodes",
+                "keep tensor ≤ the GPUs of an NVLink domain; use pipeline parallelism across domains",
                 severity=Severity.WARNING,
             )
