@@ -126,9 +126,10 @@ class StepEstimate:
 
 
 def _tp_options(system: System) -> list[int]:
-    """Tensor-parallel degrees that stay on NVLink (powers of two dividing the node), largest last."""
-    limit = system.gpus_per_node if system.intra_class == "nvlink" else 1
-    return [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= limit and system.gpus_per_node % t == 0] or [1]
+    """Tensor-parallel degrees that stay on NVLink (powers of two dividing the NVLink domain: a node, or an
+    NVL72 rack's 18 trays), largest last."""
+    domain = system.gpus_per_node * system.unit_nodes if system.intra_class == "nvlink" else 1
+    return [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= domain and domain % t == 0] or [1]
 
 
 def per_gpu_memory_gb(wl: Workload, tp: int, pp: int, dp: int = 1) -> float:

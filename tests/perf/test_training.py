@@ -191,3 +191,16 @@ def test_pipeline_sends_leave_an_nvl72_rack_only_when_a_stage_pair_does(tmp_path
     in_rack, across = per_send(2), per_send(20)
     assert in_rack < 0.2 * per_rank / (nic * 1e9)  # NVLink: well under a NIC's time
     assert per_rank / (nic * 1e9) <= across <= per_rank / (nic * 1e9) + 200e-6
+
+
+def test_tensor_parallelism_may_span_the_trays_of_an_nvl72_domain(tmp_path) -> None:
+    """A GB200 tray has 4 GPUs, its NVLink domain 72: TP 8 (two trays) stays on NVLink and is a split the
+    model weighs; it was capped at the tray's 4 GPUs."""
+    path = tmp_path / "nvl.yaml"
+    path.write_text(
+        "apiVersion: cluster-blueprint/v1\nname: nvl\nsite: {rows: 1, racks_per_row: 4, rack: {units: 48, "
+        "power_kw: 130}}\npools:\n  - {name: gpu, count: 18, server: gb200-nvl72-tray}\n"
+    )
+    system = system_for(load_and_resolve(path)[1])
+    tps = {lay.tp for lay in layout_options(Workload(params=70e9), system)}
+    assert tps == {1, 2, 4, 8}  # the powers of two dividing 72 GPUs
