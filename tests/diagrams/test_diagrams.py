@@ -104,6 +104,9 @@ def test_large_dragonfly_is_summarised() -> None:
     legend = [t.text or "" for t in root.iter(f"{NS}text") if "global cables join" in (t.text or "")]
     inside = int(legend[0].split(" ", 1)[0].replace(",", "")) if legend else 0
     assert drawn + inside == plan.metrics["compute"].cables["global"]
+    # summarised, no group frame or local arc is drawn, so the legend says it is a summary and names neither
+    texts = " ".join(t.text or "" for t in root.iter(f"{NS}text"))
+    assert not rects(root, "grp") and "summarised: " in texts and "orange arcs" not in texts
 
 
 def test_torus_grid() -> None:

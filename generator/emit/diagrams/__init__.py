@@ -100,7 +100,7 @@ def topology_svg(plan: Plan, fabric: str = "compute") -> str:
             if view.is_rail
             else "node boxes group the nodes that share the same switches"
         )
-    if kind == "dragonfly":
+    if kind == "dragonfly" and detailed:  # summarised, a dragonfly draws no group frames and no local arcs
         lay.legend.append(
             "orange arcs: local links inside a group (frames); dark gold arcs: global links between groups"
         )
