@@ -464,10 +464,11 @@ def advise(req: Request) -> Advice:
         sz.scope = _scope_for(sz.gpus, sz.server.gpus)
         adv = _design_round(req, cat, sz)
     st = adv.training
-    if req.gpus is None and req.target_days and st is not None and st.train_days is not None:
-        if st.train_days > req.target_days:  # the rounds are spent: say the design still misses the target
-            adv.reasons.append(
-                f"after {rounds} rounds the design still takes {st.train_days:.1f} days, beyond the "
-                f"{req.target_days:g}-day target: give --gpus, a longer target or a smaller token budget"
-            )
+    days = st.train_days if st is not None else None
+    if req.gpus is None and req.target_days and days is not None and days > req.target_days:
+        # the rounds are spent: the design still misses the target, and the advice says so
+        adv.reasons.append(
+            f"after {rounds} rounds the design still takes {days:.1f} days, beyond the "
+            f"{req.target_days:g}-day target: give --gpus, a longer target or a smaller token budget"
+        )
     return adv
