@@ -38,6 +38,7 @@ TRAINING_MODES = ("pretrain", "full-finetune", "lora", "qlora")
 FROZEN_MODES = ("lora", "qlora")  # the base weights are frozen: no weight gradients (LoRA §4, QLoRA §3)
 SECONDS_PER_DAY = 86400
 SHARDED_MODES = ("pretrain", "full-finetune")  # modes whose 16 B/param state ZeRO shards
+COMPUTE_RATE_PRECISIONS = ("bf16", "fp16")  # what gpus.yaml bf16_tflops and perf.yaml's MFU describe
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,18 @@ class StepEstimate:
     tp_s: float = 0.0  # tensor-parallel all-reduces on the critical path
     pp_s: float = 0.0  # pipeline sends on the critical path
     bubble_s: float = 0.0  # 1F1B pipeline bubble
+    precision: str = "bf16"  # the workload's; compute is costed at the BF16 tensor rate whatever it is
+
+    @property
+    def rate_note(self) -> str:
+        """What the compute term cannot know: the catalogue holds each GPU's BF16 tensor peak and a BF16 MFU
+        ([LLAMA3]) only, so an fp8, fp32 or integer job is costed at that rate, and says so."""
+        if self.precision in COMPUTE_RATE_PRECISIONS:
+            return ""
+        return (
+            f"precision {self.precision} costed at the BF16 tensor rate: the catalogue holds no "
+            f"{self.precision} peak or utilisation"
+        )
 
     @property
     def sync_s(self) -> float:
@@ -108,6 +121,7 @@ class StepEstimate:
             "tokens_per_step": self.tokens_per_step,
             "micro_batches": self.micro_batches,
             "compute_s": round(self.compute_s, 6),
+            "compute_rate_note": self.rate_note or None,
             "gradient_bytes_per_rank": round(self.grad_bytes),
             "gradient_sync": self.sync.as_dict() if self.sync else None,
             "sync_s": round(self.sync_s, 6),
@@ -316,6 +330,7 @@ def _step(wl: Workload, system: System, lay: Layout, *, placement: str = "packed
         tp_s,
         pp_s,
         bubble,
+        wl.precision,
     )
 
 

@@ -204,3 +204,16 @@ def test_tensor_parallelism_may_span_the_trays_of_an_nvl72_domain(tmp_path) -> N
     system = system_for(load_and_resolve(path)[1])
     tps = {lay.tp for lay in layout_options(Workload(params=70e9), system)}
     assert tps == {1, 2, 4, 8}  # the powers of two dividing 72 GPUs
+
+
+@pytest.mark.parametrize(
+    ("precision", "said"), [("bf16", False), ("fp16", False), ("fp8", True), ("fp32", True)]
+)
+def test_a_precision_without_a_catalogue_rate_is_said_to_be_costed_at_bf16(superpod, precision, said) -> None:
+    """The catalogue holds BF16 tensor peaks and a BF16 MFU only: an fp8 or fp32 job was costed at that rate
+    and nothing said so (advise printed the same GPU count for bf16, fp8 and fp32)."""
+    wl = Workload(params=7e9, tokens=1e12, precision=precision)
+    step = training_step(wl, superpod[1])
+    assert bool(step.rate_note) is said
+    assert (f"precision {precision} costed at the BF16 tensor rate" in step.rate_note) is said
+    assert step.as_dict()["compute_rate_note"] == (step.rate_note or None)
