@@ -241,15 +241,20 @@ def _render(adv: Advice, console: Console) -> None:
                 mark,
             )
         print_table(t, console)
+    _render_training(adv, console)
+
+
+def _render_training(adv: Advice, console: Console) -> None:
     st = adv.training
-    if st is not None and st.mode != "inference":
-        lay = st.layout
-        console.print(
-            f"  training step: TP {lay.tp} × PP {lay.pp} × DP {lay.dp}, {lay.memory_per_gpu_gb:.1f} of "
-            f"{lay.gpu_memory_gb:g} GB per GPU; compute {st.compute_s:.2f} s, gradient sync "
-            f"{st.sync_s:.3f} s ({st.overlapped_fraction:.0%} hidden, {st.exposed_share:.1%} of the step); "
-            f"TP all-reduces {st.tp_s:.2f} s, pipeline sends {st.pp_s:.3f} s, bubble {st.bubble_s:.2f} s "
-            "(the fastest fitting split on this fabric)"
-            + (f"; whole run {st.train_days:.1f} days" if st.train_days is not None else "")
-            + (f"; {st.rate_note}" if st.rate_note else "")
-        )
+    if st is None or st.mode == "inference":
+        return
+    lay = st.layout
+    console.print(
+        f"  training step: TP {lay.tp} × PP {lay.pp} × DP {lay.dp}, {lay.memory_per_gpu_gb:.1f} of "
+        f"{lay.gpu_memory_gb:g} GB per GPU; compute {st.compute_s:.2f} s, gradient sync "
+        f"{st.sync_s:.3f} s ({st.overlapped_fraction:.0%} hidden, {st.exposed_share:.1%} of the step); "
+        f"TP all-reduces {st.tp_s:.2f} s, pipeline sends {st.pp_s:.3f} s, bubble {st.bubble_s:.2f} s "
+        "(the fastest fitting split on this fabric)"
+        + (f"; whole run {st.train_days:.1f} days" if st.train_days is not None else "")
+        + (f"; {st.rate_note}" if st.rate_note else "")
+    )
