@@ -256,5 +256,5 @@ def _render_training(adv: Advice, console: Console) -> None:
         f"TP all-reduces {st.tp_s:.2f} s, pipeline sends {st.pp_s:.3f} s, bubble {st.bubble_s:.2f} s "
         "(the fastest fitting split on this fabric)"
         + (f"; whole run {st.train_days:.1f} days" if st.train_days is not None else "")
-        + (f"; {st.rate_note}" if st.rate_note else "")
+        + "".join(f"; {n}" for n in st.notes)
     )

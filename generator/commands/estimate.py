@@ -326,7 +326,7 @@ def _render_training(r: EstimateReport, out) -> None:  # type: ignore[no-untyped
         return
     out.print(
         f"  compute {st.compute_s:.3f} s per step of {st.tokens_per_step:,.0f} tokens "
-        f"({st.micro_batches} micro-batches per DP rank)" + (f"; {st.rate_note}" if st.rate_note else "")
+        f"({st.micro_batches} micro-batches per DP rank)" + "".join(f"; {n}" for n in st.notes)
     )
     if st.sync is None:
         out.print("  one data-parallel rank: no gradient all_reduce")

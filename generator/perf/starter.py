@@ -163,7 +163,8 @@ def rack_estimate(server: Server, nodes: int, scope: str) -> int:
     units = adv.rack_units.value - adv.reserved_rack_units.value
     ru = adv.single_gpu_server_units.value if scope == "gpu" else server.rack_units
     power = server.power_kw / server.gpus if scope == "gpu" else server.power_kw
-    per_rack = max(1, int(min(rack_power_kw(server, scope) // max(power, 0.1), units // ru)))
+    # a hair of tolerance: 18 trays x 6.7 kW = 120.6 kW, and 120.6 // 6.7 is 17.0 in binary floating point
+    per_rack = max(1, int(min(rack_power_kw(server, scope) / max(power, 0.1) + 1e-9, units // ru)))
     return math.ceil(nodes / per_rack)
 
 

@@ -80,6 +80,21 @@ class StepEstimate:
     pp_s: float = 0.0  # pipeline sends on the critical path
     bubble_s: float = 0.0  # 1F1B pipeline bubble
     precision: str = "bf16"  # the workload's; compute is costed at the BF16 tensor rate whatever it is
+    batch_tokens: float = 0.0  # the global batch the workload asked for (stated, or the default)
+
+    @property
+    def notes(self) -> list[str]:
+        """What the estimate changed or could not know, said beside its numbers."""
+        return [n for n in (self.rate_note, self.batch_note) if n]
+
+    @property
+    def batch_note(self) -> str:
+        if self.tokens_per_step <= self.batch_tokens:
+            return ""
+        return (
+            f"global batch raised from {self.batch_tokens:,.0f} to {self.tokens_per_step:,.0f} tokens: "
+            f"each of the {self.layout.dp:,} data-parallel ranks runs at least one sequence"
+        )
 
     @property
     def rate_note(self) -> str:
@@ -121,7 +136,7 @@ class StepEstimate:
             "tokens_per_step": self.tokens_per_step,
             "micro_batches": self.micro_batches,
             "compute_s": round(self.compute_s, 6),
-            "compute_rate_note": self.rate_note or None,
+            "notes": self.notes,
             "gradient_bytes_per_rank": round(self.grad_bytes),
             "gradient_sync": self.sync.as_dict() if self.sync else None,
             "sync_s": round(self.sync_s, 6),
@@ -296,10 +311,8 @@ def _step(wl: Workload, system: System, lay: Layout, *, placement: str = "packed
     seq_per_micro = perf.micro_batch_sequences.value
     # every data-parallel rank runs at least one whole micro-batch a step: a smaller global batch is not what
     # the GPUs compute (a batch of one token was charged one token's compute)
-    tokens = max(
-        wl.global_batch_tokens or perf.default_global_batch_tokens.value,
-        lay.dp * wl.sequence_length * seq_per_micro,
-    )
+    asked = wl.global_batch_tokens or perf.default_global_batch_tokens.value
+    tokens = max(asked, lay.dp * wl.sequence_length * seq_per_micro)
     peak = sustained_flops(system.gpu)
     compute = flops * wl.params * tokens / (lay.gpus * peak)
     micro = max(1, math.ceil(tokens / (lay.dp * wl.sequence_length * seq_per_micro)))
@@ -331,6 +344,7 @@ def _step(wl: Workload, system: System, lay: Layout, *, placement: str = "packed
         pp_s,
         bubble,
         wl.precision,
+        asked,
     )
 
 

@@ -145,11 +145,15 @@ def fabric_switches(netfile: str) -> set[str]:
 
 
 def top_tier(build: Build, fabric: str, switches: set[str]) -> set[str]:
-    """The switches ftree must take as roots, as ``blueprint sm-guids`` does (the plan's highest tier): on
-    every switch-to-switch cable the A end is the lower tier (docs/cabling.md), so the top tier is the
-    switches that are a B end and never an A end."""
-    pairs = [(c.a, c.b) for c in build.cables_of(fabric) if c.a in switches and c.b in switches]
-    return {b for _, b in pairs} - {a for a, _ in pairs}
+    """The switches ftree must take as roots, as ``blueprint sm-guids`` does (generator.verify.sm_guids
+    ``top_tier``: cores, else spines): the B ends of the cabling plan's spine-core cables, else of its
+    leaf-spine cables (the A end is the lower tier, docs/cabling.md). A fabric without tiers (a torus,
+    a hypercube) has none."""
+    for layer in ("spine_core", "leaf_spine"):
+        top = {c.b for c in build.cables_of(fabric) if c.layer == layer and c.b in switches}
+        if top:
+            return top
+    return set()
 
 
 def guid_files(dump: str, where: Path, ftree: Ftree) -> tuple[Path, Path, int, int]:

@@ -17,7 +17,8 @@ from generator.foreign import ForeignInputError
 # plan device names: pool host names, switch names, appliance names (lower- or upper-case, digits, . _ -)
 DEVICE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$")
 # cabling-plan ports: a switch port number, an HCA port (mlx5_0/1), an appliance port (p1), a faceplate
-PORT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./:-]{0,39}$")
+# (the schema's PortName, blueprints/models/nodes.py, and a host port's "/<HCA port>")
+PORT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,39}(/[0-9]{1,3})?$")
 IFNAME = re.compile(NETDEV_PATTERN)  # Linux's own limits: under 16 bytes, no '/', ':' or white space
 NUMBER = re.compile(r"^[0-9]{1,6}$")
 # what an `ip -batch` line of the rehearsal may hold: words of the names above, addresses and prefixes

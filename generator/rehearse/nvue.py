@@ -139,6 +139,10 @@ def from_startup(text: str, name: str, fabric: str, where: str) -> SwitchConfig:
     unnumbered = tuple(
         str(n) for n, v in neighbors.items() if isinstance(v, dict) and v.get("type") == "unnumbered"
     )
+    for peer in unnumbered:  # checked here, where the file is known, before _render writes it
+        remote = str(_get(neighbors, peer, "remote-as") or "external")
+        if remote not in ("external", "internal"):
+            _asn(remote, f"{where}: neighbor {peer} remote-as")
     descriptions = {
         str(k): names.text(str(v.get("description", "")), f"{where}: interface {k} description")
         for k, v in ifaces.items()

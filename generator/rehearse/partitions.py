@@ -10,8 +10,9 @@ membership: ``pkey | 0x8000`` full, ``pkey & 0x7fff`` limited (InfiniBand Archit
 The plan's intent, independent of the member lists a hand edit may change: a partition of pools (the
 ``# pools A, B:`` line ``generate`` writes above it, generator/emit/subnet_manager.py) holds its pools'
 ports at its ``defmember`` and no other port; Default (0x7fff) holds every port as a full member when no
-partition names pools, else the ports of pools in a partition as limited and every other port as full
-(the rule of issue 25, generator/emit/subnet_manager.py ``_default_partition``); any other partition
+partition names pools, else the ports of pools in a partition and of no pool (an appliance's) as limited
+and every other pool's as full (the rule of issue 25, generator/emit/subnet_manager.py
+``_default_partition``); any other partition
 every HCA port at its ``defmember`` (the ``ALL_CAS`` form ``generate`` writes). A member list edited away
 from that shows on the ports it changed. What OpenSM runs is the file with each pool partition's empty
 member list filled with its pools' port GUIDs from the discovery, as ``blueprint sm-guids`` fills it.
@@ -28,7 +29,7 @@ from generator.emit.subnet_manager import default_members, member_lines, shared_
 DEFAULT_PKEY = 0x7FFF
 FULL = 0x8000
 _POOLS = re.compile(r"^#\s*pools\s+([^:]+):")
-_EMPTY = re.compile(r"^(\S.*?)\s*:\s*;\s*$")  # `Name=0x0001, defmember=full : ;` (no members yet)
+_EMPTY = re.compile(r"^\s*(\S.*?)\s*:\s*;\s*$")  # `Name=0x0001, defmember=full : ;` (no members yet)
 _DEFAULT_LIMITED = re.compile(r"^(Default\b[^:]*?)\s*:\s*ALL=limited,\s*SELF=full\s*;\s*$")
 
 
@@ -97,7 +98,9 @@ def intended(parts: list[Partition], ports: dict[int, str], pool_of: dict[int, s
     tenants = {p for part in parts for p in part.pools}
     out: dict[int, set[int]] = {g: set() for g in ports}
     for g in ports:
-        limited = bool(tenants) and pool_of.get(g) in tenants
+        # with tenants, Default holds every port limited but the pools no partition names (the emitter's
+        # rule, subnet_manager.py default_members): a port of no pool (a UFM appliance's) is limited too
+        limited = bool(tenants) and (pool_of.get(g) is None or pool_of.get(g) in tenants)
         out[g] |= _entries("limited" if limited else "full", DEFAULT_PKEY)
     for part in parts:
         if part.pkey == DEFAULT_PKEY or part.pkey < 0:

@@ -666,12 +666,13 @@ def lldp_found_links(neighbors: list[LldpNeighbor], index: PlanIndex) -> tuple[l
     found: list[FoundLink] = []
     off_panel: dict[str, list[str]] = {}  # switch → "eth0 (oob-mgmt-switch swp10)" entries left out
     for n in neighbors:
-        if SONIC_PORT.fullmatch(n.local_port) or (n.port_id and SONIC_PORT.fullmatch(n.port_id)):
-            raise DiscoveryError(f"{n.where} {SONIC_REFUSAL}")
         local_dev = index.device(n.local_device)
         id_port = n.port_id if n.port_id_type in ("ifname", "local", "ifalias", None) else None
         raw_port = id_port or n.port_descr or n.port_id or "?"
-        if local_dev is not None and index.kind(local_dev) == "switch" and not front_panel(n.local_port):
+        local_switch = local_dev is not None and index.kind(local_dev) == "switch"
+        if local_switch and SONIC_PORT.fullmatch(n.local_port):  # a plan switch that runs SONiC
+            raise DiscoveryError(f"{n.where} {SONIC_REFUSAL}")
+        if local_dev is not None and local_switch and not front_panel(n.local_port):
             off_panel.setdefault(local_dev, []).append(
                 f"{n.local_port} ({n.chassis_name or n.chassis_id or '?'} {raw_port})"
             )
@@ -692,6 +693,8 @@ def lldp_found_links(neighbors: list[LldpNeighbor], index: PlanIndex) -> tuple[l
             unidentified.add(label)
             remote = End(label, raw_port, known=False)
         else:
+            if index.kind(remote_dev) == "switch" and SONIC_PORT.fullmatch(id_port or n.port_descr or ""):
+                raise DiscoveryError(f"{n.where} {SONIC_REFUSAL}")  # a plan switch seen running SONiC
             rp = index.port(remote_dev, id_port, n.port_descr)
             remote = End(remote_dev, rp if rp is not None else raw_port, index.kind(remote_dev))
         found.append(_host_port_from_switch(FoundLink(local, remote, None, n.where), index))

@@ -212,3 +212,12 @@ def test_a_target_still_missed_after_the_rounds_is_said() -> None:
     assert any("beyond the 30-day target" in r for r in adv.reasons)
     met = advise(Request(params=7e9, tokens=1e12, target_days=30))
     assert not any("-day target" in r for r in met.reasons)
+
+
+def test_one_nvl72_domain_is_one_starter_rack() -> None:
+    """18 trays x 6.7 kW = 120.6 kW, and 120.6 // 6.7 is 17.0 in floating point: one domain was two racks."""
+    from blueprints.catalog import default_catalog
+    from generator.perf.starter import rack_estimate
+
+    tray = default_catalog().servers["gb200-nvl72-tray"]
+    assert rack_estimate(tray, 18, "node") == 1 and rack_estimate(tray, 72, "node") == 4

@@ -216,4 +216,15 @@ def test_a_precision_without_a_catalogue_rate_is_said_to_be_costed_at_bf16(super
     step = training_step(wl, superpod[1])
     assert bool(step.rate_note) is said
     assert (f"precision {precision} costed at the BF16 tensor rate" in step.rate_note) is said
-    assert step.as_dict()["compute_rate_note"] == (step.rate_note or None)
+    assert step.as_dict()["notes"] == ([step.rate_note] if said else [])
+
+
+def test_a_global_batch_raised_to_one_sequence_per_rank_is_said(superpod) -> None:
+    """A 4,096-token batch on DP 2 ran 8,192 tokens a step and said nothing."""
+    small = training_step(
+        _given(1, 1, data=2).model_copy(update={"global_batch_tokens": 4096.0}), superpod[1]
+    )
+    assert small.tokens_per_step == 2 * 4096
+    assert small.batch_note.startswith("global batch raised from 4,096 to 8,192 tokens")
+    assert small.batch_note in small.as_dict()["notes"]
+    assert training_step(_given(8, 1), superpod[1]).batch_note == ""

@@ -157,3 +157,20 @@ def test_the_last_guard_refuses_what_is_not_names_and_addresses(line: str) -> No
     assert names.batch_lines(
         ["address add 10.0.0.1/31 dev ens1np0", "route replace fd00::/64 via fe80::1 dev x"]
     )
+
+
+def test_a_bad_remote_as_names_its_file(built: Path, tmp_path: Path) -> None:
+    root = _copy(built, tmp_path)
+    startup = root / "switches" / "compute" / "c-leaf-su1-r0" / "startup.yaml"
+    _edit(startup, "remote-as: external", "remote-as: 65001 cbevil")
+    _refused(root, "c-leaf-su1-r0/startup.yaml: neighbor swp5 remote-as", "no usable BGP autonomous-system")
+
+
+def test_a_long_declared_rdma_name_is_a_port_of_a_generated_build() -> None:
+    """The schema's PortName takes 40 characters; the plan port adds `/<HCA port>`: a generated build's
+    40-character RDMA name was refused."""
+    from generator.rehearse import names
+
+    assert names.port("mlx5_" + "a" * 35 + "/1", "x") == "mlx5_" + "a" * 35 + "/1"
+    with pytest.raises(ForeignInputError):
+        names.port("mlx5_0/1/2", "x")

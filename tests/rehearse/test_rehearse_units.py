@@ -70,7 +70,10 @@ def test_partition_intent_per_port() -> None:
         "cpu001 mlx5_0/1 (0x0000000000000002): tenant-a 0x000a full, the plan absent",
     ]
     filled = partitions.filled(text, {"gpu": [1, 3]})
-    assert "tenant-a=0x000a, ipoib, defmember=full :\n    0x0000000000000001,\n    0x0000000000000003 ;" in filled
+    assert (
+        "tenant-a=0x000a, ipoib, defmember=full :\n    0x0000000000000001,\n    0x0000000000000003 ;"
+        in filled
+    )
 
 
 @pytest.mark.parametrize("key", ["ip", "ipv4"])  # Cumulus Linux <= 5.14 / >= 5.15 spelling
@@ -191,3 +194,38 @@ def test_the_partitions_a_rehearsal_gives_opensm_are_those_sm_guids_writes(tmp_p
     assert statements(rehearsed) == statements(render_partitions(cluster, plan, guids))
     assert "    0x00000000000003e9=full," in rehearsed  # infer's first port, full in Default
     assert max(len(line) for line in rehearsed.splitlines()) < 200
+
+
+def test_an_appliance_port_is_a_limited_member_of_default_as_the_emitter_writes() -> None:
+    """With tenants, Default is `ALL=limited` but for the pools no partition names (subnet_manager.py
+    default_members); a UFM appliance's port belongs to no pool and is limited there. The rehearsal's intent
+    said full, so a correct build with appliances and a partition failed its partitions check."""
+    text = Path(__file__).with_name("partitions-tenants.conf").read_text()
+    parts = partitions.parse(text)
+    ports = {1: "gpu001 mlx5_0/1", 2: "cpu001 mlx5_0/1", 3: "ufm01 p1/1"}
+    want = partitions.intended(parts, ports, {1: "gpu", 2: "cpu"})
+    assert 0x7FFF in want[3] and 0xFFFF not in want[3]  # limited in Default
+    assert 0xFFFF in want[2]  # the pool no partition names: full
+
+
+@pytest.mark.parametrize(
+    ("example", "fabric"), [("superpod-h100-4su", "compute"), ("hypercube-research", "compute")]
+)
+def test_rehearse_takes_the_top_tier_sm_guids_takes(tmp_path: Path, example: str, fabric: str) -> None:
+    """Roots by the cabling plan's layers, cores else spines, as generator.verify.sm_guids top_tier: a
+    hypercube has none (the B-end rule picked one switch of it)."""
+    from rehearse_fixtures import REPO, generate
+
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+    from generator.rehearse.build_input import read_build
+    from generator.rehearse.infiniband import top_tier
+    from generator.rehearse.run import fabric_devices
+    from generator.verify.sm_guids import top_tier as sm_guids_top_tier
+
+    path = REPO / "examples" / f"{example}.yaml"
+    build = read_build(generate(path, tmp_path / "build"))
+    plan = build_plan(load_and_resolve(path)[1])
+    want = sm_guids_top_tier(plan, fabric)
+    assert top_tier(build, fabric, fabric_devices(build, fabric)) == want
+    assert bool(want) is (example == "superpod-h100-4su")

@@ -170,3 +170,14 @@ def test_sonic_lane_numbered_ports_are_refused_not_misread(tmp_path: Path, where
     assert (
         "c-leaf-su1-r0.json interface Ethernet0" if where == "switch" else "gpu001.json interface eth1"
     ) in err
+
+
+def test_an_out_of_band_switch_with_ethernet_ports_is_still_left_out(tmp_path: Path) -> None:
+    """The SONiC refusal is for the plan's switches: an Arista or SONiC out-of-band switch a leaf sees on
+    eth0 (its port Ethernet10) is no cable of the plan and stays a note, as any off-panel neighbour."""
+    files = _files()
+    oob = {"chassis": {"oob-mgmt-switch": {}}, "port": {"id": {"type": "ifname", "value": "Ethernet10"}}}
+    files["c-leaf-su1-r0.json"]["lldp"]["interface"].insert(0, {"eth0": oob})
+    code, out, report = _verify(_write(tmp_path, files))
+    assert code == 0, out
+    assert any("oob-mgmt-switch Ethernet10" in w for w in report["warnings"])
