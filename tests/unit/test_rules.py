@@ -201,6 +201,7 @@ MESSAGES = {
     "WRK002": "16 B/param × 70B = 1,120 GB + activations 5.3 GB per GPU × 8 = 42.1 GB = 1,162 GB; the cluster has 8 × 80 GB = 640 GB",
     "WRK003": "810 GB weights + 34.0 GB KV cache = 844 GB; the largest node (`gpu`) has 8 × 80 GB = 640 GB",
     "WRK004": "tensor 8 × pipeline 2 × data 4 = 64 but the cluster has 32 GPUs",
+    "NET027": "2 management leaves relay DHCP to 10.10.2.1 (the MAAS rack controller's address), which is in none of the networks the generated management fabric routes (its VLAN subnets 10.253.0.0/29, 10.253.0.8/29, and the switch loopbacks)",
     "WRK005": "TP 1 × PP 1 × DP 8 (given, sharding none) holds 113.1 GB per GPU; the NVIDIA H100 SXM5 80GB has 80 GB",
 }
 
