@@ -26,25 +26,25 @@ BATCH_LINE = re.compile(r"^[A-Za-z0-9_.:/ -]{1,400}$")
 
 
 def device(value: str, where: str) -> str:
-    if not DEVICE.match(value):
+    if not DEVICE.fullmatch(value):
         raise ForeignInputError(where, f"{value!r} is not a device name of a generated build")
     return value
 
 
 def port(value: str, where: str) -> str:
-    if not PORT.match(value):
+    if not PORT.fullmatch(value):
         raise ForeignInputError(where, f"{value!r} is not a port name of a generated build")
     return value
 
 
 def ifname(value: str, where: str) -> str:
-    if not IFNAME.match(value):
+    if not IFNAME.fullmatch(value):
         raise ForeignInputError(where, f"{value!r} is not a Linux interface name")
     return value
 
 
 def number_or_empty(value: str, where: str) -> str:
-    if value and not NUMBER.match(value):
+    if value and not NUMBER.fullmatch(value):
         raise ForeignInputError(where, f"{value!r} is not a cage or cage-port number")
     return value
 
@@ -60,6 +60,6 @@ def batch_lines(lines: list[str]) -> list[str]:
     """``lines`` for ``ip -batch``, each refused unless it holds only names and addresses (the last guard;
     the names were checked where they were read)."""
     for line in lines:
-        if not BATCH_LINE.match(line):
+        if not BATCH_LINE.fullmatch(line):
             raise ForeignInputError("ip -batch", f"refused a command built from the build's names: {line!r}")
     return lines

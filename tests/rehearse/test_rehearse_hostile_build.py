@@ -174,3 +174,6 @@ def test_a_long_declared_rdma_name_is_a_port_of_a_generated_build() -> None:
     assert names.port("mlx5_" + "a" * 35 + "/1", "x") == "mlx5_" + "a" * 35 + "/1"
     with pytest.raises(ForeignInputError):
         names.port("mlx5_0/1/2", "x")
+    for check, value in ((names.port, "5\n"), (names.device, "leaf\n"), (names.ifname, "swp1\n")):
+        with pytest.raises(ForeignInputError):  # `$` of re.match lets a final line break through
+            check(value, "x")
