@@ -17,7 +17,16 @@ from conftest import run_cli
 pytestmark = pytest.mark.ansible_host
 
 REAL_TAGS = "base,fabric,nvidia_peermem,nccl,storage,acceptance"
-NO_HARDWARE = ("-e", "cb_hardware_present=false", "-e", "nccl_install_packages=false")
+# lldp_agent_enabled: this InfiniBand system's hosts have no Ethernet fabric port of their own (the role runs
+# where they do, as on roce-rail-2tier); enabled here so its package, file and idempotence are real too
+NO_HARDWARE = (
+    "-e",
+    "cb_hardware_present=false",
+    "-e",
+    "nccl_install_packages=false",
+    "-e",
+    "lldp_agent_enabled=true",
+)
 # Stands in for NVIDIA's repository signing key in check mode (deb822_repository takes a path on the
 # host as is; check mode never hands it to apt).
 KEY_IN_ROOT = "/root/cb-test-repo-key.asc"
@@ -144,8 +153,22 @@ def test_files_packages_and_fstab_are_real(runs, chroot_root: Path, host_build: 
     assert "NCCL_IB_SL=1" in conf and "NCCL_COLLNET_ENABLE=0" in conf
     # inbox RDMA stack and the NFS client, installed by apt for real
     pkgs = _installed(r)
-    for pkg in ("rdma-core", "ibverbs-utils", "infiniband-diags", "perftest", "nfs-common", "pciutils"):
+    for pkg in (
+        "rdma-core",
+        "ibverbs-utils",
+        "infiniband-diags",
+        "perftest",
+        "nfs-common",
+        "pciutils",
+        "lldpd",
+    ):
         assert pkg in pkgs, pkg
+    # lldp_agent: the settings lldpd reads at start (lldpd(8) FILES: /etc/lldpd.d/*.conf), with the plan name
+    lldp = (r / "etc/lldpd.d/cluster-blueprint.conf").read_text().splitlines()
+    assert [ln for ln in lldp if not ln.startswith("#")] == [
+        "configure system hostname gpu001",
+        "configure lldp portidsubtype ifname",
+    ]
     assert (r / "usr/sbin/ibstat").exists()
     # mounts written to fstab (not mounted), mount points made
     fstab = (r / "etc/fstab").read_text()

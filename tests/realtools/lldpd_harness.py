@@ -108,13 +108,15 @@ class LldpFabric:
             _must(["ip", "-n", b_ns, "link", "set", w.b_if, "up"])
 
     def start(self, config: dict[str, list[str]]) -> None:
-        """One lldpd a device, each reading its system name and ``config[device]``'s extra lines."""
+        """One lldpd a device: a device of ``config`` runs its own lines (the lldp_agent role's name the host),
+        any other the plan name. The namespaces share this machine's host name, which lldpd advertises unless
+        told otherwise, so a device's own lines that name nothing show as an unidentified chassis."""
         for i, (name, ns) in enumerate(sorted(self.ns.items())):
             conf = self.workdir / f"{i}.conf"
+            own = config.get(name)
             lines = [
-                f"configure system hostname {name}",
+                *(own if own is not None else [f"configure system hostname {name}"]),
                 "configure lldp tx-interval 1",
-                *config.get(name, []),
             ]
             conf.write_text("\n".join(lines) + "\n")
             log = (self.workdir / f"{i}.log").open("wb")

@@ -4,8 +4,8 @@ The generated cabling plan (``cabling/cables.csv``) is wired as veth pairs carry
 names; every switch and host runs lldpd with its plan name as system name. What ``lldpcli show neighbors
 -f json`` prints on every device is saved as ``<device>.json``, as docs/cabling.md tells a site to, and
 ``blueprint verify-cabling`` judges that directory. Switches run lldpd's own port id (the MAC, with the
-interface name as port description); hosts either advertise the interface name (``configure lldp
-portidsubtype ifname``, the convention docs/cabling.md asks for) or lldpd's default. The oracle is the
+interface name as port description); hosts either run the settings the generated Ansible's lldp_agent role
+writes (its template: the plan name, the interface name as port id) or lldpd's default. The oracle is the
 wiring itself: as planned → every cable ok; two host cables swapped on a leaf and one uplink left out →
 exactly those cables reported, miswired with both ends named and missing.
 """
@@ -27,6 +27,7 @@ from generator.cli import main
 
 pytestmark = [pytest.mark.realtools]
 
+REPO = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "roce-ft2-rail.yaml"
 # the fixture's hosts declare no netdev: these stand in for the names a site's hosts would report
 HOST_NETDEVS = ("ens1np0", "ens2np0")
@@ -70,13 +71,23 @@ def _discover(wires: list[Wire], hosts_ifname: bool, out: Path) -> Path:
     hosts = {w.a for w in wires if not w.a_if.startswith("swp")}
     with LldpFabric() as fab:
         fab.wire(wires)
-        fab.start({h: ["configure lldp portidsubtype ifname"] for h in hosts} if hosts_ifname else {})
+        fab.start({h: _role_settings(h) for h in hosts} if hosts_ifname else {})
         seen = fab.wait_for(dict(ends))
         assert seen == dict(ends), f"lldpd neighbours per device {seen}, cabled {dict(ends)}"
         out.mkdir()
         for device in ends:
             (out / f"{device}.json").write_text(fab.neighbours(device))
     return out
+
+
+def _role_settings(host: str) -> list[str]:
+    """The lines the generated Ansible's lldp_agent role writes to a host's /etc/lldpd.d (its template)."""
+    import jinja2
+
+    template = REPO / "playbooks" / "roles" / "lldp_agent" / "templates" / "cluster-blueprint.conf.j2"
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    text = env.from_string(template.read_text()).render(lldp_agent_system_name=host)
+    return [line for line in text.splitlines() if line and not line.startswith("#")]
 
 
 def _verify(

@@ -354,6 +354,7 @@ def _container_install(c: ContainerInstall) -> dict[str, object]:
 def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
     out = [header(cluster, f"Variables for pool `{pool.name}` ({pool.count} × {pool.server_id})")]
     out.append(_fabric_vars(cluster, pool))
+    out.append(_lldp_vars(cluster, pool))
     compute_fabric = cluster.fabrics.get("compute")
     if pool.server.gpus == 0 or pool.gpu is None:
         transport = (
@@ -372,6 +373,22 @@ def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
     out.extend(comment(n) for n in notes)
     out.append(yaml_block(acc))
     return "\n".join(out) + "\n"
+
+
+def _lldp_vars(cluster: ResolvedCluster, pool: ResolvedPool) -> str:
+    """lldp_agent on hosts whose own ports (not a BMC) are cabled into an Ethernet/RoCE fabric of the site:
+    verify-cabling reads those cables from the switches' LLDP neighbours, which name the host only when it
+    advertises (docs/cabling.md). Cloud instances have no cables to verify."""
+    switched = {name for name, fab in cluster.fabrics.items() if fab.kind in ("ethernet", "roce")}
+    host_ports = [
+        p for p in pool.ports if p.purpose in switched and (p.purpose != "management" or p.role == "inband")
+    ]
+    enabled = pool.cloud is None and bool(host_ports)
+    return (
+        "\n# LLDP [lldp_agent]: the hosts advertise their plan name and interface names on their "
+        "Ethernet/RoCE\n# fabric ports, which `blueprint verify-cabling` reads from the switches "
+        "(docs/cabling.md)\n" + yaml_block({"lldp_agent_enabled": enabled})
+    )
 
 
 def _gpu_vars(cluster: ResolvedCluster, pool: ResolvedPool, profile: nccl_emit.NcclProfile) -> list[str]:
