@@ -174,6 +174,8 @@ def per_gpu_memory_gb(wl: Workload, tp: int, pp: int, dp: int = 1) -> float:
         if stage in ("zero3", "fsdp"):
             sharded += adam.params
         shared = shared - wl.params * adam.total + wl.params * (adam.total - sharded + sharded / dp)
+    # activations ÷ TP: Megatron's sequence parallelism shards the stored layer input over the tensor-parallel
+    # ranks (Korthikanti et al., arXiv:2205.05198); a job without it keeps the whole input on every TP rank
     return (shared / (tp * pp) + need.activations_per_gpu / tp) / 1e9
 
 
