@@ -152,9 +152,9 @@ def rack_power_kw(server: Server, scope: str) -> float:
     server where its domain spans several nodes (an NVL72 rack's 18 trays must share one rack; the
     catalogue's trays draw ~120 kW together, which no 44 kW rack holds)."""
     budget = float(perf_data().advisor.rack_power_kw.value)
-    if scope == "gpu" or server.nvlink_domain_gpus <= server.gpus:
+    trays = server.nodes_per_nvlink_domain
+    if scope == "gpu" or trays == 1:
         return budget
-    trays = math.ceil(server.nvlink_domain_gpus / server.gpus)
     return max(budget, math.ceil(trays * server.power_kw * 10) / 10)
 
 

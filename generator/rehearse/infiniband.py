@@ -133,9 +133,10 @@ class Ftree:
     compute_hosts: set[str] | None
 
 
-def ftree_of(build: Build, fabric: str, switches: set[str]) -> Ftree:
+def ftree_of(build: Build, fabric: str, switches: set[str], pools: dict[str, str]) -> Ftree:
+    """``pools``: host -> pool, as pool_hosts read it."""
     gpu = gpu_pools(build.root)
-    hosts = {h for h, pool in pool_hosts(build.root).items() if pool in gpu}
+    hosts = {h for h, pool in pools.items() if pool in gpu}
     return Ftree(top_tier(build, fabric, switches), hosts if gpu else None)
 
 
@@ -271,7 +272,7 @@ def rehearse_infiniband(
     work = reaper.directory(Path(tempfile.mkdtemp(prefix=f"{WORK_PREFIX}{reaper.tag[3:]}-")))
     down: set[str] = set(outside)
     pools = pool_hosts(build.root)
-    ftree = ftree_of(build, fabric, fabric_switches(text))
+    ftree = ftree_of(build, fabric, fabric_switches(text), pools)
     for step in ["all up", *fail]:
         if step != "all up":
             down.add(step)

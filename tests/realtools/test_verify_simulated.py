@@ -277,7 +277,7 @@ def test_rehearse_gives_ftree_the_guid_files_sm_guids_writes(
     the top tier by the cabling plan's A-lower-tier ends; compute nodes: the inventory's role_gpu pools).
     Before, rehearse took every CA port, the UFM appliances' and the storage servers' too, as compute nodes."""
     from generator.rehearse.build_input import read_build
-    from generator.rehearse.infiniband import fabric_switches, ftree_of, guid_files
+    from generator.rehearse.infiniband import fabric_switches, ftree_of, guid_files, pool_hosts
     from generator.verify import sm_guids
 
     plan = plan_of(SUPERPOD)
@@ -286,7 +286,7 @@ def test_rehearse_gives_ftree_the_guid_files_sm_guids_writes(
     assert main(["generate", SUPERPOD, "-o", str(tmp_path / "build"), "-q"]) == 0
     build = read_build(tmp_path / "build")
 
-    ftree = ftree_of(build, fabric, fabric_switches(net))
+    ftree = ftree_of(build, fabric, fabric_switches(net), pool_hosts(build.root))
     (tmp_path / "r").mkdir()
     roots, cns, n_roots, n_cns = guid_files(dump, tmp_path / "r", ftree)
     files = sm_guids.guid_files(plan, fabric, dump, "dump")
