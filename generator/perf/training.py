@@ -15,7 +15,9 @@ Step = compute + tensor-parallel all-reduces + pipeline sends + pipeline bubble 
   on the TP group's NVLink; they sit on the critical path.
 * PP (arXiv:2104.04473 §2.2, §4.1): each micro-batch sends b·s·h activations forward and their gradients
   back across each stage boundary (1/TP per rank with the scatter/gather optimisation), over the NICs when
-  stages sit on different nodes; the 1F1B bubble costs (p−1)/m of the compute.
+  stages sit on different nodes; the 1F1B bubble costs (p−1)/m of the compute. With the interleaved
+  schedule (§2.2.2: v model chunks per rank, ``parallelism.virtual_stages``) the bubble is (p−1)/(v·m) and
+  "the amount of communication also increases by v".
 * DP: the gradient all_reduce runs bucket by bucket during the backward pass of the last micro-batch, so
   it can hide behind ``backward share · compute / micro-batches``; the last bucket never hides. ZeRO 1/2
   move the same bytes (reduce-scatter + all-gather); ZeRO 3 / FSDP 1.5× (ZeRO §7).
@@ -78,9 +80,10 @@ class StepEstimate:
     target_days: float | None
     tp_s: float = 0.0  # tensor-parallel all-reduces on the critical path
     pp_s: float = 0.0  # pipeline sends on the critical path
-    bubble_s: float = 0.0  # 1F1B pipeline bubble
+    bubble_s: float = 0.0  # 1F1B pipeline bubble (interleaved: over the virtual stages)
     precision: str = "bf16"  # the workload's; compute is costed at the BF16 tensor rate whatever it is
     batch_tokens: float = 0.0  # the global batch the workload asked for (stated, or the default)
+    virtual_stages: int = 1  # model chunks per pipeline rank (interleaved schedule); 1 without a pipeline
 
     @property
     def notes(self) -> list[str]:
@@ -129,6 +132,7 @@ class StepEstimate:
                 "data": lay.dp,
                 "gpus": lay.gpus,
                 "given": lay.given,
+                "virtual_stages": self.virtual_stages,
             },
             "memory_per_gpu_gb": round(lay.memory_per_gpu_gb, 2),
             "gpu_memory_gb": lay.gpu_memory_gb,
@@ -322,8 +326,9 @@ def _step(wl: Workload, system: System, lay: Layout, *, placement: str = "packed
     hidden, _ = workload_factors().shape(wl.params)
     act_bytes = seq_per_micro * wl.sequence_length * hidden * perf.activation_bytes.value
     tp_s = _tp_time(system, lay, micro, wl.sequence_length * hidden)
-    pp_s = _pp_time(system, lay, micro, act_bytes)
-    bubble = (lay.pp - 1) / micro * compute
+    chunks = wl.parallelism.virtual_stages if lay.pp > 1 else 1
+    pp_s = chunks * _pp_time(system, lay, micro, act_bytes)
+    bubble = (lay.pp - 1) / (chunks * micro) * compute
     trained = wl.params * (workload_factors().modes[wl.mode].adapter_fraction if frozen else 1.0)
     grad_bytes = trained / lay.model_parallel * perf.grad_reduce_bytes[wl.precision].value
     sync, exposed = _dp_sync(system, lay, grad_bytes, window, placement)
@@ -347,6 +352,7 @@ def _step(wl: Workload, system: System, lay: Layout, *, placement: str = "packed
         bubble,
         wl.precision,
         asked,
+        chunks,
     )
 
 

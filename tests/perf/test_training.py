@@ -75,6 +75,25 @@ def test_pipeline_sends_closed_form(superpod) -> None:
     assert training_step(_given(8, 1), system).pp_s == 0.0
 
 
+@pytest.mark.parametrize("chunks", [2, 4])
+def test_interleaved_schedule_divides_the_bubble_and_multiplies_the_sends(superpod, chunks: int) -> None:
+    """Megatron's interleaved 1F1B (arXiv:2104.04473 §2.2.2): with v model chunks per rank the bubble is
+    (p−1)/(v·m) of the compute and "the amount of communication also increases by v"."""
+    _, system = superpod
+    plain = training_step(_given(8, 4), system)
+    inter = training_step(_given(8, 4, virtual_stages=chunks), system)
+    compute = 6 * 70e9 * TOKENS / (1024 * 989e12 * 0.40)
+    assert inter.micro_batches == plain.micro_batches == TOKENS / (32 * 4096)
+    assert inter.bubble_s == pytest.approx((4 - 1) / (chunks * 32) * compute)
+    assert plain.bubble_s == pytest.approx((4 - 1) / 32 * compute)
+    assert inter.pp_s == pytest.approx(chunks * plain.pp_s) and plain.pp_s > 0
+    assert inter.compute_s == plain.compute_s and inter.tp_s == plain.tp_s
+    assert inter.as_dict()["layout"]["virtual_stages"] == chunks  # type: ignore[index]
+    # without a pipeline there is nothing to interleave
+    flat = training_step(_given(8, 1, virtual_stages=chunks), system)
+    assert flat.step_s == training_step(_given(8, 1), system).step_s and flat.virtual_stages == 1
+
+
 def test_pipeline_sends_inside_a_node_use_nvlink(superpod) -> None:
     """TP 2 × PP 2 = 4 GPUs: both stages in one node, so each send goes over NVLink at the point-to-point
     share NCCL's send/recv reaches (18 links × 20.6 GB/s × 0.92, perf.yaml p2p_nvlink_efficiency), with the

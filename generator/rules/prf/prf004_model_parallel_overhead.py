@@ -27,9 +27,9 @@ class ModelParallelOverhead(Rule):
         "TP all-reduces, pipeline sends and the pipeline bubble add to every step; the layout decides them."
     )
     fix = (
-        "raise the global batch (more micro-batches shrink the bubble), use fewer pipeline stages, keep "
-        "tensor "
-        "parallelism inside the NVLink domain, or shard with ZeRO/FSDP instead of splitting the model"
+        "raise the global batch (more micro-batches shrink the bubble), interleave the pipeline "
+        "(parallelism.virtual_stages), use fewer pipeline stages, keep tensor parallelism inside the NVLink "
+        "domain, or shard with ZeRO/FSDP instead of splitting the model"
     )
     tags = ("performance", "nccl", "workload")
 
