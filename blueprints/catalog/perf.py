@@ -454,6 +454,7 @@ class Training(_Entry):
     frozen_flops_per_param_token: PerfConstant
     forward_flops_per_param_token: PerfConstant
     model_flops_utilization: PerfConstant
+    compute_efficiency: PerfConstant
     default_global_batch_tokens: PerfConstant
     ddp_bucket_bytes: PerfConstant
     grad_reduce_bytes: dict[str, PerfConstant]

@@ -14,9 +14,10 @@ class Parallelism(Model):
     """tensor-parallel degree"""
     pipeline: int | None = Field(default=None, ge=1, le=1024)
     """pipeline-parallel degree"""
-    virtual_stages: int = Field(default=1, ge=1, le=128)
+    virtual_stages: int | None = Field(default=None, ge=1, le=128)
     """model chunks each pipeline rank holds: Megatron's interleaved 1F1B schedule
-    (--num-virtual-stages-per-pipeline-rank, NeMo's VP); the bubble shrinks and the stage sends grow by it"""
+    (--num-virtual-stages-per-pipeline-rank, NeMo's VP); the bubble shrinks and the stage sends grow by it.
+    Default: 1 (no interleaving) with given degrees; costed like the degrees when they are chosen"""
     sharding: Literal["none", "zero1", "zero2", "zero3", "fsdp"] = "none"
     """data-parallel sharding of model state: ZeRO stage 1 (optimizer), 2 (+gradients), 3 / FSDP
     full-shard (+parameters, an extra parameter all-gather per step)"""

@@ -318,8 +318,9 @@ def _render_training(r: EstimateReport, out) -> None:  # type: ignore[no-untyped
     lay = st.layout
     fit = "fits" if lay.fits else "[red]does not fit[/]"
     src = "given" if lay.given else "chosen"
+    chunks = f", {lay.virtual_stages} virtual stages" if lay.virtual_stages > 1 else ""
     out.print(
-        f"[bold]{wl_line}[/]: TP {lay.tp} × PP {lay.pp} × DP {lay.dp} ({src}); "
+        f"[bold]{wl_line}[/]: TP {lay.tp} × PP {lay.pp} × DP {lay.dp}{chunks} ({src}); "
         f"{lay.memory_per_gpu_gb:.1f} of {lay.gpu_memory_gb:g} GB per GPU — {fit}"
     )
     if st.mode == "inference":
@@ -347,6 +348,7 @@ def _render_training(r: EstimateReport, out) -> None:  # type: ignore[no-untyped
             f"pipeline bubble {st.bubble_s:.3f} s"
             + (f"; {lay.sharding} sharding" if lay.sharding != "none" else "")
         )
+    out.print(f"  step {st.step_s:.3f} s: {st.model_flops_utilization:.0%} model FLOPs utilisation")
     if st.train_days is not None:
         target = f" (target {st.target_days:g})" if st.target_days else ""
         out.print(f"  whole run: {st.train_days:.1f} days{target}")

@@ -26,7 +26,7 @@ Step = compute + tensor-parallel all-reduces + pipeline sends + pipeline bubble 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from blueprints.catalog.perf import perf_data
 from blueprints.catalog.schema import Gpu
@@ -54,6 +54,7 @@ class Layout:
     layers: int
     given: bool  # degrees from the blueprint rather than chosen here
     sharding: str = "none"
+    virtual_stages: int = 1  # model chunks per pipeline rank (interleaved 1F1B); 1 without a pipeline
 
     @property
     def fits(self) -> bool:
@@ -83,7 +84,6 @@ class StepEstimate:
     bubble_s: float = 0.0  # 1F1B pipeline bubble (interleaved: over the virtual stages)
     precision: str = "bf16"  # the workload's; compute is costed at the BF16 tensor rate whatever it is
     batch_tokens: float = 0.0  # the global batch the workload asked for (stated, or the default)
-    virtual_stages: int = 1  # model chunks per pipeline rank (interleaved schedule); 1 without a pipeline
 
     @property
     def notes(self) -> list[str]:
@@ -111,6 +111,14 @@ class StepEstimate:
         )
 
     @property
+    def model_flops_utilization(self) -> float:
+        """The step's end-to-end MFU: model FLOPs over the step time at the GPUs' BF16 peak (what Llama 3 and
+        Megatron report), from the compute term's rate and the share of the step it takes."""
+        if self.step_s <= 0:
+            return 0.0
+        return perf_data().training.compute_efficiency.value * self.compute_s / self.step_s
+
+    @property
     def sync_s(self) -> float:
         return self.sync.time_s if self.sync else 0.0
 
@@ -132,7 +140,7 @@ class StepEstimate:
                 "data": lay.dp,
                 "gpus": lay.gpus,
                 "given": lay.given,
-                "virtual_stages": self.virtual_stages,
+                "virtual_stages": lay.virtual_stages,
             },
             "memory_per_gpu_gb": round(lay.memory_per_gpu_gb, 2),
             "gpu_memory_gb": lay.gpu_memory_gb,
@@ -152,6 +160,7 @@ class StepEstimate:
             "pipeline_bubble_s": round(self.bubble_s, 6),
             "sharding": lay.sharding,
             "step_s": round(self.step_s, 6),
+            "model_flops_utilization": round(self.model_flops_utilization, 4),
             "exposed_share": round(self.exposed_share, 4),
             "train_days": round(self.train_days, 3) if self.train_days is not None else None,
             "target_days": self.target_days,
@@ -195,7 +204,27 @@ def _layout(wl: Workload, tp: int, pp: int, gpus: int, mem: float, layers: int, 
         layers,
         given,
         wl.parallelism.sharding,
+        (wl.parallelism.virtual_stages or 1) if pp > 1 else 1,
     )
+
+
+def chunk_options(wl: Workload, lay: Layout) -> list[int]:
+    """Virtual-stage counts to cost for a chosen layout: the workload's if it states one, else 1 and every
+    power of two that splits a rank's layers evenly (Megatron gives each chunk whole layers)."""
+    if lay.pp < 2 or wl.parallelism.virtual_stages is not None:
+        return [lay.virtual_stages]
+    per_rank = lay.layers // lay.pp
+    return [v for v in (1, 2, 4, 8, 16, 32, 64, 128) if v <= per_rank and per_rank % v == 0] or [1]
+
+
+def _interleaved(wl: Workload, system: System, lay: Layout) -> tuple[float, Layout]:
+    """The fastest virtual-stage count of a chosen layout and its step time. The count scales only the bubble
+    (÷ v) and the stage sends (× v), so one step at the layout's count prices every other."""
+    st = _step(wl, system, lay)
+    base = st.step_s - st.bubble_s - st.pp_s
+    one_bubble, one_send = st.bubble_s * lay.virtual_stages, st.pp_s / lay.virtual_stages
+    best = min(chunk_options(wl, lay), key=lambda v: (round(one_bubble / v + one_send * v, 9), v))
+    return base + one_bubble / best + one_send * best, replace(lay, virtual_stages=best)
 
 
 def layout_options(wl: Workload, system: System, gpus: int | None = None) -> list[Layout]:
@@ -232,7 +261,8 @@ def choose_layout(wl: Workload, system: System, gpus: int | None = None) -> Layo
         return min(options, key=lambda lay: lay.memory_per_gpu_gb)
     if wl.mode not in TRAINING_MODES:
         return fitting[0]
-    return min(fitting, key=lambda lay: (round(_step(wl, system, lay).step_s, 9), lay.model_parallel))
+    costed = [_interleaved(wl, system, lay) for lay in fitting]
+    return min(costed, key=lambda c: (round(c[0], 9), c[1].model_parallel, c[1].virtual_stages))[1]
 
 
 def _sync_job_shape(system: System, lay: Layout) -> tuple[int, int, float]:
@@ -306,8 +336,15 @@ def flops_per_param_token(mode: str) -> float:
 
 
 def sustained_flops(gpu: Gpu) -> float:
-    """FLOP/s one GPU sustains in training: its BF16 peak at the catalogue's model FLOPs utilisation."""
+    """FLOP/s one GPU sustains over a whole training step, communication and bubble included: its BF16 peak
+    at the catalogue's end-to-end model FLOPs utilisation (a first sizing that costs no step)."""
     return gpu.bf16_tflops * 1e12 * perf_data().training.model_flops_utilization.value
+
+
+def compute_flops(gpu: Gpu) -> float:
+    """FLOP/s one GPU runs the model's compute at, before the step adds its TP/PP traffic, bubble and exposed
+    sync (charging those on top of an end-to-end utilisation would count them twice)."""
+    return gpu.bf16_tflops * 1e12 * perf_data().training.compute_efficiency.value
 
 
 def _step(wl: Workload, system: System, lay: Layout, *, placement: str = "packed") -> StepEstimate:
@@ -319,14 +356,13 @@ def _step(wl: Workload, system: System, lay: Layout, *, placement: str = "packed
     # the GPUs compute (a batch of one token was charged one token's compute)
     asked = wl.global_batch_tokens or perf.default_global_batch_tokens.value
     tokens = max(asked, lay.dp * wl.sequence_length * seq_per_micro)
-    peak = sustained_flops(system.gpu)
-    compute = flops * wl.params * tokens / (lay.gpus * peak)
+    compute = flops * wl.params * tokens / (lay.gpus * compute_flops(system.gpu))
     micro = max(1, math.ceil(tokens / (lay.dp * wl.sequence_length * seq_per_micro)))
     window = (1 - perf.forward_flops_per_param_token.value / flops) * compute / micro
     hidden, _ = workload_factors().shape(wl.params)
     act_bytes = seq_per_micro * wl.sequence_length * hidden * perf.activation_bytes.value
     tp_s = _tp_time(system, lay, micro, wl.sequence_length * hidden)
-    chunks = wl.parallelism.virtual_stages if lay.pp > 1 else 1
+    chunks = lay.virtual_stages
     pp_s = chunks * _pp_time(system, lay, micro, act_bytes)
     bubble = (lay.pp - 1) / (chunks * micro) * compute
     trained = wl.params * (workload_factors().modes[wl.mode].adapter_fraction if frozen else 1.0)
@@ -352,7 +388,6 @@ def _step(wl: Workload, system: System, lay: Layout, *, placement: str = "packed
         bubble,
         wl.precision,
         asked,
-        chunks,
     )
 
 

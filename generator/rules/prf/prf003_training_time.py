@@ -25,8 +25,6 @@ class TrainingTime(Rule):
     tags = ("performance", "workload")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        from blueprints.catalog.perf import perf_data
-
         wl = ctx.cluster.blueprint.workload
         if wl is None or not wl.tokens or not wl.target_days:
             return
@@ -35,11 +33,10 @@ class TrainingTime(Rule):
             return
         if not st.layout.fits or st.train_days is None or st.train_days <= wl.target_days:
             return
-        mfu = perf_data().training.model_flops_utilization.value
         yield self.finding(
             f"{wl.tokens:.3g} tokens at {st.tokens_per_step:,.0f} tokens per {st.step_s:.2f} s step on "
-            f"{st.layout.gpus} × {system.gpu.name} ({system.gpu.bf16_tflops:g} TFLOPS BF16 at "
-            f"{mfu:.0%} MFU) take "
+            f"{st.layout.gpus} × {system.gpu.name} ({system.gpu.bf16_tflops:g} TFLOPS BF16, the step at "
+            f"{st.model_flops_utilization:.0%} MFU) take "
             f"{st.train_days:.1f} days; the target is {wl.target_days:g}",
             ("workload", "target_days"),
         )
