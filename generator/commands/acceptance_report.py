@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     from generator import __version__
     from generator.fsutil import OutputRefused
     from generator.perf.calibration import CalibrationError
-    from generator.perf.nccl_results import ResultsError
+    from generator.perf.nccl_results import ResultsError, result_files
     from generator.perf.plots import PlotError, check_plot_path, plot_measured_vs_predicted
     from generator.perf.system import PerfError
 
@@ -195,7 +195,11 @@ def run(args: argparse.Namespace) -> int:
             check_plot_path(args.plot)
         check_outputs(
             [("--calibrate", target), ("--plot", args.plot), ("-o", args.output)],
-            [("the blueprint", args.blueprint), ("--calibration", args.calibration)],
+            [
+                ("the blueprint", args.blueprint),
+                ("--calibration", args.calibration),
+                *(("a --results file", str(p)) for p in result_files(args.results)),
+            ],
         )
         report = _compare(args, target)
         if args.plot:

@@ -13,7 +13,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from generator.commands._common import add_blueprint, add_common, command, err_console, note, write_text
+from generator.commands._common import (
+    add_blueprint,
+    add_common,
+    check_outputs,
+    command,
+    err_console,
+    note,
+    write_text,
+)
 from generator.report import safe
 from generator.safetext import terminal
 
@@ -72,9 +80,11 @@ def _fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from generator.foreign import ByteBudget, ForeignInputError
+    from generator.fsutil import OutputRefused
     from generator.pipeline import load_and_resolve
     from generator.plan.build import plan_or_raise
     from generator.verify.check import verify
+    from generator.verify.lldp import lldp_files
     from generator.verify.model import DiscoveryError
     from generator.verify.render import to_json, to_text
 
@@ -82,6 +92,18 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{args.blueprint}: no such file")
     if not Path(args.discovered).exists():
         return _fail(f"{args.discovered}: no such file or directory")
+    try:  # `-o` naming the blueprint, the dump or another input replaced it with the report
+        check_outputs(
+            [("-o", args.output)],
+            [
+                ("the blueprint", args.blueprint),
+                *(("--discovered", str(f)) for f in lldp_files(args.discovered)),
+                ("--node-name-map", args.node_name_map),
+                ("--accept", args.accept),
+            ],
+        )
+    except OutputRefused as exc:
+        return _fail(f"{exc} (nothing written)")
     loaded, cluster = load_and_resolve(args.blueprint)
     if args.fabric not in cluster.fabrics:
         return _fail(

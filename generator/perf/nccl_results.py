@@ -858,6 +858,13 @@ def _check_sizes(paths: list[Path], budget: ByteBudget) -> None:
         ahead.charge(str(path), st.st_size)
 
 
+def result_files(directory: str | Path) -> list[Path]:
+    """The files ``read_results`` reads under ``directory`` (none when it is not a folder): what a command
+    writing beside them must not replace."""
+    root = Path(directory)
+    return _candidates(root) if root.is_dir() else []
+
+
 def read_results(directory: str | Path, budget: ByteBudget | None = None) -> tuple[list[NcclRun], list[str]]:
     """Every run under ``directory`` (sorted by path) and what was not compared: the files that held none
     and the parts of a file, ``file:line (program)``, whose program the model does not predict (a log's

@@ -149,13 +149,21 @@ def device_name_of(path: Path) -> str:
     return path.stem
 
 
+def lldp_files(path: str | Path) -> list[Path]:
+    """The files ``read_lldp`` reads: a directory's per-device files, or the one file given."""
+    p = Path(path)
+    if p.is_dir():
+        return sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith(SUFFIXES))
+    return [p]
+
+
 def read_lldp(path: str | Path, budget: ByteBudget | None = None) -> list[LldpNeighbor]:
     """A directory of per-device files (``<device>.json``), one such file, or one many-device file; every
     file regular and bounded, all of them together at most MAX_LLDP_TOTAL bytes (or ``budget``)."""
     p = Path(path)
     budget = budget if budget is not None else ByteBudget(MAX_LLDP_TOTAL)
     if p.is_dir():
-        files = sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith(SUFFIXES))
+        files = lldp_files(p)
         if not files:
             raise DiscoveryError(
                 f"{p}: no *.json files (one `lldpcli show neighbors -f json` output per device)"

@@ -70,3 +70,61 @@ def test_a_refused_work_order_writes_neither_it_nor_the_report(tmp_path: Path) -
     for name, data in kept.items():  # no file of the second change beside the first's
         if name != "summary.txt":
             assert (wo / name).read_bytes() == data, name
+
+
+VERIFY = Path(__file__).resolve().parent.parent / "verify" / "fixtures"
+RESULTS = Path(__file__).resolve().parent.parent / "perf" / "data" / "nccl_tests"
+
+
+@pytest.mark.parametrize("which", ["blueprint", "dump"])
+def test_verify_cabling_never_replaces_what_it_reads(tmp_path: Path, which: str) -> None:
+    """`verify-cabling bp --discovered dump -o bp` (or `-o dump`) replaced the file with the report."""
+    bp = tmp_path / "tiny-ndr.yaml"
+    dump = tmp_path / "tiny.ibnetdiscover"
+    shutil.copyfile(VERIFY / "tiny-ndr.yaml", bp)
+    shutil.copyfile(VERIFY / "tiny-ndr-compute-sim-hdr.ibnetdiscover", dump)
+    target = bp if which == "blueprint" else dump
+    before = target.read_bytes()
+    args = ("verify-cabling", str(bp), "--discovered", str(dump), "--sim-speed", "HDR")
+    code, out, err = run_cli(*args, "-o", str(target))
+    assert code == 2 and "would replace that file (nothing written)" in err, out + err
+    assert target.read_bytes() == before
+    code, out, err = run_cli(*args, "-o", str(tmp_path / "report.txt"))
+    assert code == 0 and (tmp_path / "report.txt").is_file(), out + err
+
+
+def test_verify_cabling_never_replaces_a_device_file_of_an_lldp_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "lldp"
+    folder.mkdir()
+    device = folder / "leaf01.json"
+    device.write_text('{"lldp": {"interface": []}}')
+    code, out, err = run_cli(
+        "verify-cabling",
+        str(EXAMPLES / "roce-rail-2tier.yaml"),
+        "--discovered",
+        str(folder),
+        "-o",
+        str(device),
+    )
+    assert code == 2 and "is also --discovered" in err, out + err
+    assert device.read_text() == '{"lldp": {"interface": []}}'
+
+
+@pytest.mark.parametrize("option", ["-o", "--calibrate"])
+def test_acceptance_report_never_replaces_a_measurement(tmp_path: Path, option: str) -> None:
+    """`acceptance-report --results r -o r/run.log` replaced the nccl-tests output with the report."""
+    results = tmp_path / "r"
+    results.mkdir()
+    run = results / "xxrjun-cnode3-003-five-programs.log"
+    shutil.copyfile(RESULTS / run.name, run)
+    before = run.read_bytes()
+    code, out, err = run_cli(
+        "acceptance-report",
+        str(EXAMPLES / "superpod-h100-4su.yaml"),
+        "--results",
+        str(results),
+        option,
+        str(run),
+    )
+    assert code == 2 and "is also a --results file" in err, out + err
+    assert run.read_bytes() == before
