@@ -8,8 +8,9 @@ both, ``gpu001 HCA-4 (mlx5_3/1)``. Discovered ports that cannot be tied to a pla
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from generator.safetext import inline
 
@@ -162,3 +163,25 @@ class DiscoveryError(ValueError):
 
 
 MAX_LINE = 4096  # an IB NodeDescription is at most 64 bytes (IBTA NodeDescription); a record line ~300
+
+
+# A hostile dump can make thousands of nodes claim one name: each refusal names a few of the others, and a
+# refusal lists a bounded number of lines (listing every other claimant on every line grew as k², 6 GB of
+# message text from a 1 MB dump).
+MAX_OTHERS_NAMED = 5
+T = TypeVar("T")
+MAX_PROBLEMS_LISTED = 1000
+
+
+def others_named(group: Sequence[T], me: T, where: Callable[[T], str]) -> str:
+    """Where the members of ``group`` other than ``me`` are: the first few, then how many more (constant
+    work per member however large the group)."""
+    shown = [where(g) for g in group[: MAX_OTHERS_NAMED + 1] if g is not me][:MAX_OTHERS_NAMED]
+    rest = len(group) - 1 - len(shown)
+    return ", ".join(shown) + (f" and {rest:,} more" if rest > 0 else "")
+
+
+def problems_text(problems: list[str]) -> str:
+    """Problem lines, the first MAX_PROBLEMS_LISTED of them and a count of the rest."""
+    rest = len(problems) - MAX_PROBLEMS_LISTED
+    return "\n".join(problems[:MAX_PROBLEMS_LISTED]) + (f"\n… and {rest:,} more" if rest > 0 else "")

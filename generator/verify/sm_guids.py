@@ -19,6 +19,7 @@ from generator.gcpause import gc_paused
 from generator.plan.model import Plan
 from generator.verify.ibnetdiscover import MAX_PORT, line_at
 from generator.verify.identify import IbFound, PlanIndex, ib_found_links
+from generator.verify.model import others_named, problems_text
 from generator.verify.trust import PortClaim, Trust, trusted_claims
 
 # numbers are captured whole and then checked, so a 41-digit GUID or a 5,000-digit port is refused at its
@@ -225,7 +226,7 @@ def identified_switches(
     problems = [
         f"{source}:{n.line}: switch 0x{n.guid:016x} claims {name!r}, "
         + (
-            f"as do the switches at lines {', '.join(str(o.line) for o in group if o is not n)}"
+            f"as do the switches at lines {others_named(group, n, lambda o: str(o.line))}"
             if len(group) > 1
             else "which the site recorded for another GUID"
         )
@@ -234,7 +235,7 @@ def identified_switches(
         if len(group) > 1 or (recorded and n.guid not in recorded and name in recorded.values())
     ]
     if problems:
-        raise GuidError("\n".join(problems))
+        raise GuidError(problems_text(problems))
     return {group[0].guid: name for name, group in claimed.items()}
 
 

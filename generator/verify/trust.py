@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from generator.verify.model import others_named, problems_text
+
 
 class IdentityError(ValueError):
     """Discovered devices claim plan names they may not be trusted with (message: one located line each)."""
@@ -82,7 +84,7 @@ def trusted_claims(claims: list[PortClaim], trust: Trust) -> list[PortClaim]:
     for group in by_name.values():
         for c in group:
             if len(group) > 1:
-                others = ", ".join(o.where for o in group if o is not c)
+                others = others_named(group, c, lambda o: o.where)
                 reason: str | None = f"the same name is also claimed at {others}"
             else:
                 reason = identity_problem(c, trust)
@@ -92,7 +94,7 @@ def trusted_claims(claims: list[PortClaim], trust: Trust) -> list[PortClaim]:
                 )
     if problems:
         raise IdentityError(
-            "\n".join(problems)
+            problems_text(problems)
             + "\nno partition or GUID file was written: fix the cabling or the node descriptions, or give "
             "the GUIDs the site recorded with --node-name-map"
         )
