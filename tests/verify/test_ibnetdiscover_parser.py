@@ -71,6 +71,23 @@ def test_stderr_noise_blank_lines_and_separators_do_not_matter() -> None:
         }
 
 
+@pytest.mark.parametrize("name", ["tiny-ndr-compute-sim-hdr.ibnetdiscover", "tiny-ndr-compute-sim-hdr.ports"])
+def test_long_runs_of_empty_lines_are_skipped_with_their_line_numbers(name: str) -> None:
+    """Each empty line of a run made the record-head pattern take the rest of the run before failing (40,000
+    empty lines: 45 s; a 64 MiB dump may hold 64 million). A run is now one step; the lines after it keep
+    their numbers, in both formats."""
+    text = (FIXTURES / name).read_text()
+    base = parse_ibnetdiscover(text)
+    padded = "\n" * 30_000 + text.replace("\n\n", "\n" * 3_000) + "\n" * 30_000
+    assert _links(parse_ibnetdiscover(padded)) == _links(base)
+    damaged_at = padded.count("\n") + 1
+    with pytest.raises(DiscoveryError, match=rf"<ibnetdiscover>:{damaged_at}: a number longer than any"):
+        parse_ibnetdiscover(padded + "Switch 64 " + "9" * 40 + "\n")
+    long_at = padded.count("\n") + 1
+    with pytest.raises(DiscoveryError, match=rf"<ibnetdiscover>:{long_at}: line of 5,000 characters"):
+        parse_ibnetdiscover(padded + "x" * 5000 + "\n")
+
+
 def test_ports_format_matches_default_format() -> None:
     default = read_ibnetdiscover(FIXTURES / "tiny-ndr-compute-sim-hdr.ibnetdiscover")
     ports = read_ibnetdiscover(FIXTURES / "tiny-ndr-compute-sim-hdr.ports")
