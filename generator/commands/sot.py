@@ -146,7 +146,8 @@ def run_csv(args: argparse.Namespace) -> int:
     budget = ByteBudget()
     files = read_files(Path(args.build), budget)
     if args.since:
-        files = new_only(files, read_files(Path(args.since), budget))
+        old = read_files(Path(args.since), budget)
+        files = new_only(files, old, netbox_dir(Path(args.build)), netbox_dir(Path(args.since)))
     rows = {name: args.rows for name in IMPORT_ORDER} if args.rows else None
     chunks = import_chunks(files, rows)
     write_chunks(Path(args.output), chunks, args.force)

@@ -107,7 +107,10 @@ def read_build(build: Path, budget: ByteBudget | None = None) -> Desired:
 def _rows(path: Path, budget: ByteBudget) -> list[tuple[int, dict[str, str]]]:
     text = read_foreign_text(path, FILE_LIMIT, budget)
     reader = csv.DictReader(io.StringIO(text))
-    return [(reader.line_num, {k: _unquote(v or "") for k, v in row.items() if k}) for row in reader]
+    try:
+        return [(reader.line_num, {k: _unquote(v or "") for k, v in row.items() if k}) for row in reader]
+    except csv.Error as exc:  # a field past the csv module's limit: the file's fault, located
+        raise ForeignInputError(f"{path}:{reader.line_num + 1}", f"not a CSV row: {exc}") from None
 
 
 def _unquote(cell: str) -> str:

@@ -32,38 +32,57 @@ KEY_COLUMNS: dict[str, tuple[str, ...]] = {
 
 def read_files(build: Path, budget: ByteBudget) -> dict[str, str]:
     folder = netbox_dir(build)
-    return {name: read_foreign_text(folder / name, FILE_LIMIT, budget) for name in IMPORT_ORDER}
+    files = {name: read_foreign_text(folder / name, FILE_LIMIT, budget) for name in IMPORT_ORDER}
+    for name, text in files.items():
+        _closed(folder / name, text)
+    return files
 
 
-def new_only(files: dict[str, str], old: dict[str, str]) -> dict[str, str]:
-    """``files`` less every row whose object (KEY_COLUMNS) ``old`` already has."""
+def _closed(path: Path, text: str) -> None:
+    """A quote left open runs to the end of the file: every later line would be one record's cell."""
+    _, records = csv_records(text)
+    if records and records[-1].count('"') % 2:
+        line = text.count("\n") - records[-1].count("\n") + 1
+        raise ForeignInputError(f"{path}:{line}", "a quoted cell opened on this line is never closed")
+
+
+def new_only(files: dict[str, str], old: dict[str, str], new_dir: Path, old_dir: Path) -> dict[str, str]:
+    """``files`` (read from ``new_dir``) less every row whose object (KEY_COLUMNS) ``old`` (from
+    ``old_dir``) already has."""
     out = {}
     for name in IMPORT_ORDER:
         header, records = csv_records(files[name])
-        had = {key for key in _keys(name, old.get(name, ""))}
-        keep = [
-            r for r, key in zip(records, _record_keys(name, header, records), strict=True) if key not in had
-        ]
-        out[name] = header + "".join(keep)
+        had = {key for key in _keys(old_dir / name, old.get(name, ""))}
+        keys = _record_keys(new_dir / name, header, records)
+        out[name] = header + "".join(r for r, key in zip(records, keys, strict=True) if key not in had)
     return out
 
 
-def _record_keys(name: str, header: str, records: list[str]) -> list[tuple[str, ...]]:
-    columns = next(csv.reader(io.StringIO(header)), [])
+def _record_keys(path: Path, header: str, records: list[str]) -> list[tuple[str, ...]]:
+    columns = _row(path, 1, header)
     try:
-        at = [columns.index(c) for c in KEY_COLUMNS[name]]
+        at = [columns.index(c) for c in KEY_COLUMNS[path.name]]
     except ValueError:
-        raise ForeignInputError(name, f"no column {', '.join(KEY_COLUMNS[name])}") from None
+        raise ForeignInputError(str(path), f"no column {', '.join(KEY_COLUMNS[path.name])}") from None
     keys = []
+    line = 2
     for record in records:
-        row = next(csv.reader(io.StringIO(record)), [])
+        row = _row(path, line, record)
         keys.append(tuple(row[i] if i < len(row) else "" for i in at))
+        line += record.count("\n")
     return keys
 
 
-def _keys(name: str, text: str) -> list[tuple[str, ...]]:
+def _row(path: Path, line: int, record: str) -> list[str]:
+    try:
+        return next(csv.reader(io.StringIO(record)), [])
+    except csv.Error as exc:  # a field past the csv module's limit, a stray quote: the file's fault, located
+        raise ForeignInputError(f"{path}:{line}", f"not a CSV row: {exc}") from None
+
+
+def _keys(path: Path, text: str) -> list[tuple[str, ...]]:
     header, records = csv_records(text)
-    return _record_keys(name, header, records) if header else []
+    return _record_keys(path, header, records) if header else []
 
 
 def write_chunks(out: Path, chunks: dict[str, str], force: bool) -> None:

@@ -584,13 +584,16 @@ def csv_records(text: str) -> tuple[str, list[str]]:
     lines = text.splitlines(keepends=True)
     if not lines:
         return "", []
-    header, records, pending = lines[0], [], ""
+    header, records = lines[0], []
+    pending: list[str] = []
+    quotes = 0  # counted line by line: recounting the growing record made one stray quote quadratic
     for line in lines[1:]:
-        pending += line
+        pending.append(line)
+        quotes += line.count('"')
         # a record ends where its quotes balance (RFC 4180: a quote inside a cell is doubled)
-        if pending.count('"') % 2 == 0:
-            records.append(pending)
-            pending = ""
+        if quotes % 2 == 0:
+            records.append("".join(pending))
+            pending, quotes = [], 0
     if pending:
-        records.append(pending)
+        records.append("".join(pending))
     return header, records
