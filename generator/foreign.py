@@ -161,16 +161,21 @@ def parse_json(text: str, where: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
         raise ForeignInputError(where, f"not JSON this command reads: {exc}") from None
 
 
+MAX_KEY_SHOWN = 80  # characters of a foreign key shown: a 100,000-character key made a 100 KB line
+
+
 def json_path(loc: Sequence[int | str]) -> str:
-    """`$.nodes["gpu001"].address` from a Pydantic error location."""
+    """`$.nodes["gpu001"].address` from a Pydantic error location (each key cut to MAX_KEY_SHOWN)."""
     out = "$"
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
-            out += f".{part}"
+            continue
+        shown = part if len(part) <= MAX_KEY_SHOWN else f"{part[:MAX_KEY_SHOWN]}… ({len(part):,} characters)"
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", part):
+            out += f".{shown}"
         else:
-            out += "[" + json.dumps(part) + "]"
+            out += "[" + json.dumps(shown) + "]"
     return out
 
 

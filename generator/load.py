@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
+import sys
 import types
 import typing
 from collections.abc import Mapping
@@ -237,6 +238,9 @@ def _unmarked_error(exc: BaseException, text: str, file: str) -> BlueprintError:
     """A YAML error without a mark (deep recursion, huge number, ...), located by ``_unmarked_position``."""
     if isinstance(exc, RecursionError):
         what = "nesting too deep"
+    elif isinstance(exc, ValueError) and "sys.set_int_max_str_digits" in str(exc):
+        # Python's own advice would follow: "use sys.set_int_max_str_digits() to increase the limit"
+        what = f"a number of more than {sys.get_int_max_str_digits():,} digits"
     else:
         what = str(exc).splitlines()[0] if str(exc) else ""
     message = f"YAML error: {what or type(exc).__name__}"

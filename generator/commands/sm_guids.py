@@ -138,16 +138,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _recorded(path: str | None, budget: ByteBudget) -> dict[int, str]:
-    from generator.foreign import ForeignInputError
+    """The GUIDs the site recorded; a refusal (DiscoveryError) already names the file and line."""
     from generator.verify.identify import read_node_name_map
-    from generator.verify.model import DiscoveryError
 
-    if path is None:
-        return {}
-    try:
-        return read_node_name_map(path, budget).names
-    except DiscoveryError as exc:
-        raise ForeignInputError(path, str(exc)) from None
+    return {} if path is None else read_node_name_map(path, budget).names
 
 
 def _write(args: argparse.Namespace, cluster: ResolvedCluster, out: Path, files: GuidFiles) -> None:

@@ -321,3 +321,17 @@ def test_a_blueprint_file_name_that_is_not_utf8_generates(tmp_path: Path, exampl
     assert "from bp-\\xff.yaml" in header
     findings = json.loads((tmp_path / "build" / "report" / "findings.json").read_text(encoding="utf-8"))
     assert findings and {os.fsencode(f["file"]) for f in findings} == {os.fsencode(str(bp))}
+
+
+def test_a_number_past_pythons_digit_limit_is_said_without_pythons_advice(tmp_path: Path) -> None:
+    """A 5,000-digit count ended in Python's own advice: "use sys.set_int_max_str_digits() to increase the
+    limit"."""
+    path = tmp_path / "big.yaml"
+    path.write_text(
+        "apiVersion: cluster-blueprint/v1\nname: x\npools:\n"
+        f"  - {{name: gpu, count: {'1' * 5000}, server: dgx-h100}}\n"
+    )
+    code, out, err = run_cli("validate", str(path))
+    text = out + err
+    assert code == 2 and f"{path}:4:" in text and "a number of more than 4,300 digits" in text, text
+    assert "set_int_max_str_digits" not in text

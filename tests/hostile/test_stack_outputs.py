@@ -458,3 +458,13 @@ def test_an_address_other_than_the_planned_one_is_refused(tmp_path: Path) -> Non
     nodes[host] = {"address": "192.168.66.6"}
     outputs.write_text(json.dumps({"blueprint": cluster["blueprint"], "nodes": nodes}))
     refused(build, outputs, f": $.nodes.{host}.address", f"planned {planned[host]} for {host}")
+
+
+def test_a_huge_unknown_key_is_named_in_a_line_of_bounded_length(case: Any) -> None:
+    """An unknown key of 100,000 characters was echoed whole: a 100 KB error line."""
+    build, outputs, data = case("gcp")
+    key = "A" * 100_000
+    data["nodes"][first_host(data)][key] = 1
+    outputs.write_text(json.dumps(data))
+    err = refused(build, outputs, f": $.nodes.{first_host(data)}.{'A' * 80}… (100,000 characters)")
+    assert len(err) < 1_000, len(err)
