@@ -47,9 +47,8 @@ def check(path: str | FsPath) -> Checked:
                 Finding(
                     "SUP001",
                     Severity.WARNING,
-                    f"rule {sup.rule} cannot be suppressed (it guards names, tenants, the subnet manager or "
-                    "numbers generate cannot do without); "
-                    "this entry has no effect",
+                    f"rule {sup.rule} cannot be suppressed (it guards the plan, names, tenants, the subnet "
+                    "manager or numbers generate cannot do without); this entry has no effect",
                     ("suppress", i, "rule"),
                     "fix what the rule reports instead",
                 )

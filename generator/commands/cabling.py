@@ -40,6 +40,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="with --format ibnetdiscover or lldp: only this fabric "
         "(default: every InfiniBand resp. Ethernet/RoCE fabric)",
     )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the files of the same names already in DIR (other files are left alone)",
+    )
     p.set_defaults(func=run)
 
 
@@ -86,9 +91,16 @@ def run(args: argparse.Namespace) -> int:
     target = checked_output_dir(out, None)  # a symlink, `/`, home or a mount point: refused (exit 2)
     with output_lock(target):
         if target.exists():  # other files in DIR are left alone; ours are replaced as one set
+            theirs = [] if args.force else not_ours(target, list(files))
+            if theirs:
+                shown = ", ".join(theirs[:5]) + (f" and {len(theirs) - 5} more" if len(theirs) > 5 else "")
+                return _fail(
+                    f"{out} already holds {shown}: give --force to replace them, or a new folder "
+                    "(nothing written)"
+                )
             atomic_write_files(target, {rel: file_bytes(data) for rel, data in files.items()})
-        else:
-            atomic_dir(target, lambda tmp: write_files(tmp, files))  # the folder appears whole or not at all
+        else:  # the folder appears whole or not at all
+            atomic_dir(target, lambda tmp: write_files(tmp, files))
     n_cables = len(plan.links)
     note(args, f"cabling: wrote {len(files)} file(s) to {out} ({n_cables} cables, {len(plan.racks)} racks)")
     return 0
@@ -112,3 +124,21 @@ def _to_stdout(args: argparse.Namespace, files: dict[str, bytes]) -> int:
         )
     sys.stdout.write(next(iter(files.values())).decode("utf-8"))
     return 0
+
+
+def not_ours(target: Path, rels: list[str]) -> list[str]:
+    """The files among ``rels`` already in ``target`` that `cabling` would replace: any of them, unless a
+    generate build's manifest (``target``/../manifest.json) records it as written and unchanged (`cabling -o
+    BUILD/cabling` refreshes a build). A path through a symbolic link is left to the writer, which refuses
+    it by name."""
+    from generator.build import read_manifest, sha256_file
+
+    built = read_manifest(target.parent) or {}
+    out = []
+    for rel in rels:
+        path = target / rel
+        if any(p.is_symlink() for p in (path, *path.parents) if p != target and target in p.parents):
+            continue
+        if path.exists() and not (path.is_file() and sha256_file(path) == built.get(f"{target.name}/{rel}")):
+            out.append(rel)
+    return out

@@ -93,6 +93,38 @@ def test_appliances_of_one_model_with_two_heights_build(tmp_path: Path) -> None:
     assert sorted(r["u_height"] for r in ufm) == ["0", "1"] and len({r["slug"] for r in ufm}) == 2
 
 
+def test_a_plan_that_cannot_be_built_is_refused_by_validate_suppressed_or_not(tmp_path: Path) -> None:
+    """PLN001 could be suppressed: validate passed an appliance with no switch to cable to, and generate, which
+    builds the plan whatever the rules say, refused it (found by a fuzzing review)."""
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["pools"] = [{"name": "dgx", "role": "gpu", "count": 1, "server": "dgx-h100"}]
+        doc.pop("fabrics", None)
+        doc["appliances"] = [{"name": "ap1", "fabric": "compute", "ports": 1}]
+        doc["suppress"] = [{"rule": "PLN001", "reason": "known, fixing later"}]
+
+    path = _variant(tmp_path, "single-dgx-h100", change)
+    code, text = _validate(path)
+    assert code == 1 and "PLN001" in text and "appliance `ap1`" in text and "SUP001" in text, text
+    code, text = _generate(path, tmp_path / "build")
+    assert code == 1 and "PLN001" in text and not (tmp_path / "build").exists()
+
+
+def test_a_cloud_plan_that_cannot_be_built_is_refused_by_validate(tmp_path: Path) -> None:
+    """On a cloud target PLN001 said nothing: with DEP002 suppressed (the appliance is on-prem) validate passed
+    what generate refused, its management fabric having no switch to cable the appliance to."""
+
+    def change(doc: dict[str, Any]) -> None:
+        doc["appliances"] = [{"name": "app01", "fabric": "management", "ports": 1}]
+        doc["suppress"] = [{"rule": "DEP002", "reason": "the appliance is on-prem"}]
+
+    path = _variant(tmp_path, "aws-p5-efa", change)
+    code, text = _validate(path)
+    assert code == 1 and "PLN001" in text and "appliance `app01`" in text, text
+    code, text = _generate(path, tmp_path / "build")
+    assert code == 1 and "PLN001" in text and not (tmp_path / "build").exists()
+
+
 def test_an_appliance_on_a_cloud_is_refused_by_validate(tmp_path: Path) -> None:
     def change(doc: dict[str, Any]) -> None:
         doc["appliances"] = [{"name": "x", "fabric": "compute", "ports": 1}]
