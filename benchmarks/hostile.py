@@ -219,6 +219,9 @@ def foreign_cases(root: Path, builds: dict[str, Path]) -> Iterator[tuple[str, li
     yield "ibnetdiscover: symlink to /dev/zero", [*smg, zero("d4.net")]
     # each empty line made the record-head pattern take the rest of the run before failing: 40,000 took 45 s
     yield "ibnetdiscover: 8 MiB of empty lines", [*verify, put("d5.net", "\n" * (8 << 20) + "x\n")]
+    # an unanchored search for an over-long line restarted at every character (64 MiB of such lines: 40 s)
+    long_lines = ("x" * 4096 + "\n") * 8000
+    yield "ibnetdiscover: 32 MiB of 4,096-character lines", [*verify, put("d6.net", long_lines)]
     lldp = root / "lldp"
     yield "lldp: NaN and deep nesting", [*verify, str(lldp), "--fabric", "management"]
     put("lldp/sw1.json", '{"lldp": {"interface": ' + "[" * 5000 + "]" * 5000 + "}}")

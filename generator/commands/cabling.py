@@ -139,6 +139,7 @@ def not_ours(target: Path, rels: list[str]) -> list[str]:
         path = target / rel
         if any(p.is_symlink() for p in (path, *path.parents) if p != target and target in p.parents):
             continue
-        if path.exists() and not (path.is_file() and sha256_file(path) == built.get(f"{target.name}/{rel}")):
+        key = f"{target.name}/{rel}"
+        if path.exists() and not (key in built and path.is_file() and sha256_file(path) == built[key]):
             out.append(rel)
     return out

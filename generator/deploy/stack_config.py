@@ -39,8 +39,11 @@ def qualified(name: str, project: str) -> ConfigKey:
 
 @cache
 def program_config_keys(target: str) -> frozenset[ConfigKey]:
-    """Every literal config key the target's program reads."""
-    text = (templates_dir() / "pulumi" / target / "__main__.py").read_text(encoding="utf-8")
+    """Every literal config key the target's program reads (none for a target without a program)."""
+    program = templates_dir() / "pulumi" / target / "__main__.py"
+    if not program.is_file():
+        return frozenset()
+    text = program.read_text(encoding="utf-8")
     keys = {ConfigKey(ns, key) for ns, key in _INLINE_READ.findall(text)}
     for name, namespace in _CONFIG_OBJECT.findall(text):
         keys |= {ConfigKey(namespace or None, key) for key in re.findall(_READ.format(name=name), text)}

@@ -160,7 +160,9 @@ class StepEstimate:
             "pipeline_bubble_s": round(self.bubble_s, 6),
             "sharding": lay.sharding,
             "step_s": round(self.step_s, 6),
-            "model_flops_utilization": round(self.model_flops_utilization, 4),
+            "model_flops_utilization": (
+                round(self.model_flops_utilization, 4) if self.mode != "inference" else None
+            ),
             "exposed_share": round(self.exposed_share, 4),
             "train_days": round(self.train_days, 3) if self.train_days is not None else None,
             "target_days": self.target_days,
@@ -210,11 +212,12 @@ def _layout(wl: Workload, tp: int, pp: int, gpus: int, mem: float, layers: int, 
 
 def chunk_options(wl: Workload, lay: Layout) -> list[int]:
     """Virtual-stage counts to cost for a chosen layout: the workload's if it states one, else 1 and every
-    power of two that splits a rank's layers evenly (Megatron gives each chunk whole layers)."""
+    power of two up to the layers a rank holds (a chunk holds at least one layer; the layer count is the
+    catalogue's estimate from the parameters, and Megatron's uneven first and last stages take the rest)."""
     if lay.pp < 2 or wl.parallelism.virtual_stages is not None:
         return [lay.virtual_stages]
-    per_rank = lay.layers // lay.pp
-    return [v for v in (1, 2, 4, 8, 16, 32, 64, 128) if v <= per_rank and per_rank % v == 0] or [1]
+    per_rank = math.ceil(lay.layers / lay.pp)
+    return [v for v in (1, 2, 4, 8, 16, 32, 64, 128) if v <= per_rank]
 
 
 def _interleaved(wl: Workload, system: System, lay: Layout) -> tuple[float, Layout]:

@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
+from generator.emit.cabling.netbox import csv_records
 from generator.foreign import ByteBudget, ForeignInputError, read_foreign_text
 
 # The kinds in the order the objects refer to one another (NetBox's import order, IMPORT_ORDER).
@@ -104,8 +105,20 @@ def read_build(build: Path, budget: ByteBudget | None = None) -> Desired:
     return Desired(records)
 
 
+def quotes_closed(path: Path, text: str) -> None:
+    """A quote left open (or one not doubled, as RFC 4180 writes a quote in a cell) runs to the end of
+    the file: every later line would be one cell (`sot push` merged the next device into a description)."""
+    _, records = csv_records(text)
+    if records and records[-1].count('"') % 2:
+        line = text.count("\n") - records[-1].count("\n") + 1
+        raise ForeignInputError(
+            f"{path}:{line}", "an odd number of quotes from this line on: a quoted cell is never closed"
+        )
+
+
 def _rows(path: Path, budget: ByteBudget) -> list[tuple[int, dict[str, str]]]:
     text = read_foreign_text(path, FILE_LIMIT, budget)
+    quotes_closed(path, text)
     reader = csv.DictReader(io.StringIO(text))
     try:
         return [(reader.line_num, {k: _unquote(v or "") for k, v in row.items() if k}) for row in reader]

@@ -14,7 +14,7 @@ from pathlib import Path
 from generator.emit.cabling.netbox import IMPORT_ORDER, csv_records
 from generator.foreign import ByteBudget, ForeignInputError, read_foreign_text
 from generator.fsutil import OutputRefused, atomic_dir, checked_output_dir, write_new_text
-from generator.sot.build import FILE_LIMIT, netbox_dir
+from generator.sot.build import FILE_LIMIT, netbox_dir, quotes_closed
 
 # The columns that name an object in each file (what makes a row "the same object" in two builds).
 KEY_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -34,16 +34,8 @@ def read_files(build: Path, budget: ByteBudget) -> dict[str, str]:
     folder = netbox_dir(build)
     files = {name: read_foreign_text(folder / name, FILE_LIMIT, budget) for name in IMPORT_ORDER}
     for name, text in files.items():
-        _closed(folder / name, text)
+        quotes_closed(folder / name, text)
     return files
-
-
-def _closed(path: Path, text: str) -> None:
-    """A quote left open runs to the end of the file: every later line would be one record's cell."""
-    _, records = csv_records(text)
-    if records and records[-1].count('"') % 2:
-        line = text.count("\n") - records[-1].count("\n") + 1
-        raise ForeignInputError(f"{path}:{line}", "a quoted cell opened on this line is never closed")
 
 
 def new_only(files: dict[str, str], old: dict[str, str], new_dir: Path, old_dir: Path) -> dict[str, str]:

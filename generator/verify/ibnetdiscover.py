@@ -103,7 +103,8 @@ _FAST_PORT = re.compile(
     rf'"([^"\n]{{0,1024}})"{_W1}lid{_W1}\d{{1,6}}{_W1}(\d{{1,3}}[xX]|\?\?){_W0}([A-Za-z][A-Za-z0-9]{{0,15}}|\?\?\?)$',
     re.M,
 )
-_BLANK_RUN = re.compile(r"\n+")
+# empty or blank lines (a CRLF dump ends its lines in \r), each at most MAX_LINE long like any other line
+_BLANK_RUN = re.compile(rf"(?:[^\S\n]{{0,{MAX_LINE}}}\n)+")
 # the leading empty lines a record head may have are bounded: at a long run of them an unbounded \n* took
 # the whole run at every line before failing (40,000 empty lines: 45 s)
 _FAST_HEAD = re.compile(
@@ -368,8 +369,8 @@ def _parse_default(text: str, source: str) -> _Builder:
         elif (m := head_at(text, pos)) is not None:
             no = _fast_head(b, record, m, no)
             pos = m.end() + 1
-        elif (m := blanks_at(text, pos)) is not None:  # empty lines say nothing: a run of them in one step
-            no, pos = no + m.end() - pos, m.end()
+        elif (m := blanks_at(text, pos)) is not None:  # blank lines say nothing: a run of them in one step
+            no, pos = no + text.count("\n", pos, m.end()), m.end()
         else:
             no += 1
             line, pos = line_at(text, pos, source, no)
@@ -549,7 +550,7 @@ def _format_votes(text: str, source: str) -> tuple[int, int]:
     return default_hits, port_hits
 
 
-_LONG_LINE = re.compile(rf"[^\n]{{{MAX_LINE + 1}}}")
+_LONG_LINE = re.compile(rf"^[^\n]{{{MAX_LINE + 1}}}", re.M)  # anchored: unanchored it rescanned each line
 _VOTER = re.compile(r"^[^\S\n]*(?:Switch|Ca|Hca|Rt|SW|CA|RT)[^\n]*", re.M)
 
 

@@ -74,3 +74,16 @@ def test_maas_api_url_key(setting: str, refused: bool, tmp_path: Path) -> None:
     path.write_text(text.replace("  maas:\n", f"  maas:\n    {setting}\n", 1))
     fired = [f for f in check(path).findings if f.rule == "DEP013"]
     assert bool(fired) == refused, [f.message for f in fired]
+
+
+def test_a_cloud_section_beside_target_none_is_not_a_program_to_read(tmp_path: Path) -> None:
+    """`cloud:` with the default target `none` (which the schema takes) made DEP013 read
+    templates/pulumi/none/__main__.py: the rule failed, and validate refused a blueprint it had passed."""
+    path = tmp_path / "none.yaml"
+    path.write_text(
+        "apiVersion: cluster-blueprint/v1\nname: lab\npools:\n  - {name: gpu, count: 1, server: dgx-h100}\n"
+        "deployment: {cloud: {region: eastus, ssh_key_config: zone}}\n"
+    )
+    findings = check(path).findings
+    assert not [f for f in findings if f.rule == "DEP013" or "failed" in f.message], [f.message for f in findings]
+    assert program_config_keys("none") == frozenset()

@@ -313,4 +313,6 @@ def test_a_quote_never_closed_is_refused_at_its_line(builds: dict, tmp_path: Pat
         f.write('"\n' + "a,b\n" * 200_000)
     code, _, err = run_cli("sot", "csv", str(build), "-o", str(tmp_path / "out"))
     assert code == 2 and f"{path}:{before + 1}" in err and "never closed" in err, err
+    code, _, err = run_cli("sot", "push", str(build), "--url", "http://127.0.0.1:9", "--token", TOKEN, "--dry-run")
+    assert code == 2 and f"{path}:{before + 1}" in err and "never closed" in err, err
     assert not (tmp_path / "out").exists()

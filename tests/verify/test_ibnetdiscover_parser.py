@@ -80,6 +80,11 @@ def test_long_runs_of_empty_lines_are_skipped_with_their_line_numbers(name: str)
     base = parse_ibnetdiscover(text)
     padded = "\n" * 30_000 + text.replace("\n\n", "\n" * 3_000) + "\n" * 30_000
     assert _links(parse_ibnetdiscover(padded)) == _links(base)
+    # blank lines of spaces and CRLF line ends are skipped the same way, numbered the same
+    crlf = text.replace("\n", "\r\n").replace("\r\n\r\n", "\r\n" + " \t\r\n" * 2_000)
+    assert _links(parse_ibnetdiscover(crlf)) == _links(base)
+    with pytest.raises(DiscoveryError, match=rf"<ibnetdiscover>:{crlf.count(chr(10)) + 2}: line of 5,000"):
+        parse_ibnetdiscover(crlf + " \r\n" + " " * 5000 + "\n")  # a blank line past MAX_LINE is still refused
     damaged_at = padded.count("\n") + 1
     with pytest.raises(DiscoveryError, match=rf"<ibnetdiscover>:{damaged_at}: a number longer than any"):
         parse_ibnetdiscover(padded + "Switch 64 " + "9" * 40 + "\n")

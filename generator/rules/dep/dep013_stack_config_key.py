@@ -29,7 +29,7 @@ class StackConfigKey(Rule):
         cluster = ctx.cluster
         deployment = cluster.blueprint.deployment
         named = []
-        if deployment.cloud is not None:
+        if deployment.cloud is not None and cluster.is_cloud:  # `cloud:` beside target none: no program
             named.append((("deployment", "cloud", "ssh_key_config"), deployment.cloud.ssh_key_config))
         if deployment.maas is not None and cluster.target == "maas":
             named.append((("deployment", "maas", "api_url_config"), deployment.maas.api_url_config))

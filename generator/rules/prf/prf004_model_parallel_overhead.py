@@ -45,12 +45,18 @@ class ModelParallelOverhead(Rule):
         if not st.layout.fits or st.step_s <= 0 or overhead <= limit * st.step_s:
             return
         lay = st.layout
+        chunks = f", {lay.virtual_stages} virtual stages," if lay.virtual_stages > 1 else ""
         yield self.finding(
-            f"TP {lay.tp} × PP {lay.pp} × DP {lay.dp} with {st.micro_batches} micro-batches: tensor-parallel "
+            f"TP {lay.tp} × PP {lay.pp} × DP {lay.dp}{chunks} with {st.micro_batches} micro-batches: "
+            "tensor-parallel "
             f"all-reduces {st.tp_s:.3f} s, pipeline sends {st.pp_s:.3f} s and the pipeline bubble "
             f"{st.bubble_s:.3f} s take {overhead / st.step_s:.0%} of the {st.step_s:.3f} s step (policy "
             f"{limit:.0%})",
             ("workload", "parallelism")
             if wl.parallelism.tensor or wl.parallelism.pipeline
             else ("workload",),
+            # the pipeline already interleaves: say the rest of the fix only
+            self.fix.replace("interleave the pipeline (parallelism.virtual_stages), ", "")
+            if lay.virtual_stages > 1
+            else None,
         )
