@@ -23,6 +23,7 @@ from generator.commands._common import (
     write_text,
 )
 from generator.report import safe
+from generator.safetext import terminal
 
 ORDER = 60
 STATUSES = ("ok", "changed", "failed", "unreachable")
@@ -216,6 +217,13 @@ def run(args: argparse.Namespace) -> int:
         else Path(tempfile.mkdtemp(prefix="blueprint-configure-"))
     )
     private.mkdir(parents=True, exist_ok=True)
+    if args.artifacts and (private / "env").is_dir() and any((private / "env").iterdir()):
+        # ansible-runner reads DIR/env/ (cmdline, envvars, extravars, ...) even with suppress_env_files: a
+        # folder prepared by someone else would add options and variables to the run
+        return _error(
+            f"--artifacts {args.artifacts} holds env/, whose files ansible-runner would read as settings of "
+            "this run: give a new folder (nothing run)"
+        )
     try:
         outcome = _run_playbook(args, inputs, private)
     finally:
@@ -301,11 +309,13 @@ def _report(
                 out.print(
                     f"[red]{r.status}[/] {safe(r.host)}: {safe(f['task'])}: {safe(f['message'])}", markup=True
                 )
-    if tail:
-        err_console.print(tail, markup=False, highlight=False)
+    if tail:  # Ansible prints host names and task output raw: an inventory's text may hold escapes
+        err_console.print(terminal(tail), markup=False, highlight=False)
     counts = {s: sum(1 for r in results.values() if r.status == s) for s in STATUSES}
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or (
-        "no host ran a task: Ansible could not read the inventory, or --limit matched no host in it"
+        "Ansible stopped before any host result (its last lines are above)"
+        if tail
+        else "no host ran a task: Ansible could not read the inventory, or --limit matched no host in it"
     )
     if code:
         err_console.print(f"FAILED: {summary} (ansible rc {rc}, {status})")

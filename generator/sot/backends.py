@@ -31,6 +31,21 @@ IdMap = dict[tuple[str, Key], Any]
 # Names and ids per filtered GET: keeps a query string well under common 8 KB URL limits (nginx's
 # large_client_header_buffers default), even with 36-character UUIDs.
 FILTER_CHUNK = 100
+# Objects one filtered query may answer: it names at most FILTER_CHUNK objects (a device's interfaces: ~100
+# each); an unfiltered one lists a kind the plan has few of (manufacturers, roles, statuses).
+MAX_ROWS = 200_000
+# What reading an answer that is not the API's JSON raises in the clients or in the code reading their rows:
+# a row without its fields, fields of the wrong type, a `url` too short for the client to parse, nesting
+# deeper than the JSON parser takes.
+UNREADABLE: tuple[type[Exception], ...] = (
+    KeyError,
+    TypeError,
+    AttributeError,
+    ValueError,
+    IndexError,
+    RecursionError,
+    StopIteration,
+)
 
 
 class SotError(Exception):
@@ -126,7 +141,7 @@ class RestBackend:
             raise SotError(f"{self.product} refused {what}: {exc}") from None
         except OSError as exc:  # requests' ConnectionError and timeouts derive from OSError
             raise SotError(f"{self.product} could not be reached ({what}): {exc}") from None
-        except (self.unreadable, KeyError, TypeError, AttributeError, ValueError) as exc:
+        except (self.unreadable, *UNREADABLE) as exc:
             raise SotError(
                 f"{self.product} answered {what} with what is not its API's JSON ({type(exc).__name__}): "
                 "check --url (the API's own address, not a login page or proxy in front of it)"
@@ -144,10 +159,14 @@ class RestBackend:
         return out
 
     def _filter(self, kind: str, query: dict[str, Any]) -> list[dict[str, Any]]:
-        rows = [flat(r) for r in self.endpoint(kind).filter(**query)]
-        for row in rows:
+        rows = []
+        for record in self.endpoint(kind).filter(**query):
+            row = flat(record)
             if row.get("id") in (None, ""):
                 raise KeyError("id")
+            rows.append(row)
+            if len(rows) > MAX_ROWS:  # pages that never end (a `next` cycle): memory grew without bound
+                raise SotError(f"{self.product} answered more than {MAX_ROWS:,} {kind} for one query")
         return rows
 
     def create(self, kind: str, payloads: list[dict[str, Any]]) -> list[Any]:
@@ -157,7 +176,8 @@ class RestBackend:
         what = f"creating {len(payloads)} {kind}"
         made = self._call(what, lambda: self.endpoint(kind).create(payloads))
         made = made if isinstance(made, list) else [made]
-        ids = [getattr(m, "id", None) for m in made]
+        # a record without `id` makes the client fetch its `url`: read where the client's errors are caught
+        ids = self._call(what, lambda: [getattr(m, "id", None) for m in made])
         if len(ids) != len(payloads) or any(i in (None, "") for i in ids):
             raise SotError(
                 f"{self.product} answered {what} with {len(ids)} object(s), not the ones created: a redirect "
@@ -194,8 +214,10 @@ def detect(url: str, token: str, timeout: float = 30.0) -> str:
     ``nautobot-version`` keys of ``GET /api/status/``)."""
     import requests
 
+    from generator.sot.http import GuardedSession
+
     try:
-        reply = requests.get(
+        reply = GuardedSession(url).get(
             f"{url.rstrip('/')}/api/status/",
             headers={"Authorization": f"Token {token}", "Accept": "application/json"},
             timeout=timeout,
@@ -208,7 +230,7 @@ def detect(url: str, token: str, timeout: float = 30.0) -> str:
         )
     try:
         status = reply.json()
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what the parser takes
         status = None
     if isinstance(status, dict):
         for product in ("nautobot", "netbox"):

@@ -101,7 +101,7 @@ def _find_rows(b: NautobotBackend, records: list[Record], ids: IdMap) -> dict[Ke
     if not parents:
         return {}
     rows = b.fetch("location", parent=parents[0], name=_names(records))
-    return b.found(rows, lambda row: (row["name"],))
+    return b.found(rows, lambda row: (row["name"],) if row.get("parent") == parents[0] else None)
 
 
 def _find_racks(b: NautobotBackend, records: list[Record], ids: IdMap) -> dict[Key, Found]:
@@ -135,8 +135,14 @@ def _find_cables(b: NautobotBackend, records: list[Record], ids: IdMap) -> dict[
     ends = known(ids.get(r.refs[side]) for r in records for side in ("a", "b") if r.refs[side] in ids)
     if not ends:
         return {}
-    cable_ids = {row["cable"] for row in b.fetch("interface", id=ends) if row.get("cable")}
+    # only the interfaces and cables asked for: one the server added (a filter it ignored) carrying a plan
+    # label was deleted and made anew
+    asked = set(ends)
+    cable_ids = {
+        row["cable"] for row in b.fetch("interface", id=ends) if row.get("cable") and row["id"] in asked
+    }
     rows = b.fetch("cable", id=sorted(map(str, cable_ids))) if cable_ids else []
+    rows = [row for row in rows if row["id"] in cable_ids]
     return b.found(rows, lambda row: (row["label"],) if row.get("label") else None)
 
 
@@ -260,5 +266,8 @@ def connect(url: str, token: str, progress: Any = None) -> NautobotBackend:
     except ImportError:
         raise MissingClient("pynautobot") from None
 
+    from generator.sot.http import guarded
+
     api = pynautobot.api(url, token=token)
+    api.http_session = guarded(api.http_session, url)  # the token to --url only; bounded waits and bodies
     return NautobotBackend(api, pynautobot.RequestError, pynautobot.ContentError, progress)

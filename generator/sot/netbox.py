@@ -91,7 +91,9 @@ def _find_in_site(kind: str) -> Any:
         if not sites:
             return {}
         rows = b.fetch(kind, site_id=sites[0], name=[r.key[-1] for r in records])
-        return b.found(rows, lambda row: (row["name"],))
+        # held to the site asked for: a server that ignored the filter had a device of another site (a
+        # production box of the same name) rewritten and moved into the plan's
+        return b.found(rows, lambda row: (row["name"],) if row.get("site") == sites[0] else None)
 
     return find
 
@@ -124,8 +126,15 @@ def _find_cables(b: NetBoxBackend, records: list[Record], ids: IdMap) -> dict[Ke
     ends = known(ids.get(r.refs[side]) for r in records for side in ("a", "b") if r.refs[side] in ids)
     if not ends:
         return {}
-    cable_ids = {row["cable"] for row in b.fetch("interface", id=ends) if row.get("cable")}
-    rows = b.fetch("cable", id=sorted(cable_ids)) if cable_ids else []
+    # only the interfaces asked for: a cable on another one the server added (a filter it ignored) carried
+    # a plan label and was deleted and made anew
+    asked = set(ends)
+    cable_ids = {
+        row["cable"] for row in b.fetch("interface", id=ends) if row.get("cable") and row["id"] in asked
+    }
+    rows = (
+        [row for row in b.fetch("cable", id=sorted(cable_ids)) if row["id"] in cable_ids] if cable_ids else []
+    )
     for row in rows:
         for side in ("a_terminations", "b_terminations"):
             row[side] = [
@@ -153,5 +162,8 @@ def connect(url: str, token: str, progress: Any = None) -> NetBoxBackend:
     except ImportError:
         raise MissingClient("pynetbox") from None
 
+    from generator.sot.http import guarded
+
     api = pynetbox.api(url, token=token)
+    api.http_session = guarded(api.http_session, url)  # the token to --url only; bounded waits and bodies
     return NetBoxBackend(api, pynetbox.RequestError, pynetbox.ContentError, progress)

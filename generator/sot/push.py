@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
-from generator.sot.backends import Backend, IdMap
+from generator.sot.backends import UNREADABLE, Backend, IdMap, SotError
 from generator.sot.build import KINDS, Desired, chunks
 from generator.sot.changes import Found, KindChanges, Update, diff_kind
 
@@ -19,6 +20,7 @@ from generator.sot.changes import Found, KindChanges, Update, diff_kind
 # well inside NetBox's documented 120 s gunicorn timeout even for cables (~1 s of server CPU a cable
 # row was measured through the bulk import on NetBox 4.4; the REST API is faster per object).
 DEFAULT_BATCH = 50
+T = TypeVar("T")
 
 
 @dataclass
@@ -41,11 +43,11 @@ def push(
     progress: Callable[[str], None] = lambda text: None,
 ) -> PushResult:
     """Read, compare and (unless ``apply`` is false) write every kind of the build."""
-    backend.prepare(desired, create=apply)
+    read(backend, "the statuses, types and roles", lambda: backend.prepare(desired, create=apply))
     result = PushResult()
     for kind in KINDS:
         records = desired.records[kind]
-        found = backend.find(kind, records, result.ids)
+        found = read(backend, f"the {kind} objects", partial(backend.find, kind, records, result.ids))
         result.ids.update({(kind, key): f.id for key, f in found.items()})
         planned = [(r, backend.payload(r, result.ids)) for r in records]
         changes = diff_kind(kind, planned, found)
@@ -53,6 +55,18 @@ def push(
         if apply:
             _apply(backend, changes, result.ids, batch, progress)
     return result
+
+
+def read(backend: Backend, what: str, call: Callable[[], T]) -> T:
+    """``call``'s result; SotError when the server's objects lack the fields or types the API gives them
+    (a row without `name`, a `manufacturer` that is a list): internal errors (exit 3) before."""
+    try:
+        return call()
+    except UNREADABLE as exc:
+        raise SotError(
+            f"{backend.product} answered {what} with objects its API does not give ({type(exc).__name__}): "
+            "check --url (the API's own address) and --kind"
+        ) from None
 
 
 def _apply(
@@ -97,8 +111,10 @@ def mark_connected(
     progress: Callable[[str], None] = lambda text: None,
 ) -> int:
     """Set every planned cable of the build that is not yet ``connected`` to connected; the count."""
-    connected = backend.status("connected")
-    found: dict[Any, Found] = backend.find("cable", desired.records["cable"], result.ids)
+    connected = read(backend, "the statuses", partial(backend.status, "connected"))
+    found: dict[Any, Found] = read(
+        backend, "the cable objects", partial(backend.find, "cable", desired.records["cable"], result.ids)
+    )
     todo = [f.id for f in found.values() if str(f.current.get("status")) != str(connected)]
     if apply:
         done = 0

@@ -61,3 +61,30 @@ def test_an_inventory_ansible_cannot_read_is_not_done(tmp_path: Path) -> None:
     assert code == 1 and report["hosts"] == {} and report["ok"] is False, err
     code, _, err = run_cli("configure", str(build), "-i", str(broken))
     assert code == 1 and "no host ran a task" in err, err
+
+
+def test_an_artifacts_folder_with_runner_settings_is_refused(tmp_path: Path) -> None:
+    """ansible-runner reads `DIR/env/cmdline` and `DIR/env/envvars` even with suppress_env_files: a folder
+    someone prepared added `-e` variables and environment to the run (found by a fuzzing review)."""
+    build = _build(tmp_path)
+    artifacts = tmp_path / "artifacts"
+    (artifacts / "env").mkdir(parents=True)
+    (artifacts / "env" / "cmdline").write_text("-e pwned=1")
+    code, out, err = run_cli("configure", str(build), "--artifacts", str(artifacts))
+    assert code == 2 and "env/" in err and "nothing run" in err, out + err
+    assert not (artifacts / "artifacts").exists()
+
+
+def test_ansibles_last_lines_reach_the_terminal_without_escapes(capsys: pytest.CaptureFixture[str]) -> None:
+    """The last lines of a run that failed before any host result are Ansible's raw output, where a host
+    name of a (dynamic) inventory holding escape sequences set the terminal's title and character set."""
+    import argparse
+
+    from generator.commands.configure import _report
+
+    tail = "ok: [evil\x1b]0;PWNED\x07\x1b(0host]\n[ERROR]: Error processing keyword 'hosts'"
+    code = _report(argparse.Namespace(format="text", output=None, check=False), {}, 4, "failed", tail)
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "\x1b" not in err and "\x07" not in err, repr(err)
+    assert "ok: [evil" in err and "Error processing keyword" in err and "before any host result" in err, err

@@ -1,0 +1,101 @@
+"""The HTTP session both REST clients (pynetbox, pynautobot) use: a server's answers are foreign input.
+
+The clients follow what the server names: a list's ``next`` page, a created object's ``url``. Each request
+they make carries the API token, so a server (or whatever answers at --url) that names another host got the
+token sent there. Their sessions have no timeout either (a server that never answers hung `sot push`), and
+read whole bodies into memory (a never-ending or gzip-bomb body took 4 GB). Here every request goes to the
+host of --url only (an http -> https upgrade on that host is allowed, a downgrade is not), waits a bounded
+time, and its body is read up to a bound, decompressed size counted.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+
+from generator.sot.backends import SotError
+
+CONNECT_TIMEOUT_S = 10.0
+READ_TIMEOUT_S = 60.0  # the wait for any one read: a bulk write of a few hundred objects answers in seconds
+TOTAL_TIMEOUT_S = 300.0  # one answer, however it trickles in
+MAX_BODY_BYTES = 256 * 1024 * 1024  # one answer, decompressed: a page of NetBox's largest objects is ~1 MB
+
+
+class GuardedSession(requests.Session):
+    """A requests Session that talks to one host, with bounded waits and bodies."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        base = urlsplit(url)
+        self.host = (base.hostname or "").lower()
+        self.scheme = base.scheme
+        self.url = url
+        self.last_get = ""
+
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+        self._same_host(str(request.url))
+        if request.method == "GET":
+            if request.url == self.last_get:  # a list whose `next` page is itself: paged forever
+                raise SotError(f"the server named {_shown(str(request.url))} as the page after itself")
+            self.last_get = str(request.url)
+        if kwargs.get("timeout") is None:
+            kwargs["timeout"] = (CONNECT_TIMEOUT_S, READ_TIMEOUT_S)
+        kwargs["stream"] = True
+        reply = super().send(request, **kwargs)
+        _read_bounded(reply)
+        return reply
+
+    def _same_host(self, url: str) -> None:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        downgrade = self.scheme == "https" and parts.scheme != "https"
+        if host != self.host or downgrade:
+            raise SotError(
+                f"the server at {self.url} named {_shown(url)} for the client to follow: not followed, the "
+                "token goes to the --url host only (a proxy or server rewriting its links; give --url as the "
+                "address the server names itself by)"
+            )
+
+
+def _read_bounded(reply: requests.Response) -> None:
+    """The whole body into ``reply.content``, refused past MAX_BODY_BYTES or TOTAL_TIMEOUT_S."""
+    start = time.monotonic()
+    parts: list[bytes] = []
+    size = 0
+    try:
+        for part in reply.iter_content(1 << 16):
+            size += len(part)
+            if size > MAX_BODY_BYTES:
+                raise SotError(
+                    f"the answer to {_shown(str(reply.url))} is larger than {MAX_BODY_BYTES >> 20} MiB: "
+                    "not read"
+                )
+            if time.monotonic() - start > TOTAL_TIMEOUT_S:
+                raise SotError(
+                    f"the answer to {_shown(str(reply.url))} took longer than {TOTAL_TIMEOUT_S:.0f} s: "
+                    "not read"
+                )
+            parts.append(part)
+    finally:
+        reply.close()
+    reply._content = b"".join(parts)  # what Response.content holds once read
+    reply._content_consumed = True
+
+
+def _shown(url: str) -> str:
+    """A URL from the server as one short printable token."""
+    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in url[:200])
+    return text + ("…" if len(url) > 200 else "")
+
+
+def guarded(session: requests.Session, url: str) -> GuardedSession:
+    """A GuardedSession with the client's own headers, TLS settings and adapters (retries)."""
+    out = GuardedSession(url)
+    out.headers.update(session.headers)
+    out.verify = session.verify
+    for prefix, adapter in session.adapters.items():
+        out.mount(prefix, adapter)
+    return out
