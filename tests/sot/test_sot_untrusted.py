@@ -316,3 +316,31 @@ def test_a_quote_never_closed_is_refused_at_its_line(builds: dict, tmp_path: Pat
     code, _, err = run_cli("sot", "push", str(build), "--url", "http://127.0.0.1:9", "--token", TOKEN, "--dry-run")
     assert code == 2 and f"{path}:{before + 1}" in err and "never closed" in err, err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_device_of_another_site_returned_by_a_server_ignoring_the_site_filter_is_left_alone(
+    netbox: FakeNetBox, builds: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that ignored `site_id` returned another site's `gpu001` (a production box): the push rewrote
+    its description and moved it into the plan's site and rack (found by a fuzzing review)."""
+    build = builds["small"]
+    prod = netbox.add("sites", {"name": "production", "slug": "production", "status": "active"})
+    name = netbox_rows(build, "devices.csv")[0]["name"]
+    maker = netbox.add("manufacturers", {"name": "Acme", "slug": "acme"})
+    kind = netbox.add("device-types", {"manufacturer": maker["id"], "model": "Box", "slug": "box"})
+    role = netbox.add("device-roles", {"name": "prod", "slug": "prod"})
+    theirs = netbox.add(
+        "devices",
+        {"site": prod["id"], "name": name, "role": role["id"], "device_type": kind["id"], "description": "box"},
+    )
+    before = dict(netbox.db["devices"][theirs["id"]])
+    select = FakeNetBox.select
+
+    def ignoring_site(self: FakeNetBox, endpoint: str, query: dict[str, list[str]]) -> list[dict[str, Any]]:
+        return select(self, endpoint, {k: v for k, v in query.items() if k != "site_id"})
+
+    monkeypatch.setattr(FakeNetBox, "select", ignoring_site)
+    code, report, err = push(netbox, build)
+    assert code == 0, err
+    assert netbox.db["devices"][theirs["id"]] == before
+    assert name in report["kinds"]["device"]["create"]
