@@ -138,7 +138,7 @@ class RestBackend:
         try:
             return call()
         except self.error as exc:
-            raise SotError(f"{self.product} refused {what}: {exc}") from None
+            raise SotError(f"{self.product} refused {what}: {_cut(str(exc))}") from None
         except OSError as exc:  # requests' ConnectionError and timeouts derive from OSError
             raise SotError(f"{self.product} could not be reached ({what}): {exc}") from None
         except (self.unreadable, *UNREADABLE) as exc:
@@ -200,6 +200,13 @@ class RestBackend:
             if k is not None:
                 out.setdefault(k, Found(row["id"], row))
         return out
+
+
+MAX_DETAIL = 2000  # characters of a server's error text shown: a 50 MB `detail` was printed whole
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_DETAIL else f"{text[:MAX_DETAIL]}… ({len(text):,} characters)"
 
 
 def whole_length(length: Any, unit: str) -> tuple[Any, str]:

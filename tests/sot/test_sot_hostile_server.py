@@ -149,3 +149,18 @@ def test_rows_without_their_fields_are_refused(builds: dict, row: dict) -> None:
         builds["small"], lambda h, url: send_json(h, {"count": 1, "next": None, "results": [row]})
     )
     assert code in (1, 2) and "internal error" not in text and "Traceback" not in text, text
+
+
+def test_a_huge_error_text_is_cut(builds: dict) -> None:
+    """A 400 answer with a 50 MB `detail` was printed whole."""
+
+    def refuse(h: BaseHTTPRequestHandler, url: str) -> None:
+        data = json.dumps({"detail": "x" * 5_000_000}).encode()
+        h.send_response(400)
+        h.send_header("Content-Type", "application/json")
+        h.send_header("Content-Length", str(len(data)))
+        h.end_headers()
+        h.wfile.write(data)
+
+    code, text, _, _ = push(builds["small"], refuse)
+    assert code in (1, 2) and "characters)" in text and len(text) < 20_000, len(text)
