@@ -48,6 +48,13 @@ class GuardedSession(requests.Session):
         _read_bounded(reply)
         return reply
 
+    def get_redirect_target(self, resp: requests.Response) -> str | None:
+        # requests reads each redirect's body whole before following it (resolve_redirects): bound it here,
+        # where every answer of a redirect chain passes first
+        if not resp._content_consumed:
+            _read_bounded(resp)
+        return super().get_redirect_target(resp)
+
     def _same_host(self, url: str) -> None:
         parts = urlsplit(url)
         host = (parts.hostname or "").lower()

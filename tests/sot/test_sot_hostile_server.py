@@ -164,3 +164,27 @@ def test_a_huge_error_text_is_cut(builds: dict) -> None:
 
     code, text, _, _ = push(builds["small"], refuse)
     assert code in (1, 2) and "characters)" in text and len(text) < 20_000, len(text)
+
+
+def test_a_redirect_without_end_is_not_read_past_its_bound(
+    builds: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """requests reads a redirect's body whole before following it: a 302 whose body never ended."""
+    import generator.sot.http as http
+
+    monkeypatch.setattr(http, "MAX_BODY_BYTES", 1 << 20)
+
+    def endless_redirect(h: BaseHTTPRequestHandler, url: str) -> None:
+        h.send_response(302)
+        h.send_header("Location", f"{url}/api/elsewhere/")
+        h.send_header("Transfer-Encoding", "chunked")
+        h.end_headers()
+        chunk = b" " * 65_000
+        try:
+            for _ in range(100):
+                h.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        except OSError:
+            return
+
+    code, text, _, _ = push(builds["small"], endless_redirect)
+    assert code in (1, 2) and "larger than 1 MiB" in text and "internal error" not in text, text
