@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from functools import partial
 from typing import Any, ClassVar, Protocol
 
@@ -159,6 +160,11 @@ class RestBackend:
         return out
 
     def _filter(self, kind: str, query: dict[str, Any]) -> list[dict[str, Any]]:
+        # the guarded session (sot/http.py) holds one listing's pages to no repeat and a count
+        with getattr(getattr(self.api, "http_session", None), "listing", nullcontext)():
+            return self._rows(kind, query)
+
+    def _rows(self, kind: str, query: dict[str, Any]) -> list[dict[str, Any]]:
         rows = []
         for record in self.endpoint(kind).filter(**query):
             row = flat(record)

@@ -11,6 +11,8 @@ time, and its body is read up to a bound, decompressed size counted.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,6 +24,7 @@ CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 60.0  # the wait for any one read: a bulk write of a few hundred objects answers in seconds
 TOTAL_TIMEOUT_S = 300.0  # one answer, however it trickles in
 MAX_BODY_BYTES = 256 * 1024 * 1024  # one answer, decompressed: a page of NetBox's largest objects is ~1 MB
+MAX_PAGES = 10_000  # pages of one listing: its objects (backends.MAX_ROWS) at NetBox's default 50 a page
 
 
 class GuardedSession(requests.Session):
@@ -33,20 +36,36 @@ class GuardedSession(requests.Session):
         self.host = (base.hostname or "").lower()
         self.scheme = base.scheme
         self.url = url
-        self.last_get = ""
+        self.pages: set[str] | None = None  # the pages of the listing being read (listing())
 
     def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
         self._same_host(str(request.url))
-        if request.method == "GET":
-            if request.url == self.last_get:  # a list whose `next` page is itself: paged forever
-                raise SotError(f"the server named {_shown(str(request.url))} as the page after itself")
-            self.last_get = str(request.url)
+        if request.method == "GET" and self.pages is not None:
+            self._new_page(str(request.url))
         if kwargs.get("timeout") is None:
             kwargs["timeout"] = (CONNECT_TIMEOUT_S, READ_TIMEOUT_S)
         kwargs["stream"] = True
         reply = super().send(request, **kwargs)
         _read_bounded(reply)
         return reply
+
+    @contextmanager
+    def listing(self) -> Iterator[None]:
+        """While one listing is read: a page it asks for twice is a cycle of `next` links (a page naming
+        itself paged forever, memory growing), and it has at most MAX_PAGES pages."""
+        self.pages = set()
+        try:
+            yield
+        finally:
+            self.pages = None
+
+    def _new_page(self, url: str) -> None:
+        assert self.pages is not None
+        if url in self.pages:
+            raise SotError(f"the server named {_shown(url)} again as a next page: its pages run in a cycle")
+        if len(self.pages) >= MAX_PAGES:
+            raise SotError(f"the server answered one query with more than {MAX_PAGES:,} pages")
+        self.pages.add(url)
 
     def get_redirect_target(self, resp: requests.Response) -> str | None:
         # requests reads each redirect's body whole before following it (resolve_redirects): bound it here,
