@@ -210,14 +210,26 @@ def _layout(wl: Workload, tp: int, pp: int, gpus: int, mem: float, layers: int, 
     )
 
 
+def model_layers(params: float) -> int:
+    """Transformer layers of a model of ``params`` parameters: the catalogue's estimate, at least one."""
+    _, layers_f = workload_factors().shape(params)
+    return max(1, round(layers_f))
+
+
+def most_virtual_stages(layers: int, pp: int) -> int:
+    """Model chunks one pipeline rank can hold: a layer each at least, of the rank's share rounded up
+    (Megatron's uneven first and last stages take the rest)."""
+    return math.ceil(layers / pp)
+
+
 def chunk_options(wl: Workload, lay: Layout) -> list[int]:
     """Virtual-stage counts to cost for a chosen layout: the workload's if it states one, else 1 and every
     power of two up to the layers a rank holds (a chunk holds at least one layer; the layer count is the
     catalogue's estimate from the parameters, and Megatron's uneven first and last stages take the rest)."""
     if lay.pp < 2 or wl.parallelism.virtual_stages is not None:
         return [lay.virtual_stages]
-    per_rank = math.ceil(lay.layers / lay.pp)
-    return [v for v in (1, 2, 4, 8, 16, 32, 64, 128) if v <= per_rank]
+    most = most_virtual_stages(lay.layers, lay.pp)
+    return [v for v in (1, 2, 4, 8, 16, 32, 64, 128) if v <= most]
 
 
 def _interleaved(wl: Workload, system: System, lay: Layout) -> tuple[float, Layout]:
@@ -233,8 +245,7 @@ def _interleaved(wl: Workload, system: System, lay: Layout) -> tuple[float, Layo
 def layout_options(wl: Workload, system: System, gpus: int | None = None) -> list[Layout]:
     """Every TP (on NVLink) × PP split of ``gpus``, smallest TP·PP first (larger TP first on a tie)."""
     gpus = gpus or system.gpus
-    _, layers_f = workload_factors().shape(wl.params)
-    layers = max(1, round(layers_f))
+    layers = model_layers(wl.params)
     options = []
     for tp in _tp_options(system):
         for pp in range(1, min(layers, gpus) + 1):
@@ -250,12 +261,10 @@ def choose_layout(wl: Workload, system: System, gpus: int | None = None) -> Layo
     gpus = gpus or system.gpus
     par = wl.parallelism
     if par.tensor or par.pipeline or par.data:
-        _, layers_f = workload_factors().shape(wl.params)
         tp = par.tensor or 1
         pp = par.pipeline or 1
         dp = par.data or max(1, gpus // (tp * pp))
-        lay = _layout(wl, tp, pp, tp * pp * dp, system.gpu.memory_gb, max(1, round(layers_f)), True)
-        return lay
+        return _layout(wl, tp, pp, tp * pp * dp, system.gpu.memory_gb, model_layers(wl.params), True)
     options = layout_options(wl, system, gpus)
     if not options:
         raise PerfError(f"no tensor/pipeline split of {gpus} GPUs")

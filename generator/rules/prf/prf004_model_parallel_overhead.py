@@ -6,6 +6,12 @@ from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 from generator.rules.prf._model import step_of
 
+_INTERLEAVE = "interleave the pipeline (parallelism.virtual_stages), "
+_OTHER_FIXES = (
+    "use fewer pipeline stages, keep tensor parallelism inside the NVLink domain, or shard with ZeRO/FSDP "
+    "instead of splitting the model"
+)
+
 
 class ModelParallelOverhead(Rule):
     """Tensor- and pipeline-parallel costs beyond their share of the training step.
@@ -26,11 +32,7 @@ class ModelParallelOverhead(Rule):
     rationale = (
         "TP all-reduces, pipeline sends and the pipeline bubble add to every step; the layout decides them."
     )
-    fix = (
-        "raise the global batch (more micro-batches shrink the bubble), interleave the pipeline "
-        "(parallelism.virtual_stages), use fewer pipeline stages, keep tensor parallelism inside the NVLink "
-        "domain, or shard with ZeRO/FSDP instead of splitting the model"
-    )
+    fix = f"raise the global batch (more micro-batches shrink the bubble), {_INTERLEAVE}{_OTHER_FIXES}"
     tags = ("performance", "nccl", "workload")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -55,8 +57,8 @@ class ModelParallelOverhead(Rule):
             ("workload", "parallelism")
             if wl.parallelism.tensor or wl.parallelism.pipeline
             else ("workload",),
-            # the pipeline already interleaves: say the rest of the fix only
-            self.fix.replace("interleave the pipeline (parallelism.virtual_stages), ", "")
+            # the pipeline already interleaves: the fix without that step
+            f"raise the global batch (more micro-batches shrink the bubble), {_OTHER_FIXES}"
             if lay.virtual_stages > 1
             else None,
         )

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
@@ -75,21 +74,20 @@ class Parallelism(Rule):
 
     def _virtual_stages(self, ctx: RuleContext, base: tuple[str, ...]) -> Iterator[Finding]:
         """More model chunks per pipeline rank than the layers a rank holds (Megatron gives each chunk at
-        least one layer), or chunks without a pipeline: the estimate's bubble would shrink past what the run
-        can do."""
-        from blueprints.catalog.workload import workload_factors
+        least one layer): the estimate's bubble would shrink past what the run can do."""
+        from generator.perf.training import model_layers, most_virtual_stages
 
         wl = ctx.cluster.blueprint.workload
         assert wl is not None
         v, p = wl.parallelism.virtual_stages, wl.parallelism.pipeline
         if v is None or v == 1 or p is None:
             return
-        _, layers_f = workload_factors().shape(wl.params)
-        per_rank = math.ceil(max(1, round(layers_f)) / p)
-        if v > per_rank:
+        layers = model_layers(wl.params)
+        most = most_virtual_stages(layers, p)
+        if v > most:
             yield self.finding(
-                f"{v} virtual stages per pipeline rank, but a rank of pipeline {p} holds about {per_rank} of "
-                f"the model's ~{round(layers_f)} layers (the catalogue's estimate from {wl.params:.3g} "
+                f"{v} virtual stages per pipeline rank, but a rank of pipeline {p} holds about {most} of "
+                f"the model's ~{layers} layers (the catalogue's estimate from {wl.params:.3g} "
                 "parameters): each chunk needs at least one layer",
                 (*base, "virtual_stages"),
                 "give at most as many virtual stages as the layers a pipeline rank holds",
