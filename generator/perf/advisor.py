@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from blueprints.catalog import Catalog, default_catalog
@@ -445,8 +445,15 @@ def advise(req: Request) -> Advice:
     _check_request(req)
     cat = default_catalog()
     sz = _size(req, cat)
+    floor = sz.gpus
     _gpus_for_time(req, sz)
     adv = _design_round(req, cat, sz)
+    adv = _raise_for_time(req, cat, sz, adv)
+    return _trim_for_time(req, cat, sz, adv, floor)
+
+
+def _raise_for_time(req: Request, cat: Catalog, sz: _Sizing, adv: Advice) -> Advice:
+    """Raise the GPU count while the costed step misses the time target; say so when the rounds end short."""
     rounds = int(perf_data().advisor.time_target_rounds.value)
     for _ in range(rounds):
         st = adv.training
@@ -471,4 +478,38 @@ def advise(req: Request) -> Advice:
             f"after {rounds} rounds the design still takes {days:.1f} days, beyond the "
             f"{req.target_days:g}-day target: give --gpus, a longer target or a smaller token budget"
         )
+    return adv
+
+
+def _trim_for_time(req: Request, cat: Catalog, sz: _Sizing, adv: Advice, floor: int) -> Advice:
+    """Lower a count the time target raised while fewer whole nodes still meet the target. The first sizing
+    uses the end-to-end MFU of a large run; a costed step often runs faster (a 7B model's 10-day target was
+    given 16 nodes finishing in 7.3 days), and rounds that only raise could not take the surplus back. A trial
+    that misses the target, or goes below the memory's and the scope's count (``floor``), is not taken."""
+    rounds = int(perf_data().advisor.time_target_rounds.value)
+    g = sz.server.gpus
+    for _ in range(rounds):
+        st = adv.training
+        if req.gpus is not None or not req.target_days or st is None or st.train_days is None:
+            break
+        days = st.train_days
+        # the layout's GPUs ran the step (a split that does not divide the count leaves the rest idle)
+        fewer = max(floor, math.ceil(st.layout.gpus * days / req.target_days))
+        if days > req.target_days or math.ceil(fewer / g) >= math.ceil(sz.gpus / g):
+            break
+        note = (
+            f"the costed step takes {days:.1f} days on {sz.gpus:,} GPUs, within {req.target_days:g}: "
+            f"{fewer:,} GPUs tried"
+        )
+        trial = replace(sz, gpus=fewer, scope=_scope_for(fewer, g), reasons=[*sz.reasons, note])
+        tried = _design_round(req, cat, trial)
+        t = tried.training
+        if t is None or t.train_days is None or t.train_days > req.target_days:
+            sz.reasons.append(
+                f"{fewer:,} GPUs would take "
+                + (f"{t.train_days:.1f} days" if t and t.train_days is not None else "an unknown time")
+                + f", beyond {req.target_days:g}: kept {sz.gpus:,}"
+            )
+            break
+        sz, adv = trial, tried
     return adv

@@ -84,11 +84,23 @@ class StepEstimate:
     bubble_s: float = 0.0  # 1F1B pipeline bubble (interleaved: over the virtual stages)
     precision: str = "bf16"  # the workload's; compute is costed at the BF16 tensor rate whatever it is
     batch_tokens: float = 0.0  # the global batch the workload asked for (stated, or the default)
+    pool_gpus: int = 0  # the GPUs the pool has (the layout may leave some idle)
 
     @property
     def notes(self) -> list[str]:
         """What the estimate changed or could not know, said beside its numbers."""
-        return [n for n in (self.rate_note, self.batch_note) if n]
+        return [n for n in (self.rate_note, self.batch_note, self.idle_note) if n]
+
+    @property
+    def idle_note(self) -> str:
+        lay = self.layout
+        if lay.gpus >= self.pool_gpus:
+            return ""
+        return (
+            f"the job runs on {lay.gpus:,} of the pool's {self.pool_gpus:,} GPUs, "
+            f"{self.pool_gpus - lay.gpus:,} idle: TP {lay.tp} × PP {lay.pp} = {lay.model_parallel} "
+            "must divide the ranks (Megatron)"
+        )
 
     @property
     def batch_note(self) -> str:
@@ -176,8 +188,25 @@ def _tp_options(system: System) -> list[int]:
     return [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= domain and domain % t == 0] or [1]
 
 
-def per_gpu_memory_gb(wl: Workload, tp: int, pp: int, dp: int = 1) -> float:
-    """Model state split over TP·PP (and, with ZeRO/FSDP, over DP as the stage says) plus activations."""
+def in_flight_share(pp: int, virtual_stages: int, micro: int) -> float:
+    """The activations the first pipeline stage holds, as a share of the whole model's for one micro-batch
+    (Megatron's theoretical memory, megatron/training/theoretical_memory_usage.py compute_activation_memory,
+    after Korthikanti et al. arXiv:2205.05198 §4.2.3): 1F1B keeps ``pp`` micro-batches of its ``1/pp`` of the
+    layers in flight (the whole model's, or ``micro/pp`` of it with fewer micro-batches); interleaving keeps
+    ``1 + (pp-1)/(pp·v)`` times that ("interleaved_schedule_memory_penalty")."""
+    if pp < 2:
+        return 1.0
+    if virtual_stages > 1:
+        return 1 + (pp - 1) / (pp * virtual_stages)
+    return min(1.0, micro / pp)
+
+
+def per_gpu_memory_gb(
+    wl: Workload, tp: int, pp: int, dp: int = 1, virtual_stages: int = 1, micro: int | None = None
+) -> float:
+    """Model state split over TP·PP (and, with ZeRO/FSDP, over DP as the stage says) plus the activations
+    the first pipeline stage holds in flight (``micro``: its micro-batches a step, as many as the pipeline
+    holds when not given)."""
     need = memory_need(wl.params, wl.mode, wl.precision, wl.sequence_length, wl.inference_batch)
     shared = need.shared
     stage = wl.parallelism.sharding
@@ -191,23 +220,32 @@ def per_gpu_memory_gb(wl: Workload, tp: int, pp: int, dp: int = 1) -> float:
         shared = shared - wl.params * adam.total + wl.params * (adam.total - sharded + sharded / dp)
     # activations ÷ TP: Megatron's sequence parallelism shards the stored layer input over the tensor-parallel
     # ranks (Korthikanti et al., arXiv:2205.05198); a job without it keeps the whole input on every TP rank
-    return (shared / (tp * pp) + need.activations_per_gpu / tp) / 1e9
+    held = in_flight_share(pp, virtual_stages, pp if micro is None else micro)
+    held *= perf_data().training.micro_batch_sequences.value  # activations_per_gpu is one sequence's
+    return (shared / (tp * pp) + held * need.activations_per_gpu / tp) / 1e9
 
 
 def _layout(wl: Workload, tp: int, pp: int, gpus: int, mem: float, layers: int, given: bool) -> Layout:
     dp = max(1, gpus // (tp * pp))
+    stages = (wl.parallelism.virtual_stages or 1) if pp > 1 else 1
     return Layout(
         tp,
         pp,
         dp,
         tp * pp * dp,
-        per_gpu_memory_gb(wl, tp, pp, dp),
+        per_gpu_memory_gb(wl, tp, pp, dp, stages, _batch(wl, dp)[2]),
         mem,
         layers,
         given,
         wl.parallelism.sharding,
-        (wl.parallelism.virtual_stages or 1) if pp > 1 else 1,
+        stages,
     )
+
+
+def _with_stages(wl: Workload, lay: Layout, virtual_stages: int) -> Layout:
+    """``lay`` run with ``virtual_stages`` model chunks a rank, its memory with them."""
+    mem = per_gpu_memory_gb(wl, lay.tp, lay.pp, lay.dp, virtual_stages, _batch(wl, lay.dp)[2])
+    return replace(lay, virtual_stages=virtual_stages, memory_per_gpu_gb=mem)
 
 
 def model_layers(params: float) -> int:
@@ -225,11 +263,13 @@ def most_virtual_stages(layers: int, pp: int) -> int:
 def chunk_options(wl: Workload, lay: Layout) -> list[int]:
     """Virtual-stage counts to cost for a chosen layout: the workload's if it states one, else 1 and every
     power of two up to the layers a rank holds (a chunk holds at least one layer; the layer count is the
-    catalogue's estimate from the parameters, and Megatron's uneven first and last stages take the rest)."""
+    catalogue's estimate from the parameters, and Megatron's uneven first and last stages take the rest)
+    whose in-flight activations still fit."""
     if lay.pp < 2 or wl.parallelism.virtual_stages is not None:
         return [lay.virtual_stages]
     most = most_virtual_stages(lay.layers, lay.pp)
-    return [v for v in (1, 2, 4, 8, 16, 32, 64, 128) if v <= most]
+    counts = [v for v in (1, 2, 4, 8, 16, 32, 64, 128) if v <= most]
+    return [v for v in counts if v == 1 or _with_stages(wl, lay, v).fits]
 
 
 def _interleaved(wl: Workload, system: System, lay: Layout) -> tuple[float, Layout]:
@@ -239,17 +279,22 @@ def _interleaved(wl: Workload, system: System, lay: Layout) -> tuple[float, Layo
     base = st.step_s - st.bubble_s - st.pp_s
     one_bubble, one_send = st.bubble_s * lay.virtual_stages, st.pp_s / lay.virtual_stages
     best = min(chunk_options(wl, lay), key=lambda v: (round(one_bubble / v + one_send * v, 9), v))
-    return base + one_bubble / best + one_send * best, replace(lay, virtual_stages=best)
+    return base + one_bubble / best + one_send * best, _with_stages(wl, lay, best)
 
 
 def layout_options(wl: Workload, system: System, gpus: int | None = None) -> list[Layout]:
-    """Every TP (on NVLink) × PP split of ``gpus``, smallest TP·PP first (larger TP first on a tie)."""
+    """Every TP (on NVLink) × PP split of ``gpus``, smallest TP·PP first (larger TP first on a tie). A split
+    that does not divide the GPUs runs on the largest multiple of TP·PP they hold and leaves the rest idle:
+    Megatron refuses a world size TP·PP does not divide (megatron/core/parallel_state.py
+    initialize_model_parallel, "world_size ... is not divisible by tensor_model_parallel_size x
+    pipeline_model_parallel_size"), so a job is launched on fewer ranks. Only divisors were tried before, and
+    a count with no good divisor (1,777 nodes, a prime) got a 71-stage pipeline."""
     gpus = gpus or system.gpus
     layers = model_layers(wl.params)
     options = []
     for tp in _tp_options(system):
         for pp in range(1, min(layers, gpus) + 1):
-            if gpus % (tp * pp) == 0:
+            if tp * pp <= gpus:
                 options.append((tp * pp, -tp, tp, pp))
     return [
         _layout(wl, tp, pp, gpus, system.gpu.memory_gb, layers, False) for _, _, tp, pp in sorted(options)
@@ -273,7 +318,25 @@ def choose_layout(wl: Workload, system: System, gpus: int | None = None) -> Layo
         return min(options, key=lambda lay: lay.memory_per_gpu_gb)
     if wl.mode not in TRAINING_MODES:
         return fitting[0]
-    costed = [_interleaved(wl, system, lay) for lay in fitting]
+    return _fastest(wl, system, fitting)
+
+
+def _fastest(wl: Workload, system: System, fitting: list[Layout]) -> Layout:
+    """The fitting layout with the fastest step (fewer model-parallel GPUs, then fewer virtual stages, on a
+    tie). Layouts are costed in the order of their step's floor (compute and bubble, which cost no
+    collective) and the search stops at a floor above the fastest step found: each costed step asks the
+    fabric for its collectives, and a pool of a few thousand GPUs has hundreds of splits."""
+    floors = sorted(
+        (_work(wl, system, lay).floor_s(lay, max(chunk_options(wl, lay))), i) for i, lay in enumerate(fitting)
+    )
+    costed: list[tuple[float, Layout]] = []
+    best = math.inf
+    for floor, i in floors:
+        if round(floor, 9) > best:
+            break
+        step_s, lay = _interleaved(wl, system, fitting[i])
+        costed.append((step_s, lay))
+        best = min(best, round(step_s, 9))
     return min(costed, key=lambda c: (round(c[0], 9), c[1].model_parallel, c[1].virtual_stages))[1]
 
 
@@ -359,17 +422,45 @@ def compute_flops(gpu: Gpu) -> float:
     return gpu.bf16_tflops * 1e12 * perf_data().training.compute_efficiency.value
 
 
+@dataclass(frozen=True)
+class _Work:
+    """A layout's step: the batch asked for and the one run, its micro-batches a DP rank, its compute."""
+
+    asked: float
+    tokens: float
+    micro: int
+    compute_s: float
+
+    def floor_s(self, lay: Layout, most_chunks: int) -> float:
+        """No step of this layout is shorter: its compute and its bubble at the most virtual stages (the
+        traffic and exposed sync only add)."""
+        return self.compute_s * (1 + (lay.pp - 1) / (most_chunks * self.micro))
+
+
+def _batch(wl: Workload, dp: int) -> tuple[float, float, int]:
+    """(tokens asked a step, tokens run a step, micro-batches a DP rank runs)."""
+    perf = perf_data().training
+    seq_per_micro = perf.micro_batch_sequences.value
+    # every data-parallel rank runs at least one whole micro-batch a step: a smaller global batch is not what
+    # the GPUs compute (a batch of one token was charged one token's compute)
+    asked = wl.global_batch_tokens or perf.default_global_batch_tokens.value
+    tokens = max(asked, dp * wl.sequence_length * seq_per_micro)
+    return asked, tokens, max(1, math.ceil(tokens / (dp * wl.sequence_length * seq_per_micro)))
+
+
+def _work(wl: Workload, system: System, lay: Layout) -> _Work:
+    asked, tokens, micro = _batch(wl, lay.dp)
+    compute = flops_per_param_token(wl.mode) * wl.params * tokens / (lay.gpus * compute_flops(system.gpu))
+    return _Work(asked, tokens, micro, compute)
+
+
 def _step(wl: Workload, system: System, lay: Layout, *, placement: str = "packed") -> StepEstimate:
     perf = perf_data().training
     frozen = wl.mode in FROZEN_MODES
     flops = flops_per_param_token(wl.mode)
     seq_per_micro = perf.micro_batch_sequences.value
-    # every data-parallel rank runs at least one whole micro-batch a step: a smaller global batch is not what
-    # the GPUs compute (a batch of one token was charged one token's compute)
-    asked = wl.global_batch_tokens or perf.default_global_batch_tokens.value
-    tokens = max(asked, lay.dp * wl.sequence_length * seq_per_micro)
-    compute = flops * wl.params * tokens / (lay.gpus * compute_flops(system.gpu))
-    micro = max(1, math.ceil(tokens / (lay.dp * wl.sequence_length * seq_per_micro)))
+    work = _work(wl, system, lay)
+    asked, tokens, micro, compute = work.asked, work.tokens, work.micro, work.compute_s
     window = (1 - perf.forward_flops_per_param_token.value / flops) * compute / micro
     hidden, _ = workload_factors().shape(wl.params)
     act_bytes = seq_per_micro * wl.sequence_length * hidden * perf.activation_bytes.value
@@ -400,6 +491,7 @@ def _step(wl: Workload, system: System, lay: Layout, *, placement: str = "packed
         bubble,
         wl.precision,
         asked,
+        system.gpus,
     )
 
 
