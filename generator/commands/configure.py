@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -108,8 +109,12 @@ def _extra_vars(items: list[str]) -> dict[str, Any] | None:
     return out
 
 
-def collect(stats: dict[str, dict[str, int]] | None, events: list[dict[str, Any]]) -> dict[str, HostResult]:
-    """Per-host results from ansible-runner's final stats and its events (failure messages)."""
+def collect(
+    stats: dict[str, dict[str, int]] | None, events: Iterable[dict[str, Any]]
+) -> dict[str, HostResult]:
+    """Per-host results from ansible-runner's final stats and its events (failure messages), the events read
+    one at a time: a run of many hosts and tasks writes one JSON file per event, each with the task's result,
+    and a list of them all held every result in memory at once."""
     hosts: dict[str, HostResult] = {}
 
     def get(h: str) -> HostResult:
@@ -255,15 +260,28 @@ def _run_playbook(args: argparse.Namespace, inputs: RunInputs, private: Path) ->
         quiet=not args.verbose,
         suppress_env_files=True,
     )
-    results = collect(runner.stats, list(runner.events))
+    results = collect(runner.stats, runner.events)
     tail = ""
     if runner.rc != 0 and not any(r.status in ("failed", "unreachable") for r in results.values()):
-        try:
-            lines = [ln for ln in runner.stdout.read().splitlines() if ln.strip()]
-            tail = "\n".join(lines[-8:])
-        except (OSError, AttributeError):
-            tail = ""
+        tail = _stdout_tail(Path(runner.config.artifact_dir) / "stdout")
     return RunOutcome(results, runner.rc, runner.status, tail)
+
+
+TAIL_BYTES = 64 * 1024  # the end of Ansible's output read for its last lines: the output has no bound
+
+
+def _stdout_tail(path: Path) -> str:
+    """The last 8 non-blank lines of Ansible's output (ansible-runner's artifacts/<id>/stdout), read from its
+    last 64 KiB: the whole output, every task's text for every host, was read to keep 8 lines."""
+    try:
+        with path.open("rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - TAIL_BYTES))
+            text = f.read(TAIL_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return ""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return "\n".join(lines[-8:])
 
 
 def _report(

@@ -88,3 +88,63 @@ def test_ansibles_last_lines_reach_the_terminal_without_escapes(capsys: pytest.C
     assert code == 1, err
     assert "\x1b" not in err and "\x07" not in err, repr(err)
     assert "ok: [evil" in err and "Error processing keyword" in err and "before any host result" in err, err
+
+
+def test_ansibles_last_lines_come_from_the_end_of_its_output(tmp_path: Path) -> None:
+    """A run's output holds every task's text for every host; its last eight lines were found by reading it
+    whole. They are read from its last 64 KiB, a multi-byte character cut at that edge read as a replacement."""
+    from generator.commands.configure import TAIL_BYTES, _stdout_tail
+
+    out = tmp_path / "stdout"
+    body = ("é" * 99 + "\n") * (4 * TAIL_BYTES // 100)  # two bytes a character: an edge may split one
+    out.write_bytes(body.encode() + b"\n\n".join(f"line {i}".encode() for i in range(12)) + b"\n\n")
+    assert _stdout_tail(out).splitlines() == [f"line {i}" for i in range(4, 12)]
+    assert _stdout_tail(tmp_path / "absent") == ""
+
+
+def test_host_results_are_read_from_events_one_at_a_time(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """ansible-runner yields its events one file at a time, each with the task's whole result; the run
+    gathered them all into a list first. ansible-runner's run is replaced by its result's shape (stats,
+    an event stream, rc, status, artifact_dir) so that the stream can count the events still held."""
+    import argparse
+    import types
+    import weakref
+
+    import ansible_runner
+
+    from generator.commands.configure import RunInputs, _run_playbook
+
+    class Event(dict):  # a dict that a weak reference can follow, held in a set by identity
+        __hash__ = object.__hash__
+
+    alive: weakref.WeakSet[Event] = weakref.WeakSet()
+    most = 0
+
+    def events():
+        nonlocal most
+        for i in range(2_000):
+            ev = Event(event="runner_on_ok", event_data={"host": f"h{i % 3}", "res": {"stdout": "x" * 1000}})
+            alive.add(ev)
+            most = max(most, len(alive))
+            yield ev
+        yield Event(
+            event="runner_on_failed", event_data={"host": "h1", "task": "Install", "res": {"msg": "no"}}
+        )
+
+    (tmp_path / "stdout").write_text("PLAY RECAP\n")
+    runner = types.SimpleNamespace(
+        stats={"ok": {"h0": 2, "h1": 1, "h2": 3}, "failures": {"h1": 1}},
+        events=events(),
+        rc=2,
+        status="failed",
+        config=types.SimpleNamespace(artifact_dir=str(tmp_path)),
+    )
+    monkeypatch.setattr(ansible_runner, "run", lambda **_: runner)
+    args = argparse.Namespace(check=False, diff=False, limit=None, tags=None, skip_tags=None, verbose=False)
+    inputs = RunInputs(tmp_path, tmp_path / "site.yml", tmp_path / "inventory.yml", {}, str(tmp_path))
+    outcome = _run_playbook(args, inputs, tmp_path)
+    assert most <= 2, f"{most} events held at once"
+    assert outcome.results["h1"].failures == [{"task": "Install", "message": "no"}]
+    assert [outcome.results[h].ok for h in ("h0", "h1", "h2")] == [2, 1, 3]
