@@ -54,7 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--token", help=f"API token (default: the {TOKEN_ENV} environment variable, kept out of `ps`)"
     )
     push.add_argument(
-        "--kind", choices=KINDS, help="the product (default: asked from the server's /api/status/)"
+        "--kind",
+        choices=KINDS,
+        help="the product, checked against the server's /api/status/ (default: what it says)",
     )
     push.add_argument("--dry-run", action="store_true", help="print the change set; write nothing")
     push.add_argument(
@@ -184,10 +186,18 @@ def _push(args: argparse.Namespace, token: str, desired: Any, batch: int) -> int
 
 
 def _connect(args: argparse.Namespace, token: str) -> Any:
+    """The backend of the product the server says it is, of a release its API is written for (a --kind of
+    the other product, or a NetBox before `role` or a Nautobot before Locations, would write what the server
+    refuses halfway through)."""
     from generator.sot import nautobot, netbox
-    from generator.sot.backends import detect
+    from generator.sot.backends import PRODUCTS, SotError, release_check, server_status
 
-    kind = args.kind or detect(args.url, token)
+    kind, version = server_status(args.url, token)
+    if args.kind and args.kind != kind:
+        raise SotError(f"--kind {args.kind}, but {args.url} is {PRODUCTS[kind]} {version}")
+    warning = release_check(kind, version)
+    if warning:
+        err_console.print(f"[yellow]warning[/]: {safe(warning)}")
     return (nautobot if kind == "nautobot" else netbox).connect(args.url, token)
 
 

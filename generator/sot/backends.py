@@ -19,12 +19,14 @@ Where the two differ (NetBox 4 / Nautobot 2-3):
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from functools import partial
 from typing import Any, ClassVar, Protocol
 
+from generator.safetext import inline
 from generator.sot.build import Desired, Key, Record, chunks
 from generator.sot.changes import Found, Pending
 
@@ -222,8 +224,21 @@ def whole_length(length: Any, unit: str) -> tuple[Any, str]:
     return math.ceil(float(length) * 100), "cm"
 
 
-def detect(url: str, token: str, timeout: float = 30.0) -> str:
-    """``netbox`` or ``nautobot``, from the status endpoint both serve (``netbox-version`` /
+# The releases whose REST API the backends write (the device's role field, the site as a Location):
+# - NetBox 3.6 renamed the device's ``device_role`` to ``role`` (netbox-community/netbox #6391; #15099: "The
+#   device_role field on the Device model was renamed to role under #6391 in NetBox v3.6"), and 4.0 removed
+#   the old name (v4.0.0 release notes, "Breaking Changes"); the backend is written against 4.x.
+# - Nautobot 2.0 replaced Site and Region with Location and merged the role models into one generic Role
+#   (Nautobot v2.0 release notes, "Collapse Region and Site Models into Location (#2517)", "Generic Role Model
+#   (#1063)"); the backend is written against 2.x and 3.x.
+OLDEST = {"netbox": (3, 6), "nautobot": (2, 0)}
+WRITTEN_FOR = {"netbox": (4,), "nautobot": (2, 3)}  # the major releases the backends were written against
+PRODUCTS = {"netbox": "NetBox", "nautobot": "Nautobot"}
+_VERSION = re.compile(r"v?(\d{1,4})\.(\d{1,4})")
+
+
+def server_status(url: str, token: str, timeout: float = 30.0) -> tuple[str, str]:
+    """(``netbox`` or ``nautobot``, its version) from the status endpoint both serve (``netbox-version`` /
     ``nautobot-version`` keys of ``GET /api/status/``)."""
     import requests
 
@@ -238,15 +253,37 @@ def detect(url: str, token: str, timeout: float = 30.0) -> str:
     except requests.RequestException as exc:
         raise SotError(f"{url} could not be reached: {exc}") from None
     if reply.status_code != 200:
-        raise SotError(
-            f"{url}/api/status/ answered HTTP {reply.status_code}: give --kind, or check the token"
-        )
+        raise SotError(f"{url}/api/status/ answered HTTP {reply.status_code}: check --url and the token")
     try:
         status = reply.json()
     except (ValueError, RecursionError):  # not JSON, or nested past what the parser takes
-        status = None
+        raise SotError(
+            f"{url}/api/status/ answered what is not its API's JSON (a login page, or not the API's "
+            "address): check --url"
+        ) from None
     if isinstance(status, dict):
         for product in ("nautobot", "netbox"):
             if f"{product}-version" in status:
-                return product
-    raise SotError(f"{url}/api/status/ is neither NetBox's nor Nautobot's: give --kind")
+                # foreign text, shown in messages: one line, cut
+                return product, inline(str(status[f"{product}-version"])[:80])
+    raise SotError(f"{url}/api/status/ is neither NetBox's nor Nautobot's")
+
+
+def release_check(product: str, version: str) -> str:
+    """A SotError for a release older than the backend writes; a warning (returned) for one it was not written
+    against or whose version cannot be read; "" for one it was."""
+    name = PRODUCTS[product]
+    m = _VERSION.match(version.strip())
+    if m is None:
+        return f"{name} reports version {version!r}, which this tool cannot read: the push may fail"
+    release = (int(m[1]), int(m[2]))
+    oldest = OLDEST[product]
+    if release < oldest:
+        raise SotError(
+            f"{name} {version} is older than {oldest[0]}.{oldest[1]}, the oldest release whose API "
+            f"`sot push` writes; import the CSV files of `blueprint sot csv` instead, or upgrade {name}"
+        )
+    if release[0] not in WRITTEN_FOR[product]:
+        built = " and ".join(f"{m}.x" for m in WRITTEN_FOR[product])
+        return f"{name} {version}: `sot push` is written against {name} {built}; check the dry run first"
+    return ""

@@ -80,6 +80,7 @@ class FakeNetBox:
         self.index: dict[str, dict[tuple, int]] = {name: {} for name in UNIQUE}
         self.requests: list[tuple[str, str, Any]] = []
         self.next_id = 1
+        self.version = "4.4.10"  # what /api/status/ reports as netbox-version
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -230,7 +231,7 @@ def _handler(fake: FakeNetBox) -> type[BaseHTTPRequestHandler]:
             if not self._authorised():
                 return
             if self.path.rstrip("/") in ("/api/status", "/api"):
-                self._send(200, {"netbox-version": "4.4.10", "django-version": "5.2"})
+                self._send(200, {"netbox-version": fake.version, "django-version": "5.2"})
                 return
             if endpoint not in ENDPOINTS:
                 self._send(404, {"detail": "Not found."})
