@@ -62,7 +62,8 @@ def _verify(
         ib = ib_found_links(disc, index, name_map.names if name_map else {})
         warnings, excluded = disc.warnings, disc.excluded
         del disc  # its links are read into ib.links: not kept through the comparison (300k at 100k GPUs)
-        result = compare(expected, ib.links, fabric=fabric, source=str(path))  # its ends are sheet-labelled
+        # its ends are sheet-labelled; an InfiniBand port has one peer
+        result = compare(expected, ib.links, fabric=fabric, source=str(path), single_peer=True)
         switches = {d.name for d in plan.switches(fabric)}
         result = collapse_absent(result, {n.device for n in ib.identity.values()}, switches)
         result.unidentified = ib.unidentified

@@ -196,14 +196,54 @@ def _unexpected(fl: FoundLink) -> CableResult:
     return CableResult("unexpected", None, a, b, message, found_rate=_norm_rate(fl.rate), where=(fl.where,))
 
 
+def _contradicted(
+    cab: ExpectedCable, found: list[FoundLink], exact: int, la: Sequence[int], lb: Sequence[int]
+) -> CableResult:
+    """A planned cable found between its two ends, one of whose ends is also reported connected elsewhere:
+    an InfiniBand port has one peer, so the discovery contradicts itself there (two dumps joined, a cable
+    moved during the sweep, a file edited) and the cable is not verified."""
+    parts = []
+    for near, held in ((cab.a, la), (cab.b, lb)):
+        also = sorted({_other(found[i], near).text() for i in held if i != exact})
+        if also:
+            more = f" and {len(also) - 5:,} more" if len(also) > 5 else ""  # a dump may claim a port many times
+            parts.append(f"{near.text()} is also reported connected to {', '.join(also[:5])}{more}")
+
+    def peer(near: End, held: Sequence[int], planned: End) -> End:
+        """What ``near`` is reported connected to besides its planned end (the planned end if nothing)."""
+        other = next((i for i in held if i != exact), None)
+        return planned if other is None else _other(found[other], near)
+
+    message = (
+        f"{cab.a.text()} — {cab.b.text()} found, but " + "; ".join(parts) + ": the discovery contradicts "
+        "itself at this port (re-run it on a settled fabric)"
+    )
+    where = tuple(sorted({found[i].where for i in (*la, *lb)}))
+    return CableResult(
+        "miswired",
+        cab.id,
+        cab.a,
+        cab.b,
+        message,
+        peer(cab.a, la, cab.b),
+        peer(cab.b, lb, cab.a),
+        _norm_rate(cab.rate),
+        None,
+        where,
+    )
+
+
 def compare(
     expected: list[ExpectedCable],
     found: list[FoundLink],
     *,
     fabric: str = "",
     source: str = "",
+    single_peer: bool = False,
 ) -> Verification:
-    """Each planned cable as ok / rate / missing / miswired, then every found link no cable explains."""
+    """Each planned cable as ok / rate / missing / miswired, then every found link no cable explains.
+    ``single_peer``: a port has one peer (InfiniBand), so a planned cable found whose end is also reported
+    connected elsewhere is not ok (LLDP may hear two agents on one port: a NIC's firmware and the host's)."""
     links, pairs = _dedupe(found)
     at = _ends_index(pairs)
     explained: set[int] = set()
@@ -214,7 +254,10 @@ def compare(
         want = _pair(cab.a, cab.b)
         la, lb = _links_at(at, cab.a), _links_at(at, cab.b)
         exact = next((i for i in la if pairs[i] == want), -1)
-        if exact >= 0:
+        if exact >= 0 and single_peer and (len(la) > 1 or len(lb) > 1):
+            explained.update((*la, *lb))
+            result = _contradicted(cab, links, exact, la, lb)
+        elif exact >= 0:
             explained.add(exact)
             fl = links[exact]
             rates = [norm[r] if r in norm else norm.setdefault(r, _norm_rate(r)) for r in (cab.rate, fl.rate)]

@@ -146,3 +146,26 @@ def test_findings_are_listed_by_status_then_cable_then_ends() -> None:
         ("ok", "C-NL-000002", "dgx042", "mlx5_3/1"),
         ("ok", "C-NL-000005", "dgx045", "mlx5_3/1"),
     ]
+
+
+def test_an_infiniband_port_reported_with_two_peers_is_not_ok() -> None:
+    """A dump holding a planned cable and, for one of its ports, another peer (two dumps joined, a cable moved
+    during the sweep): the cable counted as ok and the other link as unexpected. An InfiniBand port has one
+    peer, so the cable is not verified; LLDP, which may hear two agents on one port, keeps the old reading."""
+    found = [FoundLink(c.a, c.b, c.rate, "f:1") for c in PLAN]
+    found.append(FoundLink(sw(LEAF, 17), host("dgx099", "mlx5_3"), "4xNDR", "f:90"))
+    ib = compare(PLAN, found, single_peer=True)
+    assert ib.counts == {"miswired": 1, "missing": 0, "rate": 0, "unexpected": 0, "ok": len(PLAN) - 1}
+    bad = ib.discrepancies[0]
+    assert bad.cable == "C-NL-000001" and bad.where == ("f:1", "f:90")
+    assert bad.message == (
+        "dgx041 mlx5_3/1 — c-leaf-su1-r3 port 17 found, but c-leaf-su1-r3 port 17 is also reported connected "
+        "to dgx099 mlx5_3/1: the discovery contradicts itself at this port (re-run it on a settled fabric)"
+    )
+    assert bad.found_a == sw(LEAF, 17) and bad.found_b == host("dgx099", "mlx5_3")
+    lldp = compare(PLAN, found)
+    assert lldp.counts["ok"] == len(PLAN) and lldp.counts["unexpected"] == 1
+    # a port claimed many times is named five times and counted
+    many = found + [FoundLink(sw(LEAF, 17), host(f"x{i:03}", "mlx5_0"), None, "f:2") for i in range(40)]
+    text = compare(PLAN, many, single_peer=True).discrepancies[0].message
+    assert "and 36 more" in text and text.count("mlx5_0/1") == 4

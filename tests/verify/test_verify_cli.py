@@ -177,3 +177,26 @@ def test_unusable_input_exits_2(tmp_path) -> None:
 
 def test_plan_used_is_the_blueprints() -> None:
     assert len(plan_of(TINY).links_of("compute")) == 64
+
+
+def test_a_dump_that_contradicts_itself_does_not_match_the_plan(tmp_path) -> None:
+    """The simulated fabric's dump with a record joined from another sweep: an HCA that reports leaf r7 port 4
+    as its peer, where dgx004's planned cable is. The cable counted as ok (and the extra link as unexpected):
+    an InfiniBand port has one peer, so the cable is not verified."""
+    ghost = (
+        '\nCa\t1 "H-00000000001fff00"\t\t# "dgx099 mlx5_0"\n'
+        '[1](1fff01) \t"S-0000000000200007"[4]\t\t# lid 90 lmc 0 "c-leaf-su1-r7" lid 12 4xHDR\n'
+    )
+    dump = tmp_path / "joined.ibnetdiscover"
+    dump.write_text(SIM.read_text() + ghost)
+    code, out, err = run_cli(
+        "verify-cabling", str(TINY), "--discovered", str(dump), "--sim-speed", "HDR", "--format", "json"
+    )
+    assert code == 1, err
+    report = json.loads(out)
+    assert report["matches"] is False
+    assert report["summary"]["ok"] == 63 and report["summary"]["miswired"] == 1
+    assert report["summary"]["unexpected"] == 0
+    bad = next(r for r in report["results"] if r["status"] == "miswired")
+    assert "contradicts itself" in bad["message"] and "dgx004" in bad["message"], bad
+    assert any("port 4 of" in w and "elsewhere" in w for w in report["warnings"]), report["warnings"]
