@@ -82,7 +82,25 @@ def inline(text: str) -> str:
     )
 
 
-def markdown_line(text: str) -> str:
-    """One Markdown line of plain text: no line break, and no leading block marker (escaped with ``\\``)."""
-    line = one_line(text).strip()
+# CommonMark's inline syntax outside code spans: HTML and autolinks (<), links and images ([ ]), entities (&),
+# emphasis (* _), strikethrough (~), GFM table cells (|), code spans (`) and the escape itself; any ASCII
+# punctuation "may be backslash-escaped" (CommonMark 0.31, "Backslash escapes")
+_MARKDOWN_INLINE = re.compile(r"[\\`*_\[\]<>&~|]")
+# characters that reorder or hide text where it is read (bidirectional overrides and isolates, zero-width
+# characters, the BOM): shown as their code point
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+def markdown_line(text: str, *, code_spans: bool = False) -> str:
+    """One Markdown line of plain text: no line break, no leading block marker, and no inline markup (HTML, a
+    link, an entity, emphasis), each escaped with ``\\``. With ``code_spans`` the line's own `code spans`
+    stay spans (their text is literal in Markdown) when every backtick pairs as CommonMark pairs them: single
+    backticks, an even number of them; otherwise they are escaped with the rest. A description holding
+    ``<!--`` hid the rest of SUMMARY.md."""
+    line = _INVISIBLE.sub(lambda m: f"U+{ord(m[0]):04X}", one_line(text).strip())
+    if code_spans and "``" not in line and line.count("`") % 2 == 0:
+        parts = line.split("`")
+        line = "`".join(p if i % 2 else _MARKDOWN_INLINE.sub(r"\\\g<0>", p) for i, p in enumerate(parts))
+    else:
+        line = _MARKDOWN_INLINE.sub(r"\\\g<0>", line)
     return "\\" + line if _MARKDOWN_BLOCK.match(line) else line

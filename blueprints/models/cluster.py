@@ -2,7 +2,7 @@
 
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from blueprints.models.appliance import Appliance
 from blueprints.models.base import Model, RuleId, SafeName, SafeText, empty_list
@@ -65,3 +65,14 @@ class Blueprint(Model):
                     raise ValueError(f"{label} name `{n}` is used twice")
                 seen.add(n)
         return self
+
+    @field_validator("storage")
+    @classmethod
+    def _one_storage_a_mount_point(cls, storage: list[SharedStorage]) -> list[SharedStorage]:
+        """One fstab line per mount point: a second storage on the same point replaced the first one's."""
+        mounts: dict[str, str] = {}
+        for st in storage:
+            if st.mount in mounts:
+                raise ValueError(f"storage `{st.name}` mounts on `{st.mount}`, as `{mounts[st.mount]}` does")
+            mounts[st.mount] = st.name
+        return storage

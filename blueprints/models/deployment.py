@@ -65,6 +65,10 @@ class AccessSettings(Model):
     def _bastion(self) -> "AccessSettings":
         if (self.via == "bastion") != (self.bastion is not None):
             raise ValueError("`bastion: [user@]host[:port]` goes with `via: bastion` (and only with it)")
+        port = self.bastion.rpartition(":")[2] if self.bastion and ":" in self.bastion else None
+        if port is not None and not 1 <= int(port) <= 65535:
+            # OpenSSH refuses the whole ProxyJump ("Invalid ProxyJump"), and so every Ansible connection
+            raise ValueError(f"bastion port {port} is not a TCP port (1-65535)")
         return self
 
 

@@ -10,7 +10,7 @@ from generator.foreign import path_text
 from generator.plan.model import Plan
 from generator.report import dumps
 from generator.resolve import ResolvedCluster
-from generator.safetext import markdown_line, one_line
+from generator.safetext import markdown_line
 
 NAME = "report"
 
@@ -60,9 +60,9 @@ def emit(
         "## Findings",
         "",
         *(
-            # the file name is the user's (any characters a file system allows): one line, like the message
-            f"- {f['severity']} {f['rule']} {one_line(path_text(str(f['file'])))}:{f['line']}: "
-            f"{markdown_line(f['message'])}"
+            # the file name is the user's (any characters a file system allows): one Markdown line
+            f"- {f['severity']} {f['rule']} {markdown_line(path_text(str(f['file'])))}:{f['line']}: "
+            f"{markdown_line(f['message'], code_spans=True)}"
             for f in (findings or [])
         ),
     ]

@@ -74,6 +74,18 @@ def test_host_template_with_trailing_hyphen_is_refused(tmp_path: Path) -> None:
     assert code == 1 and re.search(rf"{re.escape(str(bp))}:4:\d+: error PLN002 .*`gpu1-`", out), out
 
 
+@pytest.mark.parametrize("name", ["default", "all"])
+def test_a_host_name_slurm_or_ansible_reads_as_a_keyword_is_refused(name: str, tmp_path: Path) -> None:
+    """A host `default` became slurm.conf's `NodeName=default`, Slurm's record of defaults (in any case): no
+    node was defined and slurmctld stopped ("no nodes configured"); `ALL` is reserved there too, and `all` is
+    Ansible's group of every host."""
+    pools = f"pools:\n  - {{name: gpu, role: gpu, count: 1, server: dgx-h100, hostnames: [{name}]}}\n"
+    bp = write(tmp_path, HEAD + pools)
+    code, out, err = run_cli("validate", str(bp))
+    no_crash(out + err)
+    assert code == 1 and re.search(rf"{re.escape(str(bp))}:4:\d+: error PLN002 .*`{name}`: reserved", out), out
+
+
 @pytest.mark.parametrize("where", ["host", "switch"])
 def test_template_with_a_final_newline_is_a_schema_error(where: str, tmp_path: Path) -> None:
     if where == "host":

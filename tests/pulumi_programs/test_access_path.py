@@ -170,6 +170,9 @@ def test_vpn_connects_directly(tmp_path: Path) -> None:
         ("aws-p5-efa", {"via": "iap"}, "access via iap works on target gcp only"),
         ("oci-bm-h100", {"via": "bastion"}, "`bastion: [user@]host[:port]` goes with `via: bastion`"),
         ("oci-bm-h100", {"via": "bastion", "bastion": "a b"}, "bastion"),
+        # OpenSSH refuses the whole ProxyJump: "Invalid ProxyJump"
+        ("oci-bm-h100", {"via": "bastion", "bastion": "ops@jump.example.org:99999"}, "99999 is not a TCP port"),
+        ("oci-bm-h100", {"via": "bastion", "bastion": "jump.example.org:0"}, "0 is not a TCP port"),
     ],
 )
 def test_an_impossible_access_path_is_a_located_error(

@@ -17,7 +17,20 @@ TIERS = ("leaf", "spine", "core")
 _PLAIN = re.compile(r"[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?")
 
 
+# Host names Slurm and Ansible read as keywords, in any case: slurm.conf(5) "Default values can be specified
+# with a record in which NodeName is "DEFAULT"" and "If the NodeName is "ALL" the process parsing the
+# configuration will exit immediately as it is an internally reserved word" (a host `default` was no node, and
+# slurmctld stopped: "no nodes configured"); `all` is also Ansible's group of every host.
+RESERVED = {
+    "default": "Slurm's NodeName=DEFAULT record of defaults",
+    "all": "Slurm's and Ansible's word for every node",
+}
+
+
 def _problem(name: str) -> str | None:
+    reserved = RESERVED.get(name.lower())
+    if reserved:
+        return f"reserved: {reserved}"
     return None if _PLAIN.fullmatch(name) else host_name_problem(name)
 
 
