@@ -7,7 +7,9 @@ ibstat's argv and ibnetdiscover's quoted descriptions; generate ended in an inte
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import EXAMPLES, run_cli
@@ -17,14 +19,19 @@ from ruamel.yaml import YAML
 from blueprints.catalog.schema import MappedPort
 
 
-def _with_storage_options(tmp_path: Path, options: list[str]) -> Path:
+def _example_with(tmp_path: Path, example: str, edit: Callable[[Any], None]) -> Path:
+    """``example`` (an examples/ stem) with ``edit`` applied to its document, written as bp.yaml."""
     yaml = YAML()
-    doc = yaml.load((EXAMPLES / "superpod-h100-4su.yaml").read_text())
-    doc["storage"][0]["options"] = options
+    doc = yaml.load((EXAMPLES / f"{example}.yaml").read_text())
+    edit(doc)
     out = tmp_path / "bp.yaml"
     with out.open("w") as fh:
         yaml.dump(doc, fh)
     return out
+
+
+def _with_storage_options(tmp_path: Path, options: list[str]) -> Path:
+    return _example_with(tmp_path, "superpod-h100-4su", lambda doc: doc["storage"][0].update(options=options))
 
 
 @pytest.mark.parametrize("option", ["a=b\rc", "x\x0by", "noatime\x0c", "noatime#x", "a b", "a,b", "", "é"])
@@ -45,38 +52,28 @@ def test_a_mount_option_fstab_cannot_hold_is_refused(tmp_path: Path, option: str
     ],
 )
 def test_a_mount_point_the_system_lives_in_is_refused(tmp_path: Path, mount: str, says: str) -> None:
-    yaml = YAML()
-    doc = yaml.load((EXAMPLES / "superpod-h100-4su.yaml").read_text())
-    doc["storage"][0]["mount"] = mount
-    bp = tmp_path / "bp.yaml"
-    with bp.open("w") as fh:
-        yaml.dump(doc, fh)
+    bp = _example_with(tmp_path, "superpod-h100-4su", lambda doc: doc["storage"][0].update(mount=mount))
     code, out, _ = run_cli("validate", str(bp))
     assert code == 2 and says in out and "storage[0]" in out, out
 
 
 def test_two_storages_on_one_mount_point_are_refused(tmp_path: Path) -> None:
     """One fstab line a mount point: ansible.posix.mount replaced the first storage's line with the second's."""
-    yaml = YAML()
-    doc = yaml.load((EXAMPLES / "roce-rail-2tier.yaml").read_text())
-    home = dict(doc["storage"][0])
-    doc["storage"].append({**home, "name": "scratch", "export": "/export/scratch"})
-    bp = tmp_path / "bp.yaml"
-    with bp.open("w") as fh:
-        yaml.dump(doc, fh)
+
+    def second_home(doc: Any) -> None:
+        doc["storage"].append({**doc["storage"][0], "name": "scratch", "export": "/export/scratch"})
+
+    bp = _example_with(tmp_path, "roce-rail-2tier", second_home)
     code, out, _ = run_cli("validate", str(bp))
-    assert code == 2 and f"storage `scratch` mounts on `{home['mount']}`, as `home` does" in out, out
+    assert code == 2 and "storage `scratch` mounts on `/home`, as `home` does" in out, out
     assert f"{bp}:" in out and ":1:1:" not in out, out
 
 
 def test_a_driver_branch_is_its_number(tmp_path: Path) -> None:
     """`550-server` passed the schema and ended SFT001 and SFT002 in an internal error."""
-    yaml = YAML()
-    doc = yaml.load((EXAMPLES / "roce-rail-2tier.yaml").read_text())
-    doc["software"]["driver_branch"] = "550-server"
-    bp = tmp_path / "bp.yaml"
-    with bp.open("w") as fh:
-        yaml.dump(doc, fh)
+    bp = _example_with(
+        tmp_path, "roce-rail-2tier", lambda doc: doc["software"].update(driver_branch="550-server")
+    )
     code, out, _ = run_cli("validate", str(bp))
     assert code == 2 and "software.driver_branch" in out and "a bug" not in out, out
 
@@ -104,12 +101,7 @@ def _summary_html(tmp_path: Path, description: str) -> tuple[str, str]:
     (markdown-it-py, the parser rich uses)."""
     from markdown_it import MarkdownIt
 
-    yaml = YAML()
-    doc = yaml.load((EXAMPLES / "superpod-h100-4su.yaml").read_text())
-    doc["description"] = description
-    bp = tmp_path / "bp.yaml"
-    with bp.open("w") as fh:
-        yaml.dump(doc, fh)
+    bp = _example_with(tmp_path, "superpod-h100-4su", lambda doc: doc.update(description=description))
     code, out, err = run_cli("generate", str(bp), "-o", str(tmp_path / "b"), "--quiet", "--only", "report")
     assert code == 0, out + err
     summary = (tmp_path / "b" / "report" / "SUMMARY.md").read_text()
