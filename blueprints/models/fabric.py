@@ -83,6 +83,18 @@ class SubnetManager(Model):
         default_factory=empty_list, max_length=64, description="P_Key partitions besides the default (0x7fff)"
     )
 
+    @field_validator("partitions")
+    @classmethod
+    def _one_partition_a_name(cls, partitions: list[Partition]) -> list[Partition]:
+        """A partition's name is its identity in partitions.conf and in the plan (two `a` with P_Keys 5 and 6
+        were both written)."""
+        seen: set[str] = set()
+        for part in partitions:
+            if part.name in seen:
+                raise ValueError(f"partition name `{part.name}` is used twice")
+            seen.add(part.name)
+        return partitions
+
 
 class Lossless(Model):
     pfc: bool = True

@@ -157,6 +157,20 @@ def test_sm_members_and_partition_pools_must_be_on_the_fabric(sm: str, needle: s
     assert re.search(rf":{line_of(bp, sm.split(':')[0] + ':')}:\d+: error NET02[01]", out), out
 
 
+def test_a_partition_name_used_twice_is_refused(tmp_path: Path) -> None:
+    """Two partitions `a` (P_Keys 5 and 6) were both written to partitions.conf, one name for two partitions."""
+    sm = "partitions: [{name: a, pkey: 0x05}, {name: a, pkey: 0x06}]"
+    fabric = (
+        "fabrics:\n  compute:\n    technology: infiniband-ndr\n    topology: {kind: fat-tree, switch: qm9700}\n"
+        f"    subnet_manager:\n      kind: opensm\n      ha: true\n      {sm}\n"
+    )
+    bp = write(tmp_path, HEAD + POOL + fabric)
+    code, out, err = run_cli("validate", str(bp))
+    no_crash(out + err)
+    assert code == 2 and "partition name `a` is used twice" in out, out
+    assert re.search(rf":{line_of(bp, 'partitions:')}:\d+: error SCHEMA", out), out
+
+
 # ---- size budgets ----------------------------------------------------------------------------------
 def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MAX_AS, MAX_AS))
