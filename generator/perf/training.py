@@ -96,11 +96,13 @@ class StepEstimate:
         lay = self.layout
         if lay.gpus >= self.pool_gpus:
             return ""
-        return (
-            f"the job runs on {lay.gpus:,} of the pool's {self.pool_gpus:,} GPUs, "
-            f"{self.pool_gpus - lay.gpus:,} idle: TP {lay.tp} × PP {lay.pp} = {lay.model_parallel} "
-            "must divide the ranks (Megatron)"
+        idle = self.pool_gpus - lay.gpus
+        why = (
+            f"TP {lay.tp} × PP {lay.pp} = {lay.model_parallel} must divide the ranks (Megatron)"
+            if idle < lay.model_parallel
+            else f"the data-parallel degree is {lay.dp}"
         )
+        return f"the job runs on {lay.gpus:,} of the pool's {self.pool_gpus:,} GPUs, {idle:,} idle: {why}"
 
     @property
     def batch_note(self) -> str:

@@ -94,6 +94,10 @@ def test_a_prime_node_count_runs_a_split_that_leaves_gpus_idle(superpod_127) -> 
         parallelism=Parallelism(tensor=lay.tp, pipeline=lay.pp, virtual_stages=lay.virtual_stages),
     )
     assert training_step(given, system).step_s == pytest.approx(st.step_s, rel=1e-9)
+    # a data-parallel degree given below the pool's: its own reason
+    half = Workload(params=70e9, mode="pretrain", parallelism=Parallelism(tensor=8, data=63, sharding="zero1"))
+    notes = training_step(half, system).notes
+    assert any("1,016 GPUs, 512 idle: the data-parallel degree is 63" in n for n in notes), notes
 
 
 @pytest.mark.parametrize("params", [13e9, 70e9, 175e9])
