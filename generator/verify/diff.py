@@ -206,7 +206,8 @@ def _contradicted(
     for near, held in ((cab.a, la), (cab.b, lb)):
         also = sorted({_other(found[i], near).text() for i in held if i != exact})
         if also:
-            more = f" and {len(also) - 5:,} more" if len(also) > 5 else ""  # a dump may claim a port many times
+            # a dump may claim a port many times: five are named
+            more = f" and {len(also) - 5:,} more" if len(also) > 5 else ""
             parts.append(f"{near.text()} is also reported connected to {', '.join(also[:5])}{more}")
 
     def peer(near: End, held: Sequence[int], planned: End) -> End:
