@@ -180,6 +180,11 @@ def checked_output_file(target: str | Path) -> Path:
         raise OutputRefused(f"{target} is a symbolic link; give the file it points to, or another name")
     if path.exists() and not path.is_file():
         raise OutputRefused(f"{target} exists and is not a regular file")
+    # checked now, not when written: `diff --work-order DIR -o afile/report.txt` wrote the work order, then
+    # refused the report ("nothing written")
+    parent = next((p for p in path.absolute().parents if p.exists() or p.is_symlink()), None)
+    if parent is not None and not parent.is_dir():
+        raise OutputRefused(f"{target}: {parent} is not a folder")
     return path
 
 

@@ -44,6 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--work-order", metavar="DIR", help="write the change's cabling work order (CSV, XLSX) to DIR"
     )
+    p.add_argument(
+        "--force", action="store_true", help="with --work-order: replace the work-order files DIR holds"
+    )
     add_common(p, output_help="write the report to this file instead of standard output")
     p.set_defaults(func=run)
 
@@ -68,6 +71,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     # before anything is read or written: `diff A B -o B` replaced the new blueprint with the report
     check_outputs([("-o", args.output)], [("OLD_BLUEPRINT", args.old), ("NEW_BLUEPRINT", args.new)])
+    if args.work_order is not None:
+        from generator.diff.workorder import check_work_order_target
+
+        check_work_order_target(args.work_order, args.output, args.force)
     errors = []
     plans: list[Plan] = []
     for path in (args.old, args.new):

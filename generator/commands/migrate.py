@@ -30,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--in-place", action="store_true", help="rewrite the file itself (the original is kept as FILE.bak)"
     )
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 when an upgrade is needed")
+    p.add_argument("--force", action="store_true", help="with --in-place: replace an existing FILE.bak")
     add_common(p, formats=("yaml",), default_format="yaml", format_help="blueprint format")
     p.set_defaults(func=run)
 
@@ -38,6 +39,11 @@ def run(args: argparse.Namespace) -> int:
     if args.in_place and (args.output or args.blueprint == "-"):
         err_console.print("[bold red]migrate[/]: --in-place rewrites the file itself: give a file and no -o")
         return 2
+    from generator.commands._common import check_outputs
+    from generator.report import safe
+
+    # `-o FILE` naming the blueprint rewrote it with no FILE.bak: that is --in-place's job
+    check_outputs([("-o", args.output)], [("BLUEPRINT (rewrite it with --in-place)", args.blueprint)])
     from generator.foreign import read_foreign_text
     from generator.load import MAX_BYTES
     from generator.migrate import MigrationError, migrate_text
@@ -73,7 +79,14 @@ def run(args: argparse.Namespace) -> int:
         from generator.fsutil import atomic_write_text
 
         source = Path(args.blueprint)
-        atomic_write_text(source.with_name(source.name + ".bak"), text)
+        backup = source.with_name(source.name + ".bak")
+        if not args.force and (backup.exists() or backup.is_symlink()):
+            err_console.print(
+                f"[bold red]migrate[/]: {safe(str(backup))} exists: --in-place keeps the original there; "
+                "move it, or give --force to replace it (nothing written)"
+            )
+            return 2
+        atomic_write_text(backup, text)
         atomic_write_text(source, result.text)
         note(args, f"{source}: upgraded to {CURRENT} (original kept as {source.name}.bak)")
     else:

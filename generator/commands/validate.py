@@ -85,6 +85,10 @@ def run(args: argparse.Namespace) -> int:
             f"[bold red]validate[/]: no *.yaml or *.yml blueprints in {', '.join(args.blueprint)}"
         )
         return 2
+    from generator.commands._common import check_outputs
+
+    # `validate bp.yaml -o bp.yaml` replaced the blueprint with the report (exit 0)
+    check_outputs([("-o", args.output)], [("BLUEPRINT", str(p)) for p in paths])
     from generator.gcpause import gc_paused
 
     with gc_paused():  # loading the model, catalogue and rules makes no garbage cycles worth a pass (~17 ms)

@@ -20,7 +20,7 @@ from generator.emit.cabling.rows import CableRow, cable_rows
 from generator.emit.cabling.tables import CABLE_COLUMNS, Cell, cable_table, to_csv
 from generator.emit.cabling.xlsx import MAX_COL_WIDTH, TICK_COL_WIDTH, fit_widths, printable
 from generator.emit.cabling.xlsx_writer import Columns, PageSetup, Sheet, Style, Workbook, hf_text
-from generator.fsutil import atomic_dir, atomic_write_files, checked_output_dir, output_lock
+from generator.fsutil import OutputRefused, atomic_dir, atomic_write_files, checked_output_dir, output_lock
 from generator.plan.model import Device, Link
 
 CABLE_HEADER: tuple[str, ...] = ("seq", "step", "action", *CABLE_COLUMNS[1:])
@@ -249,6 +249,25 @@ def render_xlsx(diff: PlanDiff, steps: list[Step], devices: list[list[Cell]]) ->
     return buf.getvalue()
 
 
+WORK_ORDER_FILES = ("devices.csv", "summary.txt", "work-order.csv", "work-order.xlsx")
+
+
+def check_work_order_target(target: str, report: str | None, force: bool) -> None:
+    """Before anything is written: a folder name (not empty), whose work-order files are replaced only with
+    ``force`` (a site's ticked copy of work-order.csv was replaced without a word), and that the report (-o)
+    does not write into (`-o DIR/work-order.csv` replaced the cable list with the report)."""
+    if target in ("", "-"):
+        raise OutputRefused(f"--work-order {target!r} is not a folder name")
+    folder = checked_output_dir(target, None)
+    if report not in (None, "", "-") and Path(report).absolute().parent == folder.absolute():
+        raise OutputRefused(f"-o {report} is inside --work-order {target}: give the report another folder")
+    held = [name for name in WORK_ORDER_FILES if (folder / name).exists() or (folder / name).is_symlink()]
+    if held and not force:
+        raise OutputRefused(
+            f"{target} already holds {', '.join(held)}: give --force to replace them, or another folder"
+        )
+
+
 def write_work_order(diff: PlanDiff, target: str | Path) -> list[str]:
     """Write work-order.csv, devices.csv, work-order.xlsx and summary.txt into ``target`` (atomically:
     the folder appears whole or not at all). Returns the file names."""
@@ -261,6 +280,8 @@ def write_work_order(diff: PlanDiff, target: str | Path) -> list[str]:
         "summary.txt": to_text(diff).encode(),
         "work-order.xlsx": render_xlsx(diff, steps, devices),
     }
+
+    assert sorted(files) == sorted(WORK_ORDER_FILES)  # what check_work_order_target guards
 
     def fill(tmp: Path) -> None:
         for name, data in files.items():

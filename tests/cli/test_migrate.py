@@ -80,3 +80,19 @@ def test_broken_step_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     code, out, err = run_cli("migrate", str(path), "--in-place")
     assert code == 2 and "does not validate" in err and out == ""
     assert path.read_bytes() == before and not (tmp_path / "old.yaml.bak").exists()
+
+
+def test_the_blueprint_and_its_backup_are_not_replaced_unasked(tmp_path: Path, old_version: None) -> None:
+    """`-o FILE` naming the blueprint rewrote it with no backup; --in-place replaced an existing FILE.bak."""
+    path = _old_file(tmp_path)
+    before = path.read_bytes()
+    code, _, err = run_cli("migrate", str(path), "-o", str(path))
+    assert code == 2 and "--in-place" in err and path.read_bytes() == before, err
+    backup = tmp_path / "old.yaml.bak"
+    backup.write_text("the site's own notes\n")
+    code, _, err = run_cli("migrate", str(path), "--in-place")
+    assert code == 2 and "give --force" in err and "nothing written" in err, err
+    assert path.read_bytes() == before and backup.read_text() == "the site's own notes\n"
+    code, _, err = run_cli("migrate", str(path), "--in-place", "--force")
+    assert code == 0, err
+    assert backup.read_bytes() == before and f"apiVersion: {CURRENT}" in path.read_text()

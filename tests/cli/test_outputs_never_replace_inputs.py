@@ -128,3 +128,51 @@ def test_acceptance_report_never_replaces_a_measurement(tmp_path: Path, option: 
     )
     assert code == 2 and "is also a --results file" in err, out + err
     assert run.read_bytes() == before
+
+
+def test_a_work_order_replaces_the_folders_files_only_with_force(tmp_path: Path) -> None:
+    """A site's ticked copy of work-order.csv was replaced by the next `diff --work-order` without a word."""
+    old, new = _grown(tmp_path)
+    wo = tmp_path / "wo"
+    wo.mkdir()
+    (wo / "work-order.csv").write_text("my ticked copy\n")
+    (wo / "notes.txt").write_text("the site's\n")
+    code, _, err = run_cli("diff", str(old), str(new), "--work-order", str(wo))
+    assert code == 2 and "already holds work-order.csv" in err and "--force" in err, err
+    assert (wo / "work-order.csv").read_text() == "my ticked copy\n" and len(list(wo.iterdir())) == 2
+    code, _, err = run_cli("diff", str(old), str(new), "--work-order", str(wo), "--force")
+    assert code == 1, err
+    assert (wo / "work-order.csv").read_text().startswith("seq,") and (
+        wo / "notes.txt"
+    ).read_text() == "the site's\n"
+
+
+@pytest.mark.parametrize("report", ["afile/report.txt", "wo/work-order.csv", "wo/report.txt"])
+def test_a_report_the_work_order_cannot_sit_beside_is_refused_first(tmp_path: Path, report: str) -> None:
+    """`-o afile/report.txt` (afile a file) was refused after the work order was written, under "nothing
+    written"; `-o wo/work-order.csv` replaced the work order's cable list with the report."""
+    old, new = _grown(tmp_path)
+    (tmp_path / "afile").write_text("x\n")
+    wo = tmp_path / "wo"
+    code, _, err = run_cli("diff", str(old), str(new), "--work-order", str(wo), "-o", str(tmp_path / report))
+    assert code == 2 and "nothing written" in err, err
+    assert not wo.exists() and (tmp_path / "afile").read_text() == "x\n"
+
+
+@pytest.mark.parametrize("name", ["", "-"])
+def test_a_work_order_folder_needs_a_name(tmp_path: Path, name: str) -> None:
+    old, new = _grown(tmp_path)
+    code, _, err = run_cli("diff", str(old), str(new), "--work-order", name)
+    assert code == 2 and "is not a folder name" in err, err
+
+
+def test_validate_never_replaces_the_blueprint(tmp_path: Path) -> None:
+    """`validate bp.yaml -o bp.yaml` replaced the blueprint with its own report, exit 0."""
+    bp = _bp(tmp_path)
+    before = bp.read_bytes()
+    for fmt in ("text", "json", "sarif"):
+        code, out, err = run_cli("validate", str(bp), "-o", str(bp), "--format", fmt)
+        assert code == 2 and "is also BLUEPRINT" in err, out + err
+        assert bp.read_bytes() == before
+    code, out, err = run_cli("validate", str(tmp_path), "-o", str(bp))  # a folder's blueprint too
+    assert code == 2 and bp.read_bytes() == before, out + err

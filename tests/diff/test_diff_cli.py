@@ -93,9 +93,13 @@ def test_work_order_lists_only_the_changes(tmp_path: Path) -> None:
     racks = wb.sheetnames[2:]  # one sheet per rack: its lines (A end there) under a title and a header row
     assert racks and sum(wb[r].max_row - 2 for r in racks) == len(rows)
     assert {r["a_rack"] for r in rows} == set(racks)
-    # byte-identical on a second run (the folder is replaced whole)
+    # byte-identical on a second run (the folder is replaced whole; its files only with --force)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    assert run_cli("diff", str(old), str(new), "--fabric", "compute", "--work-order", str(out))[0] == 1
+    assert run_cli("diff", str(old), str(new), "--fabric", "compute", "--work-order", str(out))[0] == 2
+    assert (
+        run_cli("diff", str(old), str(new), "--fabric", "compute", "--work-order", str(out), "--force")[0]
+        == 1
+    )
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
 
