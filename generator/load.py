@@ -8,6 +8,7 @@ import re
 import sys
 import types
 import typing
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path as FsPath
@@ -17,7 +18,8 @@ from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.composer import Composer
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import MarkedYAMLError, YAMLError, YAMLWarning
+from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.scanner import Scanner
 
 from blueprints.models import Blueprint
@@ -198,12 +200,15 @@ def _offset_position(text: str, at: int) -> tuple[int, int]:
 
 def _unmarked_position(text: str, exc: BaseException) -> tuple[int, int]:
     """Line and column for the errors the YAML parser raises without a mark: where flow nesting passes
-    MAX_DEPTH (recursion), or the run of digits too long for an int; else the start of the file."""
+    MAX_DEPTH (recursion), the run of digits too long for an int, or the character YAML does not allow;
+    else the start of the file."""
     at: int | None = None
     if isinstance(exc, RecursionError):
         at = flow_too_deep(text, MAX_DEPTH)
     elif isinstance(exc, ValueError) and (m := _HUGE_NUMBER.search(text)):
         at = m.start()
+    elif isinstance(exc, ReaderError) and isinstance(exc.position, int) and 0 <= exc.position <= len(text):
+        at = exc.position  # a character YAML does not allow (an escape sequence): its index in the text
     return (1, 1) if at is None else _offset_position(text, at)
 
 
@@ -326,7 +331,11 @@ def _yaml_document(text: str, file: str, max_values: int = MAX_NODES) -> Any:
     yaml.file = file  # type: ignore[attr-defined]
     yaml.allow_duplicate_keys = False
     try:
-        return yaml.load(text)
+        with warnings.catch_warnings():
+            # ruamel's warnings went to stderr raw (a site-packages path and code to silence them), e.g. on a
+            # `%YAML 1.1` document's 70e9, which is read as the YAML 1.2 float the schema documents
+            warnings.simplefilter("ignore", YAMLWarning)
+            return yaml.load(text)
     except MarkedYAMLError as exc:
         raise _syntax_error(exc, text, file) from None
     except (YAMLError, RecursionError, ValueError, TypeError) as exc:

@@ -77,23 +77,30 @@ def _yaml() -> YAML:
     return yaml
 
 
-def _bounded_version(text: str, file: str) -> object:
-    """The document's apiVersion, read by the loader's bounded parser first: it refuses alias bombs, deep
-    flow nesting (quadratic in ruamel's scanner) and huge numbers in bounded time, located, before the
-    round-trip parser (which keeps comments, and is unbounded) ever sees the text."""
+def _bounded_version(text: str, file: str) -> tuple[object, str]:
+    """The document's apiVersion and where it is (``file:line:col: ``), read by the loader's bounded parser
+    first: it refuses alias bombs, deep flow nesting (quadratic in ruamel's scanner) and huge numbers in
+    bounded time, located, before the round-trip parser (which keeps comments, and is unbounded) ever sees
+    the text."""
     from generator.findings import BlueprintError
     from generator.load import parse_yaml
 
     try:
-        data = parse_yaml(text, file).data
+        source = parse_yaml(text, file)
     except BlueprintError as exc:
         first = exc.findings[0]
         at = first.location
         where = f"{at.file}:{at.line}:{at.column}: " if at else ""
         raise MigrationError(f"{where}{first.message}") from None
+    data = source.data
     if not isinstance(data, Mapping):
-        raise MigrationError("not a blueprint: the document is not a mapping of keys")
-    return data.get("apiVersion")
+        raise MigrationError(f"{file}:1:1: not a blueprint: the document is not a mapping of keys")
+    if "apiVersion" not in data:
+        raise MigrationError(
+            f"{file}:1:1: no `apiVersion` key: a blueprint names its schema (apiVersion: {CURRENT})"
+        )
+    at = source.locate(("apiVersion",))
+    return data["apiVersion"], f"{at.file}:{at.line}:{at.column}: "
 
 
 def migrate_text(
@@ -101,12 +108,17 @@ def migrate_text(
 ) -> Migrated:
     """The document upgraded to CURRENT, one step at a time (unchanged text when already current)."""
     migrations = MIGRATIONS if migrations is None else migrations
-    version = _bounded_version(text, file)
+    version, where = _bounded_version(text, file)
     if version == CURRENT:
         return Migrated(text, CURRENT, CURRENT)
     by_source = {m.source: m for m in migrations}
     if not isinstance(version, str) or version not in by_source:
-        raise MigrationError(f"apiVersion `{version}` is not one this tool knows: {version_hint(version)}")
+        tag = getattr(getattr(version, "tag", None), "value", None)  # ruamel's TaggedScalar: `!custom v1`
+        if tag:
+            shown = f"`{getattr(version, 'value', '')}` tagged {tag}"
+        else:
+            shown = f"`{version}`" if isinstance(version, str) else f"{version!r} (not a string)"
+        raise MigrationError(f"{where}apiVersion {shown} is not one this tool knows: {version_hint(version)}")
     yaml = _yaml()
     try:  # within the bounds checked above
         doc = yaml.load(text)

@@ -96,3 +96,40 @@ def test_the_blueprint_and_its_backup_are_not_replaced_unasked(tmp_path: Path, o
     code, _, err = run_cli("migrate", str(path), "--in-place", "--force")
     assert code == 0, err
     assert backup.read_bytes() == before and f"apiVersion: {CURRENT}" in path.read_text()
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("", ":1:1: no `apiVersion` key"),  # was "apiVersion `None`", no line
+        ("apiVersion: 1", ":2:1: apiVersion 1 (not a string)"),
+        ("apiVersion: 'cluster-blueprint/v1 '", ":2:1: apiVersion `cluster-blueprint/v1 `"),
+        # was "apiVersion `cluster-blueprint/v1` is not one this tool knows: this tool reads cluster-blueprint/v1"
+        (
+            "apiVersion: !custom cluster-blueprint/v1",
+            ":2:1: apiVersion `cluster-blueprint/v1` tagged !custom",
+        ),
+    ],
+)
+def test_an_unknown_api_version_is_located_and_said_as_it_is(tmp_path: Path, line: str, says: str) -> None:
+    path = tmp_path / "bp.yaml"
+    path.write_text(f"name: x\n{line}\npools: []\n")
+    code, out, err = run_cli("migrate", str(path))
+    assert code == 2 and f"{path}{says}" in err, err
+
+
+def test_a_character_yaml_refuses_is_located_and_yaml_warnings_stay_inside(tmp_path: Path) -> None:
+    """An escape character on line 4 was reported at 1:1; a `%YAML 1.1` document's 70e9 printed ruamel's
+    warning (a site-packages path and code to silence it) on stderr."""
+    bad = tmp_path / "esc.yaml"
+    bad.write_text("apiVersion: cluster-blueprint/v1\nname: x\npools:\n  - {name: a\x1b[31m, role: gpu}\n")
+    for command in ("validate", "migrate"):
+        code, out, err = run_cli(command, str(bad))
+        assert code == 2 and f"{bad}:4:13:" in out + err and "#x001b" in out + err, out + err
+    old = tmp_path / "yaml11.yaml"
+    text = (EXAMPLES / "single-dgx-h100.yaml").read_text()
+    assert "params: 70e9" in text
+    old.write_text("%YAML 1.1\n---\n" + text)
+    for command in ("validate", "migrate"):
+        code, out, err = run_cli(command, str(old))
+        assert code in (0, 1) and "Warning" not in err and "site-packages" not in err, err
