@@ -267,7 +267,8 @@ def add_output(
     metavar: str = "FILE",
     default: str | None = None,
 ) -> None:
-    p.add_argument("-o", "--output", metavar=metavar, default=default, help=help)
+    # an empty name names no file: `-o ""` was taken as no -o by some commands, a file that "exists" by others
+    p.add_argument("-o", "--output", metavar=metavar, default=default, help=help, type=file_name)
 
 
 def add_quiet(p: argparse.ArgumentParser) -> None:

@@ -14,6 +14,7 @@ from generator.commands._common import (
     check_outputs,
     command,
     err_console,
+    file_name,
     note,
     print_table,
     text_output,
@@ -104,7 +105,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="tokens per sequence (default: %(default)s)",
     )
     p.add_argument("--name", help="name of the starter blueprint (default: from --write, else `starter`)")
-    p.add_argument("--write", metavar="FILE", help="write a starter blueprint that validates")
+    p.add_argument(
+        "--write", metavar="FILE", type=file_name, help="write a starter blueprint that validates (a file)"
+    )
     p.add_argument("--force", action="store_true", help="with --write: replace FILE if it exists")
     add_common(p, output_help="write the advice (text or JSON) to this file")
     p.set_defaults(func=run)
@@ -117,6 +120,8 @@ def _write_refusal(target: str | None, force: bool) -> str | None:
 
     if target is None:
         return None
+    if target == "-":  # `-o -` is standard output; a starter is a file the next command reads
+        return "--write needs a file name (the advice itself goes to standard output)"
     path = Path(target)
     if (path.exists() or path.is_symlink()) and not force:
         return f"{target} exists; choose another --write file or add --force to replace it"

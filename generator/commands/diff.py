@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from generator.commands._common import add_common, check_outputs, command, note, write_text
+from generator.commands._common import add_common, check_outputs, command, file_name, note, write_text
 from generator.report import dumps
 
 TYPE_CHECKING = (
@@ -42,7 +42,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="compare only this fabric (repeatable; default: every fabric and device)",
     )
     p.add_argument(
-        "--work-order", metavar="DIR", help="write the change's cabling work order (CSV, XLSX) to DIR"
+        "--work-order",
+        metavar="DIR",
+        type=file_name,
+        help="write the change's cabling work order (CSV, XLSX) to DIR",
     )
     p.add_argument(
         "--force", action="store_true", help="with --work-order: replace the work-order files DIR holds"

@@ -159,11 +159,30 @@ def test_a_report_the_work_order_cannot_sit_beside_is_refused_first(tmp_path: Pa
     assert not wo.exists() and (tmp_path / "afile").read_text() == "x\n"
 
 
-@pytest.mark.parametrize("name", ["", "-"])
-def test_a_work_order_folder_needs_a_name(tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize(("name", "says"), [("", "an empty file name"), ("-", "is not a folder name")])
+def test_a_work_order_folder_needs_a_name(tmp_path: Path, name: str, says: str) -> None:
+    """`--work-order ""` was ignored without a word."""
     old, new = _grown(tmp_path)
     code, _, err = run_cli("diff", str(old), str(new), "--work-order", name)
-    assert code == 2 and "is not a folder name" in err, err
+    assert code == 2 and says in err, err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("advise", "--params", "7e9", "--write", ""),  # said " exists; choose another --write file"
+        ("advise", "--params", "7e9", "--write", "-"),  # made a file named `-`
+        ("init", "--params", "7e9", "-o", ""),
+        ("validate", str(EXAMPLES / "single-dgx-h100.yaml"), "-o", ""),
+    ],
+)
+def test_an_output_needs_a_file_name(
+    tmp_path: Path, args: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run_cli(*args)
+    assert code == 2 and ("empty file name" in err or "needs a file name" in err), err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_validate_never_replaces_the_blueprint(tmp_path: Path) -> None:
