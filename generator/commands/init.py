@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
         from generator.rules.dep.dep010_address_plan import AddressPlanFits
         from generator.rules.wrk.wrk002_memory_fit import MemoryFit  # the model does not fit the GPUs' memory
 
-        # or more nodes than the starter's default addresses hold (8,181 a rail in 10.100.0.0/16): exit 1
+        # or more hosts than the starter's management block holds: exit 1
         given_ids = {MemoryFit.id, AddressPlanFits.id}
         memory_only = req.gpus is not None and all(f.rule in given_ids for f in failed)
         given = " with the --gpus given" if memory_only else ""

@@ -117,11 +117,32 @@ def interface_name(cluster: ResolvedCluster, pool: ResolvedPool, port: NicPort) 
     return port.netdev if port.netdev_known else None
 
 
-def _cidrs(cluster: ResolvedCluster) -> tuple[str, str, str]:
+def onprem_cidrs(cluster: ResolvedCluster) -> tuple[str, str, str]:
+    """The on-prem management, compute and storage blocks: MAAS's settings, else the defaults; a compute
+    block nobody set is the default's size or, for a plan its /16 cannot hold, the smallest aligned block
+    around it that can (``_sized_compute``)."""
     maas = cluster.blueprint.deployment.maas
     if maas is None:
-        return DEFAULT_MANAGEMENT_CIDR, DEFAULT_COMPUTE_CIDR, DEFAULT_STORAGE_CIDR
-    return maas.management_cidr, maas.compute_cidr, maas.storage_cidr
+        return DEFAULT_MANAGEMENT_CIDR, _sized_compute(cluster), DEFAULT_STORAGE_CIDR
+    compute = maas.compute_cidr if "compute_cidr" in maas.model_fields_set else _sized_compute(cluster)
+    return maas.management_cidr, compute, maas.storage_cidr
+
+
+def _sized_compute(cluster: ResolvedCluster) -> str:
+    """DEFAULT_COMPUTE_CIDR, or the smallest block holding it that gives every rail room for the compute
+    fabric's host ports (a /31 each when routed), as _fabric_subnets splits it: the /16 holds 8,181 nodes a
+    rail of 8, so a plan of more (the limits allow 16,384 nodes) could not be addressed at all without
+    MAAS, whose compute_cidr is the only setting of it."""
+    default = ipaddress.IPv4Network(DEFAULT_COMPUTE_CIDR)
+    if "compute" not in cluster.fabrics:
+        return DEFAULT_COMPUTE_CIDR
+    rails = max((len(p.ports_for("compute")) for p in cluster.pools), default=0)
+    ports = sum(p.count for p in cluster.pools_on("compute"))
+    per = ROUTED_PORT_ADDRESSES if "compute" in cluster.routed_fabrics else 1
+    need = ports * per + 1 + FABRIC_STATIC_OFFSET  # as _fabric_subnets counts a rail's room
+    bits = math.ceil(math.log2(need)) + (math.ceil(math.log2(rails)) if rails > 1 else 0)
+    prefix = max(8, min(default.prefixlen, 32 - bits))
+    return str(default.supernet(new_prefix=prefix))
 
 
 def _overlaps(cluster: ResolvedCluster) -> list[tuple[Path, str]]:
@@ -134,10 +155,8 @@ def _overlaps(cluster: ResolvedCluster) -> list[tuple[Path, str]]:
     maas = cluster.blueprint.deployment.maas
     named: list[tuple[Path, str]] = []
     if maas is not None:
-        named += [
-            (("deployment", "maas", k), getattr(maas, k))
-            for k in ("management_cidr", "compute_cidr", "storage_cidr")
-        ]
+        keys = ("management_cidr", "compute_cidr", "storage_cidr")
+        named += [(("deployment", "maas", k), v) for k, v in zip(keys, onprem_cidrs(cluster), strict=True)]
     for name in cluster.routed_fabrics:
         fab = cluster.fabrics[name]
         named.append(
@@ -309,7 +328,7 @@ def _dotted(address: int) -> str:
 
 def _fabric(cluster: ResolvedCluster, nets: dict[str, ipaddress.IPv4Network], plan: OnPremPlan) -> None:
     used = dict.fromkeys(nets, 0)
-    cidrs = _cidrs(cluster)
+    cidrs = onprem_cidrs(cluster)
     whole = {"compute": cidrs[1], "storage": cidrs[2]}  # the fabric network a routed host reaches
     for pool in cluster.pools:
         ports = [
@@ -417,7 +436,7 @@ def management_addresses(cluster: ResolvedCluster) -> dict[str, str]:
     addresses (what ``validate`` reads: NET019's DHCP relay, issue 32)."""
     if _LAST and _LAST[0][0] is cluster:
         return _LAST[0][1].management
-    mgmt = _cidrs(cluster)[0]
+    mgmt = onprem_cidrs(cluster)[0]
     plan = OnPremPlan(mgmt)
     if onprem(cluster.target):
         _management(cluster, mgmt, plan)
@@ -429,7 +448,7 @@ def onprem_problems(cluster: ResolvedCluster) -> list[tuple[Path, str]]:
     arithmetic on the counts: no host's address is written out (8,192 of them on the dragonfly example)."""
     if _LAST and _LAST[0][0] is cluster:
         return _LAST[0][1].problems
-    mgmt, compute, storage = _cidrs(cluster)
+    mgmt, compute, storage = onprem_cidrs(cluster)
     plan = OnPremPlan(mgmt)
     if onprem(cluster.target):
         _management_blocks(cluster, mgmt, plan)
@@ -439,7 +458,7 @@ def onprem_problems(cluster: ResolvedCluster) -> list[tuple[Path, str]]:
 
 
 def _make_plan(cluster: ResolvedCluster) -> OnPremPlan:
-    mgmt, compute, storage = _cidrs(cluster)
+    mgmt, compute, storage = onprem_cidrs(cluster)
     plan = OnPremPlan(mgmt)
     if not onprem(cluster.target):
         return plan

@@ -173,3 +173,29 @@ def test_the_pxe_interface_is_no_fabric_port(example: str, tmp_path: Path) -> No
     ):  # no storage fabric takes the DGX's in-band port: it stays the PXE port
         (dgx,) = [p for p in data["pools"] if p["server"] == "dgx-h100"]
         assert dgx["management_interface"] == "enp170s0f1np1"
+
+
+def test_a_plan_the_default_compute_block_cannot_hold_gets_a_larger_one(tmp_path: Path) -> None:
+    """8,200 nodes of 8 rails: the default 10.100.0.0/16 holds 8,181 a rail, so the plan could not be
+    addressed (`advise --gpus 65536 --write` gave no starter); the default grows to the smallest aligned block
+    around it that holds every rail. A compute_cidr the blueprint sets is kept, and refused when too small."""
+    from generator.deploy.addresses import onprem_plan
+    from generator.pipeline import load_and_resolve
+
+    bp = tmp_path / "lab.yaml"
+    bp.write_text(LAB.format(cidr="10.0.0.0/12", count=8200))
+    _, cluster = load_and_resolve(bp)
+    plan = onprem_plan(cluster)
+    assert plan.problems == []
+    rails = [ipaddress.IPv4Network(s.cidr) for s in plan.subnets if s.fabric == "compute"]
+    # 8,200 + 11 (the infrastructure range and broadcast) > 8,192: a /18 a rail, eight in 10.100.0.0/15
+    assert len(rails) == 8 and all(r.prefixlen == 18 for r in rails)
+    assert all(r.subnet_of(ipaddress.IPv4Network("10.100.0.0/15")) for r in rails)
+    set_by_user = tmp_path / "set.yaml"
+    set_by_user.write_text(
+        bp.read_text().replace(
+            "{management_cidr: 10.0.0.0/12}", "{management_cidr: 10.0.0.0/12, compute_cidr: 10.100.0.0/16}"
+        )
+    )
+    _, cluster = load_and_resolve(set_by_user)
+    assert any("holds 8181 node addresses, 8200 needed" in m for _, m in onprem_plan(cluster).problems)

@@ -70,13 +70,11 @@ def _overlaps(ctx: RuleContext) -> list[VlanProblem]:
     cfg = settings(cluster)
     source = cluster.fabrics["management"].source_path
     others: list[tuple[str, str]] = []
-    maas = cluster.blueprint.deployment.maas
-    if maas is not None:
-        others += [
-            ("deployment.maas.management_cidr", maas.management_cidr),
-            ("deployment.maas.compute_cidr", maas.compute_cidr),
-            ("deployment.maas.storage_cidr", maas.storage_cidr),
-        ]
+    if cluster.blueprint.deployment.maas is not None:
+        from generator.deploy.addresses import onprem_cidrs
+
+        keys = ("management_cidr", "compute_cidr", "storage_cidr")
+        others += [(f"deployment.maas.{k}", v) for k, v in zip(keys, onprem_cidrs(cluster), strict=True)]
     for name, fab in sorted(cluster.fabrics.items()):
         if fab.spec.underlay is not None or name in (*cluster.routed_fabrics, "management"):
             others.append(
