@@ -233,14 +233,15 @@ def _settle(adv: Advice, render: Callable[[Advice], str]) -> list[str]:
         "PLT001": _published_ports,
         "PWR005": _longer_rows,
     }
-    notes: list[str] = []
+    # one note a rule and fabric, its last: a fix made twice (spines for 4 nodes, then 8) said both
+    notes: dict[tuple[str, tuple[str | int, ...]], str] = {}
     for _ in range(SETTLE_ROUNDS):
         warnings = [f for f in _check(render(adv)) if f.severity is Severity.WARNING and f.rule in fixes]
-        made = [note for f in warnings if (note := fixes[f.rule](adv, f)) is not None]
+        made = {(f.rule, f.path[:2]): note for f in warnings if (note := fixes[f.rule](adv, f)) is not None}
         if not made:
             break
-        notes += [n for n in made if n not in notes]
-    return notes
+        notes.update(made)
+    return list(notes.values())
 
 
 def _two_spines(adv: Advice, finding: Finding) -> str | None:

@@ -221,3 +221,16 @@ def test_init_asks_again_for_parameters_it_cannot_use(tmp_path: Path) -> None:
     proc = _cmd("init", "--interactive", "-o", str(target), stdin="lab3\nnan\n7e9\n\n\n\n")
     assert proc.returncode == 0, proc.stderr
     assert "must be positive" in proc.stderr and target.is_file()
+
+
+def test_a_fix_made_twice_is_noted_once_with_its_last_value(tmp_path: Path) -> None:
+    """The spines were sized twice (4, then 8 nodes) and the header said both, beside `growth_nodes: 8`."""
+    target = tmp_path / "s.yaml"
+    code, _, err = run_cli("init", "--params", "70e9", "-o", str(target))
+    assert code == 0, err
+    text = target.read_text(encoding="utf-8")
+    notes = [line for line in text.splitlines() if line.startswith("# - compute spines sized for")]
+    growth = [
+        line.split(":")[1].strip() for line in text.splitlines() if line.strip().startswith("growth_nodes:")
+    ]
+    assert len(notes) == 1 and growth and f"sized for {growth[0]} nodes" in notes[0], (notes, growth)
