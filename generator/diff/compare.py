@@ -344,7 +344,16 @@ def _compare(old: Plan, new: Plan, scope: tuple[str, ...] | None) -> PlanDiff:
         disruptions=tuple(reasons) if (down.links or down.devices or conflicts) else (),
         conflicts=tuple(conflicts),
         racks_renamed=renamed,
+        site_renamed=_site_renamed(old, new),
     )
+
+
+def _site_renamed(old: Plan, new: Plan) -> tuple[str, str] | None:
+    """The site's name, which begins every cable label (generator/emit/cabling/rows.py), when it changed."""
+    if old.cluster is None or new.cluster is None:  # a plan built without its blueprint names no site
+        return None
+    a, b = old.cluster.blueprint.site.name, new.cluster.blueprint.site.name
+    return (a, b) if a != b else None
 
 
 def _rack_changes(

@@ -87,6 +87,7 @@ class PlanDiff:
     disruptions: tuple[str, ...]  # why the change is not live, in words
     conflicts: tuple[str, ...] = ()  # inconsistencies between the plans (a new cable on a port still in use)
     racks_renamed: tuple[tuple[str, str], ...] = ()  # (old id, new id) of a rack in the same row and position
+    site_renamed: tuple[str, str] | None = None  # (old, new) site name: the first part of every cable label
 
     @property
     def identical(self) -> bool:
@@ -103,7 +104,13 @@ class PlanDiff:
             or self.racks_added
             or self.racks_removed
             or self.racks_renamed  # nothing moves, but every cable label naming the rack changes
+            or self.site_renamed  # nothing moves, but every cable label changes
         )
+
+    @property
+    def relabelled(self) -> bool:
+        """Labels change where nothing moves: a rack or the site renamed."""
+        return bool(self.racks_renamed or self.site_renamed)
 
     @property
     def live(self) -> bool:

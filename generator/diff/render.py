@@ -153,6 +153,9 @@ def to_json(diff: PlanDiff) -> dict[str, Any]:
             "affected": list(diff.racks_affected),
             "renamed": [{"old": a, "new": b} for a, b in diff.racks_renamed],
         },
+        "site_renamed": (
+            {"old": diff.site_renamed[0], "new": diff.site_renamed[1]} if diff.site_renamed else None
+        ),
         "disruption": {
             "live": diff.live,
             "reasons": list(diff.disruptions),
@@ -266,12 +269,15 @@ def _port_and_rack_lines(diff: PlanDiff) -> list[str]:
         more = len(diff.racks_renamed) - TEXT_LIMIT
         out.append(f"  renamed (relabel only): {shown}" + (f" and {more:,} more" if more > 0 else ""))
     out.append(f"  affected: {_list(diff.racks_affected)}")
+    if diff.site_renamed:  # the first part of every cable label
+        old, new = diff.site_renamed
+        out.append(f"site renamed (relabel only): {old} → {new}, the first part of every cable label")
     return out
 
 
 def _disruption_lines(diff: PlanDiff) -> list[str]:
     if diff.live:
-        what = "only additions on free ports" if not diff.racks_renamed else "additions and relabelling only"
+        what = "only additions on free ports" if not diff.relabelled else "additions and relabelling only"
         return ["", f"live: yes — {what}; no running link goes down"]
     return [
         "",

@@ -91,16 +91,17 @@ def cable_actions(diff: PlanDiff) -> tuple[list[tuple[str, Link]], list[tuple[st
 
 def _relabels(diff: PlanDiff, down: dict[str, str], up: dict[str, str]) -> None:
     """Cables that stay but end in a renamed rack: their labels name the rack (site.rack_names, the cabling
-    plan's labels), so each is relabelled in step 3 with its new labels."""
+    plan's labels), so each is relabelled in step 3 with its new labels; every cable that stays when the site
+    is renamed (its name begins each label)."""
     renamed = {new for _, new in diff.racks_renamed}
-    if not renamed:
+    if not renamed and not diff.site_renamed:
         return
     by_name = diff.new.device_by_name
     for x in diff.new.links:
         if x.id in up or x.id in down or (diff.fabrics is not None and x.fabric not in diff.fabrics):
             continue
         racks = {getattr(by_name.get(ep.device), "rack", None) for ep in (x.a, x.b)}
-        if racks & renamed:
+        if diff.site_renamed or racks & renamed:
             up[x.id] = "relabel"
 
 

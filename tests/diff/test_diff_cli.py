@@ -183,3 +183,30 @@ def test_renamed_racks_move_nothing_and_relabel_their_cables(tmp_path: Path) -> 
     code, text, _ = run_cli("diff", str(old), str(new))
     assert code == 1 and "live: yes — additions and relabelling only" in text
     assert "renamed (relabel only): r01-01 → A01-R01" in text
+
+
+def test_a_renamed_site_relabels_every_cable(tmp_path: Path) -> None:
+    """The site's name begins every cable label (dc1-R01-01-U01-…): renaming it said "no physical change"
+    (exit 0, an empty work order) while every label on the floor changed."""
+    from conftest import EXAMPLES
+
+    old = tmp_path / "old.yaml"
+    old.write_text((EXAMPLES / "roce-rail-2tier.yaml").read_text())
+    assert old.read_text().count("  name: dc1\n") == 1
+    new = tmp_path / "new.yaml"
+    new.write_text(old.read_text().replace("  name: dc1\n", "  name: dc2\n"))
+    wo = tmp_path / "wo"
+    code, out, err = run_cli("diff", str(old), str(new), "--format", "json", "--work-order", str(wo))
+    assert code == 1, err
+    data = json.loads(out)
+    assert data["live"] and not data["identical"] and data["site_renamed"] == {"old": "dc1", "new": "dc2"}
+    assert data["summary"]["devices_relocated"] == 0 and data["racks"]["renamed"] == []
+    with open(wo / "work-order.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    # every cable of the plan, each with its new labels
+    code, plan_json, _ = run_cli("plan", str(new), "--format", "json")
+    assert code == 0
+    assert len(rows) == json.loads(plan_json)["cables_total"]
+    assert {r["action"] for r in rows} == {"relabel"} and all(r["a_label"].startswith("dc2-") for r in rows)
+    code, text, _ = run_cli("diff", str(old), str(new))
+    assert code == 1 and "site renamed (relabel only): dc1 → dc2" in text
