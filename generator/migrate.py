@@ -14,6 +14,8 @@ file as current.
 from __future__ import annotations
 
 import io
+import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,11 +72,34 @@ def version_hint(found: object) -> str:
     )
 
 
-def _yaml() -> YAML:
-    yaml = YAML()  # round-trip: comments, key order and quoting survive
+def _yaml(text: str = "") -> YAML:
+    """ruamel's round-trip YAML (comments, key order and quoting survive), writing as ``text`` is written:
+    its block-sequence indentation (ruamel's guess; a fixed one re-indented every list of the file), its
+    document markers, and no line folded."""
+    from ruamel.yaml.util import load_yaml_guess_indent
+
+    yaml = YAML()
     yaml.preserve_quotes = True
-    yaml.width = 4096
+    yaml.width = 1 << 30  # never fold: a 5,000-character description was wrapped
+    if text:
+        _, indent, offset = load_yaml_guess_indent(text)
+        if indent is not None and offset is not None:
+            yaml.indent(mapping=max(2, indent - offset), sequence=indent, offset=offset)
+        yaml.explicit_start = _DOC_START.search(text) is not None
+        yaml.explicit_end = _DOC_END.search(text) is not None
     return yaml
+
+
+_DOC_START = re.compile(r"^---(?:[ \t]|$)", re.M)  # a `---` marker (after comments or a %YAML directive)
+_DOC_END = re.compile(r"^\.\.\.[ \t]*$", re.M)
+
+
+def _as_written(out: str, text: str) -> str:
+    """``out`` with ``text``'s byte-order mark and line breaks (ruamel writes neither: a CRLF file came
+    back LF, a BOM was dropped)."""
+    if "\r\n" in text:
+        out = out.replace("\r\n", "\n").replace("\n", "\r\n")
+    return ("\ufeff" + out) if text.startswith("\ufeff") and not out.startswith("\ufeff") else out
 
 
 def _bounded_version(text: str, file: str) -> tuple[object, str]:
@@ -119,7 +144,7 @@ def migrate_text(
         else:
             shown = f"`{version}`" if isinstance(version, str) else f"{version!r} (not a string)"
         raise MigrationError(f"{where}apiVersion {shown} is not one this tool knows: {version_hint(version)}")
-    yaml = _yaml()
+    yaml = _yaml(text)
     try:  # within the bounds checked above
         doc = yaml.load(text)
     except Exception as exc:  # ruamel raises several error types for broken YAML
@@ -133,5 +158,24 @@ def migrate_text(
         version = step.target
     buf = io.StringIO()
     yaml.dump(doc, buf)
-    result.text = buf.getvalue()
+    result.text = _as_written(buf.getvalue(), text)
+    result.notes += _comments_lost(text, result.text)
     return result
+
+
+_COMMENT = re.compile(r"(?:^|[ \t])(#.*)$", re.M)
+
+
+def _comments_lost(before: str, after: str) -> list[str]:
+    """A note for each comment of ``before`` the upgraded text no longer has: ruamel drops one inside a flow
+    collection (`rack: {units: 42, # note`), and the upgrade must say so rather than lose it silently."""
+    kept = Counter(m[1].rstrip() for m in _COMMENT.finditer(after))
+    notes = []
+    for m in _COMMENT.finditer(before):
+        comment = m[1].rstrip()
+        if kept[comment] > 0:
+            kept[comment] -= 1
+            continue
+        line = before.count("\n", 0, m.start(1)) + 1
+        notes.append(f"line {line}: the comment `{comment[:80]}` could not be kept; put it back by hand")
+    return notes

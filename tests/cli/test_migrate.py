@@ -133,3 +133,39 @@ def test_a_character_yaml_refuses_is_located_and_yaml_warnings_stay_inside(tmp_p
     for command in ("validate", "migrate"):
         code, out, err = run_cli(command, str(old))
         assert code in (0, 1) and "Warning" not in err and "site-packages" not in err, err
+
+
+IDENTITY = (Migration(OLD, CURRENT, "changes nothing", lambda doc: []),)
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        lambda t: t,  # ruamel's fixed indentation re-indented every block sequence ("  - name" to "- name")
+        lambda t: t.replace("\n", "\r\n"),  # came back LF
+        lambda t: "\ufeff" + t,  # the BOM was dropped
+        lambda t: "---\n" + t + "...\n",  # the document markers were dropped
+        lambda t: "%YAML 1.2\n---\n" + t,
+        lambda t: t.replace("description: One", "description: " + "word " * 1000 + "One"),  # folded
+        lambda t: t + "x-a: &a {k: 1}  # c1\nx-b: *a\n# trailing comment\n\n\n# final\n",
+    ],
+)
+def test_an_upgrade_keeps_the_file_as_it_is_written(form: Any) -> None:
+    """A step that changes nothing gives the file back byte for byte but for its apiVersion."""
+    text = form((EXAMPLES / "single-dgx-h100.yaml").read_text(encoding="utf-8").replace(CURRENT, OLD))
+    result = migrate.migrate_text(text, IDENTITY)
+    assert result.text == text.replace(OLD, CURRENT) and result.notes == []
+
+
+def test_a_comment_the_upgrade_cannot_keep_is_said() -> None:
+    """ruamel drops a comment inside a flow mapping; the upgrade lost it without a word."""
+    text = (EXAMPLES / "single-dgx-h100.yaml").read_text(encoding="utf-8").replace(CURRENT, OLD)
+    assert "rack: {units: 42, power_kw: 12}" in text
+    text = text.replace(
+        "rack: {units: 42, power_kw: 12}", "rack: {units: 42, # the site's note\n    power_kw: 12}"
+    )
+    result = migrate.migrate_text(text, IDENTITY)
+    line = text.splitlines().index("  rack: {units: 42, # the site's note") + 1
+    assert result.notes == [
+        f"line {line}: the comment `# the site's note` could not be kept; put it back by hand"
+    ]
