@@ -76,18 +76,40 @@ def _yaml(text: str = "") -> YAML:
     """ruamel's round-trip YAML (comments, key order and quoting survive), writing as ``text`` is written:
     its block-sequence indentation (ruamel's guess; a fixed one re-indented every list of the file), its
     document markers, and no line folded."""
-    from ruamel.yaml.util import load_yaml_guess_indent
-
     yaml = YAML()
     yaml.preserve_quotes = True
     yaml.width = 1 << 30  # never fold: a 5,000-character description was wrapped
     if text:
-        _, indent, offset = load_yaml_guess_indent(text)
-        if indent is not None and offset is not None:
-            yaml.indent(mapping=max(2, indent - offset), sequence=indent, offset=offset)
+        mapping, sequence, offset = _indents(text.replace("\r\n", "\n"))
+        yaml.indent(mapping=mapping, sequence=sequence, offset=offset)
         yaml.explicit_start = _DOC_START.search(text) is not None
         yaml.explicit_end = _DOC_END.search(text) is not None
     return yaml
+
+
+# a block key whose value starts on the next line, and that line: its indentation and, for a list, the
+# dash and the blanks after it
+_NESTED = re.compile(r"^( *)[^ #\n-][^\n]*:[ \t]*(?:#[^\n]*)?\n(?:[ \t]*(?:#[^\n]*)?\n)*( *)(- *)?", re.M)
+
+
+def _indents(text: str) -> tuple[int, int, int]:
+    """(mapping indent, sequence indent, dash offset) as ruamel's ``YAML.indent`` takes them, from the first
+    nested mapping and the first block list under a key: ruamel writes its own (2, 2, 0) otherwise, and
+    its guess reads the two from the lists alone (4-space mappings came back with 2)."""
+    mapping: int | None = None
+    sequence: tuple[int, int] | None = None
+    for m in _NESTED.finditer(text):
+        depth = len(m[2]) - len(m[1])
+        if depth <= 0:
+            continue
+        if m[3] is None and mapping is None:
+            mapping = depth
+        elif m[3] is not None and sequence is None:
+            sequence = (depth + len(m[3]), depth)
+        if mapping is not None and sequence is not None:
+            break
+    seq, offset = sequence or (2, 0)
+    return mapping or 2, max(seq, offset + 2), offset
 
 
 _DOC_START = re.compile(r"^---(?:[ \t]|$)", re.M)  # a `---` marker (after comments or a %YAML directive)

@@ -86,9 +86,12 @@ def inline(text: str) -> str:
 # emphasis (* _), strikethrough (~), GFM table cells (|), code spans (`) and the escape itself; any ASCII
 # punctuation "may be backslash-escaped" (CommonMark 0.31, "Backslash escapes")
 _MARKDOWN_INLINE = re.compile(r"[\\`*_\[\]<>&~|]")
-# characters that reorder or hide text where it is read (bidirectional overrides and isolates, zero-width
-# characters, the BOM): shown as their code point
-_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# characters that reorder or hide text where it is read (the bidirectional marks, embeddings, overrides and
+# isolates of Unicode's Bidi_Control property with the Arabic letter mark, zero-width and invisible joiners
+# and separators, the soft hyphen, the BOM): shown as their code point
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
 
 
 def markdown_line(text: str, *, code_spans: bool = False) -> str:

@@ -129,20 +129,34 @@ def onprem_cidrs(cluster: ResolvedCluster) -> tuple[str, str, str]:
 
 
 def _sized_compute(cluster: ResolvedCluster) -> str:
-    """DEFAULT_COMPUTE_CIDR, or the smallest block holding it that gives every rail room for the compute
-    fabric's host ports (a /31 each when routed), as _fabric_subnets splits it: the /16 holds 8,181 nodes a
-    rail of 8, so a plan of more (the limits allow 16,384 nodes) could not be addressed at all without
-    MAAS, whose compute_cidr is the only setting of it."""
+    """DEFAULT_COMPUTE_CIDR, or the smallest block holding it whose rail subnets (as _fabric_subnets cuts
+    them) hold the compute fabric's host ports: the /16 holds 8,181 nodes a rail of 8 (4,090 on a routed
+    fabric, a /31 each), so a larger plan (the limits allow 16,384 nodes) could not be addressed at all
+    without MAAS, whose compute_cidr is the only setting of it."""
     default = ipaddress.IPv4Network(DEFAULT_COMPUTE_CIDR)
     if "compute" not in cluster.fabrics:
         return DEFAULT_COMPUTE_CIDR
+    rails, ports = _compute_demand(cluster)
+    routed = "compute" in cluster.routed_fabrics
+    for prefix in range(default.prefixlen, 7, -1):
+        block = default.supernet(new_prefix=prefix)
+        subnets = split(block, max(rails, 1))
+        if subnets is not None and rail_room(subnets[0], routed) >= ports:
+            return str(block)
+    return DEFAULT_COMPUTE_CIDR  # past a /8: DEP010 says what does not fit
+
+
+def _compute_demand(cluster: ResolvedCluster) -> tuple[int, int]:
+    """(rails, host ports a rail) of the compute fabric: its pools' most compute ports, its nodes."""
     rails = max((len(p.ports_for("compute")) for p in cluster.pools), default=0)
-    ports = sum(p.count for p in cluster.pools_on("compute"))
-    per = ROUTED_PORT_ADDRESSES if "compute" in cluster.routed_fabrics else 1
-    need = ports * per + 1 + FABRIC_STATIC_OFFSET  # as _fabric_subnets counts a rail's room
-    bits = math.ceil(math.log2(need)) + (math.ceil(math.log2(rails)) if rails > 1 else 0)
-    prefix = max(8, min(default.prefixlen, 32 - bits))
-    return str(default.supernet(new_prefix=prefix))
+    return rails, sum(p.count for p in cluster.pools_on("compute"))
+
+
+def rail_room(subnet: ipaddress.IPv4Network, routed: bool) -> int:
+    """Host ports a fabric subnet holds: its addresses less the broadcast and the infrastructure range, two
+    a port when routed (the host's and its leaf port's /31)."""
+    room = subnet.num_addresses - 1 - FABRIC_STATIC_OFFSET
+    return max(room, 0) // (ROUTED_PORT_ADDRESSES if routed else 1)
 
 
 def _overlaps(cluster: ResolvedCluster) -> list[tuple[Path, str]]:
@@ -288,8 +302,7 @@ def _fabric_subnets(
     out: dict[str, ipaddress.IPv4Network] = {}
     wanted: list[tuple[str, str, list[tuple[str, int | None]], int]] = []
     if "compute" in cluster.fabrics:
-        rails = max((len(p.ports_for("compute")) for p in cluster.pools), default=0)
-        nodes = sum(p.count for p in cluster.pools_on("compute"))
+        rails, nodes = _compute_demand(cluster)
         wanted.append(("compute", compute_cidr, [(f"compute-rail{r}", r) for r in range(rails)], nodes))
     if "storage" in cluster.fabrics:
         nodes = sum(p.count * len(p.ports_for("storage")) for p in cluster.pools_on("storage"))
@@ -305,8 +318,7 @@ def _fabric_subnets(
             continue
         routed = fabric in cluster.routed_fabrics
         for (name, rail), sub in zip(names, nets, strict=True):
-            room = sub.num_addresses - 1 - FABRIC_STATIC_OFFSET  # broadcast and the infrastructure range
-            holds = max(room, 0) // (ROUTED_PORT_ADDRESSES if routed else 1)
+            holds = rail_room(sub, routed)
             if holds < ports:
                 what = (
                     "host ports of the routed fabric (a /31 each: host and leaf port)"

@@ -260,8 +260,12 @@ def check_work_order_target(target: str, report: str | None, force: bool) -> Non
     if target in ("", "-"):
         raise OutputRefused(f"--work-order {target!r} is not a folder name")
     folder = checked_output_dir(target, None)
-    if report not in (None, "", "-") and Path(report).absolute().parent == folder.absolute():
-        raise OutputRefused(f"-o {report} is inside --work-order {target}: give the report another folder")
+    if report not in (None, "", "-"):
+        # resolved: `wo/../wo/work-order.csv` or a symlink to the folder named the same file, and `-o wo`
+        # (the folder itself) was refused only after the work order was written
+        place, where = Path(report).resolve(), folder.resolve()
+        if place == where or where in place.parents:
+            raise OutputRefused(f"-o {report} is in --work-order {target}: give the report another place")
     held = [name for name in WORK_ORDER_FILES if (folder / name).exists() or (folder / name).is_symlink()]
     if held and not force:
         raise OutputRefused(

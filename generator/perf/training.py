@@ -293,10 +293,11 @@ def layout_options(wl: Workload, system: System, gpus: int | None = None) -> lis
     a count with no good divisor (1,777 nodes, a prime) got a 71-stage pipeline."""
     gpus = gpus or system.gpus
     layers = model_layers(wl.params)
+    training = wl.mode in TRAINING_MODES  # a served model's split uses the GPUs it is given, none idle
     options = []
     for tp in _tp_options(system):
         for pp in range(1, min(layers, gpus) + 1):
-            if tp * pp <= gpus:
+            if tp * pp <= gpus and (training or gpus % (tp * pp) == 0):
                 options.append((tp * pp, -tp, tp, pp))
     return [
         _layout(wl, tp, pp, gpus, system.gpu.memory_gb, layers, False) for _, _, tp, pp in sorted(options)
@@ -324,22 +325,27 @@ def choose_layout(wl: Workload, system: System, gpus: int | None = None) -> Layo
 
 
 def _fastest(wl: Workload, system: System, fitting: list[Layout]) -> Layout:
-    """The fitting layout with the fastest step (fewer model-parallel GPUs, then fewer virtual stages, on a
-    tie). Layouts are costed in the order of their step's floor (compute and bubble, which cost no
-    collective) and the search stops at a floor above the fastest step found: each costed step asks the
-    fabric for its collectives, and a pool of a few thousand GPUs has hundreds of splits."""
+    """The fitting layout that trains fastest on the batch asked for: the least raise of that batch (a
+    data-parallel rank runs at least one sequence, so many ranks raise a small batch, and the batch is the
+    user's hyperparameter), then the least time a token, fewer model-parallel GPUs, fewer virtual stages.
+    Layouts are costed in the order of that key with their floor (compute and bubble, which cost no
+    collective) in place of their time, and the search stops at a floor past the best found: each costed
+    step asks the fabric for its collectives, and a pool of a few thousand GPUs has hundreds of splits."""
+    works = [_work(wl, system, lay) for lay in fitting]
     floors = sorted(
-        (_work(wl, system, lay).floor_s(lay, max(chunk_options(wl, lay))), i) for i, lay in enumerate(fitting)
+        ((round(w.tokens / w.asked, 9), round(w.floor_s(lay, max(chunk_options(wl, lay))) / w.tokens, 15)), i)
+        for i, (w, lay) in enumerate(zip(works, fitting, strict=True))
     )
-    costed: list[tuple[float, Layout]] = []
-    best = math.inf
+    costed: list[tuple[tuple[float, float], Layout]] = []
+    best = (math.inf, math.inf)
     for floor, i in floors:
-        if round(floor, 9) > best:
+        if floor > best:
             break
         step_s, lay = _interleaved(wl, system, fitting[i])
-        costed.append((step_s, lay))
-        best = min(best, round(step_s, 9))
-    return min(costed, key=lambda c: (round(c[0], 9), c[1].model_parallel, c[1].virtual_stages))[1]
+        key = (floor[0], round(step_s / works[i].tokens, 15))
+        costed.append((key, lay))
+        best = min(best, key)
+    return min(costed, key=lambda c: (c[0], c[1].model_parallel, c[1].virtual_stages))[1]
 
 
 def _sync_job_shape(system: System, lay: Layout) -> tuple[int, int, float]:
@@ -536,5 +542,7 @@ def training_step(wl: Workload, system: System, *, placement: str = "packed") ->
             f"pool `{system.pool}` has {system.gpus}"
         )
     if wl.mode == "inference":
-        return StepEstimate(lay, wl.mode, 0.0, 0, 0.0, 0.0, None, 0.0, 0.0, 0.0, None, wl.target_days)
+        return StepEstimate(
+            lay, wl.mode, 0.0, 0, 0.0, 0.0, None, 0.0, 0.0, 0.0, None, wl.target_days, pool_gpus=system.gpus
+        )
     return _step(wl, system, lay, placement=placement)

@@ -2,11 +2,11 @@
 
 Endpoints and fields follow NetBox's REST API (NetBox docs "REST API overview" and the /api/schema/ of
 4.x): ``dcim/manufacturers``, ``dcim/device-roles``, ``dcim/device-types``, ``dcim/sites``,
-``dcim/locations``, ``dcim/racks``, ``dcim/devices`` (``role`` since 4.0), ``dcim/interfaces`` and
-``dcim/cables`` with ``a_terminations``/``b_terminations`` lists of ``{object_type, object_id}`` (since
-3.3). Statuses are choice values (``planned``, ``connected``). An existing device type is matched by its
-slug, the key the devicetype-library's files and NetBox's own importer use; manufacturers and roles by
-name or slug, whichever the site has.
+``dcim/locations``, ``dcim/racks``, ``dcim/devices`` (``role`` since 3.6, its only name from 4.0),
+``dcim/interfaces`` and ``dcim/cables`` with ``a_terminations``/``b_terminations`` lists of
+``{object_type, object_id}`` (since 3.3). Statuses are choice values (``planned``, ``connected``). An
+existing device type is matched by its slug, the key the devicetype-library's files and NetBox's own
+importer use; manufacturers and roles by name or slug, whichever the site has.
 """
 
 from __future__ import annotations

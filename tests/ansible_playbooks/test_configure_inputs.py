@@ -92,13 +92,19 @@ def test_ansibles_last_lines_reach_the_terminal_without_escapes(capsys: pytest.C
 
 def test_ansibles_last_lines_come_from_the_end_of_its_output(tmp_path: Path) -> None:
     """A run's output holds every task's text for every host; its last eight lines were found by reading it
-    whole. They are read from its last 64 KiB, a multi-byte character cut at that edge read as a replacement."""
+    whole. They come from its last 64 KiB: an output whose last line is longer gives that line's end alone
+    (reading it whole gave the short lines before it too), a two-byte character cut at the edge read as a
+    replacement."""
     from generator.commands.configure import TAIL_BYTES, _stdout_tail
 
     out = tmp_path / "stdout"
-    body = ("é" * 99 + "\n") * (4 * TAIL_BYTES // 100)  # two bytes a character: an edge may split one
-    out.write_bytes(body.encode() + b"\n\n".join(f"line {i}".encode() for i in range(12)) + b"\n\n")
-    assert _stdout_tail(out).splitlines() == [f"line {i}" for i in range(4, 12)]
+    head = "".join(f"TASK [{i}]\n" for i in range(20))
+    out.write_text(head + "é" * TAIL_BYTES + "\n", encoding="utf-8")  # 2 bytes a character: 128 KiB
+    # the last 64 KiB: one byte of an é, then 32,767 whole ones and the line break
+    assert _stdout_tail(out) == "\ufffd" + "é" * ((TAIL_BYTES - 2) // 2)
+    short = tmp_path / "short"
+    short.write_text(head + "\n\n".join(f"line {i}" for i in range(12)) + "\n\n")
+    assert _stdout_tail(short).splitlines() == [f"line {i}" for i in range(4, 12)]
     assert _stdout_tail(tmp_path / "absent") == ""
 
 

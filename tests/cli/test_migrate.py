@@ -3,6 +3,7 @@ exercised with a test-only step from a made-up older version (clearly named, nev
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +149,10 @@ IDENTITY = (Migration(OLD, CURRENT, "changes nothing", lambda doc: []),)
         lambda t: "%YAML 1.2\n---\n" + t,
         lambda t: t.replace("description: One", "description: " + "word " * 1000 + "One"),  # folded
         lambda t: t + "x-a: &a {k: 1}  # c1\nx-b: *a\n# trailing comment\n\n\n# final\n",
+        lambda t: re.sub(r"(?m)^  (?=[a-z])", "    ", t),  # 4-space mappings came back with 2
+        lambda t: re.sub(
+            r"(?m)^  - ", "- ", re.sub(r"(?m)^    (?=[a-z])", "  ", t)
+        ),  # lists at their key's column
     ],
 )
 def test_an_upgrade_keeps_the_file_as_it_is_written(form: Any) -> None:

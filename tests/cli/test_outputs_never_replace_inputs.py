@@ -147,13 +147,17 @@ def test_a_work_order_replaces_the_folders_files_only_with_force(tmp_path: Path)
     ).read_text() == "the site's\n"
 
 
-@pytest.mark.parametrize("report", ["afile/report.txt", "wo/work-order.csv", "wo/report.txt"])
+@pytest.mark.parametrize(
+    "report",
+    ["afile/report.txt", "wo/work-order.csv", "wo/report.txt", "wo/../wo/work-order.csv", "wo", "wolink/x"],
+)
 def test_a_report_the_work_order_cannot_sit_beside_is_refused_first(tmp_path: Path, report: str) -> None:
     """`-o afile/report.txt` (afile a file) was refused after the work order was written, under "nothing
     written"; `-o wo/work-order.csv` replaced the work order's cable list with the report."""
     old, new = _grown(tmp_path)
     (tmp_path / "afile").write_text("x\n")
     wo = tmp_path / "wo"
+    (tmp_path / "wolink").symlink_to(wo)  # a link to the folder the work order makes
     code, _, err = run_cli("diff", str(old), str(new), "--work-order", str(wo), "-o", str(tmp_path / report))
     assert code == 2 and "nothing written" in err, err
     assert not wo.exists() and (tmp_path / "afile").read_text() == "x\n"

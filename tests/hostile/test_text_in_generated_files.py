@@ -125,6 +125,7 @@ def test_an_html_comment_in_the_description_hides_nothing(tmp_path: Path) -> Non
         ("![t](http://evil/t.png)", "![t](http://evil/t.png)"),
         ("a &amp; b *not emphasis* `not code`", "a &amp;amp; b *not emphasis* `not code`"),
         ("admin\u202egnp.exe and a\u200bb", "adminU+202Egnp.exe and aU+200Bb"),
+        ("a\u061cb\u00adc\u034fd\u180ee", "aU+061CbU+00ADcU+034FdU+180Ee"),
     ],
 )
 def test_a_description_is_text_in_the_summary(tmp_path: Path, description: str, shown: str) -> None:

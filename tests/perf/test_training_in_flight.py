@@ -52,8 +52,9 @@ def test_in_flight_share_is_megatrons(pp: int, v: int, micro: int, share: float)
 
 
 def test_interleaving_adds_its_penalty_to_the_activations_only() -> None:
-    """405B, TP 8 x PP 16: interleaving at 8 stages adds 15/128 of one sequence's activations (÷ TP) a GPU; the
-    model state does not move. The activations are the catalogue's (workload.yaml), not the code's sum."""
+    """405B, TP 8 x PP 16: interleaving at 8 stages adds 15/128 of one sequence's activations (÷ TP) a GPU and
+    4 micro-batches hold 4/16 of them; the model state does not move. A pin of Megatron's factors (written
+    out) on the catalogue's activations (workload.yaml), not an independent measurement."""
     wl = Workload(params=405e9, mode="pretrain", sequence_length=8192)
     act = memory_need(405e9, "pretrain", "bf16", 8192).activations_per_gpu
     one = per_gpu_memory_gb(wl, 8, 16, 64, 1, 64)
@@ -95,7 +96,9 @@ def test_a_prime_node_count_runs_a_split_that_leaves_gpus_idle(superpod_127) -> 
     )
     assert training_step(given, system).step_s == pytest.approx(st.step_s, rel=1e-9)
     # a data-parallel degree given below the pool's: its own reason
-    half = Workload(params=70e9, mode="pretrain", parallelism=Parallelism(tensor=8, data=63, sharding="zero1"))
+    half = Workload(
+        params=70e9, mode="pretrain", parallelism=Parallelism(tensor=8, data=63, sharding="zero1")
+    )
     notes = training_step(half, system).notes
     assert any("1,016 GPUs, 512 idle: the data-parallel degree is 63" in n for n in notes), notes
 
@@ -103,11 +106,11 @@ def test_a_prime_node_count_runs_a_split_that_leaves_gpus_idle(superpod_127) -> 
 @pytest.mark.parametrize("params", [13e9, 70e9, 175e9])
 def test_the_chooser_stops_early_only_where_nothing_is_faster(superpod_127, params: float) -> None:
     """The chooser costs splits in the order of their floor (compute and bubble) and stops at a floor above
-    the best step; every fitting split costed one by one (as a user would give it) is no faster."""
+    the best; every fitting split costed one by one (as a user would give it) is no faster a token."""
     system = superpod_127
     wl = Workload(params=params, mode="pretrain", parallelism=Parallelism(sharding="zero1"))
     chosen = training_step(wl, system)
-    best = min(
+    steps = [
         training_step(
             Workload(
                 params=params,
@@ -115,12 +118,47 @@ def test_the_chooser_stops_early_only_where_nothing_is_faster(superpod_127, para
                 parallelism=Parallelism(tensor=o.tp, pipeline=o.pp, virtual_stages=v, sharding="zero1"),
             ),
             system,
-        ).step_s
+        )
         for o in layout_options(wl, system)
         if o.fits
         for v in chunk_options(wl, o)
-    )
-    assert chosen.step_s == pytest.approx(best, rel=1e-9)
+    ]
+    best = min(st.step_s / st.tokens_per_step for st in steps)
+    assert chosen.step_s / chosen.tokens_per_step == pytest.approx(best, rel=1e-9)
+
+
+def test_the_chooser_keeps_the_batch_then_compares_time_a_token(superpod_127) -> None:
+    """7B on 1,016 GPUs, 8k sequences and a 4M-token batch: a split of more data-parallel ranks than 512 runs
+    more sequences a step than asked (each rank at least one). The choice keeps the batch asked where a
+    split can, then trains fastest a token; comparing steps of different sizes picked by the wrong measure,
+    and a time a token alone would pick a batch the user did not ask for."""
+    system = superpod_127
+    wl = Workload(params=7e9, mode="pretrain", sequence_length=8192)
+
+    def key(st) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+        return (round(st.tokens_per_step / st.batch_tokens, 9), st.step_s / st.tokens_per_step)
+
+    chosen = training_step(wl, system)
+    assert chosen.tokens_per_step == chosen.batch_tokens  # some split runs the batch asked
+    for o in [o for o in layout_options(wl, system) if o.fits][:40]:
+        given = Workload(
+            params=7e9,
+            mode="pretrain",
+            sequence_length=8192,
+            parallelism=Parallelism(tensor=o.tp, pipeline=o.pp),
+        )
+        st = training_step(given, system)
+        k, c = key(st), key(chosen)
+        assert c[0] < k[0] or c[1] <= k[1] * (1 + 1e-9), (o, st)
+
+
+def test_a_served_model_uses_the_gpus_it_is_given() -> None:
+    """200B served on one DGX H100: the split of the fewest GPUs was TP 2 × PP 3, six of eight GPUs and no
+    word of the two idle; a served model's split divides the GPUs (TP 8, as before the idle splits)."""
+    _, cluster = load_and_resolve(EXAMPLES / "single-dgx-h100.yaml")
+    system = system_for(cluster, build_plan(cluster))
+    st = training_step(Workload(params=200e9, mode="inference", precision="bf16"), system)
+    assert (st.layout.tp, st.layout.pp, st.layout.gpus) == (8, 1, 8) and st.notes == []
 
 
 def test_the_advisor_takes_back_gpus_the_target_does_not_need() -> None:
