@@ -190,10 +190,12 @@ def _connect(args: argparse.Namespace, token: str) -> Any:
     the other product, or a NetBox before `role` or a Nautobot before Locations, would write what the server
     refuses halfway through)."""
     from generator.sot import nautobot, netbox
-    from generator.sot.backends import PRODUCTS, SotError, release_check, server_status
+    from generator.sot.backends import PRODUCTS, SotError, Unreachable, release_check, server_status
 
     try:
         kind, version = server_status(args.url, token)
+    except Unreachable:
+        raise
     except SotError as exc:
         if not args.kind:
             raise SotError(f"{exc}: give --kind to push without it") from None

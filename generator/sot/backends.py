@@ -224,6 +224,10 @@ def whole_length(length: Any, unit: str) -> tuple[Any, str]:
     return math.ceil(float(length) * 100), "cm"
 
 
+class Unreachable(SotError):
+    """The server did not answer at all (no --kind helps)."""
+
+
 # The releases whose REST API the backends write (the device's role field, the site as a Location):
 # - NetBox 3.6 renamed the device's ``device_role`` to ``role`` (netbox-community/netbox #6391; #15099: "The
 #   device_role field on the Device model was renamed to role under #6391 in NetBox v3.6"), and 4.0 removed
@@ -251,7 +255,7 @@ def server_status(url: str, token: str, timeout: float = 30.0) -> tuple[str, str
             timeout=timeout,
         )
     except requests.RequestException as exc:
-        raise SotError(f"{url} could not be reached: {exc}") from None
+        raise Unreachable(f"{url} could not be reached: {exc}") from None
     if reply.status_code != 200:
         raise SotError(f"{url}/api/status/ answered HTTP {reply.status_code}: check --url and the token")
     try:

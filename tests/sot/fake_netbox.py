@@ -80,7 +80,7 @@ class FakeNetBox:
         self.index: dict[str, dict[tuple, int]] = {name: {} for name in UNIQUE}
         self.requests: list[tuple[str, str, Any]] = []
         self.next_id = 1
-        self.version = "4.4.10"  # what /api/status/ reports as netbox-version
+        self.version: str | None = "4.4.10"  # /api/status/'s netbox-version (None: the endpoint refuses)
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -231,7 +231,10 @@ def _handler(fake: FakeNetBox) -> type[BaseHTTPRequestHandler]:
             if not self._authorised():
                 return
             if self.path.rstrip("/") in ("/api/status", "/api"):
-                self._send(200, {"netbox-version": fake.version, "django-version": "5.2"})
+                if fake.version is None:  # a proxy keeping the status endpoint from the token's user
+                    self._send(403, {"detail": "You do not have permission to perform this action."})
+                else:
+                    self._send(200, {"netbox-version": fake.version, "django-version": "5.2"})
                 return
             if endpoint not in ENDPOINTS:
                 self._send(404, {"detail": "Not found."})

@@ -51,6 +51,18 @@ def test_a_kind_naming_the_other_product_is_refused(netbox: FakeNetBox, builds: 
     assert netbox.writes() == []
 
 
+def test_a_kind_given_goes_on_where_the_status_cannot_be_read(netbox: FakeNetBox, builds: dict) -> None:
+    """A proxy keeping /api/status/ from the token's user: --kind pushed before the release check, and still
+    does, warned; without --kind the refusal says to give it."""
+    netbox.version = None
+    code, out, err = _push(netbox, builds["small"])
+    assert code == 1 and "answered HTTP 403" in err and "give --kind" in err, out + err
+    assert netbox.writes() == []
+    code, out, err = _push(netbox, builds["small"], "--kind", "netbox")
+    assert code == 0 and "the release is not checked, pushing as --kind netbox" in err, out + err
+    assert netbox.writes()
+
+
 def test_a_version_the_tool_cannot_read_is_said_on_one_line(netbox: FakeNetBox, builds: dict) -> None:
     netbox.version = "\x1b]0;PWNED\x07devel\nNetBox 4.4.10: MATCHES"
     code, out, err = _push(netbox, builds["small"], "--dry-run")
