@@ -83,7 +83,9 @@ def test_a_host_name_slurm_or_ansible_reads_as_a_keyword_is_refused(name: str, t
     bp = write(tmp_path, HEAD + pools)
     code, out, err = run_cli("validate", str(bp))
     no_crash(out + err)
-    assert code == 1 and re.search(rf"{re.escape(str(bp))}:4:\d+: error PLN002 .*`{name}`: reserved", out), out
+    assert code == 1 and re.search(rf"{re.escape(str(bp))}:4:\d+: error PLN002 .*`{name}`: reserved", out), (
+        out
+    )
 
 
 @pytest.mark.parametrize("where", ["host", "switch"])
@@ -138,6 +140,18 @@ def test_partition_merge_and_sm_members_are_located_and_not_suppressible() -> No
     assert re.search(rf":{hosts}:\d+: error NET021 .*no standby", out), out
 
 
+def _validate_sm(tmp_path: Path, sm: str) -> tuple[Path, tuple[int, str, str]]:
+    """`validate` on an NDR fat-tree whose OpenSM subnet manager carries the line ``sm``."""
+    fabric = (
+        "fabrics:\n  compute:\n    technology: infiniband-ndr\n    topology: {kind: fat-tree, switch: qm9700}\n"
+        f"    subnet_manager:\n      kind: opensm\n      ha: true\n      {sm}\n"
+    )
+    bp = write(tmp_path, HEAD + POOL + fabric)
+    result = run_cli("validate", str(bp))
+    no_crash(result[1] + result[2])
+    return bp, result
+
+
 @pytest.mark.parametrize(
     ("sm", "needle"),
     [
@@ -146,13 +160,7 @@ def test_partition_merge_and_sm_members_are_located_and_not_suppressible() -> No
     ],
 )
 def test_sm_members_and_partition_pools_must_be_on_the_fabric(sm: str, needle: str, tmp_path: Path) -> None:
-    fabric = (
-        "fabrics:\n  compute:\n    technology: infiniband-ndr\n    topology: {kind: fat-tree, switch: qm9700}\n"
-        f"    subnet_manager:\n      kind: opensm\n      ha: true\n      {sm}\n"
-    )
-    bp = write(tmp_path, HEAD + POOL + fabric)
-    code, out, err = run_cli("validate", str(bp))
-    no_crash(out + err)
+    bp, (code, out, err) = _validate_sm(tmp_path, sm)
     assert code == 1 and needle in out, out
     assert re.search(rf":{line_of(bp, sm.split(':')[0] + ':')}:\d+: error NET02[01]", out), out
 
@@ -160,13 +168,7 @@ def test_sm_members_and_partition_pools_must_be_on_the_fabric(sm: str, needle: s
 def test_a_partition_name_used_twice_is_refused(tmp_path: Path) -> None:
     """Two partitions `a` (P_Keys 5 and 6) were both written to partitions.conf, one name for two partitions."""
     sm = "partitions: [{name: a, pkey: 0x05}, {name: a, pkey: 0x06}]"
-    fabric = (
-        "fabrics:\n  compute:\n    technology: infiniband-ndr\n    topology: {kind: fat-tree, switch: qm9700}\n"
-        f"    subnet_manager:\n      kind: opensm\n      ha: true\n      {sm}\n"
-    )
-    bp = write(tmp_path, HEAD + POOL + fabric)
-    code, out, err = run_cli("validate", str(bp))
-    no_crash(out + err)
+    bp, (code, out, err) = _validate_sm(tmp_path, sm)
     assert code == 2 and "partition name `a` is used twice" in out, out
     assert re.search(rf":{line_of(bp, 'partitions:')}:\d+: error SCHEMA", out), out
 
