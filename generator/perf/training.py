@@ -305,7 +305,8 @@ def layout_options(wl: Workload, system: System, gpus: int | None = None) -> lis
 
 
 def choose_layout(wl: Workload, system: System, gpus: int | None = None) -> Layout:
-    """The workload's degrees if given, else the fitting split with the fastest step on this cluster."""
+    """The workload's degrees if given, else the fitting split that trains fastest on this cluster
+    (``_fastest``; a served model: the fitting split of the fewest GPUs)."""
     gpus = gpus or system.gpus
     par = wl.parallelism
     if par.tensor or par.pipeline or par.data:
