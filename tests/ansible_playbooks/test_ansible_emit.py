@@ -167,8 +167,10 @@ def test_nfs_and_roce_vars(tmp_path: Path) -> None:
     assert mounts["data"]["src"] == "beegfs_nodev"
     assert "cfgFile=/etc/beegfs/beegfs-client-data.conf" in mounts["data"]["opts"]
     pool = _yaml(out / "ansible" / "group_vars" / "pool_l40s.yml")
-    assert pool["roce_qos_pfc_priority"] == 4 and pool["roce_qos_dscp"] == 24
-    assert pool["roce_qos_interfaces"] == ["ens1f0np0", "ens2f0np0"]  # declared in pools[].ports
+    (qos,) = pool["roce_qos_classes"]
+    assert qos["fabric"] == "compute" and qos["pfc_priority"] == 4 and qos["dscp"] == 24
+    assert qos["interfaces"] == ["ens1f0np0", "ens2f0np0"]  # declared in pools[].ports
+    assert qos["rdma_devices"] == ["mlx5_0", "mlx5_1"]
     assert pool["nccl_topology"]["numa_nodes"][1][0]["gpus"] == [2, 3]
 
 

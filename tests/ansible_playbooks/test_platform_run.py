@@ -159,6 +159,29 @@ def test_roce_qos_runs_on_the_declared_names(chroot_root: Path, sysfs: Path, tmp
     assert code != 0 and "missing interface(s) ens2f0np0" in json.dumps(result) + err
 
 
+def test_roce_qos_sets_the_dgx_storage_ports_of_a_roce_storage_fabric(
+    chroot_root: Path, sysfs: Path, tmp_path: Path
+) -> None:
+    """InfiniBand compute, RoCE storage: the role runs on the DGX H100's four storage ports, by the Ethernet
+    names and RDMA devices of the vendor's table, with the storage fabric's class; the head node, whose
+    storage port has no published name, fails asking for pools[].ports."""
+    ports = dgx_h100_storage_ports()
+    _devices(sysfs, [p.rdma for p in ports], [p.names["ethernet"] for p in ports])
+    out = build(DATA / "dgx-h100-roce-storage.yaml", tmp_path / "roce-storage")
+    inv = _inventory(tmp_path / "hosts.yml", "dgx001", chroot_root, "pool_dgx")
+    code, result, err = _configure(out, inv, "roce_qos")
+    assert code == 0, json.dumps(result, indent=1) + err
+    script = (chroot_root / "usr/local/sbin/cluster-blueprint-roce-qos").read_text()
+    assert f"for ifc in {' '.join(p.names['ethernet'] for p in ports)}; do" in script
+    assert f"for dev in {' '.join(p.rdma for p in ports)}; do" in script
+    assert "--dscp2prio set,32,4" in script and "--pfc 0,0,0,0,1,0,0,0" in script
+    (chroot_root / "usr/local/sbin/cluster-blueprint-roce-qos").unlink()
+    inv = _inventory(tmp_path / "hosts-head.yml", "head001", chroot_root, "pool_head")
+    code, result, err = _configure(out, inv, "roce_qos")
+    assert code != 0 and "no storage interface names for pool pool_head" in json.dumps(result) + err
+    assert not (chroot_root / "usr/local/sbin/cluster-blueprint-roce-qos").exists()
+
+
 def test_oci_h100_gets_the_oci_hpc_nccl_conf(chroot_root: Path, sysfs: Path, tmp_path: Path) -> None:
     vendor = env_file("oci_bm_gpu_h100_8_nccl.conf")
     hcas = vendor["NCCL_IB_HCA"].lstrip("=").split(",")

@@ -72,17 +72,22 @@ def _play(
 
 
 def test_the_roce_qos_script_keeps_one_command_a_line(roles: Path, tmp_path: Path) -> None:
+    """One block a class (compute, then storage), each with its own priority, DSCP and MTU (the role's
+    default where the class gives none)."""
     script = tmp_path / "roce-qos.sh"
-    variables = {
-        "roce_qos_interfaces": ["ens0f0np0", "ens1f0np0"],
-        "roce_qos_rdma_devices": ["mlx5_0", "mlx5_1"],
-        "roce_qos_trust": "dscp",
-        "roce_qos_pfc": True,
-        "roce_qos_pfc_priority": 3,
-        "roce_qos_ecn": True,
-        "roce_qos_dscp": 26,
-        "roce_qos_mtu": 4200,
+    compute = {
+        "fabric": "compute",
+        "interfaces": ["ens0f0np0", "ens1f0np0"],
+        "rdma_devices": ["mlx5_0", "mlx5_1"],
+        "trust": "dscp",
+        "pfc": True,
+        "pfc_priority": 3,
+        "ecn": True,
+        "dscp": 26,
     }
+    storage = {**compute, "fabric": "storage", "interfaces": ["enp170s0f0np0"], "rdma_devices": ["mlx5_7"]}
+    storage |= {"pfc_priority": 4, "dscp": 32, "ecn": False, "mtu": 9000}
+    variables = {"roce_qos_classes": [compute, storage], "roce_qos_mtu": 4200}
     template = {
         "src": str(roles / "roce_qos" / "templates" / "roce-qos.sh.j2"),
         "dest": str(script),
@@ -90,9 +95,20 @@ def test_the_roce_qos_script_keeps_one_command_a_line(roles: Path, tmp_path: Pat
     }
     done = _play(tmp_path, roles, [{"ansible.builtin.template": template}], variables)
     assert done.returncode == 0, done.stdout + done.stderr
-    lines = script.read_text().split("\n")
-    assert '  mlnx_qos -i "$ifc" --trust dscp --pfc 0,0,0,1,0,0,0,0' in lines
-    assert '  ip link set dev "$ifc" mtu 4200' in lines
+    blocks = dict(zip(("compute", "storage"), script.read_text().split("# storage:"), strict=True))
+    expected = {
+        "compute": ("ens0f0np0 ens1f0np0", "mlx5_0 mlx5_1", "0,0,0,1,0,0,0,0", "26,3", 4200, "enable/3", 104),
+        "storage": ("enp170s0f0np0", "mlx5_7", "0,0,0,0,1,0,0,0", "32,4", 9000, "enable/4", 128),
+    }
+    for name, (ifcs, devs, pfc, dscp2prio, mtu, ecn, tos) in expected.items():
+        lines = blocks[name].split("\n")
+        assert f"for ifc in {ifcs}; do" in lines and f"for dev in {devs}; do" in lines, name
+        assert f'  mlnx_qos -i "$ifc" --trust dscp --pfc {pfc}' in lines, name
+        assert f'  mlnx_qos -i "$ifc" --dscp2prio set,{dscp2prio}' in lines, name
+        assert f'  ip link set dev "$ifc" mtu {mtu}' in lines, name
+        ecn_on = "1" if name == "compute" else "0"
+        assert f'  echo {ecn_on} > "/sys/class/net/$ifc/ecn/roce_np/{ecn}"' in lines, name
+        assert f'  cma_roce_tos -d "$dev" -t {tos}' in lines, name
     assert subprocess.run(["sh", "-n", str(script)], check=False).returncode == 0
 
 

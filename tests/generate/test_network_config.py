@@ -11,15 +11,18 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from conftest import EXAMPLES, run_cli
 from switch_os import with_switch_os
+from vendor_tables import dgx_h100_storage_ports
 
 from generator.emit import subnet_manager as sm_emit
 from generator.emit import switches as sw_emit
 from generator.emit.lldp import render_lldp
+from generator.pipeline import check
 from generator.plan.model import Plan
 from generator.resolve import ResolvedCluster
 
@@ -28,6 +31,7 @@ REALTOOLS = REPO / "tests" / "realtools" / "fixtures"
 ROCE_FT = REALTOOLS / "roce-ft2-rail.yaml"
 ROCE_DF = REALTOOLS / "roce-dragonfly-small.yaml"
 ROCE_PCIE = REPO / "tests" / "ansible_playbooks" / "data" / "roce-pcie.yaml"  # PFC priority 4, DSCP 24
+ROCE_STORAGE = REPO / "tests" / "ansible_playbooks" / "data" / "dgx-h100-roce-storage.yaml"  # IB compute
 ROLE_DEFAULTS = REPO / "playbooks" / "roles" / "roce_qos" / "defaults" / "main.yml"
 
 
@@ -191,52 +195,55 @@ def _roce_blueprints() -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("blueprint", _roce_blueprints(), ids=lambda p: Path(p).stem)
-def test_host_and_switch_roce_qos_agree(blueprint: str) -> None:
-    """What the hosts' roce_qos role applies (the pool's group_vars over the role defaults, as the Ansible
-    emitter writes them) and what every switch's startup.yaml applies."""
+def _roce_classes(cluster: Any, plan: Any, pool: Any) -> list[dict[str, Any]]:
+    """The roce_qos classes of a pool's group_vars, each over the role defaults it falls back on (its MTU)."""
     from generator.emit.ansible.group_vars import pool_vars
 
-    cluster, plan = built(blueprint)
     defaults = yaml.safe_load(ROLE_DEFAULTS.read_text())
-    host_vars = []
-    for pool in cluster.pools:
-        text = pool_vars(cluster, plan, pool)
-        if "roce_qos_pfc_priority" in text:
-            host_vars.append({**defaults, **_group_vars(text)})
-    assert host_vars, "no pool got the roce_qos settings"
+    classes = _group_vars(pool_vars(cluster, plan, pool)).get("roce_qos_classes") or []
+    return [{"mtu": defaults["roce_qos_mtu"], **c} for c in classes]
+
+
+@pytest.mark.parametrize("blueprint", [*_roce_blueprints(), str(ROCE_STORAGE)], ids=lambda p: Path(p).stem)
+def test_host_and_switch_roce_qos_agree(blueprint: str) -> None:
+    """What the hosts' roce_qos role applies on each RoCE fabric's ports (the pool's group_vars over the role
+    defaults, as the Ansible emitter writes them) and what every switch of that fabric's startup.yaml
+    applies."""
+    cluster, plan = built(blueprint)
+    host_classes = [c for pool in cluster.pools for c in _roce_classes(cluster, plan, pool)]
+    assert host_classes, "no pool got a roce_qos class"
     files = sw_emit.render(cluster, plan)
-    startups = sorted(f for f in files if f.startswith("compute/") and f.endswith("/startup.yaml"))
-    assert len(startups) == len(plan.switches("compute"))
-    for rel in startups:
-        s = _startup(files, rel)
-        qos = s["qos"]
-        for hv in host_vars:
-            prio, dscp = int(hv["roce_qos_pfc_priority"]), int(hv["roce_qos_dscp"])
-            assert qos["mapping"]["default-global"]["dscp"] == {dscp: {"switch-priority": prio}}
-            assert (
-                qos["mapping"]["default-global"]["trust"] == {"dscp": "l3", "pcp": "l2"}[hv["roce_qos_trust"]]
-            )
-            assert qos["roce"]["mode"] == ("lossless" if hv["roce_qos_pfc"] else "lossy")
-            if hv["roce_qos_pfc"]:
-                assert set(qos["pfc"]["default-global"]["switch-priority"]) == {prio}
-            ecn_classes = qos.get("congestion-control", {}).get("default-global", {}).get("traffic-class", {})
-            assert (3 in ecn_classes) == bool(hv["roce_qos_ecn"])  # RoCE's traffic class
-            if hv["roce_qos_pfc"]:
-                assert set(qos["traffic-pool"]["roce-lossless"]["switch-priority"]) == {prio}
-            if prio != 3:
-                assert qos["egress-queue-mapping"]["default-global"]["switch-priority"][prio] == {
-                    "traffic-class": 3
-                }
-            host_mtu = int(hv["roce_qos_mtu"])
-            for ifc in s["interface"].values():
-                if ifc.get("type") == "swp":
-                    assert ifc["link"]["mtu"] >= host_mtu  # every host frame fits every switch port
+    for fabric in sorted({c["fabric"] for c in host_classes}):
+        startups = sorted(f for f in files if f.startswith(f"{fabric}/") and f.endswith("/startup.yaml"))
+        assert len(startups) == len(plan.switches(fabric)) > 0
+        for rel in startups:
+            s = _startup(files, rel)
+            for hv in (c for c in host_classes if c["fabric"] == fabric):
+                _class_agrees(s, hv)
+
+
+def _class_agrees(s: dict[str, Any], hv: dict[str, Any]) -> None:
+    qos = s["qos"]
+    prio, dscp = int(hv["pfc_priority"]), int(hv["dscp"])
+    assert qos["mapping"]["default-global"]["dscp"] == {dscp: {"switch-priority": prio}}
+    assert qos["mapping"]["default-global"]["trust"] == {"dscp": "l3", "pcp": "l2"}[hv["trust"]]
+    assert qos["roce"]["mode"] == ("lossless" if hv["pfc"] else "lossy")
+    if hv["pfc"]:
+        assert set(qos["pfc"]["default-global"]["switch-priority"]) == {prio}
+    ecn_classes = qos.get("congestion-control", {}).get("default-global", {}).get("traffic-class", {})
+    assert (3 in ecn_classes) == bool(hv["ecn"])  # RoCE's traffic class
+    if hv["pfc"]:
+        assert set(qos["traffic-pool"]["roce-lossless"]["switch-priority"]) == {prio}
+    if prio != 3:
+        assert qos["egress-queue-mapping"]["default-global"]["switch-priority"][prio] == {"traffic-class": 3}
+    for ifc in s["interface"].values():
+        if ifc.get("type") == "swp":
+            assert ifc["link"]["mtu"] >= int(hv["mtu"])  # every host frame fits every switch port
 
 
 def test_the_roce_class_keeps_the_fabric_mtu_on_hosts(tmp_path: Path) -> None:
     """A declared fabrics.compute.mtu is what the hosts end at: netplan sets it, then the roce_qos role's
-    script (run after the network is up) sets the role's MTU; the role must get the same value, not its
+    script (run after the network is up) sets the class's MTU; the role must get the same value, not its
     4200 default (a 9000-byte fabric was cut to 4200 on every host)."""
     from generator.emit.ansible.group_vars import pool_vars
 
@@ -245,15 +252,38 @@ def test_the_roce_class_keeps_the_fabric_mtu_on_hosts(tmp_path: Path) -> None:
     path = tmp_path / "roce-9000.yaml"
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     cluster, plan = built(str(path))
-    defaults = yaml.safe_load(ROLE_DEFAULTS.read_text())
     checked = 0
     for pool in cluster.pools:
-        hv = {**defaults, **_group_vars(pool_vars(cluster, plan, pool))}
+        hv = _group_vars(pool_vars(cluster, plan, pool))
+        mtu = {c["fabric"]: c["mtu"] for c in _roce_classes(cluster, plan, pool)}
         for nic in hv.get("host_fabric_interfaces") or []:
             if nic["purpose"] == "compute":
-                assert nic["mtu"] == 9000 and int(hv["roce_qos_mtu"]) == 9000, (pool.name, nic)
+                assert nic["mtu"] == 9000 and mtu["compute"] == 9000, (pool.name, nic)
                 checked += 1
     assert checked
+
+
+def test_a_roce_storage_fabric_gets_its_class_on_the_hosts_storage_ports() -> None:
+    """A RoCE storage fabric beside an InfiniBand compute fabric (a DGX SuperPOD's Ethernet storage): the
+    switches carried its lossless class and the hosts' storage ports did not, so their RDMA left at DSCP 0
+    (NET004 said to set it by hand). Every site host cabled to it now gets the class on its storage ports,
+    with the Ethernet names of the DGX H100's storage ports (NVIDIA DGX H100/H200 User Guide, Table 6), and
+    no compute class: its compute fabric is InfiniBand."""
+    cluster, plan = built(str(ROCE_STORAGE))
+    by_pool = {p.name: _roce_classes(cluster, plan, p) for p in cluster.pools}
+    dgx_ports = dgx_h100_storage_ports()
+    assert [c["fabric"] for c in by_pool["dgx"]] == ["storage"]
+    (dgx,) = by_pool["dgx"]
+    assert dgx["interfaces"] == [p.names["ethernet"] for p in dgx_ports]
+    assert dgx["rdma_devices"] == [p.rdma for p in dgx_ports]
+    fields = ("pfc_priority", "dscp", "trust", "pfc", "ecn")
+    assert [dgx[k] for k in fields] == [4, 32, "dscp", True, True]
+    # the head node's one storage port has no published name: the class is there, empty, and the role fails
+    # asking for pools[].ports (as for compute ports)
+    (head,) = by_pool["head"]
+    assert head["fabric"] == "storage" and head["interfaces"] == [] and head["rdma_devices"] == []
+    net004 = [f for f in check(ROCE_STORAGE).findings if f.rule == "NET004"]
+    assert not net004, [f.message for f in net004]
 
 
 @pytest.mark.parametrize("blueprint", [ROCE_FT, ROCE_DF, ROCE_PCIE], ids=lambda p: Path(p).stem)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from generator.perf.system import System
     from generator.plan.model import Plan
     from generator.resolve import ResolvedCluster, ResolvedFabric, ResolvedPool
+    from generator.resolve.model import NicPort
 
 
 # nccl-tests sweep the acceptance role runs (-b .. -e, factor 2); the predictions average the same sizes.
@@ -363,11 +364,11 @@ def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
             else "none"
         )
         out.append(yaml_block({"cb_compute_transport": transport}))
+        out.extend(_roce_qos_vars(cluster, pool, compute=transport == "roce"))
         return "\n".join(out) + "\n"
     profile = nccl_emit.derive(cluster, pool, plan)
     out.extend(_gpu_vars(cluster, pool, profile))
-    if profile.transport == "roce" and compute_fabric is not None:
-        out.extend(_roce_qos_vars(pool, compute_fabric))
+    out.extend(_roce_qos_vars(cluster, pool, compute=profile.transport == "roce"))
     acc, notes = _acceptance(cluster, plan, pool)
     out.append("\n# Acceptance thresholds and expectations from the plan")
     out.extend(comment(n) for n in notes)
@@ -428,30 +429,52 @@ def _gpu_vars(cluster: ResolvedCluster, pool: ResolvedPool, profile: nccl_emit.N
     return out
 
 
-def _roce_qos_vars(pool: ResolvedPool, compute_fabric: ResolvedFabric) -> list[str]:
-    """The RoCE lossless class the roce_qos role sets on the compute ports the port map names."""
+def _roce_qos_vars(cluster: ResolvedCluster, pool: ResolvedPool, *, compute: bool) -> list[str]:
+    """The RoCE lossless class of each RoCE fabric the pool's ports are cabled to, which the roce_qos role
+    sets on those ports: the compute fabric's where the pool's compute traffic is RoCE (``compute``), and
+    every other RoCE fabric's (storage) on a site's own hosts, whose switches carry the class (a cloud
+    provider configures its own fabrics: NET004). Nothing where no class applies: the role skips the pool."""
+    classes: list[dict[str, Any]] = []
+    notes: list[str] = []
+    for name, fabric in cluster.fabrics.items():
+        ports = pool.ports_for(name)
+        if fabric.kind != "roce" or not ports:
+            continue
+        if (name == "compute" and not compute) or (name != "compute" and pool.cloud is not None):
+            continue
+        qos, note = _roce_qos_class(pool, fabric, ports)
+        classes.append(qos)
+        notes.extend([note] if note else [])
+    if not classes:
+        return []
+    classes.sort(key=lambda c: c["fabric"] != "compute")  # the compute class first
+    head = "\n# RoCE lossless class [fabrics.<fabric>.lossless] on each RoCE fabric's ports of the port map"
+    return [head, *(comment(n) for n in notes), yaml_block({"roce_qos_classes": classes})]
+
+
+def _roce_qos_class(
+    pool: ResolvedPool, fabric: ResolvedFabric, ports: tuple[NicPort, ...]
+) -> tuple[dict[str, Any], str | None]:
+    """One fabric's class on the pool's ports of it, and a note when their names are not published (the
+    role then fails, asking for pools[].ports)."""
     from blueprints.models.fabric import Lossless
 
-    ll = compute_fabric.spec.lossless or Lossless()
-    ports = pool.ports_for("compute")
+    ll = fabric.spec.lossless or Lossless()
     ifaces, devices = interfaces(ports), rdma_devices(ports)
-    out = ["\n# RoCE lossless class [fabrics.compute.lossless] on the compute ports of the port map"]
+    note = None
     if ifaces is None or devices is None:  # both or neither: the role pairs them one to one
         ifaces = devices = None
-        out.append(comment(f"compute port names of `{pool.server_id}` not published: declare pools[].ports"))
-    out.append(
-        yaml_block(
-            {
-                "roce_qos_interfaces": list(ifaces or ()),
-                "roce_qos_rdma_devices": [d.split(":")[0] for d in devices or ()],
-                "roce_qos_pfc": ll.pfc,
-                "roce_qos_pfc_priority": ll.pfc_priority,
-                "roce_qos_ecn": ll.ecn,
-                "roce_qos_dscp": ll.dscp,
-                "roce_qos_trust": ll.trust,
-                # the fabric's MTU where declared: the role sets it after netplan has (else its default)
-                **({"roce_qos_mtu": compute_fabric.spec.mtu} if compute_fabric.spec.mtu else {}),
-            }
-        )
-    )
-    return out
+        note = f"{fabric.name} port names of `{pool.server_id}` not published: declare pools[].ports"
+    qos: dict[str, Any] = {
+        "fabric": fabric.name,
+        "interfaces": list(ifaces or ()),
+        "rdma_devices": [d.split(":")[0] for d in devices or ()],
+        "pfc": ll.pfc,
+        "pfc_priority": ll.pfc_priority,
+        "ecn": ll.ecn,
+        "dscp": ll.dscp,
+        "trust": ll.trust,
+    }
+    if fabric.spec.mtu:  # the role sets it after netplan has; without it, the role's default
+        qos["mtu"] = fabric.spec.mtu
+    return qos, note

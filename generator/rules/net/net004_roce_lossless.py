@@ -16,8 +16,8 @@ class RoceLossless(Rule):
     ECN marking for congestion control (DCQCN), with traffic classified by DSCP. The blueprint's
     ``lossless`` section configures NICs and switches; without it generate writes the model's default
     class, which the blueprint then does not state; with PFC and ECN both off nothing protects the RDMA
-    traffic. The hosts' roce_qos role sets the compute ports only: on a RoCE storage fabric the switches
-    get the class and the hosts' storage ports do not (their RDMA leaves at DSCP 0, outside it).
+    traffic. The switches of the fabric and the hosts' ports on it (the roce_qos role, one class per RoCE
+    fabric: compute and storage) get the same class.
     """
 
     id = "NET004"
@@ -27,8 +27,8 @@ class RoceLossless(Rule):
     fix = (
         "add `lossless: {pfc: true, ecn: true, dscp: 26, pfc_priority: 3}` to the fabric; `blueprint "
         "generate` "
-        "then writes it into every switch (build/switches/<fabric>/<switch>/startup.yaml, `qos`) and, "
-        "for the compute fabric, every host's compute ports (the roce_qos role's group_vars)"
+        "then writes it into every switch (build/switches/<fabric>/<switch>/startup.yaml, `qos`) and "
+        "every site host's ports on the fabric (the roce_qos role's group_vars, roce_qos_classes)"
     )
     tags = ("roce", "ethernet", "lossless")
 
@@ -39,7 +39,7 @@ class RoceLossless(Rule):
             if fab.kind != "roce":
                 continue
             ll = fab.spec.lossless
-            hosts = "the switches and the hosts' compute ports" if fab.name == "compute" else "the switches"
+            hosts = f"the switches and the hosts' {fab.name} ports"
             if ll is None:
                 d = Lossless()
                 yield self.finding(
@@ -53,13 +53,4 @@ class RoceLossless(Rule):
                 yield self.finding(
                     f"{fab.name} fabric is {fab.technology} with PFC and ECN both off",
                     (*fab.source_path, "lossless"),
-                )
-            if fab.name != "compute":
-                yield self.finding(
-                    f"{fab.name} fabric is RoCE: the hosts' {fab.name} ports get no RDMA class (the roce_qos "
-                    "role sets the compute ports only), so their RDMA leaves at DSCP 0, outside the "
-                    "switches' lossless class",
-                    (*fab.source_path, "technology"),
-                    "set DSCP trust, the DSCP-to-priority map, PFC and ECN on those ports by hand (mlnx_qos, "
-                    "cma_roce_tos) to the fabric's `lossless` values",
                 )
