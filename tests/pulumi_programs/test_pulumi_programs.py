@@ -194,6 +194,32 @@ def test_azure_split_scale_sets_nfs_spot(tmp_path: Path) -> None:
     assert account.inputs["kind"] == "FileStorage" and account.inputs["enableHttpsTrafficOnly"] is False
 
 
+def test_azure_nfs_storages_get_an_account_each(tmp_path: Path) -> None:
+    """Two NFS file systems whose account names cut to one (a 16-character blueprint name leaves none of the
+    storage's; `homedata` and `home-data` differ only in a hyphen) were two StorageAccounts of one URN, which
+    Pulumi refuses; a name that cuts to itself alone keeps the name it always had (a deployed account keeps
+    its URN)."""
+    text = AZURE_VARIANT.replace("name: azure-big", "name: azure-cluster-prod").replace(
+        "  - {name: home, kind: managed, mount: /home, capacity_tib: 4}",
+        "  - {name: home, kind: managed, mount: /home, capacity_tib: 4}\n"
+        "  - {name: homedata, kind: managed, mount: /data, capacity_tib: 4}",
+    )
+    cluster, project = generate_text(text, tmp_path)
+    run = run_target(cluster, project)
+    accounts = {
+        r.inputs["tags"]["storage"]: r.name for r in run.of_type("azure-native:storage:StorageAccount")
+    }
+    assert set(accounts) == {"home", "homedata"} and len(set(accounts.values())) == 2, accounts
+    assert all(len(a) == 16 and a.startswith("azureclus") and a.isalnum() for a in accounts.values()), (
+        accounts
+    )
+    shares = {r.inputs["shareName"] for r in run.of_type("azure-native:storage:FileShare")}
+    assert shares == {"home", "homedata"}
+    (tmp_path / "single").mkdir()
+    single = run_target(*generate_text(AZURE_VARIANT, tmp_path / "single"))
+    assert single.one("azure-native:storage:StorageAccount").name == "azurebighome"
+
+
 def test_gcp_a3_ultra_example(tmp_path: Path) -> None:
     cluster = generate(EXAMPLES / "gcp-a3-ultra.yaml", tmp_path)
     run = run_target(cluster, tmp_path)

@@ -3,6 +3,8 @@ Files NFS."""
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import TYPE_CHECKING, Any
 
 from generator.deploy.address_plan import address_plan
@@ -32,6 +34,7 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
         "storage": addresses.cidr("storage"),
     }
     data["pools"] = [_pool_row(cluster, plan, pool) for pool in cluster.pools if pool.cloud is not None]
+    _name_accounts(cluster.name, data["storage"])
     config: dict[str, object] = {
         "azure-native:location": cloud.region,
         "zone": cloud.zone,
@@ -89,3 +92,27 @@ def _pool_row(cluster: ResolvedCluster, plan: Plan | None, pool: ResolvedPool) -
         start += size
     row["scale_sets"] = sets
     return row
+
+
+# The logical name of an NFS share's storage account: the blueprint's and the storage's names in lowercase
+# letters and digits (all an account name may hold: Azure naming rules, Microsoft.Storage storageAccounts),
+# cut to 16 characters, the name the program has always given, so a deployed account keeps its URN.
+ACCOUNT_NAME_CHARS = 16
+ACCOUNT_DIGEST_CHARS = 6
+
+
+def _name_accounts(cluster_name: str, storage: list[dict[str, Any]]) -> None:
+    """Set ``account`` on every NFS share's row. Two storages whose names cut to one account name (a long
+    blueprint name leaves none of the storage's, or names differing only in hyphens) were two resources of
+    one URN, which Pulumi refuses: those end in a digest of their storage's name instead."""
+    nfs = [s for s in storage if s["protocol"] != "lustre"]
+    plain = {
+        s["name"]: re.sub(r"[^a-z0-9]", "", f"{cluster_name}{s['name']}")[:ACCOUNT_NAME_CHARS] for s in nfs
+    }
+    taken = list(plain.values())
+    for s in nfs:
+        account = plain[s["name"]]
+        if taken.count(account) > 1:
+            digest = hashlib.sha256(s["name"].encode()).hexdigest()[:ACCOUNT_DIGEST_CHARS]
+            account = account[: ACCOUNT_NAME_CHARS - ACCOUNT_DIGEST_CHARS] + digest
+        s["account"] = account

@@ -13,7 +13,6 @@ Exports `nodes` (blueprint hostname → VM name resolvable inside the VNet, scal
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -162,7 +161,7 @@ class Storage(pulumi.ComponentResource):
                 "mount": spec["mount"]})
         else:
             account = azure.storage.StorageAccount(
-                re.sub(r"[^a-z0-9]", "", f"{NAME}{spec['name']}")[:16], resource_group_name=network.group.name,
+                spec["account"], resource_group_name=network.group.name,
                 location=LOCATION, kind="FileStorage", sku=azure.storage.SkuArgs(name=spec["sku"]),
                 enable_https_traffic_only=False,  # NFS 4.1 shares need secure transfer off (traffic stays in the VNet)
                 network_rule_set=azure.storage.NetworkRuleSetArgs(
