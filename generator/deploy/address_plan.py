@@ -107,8 +107,19 @@ def address_plan(cluster: ResolvedCluster) -> AddressPlan:
     if target is None or target.subnet_layout is None or dep.cloud is None:
         return plan
     net = _cloud_network(cluster, dep.cloud, target.subnet_reserved, plan)
-    if net is not None:
-        target.subnet_layout(net, plan)
+    if net is None:
+        return plan
+    whole = net.first.supernet()  # the host network as written
+    if whole.prefixlen < target.network_largest_prefix:
+        plan.problems.append(
+            (
+                net.path,
+                f"{whole} is larger than {target.title} takes: use a /{target.network_largest_prefix} or "
+                f"smaller network ({target.network_largest_source})",
+            )
+        )
+        return plan
+    target.subnet_layout(net, plan)
     return plan
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import EXAMPLES, run_cli
 from ruamel.yaml import YAML
 
@@ -201,6 +202,46 @@ def test_on_prem_networks_may_not_overlap(tmp_path: Path) -> None:
 
     code, text = _validate(_variant(tmp_path, "roce-rail-2tier", two_routed))
     assert "overlaps" not in text, text
+
+
+def test_gcp_gpu_nic_networks_stay_off_the_host_network(tmp_path: Path) -> None:
+    """`gpu_network_cidr` equal to `network_cidr` passed validate: every VM got host0 10.0.0.0/17 and gpu0
+    10.0.0.0/19, two connected routes to one range, so traffic for other nodes' host addresses left through
+    an RDMA NIC. Refused as the on-prem plan refuses overlapping networks."""
+
+    def same(doc: dict[str, Any]) -> None:
+        doc["deployment"]["cloud"]["gpu_network_cidr"] = "10.0.0.0/16"
+
+    path = _variant(tmp_path, "gcp-a3-ultra", same)
+    code, text = _validate(path)
+    assert code == 1 and "DEP010" in text and "10.0.0.0/16 overlaps network_cidr 10.0.0.0/16" in text, text
+    line, col = (int(x) for x in text.split(".yaml:", 1)[1].split(":")[:2])  # located at its key
+    assert path.read_text().splitlines()[line - 1][col - 1 :].startswith("gpu_network_cidr:"), text
+    code, text = _generate(path, tmp_path / "build")
+    assert code == 1 and not (tmp_path / "build").exists(), text
+
+    def inside(doc: dict[str, Any]) -> None:
+        doc["deployment"]["cloud"]["gpu_network_cidr"] = "10.0.128.0/17"
+
+    code, text = _validate(_variant(tmp_path, "gcp-a3-ultra", inside))
+    assert code == 1 and "overlaps network_cidr" in text, text
+
+
+@pytest.mark.parametrize(("example", "cidr"), [("aws-p5-efa", "10.0.0.0/8"), ("oci-bm-h100", "10.0.0.0/12")])
+def test_a_cloud_network_larger_than_the_provider_takes_is_refused(
+    tmp_path: Path, example: str, cidr: str
+) -> None:
+    """AWS's largest VPC is a /16 (EC2 CreateVpc), OCI's largest VCN block a /16 (CreateVcn): a /8 or /12
+    passed validate and generate, and `pulumi up` failed creating the network."""
+
+    def big(doc: dict[str, Any]) -> None:
+        doc["deployment"]["cloud"]["network_cidr"] = cidr
+
+    path = _variant(tmp_path, example, big)
+    code, text = _validate(path)
+    assert code == 1 and "DEP010" in text and f"{cidr} is larger than" in text and "use a /16" in text, text
+    code, text = _generate(path, tmp_path / "build")
+    assert code == 1 and not (tmp_path / "build").exists(), text
 
 
 def test_a_dhcp_server_is_an_address(tmp_path: Path) -> None:

@@ -41,6 +41,10 @@ class CloudTarget:
     stack_outputs: type[StackOutputs]  # what its program exports (`blueprint inventory --from-stack`)
     default_access: str = "vpn"  # deployment.cloud.access.via when the blueprint declares none
     subnet_layout: SubnetLayout | None = None  # the subnets its program creates from the host network
+    # the shortest prefix the provider takes for the host network (its largest VPC/VCN), with its source;
+    # 0: no limit the program meets
+    network_largest_prefix: int = 0
+    network_largest_source: str = ""
     zone_required: bool = False  # GPU placement is zonal: deployment.cloud.zone must be set (DEP005)
     zone_check: ZoneCheck | None = None  # whether the zone belongs to the region (DEP005)
     # what deployment.cloud.reservation_id must name for `capacity: reservation` (DEP006); empty: the

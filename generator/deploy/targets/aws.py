@@ -73,6 +73,8 @@ TARGET = CloudTarget(
     stack_outputs=AwsOutputs,
     default_access="ssm",  # Session Manager: the program gives every instance the SSM instance profile
     subnet_layout=_subnets,
+    network_largest_prefix=16,
+    network_largest_source="EC2 API CreateVpc: the largest VPC uses a /16 netmask (65,536 IP addresses)",
     # a cluster placement group and its subnet live in one availability zone
     zone_required=True,
     zone_check=_zone,

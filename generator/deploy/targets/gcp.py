@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 
 from generator.deploy.address_plan import STORAGE_ADDRESS_HEADROOM, AddressPlan, CloudNetwork, carve
@@ -30,6 +31,8 @@ def _subnets(net: CloudNetwork, plan: AddressPlan) -> None:
         "the host networks",
     )
     gpu_nics = max((p.cloud.network_cards for p in net.pools if p.cloud), default=0)
+    if gpu_nics:
+        _apart(cloud.network_cidr, cloud.gpu_network_cidr, plan)
     carve(
         plan,
         cloud.gpu_network_cidr,
@@ -39,6 +42,25 @@ def _subnets(net: CloudNetwork, plan: AddressPlan) -> None:
         net.reserved,
         "the GPU NIC networks",
     )
+
+
+def _apart(host_cidr: str, gpu_cidr: str, plan: AddressPlan) -> None:
+    """Every VM holds a NIC in a host subnet and one in each GPU NIC subnet: ranges that overlap give it two
+    connected routes to one range, and traffic for another node's host address leaves through an RDMA NIC
+    (SSH, Ansible, NFS and Lustre break), as the on-prem plan refuses (addresses._overlaps)."""
+    try:
+        host = ipaddress.ip_network(host_cidr, strict=False)
+        gpu = ipaddress.ip_network(gpu_cidr, strict=False)
+    except ValueError:
+        return  # refused where each is carved
+    if host.overlaps(gpu):
+        plan.problems.append(
+            (
+                ("deployment", "cloud", "gpu_network_cidr"),
+                f"{gpu} overlaps network_cidr {host}: every VM holds a NIC in both, so it would route part "
+                "of the host network through a GPU NIC; give the GPU NIC networks a range of their own",
+            )
+        )
 
 
 TARGET = CloudTarget(

@@ -41,6 +41,10 @@ TARGET = CloudTarget(
     subnet_reserved=3,
     stack_outputs=OciOutputs,
     subnet_layout=_subnets,
+    network_largest_prefix=16,
+    network_largest_source=(
+        "OCI CreateVcn (terraform-provider-oci oci_core_vcn): the CIDR blocks can range from /16 to /30"
+    ),
     zone_required=True,  # a cluster network lives in one availability domain
     zone_check=_zone,
     reservation_id="compute capacity reservation OCID",

@@ -19,7 +19,7 @@ class AddressPlanFits(Rule):
     severity = Severity.ERROR
     title = "address plan does not fit the nodes"
     rationale = "instances fail to launch (or MAAS cannot assign addresses) when a subnet is full"
-    fix = "use a larger CIDR"
+    fix = "use a larger CIDR, or ranges that do not overlap"
     tags = ("deployment", "network")
     # generate stops on what it says: suppressed, validate would pass what generate refuses
     suppressible = False
