@@ -17,7 +17,7 @@ References: the NCCL user guide, Environment Variables
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING
 
@@ -35,10 +35,13 @@ from generator.safetext import one_line
 
 if TYPE_CHECKING:
     from blueprints.catalog.schema import Platform
+    from blueprints.models.fabric import SubnetManager
     from generator.plan.model import Plan
     from generator.resolve import NicPort, ResolvedCluster, ResolvedPool
 
 NAME = "nccl"
+
+FULL_MEMBER = 0x8000  # a P_Key's top bit: full membership (IBA 10.9.1)
 
 # Where the nccl role installs the files (the env file is sourced by job scripts / Slurm prolog).
 CONF_PATH = "/etc/nccl.conf"
@@ -96,6 +99,8 @@ class NcclProfile:
     plugin_profile: str | None = None  # vendor script that sets the plug-in's environment
     devices: tuple[str, ...] = ()  # RDMA devices the settings name (the role fails if one is missing)
     interfaces: tuple[str, ...] = ()  # interfaces the settings name (likewise)
+    # NCCL_IB_PKEY's index and the P_Key (full member) the host's table must hold there (the role checks)
+    pkey: tuple[int, int] | None = None
 
     def env(self) -> dict[str, str]:
         return {s.name: s.value for s in self.settings}
@@ -371,11 +376,54 @@ def _verbs_settings(cluster: ResolvedCluster, pool: ResolvedPool, t: _Transport)
                 _path("fabrics", "compute", "subnet_manager", "service_level"),
             )
         )
+        if sm is not None:
+            out.extend(_partition_pkey(sm, pool))
     out.append(_gdr_level(cluster, pool))
     out.append(_cross_nic(cluster, compute_fabric))
     if t.name == "ib" and compute_fabric is not None:
         out.extend(_sharp(cluster, compute_fabric))
     return out
+
+
+def tenant_partition(sm: SubnetManager, pool: str) -> tuple[int, int] | None:
+    """The partition a pool's NCCL traffic runs in, as (its position in ``sm.partitions``, its P_Key index),
+    for a pool a partition names: its ports are then limited members of Default, where limited members
+    cannot talk to each other (subnet_manager._default_partition; IBA 10.9.1), so NCCL, whose queue pairs
+    take P_Key index NCCL_IB_PKEY (default 0: Default; NVIDIA/nccl src/transport/net_ib.cc
+    ``qpAttr.pkey_index = ncclParamIbPkey()``), must use a partition the pool is a full member of: the
+    first the generated partitions.conf lists. Its index is the one OpenSM gives it in a port's P_Key table
+    built from that file: Default at 0, then the port's partitions in the file's order (opensm
+    osm_pkey_mgr.c fills the first free index; tests/realtools/test_opensm_tenants.py reads it back from
+    real OpenSM). None: no partition names the pool (it stays a full member of Default, index 0), or it is a
+    full member of none."""
+    if not any(pool in part.pools for part in sm.partitions):
+        return None
+    index = 1
+    for i, part in enumerate(sm.partitions):
+        if part.pools and pool not in part.pools:
+            continue  # the pool's ports are not in it: no entry in their table
+        if pool in part.pools and part.membership == "full":
+            return i, index
+        index += 1
+    return None
+
+
+def _partition_pkey(sm: SubnetManager, pool: ResolvedPool) -> list[NcclSetting]:
+    found = tenant_partition(sm, pool.name)
+    if found is None:
+        return []
+    i, index = found
+    part = sm.partitions[i]
+    why = (
+        f"P_Key index of partition `{part.name}` (0x{part.pkey:04x}, full member): the pool is a limited "
+        "member of Default, so NCCL's queue pairs must not use index 0; OpenSM puts Default at 0 and the "
+        "pool's partitions after it in partitions.conf's order (the nccl role checks the index on the host)"
+    )
+    return [
+        NcclSetting(
+            "NCCL_IB_PKEY", str(index), why, _path("fabrics", "compute", "subnet_manager", "partitions", i)
+        )
+    ]
 
 
 def _vendor_settings(pool: ResolvedPool, platform: Platform | None) -> list[NcclSetting]:
@@ -424,7 +472,18 @@ def derive(cluster: ResolvedCluster, pool: ResolvedPool, plan: Plan | None = Non
         settings.append(
             NcclSetting("NCCL_TOPO_FILE", TOPO_PATH, topo.reason, _pool_path(cluster, pool, "server"))
         )
-    return _profile(pool, t, platform, settings, topo, notes)
+    profile = _profile(pool, t, platform, settings, topo, notes)
+    return replace(profile, pkey=_expected_pkey(cluster, pool)) if profile.get("NCCL_IB_PKEY") else profile
+
+
+def _expected_pkey(cluster: ResolvedCluster, pool: ResolvedPool) -> tuple[int, int] | None:
+    """NCCL_IB_PKEY's index and the P_Key with the full-membership bit (0x8000, IBA 10.9.1) found there."""
+    fabric = cluster.fabrics.get("compute")
+    sm = fabric.spec.subnet_manager if fabric is not None else None
+    found = tenant_partition(sm, pool.name) if sm is not None else None
+    if sm is None or found is None:
+        return None
+    return found[1], FULL_MEMBER | sm.partitions[found[0]].pkey
 
 
 def _platform_topology(

@@ -118,6 +118,28 @@ def test_sharp_off_when_the_subnet_manager_does_not_run_it() -> None:
     assert "NCCL_IB_HCA" not in env and any("NCCL_IB_HCA left out" in n for n in prof.notes)
 
 
+def test_tenant_pools_take_their_partitions_p_key_index() -> None:
+    """A pool a partition names is a limited member of Default, so NCCL's default P_Key index 0 cannot
+    reach its other hosts; the index is the pool's first full-member partition's place in its ports'
+    tables: Default at 0, then every partition the pool's ports are in, in the file's order (one for all
+    ports counts; another pool's does not). Pools no partition names keep index 0 (no setting)."""
+    from blueprints.models.fabric import Partition, SubnetManager
+
+    parts = [
+        Partition(name="everyone", pkey=0x5, membership="limited"),  # no pools: every port
+        Partition(name="other", pkey=0x6, pools=["infer"]),
+        Partition(name="observe", pkey=0x7, pools=["train"], membership="limited"),
+        Partition(name="train", pkey=0x10, pools=["train"]),
+        Partition(name="again", pkey=0x11, pools=["train"]),
+    ]
+    sm = SubnetManager(partitions=parts)
+    assert nccl.tenant_partition(sm, "train") == (3, 3)  # Default, everyone, observe, then train
+    assert nccl.tenant_partition(sm, "infer") == (1, 2)  # Default, everyone, other
+    assert nccl.tenant_partition(sm, "login") is None  # named nowhere: full in Default
+    limited_only = SubnetManager(partitions=[parts[2]])
+    assert nccl.tenant_partition(limited_only, "train") is None  # a full member of none
+
+
 def test_roce_pcie_settings() -> None:
     cluster = _cluster(DATA / "roce-pcie.yaml")
     prof = nccl.derive(cluster, _pool(cluster, "l40s"), build_plan(cluster))

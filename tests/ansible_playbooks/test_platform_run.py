@@ -120,6 +120,44 @@ def test_dgx_h100_nccl_uses_table_6_names(chroot_root: Path, sysfs: Path, tmp_pa
     assert "NCCL_SOCKET_IFNAME" not in conf
 
 
+def test_a_tenant_pool_runs_nccl_on_its_partition_p_key(
+    chroot_root: Path, sysfs: Path, tmp_path: Path
+) -> None:
+    """A pool a partition names is a limited member of Default, so NCCL at P_Key index 0 (its default)
+    cannot reach the pool's other hosts: the settings name the partition's index (1: Default, then it), and
+    the role checks each NCCL port's table holds the partition's P_Key, full member, there."""
+    table = dgx_h100_compute_ports()
+    cards = dgx_h100_storage_ports()
+    _devices(sysfs, [r.rdma for r in table + cards], [r.netdev for r in table] + [r.default for r in cards])
+    for r in table:
+        pkeys = sysfs / "infiniband" / r.rdma / "ports" / "1" / "pkeys"
+        pkeys.mkdir(parents=True, exist_ok=True)
+        (pkeys / "0").write_text("0x7fff\n")  # Default, limited
+        (pkeys / "1").write_text("0x8010\n")  # the tenant's partition, full
+    doc = (DATA / "dgx-h100-ib.yaml").read_text()
+    sm = "    subnet_manager: {kind: opensm, ha: true}\n"
+    assert sm in doc
+    tenants = (
+        "    subnet_manager:\n      kind: opensm\n      ha: true\n"
+        "      partitions: [{name: train, pkey: 0x10, pools: [dgx], membership: full}]\n"
+    )
+    bp = tmp_path / "tenant.yaml"
+    bp.write_text(doc.replace(sm, tenants))
+    out = build(bp, tmp_path / "dgx")
+    inv = _inventory(tmp_path / "hosts.yml", "dgx001", chroot_root, "pool_dgx")
+    code, result, err = _configure(out, inv, "nccl")
+    assert code == 0, json.dumps(result, indent=1) + err
+    assert _env((chroot_root / "etc/nccl.conf").read_text())["NCCL_IB_PKEY"] == "1"
+    assert _env((out / "nccl" / "dgx" / "nccl.env").read_text())["NCCL_IB_PKEY"] == "1"
+    # the subnet manager has not (yet) given this host's last rail the partition
+    (sysfs / "infiniband" / table[-1].rdma / "ports" / "1" / "pkeys" / "1").write_text("0x0000\n")
+    code, result, err = _configure(out, inv, "nccl")
+    text = json.dumps(result) + err
+    assert code != 0 and f"{table[-1].rdma}/1 holds 0x0000" in text and "must select P_Key 0x8010" in text, (
+        text
+    )
+
+
 def test_a_host_whose_names_differ_fails_naming_the_device(
     chroot_root: Path, sysfs: Path, tmp_path: Path
 ) -> None:

@@ -37,6 +37,7 @@ import pytest
 from ib_fixtures import run_cli, simulators
 from ibsim_harness import Simulator, _tool, missing_tools
 
+from generator.emit import nccl as nccl_emit
 from generator.emit import subnet_manager as sm_emit
 from generator.emit.ibnetdiscover import render_netfile
 from generator.pipeline import load_and_resolve
@@ -117,6 +118,18 @@ def _pkeys(sim: Simulator, sm_host: str, guid: int, *, wait: bool = False) -> se
     assert proc.returncode == 0, proc.stderr[-500:]
     # "0: 0xffff 0x8010 0x0000 ..." rows after a header; 0x0000 is an empty slot
     return {int(v, 16) for v in re.findall(r"0x[0-9a-f]{4}\b", proc.stdout)} - {0}
+
+
+def _pkey_table(sim: Simulator, sm_host: str, guid: int) -> list[int]:
+    """The port's P_Key table in index order (smpquery prints rows "0: 0x7fff 0x8010 ..." of 8 entries
+    from the block's first index)."""
+    proc = sim._run(sm_host, [_tool("smpquery"), "pkeys", "-G", f"0x{guid:016x}", "1"], 30)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    table: dict[int, int] = {}
+    for m in re.finditer(r"^\s*(\d+):((?:\s+0x[0-9a-f]{4})+)", proc.stdout, re.M):
+        for k, v in enumerate(re.findall(r"0x[0-9a-f]{4}", m.group(2))):
+            table[int(m.group(1)) + k] = int(v, 16)
+    return [table.get(i, 0) for i in range(max(table, default=-1) + 1)]
 
 
 def _setup(blueprint: Path, sim: Simulator, sm_host: str, work: Path) -> tuple[Path, str]:
@@ -205,6 +218,14 @@ def test_each_tenant_sees_only_its_partition_and_the_sm_host_no_other(
             assert tables[name] == {FULL | INFER, 0x7FFF}, (name, sorted(map(hex, tables[name])))
     # the SM's port: full in Default (what OpenSM needs), full in its own pool's partition, not in train
     assert tables[sm_port] == {0xFFFF, FULL | INFER}, sorted(map(hex, tables[sm_port]))
+    # NCCL's queue pairs take the P_Key at index NCCL_IB_PKEY: the generated index must hold the pool's
+    # own partition, full member, in the table OpenSM programmed (index 0 is Default, limited for tenants)
+    for pool, key, names in (("train", TRAIN, train), ("infer", INFER, infer)):
+        setting = nccl_emit.derive(plan.cluster, next(p for p in plan.cluster.pools if p.name == pool), plan)
+        index = int(setting.env()["NCCL_IB_PKEY"])
+        for name in names:
+            ordered = _pkey_table(sim, sim_host, ports[name])
+            assert ordered[index] == FULL | key, (name, index, [hex(v) for v in ordered[:4]])
 
     os.killpg(daemon[0].pid, signal.SIGTERM)  # OpenSM buffers its log: read it after it exits
     daemon[0].wait(timeout=30)

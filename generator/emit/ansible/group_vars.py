@@ -312,6 +312,8 @@ def _platform_checks(profile: nccl_emit.NcclProfile, platform: Platform | None) 
             "nccl_keep_files": list(profile.keep_files),
             "nccl_plugin_path": profile.plugin_path,
             "nccl_plugin_profile": profile.plugin_profile,
+            # NCCL_IB_PKEY: the index and the full-member P_Key each NCCL port's table must hold there
+            "nccl_expected_pkey": _expected_pkey(profile),
             # catalog:platforms.<id>.plugin.install: the vendor's steps, replayed by the nccl role
             "nccl_plugin_install": None
             if install is None
@@ -330,6 +332,16 @@ def _platform_checks(profile: nccl_emit.NcclProfile, platform: Platform | None) 
             "nccl_job_script": _job_script(platform),
         }
     )
+
+
+def _expected_pkey(profile: nccl_emit.NcclProfile) -> dict[str, object] | None:
+    """NCCL_IB_PKEY's index, the full-member P_Key each NCCL port's table must hold there, and those ports
+    (``device/port``, from NCCL_IB_HCA), for the nccl role's check."""
+    hca = profile.get("NCCL_IB_HCA")
+    if profile.pkey is None or hca is None:
+        return None
+    ports = [e.replace(":", "/") if ":" in e else f"{e}/1" for e in hca.value.lstrip("=^").split(",") if e]
+    return {"index": profile.pkey[0], "pkey": f"0x{profile.pkey[1]:04x}", "ports": ports}
 
 
 def _job_script(platform: Platform | None) -> dict[str, object] | None:
