@@ -17,6 +17,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from generator import __version__
 from generator.emit import emitters
@@ -103,8 +104,11 @@ def merge_stack_files(out: Path, tmp: Path, overwrite_edited: bool) -> None:
     """Keep what `pulumi config set` added to the stack file: the user's keys join the generated ones.
 
     A key the blueprint decides keeps the blueprint's value; if the user changed it by hand, the build is
-    refused (like any hand edit) unless ``overwrite_edited``.
+    refused (like any hand edit) unless ``overwrite_edited``. A value the user did not touch (what the
+    previous build wrote, recorded in its manifest) takes the blueprint's new value: a changed blueprint is
+    no hand edit.
     """
+    previous = _previous_stack_config(out)
     for rel in MERGED:
         mine, new = out / rel, tmp / rel
         if not (mine.is_file() and not mine.is_symlink() and new.is_file()):
@@ -114,7 +118,7 @@ def merge_stack_files(out: Path, tmp: Path, overwrite_edited: bool) -> None:
         except UnicodeDecodeError:  # was an internal error (exit 3): a hand edit like any other
             text = None
         merged, clashes = (
-            merged_stack(text, new.read_text(encoding="utf-8"))
+            merged_stack(text, new.read_text(encoding="utf-8"), previous.get(rel))
             if text is not None
             else (None, ["the file (not UTF-8 any more)"])
         )
@@ -127,8 +131,12 @@ def merge_stack_files(out: Path, tmp: Path, overwrite_edited: bool) -> None:
             new.write_text(merged, encoding="utf-8")
 
 
-def merged_stack(mine: str, generated: str) -> tuple[str | None, list[str]]:
-    """(the generated stack text plus the user's extra keys, or None if nothing to add; changed keys)."""
+def merged_stack(
+    mine: str, generated: str, written: dict[str, Any] | None = None
+) -> tuple[str | None, list[str]]:
+    """(the generated stack text plus the user's extra keys, or None if nothing to add; changed keys): a key
+    whose value is neither the generated one nor the one the previous build wrote (``written``) was changed
+    by hand."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
@@ -146,7 +154,12 @@ def merged_stack(mine: str, generated: str) -> tuple[str | None, list[str]]:
     theirs = user.get("config") or {}
     if not isinstance(theirs, dict):  # `config: "…"` was an internal error (exit 3), a list silently replaced
         return None, ["config (not a mapping any more)"]
-    clashes = [k for k in ours if k in theirs and theirs[k] != ours[k]]
+    written = written or {}
+    clashes = [
+        k
+        for k in ours
+        if k in theirs and theirs[k] != ours[k] and (k not in written or plain(theirs[k]) != written[k])
+    ]
     extra_config = {k: v for k, v in theirs.items() if k not in ours} if isinstance(theirs, dict) else {}
     extra_top = {k: v for k, v in user.items() if k not in doc}
     if not extra_config and not extra_top:
@@ -159,6 +172,36 @@ def merged_stack(mine: str, generated: str) -> tuple[str | None, list[str]]:
     buf = io.StringIO()
     yaml.dump(doc, buf)
     return buf.getvalue(), clashes
+
+
+def plain(value: object) -> object:
+    """A YAML value as JSON data (what the manifest records of a stack file's config values)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def stack_config(tmp: Path) -> dict[str, dict[str, Any]]:
+    """The config values the build writes into each merged stack file, before the user's keys join them."""
+    from ruamel.yaml import YAML
+
+    out: dict[str, dict[str, Any]] = {}
+    for rel in MERGED:
+        path = tmp / rel
+        if path.is_file():
+            doc = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8")) or {}
+            config = doc.get("config") if isinstance(doc, dict) else None
+            out[rel] = {str(k): plain(v) for k, v in (config or {}).items()}
+    return out
+
+
+def _previous_stack_config(out: Path) -> dict[str, dict[str, Any]]:
+    """What the previous build recorded it wrote into the stack files ({} when its manifest has none)."""
+    try:
+        recorded = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("stack_config")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    if not isinstance(recorded, dict):
+        return {}
+    return {str(k): v for k, v in recorded.items() if isinstance(v, dict)}
 
 
 def _built_from(out: Path) -> str | None:
@@ -216,8 +259,9 @@ def generate(
 
         def fill(tmp: Path) -> None:
             build.write_outputs(tmp)
+            written = stack_config(tmp)
             merge_stack_files(out, tmp, overwrite_edited)
-            build.write_manifest(tmp)
+            build.write_manifest(tmp, written)
             carry_entries(out, tmp, theirs)
 
         atomic_dir(out, fill)
@@ -292,7 +336,7 @@ class _Build:
                 shutil.copy2(self.out / rel, tmp / rel)
                 self.kept.add(rel)
 
-    def write_manifest(self, tmp: Path) -> None:
+    def write_manifest(self, tmp: Path, stack: dict[str, dict[str, Any]] | None = None) -> None:
         cluster = self.checked.cluster
         files = {str(p.relative_to(tmp)): sha256_file(p) for p in sorted(tmp.rglob("*")) if p.is_file()}
         # a kept file keeps the digest the tool wrote: one edited by hand (and let through by
@@ -308,6 +352,9 @@ class _Build:
             },
             "outputs": sorted(d.name for d in tmp.iterdir() if d.is_dir()),
             "files": files,
+            # the config values written into each stack file: a value still equal to one of them on the next
+            # generate was not changed by hand (merge_stack_files)
+            "stack_config": stack or {},
         }
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         self.result.files = files

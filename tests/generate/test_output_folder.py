@@ -119,6 +119,36 @@ def test_pulumi_config_set_keys_are_merged_not_replaced(build: Path) -> None:
     assert code == 0 and '"2.0"' in stack.read_text() and "secure: v1:abc" in stack.read_text()
 
 
+def test_a_blueprint_change_reaches_a_stack_file_nobody_edited(tmp_path: Path) -> None:
+    """A key the blueprint decides, changed in the blueprint (the README's way), was refused as a hand edit
+    of the stack file: the file was compared with the new build, not with what the last build wrote. Now a
+    value still as the last build wrote it takes the blueprint's, keys added with `pulumi config set` stay,
+    and a value changed by hand is still refused."""
+    blueprint = tmp_path / "bp.yaml"
+    text = Path(SMALL).read_text()
+    assert "  os: ubuntu-22.04\n" in text
+    blueprint.write_text(text)
+    out = tmp_path / "build"
+
+    def again() -> tuple[int, str]:
+        code, _, err = run_cli("generate", str(blueprint), "-o", str(out), "--quiet", "--only", "pulumi")
+        return code, err
+
+    assert again()[0] == 0
+    stack = out / "pulumi" / "Pulumi.prod.yaml"
+    assert '"jammy"' in stack.read_text()
+    stack.write_text(stack.read_text() + "  maas:apiKey:\n    secure: v1:abc\n")
+    blueprint.write_text(text.replace("  os: ubuntu-22.04\n", "  os: ubuntu-24.04\n"))
+    code, err = again()
+    assert code == 0, err
+    assert '"noble"' in stack.read_text() and "secure: v1:abc" in stack.read_text()
+    stack.write_text(stack.read_text().replace('"noble"', '"focal"'))  # by hand
+    blueprint.write_text(text)
+    code, err = again()
+    assert code == 1 and "distroSeries set by hand" in err, err
+    assert '"focal"' in stack.read_text()
+
+
 @pytest.mark.parametrize(
     ("mine", "says"),
     [(b'config: "a string"\n', "config (not a mapping"), (b"config:\n  k: \xff\n", "not UTF-8")],
