@@ -166,36 +166,40 @@ def _overlaps(cluster: ResolvedCluster) -> list[tuple[Path, str]]:
     through its own rail; the one that comes later is named."""
     from blueprints.models.fabric import Underlay
 
-    maas = cluster.blueprint.deployment.maas
-    named: list[tuple[Path, str]] = []
-    if maas is not None:
-        keys = ("management_cidr", "compute_cidr", "storage_cidr")
-        named += [(("deployment", "maas", k), v) for k, v in zip(keys, onprem_cidrs(cluster), strict=True)]
+    named = [*onprem_blocks(cluster)]
     for name in cluster.routed_fabrics:
         fab = cluster.fabrics[name]
-        named.append(
-            ((*fab.source_path, "underlay", "loopback_cidr"), (fab.spec.underlay or Underlay()).loopback_cidr)
-        )
+        path = (*fab.source_path, "underlay", "loopback_cidr")
+        named.append((path, (fab.spec.underlay or Underlay()).loopback_cidr, dotted(path)))
     nets = []
-    for path, text in named:
+    for path, text, label in named:
         try:
-            nets.append((path, text, ipaddress.ip_network(text, strict=False)))
+            nets.append((path, text, label, ipaddress.ip_network(text, strict=False)))
         except ValueError:
             continue  # refused where it is parsed
     out = []
-    for i, (path, text, net) in enumerate(nets):
-        for other_path, other_text, other in nets[:i]:
+    for i, (path, text, _, net) in enumerate(nets):
+        for other_path, other_text, other_label, other in nets[:i]:
             if "loopback_cidr" in path and "loopback_cidr" in other_path:
                 continue  # routed fabrics share a loopback pool by design (plan/switch_numbers.py)
             if net.version == other.version and net.overlaps(other):  # type: ignore[arg-type]
-                out.append(
-                    (
-                        path,
-                        f"`{text}` overlaps `{other_text}` ({dotted(other_path)}): give each network a block "
-                        "of its own",
-                    )
-                )
+                why = f"`{text}` overlaps `{other_text}` ({other_label}): give each network its own block"
+                out.append((path, why))
                 break
+    return out
+
+
+def onprem_blocks(cluster: ResolvedCluster) -> list[tuple[Path, str, str]]:
+    """The on-prem management, compute and storage blocks as (blueprint path, CIDR, how to name it): MAAS's
+    settings, or the defaults the plan takes without MAAS (the hosts' fabric addresses come from them
+    whatever deploys the machines), named as such."""
+    keys = ("management_cidr", "compute_cidr", "storage_cidr")
+    maas = cluster.blueprint.deployment.maas is not None
+    out = []
+    for key, cidr in zip(keys, onprem_cidrs(cluster), strict=True):
+        path: Path = ("deployment", "maas", key)
+        what = key.removesuffix("_cidr")
+        out.append((path, cidr, dotted(path) if maas else f"the default {what} block, deployment.maas.{key}"))
     return out
 
 

@@ -203,6 +203,21 @@ def test_on_prem_networks_may_not_overlap(tmp_path: Path) -> None:
     code, text = _validate(_variant(tmp_path, "roce-rail-2tier", two_routed))
     assert "overlaps" not in text, text
 
+    # without MAAS the hosts' fabric addresses come from the default blocks all the same: a loopback block
+    # inside the default compute block gave a leaf's loopback and a host /31's gateway one address (and a
+    # BMC block over it put one address on a management VLAN and a compute port)
+    def loopback_in_compute(doc: dict[str, Any]) -> None:
+        doc["fabrics"]["compute"]["underlay"] = {"loopback_cidr": "10.100.0.0/24"}
+
+    code, text = _validate(_variant(tmp_path, "roce-rail-2tier", loopback_in_compute))
+    assert code == 1 and "DEP010 `10.100.0.0/24` overlaps `10.100.0.0/16` (the default compute block" in text
+
+    def bmc_in_compute(doc: dict[str, Any]) -> None:
+        doc["fabrics"]["management"]["vlans"] = {"bmc_cidr": "10.100.0.0/16"}
+
+    code, text = _validate(_variant(tmp_path, "roce-rail-2tier", bmc_in_compute))
+    assert code == 1 and "NET019 10.100.0.0/16 overlaps the default compute block" in text, text
+
 
 def test_gcp_gpu_nic_networks_stay_off_the_host_network(tmp_path: Path) -> None:
     """`gpu_network_cidr` equal to `network_cidr` passed validate: every VM got host0 10.0.0.0/17 and gpu0

@@ -70,11 +70,10 @@ def _overlaps(ctx: RuleContext) -> list[VlanProblem]:
     cfg = settings(cluster)
     source = cluster.fabrics["management"].source_path
     others: list[tuple[str, str]] = []
-    if cluster.blueprint.deployment.maas is not None:
-        from generator.deploy.addresses import onprem_cidrs
+    if not cluster.is_cloud:
+        from generator.deploy.addresses import onprem_blocks
 
-        keys = ("management_cidr", "compute_cidr", "storage_cidr")
-        others += [(f"deployment.maas.{k}", v) for k, v in zip(keys, onprem_cidrs(cluster), strict=True)]
+        others += [(label, cidr) for _, cidr, label in onprem_blocks(cluster)]
     for name, fab in sorted(cluster.fabrics.items()):
         if fab.spec.underlay is not None or name in (*cluster.routed_fabrics, "management"):
             others.append(
