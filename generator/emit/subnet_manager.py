@@ -195,11 +195,13 @@ def render_sharp_am(p: SmPlan) -> str:
 
 
 def _rdma_device(cluster: ResolvedCluster, host: str, fabric: str) -> str | None:
-    """The RDMA device of ``host`` on ``fabric`` (the port the SM binds to)."""
+    """The RDMA device of ``host`` on ``fabric`` (the port the SM binds to); None where the port map does
+    not publish it: the plan's placeholder (``mlx5_0``) may be another adapter of the host, and the opensm
+    role refuses to bind then (docs/ports.md)."""
     for pool in cluster.pools:
         if host in pool.hostnames:
             ports = pool.ports_for(fabric)
-            return ports[0].rdma_dev if ports else None
+            return ports[0].rdma_dev if ports and ports[0].rdma_known else None
     return None
 
 

@@ -112,6 +112,26 @@ def test_the_roce_qos_script_keeps_one_command_a_line(roles: Path, tmp_path: Pat
     assert subprocess.run(["sh", "-n", str(script)], check=False).returncode == 0
 
 
+def test_opensm_refuses_to_bind_to_an_unpublished_port(roles: Path, tmp_path: Path) -> None:
+    """An SM host whose port map names no RDMA device got the plan's placeholder (`mlx5_0`), which may be
+    another adapter of the host: the role bound OpenSM there. The emitter now gives no name and the role
+    stops, naming the fabric, before it installs anything."""
+    fabrics = [
+        {
+            "fabric": "compute",
+            "rdma_device": None,
+            "sharp": False,
+            "flavour": "opensm-upstream",
+            "guid_files": True,
+        }
+    ]
+    tasks = [{"ansible.builtin.include_role": {"name": "opensm"}}]
+    done = _play(tmp_path, roles, tasks, {"opensm_fabrics": fabrics, "opensm_hardware_present": True})
+    out = done.stdout + done.stderr
+    assert done.returncode != 0 and "no RDMA device name for the compute port of localhost" in out, out
+    assert "Install OpenSM" not in out
+
+
 def _read_checks(roles: Path, tmp: Path, *options: str) -> subprocess.CompletedProcess[str]:
     _stub(tmp / "bin", "ibstat", IBSTAT)
     _stub(tmp / "bin", "nvidia-smi", TOPO)

@@ -241,6 +241,51 @@ def _class_agrees(s: dict[str, Any], hv: dict[str, Any]) -> None:
             assert ifc["link"]["mtu"] >= int(hv["mtu"])  # every host frame fits every switch port
 
 
+SM_HOSTS = """\
+apiVersion: cluster-blueprint/v1
+name: sm-placeholder
+site: {name: lab, rows: 2, racks_per_row: 8, rack: {units: 48, power_kw: 40}}
+pools:
+  - {name: gpu, role: gpu, count: 4, server: dgx-a100, placement: {nodes_per_rack: 4}}
+  - name: sm
+    role: management
+    count: 2
+    spec:
+      gpu: null
+      gpus: 0
+      gpu_interconnect: none
+      nics:
+        - {purpose: management, model: x710, count: 1, ports: 1, speed_gbps: 1}
+        - {purpose: compute, model: cx6, count: 1, ports: 1, speed_gbps: 200}
+      power_kw: 0.8
+      rack_units: 1
+fabrics:
+  compute:
+    technology: infiniband-hdr
+    topology: {kind: fat-tree, tiers: 2, switch: qm8700, rail_optimized: false}
+    subnet_manager: {kind: opensm, ha: true, hosts: [sm001, sm002]}
+"""
+
+
+def test_the_sm_binding_names_only_published_devices(tmp_path: Path) -> None:
+    """SM hosts of a `spec` pool with no `ports:` got `rdma_device: mlx5_0`, the plan's placeholder, which the
+    opensm role binds OpenSM to (docs/ports.md: placeholders never reach host configuration). Declared, the
+    host's own name is written."""
+
+    def devices(text: str) -> list[str | None]:
+        path = tmp_path / f"sm{len(list(tmp_path.iterdir()))}.yaml"  # built() caches by path
+        path.write_text(text)
+        cluster, plan = built(str(path))
+        hosts = yaml.safe_load(sm_emit.render(cluster, plan)["inventory.yml"])["all"]["children"]
+        return [
+            f["rdma_device"] for h in hosts["subnet_manager"]["hosts"].values() for f in h["opensm_fabrics"]
+        ]
+
+    assert devices(SM_HOSTS) == [None, None]
+    declared = "      rack_units: 1\n    ports:\n      - {role: compute, rdma: mlx5_4, netdev: ibp1s0}\n"
+    assert devices(SM_HOSTS.replace("      rack_units: 1\n", declared)) == ["mlx5_4", "mlx5_4"]
+
+
 def test_the_roce_class_keeps_the_fabric_mtu_on_hosts(tmp_path: Path) -> None:
     """A declared fabrics.compute.mtu is what the hosts end at: netplan sets it, then the roce_qos role's
     script (run after the network is up) sets the class's MTU; the role must get the same value, not its
