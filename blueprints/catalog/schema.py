@@ -307,6 +307,9 @@ class ManagedStorage(Entry):
     tiers: dict[int, StorageTier]
     mount_options: str = "_netdev"  # fstab options the vendor documents for its clients
     client: StorageClient | None = None  # None: the image or the site's repository provides it
+    # the subnet a file system needs by its size: largest capacity in TiB -> the longest subnet prefix the
+    # vendor documents for it; {}: the service takes its addresses elsewhere or documents no table
+    subnet_prefix: dict[int, int] = {}
 
 
 class AccessPath(Entry):

@@ -95,6 +95,9 @@ class CloudNetwork(NamedTuple):
     nodes: int
     first: Network  # cluster subnet = first half of network_cidr
     small: Network  # first /24 (or smaller) of the second half: public / storage subnets
+    # the longest prefix the managed file systems' subnet may have (the service's table by their delivered
+    # size, managed_storage.subnet_prefix); None: the service documents none
+    storage_prefix: int | None = None
 
 
 def address_plan(cluster: ResolvedCluster) -> AddressPlan:
@@ -150,4 +153,25 @@ def _cloud_network(
     small = cast("Network", next(rest.subnets(new_prefix=max(rest.prefixlen, 24))))
     pools = [p for p in cluster.pools if p.cloud is not None]
     nodes = sum(p.count for p in pools)
-    return CloudNetwork(cloud, path, reserved, pools, nodes, first, small)
+    return CloudNetwork(cloud, path, reserved, pools, nodes, first, small, storage_subnet_prefix(cluster))
+
+
+def storage_subnet_prefix(cluster: ResolvedCluster) -> int | None:
+    """The subnet prefix the target's managed file systems need together (their delivered sizes summed,
+    looked up in the service's table); past the table's last size, its last prefix (DEP008 warns: the
+    vendor publishes nothing larger). None: no managed file system, or a service without a table."""
+    from generator.deploy.managed_storage import managed_storage_spec, size_managed, storage_efa, tib_of
+
+    spec = managed_storage_spec(cluster)
+    if spec is None or not spec.subnet_prefix:
+        return None
+    efa = storage_efa(cluster, spec)
+    sizes = [
+        tib_of(spec, size_managed(spec, st.capacity_tib, st.throughput_gbytes, efa).size)
+        for st in cluster.blueprint.storage
+        if st.kind == "managed"
+    ]
+    if not sizes:
+        return None
+    table = sorted(spec.subnet_prefix.items())
+    return next((prefix for tib, prefix in table if sum(sizes) <= tib), table[-1][1])

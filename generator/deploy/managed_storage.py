@@ -34,6 +34,11 @@ def _round_up(size: int, tier_min: int, step: int, big_from: int | None, step_bi
     return math.ceil(size / max(step, 1)) * max(step, 1)
 
 
+def tib_of(spec: ManagedStorage, size: int) -> float:
+    """A size in the service's unit, in TiB."""
+    return size / _tib_in(spec.unit)
+
+
 def _tib_in(unit: str) -> float:
     return 1024.0 if unit == "GiB" else 1099.511627776  # 1 TiB in GiB / in GB
 

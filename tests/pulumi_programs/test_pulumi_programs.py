@@ -162,6 +162,23 @@ def test_azure_nd_h100_v5_example(tmp_path: Path) -> None:
     assert run.outputs["nodes"]["gpu032"]["address"] == "gpu-u1-00000v"  # instance 31 in base 36
 
 
+def test_azure_managed_lustre_gets_the_subnet_its_size_needs(tmp_path: Path) -> None:
+    """384 TiB of Managed Lustre went into a /24 whatever its size; Microsoft's table asks a /23 or larger
+    from 200 TiB ("Azure Managed Lustre file system prerequisites", Network size requirements). The 128 TiB
+    example keeps its /24 (96-196 TiB: /24)."""
+    text = (EXAMPLES / "azure-ndh100v5.yaml").read_text()
+    assert "capacity_tib: 128\n    throughput_gbytes: 30\n" in text
+    cluster, project = generate_text(
+        text.replace("capacity_tib: 128\n    throughput_gbytes: 30\n", "capacity_tib: 384\n"), tmp_path
+    )
+    run = run_target(cluster, project)
+    subnets = {r.name: r.inputs["addressPrefix"] for r in run.of_type("azure-native:network:Subnet")}
+    storage = [p for n, p in subnets.items() if n.endswith("-storage")]
+    assert storage == ["10.20.128.0/23"], subnets
+    compute = [p for n, p in subnets.items() if n.endswith("-compute")]
+    assert compute == ["10.20.0.0/17"], subnets
+
+
 AZURE_VARIANT = """
 apiVersion: cluster-blueprint/v1
 name: azure-big

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from generator.deploy.address_plan import STORAGE_ADDRESS_HEADROOM, AddressPlan, CloudNetwork, Subnet, usable
+from typing import cast
+
+from generator.deploy.address_plan import (
+    STORAGE_ADDRESS_HEADROOM,
+    AddressPlan,
+    CloudNetwork,
+    Network,
+    Subnet,
+    usable,
+)
 from generator.deploy.stack_outputs import AzureOutputs
 from generator.deploy.targets import CloudTarget
 
@@ -13,8 +22,21 @@ def _zone(region: str, zone: str) -> str | None:
 
 
 def _subnets(net: CloudNetwork, plan: AddressPlan) -> None:
-    """A compute subnet (one address per VM) and a small storage subnet (Managed Lustre, Files)."""
+    """A compute subnet (one address per VM) and a storage subnet (Managed Lustre, Files): the first /24 of
+    the network's second half, or the larger block Managed Lustre's size needs (catalogue [AMLFS-NET])."""
     compute, storage = net.first, net.small
+    if net.storage_prefix is not None and net.storage_prefix < storage.prefixlen:
+        rest = next(n for n in compute.supernet().subnets(prefixlen_diff=1) if n != compute)
+        if rest.prefixlen > net.storage_prefix:
+            plan.problems.append(
+                (
+                    net.path,
+                    f"Azure Managed Lustre needs a /{net.storage_prefix} subnet or larger for its size, and "
+                    f"the second half of the network ({rest}) is smaller: use a larger network_cidr",
+                )
+            )
+        else:
+            storage = cast("Network", next(rest.subnets(new_prefix=net.storage_prefix)))
     if usable(compute, net.reserved) < net.nodes:
         plan.problems.append(
             (
