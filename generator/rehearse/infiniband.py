@@ -194,11 +194,16 @@ def sm_problems(log: str, engine: str, code: int | None) -> list[str]:
         out.append("OpenSM never entered MASTER state")
     if "SUBNET UP" not in log:
         out.append("OpenSM never reported SUBNET UP")
-    first = engine.split(",")[0]
-    if first == "ftree" and "ftree tables configured on all switches" not in log:
-        out.append("the ftree routing engine did not configure every switch (OpenSM fell back)")
-    elif re.search(rf"routing engine '?{re.escape(first)}'? failed", log, re.I):
-        out.append(f"the {first} routing engine failed")
+    first = engine.split(",")[0].strip()
+    # OpenSM logs "<engine> tables configured on all switches" for the engine that routed
+    # (osm_ucast_mgr_process); one that could not be set up or run falls back to minhop, with
+    # "Failed to setup routing engine '<engine>'" when it could not even start
+    configured = re.findall(r"(\S+) tables configured on all switches", log)
+    if re.search(r"Failed to setup routing engine|cannot find or setup routing engine", log):
+        out.append(f"OpenSM could not set up the {first} routing engine")
+    if first not in configured:
+        routed = f"{configured[-1]} configured the switches" if configured else "no engine configured them"
+        out.append(f"the {first} routing engine did not configure every switch ({routed})")
     out += [f"OpenSM: {m.strip()}" for m in re.findall(r"ERR [0-9A-F]{4}:[^\n]*", log)[:10]]
     if code not in (0, None):
         out.append(f"opensm exited with {code}")

@@ -229,3 +229,28 @@ def test_rehearse_takes_the_top_tier_sm_guids_takes(tmp_path: Path, example: str
     want = sm_guids_top_tier(plan, fabric)
     assert top_tier(build, fabric, fabric_devices(build, fabric)) == want
     assert bool(want) is (example == "superpod-h100-4su")
+
+
+# OpenSM 3.3.23 log lines (a run whose opensm.conf named `dfssp`, a typo, and fell back; then a good run)
+TYPO_LOG = """\
+Dec 07 10:37:59 082423 [257CF740] 0x01 -> setup_routing_engine: cannot find or setup routing engine 'dfssp'
+Dec 07 10:37:59 082425 [257CF740] 0x01 -> setup_routing_engines: Failed to setup routing engine 'dfssp'
+Dec 07 10:37:59 090000 [227C86C0] 0x80 -> Entering MASTER state
+Dec 07 10:37:59 095430 [227C86C0] 0x02 -> osm_ucast_mgr_process: minhop tables configured on all switches
+Dec 07 10:37:59 095431 [227C86C0] 0x80 -> SUBNET UP
+"""
+
+
+def test_an_engine_opensm_replaced_with_minhop_fails_the_check() -> None:
+    """A routing engine OpenSM could not set up (`dfssp`) passed: the check looked for "routing engine
+    'dfssp' failed", which this OpenSM never prints; it routed with minhop. Now the engine must be the one
+    whose tables were configured."""
+    from generator.rehearse.infiniband import sm_problems
+
+    found = sm_problems(TYPO_LOG, "dfssp", 0)
+    assert "OpenSM could not set up the dfssp routing engine" in found
+    assert "the dfssp routing engine did not configure every switch (minhop configured the switches)" in found
+    good = TYPO_LOG.replace("dfssp", "x").replace("minhop tables", "dfsssp tables")
+    good = "\n".join(ln for ln in good.splitlines() if "routing engine" not in ln)
+    assert sm_problems(good, "dfsssp", 0) == []
+    assert sm_problems(good.replace("dfsssp tables", "minhop tables"), "minhop", 0) == []
