@@ -161,6 +161,38 @@ def parse_json(text: str, where: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
         raise ForeignInputError(where, f"not JSON this command reads: {exc}") from None
 
 
+MAX_YAML_DEPTH = 64
+
+
+def parse_yaml(text: str, where: str, max_depth: int = MAX_YAML_DEPTH) -> Any:
+    """YAML this tool wrote into a build (inventory, startup.yaml), read back as foreign text: safe types,
+    no anchors or aliases (the build holds none, and an alias expands without bound: a 768-byte bomb took
+    gigabytes, a self-referencing anchor recursed to exit 3), nesting at most ``max_depth``. The events are
+    checked first, which expands nothing; then the document is loaded."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+    from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, NodeEvent
+
+    yaml = YAML(typ="safe", pure=True)
+    try:
+        depth = 0
+        for event in yaml.parse(text):
+            line = f"{where}:{event.start_mark.line + 1}" if event.start_mark is not None else where
+            if isinstance(event, AliasEvent) or (isinstance(event, NodeEvent) and event.anchor):
+                raise ForeignInputError(line, "holds a YAML anchor or alias, which generate never writes")
+            if isinstance(event, CollectionStartEvent):
+                depth += 1
+                if depth > max_depth:
+                    raise ForeignInputError(line, f"nested deeper than {max_depth} levels")
+            elif isinstance(event, CollectionEndEvent):
+                depth -= 1
+        return yaml.load(text)
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f"{where}:{mark.line + 1}" if mark is not None else where
+        raise ForeignInputError(line, f"not YAML: {str(exc).splitlines()[0]}") from None
+
+
 MAX_KEY_SHOWN = 80  # characters of a foreign key shown: a 100,000-character key made a 100 KB line
 
 

@@ -23,12 +23,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-
 from generator.deploy.access import AccessError, host_access
 from generator.deploy.stack_outputs import StackOutputs, read_stack_outputs, source_problem, where_of
-from generator.foreign import ByteBudget, ForeignInputError, json_path, read_foreign_text
+from generator.foreign import ByteBudget, ForeignInputError, json_path, parse_yaml, read_foreign_text
 from generator.safetext import one_line
 from generator.yamltext import (
     JINJA2_OVERRIDE,
@@ -85,11 +82,9 @@ def _build_inventory_yml(build: Path) -> dict[str, Any]:
     path = build / "ansible" / "inventory.yml"
     text = read_foreign_text(path, BUILD_FILE_LIMIT)
     try:
-        data = YAML(typ="safe", pure=True).load(text)
-    except YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        raise ForeignInputError(f"{path}:{line}", f"{_REGENERATE}: not YAML") from None
+        data = parse_yaml(text, str(path))
+    except ForeignInputError as exc:
+        raise ForeignInputError(exc.where, f"{_REGENERATE}: {exc.message}") from None
     top = data.get("all") if isinstance(data, dict) else None
     children = top.get("children") if isinstance(top, dict) else None
     if not isinstance(children, dict):

@@ -21,10 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-
-from generator.foreign import ForeignInputError
+from generator.foreign import ForeignInputError, parse_yaml
 from generator.rehearse import block_read, names
 
 RA_INTERVAL_S = 10  # the interval FRR's and Cumulus's BGP-unnumbered examples use
@@ -109,10 +106,7 @@ def load_yaml(text: str, where: str) -> Any:
         return block_read.load(text)
     except block_read.NotBlock:
         pass
-    try:
-        return YAML(typ="safe", pure=True).load(text)
-    except YAMLError as exc:
-        raise ForeignInputError(where, f"not YAML: {str(exc).splitlines()[0]}") from None
+    return parse_yaml(text, where)
 
 
 def from_startup(text: str, name: str, fabric: str, where: str) -> SwitchConfig:

@@ -396,6 +396,18 @@ def test_the_proxy_command_quotes_each_value_even_past_the_syntax_check(
         ("pulumi/cluster.json", "[]", "a JSON object with `blueprint`"),
         ("ansible/inventory.yml", "all:\n  children: [broken\n", "inventory.yml:"),
         ("ansible/inventory.yml", "all: 3\n", "`all.children`"),
+        # a self-referencing anchor recursed to exit 3; a 768-byte alias bomb took gigabytes
+        (
+            "ansible/inventory.yml",
+            "all: &a\n  children:\n    loop:\n      vars: {me: *a}\n",
+            "anchor or alias",
+        ),
+        (
+            "ansible/inventory.yml",
+            "all:\n  vars:\n    l0: &l0 [1, 1, 1]\n    l1: [*l0, *l0, *l0]\n  children: {}\n",
+            "inventory.yml:3: ",
+        ),
+        ("ansible/inventory.yml", "all:\n  children: " + "[" * 100 + "]" * 100 + "\n", "deeper than 64"),
     ],
 )
 def test_a_build_file_cut_short_or_edited_is_located(case: Any, name: str, text: str, says: str) -> None:

@@ -177,3 +177,20 @@ def test_a_long_declared_rdma_name_is_a_port_of_a_generated_build() -> None:
     for check, value in ((names.port, "5\n"), (names.device, "leaf\n"), (names.ifname, "swp1\n")):
         with pytest.raises(ForeignInputError):  # `$` of re.match lets a final line break through
             check(value, "x")
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("all: &a {children: {x: *a}}\n", "inventory.yml:1: holds a YAML anchor or alias"),
+        ("all: {children: " + "{x: " * 100 + "{}" + "}" * 101 + "\n", "nested deeper than 64 levels"),
+    ],
+)
+def test_an_inventory_that_expands_without_bound_is_refused(
+    built: Path, tmp_path: Path, text: str, says: str
+) -> None:
+    """A self-referencing anchor in the build's inventory recursed until Python's limit (exit 3); an alias
+    bomb expanded to gigabytes. Generate writes neither anchors nor deep nesting."""
+    root = _copy(built, tmp_path)
+    (root / "ansible" / "inventory.yml").write_text(text)
+    _refused(root, says)
