@@ -31,7 +31,6 @@ def test_block_reader_reads_generated_nvue_exactly_as_ruamel() -> None:
     "text",
     [
         "- set: {router: {bgp: {autonomous-system: 65001}}}\n",  # flow style (a hand edit)
-        "- set:\n    a: &x 1\n    b: *x\n",  # anchors
         "- set:\n    a: on\n",  # a YAML 1.1 bool
         "- set:\n    a: 0x10\n",  # a hex int
         '- set:\n    a: "x"\n',  # double quotes
@@ -41,6 +40,14 @@ def test_anything_else_falls_back_to_ruamel(text: str) -> None:
     with pytest.raises(block_read.NotBlock):
         block_read.load(text)
     assert load_yaml(text, "t.yaml") == YAML(typ="safe", pure=True).load(text)
+
+
+def test_anchors_are_refused_not_expanded() -> None:
+    """generate writes no anchors; an alias expands without bound (foreign.parse_yaml)."""
+    from generator.foreign import ForeignInputError
+
+    with pytest.raises(ForeignInputError, match="t.yaml:2: holds a YAML anchor or alias"):
+        load_yaml("- set:\n    a: &x 1\n    b: *x\n", "t.yaml")
 
 
 def test_dragonfly_is_sampled_as_a_group_set_with_its_global_links() -> None:
