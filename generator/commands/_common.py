@@ -17,6 +17,7 @@ from contextlib import contextmanager
 TYPE_CHECKING = False  # typing itself costs start-up time; mypy treats this name as True
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
+    from pathlib import Path
 
     from rich.console import Console
     from rich.table import Table
@@ -152,6 +153,15 @@ def check_outputs(
             if _same_file(path, other_path):
                 raise OutputRefused(f"{option} {path} is also {other}: writing it would replace that file")
         seen.append((option, path))
+
+
+def build_files(build: Path) -> list[tuple[str, str | None]]:
+    """The files of a build a command must not write over (for ``check_outputs``): every file its manifest
+    lists, and the manifest itself."""
+    from generator.build import MANIFEST, read_manifest
+
+    owned = read_manifest(build) or {}
+    return [(f"the build's {rel}", str(build / rel)) for rel in [*owned, MANIFEST]]
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from generator.commands._common import add_common, check_outputs, command, err_console, note
+from generator.commands._common import add_common, build_files, check_outputs, command, err_console, note
 from generator.report import safe
 
 ORDER = 61
@@ -57,7 +57,6 @@ def _missing_build(build: Path) -> Path | None:
 
 def run(args: argparse.Namespace) -> int:
     """Refusals of the stack outputs are ForeignInputError (located, exit 2: generator/cli.py prints them)."""
-    from generator.build import read_manifest
     from generator.deploy.stack_inventory import build_inventory, build_target, read_outputs, render
     from generator.deploy.stack_outputs import where_of
     from generator.foreign import ByteBudget
@@ -72,9 +71,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     # before anything is written: -o the stack outputs, or a file of the build (its inventory.yml, which the
     # next `generate` then refused as edited by hand), was replaced
-    owned = read_manifest(build) or {}
-    theirs = [(f"the build's {rel}", str(build / rel)) for rel in owned]
-    check_outputs([("-o", args.output)], [("--from-stack", args.from_stack), *theirs])
+    check_outputs([("-o", args.output)], [("--from-stack", args.from_stack), *build_files(build)])
     outputs = read_outputs(args.from_stack, build_target(build), ByteBudget())
     inventory = build_inventory(build, outputs, where_of(args.from_stack))
     target = Path(args.output) if args.output else build / "ansible" / DEFAULT_NAME

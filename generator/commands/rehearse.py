@@ -17,6 +17,8 @@ from generator.commands._common import (
     EXIT_OK,
     EXIT_UNUSABLE,
     add_common,
+    build_files,
+    check_outputs,
     command,
     err_console,
     note,
@@ -110,7 +112,9 @@ def run(args: argparse.Namespace) -> int:
 
     root = Path(args.build_dir)
     if not root.is_dir():
-        return _fail(f"{root}: no such directory")
+        return _fail(f"{root}: {'not a directory' if root.exists() else 'no such directory'}")
+    # before anything runs: `-o BUILD/ansible/inventory.yml` replaced a file of the build with the report
+    check_outputs([("-o", args.output)], build_files(root))
     try:
         build = read_build(root)
     except ForeignInputError as exc:

@@ -420,10 +420,11 @@ def test_a_build_file_cut_short_or_edited_is_located(case: Any, name: str, text:
     assert says in err and "regenerate" in err, err
 
 
-@pytest.mark.parametrize("target", ["outputs", "ansible/inventory.yml"])
+@pytest.mark.parametrize("target", ["outputs", "ansible/inventory.yml", "manifest.json"])
 def test_the_inventory_never_replaces_an_input(case: Any, target: str) -> None:
     """`-o outputs.json` replaced the stack outputs; `-o BUILD/ansible/inventory.yml` the generated inventory
-    (the next `generate` then refused it as edited by hand)."""
+    (the next `generate` then refused it as edited by hand), and `-o BUILD/manifest.json` the manifest (the
+    next `generate` could not read it)."""
     build, outputs, data = case("aws")
     outputs.write_text(json.dumps(data))
     path = outputs if target == "outputs" else build / target

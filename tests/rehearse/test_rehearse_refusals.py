@@ -66,3 +66,17 @@ def test_a_timeout_that_is_not_a_wait_is_refused(tmp_path: Path, value: str) -> 
     exit 3, for nan and -5 before)."""
     code, _, err = run_cli("rehearse", str(_build(tmp_path)), "--timeout", value)
     assert code == 2 and "argument --timeout" in err and "give seconds above 0 and at most 86400" in err
+
+
+def test_the_report_never_replaces_a_file_of_the_build(tmp_path: Path) -> None:
+    """`-o BUILD/ansible/inventory.yml` replaced the build's inventory with the report after the whole run (the
+    next `generate` refused it as edited); refused before anything runs, like a file that is not a build."""
+    build = _build(tmp_path)
+    (build / "manifest.json").write_text('{"blueprint": {"name": "t"}, "files": {"cabling/cables.csv": "x"}}')
+    for target in (build / "cabling" / "cables.csv", build / "manifest.json"):
+        before = target.read_bytes()
+        code, _, err = run_cli("rehearse", str(build), "-o", str(target))
+        assert code == 2 and "would replace that file" in err, err
+        assert target.read_bytes() == before
+    code, _, err = run_cli("rehearse", str(build / "manifest.json"))
+    assert code == 2 and "not a directory" in err, err
