@@ -147,6 +147,28 @@ def _depth_ok(text: str, limit: int) -> int | None:
     return None
 
 
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = one_line_key(key)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all different: json.loads keeps the last of two, so a second `gpu001`
+    entry silently replaced the first."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def one_line_key(key: str) -> str:
+    """A foreign key as a message shows it: control characters as `?`, at most MAX_KEY_SHOWN characters."""
+    return re.sub(r"[\x00-\x1f\x7f]", "?", key)[:MAX_KEY_SHOWN]
+
+
 def parse_json(text: str, where: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """JSON as the standard defines it (no NaN/Infinity), nested at most `max_depth`; located refusals."""
     deep = _depth_ok(text, max_depth)
@@ -154,7 +176,9 @@ def parse_json(text: str, where: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
         line = text.count("\n", 0, deep) + 1
         raise ForeignInputError(f"{where}:{line}", f"nested deeper than {max_depth} levels")
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise ForeignInputError(where, f"the key `{exc.key}` is given twice in one object") from None
     except json.JSONDecodeError as exc:
         raise ForeignInputError(f"{where}:{exc.lineno}:{exc.colno}", f"not JSON: {exc.msg}") from None
     except ValueError as exc:  # a constant refused above, or an integer longer than Python converts

@@ -200,7 +200,7 @@ def _same_hosts(where: str, hosts: dict[str, Any], outputs: StackOutputs) -> Non
 
 
 def _reach_hosts(where: str, hosts: dict[str, Any], outputs: StackOutputs, access: dict[str, Any]) -> None:
-    seen: dict[str, str] = {}
+    seen: dict[str, str] = {"hosts": " ".join(hosts)}  # host names hold no spaces (RFC 1123 labels)
     for host, hv in hosts.items():
         node = outputs.nodes[host].model_dump(exclude_none=True)
         _own_address(where, host, hv.get("cb_mgmt_address"), node, seen)
@@ -220,6 +220,11 @@ def _own_address(where: str, host: str, planned: Any, node: dict[str, Any], seen
     management addresses), and no other host's (every host at one address sent the whole inventory to one
     machine); the same for cloud instance ids."""
     address = str(node["address"])
+    if address in seen.get("hosts", "").split() and address != host:
+        raise StackInventoryError(
+            _at(where, "nodes", host, "address"),
+            f"{one_line(address)[:64]} is the name of another host of this inventory, not {host}'s address",
+        )
     if planned is not None and str(planned) != address:
         raise StackInventoryError(
             _at(where, "nodes", host, "address"),

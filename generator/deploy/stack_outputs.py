@@ -101,15 +101,23 @@ _LETTER_LABEL = re.compile(r"[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 
 
 def _ip(value: str) -> str:
-    """An IPv4/IPv6 address, written back in its canonical form (no zone index: `%` is an ssh token)."""
-    if _CANONICAL_IPV4.fullmatch(value):
-        return value
+    """An IPv4/IPv6 address, written back in its canonical form (no zone index: `%` is an ssh token), that a
+    machine of the cluster can have: not loopback, unspecified, multicast or the broadcast address (with VPN
+    or bastion access the address becomes ansible_host, and 127.0.0.1 ran `configure` on the controller)."""
     if "%" in value or len(value) > 45:
         raise ValueError("not an IP address")
     try:
-        return str(ipaddress.ip_address(value))
+        address = ipaddress.ip_address(value)
     except ValueError:
         raise ValueError("not an IP address") from None
+    if address.is_loopback or address.is_unspecified or address.is_multicast or str(address) == _BROADCAST:
+        raise ValueError("a loopback, unspecified, multicast or broadcast address is no machine's address")
+    return value if _CANONICAL_IPV4.fullmatch(value) else str(address)
+
+
+_BROADCAST = "255.255.255.255"
+# names every host gives itself (Debian's and RHEL's /etc/hosts): as an address they mean the controller
+_THIS_MACHINE = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 
 
 def _ip_interface(value: str) -> str:
@@ -125,6 +133,8 @@ def _ip_interface(value: str) -> str:
 
 def _ip_or_host_name(value: str) -> str:
     """Azure exports the VM's computer name (resolved by the VNet's DNS) where others export the address."""
+    if value.lower() in _THIS_MACHINE:
+        raise ValueError(f"`{value}` names the machine reading it, not a node")
     if host_name_problem(value) is None:
         return value
     try:

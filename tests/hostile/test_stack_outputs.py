@@ -481,3 +481,38 @@ def test_a_huge_unknown_key_is_named_in_a_line_of_bounded_length(case: Any) -> N
     outputs.write_text(json.dumps(data))
     err = refused(build, outputs, f": $.nodes.{first_host(data)}.{'A' * 80}… (100,000 characters)")
     assert len(err) < 1_000, len(err)
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1", "0.0.0.0", "255.255.255.255", "224.0.0.1", "::1"])
+def test_an_address_no_node_can_have_is_refused(case: Any, address: str) -> None:
+    """127.0.0.1 became ansible_host with VPN or bastion access: `configure` ran on the controller."""
+    build, outputs, data = case("aws")
+    data["nodes"][first_host(data)]["address"] = address
+    outputs.write_text(json.dumps(data))
+    refused(build, outputs, f": $.nodes.{first_host(data)}.address", "no machine's address")
+
+
+def test_a_host_name_address_that_means_this_machine_or_another_host_is_refused() -> None:
+    """Azure exports computer names: `localhost`, or another inventory host's name, passed the
+    one-address-per-host check (it compares the strings of addresses only)."""
+    from generator.deploy.stack_inventory import StackInventoryError, _own_address
+    from generator.deploy.stack_outputs import _ip_or_host_name
+
+    for name in ("localhost", "LOCALHOST", "ip6-localhost"):
+        with pytest.raises(ValueError, match="names the machine reading it"):
+            _ip_or_host_name(name)
+    assert _ip_or_host_name("gpu-u1-000000") == "gpu-u1-000000"
+    seen = {"hosts": "gpu001 gpu002 gpu003"}
+    with pytest.raises(StackInventoryError, match="is the name of another host of this inventory"):
+        _own_address("outputs", "gpu002", None, {"address": "gpu003"}, seen)
+    _own_address("outputs", "gpu002", None, {"address": "gpu002"}, dict(seen))  # its own name: the IAP path
+
+
+def test_a_host_given_twice_is_refused(case: Any) -> None:
+    """Two `gpu001` entries: json.loads kept the second and the first was silently dropped."""
+    build, outputs, data = case("aws")
+    host = first_host(data)
+    text = json.dumps(data)
+    entry = json.dumps({host: data["nodes"][host]})[1:-1]
+    outputs.write_text(text.replace('"nodes": {', '"nodes": {' + entry + ", ", 1))
+    refused(build, outputs, "", f"the key `{host}` is given twice in one object")
