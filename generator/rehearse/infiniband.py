@@ -172,13 +172,22 @@ def guid_files(dump: str, where: Path, ftree: Ftree) -> tuple[Path, Path, int, i
 
 
 def relocated_conf(conf: Path, files: dict[str, Path], out: Path) -> Path:
-    """The generated opensm.conf with its file paths moved into the rehearsal's directory."""
-    lines = []
+    """The generated opensm.conf with its file paths moved into the rehearsal's directory. The log and the
+    partition file are set even where the file does not name them: OpenSM's defaults are the host's
+    /var/log/opensm.log and /etc/opensm/partitions.conf (an SM host's production file), which the rehearsal
+    must neither read nor write. The GUID files stay as the file has them: naming them changes routing."""
+    lines, seen = [], set()
     for line in read_foreign_text(conf, MAX_FILE).splitlines():
         key = line.split()[0] if line.split() else ""
-        lines.append(f"{key} {files[key]}" if key in _PATH_KEYS and key in files else line)
+        relocated = key in _PATH_KEYS and key in files
+        seen |= {key} if relocated else set()
+        lines.append(f"{key} {files[key]}" if relocated else line)
+    lines += [f"{key} {files[key]}" for key in _FORCED_KEYS if key in files and key not in seen]
     out.write_text("\n".join(lines) + "\n")
     return out
+
+
+_FORCED_KEYS = ("log_file", "partition_config_file")
 
 
 def engine_of(conf: Path) -> str:

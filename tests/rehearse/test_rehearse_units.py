@@ -261,3 +261,34 @@ def test_an_engine_opensm_replaced_with_minhop_fails_the_check() -> None:
     good = "\n".join(ln for ln in good.splitlines() if "routing engine" not in ln)
     assert sm_problems(good, "dfsssp", 0) == []
     assert sm_problems(good.replace("dfsssp tables", "minhop tables"), "minhop", 0) == []
+
+
+def test_the_log_and_partition_file_stay_in_the_work_directory(tmp_path: Path) -> None:
+    """An opensm.conf without `log_file` (or `partition_config_file`) let OpenSM append to the host's
+    /var/log/opensm.log (the rehearsal then read nothing and failed) or read the host's
+    /etc/opensm/partitions.conf; both are set whatever the file says, the GUID files only where named."""
+    from generator.rehearse.infiniband import relocated_conf
+
+    conf = tmp_path / "opensm.conf"
+    conf.write_text("routing_engine minhop\nsm_priority 15\n")
+    files = {
+        "log_file": tmp_path / "opensm.log",
+        "partition_config_file": tmp_path / "partitions.conf",
+        "root_guid_file": tmp_path / "roots",
+    }
+    text = relocated_conf(conf, files, tmp_path / "out.conf").read_text()
+    assert f"log_file {tmp_path / 'opensm.log'}\n" in text
+    assert f"partition_config_file {tmp_path / 'partitions.conf'}\n" in text
+    assert "root_guid_file" not in text and text.startswith("routing_engine minhop\nsm_priority 15\n")
+
+
+def test_a_takeover_the_rehearsal_cannot_wait_for_is_a_finding(tmp_path: Path) -> None:
+    """`polling_retry_number 4000000000` made the standby check wait 10 s x (4e9 + 2), ignoring --timeout:
+    refused before any daemon starts (no simulator is touched)."""
+    conf = tmp_path / "opensm.conf"
+    conf.write_text("sminfo_polling_timeout 10000\npolling_retry_number 4000000000\n")
+    sm = sm_ha.Sm("sm002", conf, tmp_path / "log", "opensm sm002")
+    master = sm_ha.Sm("sm001", conf, tmp_path / "log1", "opensm sm001")
+    problems, detail, seconds = sm_ha.takeover(None, (master, "h1"), (sm, "h2"), sm_ha.waits(1.0))  # type: ignore[arg-type]
+    assert detail == "" and seconds == 0.0
+    assert "makes a takeover take up to 40,000,000,050 s" in problems[0] and "past 600 s" in problems[0]
