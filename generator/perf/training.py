@@ -313,7 +313,12 @@ def choose_layout(wl: Workload, system: System, gpus: int | None = None) -> Layo
         tp = par.tensor or 1
         pp = par.pipeline or 1
         dp = par.data or max(1, gpus // (tp * pp))
-        return _layout(wl, tp, pp, tp * pp * dp, system.gpu.memory_gb, model_layers(wl.params), True)
+        layers = model_layers(wl.params)
+        if pp > layers:  # WRK004 says so at validate; the estimate does not cost what cannot run
+            raise PerfError(
+                f"pipeline {pp} stages, but the model has ~{layers} layers: a stage needs one at least"
+            )
+        return _layout(wl, tp, pp, tp * pp * dp, system.gpu.memory_gb, layers, True)
     options = layout_options(wl, system, gpus)
     if not options:
         raise PerfError(f"no tensor/pipeline split of {gpus} GPUs")

@@ -545,3 +545,21 @@ def test_a_step_computes_at_least_one_sequence_per_data_parallel_rank() -> None:
     wl = Workload(params=1e9, tokens=1e11, global_batch_tokens=4097, sequence_length=4096)
     step = training_step(wl, system)
     assert step.tokens_per_step == step.layout.dp * 4096 >= 4096 * 2
+
+
+def test_wrk004_refuses_more_pipeline_stages_than_layers(tmp_path: Path) -> None:
+    """PP 64 of a ~33-layer 7B model passed validate and `estimate` costed 33/64 of a layer per stage (the
+    layout chooser itself never goes past the layers; `estimate` now says the step cannot be costed)."""
+    path = tmp_path / "pp.yaml"
+    path.write_text(
+        "apiVersion: cluster-blueprint/v1\nname: pp\npools:\n  - {name: gpu, count: 8, server: dgx-h100}\n"
+        "workload: {params: 7e9, mode: pretrain, parallelism: {tensor: 1, pipeline: 64}}\n"
+    )
+    found = [f for f in check(path).findings if f.rule == "WRK004"]
+    assert [f.message for f in found] == [
+        "pipeline 64 stages, but the model has ~33 layers (the catalogue's estimate from 7e+09 parameters): "
+        "each stage needs at least one layer"
+    ]
+    assert found[0].path[-1] == "pipeline"
+    path.write_text(path.read_text().replace("pipeline: 64", "pipeline: 32"))
+    assert not [f for f in check(path).findings if f.rule == "WRK004" and "stages" in f.message]

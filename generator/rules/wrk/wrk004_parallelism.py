@@ -80,9 +80,17 @@ class Parallelism(Rule):
         wl = ctx.cluster.blueprint.workload
         assert wl is not None
         v, p = wl.parallelism.virtual_stages, wl.parallelism.pipeline
+        layers = model_layers(wl.params)
+        if p is not None and p > layers:
+            yield self.finding(
+                f"pipeline {p} stages, but the model has ~{layers} layers (the catalogue's estimate from "
+                f"{wl.params:.3g} parameters): each stage needs at least one layer",
+                (*base, "pipeline"),
+                "give at most as many pipeline stages as the model has layers",
+            )
+            return
         if v is None or v == 1 or p is None:
             return
-        layers = model_layers(wl.params)
         most = most_virtual_stages(layers, p)
         if v > most:
             yield self.finding(
