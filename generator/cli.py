@@ -314,7 +314,9 @@ def failure(exc: BaseException) -> int | None:
         )
         return None if os.environ.get("BLUEPRINT_DEBUG") else 2
     if isinstance(exc, MemoryError):
-        err_console.print("[bold red]out of memory[/]: this design is too large to process on this machine")
+        err_console.print(
+            "[bold red]out of memory[/]: the design or the files given are too large for this machine"
+        )
         return 2
     err_console.print(
         f"[bold red]internal error[/]: {type(exc).__name__}: {safe(exc) or '(no message)'}",

@@ -361,7 +361,15 @@ def to_text(report: AcceptanceReport) -> str:
         *_size_lines(report),
     ]
     if report.unknown_hosts:
-        hosts = ", ".join(_shown(h) for h in report.unknown_hosts)
+        away = sum(1 for r in report.results if r.unplanned)
+        lines += [
+            "",
+            f"{away} of {len(report.results)} run(s) ran on hosts not in the plan: they say nothing of its "
+            "cables and calibrate nothing",
+        ]
+        hosts = ", ".join(_shown(h) for h in report.unknown_hosts) + (
+            f" and {report.unknown_hosts_more:,} more" if report.unknown_hosts_more else ""
+        )
         lines += ["", "hosts not in the plan (no cables to point to): " + hosts]
     if report.ignored:
         not_compared = ", ".join(_shown(f) for f in report.ignored)

@@ -41,7 +41,7 @@ from generator.perf.collectives import (
     protocol_list,
 )
 from generator.perf.nccl_network import SOCKET, is_verbs
-from generator.perf.nccl_results import NcclRun, RecordedSettings
+from generator.perf.nccl_results import MAX_NOT_COMPARED_NAMED, NcclRun, RecordedSettings
 from generator.perf.predict import Job, RunSettings, job_for
 from generator.perf.system import PerfError, System
 
@@ -99,6 +99,7 @@ class RunResult:
     transport: str | None = None  # what the run's output shows NCCL used that the prediction is not for
     # planned compute ports NCCL's IB transport did not list, or listed in the other link layer
     port_problems: tuple[PortProblem, ...] = ()
+    unplanned: tuple[str, ...] = ()  # the run's hosts the plan does not have
 
     @property
     def ratio(self) -> float:
@@ -138,6 +139,7 @@ class RunResult:
             "predicted_busbw_gbytes": round(self.predicted, 3),
             "ratio": round(self.ratio, 4),
             "low": self.low,
+            **({"unplanned_hosts": list(self.unplanned[:8])} if self.unplanned else {}),
             "error": self.error,
             "failed": self.failed,
             "transport": self.transport,
@@ -178,6 +180,7 @@ class AcceptanceReport:
     threshold: float = 0.0
     cluster_wide: bool = False
     unknown_hosts: list[str] = field(default_factory=list)
+    unknown_hosts_more: int = 0  # hosts not in the plan past the ones named
     ignored: list[str] = field(default_factory=list)
     calibration: str | None = None  # the site calibration file the predictions carry, if any
 
@@ -201,6 +204,7 @@ class AcceptanceReport:
             "suspects": [s.as_dict() for s in self.suspects],
             "port_problems": [p.as_dict() for p in self.port_reports],
             "unknown_hosts": self.unknown_hosts,
+            **({"unknown_hosts_more": self.unknown_hosts_more} if self.unknown_hosts_more else {}),
             "ignored_files": self.ignored,
             **({"calibration": self.calibration} if self.calibration else {}),
         }
@@ -749,6 +753,19 @@ def _cable_index(cables: dict[tuple[str, int], list[Cable]]) -> dict[tuple[str, 
     return index
 
 
+# hosts not in the plan a report names (a 200,000-host -J file made a 1.7 MB line), as nccl_results names
+# files not compared
+MAX_UNKNOWN_HOSTS_NAMED = MAX_NOT_COMPARED_NAMED
+
+
+def _on_planned_hosts(result: RunResult, planned: set[str]) -> RunResult:
+    """The run's hosts the plan does not have (``unplanned``): it is still compared with the model (a site's
+    host names may differ from the plan's), but it calibrates nothing (``--calibrate`` recorded a factor
+    measured on other machines as this cluster's) and the report says how many runs were such."""
+    others = tuple(sorted(set(result.run.hosts) - planned))
+    return replace(result, unplanned=others) if others else result
+
+
 def compare(
     blueprint: str,
     system: System,
@@ -781,12 +798,15 @@ def compare(
             )
     rails = list(range(system.net_ports))
     planned = {n for n, _ in cables} | ({d.name for d in plan.devices if d.kind == "node"} if plan else set())
+    if plan is not None:
+        results = [_on_planned_hosts(r, planned) for r in results]
     unknown = sorted({h for r in runs for h in r.hosts} - planned)
     report = AcceptanceReport(
         blueprint,
         results,
         threshold=ratio,
-        unknown_hosts=unknown,
+        unknown_hosts=unknown[:MAX_UNKNOWN_HOSTS_NAMED],
+        unknown_hosts_more=max(0, len(unknown) - MAX_UNKNOWN_HOSTS_NAMED),
         ignored=ignored or [],
         calibration=calibration.file if calibration else None,
     )

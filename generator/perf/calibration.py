@@ -339,6 +339,11 @@ def _groups(
             unusable.append(f"{res.run.name}: {res.unusable}")
             skipped.append(unusable[-1])
             continue
+        if res.unplanned:  # measured on other machines: it says nothing of this cluster's factor
+            shown = ", ".join(res.unplanned[:4]) + (" ..." if len(res.unplanned) > 4 else "")
+            unusable.append(f"{res.run.name}: ran on host(s) not in the plan ({shown})")
+            skipped.append(unusable[-1])
+            continue
         ratio = _run_ratio(res, plateau)
         if ratio is None:
             skipped.append(f"{res.run.name}: no message size of {plateau:,} bytes or more")

@@ -88,6 +88,9 @@ MAX_RUNS_PER_FILE = 4096
 # Files and parts of files not compared that a report names one by one (the rest are counted): a folder of
 # hostile logs could otherwise make the list as long as the byte budget allows.
 MAX_NOT_COMPARED_NAMED = 1000
+# a result row is size, count, type, op, root and two bodies of five: ~150 characters; a longer line is
+# not read as one
+MAX_ROW_CHARS = 4096
 # Entries (files and folders) looked at under --results, matching or not.
 MAX_ENTRIES = 1 << 20
 # A number column of nccl-tests is at most a few characters wide (getFloatStr, util.cu); a longer token is
@@ -644,6 +647,8 @@ def parse_text(text: str, path: Path, left_out: list[str] | None = None) -> list
             continue
         if "failure" in line and (m := _FAILURE_RE.search(line)):
             parts[-1].fail(where, f"nccl-tests stopped on a {m.group(1)} failure")
+            continue
+        if len(line) > MAX_ROW_CHARS:  # no result row: split into words, one 63 MB line took 1.8 GB
             continue
         row = _row(line.split(), where, parts[-1].columns, parts[-1].counts_wrong)
         if row is not None:

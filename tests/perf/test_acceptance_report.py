@@ -378,3 +378,43 @@ def test_a_cable_without_a_planned_rail_gets_none_from_its_device_number() -> No
     planned = _cable(Link("C-NL-000002", "compute", "node_leaf", leaf, node, 400.0, rail=5), kinds)
     assert unplanned is not None and unplanned.rail is None
     assert planned is not None and (planned.node, planned.rail) == ("gpu001", 5)
+
+
+def test_runs_on_hosts_not_in_the_plan_calibrate_nothing(tmp_path: Path, capsys) -> None:
+    """A run whose hosts are all other machines passed and `--calibrate` recorded its factor as this
+    blueprint's; it is still compared (a site's names may differ from the plan's), but calibrates nothing,
+    and the report says how many runs were such, naming at most MAX_UNKNOWN_HOSTS_NAMED hosts."""
+    from generator.perf.acceptance import MAX_UNKNOWN_HOSTS_NAMED
+
+    bp = _write(server_nodes("dgx-h100", 4, NDR), tmp_path / "bp.yaml")
+    results = tmp_path / "r"
+    results.mkdir()
+    others = [f"other{i:02d}" for i in range(1, 5)]
+    (results / "all_reduce_perf-4n.txt").write_text(_text(others, 8, _curve(300.0)))
+    cal = tmp_path / "cal.yaml"
+    code = main(["acceptance-report", str(bp), "--results", str(results), "--calibrate", str(cal)])
+    err = capsys.readouterr().err
+    assert code == 2 and not cal.exists(), err
+    assert "ran on host(s) not in the plan (other01, other02, other03, other04)" in err
+    main(["acceptance-report", str(bp), "--results", str(results)])
+    text = capsys.readouterr().out
+    assert "1 of 1 run(s) ran on hosts not in the plan: they say nothing of its cables" in text
+    many = [f"n{i:06d}" for i in range(MAX_UNKNOWN_HOSTS_NAMED + 25)]
+    (results / "all_reduce_perf-4n.txt").write_text(_text(many[:4], 8, _curve(300.0)))
+    for k in range(0, len(many), 4):
+        (results / f"all_reduce_perf-{k}.txt").write_text(_text(many[k : k + 4], 8, _curve(300.0)))
+    main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["unknown_hosts"]) == MAX_UNKNOWN_HOSTS_NAMED and out["unknown_hosts_more"] == 25
+
+
+def test_a_line_far_longer_than_any_result_row_is_not_split_into_words(tmp_path: Path) -> None:
+    """One 63 MB line of `10 ` tokens, under the per-file limit, took 1.8 GB to split into words (the out
+    of memory message blamed "this design"); a line past MAX_ROW_CHARS is no result row and is passed by."""
+    from generator.perf.nccl_results import MAX_ROW_CHARS, parse_text
+
+    text = _text(["gpu001", "gpu002"], 8, _curve(300.0))
+    long_line = "10 " * (MAX_ROW_CHARS // 3 + 1)
+    runs = parse_text(text + long_line + "\n", tmp_path / "all_reduce_perf.txt")
+    plain = parse_text(text, tmp_path / "all_reduce_perf.txt")
+    assert [r.rows for r in runs] == [r.rows for r in plain] and runs
