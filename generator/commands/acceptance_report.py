@@ -343,6 +343,17 @@ def _size_lines(report: AcceptanceReport) -> list[str]:
     return lines
 
 
+def _calibration_release_lines(report: AcceptanceReport) -> list[str]:
+    """The calibration's factors applied to runs of another NCCL release, said as `estimate` says it."""
+    if not report.calibration_other_releases:
+        return []
+    others = ", ".join(_shown(v) for v in report.calibration_other_releases[:4])
+    return [
+        f"warning: its factors were measured with NCCL {_shown(str(report.calibration_nccl))}, and runs of "
+        f"NCCL {others} took them (another release's tuner differs): recalibrate with runs of that release"
+    ]
+
+
 def to_text(report: AcceptanceReport) -> str:
     low = sum(1 for r in report.results if r.low)
     lines = [
@@ -353,6 +364,7 @@ def to_text(report: AcceptanceReport) -> str:
             if report.calibration
             else []
         ),
+        *_calibration_release_lines(report),
         "",
         *_run_lines(report),
         *_group_lines(report),

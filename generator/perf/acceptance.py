@@ -183,6 +183,9 @@ class AcceptanceReport:
     unknown_hosts_more: int = 0  # hosts not in the plan past the ones named
     ignored: list[str] = field(default_factory=list)
     calibration: str | None = None  # the site calibration file the predictions carry, if any
+    calibration_nccl: str | None = None  # the NCCL release its factors were measured with
+    # releases of runs its factors were applied to that are not that one (their tuner differs)
+    calibration_other_releases: list[str] = field(default_factory=list)
 
     @property
     def port_reports(self) -> list[PortReport]:
@@ -207,6 +210,11 @@ class AcceptanceReport:
             **({"unknown_hosts_more": self.unknown_hosts_more} if self.unknown_hosts_more else {}),
             "ignored_files": self.ignored,
             **({"calibration": self.calibration} if self.calibration else {}),
+            **(
+                {"calibration_other_releases": self.calibration_other_releases}
+                if self.calibration_other_releases
+                else {}
+            ),
         }
 
 
@@ -296,6 +304,7 @@ class _Predictions:
         self.systems: dict[tuple[bool, str | None], System] = {(True, None): system}
         self.jobs: dict[tuple[object, ...], Job] = {}
         self.made: dict[tuple[object, ...], tuple[float, str]] = {}
+        self.other_releases: set[str] = set()  # NCCL releases of runs the calibration was not measured with
 
     def system_for_run(self, st: RunSettings) -> System:
         key = (st.nvlink, st.nccl_version)
@@ -360,6 +369,13 @@ class _Predictions:
         )
         if entry is None:
             return est.busbw_gbytes
+        from generator.perf.system import nccl_release
+
+        # a factor is measured / predicted for the release the calibration's runs used: applied to a run of
+        # another (major.minor), as `estimate` does, and said (the report's `calibration_other_releases`)
+        used = st.nccl_version or self.system.nccl_version
+        if nccl_release(used) != nccl_release(self.calibration.data.nccl_version):
+            self.other_releases.add(used)
         return calibrated_busbw(est.busbw_gbytes, est.time_s, est.latency_us, entry.factor)
 
 
@@ -804,11 +820,13 @@ def compare(
     report = AcceptanceReport(
         blueprint,
         results,
+        calibration_other_releases=sorted(predictions.other_releases),
         threshold=ratio,
         unknown_hosts=unknown[:MAX_UNKNOWN_HOSTS_NAMED],
         unknown_hosts_more=max(0, len(unknown) - MAX_UNKNOWN_HOSTS_NAMED),
         ignored=ignored or [],
         calibration=calibration.file if calibration else None,
+        calibration_nccl=calibration.data.nccl_version if calibration else None,
     )
     usable = [r for r in results if not r.unusable]
     if usable and all(r.low for r in usable) and len(usable) > 1:

@@ -418,3 +418,39 @@ def test_a_line_far_longer_than_any_result_row_is_not_split_into_words(tmp_path:
     runs = parse_text(text + long_line + "\n", tmp_path / "all_reduce_perf.txt")
     plain = parse_text(text, tmp_path / "all_reduce_perf.txt")
     assert [r.rows for r in runs] == [r.rows for r in plain] and runs
+
+
+def test_a_calibration_of_another_nccl_release_is_said(tmp_path: Path, capsys) -> None:
+    """Factors calibrated on NCCL 2.26.2 runs took a 2.18.5 run's prediction (266 -> 214 GB/s) without a
+    word, where `estimate` warns: the report says so, in its header and its JSON."""
+    bp = _write(server_nodes("dgx-h100", 4, NDR), tmp_path / "bp.yaml")
+    hosts = [f"gpu{i:03d}" for i in range(1, 5)]
+    runs226, runs218 = tmp_path / "r226", tmp_path / "r218"
+    runs226.mkdir()
+    runs218.mkdir()
+    text = _text(hosts, 8, _curve(200.0))
+    (runs226 / "all_reduce_perf-4n.txt").write_text(text)
+    (runs218 / "all_reduce_perf-4n.txt").write_text(text.replace("=22602", "=21805"))
+    cal = tmp_path / "cal.yaml"
+    assert main(["acceptance-report", str(bp), "--results", str(runs226), "--calibrate", str(cal)]) in (0, 1)
+    capsys.readouterr()
+    main(["acceptance-report", str(bp), "--results", str(runs226), "--calibration", str(cal)])
+    assert "warning: its factors" not in capsys.readouterr().out
+    main(["acceptance-report", str(bp), "--results", str(runs218), "--calibration", str(cal)])
+    assert (
+        "warning: its factors were measured with NCCL 2.26.2, and runs of NCCL 2.18.5"
+        in capsys.readouterr().out
+    )
+    main(
+        [
+            "acceptance-report",
+            str(bp),
+            "--results",
+            str(runs218),
+            "--calibration",
+            str(cal),
+            "--format",
+            "json",
+        ]
+    )
+    assert json.loads(capsys.readouterr().out)["calibration_other_releases"] == ["2.18.5"]
