@@ -30,6 +30,15 @@ class CloudName(NamedTuple):
 # pulumi-gcp: ResourcePolicy `name` and Lustre Instance `instance_id` "must be 1-63 characters long and comply
 # with RFC1035"; Filestore Instance `name` likewise (the resource name of the Google APIs).
 GCP_NAME = (1, 63, "pulumi-gcp ResourcePolicy name / Lustre instance_id / Filestore name: 1-63 characters")
+# pulumi-gcp Firewall and GlobalAddress `name`: "must be 1-63 characters long" (RFC 1035); left to Pulumi's
+# auto-naming, the logical name takes a random suffix of a hyphen and 8 hex characters (pulumi/pulumi#16188:
+# "an RDS database named (for instance) foo-ab158dc9"), so 54 characters are left for it
+AUTONAME_SUFFIX = 9
+GCP_AUTONAMED = (
+    1,
+    63 - AUTONAME_SUFFIX,
+    "pulumi-gcp Firewall / GlobalAddress name: 1-63 characters, less the 9 of Pulumi's auto-name suffix",
+)
 # Azure "Naming rules and restrictions for Azure resources": Microsoft.Compute virtualMachineScaleSets 1-64
 # characters on Linux; Microsoft.Storage storageAccounts/fileServices/shares 3-63 characters.
 AZURE_SCALE_SET = (1, 64, "Azure naming rules: virtualMachineScaleSets, 1-64 characters (Linux)")
@@ -54,6 +63,15 @@ def cloud_names(cluster: ResolvedCluster) -> list[CloudName]:
             out.append(CloudName(where, "compact placement policy", f"{name}-{p.name}-compact", *GCP_NAME))
         for i, st in managed:
             out.append(CloudName(("storage", i, "name"), "file system", f"{name}-{st.name}", *GCP_NAME))
+        cloud = cluster.blueprint.deployment.cloud
+        if managed and cloud is not None and cloud.managed_storage == "lustre":
+            # the first Managed Lustre file system opens private services access: a peering range and a
+            # firewall rule the program leaves Pulumi to auto-name
+            i, st = managed[0]
+            for what, suffix in (("private services range", "psa"), ("Lustre firewall rule", "lustre")):
+                out.append(
+                    CloudName(("storage", i, "name"), what, f"{name}-{st.name}-{suffix}", *GCP_AUTONAMED)
+                )
     elif cluster.target == "azure":
         for p in pools:
             assert p.cloud is not None

@@ -145,6 +145,7 @@ def test_dep012_checks_the_names_the_program_registers(
     run = run_target(cluster, tmp_path / "pulumi")
     keys = ("name", "instanceId", "vmScaleSetName", "shareName")
     registered = {str(r.inputs[k]) for r in run.resources for k in keys if k in r.inputs}
+    registered |= {r.name for r in run.resources if not any(k in r.inputs for k in keys)}  # auto-named
     assert {n.name for n in names} <= registered, {n.name for n in names} - registered
 
 
@@ -162,3 +163,24 @@ def test_aws_root_volume_is_sized_on_the_amis_root_device(tmp_path: Path) -> Non
         assert disk["deviceName"] == root and disk["ebs"]["volumeSize"] == 512
         if extra:
             assert lt.inputs["imageId"] == AL2023_AMI
+
+
+def test_dep012_holds_the_auto_named_lustre_resources_to_the_limit_less_the_suffix(tmp_path: Path) -> None:
+    """A 40-character blueprint name with storage `scratch-lustre-shared` kept the Lustre instance at 62
+    characters, which DEP012 checked, but the private services range (`…-psa`, 66) and the Lustre firewall
+    rule (`…-lustre`, 69) are auto-named with Pulumi's 9-character suffix past GCP's 63: refused."""
+    from generator.pipeline import check
+
+    text = (EXAMPLES / "gcp-a3-ultra.yaml").read_text()
+    source = tmp_path / "long.yaml"
+    name = "g" * 40
+    source.write_text(
+        text.replace("name: gcp-a3-ultra\n", f"name: {name}\n", 1).replace(
+            "name: scratch", "name: scratch-lustre-shared"
+        )
+    )
+    found = [f.message for f in check(source).findings if f.rule == "DEP012"]
+    assert any(
+        f"`{name}-scratch-lustre-shared-psa` (66 characters)" in m and "1 to 54" in m for m in found
+    ), found
+    assert any("Lustre firewall rule" in m for m in found), found
