@@ -104,7 +104,20 @@ def _read_cables(path: Path, budget: ByteBudget) -> list[Cable]:
     need = ("cable_id", "fabric", "layer", "a_device", "a_port", "b_device", "b_port")
     if rows.fieldnames is None or any(n not in rows.fieldnames for n in need):
         raise ForeignInputError(f"{path}:1", f"the header lacks one of {', '.join(need)}")
-    return [_cable(row, f"{path}:{rows.line_num}") for row in rows]
+    cables: list[Cable] = []
+    taken: dict[tuple[str, str], str] = {}
+    for row in rows:
+        where = f"{path}:{rows.line_num}"
+        cable = _cable(row, where)
+        ends = ((cable.a, cable.a_port), (cable.b, cable.b_port))
+        if ends[0] == ends[1]:
+            raise ForeignInputError(where, f"cable {cable.id} joins {ends[0][0]} {ends[0][1]} to itself")
+        for device, port in ends:  # a port takes one cable: ip(8) refused the second link ("File exists")
+            first = taken.setdefault((device, port), where)
+            if first != where:
+                raise ForeignInputError(where, f"{device} {port} is cabled twice (also at {first})")
+        cables.append(cable)
+    return cables
 
 
 def _cable(row: dict[str | Any, Any], where: str) -> Cable:

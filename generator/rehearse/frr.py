@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from generator.foreign import ForeignInputError
 from generator.rehearse import names, tools
 from generator.rehearse.cleanup import FRR_RUN, Reaper, must, run
 from generator.rehearse.expect import Wire
@@ -147,5 +148,10 @@ def batch(prefix: list[str], commands: list[str]) -> None:
     proc = subprocess.run(
         ["ip", *prefix, "-batch", "-"], input=lines, capture_output=True, text=True, timeout=600, check=False
     )
-    if proc.returncode != 0:
-        raise RuntimeError(f"ip {' '.join(prefix)} -batch failed: {proc.stderr.strip()[-600:]}")
+    if proc.returncode != 0:  # names and shapes were checked where read: what is left is a build that
+        # contradicts itself (an address and its gateway, a port's two roles); refused, not an internal error
+        raise ForeignInputError(
+            f"ip {' '.join(prefix)} -batch".replace("  ", " "),
+            f"{proc.stderr.strip()[-600:]}: the build's cables or addresses contradict each other (edited?); "
+            "regenerate it",
+        )

@@ -194,3 +194,19 @@ def test_an_inventory_that_expands_without_bound_is_refused(
     root = _copy(built, tmp_path)
     (root / "ansible" / "inventory.yml").write_text(text)
     _refused(root, says)
+
+
+def test_a_port_cabled_twice_or_to_itself_is_refused_with_its_line(built: Path, tmp_path: Path) -> None:
+    """Two rows on one switch port made `ip -batch` fail ("File exists") and the rehearsal end in an
+    internal error (exit 3); refused where cables.csv is read, naming both lines."""
+    root = _copy(built, tmp_path)
+    path = root / "cabling" / "cables.csv"
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join([*lines, lines[1]]))
+    _refused(root, f"cables.csv:{len(lines) + 1}", "is cabled twice (also at", "cables.csv:2)")
+    header, row = lines[0], lines[1].rstrip("\n").split(",")
+    cols = header.rstrip("\n").split(",")
+    for end in ("device", "port"):
+        row[cols.index(f"b_{end}")] = row[cols.index(f"a_{end}")]
+    path.write_text(header + ",".join(row) + "\n")
+    _refused(root, "cables.csv:2", "to itself")
