@@ -28,6 +28,14 @@ from types import FrameType
 
 PREFIX = "cbr"  # namespaces cbr<pid>-<n>, FRR pathspaces /var/run/frr/cbr<pid>-<n>
 WORK_PREFIX = "cb-rehearse-"  # work directories <tmp>/cb-rehearse-<pid>-XXXX
+LIMITS_PREFIX = "cb-rehearse-limits-"  # <tmp>/cb-rehearse-limits-<pid>.json: kernel limits a run raised
+
+
+def limits_record(tmp: Path) -> Path:
+    """Where this rehearsal records the kernel limits it raises (restored by the next run if it is killed)."""
+    return tmp / f"{LIMITS_PREFIX}{os.getpid()}.json"
+
+
 FRR_RUN = Path("/var/run/frr")  # zebra -N <name> puts its zserv socket in /var/run/frr/<name>/
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
@@ -171,6 +179,12 @@ def sweep_stale(tmp: Path) -> list[str]:
         if m and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
             delete_namespace(name)
             removed.append(f"namespace {name}")
+    for path in tmp.glob(f"{LIMITS_PREFIX}*.json") if tmp.is_dir() else []:
+        m = re.match(rf"^{LIMITS_PREFIX}(\d+)\.json$", path.name)
+        if m and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
+            from generator.rehearse.limits import restore_recorded
+
+            removed += [f"raised kernel limit {key} (put back)" for key in restore_recorded(path)]
     for root, pattern in ((FRR_RUN, rf"^{PREFIX}(\d+)-\d+$"), (tmp, rf"^{WORK_PREFIX}(\d+)-")):
         for path in root.glob("*") if root.is_dir() else []:
             m = re.match(pattern, path.name)

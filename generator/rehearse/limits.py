@@ -11,6 +11,10 @@ advertisements), and zebra installs one IPv4 neighbour per port for RFC 5549 nex
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,20 +54,55 @@ def wanted(port_ends: int) -> dict[str, int]:
     return out
 
 
-def raise_limits(port_ends: int) -> list[LimitChange]:
-    """Raise only what is below what the run needs; the changes made, to give to ``restore``."""
-    changes: list[LimitChange] = []
-    for key, value in wanted(port_ends).items():
-        if not _path(key).exists():
-            continue
-        before = _read(key)
-        if before < value:
-            _write(key, value)
-            changes.append(LimitChange(key, before, value))
+def raise_limits(port_ends: int, record: Path | None = None) -> list[LimitChange]:
+    """Raise only what is below what the run needs; the changes made, to give to ``restore``. ``record``:
+    a file the changes are written to before any is made, so that a rehearsal killed with SIGKILL (no
+    ``finally`` runs) has them put back by the next one (``restore_recorded``)."""
+    plan = [(key, _read(key), value) for key, value in wanted(port_ends).items() if _path(key).exists()]
+    changes = [LimitChange(key, before, value) for key, before, value in plan if before < value]
+    if record is not None and changes:
+        _write_record(record, json.dumps([c.as_dict() for c in changes]))
+    for change in changes:
+        _write(change.key, change.during)
     return changes
 
 
-def restore(changes: list[LimitChange]) -> None:
-    """Put every raised value back, last raised first."""
+def _write_record(record: Path, text: str) -> None:
+    """A new file of this process only: the name is predictable (its pid) in a shared directory, so one
+    already there (a planted symlink) is removed, and the file is created exclusively, never followed."""
+    with contextlib.suppress(FileNotFoundError):
+        record.unlink()
+    fd = os.open(record, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+
+
+def restore(changes: list[LimitChange], record: Path | None = None) -> None:
+    """Put every raised value back, last raised first, then drop the record."""
     for change in reversed(changes):
         _write(change.key, change.before)
+    if record is not None:
+        record.unlink(missing_ok=True)
+
+
+def restore_recorded(record: Path) -> list[str]:
+    """The values a killed rehearsal recorded, put back where they are still what it raised them to (a value
+    changed since is someone else's); the record is removed. What was put back, as sysctl names."""
+    # the record sits in a shared temporary directory: only this user's own file, and only the keys and
+    # the kind of values a rehearsal raises, are put back (a planted file sets nothing else)
+    ours = set(wanted(0))
+    try:
+        info = record.lstat()
+        mine = stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid()
+        rows = json.loads(record.read_text()) if mine else []
+        changes = [LimitChange(str(r["key"]), int(r["before"]), int(r["during"])) for r in rows]
+    except (OSError, ValueError, KeyError, TypeError):
+        changes = []
+    done = []
+    for c in reversed(changes):
+        if c.key in ours and _path(c.key).exists() and 0 <= c.before < c.during and _read(c.key) == c.during:
+            _write(c.key, c.before)
+            done.append(c.key)
+    with contextlib.suppress(OSError):  # another user's file in the sticky temporary directory
+        record.unlink(missing_ok=True)
+    return done

@@ -11,7 +11,7 @@ from pathlib import Path
 from generator.foreign import read_foreign_text
 from generator.rehearse import limits, sample
 from generator.rehearse.build_input import MAX_FILE, Build
-from generator.rehearse.cleanup import Reaper, signals_raise, sweep_stale
+from generator.rehearse.cleanup import Reaper, limits_record, signals_raise, sweep_stale
 from generator.rehearse.ethernet import rehearse_ethernet, wiring
 from generator.rehearse.ibsim import netfile_size
 from generator.rehearse.infiniband import fabric_switches, rehearse_infiniband
@@ -81,13 +81,15 @@ def rehearse(
     """Raises ``cleanup.Interrupted`` on SIGINT/SIGTERM/SIGHUP, after removing everything it made."""
     t0 = time.monotonic()
     result = Rehearsal(str(build.root))
-    for stale in sweep_stale(Path(tempfile.gettempdir())):
+    tmp = Path(tempfile.gettempdir())
+    for stale in sweep_stale(tmp):
         progress(f"removed {stale} left by a rehearsal that was killed")
+    record = limits_record(tmp)
     with signals_raise():
         ends = max((2 * len(wiring(build.cables_of(f), build.switches[f])[0]) for f in fabrics
                     if f in build.switches), default=0)  # fmt: skip
         try:
-            result.limits = limits.raise_limits(ends)
+            result.limits = limits.raise_limits(ends, record)
             for fabric in fabrics:
                 mine = [d for d in fail if d in fabric_devices(build, fabric)]
                 progress(f"rehearsing {fabric}" + (f", then failing {', '.join(mine)}" if mine else ""))
@@ -99,7 +101,7 @@ def rehearse(
                     reaper.release()
         finally:
             try:
-                limits.restore(result.limits)
+                limits.restore(result.limits, record)
             except OSError:
                 result.limits_restored = False
     result.seconds = time.monotonic() - t0

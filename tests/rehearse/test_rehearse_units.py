@@ -46,7 +46,7 @@ def test_anchors_are_refused_not_expanded() -> None:
     """generate writes no anchors; an alias expands without bound (foreign.parse_yaml)."""
     from generator.foreign import ForeignInputError
 
-    with pytest.raises(ForeignInputError, match="t.yaml:2: holds a YAML anchor or alias"):
+    with pytest.raises(ForeignInputError, match=r"t\.yaml:2: holds a YAML anchor or alias"):
         load_yaml("- set:\n    a: &x 1\n    b: *x\n", "t.yaml")
 
 
@@ -292,3 +292,32 @@ def test_a_takeover_the_rehearsal_cannot_wait_for_is_a_finding(tmp_path: Path) -
     problems, detail, seconds = sm_ha.takeover(None, (master, "h1"), (sm, "h2"), sm_ha.waits(1.0))  # type: ignore[arg-type]
     assert detail == "" and seconds == 0.0
     assert "makes a takeover take up to 40,000,000,050 s" in problems[0] and "past 600 s" in problems[0]
+
+
+def test_limits_a_killed_rehearsal_raised_are_put_back_by_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a SIGKILL (no `finally` runs) the next run swept the namespaces but left gc_thresh2/3 raised,
+    and took the raised values as the ones to restore. The changes are recorded before they are made, and
+    the sweep puts them back where they are still what the dead run set; a planted record sets nothing."""
+    from generator.rehearse import limits
+
+    sysctl = tmp_path / "proc"
+    monkeypatch.setattr(limits, "PROC_SYS", sysctl)
+    for key in limits.wanted(0):
+        path = sysctl / key.replace(".", "/")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("1024\n" if key.endswith("3") else "512\n")
+    dead = 2**22 + 7  # above Linux's pid_max default: no such process
+    record = tmp_path / f"{cleanup.LIMITS_PREFIX}{dead}.json"
+    changes = limits.raise_limits(4000, record)
+    assert changes and record.exists()
+    raised = {c.key: c.during for c in changes}
+    assert all(limits._read(k) == v for k, v in raised.items())
+    swept = cleanup.sweep_stale(tmp_path)
+    assert not record.exists() and sorted(s.split()[3] for s in swept if "kernel limit" in s) == sorted(
+        raised
+    )
+    assert all(limits._read(c.key) == c.before for c in changes)
+    record.write_text('[{"key": "net.ipv4.ip_forward", "before": 1, "during": 0}]')  # planted
+    assert limits.restore_recorded(record) == [] and not record.exists()
