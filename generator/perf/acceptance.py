@@ -522,9 +522,25 @@ def _predict_run(
         measured,
         predicted,
         low,
+        _implausible(measured, predicted),
         transport=transport_finding(run, system),
         port_problems=port_problems(run, system, planned),
     )
+
+
+def _implausible(measured: float, predicted: float) -> str | None:
+    """A run measured past what a site calibration may scale the model by (perf.yaml
+    policy.calibration_factor_max, 2×): no fabric runs that much faster than its own plan, so it is a run of
+    another shape (an all-rail log named as a one-rail run), a mislabelled file or a corrupt output, and
+    it says nothing of the cables (before, 99,999 GB/s was `ok` and the report clean)."""
+    most = perf_data().policy.calibration_factor_max.value
+    if predicted > 0 and measured > most * predicted:
+        return (
+            f"measured {measured:,.1f} GB/s, {measured / predicted:.1f}x the prediction, past the {most:g}x "
+            "a site calibration may scale it: a run of another shape (an all-rail log named as a one-rail "
+            "run?), a mislabelled file or a corrupt output"
+        )
+    return None
 
 
 # the fabric kinds the model predicts with RDMA between nodes: NCCL's IB verbs transport ("IB (generic IB

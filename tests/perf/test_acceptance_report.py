@@ -454,3 +454,21 @@ def test_a_calibration_of_another_nccl_release_is_said(tmp_path: Path, capsys) -
         ]
     )
     assert json.loads(capsys.readouterr().out)["calibration_other_releases"] == ["2.18.5"]
+
+
+def test_a_run_far_above_its_prediction_is_an_error_row(tmp_path: Path, capsys) -> None:
+    """99,999 GB/s, and an all-rail log named as a one-rail run (240 GB/s over one 50 GB/s NIC), were `ok`
+    and the report clean: past the 2x a calibration may scale the model, a run is an error row."""
+    bp = _write(server_nodes("dgx-h100", 4, NDR), tmp_path / "bp.yaml")
+    results = tmp_path / "r"
+    results.mkdir()
+    (results / "all_reduce_perf-rail3-gpu001-gpu002.txt").write_text(
+        _text(["gpu001", "gpu002"], 1, _curve(240.0))
+    )
+    code = main(["acceptance-report", str(bp), "--results", str(results), "--format", "json"])
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    assert code == 1 and "x the prediction, past the 2x a site calibration may scale it" in run["error"], run
+    (results / "all_reduce_perf-rail3-gpu001-gpu002.txt").write_text(
+        _text(["gpu001", "gpu002"], 1, _curve(47.0))
+    )
+    assert main(["acceptance-report", str(bp), "--results", str(results)]) == 0
