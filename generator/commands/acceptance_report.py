@@ -115,6 +115,8 @@ def _calibration_target(args: argparse.Namespace) -> str | None:
         return None
     if args.calibration:
         raise CalibrationError("--calibrate compares with the uncalibrated model: drop --calibration")
+    if args.calibrate == "-":  # -o - is standard output; a calibration is a file estimates read back
+        raise CalibrationError("--calibrate -: give a file name (the calibration is read back by estimate)")
     if args.calibrate is not True:
         return str(args.calibrate)
     if str(args.blueprint) == "-":

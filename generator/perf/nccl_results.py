@@ -91,6 +91,10 @@ MAX_NOT_COMPARED_NAMED = 1000
 # a result row is size, count, type, op, root and two bodies of five: ~150 characters; a longer line is
 # not read as one
 MAX_ROW_CHARS = 4096
+# the tag a launcher writes before each line of a rank's output: Slurm's `srun -l` ("0: ", the task id;
+# srun(1) --label: "Prepend task number to lines of stdout/err") and Open MPI's `--tag-output`
+# ("[1,0]<stdout>:", the job and rank; mpirun(1)); a log captured so was read as no results at all
+_LAUNCHER_TAG = re.compile(r"^(?:\s*\d+: |\[\d+,\d+\]<std(?:out|err)>: ?)", re.M)
 # Entries (files and folders) looked at under --results, matching or not.
 MAX_ENTRIES = 1 << 20
 # A number column of nccl-tests is at most a few characters wide (getFloatStr, util.cu); a longer token is
@@ -616,9 +620,12 @@ def parse_text(text: str, path: Path, left_out: list[str] | None = None) -> list
     parts = [_TextRun(path)]
     rows = 0
     at = f"{path}:"  # the path formatted once: a line's place is at + its number (a file of empty lines
+    tagged = _LAUNCHER_TAG.search(text[:4096]) is not None  # one look, not a regex a line for every file
     for number, line in enumerate(text.split("\n"), 1):  # spent ~2 µs a line on this alone)
         if not line or line.isspace():  # no setting, row or header is blank
             continue
+        if tagged:
+            line = _LAUNCHER_TAG.sub("", line, count=1)
         where = at + str(number)
         if line.startswith("#"):
             run = parts[-1]

@@ -472,3 +472,26 @@ def test_a_run_far_above_its_prediction_is_an_error_row(tmp_path: Path, capsys) 
         _text(["gpu001", "gpu002"], 1, _curve(47.0))
     )
     assert main(["acceptance-report", str(bp), "--results", str(results)]) == 0
+
+
+@pytest.mark.parametrize("tag", ["0: ", " 0: ", "[1,0]<stdout>:", "[1,0]<stdout>: "])
+def test_a_log_a_launcher_tagged_reads_as_the_plain_one(tmp_path: Path, tag: str) -> None:
+    """`srun -l` prefixes each line with its task id and Open MPI's `--tag-output` with `[job,rank]<stdout>:`:
+    such a log was "no nccl-tests results found"; the tags are taken off."""
+    from generator.perf.nccl_results import parse_text
+
+    text = _text(["gpu001", "gpu002"], 8, _curve(300.0))
+    tagged = "".join(tag + line for line in text.splitlines(keepends=True))
+    plain = parse_text(text, tmp_path / "all_reduce_perf.txt")
+    runs = parse_text(tagged, tmp_path / "all_reduce_perf.txt")
+    assert plain and [(r.hosts, r.rows) for r in runs] == [(r.hosts, r.rows) for r in plain]
+
+
+def test_calibrate_to_standard_output_is_refused(tmp_path: Path, capsys) -> None:
+    bp = _write(server_nodes("dgx-h100", 2, NDR), tmp_path / "bp.yaml")
+    results = tmp_path / "r"
+    results.mkdir()
+    (results / "all_reduce_perf-2n.txt").write_text(_text(["gpu001", "gpu002"], 8, _curve(300.0)))
+    assert main(["acceptance-report", str(bp), "--results", str(results), "--calibrate", "-"]) == 2
+    assert "--calibrate -: give a file name" in capsys.readouterr().err
+    assert not Path("-").exists()
