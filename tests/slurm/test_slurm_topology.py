@@ -290,3 +290,26 @@ def test_nodes_split_across_leaves_go_under_the_majority_leaf() -> None:
 )
 def test_block_sizes(base: int, blocks: int, expected: tuple[int, ...]) -> None:
     assert block_sizes(base, blocks) == expected
+
+
+def test_made_up_switch_names_give_way_to_the_sites(tmp_path: Path) -> None:
+    """A site whose leaves are named `spines` and `top` got both `SwitchName=spines Nodes=...` and the made-up
+    `SwitchName=spines Switches=...` over every leaf (slurmctld: "Switch (spines) has already been
+    defined"): the made-up one is renamed, the site's leaf keeps its name."""
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+
+    path = tmp_path / "names.yaml"
+    path.write_text(
+        "apiVersion: cluster-blueprint/v1\nname: names\n"
+        "site: {name: dc1, rows: 4, racks_per_row: 12, rack: {units: 42, power_kw: 30}}\n"
+        "pools:\n  - {name: gpu, role: gpu, count: 40, server: dgx-a100, placement: {nodes_per_rack: 4}}\n"
+        "fabrics:\n  compute:\n    technology: infiniband-hdr\n    topology:\n      kind: fat-tree\n"
+        "      switch: qm8700\n      rail_optimized: false\n      names:\n"
+        "        leaf: {names: [spines, top, " + ", ".join(f"l{i}" for i in range(3, 17)) + "]}\n"
+        "    subnet_manager: {kind: opensm}\n"
+    )
+    cluster = load_and_resolve(path)[1]
+    tree = tree_of(render(cluster, build_plan(cluster))["topology.conf"])
+    assert check_tree(tree, compute_nodes(cluster)) == "slurm-spines"
+    assert tree["spines"][0] == "nodes" and "spines" in tree["slurm-spines"][1]

@@ -21,7 +21,7 @@ under-sized blocks (a partial last SU) are left out and named in a comment.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from generator.emit.slurm.hostlist import compress, natural_key
@@ -299,7 +299,32 @@ def _tree(plan: Plan, kind: str, slurm_nodes: list[str]) -> _Tree:
     leaves = _leaf_switches(plan, assignment, leaf_ports.members)
     tops = [s.name for s in leaves]
     upper = _upper_switches(plan, kind, assignment, leaf_ports.members, tops)
-    return _Tree([*leaves, *upper], "", _tree_notes(assignment), assignment.leaf_of)
+    renamed = _unclashed({s.name for s in upper}, set(plan.device_by_name) | set(tops))
+    switches = [_renamed(s, renamed, set(tops)) for s in [*leaves, *upper]]
+    return _Tree(switches, "", _tree_notes(assignment), assignment.leaf_of)
+
+
+def _unclashed(synthetic: set[str], taken: set[str]) -> dict[str, str]:
+    """New names for the switches above the leaves that topology.conf makes up (``spines``, ``cores``,
+    ``pod1``, ``global``, ...) where a plan device or a Slurm leaf has the name: a site's leaf named
+    ``spines`` gave two SwitchName=spines records, and slurmctld stopped ("Switch (spines) has already been
+    defined")."""
+    out: dict[str, str] = {}
+    for name in sorted(synthetic & taken):
+        new = f"slurm-{name}"
+        while new in taken or new in synthetic:
+            new = f"slurm-{new}"
+        out[name] = new
+    return out
+
+
+def _renamed(switch: TreeSwitch, names: dict[str, str], leaves: set[str]) -> TreeSwitch:
+    """``switch`` under the new names: a leaf keeps its own (the plan's, or its scalable unit's), and so
+    does a leaf among an upper switch's children."""
+    if not names or not switch.switches:
+        return switch
+    children = tuple(c if c in leaves else names.get(c, c) for c in switch.switches)
+    return replace(switch, name=names.get(switch.name, switch.name), switches=children)
 
 
 def _nvlink_domains(pools: tuple[ResolvedPool, ...]) -> list[Block]:
