@@ -126,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail(refusal)
     try:
         result = rehearse(
-            build, args.fabric or build.fabrics, args.fail, mode=args.sample, timeout_s=args.timeout,
+            build, list(dict.fromkeys(args.fabric or [])) or build.fabrics, args.fail, mode=args.sample,
+            timeout_s=args.timeout,
             progress=lambda m: note(args, m),
         )  # fmt: skip
     except Interrupted as exc:

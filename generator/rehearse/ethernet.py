@@ -243,6 +243,6 @@ def rehearse_ethernet(
         net.fail(device)
         down.add(device)
         found, seconds = converge(net, Expectation(configs, wires, srcs, down), timeout_s)
-        _record(verdict, f"after --fail {device}", found, seconds, len(srcs))
+        _record(verdict, f"after --fail {device}", found, seconds, len([s for s in srcs if s not in down]))
         if "daemons" not in found:
             check_hosts_after_fail(verdict, hosts, device, down)
