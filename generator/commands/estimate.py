@@ -169,6 +169,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.calibration and len(args.blueprint) > 1:
             raise PerfError("--calibration belongs to one blueprint's site: give one blueprint")
+        if args.calibration == "-" and "-" in args.blueprint:
+            raise PerfError("standard input is given twice (the blueprint and --calibration): name one file")
         if args.plot:
             check_plot_path(args.plot)
         check_outputs(

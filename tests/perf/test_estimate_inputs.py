@@ -100,3 +100,9 @@ def test_an_nccl_list_with_spaces_is_refused(algo: str) -> None:
     args = ["estimate", str(EXAMPLES / "superpod-h100-4su.yaml"), "--sizes", "1G", "--algo", algo]
     code, out, err = run_cli(*args, "--nccl-version", "2.25.1")
     assert code == 2 and "without spaces" in out + err
+
+
+def test_standard_input_given_twice_is_said() -> None:
+    """`estimate - --calibration -` read the blueprint and reported "-:1: not a calibration file"."""
+    code, _, err = run_cli("estimate", "-", "--calibration", "-")
+    assert code == 2 and "standard input is given twice" in err, err
