@@ -391,21 +391,29 @@ def tenant_partition(sm: SubnetManager, pool: str) -> tuple[int, int] | None:
     cannot talk to each other (subnet_manager._default_partition; IBA 10.9.1), so NCCL, whose queue pairs
     take P_Key index NCCL_IB_PKEY (default 0: Default; NVIDIA/nccl src/transport/net_ib.cc
     ``qpAttr.pkey_index = ncclParamIbPkey()``), must use a partition the pool is a full member of: the
-    first the generated partitions.conf lists. Its index is the one OpenSM gives it in a port's P_Key table
-    built from that file: Default at 0, then the port's partitions in the file's order (opensm
-    osm_pkey_mgr.c fills the first free index; tests/realtools/test_opensm_tenants.py reads it back from
-    real OpenSM). None: no partition names the pool (it stays a full member of Default, index 0), or it is a
-    full member of none."""
+    first the generated partitions.conf lists. Its index is the one OpenSM gives it in a port's P_Key
+    table: Default at 0, then the port's other partitions in the order of OpenSM's map of them, keyed by the
+    P_Key in network byte order (``_opensm_order``), not the file's; tests/realtools/test_opensm_tenants.py
+    reads it back from real OpenSM with a file order that differs. None: no partition names the pool (it
+    stays a full member of Default, index 0), or it is a full member of none."""
     if not any(pool in part.pools for part in sm.partitions):
         return None
-    index = 1
-    for i, part in enumerate(sm.partitions):
-        if part.pools and pool not in part.pools:
-            continue  # the pool's ports are not in it: no entry in their table
-        if pool in part.pools and part.membership == "full":
-            return i, index
-        index += 1
-    return None
+    mine = [i for i, part in enumerate(sm.partitions) if not part.pools or pool in part.pools]
+    chosen = next(
+        (i for i in mine if pool in sm.partitions[i].pools and sm.partitions[i].membership == "full"), None
+    )
+    if chosen is None:
+        return None
+    keys = sorted({_opensm_order(sm.partitions[i].pkey) for i in mine})
+    return chosen, 1 + keys.index(_opensm_order(sm.partitions[chosen].pkey))
+
+
+def _opensm_order(pkey: int) -> int:
+    """Where OpenSM puts a partition in a port's P_Key table after Default: its map of a port's P_Keys is
+    keyed by the base P_Key as the wire carries it (big-endian), read as a number on the little-endian host
+    (opensm osm_pkey.c; in real OpenSM 3.3.23 0x105 comes before 0x10, and 0x10 before 0x30)."""
+    base = pkey & 0x7FFF
+    return ((base & 0xFF) << 8) | (base >> 8)
 
 
 def _partition_pkey(sm: SubnetManager, pool: ResolvedPool) -> list[NcclSetting]:
@@ -417,7 +425,7 @@ def _partition_pkey(sm: SubnetManager, pool: ResolvedPool) -> list[NcclSetting]:
     why = (
         f"P_Key index of partition `{part.name}` (0x{part.pkey:04x}, full member): the pool is a limited "
         "member of Default, so NCCL's queue pairs must not use index 0; OpenSM puts Default at 0 and the "
-        "pool's partitions after it in partitions.conf's order (the nccl role checks the index on the host)"
+        "port's other partitions after it by P_Key in network byte order (the nccl role checks the index)"
     )
     return [
         NcclSetting(

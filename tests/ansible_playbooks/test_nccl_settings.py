@@ -120,17 +120,18 @@ def test_sharp_off_when_the_subnet_manager_does_not_run_it() -> None:
 
 def test_tenant_pools_take_their_partitions_p_key_index() -> None:
     """A pool a partition names is a limited member of Default, so NCCL's default P_Key index 0 cannot
-    reach its other hosts; the index is the pool's first full-member partition's place in its ports'
-    tables: Default at 0, then every partition the pool's ports are in, in the file's order (one for all
-    ports counts; another pool's does not). Pools no partition names keep index 0 (no setting)."""
+    reach its other hosts; the index is the pool's first full-member partition's place in its ports' tables:
+    Default at 0, then every partition the pool's ports are in (one for all ports counts; another pool's
+    does not) by P_Key in network byte order, as OpenSM orders them (read back from real OpenSM in
+    tests/realtools/test_opensm_tenants.py). Pools no partition names keep index 0 (no setting)."""
     from blueprints.models.fabric import Partition, SubnetManager
 
     parts = [
-        Partition(name="everyone", pkey=0x5, membership="limited"),  # no pools: every port
-        Partition(name="other", pkey=0x6, pools=["infer"]),
-        Partition(name="observe", pkey=0x7, pools=["train"], membership="limited"),
-        Partition(name="train", pkey=0x10, pools=["train"]),
-        Partition(name="again", pkey=0x11, pools=["train"]),
+        Partition(name="everyone", pkey=0x5, membership="limited"),  # no pools: every port (0x0500)
+        Partition(name="other", pkey=0x6, pools=["infer"]),  # 0x0600
+        Partition(name="observe", pkey=0x105, pools=["train"], membership="limited"),  # 0x0501
+        Partition(name="train", pkey=0x10, pools=["train"]),  # 0x1000
+        Partition(name="again", pkey=0x11, pools=["train"]),  # 0x1100
     ]
     sm = SubnetManager(partitions=parts)
     assert nccl.tenant_partition(sm, "train") == (3, 3)  # Default, everyone, observe, then train
@@ -138,6 +139,9 @@ def test_tenant_pools_take_their_partitions_p_key_index() -> None:
     assert nccl.tenant_partition(sm, "login") is None  # named nowhere: full in Default
     limited_only = SubnetManager(partitions=[parts[2]])
     assert nccl.tenant_partition(limited_only, "train") is None  # a full member of none
+    # file order is not OpenSM's: 0x30 listed first still comes after train's 0x10
+    late = SubnetManager(partitions=[Partition(name="shared", pkey=0x30, membership="limited"), parts[3]])
+    assert nccl.tenant_partition(late, "train") == (1, 1)
 
 
 def test_roce_pcie_settings() -> None:

@@ -235,6 +235,40 @@ def test_each_tenant_sees_only_its_partition_and_the_sm_host_no_other(
     assert not re.findall(r"ERR [0-9A-F]{4}", log), log[-3000:]
 
 
+@pytest.mark.parametrize("shared", [0x30, 0x105])
+def test_nccl_ib_pkey_is_the_index_opensm_programs_whatever_the_file_order(
+    simulator: Callable[..., Simulator],
+    daemon: list[subprocess.Popen[bytes]],
+    tmp_path: Path,
+    shared: int,
+) -> None:
+    """A partition of every port listed before the tenants': OpenSM does not fill a port's table in the
+    file's order but by P_Key in network byte order (0x105 before 0x10 before 0x30); the generated
+    NCCL_IB_PKEY of each tenant must still be the index of its own full-member P_Key."""
+    blueprint = tmp_path / "shared.yaml"
+    first = "        - {name: train, pkey: 0x10, pools: [train], membership: full}\n"
+    assert first in BLUEPRINT
+    extra = f"        - {{name: shared, pkey: {shared:#x}, pools: [], membership: limited}}\n"
+    blueprint.write_text(BLUEPRINT.replace(first, extra + first))
+    plan = build_plan(load_and_resolve(str(blueprint))[1])
+    net = render_netfile(plan, "compute")
+    sim_host = next(n for n in re.findall(r'^Ca\s+\d+\s+"([^"]+)"', net, re.M) if n.startswith("H-infer001-"))
+    sim = simulator(net, "tenants-order")
+    conf, dump = _setup(blueprint, sim, sim_host, tmp_path)
+    daemon.append(_start_sm(sim, sim_host, conf, tmp_path))
+    ports = _ca_ports(dump)
+    _wait_configured(sim, sim_host, next(g for n, g in ports.items() if n.startswith("train")))
+    for pool, key in (("train", TRAIN), ("infer", INFER)):
+        profile = nccl_emit.derive(plan.cluster, next(p for p in plan.cluster.pools if p.name == pool), plan)
+        index = int(profile.env()["NCCL_IB_PKEY"])
+        for name in (
+            n for n in ports if n.startswith(pool) and n != f"infer001 {sim_host.removeprefix('H-infer001-')}"
+        ):
+            ordered = _pkey_table(sim, sim_host, ports[name])
+            assert ordered[index] == FULL | key, (name, index, [hex(v) for v in ordered[:4]])
+            assert shared in ordered, [hex(v) for v in ordered[:4]]  # the shared partition is there
+
+
 # ------------------------------------------------------------------------------------------------- failover
 SM_POOL = """\
   - name: sm
