@@ -313,3 +313,14 @@ def test_made_up_switch_names_give_way_to_the_sites(tmp_path: Path) -> None:
     tree = tree_of(render(cluster, build_plan(cluster))["topology.conf"])
     assert check_tree(tree, compute_nodes(cluster)) == "slurm-spines"
     assert tree["spines"][0] == "nodes" and "spines" in tree["slurm-spines"][1]
+    # three tiers whose leaves are named like the pods: `cores` must point at the renamed pod, whose
+    # children are the leaves (a rename after the fact left `cores -> pod1` the leaf and the pod orphaned)
+    text = path.read_text().replace("rail_optimized: false\n", "rail_optimized: false\n      tiers: 3\n")
+    text = text.replace("[spines, top, ", "[pod1, pod2, ").replace(
+        "switch: qm8700\n", "switch: qm8700\n      scalable_unit: 20\n"
+    )
+    (tmp_path / "pods.yaml").write_text(text)
+    cluster = load_and_resolve(tmp_path / "pods.yaml")[1]
+    tree = tree_of(render(cluster, build_plan(cluster))["topology.conf"])
+    assert check_tree(tree, compute_nodes(cluster)) == "cores"
+    assert tree["cores"][1] == ["slurm-pod1"] and "pod1" in tree["slurm-pod1"][1]

@@ -21,7 +21,8 @@ under-sized blocks (a partial last SU) are left out and named in a comment.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from generator.emit.slurm.hostlist import compress, natural_key
@@ -222,7 +223,11 @@ def _tree_notes(a: _LeafAssignment) -> list[str]:
 
 
 def _pod_switches(
-    plan: Plan, a: _LeafAssignment, members: dict[str, list[str]], by_tier: dict[str, list[str]]
+    plan: Plan,
+    a: _LeafAssignment,
+    members: dict[str, list[str]],
+    by_tier: dict[str, list[str]],
+    free: Callable[[str], str],
 ) -> list[TreeSwitch]:
     """3-tier fat-tree: one switch per pod (its spines) over the pod's leaves, all under ``cores``."""
     devices = plan.device_by_name
@@ -233,23 +238,25 @@ def _pod_switches(
     out: list[TreeSwitch] = []
     for p in sorted(set(pod_of_leaf.values())):
         spines = [n for n in by_tier.get("spine", []) if devices[n].pod == p]
+        pod_name = free(f"pod{p}")
         out.append(
             TreeSwitch(
-                f"pod{p}",
+                pod_name,
                 switches=tuple(k for k in a.leaves if pod_of_leaf[k] == p),
-                comment=f"pod{p} = pod spines {_ranges(spines)}",
+                comment=f"{pod_name} = pod spines {_ranges(spines)}",
             )
         )
     children = [s.name for s in out] + ([UNATTACHED] if a.has_unattached else [])
+    cores = free("cores")
     top = TreeSwitch(
-        "cores",
+        cores,
         switches=tuple(children),
-        comment=f"cores = {_ranges(by_tier['core'])} (spine j of every pod joins core group j)",
+        comment=f"{cores} = {_ranges(by_tier['core'])} (spine j of every pod joins core group j)",
     )
     return [*out, top]
 
 
-def _dragonfly_groups(plan: Plan, a: _LeafAssignment) -> list[TreeSwitch]:
+def _dragonfly_groups(plan: Plan, a: _LeafAssignment, free: Callable[[str], str]) -> list[TreeSwitch]:
     """Dragonfly: one switch per group over its routers, all under ``global``."""
     devices = plan.device_by_name
     groups: dict[int, list[str]] = defaultdict(list)
@@ -257,16 +264,26 @@ def _dragonfly_groups(plan: Plan, a: _LeafAssignment) -> list[TreeSwitch]:
         groups[devices[key].su or 0].append(key)
     out = [
         TreeSwitch(
-            f"group{g}", switches=tuple(groups[g]), comment=f"dragonfly group {g}: routers linked all-to-all"
+            free(f"group{g}"),
+            switches=tuple(groups[g]),
+            comment=f"dragonfly group {g}: routers linked all-to-all",
         )
         for g in sorted(groups)
     ]
     children = [s.name for s in out] + ([UNATTACHED] if a.has_unattached else [])
-    return [*out, TreeSwitch("global", switches=tuple(children), comment="global links join every group")]
+    return [
+        *out,
+        TreeSwitch(free("global"), switches=tuple(children), comment="global links join every group"),
+    ]
 
 
 def _upper_switches(
-    plan: Plan, kind: str, a: _LeafAssignment, members: dict[str, list[str]], tops: list[str]
+    plan: Plan,
+    kind: str,
+    a: _LeafAssignment,
+    members: dict[str, list[str]],
+    tops: list[str],
+    free: Callable[[str], str],
 ) -> list[TreeSwitch]:
     """The switches above the Slurm leaves (``tops``: the leaves and the unattached group), by fabric kind."""
     by_tier: dict[str, list[str]] = defaultdict(list)
@@ -274,20 +291,21 @@ def _upper_switches(
         by_tier[d.role].append(d.name)
     tiered = kind in ("fat-tree", "leaf-spine")
     if tiered and by_tier.get("core"):
-        return _pod_switches(plan, a, members, by_tier)
+        return _pod_switches(plan, a, members, by_tier, free)
     if tiered and by_tier.get("spine"):
-        comment = f"spines = {_ranges(by_tier['spine'])} (every leaf links to every spine)"
-        return [TreeSwitch("spines", switches=tuple(tops), comment=comment)]
+        spines = free("spines")
+        comment = f"{spines} = {_ranges(by_tier['spine'])} (every leaf links to every spine)"
+        return [TreeSwitch(spines, switches=tuple(tops), comment=comment)]
     if kind == "dragonfly":
-        return _dragonfly_groups(plan, a)
+        return _dragonfly_groups(plan, a, free)
     if len(tops) > 1 and kind in ("torus", "hypercube"):
         comment = (
             f"the {kind} links every vertex switch; Slurm's tree cannot express the "
             "rings, so one top stands for the whole fabric"
         )
-        return [TreeSwitch(kind, switches=tuple(tops), comment=comment)]
+        return [TreeSwitch(free(kind), switches=tuple(tops), comment=comment)]
     if len(tops) > 1:
-        return [TreeSwitch("top", switches=tuple(tops), comment="joins the leaves into one tree")]
+        return [TreeSwitch(free("top"), switches=tuple(tops), comment="joins the leaves into one tree")]
     return []
 
 
@@ -298,33 +316,23 @@ def _tree(plan: Plan, kind: str, slurm_nodes: list[str]) -> _Tree:
     assignment = _assign_leaves(leaf_ports.ports, slurm_nodes)
     leaves = _leaf_switches(plan, assignment, leaf_ports.members)
     tops = [s.name for s in leaves]
-    upper = _upper_switches(plan, kind, assignment, leaf_ports.members, tops)
-    renamed = _unclashed({s.name for s in upper}, set(plan.device_by_name) | set(tops))
-    switches = [_renamed(s, renamed, set(tops)) for s in [*leaves, *upper]]
-    return _Tree(switches, "", _tree_notes(assignment), assignment.leaf_of)
+    free = _free_name(set(plan.device_by_name) | set(tops))
+    upper = _upper_switches(plan, kind, assignment, leaf_ports.members, tops, free)
+    return _Tree([*leaves, *upper], "", _tree_notes(assignment), assignment.leaf_of)
 
 
-def _unclashed(synthetic: set[str], taken: set[str]) -> dict[str, str]:
-    """New names for the switches above the leaves that topology.conf makes up (``spines``, ``cores``,
-    ``pod1``, ``global``, ...) where a plan device or a Slurm leaf has the name: a site's leaf named
-    ``spines`` gave two SwitchName=spines records, and slurmctld stopped ("Switch (spines) has already been
+def _free_name(taken: set[str]) -> Callable[[str], str]:
+    """Names for the switches above the leaves that topology.conf makes up (``spines``, ``cores``,
+    ``pod1``, ``global``, ...), away from every plan device and Slurm leaf: a site's leaf named ``spines``
+    gave two SwitchName=spines records, and slurmctld stopped ("Switch (spines) has already been
     defined")."""
-    out: dict[str, str] = {}
-    for name in sorted(synthetic & taken):
-        new = f"slurm-{name}"
-        while new in taken or new in synthetic:
-            new = f"slurm-{new}"
-        out[name] = new
-    return out
 
+    def free(name: str) -> str:
+        while name in taken:
+            name = f"slurm-{name}"
+        return name
 
-def _renamed(switch: TreeSwitch, names: dict[str, str], leaves: set[str]) -> TreeSwitch:
-    """``switch`` under the new names: a leaf keeps its own (the plan's, or its scalable unit's), and so
-    does a leaf among an upper switch's children."""
-    if not names or not switch.switches:
-        return switch
-    children = tuple(c if c in leaves else names.get(c, c) for c in switch.switches)
-    return replace(switch, name=names.get(switch.name, switch.name), switches=children)
+    return free
 
 
 def _nvlink_domains(pools: tuple[ResolvedPool, ...]) -> list[Block]:
