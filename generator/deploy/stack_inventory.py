@@ -220,7 +220,7 @@ def _own_address(where: str, host: str, planned: Any, node: dict[str, Any], seen
     management addresses), and no other host's (every host at one address sent the whole inventory to one
     machine); the same for cloud instance ids."""
     address = str(node["address"])
-    if address in seen.get("hosts", "").split() and address != host:
+    if address.lower() in seen.get("hosts", "").lower().split() and address.lower() != host.lower():
         raise StackInventoryError(
             _at(where, "nodes", host, "address"),
             f"{one_line(address)[:64]} is the name of another host of this inventory, not {host}'s address",

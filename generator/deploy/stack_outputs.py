@@ -110,14 +110,31 @@ def _ip(value: str) -> str:
         address = ipaddress.ip_address(value)
     except ValueError:
         raise ValueError("not an IP address") from None
-    if address.is_loopback or address.is_unspecified or address.is_multicast or str(address) == _BROADCAST:
-        raise ValueError("a loopback, unspecified, multicast or broadcast address is no machine's address")
+    # an IPv6 form of an IPv4 address (::ffff:127.0.0.1) reaches that address: judged as it
+    inner = getattr(address, "ipv4_mapped", None) or getattr(address, "sixtofour", None) or address
+    for a in {address, inner}:
+        if a.is_loopback or a.is_unspecified or a.is_multicast or str(a) == _BROADCAST:
+            raise ValueError(
+                "a loopback, unspecified, multicast or broadcast address is no machine's address"
+            )
     return value if _CANONICAL_IPV4.fullmatch(value) else str(address)
 
 
 _BROADCAST = "255.255.255.255"
+_NO_MACHINE = "a loopback, unspecified, multicast or broadcast address is no machine's address"
 # names every host gives itself (Debian's and RHEL's /etc/hosts): as an address they mean the controller
-_THIS_MACHINE = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
+_THIS_MACHINE = frozenset(
+    {
+        "localhost",
+        "localhost.localdomain",
+        "localhost4",
+        "localhost4.localdomain4",
+        "localhost6",
+        "localhost6.localdomain6",
+        "ip6-localhost",
+        "ip6-loopback",
+    }
+)
 
 
 def _ip_interface(value: str) -> str:

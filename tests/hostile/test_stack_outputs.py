@@ -483,7 +483,10 @@ def test_a_huge_unknown_key_is_named_in_a_line_of_bounded_length(case: Any) -> N
     assert len(err) < 1_000, len(err)
 
 
-@pytest.mark.parametrize("address", ["127.0.0.1", "0.0.0.0", "255.255.255.255", "224.0.0.1", "::1"])
+@pytest.mark.parametrize(
+    "address",
+    ["127.0.0.1", "0.0.0.0", "255.255.255.255", "224.0.0.1", "::1", "::ffff:127.0.0.1", "::ffff:0.0.0.0"],
+)
 def test_an_address_no_node_can_have_is_refused(case: Any, address: str) -> None:
     """127.0.0.1 became ansible_host with VPN or bastion access: `configure` ran on the controller."""
     build, outputs, data = case("aws")
@@ -498,13 +501,14 @@ def test_a_host_name_address_that_means_this_machine_or_another_host_is_refused(
     from generator.deploy.stack_inventory import StackInventoryError, _own_address
     from generator.deploy.stack_outputs import _ip_or_host_name
 
-    for name in ("localhost", "LOCALHOST", "ip6-localhost"):
+    for name in ("localhost", "LOCALHOST", "ip6-localhost", "localhost4", "localhost6.localdomain6"):
         with pytest.raises(ValueError, match="names the machine reading it"):
             _ip_or_host_name(name)
     assert _ip_or_host_name("gpu-u1-000000") == "gpu-u1-000000"
     seen = {"hosts": "gpu001 gpu002 gpu003"}
-    with pytest.raises(StackInventoryError, match="is the name of another host of this inventory"):
-        _own_address("outputs", "gpu002", None, {"address": "gpu003"}, seen)
+    for other in ("gpu003", "GPU003"):  # DNS names have no case
+        with pytest.raises(StackInventoryError, match="is the name of another host of this inventory"):
+            _own_address("outputs", "gpu002", None, {"address": other}, dict(seen))
     _own_address("outputs", "gpu002", None, {"address": "gpu002"}, dict(seen))  # its own name: the IAP path
 
 
