@@ -53,6 +53,7 @@ import hashlib
 import os
 import re
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -612,6 +613,16 @@ def _text_run(run: _TextRun, several: bool) -> NcclRun | None:
     )
 
 
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """The file's non-blank lines with their numbers, without a launcher's tag (``_LAUNCHER_TAG``): one
+    regex search over the text decides whether any line has one, so untagged files pay nothing a line."""
+    tagged = _LAUNCHER_TAG.search(text) is not None
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line or line.isspace():  # no setting, row or header is blank
+            continue
+        yield number, (_LAUNCHER_TAG.sub("", line, count=1) if tagged else line)
+
+
 def parse_text(text: str, path: Path, left_out: list[str] | None = None) -> list[NcclRun]:
     """One pass over the lines (linear in the text): the runs of every collective the model knows, one per
     program whose output the file holds (none for a file without one). Where the file holds several, the
@@ -620,12 +631,7 @@ def parse_text(text: str, path: Path, left_out: list[str] | None = None) -> list
     parts = [_TextRun(path)]
     rows = 0
     at = f"{path}:"  # the path formatted once: a line's place is at + its number (a file of empty lines
-    tagged = _LAUNCHER_TAG.search(text[:4096]) is not None  # one look, not a regex a line for every file
-    for number, line in enumerate(text.split("\n"), 1):  # spent ~2 µs a line on this alone)
-        if not line or line.isspace():  # no setting, row or header is blank
-            continue
-        if tagged:
-            line = _LAUNCHER_TAG.sub("", line, count=1)
+    for number, line in _lines(text):  # spent ~2 µs a line on this alone)
         where = at + str(number)
         if line.startswith("#"):
             run = parts[-1]

@@ -485,6 +485,9 @@ def test_a_log_a_launcher_tagged_reads_as_the_plain_one(tmp_path: Path, tag: str
     plain = parse_text(text, tmp_path / "all_reduce_perf.txt")
     runs = parse_text(tagged, tmp_path / "all_reduce_perf.txt")
     assert plain and [(r.hosts, r.rows) for r in runs] == [(r.hosts, r.rows) for r in plain]
+    # after an untagged preamble (the job script's `env`) longer than a first look would read
+    runs = parse_text("PATH=/usr/bin\n" * 600 + tagged, tmp_path / "all_reduce_perf.txt")
+    assert [(r.hosts, r.rows) for r in runs] == [(r.hosts, r.rows) for r in plain]
 
 
 def test_calibrate_to_standard_output_is_refused(tmp_path: Path, capsys) -> None:
