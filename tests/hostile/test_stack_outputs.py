@@ -408,6 +408,12 @@ def test_the_proxy_command_quotes_each_value_even_past_the_syntax_check(
             "inventory.yml:3: ",
         ),
         ("ansible/inventory.yml", "all:\n  children: " + "[" * 100 + "]" * 100 + "\n", "deeper than 64"),
+        # a scalar the safe loader cannot make as its type was an internal error (exit 3)
+        (
+            "ansible/inventory.yml",
+            "all:\n  vars: {when: 2001-13-01}\n  children: {}\n",
+            "cannot read as its type",
+        ),
     ],
 )
 def test_a_build_file_cut_short_or_edited_is_located(case: Any, name: str, text: str, says: str) -> None:
