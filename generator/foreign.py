@@ -215,6 +215,8 @@ def parse_yaml(text: str, where: str, max_depth: int = MAX_YAML_DEPTH) -> Any:
         mark = getattr(exc, "problem_mark", None)
         line = f"{where}:{mark.line + 1}" if mark is not None else where
         raise ForeignInputError(line, f"not YAML: {str(exc).splitlines()[0]}") from None
+    except ForeignInputError:
+        raise
     except (ValueError, OverflowError) as exc:  # a tagged or typed scalar the safe loader cannot make
         # (`2001-13-01` as a date, `!!int abc`): was an internal error (exit 3)
         raise ForeignInputError(
