@@ -245,8 +245,13 @@ def _step(
             return found, 0.0, {"sm": "no subnet manager configured"}
         roots, cns, n_roots, n_cns = guid_files(dump.stdout, work, ftree)
         files = {"root_guid_file": roots, "cn_guid_file": cns, "log_file": work / "opensm.log"}
-        if fab.partitions is not None:
-            files["partition_config_file"] = run_partitions(fab.partitions, dump.stdout, pools, work)
+        # without the build's partitions.conf, a path in the work directory that does not exist: OpenSM
+        # then runs without a partition file rather than reading the host's /etc/opensm/partitions.conf
+        files["partition_config_file"] = (
+            run_partitions(fab.partitions, dump.stdout, pools, work)
+            if fab.partitions is not None
+            else work / "no-partitions.conf"
+        )
         conf = relocated_conf(fab.members[0][1], files, work / "opensm.conf")
         (work / "opensm.log").unlink(missing_ok=True)
         stage = "subnet manager"
@@ -382,7 +387,7 @@ def _pair(
     if sm_ha.wait_log(sim, master, ("Entering MASTER state", "SUBNET UP"), waits.subnet_up_s) is None:
         found["subnet manager"].append(f"{master.host}'s OpenSM daemon never reached SUBNET UP")
         return
-    if "partition_config_file" in files:
+    if files["partition_config_file"].is_file():  # the build's partitions, not the stand-in of none
         ports = ca_ports(dump)
         sm_port = next((g for g, (d, p) in ports.items() if p == 1 and _node_is(sim_text, host_id, d)), None)
         ports.pop(sm_port, None)  # type: ignore[arg-type]
