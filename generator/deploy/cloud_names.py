@@ -14,7 +14,7 @@ from generator.deploy.rdma_layout import rdma_domains
 
 if TYPE_CHECKING:
     from generator.findings import Path
-    from generator.resolve import ResolvedCluster
+    from generator.resolve import ResolvedCluster, ResolvedPool
 
 
 class CloudName(NamedTuple):
@@ -63,6 +63,7 @@ def cloud_names(cluster: ResolvedCluster) -> list[CloudName]:
             out.append(CloudName(where, "compact placement policy", f"{name}-{p.name}-compact", *GCP_NAME))
         for i, st in managed:
             out.append(CloudName(("storage", i, "name"), "file system", f"{name}-{st.name}", *GCP_NAME))
+        out += _gcp_firewalls(cluster, pools)
         cloud = cluster.blueprint.deployment.cloud
         if managed and cloud is not None and cloud.managed_storage == "lustre":
             # the first Managed Lustre file system opens private services access: a peering range and a
@@ -82,4 +83,18 @@ def cloud_names(cluster: ResolvedCluster) -> list[CloudName]:
         if cloud is not None and cloud.managed_storage == "nfs":
             for i, st in managed:
                 out.append(CloudName(("storage", i, "name"), "NFS file share", st.name, *AZURE_SHARE))
+    return out
+
+
+def _gcp_firewalls(cluster: ResolvedCluster, pools: list[ResolvedPool]) -> list[CloudName]:
+    """The firewall rules the GCP program leaves to Pulumi's auto-naming: one `-internal` rule per host VPC
+    and per GPU NIC VPC of gVNIC networks (a RoCE VPC needs none), and the `-iap-ssh` rule."""
+    from generator.deploy.address_plan import address_plan
+
+    where: Path = ("name",)
+    rdma = any(p.cloud is not None and p.cloud.gpu_nic_type == "MRDMA" for p in pools)
+    subnets = [s.name for s in address_plan(cluster).subnets]
+    ruled = [n for n in subnets if n.startswith("host") or (n.startswith("gpu") and not rdma)]
+    out = [CloudName(where, "firewall rule", f"{cluster.name}-{n}-internal", *GCP_AUTONAMED) for n in ruled]
+    out.append(CloudName(where, "firewall rule", f"{cluster.name}-iap-ssh", *GCP_AUTONAMED))
     return out

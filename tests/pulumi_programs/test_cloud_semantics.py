@@ -184,3 +184,5 @@ def test_dep012_holds_the_auto_named_lustre_resources_to_the_limit_less_the_suff
         f"`{name}-scratch-lustre-shared-psa` (66 characters)" in m and "1 to 54" in m for m in found
     ), found
     assert any("Lustre firewall rule" in m for m in found), found
+    # the host VPCs' `-internal` rules are auto-named too: 40 + 15 = 55 characters, past 54
+    assert any(f"`{name}-host0-internal` (55 characters)" in m for m in found), found
