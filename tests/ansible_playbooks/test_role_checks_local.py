@@ -133,27 +133,21 @@ def test_opensm_refuses_to_bind_to_an_unpublished_port(roles: Path, tmp_path: Pa
     assert "Install OpenSM" not in out
 
 
-def test_acceptance_runs_each_pool_with_its_own_shape(roles: Path, tmp_path: Path) -> None:
-    """Two pools on one fabric (4-GPU GB200 trays, 8-GPU DGX H100): the role ran one mpirun over every host
-    with the first host's GPUs a node and NCCL environment (`-np 16 -H gb001:4,...,dgx002:4`, the trays'
-    NCCL_IB_HCA on the DGXs). Each pool now runs on its own, from its first host, with its own shape and
-    environment, one pool after the other."""
-    results = tmp_path / "results"
-    hosts = {"pool_gb": ("gb001", "gb002"), "pool_dgx": ("dgx001", "dgx002")}
-    gpus = {"pool_gb": 4, "pool_dgx": 8}
-    inventory: dict[str, object] = {"all": {"children": {}}}
+def _acceptance_play(
+    roles: Path, tmp: Path, hosts: dict[str, tuple[str, ...]], gpus: dict[str, int], mpirun: str
+) -> subprocess.CompletedProcess[str]:
+    """The acceptance role over local stand-in hosts in pool groups, with ``mpirun`` as the launcher."""
     children: dict[str, object] = {}
     for group, names in hosts.items():
-        env = tmp_path / f"{group}.env"
+        env = tmp / f"{group}.env"
         env.write_text(f"NCCL_IB_HCA={group}\n")
         children[group] = {
             "hosts": {h: {} for h in names},
             "vars": {"acceptance_gpus_per_node": gpus[group], "acceptance_nccl_env_path": str(env)},
         }
     children["role_gpu"] = {"children": {g: {} for g in hosts}}
-    inventory["all"] = {"children": children}
-    inv = tmp_path / "hosts.json"
-    inv.write_text(json.dumps(inventory))
+    inv = tmp / "hosts.json"
+    inv.write_text(json.dumps({"all": {"children": children}}))
     play = [
         {
             "hosts": "role_gpu",
@@ -165,30 +159,55 @@ def test_acceptance_runs_each_pool_with_its_own_shape(roles: Path, tmp_path: Pat
                 "acceptance_run_nccl_tests": True,
                 "acceptance_collectives": ["all_reduce"],
                 "acceptance_link_gbytes": 50.0,
-                "acceptance_mpirun": "echo MPIRUN $NCCL_IB_HCA",
-                "acceptance_host_results_dir": str(tmp_path / "host-results"),
-                "acceptance_results_dir": str(results),
+                "acceptance_mpirun": mpirun,
+                "acceptance_host_results_dir": str(tmp / "host-results"),
+                "acceptance_results_dir": str(tmp / "results"),
             },
             "roles": ["acceptance"],
         }
     ]
-    path = tmp_path / "play.json"
+    path = tmp / "play.json"
     path.write_text(json.dumps(play))
     env = {
         "PATH": "/usr/bin:/bin",
         "ANSIBLE_ROLES_PATH": str(roles),
-        "ANSIBLE_HOME": str(tmp_path / "ansible-home"),
+        "ANSIBLE_HOME": str(tmp / "ansible-home"),
         "ANSIBLE_LOCALHOST_WARNING": "0",
-        "HOME": str(tmp_path),
+        "HOME": str(tmp),
     }
-    done = subprocess.run(
+    return subprocess.run(
         [ansible_bin("ansible-playbook"), "-i", str(inv), str(path)],
         capture_output=True,
         text=True,
         timeout=300,
-        cwd=tmp_path,
+        cwd=tmp,
         env=env,
     )
+
+
+def test_a_failed_launcher_is_not_replaced_by_another_host_of_its_pool(roles: Path, tmp_path: Path) -> None:
+    """The pool's hosts were recomputed on every task: once its first host's run failed, the second became
+    the launcher and ran the rest on a shrunken pool. They are fixed when the role starts."""
+    log = tmp_path / "launches.log"
+    launcher = tmp_path / "mpirun.sh"
+    launcher.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexit 1\n')
+    launcher.chmod(0o755)
+    done = _acceptance_play(
+        roles, tmp_path, {"pool_gb": ("gb001", "gb002", "gb003")}, {"pool_gb": 4}, str(launcher)
+    )
+    assert done.returncode != 0
+    launches = log.read_text().splitlines()
+    assert len(launches) == 1 and "-H gb001:4,gb002:4,gb003:4" in launches[0], launches
+
+
+def test_acceptance_runs_each_pool_with_its_own_shape(roles: Path, tmp_path: Path) -> None:
+    """Two pools on one fabric (4-GPU GB200 trays, 8-GPU DGX H100): the role ran one mpirun over every host
+    with the first host's GPUs a node and NCCL environment (`-np 16 -H gb001:4,...,dgx002:4`, the trays'
+    NCCL_IB_HCA on the DGXs). Each pool now runs on its own, from its first host, with its own shape and
+    environment, one pool after the other."""
+    results = tmp_path / "results"
+    hosts = {"pool_gb": ("gb001", "gb002"), "pool_dgx": ("dgx001", "dgx002")}
+    done = _acceptance_play(roles, tmp_path, hosts, {"pool_gb": 4, "pool_dgx": 8}, "echo MPIRUN $NCCL_IB_HCA")
     # the bandwidth checks fail (the stand-in launcher prints no nccl-tests table); the runs are kept
     gb = (results / "all_reduce_perf-2nodes-gb001-gb002.txt").read_text()
     dgx = (results / "all_reduce_perf-2nodes-dgx001-dgx002.txt").read_text()
