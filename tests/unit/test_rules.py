@@ -563,3 +563,24 @@ def test_wrk004_refuses_more_pipeline_stages_than_layers(tmp_path: Path) -> None
     assert found[0].path[-1] == "pipeline"
     path.write_text(path.read_text().replace("pipeline: 64", "pipeline: 32"))
     assert not [f for f in check(path).findings if f.rule == "WRK004" and "stages" in f.message]
+
+
+def test_net020_warns_of_a_pool_that_is_a_full_member_nowhere(tmp_path: Path) -> None:
+    """A pool named only in limited partitions is a limited member of Default too: its hosts can talk to
+    none of each other (NCCL has no P_Key index to use), which no finding said."""
+    path = tmp_path / "limited.yaml"
+    text = (
+        "apiVersion: cluster-blueprint/v1\nname: limited\nsite: {rows: 1, racks_per_row: 8}\n"
+        "pools:\n  - {name: gpu, role: gpu, count: 4, server: dgx-h100, placement: {nodes_per_rack: 2}}\n"
+        "fabrics:\n  compute:\n    technology: infiniband-ndr\n"
+        "    topology: {kind: fat-tree, tiers: 2, switch: qm9700, rail_optimized: true, scalable_unit: 4}\n"
+        "    subnet_manager:\n      kind: opensm\n      ha: true\n"
+        "      partitions: [{name: obs, pkey: 0x10, pools: [gpu], membership: MEMBERSHIP}]\n"
+    )
+    path.write_text(text.replace("MEMBERSHIP", "limited"))
+    found = [f for f in check(path).findings if f.rule == "NET020"]
+    assert any("pool `gpu` is a limited member of every partition that names it" in f.message for f in found)
+    path.write_text(text.replace("MEMBERSHIP", "full"))
+    assert not [
+        f for f in check(path).findings if f.rule == "NET020" and "pool `gpu` is a limited" in f.message
+    ]

@@ -19,7 +19,8 @@ class IbPartitions(Rule):
     nothing. Its pools must exist and have ports on the fabric (else the partition is empty). A partition
     whose members are all ``limited`` carries no traffic between them: limited members talk only to full
     members, and it has none (the SM's own port is full only in the Default partition), so this is a
-    warning. The errors cannot be suppressed.
+    warning; so is a pool that is a limited member of every partition that names it (and so of Default): no
+    two of its hosts can talk, NCCL between them included. The errors cannot be suppressed.
     """
 
     id = "NET020"
@@ -53,6 +54,7 @@ class IbPartitions(Rule):
                     )
                 first.setdefault(part.pkey, part.name)
                 yield from self._members(cluster, fab, part, path)
+            yield from self._pools_without_a_full_partition(fab)
 
     def _members(
         self, cluster: ResolvedCluster, fab: ResolvedFabric, part: Partition, path: tuple[str | int, ...]
@@ -81,5 +83,24 @@ class IbPartitions(Rule):
                 "none): no two members can talk in it",
                 (*path, "membership"),
                 hint="make the pools that serve the others (e.g. storage) full members in their own entry",
+                severity=Severity.WARNING,
+            )
+
+    def _pools_without_a_full_partition(self, fab: ResolvedFabric) -> Iterator[Finding]:
+        """A pool that partitions name is a limited member of Default; if it is a full member of none of
+        them, no two of its hosts can talk anywhere on the fabric (NCCL between them fails: no P_Key index
+        for NCCL_IB_PKEY)."""
+        sm = fab.spec.subnet_manager
+        assert sm is not None
+        named = dict.fromkeys(p for part in sm.partitions for p in part.pools)
+        for pool in named:
+            if any(pool in part.pools and part.membership == "full" for part in sm.partitions):
+                continue
+            j = next(j for j, part in enumerate(sm.partitions) if pool in part.pools)
+            yield self.finding(
+                f"{fab.name}: pool `{pool}` is a limited member of every partition that names it (and so of "
+                "Default): no two of its hosts can talk on the fabric, NCCL between them included",
+                (*fab.source_path, "subnet_manager", "partitions", j, "membership"),
+                hint="make the pool a full member of its own partition",
                 severity=Severity.WARNING,
             )
