@@ -20,6 +20,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from generator.safetext import one_line
+
 STDIN = "-"
 
 # One command reads at most this much foreign text in all (the largest real input, a discovered 100k-GPU
@@ -150,7 +152,7 @@ def _depth_ok(text: str, limit: int) -> int | None:
 class _DuplicateKey(ValueError):
     def __init__(self, key: str) -> None:
         super().__init__(key)
-        self.key = one_line_key(key)
+        self.key = one_line(key)[:MAX_KEY_SHOWN]
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -162,11 +164,6 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise _DuplicateKey(key)
         out[key] = value
     return out
-
-
-def one_line_key(key: str) -> str:
-    """A foreign key as a message shows it: control characters as `?`, at most MAX_KEY_SHOWN characters."""
-    return re.sub(r"[\x00-\x1f\x7f]", "?", key)[:MAX_KEY_SHOWN]
 
 
 def parse_json(text: str, where: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
@@ -220,7 +217,7 @@ def parse_yaml(text: str, where: str, max_depth: int = MAX_YAML_DEPTH) -> Any:
     except (ValueError, OverflowError) as exc:  # a tagged or typed scalar the safe loader cannot make
         # (`2001-13-01` as a date, `!!int abc`): was an internal error (exit 3)
         raise ForeignInputError(
-            where, f"a value YAML cannot read as its type: {one_line_key(str(exc))}"
+            where, f"a value YAML cannot read as its type: {one_line(str(exc))[:MAX_KEY_SHOWN]}"
         ) from None
 
 

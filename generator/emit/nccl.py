@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 NAME = "nccl"
 
 FULL_MEMBER = 0x8000  # a P_Key's top bit: full membership (IBA 10.9.1)
+# a tenant pool's NCCL_IB_PKEY, and (its index, the full-member P_Key) the nccl role checks on the host
+_Tenant = tuple["NcclSetting", tuple[int, int]]
 
 # Where the nccl role installs the files (the env file is sourced by job scripts / Slurm prolog).
 CONF_PATH = "/etc/nccl.conf"
@@ -376,8 +378,6 @@ def _verbs_settings(cluster: ResolvedCluster, pool: ResolvedPool, t: _Transport)
                 _path("fabrics", "compute", "subnet_manager", "service_level"),
             )
         )
-        if sm is not None:
-            out.extend(_partition_pkey(sm, pool))
     out.append(_gdr_level(cluster, pool))
     out.append(_cross_nic(cluster, compute_fabric))
     if t.name == "ib" and compute_fabric is not None:
@@ -416,10 +416,16 @@ def _opensm_order(pkey: int) -> int:
     return ((base & 0xFF) << 8) | (base >> 8)
 
 
-def _partition_pkey(sm: SubnetManager, pool: ResolvedPool) -> list[NcclSetting]:
-    found = tenant_partition(sm, pool.name)
-    if found is None:
-        return []
+def _partition_pkey(
+    cluster: ResolvedCluster, pool: ResolvedPool
+) -> tuple[NcclSetting, tuple[int, int]] | None:
+    """NCCL_IB_PKEY for a pool a partition names, and (its index, the P_Key with the full-membership bit,
+    IBA 10.9.1) the nccl role checks the host's table holds there; None: the pool needs none."""
+    fabric = cluster.fabrics.get("compute")
+    sm = fabric.spec.subnet_manager if fabric is not None else None
+    found = tenant_partition(sm, pool.name) if sm is not None else None
+    if sm is None or found is None:
+        return None
     i, index = found
     part = sm.partitions[i]
     why = (
@@ -427,11 +433,8 @@ def _partition_pkey(sm: SubnetManager, pool: ResolvedPool) -> list[NcclSetting]:
         "member of Default, so NCCL's queue pairs must not use index 0; OpenSM puts Default at 0 and the "
         "port's other partitions after it by P_Key in network byte order (the nccl role checks the index)"
     )
-    return [
-        NcclSetting(
-            "NCCL_IB_PKEY", str(index), why, _path("fabrics", "compute", "subnet_manager", "partitions", i)
-        )
-    ]
+    where = _path("fabrics", "compute", "subnet_manager", "partitions", i)
+    return NcclSetting("NCCL_IB_PKEY", str(index), why, where), (index, FULL_MEMBER | part.pkey)
 
 
 def _vendor_settings(pool: ResolvedPool, platform: Platform | None) -> list[NcclSetting]:
@@ -458,6 +461,7 @@ def derive(cluster: ResolvedCluster, pool: ResolvedPool, plan: Plan | None = Non
     platform = platform_of(cluster.catalog, pool.server_id)
     t = _transport(cluster, pool, platform)
     derived: list[NcclSetting] = []
+    tenant: _Tenant | None = None
     notes: list[str] = []
     if t.kind != "plugin":  # plug-in transports take the vendor's environment only
         rails, rail_notes = _rail_settings(cluster, pool, plan, t)
@@ -470,6 +474,9 @@ def derive(cluster: ResolvedCluster, pool: ResolvedPool, plan: Plan | None = Non
             else:
                 notes.append(sock)
             derived.extend(_verbs_settings(cluster, pool, t))
+            tenant = _partition_pkey(cluster, pool) if t.name == "ib" else None
+            if tenant is not None:
+                derived.append(tenant[0])
     elif platform is None:
         notes.append(f"no vendor NCCL settings for `{pool.server_id}` in the catalogue (rule PLT001)")
     settings = _merge(derived, _vendor_settings(pool, platform))
@@ -481,17 +488,7 @@ def derive(cluster: ResolvedCluster, pool: ResolvedPool, plan: Plan | None = Non
             NcclSetting("NCCL_TOPO_FILE", TOPO_PATH, topo.reason, _pool_path(cluster, pool, "server"))
         )
     profile = _profile(pool, t, platform, settings, topo, notes)
-    return replace(profile, pkey=_expected_pkey(cluster, pool)) if profile.get("NCCL_IB_PKEY") else profile
-
-
-def _expected_pkey(cluster: ResolvedCluster, pool: ResolvedPool) -> tuple[int, int] | None:
-    """NCCL_IB_PKEY's index and the P_Key with the full-membership bit (0x8000, IBA 10.9.1) found there."""
-    fabric = cluster.fabrics.get("compute")
-    sm = fabric.spec.subnet_manager if fabric is not None else None
-    found = tenant_partition(sm, pool.name) if sm is not None else None
-    if sm is None or found is None:
-        return None
-    return found[1], FULL_MEMBER | sm.partitions[found[0]].pkey
+    return replace(profile, pkey=tenant[1]) if tenant is not None else profile
 
 
 def _platform_topology(
