@@ -52,6 +52,11 @@ def _play(
     tmp: Path, roles: Path, tasks: list[dict], variables: dict, *options: str
 ) -> subprocess.CompletedProcess[str]:
     play = [{"hosts": "localhost", "gather_facts": False, "vars": variables, "tasks": tasks}]
+    return _run_play(tmp, roles, play, "-i", "localhost,", "-c", "local", *options)
+
+
+def _run_play(tmp: Path, roles: Path, play: list[dict], *options: str) -> subprocess.CompletedProcess[str]:
+    """ansible-playbook of ``play`` with the generated roles, its own home and PATH in ``tmp``."""
     path = tmp / "play.json"  # YAML is a superset of JSON: the play as data, nothing templated into it
     path.write_text(json.dumps(play))
     env = {
@@ -63,7 +68,7 @@ def _play(
         "HOME": str(tmp),
     }
     return subprocess.run(
-        [ansible_bin("ansible-playbook"), "-i", "localhost,", "-c", "local", str(path), *options],
+        [ansible_bin("ansible-playbook"), *options, str(path)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -166,23 +171,7 @@ def _acceptance_play(
             "roles": ["acceptance"],
         }
     ]
-    path = tmp / "play.json"
-    path.write_text(json.dumps(play))
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "ANSIBLE_ROLES_PATH": str(roles),
-        "ANSIBLE_HOME": str(tmp / "ansible-home"),
-        "ANSIBLE_LOCALHOST_WARNING": "0",
-        "HOME": str(tmp),
-    }
-    return subprocess.run(
-        [ansible_bin("ansible-playbook"), "-i", str(inv), str(path)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp,
-        env=env,
-    )
+    return _run_play(tmp, roles, play, "-i", str(inv))
 
 
 def test_a_failed_launcher_is_not_replaced_by_another_host_of_its_pool(roles: Path, tmp_path: Path) -> None:
