@@ -28,16 +28,11 @@ from types import FrameType
 
 PREFIX = "cbr"  # namespaces cbr<pid>-<n>, FRR pathspaces /var/run/frr/cbr<pid>-<n>
 WORK_PREFIX = "cb-rehearse-"  # work directories <tmp>/cb-rehearse-<pid>-XXXX
-LIMITS_PREFIX = "cb-rehearse-limits-"  # <tmp>/cb-rehearse-limits-<pid>.json: kernel limits a run raised
-
-
-def limits_record(tmp: Path) -> Path:
-    """Where this rehearsal records the kernel limits it raises (restored by the next run if it is killed)."""
-    return tmp / f"{LIMITS_PREFIX}{os.getpid()}.json"
 
 
 FRR_RUN = Path("/var/run/frr")  # zebra -N <name> puts its zserv socket in /var/run/frr/<name>/
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+PID_MAX = 4_194_304  # PID_MAX_LIMIT on 64-bit Linux (proc(5), /proc/sys/kernel/pid_max: "2^22")
 
 
 class Interrupted(BaseException):
@@ -158,7 +153,10 @@ def delete_namespace(ns: str) -> None:
     shutil.rmtree(FRR_RUN / ns, ignore_errors=True)
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
+    """Whether a process with this pid exists (a pid no kernel gives, from a name or a file, is dead)."""
+    if not 0 < pid <= PID_MAX:
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -176,19 +174,17 @@ def sweep_stale(tmp: Path) -> list[str]:
     for line in listing.splitlines():
         name = line.split()[0] if line.split() else ""
         m = stale.match(name)
-        if m and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
+        if m and int(m.group(1)) != os.getpid() and not alive(int(m.group(1))):
             delete_namespace(name)
             removed.append(f"namespace {name}")
-    for path in tmp.glob(f"{LIMITS_PREFIX}*.json") if tmp.is_dir() else []:
-        m = re.match(rf"^{LIMITS_PREFIX}(\d+)\.json$", path.name)
-        if m and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
-            from generator.rehearse.limits import restore_recorded
+    if tmp.is_dir():
+        from generator.rehearse.limits import sweep
 
-            removed += [f"raised kernel limit {key} (put back)" for key in restore_recorded(path)]
+        removed += [f"raised kernel limit {key} (put back)" for key in sweep(tmp)]
     for root, pattern in ((FRR_RUN, rf"^{PREFIX}(\d+)-\d+$"), (tmp, rf"^{WORK_PREFIX}(\d+)-")):
         for path in root.glob("*") if root.is_dir() else []:
             m = re.match(pattern, path.name)
-            if m and int(m.group(1)) != os.getpid() and not _alive(int(m.group(1))):
+            if m and int(m.group(1)) != os.getpid() and not alive(int(m.group(1))):
                 shutil.rmtree(path, ignore_errors=True)
                 removed.append(str(path))
     return removed

@@ -7,16 +7,24 @@ and their garbage-collection thresholds are read from the initial namespace's
 unnumbered needs one IPv6 link-local neighbour per fabric port end (the peer learned from its router
 advertisements), and zebra installs one IPv4 neighbour per port for RFC 5549 next hops, so a fabric of
 512 cables (1,024 port ends) already reaches the default hard limit: entries beyond it are refused.
+
+The limits are the machine's, so rehearsals running at once share them: one state file under a lock
+records the values before the first raised them and what each live rehearsal needs (``_State``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import stat
-from dataclasses import dataclass
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from generator.rehearse.cleanup import alive
 
 PROC_SYS = Path("/proc/sys")
 FAMILIES = ("ipv6", "ipv4")
@@ -54,55 +62,160 @@ def wanted(port_ends: int) -> dict[str, int]:
     return out
 
 
-def raise_limits(port_ends: int, record: Path | None = None) -> list[LimitChange]:
-    """Raise only what is below what the run needs; the changes made, to give to ``restore``. ``record``:
-    a file the changes are written to before any is made, so that a rehearsal killed with SIGKILL (no
-    ``finally`` runs) has them put back by the next one (``restore_recorded``)."""
-    plan = [(key, _read(key), value) for key, value in wanted(port_ends).items() if _path(key).exists()]
-    changes = [LimitChange(key, before, value) for key, before, value in plan if before < value]
-    if record is not None and changes:
-        _write_record(record, json.dumps([c.as_dict() for c in changes]))
-    for change in changes:
-        _write(change.key, change.during)
+STATE_NAME = "cb-rehearse-limits.json"  # in the temporary directory: what every running rehearsal needs
+LOCK_NAME = "cb-rehearse-limits.lock"  # flock(2) around each read-modify-write of the state
+LOCK_WAIT_S = 60.0  # the lock is held for a few file operations; past this it is not waited for
+MAX_VALUE = 2**31 - 1  # the kernel's int sysctl range: a recorded value outside it is not ours
+
+
+@dataclass
+class _State:
+    """Shared by concurrent rehearsals: the value each key had before the first of them raised it, the
+    value last written to it, and what each live rehearsal (by pid) needs. The last one out puts the
+    originals back; one that ends earlier lowers only to what those still running need."""
+
+    original: dict[str, int] = field(default_factory=dict)
+    written: dict[str, int] = field(default_factory=dict)
+    holders: dict[int, dict[str, int]] = field(default_factory=dict)
+
+
+def raise_limits(port_ends: int, tmp: Path, pid: int | None = None) -> list[LimitChange]:
+    """Raise only what is below what this run (and every other live one) needs; the changes made. The
+    state is written before any value is, so a rehearsal killed with SIGKILL (no ``finally`` runs) has
+    them put back by the next one (``sweep``)."""
+    me = os.getpid() if pid is None else pid
+    with _locked(tmp):
+        state = _load(tmp)
+        _settle(state)
+        state.holders[me] = {k: v for k, v in wanted(port_ends).items() if _path(k).exists()}
+        changes = [c for c in _plan(state) if c.before < c.during]
+        for c in changes:
+            state.original.setdefault(c.key, c.before)
+            state.written[c.key] = c.during
+        _save(tmp, state)
+        for c in changes:
+            _write(c.key, c.during)
     return changes
 
 
-def _write_record(record: Path, text: str) -> None:
-    """A new file of this process only: the name is predictable (its pid) in a shared directory, so one
-    already there (a planted symlink) is removed, and the file is created exclusively, never followed."""
-    with contextlib.suppress(FileNotFoundError):
-        record.unlink()
-    fd = os.open(record, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
+def release(tmp: Path, pid: int | None = None) -> None:
+    """This run no longer needs its values: lowered to what the rehearsals still running need, or put back
+    to the originals when it is the last one."""
+    me = os.getpid() if pid is None else pid
+    with _locked(tmp):
+        state = _load(tmp)
+        state.holders.pop(me, None)
+        _settle(state)
+        _save(tmp, state)
 
 
-def restore(changes: list[LimitChange], record: Path | None = None) -> None:
-    """Put every raised value back, last raised first, then drop the record."""
-    for change in reversed(changes):
-        _write(change.key, change.before)
-    if record is not None:
-        record.unlink(missing_ok=True)
+def sweep(tmp: Path) -> list[str]:
+    """The values that rehearsals killed since raised, put back where no live one needs them: sysctl names
+    restored to their originals."""
+    with _locked(tmp):
+        state = _load(tmp)
+        done = _settle(state)
+        _save(tmp, state)
+    return done
 
 
-def restore_recorded(record: Path) -> list[str]:
-    """The values a killed rehearsal recorded, put back where they are still what it raised them to (a value
-    changed since is someone else's); the record is removed. What was put back, as sysctl names."""
-    # the record sits in a shared temporary directory: only this user's own file, and only the keys and
-    # the kind of values a rehearsal raises, are put back (a planted file sets nothing else)
+def _plan(state: _State) -> list[LimitChange]:
+    """Each key's current value and the largest any holder needs."""
+    needs: dict[str, int] = {}
+    for need in state.holders.values():
+        for key, value in need.items():
+            needs[key] = max(needs.get(key, 0), value)
+    return [LimitChange(key, _read(key), value) for key, value in sorted(needs.items())]
+
+
+def _settle(state: _State) -> list[str]:
+    """Dead holders dropped; every raised key lowered to the most a live holder needs (its original when
+    none does). A key someone else changed since it was written is theirs: forgotten, not touched."""
+    state.holders = {pid: need for pid, need in state.holders.items() if alive(pid)}
+    restored = []
+    for key, original in list(state.original.items()):
+        if not _path(key).exists() or _read(key) != state.written.get(key):
+            del state.original[key]
+            state.written.pop(key, None)
+            continue
+        floor = max([original] + [need.get(key, 0) for need in state.holders.values()])
+        if floor < state.written[key]:
+            _write(key, floor)
+            state.written[key] = floor
+        if floor == original:
+            del state.original[key]
+            del state.written[key]
+            restored.append(key)
+    return restored
+
+
+@contextlib.contextmanager
+def _locked(tmp: Path) -> Iterator[None]:
+    """An exclusive flock on the lock file (never a symlink followed), waited for at most LOCK_WAIT_S."""
+    fd = os.open(tmp / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        deadline = time.monotonic() + LOCK_WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _load(tmp: Path) -> _State:
+    """The state, when it is this user's own regular file holding only the keys and kinds of values a
+    rehearsal raises (the temporary directory is shared: a planted file sets nothing); else empty."""
+    path = tmp / STATE_NAME
     ours = set(wanted(0))
     try:
-        info = record.lstat()
-        mine = stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid()
-        rows = json.loads(record.read_text()) if mine else []
-        changes = [LimitChange(str(r["key"]), int(r["before"]), int(r["during"])) for r in rows]
-    except (OSError, ValueError, KeyError, TypeError):
-        changes = []
-    done = []
-    for c in reversed(changes):
-        if c.key in ours and _path(c.key).exists() and 0 <= c.before < c.during and _read(c.key) == c.during:
-            _write(c.key, c.before)
-            done.append(c.key)
-    with contextlib.suppress(OSError):  # another user's file in the sticky temporary directory
-        record.unlink(missing_ok=True)
-    return done
+        info = path.lstat()
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_size > 1 << 20:
+            return _State()
+        raw = json.loads(path.read_text())
+        state = _State(
+            original=_values(raw["original"], ours),
+            written=_values(raw["written"], ours),
+            holders={int(pid): _values(need, ours) for pid, need in raw["holders"].items()},
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return _State()
+    if set(state.original) != set(state.written) or any(
+        state.original[k] >= state.written[k] for k in state.original
+    ):
+        return _State()
+    return state
+
+
+def _values(raw: object, ours: set[str]) -> dict[str, int]:
+    if not isinstance(raw, dict) or not all(
+        k in ours and type(v) is int and 0 <= v <= MAX_VALUE for k, v in raw.items()
+    ):
+        raise ValueError("not a rehearsal's limits")
+    return dict(raw)
+
+
+def _save(tmp: Path, state: _State) -> None:
+    """Replaced whole (a new file of this process, created exclusively, renamed over the old one, so a
+    planted symlink is replaced, never followed); removed when nothing is held or raised."""
+    path = tmp / STATE_NAME
+    if not state.holders and not state.original:
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
+        return
+    text = json.dumps(
+        {"original": state.original, "written": state.written,
+         "holders": {str(pid): need for pid, need in state.holders.items()}}
+    )  # fmt: skip
+    part = tmp / f"{STATE_NAME}.{os.getpid()}.part"
+    with contextlib.suppress(FileNotFoundError):
+        part.unlink()
+    fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    os.replace(part, path)

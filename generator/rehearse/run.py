@@ -11,7 +11,7 @@ from pathlib import Path
 from generator.foreign import read_foreign_text
 from generator.rehearse import limits, sample
 from generator.rehearse.build_input import MAX_FILE, Build
-from generator.rehearse.cleanup import Reaper, limits_record, signals_raise, sweep_stale
+from generator.rehearse.cleanup import Reaper, signals_raise, sweep_stale
 from generator.rehearse.ethernet import rehearse_ethernet, wiring
 from generator.rehearse.ibsim import netfile_size
 from generator.rehearse.infiniband import fabric_switches, rehearse_infiniband
@@ -84,12 +84,11 @@ def rehearse(
     tmp = Path(tempfile.gettempdir())
     for stale in sweep_stale(tmp):
         progress(f"removed {stale} left by a rehearsal that was killed")
-    record = limits_record(tmp)
     with signals_raise():
         ends = max((2 * len(wiring(build.cables_of(f), build.switches[f])[0]) for f in fabrics
                     if f in build.switches), default=0)  # fmt: skip
         try:
-            result.limits = limits.raise_limits(ends, record)
+            result.limits = limits.raise_limits(ends, tmp)
             for fabric in fabrics:
                 mine = [d for d in fail if d in fabric_devices(build, fabric)]
                 progress(f"rehearsing {fabric}" + (f", then failing {', '.join(mine)}" if mine else ""))
@@ -101,7 +100,7 @@ def rehearse(
                     reaper.release()
         finally:
             try:
-                limits.restore(result.limits, record)
+                limits.release(tmp)
             except OSError:
                 result.limits_restored = False
     result.seconds = time.monotonic() - t0

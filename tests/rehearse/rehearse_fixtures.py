@@ -3,8 +3,10 @@ rehearsal may have left behind (namespaces, processes, directories carrying its 
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,9 +44,11 @@ def start(*args: str) -> subprocess.Popen[str]:
 
 @functools.cache
 def small_build() -> Path:
-    """The small RoCE fixture generated once per test session (its directory is removed at exit by
-    the operating system's temporary-file cleaning; each test that edits it works on a copy)."""
-    return generate(SMALL_ROCE, Path(tempfile.mkdtemp(prefix="cb-rehearse-test-")) / "build")
+    """The small RoCE fixture generated once per test session and removed when the session's
+    interpreter exits (each test that edits it works on a copy)."""
+    top = Path(tempfile.mkdtemp(prefix="cb-rehearse-test-"))
+    atexit.register(shutil.rmtree, top, ignore_errors=True)
+    return generate(SMALL_ROCE, top / "build")
 
 
 def rehearse(*args: str, timeout_s: float = 600) -> tuple[int, dict[str, Any], str]:

@@ -4,9 +4,12 @@ managers' waits."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rehearse_fixtures import small_build
@@ -294,12 +297,7 @@ def test_a_takeover_the_rehearsal_cannot_wait_for_is_a_finding(tmp_path: Path) -
     assert "makes a takeover take up to 40,000,000,050 s" in problems[0] and "past 600 s" in problems[0]
 
 
-def test_limits_a_killed_rehearsal_raised_are_put_back_by_the_next(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """After a SIGKILL (no `finally` runs) the next run swept the namespaces but left gc_thresh2/3 raised,
-    and took the raised values as the ones to restore. The changes are recorded before they are made, and
-    the sweep puts them back where they are still what the dead run set; a planted record sets nothing."""
+def _fake_sysctl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     from generator.rehearse import limits
 
     sysctl = tmp_path / "proc"
@@ -308,16 +306,58 @@ def test_limits_a_killed_rehearsal_raised_are_put_back_by_the_next(
         path = sysctl / key.replace(".", "/")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("1024\n" if key.endswith("3") else "512\n")
-    dead = 2**22 + 7  # above Linux's pid_max default: no such process
-    record = tmp_path / f"{cleanup.LIMITS_PREFIX}{dead}.json"
-    changes = limits.raise_limits(4000, record)
-    assert changes and record.exists()
+    return limits
+
+
+def test_limits_a_killed_rehearsal_raised_are_put_back_by_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a SIGKILL (no `finally` runs) the next run swept the namespaces but left gc_thresh2/3 raised,
+    and took the raised values as the ones to restore. The state is written before a value is, and the
+    sweep puts them back where they are still what the dead run set; a planted state sets nothing."""
+    limits = _fake_sysctl(tmp_path, monkeypatch)
+    dead = 2**22 + 7  # above Linux's largest pid: no such process
+    changes = limits.raise_limits(4000, tmp_path, pid=dead)
+    assert changes and (tmp_path / limits.STATE_NAME).exists()
     raised = {c.key: c.during for c in changes}
     assert all(limits._read(k) == v for k, v in raised.items())
     swept = cleanup.sweep_stale(tmp_path)
-    assert not record.exists() and sorted(s.split()[3] for s in swept if "kernel limit" in s) == sorted(
-        raised
-    )
+    assert not (tmp_path / limits.STATE_NAME).exists()
+    assert sorted(s.split()[3] for s in swept if "kernel limit" in s) == sorted(raised)
     assert all(limits._read(c.key) == c.before for c in changes)
-    record.write_text('[{"key": "net.ipv4.ip_forward", "before": 1, "during": 0}]')  # planted
-    assert limits.restore_recorded(record) == [] and not record.exists()
+    key = "net.ipv6.neigh.default.gc_thresh3"
+    planted = {"original": {"net.ipv4.ip_forward": 0}, "written": {"net.ipv4.ip_forward": 1}, "holders": {}}
+    for state in (planted, {"original": {key: 5000}, "written": {key: 1024}, "holders": {}}):
+        (tmp_path / limits.STATE_NAME).write_text(json.dumps(state))
+        assert limits.sweep(tmp_path) == [] and limits._read(key) == 1024
+
+
+def test_limits_of_rehearsals_running_at_once_are_restored_by_the_last_one_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two rehearsals at once: the first to end put back the values from before it while the other still
+    ran (its fabric then lost neighbours), and the other then 'restored' the first one's raised values for
+    good. The first out lowers only to what the other needs; the last out puts the originals back."""
+    limits = _fake_sysctl(tmp_path, monkeypatch)
+    key = "net.ipv6.neigh.default.gc_thresh3"
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        for small, large in ((os.getpid(), other.pid), (other.pid, os.getpid())):
+            limits.raise_limits(1024, tmp_path, pid=small)  # 2 x 1024 + 512
+            assert limits._read(key) == 2560
+            changes = limits.raise_limits(4000, tmp_path, pid=large)
+            assert [(c.before, c.during) for c in changes if c.key == key] == [(2560, 8512)]
+            limits.release(tmp_path, pid=large)
+            assert limits._read(key) == 2560  # the smaller run still needs its value
+            limits.raise_limits(4000, tmp_path, pid=large)
+            limits.release(tmp_path, pid=small)
+            assert limits._read(key) == 8512  # the larger run keeps its own
+            limits.release(tmp_path, pid=large)
+            assert limits._read(key) == 1024 and not (tmp_path / limits.STATE_NAME).exists()
+        limits.raise_limits(4000, tmp_path, pid=other.pid)
+        limits._write(key, 9000)  # an administrator's value, set while a rehearsal ran: theirs
+        limits.release(tmp_path, pid=other.pid)
+        assert limits._read(key) == 9000 and limits._read("net.ipv4.neigh.default.gc_thresh3") == 1024
+    finally:
+        other.kill()
+        other.wait()
