@@ -156,10 +156,22 @@ def _cloud_network(
     return CloudNetwork(cloud, path, reserved, pools, nodes, first, small, storage_subnet_prefix(cluster))
 
 
-def storage_subnet_prefix(cluster: ResolvedCluster) -> int | None:
-    """The subnet prefix the target's managed file systems need together (their delivered sizes summed,
-    looked up in the service's table); past the table's last size, its last prefix (DEP008 warns: the
-    vendor publishes nothing larger). None: no managed file system, or a service without a table."""
+@dataclass(frozen=True)
+class StorageSubnet:
+    """The subnet the target's managed file systems need together, from the service's table by size."""
+
+    prefix: int
+    total_tib: float  # their delivered sizes summed
+    table_tib: int  # the largest size the vendor's table reaches (its last prefix is taken past it)
+
+    @property
+    def past_table(self) -> bool:
+        return self.total_tib > self.table_tib
+
+
+def storage_subnet(cluster: ResolvedCluster) -> StorageSubnet | None:
+    """None: no managed file system, or a service without a table. Past the table's last size, its last
+    prefix (DEP008 warns: the vendor publishes nothing larger)."""
     from generator.deploy.managed_storage import managed_storage_spec, size_managed, storage_efa, tib_of
 
     spec = managed_storage_spec(cluster)
@@ -174,4 +186,10 @@ def storage_subnet_prefix(cluster: ResolvedCluster) -> int | None:
     if not sizes:
         return None
     table = sorted(spec.subnet_prefix.items())
-    return next((prefix for tib, prefix in table if sum(sizes) <= tib), table[-1][1])
+    prefix = next((prefix for tib, prefix in table if sum(sizes) <= tib), table[-1][1])
+    return StorageSubnet(prefix, sum(sizes), table[-1][0])
+
+
+def storage_subnet_prefix(cluster: ResolvedCluster) -> int | None:
+    need = storage_subnet(cluster)
+    return None if need is None else need.prefix

@@ -392,3 +392,24 @@ def test_a_misspelt_argument_fails_the_run(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="interface_kind"):
         run_target(cluster, tmp_path)
     shutil.rmtree(tmp_path)
+
+
+def test_managed_lustre_past_the_vendor_subnet_table_is_warned_once_where_it_is_sized(tmp_path: Path) -> None:
+    """Microsoft's table stops at 400 TiB (/23). DEP008 warns past it from the same sum the address plan
+    takes its prefix from (address_plan.storage_subnet), at the last managed storage: 512 TiB asked is
+    528 delivered (the SKU's steps); 384 TiB is quiet."""
+    from generator.findings import Severity
+    from generator.pipeline import check
+
+    text = (EXAMPLES / "azure-ndh100v5.yaml").read_text()
+    old = "capacity_tib: 128\n    throughput_gbytes: 30\n"
+    for tib, warned in ((384, False), (512, True)):
+        path = tmp_path / f"amlfs-{tib}.yaml"
+        path.write_text(text.replace(old, f"capacity_tib: {tib}\n"))
+        found = [f for f in check(path).findings if f.rule == "DEP008" and "subnet table" in f.message]
+        assert [f.severity for f in found] == ([Severity.WARNING] if warned else []), found
+        if warned:
+            assert (
+                "528 TiB of file systems, past the 400 TiB" in found[0].message and "/23" in found[0].message
+            )
+            assert found[0].path[-1] == "capacity_tib"

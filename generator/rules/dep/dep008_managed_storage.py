@@ -29,11 +29,11 @@ class ManagedStorageFit(Rule):
         cluster = ctx.cluster
         if not cluster.blueprint.storage:  # nothing to check: the deployment modules are not imported
             return
-        from generator.deploy.managed_storage import managed_storage_spec, size_managed, storage_efa, tib_of
+        from generator.deploy.managed_storage import managed_storage_spec, size_managed, storage_efa
 
         target = cluster.target
         spec = managed_storage_spec(cluster) if cluster.is_cloud else None
-        sized: list[tuple[tuple[str | int, ...], float]] = []
+        last: tuple[str | int, ...] | None = None  # the last managed storage, where a joint finding goes
         for i, st in enumerate(cluster.blueprint.storage):
             path = ("storage", i)
             if st.kind != "managed":
@@ -63,7 +63,7 @@ class ManagedStorageFit(Rule):
                 continue
             efa = storage_efa(cluster, spec)
             sizing = size_managed(spec, st.capacity_tib, st.throughput_gbytes, efa)
-            sized.append((path, tib_of(spec, sizing.size)))
+            last = path
             for note in sizing.notes:
                 sev = Severity.ERROR if "maximum" in note else Severity.INFO
                 key = "capacity_tib" if st.capacity_tib is not None else "kind"
@@ -79,20 +79,21 @@ class ManagedStorageFit(Rule):
                         (*path, "kind"),
                         severity=Severity.INFO,
                     )
-        if spec is not None and spec.subnet_prefix and sized:
-            yield from self._subnet_table(spec.service, spec.subnet_prefix, sized)
+        if spec is not None and last is not None:
+            yield from self._subnet_table(ctx, spec.service, last)
 
-    def _subnet_table(
-        self, service: str, table: dict[int, int], sized: list[tuple[tuple[str | int, ...], float]]
-    ) -> Iterator[Finding]:
+    def _subnet_table(self, ctx: RuleContext, service: str, last: tuple[str | int, ...]) -> Iterator[Finding]:
         """The vendor sizes the file systems' subnet up to its table's last size; past it the program takes
         the table's last prefix, which nobody has published to be enough."""
-        total, (largest, prefix) = sum(t for _, t in sized), max(table.items())
-        if total > largest:
+        from generator.deploy.address_plan import storage_subnet
+
+        need = storage_subnet(ctx.cluster)
+        if need is not None and need.past_table:
             yield self.finding(
-                f"{service}: {total:,.0f} TiB of file systems, past the {largest} TiB the vendor's subnet "
-                f"table reaches (/{prefix}): the program gives them a /{prefix}, not published to be enough",
-                (*sized[-1][0], "capacity_tib"),
+                f"{service}: {need.total_tib:,.0f} TiB of file systems, past the {need.table_tib} TiB the "
+                f"vendor's subnet table reaches (/{need.prefix}): the program gives them a /{need.prefix}, "
+                "not published to be enough",
+                (*last, "capacity_tib"),
                 severity=Severity.WARNING,
                 hint="ask the provider for the subnet size, and give network_cidr room for a larger block",
             )
