@@ -284,9 +284,9 @@ def _transport(cluster: ResolvedCluster, pool: ResolvedPool, platform: Platform 
             cloud_fabric,
             f"catalog:cloud.{pool.server_id}.fabric",
         )
-    elif compute is not None:
+    elif compute is not None and pool.ports_for("compute"):
         kind, name, src = compute.kind, compute.technology, _path(*compute.source_path, "technology")
-    else:
+    else:  # no compute fabric, or none of this pool's ports is on it: NCCL has no network to use
         kind, name, src = "none", "none", "fabrics.compute"
     return _Transport({"infiniband": "ib", "roce": "roce"}.get(kind, "socket"), kind, name, src, None)
 

@@ -265,3 +265,19 @@ def test_a_kept_image_driver_is_held_to_the_branch(
     assert (done.returncode == 0) == ok, done.stdout + done.stderr
     if not ok:
         assert "is not the pinned 550.127.08" in done.stdout
+
+
+def test_a_pool_with_nothing_to_run_is_not_failed_for_a_zero_threshold(roles: Path, tmp_path: Path) -> None:
+    """A GPU pool without compute ports (acceptance_link_gbytes 0, no prediction) failed "no bus bandwidth
+    threshold" though generate turned its nccl-tests runs off; the threshold is checked only for a run."""
+    variables = {
+        "acceptance_hardware_present": False,
+        "acceptance_link_gbytes": 0.0,
+        "acceptance_collectives": ["all_reduce"],
+        "acceptance_pool_hosts": ["localhost"],
+    }
+    role = [{"ansible.builtin.include_role": {"name": "acceptance"}}]
+    done = _play(tmp_path, roles, role, {**variables, "acceptance_run_nccl_tests": False})
+    assert done.returncode == 0 and "failed=0" in done.stdout, done.stdout[-3000:]
+    done = _play(tmp_path, roles, role, {**variables, "acceptance_run_nccl_tests": True})
+    assert done.returncode != 0 and "no bus bandwidth threshold" in done.stdout, done.stdout[-3000:]

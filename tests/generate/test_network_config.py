@@ -422,3 +422,22 @@ def test_too_small_loopback_block_is_a_clear_error_and_writes_nothing(tmp_path: 
     assert code == 1  # refused by rule NET017, as validate refuses it (issue 29: one truth)
     assert "NET017 10.9.0.0/30 holds 2 loopbacks; this fabric needs 8 (one per switch)" in err
     assert not (tmp_path / "out").exists()
+
+
+STORAGE_ONLY_GPUS = REPO / "tests" / "generate" / "data" / "gpu-pool-storage-only.yaml"
+
+
+def test_a_gpu_pool_without_compute_ports_gets_no_fabric_nccl_settings_or_network_acceptance() -> None:
+    """A GPU pool cabled to the RoCE storage fabric only took the InfiniBand compute fabric's transport
+    (`ib`, NCCL_IB_SL, NCCL_CROSS_NIC, nvidia_peermem), so NCCL would have used the storage NICs outside
+    their lossless class; and the acceptance role failed it for a zero threshold though there is no
+    network collective to run. The DGX pool beside it keeps the InfiniBand settings."""
+    from generator.emit.ansible.group_vars import pool_vars
+
+    cluster, plan = built(str(STORAGE_ONLY_GPUS))
+    by_pool = {p.name: _group_vars(pool_vars(cluster, plan, p)) for p in cluster.pools}
+    viz, train = by_pool["viz"], by_pool["train"]
+    assert viz["nccl_transport"] == "socket" and viz["cb_compute_transport"] not in ("ib", "roce")
+    assert not [s["name"] for s in viz["nccl_settings"] if s["name"].startswith("NCCL_IB_")]
+    assert viz["acceptance_run_nccl_tests"] is False and viz["roce_qos_classes"][0]["fabric"] == "storage"
+    assert train["nccl_transport"] == "ib" and "acceptance_run_nccl_tests" not in train

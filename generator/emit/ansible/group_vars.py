@@ -241,7 +241,11 @@ def _acceptance(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> tup
     ]
     predicted, rail_predicted, predicted_notes = _acceptance_predictions(cluster, plan, pool)
     rails, rail_notes = _rail_hcas(pool)
-    return {
+    alone: dict[str, Any] = {}
+    if not compute:  # a collective between its hosts has no network: the role checks the GPUs only
+        alone = {"acceptance_run_nccl_tests": False}
+        notes.append("acceptance_run_nccl_tests: false, the pool has no port on the compute fabric")
+    return alone | {
         "acceptance_link_gbytes": link,
         "acceptance_gpus_per_node": pool.server.gpus,
         "acceptance_min_bytes": "1G",
