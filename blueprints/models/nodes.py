@@ -139,6 +139,23 @@ class NodePool(Model):
             raise ValueError("`hostnames` lists a name twice")
         return self
 
+    @field_validator("ports")
+    @classmethod
+    def _one_port_an_interface(cls, ports: list[DeclaredPort] | None) -> list[DeclaredPort] | None:
+        """An interface is one port: declared under two roles (a compute rail and a storage port) it was
+        addressed and QoS-classed twice, or its cables got one label."""
+        seen: dict[str, int] = {}
+        for j, port in enumerate(ports or ()):
+            if port.netdev is None:
+                continue
+            first = seen.setdefault(port.netdev, j)
+            if first != j:
+                raise ValueError(
+                    f"ports[{j}] ({port.role}) has netdev {port.netdev!r}, already ports[{first}]'s "
+                    f"({ports[first].role}): give each port its own interface"  # type: ignore[index]
+                )
+        return ports
+
     @model_validator(mode="after")
     def _labels(self) -> "NodePool":
         """A site label names one adapter (both ports of a dual-port adapter may share it): two adapters

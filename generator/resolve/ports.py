@@ -87,6 +87,13 @@ class _PortNumbering:
     rdma: int = 0
     net: dict[str, int] = field(default_factory=lambda: {"ib": 0, "eth": 1})
     per_purpose: dict[str, int] = field(default_factory=dict)
+    # ports taken so far on each named RDMA device, across all NIC entries: a dual-port device whose
+    # port 1 is a compute rail and port 2 a storage port is named in two entries
+    device_ports: dict[str, int] = field(default_factory=dict)
+
+    def next_device_port(self, rdma_dev: str) -> int:
+        self.device_ports[rdma_dev] = self.device_ports.get(rdma_dev, 0) + 1
+        return self.device_ports[rdma_dev]
 
     def next_rdma_dev(self, is_rdma: bool) -> str:
         """``mlx5_<n>`` for an RDMA adapter, "" for a plain Ethernet one (which takes no number)."""
@@ -165,7 +172,6 @@ def _nic_ports(facts: _NicFacts, numbering: _PortNumbering) -> list[NicPort]:
     out: list[NicPort] = []
     # A port map that names its own RDMA device per port (one PCI function each, as DGX Table 5 lists
     # the dual-port cards) puts that port at port 1 of its device; a device named twice counts up.
-    uses: dict[str, int] = {}
     for copy in range(snic.count):
         dev = numbering.next_rdma_dev(facts.is_rdma)
         for port_no in range(1, snic.ports + 1):
@@ -189,8 +195,7 @@ def _nic_ports(facts: _NicFacts, numbering: _PortNumbering) -> list[NicPort]:
             listed = facts.listed[idx] if idx < len(facts.listed) else None
             named = _named(port, listed, link_layer, facts.mapped)
             if named.rdma_known:
-                uses[named.rdma_dev] = uses.get(named.rdma_dev, 0) + 1
-                named = replace(named, port=uses[named.rdma_dev])
+                named = replace(named, port=numbering.next_device_port(named.rdma_dev))
             out.append(named)
     return out
 

@@ -10,7 +10,9 @@ import json
 from functools import cache
 
 import netbox_checks
-from conftest import EXAMPLES
+from pathlib import Path
+
+from conftest import EXAMPLES, run_cli
 from vendor_tables import DgxMappedPort, dgx_h100_compute_ports, dgx_h100_storage_ports
 
 from generator.deploy.addresses import onprem_plan
@@ -115,3 +117,29 @@ def test_management_lldp_names_the_bmc() -> None:
             if "dgx001" in body["chassis"]:
                 seen.append(body["port"]["id"]["value"])
     assert seen == ["BMC"]
+
+
+DUAL_PORT = Path(__file__).parent / "data" / "dual-port-device-two-roles.yaml"
+
+
+def test_one_device_named_under_two_roles_gets_one_port_each() -> None:
+    """mlx5_1 declared as a compute rail and as the storage port: each NIC entry counted its own ports, so
+    both ends were `mlx5_1/1`, one label for two cables (generate exit 3). The device's ports count up
+    across the node: compute mlx5_1/1, storage mlx5_1/2."""
+    _, cluster = load_and_resolve(DUAL_PORT)
+    plan = build_plan(cluster)
+    ends = {(f, e.port) for f in ("compute", "storage") for e in _node_ends(plan, f, "l40s001")}
+    assert ("compute", "mlx5_1/1") in ends and ("storage", "mlx5_1/2") in ends, ends
+    rows = cable_rows(cluster, plan)
+    node_ends = [(e.device, e.port) for r in rows for e in (r.a, r.b) if e.kind == "node"]
+    assert len(node_ends) == len(set(node_ends))
+
+
+def test_one_interface_declared_twice_is_refused_where_it_is(tmp_path: Path) -> None:
+    """The same netdev as a compute rail and as the storage port validated, then addressed it twice (the
+    compute address lost) and put it in two RoCE QoS classes: refused at the pool's ports."""
+    text = DUAL_PORT.read_text().replace("netdev: ens2f1np1}", "netdev: ens2f0np0}")
+    path = tmp_path / "twice.yaml"
+    path.write_text(text)
+    code, out, err = run_cli("validate", str(path))
+    assert code == 2 and "pools[0].ports" in out + err and "already ports[1]'s (compute)" in out + err
