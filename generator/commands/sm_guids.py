@@ -26,6 +26,7 @@ from generator.foreign import ByteBudget
 from generator.report import safe
 
 if TYPE_CHECKING:
+    from generator.plan.model import Plan
     from generator.resolve import ResolvedCluster
     from generator.verify.sm_guids import GuidFiles
 
@@ -133,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     except GuidError as exc:
         return _fail(str(exc), 1 if args.check_roots is not None else 2)
     assert out is not None
-    _write(args, cluster, out, files)
+    _write(args, cluster, plan, out, files)
     return 0
 
 
@@ -144,7 +145,9 @@ def _recorded(path: str | None, budget: ByteBudget) -> dict[int, str]:
     return {} if path is None else read_node_name_map(path, budget).names
 
 
-def _write(args: argparse.Namespace, cluster: ResolvedCluster, out: Path, files: GuidFiles) -> None:
+def _write(
+    args: argparse.Namespace, cluster: ResolvedCluster, plan: Plan, out: Path, files: GuidFiles
+) -> None:
     from generator.emit.subnet_manager import render_partitions, sm_plan
     from generator.fsutil import OutputRefused, atomic_write_files
     from generator.verify.sm_guids import render_guids
@@ -154,7 +157,9 @@ def _write(args: argparse.Namespace, cluster: ResolvedCluster, out: Path, files:
         texts["root_guids.conf"] = render_guids(files.roots)
     fabric = cluster.fabrics[args.fabric]
     if fabric.spec.subnet_manager is not None:
-        texts["partitions.conf"] = render_partitions(cluster, sm_plan(cluster, args.fabric), files.pool_ports)
+        texts["partitions.conf"] = render_partitions(
+            cluster, sm_plan(cluster, args.fabric, plan), files.pool_ports
+        )
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -243,7 +243,7 @@ def _inventory(cluster: ResolvedCluster, plans: list[SmPlan]) -> str:
 
 def render(cluster: ResolvedCluster, plan: Plan) -> dict[str, str]:
     files: dict[str, str] = {}
-    plans = [sm_plan(cluster, f) for f in sm_fabrics(cluster)]
+    plans = [sm_plan(cluster, f, plan) for f in sm_fabrics(cluster)]
     for p in plans:
         for m in p.members:
             files[f"{p.fabric}/{m.name}/opensm.conf"] = render_opensm_conf(p, m)

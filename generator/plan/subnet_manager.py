@@ -6,10 +6,12 @@ exactly the hosts and engine `generate` writes (issue 29: one truth per fact).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from blueprints.catalog.appliances import appliance_model
 from blueprints.models.fabric import SubnetManager
+from generator.plan.model import Plan
 from generator.resolve import ResolvedCluster, ResolvedFabric
 
 MASTER_PRIORITY = 15  # opensm.conf: "Range goes from 0 (lowest priority) to 15 (highest)"
@@ -43,13 +45,27 @@ def sm_fabrics(cluster: ResolvedCluster) -> tuple[str, ...]:
     )
 
 
-def routing_engine(fabric: ResolvedFabric) -> str:
+def routing_engine(fabric: ResolvedFabric, plan: Plan | None) -> str:
+    """The blueprint's engine, else ftree where the plan is a tree ftree takes, else OpenSM's own default
+    (minhop). ``plan`` None: not built (a rule after a plan error), judged by the topology kind alone."""
     sm = fabric.spec.subnet_manager
     if sm is not None and sm.routing_engine:
         return sm.routing_engine
     # fat-trees and leaf/spines route deadlock-free and balanced with ftree; anything else with
     # OpenSM's own default (minhop) unless the blueprint says otherwise.
-    return "ftree" if fabric.topology_kind in ("fat-tree", "leaf-spine") else "minhop"
+    if fabric.topology_kind not in ("fat-tree", "leaf-spine"):
+        return "minhop"
+    return "ftree" if plan is None or ftree_shaped(plan, fabric.name) else "minhop"
+
+
+def ftree_shaped(plan: Plan, fabric: str) -> bool:
+    """Whether OpenSM's ftree routes this plan: at least two leaf switches under a top tier. Measured in
+    real OpenSM 3.3.23 on generated two-tier fat-trees (tests/realtools/test_opensm_generated.py): one
+    switch ("Fabric has 1 switches - topology is not fat-tree") and one leaf under one spine ("Failed to
+    find leaf switches - topology is not fat-tree") fell back to minhop; two leaves under a spine took
+    ftree."""
+    roles = Counter(d.role for d in plan.switches(fabric))
+    return roles["leaf"] >= 2 and any(role != "leaf" for role in roles)
 
 
 def _head_nodes(cluster: ResolvedCluster, fabric: str, sm: SubnetManager) -> tuple[str, ...]:
@@ -73,7 +89,7 @@ def ufm_appliances(cluster: ResolvedCluster, fabric: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def sm_plan(cluster: ResolvedCluster, fabric: str) -> SmPlan:
+def sm_plan(cluster: ResolvedCluster, fabric: str, plan: Plan | None) -> SmPlan:
     f = cluster.fabrics[fabric]
     sm = f.spec.subnet_manager
     assert sm is not None
@@ -87,5 +103,5 @@ def sm_plan(cluster: ResolvedCluster, fabric: str) -> SmPlan:
     else:  # not declared: placeholders (rule NET024 says the members are unknown)
         names = ("master", "standby") if sm.ha else ("master",)
     members = tuple(SmMember(n, MASTER_PRIORITY if i == 0 else STANDBY_PRIORITY) for i, n in enumerate(names))
-    engine = routing_engine(f)
+    engine = routing_engine(f, plan)
     return SmPlan(fabric, sm, location, members, engine, uses_guid_files=engine.split(",")[0] == "ftree")

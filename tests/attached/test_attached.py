@@ -195,9 +195,9 @@ def test_declared_rack_and_a_missing_one(tmp_path: Path) -> None:
 def test_ufm_appliances_are_the_sm_members() -> None:
     from generator.plan.subnet_manager import sm_plan
 
-    p = sm_plan(plan_of(PAIR).cluster, "compute")
+    p = sm_plan(plan_of(PAIR).cluster, "compute", plan_of(PAIR))
     assert [(m.name, m.priority) for m in p.members] == [("ufm01", 15), ("ufm02", 14)]
-    p = sm_plan(plan_of(SUPERPOD).cluster, "compute")
+    p = sm_plan(plan_of(SUPERPOD).cluster, "compute", plan_of(SUPERPOD))
     assert [m.name for m in p.members] == ["ufm01", "ufm02"]
 
 

@@ -138,7 +138,7 @@ def test_opensm_runs_generated_ha_pair_partitions_and_ftree_roots(
     cas = _ca_hosts(net)
     master_host, standby_host = cas[0], cas[1]
     confs = _setup(plan, sim, master_host, tmp_path)
-    members = [m.name for m in sm_emit.sm_plan(plan.cluster, "compute").members]
+    members = [m.name for m in sm_emit.sm_plan(plan.cluster, "compute", plan).members]
     assert len(members) == 2  # ha: true
 
     daemons.append(_start_sm(sim, master_host, confs[members[0]], tmp_path))

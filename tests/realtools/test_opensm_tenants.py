@@ -147,7 +147,7 @@ def _setup(blueprint: Path, sim: Simulator, sm_host: str, work: Path) -> tuple[P
     )
     assert code == 0, err
     plan = build_plan(load_and_resolve(str(blueprint))[1])
-    master = sm_emit.sm_plan(plan.cluster, "compute").members[0].name
+    master = sm_emit.sm_plan(plan.cluster, "compute", plan).members[0].name
     text = sm_emit.render(plan.cluster, plan)[f"compute/{master}/opensm.conf"]
     conf = work / "opensm-master.conf"
     conf.write_text(text.replace(f"{sm_emit.CONF_DIR}/", f"{etc}/").replace("/var/log/", f"{work}/"))
@@ -192,7 +192,7 @@ def test_each_tenant_sees_only_its_partition_and_the_sm_host_no_other(
     unit = 4 if train_nodes == 4 else 16  # 20 nodes at most on a 40-port leaf at 1:1
     blueprint.write_text(text.replace("scalable_unit: 4}", f"scalable_unit: {unit}}}"))
     plan = build_plan(load_and_resolve(str(blueprint))[1])
-    members = [m.name for m in sm_emit.sm_plan(plan.cluster, "compute").members]
+    members = [m.name for m in sm_emit.sm_plan(plan.cluster, "compute", plan).members]
     assert members == ["infer001", "infer002"]  # the SM runs on infer hosts: the leak issue 25 found
     net = render_netfile(plan, "compute")
     sim_host = next(n for n in re.findall(r'^Ca\s+\d+\s+"([^"]+)"', net, re.M) if n.startswith("H-infer001-"))
@@ -340,7 +340,7 @@ def test_standby_takes_over_and_the_tenants_stay_isolated(
     blueprint = tmp_path / "two-tenants-sm-ha.yaml"
     blueprint.write_text(BLUEPRINT_HA)
     plan = build_plan(load_and_resolve(str(blueprint))[1])
-    assert [m.name for m in sm_emit.sm_plan(plan.cluster, "compute").members] == ["sm001", "sm002"]
+    assert [m.name for m in sm_emit.sm_plan(plan.cluster, "compute", plan).members] == ["sm001", "sm002"]
     net = render_netfile(plan, "compute")
     master_host, standby_host = "H-sm001-mlx5_0", "H-sm002-mlx5_0"
     assert {master_host, standby_host} <= set(re.findall(r'^Ca\s+\d+\s+"([^"]+)"', net, re.M))

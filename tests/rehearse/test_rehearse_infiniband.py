@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 from rehearse_fixtures import REPO, failed, generate, need_tools, rehearse
 
 from generator.rehearse import tools
@@ -106,3 +107,24 @@ def test_a_partition_membership_change_names_the_ports(hdr: Path, tmp_path: Path
     assert len(problems["partitions"]) == 64
     assert all(re.fullmatch(r"dgx\d{3} mlx5_\d/1 \(0x[0-9a-f]{16}\): Default 0x7fff limited, the plan full", p)
                for p in problems["partitions"]), problems["partitions"][:3]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["hdr-one-switch", "hdr-one-leaf-one-spine"])
+def test_a_fabric_ftree_cannot_take_is_routed_by_minhop_and_an_explicit_ftree_refused(
+    name: str, tmp_path: Path
+) -> None:
+    """A two-DGX fat-tree (one switch; or one leaf under one spine) got the default ftree, which real OpenSM
+    abandoned ("topology is not fat-tree") for minhop: rehearse failed a blueprint validate had passed. The
+    default is minhop there and the rehearsal passes; an explicit ftree is NET028's error."""
+    need_tools(tools.INFINIBAND_TOOLS)
+    blueprint = REPO / "tests" / "rehearse" / "data" / f"{name}.yaml"
+    build = generate(blueprint, tmp_path / "build")
+    confs = list((build / "subnet_manager" / "compute").glob("*/opensm.conf"))
+    assert confs and all("\nrouting_engine minhop\n" in c.read_text() for c in confs)
+    code, report, err = rehearse(str(build), "--fabric", "compute")
+    assert code == 0, (failed(report), err[-2000:])
+    explicit = tmp_path / "ftree.yaml"
+    text = blueprint.read_text().replace("{kind: opensm", "{kind: opensm, routing_engine: ftree")
+    explicit.write_text(text)
+    code, out, err = run_cli("validate", str(explicit))
+    assert code == 1 and "NET028" in out and "topology is not fat-tree" in out, out + err

@@ -191,7 +191,7 @@ def test_the_partitions_a_rehearsal_gives_opensm_are_those_sm_guids_writes(tmp_p
     path = tmp_path / "shared.yaml"
     path.write_text(yaml.safe_dump(doc))
     cluster = load_and_resolve(path)[1]
-    plan = sm_plan(cluster, "compute")
+    plan = sm_plan(cluster, "compute", None)  # partitions only: the engine is not read
     guids = {"gpu": list(range(1, 257)), "infer": [1001, 1002]}
     generated = render_partitions(cluster, plan)
     assert "pools in no partition (infer)" in generated

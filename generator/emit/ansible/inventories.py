@@ -68,7 +68,7 @@ def appliance_inventory(cluster: ResolvedCluster, plan: Plan) -> str:
 
     sm_of: dict[str, list[str]] = defaultdict(list)
     for fabric in sm_fabrics(cluster):
-        for m in sm_plan(cluster, fabric).members:
+        for m in sm_plan(cluster, fabric, plan).members:
             sm_of[m.name].append(fabric)
     cables: dict[str, list[str]] = defaultdict(list)
     for link in plan.links:

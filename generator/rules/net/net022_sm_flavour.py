@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from generator.findings import Finding, Severity
 from generator.resolve import ResolvedFabric
 from generator.rules.base import Rule, RuleContext
+
+if TYPE_CHECKING:
+    from generator.plan.model import Plan
 
 # kind -> the flavours that are that kind of SM (kind: switch runs the switch's own SM: no flavour applies)
 KIND_FLAVOURS = {"opensm": ("opensm-upstream", "opensm-nvidia"), "ufm": ("ufm",), "switch": ()}
@@ -39,9 +43,9 @@ class SmFlavour(Rule):
             sm = fab.spec.subnet_manager
             if fab.kind != "infiniband" or sm is None:
                 continue
-            yield from self._fabric(fab)
+            yield from self._fabric(fab, ctx.plan)
 
-    def _fabric(self, fab: ResolvedFabric) -> Iterator[Finding]:
+    def _fabric(self, fab: ResolvedFabric, plan: Plan | None) -> Iterator[Finding]:
         from blueprints.catalog import subnet_managers as catalog
         from generator.plan.subnet_manager import routing_engine
 
@@ -57,7 +61,7 @@ class SmFlavour(Rule):
         flavour = catalog.flavour(sm)
         if flavour is None:
             return
-        for engine in routing_engine(fab).split(","):
+        for engine in routing_engine(fab, plan).split(","):
             if catalog.lacks_engine(sm, engine):
                 yield self.finding(
                     f"{fab.name} routing_engine `{engine}`: {flavour.name} has no such engine (it has "

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from generator.findings import Finding, Path, Severity
 from generator.resolve import ResolvedCluster, ResolvedFabric
 from generator.rules.base import Rule, RuleContext
+
+if TYPE_CHECKING:
+    from generator.plan.model import Plan
 
 
 class SmOnGpuNode(Rule):
@@ -35,12 +39,12 @@ class SmOnGpuNode(Rule):
             sm = fab.spec.subnet_manager
             if fab.kind != "infiniband" or sm is None or cluster.is_cloud:
                 continue
-            yield from self._fabric(cluster, fab)
+            yield from self._fabric(cluster, fab, ctx.plan)
 
-    def _fabric(self, cluster: ResolvedCluster, fab: ResolvedFabric) -> Iterator[Finding]:
+    def _fabric(self, cluster: ResolvedCluster, fab: ResolvedFabric, built: Plan | None) -> Iterator[Finding]:
         from generator.plan.subnet_manager import sm_plan
 
-        plan = sm_plan(cluster, fab.name)
+        plan = sm_plan(cluster, fab.name, built)
         if plan.location != "head-node":
             return
         gpu_hosts = {h for p in cluster.pools if p.role == "gpu" for h in p.hostnames}

@@ -43,7 +43,7 @@ class SmAppliances(Rule):
                 continue
             from generator.plan.subnet_manager import sm_plan, ufm_appliances
 
-            if sm_plan(cluster, fab.name).location != "ufm-appliance":
+            if sm_plan(cluster, fab.name, ctx.plan).location != "ufm-appliance":
                 continue
             declared = ufm_appliances(cluster, fab.name)
             base = (*fab.source_path, "subnet_manager")

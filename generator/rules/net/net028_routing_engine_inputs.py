@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from generator.findings import Finding, Severity
 from generator.resolve import ResolvedFabric
 from generator.rules.base import Rule, RuleContext
+
+if TYPE_CHECKING:
+    from generator.plan.model import Plan
 
 # topologies whose plan has a top tier of switches (`blueprint sm-guids` writes them as ftree's roots)
 ROOTED = ("fat-tree", "leaf-spine")
@@ -29,6 +33,9 @@ class RoutingEngineInputs(Rule):
       or leaf-spine's plan has a top tier (``blueprint sm-guids`` writes it as ftree's root file). On a
       dragonfly OpenSM logged "not a fat-tree" for ftree and "disabling UPDN algorithm, no root nodes were
       found" for updn, then minhop.
+    * ``ftree`` also needs at least two leaf switches under a top tier: on a one-switch fabric OpenSM logged
+      "Fabric has 1 switches - topology is not fat-tree", on one leaf under one spine "Failed to find leaf
+      switches - topology is not fat-tree" (the default engine is then minhop: ``ftree_shaped``).
 
     Only ``kind: opensm`` is checked: its opensm.conf is what ``generate`` writes.
     """
@@ -37,7 +44,7 @@ class RoutingEngineInputs(Rule):
     severity = Severity.ERROR
     title = "OpenSM routing engine without what it needs"
     rationale = "OpenSM silently routes with minhop when its routing engine cannot run."
-    fix = "leave routing_engine unset: ftree on fat-trees and leaf-spines, else OpenSM's minhop"
+    fix = "leave routing_engine unset: ftree on the fat-trees and leaf-spines it takes, else OpenSM's minhop"
     tags = ("infiniband", "subnet-manager", "routing")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
@@ -45,9 +52,11 @@ class RoutingEngineInputs(Rule):
             sm = fab.spec.subnet_manager
             if fab.kind != "infiniband" or sm is None or sm.kind != "opensm" or not sm.routing_engine:
                 continue
-            yield from self._engines(fab, sm.routing_engine.split(","))
+            yield from self._engines(fab, sm.routing_engine.split(","), ctx.plan)
 
-    def _engines(self, fab: ResolvedFabric, engines: list[str]) -> Iterator[Finding]:
+    def _engines(self, fab: ResolvedFabric, engines: list[str], plan: Plan | None) -> Iterator[Finding]:
+        from generator.plan.subnet_manager import ftree_shaped
+
         path = (*fab.source_path, "subnet_manager", "routing_engine")
         topology = fab.topology_kind or "unknown"
         for engine in (e.strip() for e in engines):
@@ -63,4 +72,14 @@ class RoutingEngineInputs(Rule):
                     f"{fab.name} routing_engine {engine} routes from root switches, and a {topology} has no "
                     "top tier to root it: OpenSM 3.3.23 finds none and routes with minhop",
                     path,
+                )
+            elif engine == "ftree" and plan is not None and not ftree_shaped(plan, fab.name):
+                leaves = sum(1 for d in plan.switches(fab.name) if d.role == "leaf")
+                above = len(plan.switches(fab.name)) - leaves
+                yield self.finding(
+                    f"{fab.name} routing_engine ftree needs at least two leaf switches under a top tier, and "
+                    f"the plan has {leaves} leaf switch(es) and {above} above: "
+                    'OpenSM 3.3.23 logs "topology is not fat-tree" and routes with minhop',
+                    path,
+                    hint="leave routing_engine unset (minhop on such a small fabric) or set minhop",
                 )
