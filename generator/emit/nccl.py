@@ -430,8 +430,9 @@ def _partition_pkey(
     part = sm.partitions[i]
     why = (
         f"P_Key index of partition `{part.name}` (0x{part.pkey:04x}, full member): the pool is a limited "
-        "member of Default, so NCCL's queue pairs must not use index 0; OpenSM puts Default at 0 and the "
-        "port's other partitions after it by P_Key in network byte order (the nccl role checks the index)"
+        "member of Default, so NCCL's queue pairs must not use index 0; a freshly programmed port has "
+        "Default at 0 and its other partitions after it by P_Key in network byte order (the nccl role "
+        "writes the index each host's own P_Key table holds the partition at)"
     )
     where = _path("fabrics", "compute", "subnet_manager", "partitions", i)
     return NcclSetting("NCCL_IB_PKEY", str(index), why, where), (index, FULL_MEMBER | part.pkey)

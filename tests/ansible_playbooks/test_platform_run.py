@@ -124,8 +124,9 @@ def test_a_tenant_pool_runs_nccl_on_its_partition_p_key(
     chroot_root: Path, sysfs: Path, tmp_path: Path
 ) -> None:
     """A pool a partition names is a limited member of Default, so NCCL at P_Key index 0 (its default)
-    cannot reach the pool's other hosts: the settings name the partition's index (1: Default, then it), and
-    the role checks each NCCL port's table holds the partition's P_Key, full member, there."""
+    cannot reach the pool's other hosts: the settings name the partition's index (1: Default, then it) on a
+    freshly programmed port, and the role writes the index this host's tables hold the partition's P_Key,
+    full member, at (after a partition is added to a running fabric it can be another)."""
     table = dgx_h100_compute_ports()
     cards = dgx_h100_storage_ports()
     _devices(sysfs, [r.rdma for r in table + cards], [r.netdev for r in table] + [r.default for r in cards])
@@ -149,13 +150,30 @@ def test_a_tenant_pool_runs_nccl_on_its_partition_p_key(
     assert code == 0, json.dumps(result, indent=1) + err
     assert _env((chroot_root / "etc/nccl.conf").read_text())["NCCL_IB_PKEY"] == "1"
     assert _env((out / "nccl" / "dgx" / "nccl.env").read_text())["NCCL_IB_PKEY"] == "1"
-    # the subnet manager has not (yet) given this host's last rail the partition
-    (sysfs / "infiniband" / table[-1].rdma / "ports" / "1" / "pkeys" / "1").write_text("0x0000\n")
+    # a partition added to the running fabric: OpenSM kept the ports' entries and appended the new one,
+    # so this host holds the pool's partition at index 2, not where a fresh port would (the build's 1)
+    for r in table:
+        pkeys = sysfs / "infiniband" / r.rdma / "ports" / "1" / "pkeys"
+        (pkeys / "1").write_text("0x0105\n")
+        (pkeys / "2").write_text("0x8010\n")
+    code, result, err = _configure(out, inv, "nccl")
+    assert code == 0, json.dumps(result, indent=1) + err
+    assert _env((chroot_root / "etc/nccl.conf").read_text())["NCCL_IB_PKEY"] == "2"
+    assert _env((chroot_root / "etc/nccl/nccl.env").read_text())["NCCL_IB_PKEY"] == "2"
+    # one port reset (it got the fresh order) while the others kept theirs: no one index serves them all
+    first = sysfs / "infiniband" / table[0].rdma / "ports" / "1" / "pkeys"
+    (first / "1").write_text("0x8010\n")
+    (first / "2").write_text("0x0105\n")
     code, result, err = _configure(out, inv, "nccl")
     text = json.dumps(result) + err
-    assert code != 0 and f"{table[-1].rdma}/1 holds 0x0000" in text and "must select P_Key 0x8010" in text, (
-        text
-    )
+    assert code != 0 and f"{table[0].rdma}/1 at 1" in text and f"{table[1].rdma}/1 at 2" in text, text[-3000:]
+    # the subnet manager has not (yet) given this host's last rail the partition
+    (first / "1").write_text("0x0105\n")
+    (first / "2").write_text("0x8010\n")
+    (sysfs / "infiniband" / table[-1].rdma / "ports" / "1" / "pkeys" / "2").write_text("0x0000\n")
+    code, result, err = _configure(out, inv, "nccl")
+    text = json.dumps(result) + err
+    assert code != 0 and f"P_Key table of {table[-1].rdma}/1 holds no 0x8010" in text, text[-3000:]
 
 
 def test_a_host_whose_names_differ_fails_naming_the_device(
