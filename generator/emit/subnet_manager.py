@@ -29,6 +29,7 @@ from generator.plan.subnet_manager import (
     SmPlan,
     sm_fabrics,
     sm_plan,
+    sm_port_device,
 )
 from generator.resolve import ResolvedCluster
 from generator.yamltext import block_yaml
@@ -194,17 +195,6 @@ def render_sharp_am(p: SmPlan) -> str:
     )
 
 
-def _rdma_device(cluster: ResolvedCluster, host: str, fabric: str) -> str | None:
-    """The RDMA device of ``host`` on ``fabric`` (the port the SM binds to); None where the port map does
-    not publish it: the plan's placeholder (``mlx5_0``) may be another adapter of the host, and the opensm
-    role refuses to bind then (docs/ports.md)."""
-    for pool in cluster.pools:
-        if host in pool.hostnames:
-            ports = pool.ports_for(fabric)
-            return ports[0].rdma_dev if ports and ports[0].rdma_known else None
-    return None
-
-
 def _sharp_am(p: SmPlan) -> dict[str, str] | None:
     """What the opensm role needs to install and start the flavour's SHARP Aggregation Manager: package,
     install prefix, config path and unit (catalogue subnet_managers.yaml [AMPKG] [AMDOCA] [AMCFG] [AMRUN]).
@@ -228,7 +218,7 @@ def _inventory(cluster: ResolvedCluster, plans: list[SmPlan]) -> str:
             assert isinstance(fabrics, list)
             fabric: dict[str, object] = {
                 "fabric": p.fabric,
-                "rdma_device": _rdma_device(cluster, m.name, p.fabric),
+                "rdma_device": sm_port_device(cluster, m.name, p.fabric),
                 "sharp": subnet_managers.sharp_on(p.sm),
                 "flavour": subnet_managers.flavour_name(p.sm),
                 "guid_files": p.uses_guid_files,

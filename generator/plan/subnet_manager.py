@@ -79,6 +79,17 @@ def _head_nodes(cluster: ResolvedCluster, fabric: str, sm: SubnetManager) -> tup
     return tuple(hosts[:want])
 
 
+def sm_port_device(cluster: ResolvedCluster, host: str, fabric: str) -> str | None:
+    """The RDMA device of ``host`` on ``fabric`` (the port the SM binds to); None where the port map does
+    not publish it: the plan's placeholder (``mlx5_0``) may be another adapter of the host, and the opensm
+    role refuses to bind then (docs/ports.md)."""
+    for pool in cluster.pools:
+        if host in pool.hostnames:
+            ports = pool.ports_for(fabric)
+            return ports[0].rdma_dev if ports and ports[0].rdma_known else None
+    return None
+
+
 def ufm_appliances(cluster: ResolvedCluster, fabric: str) -> tuple[str, ...]:
     """The blueprint's appliances on ``fabric`` whose catalogue model runs UFM, in blueprint order."""
     out = []

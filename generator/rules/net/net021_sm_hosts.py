@@ -17,7 +17,8 @@ class SmHosts(Rule):
     ``ha: true`` writes one host with both priorities (no standby, and which file wins is an accident); a
     host in no pool gets an inventory entry Ansible connects to by that name, on whatever machine DNS
     says; a host with no port on the fabric has no HCA for OpenSM to bind to. ``ha: true`` with one host
-    has no standby. It cannot be suppressed.
+    has no standby. It cannot be suppressed. A warning: an SM host (listed or chosen) whose port's RDMA
+    device is not published, which the opensm role will not bind OpenSM to until ``pools[].ports`` says.
     """
 
     id = "NET021"
@@ -37,9 +38,35 @@ class SmHosts(Rule):
         owner = {h: p for p in cluster.pools for h in p.hostnames}
         for fab in cluster.fabrics.values():
             sm = fab.spec.subnet_manager
-            if fab.kind != "infiniband" or sm is None or not sm.hosts:
+            if fab.kind != "infiniband" or sm is None:
                 continue
-            yield from self._hosts(fab, sm, owner)
+            if sm.hosts:
+                yield from self._hosts(fab, sm, owner)
+            yield from self._bindable(ctx, fab)
+
+    def _bindable(self, ctx: RuleContext, fab: ResolvedFabric) -> Iterator[Finding]:
+        """Each head node the SM runs on, listed or chosen, needs the RDMA device of its port on the fabric:
+        OpenSM binds to it (opensm.conf ``guid``), and the opensm role refuses a host without one rather
+        than bind to a placeholder that may be another adapter (docs/ports.md)."""
+        from generator.plan.subnet_manager import sm_plan, sm_port_device
+
+        plan = sm_plan(ctx.cluster, fab.name, ctx.plan)
+        if plan.location != "head-node":
+            return
+        owner = {h: p for p in ctx.cluster.pools for h in p.hostnames}
+        for m in plan.members:
+            pool = owner.get(m.name)
+            if pool is None or not pool.ports_for(fab.name) or sm_port_device(ctx.cluster, m.name, fab.name):
+                continue  # not a host, or off the fabric: _hosts says so
+            yield self.finding(
+                f"{fab.name} subnet manager runs on `{m.name}`, whose {fab.name} port has no published "
+                f"RDMA device name (pool `{pool.name}`): OpenSM cannot be bound to it, and the opensm role "
+                "stops there until it is declared",
+                (*fab.source_path, "subnet_manager"),
+                severity=Severity.WARNING,
+                hint=f"declare the port under pools[].ports of pool `{pool.name}` (role {fab.name}, rdma: "
+                "the name `ibv_devices` prints), or list SM hosts whose names the catalogue publishes",
+            )
 
     def _hosts(
         self, fab: ResolvedFabric, sm: SubnetManager, owner: dict[str, ResolvedPool]
