@@ -232,6 +232,7 @@ def _settle(adv: Advice, render: Callable[[Advice], str]) -> list[str]:
         "TOP017": _two_spines,
         "PLT001": _published_ports,
         "PWR005": _longer_rows,
+        "PWR008": _whole_domains,
     }
     # one note a rule and fabric, its last: a fix made twice (spines for 4 nodes, then 8) said both
     notes: dict[tuple[str, tuple[str | int, ...]], str] = {}
@@ -293,6 +294,28 @@ def _pool_at(adv: Advice, finding: Finding) -> dict[str, Any] | None:
         return None
     pool: dict[str, Any] = pools[index]
     return pool
+
+
+def _whole_domains(adv: Advice, finding: Finding) -> str | None:
+    """PWR008 (a scalable unit ends inside a multi-node NVLink domain): the compute fabric's scalable unit
+    a whole number of domains (the rule's own fix), as many as the unit it replaces holds, at least one."""
+    pools = adv.starter.get("pools", [])
+    index = finding.path[1] if len(finding.path) > 1 and finding.path[0] == "pools" else None
+    pool = pools[index] if isinstance(index, int) and index < len(pools) else {}
+    topology = adv.starter.get("fabrics", {}).get("compute", {}).get("topology")
+    spec = pool.get("spec", {})
+    domain_gpus, gpus = spec.get("nvlink_domain_gpus"), spec.get("gpus")
+    if not isinstance(topology, dict) or not domain_gpus or not gpus or domain_gpus % gpus:
+        return None
+    domain = domain_gpus // gpus
+    unit = int(topology.get("scalable_unit") or domain)
+    if unit % domain == 0 and "scalable_unit" in topology:
+        return None
+    topology["scalable_unit"] = domain * max(1, unit // domain)
+    return (
+        f"compute scalable_unit {topology['scalable_unit']}: whole NVLink domains of {domain} nodes, so "
+        "no domain is racked in two racks (PWR008)"
+    )
 
 
 def _longer_rows(adv: Advice, finding: Finding) -> str | None:
