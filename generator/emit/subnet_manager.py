@@ -140,6 +140,9 @@ def default_members(head: str, full: Sequence[int]) -> list[str]:
     return member_lines(head, ["ALL=limited", *[f"0x{g:016x}=full" for g in full], "SELF=full"])
 
 
+PLAN_NOTE = "# plan: "  # the line above each partition statement: the statement as generate wrote it
+
+
 def member_lines(head: str, members: Sequence[str]) -> list[str]:
     """A partition with one member a line. OpenSM reads the file with fgets into a 4,096-byte buffer and
     keeps a partition open across lines until its `;` (linux-rdma/opensm opensm/osm_prtn_config.c,
@@ -155,18 +158,22 @@ def _pool_partition(part: Partition, guids: Mapping[str, Sequence[int]] | None) 
     (above), and SELF=full here would make the SM's host a full member of every tenant."""
     flags = ", ipoib" if part.ipoib else ""
     head = f"{part.name}=0x{part.pkey:04x}{flags}, defmember={part.membership}"
+    # the statement as planned, beside it: `rehearse` judges the ports against this line, so a hand edit
+    # of the statement (a P_Key typed over another tenant's) shows instead of becoming the plan
+    plan = f"{PLAN_NOTE}{head}"
     if not part.pools:
-        return [f"{head} : ALL_CAS ;"]
+        return [plan, f"{head} : ALL_CAS ;"]
     if guids is None:
         # opensm(8): "Empty list means no ports in this partition" until the GUIDs are known
         return [
+            plan,
             f"# pools {', '.join(part.pools)}: port GUIDs filled in by `blueprint sm-guids`",
             f"{head} : ;",
         ]
     members = sorted({g for pool in part.pools for g in guids.get(pool, [])})
     if not members:
-        return [f"{head} : ;"]
-    return member_lines(head, [f"0x{g:016x}" for g in members])
+        return [plan, f"{head} : ;"]
+    return [plan, *member_lines(head, [f"0x{g:016x}" for g in members])]
 
 
 def render_partitions(

@@ -221,7 +221,7 @@ def sm_problems(log: str, engine: str, code: int | None) -> list[str]:
 
 def _step(
     sim_text: str, fab: IbFabric, reaper: Reaper, work: Path, timeout_s: float, plan: set[Link],
-    pools: dict[str, str], ha: bool, ftree: Ftree,
+    pools: dict[str, str], ftree: Ftree,
 ) -> tuple[dict[str, list[str]], float, dict[str, str]]:  # fmt: skip
     """One simulated fabric: (problems by check, OpenSM seconds, facts for the detail lines). ibsim failing,
     or a client of it not done in ``timeout_s``, fails the check it was running for."""
@@ -263,7 +263,7 @@ def _step(
         found["subnet manager"] = sm_problems(log, engine, proc.returncode)
         facts["sm"] = (f"{fab.members[0][0]}'s opensm.conf: MASTER, SUBNET UP, {engine} "
                        f"({n_roots} roots, {n_cns} compute ports)")  # fmt: skip
-        if ha and not found["subnet manager"]:
+        if not found["subnet manager"]:  # every step: after --fail too (issue 27)
             stage = "partitions"
             _pair(sim, fab, (host_id, sim_text, dump.stdout), files, pools, found, facts, seconds)
         return found, seconds, facts
@@ -298,12 +298,12 @@ def rehearse_infiniband(
         suffix = "" if step == "all up" else f" (after --fail {step})"
         found, seconds, facts = _step(
             without(sim_text, down), fab, reaper, work, timeout_s, planned_links(build, fabric, down),
-            pools, step == "all up", ftree,
+            pools, ftree,
         )  # fmt: skip
         if seconds:  # the one-shot OpenSM ran to its end: how long it took to bring the subnet up
             verdict.converge_s[step if step == "all up" else f"after --fail {step}"] = seconds
         if "takeover" in facts:
-            verdict.converge_s["standby takeover"] = float(facts.pop("takeover"))
+            verdict.converge_s["standby takeover" + suffix] = float(facts.pop("takeover"))
         details = {
             "simulation": "ibsim runs the planned fabric",
             "discovery": "ibnetdiscover finds every link of cables.csv and the net file, nothing else, "

@@ -24,7 +24,7 @@ import contextlib
 import re
 from dataclasses import dataclass, field
 
-from generator.emit.subnet_manager import default_members, member_lines, shared_pools
+from generator.emit.subnet_manager import PLAN_NOTE, default_members, member_lines, shared_pools
 
 DEFAULT_PKEY = 0x7FFF
 FULL = 0x8000
@@ -69,9 +69,12 @@ def parse(text: str) -> list[Partition]:
     out: list[Partition] = []
     pending, start = "", 0
     pools: tuple[str, ...] = ()
+    plan = ""
     for no, raw in enumerate(text.splitlines(), 1):
         if m := _POOLS.match(raw.strip()):
             pools = tuple(p.strip() for p in m.group(1).split(","))
+        if raw.strip().startswith(PLAN_NOTE):
+            plan = raw.strip()[len(PLAN_NOTE) :].strip()
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
@@ -82,9 +85,25 @@ def parse(text: str) -> list[Partition]:
             head, sep, body = stmt.partition(":")
             if sep:
                 with contextlib.suppress(ValueError):  # a bad P_Key: OpenSM skips the statement too
-                    out.append(_statement(head.strip(), body, pools, start))
-            pools, start = (), 0
+                    out.append(_planned(_statement(head.strip(), body, pools, start), plan))
+            pools, start, plan = (), 0, ""
     return out
+
+
+def _planned(found: Partition, plan: str) -> Partition:
+    """The statement judged by its plan line (``# plan: Name=0x0010, defmember=full``, generate's own text):
+    an edited P_Key or membership is named at its line, and the ports are held to the plan's values."""
+    if not plan or " ".join(found.head.split()) == " ".join(plan.split()):
+        return found
+    try:
+        want = _statement(plan, "", found.pools, found.line)
+    except ValueError:
+        return found
+    found.problems.append(
+        f"partitions.conf line {found.line}: `{found.head}`, the plan `{plan}` (the statement was edited)"
+    )
+    found.pkey, found.defmember = want.pkey, want.defmember
+    return found
 
 
 def _entries(membership: str, pkey: int) -> set[int]:

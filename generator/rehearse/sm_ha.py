@@ -125,7 +125,7 @@ def port_tables(
     names = {g: d for g, (d, _) in ports.items()}
     asked = chosen(names, pool_of)
     got: dict[int, set[int]] = {}
-    problems = []
+    problems = [problem for part in parts for problem in part.problems]
     for g in asked:
         table = pkeys(sim, sim_host, g, ports[g][1])
         if table is None:

@@ -41,6 +41,7 @@ def test_hdr_fat_tree_passes_whole_and_sampled_with_a_spine_down(hdr: Path, tmp_
     assert [c["check"] for c in fab["checks"]] == [
         "discovery", "subnet manager", "partitions", "standby and takeover",
         "discovery (after --fail c-spine-001)", "subnet manager (after --fail c-spine-001)",
+        "partitions (after --fail c-spine-001)", "standby and takeover (after --fail c-spine-001)",
     ]  # fmt: skip
     assert "MASTER, SUBNET UP, ftree (10 roots, 320 compute ports)" in fab["checks"][1]["detail"]
     assert "(9 roots, 320 compute ports)" in fab["checks"][5]["detail"]
@@ -50,6 +51,9 @@ def test_hdr_fat_tree_passes_whole_and_sampled_with_a_spine_down(hdr: Path, tmp_
     assert fab["checks"][3]["detail"].startswith("dgx002 STANDBY, MASTER after dgx001's OpenSM was killed")
     assert 0 < fab["converge_seconds"]["standby takeover"] < 90  # 10 s polls x (4 retries + 2) + 30 s
     assert "(bound 90 s)" in fab["checks"][3]["detail"]
+    # issue 27: partitions per port and the takeover again on the fabric without the spine
+    assert fab["checks"][6]["detail"] == fab["checks"][2]["detail"]
+    assert 0 < fab["converge_seconds"]["standby takeover (after --fail c-spine-001)"] < 90
 
     single = _single_sm(hdr, tmp_path)  # the takeover is rehearsed above: 60 s it need not take twice
     code, report, err = rehearse(str(single), "--fabric", "compute", "--sample", "always")
@@ -128,3 +132,34 @@ def test_a_fabric_ftree_cannot_take_is_routed_by_minhop_and_an_explicit_ftree_re
     explicit.write_text(text)
     code, out, err = run_cli("validate", str(explicit))
     assert code == 1 and "NET028" in out and "topology is not fat-tree" in out, out + err
+
+
+@pytest.mark.parametrize(
+    ("edit", "line"),
+    [
+        (("tenant-a=0x0010, defmember=full", "tenant-a=0x0020, defmember=full"), "tenant-a=0x0020"),
+        (("tenant-a=0x0010, defmember=full", "tenant-a=0x0010, defmember=limited"), "defmember=limited"),
+    ],
+)
+def test_an_edited_partition_statement_is_judged_by_its_plan_line(
+    edit: tuple[str, str], line: str, tmp_path: Path
+) -> None:
+    """tenant-a's P_Key typed over tenant-b's merged the two tenants, and `full` made `limited` cut every
+    training host off the others: the rehearsal passed both, since it took the plan from the edited
+    statement itself. Each statement is held to the `# plan:` line generate writes above it."""
+    need_tools(tools.INFINIBAND_TOOLS)
+    build = generate(REPO / "tests" / "rehearse" / "data" / "hdr-two-tenants.yaml", tmp_path / "build")
+    conf = build / "subnet_manager" / "compute" / "partitions.conf"
+    text = conf.read_text()
+    assert f"# plan: {edit[0]}\n" in text and f"\n{edit[0]} : ;" in text
+    conf.write_text(text.replace(f"\n{edit[0]} : ;", f"\n{edit[1]} : ;"))
+    code, report, err = rehearse(str(build), "--fabric", "compute")
+    assert code == 1, err[-2000:]
+    problems = failed(report)
+    assert list(problems) == ["partitions"], problems
+    first = problems["partitions"][0]
+    assert line in first and "the plan `tenant-a=0x0010, defmember=full` (the statement was edited)" in first
+    assert any(
+        re.match(r"train\d{3} mlx5_\d/1 \(0x[0-9a-f]{16}\): tenant-a 0x0010 ", p)
+        for p in problems["partitions"]
+    )
