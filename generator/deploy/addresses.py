@@ -75,6 +75,8 @@ class FabricAddress:
     port: str = ""  # the plan's port id (mlx5_0/1): the switch end of its cable is found by it
     gateway: str | None = None  # routed fabric: the leaf port's address, the other one of the /31
     routes: tuple[str, ...] = ()  # routed fabric: the networks the host reaches via ``gateway``
+    # a tenant pool's IPoIB: ``interface`` is the P_Key child of this parent, with this P_Key (full member)
+    child_of: tuple[str, int] | None = None
 
     @property
     def leaf_address(self) -> str | None:
@@ -115,6 +117,36 @@ def interface_name(cluster: ResolvedCluster, pool: ResolvedPool, port: NicPort) 
     or the blueprint's declared ports; None when neither publishes it (PLT001 reports it): the address is
     still planned and reserved, but no host configuration is written for an interface nobody named."""
     return port.netdev if port.netdev_known else None
+
+
+IFNAMSIZ = 16  # <linux/if.h>: an interface name is at most 15 characters and its NUL
+
+
+def ipoib_child(
+    cluster: ResolvedCluster, pool: ResolvedPool, port: NicPort
+) -> tuple[str | None, tuple[str, int] | None]:
+    """The interface a fabric port's address goes on, and (parent, P_Key) when it is an IPoIB P_Key child.
+
+    The IPoIB driver's interface for a port uses the P_Key at index 0 (Linux Documentation/infiniband/
+    ipoib.rst, "Partitions and P_Keys"), Default; a tenant pool is a limited member there, and limited
+    members cannot talk to each other (IBA vol. 1, 10.9.1). So a tenant's IPoIB runs on a child interface
+    of its home partition's P_Key (full member), which the driver names ``<parent>.<pkey as %04x>`` cut to
+    15 characters (ipoib.rst: "echo 0x8001 > /sys/class/net/ib0/create_child ... creates an interface
+    named ib0.8001"; drivers/infiniband/ulp/ipoib/ipoib_vlan.c snprintf into IFNAMSIZ). A home partition
+    without ``ipoib: true`` has no IPoIB broadcast group (OpenSM partition-config.txt: the ipoib flag
+    "indicates that this partition may be used for IPoIB"): no interface is configured (NET020 warns)."""
+    from generator.plan.subnet_manager import FULL_MEMBER, home_partition
+
+    netdev = interface_name(cluster, pool, port)
+    fabric = cluster.fabrics.get(port.purpose)
+    sm = fabric.spec.subnet_manager if fabric is not None and fabric.kind == "infiniband" else None
+    home = home_partition(sm, pool.name) if sm is not None and not cluster.is_cloud else None
+    if netdev is None or home is None:
+        return netdev, None
+    if not home[1].ipoib:
+        return None, None
+    pkey = FULL_MEMBER | home[1].pkey
+    return f"{netdev}.{pkey:04x}"[: IFNAMSIZ - 1], (netdev, pkey)
 
 
 def onprem_cidrs(cluster: ResolvedCluster) -> tuple[str, str, str]:
@@ -368,7 +400,7 @@ def _address_of(slot: _PortSlot, address: int, whole: str) -> FabricAddress:
     if not slot.routed:
         prefix = f"{_dotted(address)}/{slot.prefixlen}"
         return FabricAddress(slot.purpose, slot.rail, slot.interface, slot.rdma_dev, slot.subnet, slot.cidr,
-                             prefix, slot.port)  # fmt: skip
+                             prefix, slot.port, child_of=slot.child_of)  # fmt: skip
     routes = (slot.cidr,) if slot.cidr == whole else (slot.cidr, whole)
     return FabricAddress(slot.purpose, slot.rail, slot.interface, slot.rdma_dev, slot.subnet, slot.cidr,
                          f"{_dotted(address)}/31", slot.port, _dotted(address + 1), routes)  # fmt: skip
@@ -389,6 +421,7 @@ class _PortSlot:
     size: int
     port: str  # the plan's port id
     routed: bool  # a /31 with the leaf port (cluster.routed_fabrics)
+    child_of: tuple[str, int] | None = None  # (parent interface, P_Key): a tenant pool's IPoIB child
 
 
 def _port_slots(
@@ -403,11 +436,12 @@ def _port_slots(
         net = nets.get(name)
         if net is None:
             continue
+        interface, child_of = ipoib_child(cluster, pool, port)
         slots.append(
             _PortSlot(
                 port.purpose,
                 port.index if port.purpose == "compute" else None,
-                interface_name(cluster, pool, port),
+                interface,
                 port.rdma_dev,
                 name,
                 str(net),
@@ -416,6 +450,7 @@ def _port_slots(
                 net.num_addresses,
                 port.plan_port,
                 port.purpose in cluster.routed_fabrics,
+                child_of,
             )
         )
     return slots

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from generator.emit._registry import BuildContext, Emitter
 from generator.findings import dotted
+from generator.plan.subnet_manager import FULL_MEMBER, home_partition
 from generator.platform.ports import (
     host_interface,
     inband_interfaces,
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 
 NAME = "nccl"
 
-FULL_MEMBER = 0x8000  # a P_Key's top bit: full membership (IBA 10.9.1)
 # a tenant pool's NCCL_IB_PKEY, and (its index, the full-member P_Key) the nccl role checks on the host
 _Tenant = tuple["NcclSetting", tuple[int, int]]
 
@@ -183,6 +183,14 @@ def _gdr_level(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting:
     )
 
 
+def _ipoib_children(cluster: ResolvedCluster, pool: ResolvedPool) -> list[str]:
+    """The IPoIB P_Key children a tenant pool's compute ports are addressed on (deploy.addresses)."""
+    from generator.deploy.addresses import ipoib_child
+
+    found = [ipoib_child(cluster, pool, p) for p in pool.ports_for("compute")]
+    return [name for name, child in found if name is not None and child is not None]
+
+
 def _inband_names(cluster: ResolvedCluster, pool: ResolvedPool) -> list[str]:
     """The distinct known names of the host's in-band / front-end ports (port map or declared)."""
     return sorted(inband_interfaces(pool, cluster.fabrics))
@@ -190,6 +198,16 @@ def _inband_names(cluster: ResolvedCluster, pool: ResolvedPool) -> list[str]:
 
 def _socket_ifname(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting | str:
     """Bootstrap over the host's in-band / front-end interface, or a note why it is left out."""
+    children = _ipoib_children(cluster, pool)
+    if children:
+        return NcclSetting(
+            "NCCL_SOCKET_IFNAME",
+            "=" + ",".join(children),
+            "bootstrap over the pool's IPoIB children in its own partition: the ports' parent interfaces "
+            "are limited members of Default, where the pool's hosts cannot reach each other, and NCCL "
+            "otherwise prefers `ib` interfaces",
+            _pool_path(cluster, pool, "ports"),
+        )
     inband = _inband_names(cluster, pool)
     if len(inband) > 1:
         return (
@@ -396,14 +414,11 @@ def tenant_partition(sm: SubnetManager, pool: str) -> tuple[int, int] | None:
     P_Key in network byte order (``_opensm_order``), not the file's; tests/realtools/test_opensm_tenants.py
     reads it back from real OpenSM with a file order that differs. None: no partition names the pool (it
     stays a full member of Default, index 0), or it is a full member of none."""
-    if not any(pool in part.pools for part in sm.partitions):
+    home = home_partition(sm, pool)
+    if home is None:
         return None
+    chosen = home[0]
     mine = [i for i, part in enumerate(sm.partitions) if not part.pools or pool in part.pools]
-    chosen = next(
-        (i for i in mine if pool in sm.partitions[i].pools and sm.partitions[i].membership == "full"), None
-    )
-    if chosen is None:
-        return None
     keys = sorted({_opensm_order(sm.partitions[i].pkey) for i in mine})
     return chosen, 1 + keys.index(_opensm_order(sm.partitions[chosen].pkey))
 

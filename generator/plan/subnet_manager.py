@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from blueprints.catalog.appliances import appliance_model
-from blueprints.models.fabric import SubnetManager
+from blueprints.models.fabric import Partition, SubnetManager
 from generator.plan.model import Plan
 from generator.resolve import ResolvedCluster, ResolvedFabric
 
@@ -56,6 +56,25 @@ def routing_engine(fabric: ResolvedFabric, plan: Plan | None) -> str:
     if fabric.topology_kind not in ("fat-tree", "leaf-spine"):
         return "minhop"
     return "ftree" if plan is None or ftree_shaped(plan, fabric.name) else "minhop"
+
+
+FULL_MEMBER = 0x8000  # the P_Key's top bit: full membership (IBA vol. 1, 10.9.1)
+
+
+def home_partition(sm: SubnetManager, pool: str) -> tuple[int, Partition] | None:
+    """The partition a tenant pool's traffic runs in, with its position in ``sm.partitions``: the first that
+    names the pool as a full member. None: no partition names the pool (it is a full member of Default), or
+    none makes it a full member (NET020 warns)."""
+    if not any(pool in part.pools for part in sm.partitions):
+        return None
+    return next(
+        (
+            (i, part)
+            for i, part in enumerate(sm.partitions)
+            if pool in part.pools and part.membership == "full"
+        ),
+        None,
+    )
 
 
 def ftree_shaped(plan: Plan, fabric: str) -> bool:

@@ -358,3 +358,39 @@ def test_roce_lossless_class_is_rendered_and_idempotent(chroot_root: Path, tmp_p
     assert eth["ens2f0np0"]["routing-policy"] == [{"from": "10.100.128.10", "table": 101}]
     code, result, err = _configure(out, inv, *args)
     assert code == 0 and result["hosts"]["l40s001"]["changed"] == 0, json.dumps(result, indent=1) + err
+
+
+def test_a_tenant_pool_gets_ipoib_children_in_its_partition(chroot_root: Path, tmp_path: Path) -> None:
+    """A pool in its own partition is a limited member of Default, and the IPoIB interface of each port uses
+    the P_Key at index 0 (Default): its hosts got their rail addresses where they cannot reach each other.
+    The addresses go on P_Key children in the pool's partition (ipoib: true), which a unit makes at boot
+    (`ip link add link ib0 name ib0.8010 type ipoib pkey 0x8010`) and netplan addresses by name."""
+    text = (DATA / "ib-hgx-ports.yaml").read_text()
+    sm = "    subnet_manager: {kind: ufm, sharp: false, service_level: 1}\n"
+    assert sm in text
+    tenant = (
+        "    subnet_manager:\n      kind: ufm\n      sharp: false\n      service_level: 1\n"
+        "      partitions: [{name: train, pkey: 0x10, pools: [gpu], membership: full, ipoib: true}]\n"
+    )
+    blueprint = tmp_path / "tenant.yaml"
+    blueprint.write_text(text.replace(sm, tenant))
+    out = build(blueprint, tmp_path / "tenant")
+    inv = _inventory(tmp_path / "hosts.yml", {"gpu001": str(chroot_root)}, build_dir=out)
+    args = ("--tags", "host_fabric", "-e", "cb_hardware_present=false")
+    code, result, err = _configure(out, inv, *args)
+    assert code == 0, json.dumps(result, indent=1) + err
+    unit = (chroot_root / "etc/systemd/system/cluster-blueprint-ipoib-children.service").read_text()
+    made = [ln for ln in unit.splitlines() if ln.startswith("ExecStart=")]
+    assert made == [
+        f"ExecStart=-/usr/sbin/ip link add link ib{r} name ib{r}.8010 type ipoib pkey 0x8010"
+        for r in range(8)
+    ]
+    from ruamel.yaml import YAML
+
+    eth = YAML(typ="safe", pure=True).load(
+        (chroot_root / "etc/netplan/60-cluster-blueprint-fabric.yaml").read_text()
+    )["network"]["ethernets"]
+    assert sorted(eth) == sorted(f"ib{r}.8010" for r in range(8))  # the parents (in Default) get nothing
+    assert eth["ib0.8010"]["addresses"] == ["10.100.0.10/19"]
+    code, result, err = _configure(out, inv, *args)
+    assert code == 0 and result["hosts"]["gpu001"]["changed"] == 0, json.dumps(result, indent=1) + err

@@ -441,3 +441,31 @@ def test_a_gpu_pool_without_compute_ports_gets_no_fabric_nccl_settings_or_networ
     assert not [s["name"] for s in viz["nccl_settings"] if s["name"].startswith("NCCL_IB_")]
     assert viz["acceptance_run_nccl_tests"] is False and viz["roce_qos_classes"][0]["fabric"] == "storage"
     assert train["nccl_transport"] == "ib" and "acceptance_run_nccl_tests" not in train
+
+
+TENANT_IPOIB = REPO / "tests" / "generate" / "data" / "tenant-ipoib.yaml"
+
+
+def test_a_tenant_pools_ipoib_and_nccl_bootstrap_run_in_its_partition() -> None:
+    """IPoIB on a tenant pool's ports ran in Default, where the pool is a limited member (its hosts cannot
+    reach each other), and NCCL, left to pick an interface, prefers `ib` ones for its bootstrap. The
+    addresses go on P_Key children of the pool's partition (full member: 0x8000 | 0x10), NCCL bootstraps
+    over them, the MAAS program leaves them to the host role; a partition without IPoIB gets no address
+    and a warning."""
+    from generator.emit.ansible.group_vars import pool_vars
+    from generator.deploy.addresses import onprem_plan
+    from generator.emit.pulumi_targets import maas
+
+    cluster, plan = built(str(TENANT_IPOIB))
+    by_pool = {p.name: _group_vars(pool_vars(cluster, plan, p)) for p in cluster.pools}
+    train = by_pool["train"]["host_fabric_interfaces"]
+    assert [i["interface"] for i in train][:2] == ["ibp24s0.8010", "ibp64s0.8010"] and len(train) == 8
+    assert all(i["pkey"] == "0x8010" and i["interface"] == f"{i['parent']}.8010" for i in train)
+    nccl = {s["name"]: s["value"] for s in by_pool["train"]["nccl_settings"]}
+    assert nccl["NCCL_SOCKET_IFNAME"] == "=" + ",".join(i["interface"] for i in train)
+    assert by_pool["infer"]["host_fabric_interfaces"] == []
+    warned = [f.message for f in check(TENANT_IPOIB).findings if f.rule == "NET020"]
+    assert len(warned) == 1 and "pool `infer` runs in partition `infer` (0x0020)" in warned[0]
+    node = {"hostname": "train001", "su": None, "rack": None}
+    maas._node_row(cluster, onprem_plan(cluster), "train", node)
+    assert node["interfaces"] == []  # no child is an interface MAAS commissions

@@ -286,6 +286,8 @@ def _fabric_vars(cluster: ResolvedCluster, pool: ResolvedPool) -> str:
                 "mtu": mtu,
                 "table": table,
                 **({"routes": list(a.routes)} if a.routes else {}),  # via the host's cb_fabric_gateways
+                # a tenant's IPoIB: the P_Key child the role creates on this parent (addresses.ipoib_child)
+                **({"parent": a.child_of[0], "pkey": f"0x{a.child_of[1]:04x}"} if a.child_of else {}),
             }
         )
     out = [

@@ -123,7 +123,8 @@ def _node_row(cluster: ResolvedCluster, addresses: OnPremPlan, pool: str, node: 
     node["interfaces"] = [
         {"netdev": a.interface, "rdma_dev": a.rdma_dev, "subnet": a.subnet, "address": a.address}
         for a in addresses.fabric.get(host, [])
-        if a.interface is not None
+        # a tenant's IPoIB P_Key child is no interface MAAS commissions: the host_fabric role makes it
+        if a.interface is not None and a.child_of is None
     ]
     node_tags += [
         _tag(cluster, f"rail{a.rail}") for a in addresses.fabric.get(host, []) if a.rail is not None

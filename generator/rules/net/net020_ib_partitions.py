@@ -104,3 +104,25 @@ class IbPartitions(Rule):
                 hint="make the pool a full member of its own partition",
                 severity=Severity.WARNING,
             )
+        yield from self._pools_without_ipoib(fab)
+
+    def _pools_without_ipoib(self, fab: ResolvedFabric) -> Iterator[Finding]:
+        """A tenant pool's IPoIB runs on P_Key children in its home partition (deploy.addresses.ipoib_child),
+        which needs the partition's IPoIB broadcast group: without ``ipoib: true`` its hosts get no fabric
+        address at all (the parent interfaces are limited members of Default, where they cannot talk)."""
+        from generator.plan.subnet_manager import home_partition
+
+        sm = fab.spec.subnet_manager
+        assert sm is not None
+        for pool in dict.fromkeys(p for part in sm.partitions for p in part.pools):
+            home = home_partition(sm, pool)
+            if home is None or home[1].ipoib:
+                continue
+            yield self.finding(
+                f"{fab.name}: pool `{pool}` runs in partition `{home[1].name}` (0x{home[1].pkey:04x}), "
+                "which has no IPoIB group: its hosts get no IPoIB address on the fabric (the ports' own "
+                "interfaces are limited members of Default, where they cannot reach each other)",
+                (*fab.source_path, "subnet_manager", "partitions", home[0]),
+                hint="set `ipoib: true` on the partition: each host then gets a P_Key child interface in it",
+                severity=Severity.WARNING,
+            )
