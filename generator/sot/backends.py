@@ -82,6 +82,9 @@ class Backend(Protocol):
 
     def status(self, name: str) -> Any: ...
 
+    @property
+    def holders(self) -> dict[Any, tuple[Any, str]]: ...
+
 
 def ref(ids: IdMap, record: Record, name: str) -> Any:
     """The id of what ``record`` refers to as ``name`` (a Pending one while it is still to create)."""
@@ -129,6 +132,17 @@ class RestBackend:
         self.error = error  # the client's "the server refused" (an HTTP error status)
         self.unreadable = unreadable  # the client's "the answer is not JSON"
         self.progress = progress or (lambda text: print(text, file=sys.stderr))
+        # interface id -> (id, label) of the cable on it, for the plan's cable ends the last cable lookup read
+        self._holders: dict[Any, tuple[Any, str]] = {}
+
+    @property
+    def holders(self) -> dict[Any, tuple[Any, str]]:
+        return self._holders
+
+    def note_holders(self, interfaces: list[dict[str, Any]], cables: list[dict[str, Any]]) -> None:
+        """Which cable holds each of ``interfaces`` (rows with a ``cable``), labelled from ``cables``."""
+        labels = {row["id"]: str(row.get("label") or "") for row in cables}
+        self._holders = {row["id"]: (row["cable"], labels.get(row["cable"], "")) for row in interfaces}
 
     def endpoint(self, kind: str) -> Any:
         app, name = self.endpoints[kind]

@@ -138,11 +138,11 @@ def _find_cables(b: NautobotBackend, records: list[Record], ids: IdMap) -> dict[
     # only the interfaces and cables asked for: one the server added (a filter it ignored) carrying a plan
     # label was deleted and made anew
     asked = set(ends)
-    cable_ids = {
-        row["cable"] for row in b.fetch("interface", id=ends) if row.get("cable") and row["id"] in asked
-    }
+    held = [row for row in b.fetch("interface", id=ends) if row.get("cable") and row["id"] in asked]
+    cable_ids = {row["cable"] for row in held}
     rows = b.fetch("cable", id=sorted(map(str, cable_ids))) if cable_ids else []
     rows = [row for row in rows if row["id"] in cable_ids]
+    b.note_holders(held, rows)
     return b.found(rows, lambda row: (row["label"],) if row.get("label") else None)
 
 

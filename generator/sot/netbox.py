@@ -129,9 +129,8 @@ def _find_cables(b: NetBoxBackend, records: list[Record], ids: IdMap) -> dict[Ke
     # only the interfaces asked for: a cable on another one the server added (a filter it ignored) carried
     # a plan label and was deleted and made anew
     asked = set(ends)
-    cable_ids = {
-        row["cable"] for row in b.fetch("interface", id=ends) if row.get("cable") and row["id"] in asked
-    }
+    held = [row for row in b.fetch("interface", id=ends) if row.get("cable") and row["id"] in asked]
+    cable_ids = {row["cable"] for row in held}
     rows = (
         [row for row in b.fetch("cable", id=sorted(cable_ids)) if row["id"] in cable_ids] if cable_ids else []
     )
@@ -140,6 +139,7 @@ def _find_cables(b: NetBoxBackend, records: list[Record], ids: IdMap) -> dict[Ke
             row[side] = [
                 {"object_type": t["object_type"], "object_id": t["object_id"]} for t in row.get(side) or []
             ]
+    b.note_holders(held, rows)
     return b.found(rows, lambda row: (row["label"],) if row.get("label") else None)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
+from generator.safetext import inline
 from generator.sot.backends import UNREADABLE, Backend, IdMap, SotError
 from generator.sot.build import KINDS, Desired, chunks
 from generator.sot.changes import Found, KindChanges, Update, diff_kind
@@ -52,6 +53,7 @@ def push(
         planned = [(r, backend.payload(r, result.ids)) for r in records]
         changes = diff_kind(kind, planned, found)
         result.changes.append(changes)
+        _ends_free(backend, changes, result.ids)
         if apply:
             _apply(backend, changes, result.ids, batch, progress)
     return result
@@ -67,6 +69,32 @@ def read(backend: Backend, what: str, call: Callable[[], T]) -> T:
             f"{backend.product} answered {what} with objects its API does not give ({type(exc).__name__}): "
             "check --url (the API's own address) and --kind"
         ) from None
+
+
+def _ends_free(backend: Backend, changes: KindChanges, ids: IdMap) -> None:
+    """SotError, before anything of the kind is written, when a cable to create (a new one, or a rewired one
+    re-created) ends on an interface a cable the push does not delete holds: the server refuses that create,
+    and a rewired cable deleted before it was lost (the site's record of a patched link gone). A dry run is
+    refused the same, so it shows what the push would stop at."""
+    ends = backend.end_fields.get(changes.kind, frozenset())
+    if not ends:
+        return
+    rewired = [u for u in changes.updates if ends & set(u.changed)]
+    freed = {u.id for u in rewired}
+    for record in [u.record for u in rewired] + [r for r, _ in changes.creates]:
+        for side in ("a", "b"):
+            target = record.refs[side]
+            holder = backend.holders.get(ids.get(target))
+            if holder is None or holder[0] in freed:
+                continue
+            held_by = (
+                f"cable {inline(holder[1][:80])} (id {holder[0]})" if holder[1] else f"cable id {holder[0]}"
+            )
+            raise SotError(
+                f"{changes.kind} {inline('/'.join(record.key))}: its {side.upper()} end "
+                f"{inline(':'.join(target[1]))} is held by {backend.product} {held_by}, which the build does "
+                "not have: no cable deleted or created; remove or re-patch that cable at the site first"
+            )
 
 
 def _apply(

@@ -1,0 +1,66 @@
+"""`blueprint sot push` refusing before it writes what it cannot finish, and its options checked up front
+(review h140). Against the stand-in NetBox (tests/sot/fake_netbox.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fake_netbox import FakeNetBox
+from sot_fixtures import builds  # noqa: F401  (fixtures)
+from test_sot_netbox import push
+
+
+@pytest.fixture
+def netbox() -> Iterator[FakeNetBox]:
+    fake = FakeNetBox()
+    yield fake
+    fake.close()
+
+
+def _cable_end(fake: FakeNetBox, label: str, side: str) -> int:
+    cable = next(c for c in fake.db["cables"].values() if c["label"] == label)
+    return int(cable[f"{side}_terminations"][0]["object_id"])
+
+
+def _terminations(interface: int) -> list[dict]:
+    return [{"object_type": "dcim.interface", "object_id": interface}]
+
+
+def test_a_rewired_cable_whose_new_end_a_site_cable_holds_is_not_deleted(
+    netbox: FakeNetBox, builds: dict
+) -> None:
+    """The site re-patched a plan cable to a spare port, and a cable of its own now holds the plan's B end:
+    the push deleted the site's record of the plan cable, then its re-creation was refused (record lost)."""
+    assert push(netbox, builds["small"])[0] == 0
+    label = next(c["label"] for c in netbox.db["cables"].values())
+    a, b = _cable_end(netbox, label, "a"), _cable_end(netbox, label, "b")
+    leaf = netbox.db["interfaces"][b]["device"]
+    spare = netbox.add("interfaces", {"device": leaf, "name": "spare0", "type": "400gbase-x-osfp"})
+    old = next(c for c in netbox.db["cables"].values() if c["label"] == label)
+    netbox.remove("cables", old["id"])
+    moved = netbox.add(
+        "cables",
+        {"a_terminations": _terminations(a), "b_terminations": _terminations(spare["id"]), "label": label},
+    )
+    server = netbox.add(
+        "devices",
+        {**{k: netbox.db["devices"][leaf][k] for k in ("role", "device_type", "site")}, "name": "lab-box"},
+    )
+    port = netbox.add("interfaces", {"device": server["id"], "name": "eth0", "type": "400gbase-x-osfp"})
+    netbox.add(
+        "cables",
+        {
+            "a_terminations": _terminations(port["id"]),
+            "b_terminations": _terminations(b),
+            "label": "lab-patch",
+        },
+    )
+    end = f"{netbox.db['devices'][leaf]['name']}:{netbox.db['interfaces'][b]['name']}"
+    before = len(netbox.writes())
+    for dry in (("--dry-run",), ()):
+        code, _, err = push(netbox, builds["small"], *dry)
+        assert code == 1, err
+        assert f"cable {label}: its B end {end}" in err and "lab-patch" in err and "Traceback" not in err, err
+    assert len(netbox.writes()) == before  # nothing deleted, nothing created
+    assert moved["id"] in netbox.db["cables"] and netbox.db["interfaces"][a]["cable"] == moved["id"]
