@@ -2,10 +2,11 @@
 
 The clients follow what the server names: a list's ``next`` page, a created object's ``url``. Each request
 they make carries the API token, so a server (or whatever answers at --url) that names another host got the
-token sent there. Their sessions have no timeout either (a server that never answers hung `sot push`), and
-read whole bodies into memory (a never-ending or gzip-bomb body took 4 GB). Here every request goes to the
-host of --url only (an http -> https upgrade on that host is allowed, a downgrade is not), waits a bounded
-time, and its body is read up to a bound, decompressed size counted.
+token sent there (another port of the same host too: another server). Their sessions have no timeout either
+(a server that never answers hung `sot push`), and read whole bodies into memory (a never-ending or gzip-bomb
+body took 4 GB). Here every request goes to the scheme, host and port of --url only (an upgrade from http on
+port 80 to https on 443 of that host is allowed, a downgrade is not), waits a bounded time, and its body is
+read up to a bound, decompressed size counted.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 60.0  # the wait for any one read: a bulk write of a few hundred objects answers in seconds
 TOTAL_TIMEOUT_S = 300.0  # one answer, however it trickles in
 MAX_BODY_BYTES = 256 * 1024 * 1024  # one answer, decompressed: a page of NetBox's largest objects is ~1 MB
+DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_PAGES = 10_000  # pages of one listing: its objects (backends.MAX_ROWS) at NetBox's default 50 a page
 
 
@@ -32,9 +34,7 @@ class GuardedSession(requests.Session):
 
     def __init__(self, url: str) -> None:
         super().__init__()
-        base = urlsplit(url)
-        self.host = (base.hostname or "").lower()
-        self.scheme = base.scheme
+        self.origin = origin(url)
         self.url = url
         self.pages: set[str] | None = None  # the pages of the listing being read (listing())
 
@@ -75,15 +75,28 @@ class GuardedSession(requests.Session):
         return super().get_redirect_target(resp)
 
     def _same_host(self, url: str) -> None:
-        parts = urlsplit(url)
-        host = (parts.hostname or "").lower()
-        downgrade = self.scheme == "https" and parts.scheme != "https"
-        if host != self.host or downgrade:
+        try:
+            there = origin(url)
+        except ValueError:  # a port that is no number or out of range, an unclosed `[`
+            there = ("", "", -1)
+        # the same origin (RFC 6454: scheme, host and port; another port is another server), or the one
+        # upgrade a server redirects to: http on port 80 to https on 443 of the same host
+        upgrade = self.origin == ("http", there[1], 80) and there == ("https", self.origin[1], 443)
+        if there != self.origin and not upgrade:
             raise SotError(
                 f"the server at {self.url} named {_shown(url)} for the client to follow: not followed, the "
-                "token goes to the --url host only (a proxy or server rewriting its links; give --url as the "
-                "address the server names itself by)"
+                "token goes to the --url scheme, host and port only (a proxy or server rewriting its links; "
+                "give --url as the address the server names itself by)"
             )
+
+
+def origin(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of ``url``, the port its scheme's default when not given; ValueError for a port
+    that is no number or out of range."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port  # ValueError past 65535 or not a number
+    return scheme, (parts.hostname or "").lower(), port if port is not None else DEFAULT_PORTS.get(scheme, -1)
 
 
 def _read_bounded(reply: requests.Response) -> None:

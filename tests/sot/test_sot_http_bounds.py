@@ -1,0 +1,56 @@
+"""The guarded HTTP session of `sot push` (generator/sot/http.py) against what a hostile or broken server
+answers (review h140): the token to --url's own origin only, and every answer bounded in bytes and time."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.sot.backends import SotError
+from generator.sot.http import GuardedSession
+from sot_fixtures import builds  # noqa: F401  (fixture)
+from test_sot_hostile_server import Server, push, send_json
+
+
+@pytest.mark.parametrize(
+    ("url", "named"),
+    [
+        ("http://nb.example:8000", "http://nb.example:8001/api/"),  # another port: another server
+        ("http://nb.example", "http://nb.example:8080/api/"),
+        ("https://nb.example", "https://nb.example:8443/api/"),
+        ("http://nb.example:8000", "https://nb.example/api/"),  # an upgrade from another port than 80
+        ("https://nb.example", "http://nb.example/api/"),  # a downgrade
+        ("http://nb.example", "http://nb.example:99999/api/"),  # no port at all
+    ],
+)
+def test_another_port_or_scheme_of_the_host_is_not_sent_the_token(url: str, named: str) -> None:
+    with pytest.raises(SotError, match="not followed"):
+        GuardedSession(url)._same_host(named)
+
+
+@pytest.mark.parametrize(
+    ("url", "named"),
+    [
+        ("http://nb.example", "https://nb.example/api/"),  # nginx's http -> https redirect
+        ("http://nb.example", "https://NB.example:443/api/"),
+        ("https://nb.example:443", "https://nb.example/api/"),
+        ("http://nb.example:8000/", "http://nb.example:8000/api/?offset=50"),
+    ],
+)
+def test_the_same_origin_and_the_https_upgrade_are_followed(url: str, named: str) -> None:
+    GuardedSession(url)._same_host(named)
+
+
+def test_a_next_page_on_another_port_of_the_host_is_not_followed(builds: dict) -> None:
+    """The `next` page of a listing named the --url host on another port: it was sent the token."""
+    other = Server(lambda h, url: send_json(h, {"count": 0, "next": None, "results": []}))
+    try:
+        code, text, _, _ = push(
+            builds["small"],
+            lambda h, url: send_json(
+                h, {"count": 10, "next": f"{other.url}/api/dcim/manufacturers/?offset=5", "results": []}
+            ),
+        )
+    finally:
+        other.close()
+    assert code == 1 and "not followed" in text and "internal error" not in text, text
+    assert other.seen == []
