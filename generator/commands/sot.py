@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.commands._common import add_common, check_outputs, command, err_console, note, write_text
+from generator.commands._common import build_files as owned_files
 from generator.report import dumps, safe
 
 ORDER = 47
@@ -115,7 +116,14 @@ def run_push(args: argparse.Namespace) -> int:
         return _fail(f"{args.build}: not a folder")
     desired = read_build(Path(args.build))
     # before the server is written to: a refused -o came after the push, under "nothing written"
-    read = [(f"BUILD's {p.name}", str(p)) for p in build_files(Path(args.build))]
+    read: list[tuple[str, str | None]] = [
+        (f"BUILD's {p.name}", str(p)) for p in build_files(Path(args.build))
+    ]
+    # and every file of the build (its manifest: `-o BUILD/manifest.json` replaced it, and `generate` then
+    # refused the folder), of BUILD/cabling/netbox's build too
+    root = Path(args.build)
+    for folder in (root, root.parent.parent) if root.parts[-2:] == ("cabling", "netbox") else (root,):
+        read.extend(owned_files(folder))
     check_outputs([("-o", args.output)], read)
     try:
         return _push(args, token, desired, args.batch or DEFAULT_BATCH)

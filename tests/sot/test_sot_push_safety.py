@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from conftest import run_cli
 from fake_netbox import FakeNetBox
 from sot_fixtures import builds  # noqa: F401  (fixtures)
-from test_sot_netbox import push
+from test_sot_netbox import TOKEN, push
 
 
 @pytest.fixture
@@ -64,3 +67,37 @@ def test_a_rewired_cable_whose_new_end_a_site_cable_holds_is_not_deleted(
         assert f"cable {label}: its B end {end}" in err and "lab-patch" in err and "Traceback" not in err, err
     assert len(netbox.writes()) == before  # nothing deleted, nothing created
     assert moved["id"] in netbox.db["cables"] and netbox.db["interfaces"][a]["cable"] == moved["id"]
+
+
+@pytest.mark.parametrize(
+    ("given", "output"),
+    [
+        ("", "manifest.json"),
+        ("", "report/SUMMARY.md"),
+        ("cabling/netbox", "manifest.json"),
+    ],
+)
+def test_the_report_never_replaces_a_file_of_the_build(
+    netbox: FakeNetBox, builds: dict, tmp_path: Path, given: str, output: str
+) -> None:
+    """`sot push BUILD -o BUILD/manifest.json` replaced the build's manifest with the report (`generate`
+    then refused the folder as edited by hand)."""
+    build = tmp_path / "build"
+    shutil.copytree(builds["small"], build)
+    target = build / output
+    assert target.is_file()
+    kept = target.read_bytes()
+    code, _, err = run_cli(
+        "sot",
+        "push",
+        str(build / given),
+        "--url",
+        netbox.url,
+        "--token",
+        TOKEN,
+        "--dry-run",
+        "-o",
+        str(target),
+    )
+    assert code == 2 and f"the build's {output}" in err, err
+    assert target.read_bytes() == kept and netbox.requests == []
