@@ -101,6 +101,9 @@ def run_push(args: argparse.Namespace) -> int:
 
     if not args.url:
         return _fail("push needs --url")
+    problem = _url_problem(args.url)
+    if problem:
+        return _fail(f"--url {args.url}: {problem}, e.g. https://netbox.example.com")
     token = args.token or os.environ.get(TOKEN_ENV, "")
     if not token:
         return _fail(f"no API token: give --token or set {TOKEN_ENV}")
@@ -131,6 +134,25 @@ def run_push(args: argparse.Namespace) -> int:
         return _fail(str(exc), 2)
     except SotError as exc:
         return _fail(str(exc).replace(token, "<token>"), 1)
+
+
+def _url_problem(url: str) -> str:
+    """What keeps ``url`` from being a server's base URL ("" for none): checked before anything is read or
+    sent (`http://[::1` was an internal error, and `netbox.example.com` a refusal from the HTTP client)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        port = parts.port  # ValueError for a port that is no number or past 65535
+    except ValueError as exc:  # an unclosed `[`, an IPv6 address that is none
+        return f"not a URL ({exc})"
+    if parts.scheme.lower() not in ("http", "https"):
+        return "not an http:// or https:// address"
+    if not parts.hostname:
+        return "no host"
+    if port == 0:
+        return "port 0 is no port"
+    return ""
 
 
 def run_csv(args: argparse.Namespace) -> int:

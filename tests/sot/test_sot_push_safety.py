@@ -101,3 +101,21 @@ def test_the_report_never_replaces_a_file_of_the_build(
     )
     assert code == 2 and f"the build's {output}" in err, err
     assert target.read_bytes() == kept and netbox.requests == []
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("http://[::1", "not a URL"),
+        ("netbox.example.com", "not an http:// or https:// address"),
+        ("file:///x", "not an http:// or https:// address"),
+        ("http://", "no host"),
+        ("http://nb.example:abc/", "not a URL"),
+        ("http://nb.example:70000/", "not a URL"),
+        ("http://nb.example:0/", "port 0"),
+    ],
+)
+def test_a_url_that_is_no_server_address_is_refused_up_front(builds: dict, url: str, says: str) -> None:
+    """`http://[::1` was an internal error (exit 3); the others a refusal of the HTTP client (exit 1)."""
+    code, _, err = run_cli("sot", "push", str(builds["small"]), "--url", url, "--token", TOKEN, "--dry-run")
+    assert code == 2 and f"--url {url}: {says}" in err and "internal error" not in err, err
