@@ -581,7 +581,11 @@ def import_chunks(files: dict[str, str], rows: dict[str, int] | None = None) -> 
 
 def csv_records(text: str) -> tuple[str, list[str]]:
     """The header line and each record's text (a quoted cell may hold a line break)."""
-    lines = text.splitlines(keepends=True)
+    # lines end at "\n" only ("\r\n" kept whole), as the csv module reads them: str.splitlines also breaks
+    # at VT, FF, NEL, U+2028 and U+2029, which a cell may hold unquoted, and cut its row in two
+    lines = text.split("\n")
+    tail = lines.pop()  # what follows the last "\n": "" when the text ends with one
+    lines = [line + "\n" for line in lines] + ([tail] if tail else [])
     if not lines:
         return "", []
     header, records = lines[0], []

@@ -1,0 +1,39 @@
+"""`blueprint sot csv` / `sot push` with the text a build's CSVs may hold (review h140): characters
+str.splitlines takes for line breaks, a spreadsheet's byte-order mark, cells that start with a quote."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+from sot_fixtures import builds, netbox_rows  # noqa: F401  (fixtures)
+from test_sot_untrusted import copy_build, rewrite
+
+
+@pytest.mark.parametrize("breaks", ["\u2028", "\x85", "\x0c", "\x0b", "\u2029\x1c"])
+def test_a_cell_holding_what_splitlines_breaks_at_stays_in_its_row(
+    builds: dict, tmp_path: Path, breaks: str
+) -> None:
+    """csv_records cut a row at U+2028, NEL, FF or VT (str.splitlines): one device's row went to two
+    numbered files, each a broken import."""
+    build = copy_build(builds["small"], tmp_path / "build")
+    first = netbox_rows(build, "devices.csv")[0]["name"]
+
+    def describe(row: dict[str, str]) -> None:
+        if row["name"] == first:
+            row["description"] = f"rack{breaks}top"
+
+    rewrite(build, "devices.csv", describe)
+    code, _, err = run_cli("sot", "csv", str(build), "-o", str(tmp_path / "out"), "--rows", "1")
+    assert code == 0, err
+    devices = sorted((tmp_path / "out").glob("??-devices-*.csv"))
+    assert len(devices) == len(netbox_rows(build, "devices.csv"))
+    for path in devices:
+        rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))
+        assert len(rows) == 2 and len(rows[1]) == len(rows[0]), (path.name, rows)
+    shown = [list(csv.DictReader(p.open(encoding="utf-8", newline="")))[0] for p in devices]
+    assert {r["name"]: r["description"] for r in shown}[first] == f"rack{breaks}top"
