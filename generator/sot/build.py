@@ -116,9 +116,17 @@ def quotes_closed(path: Path, text: str) -> None:
         )
 
 
-def _rows(path: Path, budget: ByteBudget) -> list[tuple[int, dict[str, str]]]:
-    text = read_foreign_text(path, FILE_LIMIT, budget)
+def read_csv(path: Path, budget: ByteBudget) -> str:
+    """A NetBox CSV of the build, quotes checked, without the byte-order mark a spreadsheet saves UTF-8 CSV
+    with (Excel's "CSV UTF-8"): kept, it was part of the first column's name (`no column name`), and `sot
+    csv` copied it into the middle of every numbered file after the first."""
+    text = read_foreign_text(path, FILE_LIMIT, budget).removeprefix("\ufeff")
     quotes_closed(path, text)
+    return text
+
+
+def _rows(path: Path, budget: ByteBudget) -> list[tuple[int, dict[str, str]]]:
+    text = read_csv(path, budget)
     reader = csv.DictReader(io.StringIO(text))
     try:
         return [(reader.line_num, {k: _unquote(v or "") for k, v in row.items() if k}) for row in reader]

@@ -12,9 +12,9 @@ import io
 from pathlib import Path
 
 from generator.emit.cabling.netbox import IMPORT_ORDER, csv_records
-from generator.foreign import ByteBudget, ForeignInputError, read_foreign_text
+from generator.foreign import ByteBudget, ForeignInputError
 from generator.fsutil import OutputRefused, atomic_dir, checked_output_dir, write_new_text
-from generator.sot.build import FILE_LIMIT, netbox_dir, quotes_closed
+from generator.sot.build import netbox_dir, read_csv
 
 # The columns that name an object in each file (what makes a row "the same object" in two builds).
 KEY_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -32,10 +32,7 @@ KEY_COLUMNS: dict[str, tuple[str, ...]] = {
 
 def read_files(build: Path, budget: ByteBudget) -> dict[str, str]:
     folder = netbox_dir(build)
-    files = {name: read_foreign_text(folder / name, FILE_LIMIT, budget) for name in IMPORT_ORDER}
-    for name, text in files.items():
-        quotes_closed(folder / name, text)
-    return files
+    return {name: read_csv(folder / name, budget) for name in IMPORT_ORDER}
 
 
 def new_only(files: dict[str, str], old: dict[str, str], new_dir: Path, old_dir: Path) -> dict[str, str]:

@@ -37,3 +37,39 @@ def test_a_cell_holding_what_splitlines_breaks_at_stays_in_its_row(
         assert len(rows) == 2 and len(rows[1]) == len(rows[0]), (path.name, rows)
     shown = [list(csv.DictReader(p.open(encoding="utf-8", newline="")))[0] for p in devices]
     assert {r["name"]: r["description"] for r in shown}[first] == f"rack{breaks}top"
+
+
+def test_a_csv_saved_with_a_byte_order_mark_reads_as_without(builds: dict, tmp_path: Path) -> None:
+    """Excel's "CSV UTF-8" starts the file with U+FEFF: `sot push` refused it (`no column name`) and `sot csv`
+    copied it into every numbered file, in front of the header and, after the first, into its middle."""
+    from fake_netbox import FakeNetBox
+
+    build = copy_build(builds["small"], tmp_path / "build")
+    for path in (build / "cabling" / "netbox").glob("*.csv"):
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    fake = FakeNetBox()
+    try:
+        code, out, err = run_cli(
+            "sot",
+            "push",
+            str(build),
+            "--url",
+            fake.url,
+            "--token",
+            "fake-token",
+            "--dry-run",
+            "--format",
+            "json",
+        )
+    finally:
+        fake.close()
+    assert code == 1 and '"applied": false' in out, err
+    for given in (builds["small"], build):
+        code, _, err = run_cli(
+            "sot", "csv", str(given), "-o", str(tmp_path / given.name / "out"), "--rows", "7"
+        )
+        assert code == 0, err
+    plain, marked = tmp_path / builds["small"].name / "out", tmp_path / "build" / "out"
+    assert sorted(p.name for p in marked.iterdir()) == sorted(p.name for p in plain.iterdir())
+    for path in marked.iterdir():
+        assert path.read_bytes() == (plain / path.name).read_bytes(), path.name
