@@ -195,9 +195,10 @@ def _holds(a: Path, b: Path) -> bool:
 
 def _push(args: argparse.Namespace, token: str, desired: Any, batch: int) -> int:
     from generator.sot.changes import describe
+    from generator.sot.http import push_budget
     from generator.sot.push import mark_connected, push
 
-    backend = _connect(args, token)
+    backend = _connect(args, token, push_budget(sum(map(len, desired.records.values()))))
     progress = (lambda text: None) if args.quiet else (lambda text: note(args, text))
     apply = not args.dry_run
     result = push(backend, desired, apply=apply, batch=batch, progress=progress)
@@ -215,7 +216,7 @@ def _push(args: argparse.Namespace, token: str, desired: Any, batch: int) -> int
     return 1 if args.dry_run and result.written else 0
 
 
-def _connect(args: argparse.Namespace, token: str) -> Any:
+def _connect(args: argparse.Namespace, token: str, budget: int) -> Any:
     """The backend of the product the server says it is, of a release its API is written for (a --kind of
     the other product, or a NetBox before `role` or a Nautobot before Locations, would write what the server
     refuses halfway through)."""
@@ -232,13 +233,13 @@ def _connect(args: argparse.Namespace, token: str) -> Any:
         # a proxy may keep /api/status/ from the token's user: --kind says the product, unchecked
         warning = f"{exc}; the release is not checked, pushing as --kind {args.kind}"
         err_console.print(f"[yellow]warning[/]: {safe(warning)}")
-        return (nautobot if args.kind == "nautobot" else netbox).connect(args.url, token)
+        return (nautobot if args.kind == "nautobot" else netbox).connect(args.url, token, budget=budget)
     if args.kind and args.kind != kind:
         raise SotError(f"--kind {args.kind}, but {args.url} is {PRODUCTS[kind]} {version}")
     warning = release_check(kind, version)
     if warning:
         err_console.print(f"[yellow]warning[/]: {safe(warning)}")
-    return (nautobot if kind == "nautobot" else netbox).connect(args.url, token)
+    return (nautobot if kind == "nautobot" else netbox).connect(args.url, token, budget=budget)
 
 
 def _as_json(result: Any, product: str, applied: bool) -> dict[str, Any]:

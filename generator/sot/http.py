@@ -6,13 +6,13 @@ token sent there (another port of the same host too: another server). Their sess
 (a server that never answers hung `sot push`), and read whole bodies into memory (a never-ending or gzip-bomb
 body took 4 GB). Here every request goes to the scheme, host and port of --url only (an upgrade from http on
 port 80 to https on 443 of that host is allowed, a downgrade is not), waits a bounded time, and its body is
-read up to a bound, decompressed size counted.
+read up to a bound, decompressed size counted, and so are all answers of a push together.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
@@ -25,6 +25,13 @@ CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 60.0  # the wait for any one read: a bulk write of a few hundred objects answers in seconds
 TOTAL_TIMEOUT_S = 300.0  # one answer, however it trickles in
 MAX_BODY_BYTES = 256 * 1024 * 1024  # one answer, decompressed: a page of NetBox's largest objects is ~1 MB
+# The answers of one push in all, decompressed: every page of a listing is held until the listing ends, so a
+# server answering page after page (each under MAX_BODY_BYTES) grew memory without bound. An object of the
+# build comes back about four times (its lookup, the lookup of the cable ends on it, its create's answer,
+# --mark-connected's read) at a few KB each as NetBox 4 serialises it: 32 KiB an object is ample, and a base
+# covers the unfiltered listings of kinds a site has few of (manufacturers, roles, statuses).
+PUSH_BYTES_BASE = 256 * 1024 * 1024
+PUSH_BYTES_PER_OBJECT = 32 * 1024
 DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_PAGES = 10_000  # pages of one listing: its objects (backends.MAX_ROWS) at NetBox's default 50 a page
 
@@ -32,10 +39,12 @@ MAX_PAGES = 10_000  # pages of one listing: its objects (backends.MAX_ROWS) at N
 class GuardedSession(requests.Session):
     """A requests Session that talks to one host, with bounded waits and bodies."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, budget: int | None = None) -> None:
         super().__init__()
         self.origin = origin(url)
         self.url = url
+        self.budget = budget  # the bytes all answers together may hold (push_budget); None: each answer's own
+        self.left = budget
         self.pages: set[str] | None = None  # the pages of the listing being read (listing())
 
     def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
@@ -46,7 +55,7 @@ class GuardedSession(requests.Session):
             kwargs["timeout"] = (CONNECT_TIMEOUT_S, READ_TIMEOUT_S)
         kwargs["stream"] = True
         reply = super().send(request, **kwargs)
-        _read_bounded(reply)
+        _read_bounded(reply, self._charge)
         return reply
 
     @contextmanager
@@ -71,8 +80,20 @@ class GuardedSession(requests.Session):
         # requests reads each redirect's body whole before following it (resolve_redirects): bound it here,
         # where every answer of a redirect chain passes first
         if not resp._content_consumed:
-            _read_bounded(resp)
+            _read_bounded(resp, self._charge)
         return super().get_redirect_target(resp)
+
+    def _charge(self, url: str, size: int) -> None:
+        """``size`` more bytes of answers read; SotError past the push's budget."""
+        if self.left is None or self.budget is None:
+            return
+        self.left -= size
+        if self.left < 0:
+            raise SotError(
+                f"the server's answers to this push passed {self.budget >> 20:,} MiB in all (at "
+                f"{_shown(url)}), far more than a build of this size reads back: not read further (a listing "
+                "without end?)"
+            )
 
     def _same_host(self, url: str) -> None:
         try:
@@ -99,8 +120,14 @@ def origin(url: str) -> tuple[str, str, int]:
     return scheme, (parts.hostname or "").lower(), port if port is not None else DEFAULT_PORTS.get(scheme, -1)
 
 
-def _read_bounded(reply: requests.Response) -> None:
-    """The whole body into ``reply.content``, refused past MAX_BODY_BYTES or TOTAL_TIMEOUT_S."""
+def push_budget(objects: int) -> int:
+    """The bytes the answers to a push of a build of ``objects`` objects may come to."""
+    return PUSH_BYTES_BASE + PUSH_BYTES_PER_OBJECT * objects
+
+
+def _read_bounded(reply: requests.Response, charge: Callable[[str, int], None]) -> None:
+    """The whole body into ``reply.content``, refused past MAX_BODY_BYTES, past what ``charge`` allows (the
+    session's budget) or past TOTAL_TIMEOUT_S."""
     start = time.monotonic()
     parts: list[bytes] = []
     size = 0
@@ -117,6 +144,7 @@ def _read_bounded(reply: requests.Response) -> None:
                     f"the answer to {_shown(str(reply.url))} took longer than {TOTAL_TIMEOUT_S:.0f} s: "
                     "not read"
                 )
+            charge(str(reply.url), len(part))
             parts.append(part)
     finally:
         reply.close()
@@ -130,9 +158,9 @@ def _shown(url: str) -> str:
     return text + ("…" if len(url) > 200 else "")
 
 
-def guarded(session: requests.Session, url: str) -> GuardedSession:
+def guarded(session: requests.Session, url: str, budget: int | None = None) -> GuardedSession:
     """A GuardedSession with the client's own headers, TLS settings and adapters (retries)."""
-    out = GuardedSession(url)
+    out = GuardedSession(url, budget)
     out.headers.update(session.headers)
     out.verify = session.verify
     for prefix, adapter in session.adapters.items():

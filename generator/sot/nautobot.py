@@ -260,7 +260,8 @@ _PAYLOADS = {
 }
 
 
-def connect(url: str, token: str, progress: Any = None) -> NautobotBackend:
+def connect(url: str, token: str, progress: Any = None, budget: int | None = None) -> NautobotBackend:
+    """The backend; ``budget``: the bytes the server's answers may come to in all (http.push_budget)."""
     try:
         import pynautobot  # type: ignore[import-untyped]
     except ImportError:
@@ -269,5 +270,7 @@ def connect(url: str, token: str, progress: Any = None) -> NautobotBackend:
     from generator.sot.http import guarded
 
     api = pynautobot.api(url, token=token)
-    api.http_session = guarded(api.http_session, url)  # the token to --url only; bounded waits and bodies
+    api.http_session = guarded(
+        api.http_session, url, budget
+    )  # the token to --url only; bounded waits and bodies
     return NautobotBackend(api, pynautobot.RequestError, pynautobot.ContentError, progress)

@@ -156,7 +156,8 @@ _FINDERS = {
 }
 
 
-def connect(url: str, token: str, progress: Any = None) -> NetBoxBackend:
+def connect(url: str, token: str, progress: Any = None, budget: int | None = None) -> NetBoxBackend:
+    """The backend; ``budget``: the bytes the server's answers may come to in all (http.push_budget)."""
     try:
         import pynetbox  # type: ignore[import-untyped]
     except ImportError:
@@ -165,5 +166,7 @@ def connect(url: str, token: str, progress: Any = None) -> NetBoxBackend:
     from generator.sot.http import guarded
 
     api = pynetbox.api(url, token=token)
-    api.http_session = guarded(api.http_session, url)  # the token to --url only; bounded waits and bodies
+    api.http_session = guarded(
+        api.http_session, url, budget
+    )  # the token to --url only; bounded waits and bodies
     return NetBoxBackend(api, pynetbox.RequestError, pynetbox.ContentError, progress)

@@ -3,6 +3,9 @@ answers (review h140): the token to --url's own origin only, and every answer bo
 
 from __future__ import annotations
 
+from http.server import BaseHTTPRequestHandler
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 
 from generator.sot.backends import SotError
@@ -54,3 +57,29 @@ def test_a_next_page_on_another_port_of_the_host_is_not_followed(builds: dict) -
         other.close()
     assert code == 1 and "not followed" in text and "internal error" not in text, text
     assert other.seen == []
+
+
+def test_a_listing_of_pages_without_end_is_refused_past_the_push_budget(
+    builds: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every page under the one-answer bound, but the listing's rows all held: memory grew with the pages
+    (10,000 pages of 256 MiB allowed)."""
+    import generator.sot.http as http
+
+    monkeypatch.setattr(http, "PUSH_BYTES_BASE", 4 << 20, raising=False)
+    monkeypatch.setattr(http, "PUSH_BYTES_PER_OBJECT", 0, raising=False)
+    blob = "x" * (256 << 10)
+
+    def pages(h: BaseHTTPRequestHandler, url: str) -> None:
+        at = parse_qs(urlsplit(h.path).query)
+        offset = int(at.get("offset", ["0"])[0])
+        if not urlsplit(h.path).path.startswith("/api/dcim/manufacturers/") or offset >= 100:
+            send_json(h, {"count": 0, "next": None, "results": []})
+            return
+        row = {"id": 1000 + offset, "name": f"m{offset}", "slug": f"m{offset}", "description": blob}
+        nxt = f"{url}/api/dcim/manufacturers/?name=x&offset={offset + 1}"
+        send_json(h, {"count": 100, "next": nxt, "results": [row]})
+
+    code, text, _, server = push(builds["small"], pages)
+    assert code == 1 and "passed 4 MiB in all" in text and "internal error" not in text, text
+    assert len(server.seen) < 30
