@@ -11,6 +11,8 @@ read up to a bound, decompressed size counted, and so are all answers of a push 
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -128,9 +130,9 @@ def push_budget(objects: int) -> int:
 def _read_bounded(reply: requests.Response, charge: Callable[[str, int], None]) -> None:
     """The whole body into ``reply.content``, refused past MAX_BODY_BYTES, past what ``charge`` allows (the
     session's budget) or past TOTAL_TIMEOUT_S."""
-    start = time.monotonic()
     parts: list[bytes] = []
     size = 0
+    deadline = _Deadline(reply, TOTAL_TIMEOUT_S)
     try:
         for part in reply.iter_content(1 << 16):
             size += len(part)
@@ -139,17 +141,58 @@ def _read_bounded(reply: requests.Response, charge: Callable[[str, int], None]) 
                     f"the answer to {_shown(str(reply.url))} is larger than {MAX_BODY_BYTES >> 20} MiB: "
                     "not read"
                 )
-            if time.monotonic() - start > TOTAL_TIMEOUT_S:
-                raise SotError(
-                    f"the answer to {_shown(str(reply.url))} took longer than {TOTAL_TIMEOUT_S:.0f} s: "
-                    "not read"
-                )
+            deadline.check()
             charge(str(reply.url), len(part))
             parts.append(part)
+    except Exception:  # whatever a read the deadline cut short ends in (requests' errors are OSErrors)
+        deadline.check()
+        raise
     finally:
+        deadline.stop()
         reply.close()
+    deadline.check()  # a body without a length ends where its socket was shut
     reply._content = b"".join(parts)  # what Response.content holds once read
     reply._content_consumed = True
+
+
+class _Deadline:
+    """The time one answer's body may take, however it trickles in. Each read of the socket waits at most
+    READ_TIMEOUT_S, but that wait starts again with every byte, and one 64 KiB chunk is many reads (an
+    answer sent a byte a second was read as long as it lasted): once the time is up, a timer shuts the socket
+    for reading, which ends the read blocked on it (urllib3's HTTPResponse.shutdown, "to stop any ongoing or
+    future reads", urllib3 2.3 release notes, urllib3/urllib3#2868; before 2.3, checked between chunks)."""
+
+    def __init__(self, reply: requests.Response, seconds: float) -> None:
+        self.url = str(reply.url)
+        self.seconds = seconds
+        self.start = time.monotonic()
+        self.fired = False
+        self._lock = threading.Lock()
+        self._shutdown: Callable[[], None] | None = getattr(reply.raw, "shutdown", None)
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        if self._shutdown is not None:
+            self._timer.start()
+
+    def _fire(self) -> None:
+        with self._lock:
+            if self._shutdown is None:  # stopped: the body was read in time
+                return
+            self.fired = True
+            # ValueError: no socket to shut (a body urllib3 did not read from one); RuntimeError: released
+            with contextlib.suppress(ValueError, RuntimeError, OSError):
+                self._shutdown()
+
+    def check(self) -> None:
+        if self.fired or time.monotonic() - self.start > self.seconds:
+            raise SotError(
+                f"the answer to {_shown(self.url)} took longer than {self.seconds:.0f} s: not read"
+            )
+
+    def stop(self) -> None:
+        self._timer.cancel()
+        with self._lock:
+            self._shutdown = None
 
 
 def _shown(url: str) -> str:

@@ -3,6 +3,8 @@ answers (review h140): the token to --url's own origin only, and every answer bo
 
 from __future__ import annotations
 
+import json
+import time
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlsplit
 
@@ -83,3 +85,36 @@ def test_a_listing_of_pages_without_end_is_refused_past_the_push_budget(
     code, text, _, server = push(builds["small"], pages)
     assert code == 1 and "passed 4 MiB in all" in text and "internal error" not in text, text
     assert len(server.seen) < 30
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunk-size-line"])
+def test_an_answer_trickled_a_byte_at_a_time_is_given_up_at_the_total_bound(
+    builds: dict, monkeypatch: pytest.MonkeyPatch, chunked: bool
+) -> None:
+    """TOTAL_TIMEOUT_S was checked only between 64 KiB chunks, and each byte restarted the read timeout: an
+    answer sent a byte every few tenths of a second was read as long as it lasted."""
+    import generator.sot.http as http
+
+    monkeypatch.setattr(http, "TOTAL_TIMEOUT_S", 1.0)
+
+    def trickle(h: BaseHTTPRequestHandler, url: str) -> None:
+        body = json.dumps({"count": 0, "next": None, "results": [], "pad": "x" * 40}).encode()
+        h.send_response(200)
+        h.send_header("Content-Type", "application/json")
+        if chunked:  # the chunk's size line itself trickles in (read by http.client's readline)
+            h.send_header("Transfer-Encoding", "chunked")
+            body = b"0" * 60 + b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+        else:
+            h.send_header("Content-Length", str(len(body)))
+        h.end_headers()
+        try:
+            for byte in body:
+                h.wfile.write(bytes([byte]))
+                h.wfile.flush()
+                time.sleep(0.1)
+        except OSError:
+            return
+
+    code, text, seconds, _ = push(builds["small"], trickle)
+    assert code == 1 and "took longer than 1 s" in text and "internal error" not in text, text
+    assert seconds < 5
