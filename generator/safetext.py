@@ -27,7 +27,7 @@ _ESCAPE_SEQ = re.compile(
 XML_ILLEGAL = "[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 # OWASP CSV Injection: cells beginning with these are formulas in Excel, LibreOffice and Google Sheets.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_FORMULA_AT_CELL = re.compile("\x00[=+\\-@\t\r]")
+_FORMULA_AT_CELL = re.compile("\x00[=+\\-@\t\r']")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _MARKDOWN_BLOCK = re.compile(r"^\s*(?:#|>|[-+*]\s|\d+[.)]\s|```|~~~|={3,}|-{3,}|\|)")
 
@@ -43,14 +43,16 @@ def shell_word(value: str) -> str:
 
 
 def csv_cell(text: str) -> str:
-    """A cell a spreadsheet cannot evaluate: a leading ``'`` before = + - @ TAB CR; numbers stay numbers."""
-    if text[:1] in FORMULA_START and not _NUMBER.fullmatch(text):
+    """A cell a spreadsheet cannot evaluate: a leading ``'`` before = + - @ TAB CR; numbers stay numbers. A
+    text that starts with ``'`` gets one too, so the prefix is reversible: reading a cell back takes exactly
+    one off (sot/build.py), where a catalogue name `'=x` was read back as `=x`."""
+    if text[:1] == "'" or (text[:1] in FORMULA_START and not _NUMBER.fullmatch(text)):
         return "'" + text
     return text
 
 
 def csv_needs_neutralising(cells: list[str]) -> bool:
-    """Whether any of ``cells`` starts with a formula character (one C-speed scan for big columns)."""
+    """Whether any of ``cells`` starts with a formula character or ``'`` (one C-speed scan)."""
     return _FORMULA_AT_CELL.search("\x00" + "\x00".join(cells)) is not None
 
 

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from generator.emit.cabling.netbox import csv_records
 from generator.foreign import ByteBudget, ForeignInputError, read_foreign_text
+from generator.safetext import FORMULA_START
 
 # The kinds in the order the objects refer to one another (NetBox's import order, IMPORT_ORDER).
 KINDS: tuple[str, ...] = (
@@ -129,14 +130,15 @@ def _rows(path: Path, budget: ByteBudget) -> list[tuple[int, dict[str, str]]]:
     text = read_csv(path, budget)
     reader = csv.DictReader(io.StringIO(text))
     try:
-        return [(reader.line_num, {k: _unquote(v or "") for k, v in row.items() if k}) for row in reader]
+        return [(reader.line_num, {k: uncell(v or "") for k, v in row.items() if k}) for row in reader]
     except csv.Error as exc:  # a field past the csv module's limit: the file's fault, located
         raise ForeignInputError(f"{path}:{reader.line_num + 1}", f"not a CSV row: {exc}") from None
 
 
-def _unquote(cell: str) -> str:
-    # safetext.csv_cell put a leading ' before a cell a spreadsheet would evaluate; the value is after it
-    return cell[1:] if cell[:2] in ("'=", "'+", "'-", "'@") else cell
+def uncell(cell: str) -> str:
+    """The text safetext.csv_cell wrote as ``cell``: it put a ``'`` before a text a spreadsheet would evaluate
+    (= + - @ TAB CR) and before one that starts with ``'``; exactly that one is taken off."""
+    return cell[1:] if cell[:1] == "'" and cell[1:2] in (*FORMULA_START, "'") else cell
 
 
 def _typed(path: Path, line: int, make: Callable[[], T]) -> T:

@@ -14,7 +14,7 @@ from pathlib import Path
 from generator.emit.cabling.netbox import IMPORT_ORDER, csv_records
 from generator.foreign import ByteBudget, ForeignInputError
 from generator.fsutil import OutputRefused, atomic_dir, checked_output_dir, write_new_text
-from generator.sot.build import netbox_dir, read_csv
+from generator.sot.build import netbox_dir, read_csv, uncell
 
 # The columns that name an object in each file (what makes a row "the same object" in two builds).
 KEY_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -32,7 +32,27 @@ KEY_COLUMNS: dict[str, tuple[str, ...]] = {
 
 def read_files(build: Path, budget: ByteBudget) -> dict[str, str]:
     folder = netbox_dir(build)
-    return {name: read_csv(folder / name, budget) for name in IMPORT_ORDER}
+    return {name: for_import(folder / name, read_csv(folder / name, budget)) for name in IMPORT_ORDER}
+
+
+def for_import(path: Path, text: str) -> str:
+    """``text`` without the ``'`` safetext.csv_cell put before a cell a spreadsheet would evaluate: NetBox's
+    importer stores a cell as it is (a manufacturer `'-Acme` where `sot push` stores `-Acme`, the name the
+    build means). Rewritten by the csv module only when a cell has one; ``text`` itself otherwise."""
+    if "'" not in text:
+        return text
+    reader = csv.reader(io.StringIO(text))
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    changed = False
+    try:
+        for index, row in enumerate(reader):
+            cells = row if index == 0 else [uncell(cell) for cell in row]
+            changed = changed or cells != row
+            writer.writerow(cells)
+    except csv.Error as exc:  # a field past the csv module's limit: the file's fault, located
+        raise ForeignInputError(f"{path}:{reader.line_num + 1}", f"not a CSV row: {exc}") from None
+    return out.getvalue() if changed else text
 
 
 def new_only(files: dict[str, str], old: dict[str, str], new_dir: Path, old_dir: Path) -> dict[str, str]:

@@ -36,6 +36,8 @@ PLAIN_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 def owasp(v: object) -> object:
     if isinstance(v, str) and v[:1] and v[0] in FORMULA_START and not PLAIN_NUMBER.fullmatch(v):
         return "'" + v
+    if isinstance(v, str) and v[:1] == "'":  # the prefix escaped, so a reader takes exactly one off
+        return "'" + v
     return v
 
 

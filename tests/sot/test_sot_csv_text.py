@@ -73,3 +73,50 @@ def test_a_csv_saved_with_a_byte_order_mark_reads_as_without(builds: dict, tmp_p
     assert sorted(p.name for p in marked.iterdir()) == sorted(p.name for p in plain.iterdir())
     for path in marked.iterdir():
         assert path.read_bytes() == (plain / path.name).read_bytes(), path.name
+
+
+# What a catalogue or plan may name (a cell a spreadsheet would evaluate, one that starts with the prefix
+# itself, a number): each must reach NetBox as it is, by `sot push` and by `sot csv`'s import files alike.
+SPREADSHEET_TEXT = [
+    "'=quoted box",
+    '=HYPERLINK("http://x/")',
+    "\tTabbed",
+    "'",
+    "''x",
+    "-3",
+    "-Acme",
+    "@SUM(A1)",
+]
+
+
+def test_the_spreadsheet_prefix_is_reversed_exactly(builds: dict, tmp_path: Path) -> None:
+    """csv_cell left a text that already started with ' alone and the reader took one ' off (`'=quoted box`
+    was pushed as `=quoted box`), a prefixed TAB was pushed with its ', and `sot csv` gave NetBox's importer
+    the prefixed names (stored as `'-Acme` where the push stored `-Acme`)."""
+    from fake_netbox import FakeNetBox
+    from generator.safetext import csv_cell
+
+    build = copy_build(builds["small"], tmp_path / "build")
+    names = [r["name"] for r in netbox_rows(build, "devices.csv")][: len(SPREADSHEET_TEXT)]
+    meant = dict(zip(names, SPREADSHEET_TEXT, strict=True))
+
+    def describe(row: dict[str, str]) -> None:
+        if row["name"] in meant:
+            row["description"] = csv_cell(meant[row["name"]])
+
+    rewrite(build, "devices.csv", describe)
+    fake = FakeNetBox()
+    try:
+        code, _, err = run_cli("sot", "push", str(build), "--url", fake.url, "--token", "fake-token")
+        pushed = {d["name"]: d.get("description") for d in fake.db["devices"].values() if d["name"] in meant}
+    finally:
+        fake.close()
+    assert code == 0, err
+    assert pushed == meant
+    code, _, err = run_cli("sot", "csv", str(build), "-o", str(tmp_path / "out"))
+    assert code == 0, err
+    (devices,) = (tmp_path / "out").glob("??-devices.csv")
+    imported = {
+        r["name"]: r["description"] for r in csv.DictReader(devices.open(encoding="utf-8", newline=""))
+    }
+    assert {name: imported[name] for name in meant} == meant

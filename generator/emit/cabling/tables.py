@@ -186,7 +186,8 @@ def _csv_column(column: Sequence[Cell]) -> Sequence[str]:
     else:
         out = list(map(_csv_cell, column))
     if str in kinds and csv_needs_neutralising(list(out)):  # text only: numbers stay numbers
-        out = [csv_cell(o) if type(c) is str else o for o, c in zip(out, column, strict=True)]
+        # from the text itself: `out` may hold it converted already, and csv_cell("'=x") is "''=x"
+        out = [csv_cell(c) if type(c) is str else o for o, c in zip(out, column, strict=True)]
     text = "".join(out)
     if "," in text or '"' in text or "\n" in text:
         if (
