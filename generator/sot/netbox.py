@@ -101,10 +101,12 @@ def _find_in_site(kind: str) -> Any:
 def _find_racks(b: NetBoxBackend, records: list[Record], ids: IdMap) -> dict[Key, Found]:
     """Racks by name among the plan's locations (or in none): a rack name is unique within its location only,
     so one of the same name in another location of the site (a lab's `r01-01`) is not the plan's, and was
-    moved and rewritten; it is left alone, and the plan's is created beside it."""
+    moved and rewritten; it is left alone, and the plan's is created beside it. Looked up while the plan's
+    locations are still to create too (a dry run): the push adopts one in no location then, and the dry run
+    said "create" for it."""
     sites = _site_ids(records, ids)
     places = set(known(ref(ids, r, "location") for r in records))
-    if not sites or not places:
+    if not sites:
         return {}
     rows = b.fetch("rack", site_id=sites[0], name=[r.key[-1] for r in records])
     # one at the site with no location yet (made by hand before the first push) is adopted and moved

@@ -119,3 +119,23 @@ def test_a_url_that_is_no_server_address_is_refused_up_front(builds: dict, url: 
     """`http://[::1` was an internal error (exit 3); the others a refusal of the HTTP client (exit 1)."""
     code, _, err = run_cli("sot", "push", str(builds["small"]), "--url", url, "--token", TOKEN, "--dry-run")
     assert code == 2 and f"--url {url}: {says}" in err and "internal error" not in err, err
+
+
+def test_the_dry_run_reports_a_rack_in_no_location_as_the_update_the_push_makes(
+    netbox: FakeNetBox, builds: dict
+) -> None:
+    """The plan's rows not made yet: the dry run said "create" for the rack the push then adopted and
+    updated (the racks were looked up among the plan's locations only, and there were none)."""
+    from sot_fixtures import netbox_rows
+
+    build = builds["small"]
+    (site,) = netbox_rows(build, "sites.csv")
+    there = netbox.add("sites", {"name": site["name"], "slug": site["slug"], "status": "active"})
+    name = netbox_rows(build, "racks.csv")[0]["name"]
+    netbox.add("racks", {"site": there["id"], "name": name, "u_height": 42})
+    code, dry, err = push(netbox, build, "--dry-run")
+    assert code == 1, err
+    code, done, err = push(netbox, build)
+    assert code == 0, err
+    assert dry["kinds"]["rack"]["create"] == done["kinds"]["rack"]["create"]
+    assert list(dry["kinds"]["rack"]["update"]) == list(done["kinds"]["rack"]["update"]) == [name]
