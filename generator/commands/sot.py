@@ -27,8 +27,8 @@ ORDER = 47
 KINDS = ("netbox", "nautobot")
 ACTIONS = ("push", "csv")
 TOKEN_ENV = "BLUEPRINT_SOT_TOKEN"
-# An API token as the Authorization header carries it after `Token `: printable ASCII without spaces (the
-# 40 hex digits both products generate fit).
+# An API token as the Authorization header carries it after `Token ` or `Bearer `: printable ASCII without
+# spaces (the 40 hex digits both products generate fit, and NetBox 4.5's `nbt_<key>.<secret>`).
 TOKEN_TEXT = re.compile(r"[!-~]{1,512}")
 
 
@@ -221,7 +221,14 @@ def _connect(args: argparse.Namespace, token: str, budget: int) -> Any:
     the other product, or a NetBox before `role` or a Nautobot before Locations, would write what the server
     refuses halfway through)."""
     from generator.sot import nautobot, netbox
-    from generator.sot.backends import PRODUCTS, SotError, Unreachable, release_check, server_status
+    from generator.sot.backends import (
+        PRODUCTS,
+        SotError,
+        StatusUnknown,
+        Unreachable,
+        release_check,
+        server_status,
+    )
 
     try:
         kind, version = server_status(args.url, token)
@@ -229,7 +236,9 @@ def _connect(args: argparse.Namespace, token: str, budget: int) -> Any:
         raise
     except SotError as exc:
         if not args.kind:
-            raise SotError(f"{exc}: give --kind to push without it") from None
+            # only where --kind helps: a refused token (403) was told to give --kind
+            hint = ": give --kind to push without it" if isinstance(exc, StatusUnknown) else ""
+            raise SotError(f"{exc}{hint}") from None
         # a proxy may keep /api/status/ from the token's user: --kind says the product, unchecked
         warning = f"{exc}; the release is not checked, pushing as --kind {args.kind}"
         err_console.print(f"[yellow]warning[/]: {safe(warning)}")

@@ -242,6 +242,23 @@ class Unreachable(SotError):
     """The server did not answer at all (no --kind helps)."""
 
 
+class StatusUnknown(SotError):
+    """/api/status/ is not there or not JSON (a proxy or an older API in front of it): --kind can say the
+    product. Its other refusals (a token refused: 403) are not helped by --kind."""
+
+
+# NetBox 4.5's v2 tokens, `nbt_<key>.<secret>`, authenticate as `Authorization: Bearer`, the v1 tokens as
+# `Token` (pynetbox 7.8, core/query.py: _is_v2_token and Request._add_auth_header, which tell them apart the
+# same way); Nautobot's tokens are all `Token`.
+V2_TOKEN_PREFIX = "nbt_"
+
+
+def authorization(token: str) -> str:
+    """The Authorization header's value for ``token``, as pynetbox sends it."""
+    v2 = token.startswith(V2_TOKEN_PREFIX) and "." in token[len(V2_TOKEN_PREFIX) :]
+    return f"{'Bearer' if v2 else 'Token'} {token}"
+
+
 # The releases whose REST API the backends write (the device's role field, the site as a Location):
 # - NetBox 3.6 renamed the device's ``device_role`` to ``role`` (netbox-community/netbox #6391; #15099: "The
 #   device_role field on the Device model was renamed to role under #6391 in NetBox v3.6"), and 4.0 removed
@@ -265,17 +282,18 @@ def server_status(url: str, token: str, timeout: float = 30.0) -> tuple[str, str
     try:
         reply = GuardedSession(url).get(
             f"{url.rstrip('/')}/api/status/",
-            headers={"Authorization": f"Token {token}", "Accept": "application/json"},
+            headers={"Authorization": authorization(token), "Accept": "application/json"},
             timeout=timeout,
         )
     except requests.RequestException as exc:
         raise Unreachable(f"{url} could not be reached: {exc}") from None
     if reply.status_code != 200:
-        raise SotError(f"{url}/api/status/ answered HTTP {reply.status_code}: check --url and the token")
+        refusal = StatusUnknown if reply.status_code == 404 else SotError
+        raise refusal(f"{url}/api/status/ answered HTTP {reply.status_code}: check --url and the token")
     try:
         status = reply.json()
     except (ValueError, RecursionError):  # not JSON, or nested past what the parser takes
-        raise SotError(
+        raise StatusUnknown(
             f"{url}/api/status/ answered what is not its API's JSON (a login page, or not the API's "
             "address): check --url"
         ) from None

@@ -139,3 +139,46 @@ def test_the_dry_run_reports_a_rack_in_no_location_as_the_update_the_push_makes(
     assert code == 0, err
     assert dry["kinds"]["rack"]["create"] == done["kinds"]["rack"]["create"]
     assert list(dry["kinds"]["rack"]["update"]) == list(done["kinds"]["rack"]["update"]) == [name]
+
+
+V2_TOKEN = "nbt_abc123DEF456.0123456789abcdef0123456789abcdef01234567"
+
+
+def _status_answer(fake: FakeNetBox, code: int | None, token: str) -> None:
+    """The fake checks the Authorization header as NetBox 4.5 does (a v2 token as `Bearer`, 403 "Invalid v1
+    token" for `Token nbt_...`), and answers /api/status/ with ``code`` (None: its usual answer)."""
+    base = fake.server.RequestHandlerClass
+
+    class Handler(base):  # type: ignore[misc, valid-type]
+        def _authorised(self) -> bool:
+            if self.headers.get("Authorization", "") != f"Bearer {token}":
+                self._send(403, {"detail": "Invalid v1 token"})
+                return False
+            return True
+
+        def do_GET(self) -> None:
+            if code is not None and self.path.rstrip("/") == "/api/status":
+                self._send(code, {"detail": "Not found."})
+                return
+            super().do_GET()
+
+    fake.server.RequestHandlerClass = Handler
+
+
+def test_a_netbox_v2_token_is_sent_as_bearer(netbox: FakeNetBox, builds: dict) -> None:
+    """NetBox 4.5's `nbt_<key>.<secret>` tokens: /api/status/ was asked with `Token nbt_...` (403 "Invalid v1
+    token"), and the refusal said to give --kind, which went on to push with the header pynetbox sends."""
+    _status_answer(netbox, None, V2_TOKEN)
+    netbox.version = "4.5.2"
+    code, out, err = run_cli(
+        "sot", "push", str(builds["small"]), "--url", netbox.url, "--token", V2_TOKEN, "--dry-run"
+    )
+    assert code == 1 and "NetBox: " in out and "change(s) to write" in out, out + err
+    code, _, err = run_cli("sot", "push", str(builds["small"]), "--url", netbox.url, "--token", "nbt_x.wrong")
+    assert code == 1 and "answered HTTP 403" in err and "give --kind" not in err, err
+
+
+def test_kind_is_advised_for_a_status_endpoint_that_is_not_there(netbox: FakeNetBox, builds: dict) -> None:
+    _status_answer(netbox, 404, V2_TOKEN)
+    code, _, err = run_cli("sot", "push", str(builds["small"]), "--url", netbox.url, "--token", V2_TOKEN)
+    assert code == 1 and "answered HTTP 404" in err and "give --kind" in err, err
