@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from blueprints.catalog.schema import MappedPort, Platform
@@ -83,6 +83,16 @@ def _from_blueprint(pool_index: int, j: int, entry: DeclaredPort) -> PortName:
     )  # fmt: skip
 
 
+def _with_mapped_cage(name: PortName, mapped: Sequence[PortName]) -> PortName:
+    """A declared port that is a port of the catalogue's map (the same RDMA device) sits in that row's cage:
+    declaring a DGX's compute ports to label them put mlx5_0 in cage 1 by counting, where the vendor's
+    table has it at OSFP4 port 2, and a technician following the cage columns crossed rails."""
+    row = next((m for m in mapped if name.rdma and m.rdma == name.rdma and m.cage is not None), None)
+    if row is None:
+        return name
+    return replace(name, cage=row.cage, cage_port=row.cage_port, faceplate=name.faceplate or row.faceplate)
+
+
 def port_names(
     catalog: Catalog, server_id: str, pool: NodePool, pool_index: int
 ) -> dict[str, list[PortName]]:
@@ -93,7 +103,9 @@ def port_names(
     """
     platform = platform_of(catalog, server_id)
     mapped = [_from_catalog(server_id, platform, p) for p in platform.ports] if platform else []
-    declared = [_from_blueprint(pool_index, j, p) for j, p in enumerate(pool.ports or ())]
+    declared = [
+        _with_mapped_cage(_from_blueprint(pool_index, j, p), mapped) for j, p in enumerate(pool.ports or ())
+    ]
     declared_roles = {p.role for p in declared}
     names = [p for p in mapped if p.role not in declared_roles] + declared
     out: dict[str, list[PortName]] = {}

@@ -143,3 +143,16 @@ def test_one_interface_declared_twice_is_refused_where_it_is(tmp_path: Path) -> 
     path.write_text(text)
     code, out, err = run_cli("validate", str(path))
     assert code == 2 and "pools[0].ports" in out + err and "already ports[1]'s (compute)" in out + err
+
+
+DECLARED_DGX = Path(__file__).parent / "data" / "dgx-h100-declared-ports.yaml"
+
+
+def test_declared_dgx_ports_keep_the_vendors_cages() -> None:
+    """Declaring a DGX H100's compute ports (to label them HCA-1..8) put them in cages by counting: mlx5_0 in
+    cage 1 port 1 where NVIDIA's table has it at OSFP4 port 2, so the cage columns crossed rails. A declared
+    port that is a row of the catalogue's map (the same RDMA device) takes that row's cage."""
+    catalogue = {(e.port, e.cage, e.cage_port) for e in _node_ends(_plan(), "compute", "dgx001")}
+    _, cluster = load_and_resolve(DECLARED_DGX)
+    declared = {(e.port, e.cage, e.cage_port) for e in _node_ends(build_plan(cluster), "compute", "gpu001")}
+    assert declared == catalogue and ("mlx5_0/1", 4, 2) in declared
