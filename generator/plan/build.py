@@ -227,6 +227,7 @@ def build_fabric(
     nodes = terminals_for(cluster, rf.name)
     if not nodes:
         return None
+    _one_port_a_rail(cluster, rf, topo)
     built = _run_builder(rf, nodes, units or [], growth)
     if isinstance(topo, FatTree | LeafSpine):
         assert rf.switch is not None
@@ -234,6 +235,25 @@ def build_fabric(
     # by their site names: a spine renamed by the blueprint is still of the spine model
     spines = [s.name for s in built.switches if s.tier == "spine"] if isinstance(topo, LeafSpine) else []
     return _Built(rf, built, _switch_models(rf, built, spines))
+
+
+def _one_port_a_rail(cluster: ResolvedCluster, rf: ResolvedFabric, topo: object) -> None:
+    """A rail-optimised fat-tree cables port k of every node to rail k's leaf: a pool with fewer ports on the
+    fabric (a head node with one HCA for the subnet manager) has no place in it. Named by pool, at the
+    setting that asks for rails."""
+    if not isinstance(topo, FatTree) or not topo.rail_optimized:
+        return
+    counts = {p.name: len(p.ports_for(rf.name)) for p in cluster.pools if p.ports_for(rf.name)}
+    rails = max(counts.values(), default=0)
+    short = [f"`{name}` ({n})" for name, n in counts.items() if n != rails]
+    if short:
+        raise PlanError(
+            f"{rf.name} is rail-optimised ({rails} rails: every node gives one port to each rail's leaves), "
+            f"and pool(s) {', '.join(short)} have fewer ports on it; give them a port a rail, set "
+            "rail_optimized: false, or run the subnet manager on the GPU nodes or on UFM appliances "
+            "(appliances: take free leaf ports)",
+            (*rf.source_path, "topology", "rail_optimized"),
+        )
 
 
 def _site_layout(
