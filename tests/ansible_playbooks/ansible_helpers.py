@@ -150,3 +150,13 @@ def run_local_play(
         pytest.fail(
             f"ansible-playbook printed no JSON (exit {proc.returncode}): {proc.stdout[-2000:]}{proc.stderr[-2000:]}"
         )
+
+
+def with_partition(source: Path, partition: dict[str, object], out: Path) -> Path:
+    """``source`` with one partition on its compute fabric's subnet manager, written to ``out``."""
+    import yaml
+
+    doc = yaml.safe_load(source.read_text())
+    doc["fabrics"]["compute"]["subnet_manager"]["partitions"] = [partition]
+    out.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return out

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from ansible_helpers import DATA, build, chroot_root_fixture, root_tarball_fixture  # noqa: F401  (fixtures)
+from ansible_helpers import DATA, build, chroot_root_fixture, root_tarball_fixture, with_partition  # noqa: F401  (fixtures)
 from conftest import run_cli
 
 pytestmark = pytest.mark.ansible_host
@@ -365,15 +365,8 @@ def test_a_tenant_pool_gets_ipoib_children_in_its_partition(chroot_root: Path, t
     the P_Key at index 0 (Default): its hosts got their rail addresses where they cannot reach each other.
     The addresses go on P_Key children in the pool's partition (ipoib: true), which a unit makes at boot
     (`ip link add link ib0 name ib0.8010 type ipoib pkey 0x8010`) and netplan addresses by name."""
-    text = (DATA / "ib-hgx-ports.yaml").read_text()
-    sm = "    subnet_manager: {kind: ufm, sharp: false, service_level: 1}\n"
-    assert sm in text
-    tenant = (
-        "    subnet_manager:\n      kind: ufm\n      sharp: false\n      service_level: 1\n"
-        "      partitions: [{name: train, pkey: 0x10, pools: [gpu], membership: full, ipoib: true}]\n"
-    )
-    blueprint = tmp_path / "tenant.yaml"
-    blueprint.write_text(text.replace(sm, tenant))
+    train = {"name": "train", "pkey": 0x10, "pools": ["gpu"], "membership": "full", "ipoib": True}
+    blueprint = with_partition(DATA / "ib-hgx-ports.yaml", train, tmp_path / "tenant.yaml")
     out = build(blueprint, tmp_path / "tenant")
     inv = _inventory(tmp_path / "hosts.yml", {"gpu001": str(chroot_root)}, build_dir=out)
     args = ("--tags", "host_fabric", "-e", "cb_hardware_present=false")

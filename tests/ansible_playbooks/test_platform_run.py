@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ansible_helpers import DATA, EXAMPLES, build, chroot_root_fixture, root_tarball_fixture  # noqa: F401
+from ansible_helpers import DATA, EXAMPLES, build, chroot_root_fixture, root_tarball_fixture, with_partition  # noqa: F401
 from conftest import run_cli
 from vendor_tables import (
     TABLES,
@@ -135,15 +135,8 @@ def test_a_tenant_pool_runs_nccl_on_its_partition_p_key(
         pkeys.mkdir(parents=True, exist_ok=True)
         (pkeys / "0").write_text("0x7fff\n")  # Default, limited
         (pkeys / "1").write_text("0x8010\n")  # the tenant's partition, full
-    doc = (DATA / "dgx-h100-ib.yaml").read_text()
-    sm = "    subnet_manager: {kind: opensm, ha: true}\n"
-    assert sm in doc
-    tenants = (
-        "    subnet_manager:\n      kind: opensm\n      ha: true\n"
-        "      partitions: [{name: train, pkey: 0x10, pools: [dgx], membership: full}]\n"
-    )
-    bp = tmp_path / "tenant.yaml"
-    bp.write_text(doc.replace(sm, tenants))
+    train = {"name": "train", "pkey": 0x10, "pools": ["dgx"], "membership": "full"}
+    bp = with_partition(DATA / "dgx-h100-ib.yaml", train, tmp_path / "tenant.yaml")
     out = build(bp, tmp_path / "dgx")
     inv = _inventory(tmp_path / "hosts.yml", "dgx001", chroot_root, "pool_dgx")
     code, result, err = _configure(out, inv, "nccl")
