@@ -12,7 +12,8 @@ written. Devices are identified as verify-cabling identifies them (``MF0;<name>:
 from the dump is refused (exit 1) unless ``--accept-missing-roots``; a plan without a top tier (a
 hypercube or torus for dfsssp/updn) needs no root file and none is written.
 Files already in DIR are replaced only with ``--force``.
-Exit 0 ok, 1 check failed (bad root file, top-tier switch not discovered), 2 unusable input.
+Exit 0 ok, 1 check failed (bad root file, top-tier switch not discovered, a GPU pool with no port
+discovered), 2 unusable input.
 """
 
 from __future__ import annotations
@@ -101,7 +102,13 @@ def run(args: argparse.Namespace) -> int:
     from generator.plan.build import plan_or_raise
     from generator.verify.ibnetdiscover import MAX_DUMP_BYTES
     from generator.verify.model import DiscoveryError
-    from generator.verify.sm_guids import GuidError, MissingRootsError, check_roots, guid_files
+    from generator.verify.sm_guids import (
+        GuidError,
+        MissingPortsError,
+        MissingRootsError,
+        check_roots,
+        guid_files,
+    )
     from generator.verify.trust import IdentityError
 
     if args.check_roots is None and not args.output:
@@ -129,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         )
     except (IdentityError, DiscoveryError) as exc:
         return _fail(str(exc), 2)
-    except MissingRootsError as exc:
+    except (MissingRootsError, MissingPortsError) as exc:
         return _fail(str(exc), 1)
     except GuidError as exc:
         return _fail(str(exc), 1 if args.check_roots is not None else 2)

@@ -96,6 +96,11 @@ _COMMENT_BARE = re.compile(
 # quote inside a description; width and speed present); every field is bounded, so no line they match is
 # longer than MAX_LINE. Any other line takes the per-line path, in its place.
 _W0, _W1 = r"[^\S\n]{0,64}", r"[^\S\n]{1,64}"
+# The record kinds, one pattern for every reader of the default format (sm_guids.py too): ibnetdiscover
+# prints `Ca`, ibsim net files also say `Hca` (generator/rehearse/ibsim.py reads both); a kind one reader
+# took and the other skipped made `sm-guids` write an empty cn_guids.conf for a dump verify-cabling read.
+NODE_KINDS = "Switch|Ca|Hca|Rt"
+KIND_OF_HEADER = {"Switch": "switch", "Ca": "ca", "Hca": "ca", "Rt": "router"}
 _FAST_PORT = re.compile(
     rf"\[(\d{{1,3}})\]{_W0}(?:\([0-9a-fA-F]{{1,16}}\){_W0})?"  # local port, CA port GUID
     rf'"([SHR?])-([^"\n]{{0,256}})"\[(\d{{1,3}})\]{_W0}(?:\([0-9a-fA-F]{{1,16}}\){_W0})?'  # remote id, port
@@ -110,7 +115,7 @@ _BLANK_RUN = re.compile(rf"(?:[^\S\n]{{0,{MAX_LINE}}}\n)+")
 _FAST_HEAD = re.compile(
     r"(\n{0,8})(?:vendid=0x[0-9a-fA-F]{1,16}\ndevid=0x([0-9a-fA-F]{1,8})\nsysimgguid=0x[0-9a-fA-F]{1,16}\n"
     r"(?:switchguid|caguid|rtguid)=0x([0-9a-fA-F]{1,16})(?:\([0-9a-fA-F]{1,16}\))?\n)?"
-    rf'(Switch|Ca|Hca|Rt){_W1}(\d{{1,6}}){_W1}"([SHR?])-([^"\n]{{0,256}})"'
+    rf'({NODE_KINDS}){_W1}(\d{{1,6}}){_W1}"([SHR?])-([^"\n]{{0,256}})"'
     rf'(?:{_W0}#{_W0}"([^"\n]{{0,1024}})"([^"\n]{{0,1024}}))?(?<!\s)$',
     re.M,
 )
@@ -408,9 +413,7 @@ def _fast_head(b: _Builder, record: _Record, m: re.Match[str], no: int) -> int:
         record.close()
         record.pending_devid, record.pending_guid = int(devid, 16), int(guid, 16)
         no += 4
-    header = _Header(
-        "switch" if kind == "Switch" else "router" if kind == "Rt" else "ca", int(nports), node_id, desc or ""
-    )
+    header = _Header(KIND_OF_HEADER[kind], int(nports), node_id, desc or "")
     _open_record(b, record, header, no)
     return no
 

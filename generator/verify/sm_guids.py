@@ -17,7 +17,7 @@ from typing import Any
 
 from generator.gcpause import gc_paused
 from generator.plan.model import Plan
-from generator.verify.ibnetdiscover import MAX_PORT, line_at
+from generator.verify.ibnetdiscover import KIND_OF_HEADER, MAX_PORT, NODE_KINDS, line_at
 from generator.verify.identify import IbFound, PlanIndex, ib_found_links
 from generator.verify.model import others_named, problems_text
 from generator.verify.trust import PortClaim, Trust, trusted_claims
@@ -25,7 +25,7 @@ from generator.verify.trust import PortClaim, Trust, trusted_claims
 # numbers are captured whole and then checked, so a 41-digit GUID or a 5,000-digit port is refused at its
 # line instead of skipped (or handed to int()): GUIDs are 64-bit (IBA NodeInfo:NodeGUID), ports 8-bit
 _GUID_LINE = re.compile(r"^(switchguid|caguid|rtguid)=0x([0-9a-fA-F]+)")
-_NODE = re.compile(r'^(Switch|Ca|Rt)\s+\d+\s+"([^"]+)"\s*(?:#\s*"([^"]*)")?')
+_NODE = re.compile(rf'^({NODE_KINDS})\s+\d+\s+"([^"]+)"\s*(?:#\s*"([^"]*)")?')
 # `[lport](lguid) "S-<remote id>"[rport](rguid)`: every port line of either record kind (the GUIDs optional)
 _PORT_LINE = re.compile(
     r'^\[(\d+)\](?:\(([0-9a-fA-F]+)\))?\s*"[SHR?]-([^"]*)"(?:\[(\d+)\])?(?:\(([0-9a-fA-F]+)\))?'
@@ -37,7 +37,7 @@ _GUID_ID = re.compile(r"[0-9a-fA-F]{1,16}")  # a node id that is a GUID (a peer'
 _FILE_NUMBER = re.compile(r"[ \t\v\f\r]*(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)(?=[ \t\v\f\r#]|$)")
 # Read in one match where ibnetdiscover printed them (generator/verify/ibnetdiscover.py does the same for
 # verify-cabling): a record's head (blank lines; vendid/devid/sysimgguid, which parse_nodes skips; the node
-# GUID; the Switch/Ca/Rt line), and a run of a switch's port lines, which parse_nodes only checks, so a run
+# GUID; the record's own line), and a run of a switch's port lines, which parse_nodes only checks, so a run
 # holds only numbers that pass (ports of at most 3 digits and 255, GUIDs of at most 16 hex digits). Each
 # narrows the per-line patterns above (\s inside a line is [^\S\n]); every field is bounded, so no line they
 # match is longer than MAX_LINE. Any other line takes the per-line path.
@@ -45,7 +45,7 @@ _W0, _W1 = r"[^\S\n]{0,64}", r"[^\S\n]{1,64}"
 _FAST_NODE = re.compile(
     r"(\n*)(?:vendid=0x[0-9a-fA-F]{1,16}\ndevid=0x[0-9a-fA-F]{1,16}\nsysimgguid=0x[0-9a-fA-F]{1,16}\n"
     r"(?:switchguid|caguid|rtguid)=0x([0-9a-fA-F]{1,16})(?![0-9a-fA-F])[^\n]{0,64}\n)?"
-    rf'(Switch|Ca|Rt){_W1}\d{{1,6}}{_W1}"([^"\n]{{1,256}})"{_W0}(?:#{_W0}"([^"\n]{{0,1024}})")?[^\n]{{0,1024}}$',
+    rf'({NODE_KINDS}){_W1}\d{{1,6}}{_W1}"([^"\n]{{1,256}})"{_W0}(?:#{_W0}"([^"\n]{{0,1024}})")?[^\n]{{0,1024}}$',
     re.M,
 )
 _P = r"(?:[01]?\d?\d|2[0-4]\d|25[0-5])"  # a port number _port takes
@@ -114,7 +114,7 @@ class _Reading:
 
 
 def parse_nodes(text: str, source: str) -> list[DiscoveredNode]:
-    """The dump's Switch/Ca/Rt records, line by line in order: what ibnetdiscover prints read in place by one
+    """The dump's records (NODE_KINDS), line by line in order: what ibnetdiscover prints read in place by one
     match (_FAST_NODE, _SWITCH_PORTS), any other line by _node_line."""
     r = _Reading(source)
     pos, no, end = 0, 0, len(text)
@@ -167,7 +167,7 @@ def _port_line(current: DiscoveredNode, m: re.Match[str], source: str, no: int) 
 def _node(
     kind_text: str, node_id: str, desc: str | None, pending: int | None, source: str, no: int
 ) -> DiscoveredNode:
-    kind = {"Switch": "switch", "Ca": "ca", "Rt": "router"}[kind_text]
+    kind = KIND_OF_HEADER[kind_text]
     guid = pending
     if guid is None and (g := _ID_GUID.match(node_id)):
         guid = int(g.group(1), 16)
@@ -198,6 +198,11 @@ def _planned_peers(plan: Plan, fabric: str) -> dict[tuple[str, str, int], tuple[
 
 class MissingRootsError(GuidError):
     """A top-tier switch of the plan is not in the dump: OpenSM would rank the fabric from the others."""
+
+
+class MissingPortsError(GuidError):
+    """A GPU pool cabled into the fabric has none of its ports in the dump: its cn_guids.conf lines and its
+    partitions' members would be empty."""
 
 
 def _identified(plan: Plan, fabric: str, text: str, source: str, recorded: dict[int, str]) -> IbFound:
@@ -284,6 +289,7 @@ def guid_files(
     claims = trusted_claims(_claims(nodes, found, set(planned), source), trust)
     roots = sorted((g, name) for g, name in switches.items() if name in roots_wanted)
     _check_roots_found(roots_wanted, roots, source, accept_missing_roots)
+    _check_pools_found(planned, gpu_pools, claims, source)
     cns = sorted((c.port_guid, c.name) for c in claims if planned[(c.host, c.rdma, c.port)][0] in gpu_pools)
     pool_ports: dict[str, list[int]] = {}
     for c in claims:
@@ -320,6 +326,29 @@ def _check_roots_found(
         f"{source}: {len(absent)} of the {len(wanted)} top-tier switches of the plan are not in the dump "
         f"({shown}): {advice}"
     )
+
+
+def _check_pools_found(
+    planned: dict[tuple[str, str, int], tuple[str, str, str]],
+    gpu_pools: set[str],
+    claims: list[PortClaim],
+    source: str,
+) -> None:
+    """Every GPU pool cabled into the fabric must have a port in the dump: with none, cn_guids.conf lacks the
+    whole pool and its partitions have no members (OpenSM then keeps its hosts out of them), while a few
+    missing ports are only reported (GuidFiles.missing)."""
+    wanted: dict[str, int] = {}
+    for pool, _switch, _port in planned.values():
+        if pool in gpu_pools:
+            wanted[pool] = wanted.get(pool, 0) + 1
+    found = {planned[(c.host, c.rdma, c.port)][0] for c in claims}
+    empty = sorted(p for p in wanted if p not in found)
+    if empty:
+        said = "; ".join(f"GPU pool {p}: none of its {wanted[p]} planned ports" for p in empty)
+        raise MissingPortsError(
+            f"{source}: {said} identified in the dump: are the HCAs' node descriptions set (`<host> "
+            "mlx5_N`, rdma-ndd) and is the dump of this fabric? No GUID file was written"
+        )
 
 
 def render_guids(entries: tuple[tuple[int, str], ...]) -> str:
