@@ -11,7 +11,8 @@ written. Devices are identified as verify-cabling identifies them (``MF0;<name>:
 ``<host> HCA-N`` or firmware-default HCAs on their planned ports). A top-tier switch of the plan missing
 from the dump is refused (exit 1) unless ``--accept-missing-roots``; a plan without a top tier (a
 hypercube or torus for dfsssp/updn) needs no root file and none is written.
-Files already in DIR are replaced only with ``--force``.
+Files already in DIR are replaced only with ``--force``; an input (the blueprint, the dump, the
+``--node-name-map``) is never one of them, even with ``--force``.
 Exit 0 ok, 1 check failed (bad root file, top-tier switch not discovered, a GPU pool with no port
 discovered), 2 unusable input.
 """
@@ -85,11 +86,24 @@ def _fail(message: str, code: int = 2) -> int:
     return code
 
 
-def _outputs(output: str, force: bool) -> Path:
-    """DIR, checked before anything is read: a folder (or a new name), no file in it replaced unasked."""
+def _outputs(args: argparse.Namespace) -> Path:
+    """DIR, checked before anything is read: a folder (or a new name), no file in it replaced unasked, and
+    none of them an input, even with --force (`-o /etc/opensm --node-name-map /etc/opensm/node-name-map
+    --force` replaced the site's record with the generated map)."""
+    from generator.commands._common import check_outputs
     from generator.fsutil import OutputRefused, checked_output_dir, checked_output_file
 
+    output, force = args.output, args.force
     out = checked_output_dir(output, None)
+    check_outputs(
+        [(f"the output {name}", str(out / name)) for name in OUTPUTS],
+        [
+            ("the blueprint", args.blueprint),
+            ("--discovered", args.discovered),
+            ("--node-name-map", args.node_name_map),
+            ("--check-roots", args.check_roots),
+        ],
+    )
     existing = [name for name in OUTPUTS if checked_output_file(out / name).exists()]
     if existing and not force:
         raise OutputRefused(f"{output} already holds {', '.join(existing)}; give --force to replace them")
@@ -113,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.check_roots is None and not args.output:
         return _fail("-o DIR is required (or --check-roots FILE)")
-    out = _outputs(args.output, args.force) if args.check_roots is None else None
+    out = _outputs(args) if args.check_roots is None else None
     loaded, cluster = load_and_resolve(args.blueprint)
     fabric = cluster.fabrics.get(args.fabric)
     if fabric is None or fabric.kind != "infiniband":

@@ -48,3 +48,24 @@ def test_a_gpu_pool_with_no_port_in_the_dump_is_refused(tmp_path: Path) -> None:
     one = [r for r in records if "caguid=" in r][:1]
     code, said, out = _sm_guids(tmp_path, "\n\n".join(switches + one) + "\n")
     assert code == 0 and "not discovered: 31" in said, said
+
+
+def test_no_output_is_an_input_even_with_force(tmp_path: Path) -> None:
+    """`-o /etc/opensm --node-name-map /etc/opensm/node-name-map --force` replaced the site's own record
+    with the generated map; the dump or a root file inside DIR likewise. Refused, the file kept."""
+    first = tmp_path / "first"
+    assert run_cli("sm-guids", TINY, "--discovered", str(SIM), "-o", str(first))[0] == 0
+    site = first / "node-name-map"
+    record = "# the site's record, kept by hand\n" + site.read_text()
+    site.write_text(record)
+    code, _, err = run_cli(
+        "sm-guids", TINY, "--discovered", str(SIM), "--node-name-map", str(site), "-o", str(first), "--force"
+    )
+    assert code == 2 and "is also --node-name-map" in err, err
+    assert site.read_text() == record
+    # the dump saved as one of the outputs
+    dump = first / "cn_guids.conf"
+    dump.write_text(SIM.read_text())
+    code, _, err = run_cli("sm-guids", TINY, "--discovered", str(dump), "-o", str(first), "--force")
+    assert code == 2 and "is also --discovered" in err, err
+    assert dump.read_text() == SIM.read_text() and site.read_text() == record
