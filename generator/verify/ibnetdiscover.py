@@ -102,8 +102,8 @@ _W0, _W1 = r"[^\S\n]{0,64}", r"[^\S\n]{1,64}"
 NODE_KINDS = "Switch|Ca|Hca|Rt"
 KIND_OF_HEADER = {"Switch": "switch", "Ca": "ca", "Hca": "ca", "Rt": "router"}
 _FAST_PORT = re.compile(
-    rf"\[(\d{{1,3}})\]{_W0}(?:\([0-9a-fA-F]{{1,16}}\){_W0})?"  # local port, CA port GUID
-    rf'"([SHR?])-([^"\n]{{0,256}})"\[(\d{{1,3}})\]{_W0}(?:\([0-9a-fA-F]{{1,16}}\){_W0})?'  # remote id, port
+    rf"\[(\d{{1,3}})\]{_W0}(?:\(([0-9a-fA-F]{{1,16}})\){_W0})?"  # local port, CA port GUID
+    rf'"([SHR?])-([^"\n]{{0,256}})"\[(\d{{1,3}})\]{_W0}(?:\(([0-9a-fA-F]{{1,16}})\){_W0})?'  # remote id, port
     rf"#{_W0}(?:lid{_W1}\d{{1,6}}{_W1}lmc{_W1}\d{{1,3}}{_W1})?"  # the comment, as _COMMENT reads it
     rf'"([^"\n]{{0,1024}})"{_W1}lid{_W1}\d{{1,6}}{_W1}(\d{{1,3}}[xX]|\?\?){_W0}([A-Za-z][A-Za-z0-9]{{0,15}}|\?\?\?)$',
     re.M,
@@ -152,6 +152,11 @@ class _Builder:
         self.unsaid = 0  # warnings past MAX_WARNINGS, counted, not kept
         self.words: dict[str, str] = {}  # width/speed tokens, one object each (1M links share a few)
         self.ids: dict[str, str] = {}  # a remote node id as printed → its node's key (the node exists)
+        # port GUID → (node, port, line) and (node, port) → port GUID: each port GUID names one port and each
+        # port has one (IBA: a GUID per port, EUI-64). Filled only for the ends of recorded links, so both
+        # are bounded by MAX_SEEN as the links are.
+        self.port_of: dict[int, tuple[str, int, int]] = {}
+        self.guid_of: dict[tuple[str, int], int] = {}
         self.records = 0  # record headers read (what _format_votes counts for the default format)
         self.p_lines = 0  # lines that may be `ibnetdiscover -p` port lines (_format_votes' other count)
 
@@ -209,6 +214,29 @@ class _Builder:
         else:
             self.links[key] = SeenLink(a[0], a[1], b[0], b[1], width, speed, line)
 
+    def port_guid(self, guid_text: str | None, end: tuple[str, int], line: int) -> None:
+        """A port GUID the dump prints for ``end`` (a CA's own port line, or a switch's line to it): 0, or one
+        that names two ports or differs from what another line says, is refused at its line - `sm-guids`
+        wrote such GUIDs into cn_guids.conf and partitions.conf (one port a full member of two tenants'
+        partitions), and verify-cabling read past them."""
+        if guid_text is None:
+            return
+        guid = int(guid_text, 16)
+        where = f"{self.source}:{line}: port {end[1]} of {end[0]}"
+        if guid == 0:
+            raise DiscoveryError(f"{where} has port GUID 0, which names no port: not a dump to trust")
+        known = self.guid_of.setdefault(end, guid)
+        if known != guid:
+            raise DiscoveryError(
+                f"{where} has port GUID 0x{guid:016x} here and 0x{known:016x} on another line"
+            )
+        node, port, first = self.port_of.setdefault(guid, (end[0], end[1], line))
+        if (node, port) != end:
+            raise DiscoveryError(
+                f"{where} has port GUID 0x{guid:016x}, which line {first} gives to port {port} of {node}: "
+                "a port GUID names one port"
+            )
+
     def warn(self, text: str) -> None:
         """Keep the first MAX_WARNINGS warnings and count the rest: a dump of millions of damaged lines is
         not a report of millions of lines (16 MB of stray port lines made 4 million warnings, 1.3 GB)."""
@@ -262,12 +290,14 @@ class _PortLine(NamedTuple):
     """``[lport] "S-<remote id>"[rport] # "remote desc" lid N 4xNDR``, the comment optional."""
 
     lport: int
+    lguid: str | None
     remote_letter: str
     remote_id: str
     rport: int
     remote_desc: str | None
     width: str | None
     speed: str | None
+    rguid: str | None
 
 
 def _header(line: str) -> _Header | None:
@@ -289,12 +319,14 @@ def _port_line(line: str) -> _PortLine | None:
     c = (_COMMENT.match(rest, hash_at) or _COMMENT_BARE.match(rest, hash_at)) if hash_at >= 0 else None
     return _PortLine(
         lport=int(m.group(1)),
+        lguid=m.group(2),
         remote_letter=m.group(3),
         remote_id=m.group(4),
         rport=int(m.group(5) or 1),
         remote_desc=c.group(1) if c else None,
         width=c.group(3) if c else None,
         speed=c.group(4) if c else None,
+        rguid=m.group(6),
     )
 
 
@@ -343,6 +375,8 @@ def _add_port(b: _Builder, record: _Record, line: str, no: int) -> None:
         b.warn(f"{b.source}:{no}: port {lport} of {current} is connected to itself")
         return
     b.link((current, lport), (rkey, rport), port.width, port.speed, no)
+    b.port_guid(port.lguid, (current, lport), no)
+    b.port_guid(port.rguid, (rkey, rport), no)
 
 
 def _unparsed(b: _Builder, line: str, no: int) -> None:
@@ -389,7 +423,7 @@ def _fast_port(b: _Builder, record: _Record, m: re.Match[str], no: int) -> bool:
     """A port line _FAST_PORT matched, as _add_port reads it; False leaves it to _add_port (a line outside a
     record, or a port number above MAX_PORT: the warning or the refusal is said there)."""
     current = record.current
-    lport_text, letter, remote_id, rport_text, desc, width, speed = m.groups()
+    lport_text, lguid, letter, remote_id, rport_text, rguid, desc, width, speed = m.groups()
     lport, rport = int(lport_text), int(rport_text)
     if current is None or lport > MAX_PORT or rport > MAX_PORT:
         return False
@@ -401,6 +435,8 @@ def _fast_port(b: _Builder, record: _Record, m: re.Match[str], no: int) -> bool:
         b.warn(f"{b.source}:{no}: port {lport} of {current} is connected to itself")
     else:
         b.link((current, lport), (rkey, rport), width, speed, no)
+        b.port_guid(lguid, (current, lport), no)
+        b.port_guid(rguid, (rkey, rport), no)
     return True
 
 
@@ -483,6 +519,8 @@ def _parse_ports(text: str, source: str) -> IbDiscovery:
             continue
         lport, rport = _port_number(b, int(m.group(3)), no), _port_number(b, int(m.group(9)), no)
         lguid, rguid = int(m.group(4), 16), int(m.group(10), 16)
+        if not lguid or not rguid:  # the port GUIDs the nodes are keyed by: 0 names no port
+            raise DiscoveryError(f"{source}:{no}: port GUID 0, which names no port: not a dump to trust")
         lkey = b.node(f"0x{lguid:016x}", _KIND_BY_P[m.group(1)], m.group(11), lguid, header=True, line=no)
         rkey = b.node(f"0x{rguid:016x}", _KIND_BY_P[m.group(7)], m.group(12), rguid, line=no)
         b.link((lkey, lport), (rkey, rport), m.group(5), m.group(6), no)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import run_cli
 
 from generator.verify.sm_guids import parse_nodes
@@ -69,3 +70,48 @@ def test_no_output_is_an_input_even_with_force(tmp_path: Path) -> None:
     code, _, err = run_cli("sm-guids", TINY, "--discovered", str(dump), "-o", str(first), "--force")
     assert code == 2 and "is also --discovered" in err, err
     assert dump.read_text() == SIM.read_text() and site.read_text() == record
+
+
+def _verify(tmp_path: Path, text: str, name: str = "v.ibnetdiscover") -> tuple[int, str]:
+    dump = tmp_path / name
+    dump.write_text(text)
+    code, out, err = run_cli("verify-cabling", TINY, "--discovered", str(dump), "--sim-speed", "HDR")
+    return code, out + err
+
+
+@pytest.mark.parametrize("slow", [False, True], ids=["as-printed", "line-by-line"])
+def test_a_port_guid_twice_or_zero_is_refused_at_its_line_by_both_commands(
+    tmp_path: Path, slow: bool
+) -> None:
+    """dgx003 mlx5_11's port given dgx001 mlx5_11's port GUID (both lines that print it), or GUID 0: sm-guids
+    wrote it into cn_guids.conf and both tenants' partitions, verify-cabling said MATCHES THE PLAN."""
+    text = SIM.read_text()
+    if slow:  # the comment's width/speed left out: the per-line reader (_add_port), not _FAST_PORT
+        text = text.replace(" 4xHDR\n", "\n")
+    assert _verify(tmp_path, SIM.read_text())[0] == 0  # the fixture as it is
+    dup = text.replace('"H-000000000010002e"[1](10002f)', '"H-000000000010002e"[1](10000f)')
+    dup = dup.replace("\n[1](10002f) \t", "\n[1](10000f) \t")
+    zero = text.replace("\n[1](10000f) \t", "\n[1](0) \t")
+    for bad, says in (
+        (
+            dup,
+            "dump.ibnetdiscover:13: port 1 of 0x000000000010002e has port GUID 0x000000000010000f, which "
+            "line 11 gives to port 1 of 0x000000000010000e",
+        ),
+        (zero, "dump.ibnetdiscover:182: port 1 of 0x000000000010000e has port GUID 0, which names no port"),
+    ):
+        code, said, out = _sm_guids(tmp_path, bad)
+        assert code == 2 and says in said, said
+        assert not out.exists()
+        code, said = _verify(tmp_path, bad, "dump.ibnetdiscover")
+        assert code == 2 and says in said, said
+    # one port printed with two GUIDs (the switch's line and the CA's own) is refused too
+    two = text.replace("\n[1](10002f) \t", "\n[1](10009f) \t")
+    code, said = _verify(tmp_path, two, "dump.ibnetdiscover")
+    assert code == 2 and ":168: port 1 of 0x000000000010002e has port GUID 0x000000000010009f here" in said
+
+
+def test_port_guid_zero_in_the_ports_report_is_refused(tmp_path: Path) -> None:
+    ports = (FIXTURES / "tiny-ndr-compute-sim-hdr.ports").read_text()
+    code, said = _verify(tmp_path, ports.replace("0x000000000010000f", "0x0000000000000000"), "d.ports")
+    assert code == 2 and "d.ports:4: port GUID 0, which names no port" in said, said
