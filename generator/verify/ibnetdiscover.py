@@ -126,13 +126,31 @@ SHARP_DEVID = 0xCF09  # SHARP Aggregation Node NodeInfo device id (as ibnetdisco
 SHARP_DESC = "aggregation node"
 
 
-_GUID_ID = re.compile(r"[0-9a-fA-F]{1,16}")
+_HEX_ID = re.compile(r"[0-9a-fA-F]+")
 
 
-def _node_key(node_id: str) -> tuple[str, int | None]:
-    """``"0x0002c903008f8700"`` for a GUID-based id (any number of digits), else the raw id."""
-    if _GUID_ID.fullmatch(node_id):
-        guid = int(node_id, 16)
+def id_guid(node_id: str) -> int | None:
+    """The node GUID a record id (``S-<id>`` without its letter) stands for, one rule for every reader
+    (sm_guids.py too, which took only 16 digits and failed a record verify-cabling read): hex digits,
+    with or without the leading zeros ibnetdiscover prints (``"%016" PRIx64``, infiniband-diags
+    ibnetdiscover.c); None for an id that is a name (ibsim net files, ``S-leaf1``); ValueError past 16
+    digits, which no 64-bit GUID has (such an id was taken for a name: a node apart from its GUID's)."""
+    if not _HEX_ID.fullmatch(node_id):
+        return None
+    if len(node_id) > 16:
+        raise ValueError(
+            f"node id {node_id[:40]!r} is {len(node_id)} hex digits: GUIDs are 64-bit (at most 16)"
+        )
+    return int(node_id, 16)
+
+
+def _node_key(b: _Builder, node_id: str, no: int) -> tuple[str, int | None]:
+    """``"0x0002c903008f8700"`` for a GUID id, else the raw id; refused (at line ``no``) per id_guid."""
+    try:
+        guid = id_guid(node_id)
+    except ValueError as exc:
+        raise DiscoveryError(f"{b.source}:{no}: {exc}") from None
+    if guid is not None:
         return f"0x{guid:016x}", guid
     return f"id:{node_id}", None
 
@@ -343,8 +361,15 @@ def _read_ids(record: _Record, line: str) -> bool:
 
 
 def _open_record(b: _Builder, record: _Record, header: _Header, no: int) -> None:
-    key, guid = _node_key(header.node_id)
-    guid = guid if guid is not None else record.pending_guid
+    key, guid = _node_key(b, header.node_id, no)
+    pending = record.pending_guid
+    if guid is not None and pending is not None and guid != pending:
+        # sm-guids took the GUID line, verify-cabling the id: each passed what the other refused
+        raise DiscoveryError(
+            f"{b.source}:{no}: record {header.node_id} follows a GUID line of 0x{pending:016x}: the two "
+            "disagree, so which node it is cannot be told"
+        )
+    guid = guid if guid is not None else pending
     key = b.node(key, header.kind, header.desc, guid, header.nports, record.pending_devid, True, no)
     record.current, record.current_kind = key, header.kind
     record.pending_guid = record.pending_devid = None
@@ -369,7 +394,7 @@ def _add_port(b: _Builder, record: _Record, line: str, no: int) -> None:
             b.warn(f"{b.source}:{no}: port line outside a node record ignored")
         return
     lport, rport = _port_number(b, port.lport, no), _port_number(b, port.rport, no)
-    rkey, rguid = _node_key(port.remote_id)
+    rkey, rguid = _node_key(b, port.remote_id, no)
     rkey = b.node(rkey, _KIND_BY_LETTER[port.remote_letter], port.remote_desc or "", rguid, line=no)
     if (current, lport) == (rkey, rport):
         b.warn(f"{b.source}:{no}: port {lport} of {current} is connected to itself")
@@ -429,7 +454,7 @@ def _fast_port(b: _Builder, record: _Record, m: re.Match[str], no: int) -> bool:
         return False
     rkey = b.ids.get(remote_id)
     if rkey is None:
-        key, guid = _node_key(remote_id)
+        key, guid = _node_key(b, remote_id, no)
         rkey = b.ids[remote_id] = b.node(key, _KIND_BY_LETTER[letter], desc, guid, line=no)
     if current == rkey and lport == rport:
         b.warn(f"{b.source}:{no}: port {lport} of {current} is connected to itself")

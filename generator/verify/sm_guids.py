@@ -17,7 +17,7 @@ from typing import Any
 
 from generator.gcpause import gc_paused
 from generator.plan.model import Plan
-from generator.verify.ibnetdiscover import KIND_OF_HEADER, MAX_PORT, NODE_KINDS, line_at
+from generator.verify.ibnetdiscover import KIND_OF_HEADER, MAX_PORT, NODE_KINDS, id_guid, line_at
 from generator.verify.identify import IbFound, PlanIndex, ib_found_links
 from generator.verify.model import others_named, problems_text
 from generator.verify.trust import PortClaim, Trust, trusted_claims
@@ -30,8 +30,6 @@ _NODE = re.compile(rf'^({NODE_KINDS})\s+\d+\s+"([^"]+)"\s*(?:#\s*"([^"]*)")?')
 _PORT_LINE = re.compile(
     r'^\[(\d+)\](?:\(([0-9a-fA-F]+)\))?\s*"[SHR?]-([^"]*)"(?:\[(\d+)\])?(?:\(([0-9a-fA-F]+)\))?'
 )
-_ID_GUID = re.compile(r"^[SHR]-([0-9a-fA-F]{16})$")
-_GUID_ID = re.compile(r"[0-9a-fA-F]{1,16}")  # a node id that is a GUID (a peer's, on a CA's port line)
 # a GUID file's line as OpenSM's parse_node_map reads it (below): blanks, a number strtoull(p, &e, 0) takes
 # whole, then a blank, a `#` or the end (text after the number, such as a name, is allowed)
 _FILE_NUMBER = re.compile(r"[ \t\v\f\r]*(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)(?=[ \t\v\f\r#]|$)")
@@ -160,20 +158,34 @@ def _port_line(current: DiscoveredNode, m: re.Match[str], source: str, no: int) 
         return
     current.ports[port] = lguid
     current.port_lines[port] = no
-    if _GUID_ID.fullmatch(remote):
-        current.peers[port] = (int(remote, 16), rport)
+    peer = _id_guid(remote, source, no)
+    if peer is not None:
+        current.peers[port] = (peer, rport)
 
 
 def _node(
     kind_text: str, node_id: str, desc: str | None, pending: int | None, source: str, no: int
 ) -> DiscoveredNode:
     kind = KIND_OF_HEADER[kind_text]
-    guid = pending
-    if guid is None and (g := _ID_GUID.match(node_id)):
-        guid = int(g.group(1), 16)
+    from_id = _id_guid(node_id[2:], source, no) if node_id[:2] in ("S-", "H-", "R-") else None
+    if from_id is not None and pending is not None and from_id != pending:
+        # verify-cabling keys the node by its id, this file by the GUID line: one dump, two fabrics
+        raise GuidError(
+            f"{source}:{no}: record {node_id} follows a GUID line of 0x{pending:016x}: the two disagree, "
+            "so which node it is cannot be told"
+        )
+    guid = pending if pending is not None else from_id
     if guid is None:
         raise GuidError(f"{source}:{no}: node without a GUID (use ibnetdiscover's default format)")
     return DiscoveredNode(kind, guid, (desc or "").strip(), {}, no)
+
+
+def _id_guid(node_id: str, source: str, no: int) -> int | None:
+    """A node id's GUID by the rule verify-cabling reads it by (ibnetdiscover.id_guid), refused located."""
+    try:
+        return id_guid(node_id)
+    except ValueError as exc:
+        raise GuidError(f"{source}:{no}: {exc}") from None
 
 
 def top_tier(plan: Plan, fabric: str) -> set[str]:

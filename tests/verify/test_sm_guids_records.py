@@ -3,6 +3,7 @@ refusals (a record kind one reader skipped, a port GUID twice or 0, a node id it
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,36 @@ def test_port_guid_zero_in_the_ports_report_is_refused(tmp_path: Path) -> None:
     ports = (FIXTURES / "tiny-ndr-compute-sim-hdr.ports").read_text()
     code, said = _verify(tmp_path, ports.replace("0x000000000010000f", "0x0000000000000000"), "d.ports")
     assert code == 2 and "d.ports:4: port GUID 0, which names no port" in said, said
+
+
+@pytest.mark.parametrize("slow", [False, True], ids=["as-printed", "line-by-line"])
+def test_a_record_whose_guid_line_and_id_disagree_is_refused_by_both(tmp_path: Path, slow: bool) -> None:
+    """sm-guids took the node GUID from the `switchguid=` line, verify-cabling from the `S-<guid>` id: a dump
+    where they disagree passed one command and failed the other with a misleading message."""
+    text = SIM.read_text().replace("switchguid=0x200008(200008)", "switchguid=0x300008(300008)")
+    if slow:  # the record head as no fast pattern reads it
+        text = text.replace("vendid=0x0\ndevid=0x0\nsysimgguid=0x200008\n", "devid=0x0\n\n")
+    at = text[: text.index('Switch\t64 "S-0000000000200008"')].count("\n") + 1
+    says = f"dump.ibnetdiscover:{at}: record {{}}0000000000200008 follows a GUID line of 0x0000000000300008"
+    code, said, out = _sm_guids(tmp_path, text)
+    assert code == 2 and says.format("S-") in said, said
+    assert not out.exists()
+    code, said = _verify(tmp_path, text, "dump.ibnetdiscover")
+    assert code == 2 and says.format("") in said, said
+
+
+def test_node_ids_are_read_as_guids_by_one_rule(tmp_path: Path) -> None:
+    """A 17-digit id was a name to verify-cabling (a node apart from its GUID's) and a refusal to neither:
+    refused, located, by both. Ids without leading zeros are GUIDs to both (sm-guids wanted 16 digits)."""
+    long = SIM.read_text().replace('[5]\t"S-0000000000200008"[29]', '[5]\t"S-00000000000200008"[29]')
+    code, said, _ = _sm_guids(tmp_path, long)
+    assert code == 2 and "dump.ibnetdiscover:15: node id '00000000000200008' is 17 hex digits" in said, said
+    code, said = _verify(tmp_path, long, "dump.ibnetdiscover")
+    assert code == 2 and "dump.ibnetdiscover:15: node id '00000000000200008' is 17 hex" in said, said
+    from generator.verify.ibnetdiscover import parse_ibnetdiscover
+
+    short = re.sub(r'"([SH])-0+([0-9a-f]+)"', r'"\1-\2"', SIM.read_text())
+    short = re.sub(r"(?m)^(?:switch|ca)guid=.*\n", "", short)  # the ids are all there is
+    nodes = {(n.kind, n.guid) for n in parse_nodes(short, "s")}
+    assert nodes == {(n.kind, n.guid) for n in parse_ibnetdiscover(short, "s").nodes.values()}
+    assert len(nodes) == 41
