@@ -2,7 +2,8 @@
 
 Writes ``root_guids.conf`` (top-tier switches by plan position), ``cn_guids.conf`` (the GPU nodes'
 HCA ports), ``partitions.conf`` (the blueprint's partitions with their pools' port GUIDs) and
-``node-name-map`` into DIR, for ``/etc/opensm`` (playbooks/opensm.yml installs them). With
+``node-name-map`` (by node GUID, as the tools look names up; one written by port GUID before is still
+read with ``--node-name-map``) into DIR, for ``/etc/opensm`` (playbooks/opensm.yml installs them). With
 ``--check-roots FILE`` it only checks an existing root file: exit 1 when it lists anything but a
 top-tier switch of the plan (e.g. a leaf), before OpenSM ranks the fabric from it.
 A discovered device is trusted with a plan name only as generator/verify/trust.py allows (the GUID the site

@@ -89,10 +89,15 @@ class GuidFiles:
     pool_ports: dict[str, tuple[int, ...]]  # pool → its HCA port GUIDs (for partitions)
     missing: tuple[str, ...]  # planned top-tier switches / compute ports not discovered
     needs_roots: bool = True  # False: the plan has no top tier (not a fat-tree; its engine takes no roots)
+    cn_nodes: tuple[tuple[int, str], ...] = ()  # (node GUID, "host mlx5_N") of the HCAs of ``cns``
 
     def node_name_map(self) -> str:
-        """``0x<guid> "name"`` lines (ibnetdiscover/opensm --node-name-map format)."""
-        rows = sorted({*self.roots, *self.cns})
+        """``0x<node guid> "name"`` lines (ibnetdiscover/opensm --node-name-map format). Keyed by node GUID,
+        as the tools look names up (infiniband-diags ibnetdiscover.c: ``remap_node_name(node_name_map,
+        node->guid, node->nodedesc)``; verify-cabling too, identify.py); the HCAs were keyed by port GUID,
+        which none of them looks up. sm-guids reads either back (trust.identity_problem takes a port or a
+        node GUID), so a map written before still works with ``--node-name-map``."""
+        rows = sorted({*self.roots, *self.cn_nodes})
         return "".join(f'0x{g:016x} "{name}"\n' for g, name in rows)
 
 
@@ -302,7 +307,8 @@ def guid_files(
     roots = sorted((g, name) for g, name in switches.items() if name in roots_wanted)
     _check_roots_found(roots_wanted, roots, source, accept_missing_roots)
     _check_pools_found(planned, gpu_pools, claims, source)
-    cns = sorted((c.port_guid, c.name) for c in claims if planned[(c.host, c.rdma, c.port)][0] in gpu_pools)
+    gpu_claims = [c for c in claims if planned[(c.host, c.rdma, c.port)][0] in gpu_pools]
+    cns = sorted((c.port_guid, c.name) for c in gpu_claims)
     pool_ports: dict[str, list[int]] = {}
     for c in claims:
         pool_ports.setdefault(planned[(c.host, c.rdma, c.port)][0], []).append(c.port_guid)
@@ -315,6 +321,7 @@ def guid_files(
         {k: tuple(sorted(set(v))) for k, v in sorted(pool_ports.items())},
         tuple(missing),
         needs_roots=bool(roots_wanted),
+        cn_nodes=tuple(sorted({(c.node_guid, c.name) for c in gpu_claims})),
     )
 
 

@@ -149,3 +149,36 @@ def test_node_ids_are_read_as_guids_by_one_rule(tmp_path: Path) -> None:
     nodes = {(n.kind, n.guid) for n in parse_nodes(short, "s")}
     assert nodes == {(n.kind, n.guid) for n in parse_ibnetdiscover(short, "s").nodes.values()}
     assert len(nodes) == 41
+
+
+def test_the_node_name_map_is_keyed_by_node_guid(tmp_path: Path) -> None:
+    """ibnetdiscover/opensm --node-name-map (and verify-cabling) look names up by node GUID; the HCAs were
+    written by port GUID, so no tool found them. Read back, the map identifies the HCAs by GUID in
+    verify-cabling, and sm-guids still takes a map written by port GUID."""
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+    from generator.verify.ibnetdiscover import parse_ibnetdiscover
+    from generator.verify.identify import PlanIndex, ib_found_links, read_node_name_map
+
+    first = tmp_path / "first"
+    assert run_cli("sm-guids", TINY, "--discovered", str(SIM), "-o", str(first))[0] == 0
+    written = read_node_name_map(first / "node-name-map").names
+    disc = parse_ibnetdiscover(SIM.read_text(), "d")
+    cas = {n.guid: n.desc for n in disc.nodes.values() if n.kind == "ca"}
+    assert {g: name for g, name in written.items() if name.startswith("dgx")} == cas
+    plan = build_plan(load_and_resolve(TINY)[1])
+    found = ib_found_links(disc, PlanIndex(plan, "compute"), written)
+    assert {found.identity[f"0x{g:016x}"].how for g in cas} == {"guid"}
+    # a map keyed by port GUID (as written before) is still the site's record to sm-guids
+    by_port = tmp_path / "by-port.map"
+    by_port.write_text("".join(f'0x{g:016x} "{name}"\n' for g, name in _port_guids().items()))
+    code, out, err = run_cli(
+        "sm-guids", TINY, "--discovered", str(SIM), "--node-name-map", str(by_port), "-o", str(tmp_path / "o")
+    )
+    assert code == 0, out + err
+    assert (tmp_path / "o" / "cn_guids.conf").read_text() == (first / "cn_guids.conf").read_text()
+
+
+def _port_guids() -> dict[int, str]:
+    """Port GUID → "host mlx5_N" of the tiny dump's HCAs (their own port lines)."""
+    return {p: n.desc for n in parse_nodes(SIM.read_text(), "d") if n.kind == "ca" for p in n.ports.values()}
