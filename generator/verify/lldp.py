@@ -150,10 +150,12 @@ def device_name_of(path: Path) -> str:
 
 
 def lldp_files(path: str | Path) -> list[Path]:
-    """The files ``read_lldp`` reads: a directory's per-device files, or the one file given."""
+    """The files ``read_lldp`` reads: every entry of a directory named as a per-device file, or the one
+    file given. Entries that are not regular files (a FIFO, a broken link, a folder) are listed too, for the
+    bounded reader to refuse by name: skipped, their device's cables were reported MISSING."""
     p = Path(path)
     if p.is_dir():
-        return sorted(f for f in p.iterdir() if f.is_file() and f.name.endswith(SUFFIXES))
+        return sorted(f for f in p.iterdir() if f.name.endswith(SUFFIXES))
     return [p]
 
 
