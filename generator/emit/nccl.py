@@ -99,7 +99,7 @@ class NcclProfile:
     keep_files: tuple[str, ...] = ()  # files the platform image ships that the nccl role must not replace
     plugin_path: str | None = None  # where the platform image installs the plug-in (checked on the host)
     plugin_profile: str | None = None  # vendor script that sets the plug-in's environment
-    devices: tuple[str, ...] = ()  # RDMA devices the settings name (the role fails if one is missing)
+    devices: tuple[str, ...] = ()  # device ports the settings name, mlx5_0/ports/1 (the role checks each)
     interfaces: tuple[str, ...] = ()  # interfaces the settings name (likewise)
     # NCCL_IB_PKEY's index and the P_Key (full member) the host's table must hold there (the role checks)
     pkey: tuple[int, int] | None = None
@@ -539,7 +539,9 @@ def _profile(
         plugin = "nccl-rdma-sharp-plugins"
     named = [p for p in pool.ports_for("compute") if p.rdma_known]
     env = {s.name: s.value for s in settings}
-    devices = tuple(p.rdma_dev for p in named) if "NCCL_IB_HCA" in env else ()
+    # device/port, as NCCL_IB_HCA names them: a device named for two ports (mlx5_0:1,mlx5_0:2) on a
+    # single-port card fails the host's check for its port 2 instead of NCCL skipping it
+    devices = tuple(f"{p.rdma_dev}/ports/{p.port}" for p in named) if "NCCL_IB_HCA" in env else ()
     ifaces = tuple(
         sorted({i.strip("=") for k in ("NCCL_SOCKET_IFNAME",) if k in env for i in env[k].split(",")})
     )

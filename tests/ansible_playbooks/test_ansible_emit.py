@@ -145,7 +145,7 @@ def test_group_vars_carry_the_pins_mounts_and_derived_nccl(superpod_build: Path)
     assert dgx["acceptance_expected_nvlink"] == "NV18"
     # the DGX H100's compute HCAs in rail order: User Guide Table 6 (test data), not mlx5_0..7
     assert [h["dev"] for h in dgx["acceptance_expected_hcas"]] == [r.rdma for r in dgx_h100_compute_ports()]
-    assert dgx["nccl_expected_devices"] == [r.rdma for r in dgx_h100_compute_ports()]
+    assert dgx["nccl_expected_devices"] == [f"{r.rdma}/ports/1" for r in dgx_h100_compute_ports()]
     assert set(dgx["acceptance_predicted_busbw"]) <= {"all_reduce", "all_gather", "alltoall"}
     # the role's margin is acceptance-report's ratio, from the catalogue (one figure for both); the role's
     # own default, for a play run without group_vars, is the same value

@@ -180,7 +180,7 @@ def test_a_host_whose_names_differ_fails_naming_the_device(
     code, result, err = _configure(out, inv, "nccl")
     assert code != 0
     text = json.dumps(result) + err
-    assert f"missing RDMA device(s) {table[-1].rdma}" in text, text[-2000:]
+    assert f"missing RDMA device port(s) {table[-1].rdma}/ports/1" in text, text[-2000:]
     assert not (chroot_root / "etc/nccl.conf").exists()  # nothing written for a host that does not match
 
 
@@ -430,3 +430,27 @@ def test_gcp_a3_mega_without_install_only_checks_the_plugin(
     assert code == 0, json.dumps(result, indent=1) + err
     assert (lib / "nccl-env-profile.sh").read_text() == "export FROM_THE_IMAGE=1\n"
     assert _calls(chroot_root) == []
+
+
+def test_a_device_named_for_two_ports_needs_both_on_the_host(
+    chroot_root: Path, sysfs: Path, tmp_path: Path
+) -> None:
+    """Two compute rails declared on one RDMA device (a typo, or a single-port card) gave NCCL_IB_HCA
+    mlx5_1:1,mlx5_1:2 and the role checked the device only: NCCL then skipped the missing port 2. The role
+    checks each device port the settings name."""
+    text = (DATA / "ib-hgx-ports.yaml").read_text()
+    assert "{role: compute, rdma: mlx5_2, netdev: ib2, gpu: 2}" in text
+    bp = tmp_path / "typo.yaml"
+    bp.write_text(
+        text.replace(
+            "{role: compute, rdma: mlx5_2, netdev: ib2, gpu: 2}",
+            "{role: compute, rdma: mlx5_1, netdev: ib2, gpu: 2}",
+        )
+    )
+    _devices(sysfs, [f"mlx5_{i}" for i in range(8)], [f"ib{i}" for i in range(8)])
+    out = build(bp, tmp_path / "typo")
+    inv = _inventory(tmp_path / "hosts.yml", "gpu001", chroot_root, "pool_gpu")
+    code, result, err = _configure(out, inv, "nccl")
+    text = json.dumps(result) + err
+    assert code != 0 and "missing RDMA device port(s) mlx5_1/ports/2" in text, text[-2000:]
+    assert not (chroot_root / "etc/nccl.conf").exists()
