@@ -139,7 +139,12 @@ def test_opensm_refuses_to_bind_to_an_unpublished_port(roles: Path, tmp_path: Pa
 
 
 def _acceptance_play(
-    roles: Path, tmp: Path, hosts: dict[str, tuple[str, ...]], gpus: dict[str, int], mpirun: str
+    roles: Path,
+    tmp: Path,
+    hosts: dict[str, tuple[str, ...]],
+    gpus: dict[str, int],
+    mpirun: str,
+    extra: dict[str, object] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """The acceptance role over local stand-in hosts in pool groups, with ``mpirun`` as the launcher."""
     children: dict[str, object] = {}
@@ -167,6 +172,7 @@ def _acceptance_play(
                 "acceptance_mpirun": mpirun,
                 "acceptance_host_results_dir": str(tmp / "host-results"),
                 "acceptance_results_dir": str(tmp / "results"),
+                **(extra or {}),
             },
             "roles": ["acceptance"],
         }
@@ -281,3 +287,25 @@ def test_a_pool_with_nothing_to_run_is_not_failed_for_a_zero_threshold(roles: Pa
     assert done.returncode == 0 and "failed=0" in done.stdout, done.stdout[-3000:]
     done = _play(tmp_path, roles, role, {**variables, "acceptance_run_nccl_tests": True})
     assert done.returncode != 0 and "no bus bandwidth threshold" in done.stdout, done.stdout[-3000:]
+
+
+def test_a_setting_each_host_reads_itself_is_not_exported_from_the_launcher(
+    roles: Path, tmp_path: Path
+) -> None:
+    """The nccl role writes NCCL_IB_PKEY from each host's own P_Key tables (they can differ after a partition
+    is added to a running fabric); mpirun -x exported the launcher's value to every rank, over each host's
+    /etc/nccl.conf. It is left to each rank; the other settings are still forwarded."""
+    log = tmp_path / "launches.log"
+    launcher = tmp_path / "mpirun.sh"
+    launcher.write_text(f'#!/bin/sh\necho "$@" >> {log}\n')
+    launcher.chmod(0o755)
+    settings = [
+        {"name": "NCCL_IB_SL", "value": "1", "reason": "r", "source": "s"},
+        {"name": "NCCL_IB_PKEY", "value": "1", "reason": "r", "source": "s"},
+    ]
+    _acceptance_play(
+        roles, tmp_path, {"pool_gb": ("gb001", "gb002")}, {"pool_gb": 4}, str(launcher),
+        {"nccl_settings": settings},
+    )  # fmt: skip
+    (launch,) = log.read_text().splitlines()
+    assert "-x NCCL_IB_SL " in launch and "NCCL_IB_PKEY" not in launch, launch
