@@ -283,6 +283,8 @@ def test_acceptance_fails_without_a_threshold(runs, host_build: Path) -> None:  
         "cb_hardware_present=false",
         "-e",
         "acceptance_link_gbytes=0",
+        "-e",
+        "acceptance_run_nccl_tests=true",  # the threshold is checked for a run (a pool without one is not failed)
     )
     host = result["hosts"]["gpu001"]
     assert code == 1 and host["status"] == "failed"
