@@ -8,6 +8,7 @@ so a scaffold and an advice for the same answers are the same blueprint. The fil
 from __future__ import annotations
 
 import argparse
+import copy
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -236,8 +237,18 @@ def _settle(adv: Advice, render: Callable[[Advice], str]) -> list[str]:
     }
     # one note a rule and fabric, its last: a fix made twice (spines for 4 nodes, then 8) said both
     notes: dict[tuple[str, tuple[str | int, ...]], str] = {}
+    before: tuple[dict[str, Any], dict[tuple[str, tuple[str | int, ...]], str]] | None = None
     for _ in range(SETTLE_ROUNDS):
-        warnings = [f for f in _check(render(adv)) if f.severity is Severity.WARNING and f.rule in fixes]
+        found = _check(render(adv))
+        if before is not None and any(f.severity is Severity.ERROR for f in found):
+            # the last round's fixes made a design the site cannot hold (whole NVLink domains a unit: more
+            # scalable units than racks): undone, its warning kept rather than a scaffold that fails
+            adv.starter.clear()
+            adv.starter.update(before[0])
+            notes = before[1]
+            break
+        warnings = [f for f in found if f.severity is Severity.WARNING and f.rule in fixes]
+        before = (copy.deepcopy(adv.starter), dict(notes))
         made = {(f.rule, f.path[:2]): note for f in warnings if (note := fixes[f.rule](adv, f)) is not None}
         if not made:
             break
@@ -305,6 +316,11 @@ def _whole_domains(adv: Advice, finding: Finding) -> str | None:
     topology = adv.starter.get("fabrics", {}).get("compute", {}).get("topology")
     spec = pool.get("spec", {})
     domain_gpus, gpus = spec.get("nvlink_domain_gpus"), spec.get("gpus")
+    if "server" in pool:  # a catalogue server (gb200-nvl72-tray): its own facts
+        from blueprints.catalog import default_catalog
+
+        server = default_catalog().servers.get(str(pool["server"]))
+        domain_gpus, gpus = (server.nvlink_domain_gpus, server.gpus) if server is not None else (None, None)
     if not isinstance(topology, dict) or not domain_gpus or not gpus or domain_gpus % gpus:
         return None
     domain = domain_gpus // gpus

@@ -236,14 +236,31 @@ def test_a_fix_made_twice_is_noted_once_with_its_last_value(tmp_path: Path) -> N
     assert len(notes) == 1 and growth and f"sized for {growth[0]} nodes" in notes[0], (notes, growth)
 
 
-def test_a_gb200_scaffold_racks_each_nvlink_domain_whole(tmp_path: Path) -> None:
-    """144 GB200 (two NVL72 domains of 18 trays): the starter's scalable unit ended inside a domain, so
-    validate warned PWR008 about the scaffold itself; the unit is now whole domains, noted in the file."""
+@pytest.mark.parametrize("gpus", ["144", "576"])  # a derived spec; the catalogue's gb200-nvl72-tray
+def test_a_gb200_scaffold_racks_each_nvlink_domain_whole(tmp_path: Path, gpus: str) -> None:
+    """GB200 in NVL72 domains of 18 trays: the starter's scalable unit ended inside a domain, so validate
+    warned PWR008 about the scaffold itself; the unit is now whole domains, noted in the file."""
     from generator.pipeline import check
 
     target = tmp_path / "gb200.yaml"
-    code, _, err = run_cli("init", "--params", "70e9", "--gpu", "gb200", "--gpus", "144", "-o", str(target))
+    code, _, err = run_cli("init", "--params", "70e9", "--gpu", "gb200", "--gpus", gpus, "-o", str(target))
     assert code == 0, err
     assert [f.message for f in check(target).findings if f.rule == "PWR008"] == []
     text = target.read_text()
     assert "scalable_unit: 18\n" in text and "whole NVLink domains of 18 nodes" in text
+
+
+def test_a_fix_that_breaks_the_design_is_undone(tmp_path: Path) -> None:
+    """1,152 GB200: whole domains a unit need 33 racks where the starter's site has 32 (PLN001); the scaffold
+    keeps its unit and the PWR008 warning rather than not validating."""
+    from generator.findings import Severity
+    from generator.pipeline import check
+
+    target = tmp_path / "gb200.yaml"
+    code, _, err = run_cli("init", "--params", "70e9", "--gpu", "gb200", "--gpus", "1152", "-o", str(target))
+    assert code == 0, err
+    found = check(target).findings
+    assert (
+        not [f for f in found if f.severity is Severity.ERROR]
+        and "whole NVLink domains" not in target.read_text()
+    )
