@@ -152,6 +152,13 @@ def _url_problem(url: str) -> str:
         return "no host"
     if port == 0:
         return "port 0 is no port"
+    from urllib3.exceptions import LocationParseError
+    from urllib3.util import parse_url
+
+    try:  # what the HTTP client will parse: a host it refuses (`%zz`, a space) was "could not be reached"
+        parse_url(url)
+    except LocationParseError as exc:
+        return f"not a URL ({exc})"
     return ""
 
 

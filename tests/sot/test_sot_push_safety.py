@@ -113,6 +113,8 @@ def test_the_report_never_replaces_a_file_of_the_build(
         ("http://nb.example:abc/", "not a URL"),
         ("http://nb.example:70000/", "not a URL"),
         ("http://nb.example:0/", "port 0"),
+        ("http://%zz", "not a URL"),  # hosts the HTTP client refuses: "could not be reached", exit 1
+        ("https://exa mple.com", "not a URL"),
     ],
 )
 def test_a_url_that_is_no_server_address_is_refused_up_front(builds: dict, url: str, says: str) -> None:
