@@ -130,11 +130,11 @@ def ipoib_child(
     The IPoIB driver's interface for a port uses the P_Key at index 0 (Linux Documentation/infiniband/
     ipoib.rst, "Partitions and P_Keys"), Default; a tenant pool is a limited member there, and limited
     members cannot talk to each other (IBA vol. 1, 10.9.1). So a tenant's IPoIB runs on a child interface
-    of its home partition's P_Key (full member), which the driver names ``<parent>.<pkey as %04x>`` cut to
-    15 characters (ipoib.rst: "echo 0x8001 > /sys/class/net/ib0/create_child ... creates an interface
-    named ib0.8001"; drivers/infiniband/ulp/ipoib/ipoib_vlan.c snprintf into IFNAMSIZ). A home partition
-    without ``ipoib: true`` has no IPoIB broadcast group (OpenSM partition-config.txt: the ipoib flag
-    "indicates that this partition may be used for IPoIB"): no interface is configured (NET020 warns)."""
+    of its home partition's P_Key (full member), named as the driver names one, ``<parent>.<pkey as %04x>``
+    (ipoib.rst: "echo 0x8001 > /sys/class/net/ib0/create_child ... creates an interface named ib0.8001").
+    A name past 15 characters (IFNAMSIZ) cannot be had (cut, it could be the parent's own): none, as for a
+    home partition without ``ipoib: true``, which has no IPoIB broadcast group (OpenSM partition-config.txt:
+    the ipoib flag "indicates that this partition may be used for IPoIB"); NET020 warns of both."""
     from generator.plan.subnet_manager import FULL_MEMBER, home_partition
 
     netdev = interface_name(cluster, pool, port)
@@ -143,10 +143,17 @@ def ipoib_child(
     home = home_partition(sm, pool.name) if sm is not None and not cluster.is_cloud else None
     if netdev is None or home is None:
         return netdev, None
-    if not home[1].ipoib:
-        return None, None
     pkey = FULL_MEMBER | home[1].pkey
-    return f"{netdev}.{pkey:04x}"[: IFNAMSIZ - 1], (netdev, pkey)
+    name = child_name(netdev, pkey)
+    if not home[1].ipoib or name is None:
+        return None, None
+    return name, (netdev, pkey)
+
+
+def child_name(parent: str, pkey: int) -> str | None:
+    """``<parent>.<pkey>``, or None where that is longer than an interface name may be."""
+    name = f"{parent}.{pkey:04x}"
+    return name if len(name) < IFNAMSIZ else None
 
 
 def onprem_cidrs(cluster: ResolvedCluster) -> tuple[str, str, str]:

@@ -469,3 +469,23 @@ def test_a_tenant_pools_ipoib_and_nccl_bootstrap_run_in_its_partition() -> None:
     node = {"hostname": "train001", "su": None, "rack": None}
     maas._node_row(cluster, onprem_plan(cluster), "train", node)
     assert node["interfaces"] == []  # no child is an interface MAAS commissions
+
+
+def test_an_ipoib_child_name_past_15_characters_is_not_cut_to_its_parents(tmp_path: Path) -> None:
+    """Ports named `ibs-rail-port-0` (15 characters): the child `ibs-rail-port-0.8010` cut to 15 was the
+    parent's own name, so the rail addresses went on the parent, in Default. No child then, and a warning."""
+    from generator.emit.ansible.group_vars import pool_vars
+
+    doc = yaml.safe_load((REPO / "tests" / "ansible_playbooks" / "data" / "ib-hgx-ports.yaml").read_text())
+    for i, port in enumerate(doc["pools"][0]["ports"]):
+        port["netdev"] = f"ibs-rail-port-{i}"
+    doc["fabrics"]["compute"]["subnet_manager"]["partitions"] = [
+        {"name": "train", "pkey": 0x10, "pools": ["gpu"], "membership": "full", "ipoib": True}
+    ]
+    path = tmp_path / "long.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    cluster, plan = built(str(path))
+    gpu = next(p for p in cluster.pools if p.name == "gpu")
+    assert [i["interface"] for i in _group_vars(pool_vars(cluster, plan, gpu))["host_fabric_interfaces"]] == []
+    warned = [f.message for f in check(path).findings if f.rule == "NET020"]
+    assert len(warned) == 1 and "ibs-rail-port-0.8010 and the like" in warned[0] and "8 port(s)" in warned[0]

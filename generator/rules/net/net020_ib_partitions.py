@@ -55,6 +55,7 @@ class IbPartitions(Rule):
                 first.setdefault(part.pkey, part.name)
                 yield from self._members(cluster, fab, part, path)
             yield from self._pools_without_a_full_partition(fab)
+            yield from self._pools_without_ipoib(cluster, fab)
 
     def _members(
         self, cluster: ResolvedCluster, fab: ResolvedFabric, part: Partition, path: tuple[str | int, ...]
@@ -104,9 +105,8 @@ class IbPartitions(Rule):
                 hint="make the pool a full member of its own partition",
                 severity=Severity.WARNING,
             )
-        yield from self._pools_without_ipoib(fab)
 
-    def _pools_without_ipoib(self, fab: ResolvedFabric) -> Iterator[Finding]:
+    def _pools_without_ipoib(self, cluster: ResolvedCluster, fab: ResolvedFabric) -> Iterator[Finding]:
         """A tenant pool's IPoIB runs on P_Key children in its home partition (deploy.addresses.ipoib_child),
         which needs the partition's IPoIB broadcast group: without ``ipoib: true`` its hosts get no fabric
         address at all (the parent interfaces are limited members of Default, where they cannot talk)."""
@@ -116,7 +116,10 @@ class IbPartitions(Rule):
         assert sm is not None
         for pool in dict.fromkeys(p for part in sm.partitions for p in part.pools):
             home = home_partition(sm, pool)
-            if home is None or home[1].ipoib:
+            if home is None:
+                continue
+            if home[1].ipoib:
+                yield from self._long_names(cluster, fab, pool, home)
                 continue
             yield self.finding(
                 f"{fab.name}: pool `{pool}` runs in partition `{home[1].name}` (0x{home[1].pkey:04x}), "
@@ -124,5 +127,27 @@ class IbPartitions(Rule):
                 "interfaces are limited members of Default, where they cannot reach each other)",
                 (*fab.source_path, "subnet_manager", "partitions", home[0]),
                 hint="set `ipoib: true` on the partition: each host then gets a P_Key child interface in it",
+                severity=Severity.WARNING,
+            )
+
+    def _long_names(
+        self, cluster: ResolvedCluster, fab: ResolvedFabric, pool: str, home: tuple[int, Partition]
+    ) -> Iterator[Finding]:
+        """A P_Key child is named ``<port>.<pkey>``: past 15 characters (IFNAMSIZ) it cannot be, and those
+        ports get no IPoIB address."""
+        from generator.deploy.addresses import child_name
+        from generator.plan.subnet_manager import FULL_MEMBER
+
+        rp = next((p for p in cluster.pools if p.name == pool), None)
+        pkey = FULL_MEMBER | home[1].pkey
+        long = [p.netdev for p in rp.ports_for(fab.name) if p.netdev_known] if rp is not None else []
+        long = [n for n in long if child_name(n, pkey) is None]
+        if long:
+            yield self.finding(
+                f"{fab.name}: pool `{pool}`'s IPoIB children in partition `{home[1].name}` would be named "
+                f"{long[0]}.{pkey:04x} and the like, past the 15 characters of an interface name: "
+                f"{len(long)} port(s) get no IPoIB address",
+                (*fab.source_path, "subnet_manager", "partitions", home[0]),
+                hint="declare shorter interface names under pools[].ports (udev or the vendor's naming)",
                 severity=Severity.WARNING,
             )
