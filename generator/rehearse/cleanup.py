@@ -166,8 +166,9 @@ def alive(pid: int) -> bool:
     return True
 
 
-def sweep_stale(tmp: Path) -> list[str]:
-    """Namespaces, pathspaces and work directories left by rehearsals that were SIGKILLed."""
+def sweep_stale(tmp: Path, state: Path | None = None) -> list[str]:
+    """Namespaces, pathspaces and work directories left by rehearsals that were SIGKILLed (in ``tmp``), and
+    the kernel limits they raised (their state in ``state``, none given: not looked at)."""
     removed: list[str] = []
     stale = re.compile(rf"^{PREFIX}(\d+)-\d+$")
     listing = run(["ip", "netns", "list"]).stdout if shutil.which("ip") else ""
@@ -177,10 +178,10 @@ def sweep_stale(tmp: Path) -> list[str]:
         if m and int(m.group(1)) != os.getpid() and not alive(int(m.group(1))):
             delete_namespace(name)
             removed.append(f"namespace {name}")
-    if tmp.is_dir():
+    if state is not None:
         from generator.rehearse.limits import sweep
 
-        removed += [f"raised kernel limit {key} (put back)" for key in sweep(tmp)]
+        removed += [f"raised kernel limit {key} (put back)" for key in sweep(state)]
     for root, pattern in ((FRR_RUN, rf"^{PREFIX}(\d+)-\d+$"), (tmp, rf"^{WORK_PREFIX}(\d+)-")):
         for path in root.glob("*") if root.is_dir() else []:
             m = re.match(pattern, path.name)

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from generator.foreign import ForeignInputError
 from generator.rehearse.cleanup import alive
 
 PROC_SYS = Path("/proc/sys")
@@ -62,9 +63,12 @@ def wanted(port_ends: int) -> dict[str, int]:
     return out
 
 
-STATE_NAME = "cb-rehearse-limits.json"  # in the temporary directory: what every running rehearsal needs
+STATE_NAME = "cb-rehearse-limits.json"  # in STATE_DIR: what every running rehearsal needs
 LOCK_NAME = "cb-rehearse-limits.lock"  # flock(2) around each read-modify-write of the state
-LOCK_WAIT_S = 60.0  # the lock is held for a few file operations; past this it is not waited for
+LOCK_WAIT_S = 60.0  # the lock is held for a few file operations; past this the rehearsal stops
+# Root's own directory on the run-time tmpfs (emptied at boot, as the sysctls are reset): in the shared
+# temporary directory any user could plant the fixed names, or hold the lock, and stop or slow every run.
+STATE_DIR = Path("/run/cluster-blueprint")
 MAX_VALUE = 2**31 - 1  # the kernel's int sysctl range: a recorded value outside it is not ours
 
 
@@ -149,10 +153,29 @@ def _settle(state: _State) -> list[str]:
     return restored
 
 
+def state_dir(where: Path = STATE_DIR) -> Path:
+    """``where``, made this user's own (0700) if absent; ForeignInputError if it is anything else."""
+    try:
+        with contextlib.suppress(FileExistsError):
+            where.mkdir(mode=0o700, parents=True)
+        info = where.lstat()
+    except OSError as exc:
+        raise ForeignInputError(str(where), f"cannot hold the rehearsals' state: {exc.strerror}") from exc
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        raise ForeignInputError(
+            str(where), "is not a directory of this user's that only it can write: remove it (the "
+            "rehearsals' kernel-limit state is kept there)"
+        )  # fmt: skip
+    return where
+
+
 @contextlib.contextmanager
 def _locked(tmp: Path) -> Iterator[None]:
     """An exclusive flock on the lock file (never a symlink followed), waited for at most LOCK_WAIT_S."""
-    fd = os.open(tmp / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        fd = os.open(tmp / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        raise ForeignInputError(str(tmp / LOCK_NAME), f"cannot be opened: {exc.strerror}") from exc
     try:
         deadline = time.monotonic() + LOCK_WAIT_S
         while True:
@@ -161,7 +184,10 @@ def _locked(tmp: Path) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() > deadline:
-                    break
+                    raise ForeignInputError(
+                        str(tmp / LOCK_NAME), f"held by another process for {LOCK_WAIT_S:g} s, where a "
+                        "rehearsal holds it for a few file operations: not changing kernel limits under it"
+                    ) from None  # fmt: skip
                 time.sleep(0.05)
         yield
     finally:

@@ -82,13 +82,14 @@ def rehearse(
     t0 = time.monotonic()
     result = Rehearsal(str(build.root))
     tmp = Path(tempfile.gettempdir())
-    for stale in sweep_stale(tmp):
+    state = limits.state_dir()
+    for stale in sweep_stale(tmp, state):
         progress(f"removed {stale} left by a rehearsal that was killed")
     with signals_raise():
         ends = max((2 * len(wiring(build.cables_of(f), build.switches[f])[0]) for f in fabrics
                     if f in build.switches), default=0)  # fmt: skip
         try:
-            result.limits = limits.raise_limits(ends, tmp)
+            result.limits = limits.raise_limits(ends, state)
             for fabric in fabrics:
                 mine = [d for d in fail if d in fabric_devices(build, fabric)]
                 progress(f"rehearsing {fabric}" + (f", then failing {', '.join(mine)}" if mine else ""))
@@ -100,7 +101,7 @@ def rehearse(
                     reaper.release()
         finally:
             try:
-                limits.release(tmp)
+                limits.release(state)
             except OSError:
                 result.limits_restored = False
     result.seconds = time.monotonic() - t0

@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -321,7 +322,7 @@ def test_limits_a_killed_rehearsal_raised_are_put_back_by_the_next(
     assert changes and (tmp_path / limits.STATE_NAME).exists()
     raised = {c.key: c.during for c in changes}
     assert all(limits._read(k) == v for k, v in raised.items())
-    swept = cleanup.sweep_stale(tmp_path)
+    swept = cleanup.sweep_stale(tmp_path, tmp_path)
     assert not (tmp_path / limits.STATE_NAME).exists()
     assert sorted(s.split()[3] for s in swept if "kernel limit" in s) == sorted(raised)
     assert all(limits._read(c.key) == c.before for c in changes)
@@ -361,3 +362,35 @@ def test_limits_of_rehearsals_running_at_once_are_restored_by_the_last_one_out(
     finally:
         other.kill()
         other.wait()
+
+
+def test_the_state_directory_is_the_users_own_and_a_held_lock_stops_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The state and lock had fixed names in the shared temporary directory: another user's directory
+    planted at either name stopped every rehearsal, and one holding the lock made each run wait 3 x 60 s
+    and then go on unlocked. They live in root's own /run/cluster-blueprint (0700, checked); a lock held
+    past the wait stops the run with a message instead."""
+    from generator.foreign import ForeignInputError
+
+    limits = _fake_sysctl(tmp_path, monkeypatch)
+    mine = limits.state_dir(tmp_path / "run" / "cluster-blueprint")
+    assert oct(mine.stat().st_mode & 0o777) == "0o700"
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    with pytest.raises(ForeignInputError, match="only it can write"):
+        limits.state_dir(shared)
+    monkeypatch.setattr(limits, "LOCK_WAIT_S", 0.2)
+    holder = subprocess.Popen(["flock", str(mine / limits.LOCK_NAME), "sleep", "30"])
+    try:
+        deadline = time.monotonic() + 10
+        while not (mine / limits.LOCK_NAME).exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        with pytest.raises(ForeignInputError, match="held by another process"):
+            limits.raise_limits(4000, mine)
+        assert limits._read("net.ipv6.neigh.default.gc_thresh3") == 1024
+    finally:
+        holder.kill()
+        holder.wait()
