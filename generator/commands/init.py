@@ -321,7 +321,10 @@ def _whole_domains(adv: Advice, finding: Finding) -> str | None:
 
         server = default_catalog().servers.get(str(pool["server"]))
         domain_gpus, gpus = (server.nvlink_domain_gpus, server.gpus) if server is not None else (None, None)
-    if not isinstance(topology, dict) or not domain_gpus or not gpus or domain_gpus % gpus:
+    # only a fat-tree has scalable units (a dragonfly's schema refuses the key)
+    if not isinstance(topology, dict) or topology.get("kind") != "fat-tree":
+        return None
+    if not domain_gpus or not gpus or domain_gpus % gpus:
         return None
     domain = domain_gpus // gpus
     unit = int(topology.get("scalable_unit") or domain)

@@ -159,6 +159,15 @@ def _url_problem(url: str) -> str:
         parse_url(url)
     except LocationParseError as exc:
         return f"not a URL ({exc})"
+    import ipaddress
+
+    try:  # a name's labels as the resolver takes them (1 to 63 characters): `a..b` was an internal error
+        ipaddress.ip_address(parts.hostname.strip("[]"))
+    except ValueError:
+        try:
+            parts.hostname.encode("idna")
+        except UnicodeError as exc:
+            return f"not a host name ({exc})"
     return ""
 
 

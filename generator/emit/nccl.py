@@ -99,10 +99,11 @@ class NcclProfile:
     keep_files: tuple[str, ...] = ()  # files the platform image ships that the nccl role must not replace
     plugin_path: str | None = None  # where the platform image installs the plug-in (checked on the host)
     plugin_profile: str | None = None  # vendor script that sets the plug-in's environment
-    devices: tuple[str, ...] = ()  # device ports the settings name, mlx5_0/ports/1 (the role checks each)
+    devices: tuple[str, ...] = ()  # RDMA devices the settings name
     interfaces: tuple[str, ...] = ()  # interfaces the settings name (likewise)
     # NCCL_IB_PKEY's index and the P_Key (full member) the host's table must hold there (the role checks)
     pkey: tuple[int, int] | None = None
+    device_ports: tuple[str, ...] = ()  # the devices' ports, mlx5_0/ports/1 (the nccl role checks each)
 
     def env(self) -> dict[str, str]:
         return {s.name: s.value for s in self.settings}
@@ -539,9 +540,10 @@ def _profile(
         plugin = "nccl-rdma-sharp-plugins"
     named = [p for p in pool.ports_for("compute") if p.rdma_known]
     env = {s.name: s.value for s in settings}
+    devices = tuple(p.rdma_dev for p in named) if "NCCL_IB_HCA" in env else ()
     # device/port, as NCCL_IB_HCA names them: a device named for two ports (mlx5_0:1,mlx5_0:2) on a
     # single-port card fails the host's check for its port 2 instead of NCCL skipping it
-    devices = tuple(f"{p.rdma_dev}/ports/{p.port}" for p in named) if "NCCL_IB_HCA" in env else ()
+    device_ports = tuple(f"{p.rdma_dev}/ports/{p.port}" for p in named) if devices else ()
     ifaces = tuple(
         sorted({i.strip("=") for k in ("NCCL_SOCKET_IFNAME",) if k in env for i in env[k].split(",")})
     )
@@ -557,6 +559,7 @@ def _profile(
         platform.plugin.profile if platform and platform.plugin else None,
         devices,
         tuple(i for i in ifaces if i and not i.startswith("^")),
+        device_ports=device_ports,
     )
 
 

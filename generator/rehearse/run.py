@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from generator.foreign import read_foreign_text
+from generator.foreign import ForeignInputError, read_foreign_text
 from generator.rehearse import limits, sample
 from generator.rehearse.build_input import MAX_FILE, Build
 from generator.rehearse.cleanup import Reaper, signals_raise, sweep_stale
@@ -88,8 +88,9 @@ def rehearse(
     with signals_raise():
         ends = max((2 * len(wiring(build.cables_of(f), build.switches[f])[0]) for f in fabrics
                     if f in build.switches), default=0)  # fmt: skip
+        # refused (a held lock): nothing was raised, so there is nothing to put back
+        result.limits = limits.raise_limits(ends, state)
         try:
-            result.limits = limits.raise_limits(ends, state)
             for fabric in fabrics:
                 mine = [d for d in fail if d in fabric_devices(build, fabric)]
                 progress(f"rehearsing {fabric}" + (f", then failing {', '.join(mine)}" if mine else ""))
@@ -102,7 +103,7 @@ def rehearse(
         finally:
             try:
                 limits.release(state)
-            except OSError:
+            except (OSError, ForeignInputError):  # the verdict is kept; the limits are reported NOT restored
                 result.limits_restored = False
     result.seconds = time.monotonic() - t0
     return result

@@ -152,11 +152,13 @@ class RestBackend:
         """``call``'s answer; SotError when the server refused, could not be reached, or answered what the
         client cannot read (an SSO page's HTML: the client's ContentError, or records without their fields),
         which were internal errors (exit 3)."""
+        from urllib3.exceptions import LocationValueError  # a host urllib3 refuses as it connects
+
         try:
             return call()
         except self.error as exc:
             raise SotError(f"{self.product} refused {what}: {_cut(str(exc))}") from None
-        except OSError as exc:  # requests' ConnectionError and timeouts derive from OSError
+        except (OSError, LocationValueError) as exc:  # requests' ConnectionError and timeouts: OSError
             raise SotError(f"{self.product} could not be reached ({what}): {exc}") from None
         except (self.unreadable, *UNREADABLE) as exc:
             raise SotError(
@@ -276,6 +278,7 @@ def server_status(url: str, token: str, timeout: float = 30.0) -> tuple[str, str
     """(``netbox`` or ``nautobot``, its version) from the status endpoint both serve (``netbox-version`` /
     ``nautobot-version`` keys of ``GET /api/status/``)."""
     import requests
+    from urllib3.exceptions import LocationValueError
 
     from generator.sot.http import GuardedSession
 
@@ -285,7 +288,7 @@ def server_status(url: str, token: str, timeout: float = 30.0) -> tuple[str, str
             headers={"Authorization": authorization(token), "Accept": "application/json"},
             timeout=timeout,
         )
-    except requests.RequestException as exc:
+    except (requests.RequestException, LocationValueError) as exc:  # a host urllib3 refuses as it connects
         raise Unreachable(f"{url} could not be reached: {exc}") from None
     if reply.status_code != 200:
         refusal = StatusUnknown if reply.status_code == 404 else SotError

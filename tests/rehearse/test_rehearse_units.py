@@ -394,3 +394,26 @@ def test_the_state_directory_is_the_users_own_and_a_held_lock_stops_the_run(
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_a_lock_held_when_the_limits_are_put_back_keeps_the_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lock held by another process as a finished rehearsal put its limits back: the refusal (a
+    ForeignInputError) got past `except OSError`, the verdict was lost and the run exited 2. The verdict is
+    kept, with the limits reported NOT restored."""
+    from types import SimpleNamespace
+
+    from generator.foreign import ForeignInputError
+    from generator.rehearse import run
+
+    limits = _fake_sysctl(tmp_path, monkeypatch)
+    monkeypatch.setattr(limits, "state_dir", lambda: tmp_path)
+
+    def held(state: Path) -> None:
+        raise ForeignInputError(str(state / limits.LOCK_NAME), "held by another process")
+
+    monkeypatch.setattr(limits, "release", held)
+    build = SimpleNamespace(root=tmp_path, switches={}, cables_of=lambda f: [])
+    result = run.rehearse(build, [], [])  # type: ignore[arg-type]
+    assert result.limits_restored is False and result.fabrics == []

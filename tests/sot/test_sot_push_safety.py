@@ -115,6 +115,8 @@ def test_the_report_never_replaces_a_file_of_the_build(
         ("http://nb.example:0/", "port 0"),
         ("http://%zz", "not a URL"),  # hosts the HTTP client refuses: "could not be reached", exit 1
         ("https://exa mple.com", "not a URL"),
+        ("http://a..b", "not a host name"),  # urllib3 refuses these only as it connects: exit 3
+        ("http://" + "a" * 64 + ".example.com", "not a host name"),
     ],
 )
 def test_a_url_that_is_no_server_address_is_refused_up_front(builds: dict, url: str, says: str) -> None:

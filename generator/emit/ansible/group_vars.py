@@ -313,7 +313,7 @@ def _platform_checks(profile: nccl_emit.NcclProfile, platform: Platform | None) 
     install = platform.plugin.install if platform is not None and platform.plugin is not None else None
     return yaml_block(
         {
-            "nccl_expected_devices": list(profile.devices),
+            "nccl_expected_devices": list(profile.device_ports),
             "nccl_expected_interfaces": list(profile.interfaces),
             "nccl_keep_files": list(profile.keep_files),
             "nccl_plugin_path": profile.plugin_path,
