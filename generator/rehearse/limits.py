@@ -196,7 +196,7 @@ def _locked(tmp: Path) -> Iterator[None]:
 
 def _load(tmp: Path) -> _State:
     """The state, when it is this user's own regular file holding only the keys and kinds of values a
-    rehearsal raises (the temporary directory is shared: a planted file sets nothing); else empty."""
+    rehearsal raises (a file that is anything else sets nothing); else empty."""
     path = tmp / STATE_NAME
     ours = set(wanted(0))
     try:
