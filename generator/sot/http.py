@@ -56,7 +56,7 @@ class GuardedSession(requests.Session):
         if kwargs.get("timeout") is None:
             kwargs["timeout"] = (CONNECT_TIMEOUT_S, READ_TIMEOUT_S)
         kwargs["stream"] = True
-        reply = super().send(request, **kwargs)
+        reply = _begun_in_time(lambda: super(GuardedSession, self).send(request, **kwargs), str(request.url))
         _read_bounded(reply, self._charge)
         return reply
 
@@ -80,8 +80,9 @@ class GuardedSession(requests.Session):
 
     def get_redirect_target(self, resp: requests.Response) -> str | None:
         # requests reads each redirect's body whole before following it (resolve_redirects): bound it here,
-        # where every answer of a redirect chain passes first
-        if not resp._content_consumed:
+        # where every answer of a redirect chain passes first. Another answer's body is read by send(), past
+        # the wait for its headers (_begun_in_time), under its own deadline.
+        if resp.is_redirect and not resp._content_consumed:
             _read_bounded(resp, self._charge)
         return super().get_redirect_target(resp)
 
@@ -125,6 +126,34 @@ def origin(url: str) -> tuple[str, str, int]:
 def push_budget(objects: int) -> int:
     """The bytes the answers to a push of a build of ``objects`` objects may come to."""
     return PUSH_BYTES_BASE + PUSH_BYTES_PER_OBJECT * objects
+
+
+def _begun_in_time(send: Callable[[], requests.Response], url: str) -> requests.Response:
+    """``send()``'s answer once its status line and headers are in, or SotError past TOTAL_TIMEOUT_S. Each
+    read waits at most READ_TIMEOUT_S, but a header sent a byte at a time restarts that wait with every byte,
+    and until the headers are in there is no response whose socket a timer could shut (as _Deadline does for
+    the body): the request runs in a worker thread this one stops waiting for. The worker is left blocked on
+    its socket; the push stops on the SotError, and the thread is a daemon, so it does not hold the exit."""
+    answer: list[requests.Response] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            answer.append(send())
+        except BaseException as error:  # re-raised in the caller's thread
+            failure.append(error)
+
+    worker = threading.Thread(target=run, name="sot-request", daemon=True)
+    worker.start()
+    worker.join(TOTAL_TIMEOUT_S)
+    if worker.is_alive():
+        raise SotError(
+            f"the server at {_shown(url)} had not begun its answer after {TOTAL_TIMEOUT_S:.0f} s: "
+            "not waited for"
+        )
+    if failure:
+        raise failure[0]
+    return answer[0]
 
 
 def _read_bounded(reply: requests.Response, charge: Callable[[str, int], None]) -> None:

@@ -118,3 +118,27 @@ def test_an_answer_trickled_a_byte_at_a_time_is_given_up_at_the_total_bound(
     code, text, seconds, _ = push(builds["small"], trickle)
     assert code == 1 and "took longer than 1 s" in text and "internal error" not in text, text
     assert seconds < 5
+
+
+def test_headers_trickled_a_byte_at_a_time_are_given_up_at_the_total_bound(
+    builds: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The body had a total bound, the status line and headers only the wait for each read: a server
+    sending its headers a byte at a time, each within that wait, held `sot push` as long as it liked."""
+    import generator.sot.http as http
+
+    monkeypatch.setattr(http, "TOTAL_TIMEOUT_S", 1.0)
+
+    def trickle(h: BaseHTTPRequestHandler, url: str) -> None:
+        head = b"HTTP/1.1 200 OK\r\nX-Pad: " + b"x" * 60 + b"\r\nContent-Length: 0\r\n\r\n"
+        try:
+            for byte in head:
+                h.wfile.write(bytes([byte]))
+                h.wfile.flush()
+                time.sleep(0.1)
+        except OSError:
+            return
+
+    code, text, seconds, _ = push(builds["small"], trickle)
+    assert code == 1 and "had not begun its answer after 1 s" in text and "internal error" not in text, text
+    assert seconds < 5
