@@ -250,6 +250,23 @@ def pydantic_refusal(where: str, errors: Iterable[Any]) -> ForeignInputError:
 _LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 
 
+# Names every host gives itself, in any case (Debian's and RHEL's default /etc/hosts; RFC 6761 §6.3:
+# "localhost" names resolve to loopback addresses): as a node's address they mean the controller, as a
+# planned host or switch name ssh and Ansible connect to the operator's own machine.
+THIS_MACHINE = frozenset(
+    {
+        "localhost",
+        "localhost.localdomain",
+        "localhost4",
+        "localhost4.localdomain4",
+        "localhost6",
+        "localhost6.localdomain6",
+        "ip6-localhost",
+        "ip6-loopback",
+    }
+)
+
+
 def host_name_problem(name: str) -> str | None:
     """Why `name` cannot be a host or switch name (None when it can): one RFC 1123 label (no dots, so it
     is the same name in DNS, Ansible, Slurm and OpenSM), not all digits, not an address literal (Ansible

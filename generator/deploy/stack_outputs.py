@@ -26,6 +26,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from generator.deploy.targets import cloud_target  # each target's record names its outputs model
 from generator.foreign import (
+    THIS_MACHINE,
     ByteBudget,
     ForeignInputError,
     host_name_problem,
@@ -122,19 +123,6 @@ def _ip(value: str) -> str:
 
 _BROADCAST = "255.255.255.255"
 _NO_MACHINE = "a loopback, unspecified, multicast or broadcast address is no machine's address"
-# names every host gives itself (Debian's and RHEL's /etc/hosts): as an address they mean the controller
-_THIS_MACHINE = frozenset(
-    {
-        "localhost",
-        "localhost.localdomain",
-        "localhost4",
-        "localhost4.localdomain4",
-        "localhost6",
-        "localhost6.localdomain6",
-        "ip6-localhost",
-        "ip6-loopback",
-    }
-)
 
 
 def _ip_interface(value: str) -> str:
@@ -150,7 +138,7 @@ def _ip_interface(value: str) -> str:
 
 def _ip_or_host_name(value: str) -> str:
     """Azure exports the VM's computer name (resolved by the VNet's DNS) where others export the address."""
-    if value.lower() in _THIS_MACHINE:
+    if value.lower() in THIS_MACHINE:
         raise ValueError(f"`{value}` names the machine reading it, not a node")
     if host_name_problem(value) is None:
         return value

@@ -275,16 +275,20 @@ def _site_layout(
 
 
 def _check_unique_names(cluster: ResolvedCluster, builts: dict[str, _Built]) -> None:
-    """Site names may collide with a host or another fabric's switch: one device, one name."""
-    owner: dict[str, str] = {h: f"pool {p.name}" for p in cluster.pools for h in p.hostnames}
+    """Site names may collide with a host or another switch: one device, one name. Compared without case, as
+    DNS, LLDP and OpenSM compare names (RFC 4343): `SW-1` and `sw-1` were two inventory hosts that resolve to
+    one switch, which got both switches' configuration."""
+    owner: dict[str, str] = {h.lower(): f"`{h}` of pool {p.name}" for p in cluster.pools for h in p.hostnames}
     for fname, b in builts.items():
         for s in b.built.switches:
-            if s.name in owner:
+            other = owner.get(s.name.lower())
+            if other is not None:
                 raise PlanError(
-                    f"switch name `{s.name}` of the {fname} fabric is also used by {owner[s.name]}",
+                    f"switch name `{s.name}` of the {fname} fabric is also used by {other} (names are "
+                    "compared without case: DNS, LLDP and OpenSM do)",
                     (*b.fabric.source_path, "topology", "names"),
                 )
-            owner[s.name] = f"the {fname} fabric"
+            owner[s.name.lower()] = f"switch `{s.name}` of the {fname} fabric"
 
 
 def build_plan(cluster: ResolvedCluster) -> Plan:

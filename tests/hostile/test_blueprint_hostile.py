@@ -88,6 +88,27 @@ def test_a_host_name_slurm_or_ansible_reads_as_a_keyword_is_refused(name: str, t
     )
 
 
+@pytest.mark.parametrize(
+    ("where", "name"),  # host names are lower case (the schema); switch names keep the site's case
+    [("host", "localhost"), ("host", "ip6-loopback"), ("switch", "localhost"), ("switch", "LocalHost")]
+    + [("switch", "ip6-localhost")],
+)
+def test_a_name_of_the_machine_itself_is_refused(where: str, name: str, tmp_path: Path) -> None:
+    """A spine named `localhost` (or a host): validate and generate passed, and the switch play (become: true)
+    would have written /etc/frr/frr.conf and reloaded FRR on the machine running it."""
+    if where == "host":
+        text = (
+            HEAD + f"pools:\n  - {{name: gpu, role: gpu, count: 1, server: dgx-h100, hostnames: [{name}]}}\n"
+        )
+    else:
+        text = HEAD + POOL + IB + f"      names:\n        spine: {{names: [{name}, s2]}}\n"
+    bp = write(tmp_path, text)
+    code, out, err = run_cli("validate", str(bp))
+    no_crash(out + err)
+    assert code == 1 and re.search(rf"error PLN002 .*`{name}`: a name of the machine itself", out), out
+    assert f"{bp}:{line_of(bp, name)}:" in out, out
+
+
 @pytest.mark.parametrize("where", ["host", "switch"])
 def test_template_with_a_final_newline_is_a_schema_error(where: str, tmp_path: Path) -> None:
     if where == "host":

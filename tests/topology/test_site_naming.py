@@ -93,7 +93,35 @@ def test_switch_name_clashing_with_a_host(tmp_path: Path) -> None:
         d["fabrics"]["compute"]["topology"]["names"]["spine"] = {"names": ["a05-r01-dgx-01", "s2"]}
 
     code, out = _validate(_variant(tmp_path, edit))
-    assert code == 1 and "switch name `a05-r01-dgx-01` of the compute fabric is also used by pool gpu" in out
+    assert (
+        code == 1
+        and "switch name `a05-r01-dgx-01` of the compute fabric is also used by `a05-r01-dgx-01`" in out
+    )
+
+
+@pytest.mark.parametrize(
+    ("spines", "other"),
+    [
+        (["A05-R01-DGX-01", "s2"], "`a05-r01-dgx-01` of pool gpu"),  # a host's name in other case
+        (
+            ["A05-IBLEAF-SU1-R1", "s2"],
+            "switch `a05-ibleaf-su1-r1` of the compute fabric",
+        ),  # a leaf's, in other case
+    ],
+)
+def test_switch_names_differing_only_in_case_are_one_name(
+    tmp_path: Path, spines: list[str], other: str
+) -> None:
+    """DNS, LLDP and OpenSM compare names without case: `SW-1` and `sw-1` were two inventory hosts and two
+    config folders for what resolves to one switch."""
+
+    def edit(d: dict) -> None:  # type: ignore[type-arg]
+        d["fabrics"]["compute"]["topology"]["names"]["spine"] = {"names": spines}
+
+    code, out = _validate(_variant(tmp_path, edit))
+    assert code == 1 and f"switch name `{spines[0]}` of the compute fabric is also used by {other}" in out, (
+        out
+    )
 
 
 def test_renamed_leaf_spine_spines_keep_the_spine_model(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from blueprints.models.naming import NameSource, SwitchNames
 from blueprints.models.nodes import NodePool
 from generator.findings import Finding, Path, Severity
-from generator.foreign import host_name_problem
+from generator.foreign import THIS_MACHINE, host_name_problem
 from generator.resolve import ResolvedCluster, ResolvedFabric
 from generator.rules.base import Rule, RuleContext
 
@@ -31,6 +31,8 @@ def _problem(name: str) -> str | None:
     reserved = RESERVED.get(name.lower())
     if reserved:
         return f"reserved: {reserved}"
+    if name.lower() in THIS_MACHINE:
+        return "a name of the machine itself (/etc/hosts, RFC 6761 §6.3): ssh and Ansible would connect there"
     return None if _PLAIN.fullmatch(name) else host_name_problem(name)
 
 
