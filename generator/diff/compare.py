@@ -15,6 +15,7 @@ from operator import is_, itemgetter, mul, ne, not_, or_
 from typing import NamedTuple
 
 from generator.diff.model import CableChange, CableMove, PlanDiff, PortSpeed, Relocation, Replacement
+from generator.diff.renames import device_renames, slots, touching, with_new_names
 from generator.gcpause import gc_paused
 from generator.plan.model import Device, Endpoint, Link, Plan
 
@@ -100,18 +101,13 @@ class GoingDown(NamedTuple):
     links: frozenset[str]  # cable ids: removed, moved, re-pulled, or on a device that goes down
 
 
-def _slots(plan: Plan) -> dict[str, tuple[int, int]]:
-    """Each rack's place on the floor, (row, position): what a device's rack is, whatever it is named."""
-    return {r.id: (r.row, r.position) for r in plan.racks}
-
-
 def _device_changes(
     old: Plan, new: Plan, old_dev: dict[str, Device], new_dev: dict[str, Device]
 ) -> DeviceChanges:
     replaced: list[Replacement] = []
     relocated: list[Relocation] = []
     # by the rack's place, not its name: renamed racks (site.rack_names) moved every device, 91 unplugged
-    old_slot, new_slot = _slots(old), _slots(new)
+    old_slot, new_slot = slots(old), slots(new)
     for d in new.devices:
         before = old_dev.get(d.name)
         if before is None or d.name not in new_dev:
@@ -313,15 +309,20 @@ def _compare(old: Plan, new: Plan, scope: tuple[str, ...] | None) -> PlanDiff:
     old_dev = _devices_in_scope(old, old_links, scope)
     new_dev = _devices_in_scope(new, new_links, scope)
 
-    devices = _device_changes(old, new, old_dev, new_dev)
-    differing = _cable_changes(old_links, new_links)
-    cables = differing.changes
+    devices, renames = _renamed_devices(
+        old, new, (old_links, new_links), _device_changes(old, new, old_dev, new_dev)
+    )
+    # the old cables under the renamed devices' new names: a renamed device's cables are where they were
+    named_now = with_new_names(old_links, renames)
+    differing = _cable_changes(named_now, new_links)
     speeds = _port_speed_changes(differing)
+    cables = _with_old_names(differing.changes, old_links, renames)
     racks_added, racks_removed, renamed = _rack_changes(old, new)
-    ends = _EndDevices.of(old_links)
-    down = _going_down(old_links, ends, devices, cables)
-    conflicts = _port_conflicts(old_links, ends, cables.added, down.links)
-    affected = _affected_racks(old, new, devices, cables, {*racks_added, *racks_removed})
+    ends = _EndDevices.of(named_now)
+    down = _going_down(named_now, ends, devices, cables)
+    conflicts = _port_conflicts(named_now, ends, cables.added, down.links)
+    relabelled = _relabelled_racks(new, new_links, renames)
+    affected = _affected_racks(old, new, devices, cables, {*racks_added, *racks_removed, *relabelled})
     reasons = _disruption_reasons(devices, cables, speeds, conflicts)
     return PlanDiff(
         old=old,
@@ -345,7 +346,46 @@ def _compare(old: Plan, new: Plan, scope: tuple[str, ...] | None) -> PlanDiff:
         conflicts=tuple(conflicts),
         racks_renamed=renamed,
         site_renamed=_site_renamed(old, new),
+        devices_renamed=tuple(renames.items()),
     )
+
+
+def _renamed_devices(
+    old: Plan, new: Plan, links: tuple[list[Link], list[Link]], devices: DeviceChanges
+) -> tuple[DeviceChanges, dict[str, str]]:
+    """The devices only renamed (generator/diff/renames.py), taken out of those added and removed."""
+    renames = device_renames(old, new, links, devices.removed, devices.added)
+    if not renames:
+        return devices, renames
+    new_names = set(renames.values())
+    return (
+        devices._replace(
+            added=tuple(d for d in devices.added if d.name not in new_names),
+            removed=tuple(d for d in devices.removed if d.name not in renames),
+        ),
+        renames,
+    )
+
+
+def _with_old_names(cables: CableChanges, old_links: list[Link], renames: dict[str, str]) -> CableChanges:
+    """The old side of each re-pulled cable as the old plan has it (a renamed device's cables were compared
+    under its new name; none of them is removed or moved, as a renamed device keeps its cables' ends)."""
+    if not renames or not cables.changed:
+        return cables
+    wanted = {c.old.id for c in cables.changed}
+    old_by = {x.id: x for x in old_links if x.id in wanted}
+    return cables._replace(changed=tuple(c._replace(old=old_by[c.old.id]) for c in cables.changed))
+
+
+def _relabelled_racks(new: Plan, new_links: list[Link], renames: dict[str, str]) -> set[str]:
+    """The racks of the renamed devices and of every end of their cables: labels change there."""
+    if not renames:
+        return set()
+    names = set(renames.values())
+    racks = {new.device_by_name[n].rack or "" for n in names}
+    racks |= _link_racks(new, touching(new_links, names))
+    racks.discard("")
+    return racks
 
 
 def _site_renamed(old: Plan, new: Plan) -> tuple[str, str] | None:
@@ -360,8 +400,8 @@ def _rack_changes(
     old: Plan, new: Plan
 ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]]:
     """Racks new and emptied by their place on the floor, and those only renamed (same row and position)."""
-    old_at = {slot: rid for rid, slot in _slots(old).items()}
-    new_at = {slot: rid for rid, slot in _slots(new).items()}
+    old_at = {slot: rid for rid, slot in slots(old).items()}
+    new_at = {slot: rid for rid, slot in slots(new).items()}
     added = tuple(sorted(new_at[s] for s in new_at.keys() - old_at.keys()))
     removed = tuple(sorted(old_at[s] for s in old_at.keys() - new_at.keys()))
     renamed = tuple(

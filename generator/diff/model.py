@@ -88,6 +88,9 @@ class PlanDiff:
     conflicts: tuple[str, ...] = ()  # inconsistencies between the plans (a new cable on a port still in use)
     racks_renamed: tuple[tuple[str, str], ...] = ()  # (old id, new id) of a rack in the same row and position
     site_renamed: tuple[str, str] | None = None  # (old, new) site name: the first part of every cable label
+    # (old, new) name of a device at the same place with the same cables (generator/diff/renames.py): not in
+    # devices_added/removed, its cables not moved; the device and every cable label naming it change
+    devices_renamed: tuple[tuple[str, str], ...] = ()
 
     @property
     def identical(self) -> bool:
@@ -105,12 +108,13 @@ class PlanDiff:
             or self.racks_removed
             or self.racks_renamed  # nothing moves, but every cable label naming the rack changes
             or self.site_renamed  # nothing moves, but every cable label changes
+            or self.devices_renamed  # nothing moves, but the device's label and its cables' change
         )
 
     @property
     def relabelled(self) -> bool:
-        """Labels change where nothing moves: a rack or the site renamed."""
-        return bool(self.racks_renamed or self.site_renamed)
+        """Labels change where nothing moves: a rack, a device or the site renamed."""
+        return bool(self.racks_renamed or self.site_renamed or self.devices_renamed)
 
     @property
     def live(self) -> bool:

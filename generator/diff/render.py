@@ -58,6 +58,7 @@ def _summary_json(diff: PlanDiff) -> dict[str, Any]:
         "devices_removed": len(diff.devices_removed),
         "devices_replaced": len(diff.devices_replaced),
         "devices_relocated": len(diff.devices_relocated),
+        "devices_renamed": len(diff.devices_renamed),
         "cables_added": len(diff.cables_added),
         "cables_removed": len(diff.cables_removed),
         "cables_moved": len(diff.cables_moved),
@@ -91,6 +92,11 @@ def _devices_json(diff: PlanDiff) -> dict[str, Any]:
                 "new_u": r.new_u,
             }
             for r in diff.devices_relocated
+        ],
+        # the same device at the same place with the same cables: relabelled, nothing moves
+        "renamed": [
+            {"old": old, "new": new, **_device(diff.new.device_by_name[new])}
+            for old, new in diff.devices_renamed
         ],
     }
 
@@ -202,7 +208,8 @@ def _device_lines(diff: PlanDiff) -> list[str]:
     out = [
         "",
         f"devices: +{len(diff.devices_added):,} added, -{len(diff.devices_removed):,} removed, "
-        f"{len(diff.devices_replaced):,} replaced, {len(diff.devices_relocated):,} relocated",
+        f"{len(diff.devices_replaced):,} replaced, {len(diff.devices_relocated):,} relocated"
+        + (f", {len(diff.devices_renamed):,} renamed (relabel only)" if diff.devices_renamed else ""),
     ]
     out += _devices("+", "at", diff.devices_added)
     out += _devices("-", "from", diff.devices_removed)
@@ -213,6 +220,13 @@ def _device_lines(diff: PlanDiff) -> list[str]:
         for m in diff.devices_relocated[:TEXT_LIMIT]
     ]
     out += _more(len(diff.devices_relocated))
+    for old, new in diff.devices_renamed[:TEXT_LIMIT]:
+        d = diff.new.device_by_name[new]
+        what = f"{d.fabric} {d.role}" if d.kind == "switch" else f"pool {d.pool}"
+        out.append(
+            f"  = {d.kind} {old} → {new} ({d.model}, {what}) at {_where(d)}: relabel it and its cables"
+        )
+    out += _more(len(diff.devices_renamed))
     return out
 
 

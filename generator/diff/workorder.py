@@ -2,7 +2,8 @@
 
 Step 1 takes down what goes (``remove``, ``move-from``, ``re-pull-old``, ``unplug`` for cables of devices
 that are replaced or moved), step 2 handles the devices (``devices.csv``), step 3 pulls what comes
-(``add``, ``move-to``, ``re-pull-new``, ``replug``) and relabels the cables of renamed racks (``relabel``).
+(``add``, ``move-to``, ``re-pull-new``, ``replug``) and relabels the cables of renamed racks and devices
+(``relabel``; a renamed device is relabelled in step 2).
 Cable rows are the cabling emitter's rows (``generator.emit.cabling.rows.cable_rows``, same labels and columns
 as the full cable plan) with an action and a step in front; old-side rows are labelled from the old plan,
 new-side rows from the new one.
@@ -39,6 +40,7 @@ DEVICE_HEADER: tuple[str, ...] = (
     "new_u",
     "height_u",
     "power_kw",
+    "old_name",  # a relabelled device's name before (``name``: after); last, the others keep their places
 )
 # The per-rack sheets: narrow enough for a landscape page (the labels carry rack, unit, device, port).
 RACK_HEADER: tuple[str, ...] = (
@@ -90,18 +92,19 @@ def cable_actions(diff: PlanDiff) -> tuple[list[tuple[str, Link]], list[tuple[st
 
 
 def _relabels(diff: PlanDiff, down: dict[str, str], up: dict[str, str]) -> None:
-    """Cables that stay but end in a renamed rack: their labels name the rack (site.rack_names, the cabling
+    """Cables that stay but end in a renamed rack or on a renamed device: their labels name both (the cabling
     plan's labels), so each is relabelled in step 3 with its new labels; every cable that stays when the site
     is renamed (its name begins each label)."""
     renamed = {new for _, new in diff.racks_renamed}
-    if not renamed and not diff.site_renamed:
+    devices = {new for _, new in diff.devices_renamed}
+    if not renamed and not devices and not diff.site_renamed:
         return
     by_name = diff.new.device_by_name
     for x in diff.new.links:
         if x.id in up or x.id in down or (diff.fabrics is not None and x.fabric not in diff.fabrics):
             continue
         racks = {getattr(by_name.get(ep.device), "rack", None) for ep in (x.a, x.b)}
-        if diff.site_renamed or racks & renamed:
+        if diff.site_renamed or racks & renamed or x.a.device in devices or x.b.device in devices:
             up[x.id] = "relabel"
 
 
@@ -135,7 +138,12 @@ def cable_table_rows(steps: list[Step]) -> list[list[Cell]]:
 
 
 def _device_row(
-    action: str, dev: Device, models: tuple[str, str], old_at: tuple[Cell, Cell], new_at: tuple[Cell, Cell]
+    action: str,
+    dev: Device,
+    models: tuple[str, str],
+    old_at: tuple[Cell, Cell],
+    new_at: tuple[Cell, Cell],
+    old_name: str = "",
 ) -> list[Cell]:
     """One DEVICE_HEADER row (without seq): the device's own facts, models and rack/unit before and after."""
     return [
@@ -149,6 +157,7 @@ def _device_row(
         *new_at,
         dev.height_u,
         dev.power_kw,
+        old_name,
     ]
 
 
@@ -164,6 +173,9 @@ def device_table_rows(diff: PlanDiff) -> list[list[Cell]]:
             n = new_dev[moved.name]
             at_old, at_new = (moved.old_rack, moved.old_u), (moved.new_rack, moved.new_u)
             out.append(_device_row("relocate", n, (n.model, n.model), at_old, at_new))
+    for old, new in diff.devices_renamed:  # nothing moves: a new label on the device
+        o, n = old_dev[old], new_dev[new]
+        out.append(_device_row("relabel", n, (n.model, n.model), (o.rack, o.u), (n.rack, n.u), old))
     out += [_device_row("install", d, ("", d.model), ("", ""), (d.rack, d.u)) for d in diff.devices_added]
     return [[i, *row] for i, row in enumerate(out, start=1)]
 
