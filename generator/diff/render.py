@@ -6,8 +6,9 @@ from collections import Counter
 from typing import Any
 
 from generator.diff.model import PlanDiff
+from generator.emit.cabling.rows import CablingError, cable_rows
 from generator.emit.slurm.hostlist import compress
-from generator.plan.model import Device, Endpoint, Link
+from generator.plan.model import Device, Endpoint, Link, Plan
 from generator.safetext import inline
 
 TEXT_LIMIT = 20  # items listed per section in text; JSON and the work order list everything
@@ -230,11 +231,31 @@ def _device_lines(diff: PlanDiff) -> list[str]:
     return out
 
 
-def _ports_moved(old: Link, new: Link, ends: tuple[str, ...]) -> str:
+PortLabels = dict[tuple[str, str], str]  # (device, plan port) -> the port as its cable label prints it
+
+
+def _port_labels(plan: Plan, links: list[Link]) -> PortLabels:
+    """Each end's port as the cabling outputs print it (``cable_rows``, one truth: ``P16/1`` for a twin
+    cage, a server's chassis name, a pool's adapter label), for the ports a technician looks for."""
+    if not links or plan.cluster is None:
+        return {}
+    try:
+        rows = cable_rows(plan.cluster, plan, links)
+    except CablingError:  # a label the cable plan refuses: the work order says so; the report keeps ports
+        return {}
+    return {(e.device, e.port): e.label_port for r in rows for e in (r.a, r.b)}
+
+
+def _port(ep: Endpoint, labels: PortLabels) -> str:
+    label = labels.get((ep.device, ep.port), ep.port)
+    return f"{ep.device} {ep.port}" + (f" ({label})" if label != ep.port else "")
+
+
+def _ports_moved(old: Link, new: Link, ends: tuple[str, ...], labels: tuple[PortLabels, PortLabels]) -> str:
     parts = []
     for end in ends:
         before, after = getattr(old, end), getattr(new, end)
-        parts.append(f"{end}: {before.device} {before.port} → {after.device} {after.port}")
+        parts.append(f"{end}: {_port(before, labels[0])} → {_port(after, labels[1])}")
     return "; ".join(parts)
 
 
@@ -248,12 +269,16 @@ def _cable_lines(diff: PlanDiff) -> list[str]:
         out.append(f"  added by layer: {_layers(diff.cables_added)}")
     if diff.cables_removed:
         out.append(f"  removed by layer: {_layers(diff.cables_removed)}")
-    for m in diff.cables_moved[:TEXT_LIMIT]:
-        out.append(f"  > {m.id} ({m.new.fabric} {m.new.layer}) " + _ports_moved(m.old, m.new, m.ends))
+    moved, changed = diff.cables_moved[:TEXT_LIMIT], diff.cables_changed[:TEXT_LIMIT]
+    # the shown cables' ports as their labels and the technician's faceplate read them (P16/1, not 31)
+    shown = [(m.old, m.new) for m in moved] + [(c.old, c.new) for c in changed if c.ends]
+    labels = (_port_labels(diff.old, [o for o, _ in shown]), _port_labels(diff.new, [n for _, n in shown]))
+    for m in moved:
+        out.append(f"  > {m.id} ({m.new.fabric} {m.new.layer}) " + _ports_moved(m.old, m.new, m.ends, labels))
     out += _more(len(diff.cables_moved))
-    for c in diff.cables_changed[:TEXT_LIMIT]:
+    for c in changed:
         what = ", ".join(f"{f} {getattr(c.old, f)} → {getattr(c.new, f)}" for f in c.fields)
-        where = f"; {_ports_moved(c.old, c.new, c.ends)}" if c.ends else ""
+        where = f"; {_ports_moved(c.old, c.new, c.ends, labels)}" if c.ends else ""
         out.append(f"  ~ {c.id} ({c.new.fabric} {c.new.layer}) {what}{where}")
     out += _more(len(diff.cables_changed))
     return out
