@@ -87,6 +87,18 @@ def run(args: argparse.Namespace) -> int:
             errors.extend(exc.findings)
     if errors:
         raise BlueprintError(errors)
+    unknown = sorted(set(args.fabric or ()) - {*plans[0].metrics, *plans[1].metrics})
+    if unknown:  # a mistyped --fabric compared nothing and reported "0 changed, live"
+        from generator.commands._common import err_console
+
+        has = sorted({*plans[0].metrics, *plans[1].metrics})
+        err_console.print(
+            f"[bold red]diff[/]: neither blueprint has a built {', '.join(f'`{f}`' for f in unknown)} fabric "
+            f"(they have: {', '.join(has) or 'none'})",
+            markup=True,
+            highlight=False,
+        )
+        return 2
     diff = compare(plans[0], plans[1], args.fabric)
     report = dumps(to_json(diff)) if args.format == "json" else to_text(diff)
     if args.work_order:  # first: a refused folder left the report written, under "nothing written"

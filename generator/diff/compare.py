@@ -9,7 +9,7 @@ either end has *moved*.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from itertools import chain, compress, repeat
 from operator import is_, itemgetter, mul, ne, not_, or_
 from typing import NamedTuple
@@ -317,7 +317,7 @@ def _compare(old: Plan, new: Plan, scope: tuple[str, ...] | None) -> PlanDiff:
     differing = _cable_changes(named_now, new_links)
     speeds = _port_speed_changes(differing)
     cables = _with_old_names(differing.changes, old_links, renames)
-    racks_added, racks_removed, renamed = _rack_changes(old, new)
+    racks_added, racks_removed, renamed = _rack_changes(old, new, (old_dev, new_dev) if scope else None)
     ends = _EndDevices.of(named_now)
     down = _going_down(named_now, ends, devices, cables)
     conflicts = _port_conflicts(named_now, ends, cables.added, down.links)
@@ -397,11 +397,19 @@ def _site_renamed(old: Plan, new: Plan) -> tuple[str, str] | None:
 
 
 def _rack_changes(
-    old: Plan, new: Plan
+    old: Plan, new: Plan, scoped: tuple[Mapping[str, Device], Mapping[str, Device]] | None = None
 ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]]:
-    """Racks new and emptied by their place on the floor, and those only renamed (same row and position)."""
-    old_at = {slot: rid for rid, slot in slots(old).items()}
-    new_at = {slot: rid for rid, slot in slots(new).items()}
+    """Racks new and emptied by their place on the floor, and those only renamed (same row and position).
+    With --fabric, only racks that hold a device of those fabrics (in either plan) count: the rest of the
+    floor is outside the comparison."""
+    old_slots, new_slots = slots(old), slots(new)
+    old_at = {slot: rid for rid, slot in old_slots.items()}
+    new_at = {slot: rid for rid, slot in new_slots.items()}
+    if scoped is not None:
+        held = {old_slots[d.rack] for d in scoped[0].values() if d.rack in old_slots}
+        held |= {new_slots[d.rack] for d in scoped[1].values() if d.rack in new_slots}
+        old_at = {s: r for s, r in old_at.items() if s in held}
+        new_at = {s: r for s, r in new_at.items() if s in held}
     added = tuple(sorted(new_at[s] for s in new_at.keys() - old_at.keys()))
     removed = tuple(sorted(old_at[s] for s in old_at.keys() - new_at.keys()))
     renamed = tuple(

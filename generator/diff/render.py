@@ -307,7 +307,8 @@ def _port_and_rack_lines(diff: PlanDiff) -> list[str]:
         shown = ", ".join(f"{a} → {b}" for a, b in diff.racks_renamed[:TEXT_LIMIT])
         more = len(diff.racks_renamed) - TEXT_LIMIT
         out.append(f"  renamed (relabel only): {shown}" + (f" and {more:,} more" if more > 0 else ""))
-    out.append(f"  affected: {_list(diff.racks_affected)}")
+    if diff.racks_affected:
+        out.append(f"  affected: {_list(diff.racks_affected)}")
     if diff.site_renamed:  # the first part of every cable label
         old, new = diff.site_renamed
         out.append(f"site renamed (relabel only): {old} → {new}, the first part of every cable label")

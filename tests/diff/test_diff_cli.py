@@ -8,7 +8,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from conftest import run_cli  # tests/conftest.py
+from conftest import EXAMPLES, run_cli  # tests/conftest.py
 from diff_blueprints import variant
 from openpyxl import load_workbook
 from vendor_tables import dgx_h100_compute_ports
@@ -210,3 +210,34 @@ def test_a_renamed_site_relabels_every_cable(tmp_path: Path) -> None:
     assert {r["action"] for r in rows} == {"relabel"} and all(r["a_label"].startswith("dc2-") for r in rows)
     code, text, _ = run_cli("diff", str(old), str(new))
     assert code == 1 and "site renamed (relabel only): dc1 → dc2" in text
+
+
+def test_a_fabric_neither_blueprint_has_is_refused() -> None:
+    """`--fabric storage` on blueprints without one compared nothing, yet reported the floor's new racks and
+    "live: yes — only additions on free ports"."""
+    path = EXAMPLES / "single-dgx-h100.yaml"
+    code, out, err = run_cli("diff", str(path), str(path), "--fabric", "storage")
+    assert code == 2 and not out, out
+    assert "neither blueprint has a built `storage` fabric (they have: " in err, err
+
+
+def test_racks_outside_the_compared_fabrics_are_not_reported() -> None:
+    """Management nodes growing into six new racks: `--fabric compute` (which they are not cabled to)
+    listed the six racks and called the plans different."""
+    old, new = (
+        variant("cli-scope-a", dgx=64, growth=128),
+        variant("cli-scope-b", dgx=64, growth=128, mgmt=200),
+    )
+    code, out, _ = run_cli("diff", str(old), str(new), "--format", "json", "--fabric", "compute")
+    data = json.loads(out)
+    assert code == 0 and data["identical"] is True, data["summary"]
+    assert data["racks"]["added"] == [] and data["racks"]["affected"] == []
+    code, out, _ = run_cli("diff", str(old), str(new), "--format", "json", "--fabric", "management")
+    data = json.loads(out)
+    assert code == 1 and data["racks"]["added"] == [f"r06-{p:02}" for p in range(3, 9)], data["racks"]
+
+
+def test_no_affected_line_without_affected_racks() -> None:
+    old, new = variant("cli-aff-a", dgx=64, growth=128), variant("cli-aff-b", dgx=64, growth=128, mgmt=200)
+    code, out, _ = run_cli("diff", str(old), str(new), "--fabric", "compute")
+    assert code == 0 and "affected:" not in out, out
