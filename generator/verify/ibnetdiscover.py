@@ -176,6 +176,9 @@ class _Builder:
         self.port_of: dict[int, tuple[str, int, int]] = {}
         self.guid_of: dict[tuple[str, int], int] = {}
         self.records = 0  # record headers read (what _format_votes counts for the default format)
+        # node key → line of its record header: ibnetdiscover prints each node once, so a second record with
+        # a node GUID merged two switches into one (their links crossed, verify-cabling read past it)
+        self.headed: dict[str, int] = {}
         self.p_lines = 0  # lines that may be `ibnetdiscover -p` port lines (_format_votes' other count)
 
     def node(
@@ -370,6 +373,12 @@ def _open_record(b: _Builder, record: _Record, header: _Header, no: int) -> None
             "disagree, so which node it is cannot be told"
         )
     guid = guid if guid is not None else pending
+    first = b.headed.setdefault(key, no) if guid is not None else no
+    if first != no:
+        raise DiscoveryError(
+            f"{b.source}:{no}: record {header.node_id} has node GUID 0x{guid:016x}, which the record at line "
+            f"{first} has too: a node GUID names one node"
+        )
     key = b.node(key, header.kind, header.desc, guid, header.nports, record.pending_devid, True, no)
     record.current, record.current_kind = key, header.kind
     record.pending_guid = record.pending_devid = None

@@ -109,9 +109,16 @@ class _Reading:
         self.nodes: list[DiscoveredNode] = []
         self.pending: int | None = None
         self.current: DiscoveredNode | None = None
+        self.first: dict[int, int] = {}  # node GUID → line of its record (bounded as nodes is)
 
     def open(self, kind: str, node_id: str, desc: str | None, no: int) -> None:
         self.current = _node(kind, node_id, desc, self.pending, self.source, no)
+        first = self.first.setdefault(self.current.guid, no)
+        if first != no:  # the shared reader's refusal (ibnetdiscover._open_record), in the same words
+            raise GuidError(
+                f"{self.source}:{no}: record {node_id} has node GUID 0x{self.current.guid:016x}, which the "
+                f"record at line {first} has too: a node GUID names one node"
+            )
         self.nodes.append(self.current)
         self.pending = None
 
