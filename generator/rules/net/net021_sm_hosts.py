@@ -35,25 +35,26 @@ class SmHosts(Rule):
         cluster = ctx.cluster
         if cluster.is_cloud:  # the provider runs the SM: no partitions.conf or opensm.conf is written
             return
-        owner = {h: p for p in cluster.pools for h in p.hostnames}
+        owner = {h: p for p in cluster.pools for h in p.hostnames}  # host → its pool, one map for both checks
         for fab in cluster.fabrics.values():
             sm = fab.spec.subnet_manager
             if fab.kind != "infiniband" or sm is None:
                 continue
             if sm.hosts:
                 yield from self._hosts(fab, sm, owner)
-            yield from self._bindable(ctx, fab)
+            yield from self._bindable(ctx, fab, owner)
 
-    def _bindable(self, ctx: RuleContext, fab: ResolvedFabric) -> Iterator[Finding]:
+    def _bindable(
+        self, ctx: RuleContext, fab: ResolvedFabric, owner: dict[str, ResolvedPool]
+    ) -> Iterator[Finding]:
         """Each head node the SM runs on, listed or chosen, needs the RDMA device of its port on the fabric:
         OpenSM binds to it (opensm.conf ``guid``), and the opensm role refuses a host without one rather
-        than bind to a placeholder that may be another adapter (docs/ports.md)."""
+        than bind to a placeholder that may be another adapter (docs/ports.md). ``owner``: check's map."""
         from generator.plan.subnet_manager import sm_plan, sm_port_device
 
         plan = sm_plan(ctx.cluster, fab.name, ctx.plan)
         if plan.location != "head-node":
             return
-        owner = {h: p for p in ctx.cluster.pools for h in p.hostnames}
         for m in plan.members:
             pool = owner.get(m.name)
             if pool is None or not pool.ports_for(fab.name) or sm_port_device(ctx.cluster, m.name, fab.name):
