@@ -185,11 +185,18 @@ def _gdr_level(cluster: ResolvedCluster, pool: ResolvedPool) -> NcclSetting:
 
 
 def _ipoib_children(cluster: ResolvedCluster, pool: ResolvedPool) -> list[str]:
-    """The IPoIB P_Key children a tenant pool's compute ports are addressed on (deploy.addresses)."""
-    from generator.deploy.addresses import ipoib_child
+    """The IPoIB P_Key children a tenant pool's compute ports are addressed on, read from the address plan
+    (``FabricAddress.child_of``, what the host_fabric vars create) rather than worked out again: one truth
+    for the interface NCCL bootstraps on and the one that has the address. Every host of a pool has the same
+    interfaces (group_vars._fabric_vars reads its first host the same way); a cloud plan has none."""
+    from generator.deploy.addresses import onprem_plan
 
-    found = [ipoib_child(cluster, pool, p) for p in pool.ports_for("compute")]
-    return [name for name, child in found if name is not None and child is not None]
+    planned = onprem_plan(cluster).fabric.get(pool.hostnames[0], []) if pool.hostnames else []
+    return [
+        a.interface
+        for a in planned
+        if a.purpose == "compute" and a.child_of is not None and a.interface is not None
+    ]
 
 
 def _inband_names(cluster: ResolvedCluster, pool: ResolvedPool) -> list[str]:
