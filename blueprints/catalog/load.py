@@ -410,8 +410,8 @@ def _entry(model: type[E], where: str, key: Any, value: Any, source: str, table:
 
 def _field_named(msg: str) -> tuple[str, ...]:
     """The field an entry-level check names first (``Value error, power_w: ...``), for its position."""
-    m = re.match(r"Value error, ([A-Za-z_]+)", msg)
-    return (m.group(1),) if m else ()
+    m = re.match(r"Value error, ([A-Za-z_]+(?:\.[A-Za-z_]+)*)", msg)  # a nested key too: port_layout.up
+    return tuple(m.group(1).split(".")) if m else ()
 
 
 def _deepest(value: Any, loc: tuple[Any, ...]) -> tuple[Any, Any]:

@@ -4,8 +4,9 @@ import math
 import re
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
+from blueprints.models.naming import layout_misfit, layout_ports, parse_ports
 from blueprints.models.nodes import NetdevName
 
 # A catalogue extension is user input like the blueprint: ids keep a safe pattern (they reach file names,
@@ -137,10 +138,24 @@ class SwitchUplinks(Entry):
 
 
 class SwitchPortLayout(Entry):
-    """Leaf ports facing nodes / spines, in use order (``"1-18"``); absent = 1.. down, then up."""
+    """Leaf ports facing nodes / spines, in use order (``"1-18"``); absent = 1.. down, then up.
+
+    Checked as the blueprint's own ``port_layout`` is (blueprints/models/naming.py), so a bad one is refused
+    at its line in the catalogue file, not met by the planner (which then failed with exit 3)."""
 
     down: str
     up: str
+
+    @field_validator("down", "up")
+    @classmethod
+    def _ports(cls, v: str) -> str:
+        parse_ports(v)  # here too, so the error names the key (`down: abc`), not only the layout
+        return v
+
+    @model_validator(mode="after")
+    def _apart(self) -> "SwitchPortLayout":
+        layout_ports(self.down, self.up)
+        return self
 
 
 class Switch(Entry):
@@ -164,6 +179,23 @@ class Switch(Entry):
     sharp_port: PortCount | None = None
     uplinks: SwitchUplinks | None = None
     port_layout: SwitchPortLayout | None = None  # a model's usual leaf layout, with its source
+
+    @model_validator(mode="after")
+    def _layout_fits(self) -> "Switch":
+        """A layout must fit the leaf at one speed at least (its native one or a split): the planner checks
+        the fabric's own speed (generator/plan/site_names.py), with the same function."""
+        if self.port_layout is None:
+            return self
+        down, up = layout_ports(self.port_layout.down, self.port_layout.up)
+        uplinks = self.uplinks.count if self.uplinks else 0
+        radix = {self.speed_gbps: self.ports, **{s: k for s, k in self.splits.items() if k}}
+        misfits = {s: layout_misfit(down, up, k, uplinks) for s, k in radix.items()}
+        if any(m is None for m in misfits.values()):
+            return self
+        speed = max(radix, key=lambda s: radix[s])  # the speed with the most ports: the nearest fit
+        key, message = misfits[speed] or ("", "")
+        # the field first, as _field_named in load.py reads it to point at the key's line
+        raise ValueError(f"port_layout{'.' + key if key else ''}: {message} (at {speed:g} Gb/s)")
 
     def ports_at(self, speed_gbps: float) -> int:
         """Logical ports available at ``speed_gbps`` (native or a supported split), 0 if none."""

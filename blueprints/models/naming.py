@@ -104,6 +104,42 @@ class SwitchNames(Model):
     """names of the core switches (3 tiers)"""
 
 
+def layout_ports(down: str, up: str) -> tuple[list[int], list[int]]:
+    """A leaf layout's down and up ports; a port listed both ways is refused (two cables on one port).
+    The one check of every layout, the blueprint's ``port_layout`` and a catalogue switch's alike."""
+    down_ports, up_ports = parse_ports(down), parse_ports(up)
+    both = set(down_ports) & set(up_ports)
+    if both:
+        raise ValueError(f"ports {sorted(both)[:8]} are listed both down and up")
+    return down_ports, up_ports
+
+
+def layout_misfit(down: list[int], up: list[int], ports: int, uplinks: int) -> tuple[str, str] | None:
+    """Why a layout does not fit a leaf with ``ports`` node-facing ports and ``uplinks`` dedicated uplink
+    ports numbered after them (SN2201: 48 x 1G, then 4 x 100G as ports 49-52; 0 for a switch without):
+    (the layout key it concerns, "" for both; the message), or None when it fits."""
+    capacity = ports + uplinks
+    too_big = [p for p in (*down, *up) if p > capacity]
+    if too_big:
+        return "", f"port {too_big[0]} is beyond the leaf's {capacity} ports"
+    if not uplinks:
+        return None
+    # the uplinks run at the uplink ports' speed, the node ports at theirs
+    wrong_up = [p for p in up if p <= ports]
+    if wrong_up:
+        return "up", (
+            f"uplink port {wrong_up[0]} is one of the leaf's {ports} node ports; its uplinks are "
+            f"ports {ports + 1}-{capacity}"
+        )
+    wrong_down = [p for p in down if p > ports]
+    if wrong_down:
+        return "down", (
+            f"node port {wrong_down[0]} is one of the leaf's uplink ports {ports + 1}-{capacity}; "
+            f"its node ports are 1-{ports}"
+        )
+    return None
+
+
 class PortLayout(Model):
     """Which leaf ports face nodes and which face spines, in the order they are used."""
 
@@ -112,9 +148,7 @@ class PortLayout(Model):
 
     @model_validator(mode="after")
     def _ports(self) -> "PortLayout":
-        down, up = parse_ports(self.down), parse_ports(self.up)
-        if set(down) & set(up):
-            raise ValueError(f"ports {sorted(set(down) & set(up))[:8]} are listed both down and up")
+        layout_ports(self.down, self.up)
         return self
 
 

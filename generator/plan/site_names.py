@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from blueprints.models.naming import NameSource, SwitchNames, parse_ports, render_template
+from blueprints.models.naming import NameSource, SwitchNames, layout_misfit, parse_ports, render_template
 from generator.topology.base import (
     BuiltFabric,
     ClosParams,
@@ -92,27 +92,10 @@ class _LeafPorts:
     def __init__(self, down: list[int], up: list[int], first_up: int, ports: int, uplinks: int) -> None:
         """``ports`` node-facing ports, then ``uplinks`` dedicated uplink ports (SN2201: 48 x 1G, then 4 x
         100G as ports 49-52), numbered after them; a switch without dedicated uplinks has 0."""
-        capacity = ports + uplinks
-        too_big = [p for p in (*down, *up) if p > capacity]
-        if too_big:
-            raise SiteLayoutError(
-                f"port {too_big[0]} is beyond the leaf's {capacity} ports", ("port_layout",)
-            )
-        if uplinks:  # the uplinks run at the uplink ports' speed, the node ports at theirs
-            wrong_up = [p for p in up if p <= ports]
-            if wrong_up:
-                raise SiteLayoutError(
-                    f"uplink port {wrong_up[0]} is one of the leaf's {ports} node ports; its uplinks are "
-                    f"ports {ports + 1}-{capacity}",
-                    ("port_layout", "up"),
-                )
-            wrong_down = [p for p in down if p > ports]
-            if wrong_down:
-                raise SiteLayoutError(
-                    f"node port {wrong_down[0]} is one of the leaf's uplink ports {ports + 1}-{capacity}; "
-                    f"its node ports are 1-{ports}",
-                    ("port_layout", "down"),
-                )
+        misfit = layout_misfit(down, up, ports, uplinks)
+        if misfit is not None:
+            key, message = misfit
+            raise SiteLayoutError(message, ("port_layout", key) if key else ("port_layout",))
         self.down, self.up, self.first_up = down, up, first_up
 
     def __call__(self, port: int) -> int:
