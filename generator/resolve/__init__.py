@@ -14,7 +14,7 @@ This module is the driver; the records are in ``model.py``, pools in ``pools.py`
 from __future__ import annotations
 
 from pathlib import Path as FsPath
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 from blueprints.catalog import Catalog, CatalogError, default_catalog
 from blueprints.models import Blueprint
@@ -56,6 +56,12 @@ def _catalog(src: _Source, catalog: Catalog | None, errors: list[Finding]) -> Ca
     return cat
 
 
+def _refuse(loaded: LoadedBlueprint | Blueprint, errors: list[Finding]) -> NoReturn:
+    if isinstance(loaded, LoadedBlueprint):
+        errors = [e if e.location else loaded.locate(e) for e in errors]  # catalogue errors keep theirs
+    raise BlueprintError(errors)
+
+
 def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None) -> ResolvedCluster:
     """Resolve defaults and catalogue references; raises BlueprintError with located findings."""
     src = _source(loaded)
@@ -63,6 +69,8 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
     errors: list[Finding] = []
     refuse_too_many_nodes(bp, loaded)
     cat = _catalog(src, catalog, errors)
+    if errors:  # the refused file's entries are unknown below: one error at its line, not one per use
+        _refuse(loaded, errors)
     fabrics = resolve_fabrics(bp, cat, errors)
     fabric_kinds = {n: f.kind for n, f in fabrics.items()}
     compute_topo = bp.fabrics.compute.topology if bp.fabrics.compute else None
@@ -72,9 +80,7 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
     errors += duplicate_hostnames(pools)
     errors += size_budget_errors(fabrics, pools) if not errors else []
     if errors:
-        if isinstance(loaded, LoadedBlueprint):
-            errors = [e if e.location else loaded.locate(e) for e in errors]  # catalogue errors keep theirs
-        raise BlueprintError(errors)
+        _refuse(loaded, errors)
     suppressed = {s.rule: s.reason for s in bp.suppress}
     pins = default_pins(bp.software, cat, [p.gpu.sm_arch for p in pools if p.gpu is not None])
     # the name as text: headers, workbooks and reports are UTF-8, which a name's non-UTF-8 bytes are not

@@ -102,7 +102,9 @@ def test_bad_catalogue_layout_is_one_error_at_its_line(
         text = out + err
         assert "internal error" not in text and "is a bug" not in text, text
         assert code == 2, (argv[0], text)
-        assert re.search(rf"\S*cat\.yaml:{line}:\d+: error CAT002 .*{re.escape(says)}", text), text
+        errors = re.findall(r"^\S+: error .*$", text, re.M)
+        assert len(errors) == 1, (argv[0], text)
+        assert re.match(rf"\S*cat\.yaml:{line}:\d+: error CAT002 .*{re.escape(says)}", errors[0]), errors[0]
     assert not (tmp_path / "out").exists()
 
 
