@@ -231,7 +231,7 @@ def build_fabric(
     built = _run_builder(rf, nodes, units or [], growth)
     if isinstance(topo, FatTree | LeafSpine):
         assert rf.switch is not None
-        built = _site_layout(built, topo, rf.switch, rf.name, rf.source_path)
+        built = _site_layout(built, topo, rf)
     # by their site names: a spine renamed by the blueprint is still of the spine model
     spines = [s.name for s in built.switches if s.tier == "spine"] if isinstance(topo, LeafSpine) else []
     return _Built(rf, built, _switch_models(rf, built, spines))
@@ -256,22 +256,26 @@ def _one_port_a_rail(cluster: ResolvedCluster, rf: ResolvedFabric, topo: object)
         )
 
 
-def _site_layout(
-    built: BuiltFabric, topo: FatTree | LeafSpine, leaf: Switch, fabric: str, path: tuple[str | int, ...]
-) -> BuiltFabric:
+def _site_layout(built: BuiltFabric, topo: FatTree | LeafSpine, rf: ResolvedFabric) -> BuiltFabric:
     """Site names and leaf port layout (the blueprint's, else the switch model's catalogue layout)."""
-    layout = topo.port_layout or leaf.port_layout
+    assert rf.switch is not None
+    layout = topo.port_layout or rf.switch.port_layout
     try:
         return apply_site_layout(
             built,
-            fabric=fabric,
+            fabric=rf.name,
             names=topo.names,
             layout_down=layout.down if layout else None,
             layout_up=layout.up if layout else None,
         )
     except SiteLayoutError as exc:
-        where = ("names", *exc.field) if exc.field[0] != "port_layout" else exc.field
-        raise PlanError(str(exc), (*path, "topology", *where)) from None
+        message, where = str(exc), exc.field
+        if exc.field[0] != "port_layout":
+            where = ("names", *exc.field)
+        elif topo.port_layout is None:  # the catalogue's layout: say so, at the setting that chose it
+            message = f"{message} (the port_layout of switch `{rf.switch_id}` in the catalogue)"
+            where = ("switch",)
+        raise PlanError(message, (*rf.source_path, "topology", *where)) from None
 
 
 def _check_unique_names(cluster: ResolvedCluster, builts: dict[str, _Built]) -> None:

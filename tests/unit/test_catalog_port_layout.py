@@ -113,3 +113,15 @@ def test_layout_that_fits_a_split_is_kept(tmp_path: Path) -> None:
     bp = _site(tmp_path, "1-2", "100-103")
     code, out, err = run_cli("validate", str(bp))
     assert code == 0, out + err
+
+
+def test_layout_the_fabric_cannot_use_names_the_catalogue(tmp_path: Path) -> None:
+    """A layout that fits the switch but not this fabric (too few node ports for a leaf) is the plan's error,
+    at the blueprint's `switch` (line 24, column 42) and saying the layout is the catalogue's (no `port_layout` in the blueprint)."""
+    bp = _site(tmp_path, '"11"', "31-34")
+    code, out, err = run_cli("plan", str(bp))
+    assert code == 2, out + err
+    assert re.search(
+        r"bp\.yaml:24:42: error PLN001 .*layout lists 1 \(the port_layout of switch `site-sn5600` in the catalogue\)",
+        out + err,
+    ), out + err
