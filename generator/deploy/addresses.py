@@ -26,7 +26,11 @@ spectrum-x/quick-start-single-plane.html), the gateway being the /31's second ad
 gateway" (github.com/Mellanox/spectrum-x-operator: ``getHostsAllocation`` uses ``GetGatewayForSubnet(net,
 1)`` for each host's ``network`` /31; docs/examples/spectrum-x-config.yaml). Each leaf announces its host
 /31s in BGP (generator/emit/switches/; docs/switches.md). Pairs are handed out from ``FABRIC_STATIC_OFFSET``
-(even) in the same blueprint order, two addresses per port.
+(even) in the same blueprint order, two addresses per port. An appliance cabled to a routed fabric
+(``appliances:``) is routed the same way: after the pools' ports, each of its cables takes a /31 with its leaf
+port from the fabric's first subnet (``compute-rail0``, ``storage``): the plan is made before the cabling
+places ``ports: N`` appliances on leaves, and every leaf announces each of its /31s whatever subnet it is
+carved from. Without it the leaf port was a routed port with no address (no route to the appliance).
 
 The MAAS program sets these addresses (static links on the planned interfaces); the inventory carries the
 same ones; DEP010 reports at ``validate`` what does not fit.
@@ -177,6 +181,7 @@ def _sized_compute(cluster: ResolvedCluster) -> str:
         return DEFAULT_COMPUTE_CIDR
     rails, ports = _compute_demand(cluster)
     routed = "compute" in cluster.routed_fabrics
+    ports += appliance_cables(cluster, "compute")  # in the first rail subnet, with that rail's hosts
     for prefix in range(default.prefixlen, 7, -1):
         block = default.supernet(new_prefix=prefix)
         subnets = split(block, max(rails, 1))
@@ -189,6 +194,22 @@ def _compute_demand(cluster: ResolvedCluster) -> tuple[int, int]:
     """(rails, host ports a rail) of the compute fabric: its pools' most compute ports, its nodes."""
     rails = max((len(p.ports_for("compute")) for p in cluster.pools), default=0)
     return rails, sum(p.count for p in cluster.pools_on("compute"))
+
+
+def routed_appliances(cluster: ResolvedCluster, fabric: str) -> list[tuple[str, int]]:
+    """(name, cables) of each appliance cabled to ``fabric`` when it is routed (a /31 per cable), in
+    blueprint order; none on a fabric that is not routed (an InfiniBand or layer-2 one)."""
+    if fabric not in cluster.routed_fabrics:
+        return []
+    return [
+        (a.name, len(a.links) if a.links else a.ports or 0)
+        for a in cluster.blueprint.appliances
+        if a.fabric == fabric
+    ]
+
+
+def appliance_cables(cluster: ResolvedCluster, fabric: str) -> int:
+    return sum(n for _, n in routed_appliances(cluster, fabric))
 
 
 def rail_room(subnet: ipaddress.IPv4Network, routed: bool) -> int:
@@ -360,8 +381,10 @@ def _fabric_subnets(
             plan.problems.append((path, f"{cidr} cannot be split into {len(names)} subnets for {fabric}"))
             continue
         routed = fabric in cluster.routed_fabrics
-        for (name, rail), sub in zip(names, nets, strict=True):
+        for k, ((name, rail), sub) in enumerate(zip(names, nets, strict=True)):
             holds = rail_room(sub, routed)
+            if k == 0:  # the routed appliances' /31s follow the hosts' in the fabric's first subnet
+                ports += appliance_cables(cluster, fabric)
             if holds < ports:
                 what = (
                     "host ports of the routed fabric (a /31 each: host and leaf port)"
@@ -391,15 +414,36 @@ def _fabric(cluster: ResolvedCluster, nets: dict[str, ipaddress.IPv4Network], pl
         ]
         slots = _port_slots(cluster, pool, ports, nets)
         for host in pool.hostnames:
-            rows = []
-            for slot in slots:
-                offset = FABRIC_STATIC_OFFSET + used[slot.subnet]
-                used[slot.subnet] += ROUTED_PORT_ADDRESSES if slot.routed else 1
-                if offset + (1 if slot.routed else 0) >= slot.size - 1:
-                    continue  # reported by _fabric_subnets
-                rows.append(_address_of(slot, slot.base + offset, whole[slot.purpose]))
-            plan.fabric[host] = rows
+            plan.fabric[host] = _take(slots, used, whole)
+    for fabric, subnet in (("compute", "compute-rail0"), ("storage", "storage")):
+        net = nets.get(subnet)
+        if net is None:
+            continue
+        for name, cables in routed_appliances(cluster, fabric):
+            slots = [_appliance_slot(fabric, subnet, net, k) for k in range(1, cables + 1)]
+            plan.fabric[name] = _take(slots, used, whole)
     plan.subnets = [FabricSubnet(s.name, s.cidr, s.fabric, s.rail, used[s.name]) for s in plan.subnets]
+
+
+def _take(slots: list[_PortSlot], used: dict[str, int], whole: dict[str, str]) -> list[FabricAddress]:
+    """One device's addresses, the next free ones of each slot's subnet (``used`` counts them)."""
+    rows = []
+    for slot in slots:
+        offset = FABRIC_STATIC_OFFSET + used[slot.subnet]
+        used[slot.subnet] += ROUTED_PORT_ADDRESSES if slot.routed else 1
+        if offset + (1 if slot.routed else 0) >= slot.size - 1:
+            continue  # reported by _fabric_subnets
+        rows.append(_address_of(slot, slot.base + offset, whole[slot.purpose]))
+    return rows
+
+
+def _appliance_slot(fabric: str, subnet: str, net: ipaddress.IPv4Network, k: int) -> _PortSlot:
+    """An appliance's k-th cable on a routed fabric: no interface of ours (its own OS names it), the plan's
+    port ``p<k>`` (generator/plan/attached.py ``appliance_port``), where the leaf's configuration finds it."""
+    from generator.plan.attached import appliance_port
+
+    return _PortSlot(fabric, None, None, "", subnet, str(net), int(net.network_address), net.prefixlen,
+                     net.num_addresses, appliance_port(k), True)  # fmt: skip
 
 
 def _address_of(slot: _PortSlot, address: int, whole: str) -> FabricAddress:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from generator.deploy.addresses import onprem_plan
+from generator.deploy.addresses import FabricAddress, onprem_plan
 from generator.emit.ansible.yaml_text import comment, group_name, header, yaml_block
 from generator.findings import BlueprintError, Finding, Severity
 from generator.yamltext import PROVEN_PLAIN
@@ -75,6 +76,7 @@ def appliance_inventory(cluster: ResolvedCluster, plan: Plan) -> str:
         if link.layer == "appliance_switch":
             cables[link.b.device].append(f"{link.a.device}:{link.a.port}")
     children: dict[str, Any] = {}
+    addresses = {} if cluster.is_cloud else onprem_plan(cluster).fabric
     for d in sorted((d for d in plan.devices if d.kind == "appliance"), key=lambda d: d.name):
         entry: dict[str, Any] = {
             "cb_appliance_model": d.model,
@@ -85,6 +87,7 @@ def appliance_inventory(cluster: ResolvedCluster, plan: Plan) -> str:
             entry["cb_rack"] = d.rack
         if sm_of.get(d.name):
             entry["cb_subnet_manager_fabrics"] = sm_of[d.name]
+        entry.update(_appliance_addresses(addresses.get(d.name, ())))
         group = children.setdefault(f"appliance_{group_name(d.role)}", {"hosts": {}})
         group["hosts"][d.name] = entry
     doc = {"all": {"children": {"appliances": {"children": dict(sorted(children.items()))}}}}
@@ -95,6 +98,18 @@ def appliance_inventory(cluster: ResolvedCluster, plan: Plan) -> str:
         + yaml_block(doc, tag=PROVEN_PLAIN)
         + "\n"
     )
+
+
+def _appliance_addresses(rows: Sequence[FabricAddress]) -> dict[str, Any]:
+    """A routed fabric's /31 per appliance cable, by its plan port (p1, as in cb_switch_ports): what its
+    own OS is to be given; the leaf port's end is in the switch configuration (deploy/addresses.py)."""
+    if not rows:
+        return {}
+    return {
+        "cb_fabric_addresses": {a.port: a.address for a in rows},
+        "cb_fabric_gateways": {a.port: a.gateway for a in rows if a.gateway},
+        "cb_fabric_routes": {a.port: list(a.routes) for a in rows if a.routes},
+    }
 
 
 @dataclass
