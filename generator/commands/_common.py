@@ -193,13 +193,15 @@ def print_table(table: Table, out: Console | None = None, keys: Sequence[int] = 
     the other columns fold instead, so a narrow terminal shows every character of every id.
     """
     from rich.cells import cell_len
+    from rich.text import Text
 
     for i, column in enumerate(table.columns):
         column.overflow = "fold"
         if i in keys:
             column.no_wrap = True
-            # _cells is where Table keeps a column's cells; reading it is the only way to size the column
-            cells = [c for c in column._cells if isinstance(c, str)]
+            # _cells is where Table keeps a column's cells; reading it is the only way to size the column.
+            # A Text cell (data shown as it is, never markup) counts by its plain text.
+            cells = [c if isinstance(c, str) else c.plain for c in column._cells if isinstance(c, str | Text)]
             column.min_width = max([cell_len(str(column.header)), *(cell_len(c) for c in cells)])
     (out or console).print(table)
 
