@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from generator.findings import BlueprintError
+    from generator.load import LoadedBlueprint
 
 # Exit codes, identical in meaning for every command (also printed under each command's --help).
 EXIT_OK = 0  # done; nothing to report (valid, identical, every host ok, ...)
@@ -162,6 +163,19 @@ def build_files(build: Path) -> list[tuple[str, str | None]]:
 
     owned = read_manifest(build) or {}
     return [(f"the build's {rel}", str(build / rel)) for rel in [*owned, MANIFEST]]
+
+
+def blueprint_inputs(label: str, loaded: LoadedBlueprint) -> list[tuple[str, str | None]]:
+    """The files a loaded blueprint was read from (for ``check_outputs``): the blueprint itself, and the
+    catalogue file its ``catalog:`` names, found from the blueprint's folder as resolve() finds it (`plan
+    bp.yaml -o cat.yaml` replaced the catalogue with the report). A blueprint read from standard input
+    (`-`) is no file; its catalogue is, relative to the working folder."""
+    files: list[tuple[str, str | None]] = [(label, str(loaded.path))]
+    catalog = loaded.blueprint.catalog
+    if catalog:
+        where = loaded.path.parent / catalog
+        files.append((f"the catalogue file {label} names (catalog: {catalog})", str(where)))
+    return files
 
 
 def _same_file(a: str, b: str) -> bool:

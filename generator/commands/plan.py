@@ -7,6 +7,7 @@ import argparse
 from generator.commands._common import (
     add_blueprint,
     add_common,
+    blueprint_inputs,
     check_outputs,
     command,
     print_table,
@@ -38,8 +39,9 @@ def run(args: argparse.Namespace) -> int:
     from generator.pipeline import load_and_resolve
     from generator.plan.build import plan_or_raise
 
-    check_outputs([("-o", args.output)], [("BLUEPRINT", args.blueprint)])  # `plan bp -o bp` replaced it
     loaded, cluster = load_and_resolve(args.blueprint)
+    # `plan bp -o bp` replaced the blueprint, `-o cat.yaml` its catalogue
+    check_outputs([("-o", args.output)], blueprint_inputs("BLUEPRINT", loaded))
     plan = plan_or_raise(cluster, loaded.locate)
     summary = plan.summary()
     if args.format == "json":

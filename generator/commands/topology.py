@@ -9,6 +9,7 @@ import json
 from generator.commands._common import (
     add_blueprint,
     add_common,
+    blueprint_inputs,
     check_outputs,
     command,
     err_console,
@@ -107,8 +108,9 @@ def run(args: argparse.Namespace) -> int:
     from generator.pipeline import load_and_resolve
     from generator.plan.build import plan_or_raise
 
-    check_outputs([("-o", args.output)], [("BLUEPRINT", args.blueprint)])  # `topology bp -o bp` replaced it
     loaded, cluster = load_and_resolve(args.blueprint)
+    # `topology bp -o bp` replaced the blueprint, `-o cat.yaml` its catalogue
+    check_outputs([("-o", args.output)], blueprint_inputs("BLUEPRINT", loaded))
     plan = plan_or_raise(cluster, loaded.locate)
     fabric = None if args.fabric == "all" else args.fabric
     if fabric is not None and fabric not in plan.metrics:
