@@ -6,7 +6,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from generator.commands._common import add_blueprint, add_common, command, err_console, note
+from generator.commands._common import (
+    add_blueprint,
+    add_common,
+    blueprint_inputs,
+    check_outputs,
+    command,
+    err_console,
+    note,
+)
 from generator.report import safe
 
 ORDER = 40
@@ -89,6 +97,9 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir() and not out.is_symlink():
         return _fail(f"{out} exists and is not a directory")
     target = checked_output_dir(out, None)  # a symlink, `/`, home or a mount point: refused (exit 2)
+    # an input is never an output, even with --force: a blueprint saved as DIR/cables.csv was replaced
+    outputs = [("the output", str(out / rel)) for rel in files]
+    check_outputs(outputs, blueprint_inputs("BLUEPRINT", checked.loaded))
     with output_lock(target):
         if target.exists():  # other files in DIR are left alone; ours are replaced as one set
             theirs = [] if args.force else not_ours(target, list(files))

@@ -27,3 +27,20 @@ def test_a_report_never_replaces_the_catalogue(tmp_path: Path, command: str) -> 
     assert cat.read_bytes() == before
     code, out, err = run_cli(command, str(bp), "-o", str(tmp_path / "report"))
     assert code == 0 and (tmp_path / "report").is_file(), out + err
+
+
+@pytest.mark.parametrize("which", ["blueprint", "catalogue"])
+@pytest.mark.parametrize("rel", ["cables.csv", "netbox/cables.csv"])
+def test_cabling_never_replaces_its_input_even_with_force(tmp_path: Path, which: str, rel: str) -> None:
+    out = tmp_path / "out"
+    bp = write(tmp_path / "site", switch_catalog())
+    (out / rel).parent.mkdir(parents=True)
+    if which == "blueprint":  # the blueprint itself saved in DIR under a name cabling writes
+        bp = bp.rename(out / rel)
+        (out / rel).parent.joinpath("cat.yaml").write_text(switch_catalog(), encoding="utf-8")
+    else:  # the catalogue file it names, DIR/rel as a hard link to it
+        os.link(tmp_path / "site" / "cat.yaml", out / rel)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    code, _, err = run_cli("cabling", str(bp), "-o", str(out), "--force")
+    assert code == 2 and "is also" in err and "nothing written" in err, err
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
