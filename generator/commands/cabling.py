@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from generator.commands._common import (
     add_blueprint,
@@ -16,6 +17,11 @@ from generator.commands._common import (
     note,
 )
 from generator.report import safe
+from generator.safetext import one_line
+
+TYPE_CHECKING = False  # start-up: the emitters are imported in run() (generator/cli.py); mypy reads True
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 ORDER = 40
 FORMATS = ("csv", "xlsx", "netbox", "ibnetdiscover", "lldp")
@@ -63,8 +69,8 @@ def _fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from generator.emit.cabling import FORMATS as ALL_FORMATS
-    from generator.emit.cabling import CablingError, file_bytes, render, write_files
-    from generator.fsutil import atomic_dir, atomic_write_files, checked_output_dir, output_lock
+    from generator.emit.cabling import CablingError, render
+    from generator.fsutil import checked_output_dir
     from generator.pipeline import check_or_raise
     from generator.plan.build import plan_or_raise
 
@@ -100,21 +106,82 @@ def run(args: argparse.Namespace) -> int:
     # an input is never an output, even with --force: a blueprint saved as DIR/cables.csv was replaced
     outputs = [("the output", str(out / rel)) for rel in files]
     check_outputs(outputs, blueprint_inputs("BLUEPRINT", checked.loaded))
-    with output_lock(target):
-        if target.exists():  # other files in DIR are left alone; ours are replaced as one set
-            theirs = [] if args.force else not_ours(target, list(files))
-            if theirs:
-                shown = ", ".join(theirs[:5]) + (f" and {len(theirs) - 5} more" if len(theirs) > 5 else "")
-                return _fail(
-                    f"{out} already holds {shown}: give --force to replace them, or a new folder "
-                    "(nothing written)"
-                )
-            atomic_write_files(target, {rel: file_bytes(data) for rel, data in files.items()})
-        else:  # the folder appears whole or not at all
-            atomic_dir(target, lambda tmp: write_files(tmp, files))
+    refused = _write(args, out, target, files, cluster.name)
+    if refused:
+        return _fail(refused)
     n_cables = len(plan.links)
     note(args, f"cabling: wrote {len(files)} file(s) to {out} ({n_cables} cables, {len(plan.racks)} racks)")
     return 0
+
+
+def _write(args: argparse.Namespace, out: Path, target: Path, files: dict[str, bytes], name: str) -> str:
+    """Write ``files`` into ``target``; why not (nothing written), or "". Into a generate build's cabling
+    folder the build's manifest records the new files' digests, in the same set and under the lock generate
+    takes: it went stale, so the next generate took the refreshed files for hand edits and the next refresh
+    asked for --force (docs/cabling.md promises the refresh without --force)."""
+    from generator.build import CABLING, MANIFEST
+    from generator.emit.cabling import file_bytes, write_files
+    from generator.fsutil import atomic_dir, atomic_write_files, output_lock
+
+    build = target.parent if target.name == CABLING and (target.parent / MANIFEST).is_file() else None
+    with output_lock(build or target):
+        manifest = _build_manifest(build) if build is not None else None
+        built = manifest["files"] if manifest is not None else {}
+        other = manifest.get("blueprint", {}).get("name") if manifest is not None else None
+        if isinstance(other, str) and other != name and not args.force:
+            return (
+                f"{out} is the cabling folder of the build of `{one_line(other)[:80]}`, not `{name}`: give "
+                "--force to replace its files, or another folder (nothing written)"
+            )
+        theirs = [] if args.force or not target.exists() else not_ours(target, list(files), built)
+        if theirs:
+            shown = ", ".join(theirs[:5]) + (f" and {len(theirs) - 5} more" if len(theirs) > 5 else "")
+            return (
+                f"{out} already holds {shown}: give --force to replace them, or a new folder "
+                "(nothing written)"
+            )
+        if build is not None and manifest is not None:
+            atomic_write_files(build, _with_manifest(manifest, files))
+        elif target.exists():  # other files in DIR are left alone; ours are replaced as one set
+            atomic_write_files(target, {rel: file_bytes(data) for rel, data in files.items()})
+        else:  # the folder appears whole or not at all
+            atomic_dir(target, lambda tmp: write_files(tmp, files))
+    return ""
+
+
+def _build_manifest(build: Path) -> dict[str, Any] | None:
+    """The build's manifest as generate wrote it, or None (unreadable, or not generate's: the folder is then
+    no build, and every file of the same name needs --force)."""
+    import json
+
+    from generator.build import MANIFEST, read_manifest
+
+    if read_manifest(build) is None:
+        return None
+    try:
+        data = json.loads((build / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("blueprint", {}), dict) else None
+
+
+def _with_manifest(manifest: dict[str, Any], files: dict[str, bytes]) -> dict[str, bytes]:
+    """``files`` as paths in the build, then the manifest recording their digests: one set for
+    atomic_write_files, the manifest replaced last."""
+    import hashlib
+    import json
+
+    from generator.build import CABLING, MANIFEST
+
+    ours = {f"{CABLING}/{rel}": data for rel, data in files.items()}
+    recorded = {str(k): v for k, v in manifest["files"].items()}
+    fresh = {
+        **manifest,
+        "files": {**recorded, **{rel: hashlib.sha256(d).hexdigest() for rel, d in ours.items()}},
+    }
+    if isinstance(manifest.get("outputs"), list):  # a build whose cabling output was not written before
+        fresh["outputs"] = sorted({*map(str, manifest["outputs"]), CABLING})
+    return {**ours, MANIFEST: (json.dumps(fresh, indent=2, sort_keys=True) + "\n").encode("utf-8")}
 
 
 def _to_stdout(args: argparse.Namespace, files: dict[str, bytes]) -> int:
@@ -137,14 +204,13 @@ def _to_stdout(args: argparse.Namespace, files: dict[str, bytes]) -> int:
     return 0
 
 
-def not_ours(target: Path, rels: list[str]) -> list[str]:
-    """The files among ``rels`` already in ``target`` that `cabling` would replace: any of them, unless a
-    generate build's manifest (``target``/../manifest.json) records it as written and unchanged (`cabling -o
-    BUILD/cabling` refreshes a build). A path through a symbolic link is left to the writer, which refuses
-    it by name."""
-    from generator.build import read_manifest, sha256_file
+def not_ours(target: Path, rels: list[str], built: Mapping[str, str]) -> list[str]:
+    """The files among ``rels`` already in ``target`` that `cabling` would replace: any of them, unless
+    ``built``, the files a generate build's manifest (``target``/../manifest.json) records, has it as written
+    and unchanged (`cabling -o BUILD/cabling` refreshes a build). A path through a symbolic link is left to
+    the writer, which refuses it by name."""
+    from generator.build import sha256_file
 
-    built = read_manifest(target.parent) or {}
     out = []
     for rel in rels:
         path = target / rel
