@@ -9,8 +9,9 @@ templates (which would otherwise create clashing duplicates).
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -112,7 +113,31 @@ _SLUG_BAD = re.compile(r"[^a-z0-9_-]+")
 
 
 def slugify(text: str) -> str:
-    return _SLUG_BAD.sub("-", text.lower()).strip("-") or "x"
+    """A NetBox slug for ``text`` (Django's SlugField: [-a-zA-Z0-9_]+): its ASCII letters and digits, lower
+    case, other runs as `-`. A name with characters outside ASCII, or with no letter or digit, also gets 8
+    hex digits of its SHA-256: `富士通` and `日立` were both slugged `x`, and their device types merged into
+    one manufacturer. Names that still slug alike are told apart where they meet (_unique_slugs)."""
+    slug = _SLUG_BAD.sub("-", text.lower()).strip("-")
+    if slug and text.isascii():
+        return slug
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{slug[:60]}-{digest}" if slug else f"x-{digest}"
+
+
+def _unique_slugs(names: Iterable[str]) -> dict[str, str]:
+    """Each of ``names`` with a slug none of the others has: in sort order, a later name whose slug is taken
+    gets `-2`, `-3`, ... (`Acme Inc` and `Acme-Inc` both slug `acme-inc`; NetBox refuses a second
+    manufacturer of one slug, so the import stopped there)."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for name in sorted(set(names), key=lambda n: (slugify(n), n)):
+        slug = base = slugify(name)
+        n = 2
+        while slug in taken:
+            slug, n = f"{base}-{n}", n + 1
+        taken.add(slug)
+        out[name] = slug
+    return out
 
 
 def _role_name(device: Device) -> str:
@@ -249,21 +274,22 @@ TypeKey = tuple[str, str, str, str]  # what _device_type gives a device: its typ
 
 
 def _type_names(cluster: ResolvedCluster, plan: Plan) -> dict[TypeKey, TypeKey]:
-    """Each device type as NetBox must hold it: one manufacturer per slug (the catalogue's `NVIDIA` and a
-    site file's `Nvidia` were two rows of one slug, refused by the import), and per manufacturer one device
-    type per slug and per model name (catalogue ids `lab-box` and `lab.box` both slugged `lab-box`: one type
-    was dropped and its devices' import failed, or generate stopped at their heights). Later ones in sort
-    order get a `-2` slug and their catalogue id after the name."""
+    """Each device type as NetBox must hold it: one manufacturer per name spelt with any case (the catalogue's
+    `NVIDIA` and a site file's `Nvidia` were two rows of one slug, refused by the import; the first spelling
+    in sort order names both), and per manufacturer one device type per slug and per model name (catalogue
+    ids `lab-box` and `lab.box` both slugged `lab-box`: one type was dropped and its devices' import failed,
+    or generate stopped at their heights). Later ones in sort order get a `-2` slug and their catalogue id
+    after the name. Manufacturers of other names that slug alike stay apart (_unique_slugs)."""
     keys = sorted({_device_type(cluster, d) for d in plan.devices}, key=lambda k: (slugify(k[0]), k[2], k[3]))
     spelling: dict[str, str] = {}
     for manufacturer in sorted({k[0] for k in keys}):
-        spelling.setdefault(slugify(manufacturer), manufacturer)
+        spelling.setdefault(manufacturer.casefold(), manufacturer)
     slugs: set[tuple[str, str]] = set()
     models: set[tuple[str, str]] = set()
     out: dict[TypeKey, TypeKey] = {}
     for key in keys:
         manufacturer, model, slug, desc = key
-        maker = spelling[slugify(manufacturer)]
+        maker = spelling[manufacturer.casefold()]
         n, unique = 2, slug
         while (maker, unique) in slugs:
             unique, n = f"{slug}-{n}", n + 1
@@ -285,10 +311,9 @@ def _device_type_files(cluster: ResolvedCluster, plan: Plan, names: dict[TypeKey
             raise ValueError(f"device type {slug}: devices of {d.height_u}U and {known[3]}U")
         types[f"{manufacturer}\0{slug}"] = (manufacturer, model, slug, d.height_u, desc)
         roles.setdefault(_role_name(d), (_role_color(d), d.kind))
+    makers = _unique_slugs(t[0] for t in types.values())
     return {
-        "manufacturers.csv": to_csv(
-            ("name", "slug"), [[m, slugify(m)] for m in sorted({t[0] for t in types.values()})]
-        ),
+        "manufacturers.csv": to_csv(("name", "slug"), [[m, makers[m]] for m in sorted(makers)]),
         "device-roles.csv": to_csv(
             ("name", "slug", "color", "description"),
             [
