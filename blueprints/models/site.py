@@ -10,7 +10,8 @@ from blueprints.models.naming import render_template
 
 # A rack as the site's floor plan names it (A09, R01-P1, dh2.r14): printable, no spaces, so it survives the
 # cable-label printer and NetBox; case kept as given.
-RackName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")]
+RACK_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$"
+RackName = Annotated[str, StringConstraints(pattern=RACK_NAME_PATTERN)]
 _RACK_TEMPLATE = re.compile(r"(?:[A-Za-z0-9._-]|\{(?:row|position)(?::0?\d{1,2})?\})+")
 
 
@@ -69,6 +70,15 @@ class RackNames(Model):
                 f"{self.template!r} is not a rack-name template: letters, digits, '.', '_', '-' and the "
                 f"fields {{row}}, {{position}} (e.g. A{{row:02}}-R{{position:02}})"
             )
+        if self.template is not None:
+            # the names it gives obey RackName as a list's do: `-{row}-{position}` passed, and `-1-1` reached
+            # labels and NetBox, where a listed `-1-1` is refused (a field renders digits: row 1 shows all)
+            sample = render_template(self.template, {"row": 1, "position": 1})
+            if not re.fullmatch(RACK_NAME_PATTERN, sample):
+                raise ValueError(
+                    f"template {self.template!r} gives rack names such as {sample!r}: a rack name starts "
+                    "with a letter or digit (then letters, digits, '.', '_', '-'; at most 40 characters)"
+                )
         return self
 
     def all(self, rows: int, per_row: int) -> list[str]:
@@ -146,6 +156,8 @@ class Site(Model):
                 raise ValueError(f"`rack_names` {what} the rack name {name!r} twice")
             if len(name) > 40:
                 raise ValueError(f"`rack_names` {what} {name!r}, longer than 40 characters")
+            if not re.fullmatch(RACK_NAME_PATTERN, name):  # as RackName checks a listed name
+                raise ValueError(f"`rack_names` {what} {name!r}, which is not a rack name")
             seen.add(name.casefold())
         return self
 
