@@ -215,6 +215,20 @@ class Medium(Entry):
     needs_transceivers: bool
     infiniband_max_gbps: float | None = None  # fastest InfiniBand rate it carries (None: as reach allows)
 
+    @field_validator("lengths_m")
+    @classmethod
+    def _centimetres(cls, lengths: tuple[float, ...]) -> tuple[float, ...]:
+        """An orderable length is the plan's cable length everywhere it is shown, NetBox's import included,
+        whose Cable.length holds 2 decimals (DecimalField(max_digits=8, decimal_places=2), netbox dcim
+        migration 0132_cable_length): `7.125` reached netbox/cables.csv and the import refused it."""
+        for i, length in enumerate(lengths):
+            if math.isfinite(length) and abs(length * 100 - round(length * 100)) > 1e-6:
+                raise ValueError(
+                    f"lengths_m[{i}]: {length!r} has more than 2 decimals; give lengths in whole centimetres "
+                    f"(e.g. {math.ceil(length * 100 - 1e-6) / 100:g})"
+                )
+        return lengths
+
 
 class Transceiver(Entry):
     name: str
