@@ -96,15 +96,20 @@ def test_formula_text_never_starts_a_csv_cell(tmp_path: Path) -> None:
     build = tmp_path / "build"
     code, out, err = run_cli("generate", str(bp), "-o", str(build), "--quiet")
     assert code == 0, out + err
-    cells = []
+    cells, imported = [], []
     for path in sorted(build.rglob("*.csv")):
         with path.open(newline="", encoding="utf-8") as fh:
-            cells.extend((path.name, c) for row in csv.reader(fh) for c in row)
+            # NetBox's import files hold the text as it is: its CSV import would store the `'` (review h154)
+            (imported if path.parent.name == "netbox" else cells).extend(
+                (path.name, c) for row in csv.reader(fh) for c in row
+            )
     formulas = [(f, c) for f, c in cells if c.startswith(FORMULA_START) and not PLAIN_NUMBER.fullmatch(c)]
     assert formulas == []
-    # the hostile names did reach the spreadsheets, as inert text
+    # the hostile names did reach the spreadsheets, as inert text, and NetBox's import as they are (the
+    # manufacturer `@SUM(...` is in the NetBox files only)
     assert any(c.startswith("'=HYPERLINK(") for _, c in cells)
-    assert any(c.startswith("'@SUM(") for _, c in cells)
+    assert any(c.startswith("@SUM(") for _, c in imported)
+    assert not any(c.startswith("'") for _, c in imported)
     for svg in build.rglob("*.svg"):
         ET.parse(svg)  # well-formed XML
     # XLSX: the same text is a typed string cell (t="inlineStr"), never a formula (<f>)

@@ -17,7 +17,7 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from generator.emit.cabling.rows import CableEnd, CableRow, fmt_num, natural_key, rack_code
-from generator.emit.cabling.tables import CsvStream, sliced_csv, to_csv
+from generator.emit.cabling.tables import Cell, CsvStream, sliced_csv, to_csv
 from generator.emit.lldp import interface_name as ethernet_interface_name
 from generator.plan.model import Device, Plan
 from generator.resolve import NicPort, ResolvedCluster
@@ -140,6 +140,18 @@ def _unique_slugs(names: Iterable[str]) -> dict[str, str]:
     return out
 
 
+def _import_csv(header: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
+    """to_csv without the spreadsheet prefix: NetBox's CSV import stores a cell as it is, so a `'-1-1` rack
+    or `'-Acme` manufacturer kept the `'` (the same text `sot csv` writes, sot/csvfiles.py for_import). The
+    human-facing cables/labels/BOM CSVs and the workbook keep the prefix."""
+    return to_csv(header, rows, neutralise=False)
+
+
+def _import_columns(header: Sequence[str], columns: Sequence[Sequence[Cell]]) -> CsvStream:
+    """sliced_csv without the spreadsheet prefix (see _import_csv)."""
+    return sliced_csv(header, columns, neutralise=False)
+
+
 def _role_name(device: Device) -> str:
     if device.kind == "switch":
         return f"{device.fabric}-{device.role}" if device.fabric else f"switch-{device.role}"
@@ -243,7 +255,7 @@ def render_netbox(cluster: ResolvedCluster, plan: Plan, rows: list[CableRow]) ->
     }
     ends = _ends(rows)
     names = _interface_names(cluster, plan, rows, ends)
-    files["interfaces.csv"] = sliced_csv(
+    files["interfaces.csv"] = _import_columns(
         ("device", "name", "label", "type", "speed", "enabled", "mgmt_only", "description"),
         _interface_columns(cluster, plan, rows, ends, names),
     )
@@ -256,11 +268,11 @@ def _site_files(cluster: ResolvedCluster, plan: Plan) -> dict[str, str]:
     site = cluster.blueprint.site
     rows_used = sorted({r.row for r in plan.racks})
     return {
-        "sites.csv": to_csv(
+        "sites.csv": _import_csv(
             ("name", "slug", "status", "description"),
             [[site.name, slugify(site.name), STATUS, f"cluster {cluster.name}"]],
         ),
-        "locations.csv": to_csv(
+        "locations.csv": _import_csv(
             ("site", "name", "slug", "status", "description"),
             [
                 [site.name, f"row-{n:02d}", f"{slugify(site.name)}-row-{n:02d}", STATUS, f"rack row {n}"]
@@ -313,15 +325,15 @@ def _device_type_files(cluster: ResolvedCluster, plan: Plan, names: dict[TypeKey
         roles.setdefault(_role_name(d), (_role_color(d), d.kind))
     makers = _unique_slugs(t[0] for t in types.values())
     return {
-        "manufacturers.csv": to_csv(("name", "slug"), [[m, makers[m]] for m in sorted(makers)]),
-        "device-roles.csv": to_csv(
+        "manufacturers.csv": _import_csv(("name", "slug"), [[m, makers[m]] for m in sorted(makers)]),
+        "device-roles.csv": _import_csv(
             ("name", "slug", "color", "description"),
             [
                 [name, slugify(name), color, f"{kind} role {name}"]
                 for name, (color, kind) in sorted(roles.items())
             ],
         ),
-        "device-types.csv": to_csv(
+        "device-types.csv": _import_csv(
             ("manufacturer", "model", "slug", "u_height", "is_full_depth", "description"),
             [
                 [m, model, slug, h, "true", desc]
@@ -349,7 +361,7 @@ _RACK_COLUMNS = (
 def _racks_csv(cluster: ResolvedCluster, plan: Plan) -> str:
     site = cluster.blueprint.site
     geo = site.rack
-    return to_csv(
+    return _import_csv(
         _RACK_COLUMNS,
         [
             [
@@ -407,7 +419,7 @@ def _devices_csv(cluster: ResolvedCluster, plan: Plan, names: dict[TypeKey, Type
                 _describe(d),
             ]
         )
-    return to_csv(_DEVICE_COLUMNS, dev_rows)
+    return _import_csv(_DEVICE_COLUMNS, dev_rows)
 
 
 def _cables_csv(rows: list[CableRow], names: list[str]) -> CsvStream:
@@ -415,7 +427,7 @@ def _cables_csv(rows: list[CableRow], names: list[str]) -> CsvStream:
     lengths = {v: (fmt_num(v) if v > 0 else "", "m" if v > 0 else "") for v in {r.length_m for r in rows}}
     length_cells = [lengths[r.length_m] for r in rows]
     n = len(rows)
-    return sliced_csv(
+    return _import_columns(
         CABLE_COLUMNS,
         [
             [r.a.device for r in rows],

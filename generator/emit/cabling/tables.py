@@ -150,13 +150,13 @@ def bom_table(rows: Iterable[BomRow]) -> list[list[Cell]]:
     return [[b.item, b.model, b.detail, b.part_number, b.count] for b in rows]
 
 
-def _csv_cell(v: Cell) -> str:
+def _csv_cell(v: Cell, neutralise: bool = True) -> str:
     return (
         ""
         if v is None
         else fmt_num(v)
         if isinstance(v, float)
-        else csv_cell(v)
+        else (csv_cell(v) if neutralise else v)
         if isinstance(v, str)
         else str(v)
     )
@@ -166,8 +166,9 @@ def _csv_quoted(field: str) -> str:
     return '"' + field.replace('"', '""') + '"' if ("," in field or '"' in field or "\n" in field) else field
 
 
-def _csv_column(column: Sequence[Cell]) -> Sequence[str]:
-    """One column as the csv module writes it (QUOTE_MINIMAL), converted a column at a time."""
+def _csv_column(column: Sequence[Cell], neutralise: bool = True) -> Sequence[str]:
+    """One column as the csv module writes it (QUOTE_MINIMAL), converted a column at a time; with
+    ``neutralise`` a text a spreadsheet would evaluate gets safetext.csv_cell's `'`."""
     kinds = set(map(type, column))
     out: Sequence[str]
     if kinds <= {str}:
@@ -179,13 +180,13 @@ def _csv_column(column: Sequence[Cell]) -> Sequence[str]:
     ):
         # One value type (no 1 == 1.0 == True clashes among the memo's keys; nor 0.0 == -0.0, which
         # print differently) and few values: units, cages, lengths — converted once each, then looked up.
-        memo = {v: _csv_cell(v) for v in distinct}
+        memo = {v: _csv_cell(v, neutralise) for v in distinct}
         out = list(map(memo.__getitem__, column))
     elif kinds <= {str, int}:
         out = list(map(str, column))
     else:
-        out = list(map(_csv_cell, column))
-    if str in kinds and csv_needs_neutralising(list(out)):  # text only: numbers stay numbers
+        out = list(map(_csv_cell, column, repeat(neutralise)))
+    if neutralise and str in kinds and csv_needs_neutralising(list(out)):  # text only: numbers stay numbers
         # from the text itself: `out` may hold it converted already, and csv_cell("'=x") is "''=x"
         out = [csv_cell(c) if type(c) is str else o for o, c in zip(out, column, strict=True)]
     text = "".join(out)
@@ -203,7 +204,9 @@ def _csv_column(column: Sequence[Cell]) -> Sequence[str]:
     return out
 
 
-def _joined(header: Sequence[str], columns: Sequence[Sequence[Cell]], first: bool = True) -> str | None:
+def _joined(
+    header: Sequence[str], columns: Sequence[Sequence[Cell]], first: bool = True, neutralise: bool = True
+) -> str | None:
     """The CSV text by column-wise conversion and plain joins, or None to leave it to csv.writer.
 
     ~5x faster than csv.writer on 600k-row tables and the same bytes: fields are quoted as QUOTE_MINIMAL
@@ -212,32 +215,35 @@ def _joined(header: Sequence[str], columns: Sequence[Sequence[Cell]], first: boo
     """
     if len(header) < 2 or len(columns) != len(header):
         return None
-    converted = [_csv_column(c) for c in columns]
+    converted = [_csv_column(c, neutralise) for c in columns]
     lines = map(",".join, zip(*converted, strict=True))
     text = "\n".join([",".join(map(_csv_quoted, header)), *lines] if first else lines)
     return None if "\r" in text else text + "\n"
 
 
-def _written(header: Sequence[str], rows: Iterable[Sequence[Cell]], first: bool = True) -> str:
+def _written(
+    header: Sequence[str], rows: Iterable[Sequence[Cell]], first: bool = True, neutralise: bool = True
+) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     if first:
         writer.writerow(header)
-    writer.writerows([_csv_cell(v) for v in row] for row in rows)
+    writer.writerows([_csv_cell(v, neutralise) for v in row] for row in rows)
     return buf.getvalue()
 
 
-def to_csv(header: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
+def to_csv(header: Sequence[str], rows: Iterable[Sequence[Cell]], *, neutralise: bool = True) -> str:
     """RFC 4180-style CSV (csv.writer, minimal quoting, LF line ends); floats as people write them
-    (3, 0.5)."""
+    (3, 0.5). ``neutralise``: the spreadsheet prefix of safetext.csv_cell, for files people open; a machine's
+    import file (NetBox's, which stores the `'` as part of the name) is written without."""
     rows = rows if isinstance(rows, list) else list(rows)
     if not rows:
-        return _written(header, rows)
+        return _written(header, rows, neutralise=neutralise)
     if set(map(len, rows)) == {len(header)}:
-        fast = _joined(header, list(zip(*rows, strict=True)))
+        fast = _joined(header, list(zip(*rows, strict=True)), neutralise=neutralise)
         if fast is not None:
             return fast
-    return _written(header, rows)
+    return _written(header, rows, neutralise=neutralise)
 
 
 def _row_count(columns: Sequence[Sequence[Cell]]) -> int:
@@ -248,12 +254,14 @@ def _row_count(columns: Sequence[Sequence[Cell]]) -> int:
     return lengths.pop() if lengths else 0
 
 
-def _columns_text(header: Sequence[str], columns: Sequence[Sequence[Cell]], first: bool) -> str:
+def _columns_text(
+    header: Sequence[str], columns: Sequence[Sequence[Cell]], first: bool, neutralise: bool = True
+) -> str:
     if _row_count(columns):
-        fast = _joined(header, columns, first)
+        fast = _joined(header, columns, first, neutralise)
         if fast is not None:
             return fast
-    return _written(header, zip(*columns, strict=True), first)
+    return _written(header, zip(*columns, strict=True), first, neutralise)
 
 
 def columns_to_csv(header: Sequence[str], columns: Sequence[Sequence[Cell]]) -> str:
@@ -277,13 +285,14 @@ class CsvStream:
     header: tuple[str, ...]
     rows: int
     columns_of: Callable[[int, int], Sequence[Sequence[Cell]]]
+    neutralise: bool = True  # to_csv's: the spreadsheet prefix, off for a machine's import file
 
     def parts(self) -> Iterator[str]:
         if self.rows == 0:
-            yield _columns_text(self.header, self.columns_of(0, 0), True)
+            yield _columns_text(self.header, self.columns_of(0, 0), True, self.neutralise)
         for start in range(0, self.rows, CSV_SLICE_ROWS):
             stop = min(start + CSV_SLICE_ROWS, self.rows)
-            yield _columns_text(self.header, self.columns_of(start, stop), start == 0)
+            yield _columns_text(self.header, self.columns_of(start, stop), start == 0, self.neutralise)
 
     def text(self) -> str:
         return "".join(self.parts())
@@ -298,9 +307,13 @@ def rows_csv(
     return CsvStream(tuple(header), len(rows), lambda start, stop: columns(rows[start:stop]))
 
 
-def sliced_csv(header: Sequence[str], columns: Sequence[Sequence[Cell]]) -> CsvStream:
+def sliced_csv(
+    header: Sequence[str], columns: Sequence[Sequence[Cell]], *, neutralise: bool = True
+) -> CsvStream:
     """A CsvStream of a table already made as whole columns (sorted tables such as NetBox interfaces)."""
-    return CsvStream(tuple(header), _row_count(columns), lambda start, stop: [c[start:stop] for c in columns])
+    return CsvStream(
+        tuple(header), _row_count(columns), lambda start, stop: [c[start:stop] for c in columns], neutralise
+    )
 
 
 def counts(rows: Iterable[CableRow], *keys: str) -> list[tuple[tuple[Cell, ...], int]]:
