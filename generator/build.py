@@ -160,7 +160,14 @@ def merged_stack(
         for k in ours
         if k in theirs and theirs[k] != ours[k] and (k not in written or plain(theirs[k]) != written[k])
     ]
-    extra_config = {k: v for k, v in theirs.items() if k not in ours} if isinstance(theirs, dict) else {}
+    # A key the previous build wrote that this one does not (a reservation or zone the blueprint dropped) is
+    # the blueprint's, not the user's: carrying it over kept the dropped setting alive in the program. Only
+    # keys the previous build did not write are `pulumi config set` additions; a written key edited by hand
+    # since is an edit like any other (refused unless --overwrite-edited, which takes the blueprint's "none").
+    clashes += [
+        f"{k} (no longer in the blueprint)" for k in theirs if k not in ours and _edited(k, theirs, written)
+    ]
+    extra_config = {k: v for k, v in theirs.items() if k not in ours and k not in written}
     extra_top = {k: v for k, v in user.items() if k not in doc}
     if not extra_config and not extra_top:
         return None, clashes
@@ -172,6 +179,11 @@ def merged_stack(
     buf = io.StringIO()
     yaml.dump(doc, buf)
     return buf.getvalue(), clashes
+
+
+def _edited(key: str, theirs: dict[str, Any], written: dict[str, Any]) -> bool:
+    """Whether the previous build wrote ``key`` and its value in the file is no longer what it wrote."""
+    return key in written and plain(theirs[key]) != written[key]
 
 
 def plain(value: object) -> object:
