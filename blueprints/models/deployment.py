@@ -1,5 +1,7 @@
 """Where the cluster is stood up: on-prem bare metal (MAAS) or a cloud."""
 
+import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, model_validator
@@ -15,6 +17,25 @@ else:
 _NAMES = tuple(TARGETS)
 
 CIDR_PATTERN = r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$"
+
+
+# MAAS refuses a tag name outside ^[a-zA-Z0-9_-]+$ (Tag._tag_name_regex in canonical/maas
+# src/maasserver/models/tag.py); a rack name may hold '.' (docs/existing-site.md: "DH2.R{row:02}-...").
+_NOT_IN_MAAS_TAG = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def maas_tag(cluster_name: str, *parts: object) -> str:
+    """The MAAS tag name for ``parts`` of the cluster: joined by '-', any character MAAS refuses as '-'. The
+    MAAS program's tags and rule DEP014 (two racks, one tag) both come from here."""
+    return _NOT_IN_MAAS_TAG.sub("-", "-".join([cluster_name, *(str(p) for p in parts)]))
+
+
+def maas_rack_tags(cluster_name: str, racks: Iterable[str]) -> dict[str, list[str]]:
+    """MAAS rack tag -> the racks it names (sorted): more than one rack and MAAS cannot tell them apart."""
+    out: dict[str, set[str]] = {}
+    for rack in racks:
+        out.setdefault(maas_tag(cluster_name, "rack", rack), set()).add(rack)
+    return {tag: sorted(names) for tag, names in out.items()}
 
 
 class MaasSettings(Model):

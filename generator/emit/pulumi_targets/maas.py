@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from blueprints.models.deployment import maas_tag
 from generator.deploy.addresses import management_interface, onprem_plan, reserved_range
 from generator.deploy.images import maas_series
 from generator.emit.pulumi_targets.common import ConfigKey, Project, base_data, external_storage, pool_data
@@ -18,7 +19,8 @@ PACKAGES = ("pulumi-maas",)
 
 
 def _tag(cluster: ResolvedCluster, *parts: object) -> str:
-    return "-".join([cluster.name, *(str(p) for p in parts)])
+    """A MAAS tag of the cluster, in MAAS's tag character set (DEP014 refuses two racks of one tag)."""
+    return maas_tag(cluster.name, *parts)
 
 
 class TaggedPools(NamedTuple):
