@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, model_validator
 
-from blueprints.models.base import HostStr, Model, SafeName, VersionStr
+from blueprints.models.base import Model, SafeName, VersionStr
 from blueprints.models.targets import NO_TARGET, TARGETS, access_owner, is_provider
 
 # deployment.target: the names of targets.yaml (mypy sees a str; the schema an enum of the names)
@@ -17,6 +17,44 @@ else:
 _NAMES = tuple(TARGETS)
 
 CIDR_PATTERN = r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$"
+
+# deployment.cloud.image as a target takes it. AWS AMI ids, GCP image names and OCI OCIDs are host-name-like
+# (HostStr). Azure's imageReference takes either `id`, an ARM resource id (a managed image, or a Compute
+# Gallery image definition or version), or a Marketplace image's `publisher`, `offer`, `sku` and `version`
+# ("Major.Minor.Build or 'latest'"), which `az vm image list` prints as the URN publisher:offer:sku:version
+# (Azure Compute ImageReference: learn.microsoft.com/javascript/api/@azure/arm-compute-profile-2020-09-01-
+# hybrid/imagereference; the program's Pulumi azure-native compute.ImageReferenceArgs has the same fields).
+# The schema takes the union; which form a target takes is rule DEP015's check.
+IMAGE_PATTERN = (
+    r"^(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}"  # HostStr
+    r"|/[A-Za-z0-9._()/-]{1,1023}"  # an ARM resource id
+    r"|[A-Za-z0-9._-]{1,256}(?::[A-Za-z0-9._-]{1,256}){3})$"  # a Marketplace URN
+)
+HOST_IMAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]{0,252}")
+# Azure naming rules (learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules:
+# resource groups 1-90 of letters, digits, '_', '.', '(', ')', '-'; Microsoft.Compute images and galleries
+# 1-80 of letters, digits, '_', '.', '-'); names and the id's segments compare without case.
+AZURE_IMAGE_ID = re.compile(
+    r"/subscriptions/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"/resourceGroups/[A-Za-z0-9._()-]{1,90}/providers/Microsoft\.Compute/"
+    r"(?:images/[A-Za-z0-9._-]{1,80}"
+    r"|galleries/[A-Za-z0-9._]{1,80}/images/[A-Za-z0-9._-]{1,80}(?:/versions/[0-9]+\.[0-9]+\.[0-9]+)?)",
+    re.IGNORECASE | re.ASCII,
+)
+AZURE_IMAGE_URN = re.compile(
+    r"(?P<publisher>[A-Za-z0-9._-]{1,256}):(?P<offer>[A-Za-z0-9._-]{1,256}):(?P<sku>[A-Za-z0-9._-]{1,256})"
+    r":(?P<version>latest|[0-9]+\.[0-9]+\.[0-9]+)",
+    re.ASCII,
+)
+
+
+def azure_image(value: str) -> dict[str, str] | None:
+    """The Azure imageReference fields for ``value`` (an ARM image id or a Marketplace URN); None for a value
+    Azure takes in neither form. The Azure program's data and rule DEP015 both read this."""
+    if AZURE_IMAGE_ID.fullmatch(value):
+        return {"id": value}
+    urn = AZURE_IMAGE_URN.fullmatch(value)
+    return dict(urn.groupdict()) if urn else None
 
 
 # MAAS refuses a tag name outside ^[a-zA-Z0-9_-]+$ (Tag._tag_name_regex in canonical/maas
@@ -103,8 +141,14 @@ class CloudSettings(Model):
     reservation_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9._:/-]{1,200}$")
     """reservation / capacity block / cluster placement id to launch into"""
     efa_only_cards: bool = Field(default=True, description="AWS: secondary cards as efa-only interfaces")
-    image: HostStr | None = None
-    """machine image id (default: the provider's GPU image)"""
+    image: str | None = Field(
+        default=None,
+        pattern=IMAGE_PATTERN,
+        description=(
+            "machine image (default: the provider's GPU image): an AMI id, GCP image name or OCI OCID; on "
+            "Azure an ARM image id or a Marketplace URN publisher:offer:sku:version"
+        ),
+    )
     ssh_key_config: str = Field(default="sshPublicKey", pattern=r"^[a-zA-Z][a-zA-Z0-9_-]{0,63}$")
     """Pulumi config key holding the SSH public key"""
     network_cidr: str = Field(

@@ -160,7 +160,8 @@ def test_amlfs_client_is_left_to_the_image_on_an_os_without_a_published_package(
     """rhel-9 has no apt metapackage in the table: no repository variables, the role checks mount.lustre."""
     data = _load(EXAMPLES / "azure-ndh100v5.yaml")
     data["software"]["os"] = "rhel-9"
-    data["deployment"]["cloud"]["image"] = "my-rhel9-hpc-image"  # no default image for rhel-9 (DEP009)
+    # no default image for rhel-9 (DEP009); a bare image name is no image Azure takes (DEP015): a Marketplace URN
+    data["deployment"]["cloud"]["image"] = "RedHat:RHEL:9-lvm-gen2:latest"
     bp = tmp_path / "azure-rhel.yaml"
     bp.write_text(json.dumps(data))
     build = tmp_path / "build"
