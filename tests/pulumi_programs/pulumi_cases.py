@@ -125,7 +125,7 @@ def run_target(cluster: ResolvedCluster, project: Path, extra: dict[str, str] | 
             },
         )
     if target == "azure":
-        return run_program(project, ssh)
+        return run_program(project, {**ssh, **(extra or {})})
     if target == "gcp":
         return run_program(project, {**ssh, "gcp:project": "test-project", **(extra or {})})
     if target == "oci":

@@ -105,3 +105,28 @@ def test_other_targets_keep_their_check(image: str, tmp_path: Path) -> None:
     assert finding.path == ("deployment", "cloud", "image") and "aws" in finding.message
     blueprint.write_text(text.replace(zone, f"{zone}    image: ami-0123456789abcdef0\n"))
     assert not [f for f in check(blueprint).findings if f.rule == "DEP015"]
+
+
+@pytest.mark.parametrize(
+    ("override", "reference"),
+    [
+        (
+            URN,
+            {
+                "publisher": "microsoft-dsvm",
+                "offer": "ubuntu-hpc",
+                "sku": "2204",
+                "version": "22.04.2024102301",
+            },
+        ),
+        (ARM_ID, {"id": ARM_ID}),
+    ],
+)
+def test_an_image_set_with_pulumi_config_is_read_as_azure_takes_it(
+    override: str, reference: dict[str, str], tmp_path: Path
+) -> None:
+    """`pulumi config set imageId publisher:offer:sku:version` (the README's route) went to imageReference.id,
+    which takes an ARM resource id only."""
+    cluster, project = generate_text((EXAMPLES / "azure-ndh100v5.yaml").read_text(), tmp_path)
+    scale_sets = run_target(cluster, project, {f"{cluster.name}:imageId": override}).of_type(SCALE_SET)
+    assert scale_sets and all(_image_reference(vmss.inputs) == reference for vmss in scale_sets)

@@ -66,6 +66,11 @@ class Network(pulumi.ComponentResource):
 def image_reference() -> azure.compute.ImageReferenceArgs:
     image = DATA["image"]
     override = config.get("imageId")
+    if override and not override.startswith("/") and override.count(":") == 3:
+        # a Marketplace URN publisher:offer:sku:version (as `az vm image list` prints it) is four fields of
+        # ImageReference, not its `id` (an ARM resource id, which starts with /subscriptions/)
+        publisher, offer, sku, version = override.split(":")
+        return azure.compute.ImageReferenceArgs(publisher=publisher, offer=offer, sku=sku, version=version)
     if override or "id" in image:
         return azure.compute.ImageReferenceArgs(id=override or image["id"])
     return azure.compute.ImageReferenceArgs(publisher=image["publisher"], offer=image["offer"], sku=image["sku"],
