@@ -54,12 +54,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _plan(path: str) -> Plan:
+def _plan(path: str, label: str, inputs: list[tuple[str, str | None]]) -> Plan:
+    """The plan of the blueprint at ``path``; the files it was read from are added to ``inputs``."""
+    from generator.commands._common import blueprint_inputs
     from generator.pipeline import load_and_resolve
     from generator.plan.build import plan_or_raise
 
     loaded, cluster = load_and_resolve(path)
+    inputs += blueprint_inputs(label, loaded)
     return plan_or_raise(cluster, loaded.locate)
+
+
+def _check_outputs_spare(args: argparse.Namespace, inputs: list[tuple[str, str | None]]) -> None:
+    """The report and the work-order files are none of the files read, the catalogues included (`diff A B
+    -o cat.yaml` replaced A's catalogue; `--work-order DIR --force` a blueprint saved as DIR/summary.txt)."""
+    from pathlib import Path
+
+    outputs: list[tuple[str, str | None]] = [("-o", args.output)]
+    if args.work_order is not None:
+        from generator.diff.workorder import WORK_ORDER_FILES
+
+        outputs += [
+            (f"--work-order {args.work_order}", str(Path(args.work_order) / n)) for n in WORK_ORDER_FILES
+        ]
+    check_outputs(outputs, inputs)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,13 +98,15 @@ def run(args: argparse.Namespace) -> int:
         check_work_order_target(args.work_order, args.output, args.force)
     errors = []
     plans: list[Plan] = []
-    for path in (args.old, args.new):
+    inputs: list[tuple[str, str | None]] = []
+    for path, label in ((args.old, "OLD_BLUEPRINT"), (args.new, "NEW_BLUEPRINT")):
         try:
-            plans.append(_plan(path))
+            plans.append(_plan(path, label, inputs))
         except BlueprintError as exc:  # report both files' problems at once
             errors.extend(exc.findings)
     if errors:
         raise BlueprintError(errors)
+    _check_outputs_spare(args, inputs)
     unknown = sorted(set(args.fabric or ()) - {*plans[0].metrics, *plans[1].metrics})
     if unknown:  # a mistyped --fabric compared nothing and reported "0 changed, live"
         from generator.commands._common import err_console

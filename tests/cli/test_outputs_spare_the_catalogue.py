@@ -44,3 +44,27 @@ def test_cabling_never_replaces_its_input_even_with_force(tmp_path: Path, which:
     code, _, err = run_cli("cabling", str(bp), "-o", str(out), "--force")
     assert code == 2 and "is also" in err and "nothing written" in err, err
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_diff_never_replaces_a_catalogue_or_a_blueprint_it_read(tmp_path: Path) -> None:
+    """`diff A B -o cat.yaml` replaced A's catalogue; `diff DIR/summary.txt B --work-order DIR --force`
+    replaced the old blueprint saved in DIR under a work-order file's name."""
+    bp = write(tmp_path / "site", switch_catalog())
+    cat = tmp_path / "site" / "cat.yaml"
+    before = cat.read_bytes()
+    code, out, err = run_cli("diff", str(bp), str(bp), "-o", str(cat))
+    assert code == 2 and "catalogue file OLD_BLUEPRINT names" in err, out + err
+    assert cat.read_bytes() == before
+    wo = tmp_path / "wo"
+    wo.mkdir()
+    old = wo / "summary.txt"
+    old.write_bytes(bp.read_bytes())
+    (wo / "cat.yaml").write_bytes(before)
+    code, out, err = run_cli("diff", str(old), str(bp), "--work-order", str(wo), "--force", "-q")
+    assert code == 2 and "is also OLD_BLUEPRINT" in err, out + err
+    assert old.read_bytes() == bp.read_bytes() and sorted(p.name for p in wo.iterdir()) == [
+        "cat.yaml",
+        "summary.txt",
+    ]
+    code, out, err = run_cli("diff", str(bp), str(bp), "-o", str(tmp_path / "report"))
+    assert code == 0 and (tmp_path / "report").is_file(), out + err
