@@ -14,7 +14,9 @@ one is refused at its JSON path. Hosts missing from the stack, or nodes the blue
 errors too: the two halves must agree. Every value taken from the stack that holds a brace (the start of every
 Jinja delimiter) is written `!unsafe`, so Ansible never templates it, on top of its syntax admitting no
 `{{`/`{%`; the others are double-quoted strings, which Ansible never templates either (generator/yamltext.py:
-ansible-core 2.19 reads an `!unsafe` scalar as if it were unquoted).
+ansible-core 2.19 reads an `!unsafe` scalar as if it were unquoted). The one exception is template text the
+build writes on purpose, the facts of a Lustre client repository (`Templated`): written untagged, so that
+Ansible fills them in on each host.
 """
 
 from __future__ import annotations
@@ -41,6 +43,24 @@ UNSAFE_TAG = UNSAFE  # the one YAML writer's Ansible tag (generator/yamltext.py 
 
 class Foreign(str):
     """A string taken from the stack outputs: rendered `!unsafe` where it holds a brace."""
+
+
+class Templated(str):
+    """A string the build templated on purpose (lustre_client_vars): written untagged, so that Ansible fills
+    in the facts it names, when FACTS are its only template text; `!unsafe` like any other otherwise."""
+
+
+# the facts lustre_client_vars substitutes (gathered on each host: the vendor's repository per OS release and
+# its client package per kernel)
+FACTS = ("{{ ansible_distribution_release }}", "{{ ansible_kernel }}")
+
+
+def _only_facts(value: str) -> bool:
+    """Whether FACTS are the only template text of `value` (a hand-edited cluster.json may hold more)."""
+    rest = value
+    for fact in FACTS:
+        rest = rest.replace(fact, "")
+    return "{" not in rest and "}" not in rest and JINJA2_OVERRIDE not in rest
 
 
 class StackInventoryError(ForeignInputError):
@@ -164,18 +184,18 @@ def managed_mounts(cluster_json: dict[str, Any], outputs: StackOutputs, where: s
 def lustre_client_vars(cluster_json: dict[str, Any]) -> dict[str, Any]:
     """shared_storage variables for a Lustre client repository the service publishes (GCP Managed Lustre,
     Azure Managed Lustre). From the catalogue, not the stack: templated by Ansible on purpose."""
-    release = "{{ ansible_distribution_release }}"
+    release, kernel = FACTS
     for spec in cluster_json.get("storage") or []:
         client = spec.get("client")
         # no packages: the service publishes none for this OS release, the image or the site provides it
         if spec.get("protocol") == "lustre" and client and client.get("packages"):
             return {
-                "shared_storage_lustre_repo_url": client["repo"].replace("{codename}", release),
+                "shared_storage_lustre_repo_url": Templated(client["repo"].replace("{codename}", release)),
                 "shared_storage_lustre_repo_key_url": client["key_url"],
-                "shared_storage_lustre_repo_suite": client["suite"].replace("{codename}", release),
+                "shared_storage_lustre_repo_suite": Templated(client["suite"].replace("{codename}", release)),
                 "shared_storage_lustre_repo_components": client["components"],
                 "shared_storage_lustre_packages": [
-                    p.replace("{kernel}", "{{ ansible_kernel }}") for p in client["packages"]
+                    Templated(p.replace("{kernel}", kernel)) for p in client["packages"]
                 ],
             }
     return {}
@@ -273,6 +293,8 @@ def _dump(value: Any, indent: int) -> str:
         return "[\n" + ",\n".join(f"{inner}{_dump(v, indent + 2)}" for v in value) + f"\n{pad}]"
     if isinstance(value, dict | list):
         return "{}" if isinstance(value, dict) else "[]"
+    if isinstance(value, Templated) and _only_facts(value):
+        return double_quoted(str(value))  # no tag: Ansible fills in the facts (a tag kept `{{ ... }}` text)
     # a build value holding template syntax (a hand-edited inventory) is tagged too: never templated
     unsafe = isinstance(value, Foreign) or (
         isinstance(value, str) and (TEMPLATE_MARKS.search(value) is not None or JINJA2_OVERRIDE in value)

@@ -1,0 +1,65 @@
+"""`blueprint inventory --from-stack` after a review: what it writes, read by the real Ansible; the build's own
+files edited by hand; the stack's values compared in the form a machine sees them. The builds and valid
+outputs are test_stack_outputs.py's."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from conftest import run_cli
+from test_stack_outputs import PAYLOAD, _tool, _written, builds, case, first_host
+
+__all__ = ["builds", "case"]  # the fixtures, found by pytest in this module's names
+
+LUSTRE_PLAY = """\
+- hosts: all
+  connection: local
+  gather_facts: true
+  gather_subset: [min]
+  tasks:
+    - ansible.builtin.debug:
+        msg: "suite=<{{ shared_storage_lustre_repo_suite }}> pkgs=<{{ shared_storage_lustre_packages | join(',') }}>"
+"""
+
+
+def _lustre_debug(inventory: Path, host: str, tmp: Path) -> str:
+    play = tmp / "lustre.yml"
+    play.write_text(LUSTRE_PLAY)
+    env = {**os.environ, "ANSIBLE_LOCALHOST_WARNING": "0", "ANSIBLE_HOME": str(tmp / "ansible-home")}
+    interpreter = json.dumps({"ansible_python_interpreter": sys.executable})
+    done = subprocess.run(
+        [_tool("ansible-playbook"), "-i", str(inventory), "-l", host, str(play), "-e", interpreter],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=tmp,
+        env=env,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def test_ansible_fills_in_the_lustre_client_facts(case: Any, tmp_path: Path) -> None:
+    """The Lustre client repository's suite and package name the host's OS release and kernel: written
+    `!unsafe`, Ansible installed `lustre-client-modules-{{ ansible_kernel }}` literally. Template text a
+    hand-edited cluster.json adds beside them stays `!unsafe` (the canary is never made)."""
+    inventory, data, build = _written(case, "gcp")
+    host = first_host(data)
+    shown = _lustre_debug(inventory, host, tmp_path)
+    assert f"lustre-client-modules-{os.uname().release}," in shown, shown
+    assert "suite=<lustre-client-ubuntu-" in shown and "{{" not in shown, shown
+    canary = tmp_path / "CANARY"
+    cluster = json.loads((build / "pulumi" / "cluster.json").read_text())
+    (lustre,) = (s for s in cluster["storage"] if s["protocol"] == "lustre")
+    lustre["client"]["suite"] = "{codename}" + PAYLOAD.replace("CANARY", str(canary))
+    (build / "pulumi" / "cluster.json").write_text(json.dumps(cluster))
+    inventory.unlink()
+    code, out, err = run_cli("inventory", str(build), "--from-stack", str(tmp_path / "outputs.json"))
+    assert code == 0, out + err
+    shown = _lustre_debug(inventory, host, tmp_path)
+    assert "lookup('pipe'" in shown and not canary.exists(), shown
