@@ -16,6 +16,8 @@ from typing import Any, NamedTuple
 
 from generator.commands._common import (
     add_common,
+    build_files,
+    check_outputs,
     command,
     err_console,
     note,
@@ -209,6 +211,17 @@ def _inputs(args: argparse.Namespace) -> RunInputs | int:
     return RunInputs(ansible_dir, playbook, inventory, extravars, bindir)
 
 
+def _read_files(inputs: RunInputs) -> list[tuple[str, str | None]]:
+    """The files the run reads, which its report must not replace: -i, --playbook, the ansible folder's own
+    files, and every file of the build (its manifest's list) when the folder is a build's ansible/."""
+    ansible = inputs.ansible_dir
+    read: list[tuple[str, str | None]] = [("-i", str(inputs.inventory)), ("--playbook", str(inputs.playbook))]
+    read += [
+        (f"the build's {name}", str(ansible / name)) for name in ("inventory.yml", "site.yml", "ansible.cfg")
+    ]
+    return read + build_files(ansible.parent if ansible.name == "ansible" else ansible)
+
+
 def run(args: argparse.Namespace) -> int:
     import shutil
     import tempfile
@@ -216,6 +229,9 @@ def run(args: argparse.Namespace) -> int:
     inputs = _inputs(args)
     if isinstance(inputs, int):
         return inputs
+    # before the playbook runs: `-o myinv.yml -i myinv.yml` replaced the inventory with the report, and a
+    # folder given as -o was refused only after the whole run
+    check_outputs([("-o", args.output)], _read_files(inputs))
     private = (
         Path(args.artifacts).resolve()
         if args.artifacts

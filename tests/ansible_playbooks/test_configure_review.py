@@ -1,0 +1,53 @@
+"""`blueprint configure` after a review: its report never replaces what it reads, the options it refuses,
+the host status it takes from Ansible's own stats, an interrupted run. A build on this machine (connection
+local), run by the real ansible-runner and ansible-playbook (test_configure_inputs.py's)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+from test_configure_inputs import _build
+
+MARK = """\
+- name: Mark
+  hosts: all
+  gather_facts: false
+  tasks:
+    - name: Touch the marker
+      ansible.builtin.command: touch {marker}
+      changed_when: true
+"""
+
+
+def _marking(root: Path) -> tuple[Path, Path]:
+    """A build whose mark.yml touches a file: proof that the playbook ran."""
+    build = _build(root)
+    marker = root / "ran"
+    (build / "ansible" / "mark.yml").write_text(MARK.format(marker=json.dumps(str(marker))))
+    return build, marker
+
+
+@pytest.mark.parametrize(
+    "target", ["-i", "ansible/inventory.yml", "ansible/mark.yml", "manifest.json", "dir"]
+)
+def test_the_report_never_replaces_an_input_and_is_checked_before_the_run(
+    tmp_path: Path, target: str
+) -> None:
+    """`-o myinv.yml -i myinv.yml` replaced the inventory with the report, `-o build/ansible/inventory.yml`
+    the build's; a folder as -o was refused after the whole playbook had run."""
+    build, marker = _marking(tmp_path)
+    own = tmp_path / "myinv.yml"
+    own.write_text((build / "ansible" / "inventory.yml").read_text())
+    (build / "manifest.json").write_text('{"files": {}}\n')
+    path = {"-i": own, "dir": tmp_path}.get(target, build / target)
+    before = None if path.is_dir() else path.read_bytes()
+    code, out, err = run_cli(
+        "configure", str(build), "--playbook", "mark.yml", "-i", str(own), "-o", str(path), "--format", "json"
+    )
+    assert code == 2 and "nothing written" in err and "Traceback" not in err, out + err
+    assert ("would replace" in err) if before is not None else ("not a regular file" in err), err
+    assert before is None or path.read_bytes() == before
+    assert not marker.exists(), "the playbook ran before -o was checked"
