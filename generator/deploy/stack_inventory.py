@@ -21,6 +21,7 @@ Ansible fills them in on each host.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from pathlib import Path
 from typing import Any
@@ -235,17 +236,30 @@ def _reach_hosts(where: str, hosts: dict[str, Any], outputs: StackOutputs, acces
             hv["ansible_ssh_common_args"] = Foreign(reach.ssh_common_args)
 
 
+def _machine(value: str) -> str:
+    """The form two names of one machine share: an IPv4-mapped IPv6 address as its IPv4 address (RFC 4291
+    2.5.5.2: `::ffff:10.0.0.5` reaches 10.0.0.5), other addresses canonical, host names lower-cased (DNS
+    names have no case, RFC 4343)."""
+    if ":" not in value:  # an IPv4 address (canonical already, stack_outputs._ip) or a host name
+        return value.lower()
+    try:
+        address = ipaddress.ip_address(value)
+    except ValueError:
+        return value.lower()
+    return str(getattr(address, "ipv4_mapped", None) or address)
+
+
 def _own_address(where: str, host: str, planned: Any, node: dict[str, Any], seen: dict[str, str]) -> None:
     """A host's stack address is its own: the one the build planned where it planned one (MAAS static
     management addresses), and no other host's (every host at one address sent the whole inventory to one
-    machine); the same for cloud instance ids."""
+    machine), compared in the form one machine's names share (_machine); the same for cloud instance ids."""
     address = str(node["address"])
-    if address.lower() in seen.get("hosts", "").lower().split() and address.lower() != host.lower():
+    if _machine(address) in seen.get("hosts", "").lower().split() and address.lower() != host.lower():
         raise StackInventoryError(
             _at(where, "nodes", host, "address"),
             f"{one_line(address)[:64]} is the name of another host of this inventory, not {host}'s address",
         )
-    if planned is not None and str(planned) != address:
+    if planned is not None and _machine(str(planned)) != _machine(address):
         raise StackInventoryError(
             _at(where, "nodes", host, "address"),
             f"{one_line(address)[:64]}, but the build planned {planned} for {host} (not this build's stack?)",
@@ -254,7 +268,7 @@ def _own_address(where: str, host: str, planned: Any, node: dict[str, Any], seen
         value = node.get(key)
         if value is None:
             continue
-        first = seen.setdefault(f"{key}={value}", host)
+        first = seen.setdefault(f"{key}={_machine(str(value)) if key == 'address' else value}", host)
         if first != host:
             raise StackInventoryError(
                 _at(where, "nodes", host, key), f"{one_line(str(value))[:64]} is also {first}'s {key}"

@@ -63,3 +63,28 @@ def test_ansible_fills_in_the_lustre_client_facts(case: Any, tmp_path: Path) -> 
     assert code == 0, out + err
     shown = _lustre_debug(inventory, host, tmp_path)
     assert "lookup('pipe'" in shown and not canary.exists(), shown
+
+
+def test_one_machine_under_two_spellings_is_refused(case: Any) -> None:
+    """`::ffff:10.0.0.10` is 10.0.0.10 (an IPv4-mapped IPv6 address) and DNS names have no case: two hosts
+    at `GPU-U1-000001` and `gpu-u1-000001`, or at an address and its mapped form, passed the one-machine-
+    per-host check, which compared the strings."""
+    from generator.deploy.stack_inventory import StackInventoryError, _own_address
+
+    build, outputs, data = case("aws")
+    first, second = sorted(data["nodes"])[:2]
+    data["nodes"][second]["address"] = "::ffff:" + data["nodes"][first]["address"]
+    outputs.write_text(json.dumps(data))
+    code, out, err = run_cli("inventory", str(build), "--from-stack", str(outputs))
+    assert code == 2 and f"{outputs}: $.nodes.{second}.address" in err, out + err
+    assert f"also {first}'s address" in err and not (build / "ansible" / "inventory.stack.yml").exists()
+    seen: dict[str, str] = {"hosts": "gpu001 gpu002"}
+    _own_address("outputs", "gpu001", None, {"address": "GPU-U1-000001"}, seen)
+    try:
+        _own_address("outputs", "gpu002", None, {"address": "gpu-u1-000001"}, seen)
+    except StackInventoryError as exc:
+        assert exc.where == "outputs: $.nodes.gpu002.address", exc.where
+    else:
+        raise AssertionError("two hosts at one computer name were accepted")
+    # a planned address and its mapped form are one address (MAAS plans the management addresses)
+    _own_address("outputs", "gpu003", "10.1.0.7", {"address": "::ffff:10.1.0.7"}, seen)
