@@ -20,6 +20,7 @@ from generator.commands._common import (
     check_outputs,
     command,
     err_console,
+    file_name,
     note,
     print_table,
     text_output,
@@ -56,6 +57,14 @@ class HostResult:
         return "changed" if self.changed else "ok"
 
 
+def _given(text: str) -> str:
+    """An option's parser of a host pattern or tag list: an empty one was taken as none given (`--limit ""`
+    configured every host)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty value names no host or tag: leave the option out instead")
+    return text
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = command(
         sub,
@@ -72,12 +81,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the `blueprint generate` output directory (or its ansible/ folder)",
     )
     p.add_argument("--playbook", default="site.yml", help="playbook in ansible/ (default: site.yml)")
-    p.add_argument("--limit", help="Ansible host pattern, e.g. rail0, pool_dgx, su1:&rack_r01_01")
-    p.add_argument("--tags", help="comma list of tags (base, fabric, drivers, nccl, storage, acceptance)")
-    p.add_argument("--skip-tags", help="comma list of tags to skip")
+    p.add_argument(
+        "--limit", type=_given, help="Ansible host pattern, e.g. rail0, pool_dgx, su1:&rack_r01_01"
+    )
+    p.add_argument(
+        "--tags", type=_given, help="comma list of tags (base, fabric, drivers, nccl, storage, acceptance)"
+    )
+    p.add_argument("--skip-tags", type=_given, help="comma list of tags to skip")
     p.add_argument("--check", action="store_true", help="dry run: report what would change")
     p.add_argument("--diff", action="store_true", help="show file differences")
-    p.add_argument("-i", "--inventory", help="use this inventory instead of ansible/inventory.yml")
+    p.add_argument(
+        "-i", "--inventory", type=file_name, help="use this inventory instead of ansible/inventory.yml"
+    )
     p.add_argument(
         "-e",
         "--extra-vars",
@@ -86,7 +101,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="KEY=VALUE",
         help="extra variable (repeatable), e.g. -e cb_hardware_present=false",
     )
-    p.add_argument("--artifacts", help="keep ansible-runner's artifacts (events, stdout) in this directory")
+    p.add_argument(
+        "--artifacts",
+        type=file_name,
+        help="keep ansible-runner's artifacts (events, stdout) in this directory",
+    )
     p.add_argument("--verbose", "-v", action="store_true", help="stream Ansible's own output")
     add_common(p, output_help="write the per-host report to this file instead of standard output")
     p.set_defaults(func=run)

@@ -51,3 +51,13 @@ def test_the_report_never_replaces_an_input_and_is_checked_before_the_run(
     assert ("would replace" in err) if before is not None else ("not a regular file" in err), err
     assert before is None or path.read_bytes() == before
     assert not marker.exists(), "the playbook ran before -o was checked"
+
+
+@pytest.mark.parametrize("option", ["--limit", "-i", "--tags", "--skip-tags", "--artifacts"])
+@pytest.mark.parametrize("value", ["", " "])
+def test_an_empty_option_is_refused_not_taken_as_absent(tmp_path: Path, option: str, value: str) -> None:
+    """`--limit ""` configured every host, `-i ""` the build's inventory: an empty value counted as none."""
+    build, marker = _marking(tmp_path)
+    code, out, err = run_cli("configure", str(build), "--playbook", "mark.yml", option, value)
+    assert code == 2 and option in err and "empty" in err, out + err
+    assert not marker.exists(), "the playbook ran"
