@@ -40,14 +40,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _access_via(build: Path) -> str:
-    """The build's access path (pulumi/cluster.json `access`), `vpn` for builds without one."""
-    import json
-
-    data = json.loads((build / "pulumi" / "cluster.json").read_text(encoding="utf-8"))
-    return str((data.get("access") or {}).get("via", "vpn"))
-
-
 def _missing_build(build: Path) -> Path | None:
     for needed in (build / "ansible" / "inventory.yml", build / "pulumi" / "cluster.json"):
         if not needed.is_file():
@@ -57,7 +49,13 @@ def _missing_build(build: Path) -> Path | None:
 
 def run(args: argparse.Namespace) -> int:
     """Refusals of the stack outputs are ForeignInputError (located, exit 2: generator/cli.py prints them)."""
-    from generator.deploy.stack_inventory import build_inventory, build_target, read_outputs, render
+    from generator.deploy.stack_inventory import (
+        build_access_via,
+        build_inventory,
+        build_target,
+        read_outputs,
+        render,
+    )
     from generator.deploy.stack_outputs import where_of
     from generator.foreign import ByteBudget
     from generator.fsutil import atomic_write_text
@@ -81,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     )
     mounts = len(inventory["all"]["vars"]["shared_storage_managed_mounts"])
     note(args, f"{target}: {hosts} hosts, {mounts} managed file system(s)")
-    via = _access_via(build)
+    via = build_access_via(build)
     if via == "vpn":
         note(
             args,

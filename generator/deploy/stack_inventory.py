@@ -23,12 +23,22 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from generator.deploy.access import AccessError, host_access
 from generator.deploy.stack_outputs import StackOutputs, read_stack_outputs, source_problem, where_of
-from generator.foreign import ByteBudget, ForeignInputError, json_path, parse_yaml, read_foreign_text
+from generator.foreign import (
+    ByteBudget,
+    ForeignInputError,
+    json_path,
+    parse_yaml,
+    pydantic_refusal,
+    read_foreign_text,
+)
 from generator.safetext import one_line
 from generator.yamltext import (
     JINJA2_OVERRIDE,
@@ -82,9 +92,57 @@ BUILD_FILE_LIMIT = 256 * 1024 * 1024
 _REGENERATE = "not what `blueprint generate` wrote (edited or cut short?): regenerate the build"
 
 
+class _Written(BaseModel):
+    """What this module reads of a file `generate` writes: the types it wrote them with (a hand edit to
+    `"storage": "x"` or an `access` without its bastion was a KeyError or TypeError, exit 3)."""
+
+    model_config = ConfigDict(extra="ignore", strict=True, frozen=True, defer_build=True)
+
+
+class _Client(_Written):
+    repo: str
+    key_url: str
+    suite: str
+    components: list[str]
+    packages: list[str] = []
+
+
+class _Storage(_Written):
+    name: Annotated[str, Field(min_length=1)]
+    protocol: Literal["lustre", "nfs"] | None = None
+    mount: str | None = None
+    mount_options: str | None = None
+    client: _Client | None = None
+
+
+class _Access(_Written):
+    via: str = "vpn"
+    bastion: str | None = None
+    host: Literal["instance", "name"] | None = None
+    proxy_command: str | None = None
+    ssh_options: dict[str, str] = {}
+
+    @model_validator(mode="after")
+    def _complete(self) -> _Access:
+        # what generator/deploy/access.py host_access reads for each path
+        if self.via == "bastion" and not self.bastion:
+            raise ValueError("`via: bastion` without the `bastion` host")
+        if self.proxy_command is not None and self.host is None:
+            raise ValueError("a `proxy_command` without the `host` it connects to")
+        return self
+
+
+class _ClusterJson(_Written):
+    blueprint: str
+    target: str = ""
+    access: _Access | None = None
+    storage: list[_Storage] = []
+
+
 def _cluster_json(build: Path) -> dict[str, Any]:
-    """The build's pulumi/cluster.json; a located refusal when it is no JSON object with ``blueprint``
-    (truncated, `[]`: JSONDecodeError and AttributeError were internal errors, exit 3)."""
+    """The build's pulumi/cluster.json; a located refusal when it is not what `generate` wrote there (no JSON
+    object with ``blueprint``, truncated, `[]`, a value of another type: JSONDecodeError, AttributeError and
+    KeyError were internal errors, exit 3)."""
     path = build / "pulumi" / "cluster.json"
     text = read_foreign_text(path, BUILD_FILE_LIMIT)
     try:
@@ -94,7 +152,18 @@ def _cluster_json(build: Path) -> dict[str, Any]:
         raise ForeignInputError(f"{path}:{line}", f"{_REGENERATE}: {one_line(str(exc))[:120]}") from None
     if not isinstance(data, dict) or not isinstance(data.get("blueprint"), str):
         raise ForeignInputError(f"{path}:1", f"{_REGENERATE}: a JSON object with `blueprint` is expected")
+    try:
+        _ClusterJson.model_validate(data)
+    except ValidationError as exc:
+        refusal = pydantic_refusal(str(path), exc.errors())
+        said = re.sub(r" or instance of \w+", "", refusal.message)  # the model's name says nothing to a user
+        raise ForeignInputError(refusal.where, f"{_REGENERATE}: {said}") from None
     return data
+
+
+def build_access_via(build: Path) -> str:
+    """The build's access path (pulumi/cluster.json `access`), `vpn` for builds without one."""
+    return str((_cluster_json(build).get("access") or {}).get("via", "vpn"))
 
 
 def _build_inventory_yml(build: Path) -> dict[str, Any]:
@@ -110,9 +179,18 @@ def _build_inventory_yml(build: Path) -> dict[str, Any]:
     children = top.get("children") if isinstance(top, dict) else None
     if not isinstance(children, dict):
         raise ForeignInputError(f"{path}:1", f"{_REGENERATE}: `all.children` is expected")
+    if not isinstance(top, dict) or not isinstance(top.get("vars") or {}, dict):
+        raise ForeignInputError(f"{path}:1", f"{_REGENERATE}: `all.vars` is expected to be a mapping")
     for name, group in children.items():
         if not isinstance(group, dict) or not isinstance(group.get("hosts") or {}, dict):
             raise ForeignInputError(f"{path}:1", f"{_REGENERATE}: group `{one_line(str(name))[:80]}`")
+        for host, hv in (group.get("hosts") or {}).items():
+            if hv is not None and not isinstance(hv, dict):  # the generator writes each host's variables
+                raise ForeignInputError(
+                    f"{path}:1",
+                    f"{_REGENERATE}: host `{one_line(str(host))[:80]}` of group `{one_line(str(name))[:80]}` "
+                    "holds no mapping of variables",
+                )
     return data
 
 

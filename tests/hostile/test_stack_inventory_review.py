@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import run_cli
 from test_stack_outputs import PAYLOAD, _tool, _written, builds, case, first_host
 
@@ -88,3 +89,50 @@ def test_one_machine_under_two_spellings_is_refused(case: Any) -> None:
         raise AssertionError("two hosts at one computer name were accepted")
     # a planned address and its mapped form are one address (MAAS plans the management addresses)
     _own_address("outputs", "gpu003", "10.1.0.7", {"address": "::ffff:10.1.0.7"}, seen)
+
+
+@pytest.mark.parametrize(
+    ("edit", "where"),
+    [
+        ({"access": {"via": "bastion"}}, "$.access"),
+        ({"access": "bastion"}, "$.access"),
+        ({"access": {"via": "iap", "proxy_command": "gcloud %h"}}, "$.access"),
+        ({"storage": "x"}, "$.storage"),
+        ({"storage": [{}]}, "$.storage[0].name"),
+        ({"storage": [{"name": [1]}]}, "$.storage[0].name"),
+        ({"storage": [{"name": "scratch", "protocol": "smb"}]}, "$.storage[0].protocol"),
+        (
+            {"storage": [{"name": "scratch", "protocol": "lustre", "client": {"repo": 1}}]},
+            "$.storage[0].client",
+        ),
+    ],
+)
+def test_a_cluster_json_edited_by_hand_is_located(case: Any, edit: dict[str, Any], where: str) -> None:
+    """A bastion path without its host was a KeyError, `"access": "bastion"` an AttributeError, a storage
+    list of the wrong shape a TypeError or KeyError: internal errors, exit 3."""
+    build, outputs, data = case("aws")
+    outputs.write_text(json.dumps(data))
+    path = build / "pulumi" / "cluster.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **edit}))
+    code, out, err = run_cli("inventory", str(build), "--from-stack", str(outputs))
+    assert code == 2 and "Traceback" not in err and "internal error" not in err, out + err
+    assert f"{path}: {where}" in err and "regenerate" in err, err
+    assert not (build / "ansible" / "inventory.stack.yml").exists()
+
+
+@pytest.mark.parametrize("value", ["5", "[a, b]", "text"])
+def test_a_host_of_the_inventory_edited_by_hand_is_located(case: Any, value: str) -> None:
+    """`gpu001: 5` in ansible/inventory.yml was an AttributeError (exit 3)."""
+    build, outputs, data = case("aws")
+    outputs.write_text(json.dumps(data))
+    path = build / "ansible" / "inventory.yml"
+    host = first_host(data)
+    text = path.read_text()
+    assert f"        {host}:" in text
+    lines = [
+        f"        {host}: {value}" if ln.startswith(f"        {host}:") else ln for ln in text.splitlines()
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    code, out, err = run_cli("inventory", str(build), "--from-stack", str(outputs))
+    assert code == 2 and "Traceback" not in err and "internal error" not in err, out + err
+    assert f"{path}:" in err and f"host `{host}`" in err and "regenerate" in err, err
