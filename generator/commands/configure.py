@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -36,11 +36,12 @@ STATUSES = ("ok", "changed", "failed", "unreachable")
 class HostResult:
     """One host's counts and failures (a plain class: dataclasses costs more start-up than argparse)."""
 
-    COUNTS = ("ok", "changed", "failed", "unreachable", "skipped", "rescued")
+    COUNTS = ("ok", "changed", "failed", "unreachable", "skipped", "rescued", "ignored")
 
     def __init__(self, host: str) -> None:
         self.host = host
         self.ok = self.changed = self.failed = self.unreachable = self.skipped = self.rescued = 0
+        self.ignored = 0
         self.failures: list[dict[str, str]] = []
 
     def as_dict(self) -> dict[str, Any]:
@@ -130,49 +131,64 @@ def _extra_vars(items: list[str]) -> dict[str, Any] | None:
     return out
 
 
+STATS = {  # playbook_on_stats keys -> HostResult counts
+    "ok": "ok",
+    "changed": "changed",
+    "failures": "failed",
+    "dark": "unreachable",
+    "skipped": "skipped",
+    "rescued": "rescued",
+    "ignored": "ignored",
+}
+
+
 def collect(
     stats: dict[str, dict[str, int]] | None, events: Iterable[dict[str, Any]]
 ) -> dict[str, HostResult]:
-    """Per-host results from ansible-runner's final stats and its events (failure messages), the events read
-    one at a time: a run of many hosts and tasks writes one JSON file per event, each with the task's result,
-    and a list of them all held every result in memory at once."""
+    """Per-host results from ansible-runner's final stats, the failure messages from its events, read one
+    at a time: a run of many hosts and tasks writes one JSON file per event, each with the task's result,
+    and a list of them all held every result in memory at once. A host's status is the stats' word alone:
+    a failure a `rescue:` block handled, or a host `ignore_unreachable` skipped, sends a failed or
+    unreachable event too, and was reported failed while Ansible said rc 0. Without stats (Ansible stopped
+    before its recap) the events are all there is."""
     hosts: dict[str, HostResult] = {}
 
     def get(h: str) -> HostResult:
         return hosts.setdefault(h, HostResult(h))
 
-    mapping = {
-        "ok": "ok",
-        "changed": "changed",
-        "failures": "failed",
-        "dark": "unreachable",
-        "skipped": "skipped",
-        "rescued": "rescued",
-    }
-    for key, attr in mapping.items():
+    for key, attr in STATS.items():
         for host, n in ((stats or {}).get(key) or {}).items():
             setattr(get(host), attr, int(n))
     for host in (stats or {}).get("processed") or {}:
         get(host)
     for ev in events:
-        kind = ev.get("event")
-        if kind not in ("runner_on_failed", "runner_on_unreachable"):
-            continue
-        data = ev.get("event_data") or {}
-        if data.get("ignore_errors"):
-            continue
-        host = str(data.get("host") or data.get("remote_addr") or "?")
-        res = data.get("res") or {}
-        msg = str(res.get("msg") or res.get("stderr") or res.get("reason") or "failed").strip()
-        r = get(host)
-        r.failures.append(
-            {"task": str(data.get("task") or ""), "message": msg.splitlines()[0][:500] if msg else ""}
-        )
-        if kind == "runner_on_unreachable" and not r.unreachable:
-            r.unreachable = 1
-        if kind == "runner_on_failed" and not r.failed:
-            r.failed = 1
+        _failure(ev, get, counts=stats is None)
+    if stats is not None:  # messages of failures Ansible itself did not count (rescued, ignored)
+        for r in hosts.values():
+            if r.status not in ("failed", "unreachable"):
+                r.failures.clear()
     return dict(sorted(hosts.items()))
+
+
+def _failure(ev: dict[str, Any], get: Callable[[str], HostResult], counts: bool) -> None:
+    """A failed or unreachable event's message on its host (and its count, when there are no stats)."""
+    kind = ev.get("event")
+    if kind not in ("runner_on_failed", "runner_on_unreachable"):
+        return
+    data = ev.get("event_data") or {}
+    if data.get("ignore_errors"):
+        return
+    host = str(data.get("host") or data.get("remote_addr") or "?")
+    res = data.get("res") or {}
+    msg = str(res.get("msg") or res.get("stderr") or res.get("reason") or "failed").strip()
+    r = get(host)
+    r.failures.append(
+        {"task": str(data.get("task") or ""), "message": msg.splitlines()[0][:500] if msg else ""}
+    )
+    if counts and kind == "runner_on_unreachable" and not r.unreachable:
+        r.unreachable = 1
+    if counts and kind == "runner_on_failed" and not r.failed:
+        r.failed = 1
 
 
 class RunInputs(NamedTuple):

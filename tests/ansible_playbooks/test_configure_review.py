@@ -61,3 +61,66 @@ def test_an_empty_option_is_refused_not_taken_as_absent(tmp_path: Path, option: 
     code, out, err = run_cli("configure", str(build), "--playbook", "mark.yml", option, value)
     assert code == 2 and option in err and "empty" in err, out + err
     assert not marker.exists(), "the playbook ran"
+
+
+RESCUED = """\
+- name: Rescued
+  hosts: all
+  gather_facts: false
+  tasks:
+    - name: Try something
+      block:
+        - name: Optional probe
+          ansible.builtin.command: /bin/false
+          changed_when: false
+      rescue:
+        - name: Fall back
+          ansible.builtin.debug:
+            msg: fallback
+"""
+
+IGNORE_UNREACHABLE = """\
+- name: Ignore unreachable
+  hosts: all
+  gather_facts: false
+  tasks:
+    - name: Reach
+      ansible.builtin.command: /bin/true
+      changed_when: false
+      ignore_unreachable: true
+"""
+
+
+def test_a_rescued_failure_is_no_failed_host(tmp_path: Path) -> None:
+    """A failure a `rescue:` block handled sends a failed event: the host was reported failed, exit 1, while
+    Ansible said rc 0 successful (its stats: failures 0, rescued 1)."""
+    build = _build(tmp_path)
+    (build / "ansible" / "rescued.yml").write_text(RESCUED)
+    code, out, err = run_cli("configure", str(build), "--playbook", "rescued.yml", "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and report["ok"] is True and report["rc"] == 0, out + err
+    lone = report["hosts"]["lone"]
+    assert lone["status"] == "ok" and lone["failed"] == 0 and lone["rescued"] == 1, lone
+    assert lone["failures"] == [], lone
+
+
+def test_an_ignored_unreachable_host_is_not_unreachable(tmp_path: Path) -> None:
+    """`ignore_unreachable: true` on a task: Ansible goes on (stats: dark 0, ignored 1, rc 0); the report said
+    the host was unreachable, exit 1."""
+    from real_tools import missing_executables, needs
+
+    needs(missing_executables(["ssh"]), "apt-get install openssh-client")
+    build = _build(tmp_path)
+    (build / "ansible" / "ignore.yml").write_text(IGNORE_UNREACHABLE)
+    inventory = tmp_path / "gone.yml"
+    # nothing listens on port 1: ssh is refused at once
+    inventory.write_text(
+        "all:\n  hosts:\n    gone:\n      ansible_connection: ssh\n      ansible_host: 127.0.0.1\n"
+        "      ansible_port: 1\n"
+    )
+    args = ("configure", str(build), "--playbook", "ignore.yml", "-i", str(inventory), "--format", "json")
+    code, out, err = run_cli(*args)
+    report = json.loads(out)
+    assert code == 0 and report["rc"] == 0, out + err
+    gone = report["hosts"]["gone"]
+    assert gone["status"] == "ok" and gone["unreachable"] == 0 and gone["ignored"] == 1, gone
