@@ -303,6 +303,7 @@ def _reach_hosts(where: str, hosts: dict[str, Any], outputs: StackOutputs, acces
     for host, hv in hosts.items():
         node = outputs.nodes[host].model_dump(exclude_none=True)
         _own_address(where, host, hv.get("cb_mgmt_address"), node, seen)
+        _own_fabric(where, host, hv.get("cb_fabric_addresses"), node.get("fabric_addresses") or {})
         try:
             reach = host_access(access, node, host)
         except AccessError as exc:
@@ -325,6 +326,30 @@ def _machine(value: str) -> str:
     except ValueError:
         return value.lower()
     return str(getattr(address, "ipv4_mapped", None) or address)
+
+
+def _interface(value: Any) -> Any:
+    """An address/prefix in its canonical form, to compare (the stack's are canonical, stack_outputs)."""
+    try:
+        return ipaddress.ip_interface(str(value))
+    except ValueError:
+        return value
+
+
+def _own_fabric(where: str, host: str, planned: Any, stack: dict[str, str]) -> None:
+    """The MAAS stack's fabric addresses are the build's plan (the program exports the planned interfaces,
+    templates/pulumi/maas/__main__.py): another one was validated, then ignored. Each must be the planned
+    address of a planned interface; the stack may leave some out (it omits IPoIB P_Key children, which the
+    host_fabric role makes)."""
+    plan = planned if isinstance(planned, dict) else {}
+    for netdev, address in sorted(stack.items()):
+        if netdev not in plan or _interface(plan[netdev]) != _interface(address):
+            wanted = f"planned {plan[netdev]}" if netdev in plan else "planned no such interface"
+            raise StackInventoryError(
+                _at(where, "nodes", host, "fabric_addresses", netdev),
+                f"{one_line(netdev)[:64]}: {one_line(address)[:64]}, but the build {wanted} for {host} "
+                "(not this build's stack?)",
+            )
 
 
 def _own_address(where: str, host: str, planned: Any, node: dict[str, Any], seen: dict[str, str]) -> None:

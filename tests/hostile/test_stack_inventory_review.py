@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import run_cli
+from conftest import EXAMPLES, run_cli
 from test_stack_outputs import PAYLOAD, _tool, _written, builds, case, first_host
 
 __all__ = ["builds", "case"]  # the fixtures, found by pytest in this module's names
@@ -136,3 +136,47 @@ def test_a_host_of_the_inventory_edited_by_hand_is_located(case: Any, value: str
     code, out, err = run_cli("inventory", str(build), "--from-stack", str(outputs))
     assert code == 2 and "Traceback" not in err and "internal error" not in err, out + err
     assert f"{path}:" in err and f"host `{host}`" in err and "regenerate" in err, err
+
+
+def _maas(tmp_path: Path) -> tuple[Path, dict[str, Any], dict[str, Any]]:
+    """A MAAS build, the outputs its program exports (planned addresses), and the inventory's host vars."""
+    from ruamel.yaml import YAML
+
+    build = tmp_path / "maas"
+    code, out, err = run_cli(
+        "generate", str(EXAMPLES / "maas-onprem-h100.yaml"), "-o", str(build), "--only", "ansible,pulumi"
+    )
+    assert code == 0, out + err
+    inventory = YAML(typ="safe", pure=True).load((build / "ansible" / "inventory.yml").read_text())
+    hosts = {
+        h: hv
+        for g, grp in inventory["all"]["children"].items()
+        if g.startswith("pool_")
+        for h, hv in grp["hosts"].items()
+    }
+    nodes = {
+        h: {"address": hv["cb_mgmt_address"], "fabric_addresses": hv.get("cb_fabric_addresses") or {}}
+        for h, hv in hosts.items()
+    }
+    cluster = json.loads((build / "pulumi" / "cluster.json").read_text())
+    return build, {"blueprint": cluster["blueprint"], "nodes": nodes}, hosts
+
+
+def test_maas_fabric_addresses_other_than_the_planned_ones_are_refused(tmp_path: Path) -> None:
+    """The MAAS program exports each node's planned fabric addresses: a stack naming others (another site's,
+    or an interface the build has none of) was validated, then ignored."""
+    build, data, hosts = _maas(tmp_path)
+    outputs = tmp_path / "outputs.json"
+    host = sorted(h for h, hv in hosts.items() if hv.get("cb_fabric_addresses"))[0]
+    netdev = sorted(data["nodes"][host]["fabric_addresses"])[0]
+    outputs.write_text(json.dumps(data))
+    code, out, err = run_cli("inventory", str(build), "--from-stack", str(outputs), "-o", str(tmp_path / "i"))
+    assert code == 0, out + err  # the planned addresses: accepted
+    for netdev_, address in ((netdev, "192.168.77.7/24"), ("evil0", "10.9.9.9/8")):
+        changed = json.loads(json.dumps(data))
+        changed["nodes"][host]["fabric_addresses"][netdev_] = address
+        outputs.write_text(json.dumps(changed))
+        code, out, err = run_cli("inventory", str(build), "--from-stack", str(outputs))
+        assert code == 2 and f"{outputs}: $.nodes.{host}.fabric_addresses" in err, out + err
+        assert address in err and "not this build's stack" in err, err
+        assert not (build / "ansible" / "inventory.stack.yml").exists()
