@@ -335,6 +335,17 @@ def _stdout_tail(path: Path) -> str:
     return "\n".join(lines[-8:])
 
 
+def _nothing_ran(args: argparse.Namespace) -> str:
+    """Why no host has a result: a mistyped --tags selects no task, and the run said only that the
+    inventory or --limit was at fault."""
+    why = ["Ansible could not read the inventory", "--limit matched no host in it"]
+    tags = (("--tags", getattr(args, "tags", None)), ("--skip-tags", getattr(args, "skip_tags", None)))
+    given = [opt for opt, value in tags if value]
+    if given:
+        why.append(f"{'/'.join(given)} left no task to run (mistyped tag?)")
+    return "no host ran a task: " + ", ".join(why[:-1]) + ", or " + why[-1]
+
+
 def _report(
     args: argparse.Namespace, results: dict[str, HostResult], rc: int, status: str, tail: str = ""
 ) -> int:
@@ -382,9 +393,7 @@ def _report(
         err_console.print(terminal(tail), markup=False, highlight=False)
     counts = {s: sum(1 for r in results.values() if r.status == s) for s in STATUSES}
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) or (
-        "Ansible stopped before any host result (its last lines are above)"
-        if tail
-        else "no host ran a task: Ansible could not read the inventory, or --limit matched no host in it"
+        "Ansible stopped before any host result (its last lines are above)" if tail else _nothing_ran(args)
     )
     if code:
         err_console.print(f"FAILED: {summary} (ansible rc {rc}, {status})")

@@ -124,3 +124,17 @@ def test_an_ignored_unreachable_host_is_not_unreachable(tmp_path: Path) -> None:
     assert code == 0 and report["rc"] == 0, out + err
     gone = report["hosts"]["gone"]
     assert gone["status"] == "ok" and gone["unreachable"] == 0 and gone["ignored"] == 1, gone
+
+
+@pytest.mark.parametrize("option", ["--tags", "--skip-tags"])
+def test_a_tag_that_selects_no_task_is_named(tmp_path: Path, option: str) -> None:
+    """`--tags bogus` runs no task on any host: the run blamed only the inventory and --limit."""
+    build = _build(tmp_path)
+    (build / "ansible" / "site.yml").write_text(
+        (build / "ansible" / "site.yml").read_text() + "      tags: [base]\n"
+    )
+    code, out, err = run_cli(
+        "configure", str(build), *((option, "base") if option == "--skip-tags" else (option, "bogus"))
+    )
+    assert code == 1 and "no host ran a task" in err, out + err
+    assert option in err and "mistyped tag" in err, err
