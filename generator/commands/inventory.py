@@ -12,7 +12,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from generator.commands._common import add_common, build_files, check_outputs, command, err_console, note
+from generator.commands._common import (
+    add_common,
+    build_files,
+    check_outputs,
+    command,
+    err_console,
+    note,
+    write_text,
+)
 from generator.report import safe
 
 ORDER = 61
@@ -35,7 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         formats=("yaml",),
         default_format="yaml",
         format_help="inventory format",
-        output_help=f"inventory file to write (default: BUILD_DIR/ansible/{DEFAULT_NAME})",
+        output_help=f"inventory file to write (default: BUILD_DIR/ansible/{DEFAULT_NAME}; - for standard "
+        "output)",
     )
     p.set_defaults(func=run)
 
@@ -72,13 +81,19 @@ def run(args: argparse.Namespace) -> int:
     check_outputs([("-o", args.output)], [("--from-stack", args.from_stack), *build_files(build)])
     outputs = read_outputs(args.from_stack, build_target(build), ByteBudget())
     inventory = build_inventory(build, outputs, where_of(args.from_stack))
+    to_stdout = args.output == "-"  # `-o -` is standard output, as for every command (it wrote a file `-`)
     target = Path(args.output) if args.output else build / "ansible" / DEFAULT_NAME
-    atomic_write_text(target, render(inventory, args.from_stack))
+    if to_stdout:
+        write_text(render(inventory, args.from_stack), "-")
+    else:
+        atomic_write_text(target, render(inventory, args.from_stack))
     hosts = sum(
         len(g.get("hosts") or {}) for n, g in inventory["all"]["children"].items() if n.startswith("pool_")
     )
     mounts = len(inventory["all"]["vars"]["shared_storage_managed_mounts"])
-    note(args, f"{target}: {hosts} hosts, {mounts} managed file system(s)")
+    note(
+        args, f"{'standard output' if to_stdout else target}: {hosts} hosts, {mounts} managed file system(s)"
+    )
     via = build_access_via(build)
     if via == "vpn":
         note(
@@ -88,5 +103,6 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         note(args, f"hosts are reached through {via} (deployment.cloud.access; docs/pulumi.md)")
-    note(args, f"next: blueprint configure {build} -i {target}")
+    if not to_stdout:  # configure -i reads a file: there is none to name
+        note(args, f"next: blueprint configure {build} -i {target}")
     return 0

@@ -180,3 +180,22 @@ def test_maas_fabric_addresses_other_than_the_planned_ones_are_refused(tmp_path:
         assert code == 2 and f"{outputs}: $.nodes.{host}.fabric_addresses" in err, out + err
         assert address in err and "not this build's stack" in err, err
         assert not (build / "ansible" / "inventory.stack.yml").exists()
+
+
+def test_dash_as_the_inventory_output_is_standard_output(
+    case: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`-o -` wrote a file named `-` in the current folder, and said `next: configure -i -`."""
+    from ruamel.yaml import YAML
+
+    build, outputs, data = case("aws")
+    outputs.write_text(json.dumps(data))
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    code, out, err = run_cli("inventory", str(build), "--from-stack", str(outputs), "-o", "-")
+    assert code == 0, out + err
+    assert list(here.iterdir()) == [] and not (build / "ansible" / "inventory.stack.yml").exists()
+    listed = YAML(typ="safe", pure=True).load(out.replace("!unsafe ", ""))
+    assert first_host(data) in listed["all"]["children"]["pool_gpu"]["hosts"], out[:500]
+    assert "next:" not in err and "standard output" in err, err
