@@ -10,7 +10,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -288,6 +289,56 @@ def run(args: argparse.Namespace) -> int:
     return _report(args, outcome.results, outcome.rc, outcome.status, outcome.tail)
 
 
+STOP_GRACE = 10.0  # seconds ansible-playbook has to stop its workers before its process group is killed
+
+
+@contextmanager
+def _interruptible() -> Iterator[Callable[[], bool] | None]:
+    """ansible-runner's cancel callback, set by SIGINT or SIGTERM, while the playbook runs; the signal
+    handlers and ansible-runner's termination restored after. ansible-runner stops a canceled run with
+    SIGKILL to ansible-playbook's process group, and Ansible's workers, each in its own session (os.setsid,
+    ansible/executor/process/worker.py), kept running the task orphaned: ansible-playbook gets SIGTERM first,
+    on which it stops each worker's process group (task_queue_manager.py, _signal_handler)."""
+    import signal
+    import threading
+
+    from ansible_runner.runner import Runner
+
+    if threading.current_thread() is not threading.main_thread():  # only it may set signal handlers
+        yield None
+        return
+    stop = threading.Event()
+    old = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    raw, sigkill = Runner.__dict__["handle_termination"], Runner.handle_termination
+    # ansible-runner calls Runner.handle_termination(pid) on a canceled run (runner.py, Runner.run)
+    Runner.handle_termination = staticmethod(lambda pid, pidfile=None: _stop(sigkill, pid, pidfile))  # type: ignore[method-assign, assignment]
+    try:
+        yield stop.is_set
+    finally:
+        Runner.handle_termination = raw  # type: ignore[method-assign]
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+
+def _stop(sigkill: Callable[..., None], pid: int, pidfile: Any) -> None:
+    """SIGTERM to ansible-playbook, up to STOP_GRACE seconds for it to exit (waited for without reaping it:
+    ansible-runner's pexpect does), then ansible-runner's own SIGKILL to its process group."""
+    import signal
+    import time
+
+    with suppress(OSError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_GRACE
+    while time.monotonic() < deadline:
+        try:
+            if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                break
+        except ChildProcessError:
+            break
+        time.sleep(0.05)
+    sigkill(pid, pidfile)
+
+
 def _run_playbook(args: argparse.Namespace, inputs: RunInputs, private: Path) -> RunOutcome:
     import ansible_runner
 
@@ -297,20 +348,24 @@ def _run_playbook(args: argparse.Namespace, inputs: RunInputs, private: Path) ->
         "PATH": inputs.bindir + os.pathsep + os.environ.get("PATH", ""),
         "ANSIBLE_NOCOLOR": "1",
     }
-    runner = ansible_runner.run(
-        private_data_dir=str(private),
-        project_dir=str(inputs.ansible_dir.resolve()),
-        playbook=str(inputs.playbook.resolve()),
-        inventory=str(inputs.inventory),
-        limit=args.limit,
-        tags=args.tags,
-        skip_tags=args.skip_tags,
-        extravars=inputs.extravars or None,
-        cmdline=" ".join(cmdline) or None,
-        envvars=envvars,
-        quiet=not args.verbose,
-        suppress_env_files=True,
-    )
+    with _interruptible() as cancel:
+        runner = ansible_runner.run(
+            cancel_callback=cancel,
+            private_data_dir=str(private),
+            project_dir=str(inputs.ansible_dir.resolve()),
+            playbook=str(inputs.playbook.resolve()),
+            inventory=str(inputs.inventory),
+            limit=args.limit,
+            tags=args.tags,
+            skip_tags=args.skip_tags,
+            extravars=inputs.extravars or None,
+            cmdline=" ".join(cmdline) or None,
+            envvars=envvars,
+            quiet=not args.verbose,
+            suppress_env_files=True,
+        )
+    if runner.status == "canceled":  # Ctrl-C: `interrupted`, exit 130 (generator/cli.py failure), no report
+        raise KeyboardInterrupt
     results = collect(runner.stats, runner.events)
     tail = ""
     if runner.rc != 0 and not any(r.status in ("failed", "unreachable") for r in results.values()):

@@ -138,3 +138,70 @@ def test_a_tag_that_selects_no_task_is_named(tmp_path: Path, option: str) -> Non
     )
     assert code == 1 and "no host ran a task" in err, out + err
     assert option in err and "mistyped tag" in err, err
+
+
+SLOW = """\
+- name: Slow
+  hosts: all
+  gather_facts: false
+  tasks:
+    - name: Sleep, then mark
+      ansible.builtin.shell: echo $$ > {pidfile}; sleep 60; touch {marker}
+      changed_when: true
+"""
+
+
+def test_an_interrupted_run_says_so_and_stops_ansibles_workers(tmp_path: Path) -> None:
+    """Ctrl-C reported a failed run (status canceled, rc 254, exit 1), and ansible-runner's SIGKILL to
+    ansible-playbook left its workers (each in its own session) running the task: the marker appeared."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import REPO
+
+    build = _build(tmp_path)
+    pidfile, marker = tmp_path / "task.pid", tmp_path / "ran"
+    (build / "ansible" / "slow.yml").write_text(
+        SLOW.format(pidfile=json.dumps(str(pidfile)), marker=json.dumps(str(marker)))
+    )
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    if not os.environ.get("BLUEPRINT_TEST_INSTALLED"):
+        env["PYTHONPATH"] = str(REPO)
+    cli = [sys.executable, "-m", "generator.cli", "configure", str(build), "--playbook", "slow.yml"]
+    proc = subprocess.Popen(
+        [*cli, "--format", "json"], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert pidfile.exists(), "the task never started"
+        task = int(pidfile.read_text())
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(task):
+        time.sleep(0.2)
+    orphaned = _alive(task)
+    if orphaned:  # not left behind by the test: its process group is the Ansible worker's
+        os.killpg(os.getpgid(task), signal.SIGKILL)
+    assert proc.returncode == 130 and b"interrupted" in err, (proc.returncode, out, err)
+    assert out == b"", out  # no report of a run that did not end
+    assert not orphaned, "the task's process outlived the interrupted run"
+    assert not marker.exists()
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
