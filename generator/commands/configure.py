@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
@@ -121,12 +122,20 @@ def find_ansible_dir(build_dir: str) -> Path | None:
     return None
 
 
-def _extra_vars(items: list[str]) -> dict[str, Any] | None:
+# Ansible's variable names (a Python identifier, ASCII): ansible-runner writes the -e keys into the extravars
+# JSON of its command line unescaped, and `-e 'cb_x":"1","cb_injected=2'` defined two variables
+VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _extra_vars(items: list[str]) -> dict[str, Any] | str:
+    """The -e variables, or why one is refused."""
     out: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            return None
+            return "-e takes KEY=VALUE"
+        if not VAR_NAME.fullmatch(key.strip()):
+            return f"-e {key.strip()[:80]!r}: not a variable name (letters, digits and _, not first a digit)"
         low = value.strip().lower()
         out[key.strip()] = {"true": True, "false": False}.get(low, value)
     return out
@@ -230,8 +239,8 @@ def _inputs(args: argparse.Namespace) -> RunInputs | int:
     if not inventory.exists():
         return _error(f"no inventory {inventory}")
     extravars = _extra_vars(args.extra_vars)
-    if extravars is None:
-        return _error("-e takes KEY=VALUE")
+    if isinstance(extravars, str):
+        return _error(extravars)
     try:
         import ansible_runner  # noqa: F401
     except ImportError:

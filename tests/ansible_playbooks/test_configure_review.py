@@ -205,3 +205,15 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+@pytest.mark.parametrize("item", ['cb_x":"1","cb_injected=2', "1st=x", "a-b=1", "a b=1", "é=1"])
+def test_an_extra_variable_name_ansible_cannot_have_is_refused(tmp_path: Path, item: str) -> None:
+    """ansible-runner writes -e keys into its extravars JSON unescaped: `cb_x":"1","cb_injected=2` defined
+    two variables, one of them never typed as a name."""
+    build, marker = _marking(tmp_path)
+    code, out, err = run_cli("configure", str(build), "--playbook", "mark.yml", "-e", item)
+    assert code == 2 and "not a variable name" in err, out + err
+    assert not marker.exists(), "the playbook ran"
+    code, out, err = run_cli("configure", str(build), "--playbook", "mark.yml", "-e", "cb_ok=1", "-q")
+    assert code == 0 and marker.exists(), out + err
