@@ -72,6 +72,16 @@ BLUEPRINTS = {
         "    technology: infiniband-ndr\n"
         "    topology: {kind: fat-tree, switch: qm9700, rail_optimized: false}\n",
     ),
+    # a site leaf named `unattached` beside a pool with no compute port (the tool's pseudo-switch's name)
+    "unattached-leaf": _bp(
+        "unattached-leaf",
+        "  - {name: gpu, count: 8, server: dgx-h100, placement: {nodes_per_rack: 4}}\n"
+        "  - name: lone\n    count: 2\n    spec: {gpu: l40s, gpus: 4, gpu_interconnect: pcie4, power_kw: 2, "
+        "rack_units: 2, nics: [{purpose: management, model: x710, count: 1, ports: 1, speed_gbps: 1}]}\n",
+        "    technology: infiniband-ndr\n    topology:\n      kind: fat-tree\n      switch: qm9700\n"
+        "      rail_optimized: false\n      names:\n        leaf: {names: [unattached, ib-leaf-2]}\n"
+        "    subnet_manager: {kind: ufm, ha: true}\n",
+    ),
     "cloud": "apiVersion: cluster-blueprint/v1\nname: cloud\ndeployment: {target: aws, cloud: {region: us-east-1}}\n"
     "pools:\n  - {name: p5, count: 4, server: aws/p5.48xlarge}\n",
     # GCP A3 Mega (its vendor's RxDM job prolog/epilog), alone and beside another machine type

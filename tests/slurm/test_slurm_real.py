@@ -109,7 +109,9 @@ def _show_topology(conf: Path) -> dict[str, tuple[int, list[str], list[str]]]:
     return tree
 
 
-@pytest.mark.parametrize("name", ["superpod", "tier3", "dragonfly", "non-rail", "torus-switched"])
+@pytest.mark.parametrize(
+    "name", ["superpod", "tier3", "dragonfly", "non-rail", "torus-switched", "unattached-leaf"]
+)
 def test_slurmctld_loads_our_tree(name: str, tmp_path: Path) -> None:
     cluster, plan = planned(name)
     files = render(cluster, plan)

@@ -114,7 +114,18 @@ def yaml_topologies(text: str) -> dict[str, dict]:
     return {t["topology"]: t for t in doc}
 
 
-ALL = ["superpod", "partial", "tier3", "dragonfly", "torus", "torus-switched", "nvl72", "non-rail", "cloud"]
+ALL = [
+    "superpod",
+    "partial",
+    "tier3",
+    "dragonfly",
+    "torus",
+    "torus-switched",
+    "nvl72",
+    "non-rail",
+    "cloud",
+    "unattached-leaf",
+]
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -324,3 +335,19 @@ def test_made_up_switch_names_give_way_to_the_sites(tmp_path: Path) -> None:
     tree = tree_of(render(cluster, build_plan(cluster))["topology.conf"])
     assert check_tree(tree, compute_nodes(cluster)) == "cores"
     assert tree["cores"][1] == ["slurm-pod1"] and "pod1" in tree["slurm-pod1"][1]
+
+
+def test_a_site_leaf_named_unattached_keeps_its_own_nodes() -> None:
+    """The site's leaf `unattached` and the tool's switch for nodes without a compute port were one key:
+    both groups went under one `SwitchName=unattached`, and the leaf's block held the port-less nodes."""
+    cluster, plan = planned("unattached-leaf")
+    files = render(cluster, plan)
+    tree = tree_of(files["topology.conf"])
+    assert check_tree(tree, compute_nodes(cluster)) == "spines"
+    cabled = sorted({ln.a.device for ln in plan.links_of("compute") if ln.b.device == "unattached"})
+    assert cabled == [f"gpu{i:03d}" for i in range(1, 5)]
+    assert tree["unattached"] == ("nodes", cabled)
+    assert tree["slurm-unattached"] == ("nodes", ["lone001", "lone002"])
+    assert sorted(tree["spines"][1]) == ["ib-leaf-2", "slurm-unattached", "unattached"]
+    blocks, _ = blocks_of(files["topology-block.conf"])
+    assert blocks == {"ib-leaf-2": [f"gpu{i:03d}" for i in range(5, 9)], "unattached": cabled}

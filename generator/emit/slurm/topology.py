@@ -31,7 +31,7 @@ from generator.resolve import ResolvedCluster, ResolvedPool
 
 FABRIC = "compute"
 MAX_BLOCK_LEVEL = 15  # Slurm: at most 2^15 base blocks in one aggregated block (block_record.c)
-UNATTACHED = "unattached"
+UNATTACHED = "unattached"  # the pseudo-switch's name unless a site switch has it (then `_free_name`'s)
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,10 @@ class TreeSwitch:
     nodes: tuple[str, ...] = ()
     switches: tuple[str, ...] = ()
     comment: str = ""
+    # what the plan says the switch is, never read from its name (a site may call a leaf `unattached`):
+    # "leaf" (a physical leaf, router or vertex switch), "unattached" (nodes without a compute port), ""
+    # (a switch above the leaves)
+    role: str = ""
 
 
 @dataclass(frozen=True)
@@ -132,16 +136,14 @@ class _LeafPorts(NamedTuple):
 
 
 class _LeafAssignment(NamedTuple):
-    """Each compute node under one Slurm leaf."""
+    """Each compute node under one Slurm leaf. Nodes without a compute port are kept apart from the leaves,
+    not under a leaf key: a site leaf named `unattached` merged with them into one switch."""
 
     leaf_of: dict[str, str]  # node → Slurm leaf (nodes with a port)
-    nodes_under: dict[str, list[str]]  # Slurm leaf (or UNATTACHED) → nodes, inventory order
-    leaves: list[str]  # Slurm leaves in natural order (UNATTACHED not included)
+    nodes_under: dict[str, list[str]]  # Slurm leaf → nodes, inventory order
+    leaves: list[str]  # Slurm leaves in natural order
     split: list[str]  # nodes with ports on several leaves
-
-    @property
-    def has_unattached(self) -> bool:
-        return UNATTACHED in self.nodes_under
+    unattached: list[str]  # nodes with no compute-fabric port, inventory order
 
 
 @dataclass(frozen=True)
@@ -184,27 +186,33 @@ def _assign_leaves(ports: dict[str, Counter[str]], slurm_nodes: list[str]) -> _L
         leaf_of[node] = min((k for k, v in c.items() if v == best), key=natural_key)
     split = sorted((n for n, c in ports.items() if len(c) > 1), key=order.__getitem__)
     nodes_under: dict[str, list[str]] = defaultdict(list)
+    unattached: list[str] = []
     for node in slurm_nodes:
-        nodes_under[leaf_of.get(node, UNATTACHED)].append(node)
-    leaves = sorted((k for k in nodes_under if k != UNATTACHED), key=natural_key)
-    return _LeafAssignment(leaf_of, nodes_under, leaves, split)
+        leaf = leaf_of.get(node)
+        (unattached if leaf is None else nodes_under[leaf]).append(node)
+    leaves = sorted(nodes_under, key=natural_key)
+    return _LeafAssignment(leaf_of, nodes_under, leaves, split, unattached)
 
 
-def _leaf_switches(plan: Plan, a: _LeafAssignment, members: dict[str, list[str]]) -> list[TreeSwitch]:
-    """The Slurm leaves (an SU of rail leaves gets a comment naming them), then the unattached nodes."""
+def _leaf_switches(
+    plan: Plan, a: _LeafAssignment, members: dict[str, list[str]], unattached: str
+) -> list[TreeSwitch]:
+    """The Slurm leaves (an SU of rail leaves gets a comment naming them), then the unattached nodes under
+    the pseudo-switch ``unattached`` (its name)."""
     devices = plan.device_by_name
     out: list[TreeSwitch] = []
     for key in a.leaves:
         is_su = key.startswith("su") and key not in devices
         comment = f"{key} = rail leaves {compress(members[key])}" if is_su else ""
-        out.append(TreeSwitch(key, tuple(a.nodes_under[key]), comment=comment))
-    if a.has_unattached:
+        out.append(TreeSwitch(key, tuple(a.nodes_under[key]), comment=comment, role="leaf"))
+    if a.unattached:
         out.append(
             TreeSwitch(
-                UNATTACHED,
-                tuple(a.nodes_under[UNATTACHED]),
+                unattached,
+                tuple(a.unattached),
                 comment="compute nodes without a port on the compute fabric (Slurm needs every node "
                 "under a switch)",
+                role="unattached",
             )
         )
     return out
@@ -217,8 +225,8 @@ def _tree_notes(a: _LeafAssignment) -> list[str]:
             f"{len(a.split)} node(s) have ports on several leaves and are listed under the leaf holding "
             f"most of them: {compress(a.split)}"
         )
-    if a.has_unattached:
-        notes.append(f"{len(a.nodes_under[UNATTACHED])} compute node(s) have no compute-fabric port")
+    if a.unattached:
+        notes.append(f"{len(a.unattached)} compute node(s) have no compute-fabric port")
     return notes
 
 
@@ -228,8 +236,10 @@ def _pod_switches(
     members: dict[str, list[str]],
     by_tier: dict[str, list[str]],
     free: Callable[[str], str],
+    extra: list[str],
 ) -> list[TreeSwitch]:
-    """3-tier fat-tree: one switch per pod (its spines) over the pod's leaves, all under ``cores``."""
+    """3-tier fat-tree: one switch per pod (its spines) over the pod's leaves, all under ``cores`` (with
+    ``extra``: the unattached pseudo-switch, if any)."""
     devices = plan.device_by_name
     pod_of_leaf: dict[str, int] = {}
     for key in a.leaves:
@@ -246,7 +256,7 @@ def _pod_switches(
                 comment=f"{pod_name} = pod spines {_ranges(spines)}",
             )
         )
-    children = [s.name for s in out] + ([UNATTACHED] if a.has_unattached else [])
+    children = [s.name for s in out] + extra
     cores = free("cores")
     top = TreeSwitch(
         cores,
@@ -256,8 +266,10 @@ def _pod_switches(
     return [*out, top]
 
 
-def _dragonfly_groups(plan: Plan, a: _LeafAssignment, free: Callable[[str], str]) -> list[TreeSwitch]:
-    """Dragonfly: one switch per group over its routers, all under ``global``."""
+def _dragonfly_groups(
+    plan: Plan, a: _LeafAssignment, free: Callable[[str], str], extra: list[str]
+) -> list[TreeSwitch]:
+    """Dragonfly: one switch per group over its routers, all under ``global`` (with ``extra``)."""
     devices = plan.device_by_name
     groups: dict[int, list[str]] = defaultdict(list)
     for key in a.leaves:
@@ -270,7 +282,7 @@ def _dragonfly_groups(plan: Plan, a: _LeafAssignment, free: Callable[[str], str]
         )
         for g in sorted(groups)
     ]
-    children = [s.name for s in out] + ([UNATTACHED] if a.has_unattached else [])
+    children = [s.name for s in out] + extra
     return [
         *out,
         TreeSwitch(free("global"), switches=tuple(children), comment="global links join every group"),
@@ -282,30 +294,32 @@ def _upper_switches(
     kind: str,
     a: _LeafAssignment,
     members: dict[str, list[str]],
-    tops: list[str],
+    tops: list[TreeSwitch],
     free: Callable[[str], str],
 ) -> list[TreeSwitch]:
     """The switches above the Slurm leaves (``tops``: the leaves and the unattached group), by fabric kind."""
     by_tier: dict[str, list[str]] = defaultdict(list)
     for d in plan.switches(FABRIC):
         by_tier[d.role].append(d.name)
+    extra = [s.name for s in tops if s.role == "unattached"]
+    names = [s.name for s in tops]
     tiered = kind in ("fat-tree", "leaf-spine")
     if tiered and by_tier.get("core"):
-        return _pod_switches(plan, a, members, by_tier, free)
+        return _pod_switches(plan, a, members, by_tier, free, extra)
     if tiered and by_tier.get("spine"):
         spines = free("spines")
         comment = f"{spines} = {_ranges(by_tier['spine'])} (every leaf links to every spine)"
-        return [TreeSwitch(spines, switches=tuple(tops), comment=comment)]
+        return [TreeSwitch(spines, switches=tuple(names), comment=comment)]
     if kind == "dragonfly":
-        return _dragonfly_groups(plan, a, free)
-    if len(tops) > 1 and kind in ("torus", "hypercube"):
+        return _dragonfly_groups(plan, a, free, extra)
+    if len(names) > 1 and kind in ("torus", "hypercube"):
         comment = (
             f"the {kind} links every vertex switch; Slurm's tree cannot express the "
             "rings, so one top stands for the whole fabric"
         )
-        return [TreeSwitch(free(kind), switches=tuple(tops), comment=comment)]
-    if len(tops) > 1:
-        return [TreeSwitch(free("top"), switches=tuple(tops), comment="joins the leaves into one tree")]
+        return [TreeSwitch(free(kind), switches=tuple(names), comment=comment)]
+    if len(names) > 1:
+        return [TreeSwitch(free("top"), switches=tuple(names), comment="joins the leaves into one tree")]
     return []
 
 
@@ -314,10 +328,9 @@ def _tree(plan: Plan, kind: str, slurm_nodes: list[str]) -> _Tree:
     if not leaf_ports.ports:
         return _Tree([], _flat_reason(kind), [], {})
     assignment = _assign_leaves(leaf_ports.ports, slurm_nodes)
-    leaves = _leaf_switches(plan, assignment, leaf_ports.members)
-    tops = [s.name for s in leaves]
-    free = _free_name(set(plan.device_by_name) | set(tops))
-    upper = _upper_switches(plan, kind, assignment, leaf_ports.members, tops, free)
+    free = _free_name(set(plan.device_by_name) | set(assignment.leaves))
+    leaves = _leaf_switches(plan, assignment, leaf_ports.members, free(UNATTACHED))
+    upper = _upper_switches(plan, kind, assignment, leaf_ports.members, leaves, free)
     return _Tree([*leaves, *upper], "", _tree_notes(assignment), assignment.leaf_of)
 
 
@@ -381,7 +394,7 @@ class _Blocks:
 
 
 def _fabric_blocks(plan: Plan, kind: str, tree: list[TreeSwitch]) -> _RawBlocks:
-    leaves = [s for s in tree if s.nodes and s.name != UNATTACHED]
+    leaves = [s for s in tree if s.role == "leaf"]
     if kind == "dragonfly":
         devices = plan.device_by_name
         groups: dict[int, list[str]] = defaultdict(list)
