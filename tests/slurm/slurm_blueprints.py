@@ -82,6 +82,14 @@ BLUEPRINTS = {
         "      rail_optimized: false\n      names:\n        leaf: {names: [unattached, ib-leaf-2]}\n"
         "    subnet_manager: {kind: ufm, ha: true}\n",
     ),
+    # physical leaves (not rail-optimised) that the site names like scalable units
+    "su-named-leaves": _bp(
+        "su-named-leaves",
+        "  - {name: gpu, count: 8, server: dgx-h100, placement: {nodes_per_rack: 4}}\n",
+        "    technology: infiniband-ndr\n    topology:\n      kind: fat-tree\n      switch: qm9700\n"
+        "      rail_optimized: false\n      names:\n        leaf: {names: [sup-a1, sup-a2]}\n"
+        "    subnet_manager: {kind: ufm, ha: true}\n",
+    ),
     "cloud": "apiVersion: cluster-blueprint/v1\nname: cloud\ndeployment: {target: aws, cloud: {region: us-east-1}}\n"
     "pools:\n  - {name: p5, count: 4, server: aws/p5.48xlarge}\n",
     # GCP A3 Mega (its vendor's RxDM job prolog/epilog), alone and beside another machine type

@@ -125,6 +125,7 @@ ALL = [
     "non-rail",
     "cloud",
     "unattached-leaf",
+    "su-named-leaves",
 ]
 
 
@@ -351,3 +352,22 @@ def test_a_site_leaf_named_unattached_keeps_its_own_nodes() -> None:
     assert sorted(tree["spines"][1]) == ["ib-leaf-2", "slurm-unattached", "unattached"]
     blocks, _ = blocks_of(files["topology-block.conf"])
     assert blocks == {"ib-leaf-2": [f"gpu{i:03d}" for i in range(5, 9)], "unattached": cabled}
+
+
+def test_leaves_named_like_scalable_units_are_leaves() -> None:
+    """Physical leaves the site calls `sup-a1`, `sup-a2` were taken for scalable units because their names
+    start with "su": the blocks were described as one per scalable unit. The plan says what a leaf is."""
+    cluster, plan = planned("su-named-leaves")
+    assert all(d.rail is None for d in plan.switches("compute") if d.role == "leaf")
+    files = render(cluster, plan)
+    block_text = files["topology-block.conf"]
+    assert "One block per leaf switch" in block_text and "scalable unit" not in block_text
+    assert "rail leaves" not in files["topology.conf"]
+    blocks, _ = blocks_of(block_text)
+    assert blocks == {
+        "sup-a1": [f"gpu{i:03d}" for i in range(1, 5)],
+        "sup-a2": [f"gpu{i:03d}" for i in range(5, 9)],
+    }
+    # a rail-optimised plan still makes each scalable unit one Slurm leaf and one block
+    superpod = render(*planned("superpod"))
+    assert "One block per scalable unit" in superpod["topology-block.conf"]

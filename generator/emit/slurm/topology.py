@@ -41,8 +41,8 @@ class TreeSwitch:
     switches: tuple[str, ...] = ()
     comment: str = ""
     # what the plan says the switch is, never read from its name (a site may call a leaf `unattached`):
-    # "leaf" (a physical leaf, router or vertex switch), "unattached" (nodes without a compute port), ""
-    # (a switch above the leaves)
+    # "leaf" (a physical leaf, router or vertex switch), "unit" (a scalable unit of rail leaves),
+    # "unattached" (nodes without a compute port), "" (a switch above the leaves)
     role: str = ""
 
 
@@ -90,10 +90,17 @@ def slurm_pools(cluster: ResolvedCluster) -> tuple[ResolvedPool, ...]:
     return tuple(p for p in cluster.pools if p.role == "gpu")
 
 
-def _leaf_key(d: Device, kind: str) -> str:
+def _unit_of(d: Device, kind: str) -> int | None:
+    """The scalable unit whose rail leaves Slurm sees as one leaf, from the plan (``su`` and ``rail``), never
+    from the switch's name: a site may call a leaf `su-a1` or `sup1`."""
     if kind in ("fat-tree", "leaf-spine") and d.su is not None and d.rail is not None:
-        return f"su{d.su}"
-    return d.name
+        return d.su
+    return None
+
+
+def _leaf_key(d: Device, kind: str) -> str:
+    su = _unit_of(d, kind)
+    return d.name if su is None else f"su{su}"
 
 
 def _fabric_text(plan: Plan, kind: str, switches: list[Device]) -> str:
@@ -133,6 +140,7 @@ class _LeafPorts(NamedTuple):
 
     ports: dict[str, Counter[str]]  # node → Slurm leaf → ports
     members: dict[str, list[str]]  # Slurm leaf → its physical switches
+    units: set[str]  # the Slurm leaves that are scalable units of rail leaves (from the plan)
 
 
 class _LeafAssignment(NamedTuple):
@@ -159,6 +167,7 @@ def _leaf_ports(plan: Plan, kind: str, slurm_nodes: list[str]) -> _LeafPorts:
     wanted = set(slurm_nodes)
     ports: dict[str, Counter[str]] = defaultdict(Counter)
     members: dict[str, list[str]] = defaultdict(list)
+    units: set[str] = set()
     for link in plan.links_of(FABRIC):
         for here, there in ((link.a, link.b), (link.b, link.a)):
             if here.device in wanted:
@@ -168,7 +177,9 @@ def _leaf_ports(plan: Plan, kind: str, slurm_nodes: list[str]) -> _LeafPorts:
                     ports[here.device][key] += 1
                     if sw.name not in members[key]:
                         members[key].append(sw.name)
-    return _LeafPorts(ports, members)
+                    if _unit_of(sw, kind) is not None:
+                        units.add(key)
+    return _LeafPorts(ports, members, units)
 
 
 def _flat_reason(kind: str) -> str:
@@ -194,17 +205,16 @@ def _assign_leaves(ports: dict[str, Counter[str]], slurm_nodes: list[str]) -> _L
     return _LeafAssignment(leaf_of, nodes_under, leaves, split, unattached)
 
 
-def _leaf_switches(
-    plan: Plan, a: _LeafAssignment, members: dict[str, list[str]], unattached: str
-) -> list[TreeSwitch]:
+def _leaf_switches(a: _LeafAssignment, ports: _LeafPorts, unattached: str) -> list[TreeSwitch]:
     """The Slurm leaves (an SU of rail leaves gets a comment naming them), then the unattached nodes under
     the pseudo-switch ``unattached`` (its name)."""
-    devices = plan.device_by_name
     out: list[TreeSwitch] = []
     for key in a.leaves:
-        is_su = key.startswith("su") and key not in devices
-        comment = f"{key} = rail leaves {compress(members[key])}" if is_su else ""
-        out.append(TreeSwitch(key, tuple(a.nodes_under[key]), comment=comment, role="leaf"))
+        if key in ports.units:
+            comment = f"{key} = rail leaves {compress(ports.members[key])}"
+            out.append(TreeSwitch(key, tuple(a.nodes_under[key]), comment=comment, role="unit"))
+        else:
+            out.append(TreeSwitch(key, tuple(a.nodes_under[key]), role="leaf"))
     if a.unattached:
         out.append(
             TreeSwitch(
@@ -329,7 +339,7 @@ def _tree(plan: Plan, kind: str, slurm_nodes: list[str]) -> _Tree:
         return _Tree([], _flat_reason(kind), [], {})
     assignment = _assign_leaves(leaf_ports.ports, slurm_nodes)
     free = _free_name(set(plan.device_by_name) | set(assignment.leaves))
-    leaves = _leaf_switches(plan, assignment, leaf_ports.members, free(UNATTACHED))
+    leaves = _leaf_switches(assignment, leaf_ports, free(UNATTACHED))
     upper = _upper_switches(plan, kind, assignment, leaf_ports.members, leaves, free)
     return _Tree([*leaves, *upper], "", _tree_notes(assignment), assignment.leaf_of)
 
@@ -394,7 +404,7 @@ class _Blocks:
 
 
 def _fabric_blocks(plan: Plan, kind: str, tree: list[TreeSwitch]) -> _RawBlocks:
-    leaves = [s for s in tree if s.role == "leaf"]
+    leaves = [s for s in tree if s.role in ("leaf", "unit")]
     if kind == "dragonfly":
         devices = plan.device_by_name
         groups: dict[int, list[str]] = defaultdict(list)
@@ -404,7 +414,7 @@ def _fabric_blocks(plan: Plan, kind: str, tree: list[TreeSwitch]) -> _RawBlocks:
             [Block(f"group{g}", tuple(n), f"dragonfly group {g}") for g, n in sorted(groups.items())],
             "dragonfly group",
         )
-    if leaves and all(s.name.startswith("su") for s in leaves):
+    if leaves and all(s.role == "unit" for s in leaves):
         return _RawBlocks([Block(s.name, s.nodes, s.comment) for s in leaves], "scalable unit")
     basis = "vertex switch" if kind in ("torus", "hypercube") else "leaf switch"
     return _RawBlocks([Block(s.name, s.nodes, "") for s in leaves], basis)
