@@ -72,6 +72,21 @@ BLUEPRINTS = {
         "    technology: infiniband-ndr\n"
         "    topology: {kind: fat-tree, switch: qm9700, rail_optimized: false}\n",
     ),
+    # one whole NVL72 domain beside DGX H100 nodes that are in no NVLink domain
+    "nvl72-mixed": _bp(
+        "nvl72-mixed",
+        "  - {name: gb, count: 18, server: gb200-nvl72-tray}\n"
+        "  - {name: dgx, count: 4, server: dgx-h100, placement: {nodes_per_rack: 4}}\n",
+        "    technology: infiniband-ndr\n    topology: {kind: fat-tree, switch: qm9700, rail_optimized: false}\n",
+        kw=140,
+    ),
+    # one NVL72 domain and 2 trays of a second (below the base block size)
+    "nvl72-partial": _bp(
+        "nvl72-partial",
+        "  - {name: gb, count: 20, server: gb200-nvl72-tray}\n",
+        "    technology: infiniband-ndr\n    topology: {kind: fat-tree, switch: qm9700, rail_optimized: false}\n",
+        kw=140,
+    ),
     # a site leaf named `unattached` beside a pool with no compute port (the tool's pseudo-switch's name)
     "unattached-leaf": _bp(
         "unattached-leaf",

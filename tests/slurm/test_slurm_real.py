@@ -110,7 +110,17 @@ def _show_topology(conf: Path) -> dict[str, tuple[int, list[str], list[str]]]:
 
 
 @pytest.mark.parametrize(
-    "name", ["superpod", "tier3", "dragonfly", "non-rail", "torus-switched", "unattached-leaf"]
+    "name",
+    [
+        "superpod",
+        "tier3",
+        "dragonfly",
+        "non-rail",
+        "torus-switched",
+        "unattached-leaf",
+        "nvl72-mixed",
+        "nvl72-partial",
+    ],
 )
 def test_slurmctld_loads_our_tree(name: str, tmp_path: Path) -> None:
     cluster, plan = planned(name)

@@ -126,6 +126,8 @@ ALL = [
     "cloud",
     "unattached-leaf",
     "su-named-leaves",
+    "nvl72-mixed",
+    "nvl72-partial",
 ]
 
 
@@ -371,3 +373,52 @@ def test_leaves_named_like_scalable_units_are_leaves() -> None:
     # a rail-optimised plan still makes each scalable unit one Slurm leaf and one block
     superpod = render(*planned("superpod"))
     assert "One block per scalable unit" in superpod["topology-block.conf"]
+
+
+@pytest.mark.parametrize(
+    ("name", "outside"), [("nvl72-mixed", "dgx[001-004]"), ("nvl72-partial", "gb[019-020]")]
+)
+def test_nvlink_blocks_that_leave_nodes_out_keep_the_tree(name: str, outside: str) -> None:
+    """Whole NVL72 domains beside other GPU nodes (or a partial domain) selected topology/block, whose
+    blocks held only the whole domains: Slurm's block plugin never schedules a node outside its blocks.
+    The tree stays the cluster's topology; the blocks are offered to a partition (Slurm 25.05+)."""
+    cluster, plan = planned(name)
+    files = render(cluster, plan)
+    fragment = files["slurm.conf.fragment"]
+    settings = [ln for ln in fragment.splitlines() if ln and not ln.startswith("#")]
+    assert "TopologyPlugin=topology/tree" in settings and "TopologyPlugin=topology/block" not in fragment
+    assert "NVLink-domain block scheduling is off" in fragment
+    assert "# PartitionName=nvlink Nodes=gb[001-018] Topology=block MaxTime=INFINITE State=UP" in fragment
+    blocks, _ = blocks_of(files["topology-block.conf"])
+    assert blocks == {"nvl01": [f"gb{i:03d}" for i in range(1, 19)]}
+    assert outside in files["topology-block.conf"]
+    assert "Not the cluster's topology.conf" in files["topology-block.conf"]
+    assert "Install as topology.conf with TopologyPlugin=topology/block" not in files["topology-block.conf"]
+    topos = yaml_topologies(files["topology.yaml"])
+    assert topos["tree"]["cluster_default"] is True and topos["block"]["cluster_default"] is False
+    (finding,) = [f for f in run_rules(RuleContext(cluster)) if f.rule == "SFT008"]
+    assert "NVLink-domain block scheduling is off" in finding.message
+
+
+def test_whole_nvlink_domains_alone_still_select_blocks() -> None:
+    cluster, plan = planned("nvl72")
+    assert "TopologyPlugin=topology/block" in render(cluster, plan)["slurm.conf.fragment"]
+    assert not [f for f in run_rules(RuleContext(cluster)) if f.rule == "SFT008"]
+
+
+@pytest.mark.parametrize("name", ["nvl72", "nvl72-default", "nvl72-mixed", "nvl72-partial", "superpod"])
+def test_sft008_agrees_with_the_emitted_topology(name: str) -> None:
+    """The rule reckons the NVLink blocks itself (rules sit below the emitters): it must fire exactly when
+    build/slurm keeps the tree because NVLink blocks leave Slurm nodes out, and name those nodes' pools."""
+    from generator.emit.slurm.topology import slurm_topology
+
+    cluster, plan = planned(name)
+    topo = slurm_topology(cluster, plan)
+    off = topo.block_basis == "NVLink domain" and bool(topo.outside_blocks)
+    assert off == (topo.block_basis == "NVLink domain" and topo.plugin != "topology/block")
+    fired = [f for f in run_rules(RuleContext(cluster)) if f.rule == "SFT008"]
+    pools = {p.name: set(p.hostnames) for p in cluster.pools}
+    named = {f.message.split("`")[1] for f in fired}
+    assert (
+        named == {p for p, hosts in pools.items() if hosts & set(topo.outside_blocks)} if off else not fired
+    )

@@ -56,12 +56,29 @@ def topology_conf(topo: SlurmTopology) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Slurm's block plugin places jobs on block nodes alone (eval_nodes_block.c: "requires nodes which are not in
+# blocks") and only warns of the others at start (block_record.c: "blocks lack access to %d nodes"),
+# SchedMD/slurm src/plugins/topology/block; topology.yaml(5) and slurm.conf(5) of Slurm 25.05 let one
+# partition use another topology than the cluster's (Topology=<name>).
+PARTIAL_BLOCKS = (
+    "Not the cluster's topology.conf: {outside} of {nodes} Slurm node(s) are in no block, and topology/block "
+    "never places a job on them; Slurm 25.05 or newer can give these blocks to a partition of their nodes "
+    "(topology.yaml, PartitionName=... Topology=block)."
+)
+
+
+def _partial_blocks(topo: SlurmTopology) -> str:
+    return PARTIAL_BLOCKS.format(outside=len(topo.outside_blocks), nodes=len(topo.nodes))
+
+
 def topology_block_conf(topo: SlurmTopology) -> str:
     """topology/block: one BlockName per block, then BlockSizes."""
     lines = _header(
         topo,
         "Slurm topology/block configuration",
-        "Install as topology.conf with TopologyPlugin=topology/block (instead of the tree file).",
+        _partial_blocks(topo)
+        if topo.outside_blocks
+        else "Install as topology.conf with TopologyPlugin=topology/block (instead of the tree file).",
     )
     lines.append(
         f"# One block per {topo.block_basis}; BlockSizes = base block size, then power-of-two multiples "
@@ -112,6 +129,13 @@ def topology_yaml(topo: SlurmTopology) -> str:
             else:
                 lines.append(f"        children: {_y(compress(sw.switches))}")
     if topo.blocks:
+        if topo.outside_blocks:
+            lines += [
+                f"# The block topology is not the cluster default: {len(topo.outside_blocks)} of "
+                f"{len(topo.nodes)} Slurm node(s) are in no block,",
+                "# and topology/block never places a job on them; a partition of the block nodes uses it "
+                "with Topology=block (slurm.conf).",
+            ]
         lines += [
             "- topology: block",
             f"  cluster_default: {'false' if tree_default else 'true'}",
@@ -125,6 +149,37 @@ def topology_yaml(topo: SlurmTopology) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _topology_lines(topo: SlurmTopology) -> list[str]:
+    """Which topology file to install and the TopologyPlugin line. Blocks that leave nodes out are no
+    alternative to the tree; NVLink domains then get a partition of their own on the block topology, which
+    only topology.yaml (Slurm 25.05+) can express, so the line stays a comment."""
+    partial = f"{len(topo.outside_blocks)} Slurm node(s) are in no block,"
+    if topo.plugin == "topology/block":
+        lines = ["# NVLink domains span nodes: topology-block.conf is the topology.conf to install."]
+    elif topo.plugin == "topology/tree" and topo.outside_blocks:
+        lines = [
+            f"# Install topology.conf (tree). topology-block.conf is no alternative: {partial}",
+            "# and topology/block never places a job on a node outside its blocks.",
+        ]
+    elif topo.plugin == "topology/tree":
+        lines = ["# Install topology.conf (tree); topology-block.conf is the alternative for topology/block."]
+    else:
+        lines = [
+            f"# No switch tree ({topo.flat_reason}): no TopologyPlugin line, Slurm's default flat "
+            "topology applies."
+        ]
+    if topo.outside_blocks and topo.block_basis == "NVLink domain":
+        in_blocks = [n for b in topo.blocks for n in b.nodes]
+        lines += [
+            "# NVLink-domain block scheduling is off (validate: SFT008). With Slurm 25.05 or newer, install",
+            "# topology.yaml instead and give the NVLink domains a partition on its block topology:",
+            f"# PartitionName=nvlink Nodes={compress(in_blocks)} Topology=block MaxTime=INFINITE State=UP",
+        ]
+    if topo.plugin != "topology/flat":
+        lines.append(f"TopologyPlugin={topo.plugin}")
+    return lines
+
+
 def slurm_conf_fragment(topo: SlurmTopology, job_scripts: Sequence[str] = ()) -> str:
     """NodeName lines (GPUs as GRES, pool and unit as features), the topology settings and the platform's
     job prolog/epilog lines (``prolog.job_script_lines``)."""
@@ -135,19 +190,7 @@ def slurm_conf_fragment(topo: SlurmTopology, job_scripts: Sequence[str] = ()) ->
         "# `slurmd -C` on a node to print them. GPUs are GRES; gres.conf on the nodes needs AutoDetect=nvml.",
         "",
     ]
-    if topo.plugin == "topology/block":
-        lines.append("# NVLink domains span nodes: topology-block.conf is the topology.conf to install.")
-    elif topo.plugin == "topology/tree":
-        lines.append(
-            "# Install topology.conf (tree); topology-block.conf is the alternative for topology/block."
-        )
-    else:
-        lines.append(
-            f"# No switch tree ({topo.flat_reason}): no TopologyPlugin line, Slurm's default flat "
-            "topology applies."
-        )
-    if topo.plugin != "topology/flat":
-        lines.append(f"TopologyPlugin={topo.plugin}")
+    lines += _topology_lines(topo)
     if topo.dragonfly:
         lines.append("TopologyParam=dragonfly")
     if any(g.gpus > 0 for g in topo.node_groups):

@@ -79,6 +79,7 @@ class SlurmTopology:
     dragonfly: bool
     node_groups: tuple[NodeGroup, ...]
     nodes: tuple[str, ...] = field(default=())  # every Slurm node, inventory order
+    outside_blocks: tuple[str, ...] = field(default=())  # Slurm nodes in no block kept (inventory order)
 
     @property
     def is_flat(self) -> bool:
@@ -484,10 +485,15 @@ def _node_groups(
     return tuple(NodeGroup(p, tuple(hs), g, f) for (p, f, g), hs in groups.items())
 
 
-def _plugin(tree: _Tree, blocks: _Blocks) -> str:
+def _plugin(tree: _Tree, blocks: _Blocks, outside: list[str]) -> str:
+    """topology/block only when every Slurm node is in a block it keeps: the block plugin places jobs on
+    block nodes alone (eval_nodes_block.c: "requires nodes which are not in blocks") and only warns of the
+    rest at start ("blocks lack access to %d nodes", block_record.c; SchedMD/slurm
+    src/plugins/topology/block), so a node outside every block would never run a job."""
+    whole = bool(blocks.blocks) and not outside
     if tree.switches:
-        return "topology/block" if blocks.basis == "NVLink domain" and blocks.blocks else "topology/tree"
-    return "topology/block" if blocks.blocks else "topology/flat"
+        return "topology/block" if blocks.basis == "NVLink domain" and whole else "topology/tree"
+    return "topology/block" if whole else "topology/flat"
 
 
 def slurm_topology(cluster: ResolvedCluster, plan: Plan) -> SlurmTopology:
@@ -497,6 +503,8 @@ def slurm_topology(cluster: ResolvedCluster, plan: Plan) -> SlurmTopology:
     kind = metrics.topology if metrics else "none"
     tree = _tree(plan, kind, nodes) if nodes else _Tree([], "no compute nodes", [], {})
     blocks = _blocks(_raw_blocks(plan, kind, pools, tree.switches), nodes)
+    in_blocks = {n for b in blocks.blocks for n in b.nodes}
+    outside = [n for n in nodes if n not in in_blocks] if blocks.blocks else []
     return SlurmTopology(
         cluster=cluster.name,
         fabric=_fabric_text(plan, kind, list(plan.switches(FABRIC))),
@@ -508,8 +516,9 @@ def slurm_topology(cluster: ResolvedCluster, plan: Plan) -> SlurmTopology:
         block_basis=blocks.basis,
         left_out=tuple(blocks.left_out),
         block_notes=tuple(blocks.notes),
-        plugin=_plugin(tree, blocks),
+        plugin=_plugin(tree, blocks, outside),
         dragonfly=kind == "dragonfly",
         node_groups=_node_groups(plan, kind, pools, tree.leaf_of, blocks),
         nodes=tuple(nodes),
+        outside_blocks=tuple(outside),
     )
