@@ -87,6 +87,25 @@ BLUEPRINTS = {
         "    technology: infiniband-ndr\n    topology: {kind: fat-tree, switch: qm9700, rail_optimized: false}\n",
         kw=140,
     ),
+    # two InfiniBand tenants (each pool pinned to its own P_Key) and a pool in no tenant partition
+    "tenants": _bp(
+        "tenants",
+        "  - {name: teama, count: 8, server: dgx-h100, placement: {nodes_per_rack: 4}}\n"
+        "  - {name: teamb, count: 8, server: dgx-h100, placement: {nodes_per_rack: 4}}\n"
+        "  - {name: common, count: 4, server: dgx-h100, placement: {nodes_per_rack: 4}}\n",
+        "    technology: infiniband-ndr\n    topology: {kind: fat-tree, switch: qm9700, scalable_unit: 16}\n"
+        "    subnet_manager:\n      kind: ufm\n      ha: true\n      partitions:\n"
+        "        - {name: a, pkey: 0x0a01, pools: [teama]}\n        - {name: b, pkey: 0x0b01, pools: [teamb]}\n",
+    ),
+    # NVIDIA and AMD GPUs, and two NVIDIA models, on one fabric
+    "vendors": _bp(
+        "vendors",
+        "  - {name: h100, count: 4, server: dgx-h100, placement: {nodes_per_rack: 4}}\n"
+        "  - {name: mi, count: 3, server: mi300x-8}\n"
+        "  - {name: l40s, count: 2, server: pcie-l40s-8}\n",
+        "    technology: infiniband-ndr\n    topology: {kind: fat-tree, switch: qm9700, rail_optimized: false}\n"
+        "    subnet_manager: {kind: opensm, ha: true}\n",
+    ),
     # a site leaf named `unattached` beside a pool with no compute port (the tool's pseudo-switch's name)
     "unattached-leaf": _bp(
         "unattached-leaf",

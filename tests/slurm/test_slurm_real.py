@@ -40,7 +40,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _conf(tmp: Path, fragment: str) -> Path:
+def _conf(tmp: Path, fragment: str, suggested_partitions: bool = False) -> Path:
+    """slurm.conf: the fragment's settings and nodes, and one partition over every node, or with
+    ``suggested_partitions`` the fragment's own (commented-out) PartitionName lines."""
     user = getpass.getuser()
     lines = [
         "ClusterName=bptest",
@@ -60,7 +62,10 @@ def _conf(tmp: Path, fragment: str) -> Path:
     for line in fragment.splitlines():
         if line and not line.startswith("#"):
             lines.append(line.replace("State=UNKNOWN", "State=CLOUD"))
-    lines.append("PartitionName=batch Nodes=ALL Default=YES State=UP")
+    if suggested_partitions:
+        lines += [ln[2:] for ln in fragment.splitlines() if ln.startswith("# PartitionName=")]
+    else:
+        lines.append("PartitionName=batch Nodes=ALL Default=YES State=UP")
     (tmp / "state").mkdir()
     path = tmp / "slurm.conf"
     path.write_text("\n".join(lines) + "\n")
@@ -162,3 +167,32 @@ def test_slurmctld_loads_the_a3_mega_job_prolog(tmp_path: Path) -> None:
     assert set(shown["PrologFlags"].split(",")) == {*timers["PrologFlags"].split(","), "Alloc"}, shown
     for key in ("PrologEpilogTimeout", "MessageTimeout", "BatchStartTimeout"):
         assert shown[key].split()[0] == timers[key], (key, shown[key])
+
+
+@pytest.mark.parametrize("name", ["tenants", "vendors", "superpod"])
+def test_suggested_partitions_never_join_pools_that_cannot_run_one_job(name: str, tmp_path: Path) -> None:
+    """The fragment's one `PartitionName=batch` spanned InfiniBand tenants (each pinned to its own P_Key,
+    limited members of Default) and GPU vendors/models. Slurm reads the suggested partitions back: each holds
+    pools of one tenant and one GPU model, and together they hold every node."""
+    from generator.plan.subnet_manager import home_partition
+
+    cluster, plan = planned(name)
+    files = render(cluster, plan)
+    (tmp_path / "topology.conf").write_text(files["topology.conf"])
+    conf = _conf(tmp_path, files["slurm.conf.fragment"], suggested_partitions=True)
+    shown: dict[str, list[str]] = {}
+    for line in _scontrol(conf, "-o", "show", "partition").splitlines():
+        kv = dict(re.findall(r"(\w+)=(\S+)", line))
+        shown[kv["PartitionName"]] = expand(kv["Nodes"])
+    sm = cluster.fabrics["compute"].spec.subnet_manager
+    group = {}
+    for pool in cluster.pools:
+        if pool.role != "gpu":  # the Slurm nodes are the compute pools'
+            continue
+        home = home_partition(sm, pool.name) if sm is not None else None
+        for h in pool.hostnames:
+            group[h] = (home[0] if home else None, pool.gpu_id)
+    assert sorted(n for nodes in shown.values() for n in nodes) == sorted(group)
+    for part, nodes in shown.items():
+        assert len({group[n] for n in nodes}) == 1, (part, sorted({group[n] for n in nodes}, key=str))
+    assert (len(shown) == 1) == (name == "superpod"), shown

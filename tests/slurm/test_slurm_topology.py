@@ -128,6 +128,8 @@ ALL = [
     "su-named-leaves",
     "nvl72-mixed",
     "nvl72-partial",
+    "tenants",
+    "vendors",
 ]
 
 
@@ -422,3 +424,27 @@ def test_sft008_agrees_with_the_emitted_topology(name: str) -> None:
     assert (
         named == {p for p, hosts in pools.items() if hosts & set(topo.outside_blocks)} if off else not fired
     )
+
+
+def test_one_partition_per_tenant_and_gpu_model() -> None:
+    """Not one `batch` over every node: tenants' pools and GPU vendors/models cannot run one job."""
+
+    def suggested(name: str) -> dict[str, list[str]]:
+        fragment = render(*planned(name))["slurm.conf.fragment"]
+        lines = [ln[2:] for ln in fragment.splitlines() if ln.startswith("# PartitionName=")]
+        return {rec["partitionname"]: expand(rec["nodes"]) for rec in parse_conf("\n".join(lines))}
+
+    tenants = suggested("tenants")
+    assert tenants == {
+        "a": [f"teama{i:03d}" for i in range(1, 9)],
+        "b": [f"teamb{i:03d}" for i in range(1, 9)],
+        "shared": [f"common{i:03d}" for i in range(1, 5)],
+    }
+    vendors = suggested("vendors")
+    assert sorted(vendors) == ["h100-sxm", "l40s", "mi300x"]
+    assert vendors["mi300x"] == ["mi001", "mi002", "mi003"]
+    fragment = render(*planned("vendors"))["slurm.conf.fragment"]
+    assert not [ln for ln in fragment.splitlines() if "PartitionName=" in ln and "Default=YES" in ln]
+    assert "NCCL (NVIDIA) and RCCL (AMD)" in fragment
+    # one tenant, one GPU model: the single default partition as before
+    assert list(suggested("superpod")) == ["batch"]

@@ -173,10 +173,29 @@ def _topology_lines(topo: SlurmTopology) -> list[str]:
         lines += [
             "# NVLink-domain block scheduling is off (validate: SFT008). With Slurm 25.05 or newer, install",
             "# topology.yaml instead and give the NVLink domains a partition on its block topology:",
-            f"# PartitionName=nvlink Nodes={compress(in_blocks)} Topology=block MaxTime=INFINITE State=UP",
+            f"# PartitionName={topo.block_partition} Nodes={compress(in_blocks)} Topology=block "
+            "MaxTime=INFINITE State=UP",
         ]
     if topo.plugin != "topology/flat":
         lines.append(f"TopologyPlugin={topo.plugin}")
+    return lines
+
+
+def _partition_lines(topo: SlurmTopology) -> list[str]:
+    """Suggested partitions, commented out (a site has its own): ``batch`` over every node when the pools can
+    run one job together, else one per group (``partitions.py`` says why) and none the default."""
+    if not topo.partitions:
+        return []
+    if len(topo.partitions) == 1:
+        (only,) = topo.partitions
+        return [
+            "",
+            f"# PartitionName={only.name} Nodes={compress(only.nodes)} Default=YES MaxTime=INFINITE State=UP",
+        ]
+    lines = ["", *_comment("\n".join(topo.partition_notes))]
+    for part in topo.partitions:
+        lines.append(f"#   {part.comment}")
+        lines.append(f"# PartitionName={part.name} Nodes={compress(part.nodes)} MaxTime=INFINITE State=UP")
     return lines
 
 
@@ -205,9 +224,5 @@ def slurm_conf_fragment(topo: SlurmTopology, job_scripts: Sequence[str] = ()) ->
         parts.append(f"Features={','.join(g.features)}")
         parts.append("State=UNKNOWN")
         lines.append(" ".join(parts))
-    if topo.nodes:
-        lines += [
-            "",
-            f"# PartitionName=batch Nodes={compress(topo.nodes)} Default=YES MaxTime=INFINITE State=UP",
-        ]
+    lines += _partition_lines(topo)
     return "\n".join(lines) + "\n"

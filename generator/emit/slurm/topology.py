@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from generator.emit.slurm.hostlist import compress, natural_key
+from generator.emit.slurm.partitions import SlurmPartition, free_partition_name, slurm_partitions
 from generator.plan.model import Device, Plan
 from generator.resolve import ResolvedCluster, ResolvedPool
 
@@ -80,6 +81,9 @@ class SlurmTopology:
     node_groups: tuple[NodeGroup, ...]
     nodes: tuple[str, ...] = field(default=())  # every Slurm node, inventory order
     outside_blocks: tuple[str, ...] = field(default=())  # Slurm nodes in no block kept (inventory order)
+    partitions: tuple[SlurmPartition, ...] = field(default=())  # suggested; see partitions.py
+    partition_notes: tuple[str, ...] = field(default=())  # why there are several
+    block_partition: str = "nvlink"  # the suggested Topology=block partition's name (Slurm 25.05+)
 
     @property
     def is_flat(self) -> bool:
@@ -505,6 +509,7 @@ def slurm_topology(cluster: ResolvedCluster, plan: Plan) -> SlurmTopology:
     blocks = _blocks(_raw_blocks(plan, kind, pools, tree.switches), nodes)
     in_blocks = {n for b in blocks.blocks for n in b.nodes}
     outside = [n for n in nodes if n not in in_blocks] if blocks.blocks else []
+    parts = slurm_partitions(cluster, pools)
     return SlurmTopology(
         cluster=cluster.name,
         fabric=_fabric_text(plan, kind, list(plan.switches(FABRIC))),
@@ -521,4 +526,7 @@ def slurm_topology(cluster: ResolvedCluster, plan: Plan) -> SlurmTopology:
         node_groups=_node_groups(plan, kind, pools, tree.leaf_of, blocks),
         nodes=tuple(nodes),
         outside_blocks=tuple(outside),
+        partitions=parts.partitions,
+        partition_notes=parts.notes,
+        block_partition=free_partition_name("nvlink", parts.partitions),
     )
