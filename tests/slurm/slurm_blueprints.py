@@ -106,6 +106,13 @@ BLUEPRINTS = {
         "    technology: infiniband-ndr\n    topology: {kind: fat-tree, switch: qm9700, rail_optimized: false}\n"
         "    subnet_manager: {kind: opensm, ha: true}\n",
     ),
+    # AMD GPUs only
+    "amd": _bp(
+        "amd",
+        "  - {name: mi, count: 4, server: mi300x-8}\n",
+        "    technology: infiniband-ndr\n    topology: {kind: fat-tree, switch: qm9700}\n"
+        "    subnet_manager: {kind: ufm, ha: true}\n",
+    ),
     # a site leaf named `unattached` beside a pool with no compute port (the tool's pseudo-switch's name)
     "unattached-leaf": _bp(
         "unattached-leaf",

@@ -130,6 +130,7 @@ ALL = [
     "nvl72-partial",
     "tenants",
     "vendors",
+    "amd",
 ]
 
 
@@ -448,3 +449,18 @@ def test_one_partition_per_tenant_and_gpu_model() -> None:
     assert "NCCL (NVIDIA) and RCCL (AMD)" in fragment
     # one tenant, one GPU model: the single default partition as before
     assert list(suggested("superpod")) == ["batch"]
+
+
+def test_gres_autodetect_follows_the_gpu_vendor() -> None:
+    """AMD MI300X nodes were told "gres.conf on the nodes needs AutoDetect=nvml", NVIDIA's library; AMD
+    GPUs are found with AutoDetect=rsmi (gres.conf(5)), and mixed vendors need one line per vendor's nodes."""
+    amd = render(*planned("amd"))["slurm.conf.fragment"]
+    assert "gres.conf on the nodes needs AutoDetect=rsmi." in amd and "nvml" not in amd
+    mixed = render(*planned("vendors"))["slurm.conf.fragment"]
+    lines = [ln[4:] for ln in mixed.splitlines() if ln.startswith("#   NodeName=")]
+    got = {rec["autodetect"]: expand(rec["nodename"]) for rec in parse_conf("\n".join(lines))}
+    assert got == {
+        "nvml": [f"h100{i:03d}" for i in range(1, 5)] + ["l40s001", "l40s002"],
+        "rsmi": ["mi001", "mi002", "mi003"],
+    }
+    assert "AutoDetect=nvml." in render(*planned("superpod"))["slurm.conf.fragment"]

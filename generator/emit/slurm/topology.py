@@ -62,6 +62,7 @@ class NodeGroup:
     nodes: tuple[str, ...]
     gpus: int
     features: tuple[str, ...]
+    vendor: str = ""  # catalogue GPU vendor (nvidia | amd), "" without GPUs
 
 
 @dataclass(frozen=True)
@@ -486,7 +487,8 @@ def _node_groups(
             if blocks.basis == "NVLink domain" and h in block_of:
                 feats.append(block_of[h])
             groups[(pool.name, tuple(dict.fromkeys(feats)), pool.server.gpus)].append(h)
-    return tuple(NodeGroup(p, tuple(hs), g, f) for (p, f, g), hs in groups.items())
+    vendor = {p.name: p.gpu.vendor if p.gpu is not None and p.server.gpus > 0 else "" for p in pools}
+    return tuple(NodeGroup(p, tuple(hs), g, f, vendor[p]) for (p, f, g), hs in groups.items())
 
 
 def _plugin(tree: _Tree, blocks: _Blocks, outside: list[str]) -> str:
