@@ -29,6 +29,7 @@ from generator.emit.slurm.hostlist import compress, natural_key
 from generator.emit.slurm.partitions import SlurmPartition, free_partition_name, slurm_partitions
 from generator.plan.model import Device, Plan
 from generator.resolve import ResolvedCluster, ResolvedPool
+from generator.resolve.nvlink_blocks import base_block_size, multi_node_domains
 
 FABRIC = "compute"
 MAX_BLOCK_LEVEL = 15  # Slurm: at most 2^15 base blocks in one aggregated block (block_record.c)
@@ -365,21 +366,16 @@ def _free_name(taken: set[str]) -> Callable[[str], str]:
 
 
 def _nvlink_domains(pools: tuple[ResolvedPool, ...]) -> list[Block]:
-    blocks: list[Block] = []
-    for pool in pools:
-        s = pool.server
-        if s.gpus <= 0 or s.nvlink_domain_gpus <= s.gpus:
-            continue
-        per = s.nodes_per_nvlink_domain
-        for chunk in pool.nvlink_domains:
-            blocks.append(
-                Block(
-                    "",
-                    chunk,
-                    f"NVLink domain of {s.nvlink_domain_gpus} GPUs "
-                    f"({per} x {s.gpus}-GPU {pool.server_id} nodes of pool {pool.name})",
-                )
-            )
+    blocks = [
+        Block(
+            "",
+            chunk,
+            f"NVLink domain of {s.nvlink_domain_gpus} GPUs ({s.nodes_per_nvlink_domain} x "
+            f"{s.gpus}-GPU {pool.server_id} nodes of pool {pool.name})",
+        )
+        for pool, chunk in multi_node_domains(pools)
+        for s in (pool.server,)
+    ]
     width = max(2, len(str(len(blocks))))
     return [Block(f"nvl{i:0{width}d}", b.nodes, b.comment) for i, b in enumerate(blocks, start=1)]
 
@@ -443,9 +439,7 @@ class _BaseSplit(NamedTuple):
 
 
 def _split_by_base(blocks: list[Block]) -> _BaseSplit:
-    sizes = Counter(len(b.nodes) for b in blocks)
-    # the common size is the design's unit; ties go to the larger (a whole SU beats a partial one)
-    base = max(sizes, key=lambda s: (sizes[s], s))
+    base = base_block_size(len(b.nodes) for b in blocks)
     keep = [b for b in blocks if len(b.nodes) >= base]
     drop = [b for b in blocks if len(b.nodes) < base]
     return _BaseSplit(base, keep, drop)

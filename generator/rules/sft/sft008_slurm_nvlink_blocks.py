@@ -1,10 +1,9 @@
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
-from generator.resolve import ResolvedCluster
+from generator.resolve.nvlink_blocks import nodes_outside_nvlink_blocks
 from generator.rules.base import Rule, RuleContext
 
 
@@ -56,20 +55,3 @@ class SlurmNvlinkBlocksOff(Rule):
                 "block scheduling is off",
                 path,
             )
-
-
-def nodes_outside_nvlink_blocks(cluster: ResolvedCluster) -> dict[str, tuple[str, ...]]:
-    """Slurm (``gpu`` role) pool → its nodes in no NVLink-domain block that build/slurm keeps, on a cluster
-    with multi-node NVLink domains; empty without such domains or when every Slurm node is in a kept block.
-    The blocks are as generator/emit/slurm/topology.py cuts them (``_nvlink_domains``, ``_split_by_base``,
-    which this layer cannot import): each pool's domains, the most common size the base (ties: the larger),
-    smaller ones left out; tests/slurm checks that the finding and the emitted TopologyPlugin agree."""
-    pools = [p for p in cluster.pools if p.role == "gpu"]
-    domains = [d for p in pools if 0 < p.server.gpus < p.server.nvlink_domain_gpus for d in p.nvlink_domains]
-    if not domains:
-        return {}
-    sizes = Counter(len(d) for d in domains)
-    base = max(sizes, key=lambda n: (sizes[n], n))
-    kept = {h for d in domains if len(d) >= base for h in d}
-    outside = {p.name: tuple(h for h in p.hostnames if h not in kept) for p in pools}
-    return {name: hosts for name, hosts in outside.items() if hosts}

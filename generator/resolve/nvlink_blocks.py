@@ -1,0 +1,41 @@
+"""Multi-node NVLink domains as Slurm blocks: which domains there are and which the block topology keeps.
+
+One place for both the Slurm emitter (generator/emit/slurm/topology.py, which writes the blocks and picks
+the topology plugin) and rule SFT008 (which warns when that plugin cannot be topology/block).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+
+from generator.resolve.model import ResolvedCluster, ResolvedPool
+
+
+def multi_node_domains(pools: Iterable[ResolvedPool]) -> Iterator[tuple[ResolvedPool, tuple[str, ...]]]:
+    """(pool, its nodes) for each NVLink domain that spans nodes (GB200 NVL72: 18 trays of 4 GPUs)."""
+    for pool in pools:
+        s = pool.server
+        if 0 < s.gpus < s.nvlink_domain_gpus:
+            for chunk in pool.nvlink_domains:
+                yield pool, chunk
+
+
+def base_block_size(sizes: Iterable[int]) -> int:
+    """Slurm's base block size for blocks of these sizes: the most common one, the design's unit; ties go to
+    the larger (a whole unit beats a partial one). Smaller blocks are left out (Slurm rejects them)."""
+    counts = Counter(sizes)
+    return max(counts, key=lambda n: (counts[n], n))
+
+
+def nodes_outside_nvlink_blocks(cluster: ResolvedCluster) -> dict[str, tuple[str, ...]]:
+    """Slurm (``gpu`` role) pool → its nodes in no NVLink-domain block the block topology keeps, on a cluster
+    with multi-node NVLink domains; empty without such domains or when every Slurm node is in a kept block."""
+    pools = [p for p in cluster.pools if p.role == "gpu"]
+    domains = [d for _, d in multi_node_domains(pools)]
+    if not domains:
+        return {}
+    base = base_block_size(len(d) for d in domains)
+    kept = {h for d in domains if len(d) >= base for h in d}
+    outside = {p.name: tuple(h for h in p.hostnames if h not in kept) for p in pools}
+    return {name: hosts for name, hosts in outside.items() if hosts}
