@@ -539,6 +539,9 @@ class ArchSupport(Entry):
     default_cuda: str | None = None
     default_nccl: str | None = None  # an NCCL release built for default_cuda
     default_nccl_source: str | None = None
+    # The NVIDIA kernel-module flavour the architecture needs (None: either; the role keeps proprietary).
+    kernel_modules: Literal["open", "proprietary"] | None = None
+    kernel_modules_source: str | None = None
 
 
 class CudaDriver(Entry):
@@ -592,6 +595,47 @@ class FabricManagerMatch(Entry):
     source: str
 
 
+# A package name in NVIDIA's CUDA repository; ``<branch>`` stands for the driver branch (570 of 570.124.06)
+PackageName = Annotated[
+    str, StringConstraints(pattern=r"^([a-z0-9][a-z0-9.+-]*)?(<branch>[a-z0-9.+-]*)?$", min_length=1)
+]
+
+
+def for_branch(name: str, branch: str) -> str:
+    return name.replace("<branch>", branch)
+
+
+class DriverFlavour(Entry):
+    """The packages of one kernel-module flavour of the driver (proprietary or open) in NVIDIA's repo."""
+
+    packages: tuple[PackageName, ...]  # what the role installs
+    version_package: PackageName  # the package whose version is the driver version
+    module_stream: PackageName | None = (
+        None  # DNF module stream of nvidia-driver (RHEL 8/9), e.g. <branch>-open
+    )
+    source: str
+
+
+class DriverPackages(Entry):
+    """NVIDIA's driver packages for the OS releases of one family (names with ``<branch>``)."""
+
+    os: tuple[str, ...]  # software.os values (blueprints/models/software.py)
+    repo_key: Annotated[
+        str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    ]  # file name of the CUDA repository's signing key, under the repository URL
+    repo_key_source: str
+    proprietary: DriverFlavour
+    open: DriverFlavour
+    fabricmanager: PackageName
+    nscq: PackageName
+    source: str  # of the Fabric Manager and NSCQ names
+    versionlock_package: PackageName | None = None  # what community.general.yum_versionlock needs (DNF)
+    versionlock_source: str | None = None
+
+    def flavour(self, kind: str) -> DriverFlavour:
+        return self.open if kind == "open" else self.proprietary
+
+
 class SoftwareCompat(Entry):
     architectures: dict[str, ArchSupport]
     cuda_drivers: dict[str, CudaDriver]
@@ -599,6 +643,15 @@ class SoftwareCompat(Entry):
     nccl_cuda_builds: tuple[NcclCudaBuilds, ...] = ()
     ofed_os_added: tuple[OfedOsAdded, ...] = ()
     fabric_manager: FabricManagerMatch | None = None
+    driver_packages: tuple[DriverPackages, ...] = ()
+
+    def driver_packages_for(self, os: str) -> DriverPackages | None:
+        return next((d for d in self.driver_packages if os in d.os), None)
+
+    def kernel_modules(self, sm_arch: int) -> Literal["open", "proprietary"]:
+        """The flavour a GPU of ``sm_arch`` gets: open where its architecture's entry requires it."""
+        found = self.arch_of(sm_arch)
+        return "open" if found is not None and found[1].kernel_modules == "open" else "proprietary"
 
     def arch_of(self, sm_arch: int) -> tuple[str, ArchSupport] | None:
         return next(((k, a) for k, a in self.architectures.items() if sm_arch in a.sm_archs), None)

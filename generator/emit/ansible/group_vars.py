@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from blueprints.catalog.perf import perf_data
+from blueprints.catalog.schema import for_branch
 from generator.deploy.addresses import onprem_plan
 from generator.deploy.images import image_tuned
 from generator.emit import nccl as nccl_emit
@@ -135,6 +136,7 @@ def all_vars(cluster: ResolvedCluster) -> str:
             }
         )
     )
+    out += _versionlock_vars(cluster)
     if image_tuned(cluster):
         out.append(
             "\n# The cloud's HPC image (Azure/azhpc-images) ships DOCA-OFED, NCCL and its own tuning: "
@@ -424,6 +426,7 @@ def _gpu_vars(cluster: ResolvedCluster, pool: ResolvedPool, profile: nccl_emit.N
                 "nvidia_driver_shipped": bool(platform is not None and platform.ships_driver),
             }
         ),
+        *_driver_packages(cluster, pool),
         "\n# NCCL settings derived from the resolved fabric (generator/emit/nccl.py); the reason and the\n"
         "# blueprint fact [source] of each are kept with it and land in /etc/nccl.conf.",
         yaml_block(
@@ -444,6 +447,59 @@ def _gpu_vars(cluster: ResolvedCluster, pool: ResolvedPool, profile: nccl_emit.N
     if topo is not None:
         out.append(comment("NCCL_TOPO_FILE layout: " + str(topo["reason"])))
     out.append(yaml_block({"nccl_topology": topo}))
+    return out
+
+
+def _versionlock_vars(cluster: ResolvedCluster) -> list[str]:
+    """The DNF plugin community.general.yum_versionlock needs, for the roles that lock packages with it."""
+    compat = cluster.catalog.software
+    pkgs = compat.driver_packages_for(cluster.software.os) if compat is not None else None
+    if pkgs is None or not pkgs.versionlock_package:
+        return []
+    lock = pkgs.versionlock_package
+    return [
+        "",
+        comment(f"DNF versionlock plugin [catalog:software.driver_packages]: {pkgs.versionlock_source}"),
+        yaml_block({"nvidia_driver_versionlock_package": lock, "doca_ofed_versionlock_package": lock}),
+    ]
+
+
+def _driver_packages(cluster: ResolvedCluster, pool: ResolvedPool) -> list[str]:
+    """The driver's kernel-module flavour for the pool's GPU architecture and the package names, signing key
+    and DNF module stream of the blueprint's OS, from blueprints/catalog/data/software.yaml."""
+    compat = cluster.catalog.software
+    if compat is None or pool.gpu is None or pool.gpu.vendor != "nvidia":
+        return []
+    flavour = compat.kernel_modules(pool.gpu.sm_arch)
+    found = compat.arch_of(pool.gpu.sm_arch)
+    why = found[1].kernel_modules_source if found is not None and found[1].kernel_modules else None
+    where = f"catalog:software.architectures.{found[0]}" if found is not None else "catalog:software"
+    out = [
+        "",
+        comment(f"NVIDIA kernel-module flavour [{where}]: " + (why or "none required, the proprietary kept")),
+        yaml_block({"nvidia_driver_flavor": flavour}),
+    ]
+    sw = cluster.software
+    pkgs = compat.driver_packages_for(sw.os)
+    if pkgs is None:
+        return out
+    kind = pkgs.flavour(flavour)
+    branch = sw.driver_branch
+    names: dict[str, Any] = {
+        "nvidia_driver_packages": [for_branch(p, branch) for p in kind.packages],
+        "nvidia_driver_version_package": for_branch(kind.version_package, branch),
+        "nvidia_driver_module_stream": for_branch(kind.module_stream, branch) if kind.module_stream else "",
+        "nvidia_driver_fabricmanager_package": for_branch(pkgs.fabricmanager, branch),
+        "nvidia_driver_nscq_package": for_branch(pkgs.nscq, branch),
+        "nvidia_driver_repo_key_file": pkgs.repo_key,
+    }
+    out.append(
+        comment(
+            f"Driver packages for {sw.os} [catalog:software.driver_packages]: {kind.source}; "
+            f"key {pkgs.repo_key_source}; Fabric Manager/NSCQ {pkgs.source}"
+        )
+    )
+    out.append(yaml_block(names))
     return out
 
 
