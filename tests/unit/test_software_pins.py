@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 from ansible.parsing.yaml.loader import AnsibleLoader
 from conftest import run_cli
@@ -149,12 +150,33 @@ def test_validate_refuses_a_driver_version_outside_its_branch_on_nvswitch(tmp_pa
     assert code == 1
     assert f"{path}:11:3: error SFT005" in out  # the software.driver_version line
     # NVIDIA/yum-packaging-fabric-manager: package nvidia-fabricmanager-<first field of the driver version>
-    assert "need nvidia-fabricmanager-570 at exactly 550.127.08" in out
+    assert "need nvidia-fabricmanager-570 (software.os ubuntu-22.04) at exactly 550.127.08" in out
     # the same pins on a server without NVSwitch have no Fabric Manager to match
     pcie = tmp_path / "pcie.yaml"
     pcie.write_text(path.read_text().replace("server: dgx-h100", "server: pcie-h100-8"))
     code, out, _ = run_cli("validate", str(pcie))
     assert " SFT005 " not in out, out
+
+
+@pytest.mark.parametrize(
+    ("os", "source"),
+    [
+        ("rhel-9", "fabricmanager.spec Name: nvidia-fabricmanager-%branch"),
+        ("ubuntu-24.04", "apt-packaging-fabric-manager"),
+    ],
+)
+def test_sft005_names_the_fabric_manager_package_of_the_blueprints_os(
+    tmp_path: Path, os: str, source: str
+) -> None:
+    """The package and its source come from the catalogue's entry for software.os (driver_packages), not the
+    Debian name for every OS."""
+    path = tmp_path / "fm.yaml"
+    text = (FIX / "SFT005" / "fail.yaml").read_text()
+    path.write_text(text.replace("software:\n", f"software:\n  os: {os}\n", 1))
+    code, out, _ = run_cli("validate", str(path))
+    assert code == 1
+    assert f"need nvidia-fabricmanager-570 (software.os {os}) at exactly 550.127.08" in out, out
+    assert source in out, out
 
 
 def test_an_nccl_release_without_a_recorded_build_list_is_named_as_unchecked(tmp_path: Path) -> None:

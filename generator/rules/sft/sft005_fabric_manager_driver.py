@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from blueprints.catalog.schema import for_branch
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
 
@@ -36,9 +37,14 @@ class FabricManagerCannotMatchDriver(Rule):
         if not pools:
             return
         fm = compat.fabric_manager
+        # the package of the blueprint's OS family (the same name on Debian and RedHat today, but sourced per
+        # family in the catalogue's driver_packages); the Debian prefix where the OS has no entry
+        pkgs = compat.driver_packages_for(sw.os)
+        package = for_branch(pkgs.fabricmanager, branch) if pkgs else f"{fm.package_prefix}{branch}"
+        source = f"{pkgs.source}; {fm.source}" if pkgs else fm.source
         yield self.finding(
             f"software.driver_version {sw.driver_version} is not a release of driver branch {branch}: "
-            f"the NVSwitch pools ({', '.join(pools)}) need {fm.package_prefix}{branch} at exactly "
-            f"{sw.driver_version}, which is not published ({fm.source})",
+            f"the NVSwitch pools ({', '.join(pools)}) need {package} (software.os {sw.os}) at exactly "
+            f"{sw.driver_version}, which is not published ({source})",
             ("software", "driver_version"),
         )
