@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from blueprints.catalog.appliances import appliance_model
 from blueprints.models.fabric import Partition, SubnetManager
+from generator.plan.attached import LAYER as APPLIANCE_LAYER
 from generator.plan.model import Plan
 from generator.resolve import ResolvedCluster, ResolvedFabric
 
@@ -78,13 +79,38 @@ def home_partition(sm: SubnetManager, pool: str) -> tuple[int, Partition] | None
 
 
 def ftree_shaped(plan: Plan, fabric: str) -> bool:
-    """Whether OpenSM's ftree routes this plan: at least two leaf switches under a top tier. Measured in
-    real OpenSM 3.3.23 on generated two-tier fat-trees (tests/realtools/test_opensm_generated.py): one
-    switch ("Fabric has 1 switches - topology is not fat-tree") and one leaf under one spine ("Failed to
-    find leaf switches - topology is not fat-tree") fell back to minhop; two leaves under a spine took
-    ftree."""
+    """Whether OpenSM's ftree routes this plan (``ftree_problem`` finds nothing)."""
+    return ftree_problem(plan, fabric) is None
+
+
+def ftree_problem(plan: Plan, fabric: str) -> str | None:
+    """Why OpenSM's ftree cannot route this plan, else None: it needs at least two leaf switches under a top
+    tier and every host (CA) on a leaf. Measured in real OpenSM 3.3.23 on generated fat-trees
+    (tests/realtools/test_opensm_generated.py, test_opensm_ftree.py): one switch ("Fabric has 1 switches -
+    topology is not fat-tree") and one leaf under one spine ("Failed to find leaf switches - topology is not
+    fat-tree") fell back to minhop; two leaves under a spine took ftree. An appliance cabled to a spine makes
+    that spine a leaf of rank 0 beside the others ("ERR AB2B: Found more than one root on fabric with maximum
+    rank 0", then minhop)."""
     roles = Counter(d.role for d in plan.switches(fabric))
-    return roles["leaf"] >= 2 and any(role != "leaf" for role in roles)
+    if roles["leaf"] < 2 or all(role == "leaf" for role in roles):
+        leaves, above = roles["leaf"], sum(roles.values()) - roles["leaf"]
+        return (
+            f"needs at least two leaf switches under a top tier, and the plan has {leaves} leaf switch(es) "
+            f'and {above} above: OpenSM 3.3.23 logs "topology is not fat-tree"'
+        )
+    kinds = plan.device_by_name
+    for link in plan.links_of(fabric):
+        if link.layer != APPLIANCE_LAYER:
+            continue
+        for end, far in ((link.a, link.b), (link.b, link.a)):
+            dev = kinds.get(end.device)
+            if dev is not None and dev.kind == "switch" and dev.role != "leaf":
+                return (
+                    f"takes hosts on leaf switches only, and appliance {far.device} is cabled to {dev.role} "
+                    f'{dev.name}: OpenSM 3.3.23 logs "ERR AB2B: Found more than one root on fabric with '
+                    'maximum rank 0"'
+                )
+    return None
 
 
 def _head_nodes(cluster: ResolvedCluster, fabric: str, sm: SubnetManager) -> tuple[str, ...]:

@@ -146,3 +146,25 @@ def test_opensm_rejects_broken_superpod(simulator: Callable[[str, str], Simulato
     assert re.search(r"ERR AB0[BC]", run.log), run.log[-4000:]
     assert "Fabric topology is not a fat-tree" in run.log
     assert "minhop tables configured on all switches" in run.log
+
+
+SPINE_APPLIANCE = FIXTURES / "ft2-spine-appliance.yaml"
+
+
+def test_an_appliance_on_a_spine_is_no_fat_tree_for_opensm(
+    tmp_path: Path, simulator: Callable[[str, str], Simulator]
+) -> None:
+    """A host cabled to a spine: real OpenSM's ftree refuses the fabric (ERR AB2B, two roots of rank 0) and
+    routes minhop, so the plan's default engine is minhop; the same fabric without it routes with ftree."""
+    from generator.plan.subnet_manager import routing_engine
+
+    bare = tmp_path / "bare.yaml"
+    bare.write_text(SPINE_APPLIANCE.read_text().split("appliances:")[0])
+    for blueprint, engine in ((bare, "ftree"), (SPINE_APPLIANCE, "minhop")):
+        plan = plan_of(str(blueprint))
+        assert routing_engine(plan.cluster.fabrics["compute"], plan) == engine
+        net = sim_netfile(plan, "compute")
+        run = simulator(net, blueprint.stem).opensm(first_ca(net), "ftree")
+        assert run.ftree_ok == (engine == "ftree"), run.log[-4000:]
+        assert f"{engine} tables configured on all switches" in run.log, run.log[-4000:]
+    assert "ERR AB2B" in run.log, run.log[-4000:]

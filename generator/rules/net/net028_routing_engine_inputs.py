@@ -36,6 +36,9 @@ class RoutingEngineInputs(Rule):
     * ``ftree`` also needs at least two leaf switches under a top tier: on a one-switch fabric OpenSM logged
       "Fabric has 1 switches - topology is not fat-tree", on one leaf under one spine "Failed to find leaf
       switches - topology is not fat-tree" (the default engine is then minhop: ``ftree_shaped``).
+    * ``ftree`` also takes hosts on leaf switches only: with an appliance cabled to a spine OpenSM logged
+      "ERR AB2B: Found more than one root on fabric with maximum rank 0" and configured minhop tables
+      (tests/realtools/test_opensm_ftree.py).
 
     Only ``kind: opensm`` is checked: its opensm.conf is what ``generate`` writes.
     """
@@ -55,7 +58,7 @@ class RoutingEngineInputs(Rule):
             yield from self._engines(fab, sm.routing_engine.split(","), ctx.plan)
 
     def _engines(self, fab: ResolvedFabric, engines: list[str], plan: Plan | None) -> Iterator[Finding]:
-        from generator.plan.subnet_manager import ftree_shaped
+        from generator.plan.subnet_manager import ftree_problem
 
         path = (*fab.source_path, "subnet_manager", "routing_engine")
         topology = fab.topology_kind or "unknown"
@@ -73,13 +76,9 @@ class RoutingEngineInputs(Rule):
                     "top tier to root it: OpenSM 3.3.23 finds none and routes with minhop",
                     path,
                 )
-            elif engine == "ftree" and plan is not None and not ftree_shaped(plan, fab.name):
-                leaves = sum(1 for d in plan.switches(fab.name) if d.role == "leaf")
-                above = len(plan.switches(fab.name)) - leaves
+            elif engine == "ftree" and plan is not None and (why := ftree_problem(plan, fab.name)):
                 yield self.finding(
-                    f"{fab.name} routing_engine ftree needs at least two leaf switches under a top tier, and "
-                    f"the plan has {leaves} leaf switch(es) and {above} above: "
-                    'OpenSM 3.3.23 logs "topology is not fat-tree" and routes with minhop',
+                    f"{fab.name} routing_engine ftree {why} and routes with minhop",
                     path,
-                    hint="leave routing_engine unset (minhop on such a small fabric) or set minhop",
+                    hint="leave routing_engine unset (minhop where ftree cannot route) or set minhop",
                 )

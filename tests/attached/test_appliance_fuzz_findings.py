@@ -1,0 +1,64 @@
+"""Appliances a reviewer's fuzz found mishandled: on a spine (ftree), named like keywords or like a switch in
+another case, on ports growth needs, and links naming a switch in another case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import run_cli
+
+BASE = """apiVersion: cluster-blueprint/v1
+name: fuzz
+site: {name: dc1, rows: 1, racks_per_row: 8, rack: {units: 48, power_kw: 44}}
+pools:
+  - {name: dgx, role: gpu, count: 4, server: dgx-h100, placement: {nodes_per_rack: 2}}
+  - {name: mgmt, role: management, count: 2, server: cpu-1u}
+fabrics:
+  compute:
+    technology: infiniband-ndr
+    topology: {kind: fat-tree, tiers: 2, switch: qm9700, rail_optimized: true, scalable_unit: 4}
+    subnet_manager: {kind: opensm, ha: true}
+appliances:
+  - {name: spare01, links: [{switch: c-leaf-su1-r0, port: 40}], rack_units: 1, power_w: 300}
+"""
+
+
+def _blueprint(tmp_path: Path, *edits: tuple[str, str]) -> Path:
+    text = BASE
+    for old, new in edits:
+        assert old in text
+        text = text.replace(old, new)
+    out = tmp_path / "fuzz.yaml"
+    out.write_text(text)
+    return out
+
+
+def _line_of(path: Path, needle: str) -> int:
+    return next(i for i, ln in enumerate(path.read_text().splitlines(), start=1) if needle in ln)
+
+
+ON_SPINE = ("{switch: c-leaf-su1-r0, port: 40}", "{switch: c-spine-001, port: 40}")
+EXPLICIT_FTREE = ("{kind: opensm, ha: true}", "{kind: opensm, ha: true, routing_engine: ftree}")
+
+
+def test_an_appliance_on_a_spine_makes_the_default_engine_minhop(tmp_path: Path) -> None:
+    """OpenSM's ftree takes hosts on leaves only (real OpenSM: tests/realtools/test_opensm_ftree.py)."""
+    for edits, engine in (((), "ftree"), ((ON_SPINE,), "minhop")):
+        out = tmp_path / engine
+        code, _o, err = run_cli("generate", str(_blueprint(tmp_path, *edits)), "-o", str(out), "-q")
+        assert code == 0, err
+        confs = list((out / "subnet_manager" / "compute").glob("*/opensm.conf"))
+        assert len(confs) == 2  # the HA pair
+        for conf in confs:
+            assert f"\nrouting_engine {engine}\n" in conf.read_text()
+
+
+def test_an_explicit_ftree_with_an_appliance_on_a_spine_is_net028(tmp_path: Path) -> None:
+    code, out, err = run_cli("validate", str(_blueprint(tmp_path, EXPLICIT_FTREE)))
+    assert code == 0 and "NET028" not in out, out + err
+    bp = _blueprint(tmp_path, EXPLICIT_FTREE, ON_SPINE)
+    code, out, err = run_cli("validate", str(bp))
+    errors = [ln for ln in out.splitlines() if " error NET028 " in ln]
+    assert code == 1 and errors, out + err
+    assert errors[0].startswith(f"{bp}:{_line_of(bp, 'routing_engine')}:")
+    assert "appliance spare01 is cabled to spine c-spine-001" in errors[0] and "ERR AB2B" in errors[0]
