@@ -62,3 +62,20 @@ def test_an_explicit_ftree_with_an_appliance_on_a_spine_is_net028(tmp_path: Path
     assert code == 1 and errors, out + err
     assert errors[0].startswith(f"{bp}:{_line_of(bp, 'routing_engine')}:")
     assert "appliance spare01 is cabled to spine c-spine-001" in errors[0] and "ERR AB2B" in errors[0]
+
+
+def test_appliance_names_are_checked_as_host_names(tmp_path: Path) -> None:
+    """`all` is Ansible's every-host group and `localhost` the operator's machine: appliances.yml hosts."""
+    bp = _blueprint(
+        tmp_path,
+        ("  - {name: spare01,", "  - {name: localhost,"),
+        ("power_w: 300}\n", "power_w: 300}\n  - {name: all, ports: 1, rack_units: 1, power_w: 300}\n"),
+    )
+    code, out, err = run_cli("validate", str(bp))
+    errors = [ln for ln in out.splitlines() if " error PLN002 " in ln]
+    assert code == 1 and len(errors) == 2, out + err
+    assert errors[0].startswith(f"{bp}:{_line_of(bp, 'localhost')}:") and "appliance `localhost`" in errors[0]
+    assert (
+        errors[1].startswith(f"{bp}:{_line_of(bp, 'name: all')}:")
+        and "appliance `all`: reserved" in errors[1]
+    )

@@ -37,11 +37,12 @@ def _problem(name: str) -> str | None:
 
 
 class HostNames(Rule):
-    """A host or switch name that is not a host name, checked on the names the blueprint produces.
+    """A host, switch or appliance name that is not a host name, checked on the names the blueprint produces.
 
-    Every node and switch name becomes an Ansible inventory host, an ssh target, a Slurm node name, a DNS
-    name and an OpenSM node description, so each must be one RFC 1123 label (letters, digits and hyphens,
-    1-63 characters, not starting or ending with a hyphen), not all digits and not an address literal:
+    Every node, switch and appliance name becomes an Ansible inventory host, an ssh target, a DNS name and
+    an OpenSM node description (a node's a Slurm node name too), so each must be one RFC 1123 label
+    (letters, digits and hyphens, 1-63 characters, not starting or ending with a hyphen), not all digits
+    and not an address literal:
     ``0x7f000001`` is a valid name template's output, and ``inet_aton`` (which Ansible's ssh connection
     uses through getaddrinfo) reads it as 127.0.0.1, so the play would run against the operator's own
     machine; a name starting with ``-`` reaches ssh and ansible as an option. The check runs on what the
@@ -72,6 +73,10 @@ class HostNames(Rule):
             names: SwitchNames | None = getattr(fab.spec.topology, "names", None)
             if names is not None:
                 yield from self._fabric(ctx, cluster, fab, names)
+        for i, appliance in enumerate(cluster.blueprint.appliances):  # inventory hosts and ssh targets too
+            problem = _problem(appliance.name)
+            if problem is not None:
+                yield self.finding(f"appliance `{appliance.name}`: {problem}", ("appliances", i, "name"))
 
     def _pool(self, spec: NodePool, hostnames: tuple[str, ...], path: Path) -> Iterator[Finding]:
         for i, name in enumerate(hostnames):
