@@ -178,11 +178,18 @@ def resolve_attachments(
 ) -> list[Attachment]:
     """Every declared appliance with its checked ports and figures (declared first, then auto per fabric)."""
     specs = list(enumerate(cluster.blueprint.appliances))
-    taken = {h: f"a host of pool `{p.name}`" for p in cluster.pools for h in p.hostnames}
-    taken.update((name, f"a switch of the {d.fabric} fabric") for name, d in switches.items())
-    for i, a in specs:  # one device, one name: NetBox rows and cable ends are found by it
-        if a.name in taken:
-            raise AttachError(f"appliance `{a.name}`: the name is also {taken[a.name]}", _path(i, "name"))
+    # one device, one name: NetBox rows and cable ends are found by it, compared without case as DNS, LLDP
+    # and OpenSM compare names (RFC 4343; generator/plan/build.py _check_unique_names for hosts and switches)
+    taken = {h.lower(): f"a host of pool `{p.name}` (`{h}`)" for p in cluster.pools for h in p.hostnames}
+    taken.update((n.lower(), f"a switch of the {d.fabric} fabric (`{n}`)") for n, d in switches.items())
+    for i, a in specs:
+        other = taken.get(a.name.lower())
+        if other is not None:
+            raise AttachError(
+                f"appliance `{a.name}`: the name is also {other} (names are compared without case: DNS, LLDP "
+                "and OpenSM do)",
+                _path(i, "name"),
+            )
     per_fabric: dict[str, _Ports] = {}
     chosen: dict[int, list[tuple[str, int]]] = {}
     for i, a in specs:

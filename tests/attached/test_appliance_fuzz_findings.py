@@ -79,3 +79,14 @@ def test_appliance_names_are_checked_as_host_names(tmp_path: Path) -> None:
         errors[1].startswith(f"{bp}:{_line_of(bp, 'name: all')}:")
         and "appliance `all`: reserved" in errors[1]
     )
+
+
+def test_an_appliance_named_like_a_switch_in_another_case_is_refused(tmp_path: Path) -> None:
+    """DNS, LLDP and OpenSM compare names without case: switch `SPARE01` and appliance `spare01` are one name
+    (the schema keeps host and appliance names lower case; a switch's site name may not be)."""
+    bp = _blueprint(tmp_path, ("scalable_unit: 4}", "scalable_unit: 4, names: {spine: {names: [SPARE01]}}}"))
+    code, out, err = run_cli("validate", str(bp))
+    errors = [ln for ln in out.splitlines() if " error PLN001 " in ln]
+    assert code == 1 and errors, out + err
+    assert "the name is also a switch of the compute fabric (`SPARE01`) (names are compared" in errors[0]
+    assert errors[0].startswith(f"{bp}:{_line_of(bp, 'name: spare01')}:"), errors
