@@ -23,11 +23,13 @@ from dataclasses import dataclass
 from blueprints.catalog.appliances import ApplianceModel, appliance_model, appliance_models
 from blueprints.catalog.load import did_you_mean
 from blueprints.models.appliance import Appliance
+from blueprints.models.naming import parse_ports
+from blueprints.models.topology import FatTree
 from generator.plan.media import MediaChooser, Position
 from generator.plan.model import BomLine, Device, Endpoint, Link
 from generator.plan.placement import Placed, PlacedRack, put_in_rack
-from generator.resolve import ResolvedCluster
-from generator.topology.base import BuiltFabric, Terminal
+from generator.resolve import ResolvedCluster, ResolvedFabric
+from generator.topology.base import BuiltFabric, FatTreeParams, Terminal
 
 _APPLIANCE_PORT = re.compile(r"^p([1-9][0-9]{0,2})$")
 
@@ -102,13 +104,45 @@ def _model(a: Appliance, i: int) -> ApplianceModel | None:
     return m
 
 
+def growth_ports(rf: ResolvedFabric, built: BuiltFabric) -> set[tuple[str, int]]:
+    """The (switch, port)s of today's leaves that the fat-tree's ``growth_nodes`` will cable nodes to, as
+    generator/topology/fat_tree.py numbers them (rail-optimised: node i on port i mod SU of its SU's rail
+    leaves; else the terminals in order over the leaves), in the site's port layout. An appliance put there
+    by ``ports: N`` moved to another port when the fabric grew, its running cable with it."""
+    topo, params = rf.spec.topology, built.params
+    if not isinstance(topo, FatTree) or not topo.growth_nodes or not isinstance(params, FatTreeParams):
+        return set()
+    layout = topo.port_layout or (rf.switch.port_layout if rf.switch else None)
+    down = parse_ports(layout.down) if layout else None
+    leaves = [s.name for s in built.switches if s.tier == "leaf"]
+    node_ends = [
+        ln.a.port for ln in built.links if ln.layer == "node_leaf" and isinstance(ln.a.port, Terminal)
+    ]
+    hosts = len({t.host for t in node_ends})
+    rails, per_leaf = max(1, params.rails), params.down
+    logical: list[tuple[int, int]] = []  # (leaf index, builder port)
+    if params.rail_optimized:
+        for i in range(hosts, topo.growth_nodes):
+            su = i // per_leaf
+            if (su + 1) * rails > len(leaves):
+                break  # a new scalable unit: new leaves
+            logical += [(su * rails + r, i % per_leaf + 1) for r in range(rails)]
+    else:
+        end = min(topo.growth_nodes * rails, len(leaves) * per_leaf)
+        logical = [(k // per_leaf, k % per_leaf + 1) for k in range(len(node_ends), end)]
+    if down is None:
+        return {(leaves[j], p) for j, p in logical}
+    return {(leaves[j], down[p - 1]) for j, p in logical if p <= len(down)}
+
+
 class _Ports:
     """The switch ports of one fabric: which exist, which the topology or an earlier appliance took."""
 
-    def __init__(self, fabric: str, switches: Mapping[str, Device], built: BuiltFabric) -> None:
-        self.fabric = fabric
-        self.switches = {n: d for n, d in switches.items() if d.fabric == fabric}
+    def __init__(self, rf: ResolvedFabric, switches: Mapping[str, Device], built: BuiltFabric) -> None:
+        self.fabric = rf.name
+        self.switches = {n: d for n, d in switches.items() if d.fabric == rf.name}
         self.taken = used_ports(built)
+        self.growth = growth_ports(rf, built)  # free today, a node's once the fabric grows: never chosen
 
     def claim(self, a: Appliance, i: int, j: int, switch: str, port: int) -> None:
         where = _path(i, "links", j)
@@ -141,7 +175,11 @@ class _Ports:
         )
         out = []
         for d in reversed(leaves):
-            free = [(d.name, p) for p in range(1, d.ports + 1) if (d.name, p) not in self.taken]
+            free = [
+                (d.name, p)
+                for p in range(1, d.ports + 1)
+                if (d.name, p) not in self.taken and (d.name, p) not in self.growth
+            ]
             if free:
                 out.append(free)
         return out
@@ -159,8 +197,9 @@ def _auto(specs: list[tuple[int, Appliance]], ports: _Ports) -> dict[int, list[t
             if not pools:
                 raise AttachError(
                     f"appliance `{a.name}`: the {ports.fabric} fabric has no free leaf port left for its "
-                    f"{a.ports} cable(s) (the topology uses every port; leave a node slot free, as NVIDIA's "
-                    "SuperPOD does with 127 nodes in 4 scalable units of 32)",
+                    f"{a.ports} cable(s) (the topology {'and growth_nodes use' if ports.growth else 'uses'} "
+                    "every port; leave a node slot free, as NVIDIA's SuperPOD does with 127 nodes in 4 "
+                    "scalable units of 32)",
                     _path(i, "ports"),
                 )
             leaf = pools.pop(0)  # the next leaf in turn, then to the back of the queue
@@ -198,7 +237,8 @@ def resolve_attachments(
                 f"appliance `{a.name}`: the {a.fabric} fabric has no switches in the plan to cable it to",
                 _path(i, "fabric"),
             )
-        ports = per_fabric.setdefault(a.fabric, _Ports(a.fabric, switches, builts[a.fabric]))
+        rf = cluster.fabrics[a.fabric]
+        ports = per_fabric.setdefault(a.fabric, _Ports(rf, switches, builts[a.fabric]))
         for j, ln in enumerate(a.links or []):
             ports.claim(a, i, j, ln.switch, ln.port)
         if a.links:

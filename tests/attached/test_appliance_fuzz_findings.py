@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import run_cli
 
 BASE = """apiVersion: cluster-blueprint/v1
@@ -90,3 +91,44 @@ def test_an_appliance_named_like_a_switch_in_another_case_is_refused(tmp_path: P
     assert code == 1 and errors, out + err
     assert "the name is also a switch of the compute fabric (`SPARE01`) (names are compared" in errors[0]
     assert errors[0].startswith(f"{bp}:{_line_of(bp, 'name: spare01')}:"), errors
+
+
+def _appliance_cables(bp: Path) -> list[tuple[str, str]]:
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+
+    plan = build_plan(load_and_resolve(bp)[1])
+    return [(ln.a.device, ln.a.port) for ln in plan.links if ln.layer == "appliance_switch"]
+
+
+def _node_ports(bp: Path) -> set[tuple[str, str]]:
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+
+    plan = build_plan(load_and_resolve(bp)[1])
+    return {(ln.b.device, ln.b.port) for ln in plan.links if ln.layer == "node_leaf"}
+
+
+@pytest.mark.parametrize(
+    "topology",
+    [
+        "{kind: fat-tree, tiers: 2, switch: qm9700, rail_optimized: true, scalable_unit: 4, growth_nodes: 4}",
+        "{kind: fat-tree, tiers: 2, switch: qm9700, rail_optimized: false, growth_nodes: 4}",
+        "{kind: fat-tree, tiers: 2, switch: qm9700, rail_optimized: true, scalable_unit: 4, growth_nodes: 4, "
+        "port_layout: {down: '4,3,2,1', up: 5-8}}",
+    ],
+    ids=["rail-optimised", "flat", "port-layout"],
+)
+def test_growing_within_growth_nodes_keeps_the_appliance_cable(tmp_path: Path, topology: str) -> None:
+    """A `ports: 1` appliance is cabled to a port no node takes as the fabric grows to its growth_nodes: the
+    4th DGX went to the port the appliance had with 3 and moved its cable."""
+    edits = (
+        ("{kind: fat-tree, tiers: 2, switch: qm9700, rail_optimized: true, scalable_unit: 4}", topology),
+        ("links: [{switch: c-leaf-su1-r0, port: 40}]", "ports: 1"),
+    )
+    cables = {}
+    for count in (3, 4):
+        bp = _blueprint(tmp_path, ("count: 4, server: dgx-h100", f"count: {count}, server: dgx-h100"), *edits)
+        cables[count] = _appliance_cables(bp)
+        assert not set(cables[count]) & _node_ports(bp)
+    assert len(cables[3]) == 1 and cables[3] == cables[4]
