@@ -143,16 +143,21 @@ class _Ports:
         self.switches = {n: d for n, d in switches.items() if d.fabric == rf.name}
         self.taken = used_ports(built)
         self.growth = growth_ports(rf, built)  # free today, a node's once the fabric grows: never chosen
+        # switch names are one name in any case (DNS, LLDP, OpenSM; the plan keeps them unique so): a link to
+        # `ib-su1-r1` is a link to the site's `IB-SU1-R1`
+        self.folded = {n.lower(): d for n, d in self.switches.items()}
 
-    def claim(self, a: Appliance, i: int, j: int, switch: str, port: int) -> None:
+    def claim(self, a: Appliance, i: int, j: int, switch: str, port: int) -> str:
+        """Takes the port for ``a``; the switch's name as the plan spells it."""
         where = _path(i, "links", j)
-        dev = self.switches.get(switch)
+        dev = self.switches.get(switch) or self.folded.get(switch.lower())
         if dev is None:
             hint = did_you_mean(switch, sorted(self.switches)) or "`blueprint plan` lists the switches"
             raise AttachError(
                 f"appliance `{a.name}`: no switch `{switch}` on the {self.fabric} fabric ({hint})",
                 (*where, "switch"),
             )
+        switch = dev.name
         if port > dev.ports:
             raise AttachError(
                 f"appliance `{a.name}`: switch {switch} has ports 1-{dev.ports}, not {port}", (*where, "port")
@@ -164,6 +169,7 @@ class _Ports:
                 (*where, "port"),
             )
         self.taken[(switch, port)] = a.name
+        return switch
 
     def free_leaf_ports(self) -> list[list[tuple[str, int]]]:
         """Free ports per candidate switch, the fabric's last leaves first (the RA's free node slot)."""
@@ -239,10 +245,8 @@ def resolve_attachments(
             )
         rf = cluster.fabrics[a.fabric]
         ports = per_fabric.setdefault(a.fabric, _Ports(rf, switches, builts[a.fabric]))
-        for j, ln in enumerate(a.links or []):
-            ports.claim(a, i, j, ln.switch, ln.port)
         if a.links:
-            chosen[i] = [(ln.switch, ln.port) for ln in a.links]
+            chosen[i] = [(ports.claim(a, i, j, ln.switch, ln.port), ln.port) for j, ln in enumerate(a.links)]
     for fabric, ports in per_fabric.items():
         chosen.update(_auto([(i, a) for i, a in specs if a.fabric == fabric and a.ports], ports))
     out = []
@@ -255,6 +259,15 @@ def resolve_attachments(
     return out
 
 
+def _rack_id(racks: list[PlacedRack], name: str) -> str:
+    """The plan's rack ``name`` names: itself, else the one rack of that name in another case (``r01-01``
+    for the site's ``R01-01``, as a rack label is read); unknown names stay for put_in_rack to refuse."""
+    if any(r.id == name for r in racks):
+        return name
+    folded = [r.id for r in racks if r.id.lower() == name.lower()]
+    return folded[0] if len(folded) == 1 else name
+
+
 def place_attachments(atts: list[Attachment], racks: list[PlacedRack], placed: dict[str, Placed]) -> None:
     """Each appliance with a known height and draw into its declared rack, else its first switch's rack."""
     for att in atts:
@@ -262,7 +275,7 @@ def place_attachments(atts: list[Attachment], racks: list[PlacedRack], placed: d
             continue  # rule NET024 asks for the figures; the device stays unracked until then
         a = att.spec
         switch_rack = placed[att.ports[0][0]].rack if att.ports[0][0] in placed else None
-        rack = a.rack or switch_rack
+        rack = _rack_id(racks, a.rack) if a.rack else switch_rack
         if rack is None:
             continue
         problem = put_in_rack(racks, rack, a.name, att.height_u, att.power_kw, placed)

@@ -132,3 +132,21 @@ def test_growing_within_growth_nodes_keeps_the_appliance_cable(tmp_path: Path, t
         cables[count] = _appliance_cables(bp)
         assert not set(cables[count]) & _node_ports(bp)
     assert len(cables[3]) == 1 and cables[3] == cables[4]
+
+
+def test_a_link_and_rack_in_another_case_name_the_plans_switch_and_rack(tmp_path: Path) -> None:
+    """`ib-su1-r1` is the site's `IB-SU1-R1` (switch names are one name in any case): it was "no switch"."""
+    bp = _blueprint(
+        tmp_path,
+        ("scalable_unit: 4}", "scalable_unit: 4, names: {leaf: {template: 'IB-SU{su}-R{rail}'}}}"),
+        ("rack: {units: 48", "rack_names: {template: 'R{row:02}-{position:02}'}, rack: {units: 48"),
+        ("{switch: c-leaf-su1-r0, port: 40}]", "{switch: ib-su1-r1, port: 40}], rack: r01-08"),
+    )
+    code, out, err = run_cli("validate", str(bp))
+    assert code == 0, out + err
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+
+    plan = build_plan(load_and_resolve(bp)[1])
+    cables = [(ln.a.device, ln.a.port) for ln in plan.links if ln.layer == "appliance_switch"]
+    assert cables == [("IB-SU1-R1", "40")] and plan.device_by_name["spare01"].rack == "R01-08"
