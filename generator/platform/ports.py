@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from blueprints.catalog.schema import MappedPort, Platform
+from generator.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from blueprints.catalog import Catalog
@@ -114,6 +115,29 @@ def port_names(
         if purpose == "compute" and chosen and all(p.gpu is not None for p in chosen):
             chosen.sort(key=lambda p: p.gpu if p.gpu is not None else 0)
         out[purpose] = chosen
+    return out
+
+
+def declared_gpu_problems(pool: NodePool, pool_index: int, gpus: int) -> list[Finding]:
+    """A declared port paired with a GPU the server does not have: compute ports are put in rail order by
+    their ``gpu`` (``port_names``), so `gpu: 9` on an 8-GPU server silently moved its port behind the others
+    and crossed the rails. Several ports naming one GPU are left alone: servers with more rail NICs than
+    GPUs pair several with each (AWS p5: 32 EFA devices for 8 GPUs)."""
+    out = []
+    for j, port in enumerate(pool.ports or ()):
+        if port.gpu is None or port.gpu < gpus:
+            continue
+        has = f"GPUs 0-{gpus - 1}" if gpus else "no GPU"
+        out.append(
+            Finding(
+                "SCHEMA",
+                Severity.ERROR,
+                f"pool `{pool.name}`: ports[{j}] is paired with gpu {port.gpu}, and its server has {has}",
+                ("pools", pool_index, "ports", j, "gpu"),
+                "give the index (from 0) of the GPU that shares the port's PCIe switch (nvidia-smi topo -m), "
+                "or leave `gpu` out",
+            )
+        )
     return out
 
 

@@ -13,7 +13,7 @@ from blueprints.models import NodePool
 from blueprints.models.naming import is_safe_name, render_template, template_fields
 from blueprints.models.nodes import ServerSpec
 from generator.findings import Finding, Path, Severity
-from generator.platform.ports import port_names
+from generator.platform.ports import declared_gpu_problems, port_names
 from generator.resolve.model import ResolvedPool
 from generator.resolve.ports import extra_ports, pool_ports
 
@@ -200,6 +200,10 @@ def resolve_pool(
             return None
     nvlink = _nvlink(srv, gpu, cat, errors)
     if nvlink is None:
+        return None
+    gpu_problems = declared_gpu_problems(pool, i, server.gpus)
+    if gpu_problems:
+        errors.extend(gpu_problems)
         return None
     names = port_names(cat, pool.server or "custom", pool, i)
     ports = pool_ports(server, pool, cat, fabric_kinds, errors, srv.path, names)
