@@ -106,12 +106,14 @@ def _model(a: Appliance, i: int) -> ApplianceModel | None:
 
 def growth_ports(rf: ResolvedFabric, built: BuiltFabric) -> set[tuple[str, int]]:
     """The (switch, port)s of today's leaves that the fat-tree's ``growth_nodes`` will cable nodes to, as
-    generator/topology/fat_tree.py numbers them (rail-optimised: node i on port i mod SU of its SU's rail
-    leaves; else the terminals in order over the leaves), in the site's port layout. An appliance put there
+    generator/topology/fat_tree.py numbers them (its rail_node_port / flat_terminal_port), in the site's port
+    layout. An appliance put there
     by ``ports: N`` moved to another port when the fabric grew, its running cable with it."""
     topo, params = rf.spec.topology, built.params
     if not isinstance(topo, FatTree) or not topo.growth_nodes or not isinstance(params, FatTreeParams):
         return set()
+    from generator.topology.fat_tree import flat_terminal_port, rail_node_port  # as plan/build.py: late
+
     layout = topo.port_layout or (rf.switch.port_layout if rf.switch else None)
     down = parse_ports(layout.down) if layout else None
     leaves = [s.name for s in built.switches if s.tier == "leaf"]
@@ -120,16 +122,16 @@ def growth_ports(rf: ResolvedFabric, built: BuiltFabric) -> set[tuple[str, int]]
     ]
     hosts = len({t.host for t in node_ends})
     rails, per_leaf = max(1, params.rails), params.down
-    logical: list[tuple[int, int]] = []  # (leaf index, builder port)
+    # (leaf index, builder port) as the builder numbers a node's ports; those on new leaves are no concern
     if params.rail_optimized:
-        for i in range(hosts, topo.growth_nodes):
-            su = i // per_leaf
-            if (su + 1) * rails > len(leaves):
-                break  # a new scalable unit: new leaves
-            logical += [(su * rails + r, i % per_leaf + 1) for r in range(rails)]
+        grown = [
+            rail_node_port(i, r, per_leaf, rails)
+            for i in range(hosts, topo.growth_nodes)
+            for r in range(rails)
+        ]
     else:
-        end = min(topo.growth_nodes * rails, len(leaves) * per_leaf)
-        logical = [(k // per_leaf, k % per_leaf + 1) for k in range(len(node_ends), end)]
+        grown = [flat_terminal_port(k, per_leaf) for k in range(len(node_ends), topo.growth_nodes * rails)]
+    logical = [(j, p) for j, p in grown if j < len(leaves)]
     if down is None:
         return {(leaves[j], p) for j, p in logical}
     return {(leaves[j], down[p - 1]) for j, p in logical if p <= len(down)}

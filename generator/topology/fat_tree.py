@@ -110,6 +110,18 @@ def _check_request(nodes: Sequence[Sequence[Terminal]], tiers: int, radix: int, 
     return rails
 
 
+def rail_node_port(node: int, rail: int, su_nodes: int, rails: int) -> tuple[int, int]:
+    """(leaf index, leaf port) of the ``node``-th node's ``rail`` on a rail-optimised fat-tree: one leaf per
+    rail per scalable unit of ``su_nodes`` nodes, node i on port i mod su_nodes + 1 (growth appends)."""
+    return (node // su_nodes) * rails + rail, node % su_nodes + 1
+
+
+def flat_terminal_port(index: int, down: int) -> tuple[int, int]:
+    """(leaf index, leaf port) of the ``index``-th terminal on a fat-tree that is not rail-optimised: the
+    terminals fill leaves of ``down`` node ports in order."""
+    return index // down, index % down + 1
+
+
 def _rail_leaves(nodes: Sequence[Sequence[Terminal]], req: _Request, shape: LeafShape) -> LeafLayer:
     """One leaf per rail per SU; node-leaf cables by SU, node, rail (growth appends cables)."""
     su_nodes = shape.down
@@ -120,10 +132,9 @@ def _rail_leaves(nodes: Sequence[Sequence[Terminal]], req: _Request, shape: Leaf
     ]
     links: list[RawLink] = []
     for i, terms in enumerate(nodes):
-        su = i // su_nodes
         for r, term in enumerate(terms):
-            leaf = leaves[su * rails + r].name
-            links.append(RawLink(PortRef(term.host, term), PortRef(leaf, i % su_nodes + 1), "node_leaf", r))
+            j, port = rail_node_port(i, r, su_nodes, rails)
+            links.append(RawLink(PortRef(term.host, term), PortRef(leaves[j].name, port), "node_leaf", r))
     return LeafLayer(leaves, links, ceil_div(req.target_nodes, su_nodes) * rails, su_nodes)
 
 
@@ -136,13 +147,9 @@ def _flat_leaves(nodes: Sequence[Sequence[Terminal]], req: _Request, shape: Leaf
         LeafMeta(f"{req.prefix}-leaf-{j + 1:03d}", None, None) for j in range(ceil_div(len(flat), down))
     ]
     links = [
-        RawLink(
-            PortRef(term.host, term),
-            PortRef(leaves[idx // down].name, idx % down + 1),
-            "node_leaf",
-            term.rail,
-        )
+        RawLink(PortRef(term.host, term), PortRef(leaves[j].name, port), "node_leaf", term.rail)
         for idx, term in enumerate(flat)
+        for j, port in (flat_terminal_port(idx, down),)
     ]
     su_nodes = down // per_node if per_node <= down else 1
     return LeafLayer(leaves, links, ceil_div(req.target_nodes * per_node, down), su_nodes)
