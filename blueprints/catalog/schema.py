@@ -636,6 +636,27 @@ class DriverPackages(Entry):
         return self.open if kind == "open" else self.proprietary
 
 
+class ImexPackage(Entry):
+    """The IMEX package of one OS family's repository: ``<package_prefix><driver branch>``."""
+
+    package_prefix: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9.+-]*-$")]
+    source: str
+
+
+class ImexFacts(Entry):
+    """NVIDIA IMEX on multi-node NVLink systems: package per OS family (Ansible's ``ansible_os_family``), the
+    systemd service, the main config file, its key naming the node list, and the node list's path."""
+
+    packages: dict[Literal["Debian", "RedHat"], ImexPackage]
+    service: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
+    service_source: str
+    config_file: Annotated[str, StringConstraints(pattern=r"^/[A-Za-z0-9._/-]+$")]
+    config_source: str
+    node_config_key: Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9_]*$")]
+    nodes_config_file: Annotated[str, StringConstraints(pattern=r"^/[A-Za-z0-9._/-]+$")]
+    nodes_config_source: str
+
+
 class SoftwareCompat(Entry):
     architectures: dict[str, ArchSupport]
     cuda_drivers: dict[str, CudaDriver]
@@ -644,6 +665,7 @@ class SoftwareCompat(Entry):
     ofed_os_added: tuple[OfedOsAdded, ...] = ()
     fabric_manager: FabricManagerMatch | None = None
     driver_packages: tuple[DriverPackages, ...] = ()
+    imex: ImexFacts | None = None
 
     def driver_packages_for(self, os: str) -> DriverPackages | None:
         return next((d for d in self.driver_packages if os in d.os), None)
