@@ -388,6 +388,7 @@ def pool_vars(cluster: ResolvedCluster, plan: Plan, pool: ResolvedPool) -> str:
         return "\n".join(out) + "\n"
     profile = nccl_emit.derive(cluster, pool, plan)
     out.extend(_gpu_vars(cluster, pool, profile))
+    out.extend(_imex_vars(cluster, pool))
     out.extend(_roce_qos_vars(cluster, pool, compute=profile.transport == "roce"))
     acc, notes = _acceptance(cluster, plan, pool)
     out.append("\n# Acceptance thresholds and expectations from the plan")
@@ -552,3 +553,48 @@ def _roce_qos_class(
     if fabric.spec.mtu:  # the role sets it after netplan has; without it, the role's default
         qos["mtu"] = fabric.spec.mtu
     return qos, note
+
+
+def nvlink_domains(cluster: ResolvedCluster) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Each pool's multi-node NVLink domains by name (``nvl01``, ...), numbered over the pools in order
+    with the width topology-block.conf's block names have: the grouping is ResolvedPool.nvlink_domains,
+    the one Slurm's blocks and PWR007 read, so an IMEX domain is a Slurm block of the same name."""
+    chunks = [(pool.name, hosts) for pool in cluster.pools for hosts in pool.nvlink_domains]
+    width = max(2, len(str(len(chunks))))
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for i, (pool, hosts) in enumerate(chunks, start=1):
+        out.setdefault(pool, {})[f"nvl{i:0{width}d}"] = hosts
+    return out
+
+
+def _imex_vars(cluster: ResolvedCluster, pool: ResolvedPool) -> list[str]:
+    """The nvidia_imex role's variables where the pool's NVLink domain spans nodes (GB200 NVL72); nothing
+    elsewhere. CUDA imports memory across trays only through IMEX ([IMEX] "Deployment Models": the service
+    "must be initiated and initialized before launching CUDA applications"). The domains name host names:
+    the role writes their addresses (cb_mgmt_address) at play time, so a cloud's provider-given addresses
+    (`blueprint inventory --from-stack`) are the ones used."""
+    domains = nvlink_domains(cluster).get(pool.name)
+    imex = cluster.catalog.software.imex if cluster.catalog.software is not None else None
+    if not domains or imex is None:
+        return []
+    head = "\n" + comment(
+        f"NVIDIA IMEX [catalog:software.imex]: the NVLink domain of {pool.server.nvlink_domain_gpus} GPUs "
+        f"spans {pool.server.nodes_per_nvlink_domain} nodes; the nvidia_imex role writes each host's domain "
+        "(its hosts' cb_mgmt_address, one a line) to the node list and runs the service"
+    )
+    facts = {
+        "nvidia_imex_domains": {name: list(hosts) for name, hosts in domains.items()},
+        # <prefix><software.driver_branch>: the role appends the branch it installs the driver from
+        "nvidia_imex_package_prefixes": {family: p.package_prefix for family, p in imex.packages.items()},
+        "nvidia_imex_service": f"{imex.service}.service",
+        "nvidia_imex_config_file": imex.config_file,
+        "nvidia_imex_node_config_key": imex.node_config_key,
+        "nvidia_imex_nodes_config_file": imex.nodes_config_file,
+    }
+    sources = [
+        *(f"{family}: {p.source}" for family, p in imex.packages.items()),
+        imex.service_source,
+        imex.config_source,
+        imex.nodes_config_source,
+    ]
+    return [head, *(comment(s) for s in sources), yaml_block(facts)]

@@ -1,0 +1,73 @@
+"""The nvidia_imex role's generated variables: one node list per multi-node NVLink domain (GB200 NVL72, 18
+trays of 4 GPUs), grouped as Slurm's topology blocks are; nothing for pools whose NVLink stays inside a server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from ansible_helpers import build
+from conftest import EXAMPLES
+
+FIXTURES = Path(__file__).resolve().parent.parent / "rules" / "fixtures"
+
+
+def gb200_blueprint(tmp: Path, trays: int) -> Path:
+    """The SFT007 pass fixture (GB200 NVL72 trays) with ``trays`` trays: one NVLink domain per 18."""
+    doc = yaml.safe_load((FIXTURES / "SFT007" / "pass.yaml").read_text())
+    doc["pools"][0]["count"] = trays
+    doc["site"]["racks_per_row"] = 8  # the trays' racks and the network racks
+    path = tmp / f"gb200-{trays}.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+def _vars(out: Path, pool: str) -> dict:  # type: ignore[type-arg]
+    return yaml.safe_load((out / "ansible" / "group_vars" / f"pool_{pool}.yml").read_text()) or {}
+
+
+@pytest.fixture(scope="module")
+def two_domains(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("imex")
+    return build(gb200_blueprint(tmp, 36), tmp / "build")
+
+
+def test_two_domains_get_two_node_lists(two_domains: Path) -> None:
+    domains = _vars(two_domains, "gpu")["nvidia_imex_domains"]
+    assert domains == {
+        "nvl01": [f"gpu{i:03d}" for i in range(1, 19)],
+        "nvl02": [f"gpu{i:03d}" for i in range(19, 37)],
+    }
+
+
+def test_domains_are_the_slurm_blocks(two_domains: Path, tmp_path: Path) -> None:
+    """One grouping: the IMEX domains are topology-block.conf's blocks, by name and nodes."""
+    from generator.emit.slurm.topology import slurm_topology
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+
+    _, cluster = load_and_resolve(gb200_blueprint(tmp_path, 36))
+    topo = slurm_topology(cluster, build_plan(cluster))
+    blocks = {b.name: list(b.nodes) for b in topo.blocks}
+    assert blocks == _vars(two_domains, "gpu")["nvidia_imex_domains"]
+
+
+def test_facts_come_from_the_catalogue(two_domains: Path) -> None:
+    from blueprints.catalog import default_catalog
+
+    imex = default_catalog().software.imex
+    assert imex is not None
+    v = _vars(two_domains, "gpu")
+    assert v["nvidia_imex_package_prefixes"] == {f: p.package_prefix for f, p in imex.packages.items()}
+    assert v["nvidia_imex_service"] == "nvidia-imex.service"
+    assert v["nvidia_imex_nodes_config_file"] == "/etc/nvidia-imex/nodes_config.cfg"
+    assert v["nvidia_imex_node_config_key"] == "IMEX_NODE_CONFIG_FILE"
+    assert v["nvidia_imex_config_file"] == "/etc/nvidia-imex/config.cfg"
+
+
+@pytest.mark.parametrize("example", ["superpod-h100-4su", "single-dgx-h100", "aws-p5-efa"])
+def test_servers_without_a_multi_node_domain_get_nothing(example: str, tmp_path: Path) -> None:
+    out = build(EXAMPLES / f"{example}.yaml", tmp_path / example)
+    for f in (out / "ansible" / "group_vars").glob("*.yml"):
+        assert "nvidia_imex" not in f.read_text(), f
