@@ -1,14 +1,18 @@
 """The nvidia_imex role's generated variables: one node list per multi-node NVLink domain (GB200 NVL72, 18
-trays of 4 GPUs), grouped as Slurm's topology blocks are; nothing for pools whose NVLink stays inside a server."""
+trays of 4 GPUs), grouped as Slurm's topology blocks are; nothing for pools whose NVLink stays inside a server;
+the role's own defaults equal to catalog:software.imex."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 from ansible_helpers import build
 from conftest import EXAMPLES
+
+from generator.resources import playbooks_dir
 
 FIXTURES = Path(__file__).resolve().parent.parent / "rules" / "fixtures"
 
@@ -71,3 +75,19 @@ def test_servers_without_a_multi_node_domain_get_nothing(example: str, tmp_path:
     out = build(EXAMPLES / f"{example}.yaml", tmp_path / example)
     for f in (out / "ansible" / "group_vars").glob("*.yml"):
         assert "nvidia_imex" not in f.read_text(), f
+
+
+def test_role_defaults_equal_the_catalogue() -> None:
+    """The role used on its own (no generated group_vars) installs and writes what the catalogue says."""
+    from blueprints.catalog import default_catalog
+
+    imex = default_catalog().software.imex
+    assert imex is not None
+    text = (playbooks_dir() / "roles" / "nvidia_imex" / "defaults" / "main.yml").read_text()
+    defaults = yaml.safe_load(text)
+    assert defaults["nvidia_imex_package_prefixes"] == {f: p.package_prefix for f, p in imex.packages.items()}
+    assert defaults["nvidia_imex_service"] == f"{imex.service}.service"
+    assert defaults["nvidia_imex_config_file"] == imex.config_file
+    assert defaults["nvidia_imex_node_config_key"] == imex.node_config_key
+    assert defaults["nvidia_imex_nodes_config_file"] == imex.nodes_config_file
+    assert re.search(r"^nvidia_imex_domains: \{\}$", text, re.M)
