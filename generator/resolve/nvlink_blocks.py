@@ -1,7 +1,8 @@
 """Multi-node NVLink domains as Slurm blocks: which domains there are and which the block topology keeps.
 
-One place for both the Slurm emitter (generator/emit/slurm/topology.py, which writes the blocks and picks
-the topology plugin) and rule SFT008 (which warns when that plugin cannot be topology/block).
+One place for the Slurm emitter (generator/emit/slurm/topology.py, which writes the blocks and picks the
+topology plugin), the IMEX group_vars (each domain's node list, under the block's name) and rule SFT008
+(which warns when that plugin cannot be topology/block).
 """
 
 from __future__ import annotations
@@ -19,6 +20,14 @@ def multi_node_domains(pools: Iterable[ResolvedPool]) -> Iterator[tuple[Resolved
         if 0 < s.gpus < s.nvlink_domain_gpus:
             for chunk in pool.nvlink_domains:
                 yield pool, chunk
+
+
+def named_domains(pools: Iterable[ResolvedPool]) -> list[tuple[str, ResolvedPool, tuple[str, ...]]]:
+    """(name, pool, its nodes) of each multi-node NVLink domain of the Slurm (``gpu`` role) pools, named
+    ``nvl01``, ``nvl02``, ... in pool order: the names of Slurm's blocks and of the IMEX domains."""
+    found = list(multi_node_domains(p for p in pools if p.role == "gpu"))
+    width = max(2, len(str(len(found))))
+    return [(f"nvl{i:0{width}d}", pool, chunk) for i, (pool, chunk) in enumerate(found, start=1)]
 
 
 def base_block_size(sizes: Iterable[int]) -> int:

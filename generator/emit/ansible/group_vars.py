@@ -12,6 +12,7 @@ from generator.deploy.images import image_tuned
 from generator.emit import nccl as nccl_emit
 from generator.emit.ansible.yaml_text import comment, header, yaml_block
 from generator.platform.ports import interfaces, platform_of, rdma_devices
+from generator.resolve.nvlink_blocks import named_domains
 
 if TYPE_CHECKING:
     from blueprints.catalog.schema import ContainerInstall, Platform
@@ -556,14 +557,11 @@ def _roce_qos_class(
 
 
 def nvlink_domains(cluster: ResolvedCluster) -> dict[str, dict[str, tuple[str, ...]]]:
-    """Each pool's multi-node NVLink domains by name (``nvl01``, ...), numbered over the pools in order
-    with the width topology-block.conf's block names have: the grouping is ResolvedPool.nvlink_domains,
-    the one Slurm's blocks and PWR007 read, so an IMEX domain is a Slurm block of the same name."""
-    chunks = [(pool.name, hosts) for pool in cluster.pools for hosts in pool.nvlink_domains]
-    width = max(2, len(str(len(chunks))))
+    """Each pool's multi-node NVLink domains by name (``nvl01``, ...): the Slurm blocks' names and nodes
+    (generator/resolve/nvlink_blocks.named_domains), so an IMEX domain is a Slurm block of the same name."""
     out: dict[str, dict[str, tuple[str, ...]]] = {}
-    for i, (pool, hosts) in enumerate(chunks, start=1):
-        out.setdefault(pool, {})[f"nvl{i:0{width}d}"] = hosts
+    for name, pool, hosts in named_domains(cluster.pools):
+        out.setdefault(pool.name, {})[name] = hosts
     return out
 
 

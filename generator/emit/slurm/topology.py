@@ -29,7 +29,7 @@ from generator.emit.slurm.hostlist import compress, natural_key
 from generator.emit.slurm.partitions import SlurmPartition, free_partition_name, slurm_partitions
 from generator.plan.model import Device, Plan
 from generator.resolve import ResolvedCluster, ResolvedPool
-from generator.resolve.nvlink_blocks import base_block_size, multi_node_domains
+from generator.resolve.nvlink_blocks import base_block_size, named_domains
 
 FABRIC = "compute"
 MAX_BLOCK_LEVEL = 15  # Slurm: at most 2^15 base blocks in one aggregated block (block_record.c)
@@ -366,18 +366,16 @@ def _free_name(taken: set[str]) -> Callable[[str], str]:
 
 
 def _nvlink_domains(pools: tuple[ResolvedPool, ...]) -> list[Block]:
-    blocks = [
+    return [
         Block(
-            "",
+            name,
             chunk,
             f"NVLink domain of {s.nvlink_domain_gpus} GPUs ({s.nodes_per_nvlink_domain} x "
             f"{s.gpus}-GPU {pool.server_id} nodes of pool {pool.name})",
         )
-        for pool, chunk in multi_node_domains(pools)
+        for name, pool, chunk in named_domains(pools)
         for s in (pool.server,)
     ]
-    width = max(2, len(str(len(blocks))))
-    return [Block(f"nvl{i:0{width}d}", b.nodes, b.comment) for i, b in enumerate(blocks, start=1)]
 
 
 def block_sizes(base: int, blocks: int) -> tuple[int, ...]:
