@@ -290,6 +290,13 @@ def _resolve_rail(run: NcclRun, ports: RailPorts, net_ports: int) -> NcclRun | s
 SystemOf = Callable[[bool, str | None], System]
 
 
+def without_collnet(system: System) -> System:
+    """The system as NCCL without CollNet (NCCL_COLLNET_ENABLE not 1) runs it: no IB SHARP, so neither
+    CollNet nor NVLS across nodes, which needs it (tuning.cc 2.25.1 turns NVLS off for ``collNetSupport == 0``
+    with ``nNodes > 1``; docs/performance.md). NCCL-tree, NVLS-tree and rings stay."""
+    return replace(system, sharp=False, sharp_share=1.0) if system.sharp else system
+
+
 class _Predictions:
     """Each (shape, settings, collective, size) predicted once; more than MAX_PREDICTIONS distinct ones are
     refused. ``system_of`` builds the system of a run that turned NVLink off or loaded another NCCL release
@@ -301,15 +308,16 @@ class _Predictions:
         self.system = system
         self.calibration = calibration
         self.system_of = system_of
-        self.systems: dict[tuple[bool, str | None], System] = {(True, None): system}
+        self.systems: dict[tuple[bool, str | None, bool], System] = {(True, None, True): system}
         self.jobs: dict[tuple[object, ...], Job] = {}
         self.made: dict[tuple[object, ...], tuple[float, str]] = {}
         self.other_releases: set[str] = set()  # NCCL releases of runs the calibration was not measured with
 
     def system_for_run(self, st: RunSettings) -> System:
-        key = (st.nvlink, st.nccl_version)
+        key = (st.nvlink, st.nccl_version, st.collnet)
         if key not in self.systems:
-            self.systems[key] = self.system_of(*key) if self.system_of is not None else self.system
+            made = self.system_of(st.nvlink, st.nccl_version) if self.system_of is not None else self.system
+            self.systems[key] = made if st.collnet else without_collnet(made)
         return self.systems[key]
 
     def job(self, st: RunSettings, nodes: int, rpn: int, share: float) -> Job:
@@ -323,7 +331,7 @@ class _Predictions:
         # an output that lists its ranks is refused when a process drives more than a host lists
         # (nccl_results._check_process_fits); one without `# Rank` lines has no ranks a node to hold them to
         process = replace(st.process, gpus_per_process=min(st.process.gpus_per_process, rpn))
-        key = (nodes, rpn, share, st.nvlink, st.nccl_version, channels, st.pxn, least, process)
+        key = (nodes, rpn, share, st.nvlink, st.nccl_version, st.collnet, channels, st.pxn, least, process)
         if key not in self.jobs:
             self.jobs[key] = job_for(
                 system,
@@ -393,6 +401,7 @@ def _settings_dict(st: RecordedSettings) -> dict[str, object]:
         ("nccl_p2p_disable", 1 if st.p2p_disabled else None),
         ("nccl_pxn_disable", 1 if st.pxn_disabled else None),
         ("nccl_nvls_enable", 0 if st.nvls_disabled else None),
+        ("nccl_collnet_enable", None if st.collnet is None else int(st.collnet)),
         ("nccl_version", st.nccl_version),
         ("gpus_per_process", st.gpus_per_process if st.gpus_per_process > 1 else None),
         ("rccl_msccl_enable", 0 if st.msccl_disabled else None),
@@ -417,6 +426,7 @@ def run_settings(run: NcclRun) -> RunSettings:
         pxn=not st.pxn_disabled,
         min_channels=st.min_channels,
         process=replace(st.process, msccl=_msccl_on(st)),
+        collnet=st.collnet is True,  # NCCL's default is 0: a run that does not record it ran without
     )
 
 

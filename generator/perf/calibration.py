@@ -229,7 +229,8 @@ def band(nodes: int) -> tuple[int, int]:
 def settings_key(settings: RunSettings, collective: str, system: System) -> str:
     """What a run changed, for ``collective`` on ``system``, in one canonical spelling
     (predict.RunSettings.describe, without the NCCL release, which the file records once): "" for a run of
-    NCCL's own choices. Ranks a node count when fewer than the node's GPUs; RCCL's MSCCL switches only on
+    NCCL's own choices. Ranks a node count when fewer than the node's GPUs; CollNet off only where the
+    fabric has IB SHARP; RCCL's MSCCL switches only on
     AMD GPUs (acceptance turns a small channel cap into RCCL_MSCCL_ENABLE=0 whatever the GPU)."""
     from generator.perf.processes import DEFAULT_PROCESSES
 
@@ -249,6 +250,7 @@ def settings_key(settings: RunSettings, collective: str, system: System) -> str:
         protocol_lists=None,
         ranks_per_node=rpn if rpn is not None and rpn < system.gpus_per_node else None,
         process=process,
+        collnet=resolved.collnet or not system.sharp,  # CollNet off changes nothing without IB SHARP
     ).describe()
 
 

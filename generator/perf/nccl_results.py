@@ -21,14 +21,16 @@ rail 5 is mlx5_9), which generator.perf.acceptance looks up.
 What the run changed, as `blueprint estimate` takes it, is read where the output records it, so the prediction
 follows the run: ``NCCL_ALGO`` / ``NCCL_PROTO`` (``--algo`` / ``--proto``), ``NCCL_MAX_NCHANNELS``
 (``--channels``), ``NCCL_MIN_NCHANNELS`` (``--min-channels``), ``NCCL_P2P_DISABLE`` (``--no-nvlink``),
-``NCCL_PXN_DISABLE`` (``--no-pxn``), ``NCCL_NVLS_ENABLE=0`` (``--algo ^NVLS,NVLSTree``) and the NCCL release
-(``--nccl-version``). Text output records the environment only where NCCL_DEBUG=INFO echoes it (tuning.cc:
-``NCCL_ALGO set by environment to Ring``; param.cc: ``NCCL_MAX_NCHANNELS set by environment to 8.``) and the
-release in the nccl-tests header (util.cu ``writeDeviceReport``: ``# nccl-tests version 2.17.6
-nccl-headers=22602 nccl-library=22602``) or NCCL's own ``NCCL INFO NCCL version 2.26.2+cuda12.2``; the JSON
-file has the whole process environment (``env``) and ``nccl_version`` (util.cu ``jsonOutputInit``: the
-library's version code). The network NCCL used is read as generator.perf.nccl_network says (NCCL_DEBUG=INFO's
-``Using network`` and channel connection lines; the -J file's ``NCCL_NET``).
+``NCCL_PXN_DISABLE`` (``--no-pxn``), ``NCCL_NVLS_ENABLE=0`` (``--algo ^NVLS,NVLSTree``),
+``NCCL_COLLNET_ENABLE`` (IB SHARP: CollNet, and NVLS across nodes, run only with it set to 1; NCCL's default
+is 0, so a run that does not record it ran without) and the NCCL release (``--nccl-version``). Text output
+records the environment only where NCCL_DEBUG=INFO echoes it (tuning.cc: ``NCCL_ALGO set by environment to
+Ring``; param.cc: ``NCCL_MAX_NCHANNELS set by environment to 8.``) and the release in the nccl-tests header
+(util.cu ``writeDeviceReport``: ``# nccl-tests version 2.17.6 nccl-headers=22602 nccl-library=22602``) or
+NCCL's own ``NCCL INFO NCCL version 2.26.2+cuda12.2``; the JSON file has the whole process environment
+(``env``) and ``nccl_version`` (util.cu ``jsonOutputInit``: the library's version code). The network NCCL used
+is read as generator.perf.nccl_network says (NCCL_DEBUG=INFO's ``Using network`` and channel connection lines;
+the -J file's ``NCCL_NET``).
 
 A run whose own data check failed is kept and marked ``failed`` where the output shows it, since its bandwidth
 says nothing of a healthy fabric: a row's out-of-place ``#wrong`` above 0 (where the header names the column
@@ -120,6 +122,7 @@ SETTINGS = (
     "NCCL_P2P_DISABLE",
     "NCCL_PXN_DISABLE",
     "NCCL_NVLS_ENABLE",
+    "NCCL_COLLNET_ENABLE",
     *_RCCL_SWITCHES,
 )
 # The whole value is taken and checked (_checked_setting): one the model cannot read is refused, never skipped
@@ -188,6 +191,9 @@ class RecordedSettings:
     pxn_disabled: bool = False  # NCCL_PXN_DISABLE=1: PXN off (--no-pxn)
     min_channels: int | None = None  # NCCL_MIN_NCHANNELS (--min-channels)
     nvls_disabled: bool = False  # NCCL_NVLS_ENABLE=0: no NVLS or NVLS-tree (--algo ^NVLS,NVLSTree)
+    # NCCL_COLLNET_ENABLE as the run set it; None: not recorded, which is NCCL's default, 0 (NCCL's
+    # environment variables reference: "Default is 0, define and set to 1 to use the CollNet plugin")
+    collnet: bool | None = None
     # nccl-tests nThread × nGpus, RCCL_MSCCL_ENABLE, RCCL_MSCCL_ENABLE_SINGLE_PROCESS (--gpus-per-process,
     # --no-msccl, --msccl-single-process)
     process: ProcessSettings = DEFAULT_PROCESSES
@@ -214,6 +220,7 @@ class RecordedSettings:
             "NCCL_P2P_DISABLE=1" if self.p2p_disabled else "",
             "NCCL_PXN_DISABLE=1" if self.pxn_disabled else "",
             "NCCL_NVLS_ENABLE=0" if self.nvls_disabled else "",
+            f"NCCL_COLLNET_ENABLE={int(self.collnet)}" if self.collnet is not None else "",
             f"NCCL {self.nccl_version}" if self.nccl_version else "",
             *self.process.describe(),
         ]
@@ -307,7 +314,8 @@ def _checked_setting(name: str, raw: str, where: str) -> str:
         )
     if name in ("NCCL_MAX_NCHANNELS", "NCCL_MIN_NCHANNELS"):
         return str(_channel_count(name, value, where))
-    if name in ("NCCL_P2P_DISABLE", "NCCL_PXN_DISABLE", *_RCCL_SWITCHES) and value not in ("0", "1"):
+    switches = ("NCCL_P2P_DISABLE", "NCCL_PXN_DISABLE", "NCCL_COLLNET_ENABLE", *_RCCL_SWITCHES)
+    if name in switches and value not in ("0", "1"):
         raise ForeignInputError(where, f"{name} `{value}`: the model follows 0 or 1")
     # NVLS_ENABLE: 0 off, 1 on, 2 on where the GPUs support it (src/transport/nvls.cc, its default)
     if name == "NCCL_NVLS_ENABLE" and value not in ("0", "1", "2"):
@@ -364,6 +372,7 @@ def _settings(env: dict[str, str], version: str | None, gpus_per_process: int = 
         pxn_disabled=env.get("NCCL_PXN_DISABLE") == "1",
         min_channels=int(least) if least is not None and int(least) > 0 else None,  # 0: NCCL's default
         nvls_disabled=env.get("NCCL_NVLS_ENABLE") == "0",
+        collnet=_switch(env.get("NCCL_COLLNET_ENABLE")),
         process=ProcessSettings(
             gpus_per_process,
             env.get("RCCL_MSCCL_ENABLE") != "0",

@@ -64,6 +64,8 @@ class RunSettings:
     # ``for_collective`` resolves them into ``algorithms`` / ``protocols``
     algorithm_lists: str | None = None
     protocol_lists: str | None = None
+    # NCCL_COLLNET_ENABLE: False runs no IB SHARP (no CollNet, no NVLS across nodes) on a fabric that has it
+    collnet: bool = True
 
     def for_collective(self, collective: str) -> RunSettings:
         """The settings ``collective`` runs with: a per-collective NCCL_ALGO / NCCL_PROTO resolved for it."""
@@ -93,6 +95,8 @@ class RunSettings:
             parts.append("NVLink off")
         if not self.pxn:
             parts.append("PXN off")
+        if not self.collnet:
+            parts.append("CollNet off")
         if self.nccl_version:
             parts.append(f"NCCL {self.nccl_version}")
         parts += self.process.describe()
