@@ -474,8 +474,8 @@ def _split_text(run: NcclRun) -> str:
 
 def _shape_problem(run: NcclRun, system: System) -> str | None:
     """Why the run's shape cannot be the planned pool's: no ranks listed, more hosts than the pool has nodes,
-    or more ranks on a host than its server has GPUs (predicting a smaller shape would hold the run to
-    another one's bandwidth); None when it fits."""
+    more ranks on a host than its server has GPUs, or hosts with different rank counts (predicting another
+    shape would hold the run to another one's bandwidth); None when it fits."""
     if not run.hosts:
         return (
             "the output lists no ranks (nccl-tests' `# Rank N ... on <host>` lines, a -J file's "
@@ -491,7 +491,20 @@ def _shape_problem(run: NcclRun, system: System) -> str | None:
             f"the run has {run.ranks_per_node} ranks a host but the servers of pool `{system.pool}` have "
             f"{system.gpus_per_node} GPUs each"
         )
-    return None
+    return _uneven(run)
+
+
+def _uneven(run: NcclRun) -> str | None:
+    """Hosts that run different numbers of ranks (`mpirun -np 12` on two 8-slot hosts: 8 and 4): the model
+    predicts the same ranks on every node, and an even split (6 and 6) is another run's bandwidth."""
+    if len(set(run.host_ranks)) < 2:
+        return None
+    most, least = max(run.host_ranks), min(run.host_ranks)
+    big, small = (run.hosts[run.host_ranks.index(n)] for n in (most, least))
+    return (
+        f"hosts run {most} and {least} ranks: uneven ({big}: {most}, {small}: {least}); the model predicts "
+        "the same ranks on every node (mpirun -N, srun --ntasks-per-node)"
+    )
 
 
 def _predict_run(

@@ -55,6 +55,7 @@ import hashlib
 import os
 import re
 import stat
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -250,6 +251,8 @@ class NcclRun:
     # communicators the ranks were split into (nccl-tests' `Group` column, NCCL_TESTS_SPLIT_MASK): each runs
     # the collective among its own ranks, which is not the run of all of them the model predicts
     communicators: int = 1
+    # the ranks each host runs, in ``hosts`` order (`mpirun -np 12` on two 8-slot hosts: 8 and 4)
+    host_ranks: tuple[int, ...] = ()
 
     @property
     def nodes(self) -> int:
@@ -379,6 +382,12 @@ def _settings(env: dict[str, str], version: str | None, gpus_per_process: int = 
             _switch(env.get("RCCL_MSCCL_ENABLE_SINGLE_PROCESS")),
         ),
     )
+
+
+def _host_ranks(hosts: dict[int, str], ordered: tuple[str, ...]) -> tuple[int, ...]:
+    """The ranks each host of ``ordered`` runs (rank -> host ``hosts``)."""
+    counts = Counter(hosts.values())
+    return tuple(counts[h] for h in ordered)
 
 
 def _collective(program: str | None, path: Path) -> str | None:
@@ -619,6 +628,7 @@ def _text_run(run: _TextRun, several: bool) -> NcclRun | None:
         run.network.use(),
         run.failed,
         communicators=max(1, len(run.groups)),
+        host_ranks=_host_ranks(run.hosts, ordered),
     )
 
 
@@ -809,11 +819,12 @@ def parse_json(text: str, path: Path) -> list[NcclRun]:
     _check_process_fits(hosts, settings.gpus_per_process, f"{path}: $.args")
     avg = doc.average_bus_bandwidth.bandwidth if doc.average_bus_bandwidth else None
     rail = _rail_from_name(path)
+    ordered = tuple(dict.fromkeys(hosts[r] for r in sorted(hosts)))
     run = NcclRun(
         str(path),
         coll,
         len(hosts),
-        tuple(dict.fromkeys(hosts[r] for r in sorted(hosts))),
+        ordered,
         rail,
         tuple(rows),
         avg if isinstance(avg, float) else None,
@@ -823,6 +834,7 @@ def parse_json(text: str, path: Path) -> list[NcclRun]:
         network=forced_network(_json_env(doc.env, "NCCL_NET"), f"{path}: $.env"),
         failed=_json_failed(doc, path),
         communicators=max(1, len({d.group for d in doc.config.devices if d.group is not None})),
+        host_ranks=_host_ranks(hosts, ordered),
     )
     return [run]
 
