@@ -256,8 +256,13 @@ def settings_key(settings: RunSettings, collective: str, system: System) -> str:
 
 def system_fingerprint(system: System) -> str:
     """sha256 of the hardware a factor was measured on, as the model knows it: the GPU and how many a node
-    holds, the compute ports and their line rate, the fabric's technology and topology. Run settings (NVLink
-    off, a forced protocol) change the modelled paths, not these: they key the factors."""
+    holds, the compute ports and their line rate, the fabric's technology and topology, and what of the
+    fabric changes the predicted algorithm or bandwidth: IB SHARP (CollNet, NVLS across nodes) and the share
+    of the rails it aggregates, the leaves' oversubscription and the rails a node's traffic spreads over
+    (rail-optimised leaves). Run settings (NVLink off, a forced protocol) change the modelled paths, not
+    these: they key the factors. A file fingerprinted with fewer parts (an earlier release) is refused as
+    another system's, which asks for a calibration again rather than applying factors of an unknown one."""
+    shape = system.spread_shape
     parts = (
         system.gpu_id,
         system.gpus_per_node,
@@ -265,6 +270,10 @@ def system_fingerprint(system: System) -> str:
         system.net_ports,
         system.technology,
         system.topology,
+        system.sharp,
+        round(system.sharp_share, 6),
+        round(shape.oversubscription, 6) if shape is not None else None,
+        shape.rails if shape is not None else None,
     )
     return hashlib.sha256(repr(parts).encode("utf-8")).hexdigest()
 
@@ -584,7 +593,8 @@ def read_calibration(
         raise ForeignInputError(
             f"{where}:{at.line}",
             f"calibration of another `{blueprint}`: its GPUs, compute ports, their line rate, the fabric's "
-            "technology or topology have changed since the runs (system_sha256); a factor holds for the "
-            "system it was measured on: calibrate again",
+            "technology, topology, IB SHARP, oversubscription or rail optimisation have changed since the "
+            "runs, or an earlier release wrote the file (system_sha256); a factor holds for the system it "
+            "was measured on: calibrate again",
         )
     return Calibration(where, data)
