@@ -229,12 +229,17 @@ def band(nodes: int) -> tuple[int, int]:
 def settings_key(settings: RunSettings, collective: str, system: System) -> str:
     """What a run changed, for ``collective`` on ``system``, in one canonical spelling
     (predict.RunSettings.describe, without the NCCL release, which the file records once): "" for a run of
-    NCCL's own choices. Ranks a node count when fewer than the node's GPUs; CollNet off only where the
-    fabric has IB SHARP; RCCL's MSCCL switches only on
-    AMD GPUs (acceptance turns a small channel cap into RCCL_MSCCL_ENABLE=0 whatever the GPU)."""
+    NCCL's own choices. Algorithms and protocols as sorted sets (NCCL takes a list as the set it names:
+    ``Tree,Ring`` is ``--algo ring,tree``); channel counts cut to the run's release's MAXCHANNELS, as
+    `estimate` cuts them (estimate.channels_within_release); ranks a node count when fewer than the node's
+    GPUs; CollNet off only where the fabric has IB SHARP; RCCL's MSCCL switches only on AMD GPUs (acceptance
+    turns a small channel cap into RCCL_MSCCL_ENABLE=0 whatever the GPU)."""
+    from generator.perf.estimate import channels_within_release
     from generator.perf.processes import DEFAULT_PROCESSES
+    from generator.perf.system import nccl_release
 
     resolved = settings.for_collective(collective)
+    resolved = channels_within_release(resolved, nccl_release(resolved.nccl_version or system.nccl_version))
     rpn = resolved.ranks_per_node
     process = resolved.process
     if system.gpu.vendor != "amd":
@@ -245,6 +250,8 @@ def settings_key(settings: RunSettings, collective: str, system: System) -> str:
         )
     return replace(
         resolved,
+        algorithms=_as_set(resolved.algorithms),
+        protocols=_as_set(resolved.protocols),
         nccl_version=None,
         algorithm_lists=None,
         protocol_lists=None,
@@ -252,6 +259,10 @@ def settings_key(settings: RunSettings, collective: str, system: System) -> str:
         process=process,
         collnet=resolved.collnet or not system.sharp,  # CollNet off changes nothing without IB SHARP
     ).describe()
+
+
+def _as_set(names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    return tuple(sorted(set(names))) if names is not None else None
 
 
 def system_fingerprint(system: System) -> str:

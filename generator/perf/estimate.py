@@ -155,7 +155,7 @@ def _channels_within_release(s: RunSettings, system: System) -> tuple[RunSetting
     MAXCHANNELS are cut to it (src/graph/connect.cc ncclMaxNchannels: "if (maxNchannels > MAXCHANNELS)
     maxNchannels = MAXCHANNELS"; ncclMinNchannels: "limiting to"), so the settings line shows the count the
     run has, and a note says so."""
-    most = int(perf_data().for_release(system.nccl_release).nccl.max_channels.value)
+    most = release_max_channels(system.nccl_release)
     cut = {k: v for k, v in (("channels", s.channels), ("min_channels", s.min_channels)) if v and v > most}
     if not cut:
         return s, system
@@ -164,8 +164,20 @@ def _channels_within_release(s: RunSettings, system: System) -> tuple[RunSetting
         f"NCCL {system.nccl_version} runs at most {most} channels (MAXCHANNELS, src/include/device.h): "
         f"{asked} {'is' if len(cut) == 1 else 'are'} {most}"
     )
-    settings = replace(s, channels=_at_most(s.channels, most), min_channels=_at_most(s.min_channels, most))
-    return settings, replace(system, notes=(*system.notes, note))
+    return channels_within_release(s, system.nccl_release), replace(system, notes=(*system.notes, note))
+
+
+def release_max_channels(release: int | None) -> int:
+    """NCCL's MAXCHANNELS for ``release`` (100·major + minor; None: the base tables)."""
+    return int(perf_data().for_release(release).nccl.max_channels.value)
+
+
+def channels_within_release(s: RunSettings, release: int | None) -> RunSettings:
+    """``s`` with its channel counts cut to the release's MAXCHANNELS, as NCCL cuts them: what `estimate`
+    predicts with and what keys a site calibration's factor (calibration.settings_key), so a run that set
+    NCCL_MAX_NCHANNELS=64 on 2.21 and `estimate --channels 64` name the same 32 channels."""
+    most = release_max_channels(release)
+    return replace(s, channels=_at_most(s.channels, most), min_channels=_at_most(s.min_channels, most))
 
 
 def _at_most(value: int | None, most: int) -> int | None:
