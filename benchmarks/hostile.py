@@ -242,6 +242,10 @@ def foreign_cases(root: Path, builds: dict[str, Path]) -> Iterator[tuple[str, li
     yield "nccl-tests: 16 MiB of program headers, no rows", [*acc, str(root / "r6")]
     put("r7/all_reduce.txt", _results_text("1.0") + "\n" * (60 << 20))
     yield "nccl-tests: a run then 60 MiB of empty lines", [*acc, str(root / "r7")]
+    # a lazy pattern over NCCL's IB port list restarted at every repeated prefix: 60 MB on one line took 40 s
+    prefix = " h:1:1 [0] NCCL INFO NET/IB : Using"
+    put("r8/all_reduce.txt", _results_text("1.0") + prefix * ((60 << 20) // len(prefix)) + "\n")
+    yield "nccl-tests: a run then a 60 MiB line of NET/IB prefixes", [*acc, str(root / "r8")]
     (root / "r4").mkdir()
     (root / "r4" / "all_reduce.txt").symlink_to("/dev/zero")
     yield "nccl-tests: symlink to /dev/zero", [*acc, str(root / "r4")]

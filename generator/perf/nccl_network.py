@@ -7,7 +7,7 @@ connection a channel makes to another node (src/transport/net.cc ``sendSetup``: 
 %d[%d] [send] via NET/%s/%d%s%s%s``; releases before 2.12 print ``Channel %02d : %d[%lx] -> %d[%lx]``): the
 network's name, the device, and ``/GDRDMA`` when the NIC reads and writes the GPU's memory directly
 (GPUDirect RDMA); without it NCCL stages the data through host memory. NCCL's IB transport also names, once
-a process, the ports it will use (``NET/IB : Using [0]mlx5_0:1/IB ...``, see ``_IB_USING_RE``), with the
+a process, the ports it will use (``NET/IB : Using [0]mlx5_0:1/IB ...``, see ``_IB_PREFIX``), with the
 host the line was printed on. A -J file has no log, only the
 environment: ``NCCL_NET`` ("Forces NCCL to use a specific network"; "Internal network names are "IB"
 (generic IB verbs) and "Socket" (TCP/IP sockets)", matched case-insensitively: NCCL's environment
@@ -51,8 +51,16 @@ _SEND_RE = re.compile(
 _IB_PREFIX = (
     r"(?<![A-Za-z0-9.-])([A-Za-z0-9][A-Za-z0-9-]{0,62}):\d{1,10}:\d{1,10} \[\d{1,4}\] NCCL INFO NET/IB : "
 )
-_IB_USING_RE = re.compile(_IB_PREFIX + r"Using(.{0,2047}?); OOB ", re.ASCII)  # NCCL's list: char line[2048]
-_IB_NONE_RE = re.compile(_IB_PREFIX + r"No device found\.", re.ASCII)
+_IB_PREFIX_RE = re.compile(_IB_PREFIX, re.ASCII)
+_IB_LIST = 2047  # NCCL's list of ports: char line[2048]
+_IB_USING, _IB_OOB, _IB_NONE = "Using", "; OOB ", "No device found."
+# The longest network line NCCL prints: src/debug.cc's prefix (timestamp, host:pid:tid, "[dev] NCCL INFO ",
+# formatted with the call's format into a 1024-byte buffer) and the message, of which the longest is the
+# IB port list above with its OOB interface and address: under 4 KiB. A line naming NCCL's network past
+# twice that is none of NCCL's and is refused before any pattern runs over it: a 60 MB line of repeated
+# `NET/IB : Using` prefixes took 40 s of regex backtracking.
+MAX_NET_LINE_CHARS = 8192
+_NET_MARKERS = ("NCCL INFO NET/IB : ", "NCCL INFO Using network ", "[send] via NET/")
 _IB_PORT_RE = re.compile(r"\[\d{1,4}\] ?([A-Za-z0-9_.-]{1,64}):(\d{1,4})/(IB|RoCE)(?![A-Za-z])", re.ASCII)
 MAX_IB_PORTS = 256  # ports one host's processes list together: more than any server has
 
@@ -159,14 +167,19 @@ class NetworkLines:
     hosts: dict[str, tuple[dict[IbPort, None], str]] = field(default_factory=dict)
 
     def read(self, line: str, where: str) -> bool:
-        """Take ``line`` when it is one of NCCL's network lines; False when it is not."""
-        if "NCCL INFO NET/IB : " in line:
-            if m := _IB_USING_RE.search(line):
-                self._ports(m.group(1), _IB_PORT_RE.findall(m.group(2)), where)
-                return True
-            if m := _IB_NONE_RE.search(line):
-                self._ports(m.group(1), [], where)
-                return True
+        """Take ``line`` when it is one of NCCL's network lines; False when it is not. A line longer than NCCL
+        prints (``MAX_NET_LINE_CHARS``) is refused where it stands when it names NCCL's network, and no
+        pattern is run over it either way."""
+        if len(line) > MAX_NET_LINE_CHARS:
+            if any(marker in line for marker in _NET_MARKERS):
+                raise ForeignInputError(
+                    where,
+                    f"a line of {len(line):,} characters naming NCCL's network: longer than any NCCL prints "
+                    f"({MAX_NET_LINE_CHARS:,})",
+                )
+            return False
+        if "NCCL INFO NET/IB : " in line and self._ib_line(line, where):
+            return True
         if "NCCL INFO Using network " in line and (m := _USING_RE.search(line)):
             self._name(m.group(1), where)
             self.loaded.setdefault(m.group(1), where)
@@ -179,6 +192,25 @@ class NetworkLines:
             if m.group(2) is None:
                 tally.without_gdr += 1
                 tally.first_without_gdr_at = tally.first_without_gdr_at or where
+            return True
+        return False
+
+    def _ib_line(self, line: str, where: str) -> bool:
+        """NCCL's IB transport's `Using <ports>; OOB ...` or `No device found.` after the first NCCL prefix
+        naming NET/IB: the list is cut at its first `; OOB ` within NCCL's 2047 characters, found by one
+        bounded string search (no pattern scans the list)."""
+        m = _IB_PREFIX_RE.search(line)
+        if m is None:
+            return False
+        rest = line[m.end() : m.end() + len(_IB_USING) + _IB_LIST + len(_IB_OOB)]
+        if rest.startswith(_IB_USING):
+            end = rest.find(_IB_OOB, len(_IB_USING))
+            if end < 0:
+                return False
+            self._ports(m.group(1), _IB_PORT_RE.findall(rest, len(_IB_USING), end), where)
+            return True
+        if rest.startswith(_IB_NONE):
+            self._ports(m.group(1), [], where)
             return True
         return False
 
