@@ -138,7 +138,10 @@ _TESTS_VERSION_RE = re.compile(
     re.ASCII,
 )
 _NCCL_VERSION_RE = re.compile(r"NCCL INFO NCCL version (\d{1,3}\.\d{1,3}\.\d{1,3})\+", re.ASCII)
-_AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)", re.ASCII)
+# the average as util.cu prints it ("%g"): a number, or NaN for a run without results, which glibc's printf
+# writes `nan` or `-nan` (the NaN's sign bit); read as the -J reader reads jsonDouble's "nan": no average
+_AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*((?:[+-]|[0-9.]|(?i:nan))\S*)", re.ASCII)
+_NAN = ("nan", "+nan", "-nan")
 # the footer of nccl-tests' own data check (util.cu writeResultFooter: "# %-20s : %d %s", OK or FAILED)
 _OUT_OF_BOUNDS_RE = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d{1,12})\s+(OK|FAILED)\b", re.ASCII)
 # nccl-tests' NCCLCHECK / CUDACHECK (common.h): "<host>: Test NCCL failure common.cu:1005 '...'"; it stops
@@ -562,7 +565,7 @@ class _TextRun:
                 self.fail(where, f"nccl-tests' data check failed ({m.group(1)} values out of bounds)")
         elif (names := line.lstrip("#").split())[:2] == ["size", "count"]:
             self.column_header(names)
-        elif m := _AVG_RE.match(line):
+        elif (m := _AVG_RE.match(line)) and m.group(1).lower() not in _NAN:
             value = _number(m.group(1))
             try:
                 self.avg = AVERAGE.validate_python(value)
