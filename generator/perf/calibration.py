@@ -45,6 +45,7 @@ from pydantic import (
     StrictInt,
     StrictStr,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -73,6 +74,9 @@ MAX_LISTED_SOURCES = 1000
 # holds under 55k within MAX_FILE_BYTES. The YAML reader stops past this many: a megabyte of `[0,0,…]`
 # took a minute to refuse when it was counted once parsed whole.
 MAX_VALUES = 1 << 16
+# validation context: the caller checks overlapping bands itself (CalibrationFile.overlap), where it can
+# locate the factor
+OVERLAP_CHECKED = "overlap_checked"
 COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast")
 REGIMES = ("in-node", "network-all-rails", "network-one-rail")
 
@@ -138,12 +142,15 @@ class FactorEntry(_Strict):
         return self
 
     def label(self) -> str:
+        """One line, safe to print: ``settings`` is the file's text (a newline or an escape sequence in it
+        would print a line of its own or drive the terminal)."""
+        from generator.safetext import one_line, terminal
+
         band = (
             str(self.nodes_min) if self.nodes_min == self.nodes_max else f"{self.nodes_min}-{self.nodes_max}"
         )
-        return f"{self.collective} {self.regime} {band} node(s)" + (
-            f" ({self.settings})" if self.settings else ""
-        )
+        shown = one_line(terminal(self.settings))[:200]
+        return f"{self.collective} {self.regime} {band} node(s)" + (f" ({shown})" if self.settings else "")
 
 
 class Source(_Strict):
@@ -183,14 +190,25 @@ class CalibrationFile(_Strict):
         return self
 
     @model_validator(mode="after")
-    def _no_overlap(self) -> CalibrationFile:
+    def _no_overlap(self, info: ValidationInfo) -> CalibrationFile:
+        # read_calibration checks it itself (``overlap``), to locate the error at the factor's line
+        if info.context and info.context.get(OVERLAP_CHECKED):
+            return self
+        found = self.overlap()
+        if found is not None:
+            raise ValueError(f"factors[{found[0]}]: {found[1]}")
+        return self
+
+    def overlap(self) -> tuple[int, str] | None:
+        """The first factor whose band overlaps an earlier one's of the same collective, regime and settings
+        (its index and why); None when none does."""
         seen: dict[tuple[str, str, str], list[FactorEntry]] = defaultdict(list)
-        for f in self.factors:
+        for i, f in enumerate(self.factors):
             for other in seen[(f.collective, f.regime, f.settings)]:
                 if f.nodes_min <= other.nodes_max and other.nodes_min <= f.nodes_max:
-                    raise ValueError(f"two factors for {f.label()} (overlaps {other.label()})")
+                    return i, f"two factors for {f.label()} (overlaps {other.label()})"
             seen[(f.collective, f.regime, f.settings)].append(f)
-        return self
+        return None
 
     def factor_for(self, collective: str, regime: str, nodes: int, settings: str = "") -> FactorEntry | None:
         for f in self.factors:
@@ -569,12 +587,16 @@ def read_calibration(
     if not isinstance(source.data, dict):
         raise ForeignInputError(f"{where}:1", "not a calibration file (a YAML mapping is expected)")
     try:
-        data = CalibrationFile.model_validate(source.data)
+        data = CalibrationFile.model_validate(source.data, context={OVERLAP_CHECKED: True})
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
         at = source.locate(loc)
         raise ForeignInputError(f"{where}:{at.line}", f"{json_path(list(loc))}: {err['msg']}") from None
+    found = data.overlap()
+    if found is not None:
+        at = source.locate(("factors", found[0]))
+        raise ForeignInputError(f"{where}:{at.line}", f"{json_path(['factors', found[0]])}: {found[1]}")
     if data.blueprint != blueprint:
         at = source.locate(("blueprint",))
         from generator.safetext import one_line, terminal
