@@ -450,11 +450,20 @@ def _row(
 ) -> Row | None:
     """A result row: size and count first, then (oop time algbw busbw wrong)(ip time algbw busbw wrong).
     ``columns``: where the header puts the out-of-place time, busbw and #wrong; a row with fewer tokens
-    (nccl-tests left its out-of-place body blank) has its in-place body there. Without them, the last eight
-    tokens are the two bodies (the last four: one body)."""
+    (nccl-tests left its out-of-place body blank) has its in-place body there, and one that ends before the
+    out-of-place #wrong is refused as truncated. Without them, the last eight tokens are the two bodies (the
+    last four: one body)."""
     if len(tokens) < 6 or not _ASCII_DIGITS.fullmatch(tokens[0]) or not _ASCII_DIGITS.fullmatch(tokens[1]):
         return None
-    if columns is not None and len(tokens) > max(columns):
+    if columns is not None and len(tokens) <= max(columns):
+        # a row cut short (a job killed while nccl-tests wrote it): its last figures are not where the
+        # header puts them, and the tail read without a header took the root column for a bandwidth
+        raise ForeignInputError(
+            where,
+            f"truncated result row: {len(tokens)} columns, where the column header puts the out-of-place "
+            f"busbw and #wrong in columns {columns[1] + 1} and {columns[2] + 1} (a run stopped writing it?)",
+        )
+    if columns is not None:
         time_at, busbw_at, wrong_at = (tokens[i] for i in columns)
         # the in-place body follows: its #wrong (a count where the header says `#wrong`) ends the row
         in_place_wrong = tokens[-1] if counts_wrong and len(tokens) >= columns[2] + 5 else None
