@@ -97,8 +97,10 @@ MAX_NOT_COMPARED_NAMED = 1000
 MAX_ROW_CHARS = 4096
 # the tag a launcher writes before each line of a rank's output: Slurm's `srun -l` ("0: ", the task id;
 # srun(1) --label: "Prepend task number to lines of stdout/err") and Open MPI's `--tag-output`
-# ("[1,0]<stdout>:", the job and rank; mpirun(1)); a log captured so was read as no results at all
-_LAUNCHER_TAG = re.compile(r"^(?:\s*\d+: |\[\d+,\d+\]<std(?:out|err)>: ?)", re.M)
+# ("[1,0]<stdout>:", the job and rank; mpirun(1)); a log captured so was read as no results at all. Only
+# blanks pad the task id: `\s*` crossed line ends, so each empty line rescanned all that followed (64 Ki
+# empty lines took 20 s, benchmarks/hostile.py's 60 MiB of them hours)
+_LAUNCHER_TAG = re.compile(r"^(?:[ \t]*\d+: |\[\d+,\d+\]<std(?:out|err)>: ?)", re.M)
 # Entries (files and folders) looked at under --results, matching or not.
 MAX_ENTRIES = 1 << 20
 # A number column of nccl-tests is at most a few characters wide (getFloatStr, util.cu); a longer token is
