@@ -222,6 +222,7 @@ def _check(text: str) -> list[Finding]:
 # A scaffold must not warn about itself: the warnings a starter can trip because of choices the answers
 # did not make, each with the change that avoids it (in the blueprint's own terms) and its note.
 SETTLE_ROUNDS = 6
+MAX_GROWN_ROWS = 2  # rows a starter's site may grow by for those changes (PLN001), each costing a round
 
 
 def _settle(adv: Advice, render: Callable[[Advice], str]) -> list[str]:
@@ -238,11 +239,17 @@ def _settle(adv: Advice, render: Callable[[Advice], str]) -> list[str]:
     # one note a rule and fabric, its last: a fix made twice (spines for 4 nodes, then 8) said both
     notes: dict[tuple[str, tuple[str | int, ...]], str] = {}
     before: tuple[dict[str, Any], dict[tuple[str, tuple[str | int, ...]], str]] | None = None
+    rows = 0  # rows added to the site for the fixes
     for _ in range(SETTLE_ROUNDS):
         found = _check(render(adv))
-        if before is not None and any(f.severity is Severity.ERROR for f in found):
-            # the last round's fixes made a design the site cannot hold (whole NVLink domains a unit: more
-            # scalable units than racks): undone, its warning kept rather than a scaffold that fails
+        errors = [f for f in found if f.severity is Severity.ERROR]
+        if before is not None and errors and rows < MAX_GROWN_ROWS and (grown := _another_row(adv, errors)):
+            notes[("PLN001", ("site",))] = grown  # checked again next round, with the larger site
+            rows += 1
+            continue
+        if before is not None and errors:
+            # the last round's fixes made a design the site cannot hold, even a row larger: undone, its
+            # warning kept rather than a scaffold that fails
             adv.starter.clear()
             adv.starter.update(before[0])
             notes = before[1]
@@ -254,6 +261,16 @@ def _settle(adv: Advice, render: Callable[[Advice], str]) -> list[str]:
             break
         notes.update(made)
     return list(notes.values())
+
+
+def _another_row(adv: Advice, errors: list[Finding]) -> str | None:
+    """PLN001 at `site` alone after a round's fixes (whole NVLink domains a scalable unit give each unit its
+    own leaf rack: 1,152 GB200 needed 33 racks of a 32-rack site): the site one row larger, else None."""
+    site = adv.starter.get("site", {})
+    if any(f.rule != "PLN001" or tuple(f.path) != ("site",) for f in errors):
+        return None
+    site["rows"] = int(site.get("rows", 1)) + 1
+    return f"site of {site['rows']} row(s): the fixes above need more racks than the advisor's site (PLN001)"
 
 
 def _two_spines(adv: Advice, finding: Finding) -> str | None:

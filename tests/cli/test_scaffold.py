@@ -236,7 +236,7 @@ def test_a_fix_made_twice_is_noted_once_with_its_last_value(tmp_path: Path) -> N
     assert len(notes) == 1 and growth and f"sized for {growth[0]} nodes" in notes[0], (notes, growth)
 
 
-@pytest.mark.parametrize("gpus", ["144", "576"])  # a derived spec; the catalogue's gb200-nvl72-tray
+@pytest.mark.parametrize("gpus", ["144", "576", "1152"])  # a derived spec; the catalogue's gb200-nvl72-tray
 def test_a_gb200_scaffold_racks_each_nvlink_domain_whole(tmp_path: Path, gpus: str) -> None:
     """GB200 in NVL72 domains of 18 trays: the starter's scalable unit ended inside a domain, so validate
     warned PWR008 about the scaffold itself; the unit is now whole domains, noted in the file."""
@@ -250,16 +250,33 @@ def test_a_gb200_scaffold_racks_each_nvlink_domain_whole(tmp_path: Path, gpus: s
     assert "scalable_unit: 18\n" in text and "whole NVLink domains of 18 nodes" in text
 
 
-def test_a_fix_that_breaks_the_design_is_undone(tmp_path: Path) -> None:
-    """1,152 GB200: whole domains a unit need 33 racks where the starter's site has 32 (PLN001); the scaffold
-    keeps its unit and the PWR008 warning rather than not validating."""
-    from generator.findings import Severity
-    from generator.pipeline import check
+def test_a_site_too_small_for_whole_domains_grows_a_row(tmp_path: Path) -> None:
+    """1,152 GB200: whole domains a unit need 33 racks where the advisor's site has 2 rows of 16 (PLN001);
+    the scaffold's site gets a third row, noted, rather than keeping the PWR008 warning."""
+    import yaml
 
     target = tmp_path / "gb200.yaml"
     code, _, err = run_cli("init", "--params", "70e9", "--gpu", "gb200", "--gpus", "1152", "-o", str(target))
     assert code == 0, err
+    site = yaml.safe_load(target.read_text())["site"]
+    assert (site["rows"], site["racks_per_row"]) == (3, 16)
+    assert "site of 3 row(s)" in target.read_text()
+
+
+def test_a_fix_that_breaks_the_design_is_undone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no row to add (MAX_GROWN_ROWS 0), 1,152 GB200 whole domains a unit need 33 racks where the
+    starter's site has 32 (PLN001); the scaffold keeps its unit and the PWR008 warning rather than not
+    validating."""
+    from generator.commands import init
+    from generator.findings import Severity
+    from generator.pipeline import check
+
+    monkeypatch.setattr(init, "MAX_GROWN_ROWS", 0)
+    target = tmp_path / "gb200.yaml"
+    code, _, err = run_cli("init", "--params", "70e9", "--gpu", "gb200", "--gpus", "1152", "-o", str(target))
+    assert code == 0, err
     found = check(target).findings
+    assert [f.rule for f in found if f.rule == "PWR008"] == ["PWR008"]
     assert (
         not [f for f in found if f.severity is Severity.ERROR]
         and "whole NVLink domains" not in target.read_text()
