@@ -8,9 +8,12 @@ topology plugin), the IMEX group_vars (each domain's node list, under the block'
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Generic, NamedTuple, TypeVar
 
 from generator.resolve.model import ResolvedCluster, ResolvedPool
+
+T = TypeVar("T")
 
 
 def multi_node_domains(pools: Iterable[ResolvedPool]) -> Iterator[tuple[ResolvedPool, tuple[str, ...]]]:
@@ -37,6 +40,19 @@ def base_block_size(sizes: Iterable[int]) -> int:
     return max(counts, key=lambda n: (counts[n], n))
 
 
+class BaseSplit(NamedTuple, Generic[T]):
+    base: int  # Slurm's base block size
+    keep: list[T]  # the blocks of at least that size, which the block topology writes
+    drop: list[T]  # the smaller ones, which Slurm rejects
+
+
+def split_by_base(blocks: Sequence[T], size: Callable[[T], int]) -> BaseSplit[T]:
+    """The blocks the block topology keeps and those it leaves out, by ``base_block_size``: one decision for
+    the Slurm files (generator/emit/slurm/topology.py) and rule SFT008 (``nodes_outside_nvlink_blocks``)."""
+    base = base_block_size(size(b) for b in blocks)
+    return BaseSplit(base, [b for b in blocks if size(b) >= base], [b for b in blocks if size(b) < base])
+
+
 def nodes_outside_nvlink_blocks(cluster: ResolvedCluster) -> dict[str, tuple[str, ...]]:
     """Slurm (``gpu`` role) pool → its nodes in no NVLink-domain block the block topology keeps, on a cluster
     with multi-node NVLink domains; empty without such domains or when every Slurm node is in a kept block."""
@@ -44,7 +60,6 @@ def nodes_outside_nvlink_blocks(cluster: ResolvedCluster) -> dict[str, tuple[str
     domains = [d for _, d in multi_node_domains(pools)]
     if not domains:
         return {}
-    base = base_block_size(len(d) for d in domains)
-    kept = {h for d in domains if len(d) >= base for h in d}
+    kept = {h for d in split_by_base(domains, len).keep for h in d}
     outside = {p.name: tuple(h for h in p.hostnames if h not in kept) for p in pools}
     return {name: hosts for name, hosts in outside.items() if hosts}

@@ -49,6 +49,12 @@ def global_targets(i: int, g: int, ports: int, arrangement: str) -> list[int]:
     return out
 
 
+def nodes_per_router(p: int, ports_per_node: int) -> int:
+    """Whole nodes a router holds: a node's ports stay on one router, so p // the most ports a node has
+    (the builder's placement; rule PWR008's hint counts a group's nodes with it)."""
+    return p // max(1, ports_per_node)
+
+
 class _Shape(NamedTuple):
     p: int  # terminal ports per router
     a: int  # routers per group
@@ -84,17 +90,17 @@ def _terminal_links(
 ) -> list[RawLink]:
     """Whole nodes per router (a node's ports stay on one router), routers in group order."""
     links: list[RawLink] = []
-    nodes_per_router = d.p // per_node
+    per_router = nodes_per_router(d.p, per_node)
     for n, terms in enumerate(nodes):
-        router = n // nodes_per_router
+        router = n // per_router
         gi, r = divmod(router, d.a)
         if gi >= d.groups:
             raise TopologyError(
-                f"{len(nodes)} nodes of {per_node} ports need {ceil_div(len(nodes), nodes_per_router)} "
+                f"{len(nodes)} nodes of {per_node} ports need {ceil_div(len(nodes), per_router)} "
                 f"routers; the dragonfly has {d.a * d.groups}"
             )
         for k, term in enumerate(terms):
-            port = (n % nodes_per_router) * per_node + k + 1
+            port = (n % per_router) * per_node + k + 1
             links.append(
                 RawLink(PortRef(term.host, term), PortRef(names[gi][r], port), "node_router", term.rail)
             )

@@ -29,7 +29,7 @@ from generator.emit.slurm.hostlist import compress, natural_key
 from generator.emit.slurm.partitions import SlurmPartition, free_partition_name, slurm_partitions
 from generator.plan.model import Device, Plan
 from generator.resolve import ResolvedCluster, ResolvedPool
-from generator.resolve.nvlink_blocks import base_block_size, named_domains
+from generator.resolve.nvlink_blocks import named_domains, split_by_base
 
 FABRIC = "compute"
 MAX_BLOCK_LEVEL = 15  # Slurm: at most 2^15 base blocks in one aggregated block (block_record.c)
@@ -430,23 +430,10 @@ def _raw_blocks(plan: Plan, kind: str, pools: tuple[ResolvedPool, ...], tree: li
     return _RawBlocks([], "")
 
 
-class _BaseSplit(NamedTuple):
-    base: int
-    keep: list[Block]
-    drop: list[Block]
-
-
-def _split_by_base(blocks: list[Block]) -> _BaseSplit:
-    base = base_block_size(len(b.nodes) for b in blocks)
-    keep = [b for b in blocks if len(b.nodes) >= base]
-    drop = [b for b in blocks if len(b.nodes) < base]
-    return _BaseSplit(base, keep, drop)
-
-
 def _blocks(raw: _RawBlocks, nodes: list[str]) -> _Blocks:
     if not raw.blocks:
         return _Blocks([], [], (), raw.basis, [])
-    split = _split_by_base(raw.blocks)
+    split = split_by_base(raw.blocks, lambda b: len(b.nodes))
     notes: list[str] = []
     if split.drop:
         notes.append(

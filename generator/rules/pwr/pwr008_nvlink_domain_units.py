@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from blueprints.models.topology import Dragonfly, FatTree
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
+from generator.topology.dragonfly import nodes_per_router
 
 if TYPE_CHECKING:
     from generator.plan.model import Plan
@@ -74,7 +75,7 @@ def _hint(cluster: ResolvedCluster, domain: int) -> str:
     if isinstance(topology, Dragonfly):
         # the builder puts whole nodes on a router: p // (the most compute ports a node has) of them
         per_node = max((len(p.ports_for("compute")) for p in cluster.pools), default=1) or 1
-        per_router = topology.p // per_node
+        per_router = nodes_per_router(topology.p, per_node)
         return (
             f"make the compute dragonfly's nodes per group, a × (p // {per_node} compute ports a node) = "
             f"{topology.a} × {per_router} = {topology.a * per_router} now, a multiple of {domain} (set `a` "
