@@ -16,7 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from generator.emit.cabling.netbox import csv_records
+from generator.emit.cabling.netbox import SPREADSHEET_PREFIX, csv_records
 from generator.foreign import ByteBudget, ForeignInputError, read_foreign_text
 from generator.safetext import FORMULA_START
 
@@ -130,9 +130,16 @@ def _rows(path: Path, budget: ByteBudget) -> list[tuple[int, dict[str, str]]]:
     text = read_csv(path, budget)
     reader = csv.DictReader(io.StringIO(text))
     try:
-        return [(reader.line_num, {k: uncell(v or "") for k, v in row.items() if k}) for row in reader]
+        return [(reader.line_num, {k: cell_text(v or "") for k, v in row.items() if k}) for row in reader]
     except csv.Error as exc:  # a field past the csv module's limit: the file's fault, located
         raise ForeignInputError(f"{path}:{reader.line_num + 1}", f"not a CSV row: {exc}") from None
+
+
+def cell_text(cell: str) -> str:
+    """The text a cell of a build's NetBox file holds: the cell as it is, since their writer puts no
+    spreadsheet `'` before a name (emit/cabling/netbox.py SPREADSHEET_PREFIX); taking one off anyway pushed
+    a catalogue manufacturer `'=Lab` as `=Lab`."""
+    return uncell(cell) if SPREADSHEET_PREFIX else cell
 
 
 def uncell(cell: str) -> str:

@@ -11,10 +11,10 @@ import csv
 import io
 from pathlib import Path
 
-from generator.emit.cabling.netbox import IMPORT_ORDER, csv_records
+from generator.emit.cabling.netbox import IMPORT_ORDER, SPREADSHEET_PREFIX, csv_records
 from generator.foreign import ByteBudget, ForeignInputError
 from generator.fsutil import OutputRefused, atomic_dir, checked_output_dir, write_new_text
-from generator.sot.build import netbox_dir, read_csv, uncell
+from generator.sot.build import cell_text, netbox_dir, read_csv
 
 # The columns that name an object in each file (what makes a row "the same object" in two builds).
 KEY_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -36,10 +36,10 @@ def read_files(build: Path, budget: ByteBudget) -> dict[str, str]:
 
 
 def for_import(path: Path, text: str) -> str:
-    """``text`` without the ``'`` safetext.csv_cell put before a cell a spreadsheet would evaluate: NetBox's
-    importer stores a cell as it is (a manufacturer `'-Acme` where `sot push` stores `-Acme`, the name the
-    build means). Rewritten by the csv module only when a cell has one; ``text`` itself otherwise."""
-    if "'" not in text:
+    """``text`` as NetBox's importer must get it, each cell as `sot push` reads it (build.cell_text): the
+    importer stores a cell as it is. ``text`` itself when the build's writer put no spreadsheet ``'`` on
+    (SPREADSHEET_PREFIX); otherwise rewritten by the csv module where a cell had one."""
+    if not SPREADSHEET_PREFIX or "'" not in text:
         return text
     reader = csv.reader(io.StringIO(text))
     out = io.StringIO()
@@ -47,7 +47,7 @@ def for_import(path: Path, text: str) -> str:
     changed = False
     try:
         for index, row in enumerate(reader):
-            cells = row if index == 0 else [uncell(cell) for cell in row]
+            cells = row if index == 0 else [cell_text(cell) for cell in row]
             changed = changed or cells != row
             writer.writerow(cells)
     except csv.Error as exc:  # a field past the csv module's limit: the file's fault, located

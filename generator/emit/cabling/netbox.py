@@ -46,6 +46,10 @@ CABLE_COLUMNS: tuple[str, ...] = (
     "length",
     "length_unit",
 )
+# Whether the import files' text cells carry safetext.csv_cell's spreadsheet `'`: they do not, since
+# NetBox's CSV import stores a cell as it is (a `'-1-1` rack or `'-Acme` manufacturer kept the `'`). One
+# rule for this writer and the build's reader (sot/build.py cell_text): a name `'=x` is read as written.
+SPREADSHEET_PREFIX = False
 # NetBox's devicetype-library files vendor-neutral items under this manufacturer; used when the
 # catalogue does not name one.
 GENERIC_MANUFACTURER = "Generic"
@@ -141,15 +145,14 @@ def _unique_slugs(names: Iterable[str]) -> dict[str, str]:
 
 
 def _import_csv(header: Sequence[str], rows: Sequence[Sequence[Cell]]) -> str:
-    """to_csv without the spreadsheet prefix: NetBox's CSV import stores a cell as it is, so a `'-1-1` rack
-    or `'-Acme` manufacturer kept the `'` (the same text `sot csv` writes, sot/csvfiles.py for_import). The
-    human-facing cables/labels/BOM CSVs and the workbook keep the prefix."""
-    return to_csv(header, rows, neutralise=False)
+    """to_csv without the spreadsheet prefix (SPREADSHEET_PREFIX). The human-facing cables/labels/BOM CSVs
+    and the workbook keep the prefix."""
+    return to_csv(header, rows, neutralise=SPREADSHEET_PREFIX)
 
 
 def _import_columns(header: Sequence[str], columns: Sequence[Sequence[Cell]]) -> CsvStream:
     """sliced_csv without the spreadsheet prefix (see _import_csv)."""
-    return sliced_csv(header, columns, neutralise=False)
+    return sliced_csv(header, columns, neutralise=SPREADSHEET_PREFIX)
 
 
 def _role_name(device: Device) -> str:
