@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -47,6 +48,7 @@ FILES: dict[str, str] = {
 FILE_LIMIT = 256 * 1024 * 1024
 _INT = ("u_height", "position", "width", "outer_width", "outer_depth", "speed")
 _BOOL = ("enabled", "mgmt_only", "is_full_depth")
+_LONE_CR = re.compile("\r(?!\n)")
 
 Key = tuple[str, ...]
 T = TypeVar("T")
@@ -123,7 +125,29 @@ def read_csv(path: Path, budget: ByteBudget) -> str:
     csv` copied it into the middle of every numbered file after the first."""
     text = read_foreign_text(path, FILE_LIMIT, budget).removeprefix("\ufeff")
     quotes_closed(path, text)
+    lines_end_in_lf(path, text)
     return text
+
+
+def lines_end_in_lf(path: Path, text: str) -> None:
+    """Lines ended by CR alone (classic Mac OS; Excel for Mac's "CSV (Macintosh)") are refused by `sot push`
+    and `sot csv` alike: the csv module refuses a CR outside a quoted cell, while csv_records, which ends a
+    record at LF as the writer does, took the whole file for its header line (`sot csv` wrote no file, exit
+    0). A CR inside a quoted cell is text, as csv.writer writes it; LF and CRLF line ends read alike."""
+    if _LONE_CR.search(text) is None:
+        return
+    reader = csv.reader(io.StringIO(text))
+    try:
+        for _ in reader:
+            pass
+    except csv.Error as exc:
+        # CPython's _csv.c words it "new-line character seen in unquoted field" (3.11 to 3.13); other faults
+        # (a field past the limit) are located where the rows are read
+        if "new-line character" in str(exc):
+            raise ForeignInputError(
+                f"{path}:{reader.line_num}",
+                "a line ends in a carriage return alone (a Mac CSV?): save it with LF or CRLF line ends",
+            ) from None
 
 
 def _rows(path: Path, budget: ByteBudget) -> list[tuple[int, dict[str, str]]]:
