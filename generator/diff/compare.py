@@ -15,7 +15,7 @@ from operator import is_, itemgetter, mul, ne, not_, or_
 from typing import NamedTuple
 
 from generator.diff.model import CableChange, CableMove, PlanDiff, PortSpeed, Relocation, Replacement
-from generator.diff.renames import device_renames, slots, touching, with_new_names
+from generator.diff.renames import device_renames, relabel_order, slots, touching, with_new_names
 from generator.gcpause import gc_paused
 from generator.plan.model import Device, Endpoint, Link, Plan
 
@@ -347,21 +347,31 @@ def _compare(old: Plan, new: Plan, scope: tuple[str, ...] | None) -> PlanDiff:
         racks_renamed=renamed,
         site_renamed=_site_renamed(old, new),
         devices_renamed=tuple(renames.items()),
+        device_relabels=relabel_order(renames, (old.device_by_name, new.device_by_name)),
     )
 
 
 def _renamed_devices(
     old: Plan, new: Plan, links: tuple[list[Link], list[Link]], devices: DeviceChanges
 ) -> tuple[DeviceChanges, dict[str, str]]:
-    """The devices only renamed (generator/diff/renames.py), taken out of those added and removed."""
-    renames = device_renames(old, new, links, devices.removed, devices.added)
+    """The devices only renamed (generator/diff/renames.py), taken out of those added, removed, replaced and
+    relocated. A device relocated by name may be one whose name another renamed device took (a chain or
+    cycle of renames: leaf-a → leaf-b while leaf-b → leaf-c), so it is matched too."""
+    moved = [r.name for r in devices.relocated]
+    gone = (*devices.removed, *(old.device_by_name[n] for n in moved))
+    came = (*devices.added, *(new.device_by_name[n] for n in moved))
+    renames = device_renames(old, new, links, gone, came)
     if not renames:
         return devices, renames
+    # in a whole chain or cycle, a name reused is both renamed away and given: neither its old device nor
+    # its new one is relocated or replaced
     new_names = set(renames.values())
     return (
-        devices._replace(
+        DeviceChanges(
             added=tuple(d for d in devices.added if d.name not in new_names),
             removed=tuple(d for d in devices.removed if d.name not in renames),
+            replaced=tuple(r for r in devices.replaced if r.name not in renames),
+            relocated=tuple(r for r in devices.relocated if r.name not in renames),
         ),
         renames,
     )

@@ -57,6 +57,19 @@ class CableChange(NamedTuple):
         return self.new.id
 
 
+class Relabel(NamedTuple):
+    """One step of relabelling a renamed device (generator/diff/renames.py ``relabel_order``)."""
+
+    old: str  # the device's name in the old plan
+    new: str  # and in the new one
+    before: str  # the label on it when the step begins: ``old``, or a temporary label
+    after: str  # the label it gets: ``new``, or a temporary one (a cycle of renames is opened with one)
+
+    @property
+    def temporary(self) -> bool:
+        return self.after != self.new
+
+
 @dataclass(frozen=True)
 class PortSpeed:
     device: str
@@ -91,6 +104,9 @@ class PlanDiff:
     # (old, new) name of a device at the same place with the same cables (generator/diff/renames.py): not in
     # devices_added/removed, its cables not moved; the device and every cable label naming it change
     devices_renamed: tuple[tuple[str, str], ...] = ()
+    # the same renames as steps in a safe order: a name reused by another renamed device is given once its
+    # holder is relabelled, and a cycle (two switches swapping names) goes through a temporary label
+    device_relabels: tuple[Relabel, ...] = ()
 
     @property
     def identical(self) -> bool:

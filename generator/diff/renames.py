@@ -10,17 +10,24 @@ A removed device and an added one are the same device renamed when they have the
 role, model and height, sit at the same place (rack by row and position, as racks are compared, and
 unit), and have the same cables (by id) on the same ports to the same far ends, a far end that is itself
 renamed counting as its new name. So a device replaced by another model, moved to another unit, or with
-a cable on another port is still what it is, and two devices that swap names keep their names (neither
-is removed or added: each is relocated).
+a cable on another port is still what it is.
+
+Names may be reused: a site renumbering its switches renames leaf-a → leaf-b while leaf-b → leaf-c (a
+chain), or swaps two names (a cycle). Read by name, leaf-b moved to leaf-a's unit and every cable of both
+switches moved. So a device whose name moved to another place is matched too, as a removed or added one
+is, but only on its cables (two cable-less switches that swap places are relocated, as the plans say),
+and only in whole chains and cycles: a name given to another device must have left its own (renamed
+too), or one device would bear the name twice. ``relabel_order`` says in which order to relabel them.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from itertools import compress
 from operator import attrgetter, or_
 
+from generator.diff.model import Relabel
 from generator.plan.model import Device, Endpoint, Link, Plan
 
 Slot = tuple[int, int]
@@ -71,39 +78,124 @@ def device_renames(
     old: Plan,
     new: Plan,
     links: tuple[list[Link], list[Link]],
-    removed: tuple[Device, ...],
-    added: tuple[Device, ...],
+    gone: tuple[Device, ...],
+    came: tuple[Device, ...],
 ) -> dict[str, str]:
-    """Old name → new name of each removed device that is an added one renamed (``links``: the old and
-    new cables compared). Paired only where exactly one removed and one added device match, so a pairing
-    never depends on the order of the plans."""
-    if not removed or not added:
+    """Old name → new name of each device that is another one renamed (``links``: the old and new cables
+    compared; ``gone``: the old plan's devices removed or moved to another place, ``came``: the new plan's
+    added or moved, a moved one's name being in both). Paired only where exactly one old and one new device
+    match, so a pairing never depends on the order of the plans."""
+    if not gone or not came:
         return {}
-    gone, came = {d.name for d in removed}, {d.name for d in added}
-    old_ends, new_ends = _ends_by_device(links[0], gone), _ends_by_device(links[1], came)
+    old_names, new_names = {d.name for d in gone}, {d.name for d in came}
+    old_ends, new_ends = _ends_by_device(links[0], old_names), _ends_by_device(links[1], new_names)
+    reused = old_names & new_names
     # first with every far end that may itself be renamed left unnamed (a tier renamed at once: the
     # leaves' far ends are the renamed spines), then checked with the pairs found
-    blank_old, blank_new = dict.fromkeys(gone, ""), dict.fromkeys(came, "")
-    old_at, new_at = slots(old), slots(new)
-    candidates: dict[tuple[object, ...], list[str]] = defaultdict(list)
-    for d in removed:
-        candidates[(*_place(d, old_at), _signature(old_ends[d.name], blank_old))].append(d.name)
-    wanted: dict[tuple[object, ...], list[str]] = defaultdict(list)
-    for d in added:
-        wanted[(*_place(d, new_at), _signature(new_ends[d.name], blank_new))].append(d.name)
+    keys = (
+        _keys(gone, slots(old), old_ends, reused, dict.fromkeys(old_names, "")),
+        _keys(came, slots(new), new_ends, reused, dict.fromkeys(new_names, "")),
+    )
     pairs = {
         olds[0]: news[0]
-        for key, olds in candidates.items()
-        if len(olds) == 1 and len(news := wanted.get(key, [])) == 1
+        for key, olds in keys[0].items()
+        if len(olds) == 1 and len(news := keys[1].get(key, [])) == 1
     }
-    # a pair whose far ends are not the same devices under the pairs found is no rename; dropping it can
-    # break a pair that counted on it, so until none is dropped
-    while True:
-        wrong = [o for o, n in pairs.items() if _signature(old_ends[o], pairs) != _signature(new_ends[n], {})]
-        if not wrong:
-            return dict(sorted(pairs.items()))
-        for o in wrong:
-            del pairs[o]
+    return _whole(pairs, (old_ends, new_ends), (old_names, new_names))
+
+
+def _whole(
+    pairs: dict[str, str],
+    ends: tuple[dict[str, list[_End]], dict[str, list[_End]]],
+    names: tuple[set[str], set[str]],
+) -> dict[str, str]:
+    """``pairs`` less each whose far ends are not the same devices under the pairs kept, or that gives a
+    name whose device keeps it or takes one from a device that keeps its own (a chain or cycle of renames
+    is whole). Dropping a pair can break one that counted on it, so round after round, each round checking
+    again only those (a chain of 100,000 renames broken at its end unravels one pair a round)."""
+    (old_ends, new_ends), (old_names, new_names) = ends, names
+    given = {n: o for o, n in pairs.items()}
+
+    def _holds(o: str, n: str) -> bool:
+        if n in old_names and n not in pairs:  # the old n keeps its name
+            return False
+        if o in new_names and o not in given:  # the new o is no old device renamed
+            return False
+        return _signature(old_ends[o], pairs) == _signature(new_ends[n], {})
+
+    check = set(pairs)
+    while check:
+        # checked against the same pairs, the round's order does not matter
+        wrong = [(o, n) for o in check if not _holds(o, n := pairs[o])]
+        for o, n in wrong:
+            del pairs[o], given[n]
+        check = set()
+        for o, n in wrong:  # its neighbours' far ends, the device renamed to its name, the one renamed from n
+            check.update(far for _, _, _, far, _ in old_ends[o])
+            check.update(x for x in (given.get(o), n) if x is not None)
+        check &= pairs.keys()
+    return dict(sorted(pairs.items()))
+
+
+def _keys(
+    devices: tuple[Device, ...],
+    at: dict[str, Slot],
+    ends: dict[str, list[_End]],
+    reused: set[str],
+    blank: Mapping[str, str],
+) -> dict[tuple[object, ...], list[str]]:
+    """The devices by place and cables (far ends through ``blank``). A reused name is matched only on its
+    cables: without any, its place is all there is, and the name it bears says which device it is."""
+    out: dict[tuple[object, ...], list[str]] = defaultdict(list)
+    for d in devices:
+        if d.name in reused and not ends[d.name]:
+            continue
+        out[(*_place(d, at), _signature(ends[d.name], blank))].append(d.name)
+    return out
+
+
+def relabel_order(renames: Mapping[str, str], in_use: tuple[Collection[str], ...]) -> tuple[Relabel, ...]:
+    """The renames in an order a technician can follow with no two devices labelled alike at any time: a
+    device's new label once its holder has been relabelled (a chain from its end), and a cycle opened with
+    a temporary label no device bears (in any of ``in_use``), as one swaps two values through a third.
+    Each chain and cycle is walked once from its end (a site shifting 100,000 host names by one is one
+    chain: looking for the next free name among all of them each time took minutes)."""
+    came_from = {n: o for o, n in renames.items()}  # injective: a name is given to one device
+    out: list[Relabel] = []
+    for o in sorted(renames):  # chains, each from the device whose new name no device bears
+        if renames[o] not in renames:
+            for x in _back(o, came_from, stop=None):
+                out.append(Relabel(x, renames[x], x, renames[x]))
+    done = {r.old for r in out}
+    for first in sorted(renames.keys() - done):  # what is left is cycles: each opened at its least name
+        if first in done:
+            continue
+        tmp = _free(f"tmp-{first}", in_use)
+        out.append(Relabel(first, renames[first], first, tmp))
+        for x in _back(came_from[first], came_from, stop=first):
+            out.append(Relabel(x, renames[x], x, renames[x]))
+            done.add(x)
+        out.append(Relabel(first, renames[first], tmp, renames[first]))
+        done.add(first)
+    return tuple(out)
+
+
+def _back(start: str, came_from: Mapping[str, str], stop: str | None) -> Iterator[str]:
+    """``start``, the device renamed to its name, the one renamed to that one's …, until none is (or
+    ``stop``)."""
+    x: str | None = start
+    while x is not None and x != stop:
+        yield x
+        x = came_from.get(x)
+
+
+def _free(name: str, in_use: tuple[Collection[str], ...]) -> str:
+    """``name``, or it with the first ``-N`` suffix that no device bears."""
+    out, n = name, 1
+    while any(out in names for names in in_use):
+        n += 1
+        out = f"{name}-{n}"
+    return out
 
 
 def _renamed(ep: Endpoint, renames: Mapping[str, str]) -> Endpoint:

@@ -99,6 +99,12 @@ def _devices_json(diff: PlanDiff) -> dict[str, Any]:
             {"old": old, "new": new, **_device(diff.new.device_by_name[new])}
             for old, new in diff.devices_renamed
         ],
+        # the renames as a technician relabels them: a name reused once its holder is relabelled, a swap
+        # (a cycle) through a temporary label
+        "relabel_order": [
+            {"old": r.old, "new": r.new, "from": r.before, "to": r.after, "temporary": r.temporary}
+            for r in diff.device_relabels
+        ],
     }
 
 
@@ -228,7 +234,20 @@ def _device_lines(diff: PlanDiff) -> list[str]:
             f"  = {d.kind} {old} → {new} ({d.model}, {what}) at {_where(d)}: relabel it and its cables"
         )
     out += _more(len(diff.devices_renamed))
+    out += _relabel_order_lines(diff)
     return out
+
+
+def _relabel_order_lines(diff: PlanDiff) -> list[str]:
+    """The order to relabel in, where it matters: a renamed device takes a name another one bears."""
+    steps = diff.device_relabels
+    renamed = {r.old for r in steps}
+    if not any(r.new in renamed for r in steps):  # no name reused: any order does
+        return []
+    shown = ", ".join(f"{r.before} → {r.after}" for r in steps[:TEXT_LIMIT])
+    more = f" and {len(steps) - TEXT_LIMIT:,} more" if len(steps) > TEXT_LIMIT else ""
+    why = " (a temporary label opens a swap)" if any(r.temporary for r in steps) else ""
+    return [f"  relabel in this order, names are reused{why}: {shown}{more}"]
 
 
 PortLabels = dict[tuple[str, str], str]  # (device, plan port) -> the port as its cable label prints it

@@ -3,7 +3,8 @@
 Step 1 takes down what goes (``remove``, ``move-from``, ``re-pull-old``, ``unplug`` for cables of devices
 that are replaced or moved), step 2 handles the devices (``devices.csv``), step 3 pulls what comes
 (``add``, ``move-to``, ``re-pull-new``, ``replug``) and relabels the cables of renamed racks and devices
-(``relabel``; a renamed device is relabelled in step 2).
+(``relabel``; a renamed device is relabelled in step 2, in an order where no two devices bear one label:
+where renamed devices swap names, one first gets a temporary label, ``relabel-temporary``).
 Cable rows are the cabling emitter's rows (``generator.emit.cabling.rows.cable_rows``, same labels and columns
 as the full cable plan) with an action and a step in front; old-side rows are labelled from the old plan,
 new-side rows from the new one.
@@ -173,9 +174,15 @@ def device_table_rows(diff: PlanDiff) -> list[list[Cell]]:
             n = new_dev[moved.name]
             at_old, at_new = (moved.old_rack, moved.old_u), (moved.new_rack, moved.new_u)
             out.append(_device_row("relocate", n, (n.model, n.model), at_old, at_new))
-    for old, new in diff.devices_renamed:  # nothing moves: a new label on the device
-        o, n = old_dev[old], new_dev[new]
-        out.append(_device_row("relabel", n, (n.model, n.model), (o.rack, o.u), (n.rack, n.u), old))
+    # nothing moves: a new label on the device, in an order where no two devices bear one label at a time
+    # (``name`` the label it gets, ``old_name`` the one it bears: a temporary one opens a cycle of renames)
+    for step in diff.device_relabels:
+        o, n = old_dev[step.old], new_dev[step.new]
+        action = "relabel-temporary" if step.temporary else "relabel"
+        labelled = n._replace(name=step.after)
+        out.append(
+            _device_row(action, labelled, (n.model, n.model), (o.rack, o.u), (n.rack, n.u), step.before)
+        )
     out += [_device_row("install", d, ("", d.model), ("", ""), (d.rack, d.u)) for d in diff.devices_added]
     return [[i, *row] for i, row in enumerate(out, start=1)]
 
