@@ -80,13 +80,15 @@ def cable_actions(diff: PlanDiff) -> tuple[list[tuple[str, Link]], list[tuple[st
         up[c.id] = "re-pull-new"
     for x in diff.cables_added:
         up[x.id] = "add"
-    _relabels(diff, down, up)
     new_ids = {x.id for x in diff.new.links}
     for cid in diff.links_down:  # cables of replaced/relocated/removed devices that keep their ports
         if cid not in down:
             down[cid] = "unplug"
             if cid in new_ids and cid not in up:
                 up[cid] = "replug"
+    # after the unplugged ones: a replugged cable gets its new labels as it goes back in (a site renamed
+    # beside a replaced switch had its cables unplugged in step 1 and only relabelled in step 3)
+    _relabels(diff, down, up)
     old_by = {x.id: x for x in diff.old.links}
     new_by = {x.id: x for x in diff.new.links}
     return ([(a, old_by[i]) for i, a in down.items()], [(a, new_by[i]) for i, a in up.items()])
