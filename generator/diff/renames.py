@@ -167,10 +167,13 @@ def relabel_order(renames: Mapping[str, str], in_use: tuple[Collection[str], ...
             for x in _back(o, came_from, stop=None):
                 out.append(Relabel(x, renames[x], x, renames[x]))
     done = {r.old for r in out}
+    taken: set[str] | None = None  # every device name, case folded: built for the first cycle only
     for first in sorted(renames.keys() - done):  # what is left is cycles: each opened at its least name
         if first in done:
             continue
-        tmp = _free(f"tmp-{first}", in_use)
+        if taken is None:
+            taken = {name.casefold() for names in in_use for name in names}
+        tmp = _free(f"tmp-{first}", taken)
         out.append(Relabel(first, renames[first], first, tmp))
         for x in _back(came_from[first], came_from, stop=first):
             out.append(Relabel(x, renames[x], x, renames[x]))
@@ -189,10 +192,11 @@ def _back(start: str, came_from: Mapping[str, str], stop: str | None) -> Iterato
         x = came_from.get(x)
 
 
-def _free(name: str, in_use: tuple[Collection[str], ...]) -> str:
-    """``name``, or it with the first ``-N`` suffix that no device bears."""
+def _free(name: str, taken: set[str]) -> str:
+    """``name``, or it with the first ``-N`` suffix, that no device bears, case aside (``TMP-A`` and
+    ``tmp-a`` on two switches side by side are one label to a technician)."""
     out, n = name, 1
-    while any(out in names for names in in_use):
+    while out.casefold() in taken:
         n += 1
         out = f"{name}-{n}"
     return out

@@ -174,6 +174,9 @@ def test_a_cycle_of_three_is_opened_once() -> None:
 def test_the_temporary_label_is_no_device_name() -> None:
     steps = relabel_order({"a": "b", "b": "a"}, ({"a", "b", "tmp-a"}, {"a", "b", "tmp-a-2"}))
     assert [s.after for s in steps] == ["tmp-a-3", "a", "b"]
+    # nor one that differs from a device's name by case only
+    steps = relabel_order({"a": "b", "b": "a"}, ({"a", "b", "TMP-A"},))
+    assert [s.after for s in steps] == ["tmp-a-2", "a", "b"]
 
 
 def test_a_chain_with_a_cable_on_another_port_is_no_rename() -> None:
