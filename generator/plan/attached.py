@@ -104,47 +104,76 @@ def _model(a: Appliance, i: int) -> ApplianceModel | None:
     return m
 
 
-def growth_ports(rf: ResolvedFabric, built: BuiltFabric) -> set[tuple[str, int]]:
+def _site_ports(rf: ResolvedFabric) -> list[int] | None:
+    """The site's port for each logical leaf down port (its port layout), None: the logical numbers."""
+    topo = rf.spec.topology
+    layout = getattr(topo, "port_layout", None) or (rf.switch.port_layout if rf.switch else None)
+    return parse_ports(layout.down) if layout else None
+
+
+def growth_ports(rf: ResolvedFabric, built: BuiltFabric) -> dict[tuple[str, int], int]:
     """The (switch, port)s of today's leaves that the fat-tree's ``growth_nodes`` will cable nodes to, as
     generator/topology/fat_tree.py numbers them (its rail_node_port / flat_terminal_port), in the site's port
-    layout. An appliance put there
+    layout, each with the 1-based number of the node that takes it. An appliance put there
     by ``ports: N`` moved to another port when the fabric grew, its running cable with it."""
     topo, params = rf.spec.topology, built.params
     if not isinstance(topo, FatTree) or not topo.growth_nodes or not isinstance(params, FatTreeParams):
-        return set()
+        return {}
     from generator.topology.fat_tree import flat_terminal_port, rail_node_port  # as plan/build.py: late
 
-    layout = topo.port_layout or (rf.switch.port_layout if rf.switch else None)
-    down = parse_ports(layout.down) if layout else None
+    down = _site_ports(rf)
     leaves = [s.name for s in built.switches if s.tier == "leaf"]
     node_ends = [
         ln.a.port for ln in built.links if ln.layer == "node_leaf" and isinstance(ln.a.port, Terminal)
     ]
     hosts = len({t.host for t in node_ends})
     rails, per_leaf = max(1, params.rails), params.down
-    # (leaf index, builder port) as the builder numbers a node's ports; those on new leaves are no concern
+    # (node number, leaf index, builder port) as the builder numbers a node's ports; new leaves: no concern
     if params.rail_optimized:
         grown = [
-            rail_node_port(i, r, per_leaf, rails)
+            (i + 1, *rail_node_port(i, r, per_leaf, rails))
             for i in range(hosts, topo.growth_nodes)
             for r in range(rails)
         ]
     else:
-        grown = [flat_terminal_port(k, per_leaf) for k in range(len(node_ends), topo.growth_nodes * rails)]
-    logical = [(j, p) for j, p in grown if j < len(leaves)]
+        grown = [
+            (k // rails + 1, *flat_terminal_port(k, per_leaf))
+            for k in range(len(node_ends), topo.growth_nodes * rails)
+        ]
+    logical = [(n, j, p) for n, j, p in grown if j < len(leaves)]
     if down is None:
-        return {(leaves[j], p) for j, p in logical}
-    return {(leaves[j], down[p - 1]) for j, p in logical if p <= len(down)}
+        return {(leaves[j], p): n for n, j, p in logical}
+    return {(leaves[j], down[p - 1]): n for n, j, p in logical if p <= len(down)}
+
+
+def growth_reservations(
+    cluster: ResolvedCluster, builts: Mapping[str, BuiltFabric]
+) -> dict[str, dict[tuple[str, int], int]]:
+    """Per fabric: the leaf ports free today that the declared growth cables a node to (the node's 1-based
+    number on the compute fabric once grown); fabrics without such ports are left out."""
+    out = {}
+    for name, built in builts.items():
+        ports = growth_ports(cluster.fabrics[name], built)
+        if ports:
+            out[name] = ports
+    return out
 
 
 class _Ports:
     """The switch ports of one fabric: which exist, which the topology or an earlier appliance took."""
 
-    def __init__(self, rf: ResolvedFabric, switches: Mapping[str, Device], built: BuiltFabric) -> None:
+    def __init__(
+        self,
+        rf: ResolvedFabric,
+        switches: Mapping[str, Device],
+        built: BuiltFabric,
+        growth: Mapping[tuple[str, int], int],
+    ) -> None:
         self.fabric = rf.name
         self.switches = {n: d for n, d in switches.items() if d.fabric == rf.name}
         self.taken = used_ports(built)
-        self.growth = growth_ports(rf, built)  # free today, a node's once the fabric grows: never chosen
+        # free today, a node's once the fabric grows: never chosen; a declared link there is rule TOP019's
+        self.growth = growth
         # switch names are one name in any case (DNS, LLDP, OpenSM; the plan keeps them unique so): a link to
         # `ib-su1-r1` is a link to the site's `IB-SU1-R1`
         self.folded = {n.lower(): d for n, d in self.switches.items()}
@@ -221,7 +250,10 @@ def _auto(specs: list[tuple[int, Appliance]], ports: _Ports) -> dict[int, list[t
 
 
 def resolve_attachments(
-    cluster: ResolvedCluster, builts: Mapping[str, BuiltFabric], switches: Mapping[str, Device]
+    cluster: ResolvedCluster,
+    builts: Mapping[str, BuiltFabric],
+    switches: Mapping[str, Device],
+    growth: Mapping[str, Mapping[tuple[str, int], int]],
 ) -> list[Attachment]:
     """Every declared appliance with its checked ports and figures (declared first, then auto per fabric)."""
     specs = list(enumerate(cluster.blueprint.appliances))
@@ -246,7 +278,9 @@ def resolve_attachments(
                 _path(i, "fabric"),
             )
         rf = cluster.fabrics[a.fabric]
-        ports = per_fabric.setdefault(a.fabric, _Ports(rf, switches, builts[a.fabric]))
+        ports = per_fabric.get(a.fabric) or per_fabric.setdefault(
+            a.fabric, _Ports(rf, switches, builts[a.fabric], growth.get(a.fabric, {}))
+        )
         if a.links:
             chosen[i] = [(ports.claim(a, i, j, ln.switch, ln.port), ln.port) for j, ln in enumerate(a.links)]
     for fabric, ports in per_fabric.items():

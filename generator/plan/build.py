@@ -17,6 +17,7 @@ from generator.plan.attached import (
     Attachment,
     attachment_devices,
     attachment_links,
+    growth_reservations,
     place_attachments,
     resolve_attachments,
 )
@@ -428,7 +429,10 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
     fabrics = _build_fabrics(cluster)
     where = place(cluster, fabrics) if not cluster.is_cloud else Placement({}, {}, [])
     devices = _devices(cluster, fabrics, where)
-    attached = _attach(cluster, fabrics, devices, where)
+    # only appliances can take a leaf port kept for growth (ports: N avoid them, TOP019 reports links there)
+    built_by = {n: b.built for n, b in fabrics.builts.items()}
+    growth = growth_reservations(cluster, built_by) if cluster.blueprint.appliances else {}
+    attached = _attach(cluster, built_by, growth, devices, where)
     devices.extend(attachment_devices(attached, where.placed))
     device_by = {d.name: d for d in devices}
     racks = _racks(site, where.racks)
@@ -453,20 +457,25 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
         links=tuple(links),
         racks=tuple(racks),
         metrics=metrics,
+        growth_ports=growth,
         # counted on first read of Plan.bom / .transceivers: no rule reads them (validate, issue 32)
         bill=partial(bill_of_materials, cluster, devices, links, racks, chooser, device_by, fabrics.switches),
     )
 
 
 def _attach(
-    cluster: ResolvedCluster, fabrics: Fabrics, devices: list[Device], where: Placement
+    cluster: ResolvedCluster,
+    builts: dict[str, BuiltFabric],
+    growth: dict[str, dict[tuple[str, int], int]],
+    devices: list[Device],
+    where: Placement,
 ) -> list[Attachment]:
     """The blueprint's appliances on free switch ports, placed in racks (generator/plan/attached.py)."""
     if not cluster.blueprint.appliances:
         return []
     switches = {d.name: d for d in devices if d.kind == "switch"}
     try:
-        atts = resolve_attachments(cluster, {n: b.built for n, b in fabrics.builts.items()}, switches)
+        atts = resolve_attachments(cluster, builts, switches, growth)
         place_attachments(atts, where.racks, where.placed)
     except AttachError as exc:
         raise PlanError(str(exc), exc.path) from None

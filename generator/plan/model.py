@@ -6,7 +6,7 @@ given blueprint (``<fabric letter>-<layer>-<n>``), so two builds of one blueprin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, overload
@@ -154,6 +154,12 @@ class Plan:
     )
     # counts the fields above on first read (generator/plan/build.py); None: they were given
     bill: Callable[[], Bom] | None = field(default=None, repr=False, compare=False)
+    # fabric → (leaf, site port) free today that the declared growth cables a node to → that node's 1-based
+    # number (generator/plan/attached.py growth_reservations); counted only when the blueprint declares
+    # appliances, the only devices that could take such a port (rule TOP019)
+    growth_ports: Mapping[str, Mapping[tuple[str, int], int]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @cached_property
     def _bill_counted(self) -> Bom:
