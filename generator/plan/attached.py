@@ -12,6 +12,11 @@ port or the switch has no such port) or, with ``ports: N``, ports the topology l
 leaves of the fabric, where the RA puts them, the appliances of an HA pair on different leaves (UFM
 manual: "it is recommended that the InfiniBand ports of the primary and secondary UFM-SDN Appliance be
 connected to different fabric switches on the same tier").
+
+``ports: N`` never takes a port the declared growth keeps for a planned node, and rule TOP019 refuses a
+``links`` entry on one: on a fat-tree the ports its ``growth_nodes`` cable on today's leaves, on the storage
+and management leaf-spines the ports of the compute unit those nodes join. Dragonfly, torus and hypercube
+fabrics declare no growth.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from blueprints.catalog.appliances import ApplianceModel, appliance_model, appliance_models
 from blueprints.catalog.load import did_you_mean
@@ -29,7 +35,7 @@ from generator.plan.media import MediaChooser, Position
 from generator.plan.model import BomLine, Device, Endpoint, Link
 from generator.plan.placement import Placed, PlacedRack, put_in_rack
 from generator.resolve import ResolvedCluster, ResolvedFabric
-from generator.topology.base import BuiltFabric, FatTreeParams, Terminal
+from generator.topology.base import BuiltFabric, FatTreeParams, LeafSpineParams, Terminal
 
 _APPLIANCE_PORT = re.compile(r"^p([1-9][0-9]{0,2})$")
 
@@ -146,14 +152,79 @@ def growth_ports(rf: ResolvedFabric, built: BuiltFabric) -> dict[tuple[str, int]
     return {(leaves[j], down[p - 1]): n for n, j, p in logical if p <= len(down)}
 
 
+class _UnitGrowth(NamedTuple):
+    """The compute nodes the declared growth adds to the last placement unit of today's compute fabric."""
+
+    last_host: str  # today's last compute node (its unit is the one that grows)
+    nodes: int  # compute nodes today
+    joining: int  # nodes growth_nodes adds to that unit before it starts new ones
+
+
+def _unit_growth(cluster: ResolvedCluster, builts: Mapping[str, BuiltFabric]) -> _UnitGrowth | None:
+    """The storage and management leaf-spines are built per placement unit (generator/plan/placing.py):
+    growth fills the compute fat-tree's last unit (a partial scalable unit, or leaf) before adding units."""
+    rf, built = cluster.fabrics.get("compute"), builts.get("compute")
+    topo = rf.spec.topology if rf is not None else None
+    if not isinstance(topo, FatTree) or not topo.growth_nodes or built is None:
+        return None
+    if not isinstance(built.params, FatTreeParams):
+        return None
+    from generator.plan.placing import hosts_on, unit_nodes
+
+    hosts = hosts_on(cluster, "compute")
+    n, size = len(hosts), unit_nodes(built.params)
+    if not hosts or topo.growth_nodes <= n:
+        return None
+    unit = (n - 1) // size
+    leaves = sum(1 for s in built.switches if s.tier == "leaf")
+    # a flat fat-tree's hosts beyond its leaves' units share one last unit, which takes every new node
+    end = topo.growth_nodes if not built.params.rail_optimized and unit >= leaves else (unit + 1) * size
+    joining = min(end, topo.growth_nodes) - n
+    return _UnitGrowth(hosts[-1], n, joining) if joining > 0 else None
+
+
+def leaf_spine_growth_ports(
+    rf: ResolvedFabric, built: BuiltFabric, grow: _UnitGrowth
+) -> dict[tuple[str, int], int]:
+    """The (leaf, port)s of a leaf-spine that the compute nodes joining the last unit take, as
+    generator/topology/leaf_spine.py numbers a unit's nodes (unit_node_port), in the site's port layout."""
+    params = built.params
+    if not isinstance(params, LeafSpineParams):
+        return {}
+    from generator.topology.leaf_spine import unit_node_port  # a builder module, as above: late
+
+    ends = [(ln.group, ln.a.device) for ln in built.links if ln.layer == "node_leaf"]
+    group = next((g for g, host in ends if host == grow.last_host), None)
+    if group is None:  # the unit's nodes have no port on this fabric
+        return {}
+    per_host: dict[str, int] = {}
+    for g, host in ends:
+        if g == group:
+            per_host[host] = per_host.get(host, 0) + 1
+    width = max(per_host.values())
+    leaves = [s.name for s in built.switches if s.tier == "leaf" and params.leaf_unit.get(s.name) == group]
+    down = _site_ports(rf)
+    out: dict[tuple[str, int], int] = {}
+    for t in range(grow.joining):
+        for i in range(width):
+            j, p = unit_node_port(len(per_host) + t, i, params.down, width)
+            if j < len(leaves) and (down is None or p <= len(down)):
+                out[(leaves[j], down[p - 1] if down else p)] = grow.nodes + t + 1
+    return out
+
+
 def growth_reservations(
     cluster: ResolvedCluster, builts: Mapping[str, BuiltFabric]
 ) -> dict[str, dict[tuple[str, int], int]]:
     """Per fabric: the leaf ports free today that the declared growth cables a node to (the node's 1-based
     number on the compute fabric once grown); fabrics without such ports are left out."""
     out = {}
+    grow = _unit_growth(cluster, builts)
     for name, built in builts.items():
-        ports = growth_ports(cluster.fabrics[name], built)
+        rf = cluster.fabrics[name]
+        ports = growth_ports(rf, built)
+        if not ports and grow is not None and name != "compute":
+            ports = leaf_spine_growth_ports(rf, built, grow)
         if ports:
             out[name] = ports
     return out

@@ -48,6 +48,12 @@ class Unit:
     switches: list[str]
 
 
+def unit_nodes(p: FatTreeParams) -> int:
+    """Compute nodes per placement unit of a fat-tree: a scalable unit (rail-optimised), else the nodes one
+    leaf carries."""
+    return p.su_nodes if p.rail_optimized else max(1, p.down // max(1, p.rails))
+
+
 def placement_units(cluster: ResolvedCluster, compute: _Built | None) -> list[Unit]:
     """Placement units: scalable units / dragonfly groups / leaves of the compute fabric first (in
     order, so growth appends), then one unit per pool without compute ports."""
@@ -62,8 +68,8 @@ def placement_units(cluster: ResolvedCluster, compute: _Built | None) -> list[Un
         p = built.params
         if isinstance(p, FatTreeParams):
             leaves = [s for s in built.switches if s.tier == "leaf"]
+            size = unit_nodes(p)
             if p.rail_optimized:
-                size = p.su_nodes
                 by_su: dict[int, list[str]] = defaultdict(list)
                 for s in leaves:
                     by_su[s.su or 0].append(s.name)
@@ -71,7 +77,6 @@ def placement_units(cluster: ResolvedCluster, compute: _Built | None) -> list[Un
                     su = i // size + 1
                     units.append(Unit(f"su{su}", compute_hosts[i : i + size], True, by_su.get(su, [])))
             else:
-                size = max(1, p.down // max(1, p.rails))
                 for i, leaf in enumerate(leaves):
                     units.append(
                         Unit(f"u{i + 1}", compute_hosts[i * size : (i + 1) * size], True, [leaf.name])

@@ -109,6 +109,14 @@ class _Leaves(NamedTuple):
     leaf_unit: dict[str, str]  # leaf name -> the unit whose rack it sits in
 
 
+def unit_node_port(node: int, port: int, down: int, width: int) -> tuple[int, int]:
+    """(leaf index among its group's leaves, leaf port) of the ``node``-th node's ``port``-th port in a group
+    whose nodes have ``width`` ports here: leaf sets of ``width`` leaves of ``down`` node ports, node n on
+    port n mod down + 1 of set n // down (a unit's next node appends)."""
+    s, pos = divmod(node, down)
+    return s * width + port, pos + 1
+
+
 def _leaves(groups: list[Group], shape: _Shape, prefix: str) -> _Leaves:
     links: list[RawLink] = []
     loads: list[LeafLoad] = []
@@ -120,13 +128,12 @@ def _leaves(groups: list[Group], shape: _Shape, prefix: str) -> _Leaves:
         names = [f"{prefix}-leaf-{label}-{k + 1:02d}" for k in range(sets * width)]
         used = dict.fromkeys(names, 0)
         for n, terms in enumerate(nodes):
-            s, pos = divmod(n, shape.down)
             for i, term in enumerate(terms):
-                leaf = names[s * width + i]
-                used[leaf] += 1
+                j, port = unit_node_port(n, i, shape.down, width)
+                used[names[j]] += 1
                 links.append(
                     RawLink(
-                        PortRef(term.host, term), PortRef(leaf, pos + 1), "node_leaf", term.rail, group=label
+                        PortRef(term.host, term), PortRef(names[j], port), "node_leaf", term.rail, group=label
                     )
                 )
         for name in names:

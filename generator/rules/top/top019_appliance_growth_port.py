@@ -16,11 +16,13 @@ class ApplianceGrowthPort(Rule):
     """An appliance's declared link on a leaf port that the fabric's declared growth cables a node to.
 
     ``growth_nodes`` is a promise that the fabric grows to that many nodes by appending: the fat-tree numbers
-    a future node's leaf ports as it numbers today's (generator/topology/fat_tree.py). A port that is free
-    today but reserved so is not free for an appliance: when the node is installed its cable and the
-    appliance's land on one port, and one of them has to move (a UFM appliance's running subnet manager with
-    it). ``ports: N`` never chooses such a port; an explicit ``links:`` entry is checked here, located at the
-    entry's port, naming the node that will take it.
+    a future node's leaf ports as it numbers today's (generator/topology/fat_tree.py), and the storage and
+    management leaf-spines give the compute unit it joins the next ports of that unit's leaves
+    (generator/topology/leaf_spine.py). A port that is free today but reserved so is not free for an
+    appliance: when the node is installed its cable and the appliance's land on one port, and one of them
+    has to move (a UFM appliance's running subnet manager with it). ``ports: N`` never chooses such a port;
+    an explicit ``links:`` entry is checked here, located at the entry's port, naming the node that will
+    take it.
     """
 
     id = "TOP019"
