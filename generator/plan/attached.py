@@ -34,6 +34,7 @@ from blueprints.models.topology import FatTree
 from generator.plan.media import MediaChooser, Position
 from generator.plan.model import BomLine, Device, Endpoint, Link
 from generator.plan.placement import Placed, PlacedRack, put_in_rack
+from generator.plan.site_names import leaf_port_layout
 from generator.resolve import ResolvedCluster, ResolvedFabric
 from generator.topology.base import BuiltFabric, FatTreeParams, LeafSpineParams, Terminal
 
@@ -112,8 +113,7 @@ def _model(a: Appliance, i: int) -> ApplianceModel | None:
 
 def _site_ports(rf: ResolvedFabric) -> list[int] | None:
     """The site's port for each logical leaf down port (its port layout), None: the logical numbers."""
-    topo = rf.spec.topology
-    layout = getattr(topo, "port_layout", None) or (rf.switch.port_layout if rf.switch else None)
+    layout = leaf_port_layout(rf)
     return parse_ports(layout.down) if layout else None
 
 

@@ -28,7 +28,7 @@ from generator.plan.media import MediaChooser, Position, rack_xy, run_lengths
 from generator.plan.model import Device, FabricMetrics, Link, Plan, Rack
 from generator.plan.placement import PlacedRack
 from generator.plan.placing import Placement, Unit, hosts_on, place, placement_units
-from generator.plan.site_names import SiteLayoutError, apply_site_layout
+from generator.plan.site_names import SiteLayoutError, apply_site_layout, leaf_port_layout
 from generator.resolve import ResolvedCluster, ResolvedFabric
 from generator.topology.base import (
     BuiltFabric,
@@ -259,8 +259,7 @@ def _one_port_a_rail(cluster: ResolvedCluster, rf: ResolvedFabric, topo: object)
 
 def _site_layout(built: BuiltFabric, topo: FatTree | LeafSpine, rf: ResolvedFabric) -> BuiltFabric:
     """Site names and leaf port layout (the blueprint's, else the switch model's catalogue layout)."""
-    assert rf.switch is not None
-    layout = topo.port_layout or rf.switch.port_layout
+    layout = leaf_port_layout(rf)
     try:
         return apply_site_layout(
             built,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING, Protocol
 
 from blueprints.models.naming import NameSource, SwitchNames, layout_misfit, parse_ports, render_template
 from generator.topology.base import (
@@ -20,6 +21,24 @@ from generator.topology.base import (
     SwitchSpec,
     Terminal,
 )
+
+if TYPE_CHECKING:
+    from generator.resolve import ResolvedFabric
+
+
+class Layout(Protocol):
+    @property
+    def down(self) -> str: ...
+    @property
+    def up(self) -> str: ...
+
+
+def leaf_port_layout(rf: ResolvedFabric) -> Layout | None:
+    """The fabric's leaf port layout: the blueprint's ``port_layout``, else the switch model's catalogue
+    layout; None: the logical numbers (1.. down, then up). One choice for the builder's site layout and the
+    growth-port reservation (generator/plan/attached.py)."""
+    own: Layout | None = getattr(rf.spec.topology, "port_layout", None)
+    return own or (rf.switch.port_layout if rf.switch else None)
 
 
 class SiteLayoutError(ValueError):
