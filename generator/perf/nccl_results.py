@@ -40,8 +40,10 @@ failure`` lines (common.h ``NCCLCHECK`` / ``CUDACHECK``: the program stopped), a
 ``nwrong`` above 0 or ``out_of_bounds.count`` above 0. The row columns are found from the column header
 (``# size count type redop root time algbw busbw #wrong ...``, util.cu ``writeResultHeader``) where the output
 has one, so columns nccl-tests appends after a row (the ``-Z`` timestamp) are not read as figures; without a
-header, the last eight tokens are the two bodies. Source: NVIDIA/nccl-tests src/util.cu and src/common.h,
-commit cfa8a9674b467b8e200775a62b09ff11d4c363ac.
+header, the last eight tokens are the two bodies. A row cut short (the job killed while nccl-tests wrote it,
+the log cut mid-line) is refused at its line, last in the file or not: one ending before the #wrong the header
+places, or, between a run's column header and its footer, one ending before its sixth column. Source:
+NVIDIA/nccl-tests src/util.cu and src/common.h, commit cfa8a9674b467b8e200775a62b09ff11d4c363ac.
 
 Every file is foreign input (generator/foreign.py): regular files only, at most ``MAX_FILE_BYTES`` each and
 one byte budget for the whole command, parsed in one pass, and every value checked against
@@ -447,24 +449,46 @@ def _checked_row(values: dict[str, object], where: str) -> Row:
         ) from None
 
 
+def _truncated(tokens: list[str], where: str, columns: tuple[int, int, int] | None) -> ForeignInputError:
+    """A row cut short (a job killed while nccl-tests wrote it, or the log cut mid-line), at its line: its
+    last figures are not where the header puts them, and a tail read without a header took the root column
+    for a bandwidth."""
+    if columns is None:
+        layout = "a row holds size, count, type, redop and root, then its out-of-place and in-place figures"
+    else:
+        layout = (
+            f"the column header puts the out-of-place busbw and #wrong in columns {columns[1] + 1} and "
+            f"{columns[2] + 1}"
+        )
+    return ForeignInputError(
+        where, f"truncated result row: {len(tokens)} columns, where {layout} (a run stopped writing it?)"
+    )
+
+
 def _row(
-    tokens: list[str], where: str, columns: tuple[int, int, int] | None = None, counts_wrong: bool = False
+    tokens: list[str],
+    where: str,
+    columns: tuple[int, int, int] | None = None,
+    counts_wrong: bool = False,
+    in_table: bool = False,
 ) -> Row | None:
     """A result row: size and count first, then (oop time algbw busbw wrong)(ip time algbw busbw wrong).
     ``columns``: where the header puts the out-of-place time, busbw and #wrong; a row with fewer tokens
     (nccl-tests left its out-of-place body blank) has its in-place body there, and one that ends before the
     out-of-place #wrong is refused as truncated. Without them, the last eight tokens are the two bodies (the
-    last four: one body)."""
-    if len(tokens) < 6 or not _ASCII_DIGITS.fullmatch(tokens[0]) or not _ASCII_DIGITS.fullmatch(tokens[1]):
+    last four: one body). ``in_table``: the line stands between a run's column header (or first row) and its
+    footer, where a line starting as a row does and ending before its sixth column is one cut short."""
+    if not tokens or not all(_ASCII_DIGITS.fullmatch(t) for t in tokens[:2]):
+        return None
+    if len(tokens) < 6:
+        # nccl-tests writes size, count, type, redop and root before it measures the size (util.cu
+        # writeBenchmarkLinePreamble): a log that stops there ends in such a fragment. Outside a table a
+        # lone number is no row (a script's `echo $?`)
+        if in_table:
+            raise _truncated(tokens, where, columns)
         return None
     if columns is not None and len(tokens) <= max(columns):
-        # a row cut short (a job killed while nccl-tests wrote it): its last figures are not where the
-        # header puts them, and the tail read without a header took the root column for a bandwidth
-        raise ForeignInputError(
-            where,
-            f"truncated result row: {len(tokens)} columns, where the column header puts the out-of-place "
-            f"busbw and #wrong in columns {columns[1] + 1} and {columns[2] + 1} (a run stopped writing it?)",
-        )
+        raise _truncated(tokens, where, columns)
     if columns is not None:
         time_at, busbw_at, wrong_at = (tokens[i] for i in columns)
         # the in-place body follows: its #wrong (a count where the header says `#wrong`) ends the row
@@ -507,6 +531,13 @@ class _TextRun:
     failed: str | None = None  # where the run's data check failed or the program stopped (file:line: what)
     groups: set[int] = field(default_factory=set)  # the ranks' `Group` numbers (communicators)
     hca_values: set[str] = field(default_factory=set)  # the NCCL_IB_HCA values its processes printed
+    ended: bool = False  # its footer (`# Out of bounds values`, `# Avg bus bandwidth`) was read
+
+    @property
+    def in_table(self) -> bool:
+        """Between the column header (or, without one, the first row) and the footer: where every line that
+        starts with a size and a count is a result row (util.cu writes nothing else there)."""
+        return (self.columns is not None or bool(self.rows)) and not self.ended
 
     def fail(self, where: str, what: str) -> None:
         self.failed = self.failed or f"{where}: {what}"
@@ -572,12 +603,19 @@ class _TextRun:
                 )
             self.gpus_per_process, self.process_at = count, self.process_at or where
         elif m := _OUT_OF_BOUNDS_RE.match(line):
+            self.ended = True
             if m.group(2) == "FAILED" or int(m.group(1)) > 0:
                 self.fail(where, f"nccl-tests' data check failed ({m.group(1)} values out of bounds)")
         elif (names := line.lstrip("#").split())[:2] == ["size", "count"]:
             self.column_header(names)
-        elif (m := _AVG_RE.match(line)) and m.group(1).lower() not in _NAN:
-            value = _number(m.group(1))
+        elif m := _AVG_RE.match(line):
+            self.average(m.group(1), where)
+
+    def average(self, token: str, where: str) -> None:
+        """The footer's ``# Avg bus bandwidth`` (util.cu writeResultFooter), which ends the table."""
+        self.ended = True
+        if token.lower() not in _NAN:
+            value = _number(token)
             try:
                 self.avg = AVERAGE.validate_python(value)
             except ValidationError as exc:
@@ -696,7 +734,8 @@ def parse_text(text: str, path: Path, left_out: list[str] | None = None) -> list
             continue
         if len(line) > MAX_ROW_CHARS:  # no result row: split into words, one 63 MB line took 1.8 GB
             continue
-        row = _row(line.split(), where, parts[-1].columns, parts[-1].counts_wrong)
+        run = parts[-1]
+        row = _row(line.split(), where, run.columns, run.counts_wrong, run.in_table)
         if row is not None:
             rows += 1
             if rows > MAX_TOTAL_ROWS:
