@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from generator.deploy.addresses import ipoib_child
+from generator.deploy.addresses import onprem_plan
 from generator.deploy.targets import onprem
 from generator.findings import Finding, Severity
 from generator.rules.base import Rule, RuleContext
@@ -38,16 +38,12 @@ class HostFabricNeedsNetplan(Rule):
             return
         configured: list[str] = []
         interfaces: set[str] = set()
+        plan = onprem_plan(cluster)
         for pool in cluster.pools:
-            # the ports group_vars._fabric_vars writes: compute/storage ports with a known interface
-            names = {
-                name
-                for port in pool.ports
-                if port.purpose in ("compute", "storage") and port.purpose in cluster.fabrics
-                for name in [ipoib_child(cluster, pool, port)[0]]
-                if name is not None
-            }
-            if names and pool.hostnames:
+            # the interfaces group_vars._fabric_vars hands the role: the planned ports with a known interface
+            planned = plan.fabric.get(pool.hostnames[0], []) if pool.hostnames else []
+            names = {a.interface for a in planned if a.interface is not None}
+            if names:
                 configured.append(pool.name)
                 interfaces |= names
         if not configured:
