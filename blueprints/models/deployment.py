@@ -48,6 +48,18 @@ AZURE_IMAGE_URN = re.compile(
 )
 
 
+def _inline(pattern: re.Pattern[str]) -> str:
+    """The pattern with its flags written inline, for a reader that has the text alone."""
+    flags = ("i" if pattern.flags & re.IGNORECASE else "") + ("a" if pattern.flags & re.ASCII else "")
+    return f"(?{flags}){pattern.pattern}" if flags else pattern.pattern
+
+
+def azure_image_forms() -> dict[str, str]:
+    """The two forms ``azure_image`` takes, as regular expressions the Azure program checks an `imageId`
+    set with `pulumi config` against (it cannot import this module): one truth for both routes."""
+    return {"id": _inline(AZURE_IMAGE_ID), "urn": _inline(AZURE_IMAGE_URN)}
+
+
 def azure_image(value: str) -> dict[str, str] | None:
     """The Azure imageReference fields for ``value`` (an ARM image id or a Marketplace URN); None for a value
     Azure takes in neither form. The Azure program's data and rule DEP015 both read this."""

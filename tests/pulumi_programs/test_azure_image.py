@@ -130,3 +130,18 @@ def test_an_image_set_with_pulumi_config_is_read_as_azure_takes_it(
     cluster, project = generate_text((EXAMPLES / "azure-ndh100v5.yaml").read_text(), tmp_path)
     scale_sets = run_target(cluster, project, {f"{cluster.name}:imageId": override}).of_type(SCALE_SET)
     assert scale_sets and all(_image_reference(vmss.inputs) == reference for vmss in scale_sets)
+
+
+@pytest.mark.parametrize("override", ["a:b:c:1.2", "microsoft-dsvm:ubuntu-hpc:2204", "/etc/passwd"])
+def test_an_image_set_with_pulumi_config_is_checked_as_the_blueprint_s_is(
+    override: str, tmp_path: Path
+) -> None:
+    """An `imageId` set with `pulumi config` in neither form DEP015 takes (a three-part version, a URN without
+    its version, a path that is no ARM image id) reached Azure, which refused it mid-deployment; the program
+    now stops before creating anything, with the same two forms the blueprint's image is checked against."""
+    from blueprints.models.deployment import azure_image
+
+    assert azure_image(override) is None  # refused in a blueprint too (DEP015)
+    cluster, project = generate_text((EXAMPLES / "azure-ndh100v5.yaml").read_text(), tmp_path)
+    with pytest.raises(Exception, match="neither an ARM image id"):
+        run_target(cluster, project, {f"{cluster.name}:imageId": override})

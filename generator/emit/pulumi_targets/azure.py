@@ -7,7 +7,7 @@ import hashlib
 import re
 from typing import TYPE_CHECKING, Any
 
-from blueprints.models.deployment import azure_image
+from blueprints.models.deployment import azure_image, azure_image_forms
 from generator.deploy.address_plan import address_plan
 from generator.deploy.rdma_layout import rdma_domains
 from generator.emit.pulumi_targets.common import (
@@ -31,6 +31,7 @@ def project(cluster: ResolvedCluster, plan: Plan | None) -> Project:
     data = cloud_data(cluster)
     if cloud.image:  # an ARM image id, or a Marketplace URN as its four imageReference fields (DEP015)
         data["image"] = azure_image(cloud.image) or data["image"]
+    data["image_forms"] = azure_image_forms()  # what an `imageId` set with `pulumi config` must be
     data["network"] = {
         "cidr": cloud.network_cidr,
         "compute": addresses.cidr("compute"),

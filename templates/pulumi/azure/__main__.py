@@ -13,6 +13,7 @@ Exports `nodes` (blueprint hostname → VM name resolvable inside the VNet, scal
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -66,13 +67,20 @@ class Network(pulumi.ComponentResource):
 def image_reference() -> azure.compute.ImageReferenceArgs:
     image = DATA["image"]
     override = config.get("imageId")
-    if override and not override.startswith("/") and override.count(":") == 3:
-        # a Marketplace URN publisher:offer:sku:version (as `az vm image list` prints it) is four fields of
-        # ImageReference, not its `id` (an ARM resource id, which starts with /subscriptions/)
-        publisher, offer, sku, version = override.split(":")
-        return azure.compute.ImageReferenceArgs(publisher=publisher, offer=offer, sku=sku, version=version)
-    if override or "id" in image:
-        return azure.compute.ImageReferenceArgs(id=override or image["id"])
+    if override:
+        # the forms the blueprint's image takes (rule DEP015), written by the generator: a Marketplace URN
+        # publisher:offer:sku:version (as `az vm image list` prints it) is four fields of ImageReference, an
+        # ARM resource id (/subscriptions/...) its `id`; anything else Azure would refuse mid-deployment
+        urn = re.fullmatch(DATA["image_forms"]["urn"], override)
+        if urn:
+            return azure.compute.ImageReferenceArgs(**urn.groupdict())
+        if not re.fullmatch(DATA["image_forms"]["id"], override):
+            raise pulumi.RunError(
+                f"imageId {override!r}: neither an ARM image id (/subscriptions/.../images/NAME or a gallery "
+                "image) nor a Marketplace URN publisher:offer:sku:version (version `latest` or x.y.z)")
+        return azure.compute.ImageReferenceArgs(id=override)
+    if "id" in image:
+        return azure.compute.ImageReferenceArgs(id=image["id"])
     return azure.compute.ImageReferenceArgs(publisher=image["publisher"], offer=image["offer"], sku=image["sku"],
                                             version=image["version"])
 
