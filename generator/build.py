@@ -216,13 +216,37 @@ def _previous_stack_config(out: Path) -> dict[str, dict[str, Any]]:
     return {str(k): v for k, v in recorded.items() if isinstance(v, dict)}
 
 
-def _built_from(out: Path) -> str | None:
-    """The cluster name the folder's manifest records (None: no readable name)."""
-    try:
-        name = json.loads((out / MANIFEST).read_text(encoding="utf-8"))["blueprint"]["name"]
-    except (OSError, ValueError, KeyError, TypeError):
+def manifest_of(out: Path) -> dict[str, Any] | None:
+    """The whole manifest generate wrote in ``out``; None when there is none, or it is unreadable or not
+    generate's (no ``files`` mapping, a ``blueprint`` that is no mapping)."""
+    if read_manifest(out) is None or not (out / MANIFEST).is_file():
         return None
+    try:
+        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("blueprint", {}), dict) else None
+
+
+def built_from(out: Path) -> str | None:
+    """The cluster name the folder's manifest records (None: no readable name)."""
+    name = (manifest_of(out) or {}).get("blueprint", {}).get("name")
     return name if isinstance(name, str) else None
+
+
+def refreshed(manifest: dict[str, Any], output: str, files: dict[str, bytes]) -> dict[str, bytes]:
+    """``files`` of one output (paths inside it) as paths in the build, then the manifest recording their
+    digests and the output among the build's: one set for atomic_write_files, the manifest replaced last
+    (`cabling -o BUILD/cabling` refreshes a build, and a stale manifest took the new files for hand edits)."""
+    ours = {f"{output}/{rel}": data for rel, data in files.items()}
+    recorded = {str(k): v for k, v in manifest["files"].items()}
+    fresh = {
+        **manifest,
+        "files": {**recorded, **{rel: hashlib.sha256(d).hexdigest() for rel, d in ours.items()}},
+    }
+    if isinstance(manifest.get("outputs"), list):  # a build whose output was not written before
+        fresh["outputs"] = sorted({*map(str, manifest["outputs"]), output})
+    return {**ours, MANIFEST: (json.dumps(fresh, indent=2, sort_keys=True) + "\n").encode("utf-8")}
 
 
 def generate(
@@ -245,7 +269,7 @@ def generate(
         owned = read_manifest(out)
         if owned is None:
             raise BuildRefused(f"{shown}/{MANIFEST} cannot be read; restore it or move the folder aside")
-        other = _built_from(out)
+        other = built_from(out)
         if only and owned and other not in (None, cluster.name):
             # --only keeps the other outputs: of another cluster, the build would mix two
             raise BuildRefused(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from generator.commands._common import (
     add_blueprint,
@@ -119,16 +118,16 @@ def _write(args: argparse.Namespace, out: Path, target: Path, files: dict[str, b
     folder the build's manifest records the new files' digests, in the same set and under the lock generate
     takes: it went stale, so the next generate took the refreshed files for hand edits and the next refresh
     asked for --force (docs/cabling.md promises the refresh without --force)."""
-    from generator.build import CABLING, MANIFEST
+    from generator.build import CABLING, MANIFEST, built_from, manifest_of, refreshed
     from generator.emit.cabling import file_bytes, write_files
     from generator.fsutil import atomic_dir, atomic_write_files, output_lock
 
     build = target.parent if target.name == CABLING and (target.parent / MANIFEST).is_file() else None
     with output_lock(build or target):
-        manifest = _build_manifest(build) if build is not None else None
+        manifest = manifest_of(build) if build is not None else None
         built = manifest["files"] if manifest is not None else {}
-        other = manifest.get("blueprint", {}).get("name") if manifest is not None else None
-        if isinstance(other, str) and other != name and not args.force:
+        other = built_from(build) if manifest is not None and build is not None else None
+        if other is not None and other != name and not args.force:
             return (
                 f"{out} is the cabling folder of the build of `{one_line(other)[:80]}`, not `{name}`: give "
                 "--force to replace its files, or another folder (nothing written)"
@@ -141,47 +140,12 @@ def _write(args: argparse.Namespace, out: Path, target: Path, files: dict[str, b
                 "(nothing written)"
             )
         if build is not None and manifest is not None:
-            atomic_write_files(build, _with_manifest(manifest, files))
+            atomic_write_files(build, refreshed(manifest, CABLING, files))
         elif target.exists():  # other files in DIR are left alone; ours are replaced as one set
             atomic_write_files(target, {rel: file_bytes(data) for rel, data in files.items()})
         else:  # the folder appears whole or not at all
             atomic_dir(target, lambda tmp: write_files(tmp, files))
     return ""
-
-
-def _build_manifest(build: Path) -> dict[str, Any] | None:
-    """The build's manifest as generate wrote it, or None (unreadable, or not generate's: the folder is then
-    no build, and every file of the same name needs --force)."""
-    import json
-
-    from generator.build import MANIFEST, read_manifest
-
-    if read_manifest(build) is None:
-        return None
-    try:
-        data = json.loads((build / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and isinstance(data.get("blueprint", {}), dict) else None
-
-
-def _with_manifest(manifest: dict[str, Any], files: dict[str, bytes]) -> dict[str, bytes]:
-    """``files`` as paths in the build, then the manifest recording their digests: one set for
-    atomic_write_files, the manifest replaced last."""
-    import hashlib
-    import json
-
-    from generator.build import CABLING, MANIFEST
-
-    ours = {f"{CABLING}/{rel}": data for rel, data in files.items()}
-    recorded = {str(k): v for k, v in manifest["files"].items()}
-    fresh = {
-        **manifest,
-        "files": {**recorded, **{rel: hashlib.sha256(d).hexdigest() for rel, d in ours.items()}},
-    }
-    if isinstance(manifest.get("outputs"), list):  # a build whose cabling output was not written before
-        fresh["outputs"] = sorted({*map(str, manifest["outputs"]), CABLING})
-    return {**ours, MANIFEST: (json.dumps(fresh, indent=2, sort_keys=True) + "\n").encode("utf-8")}
 
 
 def _to_stdout(args: argparse.Namespace, files: dict[str, bytes]) -> int:
