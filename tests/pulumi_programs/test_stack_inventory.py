@@ -215,3 +215,20 @@ def test_every_onprem_example_with_storage_mounts_it(tmp_path: Path) -> None:
         assert code == 0, out + err
         mounts = _load(build / "ansible" / "group_vars" / "all.yml")["shared_storage_mounts"]
         assert {m["name"] for m in mounts} == {s["name"] for s in data["storage"]}, path.name
+
+
+def test_the_generated_readme_s_stack_output_command_gives_what_inventory_reads(tmp_path: Path) -> None:
+    """The build's pulumi/README.md said `pulumi stack output nodes --json > nodes.json`, one output, which
+    `inventory --from-stack` refuses (it reads the whole stack's outputs: nodes and storage). Its command is
+    played here as Pulumi would: an output named after `output` is that output alone, else all of them."""
+    build, _, raw = stack_build("aws-p5-efa", tmp_path)
+    readme = (build / "pulumi" / "README.md").read_text()
+    line = next(x for x in readme.splitlines() if x.startswith("pulumi stack output"))
+    command, _, _ = line.partition("#")
+    words = command.split(">")[0].split()[3:]  # after `pulumi stack output`
+    named = [w for w in words if not w.startswith("-")]
+    written = raw[named[0]] if named else raw
+    saved = tmp_path / command.split(">")[1].strip()
+    saved.write_text(json.dumps(written))
+    code, out, err = run_cli("inventory", str(build), "--from-stack", str(saved))
+    assert code == 0, out + err
