@@ -18,6 +18,12 @@ _NAMES = tuple(TARGETS)
 
 CIDR_PATTERN = r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$"
 
+# `gcloud projects create` PROJECT_ID: starts with a lower-case letter; lower-case ASCII letters, digits or
+# hyphens; 6 to 30 characters (Resource Manager v3 Project: no trailing hyphen). One pattern for every
+# reader: the stack-output reader (generator/deploy/stack_outputs.py) imports it from this lower layer.
+GCP_PROJECT_ID = r"[a-z][a-z0-9-]{4,28}[a-z0-9]"
+GCP_PROJECT = re.compile(GCP_PROJECT_ID)
+
 # deployment.cloud.image as a target takes it. AWS AMI ids, GCP image names and OCI OCIDs are host-name-like
 # (HostStr). Azure's imageReference takes either `id`, an ARM resource id (a managed image, or a Compute
 # Gallery image definition or version), or a Marketplace image's `publisher`, `offer`, `sku` and `version`

@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from blueprints.models.deployment import GCP_PROJECT
 from generator.deploy.targets import cloud_target  # each target's record names its outputs model
 from generator.foreign import (
     THIS_MACHINE,
@@ -48,9 +49,7 @@ AWS_INSTANCE_ID = re.compile(r"i-(?:[0-9a-f]{8}|[0-9a-f]{17})")
 # Google Cloud zones (cloud.google.com/compute/docs/regions-zones; google-cloud-pubsublite CloudZone.parse:
 # "<location>-<direction><number>-<letter>", e.g. us-central1-a, europe-west1-b).
 GCP_ZONE = re.compile(r"[a-z]+-[a-z]+[0-9]+-[a-z]")
-# `gcloud projects create` PROJECT_ID: starts with a lower-case letter; lower-case ASCII letters, digits or
-# hyphens; 6 to 30 characters (Resource Manager v3 Project: no trailing hyphen).
-GCP_PROJECT = re.compile(r"[a-z][a-z0-9-]{4,28}[a-z0-9]")
+# GCP_PROJECT (imported above) is the blueprint's own project-id syntax, one pattern for both readers.
 # OCI "Resource Identifiers" (docs.oracle.com/iaas/Content/General/Concepts/identifiers.htm):
 # ocid1.<RESOURCE TYPE>.<REALM>.[REGION][.FUTURE USE].<UNIQUE ID>; region and future use may be empty.
 OCID = re.compile(r"ocid1\.[a-z0-9]+\.[a-z0-9]+\.[a-z0-9-]*(?:\.[a-z0-9-]*)?\.[A-Za-z0-9]+")
