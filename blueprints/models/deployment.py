@@ -23,18 +23,37 @@ CIDR_PATTERN = r"^\d{1,3}(\.\d{1,3}){3}/\d{1,2}$"
 # reader: the stack-output reader (generator/deploy/stack_outputs.py) imports it from this lower layer.
 GCP_PROJECT_ID = r"[a-z][a-z0-9-]{4,28}[a-z0-9]"
 GCP_PROJECT = re.compile(GCP_PROJECT_ID)
+# A Compute Engine image or image family name: "1-63 characters long, and comply with RFC1035", i.e.
+# [a-z]([-a-z0-9]*[a-z0-9])? (cloud.google.com/compute/docs/reference/rest/v1/images, `name` and `family`).
+_GCP_NAME = r"[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?"
+# The image a GCE instance boots from, pulumi-gcp compute.Instance bootDisk.initializeParams.image (the
+# Terraform google provider's google_compute_instance, which the Pulumi provider wraps): "the image's
+# self_link, projects/{project}/global/images/{image}, projects/{project}/global/images/family/{family},
+# global/images/{image}, global/images/family/{family}, family/{family}, {project}/{family},
+# {project}/{image}, {family}, or {image}". A self link is the v1 API URL of the projects/... path
+# (https://www.googleapis.com/compute/v1/projects/...), as images.get returns it in `selfLink`.
+_GCP_IMAGE = (
+    rf"(?:(?:https://www\.googleapis\.com/compute/v1/)?projects/{GCP_PROJECT_ID}/)?global/images/"
+    rf"(?:family/)?{_GCP_NAME}"
+    rf"|(?:family/|{GCP_PROJECT_ID}/)?{_GCP_NAME}"
+)
+GCP_IMAGE = re.compile(_GCP_IMAGE, re.ASCII)
 
-# deployment.cloud.image as a target takes it. AWS AMI ids, GCP image names and OCI OCIDs are host-name-like
-# (HostStr). Azure's imageReference takes either `id`, an ARM resource id (a managed image, or a Compute
-# Gallery image definition or version), or a Marketplace image's `publisher`, `offer`, `sku` and `version`
-# ("Major.Minor.Build or 'latest'"), which `az vm image list` prints as the URN publisher:offer:sku:version
-# (Azure Compute ImageReference: learn.microsoft.com/javascript/api/@azure/arm-compute-profile-2020-09-01-
-# hybrid/imagereference; the program's Pulumi azure-native compute.ImageReferenceArgs has the same fields).
+# deployment.cloud.image as a target takes it. AWS AMI ids and OCI OCIDs are host-name-like (HostStr); GCP
+# takes the forms of GCP_IMAGE. Azure's imageReference takes either `id`, an ARM resource id (a managed
+# image, or a Compute Gallery image definition or version), or a Marketplace image's `publisher`, `offer`,
+# `sku` and `version` ("Major.Minor.Build or 'latest'"), which `az vm image list` prints as the URN
+# publisher:offer:sku:version (Azure Compute ImageReference: learn.microsoft.com/javascript/api/@azure/arm-
+# compute-profile-2020-09-01-hybrid/imagereference; the program's Pulumi azure-native
+# compute.ImageReferenceArgs has the same fields).
 # The schema takes the union; which form a target takes is rule DEP015's check.
 IMAGE_PATTERN = (
     r"^(?:[A-Za-z0-9][A-Za-z0-9.-]{0,252}"  # HostStr
     r"|/[A-Za-z0-9._()/-]{1,1023}"  # an ARM resource id
-    r"|[A-Za-z0-9._-]{1,256}(?::[A-Za-z0-9._-]{1,256}){3})$"  # a Marketplace URN
+    r"|[A-Za-z0-9._-]{1,256}(?::[A-Za-z0-9._-]{1,256}){3}"  # a Marketplace URN
+    # a GCP image path or self link; GCP_IMAGE (rule DEP015) is the exact check, with a message that says
+    # which forms Google takes
+    r"|(?:https://www\.googleapis\.com/compute/v1/)?[A-Za-z0-9._-]{1,63}(?:/[A-Za-z0-9._-]{1,63}){1,5})$"
 )
 HOST_IMAGE = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]{0,252}")
 # Azure naming rules (learn.microsoft.com/azure/azure-resource-manager/management/resource-name-rules:
@@ -163,8 +182,9 @@ class CloudSettings(Model):
         default=None,
         pattern=IMAGE_PATTERN,
         description=(
-            "machine image (default: the provider's GPU image): an AMI id, GCP image name or OCI OCID; on "
-            "Azure an ARM image id or a Marketplace URN publisher:offer:sku:version"
+            "machine image (default: the provider's GPU image): an AMI id or OCI OCID; on GCP an image or "
+            "family name, projects/<project>/global/images/[family/]<name> or its https://www.googleapis.com/"
+            "compute/v1/ self link; on Azure an ARM image id or a Marketplace URN publisher:offer:sku:version"
         ),
     )
     ssh_key_config: str = Field(default="sshPublicKey", pattern=r"^[a-zA-Z][a-zA-Z0-9_-]{0,63}$")
