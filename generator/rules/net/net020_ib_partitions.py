@@ -83,7 +83,13 @@ class IbPartitions(Rule):
                 f"{head}: every member is limited, and limited members talk only to full ones (it has "
                 "none): no two members can talk in it",
                 (*path, "membership"),
-                hint="make the pools that serve the others (e.g. storage) full members in their own entry",
+                hint=(
+                    f"one entry is one membership for all its pools, and a second entry with P_Key "
+                    f"0x{part.pkey:04x} is merged into this one (an error): to let these pools reach a pool "
+                    "that serves them (e.g. storage) but not each other, drop this entry and name that pool "
+                    "in no partition (it stays a full member of Default, where partitioned pools are limited "
+                    "members); or set `membership: full` if these pools may talk to each other"
+                ),
                 severity=Severity.WARNING,
             )
 

@@ -1,0 +1,58 @@
+"""Subnet-manager settings `validate` passed while `generate` or the opensm role could not honour them (NET020,
+NET021, NET022): UFM on head nodes, SHARP with a routing engine its Aggregation Manager does not work with,
+a NET020 hint that led into a NET020 error, and a second SM host that ha: false dropped without a word."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generator.findings import Finding, Severity
+from generator.pipeline import check
+
+HEAD = """apiVersion: cluster-blueprint/v1
+name: sm-rules
+site: {rows: 1, racks_per_row: 8}
+pools:
+  - {name: gpu, role: gpu, count: 4, server: dgx-h100, placement: {nodes_per_rack: 2}}
+  - {name: store, role: storage, count: 2, server: dgx-h100, placement: {nodes_per_rack: 2}}
+fabrics:
+  compute:
+    technology: infiniband-ndr
+"""
+FAT_TREE = (
+    "    topology: {kind: fat-tree, tiers: 2, switch: qm9700, rail_optimized: true, scalable_unit: 4}\n"
+)
+
+
+def _findings(tmp_path: Path, topology: str, sm: str, rule: str) -> list[Finding]:
+    path = tmp_path / "bp.yaml"
+    path.write_text(HEAD + topology + "    subnet_manager:\n" + sm)
+    return [f for f in check(path).findings if f.rule == rule]
+
+
+def _line(tmp_path: Path, f: Finding) -> str:
+    assert f.location is not None
+    return (tmp_path / "bp.yaml").read_text().splitlines()[f.location.line - 1]
+
+
+PARTITIONS = (
+    "      kind: opensm\n      ha: true\n      partitions:\n"
+    "        - {name: gpu, pkey: 0x10, pools: [gpu], ipoib: true}\n"
+)
+
+
+def test_net020_limited_partition_hint_leads_to_what_can_be_written(tmp_path: Path) -> None:
+    """The hint said to make the serving pools "full members in their own entry": a second entry with the
+    same P_Key is NET020's merge error, and per-pool membership in one P_Key cannot be written."""
+    limited = PARTITIONS + "        - {name: shared, pkey: 0x30, pools: [gpu], membership: limited}\n"
+    found = [
+        f for f in _findings(tmp_path, FAT_TREE, limited, "NET020") if "every member is limited" in f.message
+    ]
+    assert len(found) == 1 and found[0].hint is not None, found
+    hint = found[0].hint
+    assert "own entry" not in hint and "merged" in hint and "0x0030" in hint
+    assert "name that pool in no partition" in hint and "membership: full" in hint
+    # following it: the entry dropped, `store` named in no partition (a full member of Default)
+    assert not [
+        f for f in _findings(tmp_path, FAT_TREE, PARTITIONS, "NET020") if f.severity == Severity.ERROR
+    ]
