@@ -56,3 +56,23 @@ def test_net020_limited_partition_hint_leads_to_what_can_be_written(tmp_path: Pa
     assert not [
         f for f in _findings(tmp_path, FAT_TREE, PARTITIONS, "NET020") if f.severity == Severity.ERROR
     ]
+
+
+def test_net021_warns_of_the_host_ha_false_drops(tmp_path: Path) -> None:
+    sm = "      kind: opensm\n      ha: false\n      hosts: [store002, store001]\n"
+    found = [f for f in _findings(tmp_path, FAT_TREE, sm, "NET021") if "ignored" in f.message]
+    assert len(found) == 1 and found[0].severity == Severity.WARNING, found
+    assert "`store001` is ignored" in found[0].message and "`store002`" in found[0].message
+    assert found[0].path[-2:] == ("hosts", 1)
+    assert found[0].hint is not None and "ha: true" in found[0].hint
+    for ok in (
+        "      kind: opensm\n      ha: true\n      hosts: [store002, store001]\n",
+        "      kind: opensm\n      hosts: [store001]\n",
+    ):
+        assert not [f for f in _findings(tmp_path, FAT_TREE, ok, "NET021") if "ignored" in f.message]
+
+
+def test_net021_warns_of_hosts_where_the_sm_does_not_run_on_hosts(tmp_path: Path) -> None:
+    sm = "      kind: ufm\n      hosts: [store001]\n"
+    found = [f for f in _findings(tmp_path, FAT_TREE, sm, "NET021") if "ignored" in f.message]
+    assert len(found) == 1 and "ufm-appliance" in found[0].message and found[0].path[-2:] == ("hosts", 0)

@@ -17,8 +17,10 @@ class SmHosts(Rule):
     ``ha: true`` writes one host with both priorities (no standby, and which file wins is an accident); a
     host in no pool gets an inventory entry Ansible connects to by that name, on whatever machine DNS
     says; a host with no port on the fabric has no HCA for OpenSM to bind to. ``ha: true`` with one host
-    has no standby. It cannot be suppressed. A warning: an SM host (listed or chosen) whose port's RDMA
-    device is not published, which the opensm role will not bind OpenSM to until ``pools[].ports`` says.
+    has no standby. It cannot be suppressed. Warnings: an SM host (listed or chosen) whose port's RDMA
+    device is not published, which the opensm role will not bind OpenSM to until ``pools[].ports`` says; a
+    listed host no SM runs on (a second host with ``ha: false``, any host away from ``location:
+    head-node``), which ``generate`` drops.
     """
 
     id = "NET021"
@@ -42,7 +44,39 @@ class SmHosts(Rule):
                 continue
             if sm.hosts:
                 yield from self._hosts(fab, sm, owner)
+                yield from self._ignored(ctx, fab, sm)
             yield from self._bindable(ctx, fab, owner)
+
+    def _ignored(self, ctx: RuleContext, fab: ResolvedFabric, sm: SubnetManager) -> Iterator[Finding]:
+        """Hosts the plan leaves out: with ``ha: false`` only the first runs an SM (the second got no
+        opensm.conf and no inventory entry, and nothing said so); away from head nodes, none of them."""
+        from generator.plan.subnet_manager import sm_plan
+
+        plan = sm_plan(ctx.cluster, fab.name, ctx.plan)
+        members = {m.name for m in plan.members}
+        base: Path = (*fab.source_path, "subnet_manager", "hosts")
+        seen: set[str] = set()
+        for i, host in enumerate(sm.hosts):
+            if host in members or host in seen:  # a repeat is _hosts' error
+                seen.add(host)
+                continue
+            seen.add(host)
+            why = (
+                f"ha: false runs one subnet manager, on `{sm.hosts[0]}`"
+                if plan.location == "head-node"
+                else f"the subnet manager runs on {plan.location} (hosts are for location: head-node)"
+            )
+            yield self.finding(
+                f"{fab.name} subnet manager host `{host}` is ignored: {why}; `generate` writes no "
+                f"opensm.conf for `{host}` and leaves it out of subnet_manager/inventory.yml",
+                (*base, i),
+                severity=Severity.WARNING,
+                hint=(
+                    "set ha: true to run a standby there, or remove the host from the list"
+                    if plan.location == "head-node"
+                    else "remove subnet_manager.hosts, or set location: head-node with kind: opensm"
+                ),
+            )
 
     def _bindable(
         self, ctx: RuleContext, fab: ResolvedFabric, owner: dict[str, ResolvedPool]
