@@ -76,3 +76,19 @@ def test_net021_warns_of_hosts_where_the_sm_does_not_run_on_hosts(tmp_path: Path
     sm = "      kind: ufm\n      hosts: [store001]\n"
     found = [f for f in _findings(tmp_path, FAT_TREE, sm, "NET021") if "ignored" in f.message]
     assert len(found) == 1 and "ufm-appliance" in found[0].message and found[0].path[-2:] == ("hosts", 0)
+
+
+def test_ufm_on_head_nodes_is_refused_at_the_location(tmp_path: Path) -> None:
+    """kind: ufm with location: head-node put the hosts in subnet_manager/inventory.yml, where the opensm role
+    installed Debian's opensm (not UFM) and enabled no SHARP, while NCCL_COLLNET_ENABLE=1 was written."""
+    sm = "      kind: ufm\n      location: head-node\n      ha: true\n      sharp: true\n"
+    found = [f for f in _findings(tmp_path, FAT_TREE, sm, "NET022") if "location: head-node" in f.message]
+    assert len(found) == 1 and found[0].severity == Severity.ERROR, found
+    assert found[0].path[-1] == "location" and "location: head-node" in _line(tmp_path, found[0])
+    assert found[0].hint is not None and "location: ufm-appliance" in found[0].hint
+    # UFM where it runs (its default location) and OpenSM on head nodes are not this error
+    assert not [
+        f for f in _findings(tmp_path, FAT_TREE, "      kind: ufm\n", "NET022") if "head" in f.message
+    ]
+    opensm = "      kind: opensm\n      location: head-node\n"
+    assert not _findings(tmp_path, FAT_TREE, opensm, "NET022")

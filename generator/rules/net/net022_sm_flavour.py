@@ -25,12 +25,14 @@ class SmFlavour(Rule):
     ``sharp_enabled`` key and no Aggregation Manager, so ``sharp: true`` would never enable SHARP on the
     switches while NCCL is told to use CollNet. NVIDIA's OpenSM (``sharp_enabled 2``) and UFM (``ib sm sharp
     enable``) have both. A flavour of another kind (``kind: ufm`` with ``flavour: opensm-nvidia``) is refused
-    too.
+    too, and so is ``location: head-node`` for a UFM or switch SM: ``generate`` lists those head nodes in
+    ``subnet_manager/inventory.yml`` and the opensm role installs and starts OpenSM there, not UFM, and
+    enables no SHARP while NCCL is told to use CollNet.
     """
 
     id = "NET022"
     severity = Severity.ERROR
-    title = "routing engine or SHARP setting the subnet manager flavour lacks"
+    title = "routing engine, SHARP or location setting the subnet manager flavour lacks"
     rationale = "OpenSM silently falls back to minhop, and SHARP without the SM enabling it never runs."
     fix = (
         "pick an engine the flavour has (ftree or updn for fat-trees) or set "
@@ -58,6 +60,7 @@ class SmFlavour(Rule):
                 (*base, "flavour"),
             )
             return
+        yield from self._location(fab)
         flavour = catalog.flavour(sm)
         if flavour is None:
             return
@@ -74,3 +77,24 @@ class SmFlavour(Rule):
                 "sharp_enabled setting) and ships no Aggregation Manager",
                 (*base, "sharp"),
             )
+
+    def _location(self, fab: ResolvedFabric) -> Iterator[Finding]:
+        """Only OpenSM runs on head nodes: the opensm role installs the distribution's opensm on every host of
+        subnet_manager/inventory.yml whatever the kind says, so UFM or a switch's SM there never runs."""
+        sm = fab.spec.subnet_manager
+        assert sm is not None
+        if sm.location != "head-node" or sm.kind == "opensm":
+            return
+        yield self.finding(
+            f"{fab.name} subnet manager is kind `{sm.kind}` with location: head-node, but only OpenSM "
+            "runs on head nodes: `generate` lists them in subnet_manager/inventory.yml and the opensm role "
+            f"installs and starts OpenSM there, not {'UFM' if sm.kind == 'ufm' else 'the switch SM'}"
+            + (", and never enables SHARP" if sm.sharp else ""),
+            (*fab.source_path, "subnet_manager", "location"),
+            hint=(
+                "use location: ufm-appliance (the UFM appliances declared under `appliances:`)"
+                if sm.kind == "ufm"
+                else "use location: switch-embedded"
+            )
+            + ", or kind: opensm (flavour: opensm-nvidia for SHARP) for a subnet manager on head nodes",
+        )
