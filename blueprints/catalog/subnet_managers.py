@@ -40,8 +40,18 @@ class Flavour(_Entry):
     aggregation_manager: AggregationManager | None
 
 
+class SharpRouting(_Entry):
+    """The routing engines NVIDIA SHARP's Aggregation Manager works with on one family of topologies."""
+
+    name: str  # the family as NVIDIA's document names it
+    topologies: tuple[str, ...]  # the blueprint topology kinds of the family (none: no kind is one)
+    routing_engines: tuple[str, ...]
+    requires: tuple[str, ...] = ()  # OpenSM settings the document asks for besides the engine
+
+
 class _Document(_Entry):
     flavours: dict[str, Flavour]
+    sharp_routing: dict[str, SharpRouting]
 
 
 @cache
@@ -69,3 +79,13 @@ def sharp_on(sm: SubnetManager) -> bool:
     """SHARP really on: the blueprint asks for it and the flavour has a setting that turns it on."""
     f = flavour(sm)
     return sm.sharp and f is not None and f.sharp is not None
+
+
+def sharp_routing_families() -> tuple[SharpRouting, ...]:
+    return tuple(_document().sharp_routing.values())
+
+
+def sharp_routing(topology: str) -> SharpRouting | None:
+    """The SHARP routing family of a blueprint topology kind; None when NVIDIA documents no SHARP routing
+    for it (a torus, a plain dragonfly)."""
+    return next((f for f in sharp_routing_families() if topology in f.topologies), None)

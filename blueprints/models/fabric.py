@@ -52,6 +52,12 @@ class Partition(Model):
     ipoib: bool = Field(default=False, description="create the IPoIB multicast group for this partition")
 
 
+# The engines a blueprint may name: those whose settings `generate` writes in full. NVIDIA's OpenSM documents
+# more (dor, ar_ftree, dfp: catalogue subnet_managers.yaml), but SHARP on a hypercube needs dor with
+# dor_hyper_cube_mode, which opensm.conf does not carry yet (docs/switches.md, "Subnet manager").
+RoutingEngine = Literal["ftree", "updn", "dfsssp", "sssp", "nue", "minhop", "torus-2QoS", "ar_updn"]
+
+
 class SubnetManager(Model):
     kind: Literal["opensm", "ufm", "switch"] = "opensm"
     """InfiniBand subnet manager: opensm, ufm, or the switch's own"""
@@ -60,9 +66,7 @@ class SubnetManager(Model):
     default for kind opensm), opensm-nvidia (NVIDIA's OpenSM from DOCA-Host/MLNX_OFED) or ufm (default for
     kind ufm); its routing engines and SHARP settings are catalogue data (subnet_managers.yaml, NET022)"""
     ha: bool = Field(default=False, description="a standby SM on a second host/switch")
-    routing_engine: (
-        Literal["ftree", "updn", "dfsssp", "sssp", "nue", "minhop", "torus-2QoS", "ar_updn"] | None
-    ) = None
+    routing_engine: RoutingEngine | None = None
     """OpenSM routing engine, e.g. ftree for fat-trees"""
     sharp: bool = Field(
         default=False, description="run the SHARP aggregation manager (IB in-network reductions)"

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from blueprints.catalog import subnet_managers
 from generator.findings import Finding, Severity
 from generator.pipeline import check
 
@@ -21,6 +24,12 @@ fabrics:
 """
 FAT_TREE = (
     "    topology: {kind: fat-tree, tiers: 2, switch: qm9700, rail_optimized: true, scalable_unit: 4}\n"
+)
+HYPERCUBE = (
+    "    topology: {kind: hypercube, dimension: 2, attach: switch, switch: qm9700, nodes_per_switch: 2}\n"
+)
+TORUS = (
+    "    topology: {kind: torus, dimensions: [2, 2], attach: switch, switch: qm9700, nodes_per_switch: 2}\n"
 )
 
 
@@ -92,3 +101,55 @@ def test_ufm_on_head_nodes_is_refused_at_the_location(tmp_path: Path) -> None:
     ]
     opensm = "      kind: opensm\n      location: head-node\n"
     assert not _findings(tmp_path, FAT_TREE, opensm, "NET022")
+
+
+@pytest.mark.parametrize("engine", ["dfsssp", "minhop", "nue", "sssp"])
+def test_sharp_with_an_engine_sharp_does_not_work_with_is_refused(tmp_path: Path, engine: str) -> None:
+    sm = f"      kind: opensm\n      flavour: opensm-nvidia\n      sharp: true\n      routing_engine: {engine}\n"
+    found = _findings(tmp_path, FAT_TREE, sm, "NET022")
+    assert len(found) == 1 and found[0].severity == Severity.ERROR, found
+    assert (
+        f"routing_engine `{engine}`" in found[0].message
+        and "updn, ar_updn, ftree, ar_ftree" in found[0].message
+    )
+    assert found[0].path[-1] == "routing_engine" and engine in _line(tmp_path, found[0])
+    assert found[0].hint is not None and "routing_engine: updn, ar_updn or ftree" in found[0].hint
+
+
+@pytest.mark.parametrize("engine", ["updn", "ar_updn", "ftree"])
+def test_sharp_with_a_tree_engine_on_a_tree_passes(tmp_path: Path, engine: str) -> None:
+    sm = f"      kind: opensm\n      flavour: opensm-nvidia\n      sharp: true\n      routing_engine: {engine}\n"
+    assert not _findings(tmp_path, FAT_TREE, sm, "NET022")
+    # without SHARP any engine the flavour has passes
+    assert not _findings(tmp_path, FAT_TREE, sm.replace("true", "false").replace(engine, "dfsssp"), "NET022")
+
+
+def test_sharp_with_the_default_engine_is_judged_too(tmp_path: Path) -> None:
+    """The default engine of a hypercube is minhop: SHARP is documented there only with dor and
+    dor_hyper_cube_mode, which the generated opensm.conf cannot set; on a torus for no engine at all."""
+    sm = "      kind: opensm\n      flavour: opensm-nvidia\n      sharp: true\n"
+    found = _findings(tmp_path, HYPERCUBE, sm, "NET022")
+    assert len(found) == 1, found
+    assert (
+        "the default routing engine `minhop`" in found[0].message
+        and "dor_hyper_cube_mode" in found[0].message
+    )
+    assert found[0].path[-1] == "sharp" and found[0].hint is not None and "sharp: false" in found[0].hint
+    torus = _findings(tmp_path, TORUS, sm, "NET022")
+    assert len(torus) == 1 and "on a torus" in torus[0].message and torus[0].path[-1] == "sharp", torus
+    bare = _findings(tmp_path, "", sm, "NET022")  # no topology: generate writes minhop
+    assert len(bare) == 1 and "the default routing engine `minhop`" in bare[0].message, bare
+    ufm = _findings(tmp_path, TORUS, "      kind: ufm\n      sharp: true\n", "NET022")
+    assert [f for f in ufm if "on a torus" in f.message], ufm
+
+
+def test_the_sharp_engines_are_the_catalogues_with_their_requirement() -> None:
+    tree = subnet_managers.sharp_routing("fat-tree")
+    assert tree is not None and tree.routing_engines == ("updn", "ar_updn", "ftree", "ar_ftree")
+    assert subnet_managers.sharp_routing("leaf-spine") == tree and not tree.requires
+    cube = subnet_managers.sharp_routing("hypercube")
+    assert cube is not None and cube.routing_engines == ("dor",) and cube.requires == ("dor_hyper_cube_mode",)
+    assert (
+        subnet_managers.sharp_routing("torus") is None and subnet_managers.sharp_routing("dragonfly") is None
+    )
+    assert [f.routing_engines for f in subnet_managers.sharp_routing_families()][1] == ("dfp",)
