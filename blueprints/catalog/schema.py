@@ -637,17 +637,26 @@ class DriverPackages(Entry):
 
 
 class ImexPackage(Entry):
-    """The IMEX package of one OS family's repository: ``<package_prefix><driver branch>``."""
+    """The IMEX package of the driver branches ``first`` to ``last`` (inclusive) in NVIDIA's CUDA repository,
+    for both OS families (``<branch>`` in ``name`` stands for the branch)."""
 
-    package_prefix: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9.+-]*-$")]
+    first: Annotated[int, Field(ge=100, le=9999)]
+    last: Annotated[int, Field(ge=100, le=9999)]
+    name: PackageName
     source: str
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "ImexPackage":
+        if self.last < self.first:
+            raise ValueError(f"branches {self.first} to {self.last}: the last is before the first")
+        return self
 
 
 class ImexFacts(Entry):
-    """NVIDIA IMEX on multi-node NVLink systems: package per OS family (Ansible's ``ansible_os_family``), the
-    systemd service, the main config file, its key naming the node list, and the node list's path."""
+    """NVIDIA IMEX on multi-node NVLink systems: the package per range of driver branches, the systemd
+    service, the main config file, its key naming the node list, and the node list's path."""
 
-    packages: dict[Literal["Debian", "RedHat"], ImexPackage]
+    packages: tuple[ImexPackage, ...]
     service: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
     service_source: str
     config_file: Annotated[str, StringConstraints(pattern=r"^/[A-Za-z0-9._/-]+$")]
@@ -655,6 +664,11 @@ class ImexFacts(Entry):
     node_config_key: Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9_]*$")]
     nodes_config_file: Annotated[str, StringConstraints(pattern=r"^/[A-Za-z0-9._/-]+$")]
     nodes_config_source: str
+
+    def package_for(self, branch: str) -> ImexPackage | None:
+        """The entry whose branches hold ``branch`` (software.driver_branch), None where none is recorded."""
+        number = int(branch)
+        return next((p for p in self.packages if p.first <= number <= p.last), None)
 
 
 class SoftwareCompat(Entry):

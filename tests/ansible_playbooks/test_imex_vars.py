@@ -63,7 +63,8 @@ def test_facts_come_from_the_catalogue(two_domains: Path) -> None:
     imex = default_catalog().software.imex
     assert imex is not None
     v = _vars(two_domains, "gpu")
-    assert v["nvidia_imex_package_prefixes"] == {f: p.package_prefix for f, p in imex.packages.items()}
+    # the fixture's Blackwell default branch 570: NVIDIA's repository names the package with the branch
+    assert v["nvidia_imex_package"] == "nvidia-imex-570"
     assert v["nvidia_imex_service"] == "nvidia-imex.service"
     assert v["nvidia_imex_nodes_config_file"] == "/etc/nvidia-imex/nodes_config.cfg"
     assert v["nvidia_imex_node_config_key"] == "IMEX_NODE_CONFIG_FILE"
@@ -85,9 +86,80 @@ def test_role_defaults_equal_the_catalogue() -> None:
     assert imex is not None
     text = (playbooks_dir() / "roles" / "nvidia_imex" / "defaults" / "main.yml").read_text()
     defaults = yaml.safe_load(text)
-    assert defaults["nvidia_imex_package_prefixes"] == {f: p.package_prefix for f, p in imex.packages.items()}
+    assert defaults["nvidia_imex_packages"] == [
+        {"first": p.first, "last": p.last, "name": p.name} for p in imex.packages
+    ]
     assert defaults["nvidia_imex_service"] == f"{imex.service}.service"
     assert defaults["nvidia_imex_config_file"] == imex.config_file
     assert defaults["nvidia_imex_node_config_key"] == imex.node_config_key
     assert defaults["nvidia_imex_nodes_config_file"] == imex.nodes_config_file
     assert re.search(r"^nvidia_imex_domains: \{\}$", text, re.M)
+
+
+def _gb200(tmp: Path, **software: str) -> Path:
+    """The two-domain GB200 blueprint with ``software`` pins added."""
+    path = gb200_blueprint(tmp, 36)
+    doc = yaml.safe_load(path.read_text())
+    doc["software"].update(software)
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("branch", "package"), [("550", "nvidia-imex-550"), ("575", "nvidia-imex-575"), ("580", "nvidia-imex")]
+)
+def test_package_named_per_branch(branch: str, package: str, tmp_path: Path) -> None:
+    """NVIDIA's CUDA repository drops the branch from the name at 580 (NVIDIA/gpu-driver-container
+    imex_install: >= 580 nvidia-imex, >= 550 nvidia-imex-<branch>): the build names the package itself."""
+    out = build(_gb200(tmp_path, driver_branch=branch, cuda="12.8"), tmp_path / "build")
+    text = (out / "ansible" / "group_vars" / "pool_gpu.yml").read_text()
+    assert _vars(out, "gpu")["nvidia_imex_package"] == package
+    assert "gpu-driver-container" in text  # the source of the name, next to it
+
+
+def test_role_defaults_name_the_package_per_branch(tmp_path: Path) -> None:
+    """The role on its own (no generated group_vars) picks the same names from its table, and none (the
+    install stops) for a branch outside it."""
+    from ansible_helpers import ansible_bin
+
+    play = tmp_path / "play.yml"
+    defaults = playbooks_dir() / "roles" / "nvidia_imex" / "defaults" / "main.yml"
+    play.write_text(
+        yaml.safe_dump(
+            [
+                {
+                    "hosts": "localhost",
+                    "gather_facts": False,
+                    "vars_files": [str(defaults)],
+                    "tasks": [{"ansible.builtin.debug": {"msg": "PKG=[{{ nvidia_imex_package }}]"}}],
+                }
+            ]
+        )
+    )
+    import subprocess
+
+    for branch, want in (
+        ("570", "nvidia-imex-570"),
+        ("580", "nvidia-imex"),
+        ("590", "nvidia-imex"),
+        ("600", ""),
+    ):
+        proc = subprocess.run(
+            [
+                ansible_bin("ansible-playbook"),
+                "-i",
+                "localhost,",
+                "-c",
+                "local",
+                str(play),
+                "-e",
+                f"nvidia_driver_branch={branch}",
+                "-e",
+                "ansible_os_family=Debian",  # facts are not gathered here
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert f"PKG=[{want}]" in proc.stdout, (branch, proc.stdout)

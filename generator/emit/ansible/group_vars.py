@@ -15,7 +15,7 @@ from generator.platform.ports import interfaces, platform_of, rdma_devices
 from generator.resolve.nvlink_blocks import named_domains
 
 if TYPE_CHECKING:
-    from blueprints.catalog.schema import ContainerInstall, Platform
+    from blueprints.catalog.schema import ContainerInstall, ImexFacts, Platform
     from generator.perf.system import System
     from generator.plan.model import Plan
     from generator.resolve import ResolvedCluster, ResolvedFabric, ResolvedPool
@@ -580,19 +580,31 @@ def _imex_vars(cluster: ResolvedCluster, pool: ResolvedPool) -> list[str]:
         f"spans {pool.server.nodes_per_nvlink_domain} nodes; the nvidia_imex role writes each host's domain "
         "(its hosts' cb_mgmt_address, one a line) to the node list and runs the service"
     )
+    package, package_source = _imex_package(cluster, imex)
     facts = {
         "nvidia_imex_domains": {name: list(hosts) for name, hosts in domains.items()},
-        # <prefix><software.driver_branch>: the role appends the branch it installs the driver from
-        "nvidia_imex_package_prefixes": {family: p.package_prefix for family, p in imex.packages.items()},
+        # the package of software.driver_branch ('' where the catalogue names none: the role stops before
+        # installing a guessed name)
+        "nvidia_imex_package": package,
         "nvidia_imex_service": f"{imex.service}.service",
         "nvidia_imex_config_file": imex.config_file,
         "nvidia_imex_node_config_key": imex.node_config_key,
         "nvidia_imex_nodes_config_file": imex.nodes_config_file,
     }
     sources = [
-        *(f"{family}: {p.source}" for family, p in imex.packages.items()),
+        package_source,
         imex.service_source,
         imex.config_source,
         imex.nodes_config_source,
     ]
     return [head, *(comment(s) for s in sources), yaml_block(facts)]
+
+
+def _imex_package(cluster: ResolvedCluster, imex: ImexFacts) -> tuple[str, str]:
+    """The IMEX package of software.driver_branch and where its name comes from: the catalogue's entry for
+    the branch, else none."""
+    sw = cluster.software
+    entry = imex.package_for(sw.driver_branch)
+    if entry is None:
+        return "", f"driver branch {sw.driver_branch}: no IMEX package recorded"
+    return for_branch(entry.name, sw.driver_branch), f"branch {sw.driver_branch}: {entry.source}"
