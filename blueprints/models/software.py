@@ -24,6 +24,15 @@ class Software(Model):
         default="550", pattern=r"^[0-9]{3,4}$", description="NVIDIA driver branch, e.g. 550 or 570"
     )
     driver_version: VersionStr | None = Field(default=None, description="exact version, e.g. 550.127.08")
+    # multi-node NVLink domains (GB200 NVL72) only: the catalogue names the IMEX package of the branches a
+    # public source names (data/software.yaml imex:); for another branch the blueprint says it (SFT010)
+    imex_package: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9][a-z0-9.+-]*$",
+        max_length=100,
+        description="NVIDIA IMEX package of driver_branch in NVIDIA's repository, e.g. nvidia-imex; "
+        "where the catalogue does not know it",
+    )
     cuda: VersionStr = "12.4"
     """CUDA toolkit version, e.g. 12.4"""
     nccl: VersionStr = "2.21.5"

@@ -117,6 +117,28 @@ def test_package_named_per_branch(branch: str, package: str, tmp_path: Path) -> 
     assert "gpu-driver-container" in text  # the source of the name, next to it
 
 
+def test_declared_package_for_an_unrecorded_branch(tmp_path: Path) -> None:
+    """A branch no source names: the blueprint's software.imex_package is what the role installs."""
+    out = build(
+        _gb200(tmp_path, driver_branch="595", imex_package="nvidia-imex", cuda="12.8"), tmp_path / "b"
+    )
+    text = (out / "ansible" / "group_vars" / "pool_gpu.yml").read_text()
+    assert _vars(out, "gpu")["nvidia_imex_package"] == "nvidia-imex"
+    assert "software.imex_package (driver branch 595)" in text
+
+
+def test_unrecorded_branch_without_a_package_is_refused(tmp_path: Path) -> None:
+    """No guess: the blueprint is refused, located at software.driver_branch, telling what to set."""
+    from conftest import run_cli
+
+    path = _gb200(tmp_path, driver_branch="595", cuda="12.8")
+    code, out, err = run_cli("validate", str(path))
+    assert code == 1, out + err
+    line = next(line for line in out.splitlines() if " SFT010 " in line)
+    assert line.startswith(f"{path}:") and "595" in line, line
+    assert "software.imex_package" in out
+
+
 def test_role_defaults_name_the_package_per_branch(tmp_path: Path) -> None:
     """The role on its own (no generated group_vars) picks the same names from its table, and none (the
     install stops) for a branch outside it."""

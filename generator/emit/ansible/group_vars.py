@@ -583,8 +583,8 @@ def _imex_vars(cluster: ResolvedCluster, pool: ResolvedPool) -> list[str]:
     package, package_source = _imex_package(cluster, imex)
     facts = {
         "nvidia_imex_domains": {name: list(hosts) for name, hosts in domains.items()},
-        # the package of software.driver_branch ('' where the catalogue names none: the role stops before
-        # installing a guessed name)
+        # the package of software.driver_branch ('' where neither the catalogue nor the blueprint names
+        # one: SFT010 refuses that blueprint, and the role stops before installing a guessed name)
         "nvidia_imex_package": package,
         "nvidia_imex_service": f"{imex.service}.service",
         "nvidia_imex_config_file": imex.config_file,
@@ -601,10 +601,12 @@ def _imex_vars(cluster: ResolvedCluster, pool: ResolvedPool) -> list[str]:
 
 
 def _imex_package(cluster: ResolvedCluster, imex: ImexFacts) -> tuple[str, str]:
-    """The IMEX package of software.driver_branch and where its name comes from: the catalogue's entry for
-    the branch, else none."""
+    """The IMEX package of software.driver_branch and where its name comes from: the blueprint's
+    ``software.imex_package``, else the catalogue's entry for the branch, else none (SFT010)."""
     sw = cluster.software
+    if sw.imex_package:
+        return sw.imex_package, f"software.imex_package (driver branch {sw.driver_branch})"
     entry = imex.package_for(sw.driver_branch)
     if entry is None:
-        return "", f"driver branch {sw.driver_branch}: no IMEX package recorded"
+        return "", f"driver branch {sw.driver_branch}: no IMEX package recorded (SFT010)"
     return for_branch(entry.name, sw.driver_branch), f"branch {sw.driver_branch}: {entry.source}"
