@@ -10,6 +10,8 @@ systemd_service module, so enabling, starting and the restart on a changed node 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,6 +41,9 @@ case "$1" in
   *) exit 1 ;;
 esac
 """
+# /proc/devices of a loaded driver with IMEX channels (IMEX guide, "IMEX Channels": `cat /proc/devices | grep
+# nvidia-caps-imex-channels` gives `234 nvidia-caps-imex-channels`); nothing is mounted in the test root
+PROC_DEVICES = "var/lib/cb-test-proc-devices"
 ARGS = (
     "--tags",
     "nvidia_imex",
@@ -70,11 +75,12 @@ def imex_root(chroot_root: Path) -> Iterator[Path]:
     try:
         yield chroot_root
     finally:
-        import shutil
-
         systemctl.unlink()
         shutil.rmtree(chroot_root / "var/lib/cb-test-systemd", ignore_errors=True)
         shutil.rmtree(chroot_root / "etc/nvidia-imex", ignore_errors=True)
+        shutil.rmtree(chroot_root / "dev/nvidia-caps-imex-channels", ignore_errors=True)
+        (chroot_root / "etc/modprobe.d/cluster-blueprint-imex.conf").unlink(missing_ok=True)
+        (chroot_root / PROC_DEVICES).unlink(missing_ok=True)
 
 
 def _generated_inventory(build_dir: Path) -> dict:  # type: ignore[type-arg]
@@ -103,9 +109,9 @@ def _addresses(build_dir: Path, first: int, last: int) -> list[str]:
     return [hosts[f"gpu{i:03d}"]["cb_mgmt_address"] for i in range(first, last + 1)]
 
 
-def _configure(build_dir: Path, inventory: Path, host: str) -> tuple[int, dict, str]:  # type: ignore[type-arg]
+def _configure(build_dir: Path, inventory: Path, host: str, *extra: str) -> tuple[int, dict, str]:  # type: ignore[type-arg]
     code, out, err = run_cli(
-        "configure", str(build_dir), "-i", str(inventory), "--limit", host, "--format", "json", *ARGS
+        "configure", str(build_dir), "-i", str(inventory), "--limit", host, "--format", "json", *ARGS, *extra
     )
     try:
         return code, json.loads(out), err
@@ -161,3 +167,52 @@ def test_a_node_without_an_address_is_named(gb200_build: Path, imex_root: Path, 
     assert code == 1 and host["status"] == "failed"
     message = " ".join(f["message"] for f in host["failures"])
     assert "gpu007" in message and "cb_mgmt_address" in message and "--from-stack" in message, message
+
+
+def test_channel0_for_all_jobs(gb200_build: Path, imex_root: Path, tmp_path: Path) -> None:
+    """IMEX guide, "IMEX Channels": the driver creates channel0 at load with NVreg_CreateImexChannel0=1 (the
+    single-user setting); a driver loaded before the option gets channel0 the guide's way (mknod, major of
+    nvidia-caps-imex-channels from /proc/devices, minor 0); a second run changes nothing."""
+    import stat
+
+    r = imex_root
+    inv = _inventory(gb200_build, tmp_path / "d.yml", "gpu001", r)
+    proc = ("-e", f"nvidia_imex_proc_devices=/{PROC_DEVICES}")
+    (r / PROC_DEVICES).write_text("Character devices:\n  1 mem\n195 nvidia\n234 nvidia-caps-imex-channels\n")
+    code, result, err = _configure(gb200_build, inv, "gpu001", *proc)
+    assert code == 0 and result["hosts"]["gpu001"]["failed"] == 0, json.dumps(result, indent=1) + err
+    conf = r / "etc/modprobe.d/cluster-blueprint-imex.conf"
+    options = [line for line in conf.read_text().splitlines() if not line.startswith("#")]
+    assert options == ["options nvidia NVreg_CreateImexChannel0=1"]
+    assert oct(conf.stat().st_mode & 0o777) == "0o644"
+    channel = (r / "dev/nvidia-caps-imex-channels/channel0").stat()
+    assert stat.S_ISCHR(channel.st_mode) and oct(channel.st_mode & 0o777) == "0o666"
+    assert (os.major(channel.st_rdev), os.minor(channel.st_rdev)) == (234, 0)
+
+    code, result, err = _configure(gb200_build, inv, "gpu001", *proc)
+    assert code == 0 and result["hosts"]["gpu001"]["changed"] == 0, json.dumps(result, indent=1) + err
+    assert (os.major((r / "dev/nvidia-caps-imex-channels/channel0").stat().st_rdev)) == 234
+
+    # not a device where channel0 belongs: named, and left alone
+    shutil.rmtree(r / "dev/nvidia-caps-imex-channels")
+    (r / "dev/nvidia-caps-imex-channels").mkdir()
+    (r / "dev/nvidia-caps-imex-channels/channel0").write_text("")
+    code, result, _ = _configure(gb200_build, inv, "gpu001", *proc)
+    message = " ".join(f["message"] for f in result["hosts"]["gpu001"]["failures"])
+    assert code == 1 and "channel0" in message and "not a character device" in message, message
+    assert (r / "dev/nvidia-caps-imex-channels/channel0").read_text() == ""
+    shutil.rmtree(r / "dev/nvidia-caps-imex-channels")
+
+
+def test_no_channel_without_the_driver_class(gb200_build: Path, imex_root: Path, tmp_path: Path) -> None:
+    """A host whose driver registered no nvidia-caps-imex-channels class (here: no GPUs, as in image
+    staging) gets the module option for its next boot and no hand-made node."""
+    r = imex_root
+    inv = _inventory(gb200_build, tmp_path / "e.yml", "gpu001", r)
+    (r / PROC_DEVICES).write_text("Character devices:\n  1 mem\n")
+    code, result, err = _configure(
+        gb200_build, inv, "gpu001", "-e", f"nvidia_imex_proc_devices=/{PROC_DEVICES}"
+    )
+    assert code == 0 and result["hosts"]["gpu001"]["failed"] == 0, json.dumps(result, indent=1) + err
+    assert "NVreg_CreateImexChannel0=1" in (r / "etc/modprobe.d/cluster-blueprint-imex.conf").read_text()
+    assert not (r / "dev/nvidia-caps-imex-channels").exists()
