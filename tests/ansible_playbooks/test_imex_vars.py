@@ -185,3 +185,52 @@ def test_role_defaults_name_the_package_per_branch(tmp_path: Path) -> None:
         )
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert f"PKG=[{want}]" in proc.stdout, (branch, proc.stdout)
+
+
+def test_the_imex_pin_reads_the_driver_package_the_build_installs(two_domains: Path, tmp_path: Path) -> None:
+    """IMEX is pinned to the installed driver's version, read from the driver package's version. On GB200
+    (Blackwell: the open kernel modules) the build installs `nvidia-driver-<branch>-open`; the role read
+    `nvidia-driver-<branch>`, never installed there, so the pin was empty and IMEX came at the branch's
+    newest version, which the service refuses on another loaded driver. Played by real ansible-playbook with
+    the generated group_vars."""
+    import subprocess
+
+    from ansible_helpers import ansible_bin
+
+    pool = _vars(two_domains, "gpu")
+    defaults = playbooks_dir() / "roles" / "nvidia_imex" / "defaults" / "main.yml"
+    play = tmp_path / "play.yml"
+    play.write_text(
+        yaml.safe_dump(
+            [
+                {
+                    "hosts": "localhost",
+                    "gather_facts": False,
+                    "vars_files": [
+                        str(defaults),
+                        str(two_domains / "ansible" / "group_vars" / "pool_gpu.yml"),
+                    ],
+                    "tasks": [{"ansible.builtin.debug": {"msg": "PKG=[{{ nvidia_imex_driver_package }}]"}}],
+                }
+            ]
+        )
+    )
+    proc = subprocess.run(
+        [
+            ansible_bin("ansible-playbook"),
+            "-i",
+            "localhost,",
+            "-c",
+            "local",
+            str(play),
+            "-e",
+            "ansible_os_family=Debian",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    installed = pool["nvidia_driver_version_package"]
+    assert installed.endswith("-open"), installed  # Blackwell gets the open flavour (catalogue)
+    assert f"PKG=[{installed}]" in proc.stdout, proc.stdout
