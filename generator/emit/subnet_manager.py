@@ -51,6 +51,12 @@ QOS_SL2VL_DEFAULT = "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7"  # opensm(8) "QoS": h
 # SHARP AM: "ib_port_guid ... Value of 0 means to use the" port OpenSM uses (SHARP 3.x docs,
 # "sharp_am Network Interfaces").
 SHARP_IB_PORT_GUID = "0x0"
+# SHARP's QPs on the switches use Default as a full member (0x8000 | 0x7fff): NVIDIA SHARP Rev 3.10.3,
+# "Operating NVIDIA SHARP with PKeys": for "a single known PKey ... adjust the ib_qpc_pkey field to the
+# desired PKey value", "setting both bit 0x8000 and the corresponding pkey value". Every host holds Default
+# (a limited member with tenants) and every switch is a full member of it (partitions.conf SWITCHES_FULL),
+# so each host reaches the Aggregation Nodes without a tenant's P_Key on the switches.
+SHARP_QPC_PKEY = 0x8000 | DEFAULT_PKEY
 
 
 def applies(cluster: ResolvedCluster) -> bool:
@@ -115,10 +121,12 @@ def _default_partition(
     if not tenants:
         return [f"{head} : ALL=full, SELF=full ;"]
     shared = [pool.name for pool in cluster.pools if pool.ports_for(p.fabric) and pool.name not in tenants]
+    switches = subnet_managers.sharp_on(p.sm)
     if guids is None:
-        return ([shared_pools_note(shared)] if shared else []) + [f"{head} : ALL=limited, SELF=full ;"]
+        limited = ", ".join(_default_with_tenants(switches))
+        return ([shared_pools_note(shared)] if shared else []) + [f"{head} : {limited} ;"]
     full = sorted({g for pool in shared for g in guids.get(pool, [])})
-    return default_members(head, full)
+    return default_members(head, full, switches_full=switches)
 
 
 _SHARED_NOTE = re.compile(r"^#\s*pools in no partition \(([^)]*)\) stay full members")
@@ -135,9 +143,23 @@ def shared_pools(line: str) -> tuple[str, ...] | None:
     return tuple(p.strip() for p in m.group(1).split(",") if p.strip()) if m else None
 
 
-def default_members(head: str, full: Sequence[int]) -> list[str]:
-    """Default with tenants: every port limited, the shared pools' ports and the SM's own full."""
-    return member_lines(head, ["ALL=limited", *[f"0x{g:016x}=full" for g in full], "SELF=full"])
+# With SHARP on, every switch is a full member of Default: the Aggregation Nodes sit on switch port 0 and
+# the hosts, limited members once there are tenants, can only reach full members (IBA 10.9.1). NVIDIA UFM
+# Enterprise User Manual v6.20.2, "Appendix - Partitioning": "all switches, routers, and gateways are added
+# to the default partition with full membership"; the keyword is opensm(8) PARTITION CONFIGURATION
+# ("'ALL_SWITCHES' means all Switch end ports", example "Default=0x7fff : ALL, ALL_SWITCHES=full, SELF=full").
+SWITCHES_FULL = "ALL_SWITCHES=full"
+
+
+def _default_with_tenants(switches_full: bool) -> list[str]:
+    return ["ALL=limited", *([SWITCHES_FULL] if switches_full else []), "SELF=full"]
+
+
+def default_members(head: str, full: Sequence[int], *, switches_full: bool = False) -> list[str]:
+    """Default with tenants: every port limited, the shared pools' ports and the SM's own full (and every
+    switch's with SHARP on)."""
+    members = _default_with_tenants(switches_full)
+    return member_lines(head, [*members[:-1], *[f"0x{g:016x}=full" for g in full], members[-1]])
 
 
 PLAN_NOTE = "# plan: "  # the line above each partition statement: the statement as generate wrote it
@@ -199,6 +221,9 @@ def render_sharp_am(p: SmPlan) -> str:
         "# /etc/sharp/sharp_am.cfg (SHARP 3.x docs, 'Modifying SHARP Aggregation Manager Configuration')\n"
         "# 0 = the port OpenSM uses ('sharp_am Network Interfaces')\n"
         f"ib_port_guid {SHARP_IB_PORT_GUID}\n"
+        "# SHARP's P_Key: Default, full member; the switches are full members of it in partitions.conf\n"
+        "# ('Operating NVIDIA SHARP with PKeys')\n"
+        f"ib_qpc_pkey 0x{SHARP_QPC_PKEY:04x}\n"
     )
 
 

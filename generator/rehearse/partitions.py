@@ -30,7 +30,10 @@ DEFAULT_PKEY = 0x7FFF
 FULL = 0x8000
 _POOLS = re.compile(r"^#\s*pools\s+([^:]+):")
 _EMPTY = re.compile(r"^\s*(\S.*?)\s*:\s*;\s*$")  # `Name=0x0001, defmember=full : ;` (no members yet)
-_DEFAULT_LIMITED = re.compile(r"^(Default\b[^:]*?)\s*:\s*ALL=limited,\s*SELF=full\s*;\s*$")
+# with SHARP on the switches are full members too (subnet_manager.py SWITCHES_FULL)
+_DEFAULT_LIMITED = re.compile(
+    r"^(Default\b[^:]*?)\s*:\s*ALL=limited,\s*(ALL_SWITCHES=full,\s*)?SELF=full\s*;\s*$"
+)
 
 
 @dataclass
@@ -159,7 +162,8 @@ def filled(text: str, pool_ports: dict[str, list[int]]) -> str:
             pools = ()
             continue
         elif shared and (m := _DEFAULT_LIMITED.match(raw)):
-            lines += default_members(m.group(1), sorted({g for p in shared for g in pool_ports.get(p, [])}))
+            full = sorted({g for p in shared for g in pool_ports.get(p, [])})
+            lines += default_members(m.group(1), full, switches_full=m.group(2) is not None)
             shared = ()
             continue
         elif stripped and not stripped.startswith("#"):

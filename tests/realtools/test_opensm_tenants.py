@@ -389,3 +389,58 @@ def test_standby_takes_over_and_the_tenants_stay_isolated(
 
 def _tail(log: Path) -> str:
     return log.read_text(errors="replace")[-2000:] if log.exists() else "(no log)"
+
+
+# ---------------------------------------------------------------------------------------------------- SHARP
+BLUEPRINT_SHARP = BLUEPRINT_HA.replace("name: two-tenants-sm-ha\n", "name: two-tenants-sharp\n").replace(
+    "      kind: opensm\n", "      kind: opensm\n      flavour: opensm-nvidia\n      sharp: true\n"
+)
+
+
+def _switch_port0_pkeys(sim: Simulator, sm_host: str, dump: str) -> dict[str, set[int]]:
+    """Every switch's port 0 P_Key table (where its SHARP Aggregation Node sits), by node description."""
+    out: dict[str, set[int]] = {}
+    for m in re.finditer(r'^switchguid=0x([0-9a-f]+).*\nSwitch\s+\d+\s+"[^"]+"\s+# "([^"]+)"', dump, re.M):
+        proc = sim._run(sm_host, [_tool("smpquery"), "pkeys", "-G", f"0x{m.group(1)}", "0"], 30)
+        assert proc.returncode == 0, proc.stderr[-500:]
+        out[m.group(2)] = {int(v, 16) for v in re.findall(r"0x[0-9a-f]{4}\b", proc.stdout)} - {0}
+    return out
+
+
+def test_sharp_with_tenants_switches_are_full_members_of_the_pkey_sharp_uses(
+    simulator: Callable[..., Simulator], daemon: list[subprocess.Popen[bytes]], tmp_path: Path
+) -> None:
+    """SHARP on with tenant partitions: the Aggregation Nodes sit on switch port 0 and the hosts are limited
+    members of Default, so every switch must be a full member of the P_Key sharp_am.cfg gives SHARP
+    (`ib_qpc_pkey`), which every host holds; the tenants stay isolated. Before the fix port 0 held only
+    0x7fff (limited): a limited host and a limited Aggregation Node cannot talk (IBA 10.9.1)."""
+    blueprint = tmp_path / "two-tenants-sharp.yaml"
+    blueprint.write_text(BLUEPRINT_SHARP)
+    plan = build_plan(load_and_resolve(str(blueprint))[1])
+    files = sm_emit.render(plan.cluster, plan)
+    qpc = [
+        ln.split()[1] for ln in files["compute/sharp_am.cfg"].splitlines() if ln.startswith("ib_qpc_pkey ")
+    ]
+    assert len(qpc) == 1, files["compute/sharp_am.cfg"]
+    pkey = int(qpc[0], 16)
+    assert pkey & FULL, qpc  # the documents: the membership bit set
+    net = render_netfile(plan, "compute")
+    sim = simulator(net, "tenants-sharp")
+    _, dump = _setup(blueprint, sim, "H-sm001-mlx5_0", tmp_path)
+    conf = _member_conf(plan, "sm001", tmp_path / "etc", tmp_path / "sm001")
+    # Debian's OpenSM 3.3.23 has no sharp_enabled (NVIDIA's OpenSM key): the partitions are what is tested
+    text = conf.read_text()
+    assert "\nsharp_enabled 2\n" in text
+    conf.write_text(text.replace("\nsharp_enabled 2\n", "\n"))
+    ports = _ca_ports(dump)
+    daemon.append(_start_sm(sim, "H-sm001-mlx5_0", conf, tmp_path / "sm001"))
+    _wait_configured(sim, "H-sm001-mlx5_0", next(g for n, g in ports.items() if n.startswith("train")))
+
+    switches = _switch_port0_pkeys(sim, "H-sm001-mlx5_0", dump)
+    assert len(switches) == len(re.findall(r"^Switch\s", net, re.M)) > 0
+    for name, table in switches.items():
+        assert pkey in table, (name, sorted(map(hex, table)))
+    hosts = {n: _pkeys(sim, "H-sm001-mlx5_0", g) for n, g in ports.items()}
+    for name, table in hosts.items():
+        assert pkey & 0x7FFF in {k & 0x7FFF for k in table}, (name, sorted(map(hex, table)))
+    _check_isolation(hosts, {"sm001 mlx5_0", "sm002 mlx5_0"})

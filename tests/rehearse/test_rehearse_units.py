@@ -207,6 +207,33 @@ def test_the_partitions_a_rehearsal_gives_opensm_are_those_sm_guids_writes(tmp_p
     assert max(len(line) for line in rehearsed.splitlines()) < 200
 
 
+def test_with_sharp_the_rehearsal_fills_default_as_sm_guids_writes_it(tmp_path: Path) -> None:
+    """With SHARP on, Default also makes every switch a full member (`ALL_SWITCHES=full`, subnet_manager.py
+    SWITCHES_FULL); the rehearsal's fill must still find that Default line and keep the switches full."""
+    import yaml
+
+    from generator.emit.subnet_manager import render_partitions, sm_plan
+    from generator.pipeline import load_and_resolve
+
+    doc = yaml.safe_load((REPO_FIXTURES / "ft2-hdr-rail-sm.yaml").read_text())
+    doc["pools"].append({"name": "infer", "role": "gpu", "count": 2, "server": "dgx-a100"})
+    doc["fabrics"]["compute"]["subnet_manager"].update(flavour="opensm-nvidia", sharp=True)
+    path = tmp_path / "sharp.yaml"
+    path.write_text(yaml.safe_dump(doc))
+    cluster = load_and_resolve(path)[1]
+    plan = sm_plan(cluster, "compute", None)
+    guids = {"gpu": [1, 2], "infer": [1001, 1002]}
+    generated = render_partitions(cluster, plan)
+    assert "Default=0x7fff, ipoib : ALL=limited, ALL_SWITCHES=full, SELF=full ;" in generated
+    rehearsed = partitions.filled(generated, guids)
+
+    def statements(text: str) -> list[str]:
+        return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+    assert statements(rehearsed) == statements(render_partitions(cluster, plan, guids))
+    assert "    ALL_SWITCHES=full," in rehearsed and "    0x00000000000003e9=full," in rehearsed
+
+
 def test_an_appliance_port_is_a_limited_member_of_default_as_the_emitter_writes() -> None:
     """With tenants, Default is `ALL=limited` but for the pools no partition names (subnet_manager.py
     default_members); a UFM appliance's port belongs to no pool and is limited there. The rehearsal's intent
