@@ -22,6 +22,7 @@ class _Entry(BaseModel):
 class SharpSetting(_Entry):
     opensm_conf: str | None = None  # the opensm.conf line that turns SHARP on in the switches
     cli: str | None = None  # the appliance command that does it
+    source: str | None = None  # the document that gives ``cli``, written beside it in the build
 
 
 class AggregationManager(_Entry):
@@ -30,6 +31,7 @@ class AggregationManager(_Entry):
     config: str | None = None  # sharp_am.cfg path on the SM host
     service: str | None = None  # systemd unit the role starts
     cli: str | None = None  # appliance command
+    source: str | None = None  # the document that gives ``cli``, written beside it in the build
 
 
 class Flavour(_Entry):
