@@ -9,8 +9,9 @@ GUID files need the discovered fabric: ``blueprint sm-guids`` writes them from `
 Every key is one OpenSM 3.3 knows (``opensm --create-config`` of Debian's opensm 3.3.23; linux-rdma/opensm
 man/opensm.8.in): ``sm_priority`` 0-15, the highest is master (IBA 14.4.1 SM priority); the sweep and
 timeout values are OpenSM's defaults, written out so a reviewer sees them; ``qos``/``qos_sl2vl`` keep the
-service level the hosts' NCCL_IB_SL uses on its own VL (opensm(8) "QoS", the hard-coded defaults
-``qos_sl2vl 0,1,...,14,7``). Partitions follow linux-rdma/opensm doc/partition-config.txt.
+service level the hosts' NCCL_IB_SL uses on a VL of its own (opensm(8) "QOS CONFIGURATION": qos_sl2vl is
+"a list of VLs corresponding to SLs 0-15"; ``qos_sl2vl_table``). Partitions follow linux-rdma/opensm
+doc/partition-config.txt.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ TRANSACTION_TIMEOUT_MS = 200
 SMINFO_POLLING_TIMEOUT_MS = 10000  # how often the standby polls the master
 POLLING_RETRY_NUMBER = 4  # failed polls before the standby takes over
 LMC = 0  # one LID per port: ftree and NCCL use a single path per QP pair
-QOS_SL2VL_DEFAULT = "0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,7"  # opensm(8) "QoS": hard-coded default
+NCCL_VL = 1  # the lane of the hosts' NCCL_IB_SL: every other SL goes to VL0 (qos_sl2vl_table)
 # SHARP AM: "ib_port_guid ... Value of 0 means to use the" port OpenSM uses (SHARP 3.x docs,
 # "sharp_am Network Interfaces").
 SHARP_IB_PORT_GUID = "0x0"
@@ -62,6 +63,16 @@ SHARP_QPC_PKEY = 0x8000 | DEFAULT_PKEY
 
 def applies(cluster: ResolvedCluster) -> bool:
     return bool(sm_fabrics(cluster))
+
+
+def qos_sl2vl_table(sl: int) -> str:
+    """The qos_sl2vl value: ``sl`` on VL1, the 15 other SLs on VL0. OpenSM folds each entry into the VLs
+    a port operates (linux-rdma/opensm opensm/osm_qos.c sl2vl_update_table: ``vl &= (1 << (op_vls - 1)) -
+    1``), so the default table (0,1,...,14,7) gave SL 9 VL1 beside SL 1 on a port with VL0-7, and SL 5 VL1
+    on one with VL0-3. VL1 survives every mask from VL0-1 up, so the SL keeps a lane of its own whatever
+    data VLs the hardware has (no catalogue fact needed), as long as it has two: on a port with VL0 alone
+    every SL shares it."""
+    return ",".join(str(NCCL_VL if s == sl else 0) for s in range(16))
 
 
 def render_opensm_conf(p: SmPlan, member: SmMember) -> str:
@@ -99,7 +110,11 @@ def render_opensm_conf(p: SmPlan, member: SmMember) -> str:
     if sl == 0:
         lines.append("qos FALSE")
     else:
-        lines += ["qos TRUE", f"qos_sl2vl {QOS_SL2VL_DEFAULT}"]
+        lines += [
+            f"# SL {sl} alone on VL{NCCL_VL}, every other SL on VL0",
+            "qos TRUE",
+            f"qos_sl2vl {qos_sl2vl_table(sl)}",
+        ]
     flavour = subnet_managers.flavour(p.sm)
     if p.sm.sharp and flavour is not None and flavour.sharp is not None and flavour.sharp.opensm_conf:
         # NVIDIA's OpenSM enables SHARP on every capable switch (catalogue subnet_managers.yaml [SHARPEN]);

@@ -74,13 +74,13 @@ def _ca_hosts(net: str) -> list[str]:
     return [m.group(1) for m in re.finditer(r'^(?:Ca|Hca)\s+\d+\s+"([^"]+)"', net, re.M)]
 
 
-def _setup(plan: Plan, sim: Simulator, host: str, work: Path) -> dict[str, Path]:
+def _setup(plan: Plan, sim: Simulator, host: str, work: Path, blueprint: str = FIXTURE) -> dict[str, Path]:
     """Discover, run `sm-guids`, write every SM member's opensm.conf relocated into ``work``."""
     (work / "ibnetdiscover.out").write_text(sim.ibnetdiscover(host))
     etc = work / "etc"
     # what the opensm role does: sm-guids output and the files it installs under /etc/opensm/<fabric>/
     code, _, err = run_cli(
-        "sm-guids", FIXTURE, "--discovered", str(work / "ibnetdiscover.out"), "-o", str(etc / "compute")
+        "sm-guids", blueprint, "--discovered", str(work / "ibnetdiscover.out"), "-o", str(etc / "compute")
     )
     assert code == 0, err
     confs: dict[str, Path] = {}
@@ -166,10 +166,9 @@ def test_opensm_runs_generated_ha_pair_partitions_and_ftree_roots(
     paths = _query(sim, master_host, "saquery", "--pkey", "0x800a", "-p")
     assert "pkey....................0x800A" in paths  # the SA answers inside the partition
     sl2vl = _query(sim, master_host, "smpquery", "sl2vl", "-G", probe, "1")
-    row = [int(v) for v in sl2vl.splitlines()[-1].rsplit(":", 1)[1].strip(" |").split("|")]
-    # NCCL_IB_SL=2 travels on data VL 2 (not VL15 = drop). ibsim ports get this table with qos TRUE and with
-    # qos FALSE alike, so this checks the hosts' SL is usable, not which of the two the file says.
-    assert row[2] == 2
+    row = _sl2vl_rows(sl2vl)[0]
+    # NCCL_IB_SL=2 travels on a data VL (not VL15 = drop) that no other SL uses
+    assert row[2] != 15 and row.count(row[2]) == 1, row
 
     # the standby enters STANDBY once its own discovery has found the higher-priority master: a sweep, not a
     # poll interval, so it is waited for rather than slept on
@@ -237,3 +236,46 @@ def test_a_plan_without_a_top_tier_leaves_no_stale_root_file(
     assert code == 0 and "no root file" in err, err
     assert not (out / "root_guids.conf").exists()
     assert (out / "cn_guids.conf").read_text().count("\n") == 64  # every HCA port of the 64 nodes
+
+
+def _sl2vl_rows(out: str) -> list[list[int]]:
+    """`smpquery sl2vl` rows ("ports: in 0, out 0: | 0| 1| ...|"): the VL of SL 0-15 each."""
+    return [
+        [int(v) for v in m.group(1).strip(" |").split("|")]
+        for m in re.finditer(r"^ports:[^:]*:\s*(\|.*)$", out, re.M)
+    ]
+
+
+@pytest.mark.parametrize("sl", [9, 15])
+def test_the_nccl_service_level_has_a_vl_of_its_own_on_every_port(
+    simulator: Callable[..., Simulator], daemons: list[subprocess.Popen[bytes]], tmp_path: Path, sl: int
+) -> None:
+    """service_level 8-15: OpenSM folds each qos_sl2vl entry into the VLs the port operates (osm_qos.c
+    sl2vl_update_table masks it); with OpenSM's default table SL 9 landed on VL1 beside SL 1 and SL 15 on VL7
+    beside SL 7 on ibsim's VL0-7 ports. The generated table must leave the SL alone on its VL on the ports
+    (CAs and switch ports) the real OpenSM programmed."""
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+
+    text = Path(FIXTURE).read_text()
+    assert "      service_level: 2\n" in text
+    blueprint = tmp_path / "sl.yaml"
+    blueprint.write_text(text.replace("      service_level: 2\n", f"      service_level: {sl}\n"))
+    plan = build_plan(load_and_resolve(str(blueprint))[1])
+    net = render_netfile(plan, "compute")
+    sim = simulator(net, "sl")
+    host = _ca_hosts(net)[0]
+    confs = _setup(plan, sim, host, tmp_path, str(blueprint))
+    master = sm_emit.sm_plan(plan.cluster, "compute", plan).members[0].name
+    assert "\nqos TRUE\n" in confs[master].read_text()
+    daemons.append(_start_sm(sim, host, confs[master], tmp_path))
+    cns = (tmp_path / "etc" / "compute" / "cn_guids.conf").read_text().split()
+    _wait_pkeys(sim, host, cns[-1])
+    dump = (tmp_path / "ibnetdiscover.out").read_text()
+    switch = re.search(r"^switchguid=(0x[0-9a-f]+)", dump, re.M)
+    assert switch, dump[:300]
+    rows = [r for g in cns[:4] for r in _sl2vl_rows(_query(sim, host, "smpquery", "sl2vl", "-G", g, "1"))]
+    rows += _sl2vl_rows(_query(sim, host, "smpquery", "sl2vl", "-G", switch.group(1), "1"))
+    assert len(rows) > 4
+    for row in rows:
+        assert row[sl] != 15 and row.count(row[sl]) == 1, (sl, row)
