@@ -167,14 +167,14 @@ def build_files(build: Path) -> list[tuple[str, str | None]]:
 
 def blueprint_inputs(label: str, loaded: LoadedBlueprint) -> list[tuple[str, str | None]]:
     """The files a loaded blueprint was read from (for ``check_outputs``): the blueprint itself, and the
-    catalogue file its ``catalog:`` names, found from the blueprint's folder as resolve() finds it (`plan
-    bp.yaml -o cat.yaml` replaced the catalogue with the report). A blueprint read from standard input
-    (`-`) is no file; its catalogue is, relative to the working folder."""
+    catalogue file its ``catalog:`` names, where resolve() reads it (`plan bp.yaml -o cat.yaml` replaced the
+    catalogue with the report). A blueprint read from standard input (`-`) is no file; its catalogue is."""
+    from generator.resolve import catalog_path
+
     files: list[tuple[str, str | None]] = [(label, str(loaded.path))]
-    catalog = loaded.blueprint.catalog
-    if catalog:
-        where = loaded.path.parent / catalog
-        files.append((f"the catalogue file {label} names (catalog: {catalog})", str(where)))
+    where = catalog_path(loaded)  # the resolver's own answer: the file protected is the file read
+    if where is not None:
+        files.append((f"the catalogue file {label} names (catalog: {loaded.blueprint.catalog})", str(where)))
     return files
 
 

@@ -28,7 +28,15 @@ from generator.resolve.size_checks import refuse_too_many_nodes, size_budget_err
 from generator.resolve.software import default_pins
 
 # the resolved records, imported from here by every later stage
-__all__ = ["FABRIC_NAMES", "NicPort", "ResolvedCluster", "ResolvedFabric", "ResolvedPool", "resolve"]
+__all__ = [
+    "FABRIC_NAMES",
+    "NicPort",
+    "ResolvedCluster",
+    "ResolvedFabric",
+    "ResolvedPool",
+    "catalog_path",
+    "resolve",
+]
 
 
 class _Source(NamedTuple):
@@ -44,12 +52,22 @@ def _source(loaded: LoadedBlueprint | Blueprint) -> _Source:
     return _Source(loaded, "<blueprint>", "", FsPath("."))
 
 
-def _catalog(src: _Source, catalog: Catalog | None, errors: list[Finding]) -> Catalog:
+def catalog_path(loaded: LoadedBlueprint | Blueprint) -> FsPath | None:
+    """The catalogue file the blueprint's ``catalog:`` names (None: it names none), found from the
+    blueprint's folder (the working folder for standard input or a bare model). The one answer: resolve()
+    reads this file and the commands refuse to write over it (generator.commands._common.blueprint_inputs),
+    so the file protected is always the file read."""
+    src = _source(loaded)
+    return src.base_dir / src.blueprint.catalog if src.blueprint.catalog else None
+
+
+def _catalog(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None, errors: list[Finding]) -> Catalog:
     """The built-in (or given) catalogue, extended by the blueprint's own catalogue file if it names one."""
     cat = catalog or default_catalog()
-    if src.blueprint.catalog:
+    where = catalog_path(loaded)
+    if where is not None:
         try:
-            return cat.extended(src.base_dir / src.blueprint.catalog)
+            return cat.extended(where)
         except CatalogError as exc:
             at = Location(exc.source, exc.line, exc.column or 1) if exc.source and exc.line else None
             errors.append(Finding("CAT002", Severity.ERROR, exc.message, ("catalog",), exc.hint, at))
@@ -68,7 +86,7 @@ def resolve(loaded: LoadedBlueprint | Blueprint, catalog: Catalog | None = None)
     bp = src.blueprint
     errors: list[Finding] = []
     refuse_too_many_nodes(bp, loaded)
-    cat = _catalog(src, catalog, errors)
+    cat = _catalog(loaded, catalog, errors)
     if errors:  # the refused file's entries are unknown below: one error at its line, not one per use
         _refuse(loaded, errors)
     fabrics = resolve_fabrics(bp, cat, errors)
