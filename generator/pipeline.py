@@ -34,9 +34,12 @@ def load_and_resolve(path: str | FsPath) -> tuple[LoadedBlueprint, ResolvedClust
     return loaded, resolve(loaded)
 
 
-def check(path: str | FsPath) -> Checked:
-    """Load, resolve and run every rule. Raises BlueprintError when the input cannot be used."""
-    loaded, cluster = load_and_resolve(path)
+def check(path: str | FsPath | LoadedBlueprint) -> Checked:
+    """Load, resolve and run every rule. Raises BlueprintError when the input cannot be used. A blueprint
+    already loaded is not read again: validate learns its catalogue file even when resolving then fails,
+    without parsing it twice or reading standard input again."""
+    loaded = path if isinstance(path, LoadedBlueprint) else load_file(path)
+    cluster = resolve(loaded)
     ctx = RuleContext(cluster)
     findings = run_rules(ctx)
     rules = {r.id: r for r in all_rules()}
