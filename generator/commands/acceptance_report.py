@@ -26,6 +26,7 @@ from collections import defaultdict
 from generator.commands._common import (
     add_blueprint,
     add_common,
+    blueprint_inputs,
     check_outputs,
     command,
     err_console,
@@ -139,6 +140,9 @@ def _compare(args: argparse.Namespace, target: str | None) -> AcceptanceReport:
     budget = ByteBudget()  # one budget for every foreign file of this run
     runs, ignored = read_results(args.results, budget)
     loaded, cluster = load_and_resolve(args.blueprint)
+    # nor the catalogue file the blueprint names, known once read (`-o cat.yaml` replaced it)
+    outputs = [("--calibrate", target), ("--plot", args.plot), ("-o", args.output)]
+    check_outputs(outputs, blueprint_inputs("the blueprint", loaded))
     plan = plan_or_raise(cluster, loaded.locate)
     system = system_for(cluster, plan, args.pool)
     site = (

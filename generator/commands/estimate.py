@@ -101,9 +101,11 @@ def _collectives(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _reports(args: argparse.Namespace) -> list[EstimateReport]:
+def _reports(args: argparse.Namespace, inputs: list[tuple[str, str | None]]) -> list[EstimateReport]:
+    """Each blueprint's estimate; the files each was read from (its catalogue too) are added to ``inputs``."""
     from dataclasses import replace
 
+    from generator.commands._common import blueprint_inputs
     from generator.perf.estimate import build_report
     from generator.perf.sizes import parse_sizes
     from generator.pipeline import check
@@ -118,6 +120,7 @@ def _reports(args: argparse.Namespace) -> list[EstimateReport]:
         # contradicted, a NIC speed the adapter cannot run): said with the numbers, which take the file as
         # written (deployment rules such as a missing subnet manager do not change them)
         checked = check(file)
+        inputs += blueprint_inputs("a blueprint", checked.loaded)
         plan = checked.context.plan or plan_or_raise(checked.cluster, checked.loaded.locate)
         report = build_report(
             file,
@@ -173,11 +176,12 @@ def run(args: argparse.Namespace) -> int:
             raise PerfError("standard input is given twice (the blueprint and --calibration): name one file")
         if args.plot:
             check_plot_path(args.plot)
-        check_outputs(
-            [("--plot", args.plot), ("-o", args.output)],
-            [("a blueprint", b) for b in args.blueprint] + [("--calibration", args.calibration)],
-        )
-        reports = _reports(args)
+        outputs = [("--plot", args.plot), ("-o", args.output)]
+        inputs = [("a blueprint", b) for b in args.blueprint] + [("--calibration", args.calibration)]
+        check_outputs(outputs, inputs)
+        reports = _reports(args, inputs)
+        # the catalogue files the blueprints name are known once read: `-o cat.yaml` replaced one
+        check_outputs(outputs, inputs)
         if args.calibration:
             reports[0], site = _calibrated(reports[0], args.calibration)
         if args.plot:

@@ -97,7 +97,7 @@ def _outputs(args: argparse.Namespace) -> Path:
     output, force = args.output, args.force
     out = checked_output_dir(output, None)
     check_outputs(
-        [(f"the output {name}", str(out / name)) for name in OUTPUTS],
+        _output_files(out),
         [
             ("the blueprint", args.blueprint),
             ("--discovered", args.discovered),
@@ -111,7 +111,12 @@ def _outputs(args: argparse.Namespace) -> Path:
     return out
 
 
+def _output_files(out: Path) -> list[tuple[str, str | None]]:
+    return [(f"the output {name}", str(out / name)) for name in OUTPUTS]
+
+
 def run(args: argparse.Namespace) -> int:
+    from generator.commands._common import blueprint_inputs, check_outputs
     from generator.foreign import read_foreign, read_foreign_text
     from generator.pipeline import load_and_resolve
     from generator.plan.build import plan_or_raise
@@ -130,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail("-o DIR is required (or --check-roots FILE)")
     out = _outputs(args) if args.check_roots is None else None
     loaded, cluster = load_and_resolve(args.blueprint)
+    if out is not None:  # nor the catalogue file the blueprint names, known once read, even with --force
+        check_outputs(_output_files(out), blueprint_inputs("the blueprint", loaded))
     fabric = cluster.fabrics.get(args.fabric)
     if fabric is None or fabric.kind != "infiniband":
         return _fail(f"{cluster.name} has no InfiniBand {args.fabric} fabric")

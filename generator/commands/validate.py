@@ -93,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
 
     with gc_paused():  # loading the model, catalogue and rules makes no garbage cycles worth a pass (~17 ms)
         checked = _check_all(paths, fail_on)
+    # and no catalogue file a blueprint names, even with --force: `validate bp.yaml -o cat.yaml` replaced it
+    check_outputs([("-o", args.output)], checked.inputs)
     for path in checked.skipped:
         note(args, f"{path}: skipped, a hardware catalogue file (named by `catalog:`), not a blueprint")
     _report(checked.results, args, fail_on)
@@ -106,27 +108,37 @@ class _Checked(NamedTuple):
     skipped: list[Path]  # catalogue side files
     unusable: bool  # a blueprint could not be loaded or resolved
     rule_failure: bool  # a rule finding at or above --fail-on
+    inputs: list[tuple[str, str | None]]  # the files read: each blueprint that loaded and its catalogue file
 
 
 def _check_all(paths: list[Path], fail_on: Severity) -> _Checked:
     """Each file checked, or skipped as a catalogue side file.
 
     A catalogue file is never a blueprint (it has no apiVersion, name or pools), so only a file the loader
-    refuses is parsed a second time to tell which it is: a blueprint is parsed once."""
+    refuses is parsed a second time to tell which it is: a blueprint is parsed once. A blueprint's catalogue
+    file is known once it loads, even when resolving it then fails (the report still names it)."""
+    from generator.commands._common import blueprint_inputs
     from generator.findings import BlueprintError
+    from generator.load import load_file
     from generator.pipeline import check
 
-    out = _Checked({}, [], False, False)
+    out = _Checked({}, [], False, False, [])
     unusable = rule_failure = False
     for path in paths:
         try:
-            findings = check(path).findings
+            loaded = load_file(path)
         except BlueprintError as exc:
             if is_catalog_file(path):
                 out.skipped.append(path)
                 continue
-            findings = exc.findings
-            unusable = True
+            findings, unusable = exc.findings, True
+        else:
+            label = "the blueprint on standard input" if str(path) == "-" else f"the blueprint {path}"
+            out.inputs.extend(blueprint_inputs(label, loaded))
+            try:
+                findings = check(loaded).findings
+            except BlueprintError as exc:
+                findings, unusable = exc.findings, True
         out.results["<stdin>" if str(path) == "-" else str(path)] = findings
         if any(
             f.severity >= fail_on

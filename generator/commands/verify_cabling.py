@@ -16,6 +16,7 @@ from pathlib import Path
 from generator.commands._common import (
     add_blueprint,
     add_common,
+    blueprint_inputs,
     check_outputs,
     command,
     err_console,
@@ -24,6 +25,10 @@ from generator.commands._common import (
 )
 from generator.report import safe
 from generator.safetext import terminal
+
+TYPE_CHECKING = False  # typing itself costs start-up time; mypy treats this name as True
+if TYPE_CHECKING:
+    from generator.load import LoadedBlueprint
 
 ORDER = 45
 FABRICS = ("compute", "storage", "management")
@@ -78,13 +83,35 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _output_refused(args: argparse.Namespace, loaded: LoadedBlueprint | None) -> str | None:
+    """Why -o cannot be written (None: it can): it names the blueprint, the dump or another input, which the
+    report replaced; once the blueprint is read (``loaded``), also the catalogue file it names (`-o
+    cat.yaml` replaced it, even though plan and topology refused it)."""
+    from generator.fsutil import OutputRefused
+    from generator.verify.lldp import lldp_files
+
+    inputs: list[tuple[str, str | None]] = (
+        [
+            ("the blueprint", args.blueprint),
+            *(("--discovered", str(f)) for f in lldp_files(args.discovered)),
+            ("--node-name-map", args.node_name_map),
+            ("--accept", args.accept),
+        ]
+        if loaded is None
+        else blueprint_inputs("the blueprint", loaded)
+    )
+    try:
+        check_outputs([("-o", args.output)], inputs)
+    except OutputRefused as exc:
+        return f"{exc} (nothing written)"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     from generator.foreign import ByteBudget, ForeignInputError
-    from generator.fsutil import OutputRefused
     from generator.pipeline import load_and_resolve
     from generator.plan.build import plan_or_raise
     from generator.verify.check import verify
-    from generator.verify.lldp import lldp_files
     from generator.verify.model import DiscoveryError
     from generator.verify.render import to_json, to_text
 
@@ -92,19 +119,11 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{args.blueprint}: no such file")
     if not Path(args.discovered).exists():
         return _fail(f"{args.discovered}: no such file or directory")
-    try:  # `-o` naming the blueprint, the dump or another input replaced it with the report
-        check_outputs(
-            [("-o", args.output)],
-            [
-                ("the blueprint", args.blueprint),
-                *(("--discovered", str(f)) for f in lldp_files(args.discovered)),
-                ("--node-name-map", args.node_name_map),
-                ("--accept", args.accept),
-            ],
-        )
-    except OutputRefused as exc:
-        return _fail(f"{exc} (nothing written)")
+    if (refused := _output_refused(args, None)) is not None:
+        return _fail(refused)
     loaded, cluster = load_and_resolve(args.blueprint)
+    if (refused := _output_refused(args, loaded)) is not None:
+        return _fail(refused)
     if args.fabric not in cluster.fabrics:
         return _fail(
             f"{cluster.name} has no {args.fabric} fabric (it has: "
