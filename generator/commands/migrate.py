@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if not result.changed:
         note(args, f"{args.blueprint}: already {CURRENT}; nothing to do")
         if not args.check and not args.in_place:
-            write_text(text, args.output)
+            _write_out(text, args)
         return 0
     for step in result.steps:
         note(args, f"{args.blueprint}: {step}")
@@ -90,8 +90,26 @@ def run(args: argparse.Namespace) -> int:
         atomic_write_text(source, result.text)
         note(args, f"{source}: upgraded to {CURRENT} (original kept as {source.name}.bak)")
     else:
-        write_text(result.text, args.output)
+        _write_out(result.text, args)
     return 0
+
+
+def _write_out(text: str, args: argparse.Namespace) -> None:
+    """The blueprint to -o, which is not the catalogue file it names, even with --force: `migrate bp.yaml -o
+    cat.yaml` replaced the catalogue with the blueprint. Found as resolve() finds it, beside the original."""
+    if args.output not in (None, "-"):
+        from generator.commands._common import blueprint_inputs, check_outputs
+        from generator.findings import BlueprintError
+        from generator.load import LoadedBlueprint, load_text
+
+        try:
+            model, source = load_text(text, "<stdin>" if args.blueprint == "-" else args.blueprint)
+        except BlueprintError:  # a blueprint that does not load names no catalogue file anyone reads
+            pass
+        else:
+            loaded = LoadedBlueprint(model, source, Path(args.blueprint), "")
+            check_outputs([("-o", args.output)], blueprint_inputs("BLUEPRINT", loaded))
+    write_text(text, args.output)
 
 
 def _validate(text: str, base: Path) -> list[str]:

@@ -1,5 +1,5 @@
 """An input is never an output, even with --force (review h170): `validate bp.yaml -o cat.yaml`, `estimate`,
-`verify-cabling`, `sm-guids` and `acceptance-report` replaced the catalogue file the blueprint's
+`verify-cabling`, `sm-guids`, `acceptance-report` and `migrate` replaced the catalogue file the blueprint's
 `catalog:` names with their report (exit 0), where `plan`, `topology` and `diff` refused it. Every command
 that reads a blueprint and writes -o refuses it, exit 2, and leaves the catalogue as it was."""
 
@@ -67,6 +67,7 @@ COMMANDS: dict[str, Args] = {
     "acceptance-report": lambda bp, f: [
         *("acceptance-report", str(bp), "--results", _results(f), "-o", _cat(bp)),
     ],
+    "migrate": lambda bp, _: ["migrate", str(bp), "-o", _cat(bp)],
 }
 
 
@@ -108,7 +109,7 @@ def test_validate_from_standard_input_spares_the_catalogue(
     assert (tmp_path / "cat.yaml").read_bytes() == before
 
 
-@pytest.mark.parametrize("command", ["validate", "estimate"])
+@pytest.mark.parametrize("command", ["validate", "estimate", "migrate"])
 def test_another_output_file_is_still_written(tmp_path: Path, command: str) -> None:
     bp = _tiny(tmp_path / "site")
     report = tmp_path / "report"
