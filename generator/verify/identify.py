@@ -333,7 +333,10 @@ class NodeIdentity:
 
 
 def _by_name(node: SeenNode, index: PlanIndex, names: dict[int, str]) -> NodeIdentity | None:
-    """GUIDs first (what the site recorded), then the node's own description."""
+    """GUIDs first (what the site recorded), then the node's own description. A recorded name that is no
+    plan device (the site's own "r01-dgx-a HCA-1") falls back to the description: left unidentified, the
+    node was placed by position, and two swapped HCAs whose descriptions named each other's ports were
+    each placed on the port they sat on, and called ok."""
     recorded = names.get(node.guid) if node.guid is not None else None
     for text, how in ((recorded, "guid"), (node.desc, "description")):
         if not text:
@@ -343,8 +346,6 @@ def _by_name(node: SeenNode, index: PlanIndex, names: dict[int, str]) -> NodeIde
         dev = whole or index.device(d.name)
         if dev is not None and (index.kind(dev) == "switch") == (node.kind == "switch"):
             return NodeIdentity(dev, how, None if node.kind == "switch" else index.declared_hca(dev, d.hca))
-        if recorded is not None:
-            return None  # a recorded name that is not in the plan is not overridden by the description
     return None
 
 
