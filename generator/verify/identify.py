@@ -494,11 +494,22 @@ def position_notes(
             f"{site[(n.device, p)]} = {p}" if (n.device, p) in site else p for p in n.ports.values()
         )
         ports = f" ({', '.join(shown_ports)})" if n.ports else ""
+        why, fix = _why_position(node)
         out.append(
-            f"{n.device}{ports}: {what} {guid} identified by position only: its node description is not set "
-            f"(it reads {shown}); set it (rdma-ndd on hosts, hostname on managed switches)"
+            f"{n.device}{ports}: {what} {guid} identified by position only: {why} (it reads {shown}); {fix} "
+            "(rdma-ndd on hosts, hostname on managed switches)"
         )
     return sorted(out)
+
+
+def _why_position(node: SeenNode) -> tuple[str, str]:
+    """(why a node placed by position was not identified by its description, what to do): a switch that
+    says ``dgx001`` has a description, which names no plan switch (telling the technician it was "not set"
+    sent them looking for a missing setting rather than a wrong one)."""
+    if describe(node.desc).form in ("name", "mf0"):
+        plan_kind = "switch" if node.kind == "switch" else "host"
+        return f"its node description names no plan {plan_kind}", "set it to the plan's name"
+    return "its node description is not set", "set it"
 
 
 def _unidentified(node: SeenNode) -> str:

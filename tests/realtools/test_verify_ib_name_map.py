@@ -116,3 +116,18 @@ def test_a_map_name_that_is_no_plan_device_falls_back_to_the_description(
     assert _miswired(report) == ids, report["results"]
     assert report["summary"]["miswired"] == 2
     assert not [w for w in report["warnings"] if "identified by position only" in w], report["warnings"]
+
+
+def test_a_switch_named_like_a_host_is_said_to_name_no_plan_switch(
+    simulator: Callable[[str, str], Simulator], tmp_path: Path
+) -> None:
+    """A leaf whose description is a host's name is placed by position; the warning says its description
+    names no plan switch (it said the description 'is not set', which it is)."""
+    plan = plan_of(FT2)
+    net = render_netfile(plan, "compute").replace('# "c-leaf-su1-r0" enhanced', '# "gpu001" enhanced')
+    default, _ = _dumps(simulator, net, tmp_path)
+    code, report, err = _verify(default)
+    assert code == 0, (err, report.get("results"))
+    (note,) = [w for w in report["warnings"] if "identified by position only" in w]
+    assert note.startswith("c-leaf-su1-r0: switch 0x"), note
+    assert "its node description names no plan switch (it reads 'gpu001')" in note, note
