@@ -280,7 +280,7 @@ class _Builder:
         nodes = {k: n for k, n in self.nodes.items() if k not in drop}
         more = [f"{self.source}: {self.unsaid:,} more warnings like these left out"] if self.unsaid else []
         said = self.warnings + more
-        return IbDiscovery(self.source, self.fmt, nodes, links, said, excluded)
+        return IbDiscovery(self.source, self.fmt, nodes, links, said, excluded, self.guid_of)
 
 
 @dataclass

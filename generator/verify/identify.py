@@ -332,21 +332,65 @@ class NodeIdentity:
     ports: dict[int, str] = field(default_factory=dict)  # CA port → plan port, when read from position
 
 
-def _by_name(node: SeenNode, index: PlanIndex, names: dict[int, str]) -> NodeIdentity | None:
+def _named(text: str, node: SeenNode, index: PlanIndex, how: str) -> NodeIdentity | None:
+    """The plan device ``text`` (a description or a recorded name) names, if it is of the node's kind."""
+    d = describe(text)
+    whole = index.device(text) if node.kind == "switch" else None
+    dev = whole or index.device(d.name)
+    if dev is None or (index.kind(dev) == "switch") != (node.kind == "switch"):
+        return None
+    return NodeIdentity(dev, how, None if node.kind == "switch" else index.declared_hca(dev, d.hca))
+
+
+def _by_name(node: SeenNode, index: PlanIndex, recorded: str | None) -> NodeIdentity | None:
     """GUIDs first (what the site recorded), then the node's own description. A recorded name that is no
     plan device (the site's own "r01-dgx-a HCA-1") falls back to the description: left unidentified, the
     node was placed by position, and two swapped HCAs whose descriptions named each other's ports were
     each placed on the port they sat on, and called ok."""
-    recorded = names.get(node.guid) if node.guid is not None else None
     for text, how in ((recorded, "guid"), (node.desc, "description")):
-        if not text:
-            continue
-        d = describe(text)
-        whole = index.device(text) if node.kind == "switch" else None
-        dev = whole or index.device(d.name)
-        if dev is not None and (index.kind(dev) == "switch") == (node.kind == "switch"):
-            return NodeIdentity(dev, how, None if node.kind == "switch" else index.declared_hca(dev, d.hca))
+        if text and (hit := _named(text, node, index, how)) is not None:
+            return hit
     return None
+
+
+def recorded_names(disc: IbDiscovery, names: dict[int, str]) -> dict[str, str]:
+    """node key → the name the site recorded for it: by node GUID (what ibnetdiscover and opensm look up,
+    and sm-guids writes), else by a port GUID of the node (the one GUID `ibnetdiscover -p` prints for an
+    HCA, which is then its key; what sm-guids wrote before): both formats of a dump read a map alike."""
+    if not names:
+        return {}
+    nodes = disc.nodes
+    out = {key: names[n.guid] for key, n in nodes.items() if n.guid is not None and n.guid in names}
+    for (key, _), guid in disc.port_guids.items():
+        if key not in out and key in nodes and guid in names:
+            out[key] = names[guid]
+    return out
+
+
+def check_ports_map(
+    disc: IbDiscovery, index: PlanIndex, names: dict[int, str], recorded: dict[str, str]
+) -> None:
+    """Refuse a map naming plan hosts that no HCA of an `ibnetdiscover -p` dump matches: -p prints an HCA's
+    port GUID only (infiniband-diags ibnetdiscover.c, dump_ports_report: ``port->guid``), so a map keyed by
+    node GUIDs (ibnetdiscover's and sm-guids' form) named none of them, and two unnamed HCAs it showed
+    swapped were placed by position and called ok, where the default format of the fabric said MISWIRED."""
+    if disc.format != "ibnetdiscover -p" or not names:
+        return
+    if any(disc.nodes[key].kind != "switch" for key in recorded):
+        return  # keyed by port GUIDs: it names this dump's HCAs
+    hosts = sorted(
+        (guid, name)
+        for guid, name in names.items()
+        if (dev := index.device(describe(name).name)) is not None and index.kind(dev) != "switch"
+    )
+    if hosts:
+        shown = ", ".join(f"0x{g:016x} {inline(n)!r}" for g, n in hosts[:3])
+        raise DiscoveryError(
+            f"{disc.source}: an `ibnetdiscover -p` dump names each HCA by its port GUID only, and the "
+            f"node-name map's {len(hosts):,} host entries ({shown}{', ...' if len(hosts) > 3 else ''}) match "
+            "none of them (node GUIDs?): give the default format (`ibnetdiscover > fabric.topo`) or let "
+            "ibnetdiscover apply the map (`ibnetdiscover -p --node-name-map FILE`)"
+        )
 
 
 def _neighbours(disc: IbDiscovery) -> dict[str, list[tuple[int, str, int]]]:
@@ -408,8 +452,10 @@ def identify_nodes(
     switch names two or more switches claim, with their node keys. Such a name identifies none of them:
     which one is the plan's switch is for position to say, if it can."""
     ident: dict[str, NodeIdentity] = {}
+    recorded = recorded_names(disc, names)
+    check_ports_map(disc, index, names, recorded)
     for key, node in disc.nodes.items():
-        if (hit := _by_name(node, index, names)) is not None:
+        if (hit := _by_name(node, index, recorded.get(key))) is not None:
             ident[key] = hit
     duplicates = _claimed_twice(disc, ident, index)
     for keys in duplicates.values():

@@ -142,6 +142,9 @@ class IbDiscovery:
     links: list[SeenLink]
     warnings: list[str] = field(default_factory=list)
     excluded: list[str] = field(default_factory=list)  # node keys left out (SHARP aggregation nodes)
+    # (node key, port) → port GUID, where the default format prints one (HCA ports): a node-name map keyed
+    # by port GUIDs names these nodes too (an `ibnetdiscover -p` dump keys its HCAs by port GUID already)
+    port_guids: dict[tuple[str, int], int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

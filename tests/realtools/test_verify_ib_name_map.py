@@ -118,6 +118,58 @@ def test_a_map_name_that_is_no_plan_device_falls_back_to_the_description(
     assert not [w for w in report["warnings"] if "identified by position only" in w], report["warnings"]
 
 
+def test_a_node_guid_map_reads_alike_in_both_formats(
+    simulator: Callable[[str, str], Simulator], tmp_path: Path
+) -> None:
+    """Two HCAs with firmware-default descriptions swapped: the site's map (keyed by node GUID, as sm-guids
+    writes it) shows the swap in the default format; a -p dump prints no node GUID for an HCA, so the map
+    matched none of its HCAs and the swap was placed by position and called ok. It is refused (exit 2),
+    naming the two ways to run ibnetdiscover that do work; the map applied by ibnetdiscover -p works."""
+    plan = plan_of(FT2)
+    net = _swapped_net(plan, UNSET)
+    default, ports = _dumps(simulator, net, tmp_path)
+    disc = parse_ibnetdiscover(default.read_text(), str(default))
+    named = {n.desc: n.guid for n in disc.nodes.values() if n.kind == "ca" and n.desc not in UNSET.values()}
+    guids = _guids(default, ports, UNSET)
+    name_map = tmp_path / "node-name-map"
+    name_map.write_text(
+        "".join(f'0x{g:016x} "{d}"\n' for d, g in sorted(named.items()))
+        + "".join(f'0x{guids[s][0]:016x} "{s}"\n' for s in SWAPPED)
+    )
+    ids = set(_swapped_ids(plan))
+    code, report, err = _verify(default, "--node-name-map", str(name_map))
+    assert code == 1 and _miswired(report) == ids, (err, report.get("results"))
+
+    code, report, err = _verify(ports, "--node-name-map", str(name_map))
+    assert code == 2, report
+    assert f"{ports}: an `ibnetdiscover -p` dump names each HCA by its port GUID only" in err, err
+    assert "ibnetdiscover -p --node-name-map FILE" in err and "Traceback" not in err
+
+    # what the refusal points to: ibnetdiscover applies the map itself, by node GUID
+    sim = simulator(net, "mapped")
+    mapped = tmp_path / "mapped.ports"
+    mapped.write_text(sim.ibnetdiscover(first_ca(net), "-p", "--node-name-map", str(name_map)))
+    code, report, err = _verify(mapped)
+    assert code == 1 and _miswired(report) == ids, (err, report.get("results"))
+
+
+def test_a_port_guid_map_reads_alike_in_both_formats(
+    simulator: Callable[[str, str], Simulator], tmp_path: Path
+) -> None:
+    """The same swap, the map keyed by port GUID (what sm-guids wrote before, and what a -p dump shows):
+    MISWIRED in both formats (the default format used to look the map up by node GUID only, and placed the
+    two HCAs by position: ok)."""
+    plan = plan_of(FT2)
+    default, ports = _dumps(simulator, _swapped_net(plan, UNSET), tmp_path)
+    guids = _guids(default, ports, UNSET)
+    name_map = tmp_path / "port-map"
+    name_map.write_text("".join(f'0x{guids[s][1]:016x} "{s}"\n' for s in SWAPPED))
+    ids = set(_swapped_ids(plan))
+    for dump in (default, ports):
+        code, report, err = _verify(dump, "--node-name-map", str(name_map))
+        assert code == 1 and _miswired(report) == ids, (dump, err, report.get("results"))
+
+
 def test_a_switch_named_like_a_host_is_said_to_name_no_plan_switch(
     simulator: Callable[[str, str], Simulator], tmp_path: Path
 ) -> None:
