@@ -403,6 +403,8 @@ def _add_port(b: _Builder, record: _Record, line: str, no: int) -> None:
             b.warn(f"{b.source}:{no}: port line outside a node record ignored")
         return
     lport, rport = _port_number(b, port.lport, no), _port_number(b, port.rport, no)
+    if _port_zero(b, lport, rport, no):
+        return
     rkey, rguid = _node_key(b, port.remote_id, no)
     rkey = b.node(rkey, _KIND_BY_LETTER[port.remote_letter], port.remote_desc or "", rguid, line=no)
     if (current, lport) == (rkey, rport):
@@ -411,6 +413,16 @@ def _add_port(b: _Builder, record: _Record, line: str, no: int) -> None:
     b.link((current, lport), (rkey, rport), port.width, port.speed, no)
     b.port_guid(port.lguid, (current, lport), no)
     b.port_guid(port.rguid, (rkey, rport), no)
+
+
+def _port_zero(b: _Builder, lport: int, rport: int, no: int) -> bool:
+    """Whether a link line names port 0, which no cable ends at (a switch's port 0 is its internal management
+    port in the IBA; CA ports are numbered from 1): warned and left out, as a port connected to itself is,
+    rather than read as a cable of the fabric."""
+    if lport and rport:
+        return False
+    b.warn(f"{b.source}:{no}: a link at port 0, which no cable ends at (a switch's management port): ignored")
+    return True
 
 
 def _unparsed(b: _Builder, line: str, no: int) -> None:
@@ -459,7 +471,7 @@ def _fast_port(b: _Builder, record: _Record, m: re.Match[str], no: int) -> bool:
     current = record.current
     lport_text, lguid, letter, remote_id, rport_text, rguid, desc, width, speed = m.groups()
     lport, rport = int(lport_text), int(rport_text)
-    if current is None or lport > MAX_PORT or rport > MAX_PORT:
+    if current is None or not 0 < lport <= MAX_PORT or not 0 < rport <= MAX_PORT:
         return False
     rkey = b.ids.get(remote_id)
     if rkey is None:
@@ -552,11 +564,16 @@ def _parse_ports(text: str, source: str) -> IbDiscovery:
                 _unparsed(b, line, no)
             continue
         lport, rport = _port_number(b, int(m.group(3)), no), _port_number(b, int(m.group(9)), no)
+        if _port_zero(b, lport, rport, no):
+            continue
         lguid, rguid = int(m.group(4), 16), int(m.group(10), 16)
         if not lguid or not rguid:  # the port GUIDs the nodes are keyed by: 0 names no port
             raise DiscoveryError(f"{source}:{no}: port GUID 0, which names no port: not a dump to trust")
         lkey = b.node(f"0x{lguid:016x}", _KIND_BY_P[m.group(1)], m.group(11), lguid, header=True, line=no)
         rkey = b.node(f"0x{rguid:016x}", _KIND_BY_P[m.group(7)], m.group(12), rguid, line=no)
+        if (lkey, lport) == (rkey, rport):  # as the default format's reader does: no cable, a damaged line
+            b.warn(f"{b.source}:{no}: port {lport} of {lkey} is connected to itself")
+            continue
         b.link((lkey, lport), (rkey, rport), m.group(5), m.group(6), no)
     return b.result()
 
