@@ -20,6 +20,7 @@ from blueprints.catalog.schema import (
     AccessPath,
     CloudImage,
     CloudInstance,
+    DriverPackages,
     FabricTech,
     Gpu,
     Interconnects,
@@ -393,6 +394,11 @@ def _entry(model: type[E], where: str, key: Any, value: Any, source: str, table:
     id_re = PLATFORM_ID_RE if where == "platforms" else CATALOG_ID_RE
     if not isinstance(key, str) or not re.fullmatch(id_re, key):
         raise _error_at(f"catalogue {where}: id {str(key)[:80]!r} must match {id_re}", source, table, key)
+    return _validated(model, f"{where}.{key}", value, source, table, key)
+
+
+def _validated(model: type[E], where: str, value: Any, source: str, table: Any, key: Any) -> E:
+    """``value`` as ``model``, or an error located at the offending field (else at ``key`` in ``table``)."""
     try:
         return model.model_validate(_to_plain(value))
     except ValidationError as exc:
@@ -401,7 +407,7 @@ def _entry(model: type[E], where: str, key: Any, value: Any, source: str, table:
         loc = ".".join(str(p) for p in first["loc"])
         node, field_key = _deepest(value, field_path)
         raise _error_at(
-            f"catalogue {where}.{key}{'.' + loc if loc else ''}: {first['msg']}",
+            f"catalogue {where}{'.' + loc if loc else ''}: {first['msg']}",
             source,
             node if node is not None else table,
             field_key if node is not None else key,
@@ -500,7 +506,7 @@ class Catalog:
         source = str(path)
         if not isinstance(raw, Mapping):
             raise _error_at(f"{path}: a catalogue file is a mapping of sections", source, raw)
-        unknown = set(map(str, raw)) - set(SECTIONS) - {"cloud"}
+        unknown = set(map(str, raw)) - set(SECTIONS) - {"cloud", "software"}
         if unknown:
             name = sorted(unknown)[0]
             raise _error_at(
@@ -508,7 +514,7 @@ class Catalog:
                 source,
                 raw,
                 name,
-                hint=did_you_mean(name, [*SECTIONS, "cloud"]),
+                hint=did_you_mean(name, [*SECTIONS, "cloud", "software"]),
             )
         updates: dict[str, Any] = {}
         for section in SECTIONS:
@@ -534,10 +540,45 @@ class Catalog:
                         CloudInstance, where, key, value, source, entries
                     )
             updates["cloud"] = cloud
+        if "software" in raw:
+            updates["software"] = _software_extension(self.software, raw, source)
         fields = {f: getattr(self, f) for f in self.__dataclass_fields__}
         fields.update(updates)
         fields["sources"] = (*self.sources, str(path))
         return Catalog(**fields)
+
+
+# What a catalogue extension's `software:` section may hold: a site's own driver_packages entries, which come
+# before the shipped ones, so an entry naming an OS replaces the shipped entry for that OS.
+SOFTWARE_EXTENSIONS = ("driver_packages",)
+
+
+def _software_extension(current: SoftwareCompat | None, raw: Any, source: str) -> SoftwareCompat:
+    section = _table(raw["software"], "software", source, raw, "software")
+    for name in section:
+        if name not in SOFTWARE_EXTENSIONS:
+            raise _error_at(
+                f"catalogue software: `{str(name)[:80]}` cannot be extended "
+                f"(only {', '.join(SOFTWARE_EXTENSIONS)})",
+                source,
+                section,
+                name,
+                hint=did_you_mean(str(name), SOFTWARE_EXTENSIONS),
+            )
+    if current is None:
+        raise _error_at(
+            "catalogue software: this catalogue has no software facts to extend", source, raw, "software"
+        )
+    entries = section.get("driver_packages") or []
+    if not isinstance(entries, list):
+        raise _error_at(
+            "catalogue software.driver_packages: expected a list", source, section, "driver_packages"
+        )
+    own = tuple(
+        _validated(DriverPackages, f"software.driver_packages[{i}]", e, source, entries, i)
+        for i, e in enumerate(entries)
+    )
+    return current.model_copy(update={"driver_packages": (*own, *current.driver_packages)})
 
 
 def shipped(name: str, files: list[str], kind: type[T], load: Callable[[], T]) -> T:
