@@ -2,12 +2,13 @@
 
 import math
 import re
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from blueprints.models.naming import layout_misfit, layout_ports, parse_ports
 from blueprints.models.nodes import NetdevName
+from blueprints.models.software import Software
 
 # A catalogue extension is user input like the blueprint: ids keep a safe pattern (they reach file names,
 # YAML, shell-sourced files and NetBox slugs), free text is one bounded line without template braces, and
@@ -616,6 +617,17 @@ class DriverFlavour(Entry):
     source: str
 
 
+# The values a blueprint's software.os takes (blueprints/models/software.py): what a catalogue entry for an OS
+# may name, since an entry for any other spelling (rhel9 for rhel-9) would never match a blueprint.
+SOFTWARE_OS: tuple[str, ...] = get_args(Software.model_fields["os"].annotation)
+
+
+def software_os(value: str) -> str:
+    if value not in SOFTWARE_OS:
+        raise ValueError(f"`{value}` is not a software.os value; known: {', '.join(SOFTWARE_OS)}")
+    return value
+
+
 class DriverPackages(Entry):
     """NVIDIA's driver packages for the OS releases of one family (names with ``<branch>``)."""
 
@@ -631,6 +643,11 @@ class DriverPackages(Entry):
     source: str  # of the Fabric Manager and NSCQ names
     versionlock_package: PackageName | None = None  # what community.general.yum_versionlock needs (DNF)
     versionlock_source: str | None = None
+
+    @field_validator("os")
+    @classmethod
+    def _known_os(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(software_os(os) for os in value)
 
     def flavour(self, kind: str) -> DriverFlavour:
         return self.open if kind == "open" else self.proprietary

@@ -83,3 +83,28 @@ def test_only_driver_packages_can_be_extended(tmp_path: Path) -> None:
     code, out, err = run_cli("validate", str(bp))
     assert code == 2, out + err
     assert re.search(r"cat\.yaml:2:\d+: error CAT002 .*`cuda_drivers` cannot be extended", out + err), out + err
+
+
+def test_an_os_that_is_not_a_software_os_value_is_refused_at_its_line(tmp_path: Path) -> None:
+    """`os: [rhel9]` (software.os spells it rhel-9) matched no blueprint, so the entry was silently unused."""
+    bp = site(tmp_path, os="rhel9")
+    for argv in (["validate", str(bp)], ["generate", str(bp), "-o", str(tmp_path / "out")]):
+        code, out, err = run_cli(*argv)
+        errors = re.findall(r"^\S+: error .*$", out + err, re.M)
+        assert code == 2 and len(errors) == 1, (argv[0], out + err)
+        assert re.match(
+            rf"\S*cat\.yaml:{OS_LINE}:\d+: error CAT002 .*driver_packages\[0\]\.os: .*`rhel9` is not a "
+            r"software\.os value; known: ubuntu-22\.04, .*rocky-9",
+            errors[0],
+        ), errors[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_shipped_entries_name_only_software_os_values() -> None:
+    from blueprints.catalog.load import default_catalog
+    from blueprints.catalog.schema import SOFTWARE_OS
+
+    software = default_catalog().software
+    assert software is not None
+    named = [os for entry in software.driver_packages for os in entry.os]
+    assert sorted(named) == sorted(SOFTWARE_OS)  # each OS once: none without an entry, none in two
