@@ -628,10 +628,25 @@ def software_os(value: str) -> str:
     return value
 
 
+# A directory of NVIDIA's CUDA repository: a distribution release's (rhel9) or an architecture's (sbsa)
+RepoDir = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]{0,63}$")]
+
+
+class CudaRepo(Entry):
+    """NVIDIA's CUDA repository: ``<url><distribution dir>/<architecture dir>/`` (the distribution's directory
+    is the driver_packages entry's ``repo_dirs``), keyed by Ansible's ``ansible_architecture``."""
+
+    url: Annotated[str, StringConstraints(pattern=r"^https://[A-Za-z0-9.-]+/[A-Za-z0-9._/-]*/$")]
+    arch_dirs: dict[str, RepoDir]
+    source: str
+
+
 class DriverPackages(Entry):
     """NVIDIA's driver packages for the OS releases of one family (names with ``<branch>``)."""
 
     os: tuple[str, ...]  # software.os values (blueprints/models/software.py)
+    repo_dirs: dict[str, RepoDir]  # each os value's directory of the CUDA repository (rocky-9: rhel9)
+    repo_dirs_source: str
     repo_key: Annotated[
         str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
     ]  # file name of the CUDA repository's signing key, under the repository URL
@@ -648,6 +663,17 @@ class DriverPackages(Entry):
     @classmethod
     def _known_os(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(software_os(os) for os in value)
+
+    @model_validator(mode="after")
+    def _a_dir_per_os(self) -> "DriverPackages":
+        missing = [os for os in self.os if os not in self.repo_dirs]
+        extra = [os for os in self.repo_dirs if os not in self.os]
+        if missing or extra:
+            raise ValueError(
+                "repo_dirs: one CUDA repository directory for each os value "
+                + (f"(none for {', '.join(missing)})" if missing else f"({', '.join(extra)} is not in os)")
+            )
+        return self
 
     def flavour(self, kind: str) -> DriverFlavour:
         return self.open if kind == "open" else self.proprietary
@@ -696,6 +722,7 @@ class SoftwareCompat(Entry):
     ofed_os_added: tuple[OfedOsAdded, ...] = ()
     fabric_manager: FabricManagerMatch | None = None
     driver_packages: tuple[DriverPackages, ...] = ()
+    cuda_repo: CudaRepo | None = None
     imex: ImexFacts | None = None
 
     def driver_packages_for(self, os: str) -> DriverPackages | None:

@@ -32,6 +32,8 @@ CATALOG = """\
 software:
   driver_packages:
     - os: [{os}]
+      repo_dirs: {{{os}: site9}}
+      repo_dirs_source: "the site's mirror of rhel9/"
       repo_key: SITE0001.pub
       repo_key_source: "the site's mirror signs with its own key"
       proprietary: {{packages: [cuda-drivers-<branch>], version_package: nvidia-driver,
@@ -63,7 +65,9 @@ def test_an_extension_entry_replaces_the_shipped_one_for_its_os(tmp_path: Path) 
     pool = yaml.safe_load((group_vars / "pool_gpu.yml").read_text())
     assert every["nvidia_driver_versionlock_package"] == "python3-site-versionlock"
     assert every["doca_ofed_versionlock_package"] == "python3-site-versionlock"
-    assert "SITE0001.pub" in {every.get("nvidia_driver_repo_key_file"), pool.get("nvidia_driver_repo_key_file")}
+    assert every["nvidia_driver_repo_key_file"] == every["nccl_repo_key_file"] == "SITE0001.pub"
+    assert every["nvidia_driver_repo_distro"] == every["nccl_repo_distro"] == "site9"
+    assert "nvidia_driver_repo_key_file" not in pool  # the OS's, not the pool's: once, in all.yml
 
 
 def test_a_bad_extension_entry_is_one_error_at_its_line(tmp_path: Path) -> None:
@@ -74,7 +78,8 @@ def test_a_bad_extension_entry_is_one_error_at_its_line(tmp_path: Path) -> None:
     code, out, err = run_cli("validate", str(bp))
     errors = re.findall(r"^\S+: error .*$", out + err, re.M)
     assert code == 2 and len(errors) == 1, out + err
-    assert re.match(r"\S*cat\.yaml:4:\d+: error CAT002 .*driver_packages\[0\]\.repo_key", errors[0]), errors[0]
+    where = r"\S*cat\.yaml:6:\d+: error CAT002 .*driver_packages\[0\]\.repo_key"
+    assert re.match(where, errors[0]), errors[0]
 
 
 def test_only_driver_packages_can_be_extended(tmp_path: Path) -> None:
@@ -82,7 +87,8 @@ def test_only_driver_packages_can_be_extended(tmp_path: Path) -> None:
     (tmp_path / "cat.yaml").write_text("software:\n  cuda_drivers: {}\n", encoding="utf-8")
     code, out, err = run_cli("validate", str(bp))
     assert code == 2, out + err
-    assert re.search(r"cat\.yaml:2:\d+: error CAT002 .*`cuda_drivers` cannot be extended", out + err), out + err
+    says = r"cat\.yaml:2:\d+: error CAT002 .*`cuda_drivers` cannot be extended"
+    assert re.search(says, out + err), out + err
 
 
 def test_an_os_that_is_not_a_software_os_value_is_refused_at_its_line(tmp_path: Path) -> None:
@@ -108,3 +114,12 @@ def test_the_shipped_entries_name_only_software_os_values() -> None:
     assert software is not None
     named = [os for entry in software.driver_packages for os in entry.os]
     assert sorted(named) == sorted(SOFTWARE_OS)  # each OS once: none without an entry, none in two
+
+
+def test_every_os_of_an_entry_has_its_repository_directory(tmp_path: Path) -> None:
+    bp = site(tmp_path)
+    text = CATALOG.format(os="rocky-9").replace("repo_dirs: {rocky-9: site9}", "repo_dirs: {rhel-9: site9}")
+    (tmp_path / "cat.yaml").write_text(text, encoding="utf-8")
+    code, out, err = run_cli("validate", str(bp))
+    says = r"cat\.yaml:4:\d+: error CAT002 .*repo_dirs: one CUDA repository directory for each os value"
+    assert code == 2 and re.search(says + r" \(none for rocky-9\)", out + err), out + err

@@ -137,7 +137,7 @@ def all_vars(cluster: ResolvedCluster) -> str:
             }
         )
     )
-    out += _versionlock_vars(cluster)
+    out += _cuda_repo_vars(cluster)
     if image_tuned(cluster):
         out.append(
             "\n# The cloud's HPC image (Azure/azhpc-images) ships DOCA-OFED, NCCL and its own tuning: "
@@ -452,23 +452,55 @@ def _gpu_vars(cluster: ResolvedCluster, pool: ResolvedPool, profile: nccl_emit.N
     return out
 
 
-def _versionlock_vars(cluster: ResolvedCluster) -> list[str]:
-    """The DNF plugin community.general.yum_versionlock needs, for the roles that lock packages with it."""
+# The roles that add NVIDIA's CUDA repository, and those that lock packages with
+# community.general.yum_versionlock (which needs the DNF plug-in): each gets the same catalogue values.
+CUDA_REPO_ROLES = ("nvidia_driver", "nccl")
+VERSIONLOCK_ROLES = ("nvidia_driver", "nccl", "doca_ofed")
+
+
+def _cuda_repo_vars(cluster: ResolvedCluster) -> list[str]:
+    """NVIDIA's CUDA repository for the blueprint's OS (base URL, distribution and architecture directories,
+    signing key) and the DNF versionlock plug-in, from one catalogue entry for every role that uses them."""
     compat = cluster.catalog.software
-    pkgs = compat.driver_packages_for(cluster.software.os) if compat is not None else None
-    if pkgs is None or not pkgs.versionlock_package:
+    os = cluster.software.os
+    pkgs = compat.driver_packages_for(os) if compat is not None else None
+    if compat is None or pkgs is None:
         return []
-    lock = pkgs.versionlock_package
-    return [
-        "",
-        comment(f"DNF versionlock plugin [catalog:software.driver_packages]: {pkgs.versionlock_source}"),
-        yaml_block({"nvidia_driver_versionlock_package": lock, "doca_ofed_versionlock_package": lock}),
-    ]
+    out: list[str] = []
+    repo = compat.cuda_repo
+    if repo is not None:
+        facts = {
+            "repo_base": repo.url,
+            "repo_distro": pkgs.repo_dirs[os],
+            "repo_arches": dict(repo.arch_dirs),
+            "repo_key_file": pkgs.repo_key,
+        }
+        out += [
+            "",
+            comment(
+                f"NVIDIA's CUDA repository for {os}, <base><distro>/<arches[architecture]>/ "
+                f"[catalog:software.cuda_repo, software.driver_packages]: {repo.source}; "
+                f"{pkgs.repo_dirs_source}; key {pkgs.repo_key_source}"
+            ),
+            yaml_block(
+                {f"{role}_{name}": value for role in CUDA_REPO_ROLES for name, value in facts.items()}
+            ),
+        ]
+    if pkgs.versionlock_package:
+        out += [
+            "",
+            comment(f"DNF versionlock plugin [catalog:software.driver_packages]: {pkgs.versionlock_source}"),
+            yaml_block(
+                {f"{role}_versionlock_package": pkgs.versionlock_package for role in VERSIONLOCK_ROLES}
+            ),
+        ]
+    return out
 
 
 def _driver_packages(cluster: ResolvedCluster, pool: ResolvedPool) -> list[str]:
-    """The driver's kernel-module flavour for the pool's GPU architecture and the package names, signing key
-    and DNF module stream of the blueprint's OS, from blueprints/catalog/data/software.yaml."""
+    """The driver's kernel-module flavour for the pool's GPU architecture and the package names and DNF
+    module stream of the blueprint's OS, from blueprints/catalog/data/software.yaml (its repository and
+    key: _cuda_repo_vars)."""
     compat = cluster.catalog.software
     if compat is None or pool.gpu is None or pool.gpu.vendor != "nvidia":
         return []
@@ -493,12 +525,11 @@ def _driver_packages(cluster: ResolvedCluster, pool: ResolvedPool) -> list[str]:
         "nvidia_driver_module_stream": for_branch(kind.module_stream, branch) if kind.module_stream else "",
         "nvidia_driver_fabricmanager_package": for_branch(pkgs.fabricmanager, branch),
         "nvidia_driver_nscq_package": for_branch(pkgs.nscq, branch),
-        "nvidia_driver_repo_key_file": pkgs.repo_key,
     }
     out.append(
         comment(
             f"Driver packages for {sw.os} [catalog:software.driver_packages]: {kind.source}; "
-            f"key {pkgs.repo_key_source}; Fabric Manager/NSCQ {pkgs.source}"
+            f"Fabric Manager/NSCQ {pkgs.source}"
         )
     )
     out.append(yaml_block(names))
