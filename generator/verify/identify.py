@@ -65,6 +65,13 @@ SONIC_REFUSAL = (
 )
 
 
+def cage_of(port: int, ports_per_cage: int) -> tuple[int, int]:
+    """(cage, sub-port), both from 1, of a switch's logical port on cages of ``ports_per_cage`` ports: the
+    plan numbers a split cage's sub-ports consecutively (cage = (port + 1) // 2 on twin-port cages,
+    generator/plan/model.py Endpoint.cage)."""
+    return (port - 1) // ports_per_cage + 1, (port - 1) % ports_per_cage + 1
+
+
 def front_panel(ifname: str) -> bool:
     """Whether ``ifname`` names a switch's front-panel port (numbered from 1)."""
     m = _BREAKOUT.fullmatch(ifname) or _FRONT_PANEL.fullmatch(ifname)
@@ -199,11 +206,11 @@ class PlanIndex:
         if d is None:
             return None
         if d.kind == "switch" and port.isdigit():
-            n = int(port)
-            ppc = d.ports_per_cage
-            return (
-                f"P{(n - 1) // ppc + 1:02d}/{(n - 1) % ppc + 1}" if ppc > 1 and n <= d.ports else f"P{n}"
-            ), ""
+            n, ppc = int(port), d.ports_per_cage
+            cage, sub = cage_of(n, ppc)
+            return (f"P{cage:02d}/{sub}" if ppc > 1 and n <= d.ports else f"P{n}"), ""
+        if d.kind == "switch" and d.ports_per_cage > 1 and (m := _FRONT_PANEL.fullmatch(port)):
+            return f"P{int(m.group(1)):02d}", ""  # a whole, unsplit cage (switch_port)
         return port, ""
 
     def kind(self, device: str) -> str:
@@ -213,13 +220,22 @@ class PlanIndex:
     # -- Ethernet interface names ------------------------------------------------------------
 
     def switch_port(self, device: str, ifname: str) -> str | None:
-        """The plan port of a front-panel interface (``swp17`` → "17", ``swp9s1`` → the plan's port on cage
-        9 sub-port 2); None for a breakout the plan does not have and for any other interface (``eth0``)."""
+        """The logical port of a front-panel interface (``swp17`` → "17", ``swp9s1`` → the plan's port on cage
+        9 sub-port 2); None for a breakout the plan does not have and for any other interface (``eth0``).
+
+        On a switch of split cages (``ports_per_cage`` > 1) the logical ports are sub-ports, and ``swpN``
+        names cage N itself, not split (NVIDIA Cumulus Linux user guide, "Switch Port Attributes": swp is
+        a front-panel port, and a port broken out is swp<N>s0, swp<N>s1...): it is no logical port, kept by
+        its own name, so a cable in an unsplit cage 5 never passes for logical port 5 (cage 3 sub-port 1)."""
+        d = self.devices.get(device)
+        ppc = d.ports_per_cage if d is not None else 1
         if m := _BREAKOUT.fullmatch(ifname):
             cage = int(m.group(1))
             return self.cage.get((device, cage, int(m.group(2)) + 1)) if cage >= 1 else None
         m = _FRONT_PANEL.fullmatch(ifname)
-        return str(int(m.group(1))) if m is not None and int(m.group(1)) >= 1 else None
+        if m is None or int(m.group(1)) < 1:
+            return None
+        return ifname if ppc > 1 else str(int(m.group(1)))
 
     @cached_property
     def host_names(self) -> dict[str, set[str]]:

@@ -1,0 +1,56 @@
+"""LLDP interface names on a switch whose cages are split (SN5600: every 800G cage two 400G sub-ports,
+``swp<N>s0``/``swp<N>s1``), read from real lldpd output (fixtures/lldp-sn5600). There the plan's logical
+port 5 is cage 3 sub-port 1 (``swp3s0``), and ``swp5`` is cage 5 not split: the two never pass for each
+other."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sn5600_lldp import BLUEPRINT, discovered
+from vfy_plans import plan_of, run_cli
+
+from generator.verify.identify import PlanIndex
+
+
+def _verify(path: Path, *extra: str) -> tuple[int, str, dict[str, Any]]:
+    code, out, err = run_cli("verify-cabling", str(BLUEPRINT), "--discovered", str(path), *extra)
+    _, js, _ = run_cli("verify-cabling", str(BLUEPRINT), "--discovered", str(path), "--format", "json", *extra)
+    return code, out + err, json.loads(js) if js else {}
+
+
+def test_the_clean_run_matches(tmp_path: Path) -> None:
+    code, out, _ = _verify(discovered(tmp_path))
+    assert code == 0, out
+
+
+@pytest.mark.parametrize("variant", ["cage5", "j0"])  # lldpcli -f json, and -f json0
+def test_a_cable_in_an_unsplit_cage_is_not_the_logical_port_of_that_number(tmp_path: Path, variant: str) -> None:
+    """The leaf's uplink planned on logical port 5 (P03/1, swp3s0) landed in empty cage 5, which the switch
+    reports as swp5: it was read as logical port 5 and the fabric matched the plan."""
+    code, out, report = _verify(discovered(tmp_path, variant))
+    assert code == 1, out
+    assert "MATCHES THE PLAN" not in out.replace("DOES NOT MATCH THE PLAN", "")
+    (bad,) = report["results"]
+    assert (bad["status"], bad["cable"]) == ("miswired", "C-LS-000001")
+    assert bad["b_connected_to"] == {
+        "device": "c-leaf-su1-r0",
+        "port": "swp5",
+        "identified": True,
+        "sheet_port": "P05",
+    }
+    assert "c-spine-001 port 1 [P01/1] goes to c-leaf-su1-r0 port swp5 [P05]" in out
+    assert "c-leaf-su1-r0 port 5 [P03/1] is not connected" in out
+
+
+def test_switch_port_names_on_split_and_unsplit_switches() -> None:
+    index = PlanIndex(plan_of(BLUEPRINT), "compute")
+    leaf = "c-leaf-su1-r0"
+    assert index.devices[leaf].ports_per_cage == 2
+    assert index.switch_port(leaf, "swp3s0") == "5"
+    assert index.switch_port(leaf, "swp5") == "swp5"  # cage 5 whole: no logical port
+    assert index.switch_port(leaf, "Eth1/5") == "Eth1/5"
+    assert index.end(leaf, "swp5", "switch").text() == f"{leaf} port swp5 [P05]"
