@@ -72,6 +72,11 @@ def cage_of(port: int, ports_per_cage: int) -> tuple[int, int]:
     return (port - 1) // ports_per_cage + 1, (port - 1) % ports_per_cage + 1
 
 
+def logical_port(cage: int, sub_port: int, ports_per_cage: int) -> int:
+    """The logical port of ``cage``'s ``sub_port`` (both from 1): the inverse of ``cage_of``."""
+    return (cage - 1) * ports_per_cage + sub_port
+
+
 def front_panel(ifname: str) -> bool:
     """Whether ``ifname`` names a switch's front-panel port (numbered from 1)."""
     m = _BREAKOUT.fullmatch(ifname) or _FRONT_PANEL.fullmatch(ifname)
@@ -220,8 +225,9 @@ class PlanIndex:
     # -- Ethernet interface names ------------------------------------------------------------
 
     def switch_port(self, device: str, ifname: str) -> str | None:
-        """The logical port of a front-panel interface (``swp17`` → "17", ``swp9s1`` → the plan's port on cage
-        9 sub-port 2); None for a breakout the plan does not have and for any other interface (``eth0``).
+        """The logical port of a front-panel interface (``swp17`` → "17"; ``swp9s1`` → the plan's port on
+        cage 9 sub-port 2, else the logical port of that sub-port: ``logical_port``); None for a breakout
+        the switch cannot have and for any other interface (``eth0``).
 
         On a switch of split cages (``ports_per_cage`` > 1) the logical ports are sub-ports, and ``swpN``
         names cage N itself, not split (NVIDIA Cumulus Linux user guide, "Switch Port Attributes": swp is
@@ -230,8 +236,12 @@ class PlanIndex:
         d = self.devices.get(device)
         ppc = d.ports_per_cage if d is not None else 1
         if m := _BREAKOUT.fullmatch(ifname):
-            cage = int(m.group(1))
-            return self.cage.get((device, cage, int(m.group(2)) + 1)) if cage >= 1 else None
+            cage, sub = int(m.group(1)), int(m.group(2)) + 1  # Cumulus numbers sub-ports from s0
+            planned = self.cage.get((device, cage, sub)) if cage >= 1 else None
+            if planned is not None or d is None or cage < 1 or ppc <= 1 or sub > ppc:
+                return planned
+            n = logical_port(cage, sub, ppc)
+            return str(n) if n <= d.ports else None
         m = _FRONT_PANEL.fullmatch(ifname)
         if m is None or int(m.group(1)) < 1:
             return None

@@ -15,6 +15,8 @@ def discovered(tmp_path: Path, variant: str | None = None) -> Path:
     """A directory of one file per device: the clean run, with the files of ``variant`` in place of theirs
     (a ``.json0`` file replaces the device's ``.json``)."""
     out = tmp_path / f"lldp-{variant or 'clean'}"
+    if out.exists():
+        return out
     shutil.copytree(FIXTURES / "clean", out)
     for f in sorted((FIXTURES / variant).iterdir()) if variant else ():
         (out / f"{f.name.split('.')[0]}.json").unlink(missing_ok=True)

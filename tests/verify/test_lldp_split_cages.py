@@ -54,3 +54,24 @@ def test_switch_port_names_on_split_and_unsplit_switches() -> None:
     assert index.switch_port(leaf, "swp5") == "swp5"  # cage 5 whole: no logical port
     assert index.switch_port(leaf, "Eth1/5") == "Eth1/5"
     assert index.end(leaf, "swp5", "switch").text() == f"{leaf} port swp5 [P05]"
+
+
+def _accept(tmp_path: Path, port: object) -> Path:
+    path = tmp_path / "accept.yaml"
+    path.write_text(f"ports:\n  - {{device: c-leaf-su1-r0, port: {port}, reason: UFM appliance}}\n")
+    return path
+
+
+def test_a_device_on_an_unplanned_sub_port_is_read_at_its_logical_port(tmp_path: Path) -> None:
+    """A UFM appliance on cage 20 sub-port 2 (swp20s1), which the plan leaves free: logical port 40, as the
+    cabling sheet numbers it (P20/2), so the site can acknowledge it."""
+    index = PlanIndex(plan_of(BLUEPRINT), "compute")
+    assert index.switch_port("c-leaf-su1-r0", "swp20s1") == "40"
+    assert index.switch_port("c-leaf-su1-r0", "swp20s2") is None  # a cage of two has no third sub-port
+    assert index.switch_port("c-leaf-su1-r0", "swp65s0") is None  # 64 cages (128 logical ports)
+    code, out, report = _verify(discovered(tmp_path, "ufm"))
+    assert code == 1 and "c-leaf-su1-r0 port 40 [P20/2]" in out, out
+    code, out, report = _verify(discovered(tmp_path, "ufm"), "--accept", str(_accept(tmp_path, 40)))
+    assert code == 0, out
+    (acked,) = [r for r in report["results"] if r["status"] == "unexpected"]
+    assert acked["accepted"] == "UFM appliance"
