@@ -8,6 +8,7 @@ A YAML file the site keeps next to its blueprint::
       - {cable: <plan cable id>, reason: spare optic on order}
     ports:                        # switch ports with something the plan does not cable (a UFM appliance)
       - {device: a05-ibleaf-su1-r1, port: 40, reason: UFM appliance}
+      - {device: c-leaf-su1-r0, port: swp20s1, reason: UFM appliance}   # Ethernet: the interface name
 
 Every entry must name something of the plan's fabric (a located error otherwise), so a typo cannot
 silently acknowledge nothing. Acknowledged findings are still listed, marked accepted, and the command
@@ -19,13 +20,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from generator.findings import BlueprintError
 from generator.foreign import ByteBudget, ForeignInputError, json_path, pydantic_refusal, read_foreign_text
 from generator.load import SourceMap, parse_yaml
 from generator.plan.model import Plan
 from generator.verify.diff import CableResult, Verification
+from generator.verify.identify import PlanIndex, front_panel
 
 MAX_ACCEPT_BYTES = 4 * 1024 * 1024  # one line per acknowledged item; a fabric has at most ~315k cables
 
@@ -45,7 +47,18 @@ class _Cable(_Entry):
 
 class _Port(_Entry):
     device: str = Field(min_length=1, max_length=200)
-    port: int = Field(ge=1, le=255)  # IBA PortNum is 8-bit (see ibnetdiscover.MAX_PORT)
+    # IBA PortNum is 8-bit (see ibnetdiscover.MAX_PORT); or an Ethernet switch's interface name (swp20s1),
+    # read as verify-cabling reads LLDP (PlanIndex.switch_port)
+    port: int | str = Field(union_mode="left_to_right")
+
+    @field_validator("port")
+    @classmethod
+    def _bounded(cls, v: int | str) -> int | str:
+        if isinstance(v, int) and not 1 <= v <= 255:
+            raise ValueError("a port number is from 1 to 255")
+        if isinstance(v, str) and not front_panel(v):
+            raise ValueError("a port number, or a switch's front-panel interface (swp17, swp9s1, Eth1/17)")
+        return v
 
 
 class _AcceptFile(BaseModel):
@@ -104,15 +117,19 @@ def _checked(
             where = _located(doc, ("cables", i, "cable"))
             raise ForeignInputError(where, f"{c.cable!r} is not a planned cable of the {fabric} fabric")
         out.cables[c.cable] = c.reason or "acknowledged"
+    index = PlanIndex(plan, fabric) if any(isinstance(p.port, str) for p in model.ports) else None
     for i, p in enumerate(model.ports):
         sw = switches.get(p.device)
         if sw is None:
             where = _located(doc, ("ports", i, "device"))
             raise ForeignInputError(where, f"{p.device!r} is not a switch of the {fabric} fabric")
-        if p.port > sw.ports:
+        port = (
+            index.switch_port(p.device, p.port) if index is not None and isinstance(p.port, str) else p.port
+        )
+        if port is None or (isinstance(port, int) and port > sw.ports):
             where = _located(doc, ("ports", i, "port"))
             raise ForeignInputError(where, f"{p.device} has {sw.ports} ports; there is no port {p.port}")
-        out.ports[(p.device, str(p.port))] = p.reason or "acknowledged"
+        out.ports[(p.device, str(port))] = p.reason or "acknowledged"
     return out
 
 

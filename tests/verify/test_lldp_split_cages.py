@@ -75,3 +75,14 @@ def test_a_device_on_an_unplanned_sub_port_is_read_at_its_logical_port(tmp_path:
     assert code == 0, out
     (acked,) = [r for r in report["results"] if r["status"] == "unexpected"]
     assert acked["accepted"] == "UFM appliance"
+
+
+@pytest.mark.parametrize("port", ["swp20s1", "40"])
+def test_the_accept_file_names_an_ethernet_port_by_its_interface(tmp_path: Path, port: str) -> None:
+    code, out, _ = _verify(discovered(tmp_path, "ufm"), "--accept", str(_accept(tmp_path, port)))
+    assert code == 0, out
+
+
+def test_an_interface_the_switch_cannot_have_is_refused_at_its_line(tmp_path: Path) -> None:
+    code, out, _ = _verify(discovered(tmp_path, "ufm"), "--accept", str(_accept(tmp_path, "swp20s2")))
+    assert code == 2 and "accept.yaml" in out and "there is no port swp20s2" in out, out
