@@ -119,6 +119,41 @@ class PlanIndex:
             out[ka], out[kb] = kb, ka
         return out
 
+    @cached_property
+    def _other_host_ports(self) -> dict[tuple[str, str], str]:
+        """(non-switch device, plan port or netdev) → the other fabric that cables it (switches are known by
+        their own fabric)."""
+        out: dict[tuple[str, str], str] = {}
+        for link in self.plan.links:
+            if link.fabric == self.fabric:
+                continue
+            for ep in (link.a, link.b):
+                if self.kind(ep.device) != "switch":
+                    out.setdefault((ep.device, ep.port), link.fabric)
+                    if ep.netdev:
+                        out.setdefault((ep.device, ep.netdev), link.fabric)
+        return out
+
+    def _fabric_of(self, end: End) -> str | None:
+        """The fabric the plan puts ``end`` in (a switch's, or the one cabling a host port), if any."""
+        if not end.known:
+            return None
+        if self.has_port(end.device, end.port):
+            return self.fabric
+        d = self.devices.get(end.device)
+        if d is not None and d.kind == "switch":
+            return d.fabric
+        return self._other_host_ports.get((end.device, end.port))
+
+    def other_fabric(self, a: End, b: End) -> str | None:
+        """The other fabric a link between ``a`` and ``b`` belongs to: neither end is a switch or a plan port
+        of this fabric, and one is of another fabric. A link with an end in this fabric is compared, so a
+        cable of this fabric landed in another fabric's switch is still reported."""
+        fa, fb = self._fabric_of(a), self._fabric_of(b)
+        if self.fabric in (fa, fb):
+            return None
+        return fa or fb
+
     def has_port(self, device: str, port: str) -> bool:
         """Whether the plan cables ``device``'s ``port`` into this fabric."""
         return (device, port) in self._endpoint
@@ -745,10 +780,13 @@ def _describe_unidentified(node: SeenNode, on_switch: list[str]) -> str:
 
 def lldp_found_links(neighbors: list[LldpNeighbor], index: PlanIndex) -> tuple[list[FoundLink], list[str]]:
     """LLDP neighbour entries as plan ends (one link per entry; the diff merges both ends' views). What a
-    plan switch sees on an interface that is no front-panel port is left out, with one note per switch."""
+    plan switch sees on an interface that is no front-panel port is left out, with one note per switch;
+    a link between ports of other fabrics (a host's management port on its management leaf, in the host's
+    file) is left out, with one counted note."""
     unidentified: set[str] = set()
     found: list[FoundLink] = []
     off_panel: dict[str, list[str]] = {}  # switch → "eth0 (oob-mgmt-switch swp10)" entries left out
+    elsewhere: Counter[str] = Counter()  # other fabric → its links left out
     for n in neighbors:
         local_dev = index.device(n.local_device)
         id_port = n.port_id if n.port_id_type in ("ifname", "local", "ifalias", None) else None
@@ -762,32 +800,53 @@ def lldp_found_links(neighbors: list[LldpNeighbor], index: PlanIndex) -> tuple[l
             )
             continue
         if local_dev is None:
-            unidentified.add(f"unidentified device {n.local_device!r} (file name)")
             local = End(f"unidentified device {n.local_device!r}", n.local_port, known=False)
         else:
             lp = index.port(local_dev, n.local_port)
             local = End(local_dev, lp if lp is not None else n.local_port, index.kind(local_dev))
-        remote_dev = index.device(n.chassis_name)
-        if remote_dev is None:
-            label = (
-                f"unidentified LLDP chassis {n.chassis_name!r}"
-                if n.chassis_name
-                else f"unidentified LLDP chassis id {n.chassis_id or '?'}"
-            )
-            unidentified.add(label)
-            remote = End(label, raw_port, known=False)
-        else:
-            if index.kind(remote_dev) == "switch" and SONIC_PORT.fullmatch(id_port or n.port_descr or ""):
-                raise DiscoveryError(f"{n.where} {SONIC_REFUSAL}")  # a plan switch seen running SONiC
-            rp = index.port(remote_dev, id_port, n.port_descr)
-            remote = End(remote_dev, rp if rp is not None else raw_port, index.kind(remote_dev))
-        found.append(_host_port_from_switch(FoundLink(local, remote, None, n.where), index))
+        remote = _lldp_remote(n, id_port, raw_port, index)
+        link = _host_port_from_switch(FoundLink(local, remote, None, n.where), index)
+        other = index.other_fabric(link.a, link.b)
+        if other is not None:
+            elsewhere[other] += 1
+            continue
+        if local_dev is None:
+            unidentified.add(f"unidentified device {n.local_device!r} (file name)")
+        if not remote.known:
+            unidentified.add(remote.device)
+        found.append(link)
+    _lldp_notes(index, off_panel, elsewhere)
+    return found, sorted(unidentified)
+
+
+def _lldp_remote(n: LldpNeighbor, id_port: str | None, raw_port: str, index: PlanIndex) -> End:
+    """The end an LLDP entry's neighbour names: its chassis as a plan device, else unidentified."""
+    remote_dev = index.device(n.chassis_name)
+    if remote_dev is None:
+        label = (
+            f"unidentified LLDP chassis {n.chassis_name!r}"
+            if n.chassis_name
+            else f"unidentified LLDP chassis id {n.chassis_id or '?'}"
+        )
+        return End(label, raw_port, known=False)
+    if index.kind(remote_dev) == "switch" and SONIC_PORT.fullmatch(id_port or n.port_descr or ""):
+        raise DiscoveryError(f"{n.where} {SONIC_REFUSAL}")  # a plan switch seen running SONiC
+    rp = index.port(remote_dev, id_port, n.port_descr)
+    return End(remote_dev, rp if rp is not None else raw_port, index.kind(remote_dev))
+
+
+def _lldp_notes(index: PlanIndex, off_panel: dict[str, list[str]], elsewhere: Counter[str]) -> None:
     for switch, seen in off_panel.items():
         index.notes[f"off-panel:{switch}"] = inline(
             f"{switch}: LLDP neighbours on interfaces that are not front-panel ports left out (not cables of "
             f"the plan): {', '.join(sorted(seen))}"
         )
-    return found, sorted(unidentified)
+    if elsewhere:
+        each = ", ".join(f"{fabric}: {count:,}" for fabric, count in sorted(elsewhere.items()))
+        index.notes["other-fabrics"] = inline(
+            f"{sum(elsewhere.values()):,} LLDP neighbour entries between ports of other fabrics left out "
+            f"({each}); verify those with --fabric"
+        )
 
 
 def _host_port_from_switch(link: FoundLink, index: PlanIndex) -> FoundLink:
