@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.foreign import ByteBudget, ForeignInputError, parse_json, read_foreign_text
+from generator.limits import MAX_LINKS
 from generator.verify.model import DiscoveryError, LldpNeighbor
 
 SUFFIXES = (".json", ".json0", ".lldp")
@@ -23,6 +24,10 @@ MAX_LLDP_BYTES = 16 * 1024 * 1024  # one device's neighbours: a few KB per port
 # all the files of one directory together: a few KB per port of every device of the largest Ethernet
 # fabric (~315k links, each seen from both ends at ~1 KB) fits in this
 MAX_LLDP_TOTAL = 768 * 1024 * 1024
+# neighbour entries in all the files together: the bytes alone allow millions of tiny entries (4 files of
+# 16 MB took 2.2 GB and 164 s). A fabric has at most MAX_LINKS // 2 links (the ibnetdiscover reader's
+# MAX_SEEN), each seen from both ends: more entries than that is no fabric this tool plans.
+MAX_LLDP_NEIGHBORS = MAX_LINKS
 
 
 def _json(text: str, source: str) -> Any:
@@ -113,14 +118,22 @@ def parse_lldp_json(text: str, local_device: str, source: str = "<lldp>") -> lis
     return lldp_neighbors(data if data is not None else {"lldp": {}}, local_device, source)
 
 
-def lldp_neighbors(data: Any, local_device: str, source: str) -> list[LldpNeighbor]:
-    """The neighbour entries of one device's parsed ``lldpcli`` JSON document."""
+def lldp_neighbors(
+    data: Any, local_device: str, source: str, room: int = MAX_LLDP_NEIGHBORS
+) -> list[LldpNeighbor]:
+    """The neighbour entries of one device's parsed ``lldpcli`` JSON document, at most ``room`` of them."""
     if not isinstance(data, dict) or "lldp" not in data:
         raise DiscoveryError(
             f"{source}: no top-level `lldp` key; expected `lldpcli show neighbors -f json` output"
         )
+    entries = _interfaces(data["lldp"])
+    if len(entries) > room:
+        raise DiscoveryError(
+            f"{source}: more than {MAX_LLDP_NEIGHBORS:,} LLDP neighbour entries in the files given: more "
+            "than any fabric this tool plans has (each of its cables seen from both ends)"
+        )
     out: list[LldpNeighbor] = []
-    for ifname, body in _interfaces(data["lldp"]):
+    for ifname, body in entries:
         name, chassis = _chassis(body.get("chassis"))
         _ctype, cid = _id(chassis.get("id"))
         port = _unwrap(body.get("port"))
@@ -181,10 +194,11 @@ def read_lldp(path: str | Path, budget: ByteBudget | None = None) -> list[LldpNe
         data = _json(text, str(f))
         combined = _combined(data)
         if combined is None:
-            out.extend(lldp_neighbors(data if data is not None else {"lldp": {}}, device_name_of(f), str(f)))
+            doc = data if data is not None else {"lldp": {}}
+            out.extend(lldp_neighbors(doc, device_name_of(f), str(f), MAX_LLDP_NEIGHBORS - len(out)))
         else:
             for device, doc in sorted(combined.items()):
-                out.extend(lldp_neighbors(doc, device, f"{f} [{device}]"))
+                out.extend(lldp_neighbors(doc, device, f"{f} [{device}]", MAX_LLDP_NEIGHBORS - len(out)))
     return out
 
 
