@@ -172,8 +172,46 @@ def _matched(cab: ExpectedCable, fl: FoundLink, want: str | None, got: str | Non
     return CableResult("ok", cab.id, cab.a, cab.b, "ok", None, None, want, got, (fl.where,))
 
 
+class _Strays:
+    """The found links at host ports that are no planned end (a name identification could not tie to a plan
+    port), by host: built on first use, when a planned host port has nothing at it."""
+
+    def __init__(self, expected: list[ExpectedCable], found: list[FoundLink]) -> None:
+        self._expected, self._found = expected, found
+        self._by_device: dict[str, list[tuple[End, End]]] | None = None
+
+    def at(self, device: str) -> list[tuple[End, End]]:
+        """(the host's port as reported, what it goes to) for ``device``."""
+        if self._by_device is None:
+            planned = {(e.device, e.port) for cab in self._expected for e in (cab.a, cab.b)}
+            self._by_device = {}
+            for fl in self._found:
+                for near, far in ((fl.a, fl.b), (fl.b, fl.a)):
+                    if near.known and near.kind == "node" and (near.device, near.port) not in planned:
+                        self._by_device.setdefault(near.device, []).append((near, far))
+        return self._by_device.get(device, [])
+
+
+def _unseen(near: End, planned: End, strays: _Strays | None) -> str:
+    """What is said of a planned end with nothing at it: not connected, or, where the host's ports were
+    seen under names tied to no plan port, where those go (one of them may be this port's cable)."""
+    seen = strays.at(near.device) if strays is not None and near.kind == "node" else []
+    if not seen:
+        return f"{near.text()} is not connected, plan says {planned.text()}"
+    named = "; ".join(f"{port.text()} goes to {far.text()}" for port, far in sorted(seen)[:3])
+    more = f" and {len(seen) - 3} more" if len(seen) > 3 else ""
+    return (
+        f"{near.text()} was not seen under its plan name ({near.device}'s ports seen under names tied to no "
+        f"plan port: {named}{more}), plan says {planned.text()}"
+    )
+
+
 def _miswired(
-    cab: ExpectedCable, found: list[FoundLink], la: Sequence[int], lb: Sequence[int]
+    cab: ExpectedCable,
+    found: list[FoundLink],
+    la: Sequence[int],
+    lb: Sequence[int],
+    strays: _Strays | None = None,
 ) -> CableResult:
     """A planned cable whose ends are connected, but not to each other."""
     peer_a = _other(found[la[0]], cab.a) if la else None
@@ -181,7 +219,7 @@ def _miswired(
     parts = []
     for near, peer, planned in ((cab.a, peer_a, cab.b), (cab.b, peer_b, cab.a)):
         if peer is None:
-            parts.append(f"{near.text()} is not connected, plan says {planned.text()}")
+            parts.append(_unseen(near, planned, strays))
         else:
             parts.append(f"{near.text()} goes to {peer.text()}, plan says {planned.text()}")
     where = tuple(sorted({found[i].where for i in (*la, *lb)}))
@@ -247,6 +285,7 @@ def compare(
     connected elsewhere is not ok (LLDP may hear two agents on one port: a NIC's firmware and the host's)."""
     links, pairs = _dedupe(found)
     at = _ends_index(pairs)
+    strays = _Strays(expected, links)
     explained: set[int] = set()
     results: list[CableResult] = []
     rate_unchecked = 0
@@ -270,7 +309,7 @@ def compare(
             result = CableResult("missing", cab.id, cab.a, cab.b, message, expected_rate=_norm_rate(cab.rate))
         else:
             explained.update((*la, *lb))
-            result = _miswired(cab, links, la, lb)
+            result = _miswired(cab, links, la, lb, strays)
         results.append(result)
     results += [_unexpected(fl) for i, fl in enumerate(links) if i not in explained]
     return Verification(

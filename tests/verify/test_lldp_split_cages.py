@@ -86,3 +86,17 @@ def test_the_accept_file_names_an_ethernet_port_by_its_interface(tmp_path: Path,
 def test_an_interface_the_switch_cannot_have_is_refused_at_its_line(tmp_path: Path) -> None:
     code, out, _ = _verify(discovered(tmp_path, "ufm"), "--accept", str(_accept(tmp_path, "swp20s2")))
     assert code == 2 and "accept.yaml" in out and "there is no port swp20s2" in out, out
+
+
+def test_a_host_port_on_the_wrong_switch_is_never_said_not_connected(tmp_path: Path) -> None:
+    """gpu001's and gpu005's rail-0 cables are crossed between two leaves; their hosts publish no interface
+    names, so ens0np0 is tied to no plan port from either side: where it was seen is named."""
+    code, out, report = _verify(discovered(tmp_path, "xsw"))
+    assert code == 1, out
+    assert "is not connected" not in out
+    assert "gpu001 mlx5_0/1 was not seen under its plan name" in out
+    assert "gpu001 ens0np0 goes to c-leaf-su2-r0 port 1 [P01/1]" in out
+    assert [(r["status"], r["cable"]) for r in report["results"]] == [
+        ("miswired", "C-NL-000001"),
+        ("miswired", "C-NL-000009"),
+    ]
