@@ -7,7 +7,8 @@ from pathlib import Path
 from generator.foreign import ByteBudget
 from generator.gcpause import gc_paused
 from generator.plan.model import Plan
-from generator.verify.diff import Verification, collapse_absent, compare, expected_cables
+from generator.safetext import inline
+from generator.verify.diff import CableResult, Verification, collapse_absent, compare, expected_cables
 from generator.verify.identify import PlanIndex, ib_found_links, lldp_found_links, read_node_name_map
 from generator.verify.model import DiscoveryError, FoundLink
 
@@ -84,4 +85,36 @@ def _verify(
     result = collapse_absent(result, seen, {d.name for d in plan.switches(fabric)})
     result.unidentified = unidentified
     result.warnings = sorted(index.notes.values())  # interfaces left out, host ports read from the switch
+    result.lldp = True
+    return second_agents(result)
+
+
+def second_agents(result: Verification) -> Verification:
+    """An unidentified LLDP neighbour on a port whose planned cable matched, as a warning: a port has one
+    cable, so it is a second LLDP agent on that cable (a NIC's firmware sends its own LLDPDUs, with its
+    chassis MAC and no system name, beside the host's lldpd), not a cable the plan lacks."""
+    matched = {
+        (e.device, e.port): r for r in result.results if r.status in ("ok", "rate") for e in (r.a, r.b)
+    }
+    keep: list[CableResult] = []
+    agents: list[str] = []
+    moved: set[str] = set()
+    for r in result.results:
+        near, far = (r.a, r.b) if r.a.known else (r.b, r.a)
+        cab = matched.get((near.device, near.port)) if r.status == "unexpected" and not far.known else None
+        if cab is None or not near.known:
+            keep.append(r)
+            continue
+        moved.add(far.device)
+        agents.append(
+            f"{near.text()}: a second LLDP neighbour, {far.device} port {far.port}, beside its planned cable "
+            f"{cab.cable} (matched): a second LLDP agent on that cable, most often the NIC's firmware; not "
+            "compared (turn the NIC's own LLDP agent off if it is not wanted)"
+        )
+    if not agents:
+        return result
+    still = {e.device for r in keep for e in (r.a, r.b) if not e.known}
+    result.results = keep
+    result.unidentified = [u for u in result.unidentified if u not in moved or u in still]
+    result.warnings = sorted(result.warnings + [inline(a) for a in agents])
     return result

@@ -71,6 +71,7 @@ class Verification:
     warnings: list[str] = field(default_factory=list)
     rate_unchecked: int = 0  # matched cables whose dump printed no width/speed
     accepted_from: str = ""  # the accept file applied, if any
+    lldp: bool = False  # read from LLDP (hints name LLDP's settings, not InfiniBand's)
 
     @property
     def counts(self) -> dict[str, int]:

@@ -65,10 +65,12 @@ def to_text(v: Verification, *, show_ok: bool = False) -> str:
     width = max(len(r.cable or "-") for r in v.results) if v.results else 1
     lines += [line for r in v.results if (line := _finding(r, width, show_ok)) is not None]
     if v.unidentified:
-        lines.append(
-            f"{len(v.unidentified)} discovered node(s) match no plan device (set their node descriptions, "
-            "or pass --node-name-map):"
+        how = (
+            "set their LLDP system names to the plan's (lldpcli configure system hostname NAME), or --accept"
+            if v.lldp
+            else "set their node descriptions, or pass --node-name-map"
         )
+        lines.append(f"{len(v.unidentified)} discovered node(s) match no plan device ({how}):")
         lines += _capped(v.unidentified, MAX_LISTED, "  ")
     if v.excluded:
         lines.append(f"left out: {len(v.excluded)} SHARP aggregation node(s) (not cables)")

@@ -18,7 +18,9 @@ from generator.verify.identify import PlanIndex
 
 def _verify(path: Path, *extra: str) -> tuple[int, str, dict[str, Any]]:
     code, out, err = run_cli("verify-cabling", str(BLUEPRINT), "--discovered", str(path), *extra)
-    _, js, _ = run_cli("verify-cabling", str(BLUEPRINT), "--discovered", str(path), "--format", "json", *extra)
+    _, js, _ = run_cli(
+        "verify-cabling", str(BLUEPRINT), "--discovered", str(path), "--format", "json", *extra
+    )
     return code, out + err, json.loads(js) if js else {}
 
 
@@ -28,7 +30,9 @@ def test_the_clean_run_matches(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("variant", ["cage5", "j0"])  # lldpcli -f json, and -f json0
-def test_a_cable_in_an_unsplit_cage_is_not_the_logical_port_of_that_number(tmp_path: Path, variant: str) -> None:
+def test_a_cable_in_an_unsplit_cage_is_not_the_logical_port_of_that_number(
+    tmp_path: Path, variant: str
+) -> None:
     """The leaf's uplink planned on logical port 5 (P03/1, swp3s0) landed in empty cage 5, which the switch
     reports as swp5: it was read as logical port 5 and the fabric matched the plan."""
     code, out, report = _verify(discovered(tmp_path, variant))
@@ -100,3 +104,21 @@ def test_a_host_port_on_the_wrong_switch_is_never_said_not_connected(tmp_path: P
         ("miswired", "C-NL-000001"),
         ("miswired", "C-NL-000009"),
     ]
+
+
+def test_a_second_lldp_agent_on_a_matched_port_is_a_warning(tmp_path: Path) -> None:
+    """The leaf's port 1 hears gpu001's lldpd and an agent with only a chassis MAC (a NIC's firmware): the
+    cable matched, the fabric matches, and the extra agent is named in a warning."""
+    code, out, report = _verify(discovered(tmp_path, "2agents"))
+    assert code == 0, out
+    assert report["unidentified"] == [] and "node description" not in out
+    (agent,) = [w for w in report["warnings"] if "second LLDP neighbour" in w]
+    assert agent.startswith(
+        "c-leaf-su1-r0 port 1 [P01/1]: a second LLDP neighbour, unidentified LLDP chassis id"
+    )
+    assert "C-NL-000001" in agent
+
+
+def test_an_unplanned_device_gets_an_lldp_hint(tmp_path: Path) -> None:
+    code, out, _ = _verify(discovered(tmp_path, "ufm"))
+    assert code == 1 and "lldpcli configure system hostname" in out and "--node-name-map" not in out, out
