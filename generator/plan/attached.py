@@ -22,8 +22,9 @@ fabrics declare no growth.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from blueprints.catalog.appliances import ApplianceModel, appliance_model, appliance_models
@@ -37,6 +38,7 @@ from generator.plan.placement import Placed, PlacedRack, put_in_rack
 from generator.plan.site_names import leaf_port_layout
 from generator.resolve import ResolvedCluster, ResolvedFabric
 from generator.topology.base import BuiltFabric, FatTreeParams, LeafSpineParams, Terminal
+from generator.topology.metrics import FabricMetrics
 
 _APPLIANCE_PORT = re.compile(r"^p([1-9][0-9]{0,2})$")
 
@@ -491,3 +493,32 @@ def unsized_cable_lines(links: list[Link]) -> list[BomLine]:
             unsized[link.speed_gbps] = unsized.get(link.speed_gbps, 0) + 1
     detail = "G, length and medium unknown until the appliance is racked (NET024)"
     return [BomLine("cable", "unsized", n, f"{speed:g}{detail}") for speed, n in sorted(unsized.items())]
+
+
+def with_appliance_cables(
+    metrics: Mapping[str, FabricMetrics], links: Iterable[Link], devices: Iterable[Device]
+) -> dict[str, FabricMetrics]:
+    """Each fabric's metrics with its appliances' cables (layer ``appliance_switch``) and the switch ports
+    they take, counted from those cables: the topology's metrics know only the topology's cables, and
+    `plan` showed the SuperPOD's compute leaves "2040 used, 8 free" while cables.csv cabled 2,044 of the
+    2,048 ports. Each cable takes a port the topology left free (resolve_attachments refuses any other),
+    so a port it takes moves from the tier's free count to its used count."""
+    tier = {d.name: d.role for d in devices if d.kind == "switch"}
+    cables: Counter[str] = Counter()
+    ports: Counter[tuple[str, str]] = Counter()  # (fabric, tier) -> switch ports the appliances take
+    for link in links:
+        cables[link.fabric] += 1
+        for end in (link.a, link.b):
+            if end.device in tier:
+                ports[(link.fabric, tier[end.device])] += 1
+    out = dict(metrics)
+    for fabric, n in cables.items():
+        m = metrics[fabric]
+        taken = {t: k for (f, t), k in ports.items() if f == fabric}
+        out[fabric] = replace(
+            m,
+            cables={**m.cables, LAYER: n},
+            ports_used={t: m.ports_used.get(t, 0) + taken.get(t, 0) for t in m.ports_used | taken},
+            ports_free={t: m.ports_free.get(t, 0) - taken.get(t, 0) for t in m.ports_free | taken},
+        )
+    return out

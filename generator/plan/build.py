@@ -20,6 +20,7 @@ from generator.plan.attached import (
     growth_reservations,
     place_attachments,
     resolve_attachments,
+    with_appliance_cables,
 )
 from generator.plan.bom import bill_of_materials
 from generator.plan.errors import PlanError
@@ -449,7 +450,9 @@ def _build_plan(cluster: ResolvedCluster) -> Plan:
             note = f"{unreachable} cables exceed every catalogue medium's reach"
             m = FabricMetrics(**{**m.__dict__, "notes": (*m.notes, note)})
         metrics[fname] = m
-    links.extend(attachment_links(cluster, attached, position, cage_of, chooser, run_lengths(site)))
+    appliance_cables = attachment_links(cluster, attached, position, cage_of, chooser, run_lengths(site))
+    links.extend(appliance_cables)
+    metrics = with_appliance_cables(metrics, appliance_cables, devices)
     return Plan(
         cluster=cluster,
         devices=tuple(devices),
