@@ -1,0 +1,53 @@
+"""README.md's checkable claims cannot drift from the tool.
+
+* "The blueprint" snippet validates (exit 0) and is part of the shipped example it says it is: every key it
+  sets has the example's value (it once declared 128 nodes and an OpenSM SHARP that NET022/NET023 refuse).
+* The rule count in its opening list is the number of rules `validate` runs.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from conftest import EXAMPLES, REPO, run_cli
+
+README = (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def _blueprint_snippet() -> str:
+    section = README.split("\n## The blueprint\n", 1)[1]
+    match = re.search(r"```yaml\n(.*?)```\n", section, re.S)
+    assert match, "README's `## The blueprint` section has no yaml block"
+    return match.group(1)
+
+
+def test_readme_blueprint_validates(tmp_path: Path) -> None:
+    path = tmp_path / "readme.yaml"
+    path.write_text(_blueprint_snippet(), encoding="utf-8")
+    code, out, err = run_cli("validate", str(path))
+    assert code == 0, out + err
+
+
+def _within(part: Any, whole: Any, where: str = "$") -> None:
+    """``part`` sets nothing ``whole`` does not set to the same value (mappings may leave keys out)."""
+    if isinstance(part, dict):
+        assert isinstance(whole, dict), where
+        for key, value in part.items():
+            assert key in whole, f"{where}.{key}: not in the example"
+            _within(value, whole[key], f"{where}.{key}")
+    elif isinstance(part, list):
+        assert isinstance(whole, list) and len(part) == len(whole), where
+        for i, (p, w) in enumerate(zip(part, whole, strict=True)):
+            _within(p, w, f"{where}[{i}]")
+    else:
+        assert part == whole, f"{where}: README {part!r}, example {whole!r}"
+
+
+def test_readme_blueprint_is_part_of_the_shipped_example() -> None:
+    example = yaml.safe_load((EXAMPLES / "superpod-h100-4su.yaml").read_text(encoding="utf-8"))
+    snippet = yaml.safe_load(_blueprint_snippet())
+    assert snippet["name"] == "superpod-h100-4su"
+    _within(snippet, example)
