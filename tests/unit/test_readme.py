@@ -3,6 +3,7 @@
 * "The blueprint" snippet validates (exit 0) and is part of the shipped example it says it is: every key it
   sets has the example's value (it once declared 128 nodes and an OpenSM SHARP that NET022/NET023 refuse).
 * The rule count in its opening list is the number of rules `validate` runs (it said 92 with 98).
+* The evaluation set's size and misses are `benchmarks/evaluate.py`'s.
 * "Every key is described in docs/blueprint.md": every property name of `blueprint schema` is in a code span
   there.
 """
@@ -84,3 +85,18 @@ def test_every_schema_key_is_in_the_blueprint_reference() -> None:
     assert len(keys) > 150
     in_code = set(re.findall(r"\w+", " ".join(re.findall(r"`([^`\n]+)`", doc))))  # words in `code` spans
     assert sorted(keys - in_code) == []
+
+
+def test_readme_evaluation_counts_are_the_benchmarks() -> None:
+    """The measurement count (Performance model, Benchmarks) and the misses (rows outside ±15 %) are
+    `python benchmarks/evaluate.py`'s (the Benchmarks section said 67 measurements, the misses 75 rows)."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import evaluate
+
+    outcomes = evaluate.evaluate()
+    stated = re.findall(r"(\d+) published nccl-tests \(and rccl-tests\) measurements", README)
+    assert len(stated) == 2 and {int(n) for n in stated} == {len(outcomes)}
+    (misses,) = re.findall(r"Misses left as error rather than fitted \((\d+) rows outside ±15 %\)", README)
+    assert int(misses) == sum(abs(o.error) > evaluate.WITHIN for o in outcomes)
