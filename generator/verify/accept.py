@@ -91,8 +91,8 @@ def read_accept(path: str | Path, plan: Plan, fabric: str, budget: ByteBudget | 
         raise ForeignInputError(str(f.location or source), f.message) from None
     try:
         model = _AcceptFile.model_validate(doc.data if doc.data is not None else {})
-    except ValidationError as exc:
-        raise pydantic_refusal(source, exc.errors()) from None
+    except ValidationError as exc:  # at the offending key's file:line:col, as every other refusal here
+        raise pydantic_refusal(str(doc.locate(exc.errors()[0]["loc"])), exc.errors()) from None
     return _checked(model, plan, fabric, doc)
 
 
