@@ -590,9 +590,9 @@ class OfedOsAdded(Entry):
 
 
 class FabricManagerMatch(Entry):
-    """How the Fabric Manager package follows the driver (package per branch, version = driver's)."""
+    """That Fabric Manager must be the installed driver's exact version (its package names, per OS family and
+    driver branch: DriverPackages.fabricmanager)."""
 
-    package_prefix: str  # Debian package name before the driver branch: nvidia-fabricmanager-<branch>
     source: str
 
 
@@ -604,6 +604,33 @@ PackageName = Annotated[
 
 def for_branch(name: str, branch: str) -> str:
     return name.replace("<branch>", branch)
+
+
+# Driver branches a range may name (software.driver_branch is three or four digits)
+BranchNumber = Annotated[int, Field(ge=100, le=9999)]
+
+
+class BranchPackage(Entry):
+    """A package's name in NVIDIA's CUDA repository for the driver branches ``first`` to ``last`` (inclusive;
+    ``<branch>`` in ``name`` stands for the branch): NVIDIA renames packages between branches (IMEX, Fabric
+    Manager and NSCQ lose the branch from their names at 580), so each range has its own source."""
+
+    first: BranchNumber
+    last: BranchNumber
+    name: PackageName
+    source: str
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "BranchPackage":
+        if self.last < self.first:
+            raise ValueError(f"branches {self.first} to {self.last}: the last is before the first")
+        return self
+
+
+def package_for(ranges: tuple[BranchPackage, ...], branch: str) -> BranchPackage | None:
+    """The range holding ``branch`` (software.driver_branch), None where no range is recorded for it."""
+    number = int(branch)
+    return next((p for p in ranges if p.first <= number <= p.last), None)
 
 
 class DriverFlavour(Entry):
@@ -641,6 +668,10 @@ class CudaRepo(Entry):
     source: str
 
 
+# The packages an NVSwitch system adds to the driver: Fabric Manager and the NSCQ library
+NvswitchPackage = Literal["fabricmanager", "nscq"]
+
+
 class DriverPackages(Entry):
     """NVIDIA's driver packages for the OS releases of one family (names with ``<branch>``)."""
 
@@ -653,11 +684,27 @@ class DriverPackages(Entry):
     repo_key_source: str
     proprietary: DriverFlavour
     open: DriverFlavour
-    fabricmanager: PackageName
-    nscq: PackageName
-    source: str  # of the Fabric Manager and NSCQ names
+    # Fabric Manager and NSCQ (NVSwitch systems) per range of driver branches
+    fabricmanager: tuple[BranchPackage, ...]
+    nscq: tuple[BranchPackage, ...]
+    # of a site's entry that gives Fabric Manager and NSCQ one name each, for every branch
+    source: str | None = None
     versionlock_package: PackageName | None = None  # what community.general.yum_versionlock needs (DNF)
     versionlock_source: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_name_for_every_branch(cls, data: Any) -> Any:
+        """A site's entry may name its mirror's Fabric Manager / NSCQ package once (``nscq: libnvidia-nscq``):
+        that name for every branch, with the entry's ``source``."""
+        if not isinstance(data, dict):
+            return data
+        out = dict(data)
+        for key in ("fabricmanager", "nscq"):
+            if isinstance(out.get(key), str):
+                source = out.get("source") or "the catalogue entry of this OS"
+                out[key] = ({"first": 100, "last": 9999, "name": out[key], "source": source},)
+        return out
 
     @field_validator("os")
     @classmethod
@@ -678,28 +725,16 @@ class DriverPackages(Entry):
     def flavour(self, kind: str) -> DriverFlavour:
         return self.open if kind == "open" else self.proprietary
 
-
-class ImexPackage(Entry):
-    """The IMEX package of the driver branches ``first`` to ``last`` (inclusive) in NVIDIA's CUDA repository,
-    for both OS families (``<branch>`` in ``name`` stands for the branch)."""
-
-    first: Annotated[int, Field(ge=100, le=9999)]
-    last: Annotated[int, Field(ge=100, le=9999)]
-    name: PackageName
-    source: str
-
-    @model_validator(mode="after")
-    def _ordered(self) -> "ImexPackage":
-        if self.last < self.first:
-            raise ValueError(f"branches {self.first} to {self.last}: the last is before the first")
-        return self
+    def nvswitch_for(self, which: NvswitchPackage, branch: str) -> BranchPackage | None:
+        """The Fabric Manager or NSCQ range holding ``branch``, None where none is recorded."""
+        return package_for(self.fabricmanager if which == "fabricmanager" else self.nscq, branch)
 
 
 class ImexFacts(Entry):
     """NVIDIA IMEX on multi-node NVLink systems: the package per range of driver branches, the systemd
     service, the main config file, its key naming the node list, and the node list's path."""
 
-    packages: tuple[ImexPackage, ...]
+    packages: tuple[BranchPackage, ...]
     service: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
     service_source: str
     config_file: Annotated[str, StringConstraints(pattern=r"^/[A-Za-z0-9._/-]+$")]
@@ -708,10 +743,9 @@ class ImexFacts(Entry):
     nodes_config_file: Annotated[str, StringConstraints(pattern=r"^/[A-Za-z0-9._/-]+$")]
     nodes_config_source: str
 
-    def package_for(self, branch: str) -> ImexPackage | None:
+    def package_for(self, branch: str) -> BranchPackage | None:
         """The entry whose branches hold ``branch`` (software.driver_branch), None where none is recorded."""
-        number = int(branch)
-        return next((p for p in self.packages if p.first <= number <= p.last), None)
+        return package_for(self.packages, branch)
 
 
 class SoftwareCompat(Entry):

@@ -18,7 +18,7 @@ class Software(Model):
     os: Literal["ubuntu-22.04", "ubuntu-24.04", "rhel-9", "rocky-9", "debian-12"] = "ubuntu-22.04"
     """operating system of the nodes"""
     # the branch's number alone: the nvidia_driver role names packages with it (cuda-drivers-<branch>,
-    # nvidia-fabricmanager-<branch>) and compares it as a number, as the rules do with each architecture's and
+    # nvidia-imex-<branch>) and compares it as a number, as the rules do with each architecture's and
     # CUDA release's minimum ("550-server" ended SFT001 in an internal error); driver_version is the release
     driver_branch: str = Field(
         default="550", pattern=r"^[0-9]{3,4}$", description="NVIDIA driver branch, e.g. 550 or 570"
@@ -32,6 +32,23 @@ class Software(Model):
         max_length=100,
         description="NVIDIA IMEX package of driver_branch in NVIDIA's repository, e.g. nvidia-imex; "
         "where the catalogue does not know it",
+    )
+    # NVSwitch systems only: the catalogue names Fabric Manager and NSCQ for the branches a public source
+    # names (data/software.yaml driver_packages[].fabricmanager / nscq); for another branch the blueprint
+    # says them (SFT011)
+    fabricmanager_package: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9][a-z0-9.+-]*$",
+        max_length=100,
+        description="NVIDIA Fabric Manager package of driver_branch in NVIDIA's repository for software.os, "
+        "e.g. nvidia-fabricmanager; where the catalogue does not know it",
+    )
+    nscq_package: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9][a-z0-9.+-]*$",
+        max_length=100,
+        description="NVIDIA NSCQ library package of driver_branch in NVIDIA's repository for software.os, "
+        "e.g. libnvidia-nscq; where the catalogue does not know it",
     )
     cuda: VersionStr = "12.4"
     """CUDA toolkit version, e.g. 12.4"""

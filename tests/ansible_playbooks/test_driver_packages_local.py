@@ -2,8 +2,10 @@
 ansible-playbook on localhost, connection local, the OS facts given as extra vars; nothing is installed):
 
 * the role's own defaults for Ubuntu 24.04 and Rocky 9, per kernel-module flavour: the RPM repository's key is
-  D42D0685 (the Debian one, 3bf863cc, was used for both), Fabric Manager is nvidia-fabricmanager-<branch> on both
-  families (nvidia-fabric-manager on RedHat before), the open flavour installs nvidia-open;
+  D42D0685 (the Debian one, 3bf863cc, was used for both), Fabric Manager below branch 580 is
+  nvidia-fabricmanager-<branch> on Debian and nvidia-fabric-manager on RedHat (NVIDIA/gpu-driver-container
+  fabricmanager_install; tests/ansible_playbooks/test_nvswitch_packages.py has the names per branch), the open
+  flavour installs nvidia-open;
 * the generated pool group_vars over those defaults: a Blackwell pool gets the open flavour (the proprietary
   cuda-drivers-570 / nvidia-driver-570 before), a Hopper pool keeps the proprietary one, each with its OS's names;
 * module-stream.yml with a stand-in `dnf` on PATH: the branch's stream is enabled when none is, left alone when it
@@ -127,7 +129,8 @@ def test_role_defaults_name_the_os_family_packages(
         tmp_path, [DEFAULTS], {**facts, "nvidia_driver_branch": "570", "nvidia_driver_flavor": flavor}
     )
     assert (shown["packages"], shown["version_package"], shown["stream"], shown["key"]) == expected
-    assert (shown["fm"], shown["nscq"]) == ("nvidia-fabricmanager-570", "libnvidia-nscq-570")
+    fm = "nvidia-fabric-manager" if facts is ROCKY else "nvidia-fabricmanager-570"
+    assert (shown["fm"], shown["nscq"]) == (fm, "libnvidia-nscq-570")
     assert shown["lock"] == "python3-dnf-plugin-versionlock"
 
 
@@ -176,7 +179,8 @@ def test_generated_group_vars_give_the_role_the_flavour_and_names(
     files = [ansible / "roles/nvidia_driver/defaults/main.yml", ansible / "group_vars/all.yml", pool]
     shown = _rendered(tmp_path, files, facts)
     assert (flavor, shown["packages"], shown["version_package"], shown["stream"]) == expected
-    assert (shown["fm"], shown["nscq"]) == ("nvidia-fabricmanager-570", "libnvidia-nscq-570")
+    fm = "nvidia-fabric-manager" if facts is ROCKY else "nvidia-fabricmanager-570"
+    assert (shown["fm"], shown["nscq"]) == (fm, "libnvidia-nscq-570")
     assert shown["key"].endswith("D42D0685.pub" if facts is ROCKY else "3bf863cc.pub")
 
 

@@ -159,14 +159,16 @@ def test_validate_refuses_a_driver_version_outside_its_branch_on_nvswitch(tmp_pa
 
 
 @pytest.mark.parametrize(
-    ("os", "source"),
+    ("os", "package", "source"),
     [
-        ("rhel-9", "fabricmanager.spec Name: nvidia-fabricmanager-%branch"),
-        ("ubuntu-24.04", "apt-packaging-fabric-manager"),
+        # NVIDIA/gpu-driver-container rhel9/install.sh, below branch 580: nvidia-fabric-manager-<version>-1
+        ("rhel-9", "nvidia-fabric-manager", "gpu-driver-container rhel9"),
+        # its ubuntu22.04/install.sh, below branch 580: nvidia-fabricmanager-<branch>=<version>-1
+        ("ubuntu-24.04", "nvidia-fabricmanager-570", "gpu-driver-container ubuntu22.04"),
     ],
 )
 def test_sft005_names_the_fabric_manager_package_of_the_blueprints_os(
-    tmp_path: Path, os: str, source: str
+    tmp_path: Path, os: str, package: str, source: str
 ) -> None:
     """The package and its source come from the catalogue's entry for software.os (driver_packages), not the
     Debian name for every OS."""
@@ -175,7 +177,7 @@ def test_sft005_names_the_fabric_manager_package_of_the_blueprints_os(
     path.write_text(text.replace("software:\n", f"software:\n  os: {os}\n", 1))
     code, out, _ = run_cli("validate", str(path))
     assert code == 1
-    assert f"need nvidia-fabricmanager-570 (software.os {os}) at exactly 550.127.08" in out, out
+    assert f"need {package} (software.os {os}) at exactly 550.127.08" in out, out
     assert source in out, out
 
 

@@ -15,7 +15,14 @@ from generator.platform.ports import interfaces, platform_of, rdma_devices
 from generator.resolve.nvlink_blocks import named_domains
 
 if TYPE_CHECKING:
-    from blueprints.catalog.schema import ContainerInstall, ImexFacts, Platform
+    from blueprints.catalog.schema import (
+        ContainerInstall,
+        DriverPackages,
+        ImexFacts,
+        NvswitchPackage,
+        Platform,
+    )
+    from blueprints.models.software import Software
     from generator.perf.system import System
     from generator.plan.model import Plan
     from generator.resolve import ResolvedCluster, ResolvedFabric, ResolvedPool
@@ -519,21 +526,35 @@ def _driver_packages(cluster: ResolvedCluster, pool: ResolvedPool) -> list[str]:
         return out
     kind = pkgs.flavour(flavour)
     branch = sw.driver_branch
+    fabricmanager, fabricmanager_source = _nvswitch_package(sw, pkgs, "fabricmanager")
+    nscq, nscq_source = _nvswitch_package(sw, pkgs, "nscq")
     names: dict[str, Any] = {
         "nvidia_driver_packages": [for_branch(p, branch) for p in kind.packages],
         "nvidia_driver_version_package": for_branch(kind.version_package, branch),
         "nvidia_driver_module_stream": for_branch(kind.module_stream, branch) if kind.module_stream else "",
-        "nvidia_driver_fabricmanager_package": for_branch(pkgs.fabricmanager, branch),
-        "nvidia_driver_nscq_package": for_branch(pkgs.nscq, branch),
+        # '' where neither the catalogue nor the blueprint names one: SFT011 refuses such a blueprint on
+        # NVSwitch pools, and the role stops before installing a guessed name
+        "nvidia_driver_fabricmanager_package": fabricmanager,
+        "nvidia_driver_nscq_package": nscq,
     }
-    out.append(
-        comment(
-            f"Driver packages for {sw.os} [catalog:software.driver_packages]: {kind.source}; "
-            f"Fabric Manager/NSCQ {pkgs.source}"
-        )
-    )
+    out.append(comment(f"Driver packages for {sw.os} [catalog:software.driver_packages]: {kind.source}"))
+    out.append(comment(f"Fabric Manager {fabricmanager_source}"))
+    out.append(comment(f"NSCQ {nscq_source}"))
     out.append(yaml_block(names))
     return out
+
+
+def _nvswitch_package(sw: Software, pkgs: DriverPackages, which: NvswitchPackage) -> tuple[str, str]:
+    """The Fabric Manager (``which`` fabricmanager) or NSCQ (nscq) package of software.driver_branch for the
+    OS and where its name comes from: the blueprint's ``software.<which>_package``, else the catalogue's
+    range holding the branch, else none (SFT011)."""
+    declared = sw.fabricmanager_package if which == "fabricmanager" else sw.nscq_package
+    if declared:
+        return declared, f"software.{which}_package (driver branch {sw.driver_branch})"
+    entry = pkgs.nvswitch_for(which, sw.driver_branch)
+    if entry is None:
+        return "", f"driver branch {sw.driver_branch}: no package recorded for {sw.os} (SFT011)"
+    return for_branch(entry.name, sw.driver_branch), f"branch {sw.driver_branch}: {entry.source}"
 
 
 def _roce_qos_vars(cluster: ResolvedCluster, pool: ResolvedPool, *, compute: bool) -> list[str]:
