@@ -1,8 +1,8 @@
 """Helpers shared by the sub-commands: consoles, the common options, tables that never truncate.
 
 Every command registers through :func:`command` and the ``add_*`` helpers so that the positional
-argument, the common flags (``--format``, ``--quiet``, ``-o``, ``-`` for stdin), their help texts and
-the exit-code epilog are spelled the same everywhere. New commands should use them too.
+argument, the common flags (``--format``, ``--quiet``, ``-o``, ``--force``, ``-`` for stdin), their help
+texts and the exit-code epilog are spelled the same everywhere. New commands should use them too.
 """
 
 from __future__ import annotations
@@ -129,6 +129,10 @@ def write_text(text: str, output: str | None) -> None:
     atomic_write_text(checked_output_file(output), text)
 
 
+FORCE_HINT = "add --force to replace it"  # the wording init, examples and advise --write used before
+FORCE_HELP = "replace the -o file if it exists (a file the command reads is never replaced)"
+
+
 def file_name(text: str) -> str:
     """An option's parser of a file name: an empty one names no file (it used to be taken as none given)."""
     if not text.strip():
@@ -137,23 +141,35 @@ def file_name(text: str) -> str:
 
 
 def check_outputs(
-    outputs: Sequence[tuple[str, str | None]], inputs: Sequence[tuple[str, str | None]]
+    outputs: Sequence[tuple[str, str | None]],
+    inputs: Sequence[tuple[str, str | None]],
+    *,
+    force: bool | None,
 ) -> None:
     """Before anything is written: each named output (option, path; `-` is standard output) is a usable file
     and none is another output or one of the command's inputs, which writing it would replace (`estimate
-    bp.yaml -o bp.yaml` replaced the blueprint with the report); OutputRefused (from generator.fsutil)
-    otherwise."""
+    bp.yaml -o bp.yaml` replaced the blueprint with the report), even with --force; and unless ``force`` (the
+    command's --force), none exists already (`topology bp.yaml -o notes.txt` replaced the user's notes). Else
+    OutputRefused (from generator.fsutil). ``force=None`` leaves existing files to a later call or to the
+    command: before a blueprint is read the catalogue file it names is unknown, and "is also the catalogue"
+    is the refusal to give; a folder's command (cabling, sm-guids) decides which of its files it replaces."""
+    named = [(o, p) for o, p in outputs if p is not None and p not in ("", "-")]
+    if not named:  # nothing to check: `explain ID` and every print to standard output import no more
+        return
     from generator.fsutil import OutputRefused, checked_output_file
 
     seen = [(o, p) for o, p in inputs if p is not None and p not in ("", "-")]
-    for option, path in outputs:
-        if path in (None, "", "-"):
-            continue
+    for option, path in named:
         checked_output_file(path)
         for other, other_path in seen:
             if _same_file(path, other_path):
                 raise OutputRefused(f"{option} {path} is also {other}: writing it would replace that file")
         seen.append((option, path))
+    # after the inputs: "is also BLUEPRINT" tells more than "exists", and --force is no cure for it
+    if force is False:
+        for option, path in named:
+            if os.path.lexists(path):
+                raise OutputRefused(f"{option} {path} exists; {FORCE_HINT}")
 
 
 def build_files(build: Path) -> list[tuple[str, str | None]]:
@@ -314,11 +330,16 @@ def add_common(
     output_help: str | None = None,
     output_metavar: str = "FILE",
     output_default: str | None = None,
+    force_help: str | None = FORCE_HELP,
 ) -> None:
-    """--format, -o/--output and --quiet, the flags every command has."""
+    """--format, -o/--output, --force and --quiet, the flags every command has. --force is the one flag that
+    lets a command replace a file the user named (check_outputs refuses it otherwise); ``force_help=None``
+    only for a command that writes no file of the user's (generate replaces its own build folder whole)."""
     add_format(p, formats, default_format, format_help)
     if output_help:
         add_output(p, output_help, output_metavar, output_default)
     else:
         add_output(p, metavar=output_metavar, default=output_default)
+    if force_help is not None:
+        p.add_argument("--force", action="store_true", help=force_help)
     add_quiet(p)

@@ -90,8 +90,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="compare against predictions carrying this site calibration (from --calibrate)",
     )
-    p.add_argument("--force", action="store_true", help="with --calibrate: replace FILE if it exists")
-    add_common(p, output_help="write the report to this file instead of standard output")
+    add_common(
+        p,
+        output_help="write the report to this file instead of standard output",
+        force_help="replace the -o, --plot or --calibrate file if it exists",
+    )
     p.set_defaults(func=run)
 
 
@@ -142,7 +145,7 @@ def _compare(args: argparse.Namespace, target: str | None) -> AcceptanceReport:
     loaded, cluster = load_and_resolve(args.blueprint)
     # nor the catalogue file the blueprint names, known once read (`-o cat.yaml` replaced it)
     outputs = [("--calibrate", target), ("--plot", args.plot), ("-o", args.output)]
-    check_outputs(outputs, blueprint_inputs("the blueprint", loaded))
+    check_outputs(outputs, blueprint_inputs("the blueprint", loaded), force=args.force)
     plan = plan_or_raise(cluster, loaded.locate)
     system = system_for(cluster, plan, args.pool)
     site = (
@@ -206,6 +209,7 @@ def run(args: argparse.Namespace) -> int:
                 ("--calibration", args.calibration),
                 *(("a --results file", str(p)) for p in result_files(args.results)),
             ],
+            force=None,  # existing files: once the catalogue file the blueprint names is known (_compare)
         )
         report = _compare(args, target)
         if args.plot:

@@ -108,27 +108,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--write", metavar="FILE", type=file_name, help="write a starter blueprint that validates (a file)"
     )
-    p.add_argument("--force", action="store_true", help="with --write: replace FILE if it exists")
-    add_common(p, output_help="write the advice (text or JSON) to this file")
+    add_common(
+        p,
+        output_help="write the advice (text or JSON) to this file",
+        force_help="replace the -o or --write file if it exists",
+    )
     p.set_defaults(func=run)
 
 
-def _write_refusal(target: str | None, force: bool) -> str | None:
-    """Why --write cannot write ``target`` (checked before any work): a user's file is replaced only with
-    --force, and never through a symlink or over something that is not a regular file."""
-    from generator.fsutil import OutputRefused, checked_output_file
-
-    if target is None:
-        return None
+def _write_refusal(target: str | None) -> str | None:
+    """Why --write cannot write ``target``: an existing file, a symlink or what is not a regular file is
+    refused by check_outputs (checked before any work)."""
     if target == "-":  # `-o -` is standard output; a starter is a file the next command reads
         return "--write needs a file name (the advice itself goes to standard output)"
-    path = Path(target)
-    if (path.exists() or path.is_symlink()) and not force:
-        return f"{target} exists; choose another --write file or add --force to replace it"
-    try:
-        checked_output_file(path)
-    except OutputRefused as exc:
-        return str(exc)
     return None
 
 
@@ -145,7 +137,7 @@ def gpus_problem(gpus: int | None, gpu: str) -> str | None:
 
 
 def _argument_problem(args: argparse.Namespace) -> str | None:
-    return gpus_problem(args.gpus, args.gpu) or _write_refusal(args.write, args.force)
+    return gpus_problem(args.gpus, args.gpu) or _write_refusal(args.write)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -157,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     from generator.perf.system import PerfError
 
     # -o and --write the same file: the starter replaced the advice just written
-    check_outputs([("-o", args.output), ("--write", args.write)], [])
+    check_outputs([("-o", args.output), ("--write", args.write)], [], force=args.force)
     problem = _argument_problem(args)
     if problem is not None:
         err_console.print(f"[bold red]error[/]: {safe(problem)} (nothing written)")

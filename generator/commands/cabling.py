@@ -46,17 +46,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         output_help="output directory (required except for --format csv / ibnetdiscover, which can print "
         "to standard output)",
         output_metavar="DIR",
+        force_help="replace the files of the same names already in DIR (other files are left alone)",
     )
     p.add_argument(
         "--fabric",
         choices=FABRICS,
         help="with --format ibnetdiscover or lldp: only this fabric "
         "(default: every InfiniBand resp. Ethernet/RoCE fabric)",
-    )
-    p.add_argument(
-        "--force",
-        action="store_true",
-        help="replace the files of the same names already in DIR (other files are left alone)",
     )
     p.set_defaults(func=run)
 
@@ -104,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     target = checked_output_dir(out, None)  # a symlink, `/`, home or a mount point: refused (exit 2)
     # an input is never an output, even with --force: a blueprint saved as DIR/cables.csv was replaced
     outputs = [("the output", str(out / rel)) for rel in files]
-    check_outputs(outputs, blueprint_inputs("BLUEPRINT", checked.loaded))
+    check_outputs(outputs, blueprint_inputs("BLUEPRINT", checked.loaded), force=None)  # DIR's files: below
     refused = _write(args, out, target, files, cluster.name)
     if refused:
         return _fail(refused)

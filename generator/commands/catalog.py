@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from generator.commands._common import add_common, command, print_table, text_output, write_text
+from generator.commands._common import (
+    add_common,
+    check_outputs,
+    command,
+    print_table,
+    text_output,
+    write_text,
+)
 
 TYPE_CHECKING = False  # start-up: the catalogue, Rich and typing are imported in run() (cli.py)
 if TYPE_CHECKING:
@@ -100,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
     from generator.commands._common import err_console
     from generator.report import safe
 
+    check_outputs([("-o", args.output)], [("--catalog", args.catalog)], force=args.force)
     try:
         rows = _rows(args.section, args.catalog)
     except CatalogError as exc:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from generator.commands._common import add_common, command, write_text
+from generator.commands._common import add_common, check_outputs, command, write_text
 
 ORDER = 95
 SHELLS = ("bash", "zsh")
@@ -97,6 +97,7 @@ def zsh_script(parser: argparse.ArgumentParser) -> str:
 def run(args: argparse.Namespace) -> int:
     from generator.cli import build_parser
 
+    check_outputs([("-o", args.output)], [], force=args.force)
     parser = build_parser()
     write_text(bash_script(parser) if args.shell == "bash" else zsh_script(parser), args.output)
     return 0

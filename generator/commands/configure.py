@@ -276,7 +276,7 @@ def run(args: argparse.Namespace) -> int:
         return inputs
     # before the playbook runs: `-o myinv.yml -i myinv.yml` replaced the inventory with the report, and a
     # folder given as -o was refused only after the whole run
-    check_outputs([("-o", args.output)], _read_files(inputs))
+    check_outputs([("-o", args.output)], _read_files(inputs), force=args.force)
     private = (
         Path(args.artifacts).resolve()
         if args.artifacts

@@ -47,10 +47,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=file_name,
         help="write the change's cabling work order (CSV, XLSX) to DIR",
     )
-    p.add_argument(
-        "--force", action="store_true", help="with --work-order: replace the work-order files DIR holds"
+    add_common(
+        p,
+        output_help="write the report to this file instead of standard output",
+        force_help="replace the -o file if it exists, and with --work-order the work-order files DIR holds",
     )
-    add_common(p, output_help="write the report to this file instead of standard output")
     p.set_defaults(func=run)
 
 
@@ -77,7 +78,7 @@ def _check_outputs_spare(args: argparse.Namespace, inputs: list[tuple[str, str |
         outputs += [
             (f"--work-order {args.work_order}", str(Path(args.work_order) / n)) for n in WORK_ORDER_FILES
         ]
-    check_outputs(outputs, inputs)
+    check_outputs(outputs, inputs, force=args.force)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,7 +92,10 @@ def run(args: argparse.Namespace) -> int:
         err_console.print("[bold red]diff[/]: only one of the two blueprints can come from standard input")
         return 2
     # before anything is read or written: `diff A B -o B` replaced the new blueprint with the report
-    check_outputs([("-o", args.output)], [("OLD_BLUEPRINT", args.old), ("NEW_BLUEPRINT", args.new)])
+    # (an existing -o is judged once the catalogues are read: _check_outputs_spare)
+    check_outputs(
+        [("-o", args.output)], [("OLD_BLUEPRINT", args.old), ("NEW_BLUEPRINT", args.new)], force=None
+    )
     if args.work_order is not None:
         from generator.diff.workorder import check_work_order_target
 

@@ -1,7 +1,8 @@
 """`blueprint examples [NAME]`: list the shipped example blueprints, or copy one (or all) to start from.
 
 The examples ship inside the wheel (pyproject force-include), so an installed `blueprint` reaches them
-without a source checkout. Existing files are never replaced unless --force is given.
+without a source checkout. Existing files are never replaced unless --force is given (check_outputs, as
+for every command).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from generator.commands._common import (
     add_common,
+    check_outputs,
     command,
     err_console,
     note,
@@ -42,12 +44,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("name", nargs="?", metavar="EXAMPLE", help="example to copy or print (see the list)")
     p.add_argument("--all", action="store_true", help="copy every example into the -o directory")
-    p.add_argument("--force", action="store_true", help="replace files that exist")
     add_common(
         p,
         formats=("text", "json", "yaml"),
         format_help="text/json: the list; yaml: an example's text",
         output_help="file (or, with --all, directory) to copy to; - or none prints",
+        force_help="replace the -o file if it exists (with --all: the files of those names in the directory)",
     )
     p.set_defaults(func=run)
 
@@ -68,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     examples = shipped()
     if args.all:
         return _copy_all(args, examples)
+    check_outputs([("-o", args.output)], [], force=args.force)  # the list too: `-o list.txt` replaced it
     if args.name is None:
         return _list(args, examples)
     path = examples.get(args.name.removesuffix(".yaml"))
@@ -81,19 +84,10 @@ def run(args: argparse.Namespace) -> int:
             + " (`blueprint examples` lists them)"
         )
         return 2
-    if _refuse(args.output, args.force):
-        return 2
     write_text(path.read_text(encoding="utf-8"), args.output)
     if args.output not in (None, "-"):
         note(args, f"copied {path.stem} to {args.output}; next: `blueprint validate {args.output}`")
     return 0
-
-
-def _refuse(output: str | None, force: bool) -> bool:
-    if output not in (None, "-") and Path(output).exists() and not force:
-        err_console.print(f"[bold red]examples[/]: {escape(str(output))} exists; add --force to replace it")
-        return True
-    return False
 
 
 def _list(args: argparse.Namespace, examples: dict[str, Path]) -> int:

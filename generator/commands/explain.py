@@ -7,6 +7,7 @@ import sys
 
 from generator.commands._common import (
     add_common,
+    check_outputs,
     command,
     err_console,
     print_table,
@@ -43,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
     # the index of every id, cached between processes: printing one never imports the rules (issue 32)
     from generator.rule_index import load_index
 
+    check_outputs([("-o", args.output)], [], force=args.force)
     index = load_index()
     if args.list or not args.rule:
         return _list(sorted(index.entries, key=lambda e: e["id"]), args)

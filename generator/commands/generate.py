@@ -41,6 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         output_help="build directory (default: build/)",
         output_metavar="DIR",
         output_default="build",
+        force_help=None,  # a build folder is replaced whole (a folder that is not one is refused): no --force
     )
     p.set_defaults(func=run)
 

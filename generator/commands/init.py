@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from blueprints.starter import STARTER_GPU
-from generator.commands._common import add_common, command, err_console, note, write_text
+from generator.commands._common import add_common, check_outputs, command, err_console, note, write_text
 from generator.commands.advise import (  # the advisor's, without importing it
     MODES,
     gpus_problem,
@@ -64,7 +64,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the JSON of `blueprint advise --format json` (- for standard input): scaffold its design",
     )
     p.add_argument("-i", "--interactive", action="store_true", help="ask for each answer, with defaults")
-    p.add_argument("--force", action="store_true", help="replace the output file if it exists")
     add_common(
         p,
         formats=("yaml",),
@@ -153,9 +152,8 @@ def run(args: argparse.Namespace) -> int:
     from generator.perf.starter import starter_yaml
     from generator.perf.system import PerfError
 
-    if args.output not in (None, "-") and Path(args.output).exists() and not args.force:
-        err_console.print(f"[bold red]init[/]: {safe(args.output)} exists; choose another -o or add --force")
-        return 2
+    # before any question is asked; the advice read is never the file written, even with --force
+    check_outputs([("-o", args.output)], [("--from-advice", args.from_advice)], force=args.force)
     req = _request(args)
     if isinstance(req, str):
         err_console.print(f"[bold red]init[/]: {safe(req)}")

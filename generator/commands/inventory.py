@@ -78,7 +78,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     # before anything is written: -o the stack outputs, or a file of the build (its inventory.yml, which the
     # next `generate` then refused as edited by hand), was replaced
-    check_outputs([("-o", args.output)], [("--from-stack", args.from_stack), *build_files(build)])
+    check_outputs(
+        [("-o", args.output)], [("--from-stack", args.from_stack), *build_files(build)], force=args.force
+    )
     outputs = read_outputs(args.from_stack, build_target(build), ByteBudget())
     inventory = build_inventory(build, outputs, where_of(args.from_stack))
     to_stdout = args.output == "-"  # `-o -` is standard output, as for every command (it wrote a file `-`)

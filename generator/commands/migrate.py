@@ -30,8 +30,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--in-place", action="store_true", help="rewrite the file itself (the original is kept as FILE.bak)"
     )
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 when an upgrade is needed")
-    p.add_argument("--force", action="store_true", help="with --in-place: replace an existing FILE.bak")
-    add_common(p, formats=("yaml",), default_format="yaml", format_help="blueprint format")
+    add_common(
+        p,
+        formats=("yaml",),
+        default_format="yaml",
+        format_help="blueprint format",
+        force_help="replace the -o file if it exists; with --in-place, an existing FILE.bak",
+    )
     p.set_defaults(func=run)
 
 
@@ -43,7 +48,10 @@ def run(args: argparse.Namespace) -> int:
     from generator.report import safe
 
     # `-o FILE` naming the blueprint rewrote it with no FILE.bak: that is --in-place's job
-    check_outputs([("-o", args.output)], [("BLUEPRINT (rewrite it with --in-place)", args.blueprint)])
+    # (an existing -o is judged in _write_out, once the catalogue file the blueprint names is known)
+    check_outputs(
+        [("-o", args.output)], [("BLUEPRINT (rewrite it with --in-place)", args.blueprint)], force=None
+    )
     from generator.foreign import read_foreign_text
     from generator.load import MAX_BYTES
     from generator.migrate import MigrationError, migrate_text
@@ -96,19 +104,21 @@ def run(args: argparse.Namespace) -> int:
 
 def _write_out(text: str, args: argparse.Namespace) -> None:
     """The blueprint to -o, which is not the catalogue file it names, even with --force: `migrate bp.yaml -o
-    cat.yaml` replaced the catalogue with the blueprint. Found as resolve() finds it, beside the original."""
+    cat.yaml` replaced the catalogue with the blueprint. Found as resolve() finds it, beside the original. Nor
+    an existing file without --force (`migrate bp.yaml -o other.yaml` replaced it)."""
     if args.output not in (None, "-"):
         from generator.commands._common import blueprint_inputs, check_outputs
         from generator.findings import BlueprintError
         from generator.load import LoadedBlueprint, load_text
 
+        inputs: list[tuple[str, str | None]] = []
         try:
             model, source = load_text(text, "<stdin>" if args.blueprint == "-" else args.blueprint)
         except BlueprintError:  # a blueprint that does not load names no catalogue file anyone reads
             pass
         else:
-            loaded = LoadedBlueprint(model, source, Path(args.blueprint), "")
-            check_outputs([("-o", args.output)], blueprint_inputs("BLUEPRINT", loaded))
+            inputs = blueprint_inputs("BLUEPRINT", LoadedBlueprint(model, source, Path(args.blueprint), ""))
+        check_outputs([("-o", args.output)], inputs, force=args.force)
     write_text(text, args.output)
 
 

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 
     loaded, cluster = load_and_resolve(args.blueprint)
     # `plan bp -o bp` replaced the blueprint, `-o cat.yaml` its catalogue
-    check_outputs([("-o", args.output)], blueprint_inputs("BLUEPRINT", loaded))
+    check_outputs([("-o", args.output)], blueprint_inputs("BLUEPRINT", loaded), force=args.force)
     plan = plan_or_raise(cluster, loaded.locate)
     summary = plan.summary()
     if args.format == "json":

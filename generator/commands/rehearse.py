@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         return _fail(f"{root}: {'not a directory' if root.exists() else 'no such directory'}")
     # before anything runs: `-o BUILD/ansible/inventory.yml` replaced a file of the build with the report
-    check_outputs([("-o", args.output)], build_files(root))
+    check_outputs([("-o", args.output)], build_files(root), force=args.force)
     try:
         build = read_build(root)
     except ForeignInputError as exc:

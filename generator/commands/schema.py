@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from generator.commands._common import add_common, command, write_text
+from generator.commands._common import add_common, check_outputs, command, write_text
 
 ORDER = 20
 
@@ -67,5 +67,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_outputs([("-o", args.output)], [], force=args.force)
     write_text(json.dumps(blueprint_schema(), indent=2, sort_keys=True) + "\n", args.output)
     return 0

@@ -67,13 +67,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="write the root file even when some top-tier switches are not in the dump (OpenSM then roots "
         "the fabric at those found only)",
     )
-    p.add_argument("--force", action="store_true", help="replace the files already in DIR")
     add_common(
         p,
         formats=("text",),
         format_help="format of the summary line",
         output_help="directory for the files (required unless --check-roots)",
         output_metavar="DIR",
+        force_help="replace the files already in DIR",
     )
     p.set_defaults(func=run)
 
@@ -104,6 +104,7 @@ def _outputs(args: argparse.Namespace) -> Path:
             ("--node-name-map", args.node_name_map),
             ("--check-roots", args.check_roots),
         ],
+        force=None,  # the files DIR already holds: refused together, below
     )
     existing = [name for name in OUTPUTS if checked_output_file(out / name).exists()]
     if existing and not force:
@@ -136,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     out = _outputs(args) if args.check_roots is None else None
     loaded, cluster = load_and_resolve(args.blueprint)
     if out is not None:  # nor the catalogue file the blueprint names, known once read, even with --force
-        check_outputs(_output_files(out), blueprint_inputs("the blueprint", loaded))
+        check_outputs(_output_files(out), blueprint_inputs("the blueprint", loaded), force=None)
     fabric = cluster.fabrics.get(args.fabric)
     if fabric is None or fabric.kind != "infiniband":
         return _fail(f"{cluster.name} has no InfiniBand {args.fabric} fabric")

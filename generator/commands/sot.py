@@ -73,12 +73,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--since", metavar="OLD_BUILD", help="only the objects OLD_BUILD did not have (grown cluster)"
     )
     files.add_argument("--rows", type=int, metavar="N", help="rows per file for every file (at most 1000)")
-    files.add_argument("--force", action="store_true", help="replace the -o folder when it is not empty")
     add_common(
         p,
         output_help="push: write the change set report here (default: standard output); "
         "csv: the folder for the numbered files (required)",
         output_metavar="PATH",
+        force_help="push: replace the -o file if it exists; csv: replace the -o folder when it is not empty",
     )
     p.set_defaults(func=run)
 
@@ -127,7 +127,7 @@ def run_push(args: argparse.Namespace) -> int:
     root = Path(args.build)
     for folder in (root, root.parent.parent) if root.parts[-2:] == ("cabling", "netbox") else (root,):
         read.extend(owned_files(folder))
-    check_outputs([("-o", args.output)], read)
+    check_outputs([("-o", args.output)], read, force=args.force)
     try:
         return _push(args, token, desired, args.batch or DEFAULT_BATCH)
     except MissingClient as exc:

@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
 
     loaded, cluster = load_and_resolve(args.blueprint)
     # `topology bp -o bp` replaced the blueprint, `-o cat.yaml` its catalogue
-    check_outputs([("-o", args.output)], blueprint_inputs("BLUEPRINT", loaded))
+    check_outputs([("-o", args.output)], blueprint_inputs("BLUEPRINT", loaded), force=args.force)
     plan = plan_or_raise(cluster, loaded.locate)
     fabric = None if args.fabric == "all" else args.fabric
     if fabric is not None and fabric not in plan.metrics:

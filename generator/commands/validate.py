@@ -87,14 +87,15 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from generator.commands._common import check_outputs
 
-    # `validate bp.yaml -o bp.yaml` replaced the blueprint with the report (exit 0)
-    check_outputs([("-o", args.output)], [("BLUEPRINT", str(p)) for p in paths])
+    # `validate bp.yaml -o bp.yaml` replaced the blueprint with the report (exit 0); an existing -o is judged
+    # below, once the catalogue files are known ("is also" is the refusal --force cannot lift)
+    check_outputs([("-o", args.output)], [("BLUEPRINT", str(p)) for p in paths], force=None)
     from generator.gcpause import gc_paused
 
     with gc_paused():  # loading the model, catalogue and rules makes no garbage cycles worth a pass (~17 ms)
         checked = _check_all(paths, fail_on)
     # and no catalogue file a blueprint names, even with --force: `validate bp.yaml -o cat.yaml` replaced it
-    check_outputs([("-o", args.output)], checked.inputs)
+    check_outputs([("-o", args.output)], checked.inputs, force=args.force)
     for path in checked.skipped:
         note(args, f"{path}: skipped, a hardware catalogue file (named by `catalog:`), not a blueprint")
     _report(checked.results, args, fail_on)

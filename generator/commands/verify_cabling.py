@@ -101,7 +101,8 @@ def _output_refused(args: argparse.Namespace, loaded: LoadedBlueprint | None) ->
         else blueprint_inputs("the blueprint", loaded)
     )
     try:
-        check_outputs([("-o", args.output)], inputs)
+        # the existing file is judged once the catalogue file is known: "is also" before "exists"
+        check_outputs([("-o", args.output)], inputs, force=None if loaded is None else args.force)
     except OutputRefused as exc:
         return f"{exc} (nothing written)"
     return None
