@@ -1,10 +1,14 @@
 """Pinned software versions."""
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from blueprints.models.base import Model, VersionStr
+
+# A package name a blueprint declares where the catalogue knows none (Debian policy 5.6.1: lower case,
+# digits, '+', '-', '.', starting alphanumeric), bounded: it reaches apt/dnf through Ansible as data.
+PackageName = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9.+-]*$", max_length=100)]
 
 
 class OfedPin(Model):
@@ -26,27 +30,21 @@ class Software(Model):
     driver_version: VersionStr | None = Field(default=None, description="exact version, e.g. 550.127.08")
     # multi-node NVLink domains (GB200 NVL72) only: the catalogue names the IMEX package of the branches a
     # public source names (data/software.yaml imex:); for another branch the blueprint says it (SFT010)
-    imex_package: str | None = Field(
+    imex_package: PackageName | None = Field(
         default=None,
-        pattern=r"^[a-z0-9][a-z0-9.+-]*$",
-        max_length=100,
         description="NVIDIA IMEX package of driver_branch in NVIDIA's repository, e.g. nvidia-imex; "
         "where the catalogue does not know it",
     )
     # NVSwitch systems only: the catalogue names Fabric Manager and NSCQ for the branches a public source
     # names (data/software.yaml driver_packages[].fabricmanager / nscq); for another branch the blueprint
     # says them (SFT011)
-    fabricmanager_package: str | None = Field(
+    fabricmanager_package: PackageName | None = Field(
         default=None,
-        pattern=r"^[a-z0-9][a-z0-9.+-]*$",
-        max_length=100,
         description="NVIDIA Fabric Manager package of driver_branch in NVIDIA's repository for software.os, "
         "e.g. nvidia-fabricmanager; where the catalogue does not know it",
     )
-    nscq_package: str | None = Field(
+    nscq_package: PackageName | None = Field(
         default=None,
-        pattern=r"^[a-z0-9][a-z0-9.+-]*$",
-        max_length=100,
         description="NVIDIA NSCQ library package of driver_branch in NVIDIA's repository for software.os, "
         "e.g. libnvidia-nscq; where the catalogue does not know it",
     )

@@ -160,3 +160,39 @@ def with_partition(source: Path, partition: dict[str, object], out: Path) -> Pat
     doc["fabrics"]["compute"]["subnet_manager"]["partitions"] = [partition]
     out.write_text(yaml.safe_dump(doc, sort_keys=False))
     return out
+
+
+ROLES_DIR = Path(__file__).resolve().parents[2] / "playbooks" / "roles"
+
+
+def run_play_json(tmp: Path, play: list[dict], extra: dict) -> subprocess.CompletedProcess[str]:  # type: ignore[type-arg]
+    """Real ansible-playbook of ``play`` (written as JSON: YAML is its superset) on localhost, with ``extra``
+    as -e JSON, the project's roles, the json stdout callback, and ``tmp/bin`` first on PATH (where a test
+    puts its command stubs); run in ``tmp``, its home and Ansible's there too."""
+    needs(missing_executables([ansible_bin("ansible-playbook")]), "the test extra installs ansible-core")
+    path = tmp / "play.json"
+    path.write_text(json.dumps(play))
+    return subprocess.run(
+        [
+            ansible_bin("ansible-playbook"),
+            "-i",
+            "localhost,",
+            "-c",
+            "local",
+            "-e",
+            json.dumps(extra),
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp,
+        env={
+            "PATH": f"{tmp / 'bin'}:/usr/bin:/bin",
+            "ANSIBLE_ROLES_PATH": str(ROLES_DIR),
+            "ANSIBLE_HOME": str(tmp / "ansible-home"),
+            "ANSIBLE_STDOUT_CALLBACK": "ansible.builtin.json",
+            "ANSIBLE_LOCALHOST_WARNING": "0",
+            "HOME": str(tmp),
+        },
+    )

@@ -11,19 +11,17 @@ The roles' own defaults (for a role used on its own) must be that same catalogue
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from ansible_helpers import ansible_bin
+from ansible_helpers import ROLES_DIR, run_play_json
 from conftest import run_cli
-from real_tools import missing_executables, needs
 
 from blueprints.catalog.load import default_catalog
 from blueprints.catalog.schema import SOFTWARE_OS
 
-ROLES = Path(__file__).resolve().parents[2] / "playbooks" / "roles"
+ROLES = ROLES_DIR
 DEFAULTS = [ROLES / role / "defaults" / "main.yml" for role in ("nvidia_driver", "nccl", "doca_ofed")]
 # what each role adds the repository from / installs before its first lock
 SHOWN = {
@@ -92,7 +90,6 @@ def _facts(os: str, arch: str = "x86_64") -> dict[str, str]:
 
 
 def _rendered(tmp: Path, vars_files: list[Path], facts: dict[str, str]) -> dict[str, Any]:
-    needs(missing_executables([ansible_bin("ansible-playbook")]), "the test extra installs ansible-core")
     play = [
         {
             "hosts": "localhost",
@@ -104,31 +101,7 @@ def _rendered(tmp: Path, vars_files: list[Path], facts: dict[str, str]) -> dict[
             ],
         }
     ]
-    path = tmp / "play.json"
-    path.write_text(json.dumps(play))
-    done = subprocess.run(
-        [
-            ansible_bin("ansible-playbook"),
-            "-i",
-            "localhost,",
-            "-c",
-            "local",
-            "-e",
-            json.dumps(facts),
-            str(path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp,
-        env={
-            "PATH": "/usr/bin:/bin",
-            "ANSIBLE_HOME": str(tmp / "ansible-home"),
-            "ANSIBLE_STDOUT_CALLBACK": "ansible.builtin.json",
-            "ANSIBLE_LOCALHOST_WARNING": "0",
-            "HOME": str(tmp),
-        },
-    )
+    done = run_play_json(tmp, play, facts)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     return json.loads(done.stdout)["plays"][0]["tasks"][-1]["hosts"]["localhost"]["shown"]  # type: ignore[no-any-return]
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ansible_helpers import ansible_bin
+from ansible_helpers import ROLES_DIR, ansible_bin, run_play_json
 from conftest import run_cli
 
-ROLES = Path(__file__).resolve().parents[2] / "playbooks" / "roles"
+ROLES = ROLES_DIR
 DEFAULTS = ROLES / "nvidia_driver" / "defaults" / "main.yml"
 UBUNTU = {
     "ansible_os_family": "Debian",
@@ -51,32 +51,7 @@ SHOWN = {
 
 
 def _run(tmp: Path, play: list[dict], extra: dict) -> subprocess.CompletedProcess[str]:  # type: ignore[type-arg]
-    path = tmp / "play.json"  # YAML is a superset of JSON: the play as data
-    path.write_text(json.dumps(play))
-    return subprocess.run(
-        [
-            ansible_bin("ansible-playbook"),
-            "-i",
-            "localhost,",
-            "-c",
-            "local",
-            "-e",
-            json.dumps(extra),
-            str(path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp,
-        env={
-            "PATH": f"{tmp / 'bin'}:/usr/bin:/bin",
-            "ANSIBLE_ROLES_PATH": str(ROLES),
-            "ANSIBLE_HOME": str(tmp / "ansible-home"),
-            "ANSIBLE_STDOUT_CALLBACK": "ansible.builtin.json",
-            "ANSIBLE_LOCALHOST_WARNING": "0",
-            "HOME": str(tmp),
-        },
-    )
+    return run_play_json(tmp, play, extra)
 
 
 def _rendered(tmp: Path, vars_files: list[Path], extra: dict) -> dict:  # type: ignore[type-arg]

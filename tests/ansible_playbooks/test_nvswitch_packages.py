@@ -22,11 +22,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ansible_helpers import ansible_bin
+from ansible_helpers import ROLES_DIR, run_play_json
 from conftest import run_cli
-from real_tools import missing_executables, needs
 
-ROLES = Path(__file__).resolve().parents[2] / "playbooks" / "roles"
+ROLES = ROLES_DIR
 DEFAULTS = ROLES / "nvidia_driver" / "defaults" / "main.yml"
 DEBIAN = {"ansible_os_family": "Debian", "ansible_distribution": "Ubuntu", "ansible_architecture": "x86_64"}
 REDHAT = {"ansible_os_family": "RedHat", "ansible_distribution": "Rocky", "ansible_architecture": "x86_64"}
@@ -66,8 +65,6 @@ def _blueprint(tmp: Path, os: str, branch: str, server: str = "dgx-h100", extra:
 def _play(
     tmp: Path, vars_files: list[Path], extra: dict[str, str], tasks: list[dict]
 ) -> subprocess.CompletedProcess[str]:  # type: ignore[type-arg]
-    needs(missing_executables([ansible_bin("ansible-playbook")]), "the test extra installs ansible-core")
-    path = tmp / "play.json"
     play = [
         {
             "hosts": "localhost",
@@ -76,31 +73,7 @@ def _play(
             "tasks": tasks,
         }
     ]
-    path.write_text(json.dumps(play))
-    return subprocess.run(
-        [
-            ansible_bin("ansible-playbook"),
-            "-i",
-            "localhost,",
-            "-c",
-            "local",
-            "-e",
-            json.dumps(extra),
-            str(path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp,
-        env={
-            "PATH": "/usr/bin:/bin",
-            "ANSIBLE_ROLES_PATH": str(ROLES),
-            "ANSIBLE_HOME": str(tmp / "ansible-home"),
-            "ANSIBLE_STDOUT_CALLBACK": "ansible.builtin.json",
-            "ANSIBLE_LOCALHOST_WARNING": "0",
-            "HOME": str(tmp),
-        },
-    )
+    return run_play_json(tmp, play, extra)
 
 
 def _rendered(tmp: Path, vars_files: list[Path], extra: dict[str, str]) -> tuple[str, str]:
