@@ -61,6 +61,13 @@ def platform_of(catalog: Catalog, server_id: str) -> Platform | None:
     return catalog.platforms.get(server_id)
 
 
+def ships_driver(catalog: Catalog, server_id: str) -> bool:
+    """Whether the server's platform image ships the NVIDIA driver (DGX OS, a cloud GPU image): the build then
+    checks it against the branch and installs no driver, Fabric Manager or IMEX package of its own."""
+    platform = platform_of(catalog, server_id)
+    return platform is not None and platform.ships_driver
+
+
 def _from_catalog(server_id: str, platform: Platform, entry: MappedPort) -> PortName:
     return PortName(
         entry.role,

@@ -11,7 +11,7 @@ from generator.deploy.addresses import onprem_plan
 from generator.deploy.images import image_tuned
 from generator.emit import nccl as nccl_emit
 from generator.emit.ansible.yaml_text import comment, header, yaml_block
-from generator.platform.ports import interfaces, platform_of, rdma_devices
+from generator.platform.ports import interfaces, platform_of, rdma_devices, ships_driver
 from generator.resolve.nvlink_blocks import named_domains
 
 if TYPE_CHECKING:
@@ -432,7 +432,7 @@ def _gpu_vars(cluster: ResolvedCluster, pool: ResolvedPool, profile: nccl_emit.N
                 "cb_gpu_vendor": pool.gpu.vendor,
                 "nvidia_driver_nvswitch": pool.server.nvswitches > 0,
                 # the platform image ships a driver: checked against the branch, never replaced
-                "nvidia_driver_shipped": bool(platform is not None and platform.ships_driver),
+                "nvidia_driver_shipped": ships_driver(cluster.catalog, pool.server_id),
             }
         ),
         *_driver_packages(cluster, pool),

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from generator.findings import Finding, Severity
-from generator.platform.ports import platform_of
+from generator.platform.ports import ships_driver
 from generator.rules.base import Rule, RuleContext
 
 
@@ -37,8 +37,7 @@ class ImexPackageUnknown(Rule):
         pools = sorted(
             p.name
             for p in cluster.gpu_pools
-            if p.server.nodes_per_nvlink_domain > 1
-            and not ((found := platform_of(cluster.catalog, p.server_id)) is not None and found.ships_driver)
+            if p.server.nodes_per_nvlink_domain > 1 and not ships_driver(cluster.catalog, p.server_id)
         )
         if not pools or compat.imex.package_for(sw.driver_branch) is not None:
             return

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from blueprints.catalog.schema import NvswitchPackage
 from generator.findings import Finding, Severity
-from generator.platform.ports import platform_of
+from generator.platform.ports import ships_driver
 from generator.rules.base import Rule, RuleContext
 
 NVSWITCH_PACKAGES: tuple[NvswitchPackage, ...] = ("fabricmanager", "nscq")
@@ -45,8 +45,7 @@ class NvswitchPackagesUnknown(Rule):
         pools = sorted(
             p.name
             for p in cluster.gpu_pools
-            if p.server.nvswitches > 0
-            and not ((found := platform_of(cluster.catalog, p.server_id)) is not None and found.ships_driver)
+            if p.server.nvswitches > 0 and not ships_driver(cluster.catalog, p.server_id)
         )
         declared = {"fabricmanager": sw.fabricmanager_package, "nscq": sw.nscq_package}
         missing = [
