@@ -51,9 +51,17 @@ class SharpRouting(_Entry):
     requires: tuple[str, ...] = ()  # OpenSM settings the document asks for besides the engine
 
 
+class SlRouting(_Entry):
+    """An OpenSM routing engine that uses service levels of its own for deadlock freedom (``sl_routing``)."""
+
+    writes_sl2vl: bool  # it programs the SL2VL maps itself and ignores qos_sl2vl (torus-2QoS)
+    unless: str | None = None  # the opensm.conf setting, its default, with which it uses no SL of its own
+
+
 class _Document(_Entry):
     flavours: dict[str, Flavour]
     sharp_routing: dict[str, SharpRouting]
+    sl_routing: dict[str, SlRouting]
 
 
 @cache
@@ -91,3 +99,9 @@ def sharp_routing(topology: str) -> SharpRouting | None:
     """The SHARP routing family of a blueprint topology kind; None when NVIDIA documents no SHARP routing
     for it (a torus, a plain dragonfly)."""
     return next((f for f in sharp_routing_families() if topology in f.topologies), None)
+
+
+def sl_routing(engine: str) -> SlRouting | None:
+    """How an OpenSM routing engine uses service levels of its own (catalogue ``sl_routing``); None when it
+    uses none (ftree, updn, minhop, sssp, ...)."""
+    return _document().sl_routing.get(engine)
