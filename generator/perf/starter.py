@@ -120,8 +120,9 @@ def fabric_section(cat: Catalog, technology: str, topology: dict[str, Any]) -> d
                 "routing_engine": "ftree",
                 "sharp": bool(switch.sharp),
             }
-        else:  # upstream OpenSM's dfsssp; SHARP needs a flavour upstream OpenSM is not
-            out["subnet_manager"] = {"kind": "opensm", "ha": True, "routing_engine": "dfsssp"}
+        else:  # upstream OpenSM's Nue: deadlock-free in one VL, so on NCCL's one SL (NET029); SHARP needs a
+            # flavour upstream OpenSM is not
+            out["subnet_manager"] = {"kind": "opensm", "ha": True, "routing_engine": "nue"}
     elif tech.kind == "roce":
         out["lossless"] = {"pfc": True, "ecn": True}  # priority, DSCP and trust: the blueprint's defaults
     return out

@@ -57,8 +57,9 @@ def test_torus_2qos_ignores_the_generated_sl2vl_so_it_is_an_error(tmp_path: Path
 @pytest.mark.parametrize(
     ("topology", "sm"),
     [
-        ("hypercube", "routing_engine: dfsssp"),  # service_level 0: qos FALSE, no SL-to-VL map written
-        ("hypercube", "routing_engine: dfsssp, service_level: 0"),
+        ("fat-tree", "routing_engine: dfsssp"),  # a tree's shortest paths need one lane: SL 0 is enough
+        ("fat-tree", "routing_engine: dfsssp, service_level: 0"),
+        ("hypercube", "routing_engine: nue"),  # the example's and init's engine: one VL, deadlock-free
         ("hypercube", "routing_engine: nue, service_level: 3"),  # nue_max_num_vls stays 1: no SL of its own
         ("hypercube", "routing_engine: sssp, service_level: 3"),  # sssp skips dfsssp's lane assignment
         ("fat-tree", "routing_engine: ftree, service_level: 3"),
@@ -77,3 +78,27 @@ def test_the_catalogue_engines_are_opensm_engines_and_only_torus_2qos_writes_sl2
     assert set(engines) <= set(upstream)
     assert [e for e, how in engines.items() if how.writes_sl2vl] == ["torus-2QoS"]
     assert subnet_managers.sl_routing("ftree") is None
+
+
+@pytest.mark.parametrize("topology", ["hypercube", "torus"])
+@pytest.mark.parametrize("sm", ["routing_engine: dfsssp", "routing_engine: dfsssp, service_level: 0"])
+def test_dfsssp_on_a_topology_with_cycles_warns_even_at_service_level_0(
+    tmp_path: Path, topology: str, sm: str
+) -> None:
+    """NCCL stays on SL 0 and asks for no path SL, while dfsssp spreads a hypercube's paths over several
+    lanes (measured in OpenSM 3.3.23 on ibsim: "Virtual Lanes needed: 4"): the hypercube example used it."""
+    found, lines = _net029(tmp_path, topology, sm)
+    assert [f.severity for f in found] == [Severity.WARNING]
+    assert found[0].path[-1] == "subnet_manager" and "subnet_manager" in lines[0]
+    assert "NCCL_IB_SL=0" in found[0].message and "topology with cycles" in found[0].message
+
+
+def test_the_hypercube_example_and_init_starters_route_with_an_engine_nccl_keeps_deadlock_free() -> None:
+    from blueprints.catalog.load import default_catalog
+    from generator.perf.starter import fabric_section
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "hypercube-research.yaml"
+    assert [f.rule for f in check(example).findings if f.rule == "NET029"] == []
+    for kind in ("dragonfly", "hypercube", "torus"):  # init's InfiniBand starters off a tree
+        section = fabric_section(default_catalog(), "infiniband-ndr", {"kind": kind, "switch": "qm9700"})
+        assert section["subnet_manager"]["routing_engine"] == "nue", kind

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from generator.findings import Finding, Severity
 from generator.resolve import ResolvedFabric
 from generator.rules.base import Rule, RuleContext
+from generator.rules.net.net028_routing_engine_inputs import ROOTED
 
 if TYPE_CHECKING:
     from blueprints.catalog.subnet_managers import SlRouting
@@ -36,6 +37,14 @@ class SlRoutingQos(Rule):
       for.
     * ``nue`` does so only with ``nue_max_num_vls`` other than 1; the generated file leaves its default, 1,
       so Nue uses no SL of its own and is not flagged.
+
+    With ``service_level`` 0 the file writes no SL2VL map (qos FALSE), but the engine still spreads paths
+    over SLs that NCCL, on ``NCCL_IB_SL`` 0, never uses: every queue pair is on SL 0, so the compute
+    fabric's traffic runs on routes whose deadlock freedom needed several virtual lanes, in one. Measured in
+    OpenSM 3.3.23 over ibsim on the hypercube example at ``service_level: 0``: "Virtual Lanes needed: 4",
+    paths balanced over lanes 0-7. That is flagged (a warning) on the compute fabric, where NCCL runs, and on
+    topologies with cycles (torus, hypercube, dragonfly); shortest paths on a tree (fat-tree, leaf-spine) go
+    up then down and need no lane of their own.
     """
 
     id = "NET029"
@@ -44,14 +53,16 @@ class SlRoutingQos(Rule):
     rationale = "The engine's SLs and the generated SL-to-VL map for NCCL's SL undo each other."
     fix = (
         "route with nue (deadlock-free on any topology in one VL at its default nue_max_num_vls 1) or, on a "
-        "fat-tree, ftree; or leave service_level at 0 (qos FALSE: no SL-to-VL map over the engine's)"
+        "fat-tree, ftree; with dfsssp or lash, NCCL's traffic keeps the deadlock freedom on no SL"
     )
     tags = ("infiniband", "subnet-manager", "routing", "qos")
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for fab in ctx.cluster.fabrics.values():
             sm = fab.spec.subnet_manager
-            if fab.kind != "infiniband" or sm is None or sm.service_level == 0:
+            if fab.kind != "infiniband" or sm is None:
+                continue
+            if sm.service_level == 0 and not _nccl_on_cycles(fab):
                 continue
             yield from self._fabric(fab, ctx.plan)
 
@@ -65,11 +76,32 @@ class SlRoutingQos(Rule):
             how = catalog.sl_routing(engine.strip())
             if how is None or how.unless is not None:
                 continue  # `unless` is the default generate leaves: the engine uses no SL of its own then
+            if sm.service_level == 0:
+                if not how.writes_sl2vl:  # torus-2QoS with QoS off: NET028's ground, not this rule's
+                    yield self.finding(
+                        _message_sl0(fab.name, engine.strip()), (*fab.source_path, "subnet_manager")
+                    )
+                continue
             yield self.finding(
                 _message(fab.name, engine.strip(), sm.service_level, how),
                 (*fab.source_path, "subnet_manager", "service_level"),
                 severity=Severity.ERROR if how.writes_sl2vl else Severity.WARNING,
             )
+
+
+def _nccl_on_cycles(fab: ResolvedFabric) -> bool:
+    """The compute fabric (the one NCCL's queue pairs use) on a topology with cycles: any but the trees
+    (NET028's ROOTED), whose shortest paths go up, then down, and close no credit loop."""
+    return fab.name == "compute" and fab.topology_kind is not None and fab.topology_kind not in ROOTED
+
+
+def _message_sl0(fabric: str, engine: str) -> str:
+    return (
+        f"{fabric} routing_engine {engine} on a topology with cycles: {engine} breaks credit loops by giving "
+        f"paths SLs of their own, one virtual lane each, for applications to ask the SA for (opensm(8)), but "
+        f"NCCL sends every queue pair on NCCL_IB_SL=0 and asks for no path SL, so its traffic runs those "
+        f"routes in one lane, without the deadlock freedom {engine} was chosen for"
+    )
 
 
 def _message(fabric: str, engine: str, sl: int, how: SlRouting) -> str:
