@@ -25,6 +25,9 @@ class ApplianceModel(_Entry):
     hca: str | None = None
     fabric_interface: str | None = None  # the port the SM binds to by default
     ib_ports: int | None = Field(default=None, ge=1, le=16)
+    # the cage of its fabric ports (osfp, qsfp112, ...): picks the transceiver at the appliance end of an
+    # optical cable; None where not published (the blueprint declares it, rule NET024 asks)
+    port_form_factor: str | None = None
     rack_units: int | None = Field(default=None, ge=1, le=10)
     power_w: float | None = Field(default=None, gt=0)
 

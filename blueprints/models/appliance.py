@@ -44,6 +44,10 @@ class Appliance(Model):
     """its height in U, where the catalogue has no published figure"""
     power_w: float | None = Field(default=None, gt=0, le=10_000)
     """its power draw in watts, where the catalogue has no published figure"""
+    port_form_factor: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]{0,31}$")
+    """the cage of its fabric ports (`osfp`, `qsfp112`, a form factor of the catalogue's transceivers), where
+    the catalogue has no published figure: it picks the transceiver at the appliance end of an optical
+    cable"""
 
     @model_validator(mode="after")
     def _links_or_ports(self) -> "Appliance":

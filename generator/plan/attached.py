@@ -78,6 +78,7 @@ class Attachment:
     ports: tuple[tuple[str, int], ...]  # (switch, logical port) per cable, in declaration order
     height_u: int | None  # None: not published and not declared (the device stays unracked)
     power_kw: float | None
+    form_factor: str | None = None  # its ports' cage; None: not published and not declared (NET024)
 
 
 def _path(i: int, *rest: str | int) -> tuple[str | int, ...]:
@@ -111,6 +112,29 @@ def _model(a: Appliance, i: int) -> ApplianceModel | None:
             f"appliance `{a.name}`: unknown appliance model `{a.model}` ({hint})", _path(i, "model")
         )
     return m
+
+
+def port_form_factor(a: Appliance) -> str | None:
+    """The cage of the appliance's fabric ports: declared, else the catalogue's (None: nobody says)."""
+    if a.port_form_factor is not None:
+        return a.port_form_factor
+    m = appliance_model(a.model)
+    return m.port_form_factor if m else None
+
+
+def _form_factor(cluster: ResolvedCluster, a: Appliance, i: int) -> str | None:
+    """The appliance's port form factor, a declared one checked against the catalogue's transceivers (a
+    cage no module of the catalogue fits would price every optical cable of it as "no catalogue match")."""
+    ff = port_form_factor(a)
+    known = sorted({t.form_factor for t in cluster.catalog.transceivers.values()})
+    if a.port_form_factor is not None and a.port_form_factor not in known:
+        hint = did_you_mean(a.port_form_factor, known) or f"known: {', '.join(known)}"
+        raise AttachError(
+            f"appliance `{a.name}`: no transceiver of the catalogue has form factor `{a.port_form_factor}` "
+            f"({hint})",
+            _path(i, "port_form_factor"),
+        )
+    return ff
 
 
 def _site_ports(rf: ResolvedFabric) -> list[int] | None:
@@ -364,7 +388,8 @@ def resolve_attachments(
         height = a.rack_units or (m.rack_units if m else None)
         watts = a.power_w or (m.power_w if m else None)
         kw = watts / 1000 if watts is not None else None
-        out.append(Attachment(i, a, m, tuple(chosen[i]), height, kw))
+        ff = _form_factor(cluster, a, i)
+        out.append(Attachment(i, a, m, tuple(chosen[i]), height, kw, ff))
     return out
 
 

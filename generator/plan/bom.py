@@ -7,7 +7,8 @@ from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, NamedTuple
 
 from blueprints.catalog.schema import Switch
-from generator.plan.attached import appliance_bom_lines, unsized_cable_lines
+from generator.plan.attached import KIND as APPLIANCE
+from generator.plan.attached import appliance_bom_lines, port_form_factor, unsized_cable_lines
 from generator.plan.links import PROTOCOL
 from generator.plan.media import MediaChooser
 from generator.plan.model import BomLine, Device, Endpoint, Link, Rack
@@ -24,10 +25,18 @@ class Bom(NamedTuple):
 
 
 class _Module(NamedTuple):
-    """One transceiver: the catalogue id chosen and the fabric of the cable it serves."""
+    """One transceiver: the catalogue id chosen and the fabric of the cable it serves; not ``chosen``: an
+    appliance port's whose form factor nobody gives (the id is unchosen_module's)."""
 
     transceiver: str
     fabric: str
+    chosen: bool = True
+
+
+def unchosen_module(medium_kind: str, speed_gbps: float) -> str:
+    """The BOM key of the modules at appliance ports whose form factor nobody gives: counted (the cable
+    needs them) but not chosen, rather than a made-up ``generic-...-unknown`` part (rule NET024 asks)."""
+    return f"appliance-port-{medium_kind}-{speed_gbps:g}g"
 
 
 CableKey = tuple[str, float, float]  # (medium id, orderable length, speed): one BOM cable line
@@ -59,16 +68,21 @@ def _cable_keys(
 
 
 class _Socket(NamedTuple):
-    """Where a module plugs in: a cage (twin-port: one module for both ports) or a port; its form factor and
-    the speed it must carry."""
+    """Where a module plugs in: a cage (twin-port: one module for both ports) or a port; its form factor
+    (None: an appliance port nobody gives one for) and the speed it must carry."""
 
     key: tuple[str, object]
-    form_factor: str
+    form_factor: str | None
     speed_gbps: float
 
 
 def _socket(
-    ep: Endpoint, link: Link, dev: Device, entry: Switch | None, nic_ff: dict[tuple[str, str], str]
+    ep: Endpoint,
+    link: Link,
+    dev: Device,
+    entry: Switch | None,
+    nic_ff: dict[tuple[str, str], str],
+    appliance_ff: dict[str, str | None],
 ) -> _Socket:
     if entry is not None:  # a switch port
         key: tuple[str, object] = ("cage", ep.cage) if ep.cage is not None else ("port", ep.port)
@@ -80,6 +94,8 @@ def _socket(
     if ep.cage is not None:
         # server twin-port cages (DGX H100/H200) take flat-top (RHS) modules, switch cages finned (IHS)
         return _Socket(("cage", ep.cage), "osfp-twin-rhs", link.speed_gbps)
+    if dev.kind == APPLIANCE:  # its cage is the catalogue's or the blueprint's, never a pool NIC's
+        return _Socket(("port", ep.port), appliance_ff.get(dev.name), link.speed_gbps)
     return _Socket(("port", ep.port), nic_ff.get((dev.pool or "", ep.port), "unknown"), link.speed_gbps)
 
 
@@ -97,6 +113,7 @@ def _modules(
         for p in pool.ports:
             nic = cat.nics.get(p.model)
             nic_ff[(pool.name, p.plan_port)] = nic.form_factor if nic else "unknown"
+    appliance_ff = {a.name: port_form_factor(a) for a in cluster.blueprint.appliances}
     protocol_of = {name: PROTOCOL[rf.kind] for name, rf in cluster.fabrics.items()}
     modules: dict[tuple[str, tuple[str, object]], _Module] = {}
     for link in links:
@@ -112,8 +129,12 @@ def _modules(
                 continue
             dev = device_by[ep.device]
             entry = switches[dev.name].model if dev.kind == "switch" else None
-            socket = _socket(ep, link, dev, entry, nic_ff)
+            socket = _socket(ep, link, dev, entry, nic_ff, appliance_ff)
             if (ep.device, socket.key) not in modules:
+                if socket.form_factor is None:
+                    tid = unchosen_module(medium.kind, socket.speed_gbps)
+                    modules[(ep.device, socket.key)] = _Module(tid, link.fabric, chosen=False)
+                    continue
                 tid = chooser.transceiver(
                     medium.kind, socket.speed_gbps, socket.form_factor, link.run_m, protocol_of[link.fabric]
                 )
@@ -127,6 +148,7 @@ def _bom_lines(
     cable_keys: dict[CableKey, set[object]],
     transceivers: dict[str, int],
     racks: list[Rack],
+    unchosen: set[str],
 ) -> list[BomLine]:
     """Switches, servers, cables, transceivers, racks: each sorted by catalogue id."""
     cat = cluster.catalog
@@ -145,6 +167,10 @@ def _bom_lines(
     for tid, n in transceivers.items():
         t = cat.transceivers.get(tid)
         name, part = (t.name, t.part_number) if t else ("no catalogue match", None)
+        if tid in unchosen:
+            name = (
+                "not chosen: the appliance ports' form factor is unknown; declare port_form_factor (NET024)"
+            )
         bom.append(BomLine("transceiver", tid, n, name, part))
     if racks:
         rack = cluster.blueprint.site.rack
@@ -166,7 +192,8 @@ def bill_of_materials(
     by_fabric: dict[str, Counter[str]] = defaultdict(Counter)
     for m in modules.values():
         by_fabric[m.fabric][m.transceiver] += 1
-    bom = _bom_lines(cluster, devices, _cable_keys(links, cluster, device_by), transceivers, racks)
+    unchosen = {m.transceiver for m in modules.values() if not m.chosen}
+    bom = _bom_lines(cluster, devices, _cable_keys(links, cluster, device_by), transceivers, racks, unchosen)
     at = next((i for i, b in enumerate(bom) if b.item in ("transceiver", "rack")), len(bom))
     bom[at:at] = unsized_cable_lines(links)  # appliances' cables before their rack is known (NET024)
     per_fabric = {f: dict(sorted(c.items())) for f, c in sorted(by_fabric.items())}

@@ -20,7 +20,10 @@ class SmAppliances(Rule):
 
     An appliance (or a generic host) whose rack units or power draw neither the catalogue (NVIDIA publishes
     neither for its UFM appliances) nor the blueprint gives stays out of every rack: its cables have no
-    length or medium until ``rack_units`` and ``power_w`` are declared.
+    length or medium until ``rack_units`` and ``power_w`` are declared. An appliance on an optical cable
+    whose port form factor (the cage its transceiver plugs into) neither the catalogue nor the blueprint
+    gives has no transceiver chosen at its end: the bill of materials counts those modules as not chosen
+    until ``port_form_factor`` is declared.
     """
 
     id = "NET024"
@@ -62,6 +65,7 @@ class SmAppliances(Rule):
                     (*base, "ha"),
                 )
         yield from self._figures(ctx)
+        yield from self._form_factors(ctx)
 
     def _figures(self, ctx: RuleContext) -> Iterator[Finding]:
         if not ctx.cluster.blueprint.appliances:
@@ -86,3 +90,30 @@ class SmAppliances(Rule):
                     ("appliances", i, "model" if a.model else "name"),
                     hint=f"declare {' and '.join(missing)} for `{a.name}` (your appliance's figures)",
                 )
+
+    def _form_factors(self, ctx: RuleContext) -> Iterator[Finding]:
+        """Appliances with an optical cable (its medium takes transceivers) and no port form factor."""
+        from generator.plan.attached import port_form_factor
+
+        unknown = {
+            a.name: i for i, a in enumerate(ctx.cluster.blueprint.appliances) if not port_form_factor(a)
+        }
+        plan = ctx.plan if unknown else None  # the plan is built only when an answer depends on it
+        if plan is None:
+            return
+        media = ctx.cluster.catalog.media
+        optical: dict[str, int] = {}
+        for link in plan.links:
+            if link.b.device in unknown and link.medium and media[link.medium].needs_transceivers:
+                optical[link.b.device] = optical.get(link.b.device, 0) + 1
+        for name, n in optical.items():
+            a = ctx.cluster.blueprint.appliances[unknown[name]]
+            what = f"`{a.model}`" if a.model else "a generic host"
+            needs = "needs" if n == 1 else "need"
+            yield self.finding(
+                f"appliance `{name}` ({what}): the form factor of its ports is not published and not "
+                f"declared; {n} of its cables {needs} transceivers, none chosen at its end (the bill of "
+                "materials counts them as not chosen)",
+                ("appliances", unknown[name], "model" if a.model else "name"),
+                hint=f"declare port_form_factor for `{name}` (its fabric ports' cage: osfp, qsfp112, ...)",
+            )
