@@ -45,15 +45,15 @@ def test_superpod_compute_shows_every_switch() -> None:
     }
     nodes = rects(root, "nodes")
     assert len(nodes) == 4  # one box per scalable unit
-    # every cable of the topology is in exactly one drawn bundle: counts per layer add up to the plan's
-    # (the overview draws no appliance, so not the UFM appliances' 4 cables the plan's metrics count)
+    # every cable of the fabric is in exactly one drawn bundle: counts per layer add up to the plan's, the
+    # UFM appliances' 4 cables the subtitle counts too
     drawn: Counter[str] = Counter()
     for e in bundles(root):
         layer = next(c for c in e.get("class", "").split() if c not in ("e", "up"))
         drawn[layer] += int(e.get("data-cables"))
-    topology = Counter(ln.layer for ln in plan.links_of("compute") if ln.layer != "appliance_switch")
-    assert drawn == topology == {"node_leaf": 1016, "leaf_spine": 1024}
-    assert plan.metrics["compute"].cables == {**topology, "appliance_switch": 4}
+    cabled = Counter(ln.layer for ln in plan.links_of("compute"))
+    assert drawn == cabled == {"node_leaf": 1016, "leaf_spine": 1024, "appliance_switch": 4}
+    assert plan.metrics["compute"].cables == cabled
     # rails coloured: node lines carry the 8 rail colours
     colours = {e.get("stroke") for e in bundles(root) if "node_leaf" in e.get("class", "")}
     assert len(colours) == 8

@@ -13,7 +13,7 @@ from xml.sax.saxutils import escape
 
 from generator.emit._registry import BuildContext, Emitter
 from generator.emit.diagrams.cube import cube_svg
-from generator.emit.diagrams.layout import Bundle, mesh_rows, render
+from generator.emit.diagrams.layout import HANGING, Bundle, mesh_rows, render
 from generator.emit.diagrams.racks import rack_elevation_svgs
 from generator.emit.diagrams.svg import Svg, num
 from generator.emit.diagrams.tiered import (
@@ -88,7 +88,9 @@ def topology_svg(plan: Plan, fabric: str = "compute") -> str:
         pairs = [
             b
             for b in lay.bundles
-            if id(b) not in in_mesh and lay.boxes[b.a].row != "nodes" and lay.boxes[b.b].row != "nodes"
+            if id(b) not in in_mesh
+            and lay.boxes[b.a].row not in HANGING
+            and lay.boxes[b.b].row not in HANGING
         ]
         if pairs:
             lay.legend.append(
@@ -99,6 +101,11 @@ def topology_svg(plan: Plan, fabric: str = "compute") -> str:
             "node boxes group the nodes that share the same switches; lines to them are coloured by rail"
             if view.is_rail
             else "node boxes group the nodes that share the same switches"
+        )
+    if view.appliances:
+        lay.legend.append(
+            f"appliance boxes: the {len(view.appliances)} device(s) on switch ports besides the nodes "
+            "(blueprint appliances:), under the switches their cables go to"
         )
     if kind == "dragonfly" and detailed:  # summarised, a dragonfly draws no group frames and no local arcs
         lay.legend.append(

@@ -27,6 +27,7 @@ CSS = (
     ".cell{fill:#d9ead3;stroke:#333;stroke-width:0.8}.e{fill:none;stroke:#0072b2;stroke-width:1.2}"
     ".d1{stroke:#d55e00}.wrap{stroke-dasharray:3 2}"
     ".pn{font-size:11px;font-weight:bold;fill:#666}.lg{font-size:10px}"
+    ".ap{fill:#f4cccc;stroke:#333;stroke-width:0.8}"
 )
 
 
@@ -59,6 +60,25 @@ def _vertices(plan: Plan, fabric: str, attach: str) -> tuple[list[str], dict[str
     for link in plan.links_of(fabric):
         seen.update((link.a.device, link.b.device))
     return [d.name for d in plan.nodes() if d.name in seen], {}
+
+
+def _appliances(plan: Plan, fabric: str) -> tuple[dict[str, list[str]], list[str]]:
+    """Switch vertex → the appliances cabled to it (blueprint `appliances:`), and a legend line per
+    appliance: the subtitle counts their cables, so the drawing shows where they go."""
+    devices = plan.device_by_name
+    on: dict[str, list[str]] = {}
+    cables: dict[str, list[str]] = {}
+    for link in plan.links_of(fabric):
+        if devices[link.b.device].kind == "appliance":  # the switch is the A end (plan/attached.py)
+            cables.setdefault(link.b.device, []).append(link.a.device)
+            names = on.setdefault(link.a.device, [])
+            if link.b.device not in names:
+                names.append(link.b.device)
+    legend = [
+        f"appliance {name} ({devices[name].model}): {len(sw)} cable(s) to {', '.join(dict.fromkeys(sw))}"
+        for name, sw in cables.items()
+    ]
+    return on, legend
 
 
 class _Edge(NamedTuple):
@@ -117,8 +137,10 @@ def cube_svg(plan: Plan, fabric: str, title: str, subtitle: str) -> str:
         + (" — join the same position in neighbouring panels (not drawn)" if d >= 2 else "")
         for d, k in enumerate(dims)
     ]
+    on, lines = _appliances(plan, fabric)
+    legend += lines
     if len(names) <= CUBE_DETAIL_MAX:
-        return _detail(dims, names, hosted, edges, title, subtitle, legend)
+        return _detail(dims, names, _Hosted(hosted, on), edges, title, subtitle, legend)
     return _summary(dims, title, subtitle, legend)
 
 
@@ -236,12 +258,30 @@ def _edge(svg: Svg, grid: _DetailGrid, names: list[str], e: _Edge) -> None:
         )
 
 
-def _vertex_boxes(svg: Svg, grid: _DetailGrid, names: list[str], hosted: dict[str, int]) -> None:
-    """A box per vertex; on switch vertices, the number of node ports it hosts."""
+class _Hosted(NamedTuple):
+    """What hangs off each switch vertex: node ports, appliances."""
+
+    nodes: dict[str, int]
+    appliances: dict[str, list[str]]
+
+
+def _appliance_tag(svg: Svg, c: _Point, names: list[str]) -> None:
+    """The appliances on a switch vertex as a tag hung under its box, right of the vertical links and
+    short of the next column's box (its tooltip names them all)."""
+    x, y = c.x + 4, c.y + DETAIL_BOX.h / 2
+    svg.line(x + 6, y, x + 6, y + 4, "e")
+    label = names[0] if len(names) == 1 else f"{len(names)} appliances"
+    svg.rect(x, y + 4, 54, 12, "ap", f"appliances: {', '.join(names)}", rx=2)
+    svg.text(x + 2, y + 13, label[:9] + ("…" if len(label) > 9 else ""), "lbl", anchor="start")
+
+
+def _vertex_boxes(svg: Svg, grid: _DetailGrid, names: list[str], hosted: _Hosted) -> None:
+    """A box per vertex; on switch vertices, the number of node ports it hosts and a tag for the
+    appliances cabled to it."""
     for v, name in enumerate(names):
         c = grid.centre(v)
-        n = hosted.get(name)
-        cls = "v" if hosted else "vn"
+        n = hosted.nodes.get(name)
+        cls = "v" if hosted.nodes else "vn"
         tip = name + (f": {n} node ports" if n else "")
         svg.rect(
             c.x - DETAIL_BOX.w / 2,
@@ -257,12 +297,14 @@ def _vertex_boxes(svg: Svg, grid: _DetailGrid, names: list[str], hosted: dict[st
         svg.text(c.x, c.y + (0 if n else 3), label, "lbl")
         if n:
             svg.text(c.x, c.y + 10, f"{n} node ports", "lbl")
+        if name in hosted.appliances:
+            _appliance_tag(svg, c, hosted.appliances[name])
 
 
 def _detail(
     dims: list[int],
     names: list[str],
-    hosted: dict[str, int],
+    hosted: _Hosted,
     edges: list[_Edge],
     title: str,
     subtitle: str,

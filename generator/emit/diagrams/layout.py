@@ -28,14 +28,18 @@ TIER_TITLE = {
     "router": "router",
     "switch": "switch",
     "nodes": "nodes",
+    "appliances": "appliances",
 }
+# rows placed under the switches they hang off rather than spread: node groups, then devices on switch ports
+# (blueprint `appliances:`, generator/plan/attached.py), last so their few cables cross the node row
+HANGING = ("nodes", "appliances")
 
 CSS = (
     "text{font-size:10px;fill:#222}.t{font-size:16px;font-weight:bold}.st{font-size:11px;fill:#444}"
     ".lbl{font-size:9px}.cnt{font-size:9px;fill:#333}.plate{fill:#fff;fill-opacity:0.9;stroke:#999;stroke-width:0.5}"
     ".row{font-size:11px;font-weight:bold;fill:#666}"
     ".sw,.agg{stroke:#333;stroke-width:0.8}.core{fill:#d9d2e9}.spine{fill:#cfe2f3}.leaf{fill:#d9ead3}"
-    ".router{fill:#fce5cd}.switch{fill:#d9ead3}.nodes{fill:#eeeeee}"
+    ".router{fill:#fce5cd}.switch{fill:#d9ead3}.nodes{fill:#eeeeee}.appliance{fill:#f4cccc}"
     ".grp{fill:#fff7ee;stroke:#e69f00;stroke-dasharray:4 3}"
     ".e{fill:none;stroke-opacity:0.55}.local{stroke:#b45f06}.global{stroke:#7f6000}"
     ".up{stroke:#555}.lg{font-size:10px}.bus{stroke:#666;fill:none}"
@@ -115,11 +119,11 @@ def _spread_row(boxes: list[Box], y: float, width: float, gap: float) -> None:
 
 
 def _switch_centres(lay: Layout) -> dict[str, list[float]]:
-    """Node box → the centres of the switch boxes it has bundles to."""
+    """Node or appliance box → the centres of the switch boxes it has bundles to."""
     targets: dict[str, list[float]] = defaultdict(list)
     for bd in lay.bundles:
         for here, there in ((bd.a, bd.b), (bd.b, bd.a)):
-            if lay.boxes[here].row == "nodes" and lay.boxes[there].row != "nodes":
+            if lay.boxes[here].row in HANGING and lay.boxes[there].row not in HANGING:
                 t = lay.boxes[there]
                 targets[here].append(t.x + t.w / 2)
     return targets
@@ -168,10 +172,11 @@ def _place(lay: Layout, rows: list[str]) -> Placement:
     row_gap = 130.0 if lay.summary else 120.0
     row_y = {r: y0 + i * row_gap for i, r in enumerate(rows)}
     for r in rows:
-        if r != "nodes":
+        if r not in HANGING:
             _spread_row(by_row[r], row_y[r], width, gap)
-    if "nodes" in rows:
-        width = _place_nodes(lay, by_row["nodes"], row_y["nodes"], width, gap)
+    for r in HANGING:
+        if r in rows:
+            width = _place_nodes(lay, by_row[r], row_y[r], width, gap)
     height = (max(row_y.values()) if row_y else y0) + 80.0
     return Placement(width, height, row_y)
 
@@ -186,7 +191,7 @@ def mesh_rows(lay: Layout) -> dict[tuple[str, str], list[Bundle]]:
     by_rows: dict[tuple[str, str], list[Bundle]] = defaultdict(list)
     for bd in lay.bundles:
         ra, rb = lay.boxes[bd.a].row, lay.boxes[bd.b].row
-        if ra != rb and "nodes" not in (ra, rb):
+        if ra != rb and ra not in HANGING and rb not in HANGING:
             by_rows[(ra, rb) if ra < rb else (rb, ra)].append(bd)
     out: dict[tuple[str, str], list[Bundle]] = {}
     for rows, bundles in by_rows.items():
@@ -260,9 +265,9 @@ class _CountLabels:
 
 
 def _rows(lay: Layout) -> list[str]:
-    """Rows with boxes, top to bottom: tiers in TIER_ORDER, other rows by name, node groups last."""
+    """Rows with boxes, top to bottom: tiers in TIER_ORDER, other rows by name, node groups, appliances."""
     present = {b.row for b in lay.boxes.values()}
-    return [t for t in (*TIER_ORDER, *sorted(present - {*TIER_ORDER, "nodes"}), "nodes") if t in present]
+    return [t for t in (*TIER_ORDER, *sorted(present - {*TIER_ORDER, *HANGING}), *HANGING) if t in present]
 
 
 def _row_titles(svg: Svg, rows: list[str], row_y: dict[str, float]) -> None:

@@ -53,12 +53,16 @@ class FabricView:
     nodes: list[Device]
     node_switches: dict[str, list[tuple[str, int | None]]]  # node → [(switch, rail)] in link order
     links: list[tuple[str, str, str, int | None]]  # (a, b, layer, rail)
+    # devices on switch ports (blueprint `appliances:`) → the switches their cables go to, in link order
+    appliance_switches: dict[str, list[str]] = field(default_factory=dict)
+    appliances: list[Device] = field(default_factory=list)
 
     @classmethod
     def of(cls, plan: Plan, fabric: str) -> FabricView:
         devices = plan.device_by_name
         switches = [d for d in plan.switches(fabric)]
         node_switches: dict[str, list[tuple[str, int | None]]] = defaultdict(list)
+        appliance_switches: dict[str, list[str]] = defaultdict(list)
         links = []
         for link in plan.links_of(fabric):
             a, b = devices[link.a.device], devices[link.b.device]
@@ -66,10 +70,23 @@ class FabricView:
                 node_switches[a.name].append((b.name, link.rail))
             elif b.kind == "node" and a.kind == "switch":
                 node_switches[b.name].append((a.name, link.rail))
+            elif b.kind == "appliance" and a.kind == "switch":  # the switch is the A end (attached.py)
+                appliance_switches[b.name].append(a.name)
             links.append((a.name, b.name, link.layer, link.rail))
         nodes = [d for d in plan.nodes() if d.name in node_switches]
+        appliances = [d for d in plan.devices if d.kind == "appliance" and d.name in appliance_switches]
         kind = plan.metrics[fabric].topology if fabric in plan.metrics else "none"
-        return cls(plan, fabric, kind, switches, nodes, dict(node_switches), links)
+        return cls(
+            plan,
+            fabric,
+            kind,
+            switches,
+            nodes,
+            dict(node_switches),
+            links,
+            dict(appliance_switches),
+            appliances,
+        )
 
     def tiers(self) -> list[str]:
         present = {d.role for d in self.switches}
@@ -129,6 +146,7 @@ def detail_layout(view: FabricView, title: str) -> Layout:
         )
         for n in names:
             node_box[n] = key
+    _appliance_boxes(lay, view)
     pairs: Counter[tuple[str, str, str, int | None]] = Counter()
     is_rail = view.is_rail  # once, not per cable: it scans every switch
     for a, b, layer, rail in view.links:
@@ -151,6 +169,18 @@ def detail_layout(view: FabricView, title: str) -> Layout:
             by_group[d.su or 0].append(d.name)
         lay.groups = [(f"group {g}", names) for g, names in sorted(by_group.items())]
     return lay
+
+
+def _appliance_boxes(lay: Layout, view: FabricView) -> None:
+    """One box per appliance (the blueprint declares at most 64), styled as a device; its cables are
+    bundled to its switches as every other link is."""
+    for d in view.appliances:
+        switches = view.appliance_switches[d.name]
+        tip = (
+            f"{d.name} · {d.model} · {d.role} · {len(switches)} cable(s) to {compress(sorted(set(switches)))}"
+            + (f" · rack {d.rack} U{d.u}" if d.rack else " · not racked")
+        )
+        lay.boxes[d.name] = Box(d.name, "appliances", (d.name, d.model), "sw appliance", tip, name=d.name)
 
 
 def _unit_of(view: FabricView) -> Callable[[Device], int | None]:
@@ -297,6 +327,22 @@ def _node_members(view: FabricView, box_of: dict[str, str]) -> dict[str, list[st
     return node_members
 
 
+def _add_appliance_boxes(lay: Layout, view: FabricView, box_of: dict[str, str]) -> None:
+    """Summarised, appliances go in one box per switch box of their first cable (adds to box_of)."""
+    members: dict[str, list[Device]] = defaultdict(list)
+    for d in view.appliances:
+        key = "appliances:" + box_of[view.appliance_switches[d.name][0]].split(":", 1)[1]
+        box_of[d.name] = key
+        members[key].append(d)
+    for key in sorted(members, key=_key_order):
+        devs = members[key]
+        names = compress([d.name for d in devs])
+        models = ", ".join(sorted({d.model for d in devs}))
+        lines = (names if len(names) <= 24 else f"{devs[0].name} …", _plural(len(devs), "appliance"))
+        tip = f"{names}: {len(devs)} × {models}"
+        lay.boxes[key] = Box(key, "appliances", lines, "agg appliance", tip, count=len(devs))
+
+
 def _add_switch_boxes(lay: Layout, view: FabricView, members: dict[str, list[Device]]) -> None:
     tiers = view.tiers()
     for key in sorted(members, key=lambda k: (tiers.index(_parts(k).row), _key_order(k))):
@@ -364,7 +410,7 @@ def _add_bundles(lay: Layout, bundles: Counter[_BundleKey]) -> None:
 
 def _add_cable_counts(lay: Layout, view: FabricView) -> None:
     """A last label line per box: the cables to the row above (up) and below (down)."""
-    rank = {t: i for i, t in enumerate([*view.tiers(), "nodes"])}
+    rank = {t: i for i, t in enumerate([*view.tiers(), "nodes", "appliances"])}
     up_n: Counter[str] = Counter()
     down_n: Counter[str] = Counter()
     for bd in lay.bundles:
@@ -398,6 +444,7 @@ def summary_layout(view: FabricView, title: str) -> Layout:
     node_members = _node_members(view, grouping.box_of)
     _add_switch_boxes(lay, view, grouping.members)
     _add_node_boxes(lay, view, node_members)
+    _add_appliance_boxes(lay, view, grouping.box_of)
     bundles = _box_bundles(view, grouping.box_of)
     _add_bundles(lay, bundles)
     _add_cable_counts(lay, view)
