@@ -27,8 +27,8 @@ CSS = (
     ".cell{fill:#d9ead3;stroke:#333;stroke-width:0.8}.e{fill:none;stroke:#0072b2;stroke-width:1.2}"
     ".d1{stroke:#d55e00}.wrap{stroke-dasharray:3 2}"
     ".pn{font-size:11px;font-weight:bold;fill:#666}.lg{font-size:10px}"
-    ".ap{fill:#f4cccc;stroke:#333;stroke-width:0.8}"
 )
+CSS_APPLIANCE = ".ap{fill:#f4cccc;stroke:#333;stroke-width:0.8}"  # only with appliances, as in layout.py
 
 
 def _coords(v: int, dims: list[int]) -> list[int]:
@@ -312,7 +312,7 @@ def _detail(
 ) -> str:
     grid = _DetailGrid.of(dims)
     height = grid.bottom + 20 + 15 * len(legend) + 10
-    svg = Svg(grid.width, height, title, CSS)
+    svg = Svg(grid.width, height, title, CSS + (CSS_APPLIANCE if hosted.appliances else ""))
     _heading(svg, title, subtitle)
     _panel_labels(svg, grid)
     svg.open("g", class_="edges")

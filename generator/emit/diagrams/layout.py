@@ -39,11 +39,12 @@ CSS = (
     ".lbl{font-size:9px}.cnt{font-size:9px;fill:#333}.plate{fill:#fff;fill-opacity:0.9;stroke:#999;stroke-width:0.5}"
     ".row{font-size:11px;font-weight:bold;fill:#666}"
     ".sw,.agg{stroke:#333;stroke-width:0.8}.core{fill:#d9d2e9}.spine{fill:#cfe2f3}.leaf{fill:#d9ead3}"
-    ".router{fill:#fce5cd}.switch{fill:#d9ead3}.nodes{fill:#eeeeee}.appliance{fill:#f4cccc}"
+    ".router{fill:#fce5cd}.switch{fill:#d9ead3}.nodes{fill:#eeeeee}"
     ".grp{fill:#fff7ee;stroke:#e69f00;stroke-dasharray:4 3}"
     ".e{fill:none;stroke-opacity:0.55}.local{stroke:#b45f06}.global{stroke:#7f6000}"
     ".up{stroke:#555}.lg{font-size:10px}.bus{stroke:#666;fill:none}"
 )
+CSS_APPLIANCE = ".appliance{fill:#f4cccc}"  # only in drawings with appliances: the others stay byte for byte
 
 
 @dataclass
@@ -403,7 +404,8 @@ def render(lay: Layout) -> str:
     rows = _rows(lay)
     placed = _place(lay, rows)
     legend_h = 34.0 + 15.0 * (len(lay.legend) + (1 if lay.rails else 0))
-    svg = Svg(placed.width, placed.height + legend_h, lay.title, CSS)
+    css = CSS + (CSS_APPLIANCE if "appliances" in rows else "")
+    svg = Svg(placed.width, placed.height + legend_h, lay.title, css)
     svg.text(20, 28, lay.title, "t", anchor="start")
     svg.text(20, 46, lay.subtitle, "st", anchor="start")
     _row_titles(svg, rows, placed.row_y)
