@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import operator
 import os
 import re
 import stat
 import sys
 from collections.abc import Iterable, Sequence
+from itertools import accumulate, count
 from pathlib import Path
 from typing import Any
 
@@ -121,11 +123,41 @@ MAX_JSON_DEPTH = 64
 
 
 _JSON_MARKS = re.compile(r'["\\\[\]{}]')
+# A JSON string as _depth_scan reads one: from a quote to the next quote no backslash escapes, or to the end
+# of the text if none does. Possessive, so a 16 MB string keeps no backtracking state, and it always matches
+# once started (nothing to backtrack into).
+_JSON_STRING = re.compile(r'"(?:[^"\\]++|\\[\s\S]?)*+(?:"|\Z)')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]++")
+_MARK_STRING = re.compile(rb'"[^"]*+(?:"|\Z)')  # a string among quotes and brackets only (no backslash)
+_NOT_MARK = bytes(b for b in range(256) if b not in b'"[]{}')  # UTF-8 keeps them one byte each
+_BRACKET_STEP = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")  # 2 per opening bracket, 0 per closing one
 
 
 def _depth_ok(text: str, limit: int) -> int | None:
-    """The offset where bracket nesting first passes `limit` (strings skipped), or None; linear, and the
-    loop runs only over quotes, backslashes and brackets (a regex finds them), not every character."""
+    """The offset where bracket nesting first passes `limit` (strings skipped), or None. A Python step per
+    quote and bracket (_depth_scan) was half the time of reading LLDP JSON (9 of 22 s for 100,000 lldpd
+    entries under cProfile), so the brackets outside strings are found in C and their running depth summed
+    in C (after the i-th bracket it is 2 x openings so far - i); only a text that passes `limit` is scanned
+    again, for the offset."""
+    depth = map(operator.sub, accumulate(_outer_brackets(text).translate(_BRACKET_STEP)), count(1))
+    return _depth_scan(text, limit) if max(depth, default=0) > limit else None
+
+
+def _outer_brackets(text: str) -> bytes:
+    """The brackets outside strings, in order. Without a backslash (which escapes the next character, so
+    it cannot be judged once the characters between the marks are gone), the quotes and brackets alone
+    decide it, and two adjacent quotes can go first without a match object each: an empty string, or the end
+    of one string and the start of the next with no bracket between (the two merge; every bracket keeps its
+    side). LLDP JSON then keeps only its brackets (nearly every string holds none)."""
+    if "\\" in text:
+        return _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)).encode("ascii")
+    marks = text.encode("utf-8", "surrogatepass").translate(None, _NOT_MARK).replace(b'""', b"")
+    return _MARK_STRING.sub(b"", marks) if b'"' in marks else marks
+
+
+def _depth_scan(text: str, limit: int) -> int | None:
+    """_depth_ok one mark at a time: linear, and the loop runs only over quotes, backslashes and brackets (a
+    regex finds them), not every character."""
     depth = 0
     in_string = False
     escaped_at = -2
@@ -157,12 +189,15 @@ class _DuplicateKey(ValueError):
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object whose keys are all different: json.loads keeps the last of two, so a second `gpu001`
-    entry silently replaced the first."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
+    entry silently replaced the first. Built by dict() in C, the pairs looked at one by one only when a key
+    was lost (a Python step per key was a fifth of the time of reading LLDP JSON)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
     return out
 
 

@@ -59,6 +59,14 @@ def test_depth_scan_equals_the_character_scan(value: object, limit: int) -> None
     assert _depth_ok(text, limit) == _depth_by_hand(text, limit)
 
 
+@settings(max_examples=500, deadline=None)
+@given(text=st.text(alphabet='a"\\[]{}é\n', max_size=40), limit=st.integers(min_value=0, max_value=4))
+def test_depth_scan_equals_the_character_scan_on_any_text(text: str, limit: int) -> None:
+    """Text that is no JSON too (unterminated strings, a backslash outside a string, more closing brackets
+    than opening ones): the answer json.loads is spared is the same, with or without a backslash in it."""
+    assert _depth_ok(text, limit) == _depth_by_hand(text, limit)
+
+
 def test_regular_files_only_and_bounded(tmp_path: Path) -> None:
     link = tmp_path / "zero.json"
     os.symlink("/dev/zero", link)
@@ -106,6 +114,9 @@ def test_json_is_the_standard_only() -> None:
         parse_json('{\n"a": }', "f.json")
     assert err.value.where == "f.json:2:6"
     assert parse_json('{"a": "[[[["}', "f.json", max_depth=1) == {"a": "[[[["}
+    # the first key given again is the one named, whichever object it is in
+    with pytest.raises(ForeignInputError, match="the key `b` is given twice"):
+        parse_json('[{"a": 1}, {"a": 1, "b": 2, "b": 3, "a": 4}]', "f.json")
 
 
 @pytest.mark.parametrize(
