@@ -45,22 +45,28 @@ def _json(text: str, source: str) -> Any:
 def _unwrap(x: Any) -> Any:
     """json0 → plain: one-element lists and ``{"value": v}`` objects collapse to their content."""
     while True:
-        if isinstance(x, list) and len(x) == 1:
-            x = x[0]
-        elif isinstance(x, dict) and set(x) == {"value"}:
+        if isinstance(x, dict):
+            if len(x) != 1 or "value" not in x:  # not set(x) == {"value"}: a set built per value read
+                return x
             x = x["value"]
+        elif isinstance(x, list) and len(x) == 1:
+            x = x[0]
         else:
             return x
 
 
 def _text(x: Any) -> str | None:
-    x = _unwrap(x)
+    if type(x) is str:  # the -f json case, and what str() of a str gives: no unwrapping to try
+        return x
+    x = _unwrap(x) if x is not None else x
     if x is None or isinstance(x, (dict, list)):
         return None
     return str(x)
 
 
 def _id(x: Any) -> tuple[str | None, str | None]:
+    if x is None:  # an entry without the field (what _unwrap and _text give it, without the calls)
+        return None, None
     x = _unwrap(x)
     if isinstance(x, dict):
         return _text(x.get("type")), _text(x.get("value"))
@@ -69,14 +75,15 @@ def _id(x: Any) -> tuple[str | None, str | None]:
 
 def _chassis(raw: Any) -> tuple[str | None, dict[str, Any]]:
     """(SysName, chassis body) for either shape."""
-    c = _unwrap(raw)
+    c = _unwrap(raw) if raw is not None else raw
     if not isinstance(c, dict):
         return None, {}
     if "name" in c or "id" in c or "descr" in c:  # json0, or json without a SysName
         return _text(c.get("name")), c
     if len(c) == 1:
         name, body = next(iter(c.items()))
-        return name, _unwrap(body) if isinstance(_unwrap(body), dict) else {}
+        body = _unwrap(body)
+        return name, body if isinstance(body, dict) else {}
     return None, c
 
 
@@ -133,23 +140,19 @@ def lldp_neighbors(
             "than any fabric this tool plans has (each of its cables seen from both ends)"
         )
     out: list[LldpNeighbor] = []
+    append = out.append
     for ifname, body in entries:
         name, chassis = _chassis(body.get("chassis"))
         _ctype, cid = _id(chassis.get("id"))
-        port = _unwrap(body.get("port"))
-        port = port if isinstance(port, dict) else {}
-        ptype, pid = _id(port.get("id"))
-        out.append(
-            LldpNeighbor(
-                local_device,
-                ifname,
-                name,
-                cid,
-                ptype,
-                pid,
-                _text(port.get("descr")),
-                f"{source} interface {ifname}",
-            )
+        port = body.get("port")
+        port = _unwrap(port) if port is not None else port
+        if isinstance(port, dict):
+            ptype, pid = _id(port.get("id"))
+            descr = _text(port.get("descr"))
+        else:
+            ptype = pid = descr = None
+        append(
+            LldpNeighbor(local_device, ifname, name, cid, ptype, pid, descr, f"{source} interface {ifname}")
         )
     return out
 
