@@ -124,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
     from generator.verify.ibnetdiscover import MAX_DUMP_BYTES
     from generator.verify.model import DiscoveryError
     from generator.verify.sm_guids import (
+        DumpError,
         GuidError,
         MissingPortsError,
         MissingRootsError,
@@ -157,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         files = guid_files(
             plan, args.fabric, text, args.discovered, recorded, accept_missing_roots=args.accept_missing_roots
         )
-    except (IdentityError, DiscoveryError) as exc:
+    except (IdentityError, DiscoveryError, DumpError) as exc:
         return _fail(str(exc), 2)
     except (MissingRootsError, MissingPortsError) as exc:
         return _fail(str(exc), 1)

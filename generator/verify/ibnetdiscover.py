@@ -176,9 +176,11 @@ class _Builder:
         self.port_of: dict[int, tuple[str, int, int]] = {}
         self.guid_of: dict[tuple[str, int], int] = {}
         self.records = 0  # record headers read (what _format_votes counts for the default format)
-        # node key → line of its record header: ibnetdiscover prints each node once, so a second record with
-        # a node GUID merged two switches into one (their links crossed, verify-cabling read past it)
-        self.headed: dict[str, int] = {}
+        # node GUID → line of its record header: ibnetdiscover prints each node once, so a second record with
+        # a node GUID merged two switches into one (their links crossed, verify-cabling read past it). By the
+        # GUID, not the node key: a record keyed by a name (`S-leaf6`, ibsim) whose GUID line repeats another
+        # record's GUID was read as a node of its own, where sm-guids (keyed by GUID) refused it
+        self.headed: dict[int, int] = {}
         self.p_lines = 0  # lines that may be `ibnetdiscover -p` port lines (_format_votes' other count)
 
     def node(
@@ -373,7 +375,7 @@ def _open_record(b: _Builder, record: _Record, header: _Header, no: int) -> None
             "disagree, so which node it is cannot be told"
         )
     guid = guid if guid is not None else pending
-    first = b.headed.setdefault(key, no) if guid is not None else no
+    first = b.headed.setdefault(guid, no) if guid is not None else no
     if first != no:
         raise DiscoveryError(
             f"{b.source}:{no}: record {header.node_id} has node GUID 0x{guid:016x}, which the record at line "

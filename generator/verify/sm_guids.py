@@ -57,6 +57,11 @@ class GuidError(ValueError):
     """Unusable discovery or a root file that would mislead ftree (message is located)."""
 
 
+class DumpError(GuidError):
+    """The dump itself cannot be read as ibnetdiscover output (located): unusable input, exit 2 also when
+    it is read to check a root file (`--check-roots`, whose own findings exit 1)."""
+
+
 @dataclass(frozen=True)
 class DiscoveredNode:
     kind: str  # switch | ca
@@ -70,13 +75,13 @@ class DiscoveredNode:
 
 def _guid(text: str, source: str, no: int) -> int:
     if len(text) > 16:
-        raise GuidError(f"{source}:{no}: a GUID of {len(text)} hex digits: GUIDs are 64-bit (at most 16)")
+        raise DumpError(f"{source}:{no}: a GUID of {len(text)} hex digits: GUIDs are 64-bit (at most 16)")
     return int(text, 16)
 
 
 def _port(text: str, source: str, no: int) -> int:
     if len(text) > 3 or int(text) > MAX_PORT:
-        raise GuidError(
+        raise DumpError(
             f"{source}:{no}: port {text[:12]}: InfiniBand port numbers are 8-bit (at most {MAX_PORT})"
         )
     return int(text)
@@ -115,7 +120,7 @@ class _Reading:
         self.current = _node(kind, node_id, desc, self.pending, self.source, no)
         first = self.first.setdefault(self.current.guid, no)
         if first != no:  # the shared reader's refusal (ibnetdiscover._open_record), in the same words
-            raise GuidError(
+            raise DumpError(
                 f"{self.source}:{no}: record {node_id} has node GUID 0x{self.current.guid:016x}, which the "
                 f"record at line {first} has too: a node GUID names one node"
             )
@@ -144,7 +149,7 @@ def parse_nodes(text: str, source: str) -> list[DiscoveredNode]:
             line, pos = line_at(text, pos, source, no)
             _node_line(r, line.strip(), no)
     if not r.nodes:
-        raise GuidError(f"{source}: no Switch/Ca records: not ibnetdiscover output in its default format")
+        raise DumpError(f"{source}: no Switch/Ca records: not ibnetdiscover output in its default format")
     return r.nodes
 
 
@@ -182,13 +187,13 @@ def _node(
     from_id = _id_guid(node_id[2:], source, no) if node_id[:2] in ("S-", "H-", "R-") else None
     if from_id is not None and pending is not None and from_id != pending:
         # verify-cabling keys the node by its id, this file by the GUID line: one dump, two fabrics
-        raise GuidError(
+        raise DumpError(
             f"{source}:{no}: record {node_id} follows a GUID line of 0x{pending:016x}: the two disagree, "
             "so which node it is cannot be told"
         )
     guid = pending if pending is not None else from_id
     if guid is None:
-        raise GuidError(f"{source}:{no}: node without a GUID (use ibnetdiscover's default format)")
+        raise DumpError(f"{source}:{no}: node without a GUID (use ibnetdiscover's default format)")
     return DiscoveredNode(kind, guid, (desc or "").strip(), {}, no)
 
 
@@ -197,7 +202,7 @@ def _id_guid(node_id: str, source: str, no: int) -> int | None:
     try:
         return id_guid(node_id)
     except ValueError as exc:
-        raise GuidError(f"{source}:{no}: {exc}") from None
+        raise DumpError(f"{source}:{no}: {exc}") from None
 
 
 def top_tier(plan: Plan, fabric: str) -> set[str]:
