@@ -9,7 +9,13 @@ from generator.gcpause import gc_paused
 from generator.plan.model import Plan
 from generator.safetext import inline
 from generator.verify.diff import CableResult, Verification, collapse_absent, compare, expected_cables
-from generator.verify.identify import PlanIndex, ib_found_links, lldp_found_links, read_node_name_map
+from generator.verify.identify import (
+    PlanIndex,
+    ib_found_links,
+    lldp_found_links,
+    read_node_name_map,
+    unplanned_map_entries,
+)
 from generator.verify.model import DiscoveryError, FoundLink
 
 
@@ -62,6 +68,8 @@ def _verify(
         name_map = read_node_name_map(node_name_map, budget) if node_name_map else None
         ib = ib_found_links(disc, index, name_map.names if name_map else {})
         warnings, excluded = disc.warnings, disc.excluded
+        if name_map is not None:
+            warnings = warnings + unplanned_map_entries(disc, index, name_map, ib.identity)
         del disc  # its links are read into ib.links: not kept through the comparison (300k at 100k GPUs)
         # its ends are sheet-labelled; an InfiniBand port has one peer
         result = compare(expected, ib.links, fabric=fabric, source=str(path), single_peer=True)

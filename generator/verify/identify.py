@@ -317,6 +317,8 @@ class PlanIndex:
 class NodeNameMap(NamedTuple):
     names: dict[int, str]  # GUID → name
     warnings: list[str]  # lines that are none of the accepted forms, located
+    source: str = ""  # the map file, as named on the command line
+    lines: dict[int, int] | None = None  # GUID → the line its name was read from (the last, as in names)
 
 
 MAX_NAME_MAP_BYTES = 64 * 1024 * 1024  # one line per device: ~40 bytes x 1M ports of the largest design
@@ -332,6 +334,7 @@ def read_node_name_map(path: str | Path, budget: ByteBudget | None = None) -> No
     except ForeignInputError as exc:
         raise DiscoveryError(str(exc)) from None
     out: dict[int, str] = {}
+    lines: dict[int, int] = {}
     warnings: list[str] = []
     # lines end at LF (a CR before it dropped), as the tools read the map (opensm complib/cl_nodenamemap.c,
     # fgets): str.splitlines() also breaks at VT, FF, \x1c-\x1e, NEL, U+2028, and misnumbers the lines after
@@ -347,8 +350,9 @@ def read_node_name_map(path: str | Path, budget: ByteBudget | None = None) -> No
         if m is None or not name:
             warnings.append(f"{p}:{no}: not a node-name map line (0x<guid> name, H-<guid> name), ignored")
             continue
-        out[int(m.group(1), 16)] = name
-    return NodeNameMap(out, warnings)
+        guid = int(m.group(1), 16)
+        out[guid], lines[guid] = name, no
+    return NodeNameMap(out, warnings, str(p), lines)
 
 
 # -- one identification of discovered InfiniBand nodes (verify-cabling and sm-guids) ------------------
@@ -418,13 +422,51 @@ def recorded_names(disc: IbDiscovery, names: dict[int, str]) -> dict[str, str]:
     """node key → the name the site recorded for it: by node GUID (what ibnetdiscover and opensm look up,
     and sm-guids writes), else by a port GUID of the node (the one GUID `ibnetdiscover -p` prints for an
     HCA, which is then its key; what sm-guids wrote before): both formats of a dump read a map alike."""
+    return {key: names[guid] for key, guid in _recorded_guids(disc, names).items()}
+
+
+def _recorded_guids(disc: IbDiscovery, names: dict[int, str]) -> dict[str, int]:
+    """node key → the GUID of the map entry recorded_names takes for it."""
     if not names:
         return {}
     nodes = disc.nodes
-    out = {key: names[n.guid] for key, n in nodes.items() if n.guid is not None and n.guid in names}
+    out = {key: n.guid for key, n in nodes.items() if n.guid is not None and n.guid in names}
     for (key, _), guid in disc.port_guids.items():
         if key not in out and key in nodes and guid in names:
-            out[key] = names[guid]
+            out[key] = guid
+    return out
+
+
+def unplanned_map_entries(
+    disc: IbDiscovery, index: PlanIndex, name_map: NodeNameMap, ident: dict[str, NodeIdentity]
+) -> list[str]:
+    """One warning per map entry that names a node of the dump but no plan device of the node's kind (a typo,
+    the site's own name for it): the entry is not used, and the node is identified by its description or
+    position instead, or not at all (_by_name). Said at the map's line: passed over without a word, a typo
+    in the map was invisible."""
+    out = []
+    for key, guid in _recorded_guids(disc, name_map.names).items():
+        node, name = disc.nodes[key], name_map.names[guid]
+        if _named(name, node, index, "guid") is not None:
+            continue
+        what = "switch" if node.kind == "switch" else "HCA"
+        dev = index.device(name) or index.device(describe(name).name)
+        says = (
+            "names no device of the plan" if dev is None else f"names {dev}, which is no {what} in the plan"
+        )
+        n = ident.get(key)
+        if n is None:
+            then = f"the {what} is left unidentified"
+        elif n.how == "position":
+            then = f"the {what} is placed by position, as {n.device}"
+        else:
+            then = f"the {what} is identified by its node description, as {n.device}"
+        line = (name_map.lines or {}).get(guid)
+        where = f"{name_map.source}:{line}" if line else name_map.source
+        out.append(
+            f"{where}: node-name map entry 0x{guid:016x} {inline(name)!r} {says}: not used; {then} (correct "
+            "the entry to the plan's name)"
+        )
     return out
 
 
