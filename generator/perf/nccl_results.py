@@ -902,8 +902,11 @@ def read_runs(
     collective the model knows. Parts of a text file left out are named in ``left_out`` (parse_text)."""
     raw = read_foreign(path, MAX_FILE_BYTES, budget)
     # nccl-tests writes ASCII (its JSON writer refuses anything else); a stray byte in a log is no reason
-    # to refuse a text output, and every value taken from it is checked against results_model
-    text = raw.decode("utf-8", errors="replace")
+    # to refuse a text output, and every value taken from it is checked against results_model. A log saved
+    # through an editor or a Windows tool may start with a BOM (U+FEFF), which the anchored `^#` patterns
+    # and json.loads ("Unexpected UTF-8 BOM") do not take: dropped, as the utf-8-sig codec does (Python
+    # codecs docs), or the file's first line (its release or `# nThread 1 nGpus 8`) was silently lost
+    text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
     digest = hashlib.sha256(raw).hexdigest()
     if path.suffix.lower() == ".json" or _NUMBERED_JSON_RE.search(path.name) or text.lstrip().startswith("{"):
         runs = parse_json(text, path)
