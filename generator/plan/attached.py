@@ -31,7 +31,7 @@ from blueprints.catalog.appliances import ApplianceModel, appliance_model, appli
 from blueprints.catalog.load import did_you_mean
 from blueprints.models.appliance import Appliance
 from blueprints.models.naming import parse_ports
-from blueprints.models.topology import FatTree
+from blueprints.models.topology import FatTree, Hypercube, Torus
 from generator.plan.media import MediaChooser, Position
 from generator.plan.model import BomLine, Device, Endpoint, Link
 from generator.plan.placement import Placed, PlacedRack, put_in_rack
@@ -346,6 +346,29 @@ def _auto(specs: list[tuple[int, Appliance]], ports: _Ports) -> dict[int, list[t
     return out
 
 
+def _no_switch_problem(
+    cluster: ResolvedCluster, builts: Mapping[str, BuiltFabric], switches: Mapping[str, Device], fabric: str
+) -> str | None:
+    """Why an appliance cannot be cabled to the fabric's switches (None: it has some). A direct-attach torus
+    or hypercube has none: its nodes are the vertices, cabled to one another (generator/topology/cube.py),
+    and `ports: N` read that as every leaf port taken ("no free leaf port left"), which misled."""
+    if fabric in builts and any(d.fabric == fabric for d in switches.values()):
+        return None
+    rf = cluster.fabrics.get(fabric)
+    if rf is None:
+        return f"the blueprint declares no {fabric} fabric (`fabrics.{fabric}`) to cable it to"
+    topo = rf.spec.topology
+    if isinstance(topo, Torus | Hypercube) and topo.attach == "direct":
+        others = sorted({d.fabric for d in switches.values() if d.fabric} - {fabric})
+        elsewhere = f"`fabric: {others[0]}`" if others else "another fabric with switches"
+        return (
+            f"the {fabric} fabric has no switch to cable it to: its topology is a direct-attach {topo.kind} "
+            f"(attach: direct), whose nodes are cabled to one another; cable the appliance to {elsewhere}, "
+            f"or give the {topo.kind} `attach: switch` and a `switch` model"
+        )
+    return f"the {fabric} fabric has no switches in the plan to cable it to"
+
+
 def resolve_attachments(
     cluster: ResolvedCluster,
     builts: Mapping[str, BuiltFabric],
@@ -369,11 +392,9 @@ def resolve_attachments(
     per_fabric: dict[str, _Ports] = {}
     chosen: dict[int, list[tuple[str, int]]] = {}
     for i, a in specs:
-        if a.fabric not in builts:
-            raise AttachError(
-                f"appliance `{a.name}`: the {a.fabric} fabric has no switches in the plan to cable it to",
-                _path(i, "fabric"),
-            )
+        problem = _no_switch_problem(cluster, builts, switches, a.fabric)
+        if problem is not None:
+            raise AttachError(f"appliance `{a.name}`: {problem}", _path(i, "fabric"))
         rf = cluster.fabrics[a.fabric]
         ports = per_fabric.get(a.fabric) or per_fabric.setdefault(
             a.fabric, _Ports(rf, switches, builts[a.fabric], growth.get(a.fabric, {}))
