@@ -19,14 +19,24 @@ def _umask() -> int:
     return mask
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+FORCE_HINT = "add --force to replace it"  # the wording init, examples and advise --write used before
+
+# link(2)'s answers when the file system has no hard links (FAT/exFAT have no link operation, and Linux's
+# vfs_link answers EPERM then; some FUSE and SMB mounts answer EOPNOTSUPP or ENOSYS): no refusal of the
+# name, so an unforced write makes it another way (_create)
+_NO_HARD_LINKS = frozenset({errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS})
+
+
+def atomic_write_bytes(path: str | Path, data: bytes, *, replace: bool = True) -> None:
     """Write ``data`` to ``path`` so that readers see the old file or the new one, never a torn one."""
-    atomic_write_parts(path, (data,))
+    atomic_write_parts(path, (data,), replace=replace)
 
 
-def atomic_write_parts(path: str | Path, parts: Iterable[bytes]) -> None:
+def atomic_write_parts(path: str | Path, parts: Iterable[bytes], *, replace: bool = True) -> None:
     """atomic_write_bytes of the concatenated ``parts``, each written as it is made (a big file is never
-    held whole in memory); an error while making a part leaves no file."""
+    held whole in memory); an error while making a part leaves no file. ``replace=False`` (a command run
+    without --force) never replaces a file: one made at ``path`` while this one was written is refused
+    (OutputRefused, nothing written), not only one there when the command checked its outputs."""
     target = Path(path)
     with _refused_unless_writable(target):
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -37,9 +47,46 @@ def atomic_write_parts(path: str | Path, parts: Iterable[bytes]) -> None:
                 fh.write(part)
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are ordinary files
         with _refused_unless_writable(target):
-            os.replace(tmp, target)
+            if replace:
+                os.replace(tmp, target)
+            else:
+                _create(tmp, target)
+    finally:
+        Path(tmp).unlink(missing_ok=True)  # renamed away, or linked (the output is the other name)
+
+
+def _create(tmp: str, target: Path) -> None:
+    """Give the written ``tmp`` the name ``target`` only if no file has it, in one step: rename(2) replaces
+    whatever is there, so a file made after the command's check (another run, the user) was lost.
+    link(2) refuses an existing name in the same step that makes it, a symbolic link included (POSIX
+    link(): "[EEXIST] The path2 argument resolves to an existing directory entry or refers to a symbolic
+    link", https://pubs.opengroup.org/onlinepubs/9799919799/functions/link.html); the caller then removes
+    ``tmp``, the other name of the written file."""
+    try:
+        os.link(tmp, target)
+        return
+    except FileExistsError:
+        raise OutputRefused(f"{target} exists; {FORCE_HINT}") from None
+    except OSError as exc:
+        if exc.errno not in _NO_HARD_LINKS:
+            raise
+    # No hard links here: claim the name with O_CREAT|O_EXCL, which fails on any existing entry, a symbolic
+    # link included, in the same step (POSIX open(): [EEXIST]), then rename over our own empty claim. A
+    # reader may see that empty file for the one rename, never a torn one; checking then renaming would
+    # again replace a file made between the two.
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        raise OutputRefused(f"{target} exists; {FORCE_HINT}") from None
+    claim = os.fstat(fd)
+    os.close(fd)
+    try:
+        os.replace(tmp, target)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        with suppress(OSError):  # our claim, unless someone (with --force) replaced it meanwhile
+            now = os.stat(target, follow_symlinks=False)
+            if (now.st_dev, now.st_ino) == (claim.st_dev, claim.st_ino):
+                os.unlink(target)
         raise
 
 
@@ -96,8 +143,8 @@ def atomic_write_files(folder: Path, files: Mapping[str, bytes | Iterable[bytes]
             Path(tmp).unlink(missing_ok=True)
 
 
-def atomic_write_text(path: str | Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+def atomic_write_text(path: str | Path, text: str, *, replace: bool = True) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), replace=replace)
 
 
 def write_new_text(path: Path, text: str) -> None:

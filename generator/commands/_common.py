@@ -118,18 +118,18 @@ def print_blueprint_error(exc: BlueprintError) -> None:
     err_console.print(f"[bold red]cannot use this blueprint[/]: {summary_line(exc.findings)}")
 
 
-def write_text(text: str, output: str | None) -> None:
-    """Write to a file atomically, or to stdout (no output, or `-`)."""
+def write_text(text: str, output: str | None, *, replace: bool) -> None:
+    """Write to a file atomically, or to stdout (no output, or `-`). ``replace`` is the command's --force:
+    without it an existing file is refused, one made since check_outputs looked included."""
     if output in (None, "-"):
         sys.stdout.write(text)
         sys.stdout.flush()
         return
     from generator.fsutil import atomic_write_text, checked_output_file
 
-    atomic_write_text(checked_output_file(output), text)
+    atomic_write_text(checked_output_file(output), text, replace=replace)
 
 
-FORCE_HINT = "add --force to replace it"  # the wording init, examples and advise --write used before
 FORCE_HELP = "replace the -o file if it exists (a file the command reads is never replaced)"
 
 
@@ -156,7 +156,7 @@ def check_outputs(
     named = [(o, p) for o, p in outputs if p is not None and p not in ("", "-")]
     if not named:  # nothing to check: `explain ID` and every print to standard output import no more
         return
-    from generator.fsutil import OutputRefused, checked_output_file
+    from generator.fsutil import FORCE_HINT, OutputRefused, checked_output_file
 
     seen = [(o, p) for o, p in inputs if p is not None and p not in ("", "-")]
     for option, path in named:
@@ -202,8 +202,9 @@ def _same_file(a: str, b: str) -> bool:
 
 
 @contextmanager
-def text_output(output: str | None) -> Iterator[Console]:
-    """The console a text report goes to: stdout, or (with -o FILE) a file written whole at the end."""
+def text_output(output: str | None, *, replace: bool) -> Iterator[Console]:
+    """The console a text report goes to: stdout, or (with -o FILE) a file written whole at the end
+    (``replace``: write_text's)."""
     if output in (None, "-"):
         yield console
         return
@@ -213,7 +214,7 @@ def text_output(output: str | None) -> Iterator[Console]:
 
     buf = io.StringIO()
     yield Console(file=buf, width=PIPE_WIDTH, highlight=False, soft_wrap=True, no_color=True)
-    write_text(buf.getvalue(), output)
+    write_text(buf.getvalue(), output, replace=replace)
 
 
 def print_table(table: Table, out: Console | None = None, keys: Sequence[int] = (0,)) -> None:

@@ -213,15 +213,15 @@ def run(args: argparse.Namespace) -> int:
         )
         report = _compare(args, target)
         if args.plot:
-            plot_measured_vs_predicted(_plot_labels(report.results), args.plot)
+            plot_measured_vs_predicted(_plot_labels(report.results), args.plot, replace=args.force)
     except (ResultsError, PerfError, PlotError, CalibrationError) as exc:
         return _fail(str(exc))
     except OutputRefused as exc:
         return _fail(f"{exc} (nothing written)")
     if args.format == "json":
-        write_text(dumps({"version": __version__, **report.as_dict()}), args.output)
+        write_text(dumps({"version": __version__, **report.as_dict()}), args.output, replace=args.force)
     else:
-        write_text(to_text(report), args.output)
+        write_text(to_text(report), args.output, replace=args.force)
     if args.output not in (None, "-"):
         note(args, f"report written to {args.output}")
     if args.plot:

@@ -174,12 +174,12 @@ def run(args: argparse.Namespace) -> int:
         err_console.print(f"[bold red]error[/]: {escape(str(exc))}")
         return 2
     if args.format == "json":
-        write_text(dumps(adv.as_dict()), args.output)
+        write_text(dumps(adv.as_dict()), args.output, replace=args.force)
     else:
-        with text_output(args.output) as out:
+        with text_output(args.output, replace=args.force) as out:
             _render(adv, out)
     if args.write:
-        errors = write_starter(adv, args.write)
+        errors = write_starter(adv, args.write, replace=args.force)
         if errors:
             err_console.print(
                 f"[bold red]starter blueprint does not validate[/] (not written): {escape('; '.join(errors))}"

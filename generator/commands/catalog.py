@@ -115,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.format == "json":
         write_text(
-            json.dumps({k: v.model_dump(mode="json") for k, v in rows.items()}, indent=2) + "\n", args.output
+            json.dumps({k: v.model_dump(mode="json") for k, v in rows.items()}, indent=2) + "\n",
+            args.output,
+            replace=args.force,
         )
         return 0
     first = next(iter(rows.values()))
@@ -125,6 +127,6 @@ def run(args: argparse.Namespace) -> int:
         # a catalogue file's text is shown, never rendered: `[/]` in a name was a MarkupError (exit 3) and
         # `[link=…]` hid its text
         table.add_row(safe(key), *(safe(_cell(getattr(entry, c, None))) for c in cols))
-    with text_output(args.output) as out:
+    with text_output(args.output, replace=args.force) as out:
         print_table(table, out)
     return 0

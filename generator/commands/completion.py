@@ -99,5 +99,7 @@ def run(args: argparse.Namespace) -> int:
 
     check_outputs([("-o", args.output)], [], force=args.force)
     parser = build_parser()
-    write_text(bash_script(parser) if args.shell == "bash" else zsh_script(parser), args.output)
+    write_text(
+        bash_script(parser) if args.shell == "bash" else zsh_script(parser), args.output, replace=args.force
+    )
     return 0

@@ -428,7 +428,7 @@ def _report(
         }
         import json
 
-        write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", args.output)
+        write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n", args.output, replace=args.force)
         return code
     from rich.table import Table
 
@@ -446,7 +446,7 @@ def _report(
             str(r.unreachable),
             str(r.skipped),
         )
-    with text_output(args.output) as out:
+    with text_output(args.output, replace=args.force) as out:
         print_table(table, out)
         for r in bad:
             for f in r.failures or [{"task": "?", "message": r.status}]:

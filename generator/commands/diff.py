@@ -130,5 +130,5 @@ def run(args: argparse.Namespace) -> int:
 
         names = write_work_order(diff, args.work_order)
         note(args, f"work order: {args.work_order}/ ({', '.join(names)})")
-    write_text(report, args.output)
+    write_text(report, args.output, replace=args.force)
     return 0 if diff.identical else 1

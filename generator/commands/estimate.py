@@ -187,11 +187,12 @@ def run(args: argparse.Namespace) -> int:
         if args.plot:
             if len(reports) == 1:
                 r = reports[0]
-                plot_collectives(
-                    r.series, f"{r.system.name}: {r.ranks} GPUs on {r.nodes} nodes ({r.placement})", args.plot
-                )
+                title = f"{r.system.name}: {r.ranks} GPUs on {r.nodes} nodes ({r.placement})"
+                plot_collectives(r.series, title, args.plot, replace=args.force)
             else:
-                plot_comparison({f"{r.system.name}": r.series for r in reports}, args.plot)
+                plot_comparison(
+                    {f"{r.system.name}": r.series for r in reports}, args.plot, replace=args.force
+                )
     except (PerfError, SizeError, PlotError) as exc:
         err_console.print(f"[bold red]error[/]: {escape(str(exc))}")
         return 2
@@ -202,9 +203,9 @@ def run(args: argparse.Namespace) -> int:
         docs = [r.as_dict() for r in reports]
         if site is not None:
             docs[0]["site_calibration"] = site
-        write_text(dumps({"version": __version__, "blueprints": docs}), args.output)
+        write_text(dumps({"version": __version__, "blueprints": docs}), args.output, replace=args.force)
     else:
-        with text_output(args.output) as out:
+        with text_output(args.output, replace=args.force) as out:
             if site is not None:
                 _render_site(site, out)
             _render(reports, out)

@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             + " (`blueprint examples` lists them)"
         )
         return 2
-    write_text(path.read_text(encoding="utf-8"), args.output)
+    write_text(path.read_text(encoding="utf-8"), args.output, replace=args.force)
     if args.output not in (None, "-"):
         note(args, f"copied {path.stem} to {args.output}; next: `blueprint validate {args.output}`")
     return 0
@@ -92,14 +92,18 @@ def run(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace, examples: dict[str, Path]) -> int:
     if args.format == "json":
-        write_text(json.dumps({k: summary(p) for k, p in examples.items()}, indent=2) + "\n", args.output)
+        write_text(
+            json.dumps({k: summary(p) for k, p in examples.items()}, indent=2) + "\n",
+            args.output,
+            replace=args.force,
+        )
         return 0
     from rich.table import Table
 
     table = Table("example", "what it shows", title="shipped examples (`blueprint examples NAME -o FILE`)")
     for name, path in examples.items():
         table.add_row(name, summary(path))
-    with text_output(args.output) as out:
+    with text_output(args.output, replace=args.force) as out:
         print_table(table, out)
     return 0
 
@@ -124,6 +128,6 @@ def _copy_all(args: argparse.Namespace, examples: dict[str, Path]) -> int:
 
     out.mkdir(parents=True, exist_ok=True)
     for target, source in targets.items():
-        atomic_write_text(target, source.read_text(encoding="utf-8"))
+        atomic_write_text(target, source.read_text(encoding="utf-8"), replace=args.force)
     note(args, f"copied {len(targets)} examples to {out}/")
     return 0

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if renamed and not args.quiet:
         sys.stderr.write(f"{wanted} is now spelt {renamed}\n")  # plain: no Rich for one line
     if args.format == "json":
-        write_text(dumps(_public(entry)), args.output)
+        write_text(dumps(_public(entry)), args.output, replace=args.force)
         return 0
     text = (
         f"{entry['id']} ({entry['severity']}) — {entry['title']}\n\n{entry['doc']}\n\n"
@@ -64,20 +64,22 @@ def run(args: argparse.Namespace) -> int:
     )
     if entry["tags"]:
         text += f"tags: {', '.join(entry['tags'])}\n"
-    write_text(text, args.output)  # plain text (the console would print it unwrapped, soft_wrap)
+    # plain text (the console would print it unwrapped, soft_wrap)
+    write_text(text, args.output, replace=args.force)
     return 0
 
 
 def _list(entries: list[Entry], args: argparse.Namespace) -> int:
     if args.format == "json":
-        write_text(dumps([_public(e) for e in entries]), args.output)
+        write_text(dumps([_public(e) for e in entries]), args.output, replace=args.force)
         return 0
     from rich.table import Table
 
     table = Table("id", "severity", "title")
     for e in entries:
         table.add_row(e["id"], e["severity"], e["title"])
-    with text_output(args.output) as out:  # -o FILE: the table goes there, as every command's -o
+    # -o FILE: the table goes there, as every command's -o
+    with text_output(args.output, replace=args.force) as out:
         print_table(table, out)
     return 0
 

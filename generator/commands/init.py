@@ -191,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
             f"[bold red]init[/]: the scaffold does not validate{given} (not written): {safe(errors)}"
         )
         return 1 if memory_only else 3
-    write_text(text if text.endswith("\n") else text + "\n", args.output)
+    write_text(text if text.endswith("\n") else text + "\n", args.output, replace=args.force)
     if args.output not in (None, "-"):
         note(
             args,

@@ -86,9 +86,10 @@ def run(args: argparse.Namespace) -> int:
     to_stdout = args.output == "-"  # `-o -` is standard output, as for every command (it wrote a file `-`)
     target = Path(args.output) if args.output else build / "ansible" / DEFAULT_NAME
     if to_stdout:
-        write_text(render(inventory, args.from_stack), "-")
+        write_text(render(inventory, args.from_stack), "-", replace=False)  # standard output
     else:
-        atomic_write_text(target, render(inventory, args.from_stack))
+        # the build's own inventory.stack.yml (no -o) is refreshed; a file the user named, only with --force
+        atomic_write_text(target, render(inventory, args.from_stack), replace=args.force or not args.output)
     hosts = sum(
         len(g.get("hosts") or {}) for n, g in inventory["all"]["children"].items() if n.startswith("pool_")
     )

@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
                 "move it, or give --force to replace it (nothing written)"
             )
             return 2
-        atomic_write_text(backup, text)
+        atomic_write_text(backup, text, replace=args.force)
         atomic_write_text(source, result.text)
         note(args, f"{source}: upgraded to {CURRENT} (original kept as {source.name}.bak)")
     else:
@@ -119,7 +119,7 @@ def _write_out(text: str, args: argparse.Namespace) -> None:
         else:
             inputs = blueprint_inputs("BLUEPRINT", LoadedBlueprint(model, source, Path(args.blueprint), ""))
         check_outputs([("-o", args.output)], inputs, force=args.force)
-    write_text(text, args.output)
+    write_text(text, args.output, replace=args.force)
 
 
 def _validate(text: str, base: Path) -> list[str]:

@@ -45,9 +45,9 @@ def run(args: argparse.Namespace) -> int:
     plan = plan_or_raise(cluster, loaded.locate)
     summary = plan.summary()
     if args.format == "json":
-        write_text(dumps(summary), args.output)
+        write_text(dumps(summary), args.output, replace=args.force)
         return 0
-    with text_output(args.output) as console:
+    with text_output(args.output, replace=args.force) as console:
         _render(summary, console)
     return 0
 

@@ -138,9 +138,9 @@ def run(args: argparse.Namespace) -> int:
     except ForeignInputError as exc:
         return _fail(str(exc))
     if args.format == "json":
-        write_text(result.to_json(), args.output)
+        write_text(result.to_json(), args.output, replace=args.force)
     else:
-        _text(result, args.output)
+        _text(result, args.output, args.force)
     return EXIT_OK if result.ok else EXIT_FINDINGS
 
 
@@ -157,20 +157,20 @@ def _nothing(build: Build, args: argparse.Namespace) -> int:
 
     result = Rehearsal(str(build.root), nothing=NOTHING)
     if args.format == "json":
-        write_text(result.to_json(), args.output)
+        write_text(result.to_json(), args.output, replace=args.force)
     else:
-        with text_output(args.output) as out:
+        with text_output(args.output, replace=args.force) as out:
             out.print(f"{args.build_dir}: {NOTHING}", highlight=False)
     return EXIT_OK
 
 
-def _text(result: object, output: str | None) -> None:
+def _text(result: object, output: str | None, replace: bool) -> None:
     from rich.table import Table
 
     from generator.rehearse.verdict import MAX_REASONS, Rehearsal
 
     assert isinstance(result, Rehearsal)
-    with text_output(output) as out:
+    with text_output(output, replace=replace) as out:
         for fab in result.fabrics:
             table = Table(
                 title=f"{fab.fabric} ({fab.technology}, {fab.size}): {'PASS' if fab.ok else 'FAIL'}"

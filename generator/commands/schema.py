@@ -68,5 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_outputs([("-o", args.output)], [], force=args.force)
-    write_text(json.dumps(blueprint_schema(), indent=2, sort_keys=True) + "\n", args.output)
+    write_text(
+        json.dumps(blueprint_schema(), indent=2, sort_keys=True) + "\n", args.output, replace=args.force
+    )
     return 0

@@ -221,14 +221,14 @@ def _push(args: argparse.Namespace, token: str, desired: Any, batch: int) -> int
     if args.mark_connected:
         mark_connected(backend, desired, result, apply=apply, batch=batch, progress=progress)
     if args.format == "json":
-        write_text(dumps(_as_json(result, backend.product, apply)), args.output)
+        write_text(dumps(_as_json(result, backend.product, apply)), args.output, replace=args.force)
     else:
         lines = describe(result.changes)
         if args.mark_connected:
             lines.append(f"cable status -> connected: {result.connected}")
         verb = "written" if apply else "to write"
         lines.append(f"{backend.product}: {result.written} change(s) {verb}")
-        write_text("\n".join(lines) + "\n", args.output)
+        write_text("\n".join(lines) + "\n", args.output, replace=args.force)
     return 1 if args.dry_run and result.written else 0
 
 

@@ -98,9 +98,9 @@ def _svg(args: argparse.Namespace, plan: Plan, fabric: str | None) -> int:
         )
         return 2
     if fabric is None:
-        write_text(stacked_svg(plan, sorted(plan.metrics)), args.output)
+        write_text(stacked_svg(plan, sorted(plan.metrics)), args.output, replace=args.force)
     else:
-        write_text(topology_svg(plan, fabric), args.output)
+        write_text(topology_svg(plan, fabric), args.output, replace=args.force)
     return 0
 
 
@@ -127,10 +127,11 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "graphml":
         buf = io.BytesIO()
         nx.write_graphml(g, buf)
-        write_text(xml_text(buf.getvalue().decode("utf-8")), args.output)  # networkx keeps controls
+        # networkx keeps controls
+        write_text(xml_text(buf.getvalue().decode("utf-8")), args.output, replace=args.force)
     elif args.format == "json":
         data = nx.node_link_data(g, edges="links")
-        write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", args.output)
+        write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", args.output, replace=args.force)
     else:
-        write_text(_dot(g), args.output)
+        write_text(_dot(g), args.output, replace=args.force)
     return 0

@@ -173,9 +173,9 @@ def _report(results: dict[str, list[Finding]], args: argparse.Namespace, fail_on
     else:
         plain = _plain_text(results, args, fail_on) if _plain_stdout(args) else None
         if plain is not None:
-            write_text(plain, None)
+            write_text(plain, None, replace=False)  # standard output
             return
-        with text_output(args.output) as out:
+        with text_output(args.output, replace=args.force) as out:
             for file, fs in results.items():
                 text_report([f for f in fs if not args.quiet or f.severity >= fail_on], out)
                 state = (
@@ -218,6 +218,6 @@ def _plain_text(results: dict[str, list[Finding]], args: argparse.Namespace, fai
 
 
 def _emit(text: str, output: str | None, args: argparse.Namespace) -> None:
-    write_text(text, output)
+    write_text(text, output, replace=args.force)
     if output not in (None, "-"):
         note(args, f"report written to {output}")

@@ -149,9 +149,12 @@ def run(args: argparse.Namespace) -> int:
     except (DiscoveryError, ForeignInputError) as exc:  # the readers' refusals, located (file:line)
         return _fail(str(exc))
     if args.format == "json":
-        write_text(to_json(result, blueprint=str(args.blueprint), show_ok=args.all), args.output)
+        write_text(
+            to_json(result, blueprint=str(args.blueprint), show_ok=args.all), args.output, replace=args.force
+        )
     else:
-        write_text(terminal(to_text(result, show_ok=args.all)), args.output)  # node descriptions are foreign
+        # node descriptions are foreign
+        write_text(terminal(to_text(result, show_ok=args.all)), args.output, replace=args.force)
     if args.output not in (None, "-"):
         note(args, f"report written to {args.output}")
     return 0 if result.clean else 1

@@ -46,7 +46,7 @@ def _axes_style(ax, title: str, sizes: Sequence[int]) -> None:  # type: ignore[n
     ax.legend(fontsize=8, loc="upper left")
 
 
-def _save(fig, path: Path) -> None:  # type: ignore[no-untyped-def]
+def _save(fig, path: Path, replace: bool) -> None:  # type: ignore[no-untyped-def]
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
         raise PlotError(f"plot file `{path}` must end in .svg or .png")
@@ -54,7 +54,8 @@ def _save(fig, path: Path) -> None:  # type: ignore[no-untyped-def]
     buf = io.BytesIO()
     metadata = {"Date": None} if fmt == "svg" else {"Software": None}
     fig.savefig(buf, format=fmt, metadata=metadata)
-    atomic_write_bytes(path, buf.getvalue())  # ``path`` from check_plot_path: never through a symlink
+    # ``path`` from check_plot_path: never through a symlink; ``replace``: the command's --force
+    atomic_write_bytes(path, buf.getvalue(), replace=replace)
 
 
 def check_plot_path(path: str | Path) -> Path:
@@ -65,7 +66,9 @@ def check_plot_path(path: str | Path) -> Path:
     return checked_output_file(p)
 
 
-def plot_collectives(series: Mapping[str, Sequence[Prediction]], title: str, path: str | Path) -> None:
+def plot_collectives(
+    series: Mapping[str, Sequence[Prediction]], title: str, path: str | Path, *, replace: bool
+) -> None:
     """One blueprint: a line per collective."""
     p = check_plot_path(path)
     fig, (ax,) = _figure(1)
@@ -75,10 +78,12 @@ def plot_collectives(series: Mapping[str, Sequence[Prediction]], title: str, pat
         sizes = sorted(set(sizes) | set(xs))
         ax.plot(xs, [r.busbw_gbytes for r in rows], marker="o", markersize=3, label=coll)
     _axes_style(ax, title, sizes)
-    _save(fig, p)
+    _save(fig, p, replace)
 
 
-def plot_comparison(data: Mapping[str, Mapping[str, Sequence[Prediction]]], path: str | Path) -> None:
+def plot_comparison(
+    data: Mapping[str, Mapping[str, Sequence[Prediction]]], path: str | Path, *, replace: bool
+) -> None:
     """Several blueprints: a panel per collective, a line per blueprint."""
     p = check_plot_path(path)
     colls: list[str] = []
@@ -101,10 +106,12 @@ def plot_comparison(data: Mapping[str, Mapping[str, Sequence[Prediction]]], path
                 label=f"{name} ({rows[0].ranks} GPUs)",
             )
         _axes_style(ax, f"{coll}: fabric comparison", sizes)
-    _save(fig, p)
+    _save(fig, p, replace)
 
 
-def plot_measured_vs_predicted(runs: Sequence[object], path: str | Path, max_lines: int = 10) -> None:
+def plot_measured_vs_predicted(
+    runs: Sequence[object], path: str | Path, max_lines: int = 10, *, replace: bool
+) -> None:
     """acceptance-report: a panel per collective; each run's measured busbw (solid, dots) and the model's
     prediction for the same shape (dashed, same colour). Low runs first, then the others up to
     ``max_lines``."""
@@ -128,4 +135,4 @@ def plot_measured_vs_predicted(runs: Sequence[object], path: str | Path, max_lin
             ax.plot(xs, [s.measured for s in res.sizes], marker="o", markersize=3, color=color, label=label)
             ax.plot(xs, [s.predicted for s in res.sizes], linestyle="--", color=color, linewidth=1)
         _axes_style(ax, f"{coll}: measured (solid) vs predicted (dashed)", sizes)
-    _save(fig, p)
+    _save(fig, p, replace)

@@ -230,9 +230,9 @@ def starter_yaml(adv: Advice) -> str:
     return "\n".join(head) + "\n" + buf.getvalue()
 
 
-def write_starter(adv: Advice, path: str | Path) -> list[str]:
+def write_starter(adv: Advice, path: str | Path, *, replace: bool) -> list[str]:
     """Write the chosen starter atomically after checking it validates; returns error messages (none =
-    written)."""
+    written). An existing file is replaced only with ``replace`` (advise --force)."""
     import tempfile
 
     from generator.findings import BlueprintError
@@ -249,5 +249,5 @@ def write_starter(adv: Advice, path: str | Path) -> list[str]:
         except BlueprintError as exc:
             errors = [f"{f.rule}: {f.message}" for f in exc.findings]
     if not errors:
-        atomic_write_text(target, text)
+        atomic_write_text(target, text, replace=replace)
     return errors

@@ -82,7 +82,9 @@ def test_ansibles_last_lines_reach_the_terminal_without_escapes(capsys: pytest.C
     from generator.commands.configure import _report
 
     tail = "ok: [evil\x1b]0;PWNED\x07\x1b(0host]\n[ERROR]: Error processing keyword 'hosts'"
-    code = _report(argparse.Namespace(format="text", output=None, check=False), {}, 4, "failed", tail)
+    code = _report(
+        argparse.Namespace(format="text", output=None, force=False, check=False), {}, 4, "failed", tail
+    )
     err = capsys.readouterr().err
     assert code == 1, err
     assert "\x1b" not in err and "\x07" not in err, repr(err)

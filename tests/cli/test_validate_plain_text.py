@@ -31,7 +31,7 @@ def _both(
     **kw: object,
 ) -> tuple[str, str, bool]:
     """(plain, Rich, whether the plain path was taken) for the text report of ``results``."""
-    args = argparse.Namespace(format="text", output=None, quiet=False, **kw)
+    args = argparse.Namespace(format="text", output=None, force=False, quiet=False, **kw)
     fail_on = Severity.parse("error")
     took = validate._plain_stdout(args) and validate._plain_text(results, args, fail_on) is not None
     validate._report(results, args, fail_on)
@@ -48,7 +48,7 @@ def test_every_example_prints_what_rich_prints(
     example: Path, quiet: bool, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     results = {str(example.relative_to(ROOT)): check(example).findings}
-    args = argparse.Namespace(format="text", output=None, quiet=quiet)
+    args = argparse.Namespace(format="text", output=None, force=False, quiet=quiet)
     fail_on = Severity.parse("warning")  # with -q, what is left to print
     assert validate._plain_stdout(args) and validate._plain_text(results, args, fail_on) is not None
     validate._report(results, args, fail_on)
