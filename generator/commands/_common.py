@@ -150,9 +150,10 @@ def check_outputs(
     and none is another output or one of the command's inputs, which writing it would replace (`estimate
     bp.yaml -o bp.yaml` replaced the blueprint with the report), even with --force; and unless ``force`` (the
     command's --force), none exists already (`topology bp.yaml -o notes.txt` replaced the user's notes). Else
-    OutputRefused (from generator.fsutil). ``force=None`` leaves existing files to a later call or to the
-    command: before a blueprint is read the catalogue file it names is unknown, and "is also the catalogue"
-    is the refusal to give; a folder's command (cabling, sm-guids) decides which of its files it replaces."""
+    OutputRefused (from generator.fsutil). A command that reads a blueprint calls it twice: before reading
+    (an existing file is refused then, not after seconds of work) and once the catalogue file the blueprint
+    names is known, which is never replaced. ``force=None`` leaves existing files to the command: a folder's
+    command (cabling, sm-guids) decides which of its files it replaces."""
     named = [(o, p) for o, p in outputs if p is not None and p not in ("", "-")]
     if not named:  # nothing to check: `explain ID` and every print to standard output import no more
         return

@@ -209,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
                 ("--calibration", args.calibration),
                 *(("a --results file", str(p)) for p in result_files(args.results)),
             ],
-            force=None,  # existing files: once the catalogue file the blueprint names is known (_compare)
+            force=args.force,  # an existing file: refused before reading; the catalogue file: _compare
         )
         report = _compare(args, target)
         if args.plot:

@@ -91,10 +91,10 @@ def run(args: argparse.Namespace) -> int:
 
         err_console.print("[bold red]diff[/]: only one of the two blueprints can come from standard input")
         return 2
-    # before anything is read or written: `diff A B -o B` replaced the new blueprint with the report
-    # (an existing -o is judged once the catalogues are read: _check_outputs_spare)
+    # before anything is read or written: `diff A B -o B` replaced the new blueprint with the report, and an
+    # existing -o without --force was refused only once both blueprints were planned
     check_outputs(
-        [("-o", args.output)], [("OLD_BLUEPRINT", args.old), ("NEW_BLUEPRINT", args.new)], force=None
+        [("-o", args.output)], [("OLD_BLUEPRINT", args.old), ("NEW_BLUEPRINT", args.new)], force=args.force
     )
     if args.work_order is not None:
         from generator.diff.workorder import check_work_order_target

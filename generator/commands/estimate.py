@@ -178,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
             check_plot_path(args.plot)
         outputs = [("--plot", args.plot), ("-o", args.output)]
         inputs = [("a blueprint", b) for b in args.blueprint] + [("--calibration", args.calibration)]
-        check_outputs(outputs, inputs, force=None)  # existing files: below, once the catalogues are known
+        check_outputs(outputs, inputs, force=args.force)  # an existing file: refused before any reading
         reports = _reports(args, inputs)
         # the catalogue files the blueprints name are known once read: `-o cat.yaml` replaced one
         check_outputs(outputs, inputs, force=args.force)

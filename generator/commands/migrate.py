@@ -47,10 +47,10 @@ def run(args: argparse.Namespace) -> int:
     from generator.commands._common import check_outputs
     from generator.report import safe
 
-    # `-o FILE` naming the blueprint rewrote it with no FILE.bak: that is --in-place's job
-    # (an existing -o is judged in _write_out, once the catalogue file the blueprint names is known)
+    # `-o FILE` naming the blueprint rewrote it with no FILE.bak: that is --in-place's job; an existing -o
+    # without --force is refused before the blueprint is read (the catalogue file it names: _write_out)
     check_outputs(
-        [("-o", args.output)], [("BLUEPRINT (rewrite it with --in-place)", args.blueprint)], force=None
+        [("-o", args.output)], [("BLUEPRINT (rewrite it with --in-place)", args.blueprint)], force=args.force
     )
     from generator.foreign import read_foreign_text
     from generator.load import MAX_BYTES

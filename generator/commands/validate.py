@@ -87,9 +87,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     from generator.commands._common import check_outputs
 
-    # `validate bp.yaml -o bp.yaml` replaced the blueprint with the report (exit 0); an existing -o is judged
-    # below, once the catalogue files are known ("is also" is the refusal --force cannot lift)
-    check_outputs([("-o", args.output)], [("BLUEPRINT", str(p)) for p in paths], force=None)
+    # `validate bp.yaml -o bp.yaml` replaced the blueprint with the report (exit 0); an existing -o without
+    # --force is refused before any blueprint is read, not seconds later
+    check_outputs([("-o", args.output)], [("BLUEPRINT", str(p)) for p in paths], force=args.force)
     from generator.gcpause import gc_paused
 
     with gc_paused():  # loading the model, catalogue and rules makes no garbage cycles worth a pass (~17 ms)

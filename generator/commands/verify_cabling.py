@@ -100,9 +100,8 @@ def _output_refused(args: argparse.Namespace, loaded: LoadedBlueprint | None) ->
         if loaded is None
         else blueprint_inputs("the blueprint", loaded)
     )
-    try:
-        # the existing file is judged once the catalogue file is known: "is also" before "exists"
-        check_outputs([("-o", args.output)], inputs, force=None if loaded is None else args.force)
+    try:  # an existing file without --force: refused before the blueprint is read too
+        check_outputs([("-o", args.output)], inputs, force=args.force)
     except OutputRefused as exc:
         return f"{exc} (nothing written)"
     return None

@@ -73,9 +73,15 @@ COMMANDS: dict[str, Args] = {
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_no_command_writes_over_the_catalogue(tmp_path: Path, command: str) -> None:
+    """Even with --force; without it the existing file is refused before the blueprint is read (which
+    names the catalogue): tests/cli/test_outputs_refused_before_reading.py."""
     bp = _tiny(tmp_path / "site")  # the catalogue is found from the blueprint's folder, not the working one
-    code, out, err = run_cli(*COMMANDS[command](bp, tmp_path))
+    argv = COMMANDS[command](bp, tmp_path)
+    code, out, err = run_cli(*argv, *([] if "--force" in argv else ["--force"]))
     assert code == 2 and "is also the catalogue file" in err and "nothing written" in err, out + err
+    assert (tmp_path / "site" / "cat.yaml").read_bytes() == CATALOG
+    code, out, err = run_cli(*[a for a in argv if a != "--force"])
+    assert code == 2 and "nothing written" in err, out + err
     assert (tmp_path / "site" / "cat.yaml").read_bytes() == CATALOG
 
 
@@ -89,7 +95,7 @@ def test_validate_spares_the_catalogue_of_any_blueprint_even_one_that_does_not_r
     bp.write_text(bp.read_text().replace("server: dgx-h100", "server: no-such-server"), encoding="utf-8")
     cat = tmp_path / "site" / "cat.yaml"
     before = cat.read_bytes()
-    code, out, err = run_cli("validate", str(good), str(bp), "-o", str(cat))
+    code, out, err = run_cli("validate", str(good), str(bp), "-o", str(cat), "--force")
     assert code == 2 and f"the catalogue file the blueprint {bp} names" in err, out + err
     assert cat.read_bytes() == before
     code, out, err = run_cli("validate", str(good), str(bp), "-o", str(tmp_path / "report"))
@@ -104,7 +110,7 @@ def test_validate_from_standard_input_spares_the_catalogue(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(bp.read_bytes())))
     before = (tmp_path / "cat.yaml").read_bytes()
-    code, out, err = run_cli("validate", "-", "-o", "cat.yaml")
+    code, out, err = run_cli("validate", "-", "-o", "cat.yaml", "--force")
     assert code == 2 and "the blueprint on standard input names (catalog: cat.yaml)" in err, out + err
     assert (tmp_path / "cat.yaml").read_bytes() == before
 

@@ -52,7 +52,7 @@ def test_diff_never_replaces_a_catalogue_or_a_blueprint_it_read(tmp_path: Path) 
     bp = write(tmp_path / "site", switch_catalog())
     cat = tmp_path / "site" / "cat.yaml"
     before = cat.read_bytes()
-    code, out, err = run_cli("diff", str(bp), str(bp), "-o", str(cat))
+    code, out, err = run_cli("diff", str(bp), str(bp), "-o", str(cat), "--force")  # without: "exists"
     assert code == 2 and "catalogue file OLD_BLUEPRINT names" in err, out + err
     assert cat.read_bytes() == before
     wo = tmp_path / "wo"
