@@ -40,7 +40,7 @@ def atomic_write_parts(path: str | Path, parts: Iterable[bytes], *, replace: boo
     target = Path(path)
     with _refused_unless_writable(target):
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        fd, tmp = tempfile.mkstemp(prefix=_temporary_prefix(target), dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             for part in parts:
@@ -90,6 +90,16 @@ def _create(tmp: str, target: Path) -> None:
         raise
 
 
+def _temporary_prefix(target: Path) -> str:
+    """The start of the name of ``target``'s temporary sibling: the name, cut to 200 bytes. Whole, a legal
+    name of 246 to 255 bytes (NAME_MAX, 255 on Linux file systems) made a temporary name over the limit
+    (`.`, the name, `.` and mkstemp's 8 characters), so the file was refused as "File name too long"."""
+    name = target.name
+    while len(os.fsencode(name)) > 200:
+        name = name[:-1]
+    return f".{name}."
+
+
 @contextmanager
 def _refused_unless_writable(target: Path) -> Iterator[None]:
     """The file system's refusal to make ``target``'s folder, a file in it or ``target`` itself (a file where
@@ -102,7 +112,7 @@ def _refused_unless_writable(target: Path) -> Iterator[None]:
         named = exc.filename2 if exc.filename2 is not None else exc.filename
         where = Path(os.path.abspath(os.fsdecode(named))) if named is not None else target
         folder = Path(os.path.abspath(target.parent))
-        if where.name.startswith(f".{target.name}.") and where.parent == folder:
+        if where.name.startswith(_temporary_prefix(target)) and where.parent == folder:
             where = folder  # our temporary sibling: the folder is what refuses it
         if isinstance(exc, (FileExistsError, NotADirectoryError)) and where.exists() and not where.is_dir():
             raise OutputRefused(f"cannot write {target}: {where} is not a folder") from None
@@ -129,7 +139,7 @@ def atomic_write_files(folder: Path, files: Mapping[str, bytes | Iterable[bytes]
             target = root / rel
             with _refused_unless_writable(target):
                 target.parent.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+                fd, tmp = tempfile.mkstemp(prefix=_temporary_prefix(target), dir=target.parent)
                 made[target] = tmp
                 with os.fdopen(fd, "wb") as fh:
                     for part in (data,) if isinstance(data, bytes) else data:
