@@ -232,6 +232,9 @@ def checked_output_dir(target: str | Path, manifest: str | None) -> Path:
 
 def checked_output_file(target: str | Path) -> Path:
     """``target`` for a single output file: a new name or an existing regular file (replaced atomically)."""
+    # Path() drops a trailing slash: `-o reports/` wrote a file named `reports` where a folder was meant
+    if str(target).endswith(("/", os.sep)):
+        raise OutputRefused(f"{target} names a folder (it ends in /); give a file name")
     path = Path(target)
     if path.is_symlink():
         raise OutputRefused(f"{target} is a symbolic link; give the file it points to, or another name")
