@@ -45,7 +45,7 @@ def atomic_write_parts(path: str | Path, parts: Iterable[bytes], *, replace: boo
         with os.fdopen(fd, "wb") as fh:
             for part in parts:
                 fh.write(part)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; outputs are ordinary files
+        os.chmod(tmp, file_mode(target))  # mkstemp makes 0600; outputs are ordinary files
         with _refused_unless_writable(target):
             if replace:
                 os.replace(tmp, target)
@@ -144,7 +144,7 @@ def atomic_write_files(folder: Path, files: Mapping[str, bytes | Iterable[bytes]
                 with os.fdopen(fd, "wb") as fh:
                     for part in (data,) if isinstance(data, bytes) else data:
                         fh.write(part)
-                os.chmod(tmp, 0o666 & ~_umask())
+                os.chmod(tmp, file_mode(target))
         for target, tmp in made.items():
             with _refused_unless_writable(target):
                 os.replace(tmp, target)
@@ -394,6 +394,16 @@ def _link_tree(src: Path, dst: Path) -> None:
             os.link(src, dst)
         except OSError:  # a file system without hard links, or a file we may read but not link
             shutil.copy2(src, dst)
+
+
+def file_mode(target: Path) -> int:
+    """The permission bits a written ``target`` gets: those of the regular file it replaces (a report the
+    user made `chmod 600` stays private after `--force`), else the umask default of an ordinary file."""
+    try:
+        st = target.stat(follow_symlinks=False)
+    except OSError:
+        return 0o666 & ~_umask()
+    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else 0o666 & ~_umask()
 
 
 def folder_mode(target: Path) -> int:
