@@ -182,7 +182,11 @@ def _results_text(busbw: str) -> str:
 # reaching the prediction, exits 0. The case measures the time blank lines cost (60 MiB: once past 600 s).
 BLANK_TAIL = "nccl-tests: a run then 60 MiB of empty lines"
 # the exits a case must end in, where it is not the refusal (1 or 2) every other hostile input must get
-EXPECTED_EXITS: dict[str, tuple[int, ...]] = {BLANK_TAIL: (0,)}
+# A dump of one leaf followed by empty lines: sm-guids reads it whole and finds none of the plan's top tier,
+# exit 1 with the dump named (its own reader's record-head pattern took the rest of an empty-line run at every
+# line: 30,000 empty lines took 87 s)
+SMG_BLANK_TAIL = "sm-guids: a dump then 8 MiB of empty lines"
+EXPECTED_EXITS: dict[str, tuple[int, ...]] = {BLANK_TAIL: (0,), SMG_BLANK_TAIL: (1,)}
 REFUSED = (1, 2)
 
 
@@ -247,6 +251,7 @@ def foreign_cases(root: Path, builds: dict[str, Path]) -> Iterator[tuple[str, li
     yield "ibnetdiscover: symlink to /dev/zero", [*smg, zero("d4.net")]
     # each empty line made the record-head pattern take the rest of the run before failing: 40,000 took 45 s
     yield "ibnetdiscover: 8 MiB of empty lines", [*verify, put("d5.net", "\n" * (8 << 20) + "x\n")]
+    yield SMG_BLANK_TAIL, [*smg, put("d7.net", _dump_line() + "\n" * (8 << 20))]
     # an unanchored search for an over-long line restarted at every character (64 MiB of such lines: 40 s)
     long_lines = ("x" * 4096 + "\n") * 8000
     yield "ibnetdiscover: 32 MiB of 4,096-character lines", [*verify, put("d6.net", long_lines)]

@@ -17,7 +17,14 @@ from typing import Any
 
 from generator.gcpause import gc_paused
 from generator.plan.model import Plan
-from generator.verify.ibnetdiscover import KIND_OF_HEADER, MAX_PORT, NODE_KINDS, id_guid, line_at
+from generator.verify.ibnetdiscover import (
+    BLANK_RUN,
+    KIND_OF_HEADER,
+    MAX_PORT,
+    NODE_KINDS,
+    id_guid,
+    line_at,
+)
 from generator.verify.identify import IbFound, PlanIndex, ib_found_links
 from generator.verify.model import others_named, problems_text
 from generator.verify.trust import PortClaim, Trust, trusted_claims
@@ -40,8 +47,11 @@ _FILE_NUMBER = re.compile(r"[ \t\v\f\r]*(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)(
 # narrows the per-line patterns above (\s inside a line is [^\S\n]); every field is bounded, so no line they
 # match is longer than MAX_LINE. Any other line takes the per-line path.
 _W0, _W1 = r"[^\S\n]{0,64}", r"[^\S\n]{1,64}"
+# The empty lines before a head are bounded, as ibnetdiscover._FAST_HEAD bounds them, and a longer run is
+# read in one step (BLANK_RUN): an unbounded \n* took the rest of a run at every line of it before failing
+# (a dump then 30,000 empty lines: 87 s)
 _FAST_NODE = re.compile(
-    r"(\n*)(?:vendid=0x[0-9a-fA-F]{1,16}\ndevid=0x[0-9a-fA-F]{1,16}\nsysimgguid=0x[0-9a-fA-F]{1,16}\n"
+    r"(\n{0,8})(?:vendid=0x[0-9a-fA-F]{1,16}\ndevid=0x[0-9a-fA-F]{1,16}\nsysimgguid=0x[0-9a-fA-F]{1,16}\n"
     r"(?:switchguid|caguid|rtguid)=0x([0-9a-fA-F]{1,16})(?![0-9a-fA-F])[^\n]{0,64}\n)?"
     rf'({NODE_KINDS}){_W1}\d{{1,6}}{_W1}"([^"\n]{{1,256}})"{_W0}(?:#{_W0}"([^"\n]{{0,1024}})")?[^\n]{{0,1024}}$',
     re.M,
@@ -144,6 +154,8 @@ def parse_nodes(text: str, source: str) -> list[DiscoveredNode]:
                 r.pending, no = int(guid, 16), no + 4
             r.open(kind, node_id, desc, no)
             pos = m.end() + 1
+        elif m := BLANK_RUN.match(text, pos):  # blank lines say nothing: a run of them in one step
+            no, pos = no + text.count("\n", pos, m.end()), m.end()
         else:
             no += 1
             line, pos = line_at(text, pos, source, no)
