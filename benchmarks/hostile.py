@@ -186,7 +186,11 @@ BLANK_TAIL = "nccl-tests: a run then 60 MiB of empty lines"
 # exit 1 with the dump named (its own reader's record-head pattern took the rest of an empty-line run at every
 # line: 30,000 empty lines took 87 s)
 SMG_BLANK_TAIL = "sm-guids: a dump then 8 MiB of empty lines"
-EXPECTED_EXITS: dict[str, tuple[int, ...]] = {BLANK_TAIL: (0,), SMG_BLANK_TAIL: (1,)}
+# A node-name map of valid lines whose names hold 4,080 blanks, with a dump of one leaf: sm-guids reads the
+# map (verify-cabling's reader) and finds none of the plan's top tier, exit 1 with the dump named (a lazy name
+# pattern retried the blanks at each character of the name: 300 such lines took 56 s, 60 MiB ~50 min)
+NNM_BLANKS = "node-name map: 60 MiB of names with 4,080 blanks in them"
+EXPECTED_EXITS: dict[str, tuple[int, ...]] = {BLANK_TAIL: (0,), SMG_BLANK_TAIL: (1,), NNM_BLANKS: (1,)}
 REFUSED = (1, 2)
 
 
@@ -252,6 +256,9 @@ def foreign_cases(root: Path, builds: dict[str, Path]) -> Iterator[tuple[str, li
     # each empty line made the record-head pattern take the rest of the run before failing: 40,000 took 45 s
     yield "ibnetdiscover: 8 MiB of empty lines", [*verify, put("d5.net", "\n" * (8 << 20) + "x\n")]
     yield SMG_BLANK_TAIL, [*smg, put("d7.net", _dump_line() + "\n" * (8 << 20))]
+    blanks = "0x1111 a" + " " * 4080 + "b\n"
+    nnm = ["--node-name-map", put("m1.txt", blanks * ((60 << 20) // len(blanks)))]
+    yield NNM_BLANKS, [*smg, put("d8.net", _dump_line()), *nnm]
     # an unanchored search for an over-long line restarted at every character (64 MiB of such lines: 40 s)
     long_lines = ("x" * 4096 + "\n") * 8000
     yield "ibnetdiscover: 32 MiB of 4,096-character lines", [*verify, put("d6.net", long_lines)]
