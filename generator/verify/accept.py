@@ -17,10 +17,19 @@ exits 0 when nothing else differs.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
 
 from generator.findings import BlueprintError
 from generator.foreign import ByteBudget, ForeignInputError, json_path, pydantic_refusal, read_foreign_text
@@ -49,7 +58,19 @@ class _Port(_Entry):
     device: str = Field(min_length=1, max_length=200)
     # IBA PortNum is 8-bit (see ibnetdiscover.MAX_PORT); or an Ethernet switch's interface name (swp20s1),
     # read as verify-cabling reads LLDP (PlanIndex.switch_port)
-    port: int | str = Field(union_mode="left_to_right")
+    # strict: in lax mode `port: true` and `port: 1.0` (and "1.0", "+1", "0_1") were taken as port 1, and an
+    # acknowledgement meant for no port passed as one. A number written in quotes ("40") is still a number.
+    port: StrictInt | StrictStr = Field(union_mode="left_to_right")
+
+    @field_validator("port", mode="before")
+    @classmethod
+    def _number_or_name(cls, v: object) -> object:
+        if isinstance(v, bool) or not isinstance(v, int | str):
+            raise ValueError(
+                f"a port number (1 to 255) or a switch's front-panel interface (swp17, swp9s1, Eth1/17), "
+                f"not {_yaml_type(v)}"
+            )
+        return int(v) if isinstance(v, str) and _DECIMAL.fullmatch(v) else v
 
     @field_validator("port")
     @classmethod
@@ -59,6 +80,15 @@ class _Port(_Entry):
         if isinstance(v, str) and not front_panel(v):
             raise ValueError("a port number, or a switch's front-panel interface (swp17, swp9s1, Eth1/17)")
         return v
+
+
+_DECIMAL = re.compile(r"[0-9]{1,3}")  # a port number in quotes, as lax mode read it ("40"; "040" is 40 too)
+
+
+def _yaml_type(v: object) -> str:
+    """What YAML made of a value, in the user's words (`true` is a boolean, `1.0` a float)."""
+    names = {bool: "a boolean", float: "a float", type(None): "null", list: "a list", dict: "a mapping"}
+    return names.get(type(v), f"a {type(v).__name__}")
 
 
 class _AcceptFile(BaseModel):
