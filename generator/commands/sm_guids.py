@@ -31,6 +31,7 @@ from generator.report import safe
 if TYPE_CHECKING:
     from generator.plan.model import Plan
     from generator.resolve import ResolvedCluster
+    from generator.verify.identify import NodeNameMap
     from generator.verify.sm_guids import GuidFiles
 
 ORDER = 46
@@ -81,10 +82,24 @@ def register(sub: argparse._SubParsersAction) -> None:
 OUTPUTS = ("root_guids.conf", "cn_guids.conf", "node-name-map", "partitions.conf")
 
 
-def _fail(message: str, code: int = 2) -> int:
+def _fail(message: str, code: int = 2, warnings: list[str] | None = None) -> int:
+    _warn(warnings or [])  # first: a typo in the --node-name-map may be why
     # the message holds dump text (node descriptions, file names): shown, never read as markup
     err_console.print(f"[bold red]sm-guids[/]: {safe(message)}", highlight=False)
     return code
+
+
+def _warn(warnings: list[str]) -> None:
+    """What verify-cabling says of the same --node-name-map, as many lines as its text report shows: the map
+    holds up to 64 MiB of lines, each of which may be one."""
+    from generator.safetext import inline
+    from generator.verify.render import MAX_WARNINGS
+
+    for w in warnings[:MAX_WARNINGS]:  # map text: one line each, never markup
+        err_console.print(f"warning: {inline(w)}", highlight=False, markup=False, emoji=False)
+    if len(warnings) > MAX_WARNINGS:
+        more = len(warnings) - MAX_WARNINGS
+        err_console.print(f"warning: … and {more} more (verify-cabling --format json lists them all)")
 
 
 def _outputs(args: argparse.Namespace) -> Path:
@@ -144,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{cluster.name} has no InfiniBand {args.fabric} fabric")
     plan = plan_or_raise(cluster, loaded.locate)
     budget = ByteBudget()
+    said: list[str] = []  # warnings (of the --node-name-map), printed before the outcome
     # raw NodeDescription bytes are replaced, not refused (see read_ibnetdiscover)
     text = read_foreign(args.discovered, MAX_DUMP_BYTES, budget).decode("utf-8", errors="replace")
     try:
@@ -154,26 +170,28 @@ def run(args: argparse.Namespace) -> int:
             )
             note(args, f"{args.check_roots}: every root is a top-tier switch of the plan")
             return 0
-        recorded = _recorded(args.node_name_map, budget)
+        name_map = _recorded(args.node_name_map, budget)
+        missing_ok = args.accept_missing_roots
         files = guid_files(
-            plan, args.fabric, text, args.discovered, recorded, accept_missing_roots=args.accept_missing_roots
+            plan, args.fabric, text, args.discovered, name_map, accept_missing_roots=missing_ok, warnings=said
         )
     except (IdentityError, DiscoveryError, DumpError) as exc:
-        return _fail(str(exc), 2)
+        return _fail(str(exc), 2, said)
     except (MissingRootsError, MissingPortsError) as exc:
-        return _fail(str(exc), 1)
+        return _fail(str(exc), 1, said)
     except GuidError as exc:
-        return _fail(str(exc), 1 if args.check_roots is not None else 2)
+        return _fail(str(exc), 1 if args.check_roots is not None else 2, said)
     assert out is not None
+    _warn(said)
     _write(args, cluster, plan, out, files)
     return 0
 
 
-def _recorded(path: str | None, budget: ByteBudget) -> dict[int, str]:
+def _recorded(path: str | None, budget: ByteBudget) -> NodeNameMap | None:
     """The GUIDs the site recorded; a refusal (DiscoveryError) already names the file and line."""
     from generator.verify.identify import read_node_name_map
 
-    return {} if path is None else read_node_name_map(path, budget).names
+    return None if path is None else read_node_name_map(path, budget)
 
 
 def _write(

@@ -13,8 +13,8 @@ from generator.verify.identify import (
     PlanIndex,
     ib_found_links,
     lldp_found_links,
+    name_map_warnings,
     read_node_name_map,
-    unplanned_map_entries,
 )
 from generator.verify.model import DiscoveryError, FoundLink
 
@@ -69,7 +69,7 @@ def _verify(
         ib = ib_found_links(disc, index, name_map.names if name_map else {})
         warnings, excluded = disc.warnings, disc.excluded
         if name_map is not None:
-            warnings = warnings + unplanned_map_entries(disc, index, name_map, ib.identity)
+            warnings = warnings + name_map_warnings(disc, index, name_map, ib.identity)
         del disc  # its links are read into ib.links: not kept through the comparison (300k at 100k GPUs)
         # its ends are sheet-labelled; an InfiniBand port has one peer
         result = compare(expected, ib.links, fabric=fabric, source=str(path), single_peer=True)
@@ -77,7 +77,7 @@ def _verify(
         result = collapse_absent(result, {n.device for n in ib.identity.values()}, switches)
         result.unidentified = ib.unidentified
         result.excluded = excluded
-        result.warnings = warnings + (name_map.warnings if name_map else []) + sorted(index.notes.values())
+        result.warnings = warnings + sorted(index.notes.values())
         return result
     if sim_speed:
         raise DiscoveryError(f"--sim-speed applies to InfiniBand fabrics; {fabric} is {rf.technology}")

@@ -457,6 +457,14 @@ def _recorded_guids(disc: IbDiscovery, names: dict[int, str]) -> dict[str, int]:
     return out
 
 
+def name_map_warnings(
+    disc: IbDiscovery, index: PlanIndex, name_map: NodeNameMap, ident: dict[str, NodeIdentity]
+) -> list[str]:
+    """What verify-cabling and sm-guids both say of a --node-name-map: its entries naming no plan device of
+    their node's kind (unplanned_map_entries), then the lines it is not read from."""
+    return unplanned_map_entries(disc, index, name_map, ident) + name_map.warnings
+
+
 def unplanned_map_entries(
     disc: IbDiscovery, index: PlanIndex, name_map: NodeNameMap, ident: dict[str, NodeIdentity]
 ) -> list[str]:

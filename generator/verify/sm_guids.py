@@ -25,7 +25,7 @@ from generator.verify.ibnetdiscover import (
     id_guid,
     line_at,
 )
-from generator.verify.identify import IbFound, PlanIndex, ib_found_links
+from generator.verify.identify import IbFound, NodeNameMap, PlanIndex, ib_found_links, name_map_warnings
 from generator.verify.model import others_named, problems_text
 from generator.verify.trust import PortClaim, Trust, trusted_claims
 
@@ -246,13 +246,16 @@ class MissingPortsError(GuidError):
     partitions' members would be empty."""
 
 
-def _identified(plan: Plan, fabric: str, text: str, source: str, recorded: dict[int, str]) -> IbFound:
-    """The dump's nodes tied to the plan the way verify-cabling ties them (generator/verify/identify.py)."""
+def _identified(
+    plan: Plan, fabric: str, text: str, source: str, name_map: NodeNameMap | None
+) -> tuple[IbFound, list[str]]:
+    """The dump's nodes tied to the plan the way verify-cabling ties them (generator/verify/identify.py), and
+    what it says of the map (name_map_warnings)."""
     from generator.verify.ibnetdiscover import parse_ibnetdiscover
 
-    return ib_found_links(
-        parse_ibnetdiscover(text, source), PlanIndex(plan, fabric), recorded, with_ends=True
-    )
+    disc, index = parse_ibnetdiscover(text, source), PlanIndex(plan, fabric)
+    found = ib_found_links(disc, index, name_map.names if name_map else {}, with_ends=True)
+    return found, name_map_warnings(disc, index, name_map, found.identity) if name_map else []
 
 
 def identified_switches(
@@ -312,16 +315,21 @@ def guid_files(
     fabric: str,
     text: str,
     source: str,
-    recorded: dict[int, str] | None = None,
+    name_map: NodeNameMap | None = None,
     *,
     accept_missing_roots: bool = False,
+    warnings: list[str] | None = None,
 ) -> GuidFiles:
     """The GUID files; IdentityError (located) when a discovered device claims a plan name it may not,
-    MissingRootsError when a top-tier switch is not discovered (unless ``accept_missing_roots``)."""
-    recorded = recorded or {}
+    MissingRootsError when a top-tier switch is not discovered (unless ``accept_missing_roots``). What the
+    map's reading says (verify-cabling's words) is added to ``warnings`` before any refusal: a typo in the
+    map may be why."""
+    recorded = name_map.names if name_map else {}
     with gc_paused():
         nodes = parse_nodes(text, source)
-        found = _identified(plan, fabric, text, source, recorded)
+        found, said = _identified(plan, fabric, text, source, name_map)
+    if warnings is not None:
+        warnings += said
     roots_wanted = top_tier(plan, fabric)
     gpu_pools = {p.name for p in plan.cluster.pools if p.role == "gpu"}
     planned = _planned_peers(plan, fabric)
@@ -464,7 +472,7 @@ def check_roots(
     (unless ``accept_missing``) leaves one out: the same completeness the written root file is held to
     (``_check_roots_found``: ftree ranks the fabric from a partial root list)."""
     nodes = parse_nodes(text, source)
-    found = _identified(plan, fabric, text, source, {})
+    found, _ = _identified(plan, fabric, text, source, None)
     by_guid = {n.guid: n for n in nodes}
     by_guid.update({g: n for n in nodes if n.kind == "ca" for g in n.ports.values()})
     top = top_tier(plan, fabric)
