@@ -19,7 +19,14 @@ from typing import NamedTuple
 
 from generator.foreign import ByteBudget, ForeignInputError, read_foreign
 from generator.limits import MAX_LINKS
-from generator.verify.model import MAX_LINE, DiscoveryError, IbDiscovery, SeenLink, SeenNode
+from generator.verify.model import (
+    MAX_KEPT_WARNINGS,
+    MAX_LINE,
+    DiscoveryError,
+    IbDiscovery,
+    SeenLink,
+    SeenNode,
+)
 
 # The dump of the largest fabric this tool plans (102,400 GPUs, 315,392 links; benchmarks/synthetic.py) is
 # ~44 MB in net-file form and ~60 MB as ibnetdiscover prints it with GUIDs: the limit leaves room for that.
@@ -30,7 +37,6 @@ MAX_SEEN = MAX_LINKS // 2
 # IBA: PortNum is an 8-bit field (SMP attribute modifiers, PortInfo:LocalPortNum), so a switch has at
 # most 254 external ports plus port 0; anything larger is not a port number.
 MAX_PORT = 255
-MAX_WARNINGS = 1000  # warnings kept per dump; the rest are counted in one line
 # On a record-looking line the parser did not match: a number no field can hold (GUIDs are 64 bits = at
 # most 16 hex digits; port numbers at most 3 digits). The description (after `#` or `'`) is not searched.
 _OVERSIZE = re.compile(r"[0-9A-Fa-f]{17,}|\[\d{4,}\]")
@@ -169,7 +175,7 @@ class _Builder:
         self.links: dict[tuple[tuple[str, int], tuple[str, int]], SeenLink] = {}
         self.peer: dict[tuple[str, int], tuple[str, int]] = {}
         self.warnings: list[str] = []
-        self.unsaid = 0  # warnings past MAX_WARNINGS, counted, not kept
+        self.unsaid = 0  # warnings past MAX_KEPT_WARNINGS, counted, not kept
         self.words: dict[str, str] = {}  # width/speed tokens, one object each (1M links share a few)
         self.ids: dict[str, str] = {}  # a remote node id as printed → its node's key (the node exists)
         # port GUID → (node, port, line) and (node, port) → port GUID: each port GUID names one port and each
@@ -263,9 +269,9 @@ class _Builder:
             )
 
     def warn(self, text: str) -> None:
-        """Keep the first MAX_WARNINGS warnings and count the rest: a dump of millions of damaged lines is
-        not a report of millions of lines (16 MB of stray port lines made 4 million warnings, 1.3 GB)."""
-        if len(self.warnings) < MAX_WARNINGS:
+        """Keep the first MAX_KEPT_WARNINGS warnings and count the rest: a dump of millions of damaged lines
+        is not a report of millions of lines (16 MB of stray port lines made 4 million warnings, 1.3 GB)."""
+        if len(self.warnings) < MAX_KEPT_WARNINGS:
             self.warnings.append(text)
         else:
             self.unsaid += 1

@@ -31,6 +31,7 @@ from generator.plan.model import Endpoint, Plan
 from generator.platform.ports import label_devices, site_labels
 from generator.safetext import inline
 from generator.verify.model import (
+    MAX_KEPT_WARNINGS,
     MAX_LINE,
     DiscoveryError,
     End,
@@ -338,6 +339,7 @@ def read_node_name_map(path: str | Path, budget: ByteBudget | None = None) -> No
     out: dict[int, str] = {}
     lines: dict[int, int] = {}
     warnings: list[str] = []
+    unread = 0
     # lines end at LF (a CR before it dropped), as the tools read the map (opensm complib/cl_nodenamemap.c,
     # fgets): str.splitlines() also breaks at VT, FF, \x1c-\x1e, NEL, U+2028, and misnumbers the lines after
     for no, raw in enumerate(text.split("\n"), 1):
@@ -349,10 +351,16 @@ def read_node_name_map(path: str | Path, budget: ByteBudget | None = None) -> No
             continue
         entry = _map_entry(line)
         if entry is None:
-            warnings.append(f"{p}:{no}: not a node-name map line (0x<guid> name, H-<guid> name), ignored")
+            unread += 1
+            if unread <= MAX_KEPT_WARNINGS:
+                warnings.append(f"{p}:{no}: not a node-name map line (0x<guid> name, H-<guid> name), ignored")
             continue
         guid, name = entry
         out[guid], lines[guid] = name, no
+    if unread > MAX_KEPT_WARNINGS:  # 64 MiB of one-character lines: 33 million warnings, several GB
+        warnings.append(
+            f"{p}: {unread - MAX_KEPT_WARNINGS:,} more lines that are no node-name map line, ignored"
+        )
     return NodeNameMap(out, warnings, str(p), lines)
 
 

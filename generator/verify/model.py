@@ -165,6 +165,7 @@ class DiscoveryError(ValueError):
     """The discovered input cannot be used (unreadable, not a known format, empty)."""
 
 
+MAX_KEPT_WARNINGS = 1000  # warnings a reader keeps of one foreign file; the rest are counted in one line
 MAX_LINE = 4096  # an IB NodeDescription is at most 64 bytes (IBTA NodeDescription); a record line ~300
 
 
