@@ -23,6 +23,7 @@ from generator import __version__
 from generator.emit import emitters
 from generator.emit._registry import BuildContext, Emitter
 from generator.emit.pulumi import STACK
+from generator.foreign import read_foreign, refuse_yaml_bombs
 from generator.forked import FORK_MIN_CABLES, Child, can_fork
 from generator.fsutil import (
     atomic_dir,
@@ -42,6 +43,8 @@ MANIFEST = "manifest.json"
 CABLING = "cabling"
 # Owned files the user's tools edit in place: merged on regenerate rather than compared byte for byte.
 MERGED = (f"pulumi/Pulumi.{STACK}.yaml",)
+STACK_LIMIT = 4 * 1024 * 1024  # a stack file holds a few config keys (kilobytes); the blueprint's own limit
+STACK_ALIAS = "holds a YAML anchor or alias, which generate never writes: write the value out in full"
 
 
 class BuildRefused(Exception):
@@ -114,11 +117,11 @@ def merge_stack_files(out: Path, tmp: Path, overwrite_edited: bool) -> None:
         if not (mine.is_file() and not mine.is_symlink() and new.is_file()):
             continue
         try:
-            text = mine.read_text(encoding="utf-8")
+            text = read_foreign(mine, STACK_LIMIT).decode("utf-8")
         except UnicodeDecodeError:  # was an internal error (exit 3): a hand edit like any other
             text = None
         merged, clashes = (
-            merged_stack(text, new.read_text(encoding="utf-8"), previous.get(rel))
+            merged_stack(text, new.read_text(encoding="utf-8"), previous.get(rel), f"{out}/{rel}")
             if text is not None
             else (None, ["the file (not UTF-8 any more)"])
         )
@@ -132,11 +135,14 @@ def merge_stack_files(out: Path, tmp: Path, overwrite_edited: bool) -> None:
 
 
 def merged_stack(
-    mine: str, generated: str, written: dict[str, Any] | None = None
+    mine: str, generated: str, written: dict[str, Any] | None = None, where: str = "the stack file"
 ) -> tuple[str | None, list[str]]:
     """(the generated stack text plus the user's extra keys, or None if nothing to add; changed keys): a key
     whose value is neither the generated one nor the one the previous build wrote (``written``) was changed
-    by hand."""
+    by hand. An anchor or alias in ``mine`` is refused before it is loaded (a ForeignInputError at its line):
+    comparing and recording values (``plain``) copies every alias out, so 780 bytes of nested aliases took
+    37 s and 1.2 GB, one more level minutes. Refused rather than bounded: generate writes none, and one
+    in a file the merge rewrites would have to be kept or copied out anyway."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
@@ -144,6 +150,7 @@ def merged_stack(
     yaml.preserve_quotes = True  # "2.0" stays a string for Pulumi
     yaml.width = 4096
     try:
+        refuse_yaml_bombs(mine, where, why=STACK_ALIAS)
         user = yaml.load(mine)
     except YAMLError:
         return None, ["the file (not YAML any more)"]

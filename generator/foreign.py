@@ -220,29 +220,42 @@ def parse_json(text: str, where: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
 MAX_YAML_DEPTH = 64
 
 
-def parse_yaml(text: str, where: str, max_depth: int = MAX_YAML_DEPTH) -> Any:
-    """YAML this tool wrote into a build (inventory, startup.yaml), read back as foreign text: safe types,
-    no anchors or aliases (the build holds none, and an alias expands without bound: a 768-byte bomb took
-    gigabytes, a self-referencing anchor recursed to exit 3), nesting at most ``max_depth``. The events are
-    checked first, which expands nothing; then the document is loaded."""
+ANCHOR_REFUSED = "holds a YAML anchor or alias, which generate never writes"
+
+
+def refuse_yaml_bombs(
+    text: str, where: str, max_depth: int = MAX_YAML_DEPTH, why: str = ANCHOR_REFUSED
+) -> None:
+    """Refuse, at its line, the first anchor or alias (an alias expands without bound when the document is
+    loaded and then copied: a 768-byte bomb took gigabytes, a self-referencing anchor recursed to exit 3) and
+    nesting deeper than ``max_depth``. It walks the parser's events, which expands nothing: linear in the
+    text. A text that is not YAML raises ruamel's YAMLError for the caller to say so."""
     from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
     from ruamel.yaml.events import AliasEvent, CollectionEndEvent, CollectionStartEvent, NodeEvent
 
-    yaml = YAML(typ="safe", pure=True)
+    depth = 0
+    for event in YAML(typ="safe", pure=True).parse(text):
+        line = f"{where}:{event.start_mark.line + 1}" if event.start_mark is not None else where
+        if isinstance(event, AliasEvent) or (isinstance(event, NodeEvent) and event.anchor):
+            raise ForeignInputError(line, why)
+        if isinstance(event, CollectionStartEvent):
+            depth += 1
+            if depth > max_depth:
+                raise ForeignInputError(line, f"nested deeper than {max_depth} levels")
+        elif isinstance(event, CollectionEndEvent):
+            depth -= 1
+
+
+def parse_yaml(text: str, where: str, max_depth: int = MAX_YAML_DEPTH) -> Any:
+    """YAML this tool wrote into a build (inventory, startup.yaml), read back as foreign text: safe types,
+    no anchors or aliases (the build holds none), nesting at most ``max_depth`` (:func:`refuse_yaml_bombs`,
+    before anything is loaded); then the document is loaded."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
     try:
-        depth = 0
-        for event in yaml.parse(text):
-            line = f"{where}:{event.start_mark.line + 1}" if event.start_mark is not None else where
-            if isinstance(event, AliasEvent) or (isinstance(event, NodeEvent) and event.anchor):
-                raise ForeignInputError(line, "holds a YAML anchor or alias, which generate never writes")
-            if isinstance(event, CollectionStartEvent):
-                depth += 1
-                if depth > max_depth:
-                    raise ForeignInputError(line, f"nested deeper than {max_depth} levels")
-            elif isinstance(event, CollectionEndEvent):
-                depth -= 1
-        return yaml.load(text)
+        refuse_yaml_bombs(text, where, max_depth)
+        return YAML(typ="safe", pure=True).load(text)
     except YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f"{where}:{mark.line + 1}" if mark is not None else where
