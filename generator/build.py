@@ -23,7 +23,13 @@ from generator import __version__
 from generator.emit import emitters
 from generator.emit._registry import BuildContext, Emitter
 from generator.emit.pulumi import STACK
-from generator.foreign import read_foreign, refuse_yaml_bombs
+from generator.foreign import (
+    ForeignInputError,
+    parse_json,
+    read_foreign,
+    read_foreign_text,
+    refuse_yaml_bombs,
+)
 from generator.forked import FORK_MIN_CABLES, Child, can_fork
 from generator.fsutil import (
     atomic_dir,
@@ -43,6 +49,8 @@ MANIFEST = "manifest.json"
 CABLING = "cabling"
 # Owned files the user's tools edit in place: merged on regenerate rather than compared byte for byte.
 MERGED = (f"pulumi/Pulumi.{STACK}.yaml",)
+# manifest.json of a 100k-GPU build (a digest for each of its files) is a few megabytes
+MANIFEST_LIMIT = 64 * 1024 * 1024
 STACK_LIMIT = 4 * 1024 * 1024  # a stack file holds a few config keys (kilobytes); the blueprint's own limit
 STACK_ALIAS = "holds a YAML anchor or alias, which generate never writes: write the value out in full"
 
@@ -67,15 +75,24 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def read_manifest(out: Path) -> dict[str, str] | None:
-    """The files (path -> sha256) the previous build owns; {} for a new folder, None if unreadable."""
-    manifest = out / MANIFEST
-    if not manifest.is_file():
-        return {}
+def _manifest_doc(out: Path) -> Any:
+    """The previous build's manifest as JSON data, read as foreign text (it may have been edited): bounded
+    in size and nesting (json.loads of 100,000 nested brackets was a RecursionError, exit 3)."""
+    path = out / MANIFEST
     try:
-        recorded = json.loads(manifest.read_text(encoding="utf-8"))["files"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+        return parse_json(read_foreign_text(path, MANIFEST_LIMIT), str(path))
+    except ForeignInputError as exc:
+        hint = "the build's manifest: restore it, or move the folder aside"
+        raise ForeignInputError(exc.where, f"{exc.message} ({hint})") from None
+
+
+def read_manifest(out: Path) -> dict[str, str] | None:
+    """The files (path -> sha256) the previous build owns; {} for a new folder, None if it lists none. A
+    manifest that is no JSON (too large, too deep, cut short) is a ForeignInputError naming it (exit 2)."""
+    if not (out / MANIFEST).is_file():
+        return {}
+    doc = _manifest_doc(out)
+    recorded = doc.get("files") if isinstance(doc, dict) else None
     if not isinstance(recorded, dict):
         return None
     return {str(k): str(v) for k, v in recorded.items()}
@@ -214,25 +231,21 @@ def stack_config(tmp: Path) -> dict[str, dict[str, Any]]:
 
 def _previous_stack_config(out: Path) -> dict[str, dict[str, Any]]:
     """What the previous build recorded it wrote into the stack files ({} when its manifest has none)."""
-    try:
-        recorded = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("stack_config")
-    except (OSError, ValueError, AttributeError):
-        return {}
+    doc = _manifest_doc(out) if (out / MANIFEST).is_file() else {}
+    recorded = doc.get("stack_config") if isinstance(doc, dict) else None
     if not isinstance(recorded, dict):
         return {}
     return {str(k): v for k, v in recorded.items() if isinstance(v, dict)}
 
 
 def manifest_of(out: Path) -> dict[str, Any] | None:
-    """The whole manifest generate wrote in ``out``; None when there is none, or it is unreadable or not
-    generate's (no ``files`` mapping, a ``blueprint`` that is no mapping)."""
-    if read_manifest(out) is None or not (out / MANIFEST).is_file():
+    """The whole manifest generate wrote in ``out``; None when there is none or it is not generate's (no
+    ``files`` mapping, a ``blueprint`` that is no mapping); a ForeignInputError when it is no JSON."""
+    if not (out / MANIFEST).is_file():
         return None
-    try:
-        data = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and isinstance(data.get("blueprint", {}), dict) else None
+    data = _manifest_doc(out)
+    ours = isinstance(data, dict) and isinstance(data.get("files"), dict)
+    return data if ours and isinstance(data.get("blueprint", {}), dict) else None
 
 
 def built_from(out: Path) -> str | None:

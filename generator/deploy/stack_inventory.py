@@ -35,6 +35,7 @@ from generator.foreign import (
     ByteBudget,
     ForeignInputError,
     json_path,
+    parse_json,
     parse_yaml,
     pydantic_refusal,
     read_foreign_text,
@@ -146,10 +147,9 @@ def _cluster_json(build: Path) -> dict[str, Any]:
     path = build / "pulumi" / "cluster.json"
     text = read_foreign_text(path, BUILD_FILE_LIMIT)
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        line = getattr(exc, "lineno", 1)
-        raise ForeignInputError(f"{path}:{line}", f"{_REGENERATE}: {one_line(str(exc))[:120]}") from None
+        data = parse_json(text, str(path))  # depth-bounded: 100,000 nested brackets were a RecursionError
+    except ForeignInputError as exc:
+        raise ForeignInputError(exc.where, f"{_REGENERATE}: {one_line(exc.message)[:120]}") from None
     if not isinstance(data, dict) or not isinstance(data.get("blueprint"), str):
         raise ForeignInputError(f"{path}:1", f"{_REGENERATE}: a JSON object with `blueprint` is expected")
     try:

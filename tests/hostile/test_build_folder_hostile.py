@@ -6,6 +6,7 @@ written. The builds are test_stack_outputs.py's."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from test_stack_outputs import builds, case
 
 __all__ = ["builds", "case"]  # the fixtures, found by pytest in this module's names
 
+DEEP = "[" * 100_000 + "]" * 100_000
 STACK = Path("pulumi") / "Pulumi.prod.yaml"
 
 
@@ -75,3 +77,32 @@ def test_a_stack_file_without_aliases_is_still_merged(builds: dict[str, Path], t
     code, said = _generate(build)
     assert code == 0, said
     assert "gcp:project: mine-123" in stack.read_text()
+
+
+def test_a_deep_manifest_is_refused_by_generate(builds: dict[str, Path], tmp_path: Path) -> None:
+    build = _copy(builds, tmp_path)
+    manifest = build / "manifest.json"
+    manifest.write_text('{"files": ' + DEEP + "}")
+    code, said = _generate(build)
+    assert code == 2 and "manifest.json:1: " in said and "deeper than 64" in said, said
+    assert manifest.read_text().startswith('{"files": [[[')
+
+
+def test_a_deep_manifest_is_refused_by_cabling(tmp_path: Path) -> None:
+    """`cabling -o BUILD/cabling` refreshes the build's manifest, which it reads first."""
+    build = tmp_path / "ib"
+    (build / "cabling").mkdir(parents=True)
+    (build / "manifest.json").write_text('{"files": ' + DEEP + "}")
+    code, out, err = run_cli(
+        "cabling", str(EXAMPLES / "hdr-fat-tree-a100.yaml"), "-o", str(build / "cabling"), "--force"
+    )
+    assert code == 2 and "manifest.json:1: " in err and "deeper than 64" in err, out + err
+    assert list((build / "cabling").iterdir()) == []
+
+
+def test_a_deep_cluster_json_is_refused_by_inventory(case: object) -> None:
+    build, outputs, data = case("gcp")  # type: ignore[operator]
+    outputs.write_text(json.dumps(data))
+    (build / "pulumi" / "cluster.json").write_text('{"blueprint": ' + DEEP + "}")
+    code, out, err = run_cli("inventory", str(build), "--from-stack", str(outputs), "-o", "-")
+    assert code == 2 and "cluster.json:1: " in err and "deeper than 64" in err, out + err
