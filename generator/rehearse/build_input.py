@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,11 +104,13 @@ def _read_cables(path: Path, budget: ByteBudget) -> list[Cable]:
         raise ForeignInputError(str(path), "missing: the cabling plan is the rehearsal's wiring")
     rows = csv.DictReader(io.StringIO(read_foreign_text(path, MAX_FILE, budget)))
     need = ("cable_id", "fabric", "layer", "a_device", "a_port", "b_device", "b_port")
-    if rows.fieldnames is None or any(n not in rows.fieldnames for n in need):
+    with _csv_errors(path, rows):
+        header = rows.fieldnames
+    if header is None or any(n not in header for n in need):
         raise ForeignInputError(f"{path}:1", f"the header lacks one of {', '.join(need)}")
     cables: list[Cable] = []
     taken: dict[tuple[str, str], str] = {}
-    for row in rows:
+    for row in _csv_rows(path, rows):
         where = f"{path}:{rows.line_num}"
         cable = _cable(row, where)
         ends = ((cable.a, cable.a_port), (cable.b, cable.b_port))
@@ -171,12 +175,36 @@ def _read_switch(sw_dir: Path, fabric: str, budget: ByteBudget) -> SwitchConfig:
 
 def _read_asn_plan(path: Path, budget: ByteBudget) -> dict[str, AsnEntry]:
     out = {}
-    for n, row in enumerate(csv.DictReader(io.StringIO(read_foreign_text(path, MAX_FILE, budget))), 2):
+    rows = csv.DictReader(io.StringIO(read_foreign_text(path, MAX_FILE, budget)))
+    for row in _csv_rows(path, rows):
         try:
             out[row["switch"]] = AsnEntry(row["fabric"], row["role"], int(row["asn"]), row["loopback"])
         except (KeyError, TypeError, ValueError):
-            raise ForeignInputError(f"{path}:{n}", "expected fabric, switch, role, asn, loopback") from None
+            raise ForeignInputError(
+                f"{path}:{rows.line_num}", "expected fabric, switch, role, asn, loopback"
+            ) from None
     return out
+
+
+@contextmanager
+def _csv_errors(path: Path, rows: csv.DictReader[str]) -> Iterator[None]:
+    """A csv.Error (a field over csv.field_size_limit(), 128 KiB; a NUL; an unterminated quote at the end)
+    as a refusal at the line the reader stopped on: it was an internal error (exit 3)."""
+    try:
+        yield
+    except csv.Error as exc:  # the DictReader's line_num is its last good row's; its reader's, this line's
+        line = rows.reader.line_num
+        raise ForeignInputError(f"{path}:{line}", f"not CSV this command reads: {exc}") from None
+
+
+def _csv_rows(path: Path, rows: csv.DictReader[str]) -> Iterator[dict[str | Any, Any]]:
+    """The rows of ``rows``, a csv.Error refused at its line (:func:`_csv_errors`)."""
+    while True:
+        with _csv_errors(path, rows):
+            row = next(rows, None)
+        if row is None:
+            return
+        yield row
 
 
 def _read_infiniband(build: Build) -> None:
