@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from generator.foreign import MAX_YAML_DEPTH
+
 # A plain scalar the writer emits (its _PLAIN, minus brackets and commas that a hand edit could make flow)
 _PLAIN = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9 ._/-]*[A-Za-z0-9._/-])?$")
 _INT = re.compile(r"^(0|[1-9][0-9]*)$")
@@ -67,11 +69,26 @@ class _Reader:
     def __init__(self, lines: list[tuple[int, str]]) -> None:
         self.lines = lines
         self.i = 0
+        self.depth = 0  # collections open: each costs this reader three Python frames
 
     def node(self, indent: int) -> Any:
         return self.sequence(indent) if self.lines[self.i][1].startswith("- ") else self.mapping(indent)
 
+    def _deeper(self) -> None:
+        """One more collection open; past MAX_YAML_DEPTH the text is left to the full loader, whose event
+        pass refuses it at its line (350 nested keys were a RecursionError here, exit 3)."""
+        self.depth += 1
+        if self.depth > MAX_YAML_DEPTH:
+            raise NotBlock(f"nested deeper than {MAX_YAML_DEPTH} levels")
+
+    def value(self, text: str) -> Any:
+        """A scalar; ``{}`` and ``[]`` are collections to YAML, counted as the full loader counts them."""
+        if text in ("{}", "[]") and self.depth >= MAX_YAML_DEPTH:
+            raise NotBlock(f"nested deeper than {MAX_YAML_DEPTH} levels")
+        return scalar(text)
+
     def mapping(self, indent: int) -> dict[Any, Any]:
+        self._deeper()
         out: dict[Any, Any] = {}
         while self.i < len(self.lines) and self.lines[self.i][0] == indent:
             body = self.lines[self.i][1]
@@ -82,7 +99,8 @@ class _Reader:
             if not isinstance(key, str | int) or key in out:
                 raise NotBlock(f"key {m.group(1)!r}")
             self.i += 1
-            out[key] = scalar(m.group(2)) if m.group(2) is not None else self.child(indent)
+            out[key] = self.value(m.group(2)) if m.group(2) is not None else self.child(indent)
+        self.depth -= 1
         return out
 
     def child(self, indent: int) -> Any:
@@ -96,6 +114,7 @@ class _Reader:
         return None
 
     def sequence(self, indent: int) -> list[Any]:
+        self._deeper()
         out: list[Any] = []
         while self.i < len(self.lines) and self.lines[self.i][0] == indent:
             body = self.lines[self.i][1]
@@ -107,7 +126,8 @@ class _Reader:
                 out.append(self.mapping(indent + 2))
             else:
                 self.i += 1
-                out.append(scalar(rest))
+                out.append(self.value(rest))
+        self.depth -= 1
         return out
 
 

@@ -1,6 +1,7 @@
-"""What `rehearse` reads from a build folder that may have been edited, bounded (review h180, finding 5):
-a CSV field over Python's field limit (128 KiB) in cables.csv or asn-plan.csv was an internal error (exit 3);
-it is now refused at its file and line, exit 2, before any namespace exists (no real tool is needed)."""
+"""What `rehearse` reads from a build folder that may have been edited, bounded (review h180, findings 5 and
+6): a CSV field over Python's field limit (128 KiB) in cables.csv or asn-plan.csv and 350 nested keys in a
+switch's startup.yaml were internal errors (exit 3); each is now refused at its file and line, exit 2,
+before any namespace exists (no real tool is needed)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 from rehearse_fixtures import SMALL_ROCE, generate
+
+from generator.foreign import MAX_YAML_DEPTH, ForeignInputError, parse_yaml
+from generator.rehearse import block_read
 
 FIELD = "x" * (200 * 1024)  # over csv.field_size_limit(), 131,072 characters
 
@@ -42,3 +46,30 @@ def test_a_csv_field_over_the_limit_is_refused_at_its_line(
 ) -> None:
     line = (built / rel).read_text().count("\n") + 1
     _refused(built, tmp_path, rel, row, f"{Path(rel).name}:{line}: ", "field larger than field limit")
+
+
+def test_startup_yaml_nested_350_deep_is_refused_at_its_line(built: Path, tmp_path: Path) -> None:
+    """350 nested keys under a second `- set:` item: the fast reader recursed past Python's limit."""
+    rel = "switches/compute/c-leaf-su1-r0/startup.yaml"
+    text = (built / rel).read_text()
+    assert text.startswith("#") and "\n- set:\n    interface:\n" in text and text.endswith("\n")
+    deep = "- set:\n" + "".join("  " * (i + 2) + f"k{i}:\n" for i in range(349)) + "  " * 351 + "k: 1\n"
+    # the list, its item and the mapping under `set` are three levels: the 65th is the key k62's mapping
+    line = text.count("\n") + 1 + 63
+    _refused(built, tmp_path, rel, deep, f"startup.yaml:{line}: ", "nested deeper than 64 levels")
+
+
+@pytest.mark.parametrize("depth", [MAX_YAML_DEPTH - 1, MAX_YAML_DEPTH, MAX_YAML_DEPTH + 1, 350])
+@pytest.mark.parametrize("leaf", ["1", "{}", "[]"])
+def test_the_block_reader_hands_over_at_the_full_loaders_depth(depth: int, leaf: str) -> None:
+    """What the fast reader takes, the full loader takes the same: nested past the limit, it is left to the
+    full loader, which refuses it."""
+    text = "".join("  " * i + f"k{i}:\n" for i in range(depth - 1)) + "  " * (depth - 1) + f"k: {leaf}\n"
+    try:
+        full = parse_yaml(text, "f")
+    except ForeignInputError as exc:
+        assert "nested deeper than" in exc.message
+        with pytest.raises(block_read.NotBlock, match="nested deeper"):
+            block_read.load(text)
+    else:
+        assert block_read.load(text) == full
