@@ -1,7 +1,7 @@
-"""What `rehearse` reads from a build folder that may have been edited, bounded (review h180, findings 5 and
-6): a CSV field over Python's field limit (128 KiB) in cables.csv or asn-plan.csv and 350 nested keys in a
+"""What `rehearse` reads from a build folder that may have been edited, bounded (review h180, findings 5 to
+7): a CSV field over Python's field limit (128 KiB) in cables.csv or asn-plan.csv and 350 nested keys in a
 switch's startup.yaml were internal errors (exit 3); each is now refused at its file and line, exit 2,
-before any namespace exists (no real tool is needed)."""
+before any namespace exists (no real tool is needed). partitions.conf is parsed in linear time."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from conftest import run_cli
 from rehearse_fixtures import SMALL_ROCE, generate
 
 from generator.foreign import MAX_YAML_DEPTH, ForeignInputError, parse_yaml
-from generator.rehearse import block_read
+from generator.rehearse import block_read, partitions
 
 FIELD = "x" * (200 * 1024)  # over csv.field_size_limit(), 131,072 characters
 
@@ -73,3 +73,11 @@ def test_the_block_reader_hands_over_at_the_full_loaders_depth(depth: int, leaf:
             block_read.load(text)
     else:
         assert block_read.load(text) == full
+
+
+def test_partitions_parse_is_linear_in_lines_without_a_semicolon() -> None:
+    """Each line joined one growing string and searched all of it for `;`: 20,000 lines of 1,000
+    characters took 105 s, now well under a second."""
+    text = ("P" * 1000 + "\n") * 20_000 + "Default=0x7fff : ALL=full ;\nX=0x10, defmember=full : ALL_CAS ;\n"
+    parts = partitions.parse(text)
+    assert [(p.name[-7:], p.pkey, p.line) for p in parts] == [("Default", 0x7FFF, 1), ("X", 0x10, 20_002)]
