@@ -10,7 +10,9 @@ case misses a target, exits 3 or prints a traceback.
 
 The second table (issue 31) does the same for every reader of a file this tool did not write: Pulumi
 stack outputs (`inventory --from-stack`), ibnetdiscover dumps (`verify-cabling`, `sm-guids`), LLDP JSON,
-nccl-tests results (`acceptance-report`, text and `-J` JSON) and advice JSON (`init --from-advice`). Each
+nccl-tests results (`acceptance-report`, text and `-J` JSON), advice JSON (`init --from-advice`) and the
+files of a build folder a user may have edited (manifest.json, pulumi/cluster.json, the Pulumi stack file, a
+RoCE build's CSV files and startup.yaml, read back by generate, cabling, inventory and rehearse). Each
 hostile input must end in exit 1 or 2 with the offending file named in the message, within the same time
 and memory targets; a case whose input is valid however costly (``EXPECTED_EXITS``) must end in the exit it
 names instead. `--case TEXT` runs only the cases whose name holds TEXT (both tables).
@@ -21,10 +23,11 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -150,6 +153,7 @@ print(json.dumps({"code": code, "seconds": time.perf_counter() - t0, "said": err
 """
 IB_EXAMPLE = "hdr-fat-tree-a100.yaml"
 GCP_EXAMPLE = "gcp-a3-ultra.yaml"
+ROCE_EXAMPLE = "roce-rail-2tier.yaml"
 GUID = "0x" + "1" * 16
 
 
@@ -289,14 +293,74 @@ def foreign_cases(root: Path, builds: dict[str, Path]) -> Iterator[tuple[str, li
     (root / "r4").mkdir()
     (root / "r4" / "all_reduce.txt").symlink_to("/dev/zero")
     yield "nccl-tests: symlink to /dev/zero", [*acc, str(root / "r4")]
+    yield from _build_folder_cases(root, builds, put)
     adv = ["init", "-o", str(root / "starter.yaml"), "--from-advice"]
     yield "advice: params nan", [*adv, put("a1.json", '{"request": {"params": "nan", "mode": "pretrain"}}')]
     yield "advice: gpus 1e300", [*adv, put("a2.json", '{"request": {"params": 7e10, "gpus": 1e300}}')]
     yield "advice: symlink to /dev/zero", [*adv, zero("a3.json")]
 
 
+DEEP_JSON = "[" * 100_000 + "]" * 100_000
+# 780 bytes: nine-way lists of aliases to the list before, 9**9 ones when copied out (37 s and 1.2 GB)
+STACK_BOMB = "x0: &a0 [1,1,1,1,1,1,1,1,1]\n" + "".join(
+    f"x{i}: &a{i} [{','.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 8)
+)
+
+
+def _build_folder_cases(
+    root: Path, builds: dict[str, Path], put: Callable[[str, str | bytes], str]
+) -> Iterator[tuple[str, list[str]]]:
+    """(review h180) The files of a build folder the user may have edited, read back by generate, cabling,
+    inventory and rehearse: each hostile edit in a copy of a build."""
+
+    def copy(build: str, name: str) -> Path:
+        shutil.copytree(builds[build], root / name)
+        return root / name
+
+    gcp_generate = ["generate", str(EXAMPLES / GCP_EXAMPLE), "-q", "--only", "pulumi,ansible", "-o"]
+    g2 = copy("gcp", "g2")
+    stack = g2 / "pulumi" / "Pulumi.prod.yaml"
+    stack.write_text(STACK_BOMB + stack.read_text().replace('gcp:zone: "europe-west1-b"', "gcp:zone: *a7"))
+    yield "generate: alias bomb in the Pulumi stack file", [*gcp_generate, str(g2)]
+    g5 = copy("gcp", "g5")
+    (g5 / "manifest.json").write_text('{"files": ' + DEEP_JSON + "}")
+    yield "generate: manifest.json 100,000 deep", [*gcp_generate, str(g5)]
+    put("ibm/manifest.json", '{"files": ' + DEEP_JSON + "}")
+    (root / "ibm" / "cabling").mkdir()
+    cabling = ["cabling", str(EXAMPLES / IB_EXAMPLE), "-o", str(root / "ibm" / "cabling"), "--force"]
+    yield "cabling: the build's manifest.json 100,000 deep", cabling
+    deep = copy("gcp", "gcp-deep")
+    (deep / "pulumi" / "cluster.json").write_text('{"blueprint": ' + DEEP_JSON + "}")
+    stack_outputs = put("s7.json", _gcp_outputs())
+    yield (
+        "inventory: cluster.json 100,000 deep",
+        ["inventory", str(deep), "--from-stack", stack_outputs, "-o", "-"],
+    )
+    field = "x" * (200 * 1024)  # over csv.field_size_limit(), 128 KiB
+    for rel, row in (
+        ("cabling/cables.csv", f"999,{field},compute\n"),
+        ("switches/asn-plan.csv", f"compute,c-leaf-x,leaf,sn5600,4200000099,{field},32,32\n"),
+    ):
+        roce = copy("roce", f"roce-{Path(rel).stem}")
+        with (roce / rel).open("a") as fh:
+            fh.write(row)
+        yield f"rehearse: a 200 KiB field in {Path(rel).name}", ["rehearse", str(roce)]
+    roce = copy("roce", "roce-deep")
+    with (roce / "switches" / "compute" / "c-leaf-su1-r0" / "startup.yaml").open("a") as fh:
+        fh.write(
+            "- set:\n" + "".join("  " * (i + 2) + f"k{i}:\n" for i in range(349)) + "  " * 351 + "k: 1\n"
+        )
+    yield "rehearse: 350 nested keys in a startup.yaml", ["rehearse", str(roce)]
+
+
 def run_foreign(argv: list[str]) -> dict[str, float | int | str]:
     return _capped_child([FOREIGN_STAGE, json.dumps(argv)])
+
+
+def _generate(example: str, out: Path, outputs: str) -> Path:
+    argv = ["generate", str(EXAMPLES / example), "-o", str(out), "-q", "--only", outputs]
+    subprocess.run([sys.executable, "-m", "generator.cli", *argv], check=True)
+    return out
 
 
 def foreign_table(max_seconds: float, max_mb: float, only: str = "") -> bool:
@@ -306,23 +370,10 @@ def foreign_table(max_seconds: float, max_mb: float, only: str = "") -> bool:
     print(f"\n{'foreign input (command)':55} {'exit':>4} {'seconds':>8} {'peak MB':>8}")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        gcp = root / "gcp-build"
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "generator.cli",
-                "generate",
-                str(EXAMPLES / GCP_EXAMPLE),
-                "-o",
-                str(gcp),
-                "-q",
-                "--only",
-                "pulumi,ansible",
-            ],
-            check=True,
-        )
-        for name, argv in list(foreign_cases(root, {"gcp": gcp})):
+        gcp = _generate(GCP_EXAMPLE, root / "gcp-build", "pulumi,ansible")
+        # a RoCE build with its switch configurations and cabling plan, for `rehearse`
+        roce = _generate(ROCE_EXAMPLE, root / "roce-build", "switches,cabling")
+        for name, argv in list(foreign_cases(root, {"gcp": gcp, "roce": roce})):
             if only not in name:
                 continue
             r = run_foreign(argv)
