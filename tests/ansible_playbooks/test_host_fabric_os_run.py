@@ -1,7 +1,8 @@
-"""The host_fabric role on a RHEL 9 / Rocky 9 host, run by the real ansible-playbook (connection local, check
-mode: nothing is written): it writes netplan only, which RHEL does not ship, so with fabric addresses to
-configure it must stop at its first task, naming the OS and the interfaces, instead of writing
-/etc/netplan and failing at `netplan apply` (validate refuses the blueprint already: SFT008)."""
+"""The host_fabric role picks the host's own network configuration, run by the real ansible-playbook (connection
+local, check mode: nothing is written): netplan on the Debian family, NetworkManager keyfile profiles on RHEL 9
+/ Rocky 9 (which ship no netplan; the profiles themselves: test_host_fabric_nm_run.py). A host of another
+family with fabric addresses to configure stops at the role's first check, naming the OS and the interfaces,
+instead of writing files nothing reads."""
 
 from __future__ import annotations
 
@@ -50,20 +51,40 @@ def _run(tmp: Path, family: str, distribution: str) -> tuple[int, list[dict[str,
     return proc.returncode, tasks
 
 
-def test_rocky_host_with_fabric_addresses_stops_before_netplan(tmp_path: Path) -> None:
+def _ran(tasks: list[dict[str, Any]], name: str) -> bool:
+    return any(
+        t["task"]["name"] == f"host_fabric : {name}" and not t["hosts"]["localhost"].get("skipped")
+        for t in tasks
+    )
+
+
+def test_rocky_host_goes_on_to_networkmanager_profiles(tmp_path: Path) -> None:
     code, tasks = _run(tmp_path, "RedHat", "Rocky")
+    assert code == 0, tasks
+    assert _ran(tasks, "Write each fabric interface's NetworkManager profile")
+    assert not _ran(tasks, "Write the fabric interfaces to netplan") and not _ran(
+        tasks, "Create /etc/netplan"
+    )
+
+
+def test_a_host_of_another_family_stops_before_writing(tmp_path: Path) -> None:
+    code, tasks = _run(tmp_path, "Suse", "SLES")
     assert code != 0
     failed = [t for t in tasks if t["hosts"]["localhost"].get("failed")]
     assert [t["task"]["name"] for t in failed] == [
-        "host_fabric : Check the host's network is configured with netplan"
+        "host_fabric : Check the host's network is configured with netplan or NetworkManager"
     ]
     message = failed[0]["hosts"]["localhost"]["msg"]
-    assert "Rocky (RedHat family)" in message and "ibp24s0" in message and "netplan only" in message
-    assert not any("netplan" in t["task"]["name"] and "Write" in t["task"]["name"] for t in tasks)
+    assert (
+        "SLES (Suse family)" in message
+        and "ibp24s0" in message
+        and "NetworkManager (RHEL / Rocky 9)" in message
+    )
+    assert not any("Write" in t["task"]["name"] for t in tasks)
 
 
 def test_ubuntu_host_goes_on_to_netplan(tmp_path: Path) -> None:
     code, tasks = _run(tmp_path, "Debian", "Ubuntu")
     assert code == 0, tasks
-    names = [t["task"]["name"] for t in tasks]
-    assert "host_fabric : Write the fabric interfaces to netplan" in names
+    assert _ran(tasks, "Write the fabric interfaces to netplan")
+    assert not _ran(tasks, "Write each fabric interface's NetworkManager profile")
