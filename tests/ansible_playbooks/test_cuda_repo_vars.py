@@ -54,8 +54,6 @@ fabrics:
     topology: {{kind: fat-tree, switch: qm9700, rail_optimized: true}}
     subnet_manager: {{kind: opensm, ha: true}}
 software: {{os: {os}, driver_branch: "570", cuda: "12.8", nccl: "2.25.1", ofed: {{kind: doca, version: "2.9.1"}}}}
-suppress:
-  - {{rule: SFT009, reason: "the repository variables alone are under test"}}
 """
 # A site's own entry for rocky-9: its mirror's directory, key and versionlock package
 SITE_ENTRY = """\

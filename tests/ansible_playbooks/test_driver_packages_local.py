@@ -121,9 +121,6 @@ fabrics:
     topology: {{kind: fat-tree, switch: qm9700, rail_optimized: true}}
     subnet_manager: {{kind: opensm, ha: true}}
 software: {{os: {os}, driver_branch: "570", cuda: "12.8", nccl: "2.25.1", ofed: {{kind: doca, version: "2.9.1"}}}}
-# the driver role's names are under test; host_fabric's netplan-only refusal on EL9 (SFT009) is not
-suppress:
-  - {{rule: SFT009, reason: "the nvidia_driver role alone is under test"}}
 """
 
 

@@ -51,8 +51,6 @@ fabrics:
     topology: {{kind: fat-tree, switch: qm9700, rail_optimized: true}}
     subnet_manager: {{kind: opensm, ha: true}}
 software: {{os: {os}, driver_branch: "{branch}", cuda: "12.8", nccl: "2.25.1", ofed: {{kind: doca, version: "2.9.1"}}{extra}}}
-suppress:
-  - {{rule: SFT009, reason: "the driver's packages alone are under test"}}
 """
 
 

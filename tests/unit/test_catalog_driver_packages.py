@@ -24,8 +24,6 @@ fabrics:
     topology: {kind: fat-tree, switch: qm9700, rail_optimized: true}
     subnet_manager: {kind: opensm, ha: true}
 software: {os: rocky-9, driver_branch: "570", cuda: "12.8", nccl: "2.25.1", ofed: {kind: doca, version: "2.9.1"}}
-suppress:
-  - {rule: SFT009, reason: "the driver's packages alone are under test"}
 """
 
 CATALOG = """\

@@ -1,69 +1,64 @@
-"""SFT009: validate refuses RHEL 9 / Rocky 9 where the build has fabric addresses for the host_fabric role
-to write (netplan only), and names exactly the pools and interfaces the generator hands that role
-(`host_fabric_interfaces` in the pools' group_vars)."""
+"""RHEL 9 / Rocky 9 with fabric addresses to configure: the host_fabric role writes them as NetworkManager
+profiles there (its netplan branch is the Debian family's), so validate no longer refuses such a blueprint
+(SFT009 did, while the role wrote netplan only: a rule that can no longer fire is gone) and generate hands
+the role the same interfaces as on Ubuntu. The profiles themselves: ansible_playbooks/test_host_fabric_nm_run.py."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_cli
+from conftest import run_cli
 from ruamel.yaml import YAML
 
 from generator.findings import Severity
 from generator.pipeline import check
+from generator.rules.registry import all_rules
 
-FIXTURES = REPO / "tests" / "rules" / "fixtures"
-EXAMPLES = REPO / "examples"
-
-
-def _os(text: str, os: str) -> str:
-    return text.replace("os: rocky-9", f"os: {os}")
-
-
-@pytest.mark.parametrize("os", ["rhel-9", "rocky-9"])
-def test_refused_where_the_build_has_fabric_addresses(tmp_path: Path, os: str) -> None:
-    path = tmp_path / "bp.yaml"
-    path.write_text(_os((FIXTURES / "SFT009" / "fail.yaml").read_text(), os))
-    found = [f for f in check(path).findings if f.rule == "SFT009"]
-    assert len(found) == 1 and found[0].severity is Severity.ERROR
-    assert found[0].path == ("software", "os") and found[0].location is not None
-    assert found[0].location.line == 17  # the `os:` line of the fixture
-    assert f"software.os {os}" in found[0].message and "netplan" in found[0].message
-
-
-@pytest.mark.parametrize("os", ["ubuntu-22.04", "ubuntu-24.04", "debian-12"])
-def test_netplan_oses_pass(tmp_path: Path, os: str) -> None:
-    path = tmp_path / "bp.yaml"
-    path.write_text(_os((FIXTURES / "SFT009" / "fail.yaml").read_text(), os))
-    assert not [f for f in check(path).findings if f.rule == "SFT009"]
+# bare-metal DGX H100s on an NDR InfiniBand fabric: an IPoIB address per rail (the port map names the interfaces)
+BLUEPRINT = """\
+apiVersion: cluster-blueprint/v1
+name: el9-fabric
+site: {rows: 1, racks_per_row: 4, rack: {units: 42, power_kw: 44}}
+pools:
+  - name: dgx
+    count: 4
+    server: dgx-h100
+fabrics:
+  compute:
+    technology: infiniband-ndr
+    topology: {kind: fat-tree, tiers: 2, switch: qm9700, rail_optimized: true}
+    subnet_manager: {kind: opensm}
+software:
+  os: OS
+"""
 
 
-def test_no_fabric_addresses_no_finding() -> None:
-    # Rocky 9 on AWS: the provider addresses the EFA interfaces, the role gets no host_fabric_interfaces
-    assert not [f for f in check(FIXTURES / "DEP009" / "pass.yaml").findings if f.rule == "SFT009"]
-
-
-def test_names_what_the_generator_hands_the_role(tmp_path: Path) -> None:
-    """The pools and interfaces SFT009 names are the generated host_fabric_interfaces (built on Ubuntu)."""
+def _interfaces(out: Path) -> dict[str, list[str]]:
     yaml = YAML(typ="safe", pure=True)
-    data = yaml.load((EXAMPLES / "maas-onprem-h100.yaml").read_text())
-    out = tmp_path / "build"
-    code, _, err = run_cli(
-        "generate", str(EXAMPLES / "maas-onprem-h100.yaml"), "-o", str(out), "--only", "ansible"
-    )
-    assert code == 0, err
-    generated: dict[str, list[str]] = {}
+    found: dict[str, list[str]] = {}
     for f in sorted((out / "ansible" / "group_vars").glob("pool_*.yml")):
         nics = [n["interface"] for n in yaml.load(f.read_text()).get("host_fabric_interfaces") or []]
         if nics:
-            generated[f.stem.removeprefix("pool_")] = nics
-    assert generated, "the example must give some pool fabric addresses"
-    data.setdefault("software", {})["os"] = "rhel-9"
-    rhel = tmp_path / "rhel.json"
-    rhel.write_text(json.dumps(data))
-    [finding] = [f for f in check(rhel).findings if f.rule == "SFT009"]
-    assert f"({', '.join(generated)})" in finding.message
-    names = sorted({n for nics in generated.values() for n in nics})
-    assert f"({', '.join(names)})" in finding.message
+            found[f.stem] = nics
+    return found
+
+
+@pytest.mark.parametrize("os", ["rhel-9", "rocky-9"])
+def test_el9_with_fabric_addresses_validates_and_generates(tmp_path: Path, os: str) -> None:
+    path = tmp_path / "bp.yaml"
+    path.write_text(BLUEPRINT.replace("OS", os))
+    errors = [f for f in check(path).findings if f.severity is Severity.ERROR]
+    assert not errors, errors
+    code, _, err = run_cli("generate", str(path), "-o", str(tmp_path / "el9"), "--only", "ansible")
+    assert code == 0, err
+    ubuntu = tmp_path / "ubuntu.yaml"
+    ubuntu.write_text(BLUEPRINT.replace("OS", "ubuntu-22.04"))
+    code, _, err = run_cli("generate", str(ubuntu), "-o", str(tmp_path / "ubuntu"), "--only", "ansible")
+    assert code == 0, err
+    el9 = _interfaces(tmp_path / "el9")
+    assert el9 == _interfaces(tmp_path / "ubuntu") and el9["pool_dgx"]  # an address per rail, as on Ubuntu
+
+
+def test_no_rule_refuses_an_os_the_role_configures() -> None:
+    assert "SFT009" not in {r.id for r in all_rules()}
