@@ -302,8 +302,8 @@ def _fabric_vars(cluster: ResolvedCluster, pool: ResolvedPool) -> str:
         )
     out = [
         "\n# Fabric interfaces [deployment.maas.compute_cidr/storage_cidr, address plan]: the host_fabric "
-        "role "
-        "writes\n# them to netplan with each host's cb_fabric_addresses; RoCE rails route by their own table."
+        "role writes\n# them to netplan (Ubuntu, Debian) or NetworkManager profiles (RHEL / Rocky 9) "
+        "with each host's\n# cb_fabric_addresses; RoCE rails route by their own table."
     ]
     out.append(yaml_block({"host_fabric_interfaces": interfaces}))
     lustre = [s for s in cluster.blueprint.storage if s.kind == "lustre"]
