@@ -132,10 +132,10 @@ def test_a_dump_of_stray_lines_keeps_a_bounded_number_of_warnings() -> None:
         'base port 0 lid 1 lmc 0\n[1]\t"S-0000000000000002"[1]\t\t# "leaf2" lid 2 4xHDR\n\n'
     )
     found = ibnetdiscover.parse_ibnetdiscover(record + "vendid=0x0\n" + "[1]\n" * 200_000, "dump")
-    assert len(found.warnings) == ibnetdiscover.MAX_WARNINGS + 1
+    assert len(found.warnings) == ibnetdiscover.MAX_KEPT_WARNINGS + 1
     assert found.warnings[0] == "dump:9: port line outside a node record ignored"
     assert (
         found.warnings[-1]
-        == f"dump: {200_000 - ibnetdiscover.MAX_WARNINGS:,} more warnings like these left out"
+        == f"dump: {200_000 - ibnetdiscover.MAX_KEPT_WARNINGS:,} more warnings like these left out"
     )
     assert len(found.links) == 1
