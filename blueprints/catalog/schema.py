@@ -6,6 +6,7 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
+from blueprints.models.base import VersionStr
 from blueprints.models.naming import layout_misfit, layout_ports, parse_ports
 from blueprints.models.nodes import NetdevName
 from blueprints.models.software import Software
@@ -730,9 +731,19 @@ class DriverPackages(Entry):
         return package_for(self.fabricmanager if which == "fabricmanager" else self.nscq, branch)
 
 
+class SlurmImexSwitch(Entry):
+    """Slurm's switch plugin that gives each job its own IMEX channel: its SwitchType value and the first
+    Slurm release whose plugin isolates jobs (software.slurm at or above it: the build configures it)."""
+
+    switch_type: Annotated[str, StringConstraints(pattern=r"^switch/[a-z0-9_]+$")]
+    since: VersionStr
+    source: str
+
+
 class ImexFacts(Entry):
     """NVIDIA IMEX on multi-node NVLink systems: the package per range of driver branches, the systemd
-    service, the main config file, its key naming the node list, and the node list's path."""
+    service, the main config file, its key naming the node list, and the node list's path; and Slurm's
+    plugin for a channel per job (None: no recorded plugin, jobs share channel 0)."""
 
     packages: tuple[BranchPackage, ...]
     service: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
@@ -742,6 +753,7 @@ class ImexFacts(Entry):
     node_config_key: Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9_]*$")]
     nodes_config_file: Annotated[str, StringConstraints(pattern=r"^/[A-Za-z0-9._/-]+$")]
     nodes_config_source: str
+    slurm_switch: SlurmImexSwitch | None = None
 
     def package_for(self, branch: str) -> BranchPackage | None:
         """The entry whose branches hold ``branch`` (software.driver_branch), None where none is recorded."""

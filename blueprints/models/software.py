@@ -48,6 +48,18 @@ class Software(Model):
         description="NVIDIA NSCQ library package of driver_branch in NVIDIA's repository for software.os, "
         "e.g. libnvidia-nscq; where the catalogue does not know it",
     )
+    # the Slurm files depend on the release: Slurm gives each job its own IMEX channel from the release of
+    # catalog:software.imex.slurm_switch on; unknown, the build cannot configure it (SLM001)
+    slurm: VersionStr | None = Field(
+        default=None, description="Slurm release the cluster runs, e.g. 24.11.1; None: not known"
+    )
+    # multi-node NVLink domains only: per-job isolates jobs' memory imports; shared is NVIDIA's setting for
+    # a trusted, single-user cluster (driver parameter NVreg_CreateImexChannel0)
+    imex_channels: Literal["per-job", "shared"] = Field(
+        default="per-job",
+        description="IMEX channels of multi-node NVLink domains: per-job (Slurm gives each job its own, "
+        "from the release in the catalogue) or shared (channel 0 for every job, a trusted single-user site)",
+    )
     cuda: VersionStr = "12.4"
     """CUDA toolkit version, e.g. 12.4"""
     nccl: VersionStr = "2.21.5"

@@ -1,6 +1,6 @@
 """Slurm outputs (``build/slurm/``): topology.conf (tree), topology-block.conf (block), topology.yaml
 (both, Slurm >= 25.05) and a slurm.conf fragment with the NodeName lines (and the platform's job
-prolog/epilog, ``prolog.py``).
+prolog/epilog, ``prolog.py``; the IMEX switch plugin of multi-node NVLink domains, ``imex.py``).
 
 Node names are the inventory hostnames (``ResolvedPool.hostnames``) of the compute (``gpu`` role) pools;
 the switch tree and the blocks are read from the plan's compute fabric (see ``topology.py``).
@@ -12,6 +12,7 @@ from pathlib import Path
 
 from generator.emit._registry import BuildContext, Emitter
 from generator.emit.slurm.hostlist import HostlistError, compress, expand
+from generator.emit.slurm.imex import switch_lines
 from generator.emit.slurm.prolog import job_script_lines
 from generator.emit.slurm.render import slurm_conf_fragment, topology_block_conf, topology_conf, topology_yaml
 from generator.emit.slurm.topology import SlurmTopology, slurm_pools, slurm_topology
@@ -45,7 +46,7 @@ def render(cluster: ResolvedCluster, plan: Plan) -> dict[str, str]:
     files = {
         "topology.conf": topology_conf(topo),
         "topology.yaml": topology_yaml(topo),
-        "slurm.conf.fragment": slurm_conf_fragment(topo, job_script_lines(cluster)),
+        "slurm.conf.fragment": slurm_conf_fragment(topo, job_script_lines(cluster), switch_lines(cluster)),
     }
     if topo.blocks:
         files["topology-block.conf"] = topology_block_conf(topo)

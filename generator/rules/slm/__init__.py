@@ -1,0 +1,1 @@
+"""SLM rules: the Slurm configuration the build writes."""
