@@ -216,3 +216,45 @@ def test_no_channel_without_the_driver_class(gb200_build: Path, imex_root: Path,
     assert code == 0 and result["hosts"]["gpu001"]["failed"] == 0, json.dumps(result, indent=1) + err
     assert "NVreg_CreateImexChannel0=1" in (r / "etc/modprobe.d/cluster-blueprint-imex.conf").read_text()
     assert not (r / "dev/nvidia-caps-imex-channels").exists()
+
+
+@pytest.fixture(scope="module")
+def slurm_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same domains on Slurm 24.11.1, whose switch/nvidia_imex plugin gives each job its own channel."""
+    tmp = tmp_path_factory.mktemp("imexslurm")
+    path = gb200_blueprint(tmp, 36)
+    doc = yaml.safe_load(path.read_text())
+    doc["software"]["slurm"] = "24.11.1"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return build(path, tmp / "build")
+
+
+def test_slurm_channels_take_away_channel0_for_all(
+    gb200_build: Path, slurm_build: Path, imex_root: Path, tmp_path: Path
+) -> None:
+    """A host set up for shared channel 0, then built for Slurm's per-job channels: the role's
+    NVreg_CreateImexChannel0 file is removed (no channel 0 for every job at the next driver load), and a
+    file of that name the role did not write is named and left alone."""
+    r = imex_root
+    proc = ("-e", f"nvidia_imex_proc_devices=/{PROC_DEVICES}")
+    (r / PROC_DEVICES).write_text("Character devices:\n  1 mem\n")
+    conf = r / "etc/modprobe.d/cluster-blueprint-imex.conf"
+    code, result, err = _configure(
+        gb200_build, _inventory(gb200_build, tmp_path / "f.yml", "gpu001", r), "gpu001", *proc
+    )
+    assert code == 0 and "NVreg_CreateImexChannel0=1" in conf.read_text(), json.dumps(result, indent=1) + err
+
+    inv = _inventory(slurm_build, tmp_path / "g.yml", "gpu001", r)
+    code, result, err = _configure(slurm_build, inv, "gpu001", *proc)
+    assert code == 0 and result["hosts"]["gpu001"]["failed"] == 0, json.dumps(result, indent=1) + err
+    assert not conf.exists()
+    assert not (r / "dev/nvidia-caps-imex-channels").exists()
+    code, result, err = _configure(slurm_build, inv, "gpu001", *proc)
+    assert code == 0 and result["hosts"]["gpu001"]["changed"] == 0, json.dumps(result, indent=1) + err
+
+    conf.write_text("options nvidia NVreg_CreateImexChannel0=1\n")
+    code, result, _ = _configure(slurm_build, inv, "gpu001", *proc)
+    message = " ".join(f["message"] for f in result["hosts"]["gpu001"]["failures"])
+    assert code == 1 and "not written by this role" in message, message
+    assert conf.read_text() == "options nvidia NVreg_CreateImexChannel0=1\n"
+    conf.unlink()

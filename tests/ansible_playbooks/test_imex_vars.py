@@ -234,3 +234,31 @@ def test_the_imex_pin_reads_the_driver_package_the_build_installs(two_domains: P
     installed = pool["nvidia_driver_version_package"]
     assert installed.endswith("-open"), installed  # Blackwell gets the open flavour (catalogue)
     assert f"PKG=[{installed}]" in proc.stdout, proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("software", "channel0"),
+    [
+        ({"slurm": "24.11.1"}, False),
+        ({"slurm": "24.05.2"}, False),
+        ({"slurm": "24.05.1"}, True),
+        ({}, True),
+        ({"slurm": "24.11.1", "imex_channels": "shared"}, True),
+    ],
+)
+def test_channel0_only_where_slurm_gives_no_channel_per_job(
+    software: dict[str, str], channel0: bool, tmp_path: Path
+) -> None:
+    """Slurm's switch/nvidia_imex (from 24.05.2, catalog:software.imex.slurm_switch) gives each job its own
+    channel: the role then makes no channel 0 for all. Below it, unset, or asked for (shared), it does."""
+    from generator.emit.slurm import render
+    from generator.pipeline import load_and_resolve
+    from generator.plan.build import build_plan
+
+    path = _gb200(tmp_path, **software)
+    out = build(path, tmp_path / "b")
+    assert _vars(out, "gpu")["nvidia_imex_create_channel0"] is channel0
+    _, cluster = load_and_resolve(path)
+    fragment = render(cluster, build_plan(cluster))["slurm.conf.fragment"]
+    # one answer: the role's channel 0 and Slurm's plugin never both, never neither
+    assert ("SwitchType=switch/nvidia_imex" in fragment.splitlines()) is (not channel0), fragment

@@ -12,6 +12,7 @@ from generator.deploy.images import image_tuned
 from generator.emit import nccl as nccl_emit
 from generator.emit.ansible.yaml_text import comment, header, yaml_block
 from generator.platform.ports import interfaces, platform_of, rdma_devices, ships_driver
+from generator.resolve.imex_channels import channel_mode, slurm_switch
 from generator.resolve.nvlink_blocks import named_domains
 
 if TYPE_CHECKING:
@@ -642,14 +643,28 @@ def _imex_vars(cluster: ResolvedCluster, pool: ResolvedPool) -> list[str]:
         "nvidia_imex_config_file": imex.config_file,
         "nvidia_imex_node_config_key": imex.node_config_key,
         "nvidia_imex_nodes_config_file": imex.nodes_config_file,
+        # channel 0 for every job only where Slurm does not give each job its own (resolve/imex_channels.py)
+        "nvidia_imex_create_channel0": channel_mode(cluster) != "slurm",
     }
     sources = [
         package_source,
         imex.service_source,
         imex.config_source,
         imex.nodes_config_source,
+        _channels_source(cluster),
     ]
     return [head, *(comment(s) for s in sources), yaml_block(facts)]
+
+
+def _channels_source(cluster: ResolvedCluster) -> str:
+    """Why the role makes channel 0 for every job, or not."""
+    mode = channel_mode(cluster)
+    switch = slurm_switch(cluster)
+    if mode == "slurm" and switch is not None:
+        return f"IMEX channels: Slurm {cluster.software.slurm} gives each job its own ({switch.source})"
+    if mode == "asked":
+        return "IMEX channels: channel 0 for every job (software.imex_channels: shared)"
+    return "IMEX channels: channel 0 for every job, Slurm does not hand them out (SLM001)"
 
 
 def _imex_package(cluster: ResolvedCluster, imex: ImexFacts) -> tuple[str, str]:
