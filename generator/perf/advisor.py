@@ -267,6 +267,25 @@ def _scope_for(gpus: int, per_node: int) -> str:
     return "gpu" if gpus == 1 else "node" if gpus <= per_node else "nodes"
 
 
+# The form factor of a GPU sold as a card (catalogue gpus.yaml form_factor): a server may carry one alone.
+# SXM and OAM modules and the GB200 superchip come on the maker's multi-GPU boards, which is what the
+# catalogue's servers for them are, so "one GPU" of those is the smallest catalogue server, not a spec made
+# up around one module.
+CARD_FORM_FACTOR = "pcie"
+
+
+def _module_scope(scope: str, gpu: Gpu, server_id: str, per_node: int, reasons: list[str]) -> str:
+    """``scope`` as a design can have it: one GPU only where the GPU is a card (a one-GPU server of an
+    SXM/OAM module or a superchip is no product: init wrote `gpus: 1` specs of gb200 and mi300x)."""
+    if scope != "gpu" or gpu.form_factor == CARD_FORM_FACTOR or per_node == 1:
+        return scope
+    reasons.append(
+        f"{gpu.name} is a {gpu.form_factor} module, not a card: no server carries one alone, so one node of "
+        f"{server_id} ({per_node} GPUs), the catalogue's server for it"
+    )
+    return "node"
+
+
 def _size(req: Request, cat: Catalog) -> _Sizing:
     """Model size → scope (the article, refined by memory) → GPU count (given, or the memory minimum)."""
     server_id, server = server_for(cat, req.gpu)
@@ -291,9 +310,10 @@ def _size(req: Request, cat: Catalog) -> _Sizing:
             reasons.append(
                 f"--gpus {gpus} is below the {mem_gpus} GPUs the memory needs: the model will not fit"
             )
-        scope = _scope_for(gpus, g)
+        scope = _module_scope(_scope_for(gpus, g), gpu, server_id, g, reasons)
     else:
         min_nodes = int(perf_data().advisor.min_nodes_multi_node.value)
+        scope = _module_scope(scope, gpu, server_id, g, reasons)
         gpus = 1 if scope == "gpu" else g if scope == "node" else max(mem_gpus, min_nodes * g)
     return _Sizing(
         server_id, server, gpu, precision, art_scope, mem_scope, scope, mem_gb, mem_gpus, gpus, reasons

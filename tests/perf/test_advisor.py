@@ -16,7 +16,7 @@ from generator.pipeline import check
 @pytest.mark.parametrize(
     ("params", "mode", "article", "scope"),
     [
-        (3e9, "full-finetune", "gpu", "gpu"),  # < 7B: one GPU, and 49 GB fits an 80 GB H100
+        (3e9, "full-finetune", "gpu", "node"),  # < 7B: one GPU, but an H100 SXM5 module is never alone
         (6e9, "pretrain", "gpu", "node"),  # < 7B by size, but 16 B/param = 96 GB: memory asks for a node
         (13e9, "qlora", "node", "node"),  # 7–70B: one node (memory alone would fit one GPU)
         (70e9, "lora", "node", "node"),
@@ -30,6 +30,29 @@ def test_model_size_rules_refined_by_memory(params: float, mode: str, article: s
     assert adv.scope == scope
     assert (adv.nodes == 1) == (scope != "nodes")
     assert adv.gpus >= adv.memory_gpus
+
+
+@pytest.mark.parametrize("gpu", ["h100-pcie", "l40s"])
+def test_one_gpu_where_the_gpu_is_a_card(gpu: str) -> None:
+    """< 7B on one GPU (the article), and 1B fits one card: a server may carry one card alone."""
+    adv = advise(Request(params=1e9, mode="full-finetune", gpu=gpu))
+    assert (adv.article_scope, adv.scope, adv.gpus, adv.nodes) == ("gpu", "gpu", 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("gpu", "server"), [("gb200", "gb200-nvl72-tray"), ("mi300x", None), ("h100-sxm", None)]
+)
+def test_one_gpu_of_a_module_is_the_smallest_catalogue_server(gpu: str, server: str | None) -> None:
+    """init wrote `spec: {gpu: gb200, gpus: 1, ...}`, a one-GPU GB200 (or MI300X, H100 SXM) server no maker
+    sells: those come on multi-GPU boards, which are the catalogue's servers for them."""
+    from blueprints.catalog.load import default_catalog
+    from generator.perf.advisor import server_for
+
+    adv = advise(Request(params=1e9, mode="full-finetune", gpu=gpu))
+    server_id, srv = server_for(default_catalog(), gpu)
+    assert server is None or server_id == server
+    assert (adv.article_scope, adv.scope, adv.nodes, adv.gpus) == ("gpu", "node", 1, srv.gpus)
+    assert any("not a card" in r for r in adv.reasons)
 
 
 @pytest.mark.parametrize(
