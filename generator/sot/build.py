@@ -79,6 +79,14 @@ def netbox_dir(build: Path) -> Path:
     for candidate in (build / "cabling" / "netbox", build):
         if (candidate / FILES["device"]).is_file():
             return candidate
+    from generator.build import MANIFEST
+
+    if (build / MANIFEST).is_file():  # a build, whose plan has no cable: a single node or a cloud target
+        raise ForeignInputError(
+            str(build),
+            "this build has no NetBox files (cabling/netbox/devices.csv): its plan cables nothing (a single "
+            "node or a cloud target), so there is nothing to export",
+        )
     raise ForeignInputError(
         str(build), "no NetBox files here (cabling/netbox/devices.csv): give a `blueprint generate` output"
     )
