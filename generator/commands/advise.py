@@ -145,7 +145,6 @@ def run(args: argparse.Namespace) -> int:
 
     from generator.perf.advice import AdviceError, Request
     from generator.perf.advisor import advise
-    from generator.perf.starter import write_starter
     from generator.perf.system import PerfError
 
     # -o and --write the same file: the starter replaced the advice just written
@@ -179,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
         with text_output(args.output, replace=args.force) as out:
             _render(adv, out)
     if args.write:
-        errors = write_starter(adv, args.write, replace=args.force)
+        errors = _write_starter(adv, args.write, replace=args.force)
         if errors:
             err_console.print(
                 f"[bold red]starter blueprint does not validate[/] (not written): {escape('; '.join(errors))}"
@@ -187,6 +186,19 @@ def run(args: argparse.Namespace) -> int:
             return 1
         note(args, f"starter blueprint written to {args.write}")
     return 0
+
+
+def _write_starter(adv: Advice, path: str, *, replace: bool) -> list[str]:
+    """``--write``: the starter `init --from-advice` writes for this advice (settled, with its notes), or the
+    errors that keep it from validating (nothing written)."""
+    from generator.commands.init import scaffold  # late: init imports this module's helpers
+    from generator.fsutil import atomic_write_text
+
+    text, failed = scaffold(adv, "advise")
+    if failed:
+        return [f"{f.rule}: {f.message}" for f in failed]
+    atomic_write_text(path, text if text.endswith("\n") else text + "\n", replace=replace)
+    return []
 
 
 def _render(adv: Advice, console: Console) -> None:

@@ -149,7 +149,6 @@ def _request(args: argparse.Namespace) -> Request | str:
 def run(args: argparse.Namespace) -> int:
     from generator.perf.advice import AdviceError
     from generator.perf.advisor import advise
-    from generator.perf.starter import starter_yaml
     from generator.perf.system import PerfError
 
     # before any question is asked; the advice read is never the file written, even with --force
@@ -167,17 +166,7 @@ def run(args: argparse.Namespace) -> int:
     except (AdviceError, PerfError) as exc:
         err_console.print(f"[bold red]init[/]: {safe(str(exc))}")
         return 2
-    notes = _settle(adv, starter_yaml)
-    text = (
-        SCHEMA_LINE
-        + "\n"
-        + starter_yaml(adv).replace("written by `blueprint advise`", "written by `blueprint init`")
-    )
-    if notes:  # what init changed in the advisor's starter, beside the advisor's own reasons
-        text = text.replace("\n# Review site,", "".join(f"\n# - {n}" for n in notes) + "\n# Review site,", 1)
-    from generator.findings import Severity  # late: keeps `init --help` light
-
-    failed = [f for f in _check(text) if f.severity is Severity.ERROR]
+    text, failed = scaffold(adv, "init")
     if failed:  # the user's own GPU count can leave too little memory (1, as `validate`); else a bug (3)
         from generator.rules.dep.dep010_address_plan import AddressPlanFits
         from generator.rules.wrk.wrk002_memory_fit import MemoryFit  # the model does not fit the GPUs' memory
@@ -199,6 +188,24 @@ def run(args: argparse.Namespace) -> int:
             f"`blueprint validate {args.output}`, then `blueprint generate {args.output} -o build/`",
         )
     return 0
+
+
+def scaffold(adv: Advice, tool: str) -> tuple[str, list[Finding]]:
+    """The starter blueprint of ``adv`` as `blueprint <tool>` writes it (init, and advise --write, so that one
+    advice gives one file): settled (in place) until it gives no warning of its own design, with a note per
+    change in its header, and the errors `validate` still gives it."""
+    from generator.findings import Severity  # late: keeps `init --help` light
+    from generator.perf.starter import starter_yaml
+
+    notes = _settle(adv, starter_yaml)
+    text = (
+        SCHEMA_LINE
+        + "\n"
+        + starter_yaml(adv).replace("written by `blueprint advise`", f"written by `blueprint {tool}`")
+    )
+    if notes:  # what was changed in the advisor's starter, beside the advisor's own reasons
+        text = text.replace("\n# Review site,", "".join(f"\n# - {n}" for n in notes) + "\n# Review site,", 1)
+    return text, [f for f in _check(text) if f.severity is Severity.ERROR]
 
 
 def _check(text: str) -> list[Finding]:

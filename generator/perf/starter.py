@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
 from typing import Any
 
 from blueprints.catalog import Catalog
@@ -228,26 +227,3 @@ def starter_yaml(adv: Advice) -> str:
         "# Review site, racks, storage and software before building; `blueprint validate` checks it.",
     ]
     return "\n".join(head) + "\n" + buf.getvalue()
-
-
-def write_starter(adv: Advice, path: str | Path, *, replace: bool) -> list[str]:
-    """Write the chosen starter atomically after checking it validates; returns error messages (none =
-    written). An existing file is replaced only with ``replace`` (advise --force)."""
-    import tempfile
-
-    from generator.findings import BlueprintError
-    from generator.fsutil import atomic_write_text
-    from generator.pipeline import check
-
-    text = starter_yaml(adv)
-    target = Path(path)
-    with tempfile.TemporaryDirectory() as tmp:
-        probe = Path(tmp) / (target.name or "starter.yaml")
-        probe.write_text(text)
-        try:
-            errors = [f"{f.rule}: {f.message}" for f in check(probe).errors]
-        except BlueprintError as exc:
-            errors = [f"{f.rule}: {f.message}" for f in exc.findings]
-    if not errors:
-        atomic_write_text(target, text, replace=replace)
-    return errors
