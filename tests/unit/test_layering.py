@@ -46,9 +46,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 
 # Known reach-backs, each with the reason it is still here. Keys: (importing module, imported module).
 ALLOWED: dict[tuple[str, str], str] = {
-    # The advisor's starter (generator.perf.starter) is validated through the whole pipeline before it is
-    # written; moving that orchestration up into generator.commands.advise is issue 16's work.
-    ("generator.perf.starter", "generator.pipeline"): "issue 16: the starter is validated by the pipeline",
     # Shell completion lists every command's options by walking the parser the CLI builds from all
     # command modules; it reads the finished parser, it does not call back into a command.
     ("generator.commands.completion", "generator.cli"): "completion reads the whole parser",
