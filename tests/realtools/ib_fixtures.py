@@ -6,7 +6,11 @@ Each test module wraps ``simulators`` in its own fixture (the finalizer that kil
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
+import signal
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -59,3 +63,17 @@ def run_cli(*args: str) -> tuple[int, str, str]:
         except SystemExit as exc:
             code = int(exc.code or 0)
     return code, out.getvalue(), err.getvalue()
+
+
+def stop_process(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a daemon started in its own session (OpenSM, ibsim): SIGTERM to its group, SIGKILL if it is still
+    there after 15 s; bounded either way."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)

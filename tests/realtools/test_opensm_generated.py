@@ -9,10 +9,8 @@ buffers), from the port P_Key and SL-to-VL tables (``smpquery``) and from the SA
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -20,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from ib_fixtures import plan_of, run_cli, simulators
+from ib_fixtures import stop_process as _stop
 from ibsim_harness import Simulator, _tool, missing_tools
 
 from generator.emit import subnet_manager as sm_emit
@@ -55,18 +54,6 @@ def daemons() -> Iterator[list[subprocess.Popen[bytes]]]:
     finally:
         for proc in started:
             _stop(proc)
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
 
 
 def _ca_hosts(net: str) -> list[str]:

@@ -11,10 +11,8 @@ on the premise of rule NET029.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -23,6 +21,7 @@ from typing import get_args
 
 import pytest
 from ib_fixtures import simulators
+from ib_fixtures import stop_process as _stop
 from ibsim_harness import Simulator, _tool, missing_tools
 from real_tools import missing_executables
 
@@ -120,18 +119,6 @@ def simulator(tmp_path: Path) -> Iterator[Callable[..., Simulator]]:
             pytest.fail(msg)
         pytest.skip(msg)
     yield from simulators(tmp_path)
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
 
 
 def _sl2vl_row(sim: Simulator, host: str, guid: str) -> list[int]:

@@ -24,7 +24,6 @@ again through the new master must still isolate the tenants.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import signal
@@ -34,7 +33,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from ib_fixtures import run_cli, simulators
+from ib_fixtures import run_cli, simulators, stop_process
 from ibsim_harness import Simulator, _tool, missing_tools
 
 from generator.emit import nccl as nccl_emit
@@ -91,15 +90,7 @@ def daemon() -> Iterator[list[subprocess.Popen[bytes]]]:
         yield started
     finally:
         for proc in started:
-            if proc.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait(timeout=10)
+            stop_process(proc)
 
 
 def _ca_ports(dump: str) -> dict[str, int]:
